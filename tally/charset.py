@@ -1,0 +1,56 @@
+"""Turning a page's bytes into text, the way a browser would pick the charset."""
+
+from __future__ import annotations
+
+import re
+
+from tally.errors import ParseError
+
+_HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.I)
+# <meta charset="gbk"> and <meta http-equiv="Content-Type" content="text/html; charset=gbk">
+_META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?([\w.:-]+)", re.I)
+
+# GBK and GB2312 pages routinely hold characters only GB18030 defines (browsers decode
+# them all as GB18030, as the WHATWG encoding standard says), so decode them as GB18030.
+_ALIASES = {
+    "gbk": "gb18030",
+    "gb2312": "gb18030",
+    "gb_2312": "gb18030",
+    "gb_2312-80": "gb18030",
+    "x-gbk": "gb18030",
+    "cp936": "gb18030",
+    "utf8": "utf-8",
+}
+
+
+def charset_of(body: bytes, content_type: str | None = None) -> str:
+    """The charset to decode with: the HTTP header's, else the page's <meta>, else UTF-8."""
+    declared = None
+    if content_type:
+        m = _HEADER_CHARSET.search(content_type)
+        if m:
+            declared = m.group(1)
+    if declared is None:
+        # The standard has browsers look for <meta> in the first 1024 bytes; forums put
+        # long comments first at times, so look a little further.
+        m = _META_CHARSET.search(body[:4096])
+        if m:
+            declared = m.group(1).decode("ascii", "replace")
+    name = (declared or "utf-8").strip().lower()
+    return _ALIASES.get(name, name)
+
+
+def decode_page(body: bytes, content_type: str | None = None, *, source: str = "page") -> str:
+    """Decode a page, strictly: bytes that are not in the declared charset are an error."""
+    charset = charset_of(body, content_type)
+    if body.startswith(b"\xef\xbb\xbf"):
+        charset, body = "utf-8", body[3:]
+    try:
+        return body.decode(charset)
+    except LookupError:
+        raise ParseError(f"{source} declares an unknown charset {charset!r}.") from None
+    except UnicodeDecodeError as exc:
+        raise ParseError(
+            f"{source} is not valid {charset} (byte {exc.start} of {len(body)}); "
+            "the page may be damaged or mislabelled."
+        ) from None

@@ -1,0 +1,155 @@
+"""The `tally` command. Each command parses options, calls the library, prints.
+
+Errors from the library (``TallyError``) are caught here and only here: one sentence on
+standard error and the error's exit code. Heavy modules are imported inside the commands
+so that ``tally --help`` stays quick.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from tally.errors import InputError, TallyError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from tally.fetch import Progress
+    from tally.model import Thread
+
+app = typer.Typer(
+    help="Count votes, check lurkers and write announcements for forum werewolf games (版杀).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
+def _stderr() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _stdout() -> Console:
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+@contextmanager
+def _reported() -> Iterator[None]:
+    """Turn tally's own errors into one sentence and an exit code."""
+    try:
+        yield
+    except TallyError as exc:
+        _stderr().print(f"tally: {exc}", markup=False)
+        raise typer.Exit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        _stderr().print("tally: interrupted; nothing was written.", markup=False)
+        raise typer.Exit(130) from None
+
+
+@contextmanager
+def _progress(quiet: bool) -> Iterator[Progress | None]:
+    """A progress bar on standard error while pages are fetched; none off a terminal."""
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(
+        TextColumn("fetching pages"), BarColumn(), MofNCompleteColumn(), console=_stderr(), transient=True
+    ) as bar:
+        task = bar.add_task("pages", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def _read(sources: list[str], timezone: str, quiet: bool) -> list[Thread]:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from tally.fetch import read_threads
+
+    try:
+        tz = ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InputError(f"{timezone!r} is not a time zone name like Asia/Shanghai.") from None
+    with _progress(quiet) as progress:
+        return read_threads(sources, tz, progress=progress)
+
+
+@app.command()
+def archive(
+    sources: Annotated[
+        list[str] | None, typer.Argument(help="Thread URLs or saved page files.", show_default=False)
+    ] = None,
+    output: Annotated[Path, typer.Option("--output", "-o", help="The CSV file to write.")] = Path(
+        "posts.csv"
+    ),
+    game: Annotated[
+        Path | None, typer.Option("--game", help="Archive every thread of this game file.")
+    ] = None,
+    timezone: Annotated[
+        str, typer.Option(help="The forum's clock, when no game file gives it.")
+    ] = "Asia/Shanghai",
+    quiet: Quiet = False,
+) -> None:
+    """Write every post and comment of the threads to a CSV file that Excel opens.
+
+    Example: tally archive https://bbs.example.com/thread-101-1-1.html -o day2.csv
+    """
+    with _reported():
+        from tally.archive import write_csv
+        from tally.game import load_game
+
+        wanted = list(sources or [])
+        if game is not None:
+            loaded = load_game(game)
+            wanted.extend(loaded.thread_urls())
+            timezone = loaded.timezone.key
+        if not wanted:
+            raise InputError("give at least one thread URL or saved page, or --game GAME.toml.")
+        threads = _read(wanted, timezone, quiet)
+        count = write_csv(threads, output)
+        pages = sum(t.page_count for t in threads)
+        _stderr().print(
+            f"wrote {count} rows from {len(threads)} thread(s), {pages} page(s), to {output}",
+            markup=False,
+        )
+
+
+@app.command()
+def demo(quiet: Quiet = False) -> None:
+    """Run tally on the bundled sample game, served from 127.0.0.1 (no network needed).
+
+    Example: tally demo
+    """
+    with _reported():
+        from tally.demo import sample_game
+        from tally.render_console import print_threads
+
+        with sample_game() as (game, forum):
+            console = _stdout()
+            console.print(f"Sample game {game.name}, forum at {forum.base}", markup=False)
+            threads = _read(list(game.thread_urls()), game.timezone.key, quiet)
+            print_threads(console, threads)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

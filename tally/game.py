@@ -1,0 +1,342 @@
+"""The game file (TOML, see shared CONTRACT.md): loaded, checked, and frozen.
+
+Every mistake is reported as one sentence naming the file and the key, because the
+director edits this file by hand at closing time.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from tally.errors import GameFileError
+
+RULESETS = ("default", "000", "245", "023", "M126")
+
+_TOP_KEYS = {
+    "name",
+    "ruleset",
+    "timezone",
+    "directors",
+    "players",
+    "aliases",
+    "days",
+    "rulings",
+    "rules",
+}
+_DAY_KEYS = {
+    "day",
+    "opens",
+    "closes",
+    "discussion",
+    "vote",
+    "accelerated",
+    "dead",
+    "sheriff",
+    "deputy",
+    "slandered",
+    "cannot_vote",
+    "cannot_be_voted",
+    "weights",
+    "immune",
+    "acolyte",
+    "sheriff_declaration",
+    "bar_owner",
+    "trapped",
+}
+_DAY_PLAYER_LISTS = ("dead", "slandered", "cannot_vote", "cannot_be_voted", "immune", "trapped")
+_DAY_PLAYER_NAMES = ("sheriff", "deputy", "acolyte", "bar_owner")
+_RULING_KEYS = {"day", "floor", "action", "note"}
+_DECLARATIONS = ("独裁", "自由", "秩序")
+
+
+@dataclass(frozen=True)
+class Day:
+    day: int
+    opens: datetime
+    closes: datetime
+    vote: str
+    discussion: str | None = None
+    accelerated: bool = False
+    dead: tuple[str, ...] = ()
+    sheriff: str | None = None
+    deputy: str | None = None
+    slandered: tuple[str, ...] = ()
+    cannot_vote: tuple[str, ...] = ()
+    cannot_be_voted: tuple[str, ...] = ()
+    weights: Mapping[str, Decimal] = field(default_factory=dict)
+    immune: tuple[str, ...] = ()
+    acolyte: str | None = None
+    sheriff_declaration: str | None = None
+    bar_owner: str | None = None
+    trapped: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Ruling:
+    day: int
+    floor: int
+    action: str  # "void" | "accept"
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Game:
+    name: str
+    players: tuple[str, ...]
+    timezone: ZoneInfo
+    ruleset: str = "default"
+    directors: tuple[str, ...] = ()
+    aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    days: tuple[Day, ...] = ()
+    rulings: tuple[Ruling, ...] = ()
+    rules: Mapping[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    def day(self, number: int) -> Day:
+        for d in self.days:
+            if d.day == number:
+                return d
+        known = ", ".join(str(d.day) for d in self.days) or "none"
+        raise GameFileError(f"{self._where()} has no day {number} (days: {known}).")
+
+    def _where(self) -> str:
+        return str(self.path) if self.path else f"game {self.name!r}"
+
+    def thread_urls(self) -> tuple[str, ...]:
+        """Every thread of the game, discussion before vote, day by day, without repeats."""
+        seen: dict[str, None] = {}
+        for d in sorted(self.days, key=lambda d: d.day):
+            for url in (d.discussion, d.vote):
+                if url:
+                    seen.setdefault(url, None)
+        return tuple(seen)
+
+
+def load_game(path: str | Path) -> Game:
+    """Read and check a game file. Raises GameFileError with one sentence on any mistake."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GameFileError(f"{p}: no such game file.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GameFileError(f"{p}: cannot be read ({exc}).") from None
+    return parse_game(text, source=str(p), path=p)
+
+
+def parse_game(text: str, *, source: str = "game file", path: Path | None = None) -> Game:
+    """Parse game-file text; ``source`` names it in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise GameFileError(f"{source}: not valid TOML ({exc}).") from None
+    return _Checker(source).game(data, path)
+
+
+class _Checker:
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, key: str, problem: str) -> GameFileError:
+        return GameFileError(f"{self.source}, key {key!r}: {problem}.")
+
+    def unknown_keys(self, table: Mapping[str, Any], allowed: set[str], prefix: str) -> None:
+        for key in table:
+            if key not in allowed:
+                close = difflib.get_close_matches(key, sorted(allowed), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise self.fail(f"{prefix}{key}", f"is not a key tally knows{hint}")
+
+    def string(self, value: Any, key: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(key, "must be a non-empty string")
+        return value.strip()
+
+    def names(self, value: Any, key: str) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            raise self.fail(key, "must be a list of names")
+        return tuple(self.string(v, key) for v in value)
+
+    def when(self, value: Any, key: str, tz: ZoneInfo) -> datetime:
+        if isinstance(value, str):
+            try:
+                value = datetime.fromisoformat(value.strip())
+            except ValueError:
+                raise self.fail(key, f"{value!r} is not a date and time like 2024-05-08T09:30:00") from None
+        if isinstance(value, datetime):
+            # A local time is in the game's zone; an explicit offset is converted to it.
+            return value.replace(tzinfo=tz) if value.tzinfo is None else value.astimezone(tz)
+        if isinstance(value, date):
+            raise self.fail(key, f"{value} has no time of day; write it like {value}T21:30:00")
+        raise self.fail(key, "must be a date and time like 2024-05-08T09:30:00")
+
+    def game(self, data: dict[str, Any], path: Path | None) -> Game:
+        self.unknown_keys(data, _TOP_KEYS, "")
+        if "players" not in data:
+            raise self.fail("players", "is required (the list of every game account)")
+        players = self.names(data["players"], "players")
+        if not players:
+            raise self.fail("players", "lists nobody")
+        dupes = sorted({p for p in players if players.count(p) > 1})
+        if dupes:
+            raise self.fail("players", f"lists {dupes[0]!r} twice")
+        tz_name = data.get("timezone", "Asia/Shanghai")
+        try:
+            tz = ZoneInfo(self.string(tz_name, "timezone"))
+        except (ZoneInfoNotFoundError, ValueError):
+            raise self.fail("timezone", f"{tz_name!r} is not a time zone name like Asia/Shanghai") from None
+        ruleset = data.get("ruleset", "default")
+        if ruleset not in RULESETS:
+            raise self.fail("ruleset", f"{ruleset!r} is not one of {', '.join(RULESETS)}")
+        roster = set(players)
+        aliases = self.aliases(data.get("aliases", {}), roster)
+        days = self.days(data.get("days", []), roster, tz)
+        rulings = self.rulings(data.get("rulings", []), {d.day for d in days})
+        rules = data.get("rules", {})
+        if not isinstance(rules, dict):
+            raise self.fail("rules", "must be a table")
+        default_name = path.stem if path else "game"
+        name = data.get("name", default_name)
+        return Game(
+            name=self.string(name, "name"),
+            players=players,
+            timezone=tz,
+            ruleset=ruleset,
+            directors=self.names(data.get("directors", []), "directors"),
+            aliases=aliases,
+            days=days,
+            rulings=rulings,
+            rules=rules,
+            path=path,
+        )
+
+    def player(self, name: Any, key: str, roster: set[str]) -> str:
+        value = self.string(name, key)
+        if value not in roster:
+            close = difflib.get_close_matches(value, sorted(roster), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise self.fail(key, f"{value!r} is not one of the players{hint}")
+        return value
+
+    def aliases(self, value: Any, roster: set[str]) -> dict[str, tuple[str, ...]]:
+        if not isinstance(value, dict):
+            raise self.fail("aliases", "must be a table of player = [spellings]")
+        out: dict[str, tuple[str, ...]] = {}
+        owner: dict[str, str] = {}
+        for player, spellings in value.items():
+            key = f"aliases.{player}"
+            self.player(player, key, roster)
+            if isinstance(spellings, str):
+                spellings = [spellings]
+            out[player] = self.names(spellings, key)
+            for s in out[player]:
+                if s in owner and owner[s] != player:
+                    raise self.fail(key, f"{s!r} is already an alias of {owner[s]!r}")
+                if s in roster and s != player:
+                    raise self.fail(key, f"{s!r} is another player's name")
+                owner[s] = player
+        return out
+
+    def days(self, value: Any, roster: set[str], tz: ZoneInfo) -> tuple[Day, ...]:
+        if not isinstance(value, list):
+            raise self.fail("days", "must be an array of tables ([[days]])")
+        days: list[Day] = []
+        for i, table in enumerate(value, start=1):
+            if not isinstance(table, dict):
+                raise self.fail(f"days #{i}", "must be a table")
+            days.append(self.day(table, i, roster, tz))
+        numbers = [d.day for d in days]
+        for n in numbers:
+            if numbers.count(n) > 1:
+                raise self.fail("days", f"day {n} is given twice")
+        return tuple(sorted(days, key=lambda d: d.day))
+
+    def day(self, t: dict[str, Any], index: int, roster: set[str], tz: ZoneInfo) -> Day:
+        where = f"days #{index}"
+        number = t.get("day")
+        if isinstance(number, int) and not isinstance(number, bool):
+            where = f"day {number}"
+        self.unknown_keys(t, _DAY_KEYS, f"{where}.")
+        for required in ("day", "opens", "closes", "vote"):
+            if required not in t:
+                raise self.fail(f"{where}.{required}", "is required")
+        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+            raise self.fail(f"{where}.day", "must be a whole number from 1")
+        opens = self.when(t["opens"], f"{where}.opens", tz)
+        closes = self.when(t["closes"], f"{where}.closes", tz)
+        if closes <= opens:
+            raise self.fail(
+                f"{where}.closes", f"{closes:%Y-%m-%d %H:%M} is not after opens {opens:%Y-%m-%d %H:%M}"
+            )
+        lists = {k: tuple(self.player(p, f"{where}.{k}", roster) for p in self.names(t.get(k, []), f"{where}.{k}")) for k in _DAY_PLAYER_LISTS}
+        single: dict[str, str | None] = {}
+        for k in _DAY_PLAYER_NAMES:
+            raw = t.get(k, "")
+            single[k] = self.player(raw, f"{where}.{k}", roster) if raw != "" else None
+        accelerated = t.get("accelerated", False)
+        if not isinstance(accelerated, bool):
+            raise self.fail(f"{where}.accelerated", "must be true or false")
+        declaration = t.get("sheriff_declaration", "") or None
+        if declaration is not None and declaration not in _DECLARATIONS:
+            raise self.fail(f"{where}.sheriff_declaration", f"must be one of {', '.join(_DECLARATIONS)}")
+        weights_raw = t.get("weights", {})
+        if not isinstance(weights_raw, dict):
+            raise self.fail(f"{where}.weights", "must be a table of player = weight")
+        weights = {}
+        for p, w in weights_raw.items():
+            key = f"{where}.weights.{p}"
+            self.player(p, key, roster)
+            if isinstance(w, bool) or not isinstance(w, int | float | str):
+                raise self.fail(key, "must be a number")
+            try:
+                weights[p] = Decimal(str(w))
+            except InvalidOperation:
+                raise self.fail(key, f"{w!r} is not a number") from None
+            if weights[p] < 0:
+                raise self.fail(key, "must not be negative")
+        discussion = t.get("discussion")
+        return Day(
+            day=number,
+            opens=opens,
+            closes=closes,
+            vote=self.string(t["vote"], f"{where}.vote"),
+            discussion=self.string(discussion, f"{where}.discussion") if discussion else None,
+            accelerated=accelerated,
+            weights=weights,
+            sheriff_declaration=declaration,
+            **lists,
+            **single,
+        )
+
+    def rulings(self, value: Any, day_numbers: set[int]) -> tuple[Ruling, ...]:
+        if not isinstance(value, list):
+            raise self.fail("rulings", "must be an array of tables ([[rulings]])")
+        out = []
+        for i, t in enumerate(value, start=1):
+            where = f"rulings #{i}"
+            if not isinstance(t, dict):
+                raise self.fail(where, "must be a table")
+            self.unknown_keys(t, _RULING_KEYS, f"{where}.")
+            for required in ("day", "floor", "action"):
+                if required not in t:
+                    raise self.fail(f"{where}.{required}", "is required")
+            day, floor, action = t["day"], t["floor"], t["action"]
+            if not isinstance(day, int) or day not in day_numbers:
+                raise self.fail(f"{where}.day", f"{day!r} is not one of the game's days")
+            if not isinstance(floor, int) or isinstance(floor, bool) or floor < 1:
+                raise self.fail(f"{where}.floor", "must be a floor number")
+            if action not in ("void", "accept"):
+                raise self.fail(f"{where}.action", "must be \"void\" or \"accept\"")
+            note = t.get("note", "")
+            if not isinstance(note, str):
+                raise self.fail(f"{where}.note", "must be a string")
+            out.append(Ruling(day=day, floor=floor, action=action, note=note))
+        return tuple(out)

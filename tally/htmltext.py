@@ -1,0 +1,128 @@
+"""From a post's HTML to the plain text a director reads, and the font flags of RULES L7.
+
+Shared by every platform parser: they choose the node, this module reads it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# Elements that start a new line in a browser. Inline elements do not.
+_BLOCK = frozenset(
+    "address article aside blockquote dd div dl dt fieldset figure footer form h1 h2 h3 h4 h5 h6 "
+    "header hr li main nav ol p pre section table tbody thead tfoot tr td th ul".split()
+)
+_SKIP = frozenset({"script", "style", "template", "noscript", "head", "title"})
+# Only these are white space in HTML; the full-width space U+3000 is text and stays.
+_HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
+
+Node = Any  # selectolax's LexborNode; it ships no type stubs
+
+
+def node_text(node: Node) -> str:
+    """The text of ``node`` as a browser lays it out: <br> and blocks make new lines."""
+    parts: list[str] = []
+    # An explicit stack, not recursion: a mangled page may nest thousands of tags deep.
+    stack: list[Node | str] = [node]
+    first = True
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            parts.append(item)
+            continue
+        tag = item.tag
+        if tag == "-text":
+            parts.append(_HTML_SPACE.sub(" ", item.text_content or ""))
+            continue
+        if tag == "br":
+            parts.append("\n")
+            continue
+        if not first and (tag in _SKIP or tag is None or tag.startswith(("-", "!"))):
+            continue
+        block = tag in _BLOCK and not first
+        first = False
+        children = list(item.iter(include_text=True))
+        if block:
+            parts.append("\n")
+            stack.append("\n")
+        stack.extend(reversed(children))
+    return tidy_text("".join(parts))
+
+
+def tidy_text(text: str) -> str:
+    """Strip every line, keep single blank lines between paragraphs, drop the rest."""
+    lines = [line.replace("\xa0", " ").strip(" \t\xa0") for line in text.split("\n")]
+    out: list[str] = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out)
+
+
+_STYLE_COLOR = re.compile(r"(?<![-\w])color\s*:\s*([^;\"']+)", re.I)
+_STYLE_SIZE = re.compile(r"font-size\s*:\s*([\d.]+)\s*(px|pt|em|rem|%)?", re.I)
+_NAMED_RED = {"red": (255, 0, 0), "crimson": (220, 20, 60), "orangered": (255, 69, 0)}
+
+
+def _rgb(value: str) -> tuple[int, int, int] | None:
+    v = value.strip().lower()
+    if v in _NAMED_RED:
+        return _NAMED_RED[v]
+    m = re.fullmatch(r"#?([0-9a-f]{6}|[0-9a-f]{3})", v)
+    if m:
+        h = m.group(1)
+        if len(h) == 3:
+            h = "".join(c * 2 for c in h)
+        return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
+    m = re.fullmatch(r"rgba?\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3}).*\)", v)
+    if m:
+        return int(m.group(1)), int(m.group(2)), int(m.group(3))
+    return None
+
+
+def is_red(value: str) -> bool:
+    """#FF0000 "or close" (RULES L7): a strong red channel with little green and blue."""
+    rgb = _rgb(value)
+    return rgb is not None and rgb[0] >= 200 and rgb[1] <= 90 and rgb[2] <= 90
+
+
+def is_enlarged(size_attr: str | None, style: str | None) -> bool:
+    """Larger than the forum's body text: <font size> above 3 (16px), or a CSS size above 16px."""
+    if size_attr:
+        s = size_attr.strip()
+        if s.startswith("+"):
+            return s[1:].isdigit() and int(s[1:]) > 0
+        if s.isdigit():
+            return int(s) > 3
+        return is_enlarged(None, f"font-size:{s}")
+    if style:
+        m = _STYLE_SIZE.search(style)
+        if m:
+            number, unit = float(m.group(1)), (m.group(2) or "px").lower()
+            px = {"px": number, "pt": number * 4 / 3, "em": number * 16, "rem": number * 16}.get(
+                unit, number * 16 / 100
+            )
+            return px > 16.5
+    return False
+
+
+def font_flags(node: Node) -> tuple[bool, bool]:
+    """(red font used, enlarged font used) anywhere inside ``node``."""
+    red = large = False
+    for el in node.css("font, span, p, div, strong, b"):
+        attrs = el.attributes
+        style = attrs.get("style") or ""
+        color = attrs.get("color")
+        if color and is_red(color):
+            red = True
+        m = _STYLE_COLOR.search(style)
+        if m and is_red(m.group(1)):
+            red = True
+        if is_enlarged(attrs.get("size") if el.tag == "font" else None, style):
+            large = True
+        if red and large:
+            break
+    return red, large

@@ -1,0 +1,131 @@
+"""A small forum on 127.0.0.1 that serves saved thread pages, for `tally demo` and the tests.
+
+It answers the URL forms a real Discuz! answers (``forum.php?mod=viewthread&tid=N&page=P``
+and ``thread-N-P-1.html``) with the pages it was given, and records every request so
+that tests can count them. Nothing here reaches beyond loopback.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from urllib.parse import parse_qs, urlsplit
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=lambda: {"Content-Type": "text/html; charset=utf-8"})
+
+
+# A hook may answer a request itself (fault injection); None lets the routes answer.
+Hook = Callable[[str], Reply | None]
+_REWRITE = re.compile(r"^/thread-(\d+)-(\d+)-\d+\.html$")
+
+
+def route_key(path_and_query: str) -> str:
+    """The canonical key of a request: Discuz! thread URLs in every form map to one key."""
+    parts = urlsplit(path_and_query)
+    query = parse_qs(parts.query)
+    if parts.path.endswith("/forum.php") and query.get("mod") == ["viewthread"]:
+        tid = query.get("tid", [""])[0]
+        page = query.get("page", ["1"])[0]
+        return f"discuz:{tid}:{page}"
+    m = _REWRITE.match(parts.path)
+    if m:
+        return f"discuz:{m.group(1)}:{m.group(2)}"
+    return path_and_query
+
+
+class LocalForum:
+    """``with LocalForum() as forum: forum.add_discuz_thread(...); forum.url(...)``."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, Reply] = {}
+        self.requests: list[str] = []
+        self.hook: Hook | None = None
+        self.not_found: Reply = Reply(404, b"not found", {"Content-Type": "text/plain"})
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- content -----------------------------------------------------------------
+    def add(self, path_and_query: str, reply: Reply) -> None:
+        self.routes[route_key(path_and_query)] = reply
+
+    def add_discuz_page(
+        self, tid: str, page: int, body: bytes, *, status: int = 200, headers: dict[str, str] | None = None
+    ) -> None:
+        reply = Reply(status, body) if headers is None else Reply(status, body, headers)
+        self.routes[f"discuz:{tid}:{page}"] = reply
+
+    def add_discuz_thread(self, tid: str, folder: Path, stem: str) -> int:
+        """Serve ``{stem}-p1.html``, ``{stem}-p2.html``… from ``folder`` as thread ``tid``."""
+        pages = sorted(folder.glob(f"{stem}-p*.html"), key=lambda p: int(p.stem.rsplit("-p", 1)[1]))
+        for path in pages:
+            number = int(path.stem.rsplit("-p", 1)[1])
+            self.add_discuz_page(tid, number, path.read_bytes())
+        return len(pages)
+
+    # -- server ------------------------------------------------------------------
+    @property
+    def base(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the local forum is not running")
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/"
+
+    def url(self, path_and_query: str) -> str:
+        return self.base + path_and_query.lstrip("/")
+
+    def start(self) -> LocalForum:
+        forum = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+                with forum._lock:
+                    forum.requests.append(self.path)
+                reply = forum.hook(self.path) if forum.hook else None
+                if reply is None:
+                    reply = forum.routes.get(route_key(self.path), forum.not_found)
+                self.send_response(reply.status)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                if not any(h.lower() == "content-length" for h in reply.headers):
+                    self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass  # the tests and the demo print what matters themselves
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> LocalForum:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,105 @@
+"""The platform-neutral post model: what every forum's parser produces.
+
+Every later stage (ballots, lurkers, archive) reads only these classes, never
+forum markup, so a Discuz! thread and a Tieba thread look the same to them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A quoted block inside a post: somebody else's words, never the poster's."""
+
+    text: str
+    # The post id the quote links to (Discuz!'s ``goto=findpost&pid=…``), when the markup says so.
+    post_id: str | None = None
+    # The quoted author as the quote header names them ("青山 发表于 …").
+    author: str | None = None
+
+
+@dataclass(frozen=True)
+class Edit:
+    """The forum's edit mark ("本帖最后由 X 于 T 编辑")."""
+
+    by: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Comment:
+    """A nested comment under a floor: Discuz! 点评 or a Tieba 楼中楼."""
+
+    comment_id: str
+    author: str
+    author_id: str | None
+    time: datetime
+    text: str
+
+
+@dataclass(frozen=True)
+class Post:
+    """One floor of a thread."""
+
+    platform: str
+    thread_id: str
+    post_id: str
+    floor: int
+    author: str
+    author_id: str | None
+    time: datetime
+    # What the author wrote, quoted blocks left out.
+    text: str
+    quotes: tuple[Quote, ...] = ()
+    edited: Edit | None = None
+    comments: tuple[Comment, ...] = ()
+    # Red or enlarged font in the poster's own words (RULES L7): the director's alone.
+    red_font: bool = False
+    large_font: bool = False
+    # Why the forum hides the body ("author_banned", "moderated"), or None when it is shown.
+    hidden: str | None = None
+    # The name shown beside the post when it differs from the account name (Tieba nicknames).
+    author_display: str | None = None
+    page: int = 1
+
+    @property
+    def quoted_post_ids(self) -> tuple[str, ...]:
+        return tuple(q.post_id for q in self.quotes if q.post_id)
+
+
+@dataclass(frozen=True)
+class Page:
+    """One parsed page of a thread: its posts and what the pager says."""
+
+    platform: str
+    thread_id: str
+    page: int
+    page_count: int
+    posts: tuple[Post, ...]
+    title: str = ""
+    # The thread's reply count as the page header shows it, when it does.
+    reply_count: int | None = None
+
+
+@dataclass(frozen=True)
+class Thread:
+    """Every page of one thread, read and parsed."""
+
+    platform: str
+    thread_id: str
+    url: str
+    title: str
+    page_count: int
+    posts: tuple[Post, ...]
+    reply_count: int | None = None
+    # Where each page came from ("network" / "file"), for the director's summary.
+    sources: tuple[str, ...] = field(default=())
+
+    def post_by_id(self, post_id: str) -> Post | None:
+        for post in self.posts:
+            if post.post_id == post_id:
+                return post
+        return None

@@ -1,0 +1,44 @@
+"""Forum platforms, and how a URL or a saved file finds its own."""
+
+from __future__ import annotations
+
+from tally.errors import InputError
+from tally.platforms.base import Platform, ThreadRef
+from tally.platforms.discuz import Discuz
+
+PLATFORMS: tuple[Platform, ...] = (Discuz(),)
+
+
+def by_name(name: str) -> Platform:
+    for platform in PLATFORMS:
+        if platform.name == name:
+            return platform
+    raise InputError(f"tally knows no forum platform called {name!r}.")
+
+
+def resolve_url(url: str) -> tuple[Platform, ThreadRef]:
+    """The platform and thread a pasted URL names; an unknown shape is the director's to fix."""
+    stripped = url.strip()
+    if "://" not in stripped:
+        raise InputError(
+            f"{stripped!r} is not a full URL; paste it with its http:// or https:// prefix."
+        )
+    for platform in PLATFORMS:
+        ref = platform.match_url(stripped)
+        if ref is not None:
+            return platform, ref
+    raise InputError(
+        f"{stripped!r} is not a thread URL tally knows (Discuz!: forum.php?mod=viewthread&tid=N "
+        "or thread-N-P-1.html)."
+    )
+
+
+def recognise_text(text: str, source: str) -> Platform:
+    """The platform that rendered a saved page."""
+    for platform in PLATFORMS:
+        if platform.recognises(text):
+            return platform
+    raise InputError(f"{source} is not a saved page of a forum tally can read.")
+
+
+__all__ = ["PLATFORMS", "Platform", "ThreadRef", "by_name", "recognise_text", "resolve_url"]

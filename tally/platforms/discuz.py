@@ -1,0 +1,328 @@
+"""Discuz! X (X3.4, X3.5) threads, default template.
+
+Tolerant of everything optional (pager, title, edit marks, 点评, quotes), strict about
+what a tally rests on: post id, floor, author, time. The selectors follow what a real
+X3.5 renders (see fixtures/discuz/), with fallbacks for older templates.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, tzinfo
+from urllib.parse import parse_qs, urljoin, urlsplit
+
+from selectolax.lexbor import LexborHTMLParser
+
+from tally.errors import NotAThreadError, ParseError, TruncatedPageError
+from tally.htmltext import Node, font_flags, node_text
+from tally.model import Comment, Edit, Page, Post, Quote
+from tally.platforms.base import Platform, ThreadRef
+from tally.timeparse import parse_forum_time
+
+_REWRITE = re.compile(r"/thread-(\d+)-(\d+)-\d+\.html$")
+_ARCHIVER = re.compile(r"/archiver/tid-(\d+)\.html$")
+_POST_ID = re.compile(r"^post_(\d+)$")
+_UID = re.compile(r"[?&]uid=(\d+)")
+_PID = re.compile(r"[?&]pid=(\d+)")
+_TID_IN_HREF = re.compile(r"(?:[?&]p?tid=|/thread-)(\d+)")
+_PAGE_COUNT = re.compile(r"共\s*(\d+)\s*页")
+_REPLIES = re.compile(r"回复:?\s*(\d+)")
+_EDIT = re.compile(r"本帖最后由\s*(?P<by>.+?)\s*于\s*(?P<at>.+?)\s*编辑")
+# The site setting "postno" names the first floors; these are the defaults.
+_FLOOR_NAMES = {"楼主": 1, "沙发": 2, "板凳": 3, "地板": 4}
+_HIDDEN = (
+    ("作者被禁止或删除", "author_banned"),
+    ("被管理员或版主屏蔽", "moderated"),
+)
+# Markers of pages that stand between a guest and the thread.
+_CHALLENGES = (
+    "Just a moment...",
+    "cf-browser-verification",
+    "challenge-platform",
+    "acw_sc__v2",
+    "安全验证",
+    "滑动验证",
+    "人机验证",
+    "刷新不要快于",
+    "请求过于频繁",
+)
+
+
+class Discuz(Platform):
+    name = "discuz"
+
+    def match_url(self, url: str) -> ThreadRef | None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            return None
+        query = parse_qs(parts.query)
+        if parts.path.endswith("forum.php") and query.get("mod") == ["viewthread"]:
+            tid = query.get("tid", [""])[0]
+            if not tid.isdigit():
+                return None
+            page = query.get("page", ["1"])[0]
+            return ThreadRef(self.name, tid, _site_root(url), int(page) if page.isdigit() else 1)
+        m = _REWRITE.search(parts.path)
+        if m:
+            return ThreadRef(self.name, m.group(1), _site_root(url), int(m.group(2)))
+        m = _ARCHIVER.search(parts.path)
+        if m:
+            root = urljoin(url, "../")
+            return ThreadRef(self.name, m.group(1), root, 1)
+        return None
+
+    def page_url(self, ref: ThreadRef, page: int) -> str:
+        # Always the plain viewthread URL: it works with and without URL rewriting,
+        # and drops filters a pasted URL may carry (authorid=, ordertype=).
+        return f"{ref.base}forum.php?mod=viewthread&tid={ref.thread_id}&page={page}"
+
+    def recognises(self, text: str) -> bool:
+        head = text[:20000]
+        return "Discuz!" in head or 'id="postmessage_' in text or "discuz_uid" in head
+
+    def parse_page(
+        self, text: str, tz: tzinfo, *, source: str, thread_id: str | None = None
+    ) -> Page:
+        tree = LexborHTMLParser(text)
+        post_nodes = [n for n in tree.css("div[id^='post_']") if _POST_ID.match(n.id or "")]
+        if not post_nodes:
+            raise _not_a_thread(tree, text, source)
+        if not re.search(r"</html\s*>\s*$", text[-2000:], re.I):
+            raise TruncatedPageError(f"{source} ends before the forum finished the page (no </html>).")
+        tid = _thread_id(tree)
+        if tid is None:
+            tid = thread_id
+        if tid is None:
+            raise ParseError(f"{source} does not say which thread it belongs to.")
+        if thread_id is not None and tid != thread_id:
+            raise ParseError(f"{source} is a page of thread {tid}, not of thread {thread_id}.")
+        page, page_count = _pager(tree)
+        title_node = tree.css_first("#thread_subject")
+        posts = tuple(_parse_post(n, tz, tid, page, source) for n in post_nodes)
+        return Page(
+            platform=self.name,
+            thread_id=tid,
+            page=page,
+            page_count=page_count,
+            posts=posts,
+            title=node_text(title_node) if title_node is not None else "",
+            reply_count=_reply_count(tree),
+        )
+
+
+def _site_root(url: str) -> str:
+    parts = urlsplit(url)
+    directory = parts.path.rsplit("/", 1)[0] + "/"
+    return f"{parts.scheme}://{parts.netloc}{directory}"
+
+
+def _not_a_thread(tree: LexborHTMLParser, text: str, source: str) -> NotAThreadError | ParseError:
+    message_node = tree.css_first("#messagetext p") or tree.css_first("#messagetext")
+    if message_node is not None:
+        message = node_text(message_node)
+        if "权限" in message:
+            why = "the forum does not let a guest read this thread"
+        elif "登录" in message or tree.css_first("#messagelogin") is not None:
+            why = "the forum shows this thread only to a logged-in account"
+        elif "不存在" in message or "删除" in message:
+            why = "the thread does not exist or was deleted"
+        else:
+            why = "the forum shows a message instead of the thread"
+        return NotAThreadError(f"{source}: {why} (the forum says “{message}”).")
+    for marker in _CHALLENGES:
+        if marker in text:
+            return NotAThreadError(
+                f"{source}: the forum answered with an anti-scraping check instead of the thread; "
+                "open the thread in a browser, save its pages and run tally on the saved files."
+            )
+    if tree.css_first("#postlist") is not None:
+        return TruncatedPageError(f"{source} has the thread's frame but no posts in it.")
+    return NotAThreadError(f"{source} is not a Discuz! thread page.")
+
+
+def _thread_id(tree: LexborHTMLParser) -> str | None:
+    for selector in ("link[rel='canonical']", "a[id^='postnum']", "a[href*='authorid=']"):
+        for node in tree.css(selector):
+            m = _TID_IN_HREF.search(node.attributes.get("href") or "")
+            if m:
+                return m.group(1)
+    return None
+
+
+def _pager(tree: LexborHTMLParser) -> tuple[int, int]:
+    pager = tree.css_first("div.pg")
+    if pager is None:
+        return 1, 1
+    current_node = pager.css_first("strong")
+    current = int(current_node.text()) if current_node and current_node.text().isdigit() else 1
+    count = current
+    total = pager.css_first("span[title]")
+    m = _PAGE_COUNT.search(total.attributes.get("title") or "") if total is not None else None
+    if m:
+        count = int(m.group(1))
+    else:
+        # Older templates print no total; the highest page linked is the last one
+        # (Discuz! always links the last page, "... 12").
+        for a in pager.css("a"):
+            digits = a.text().strip(". ")
+            if digits.isdigit():
+                count = max(count, int(digits))
+    return current, max(count, current)
+
+
+def _reply_count(tree: LexborHTMLParser) -> int | None:
+    header = tree.css_first("div.hm.ptn") or tree.css_first("td.pls.ptn")
+    if header is None:
+        return None
+    m = _REPLIES.search(header.text())
+    return int(m.group(1)) if m else None
+
+
+def _parse_post(node: Node, tz: tzinfo, tid: str, page: int, source: str) -> Post:
+    pid = _POST_ID.match(node.id).group(1)  # type: ignore[union-attr]
+    where = f"{source}, post {pid}"
+    author, author_id = _author(node, pid, where)
+    time = _post_time(node, pid, tz, where)
+    floor = _floor(node, pid, where)
+    body = node.css_first(f"#postmessage_{pid}")
+    hidden = None
+    text, quotes, edited, red, large = "", (), None, False, False
+    if body is None:
+        locked = node.css_first("div.locked")
+        if locked is None:
+            raise ParseError(f"{where} has no body.")
+        note = node_text(locked)
+        hidden = next((code for marker, code in _HIDDEN if marker in note), "hidden")
+    else:
+        edited = _edit_mark(body, tz, where)
+        quotes = _take_quotes(body, tz)
+        red, large = font_flags(body)
+        text = node_text(body)
+    return Post(
+        platform="discuz",
+        thread_id=tid,
+        post_id=pid,
+        floor=floor,
+        author=author,
+        author_id=author_id,
+        time=time,
+        text=text,
+        quotes=quotes,
+        edited=edited,
+        comments=_comments(node, pid, tz, where),
+        red_font=red,
+        large_font=large,
+        hidden=hidden,
+        page=page,
+    )
+
+
+def _author(node: Node, pid: str, where: str) -> tuple[str, str | None]:
+    link = (
+        node.css_first("td.pls div.authi a.xw1")
+        or node.css_first(f"#favatar{pid} .authi a")
+        or node.css_first("td.pls .authi a")
+    )
+    if link is not None and link.text().strip():
+        m = _UID.search(link.attributes.get("href") or "")
+        return link.text().strip(), m.group(1) if m else None
+    # Anonymous posts and guests have a name but no profile link.
+    plain = node.css_first("td.pls div.pi") or node.css_first("td.pls .authi")
+    if plain is not None:
+        name = node_text(plain).split("\n")[0].strip()
+        if name:
+            return name, None
+    raise ParseError(f"{where} has no author.")
+
+
+def _exact_time(node: Node) -> str | None:
+    """Recent times read "3 小时前" and carry the exact time in a span's title."""
+    span = node.css_first("span[title]")
+    title = span.attributes.get("title") if span is not None else None
+    return title if title and re.search(r"\d{4}-\d", title) else None
+
+
+def _post_time(node: Node, pid: str, tz: tzinfo, where: str) -> datetime:
+    em = node.css_first(f"#authorposton{pid}") or node.css_first("div.authi em")
+    if em is None:
+        raise ParseError(f"{where} has no post time.")
+    raw = _exact_time(em) or em.text()
+    return parse_forum_time(raw, tz, what=f"{where}: post time")
+
+
+def _floor(node: Node, pid: str, where: str) -> int:
+    anchor = node.css_first(f"#postnum{pid}") or node.css_first("div.pi strong a")
+    if anchor is None:
+        raise ParseError(f"{where} has no floor number.")
+    label = anchor.text().strip().rstrip("#").strip()
+    if label.isdigit():
+        return int(label)
+    if label in _FLOOR_NAMES:
+        return _FLOOR_NAMES[label]
+    raise ParseError(f"{where} has a floor label tally cannot number ({label!r}).")
+
+
+def _edit_mark(body: Node, tz: tzinfo, where: str) -> Edit | None:
+    mark = body.css_first("i.pstatus")
+    if mark is None:
+        return None
+    m = _EDIT.search(node_text(mark))
+    if m is None:
+        return None
+    raw = _exact_time(mark) or m.group("at")
+    at = parse_forum_time(raw, tz, what=f"{where}: edit time")
+    mark.decompose()
+    return Edit(by=m.group("by"), at=at)
+
+
+def _take_quotes(body: Node, tz: tzinfo) -> tuple[Quote, ...]:
+    """Remove quoted blocks from ``body`` and return them: they are not the poster's words."""
+    quotes = []
+    for block in body.css("div.quote"):
+        post_id = author = None
+        link = block.css_first("a[href*='findpost']")
+        if link is not None:
+            m = _PID.search(link.attributes.get("href") or "")
+            post_id = m.group(1) if m else None
+            header = node_text(link)
+            author = header.split(" 发表于", 1)[0].strip() or None
+            link_parent = link.parent
+            # The header line ("青山 发表于 …") sits in a <font size=2> wrapper.
+            (link_parent if link_parent is not None and link_parent.tag == "font" else link).decompose()
+        quotes.append(Quote(text=node_text(block), post_id=post_id, author=author))
+        block.decompose()
+    return tuple(quotes)
+
+
+def _comments(node: Node, pid: str, tz: tzinfo, where: str) -> tuple[Comment, ...]:
+    box = node.css_first(f"#comment_{pid}")
+    if box is None:
+        return ()
+    if "commentmore" in (box.html or ""):
+        raise ParseError(
+            f"{where} has more 点评 than the page shows, and the forum serves the rest only "
+            "to its own script; read them in a browser."
+        )
+    found = []
+    for item in box.css("div.pstl"):
+        link = item.css_first("div.psta a.xi2") or item.css_first("div.psta a:last-child")
+        if link is None or not link.text().strip():
+            raise ParseError(f"{where} has a 点评 without an author.")
+        m = _UID.search(link.attributes.get("href") or "")
+        body = item.css_first("div.psti")
+        if body is None:
+            raise ParseError(f"{where} has a 点评 without text.")
+        stamp = body.css_first("span.xg1")
+        if stamp is None:
+            raise ParseError(f"{where} has a 点评 without a time.")
+        raw = _exact_time(stamp) or stamp.text()
+        time = parse_forum_time(raw, tz, what=f"{where}: 点评 time")
+        stamp.decompose()
+        found.append((link.text().strip(), m.group(1) if m else None, time, node_text(body)))
+    # The forum lists 点评 newest first; number them oldest first so that ids stay put
+    # when more are added.
+    found.reverse()
+    return tuple(
+        Comment(comment_id=f"{pid}.{i}", author=a, author_id=uid, time=t, text=txt)
+        for i, (a, uid, t, txt) in enumerate(found, start=1)
+    )
