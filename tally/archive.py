@@ -84,7 +84,9 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
                     "author": post.author,
                     "author_id": post.author_id or "",
                     "time": post.time.isoformat(timespec="seconds"),
-                    "edited_at": post.edited.at.isoformat(timespec="seconds") if post.edited else "",
+                    "edited_at": post.edited.at.isoformat(timespec="seconds")
+                    if post.edited
+                    else "",
                     "text": post.text,
                     "kind": "post",
                     "edited_by": post.edited.by if post.edited else "",

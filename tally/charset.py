@@ -33,9 +33,9 @@ def charset_of(body: bytes, content_type: str | None = None) -> str:
     if declared is None:
         # The standard has browsers look for <meta> in the first 1024 bytes; forums put
         # long comments first at times, so look a little further.
-        m = _META_CHARSET.search(body[:4096])
-        if m:
-            declared = m.group(1).decode("ascii", "replace")
+        meta = _META_CHARSET.search(body[:4096])
+        if meta:
+            declared = meta.group(1).decode("ascii", "replace")
     name = (declared or "utf-8").strip().lower()
     return _ALIASES.get(name, name)
 

@@ -67,7 +67,11 @@ def _progress(quiet: bool) -> Iterator[Progress | None]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     with Progress(
-        TextColumn("fetching pages"), BarColumn(), MofNCompleteColumn(), console=_stderr(), transient=True
+        TextColumn("fetching pages"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=_stderr(),
+        transient=True,
     ) as bar:
         task = bar.add_task("pages", total=None)
 
@@ -93,7 +97,8 @@ def _read(sources: list[str], timezone: str, quiet: bool) -> list[Thread]:
 @app.command()
 def archive(
     sources: Annotated[
-        list[str] | None, typer.Argument(help="Thread URLs or saved page files.", show_default=False)
+        list[str] | None,
+        typer.Argument(help="Thread URLs or saved page files.", show_default=False),
     ] = None,
     output: Annotated[Path, typer.Option("--output", "-o", help="The CSV file to write.")] = Path(
         "posts.csv"

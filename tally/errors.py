@@ -30,7 +30,7 @@ class FetchError(TallyError):
 
 
 class NotAThreadError(TallyError):
-    """The page is a forum page, but not a readable thread (missing, login, permission, challenge)."""
+    """A forum page, but not a readable thread: missing, login, permission, a challenge."""
 
     exit_code = 4
 

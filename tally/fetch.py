@@ -7,6 +7,7 @@ a missing page is an error, never a shorter thread.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ import httpx
 
 from tally import __version__
 from tally.charset import decode_page
-from tally.errors import FetchError, InputError, NotAThreadError, ParseError
+from tally.errors import FetchError, InputError, ParseError
 from tally.model import Page, Post, Thread
 from tally.platforms import Platform, ThreadRef, recognise_text, resolve_url
 
@@ -25,6 +26,8 @@ USER_AGENT = f"tally/{__version__} (forum werewolf vote counter; +https://pypi.o
 # Forums throttle guests hard at closing time: never more than this many requests at once.
 MAX_IN_FLIGHT = 4
 MAX_PAGES = 2000
+
+_HOST_FIRST = re.compile(r"^[\w-]+(\.[\w-]+)+(:\d+)?/")
 
 Progress = Callable[[int, int], None]  # (pages done, pages known)
 
@@ -60,13 +63,17 @@ def read_threads(
             urls.append(source)
         elif Path(source).is_file():
             files.append(Path(source))
+        elif _HOST_FIRST.match(source.strip()):
+            resolve_url(source)  # a URL pasted without its scheme: say so
         else:
             raise InputError(f"{source!r} is neither a thread URL nor a saved page file.")
     threads: list[Thread] = []
     if urls:
         with make_client(options or FetchOptions()) as client:
             for url in urls:
-                threads.append(fetch_thread(url, tz, client=client, options=options, progress=progress))
+                threads.append(
+                    fetch_thread(url, tz, client=client, options=options, progress=progress)
+                )
     if files:
         threads.extend(read_saved_thread_files(files, tz))
     return threads
@@ -123,7 +130,9 @@ def fetch_thread(
     return _build(platform.name, ref.thread_id, url, list(pages.values()), "network")
 
 
-def _fetch_page(http: httpx.Client, platform: Platform, ref: ThreadRef, page: int, tz: tzinfo) -> Page:
+def _fetch_page(
+    http: httpx.Client, platform: Platform, ref: ThreadRef, page: int, tz: tzinfo
+) -> Page:
     page_url = platform.page_url(ref, page)
     try:
         response = http.get(page_url)
@@ -135,12 +144,9 @@ def _fetch_page(http: httpx.Client, platform: Platform, ref: ThreadRef, page: in
     text = decode_page(body, response.headers.get("content-type"), source=page_url)
     if response.status_code != 200:
         # A missing thread is a 404 whose body is a normal forum page with the message.
-        try:
-            platform.parse_page(text, tz, source=page_url, thread_id=ref.thread_id)
-        except NotAThreadError:
-            raise
-        except ParseError:
-            pass
+        message = platform.error_page(text, page_url)
+        if message is not None:
+            raise message
         raise FetchError(f"{page_url} answered HTTP {response.status_code}.")
     parsed = platform.parse_page(text, tz, source=page_url, thread_id=ref.thread_id)
     if parsed.page != page:

@@ -51,8 +51,6 @@ _DAY_KEYS = {
     "bar_owner",
     "trapped",
 }
-_DAY_PLAYER_LISTS = ("dead", "slandered", "cannot_vote", "cannot_be_voted", "immune", "trapped")
-_DAY_PLAYER_NAMES = ("sheriff", "deputy", "acolyte", "bar_owner")
 _RULING_KEYS = {"day", "floor", "action", "note"}
 _DECLARATIONS = ("独裁", "自由", "秩序")
 
@@ -170,7 +168,9 @@ class _Checker:
             try:
                 value = datetime.fromisoformat(value.strip())
             except ValueError:
-                raise self.fail(key, f"{value!r} is not a date and time like 2024-05-08T09:30:00") from None
+                raise self.fail(
+                    key, f"{value!r} is not a date and time like 2024-05-08T09:30:00"
+                ) from None
         if isinstance(value, datetime):
             # A local time is in the game's zone; an explicit offset is converted to it.
             return value.replace(tzinfo=tz) if value.tzinfo is None else value.astimezone(tz)
@@ -192,7 +192,9 @@ class _Checker:
         try:
             tz = ZoneInfo(self.string(tz_name, "timezone"))
         except (ZoneInfoNotFoundError, ValueError):
-            raise self.fail("timezone", f"{tz_name!r} is not a time zone name like Asia/Shanghai") from None
+            raise self.fail(
+                "timezone", f"{tz_name!r} is not a time zone name like Asia/Shanghai"
+            ) from None
         ruleset = data.get("ruleset", "default")
         if ruleset not in RULESETS:
             raise self.fail("ruleset", f"{ruleset!r} is not one of {', '.join(RULESETS)}")
@@ -221,7 +223,7 @@ class _Checker:
     def player(self, name: Any, key: str, roster: set[str]) -> str:
         value = self.string(name, key)
         if value not in roster:
-            close = difflib.get_close_matches(value, sorted(roster), n=1)
+            close = difflib.get_close_matches(value, sorted(roster), n=1, cutoff=0.5)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise self.fail(key, f"{value!r} is not one of the players{hint}")
         return value
@@ -274,19 +276,26 @@ class _Checker:
         closes = self.when(t["closes"], f"{where}.closes", tz)
         if closes <= opens:
             raise self.fail(
-                f"{where}.closes", f"{closes:%Y-%m-%d %H:%M} is not after opens {opens:%Y-%m-%d %H:%M}"
+                f"{where}.closes",
+                f"{closes:%Y-%m-%d %H:%M} is not after opens {opens:%Y-%m-%d %H:%M}",
             )
-        lists = {k: tuple(self.player(p, f"{where}.{k}", roster) for p in self.names(t.get(k, []), f"{where}.{k}")) for k in _DAY_PLAYER_LISTS}
-        single: dict[str, str | None] = {}
-        for k in _DAY_PLAYER_NAMES:
+
+        def players(k: str) -> tuple[str, ...]:
+            key = f"{where}.{k}"
+            return tuple(self.player(p, key, roster) for p in self.names(t.get(k, []), key))
+
+        def one(k: str) -> str | None:
             raw = t.get(k, "")
-            single[k] = self.player(raw, f"{where}.{k}", roster) if raw != "" else None
+            return self.player(raw, f"{where}.{k}", roster) if raw != "" else None
+
         accelerated = t.get("accelerated", False)
         if not isinstance(accelerated, bool):
             raise self.fail(f"{where}.accelerated", "must be true or false")
         declaration = t.get("sheriff_declaration", "") or None
         if declaration is not None and declaration not in _DECLARATIONS:
-            raise self.fail(f"{where}.sheriff_declaration", f"must be one of {', '.join(_DECLARATIONS)}")
+            raise self.fail(
+                f"{where}.sheriff_declaration", f"must be one of {', '.join(_DECLARATIONS)}"
+            )
         weights_raw = t.get("weights", {})
         if not isinstance(weights_raw, dict):
             raise self.fail(f"{where}.weights", "must be a table of player = weight")
@@ -312,8 +321,16 @@ class _Checker:
             accelerated=accelerated,
             weights=weights,
             sheriff_declaration=declaration,
-            **lists,
-            **single,
+            dead=players("dead"),
+            slandered=players("slandered"),
+            cannot_vote=players("cannot_vote"),
+            cannot_be_voted=players("cannot_be_voted"),
+            immune=players("immune"),
+            trapped=players("trapped"),
+            sheriff=one("sheriff"),
+            deputy=one("deputy"),
+            acolyte=one("acolyte"),
+            bar_owner=one("bar_owner"),
         )
 
     def rulings(self, value: Any, day_numbers: set[int]) -> tuple[Ruling, ...]:
@@ -334,7 +351,7 @@ class _Checker:
             if not isinstance(floor, int) or isinstance(floor, bool) or floor < 1:
                 raise self.fail(f"{where}.floor", "must be a floor number")
             if action not in ("void", "accept"):
-                raise self.fail(f"{where}.action", "must be \"void\" or \"accept\"")
+                raise self.fail(f"{where}.action", 'must be "void" or "accept"')
             note = t.get("note", "")
             if not isinstance(note, str):
                 raise self.fail(f"{where}.note", "must be a string")

@@ -10,8 +10,10 @@ from typing import Any
 
 # Elements that start a new line in a browser. Inline elements do not.
 _BLOCK = frozenset(
-    "address article aside blockquote dd div dl dt fieldset figure footer form h1 h2 h3 h4 h5 h6 "
-    "header hr li main nav ol p pre section table tbody thead tfoot tr td th ul".split()
+    (
+        "address article aside blockquote dd div dl dt fieldset figure footer form h1 h2 h3 h4 "
+        "h5 h6 header hr li main nav ol p pre section table tbody thead tfoot tr td th ul"
+    ).split()
 )
 _SKIP = frozenset({"script", "style", "template", "noscript", "head", "title"})
 # Only these are white space in HTML; the full-width space U+3000 is text and stays.

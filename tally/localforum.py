@@ -21,7 +21,9 @@ from urllib.parse import parse_qs, urlsplit
 class Reply:
     status: int = 200
     body: bytes = b""
-    headers: dict[str, str] = field(default_factory=lambda: {"Content-Type": "text/html; charset=utf-8"})
+    headers: dict[str, str] = field(
+        default_factory=lambda: {"Content-Type": "text/html; charset=utf-8"}
+    )
 
 
 # A hook may answer a request itself (fault injection); None lets the routes answer.
@@ -40,7 +42,7 @@ def route_key(path_and_query: str) -> str:
     m = _REWRITE.match(parts.path)
     if m:
         return f"discuz:{m.group(1)}:{m.group(2)}"
-    return path_and_query
+    return path_and_query.lstrip("/")
 
 
 class LocalForum:
@@ -49,6 +51,7 @@ class LocalForum:
     def __init__(self) -> None:
         self.routes: dict[str, Reply] = {}
         self.requests: list[str] = []
+        self.request_headers: list[dict[str, str]] = []
         self.hook: Hook | None = None
         self.not_found: Reply = Reply(404, b"not found", {"Content-Type": "text/plain"})
         self._lock = threading.Lock()
@@ -60,7 +63,13 @@ class LocalForum:
         self.routes[route_key(path_and_query)] = reply
 
     def add_discuz_page(
-        self, tid: str, page: int, body: bytes, *, status: int = 200, headers: dict[str, str] | None = None
+        self,
+        tid: str,
+        page: int,
+        body: bytes,
+        *,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
     ) -> None:
         reply = Reply(status, body) if headers is None else Reply(status, body, headers)
         self.routes[f"discuz:{tid}:{page}"] = reply
@@ -90,9 +99,10 @@ class LocalForum:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+            def do_GET(self) -> None:
                 with forum._lock:
                     forum.requests.append(self.path)
+                    forum.request_headers.append(dict(self.headers.items()))
                 reply = forum.hook(self.path) if forum.hook else None
                 if reply is None:
                     reply = forum.routes.get(route_key(self.path), forum.not_found)
@@ -109,7 +119,9 @@ class LocalForum:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 

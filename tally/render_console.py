@@ -55,5 +55,7 @@ def print_threads(console: Console, threads: Iterable[Thread]) -> None:
                 _marks(post, floors),
             )
             for c in post.comments:
-                table.add_row("", f"  └ {c.author}", f"{c.time:%Y-%m-%d %H:%M}", _first_line(c.text), "点评")
+                table.add_row(
+                    "", f"  └ {c.author}", f"{c.time:%Y-%m-%d %H:%M}", _first_line(c.text), "点评"
+                )
         console.print(table)

@@ -45,7 +45,9 @@ def test_every_post_matches_what_was_written(stem, key, scenario):
     assert [p.floor for p in posts] == list(range(1, len(posts) + 1))
     opening = posts[0]
     assert (opening.author, opening.time, opening.text) == (
-        thread["author"], at(thread["time"]), plain(thread["message"]),
+        thread["author"],
+        at(thread["time"]),
+        plain(thread["message"]),
     )
     for post, written in zip(posts[1:], thread["posts"], strict=True):
         assert post.author == written["author"]
@@ -62,7 +64,9 @@ def test_every_post_matches_what_was_written(stem, key, scenario):
         assert [(c.author, c.time) for c in post.comments] == [
             (c["author"], at(c["time"]).replace(second=0)) for c in comments
         ]
-        assert [c.text for c in post.comments] == [" ".join(c["message"].split("\n")) for c in comments]
+        assert [c.text for c in post.comments] == [
+            " ".join(c["message"].split("\n")) for c in comments
+        ]
         if "edited" in written:
             assert post.edited is not None
             assert post.edited.by == written["edited"]["by"]
@@ -92,7 +96,7 @@ def test_vote_page_details():
 
 
 def test_relative_times_read_from_the_title():
-    """Recent posts show "2 分钟前", "昨天 03:46", "前天 01:51", "5 天前": the title has the time."""
+    """Recent posts read "2 分钟前", "昨天 03:46", "5 天前"; the title holds the time."""
     posts = thread_posts("recent")
     last = posts[-1]
     assert last.time == at("2026-11-30 00:15:53")
@@ -149,15 +153,22 @@ def test_relative_time_with_title(shown):
 
 
 def test_unreadable_time_is_an_error_not_now():
-    text = page_text("vote-p1.html").replace("发表于 2023-3-14 10:02:00", "发表于 2023-13-45 10:02", 1)
+    text = page_text("vote-p1.html").replace(
+        "发表于 2023-3-14 10:02:00", "发表于 2023-13-45 10:02", 1
+    )
     with pytest.raises(ParseError, match="not a real date"):
         DISCUZ_PARSER.parse_page(text, CHINA, source="x")
 
 
 def test_post_without_author_is_an_error():
     text = page_text("vote-p1.html")
-    text = re.sub(r'<td class="pls" rowspan="2">.*?</td>\s*<td class="plc">', '<td class="plc">',
-                  text, count=2, flags=re.S)
+    text = re.sub(
+        r'<td class="pls" rowspan="2">.*?</td>\s*<td class="plc">',
+        '<td class="plc">',
+        text,
+        count=2,
+        flags=re.S,
+    )
     with pytest.raises(ParseError, match="has no author"):
         DISCUZ_PARSER.parse_page(text, CHINA, source="x")
 

@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import tzinfo
 
+from tally.errors import NotAThreadError
 from tally.model import Page
 
 
@@ -44,5 +45,11 @@ class Platform(ABC):
         """Whether a saved page's text was rendered by this platform."""
 
     @abstractmethod
-    def parse_page(self, text: str, tz: tzinfo, *, source: str, thread_id: str | None = None) -> Page:
+    def error_page(self, text: str, source: str) -> NotAThreadError | None:
+        """The forum's own message when ``text`` is a message page instead of the thread."""
+
+    @abstractmethod
+    def parse_page(
+        self, text: str, tz: tzinfo, *, source: str, thread_id: str | None = None
+    ) -> Page:
         """Parse one page; ``source`` (a URL or file name) is used in error messages."""

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from tally.errors import NotAThreadError, ParseError, TruncatedPageError
+from tally.errors import NotAThreadError, ParseError, TallyError, TruncatedPageError
 from tally.htmltext import Node, font_flags, node_text
 from tally.model import Comment, Edit, Page, Post, Quote
 from tally.platforms.base import Platform, ThreadRef
@@ -76,6 +76,9 @@ class Discuz(Platform):
         # and drops filters a pasted URL may carry (authorid=, ordertype=).
         return f"{ref.base}forum.php?mod=viewthread&tid={ref.thread_id}&page={page}"
 
+    def error_page(self, text: str, source: str) -> NotAThreadError | None:
+        return _forum_message(LexborHTMLParser(text), text, source)
+
     def recognises(self, text: str) -> bool:
         head = text[:20000]
         return "Discuz!" in head or 'id="postmessage_' in text or "discuz_uid" in head
@@ -86,9 +89,11 @@ class Discuz(Platform):
         tree = LexborHTMLParser(text)
         post_nodes = [n for n in tree.css("div[id^='post_']") if _POST_ID.match(n.id or "")]
         if not post_nodes:
-            raise _not_a_thread(tree, text, source)
+            raise _forum_message(tree, text, source) or _no_posts(tree, source)
         if not re.search(r"</html\s*>\s*$", text[-2000:], re.I):
-            raise TruncatedPageError(f"{source} ends before the forum finished the page (no </html>).")
+            raise TruncatedPageError(
+                f"{source} ends before the forum finished the page (no </html>)."
+            )
         tid = _thread_id(tree)
         if tid is None:
             tid = thread_id
@@ -116,7 +121,8 @@ def _site_root(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{directory}"
 
 
-def _not_a_thread(tree: LexborHTMLParser, text: str, source: str) -> NotAThreadError | ParseError:
+def _forum_message(tree: LexborHTMLParser, text: str, source: str) -> NotAThreadError | None:
+    """The forum's own explanation when it shows a message or a check instead of the thread."""
     message_node = tree.css_first("#messagetext p") or tree.css_first("#messagetext")
     if message_node is not None:
         message = node_text(message_node)
@@ -135,6 +141,10 @@ def _not_a_thread(tree: LexborHTMLParser, text: str, source: str) -> NotAThreadE
                 f"{source}: the forum answered with an anti-scraping check instead of the thread; "
                 "open the thread in a browser, save its pages and run tally on the saved files."
             )
+    return None
+
+
+def _no_posts(tree: LexborHTMLParser, source: str) -> TallyError:
     if tree.css_first("#postlist") is not None:
         return TruncatedPageError(f"{source} has the thread's frame but no posts in it.")
     return NotAThreadError(f"{source} is not a Discuz! thread page.")
@@ -186,7 +196,8 @@ def _parse_post(node: Node, tz: tzinfo, tid: str, page: int, source: str) -> Pos
     floor = _floor(node, pid, where)
     body = node.css_first(f"#postmessage_{pid}")
     hidden = None
-    text, quotes, edited, red, large = "", (), None, False, False
+    text, edited, red, large = "", None, False, False
+    quotes: tuple[Quote, ...] = ()
     if body is None:
         locked = node.css_first("div.locked")
         if locked is None:
@@ -288,7 +299,9 @@ def _take_quotes(body: Node, tz: tzinfo) -> tuple[Quote, ...]:
             author = header.split(" 发表于", 1)[0].strip() or None
             link_parent = link.parent
             # The header line ("青山 发表于 …") sits in a <font size=2> wrapper.
-            (link_parent if link_parent is not None and link_parent.tag == "font" else link).decompose()
+            (
+                link_parent if link_parent is not None and link_parent.tag == "font" else link
+            ).decompose()
         quotes.append(Quote(text=node_text(block), post_id=post_id, author=author))
         block.decompose()
     return tuple(quotes)

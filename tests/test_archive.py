@@ -1,0 +1,166 @@
+"""`tally archive`: the CSV of shared CONTRACT.md, through the real CLI and real HTTP."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from tally.archive import COLUMNS, neutralise
+from tally.cli import app
+
+from .conftest import DISCUZ, FIXTURES
+
+runner = CliRunner()
+CONTRACT_COLUMNS = [
+    "platform",
+    "thread_id",
+    "post_id",
+    "parent_post_id",
+    "floor",
+    "author",
+    "author_id",
+    "time",
+    "edited_at",
+    "text",
+]
+
+
+def read_csv(path) -> list[dict[str, str]]:
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf"), "Excel needs the UTF-8 byte-order mark"
+    return list(csv.DictReader(io.StringIO(raw[3:].decode("utf-8"))))
+
+
+def test_archive_vote_thread(forum, tmp_path):
+    forum.add_discuz_thread("23", DISCUZ, "vote")
+    out = tmp_path / "posts.csv"
+    result = runner.invoke(
+        app, ["archive", forum.url("forum.php?mod=viewthread&tid=23"), "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "wrote 18 rows from 1 thread(s), 2 page(s)" in result.stderr
+    rows = read_csv(out)
+    assert list(rows[0].keys())[:10] == CONTRACT_COLUMNS
+    assert list(rows[0].keys()) == list(COLUMNS)
+    assert len(rows) == 16 + 2
+    first = rows[0]
+    assert (
+        first["platform"] == "discuz" and first["thread_id"] == "23" and first["post_id"] == "952"
+    )
+    assert first["time"] == "2023-03-14T09:30:00+08:00" and first["parent_post_id"] == ""
+    # The 点评 under floor 5 follow it, oldest first, with the floor's post id as parent.
+    floor5 = [r for r in rows if r["floor"] == "5"]
+    assert [(r["kind"], r["author"], r["parent_post_id"], r["time"]) for r in floor5] == [
+        ("post", "小鹿", "", "2023-03-14T12:00:00+08:00"),
+        ("comment", "小鹿", "956", "2023-03-14T15:00:00+08:00"),
+        ("comment", "阿澈", "956", "2023-03-14T15:10:00+08:00"),
+    ]
+    quote_reply = next(r for r in rows if r["post_id"] == "961")
+    assert quote_reply["text"] == "改票对象：白桃\n改票理由：被说服了"
+    assert quote_reply["quotes"] == "954"
+    edited = next(r for r in rows if r["post_id"] == "959")
+    assert (edited["edited_at"], edited["edited_by"]) == ("2023-03-15T21:05:00+08:00", "阿澈")
+    red = next(r for r in rows if r["post_id"] == "960")
+    assert red["red_font"] == "1"
+    # pandas, as a director's script would read it
+    frame = pd.read_csv(out, encoding="utf-8-sig", dtype=str, keep_default_na=False)
+    assert frame.shape == (18, len(COLUMNS))
+    assert (
+        frame.loc[frame.post_id == "963", "text"].item()
+        == "投票对象：月 影\n投票理由：名字中间有空格"
+    )
+
+
+def test_archive_whole_game(tmp_path):
+    from tally.demo import sample_game
+
+    out = tmp_path / "game.csv"
+    with sample_game() as (_game, _forum):
+        game_file = tmp_path / "game.toml"
+        game_file.write_text(
+            (FIXTURES / "demo" / "game.toml")
+            .read_text(encoding="utf-8")
+            .replace("${FORUM}", _forum.base),
+            encoding="utf-8",
+        )
+        result = runner.invoke(app, ["archive", "--game", str(game_file), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = read_csv(out)
+    assert {r["thread_id"] for r in rows} == {"23", "24"}
+    assert len(rows) == (16 + 2) + (65 + 1)
+
+
+def test_formula_cells_are_neutralised(forum, tmp_path):
+    body = (DISCUZ / "progress-p1.html").read_text(encoding="utf-8")
+    body = body.replace("申请加速+1", '=HYPERLINK("http://evil")').replace("申请加速<", "＋1<", 1)
+    body = body.replace(">月影</a>", ">@月影</a>")
+    forum.add_discuz_page("26", 1, body.encode())
+    out = tmp_path / "p.csv"
+    result = runner.invoke(app, ["archive", forum.url("thread-26-1-1.html"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = read_csv(out)
+    texts = [r["text"] for r in rows]
+    assert '\'=HYPERLINK("http://evil")' in texts
+    assert "'＋1" in texts  # full-width plus is a plus after NFKC
+    assert "'@月影" in {r["author"] for r in rows}
+    assert "需要加速请在本帖回复。" in texts
+
+
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ("=1+1", "'=1+1"),
+        ("+1", "'+1"),
+        ("-1", "'-1"),
+        ("@x", "'@x"),
+        ("\tx", "'\tx"),
+        ("\rx", "'\rx"),
+        ("＝1", "'＝1"),
+        ("＠x", "'＠x"),
+        ("投票", "投票"),
+        ("", ""),
+        ("a=1", "a=1"),
+    ],
+)
+def test_neutralise(value, expected):
+    assert neutralise(value) == expected
+
+
+def test_failed_run_leaves_old_file_and_no_partial(forum, tmp_path):
+    forum.add_discuz_thread("24", DISCUZ, "talk")
+    del forum.routes["discuz:24:6"]
+    out = tmp_path / "posts.csv"
+    out.write_text("old", encoding="utf-8")
+    result = runner.invoke(app, ["archive", forum.url("thread-24-1-1.html"), "-o", str(out)])
+    assert result.exit_code == 3
+    assert result.stderr.count("\n") == 1 and "page=6 answered HTTP 404" in result.stderr
+    assert out.read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["posts.csv"]
+
+
+def test_write_failure_is_one_sentence(forum, tmp_path):
+    forum.add_discuz_thread("23", DISCUZ, "vote")
+    out = tmp_path / "no-such-folder" / "posts.csv"
+    result = runner.invoke(app, ["archive", forum.url("thread-23-1-1.html"), "-o", str(out)])
+    assert result.exit_code == 6
+    assert "the folder" in result.stderr and "does not exist" in result.stderr
+    assert not out.parent.exists()
+
+
+def test_archive_without_sources():
+    result = runner.invoke(app, ["archive", "-o", "x.csv"])
+    assert result.exit_code == 2
+    assert "give at least one thread URL" in result.stderr
+
+
+def test_archive_saved_files(tmp_path):
+    out = tmp_path / "saved.csv"
+    result = runner.invoke(
+        app, ["archive", str(DISCUZ / "vote-p1.html"), str(DISCUZ / "vote-p2.html"), "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert len(read_csv(out)) == 18
