@@ -136,6 +136,45 @@ def archive(
 
 
 @app.command()
+def votes(
+    sources: Annotated[
+        list[str],
+        typer.Argument(help="The vote thread's URL, or its saved pages.", show_default=False),
+    ],
+    game: Annotated[Path, typer.Option("--game", help="The game file.")],
+    day: Annotated[
+        int | None,
+        typer.Option("--day", help="The day; by default the day whose vote thread it is."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="The JSON of shared CONTRACT.md.")
+    ] = False,
+    quiet: Quiet = False,
+) -> None:
+    """Count a day's votes: every ballot judged, the totals and who is out (or sheriff).
+
+    Example: tally votes https://bbs.example.com/thread-102-1-1.html --game game.toml
+    """
+    with _reported():
+        import json
+
+        from tally.game import load_game
+        from tally.votes import tally_day, to_json
+
+        loaded = load_game(game)
+        threads = _read(sources, loaded.timezone.key, quiet)
+        if len(threads) != 1:
+            raise InputError(f"give the pages of one vote thread, not of {len(threads)} threads.")
+        result = tally_day(threads[0], loaded, day)
+        if as_json:
+            typer.echo(json.dumps(to_json(result), ensure_ascii=False, indent=2))
+            return
+        from tally.render_console import print_day
+
+        print_day(_stdout(), result)
+
+
+@app.command()
 def demo(quiet: Quiet = False) -> None:
     """Run tally on the bundled sample game, served from 127.0.0.1 (no network needed).
 
@@ -150,6 +189,12 @@ def demo(quiet: Quiet = False) -> None:
             console.print(f"Sample game {game.name}, forum at {forum.base}", markup=False)
             threads = _read(list(game.thread_urls()), game.timezone.key, quiet)
             print_threads(console, threads)
+            from tally.render_console import print_day
+            from tally.votes import day_of_thread, tally_day
+
+            for thread in threads:
+                if any(thread.url == d.vote for d in game.days):
+                    print_day(console, tally_day(thread, game, day_of_thread(game, thread).day))
 
 
 def main() -> None:

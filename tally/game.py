@@ -17,8 +17,9 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tally.errors import GameFileError
+from tally.rules import PRESETS, Ruleset, ruleset_for
 
-RULESETS = ("default", "000", "245", "023", "M126")
+RULESETS = tuple(PRESETS)
 
 _TOP_KEYS = {
     "name",
@@ -50,8 +51,9 @@ _DAY_KEYS = {
     "sheriff_declaration",
     "bar_owner",
     "trapped",
+    "died",
 }
-_RULING_KEYS = {"day", "floor", "action", "note"}
+_RULING_KEYS = {"day", "floor", "comment", "action", "target", "note"}
 _DECLARATIONS = ("独裁", "自由", "秩序")
 
 
@@ -75,6 +77,16 @@ class Day:
     sheriff_declaration: str | None = None
     bar_owner: str | None = None
     trapped: tuple[str, ...] = ()
+    # Players out during the day (正午 skills), with the time (an extension of the contract):
+    # their ballots lapse, ballots for them lapse (RULES V9), lurking is checked up to then.
+    died: Mapping[str, datetime] = field(default_factory=dict)
+
+    def out_at(self, player: str, when: datetime) -> bool:
+        """Whether ``player`` is out (dead) at ``when`` of this day."""
+        if player in self.dead:
+            return True
+        death = self.died.get(player)
+        return death is not None and when >= death
 
 
 @dataclass(frozen=True)
@@ -83,6 +95,10 @@ class Ruling:
     floor: int
     action: str  # "void" | "accept"
     note: str = ""
+    # The 点评/楼中楼 under the floor, 1 = the oldest; None for the floor itself.
+    comment: int | None = None
+    # For "accept": the player the ballot is for, when tally could not read the target.
+    target: str | None = None
 
 
 @dataclass(frozen=True)
@@ -95,7 +111,8 @@ class Game:
     aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     days: tuple[Day, ...] = ()
     rulings: tuple[Ruling, ...] = ()
-    rules: Mapping[str, Any] = field(default_factory=dict)
+    # The ruleset preset with the game file's [rules] applied.
+    rules: Ruleset = PRESETS["default"]
     path: Path | None = None
 
     def day(self, number: int) -> Day:
@@ -201,10 +218,11 @@ class _Checker:
         roster = set(players)
         aliases = self.aliases(data.get("aliases", {}), roster)
         days = self.days(data.get("days", []), roster, tz)
-        rulings = self.rulings(data.get("rulings", []), {d.day for d in days})
+        rulings = self.rulings(data.get("rulings", []), {d.day for d in days}, roster)
         rules = data.get("rules", {})
         if not isinstance(rules, dict):
             raise self.fail("rules", "must be a table")
+        ruleset_obj = ruleset_for(ruleset, rules, source=self.source)
         default_name = path.stem if path else "game"
         name = data.get("name", default_name)
         return Game(
@@ -216,7 +234,7 @@ class _Checker:
             aliases=aliases,
             days=days,
             rulings=rulings,
-            rules=rules,
+            rules=ruleset_obj,
             path=path,
         )
 
@@ -311,6 +329,13 @@ class _Checker:
                 raise self.fail(key, f"{w!r} is not a number") from None
             if weights[p] < 0:
                 raise self.fail(key, "must not be negative")
+        died_raw = t.get("died", {})
+        if not isinstance(died_raw, dict):
+            raise self.fail(f"{where}.died", "must be a table of player = time of death")
+        died = {}
+        for p, w in died_raw.items():
+            key = f"{where}.died.{p}"
+            died[self.player(p, key, roster)] = self.when(w, key, tz)
         discussion = t.get("discussion")
         return Day(
             day=number,
@@ -331,9 +356,10 @@ class _Checker:
             deputy=one("deputy"),
             acolyte=one("acolyte"),
             bar_owner=one("bar_owner"),
+            died=died,
         )
 
-    def rulings(self, value: Any, day_numbers: set[int]) -> tuple[Ruling, ...]:
+    def rulings(self, value: Any, day_numbers: set[int], roster: set[str]) -> tuple[Ruling, ...]:
         if not isinstance(value, list):
             raise self.fail("rulings", "must be an array of tables ([[rulings]])")
         out = []
@@ -355,5 +381,17 @@ class _Checker:
             note = t.get("note", "")
             if not isinstance(note, str):
                 raise self.fail(f"{where}.note", "must be a string")
-            out.append(Ruling(day=day, floor=floor, action=action, note=note))
+            comment = t.get("comment")
+            if comment is not None and (
+                not isinstance(comment, int) or isinstance(comment, bool) or comment < 1
+            ):
+                raise self.fail(f"{where}.comment", "must be the comment's number, 1 = the oldest")
+            target = t.get("target")
+            if target is not None:
+                target = self.player(target, f"{where}.target", roster)
+            out.append(
+                Ruling(
+                    day=day, floor=floor, action=action, note=note, comment=comment, target=target
+                )
+            )
         return tuple(out)

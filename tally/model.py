@@ -54,6 +54,8 @@ class Post:
     # What the author wrote, quoted blocks left out.
     text: str
     quotes: tuple[Quote, ...] = ()
+    # The post a reply links to without quoting it (Discuz!'s "回复 2# 月影" header).
+    reply_to: str | None = None
     edited: Edit | None = None
     comments: tuple[Comment, ...] = ()
     # Red or enlarged font in the poster's own words (RULES L7): the director's alone.
@@ -68,6 +70,12 @@ class Post:
     @property
     def quoted_post_ids(self) -> tuple[str, ...]:
         return tuple(q.post_id for q in self.quotes if q.post_id)
+
+    @property
+    def answers(self) -> tuple[str, ...]:
+        """Every post this one replies to, by quote or by reply link."""
+        ids = self.quoted_post_ids
+        return (*ids, self.reply_to) if self.reply_to and self.reply_to not in ids else ids
 
 
 @dataclass(frozen=True)

@@ -197,6 +197,7 @@ def _parse_post(node: Node, tz: tzinfo, tid: str, page: int, source: str) -> Pos
     body = node.css_first(f"#postmessage_{pid}")
     hidden = None
     text, edited, red, large = "", None, False, False
+    reply_to: str | None = None
     quotes: tuple[Quote, ...] = ()
     if body is None:
         locked = node.css_first("div.locked")
@@ -206,7 +207,8 @@ def _parse_post(node: Node, tz: tzinfo, tid: str, page: int, source: str) -> Pos
         hidden = next((code for marker, code in _HIDDEN if marker in note), "hidden")
     else:
         edited = _edit_mark(body, tz, where)
-        quotes = _take_quotes(body, tz)
+        quotes = _take_quotes(body)
+        reply_to = _take_reply_header(body)
         red, large = font_flags(body)
         text = node_text(body)
     return Post(
@@ -219,6 +221,7 @@ def _parse_post(node: Node, tz: tzinfo, tid: str, page: int, source: str) -> Pos
         time=time,
         text=text,
         quotes=quotes,
+        reply_to=reply_to,
         edited=edited,
         comments=_comments(node, pid, tz, where),
         red_font=red,
@@ -286,7 +289,18 @@ def _edit_mark(body: Node, tz: tzinfo, where: str) -> Edit | None:
     return Edit(by=m.group("by"), at=at)
 
 
-def _take_quotes(body: Node, tz: tzinfo) -> tuple[Quote, ...]:
+def _take_reply_header(body: Node) -> str | None:
+    """The "回复 2# 月影" header the forum's reply button writes: a link, not the poster's words."""
+    for strong in body.css("strong"):
+        link = strong.css_first("a[href*='findpost']")
+        if link is not None and strong.text().strip().startswith("回复"):
+            m = _PID.search(link.attributes.get("href") or "")
+            strong.decompose()
+            return m.group(1) if m else None
+    return None
+
+
+def _take_quotes(body: Node) -> tuple[Quote, ...]:
     """Remove quoted blocks from ``body`` and return them: they are not the poster's words."""
     quotes = []
     for block in body.css("div.quote"):

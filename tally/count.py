@@ -1,0 +1,264 @@
+"""From judged ballots to totals and the day's outcome (RULES C1-C8).
+
+Decimal arithmetic throughout: 2.5 + 1.5 + 1 is exactly 5.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from tally.game import Day, Game
+from tally.rules import Ruleset
+from tally.validate import Ballot, Flag, weight_of
+
+
+@dataclass(frozen=True)
+class Total:
+    player: str
+    votes: Decimal
+    voters: tuple[str, ...]  # in floor order
+    # What was added to the ballots' weights: (amount, why, rule).
+    bonuses: tuple[tuple[Decimal, str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    result: str  # "eliminated" | "sheriff" | "none"
+    player: str | None
+    rule: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Count:
+    kind: str  # "sheriff" | "elimination"
+    totals: tuple[Total, ...]
+    weights: dict[str, tuple[Decimal, str | None]]
+    abstained: Decimal  # the weight of the abstentions
+    cast: Decimal  # every vote cast, abstentions and bonuses included (C6)
+    outcome: Outcome
+    flags: tuple[Flag, ...]
+
+
+def count(ballots: Sequence[Ballot], game: Game, day: Day, rules: Ruleset | None = None) -> Count:
+    rules = rules or game.rules
+    alive = [p for p in game.players if p not in day.dead]
+    weights = {p: weight_of(p, day, rules, len(alive)) for p in alive}
+    counted = [b for b in ballots if b.status == "counted" and b.voter is not None]
+    votes: dict[str, Decimal] = {}
+    voters: dict[str, list[str]] = {}
+    bonuses: dict[str, list[tuple[Decimal, str, str]]] = {}
+    abstained = Decimal(0)
+    for b in sorted(counted, key=lambda b: (b.floor, b.comment)):
+        weight = weights.get(b.voter or "", (Decimal(1), None))[0]
+        if b.abstain or b.target is None:
+            abstained += weight
+            continue
+        votes[b.target] = votes.get(b.target, Decimal(0)) + weight
+        voters.setdefault(b.target, []).append(b.voter or "")
+    flags: list[Flag] = []
+    # C3 众志成城: more than half of the living 受困者 on one target: +1 each that day.
+    if rules.unity_bonus and day.trapped:
+        trapped = [p for p in day.trapped if p in alive]
+        picks: dict[str, list[str]] = {}
+        for b in counted:
+            if b.voter in trapped and b.target and not b.abstain:
+                picks.setdefault(b.target, []).append(b.voter)
+        for target, who in picks.items():
+            if len(who) * 2 > len(trapped):
+                extra = rules.unity_bonus * len(who)
+                votes[target] = votes.get(target, Decimal(0)) + extra
+                bonuses.setdefault(target, []).append(
+                    (extra, f"众志成城: {len(who)} of {len(trapped)} 受困者", "C3")
+                )
+    # C2: the slandered receive two votes more, in every ruleset.
+    for player in day.slandered:
+        if player in alive and player not in day.died:
+            votes[player] = votes.get(player, Decimal(0)) + rules.slander_bonus
+            bonuses.setdefault(player, []).append((rules.slander_bonus, "slandered (诽谤)", "C2"))
+    order = {p: i for i, p in enumerate(game.players)}
+    totals = tuple(
+        sorted(
+            (
+                Total(p, v, tuple(voters.get(p, [])), tuple(bonuses.get(p, [])))
+                for p, v in votes.items()
+            ),
+            key=lambda t: (-t.votes, order.get(t.player, 0)),
+        )
+    )
+    cast = sum((t.votes for t in totals), Decimal(0)) + abstained
+    if rules.sheriff_election_day is not None and day.day == rules.sheriff_election_day:
+        outcome = _elect(totals, ballots, weights, day)
+        kind = "sheriff"
+    else:
+        outcome = _eliminate(totals, counted, day, rules, cast, flags)
+        kind = "elimination"
+    return Count(kind, totals, weights, abstained, cast, outcome, tuple(flags))
+
+
+def _top(totals: Sequence[Total]) -> tuple[Decimal, list[str]]:
+    if not totals or totals[0].votes <= 0:
+        return Decimal(0), []
+    top = totals[0].votes
+    return top, [t.player for t in totals if t.votes == top]
+
+
+def _eliminate(
+    totals: Sequence[Total],
+    counted: Sequence[Ballot],
+    day: Day,
+    rules: Ruleset,
+    cast: Decimal,
+    flags: list[Flag],
+) -> Outcome:
+    acolyte = day.acolyte if day.acolyte and day.acolyte not in day.died else None
+    top, tied = _top(totals)
+    if not tied:
+        if "acolyte" in rules.tie_chain and acolyte:
+            return Outcome(
+                "eliminated",
+                acolyte,
+                "no_votes_acolyte",
+                f"nobody received a vote: the 侍僧 {acolyte} dies instead (C5)",
+            )
+        return Outcome("none", None, "no_votes", "nobody received a vote")
+    if rules.majority_of_all:
+        half = cast / 2
+        if len(tied) == 1 and top > half:
+            return _unless_immune(
+                day,
+                Outcome(
+                    "eliminated",
+                    tied[0],
+                    "majority_of_all",
+                    f"{votes_text(top)} of {votes_text(cast)} votes cast, more than half (C6)",
+                ),
+            )
+        return Outcome(
+            "none",
+            None,
+            "no_majority",
+            f"the most votes, {votes_text(top)}, are not more than half "
+            f"of the {votes_text(cast)} cast (C6)",
+        )
+    if len(tied) == 1:
+        return _unless_immune(
+            day, Outcome("eliminated", tied[0], "plurality", f"the most votes, {votes_text(top)}")
+        )
+    names = "、".join(tied)
+    for step in rules.tie_chain:
+        if step == "acolyte" and acolyte:
+            return Outcome(
+                "eliminated",
+                acolyte,
+                "tie_acolyte",
+                f"{names} tie on {votes_text(top)}: the 侍僧 {acolyte} dies instead (C5)",
+            )
+        if step == "sheriff_target" and day.sheriff:
+            pick = next(
+                (b.target for b in counted if b.voter == day.sheriff and not b.abstain), None
+            )
+            if pick in tied:
+                return _unless_immune(
+                    day,
+                    Outcome(
+                        "eliminated",
+                        pick,
+                        "tie_sheriff_target",
+                        f"{names} tie on {votes_text(top)}: "
+                        f"the sheriff {day.sheriff} voted for {pick} (C5)",
+                    ),
+                )
+            if pick is not None:
+                flags.append(
+                    Flag(
+                        "C5",
+                        f"the sheriff voted for {pick}, who is not among the tied "
+                        f"({names}); tally reads C5 as breaking the tie only among them",
+                        day.sheriff,
+                    )
+                )
+        if step == "none":
+            break
+    return Outcome(
+        "none", None, "tie_none", f"{names} tie on {votes_text(top)}: nobody is out (C5)"
+    )
+
+
+def _unless_immune(day: Day, outcome: Outcome) -> Outcome:
+    if outcome.player in day.immune:
+        return Outcome(
+            "none",
+            None,
+            "immune",
+            f"{outcome.player} has the most votes but is immune (霸道/不死): 平安日 (C8)",
+        )
+    return outcome
+
+
+def _elect(
+    totals: Sequence[Total],
+    ballots: Sequence[Ballot],
+    weights: dict[str, tuple[Decimal, str | None]],
+    day: Day,
+) -> Outcome:
+    top, tied = _top(totals)
+    if not tied:
+        return Outcome("none", None, "no_votes", "nobody received a vote: no sheriff (C4)")
+    if len(tied) == 1:
+        return Outcome("sheriff", tied[0], "most_votes", f"the most votes, {votes_text(top)} (C4)")
+    reached = _first_reached(ballots, weights, tied, top, totals)
+    ranked = sorted(
+        tied, key=lambda p: reached.get(p) or datetime.max.replace(tzinfo=day.closes.tzinfo)
+    )
+    first = ranked[0]
+    times = ", ".join(f"{p} at {reached[p]:%m-%d %H:%M:%S}" for p in ranked if p in reached)
+    if len(ranked) > 1 and reached.get(ranked[1]) == reached.get(first):
+        return Outcome(
+            "none",
+            None,
+            "first_to_reach_tied",
+            f"{'、'.join(tied)} tie on {votes_text(top)} and reached it at the same time: "
+            "the director decides (C4)",
+        )
+    return Outcome(
+        "sheriff",
+        first,
+        "first_to_reach",
+        f"{'、'.join(tied)} tie on {votes_text(top)}; {first} reached it first ({times}) (C4)",
+    )
+
+
+def _first_reached(
+    ballots: Sequence[Ballot],
+    weights: dict[str, tuple[Decimal, str | None]],
+    tied: Sequence[str],
+    top: Decimal,
+    totals: Sequence[Total],
+) -> dict[str, datetime]:
+    """When each tied player last came up to the top count, replaying votes and changes."""
+    events: list[tuple[datetime, int, str, Decimal]] = []
+    for b in ballots:
+        if b.status not in ("counted", "superseded") or b.abstain or not b.target or not b.voter:
+            continue
+        w = weights.get(b.voter, (Decimal(1), None))[0]
+        events.append((b.time, b.floor, b.target, w))
+        if b.superseded_at is not None:
+            events.append((b.superseded_at, b.floor, b.target, -w))
+    bonus = {t.player: sum((a for a, _, _ in t.bonuses), Decimal(0)) for t in totals}
+    running = dict(bonus)
+    reached: dict[str, datetime] = {}
+    for when, _, target, w in sorted(events, key=lambda e: (e[0], e[1])):
+        before = running.get(target, Decimal(0))
+        running[target] = before + w
+        if target in tied and before < top <= running[target]:
+            reached[target] = when
+    return reached
+
+
+def votes_text(value: Decimal) -> str:
+    """A vote count as people write it: 3, 3.5."""
+    return format(value.normalize(), "f") if value != value.to_integral() else str(int(value))

@@ -1,0 +1,131 @@
+"""Who is who: ballot targets and post authors matched to the roster, never guessed.
+
+A name matches when it is the same after NFKC, removal of invisible characters, case
+folding and white-space collapsing, or when it is one of the game file's aliases. Anything
+else is unknown; the closest roster names are offered to the director, and a name that
+only *looks* like a player's (a Cyrillic "а" among Latin letters) is reported as such.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+# Characters that render as nothing: zero-width spaces and joiners, bidi marks, the
+# word joiner, the BOM, and the Hangul fillers forum users paste to make "blank" names.
+_INVISIBLE_EXTRA = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u180e"}
+_SPACES = re.compile(r"\s+")
+
+# Letters from other scripts that look like Latin ones (a small part of Unicode's
+# confusables table: the ones seen in forum names).
+_LOOKALIKE = str.maketrans(
+    {
+        "а": "a",
+        "в": "b",
+        "е": "e",
+        "к": "k",
+        "м": "m",
+        "н": "h",
+        "о": "o",
+        "р": "p",
+        "с": "c",
+        "т": "t",
+        "у": "y",
+        "х": "x",
+        "ѕ": "s",
+        "і": "i",
+        "ј": "j",
+        "ԁ": "d",
+        "ɡ": "g",
+        "ο": "o",
+        "α": "a",
+        "ν": "v",
+        "ι": "i",
+        "κ": "k",
+        "ρ": "p",
+        "τ": "t",
+        "υ": "u",
+        "χ": "x",
+        "ℓ": "l",
+        "ı": "i",
+        "0": "o",
+        "1": "l",
+    }
+)
+
+
+def normalise(name: str) -> str:
+    """The form names are compared in."""
+    text = unicodedata.normalize("NFKC", name)
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf" and c not in _INVISIBLE_EXTRA)
+    return _SPACES.sub(" ", text).strip().casefold()
+
+
+def skeleton(name: str) -> str:
+    """What a name looks like: letters from other scripts folded to the Latin ones."""
+    return normalise(name).translate(_LOOKALIKE)
+
+
+@dataclass(frozen=True)
+class Match:
+    player: str | None
+    # Closest roster names when there is no match, best first.
+    suggestions: tuple[str, ...] = ()
+    # Set when the name looks like a player's but is spelled with other characters.
+    lookalike: str | None = None
+
+
+class Roster:
+    """The players and their aliases, ready for matching."""
+
+    def __init__(self, players: Iterable[str], aliases: Mapping[str, Iterable[str]] | None = None):
+        self.players = tuple(players)
+        self._exact: dict[str, str] = {}
+        for player in self.players:
+            self._exact[normalise(player)] = player
+        for player, spellings in (aliases or {}).items():
+            for spelling in spellings:
+                self._exact.setdefault(normalise(spelling), player)
+        self._skeletons: dict[str, str] = {}
+        for key, player in self._exact.items():
+            self._skeletons.setdefault(skeleton(key), player)
+
+    def match(self, name: str) -> Match:
+        key = normalise(name)
+        if key in self._exact:
+            return Match(self._exact[key])
+        return Match(None, self.suggest(name), self._skeletons.get(skeleton(name)))
+
+    def suggest(self, name: str, n: int = 3) -> tuple[str, ...]:
+        key = normalise(name)
+        found: list[str] = []
+        look = self._skeletons.get(skeleton(name))
+        if look:
+            found.append(look)
+        # "月 影" for "月影": a stray space is the commonest slip.
+        found.extend(
+            p for k, p in self._exact.items() if k.replace(" ", "") == key.replace(" ", "")
+        )
+        candidates = list(self._exact)
+        for close in difflib.get_close_matches(key, candidates, n=n, cutoff=0.5):
+            found.append(self._exact[close])
+        for candidate, player in self._exact.items():
+            if key and (key in candidate or candidate in key):
+                found.append(player)
+        unique = list(dict.fromkeys(found))
+        return tuple(unique[:n])
+
+    def lookalike_pairs(self) -> list[tuple[str, str]]:
+        """Pairs of players whose names look the same: a director should know."""
+        seen: dict[str, str] = {}
+        pairs = []
+        for player in self.players:
+            s = skeleton(player)
+            if s in seen:
+                pairs.append((seen[s], player))
+            else:
+                seen[s] = player
+        return pairs

@@ -1,0 +1,458 @@
+"""Which ballots of a vote thread count, and why (RULES V1-V11, S3).
+
+Every post and comment that tries to be a ballot becomes a ``Ballot`` with a status:
+"counted" (in force at the close), "superseded" (replaced by a valid change) or "void"
+(never counts), a short reason code and a note a director can check floor by floor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from tally.ballots import ParsedBallot, Reading, read_ballot
+from tally.errors import GameFileError
+from tally.game import Day, Game, Ruling
+from tally.model import Post, Thread
+from tally.names import Roster, normalise
+from tally.rules import Ruleset
+
+# A void first ballot with one of these reasons may be fixed (RULES V7).
+_FIXABLE = {"format", "unknown_target", "several_ballots"}
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Something the director should look at; not itself a decision."""
+
+    rule: str
+    note: str
+    player: str | None = None
+    floor: int | None = None
+    post_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Ballot:
+    floor: int
+    post_id: str
+    author: str  # who posted it (the director, for a proxy)
+    voter: str | None  # the player whose vote it is
+    kind: str  # "vote" | "change" | "abstain" | "proxy"
+    target: str | None  # a player, the abstain word, or None when unreadable
+    written: str  # the target as written
+    time: datetime  # the time the ballot counts from (a V7 fix keeps the original's)
+    posted_at: datetime
+    status: str  # "counted" | "superseded" | "void"
+    reason: str | None
+    note: str
+    comment: bool = False
+    parent_post_id: str | None = None
+    suggestions: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    ruling: str | None = None
+    superseded_at: datetime | None = None
+    abstain: bool = False
+
+
+@dataclass
+class _Work:
+    """A ballot while it is being judged."""
+
+    post: Post  # the floor (for a comment, the floor it sits under)
+    comment_index: int | None
+    post_id: str
+    author: str
+    posted_at: datetime
+    reading: Reading
+    parsed: ParsedBallot | None
+    voter: str | None = None
+    proxy: bool = False
+    target: str | None = None
+    abstain: bool = False
+    time: datetime | None = None
+    status: str = "pending"
+    reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+    suggestions: tuple[str, ...] = ()
+    flags: list[tuple[str, str]] = field(default_factory=list)  # (rule, note)
+    ruling: Ruling | None = None
+    is_change: bool = False
+    superseded_at: datetime | None = None
+
+    @property
+    def is_comment(self) -> bool:
+        return self.comment_index is not None
+
+    def void(self, reason: str, note: str) -> None:
+        self.status, self.reason = "void", reason
+        self.notes.append(note)
+
+    @property
+    def order(self) -> tuple[datetime, int, int]:
+        return (self.posted_at, self.post.floor, self.comment_index or 0)
+
+
+def judge(
+    thread: Thread, game: Game, day: Day, rules: Ruleset | None = None
+) -> tuple[list[Ballot], list[Flag]]:
+    """Every ballot of ``day``'s vote thread, judged; and the flags for the director."""
+    rules = rules or game.rules
+    roster = Roster(game.players, game.aliases)
+    directors = {normalise(d) for d in game.directors}
+    rulings = {(r.floor, r.comment): r for r in game.rulings if r.day == day.day}
+    works: list[_Work] = []
+    for work in _candidates(thread, rules):
+        work.ruling = rulings.pop((work.post.floor, work.comment_index), None)
+        _identify(work, roster, directors, day)
+        _check(work, roster, day, rules)
+        works.append(work)
+    if rulings:
+        (floor, comment), _ = next(iter(rulings.items()))
+        where = f"floor {floor}" + (f", comment {comment}" if comment else "")
+        raise GameFileError(f"a ruling for day {day.day} names {where}, which holds no ballot.")
+    for work in works:
+        _apply_ruling(work, roster)
+    by_voter: dict[str, list[_Work]] = {}
+    for work in sorted(works, key=lambda w: w.order):
+        if work.voter is not None:
+            by_voter.setdefault(work.voter, []).append(work)
+    for voter, seq in by_voter.items():
+        _sequence(voter, seq, day, rules)
+    flags = _lapse_and_flag(works, day, rules)
+    works.sort(key=lambda w: (w.post.floor, w.comment_index or 0))
+    return [_freeze(w) for w in works], flags
+
+
+def _candidates(thread: Thread, rules: Ruleset) -> Iterator[_Work]:
+    for post in thread.posts:
+        # The opening post is the director's header, with an empty ballot template in it.
+        if post.floor == 1:
+            continue
+        units: list[tuple[int | None, str, str, datetime, str]] = [
+            (None, post.post_id, post.author, post.time, post.text)
+        ]
+        units += [
+            (i, c.comment_id, c.author, c.time, c.text) for i, c in enumerate(post.comments, 1)
+        ]
+        for index, post_id, author, time, text in units:
+            reading = read_ballot(text, require_reason=rules.require_reason)
+            if reading.is_ballot:
+                parsed = reading.ballots[0] if reading.ballots else None
+                yield _Work(post, index, post_id, author, time, reading, parsed, time=time)
+
+
+def _identify(w: _Work, roster: Roster, directors: set[str], day: Day) -> None:
+    if normalise(w.author) in directors:
+        if w.reading.proxy_for is None:
+            w.void("director", "a director's own post is not a ballot")
+            return
+        match = roster.match(w.reading.proxy_for)
+        if match.player is None:
+            w.suggestions = match.suggestions
+            w.void("unknown_voter", f"the proxy names {w.reading.proxy_for!r}, who is not a player")
+            return
+        w.voter, w.proxy = match.player, True
+        return
+    match = roster.match(w.author)
+    if match.player is None:
+        w.void("not_a_player", f"{w.author} is not a player of this game")
+        return
+    w.voter = match.player
+    if w.reading.proxy_for is not None:
+        w.void("proxy_not_director", "only a director may post a proxy ballot (V8)")
+
+
+def _check(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
+    """What can be said of a ballot on its own, before its voter's other ballots are seen."""
+    if w.status == "void" or w.voter is None:
+        return
+    if w.posted_at < day.opens:
+        w.void(
+            "before_open",
+            f"posted {w.posted_at:%m-%d %H:%M}, before the open {day.opens:%m-%d %H:%M}",
+        )
+    elif w.posted_at > day.closes:
+        w.void(
+            "after_close",
+            f"posted {w.posted_at:%m-%d %H:%M}, after the close {day.closes:%m-%d %H:%M}",
+        )
+    elif day.out_at(w.voter, w.posted_at):
+        w.void("dead_voter", f"{w.voter} is out and cannot vote (V9)")
+    elif w.voter in day.cannot_vote:
+        w.void("banned_voter", f"{w.voter} may not vote on day {day.day} (V10)")
+    problem = w.reading.problem
+    if problem is not None and w.status != "void":
+        reason = "several_ballots" if "ballots in one post" in problem else "format"
+        w.void(reason, f"format: {problem} (V1, V7)")
+    if w.parsed is not None:
+        _read_target(w, roster, day, rules)
+    if w.status == "void":
+        return
+    if w.proxy and rules.proxy_deadline_minutes is not None:
+        due = day.closes - timedelta(minutes=rules.proxy_deadline_minutes)
+        if w.posted_at > due:
+            w.void("proxy_late", f"proxy ballots are due by {due:%H:%M} (V8)")
+
+
+def _read_target(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
+    assert w.parsed is not None and w.voter is not None
+    written = w.parsed.target
+    if normalise(written) == normalise(rules.abstain_word):
+        w.target, w.abstain = rules.abstain_word, True
+        if day.bar_owner == w.voter:
+            w.flags.append(("V11", "the 主管 may not abstain"))
+        return
+    match = roster.match(written)
+    if match.player is None:
+        w.suggestions = match.suggestions
+        if match.lookalike:
+            w.flags.append(
+                (
+                    "lookalike",
+                    f"{written!r} looks like {match.lookalike!r} but is spelled differently",
+                )
+            )
+        if w.status != "void":
+            hint = f"; closest: {', '.join(match.suggestions)}" if match.suggestions else ""
+            w.void("unknown_target", f"{written!r} is not a player{hint} (V7)")
+        return
+    w.target = match.player
+    if w.status == "void":
+        return
+    if day.out_at(match.player, w.posted_at):
+        w.void("dead_target", f"{match.player} is out and cannot be voted for (V9)")
+    elif match.player in day.cannot_be_voted or match.player == day.bar_owner:
+        w.void("banned_target", f"{match.player} cannot be voted for on day {day.day} (V10)")
+
+
+def _apply_ruling(w: _Work, roster: Roster) -> None:
+    r = w.ruling
+    if r is None:
+        return
+    note = f"director's ruling: {r.action}" + (f" ({r.note})" if r.note else "")
+    if r.action == "void":
+        w.status, w.reason = "void", "ruling"
+        w.notes.append(note)
+        return
+    target = r.target or w.target
+    if target is None and len(w.suggestions) == 1:
+        target = w.suggestions[0]
+    if target is None and not w.abstain:
+        raise GameFileError(
+            f'the ruling accepting floor {w.post.floor} needs target = "…": tally cannot tell '
+            "who that ballot is for."
+        )
+    if w.voter is None:
+        raise GameFileError(f"the ruling accepting floor {w.post.floor} names no player's ballot.")
+    w.target = target if not w.abstain else w.target
+    w.status, w.reason = "pending", None
+    w.notes.append(note)
+
+
+def _answers_one_of(
+    w: _Work, post_ids: set[str], methods: Iterable[str], voter_author: str
+) -> bool:
+    """Whether ``w`` is posted the way a change must be (RULES V3)."""
+    for method in methods:
+        if method == "comment" and w.is_comment and w.post.post_id in post_ids:
+            return True
+        if method == "post" and not w.is_comment:
+            return True
+        if w.is_comment:
+            continue
+        if method == "reply" and any(pid in post_ids for pid in w.post.answers):
+            return True
+        if method == "quote":
+            for q in w.post.quotes:
+                if q.post_id in post_ids or (q.post_id is None and q.author == voter_author):
+                    return True
+    return False
+
+
+def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
+    """A voter's ballots in time order: the first valid one is the vote, the rest changes."""
+    current: _Work | None = None
+    own_floors: set[str] = set()
+    fixable: _Work | None = None
+    changes = 0
+    extra_used = False
+    window = timedelta(minutes=rules.change_window_minutes)
+    for w in seq:
+        forced = w.ruling is not None and w.ruling.action == "accept"
+        if w.status == "void":
+            if current is None and w.reason in _FIXABLE:
+                fixable = w
+            w.is_change = current is not None
+            continue
+        if current is None:
+            fix = fixable is not None and _answers_one_of(
+                w, {fixable.post.post_id}, rules.change_via, fixable.author
+            )
+            if w.parsed is not None and w.parsed.label == "change" and not fix and not forced:
+                w.void("change_without_vote", "a change with no vote before it (V2)")
+                continue
+            if fix and fixable is not None:
+                if rules.fix_keeps_time:
+                    w.time = fixable.time
+                    w.notes.append(
+                        f"fixes floor {fixable.post.floor}: no change, keeps its time (V7)"
+                    )
+                else:
+                    w.notes.append(f"replaces the void ballot on floor {fixable.post.floor} (V7)")
+            current = _count(w, own_floors)
+            continue
+        w.is_change = True
+        if forced:
+            current = _supersede(current, w, own_floors)
+            continue
+        if w.target == current.target:
+            w.void("no_change", f"same target as floor {current.post.floor}: not a change (V7)")
+            continue
+        if day.accelerated:
+            w.void("change_under_acceleration", "the day is accelerated: no change counts (S3)")
+            continue
+        if not w.proxy and not _answers_one_of(w, own_floors, rules.change_via, w.author):
+            how = " or ".join(rules.change_via)
+            w.void("change_not_reply", f"a change must be posted as a {how} of one's own vote (V3)")
+            continue
+        death = day.died.get(current.target or "")
+        v9 = (
+            rules.change_after_target_death
+            and death is not None
+            and w.posted_at >= death
+            and not extra_used
+        )
+        if not v9 and rules.max_changes is not None and changes >= rules.max_changes:
+            w.void("second_change", f"only {rules.max_changes} change(s) allowed (V4)")
+            continue
+        final = day.closes - window
+        deadline = final
+        if w.proxy and rules.proxy_change_deadline_minutes is not None:
+            deadline = min(
+                final, day.closes - timedelta(minutes=rules.proxy_change_deadline_minutes)
+            )
+        if not v9 and window and w.posted_at >= deadline:
+            w.void("change_in_final_hour", f"no change after {deadline:%H:%M} (V5, V8)")
+            continue
+        if day.bar_owner == voter:
+            limit = day.opens + timedelta(hours=_bar_owner_hours(day, rules)[1])
+            if w.posted_at > limit:
+                w.void(
+                    "bar_owner_late_change",
+                    f"the 主管 may not change after {limit:%m-%d %H:%M} (V11)",
+                )
+                continue
+        if v9:
+            extra_used = True
+            w.notes.append(f"{current.target} went out during the day: one more change (V9)")
+        else:
+            changes += 1
+        current = _supersede(current, w, own_floors)
+
+
+def _count(w: _Work, own_floors: set[str]) -> _Work:
+    w.status = "counted"
+    own_floors.add(w.post.post_id)
+    return w
+
+
+def _supersede(current: _Work, w: _Work, own_floors: set[str]) -> _Work:
+    current.status = "superseded"
+    current.superseded_at = w.time
+    current.notes.append(f"replaced by the change on floor {w.post.floor}")
+    return _count(w, own_floors)
+
+
+def _bar_owner_hours(day: Day, rules: Ruleset) -> tuple[int, int]:
+    return rules.bar_owner_hours_accelerated if day.accelerated else rules.bar_owner_hours
+
+
+def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
+    flags: list[Flag] = []
+    window = timedelta(minutes=rules.change_window_minutes)
+    for w in works:
+        if w.status == "counted" and w.voter and w.voter in day.died:
+            w.void("dead_voter", f"{w.voter} went out during the day; the ballot lapsed (V9)")
+        elif w.status == "counted" and w.target in day.died:
+            w.void("dead_target", f"{w.target} went out during the day; the ballot lapsed (V9)")
+        # The vote seen now may not be the vote cast (V5): the forum keeps no history.
+        edit = w.post.edited
+        if edit is not None and not w.is_comment:
+            if edit.at > day.closes:
+                w.flags.append(("edited", f"edited after the close, {edit.at:%m-%d %H:%M}"))
+            elif window and edit.at >= day.closes - window:
+                w.flags.append(("edited", f"edited in the final hour, {edit.at:%m-%d %H:%M}"))
+        for rule, text in w.flags:
+            flags.append(Flag(rule, text, w.voter, w.post.floor, w.post_id))
+    if day.bar_owner:
+        hours = _bar_owner_hours(day, rules)[0]
+        due = day.opens + timedelta(hours=hours)
+        owner = [w for w in works if w.voter == day.bar_owner]
+        valid = [
+            w
+            for w in owner
+            if w.status in ("counted", "superseded") and not w.abstain and w.time and w.time <= due
+        ]
+        if not valid or any(w.status == "void" for w in owner):
+            flags.append(
+                Flag(
+                    "V11",
+                    f"the 主管 {day.bar_owner} did not cast a valid vote within {hours} h "
+                    "of the open, abstained or cast a void ballot: yellow card",
+                    day.bar_owner,
+                )
+            )
+    return flags
+
+
+def _freeze(w: _Work) -> Ballot:
+    if w.status == "pending":
+        w.status = "counted"  # only a ruling leaves a ballot pending without a voter sequence
+    kind = "proxy" if w.proxy else "abstain" if w.abstain else "change" if w.is_change else "vote"
+    note = (
+        "; ".join(w.notes)
+        if w.notes
+        else ("in force at the close" if w.status == "counted" else w.status)
+    )
+    return Ballot(
+        floor=w.post.floor,
+        post_id=w.post_id,
+        author=w.author,
+        voter=w.voter,
+        kind=kind,
+        target=w.target,
+        written=w.parsed.target if w.parsed else "",
+        time=w.time or w.posted_at,
+        posted_at=w.posted_at,
+        status=w.status,
+        reason=w.reason,
+        note=note,
+        comment=w.is_comment,
+        parent_post_id=w.post.post_id if w.is_comment else None,
+        suggestions=w.suggestions,
+        flags=tuple(text for _, text in w.flags),
+        ruling=w.ruling.action if w.ruling else None,
+        superseded_at=w.superseded_at,
+        abstain=w.abstain,
+    )
+
+
+def weight_of(voter: str, day: Day, rules: Ruleset, alive: int) -> tuple[Decimal, str | None]:
+    """A voter's weight (RULES C1) and, when it is not 1, why."""
+    base, why = Decimal(1), None
+    if voter == day.sheriff:
+        base, why = rules.sheriff_weight, "sheriff"
+        if rules.dictator_bonus and day.sheriff_declaration == "独裁":
+            base = Decimal(2) + max(0, (alive - 10) // 5)
+            why = f"sheriff, 独裁 with {alive} alive"
+    elif voter == day.deputy:
+        base, why = rules.deputy_weight, "deputy"
+    if voter in day.weights:
+        override = day.weights[voter]
+        if override == 0 and voter == day.deputy and rules.deputy_immune_to_zero:
+            return base, "deputy, immune to 迷魂"
+        return override, "game file weight"
+    return base, why if base != 1 else None
