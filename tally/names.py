@@ -69,6 +69,12 @@ def skeleton(name: str) -> str:
     return normalise(name).translate(_LOOKALIKE)
 
 
+def _score(a: str, b: str) -> float:
+    ratio = difflib.SequenceMatcher(None, a, b).ratio()
+    same_place = sum(x == y for x, y in zip(a, b, strict=False)) / max(len(a), len(b), 1)
+    return ratio + 0.25 * same_place
+
+
 @dataclass(frozen=True)
 class Match:
     player: str | None
@@ -109,9 +115,12 @@ class Roster:
         found.extend(
             p for k, p in self._exact.items() if k.replace(" ", "") == key.replace(" ", "")
         )
-        candidates = list(self._exact)
-        for close in difflib.get_close_matches(key, candidates, n=n, cutoff=0.5):
-            found.append(self._exact[close])
+        # Similar spellings, best first; characters in the same place weigh more, so
+        # that "月彰" suggests "月影" and not also "冷月".
+        scored = sorted(((_score(key, c), c) for c in self._exact), reverse=True)
+        if scored and scored[0][0] >= 0.5:
+            best = scored[0][0]
+            found.extend(self._exact[c] for s, c in scored if s >= 0.5 and s >= best - 0.1)
         for candidate, player in self._exact.items():
             if key and (key in candidate or candidate in key):
                 found.append(player)

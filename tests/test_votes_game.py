@@ -1,0 +1,268 @@
+"""A whole day of a 16-player game, on real-shaped Discuz! pages served on loopback.
+
+The expected JSON below was worked out by hand from the thread, floor by floor
+(ruleset "000" on a Discuz! board, where a change may be a 点评, a reply or a quote).
+"""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from tally.cli import app
+
+from .discuzgen import Comment, P, Thread
+
+runner = CliRunner()
+PLAYERS = [
+    "冷月",
+    "小眯",
+    "kiwi",
+    "阿澈",
+    "风铃",
+    "老K",
+    "糖糖",
+    "雪见",
+    "南瓜",
+    "白桃",
+    "长夜",
+    "青山",
+    "Mika",
+    "小鹿",
+    "月影",
+    "橘子",
+]
+
+
+def game_file(tmp_path, vote_url: str) -> str:
+    names = ", ".join(f'"{p}"' for p in PLAYERS)
+    path = tmp_path / "game.toml"
+    path.write_text(
+        f"""
+name = "测试局"
+ruleset = "000"
+directors = ["导演A"]
+players = [{names}]
+
+[rules]
+change_via = ["comment", "reply", "quote"]
+
+[[days]]
+day = 2
+opens = 2024-05-08T09:30:00
+closes = 2024-05-09T21:30:00
+vote = "{vote_url}"
+dead = ["橘子"]
+sheriff = "冷月"
+deputy = "kiwi"
+slandered = ["长夜"]
+""",
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+def vote_thread() -> Thread:
+    t = Thread("102", "[测试局] 第二天投票帖", {})
+    t.add(
+        P("导演A", "2024-05-08 09:30:00", "投票格式：\n投票对象：\n投票理由："),  # 1
+        P("冷月", "2024-05-08 10:01:00", "投票对象：白桃\n投票理由：狼面大"),  # 2 sheriff 2.5
+        P("kiwi", "2024-05-08 10:05:00", "投票对象：长夜\n投票理由：发言划水"),  # 3 deputy 1.5
+        P(
+            "阿澈",
+            "2024-05-08 10:20:00",
+            "投票对象：小眯\n投票理由：先挂票",  # 4
+            comments=[Comment("阿澈", "2024-05-08 16:00", "改票对象：长夜 改票理由：再改一次")],
+        ),
+        P("风铃", "2024-05-08 11:00:00", "投票对象:长夜\u3000投票理由:半角冒号"),  # 5
+        P("老K", "2024-05-08 11:30:00", "【投票对象】：白桃\n【投票理由】：带括号"),  # 6
+        P("橘子", "2024-05-08 12:00:00", "投票对象：白桃\n投票理由：诈尸"),  # 7 dead voter
+        P("糖糖", "2024-05-08 12:30:00", "投票对象：橘子\n投票理由：投个死人"),  # 8 dead target
+        P(
+            "雪见",
+            "2024-05-08 13:00:00",
+            "投票对象：月彰\n投票理由：打错字",  # 9 typo
+            comments=[Comment("冷月", "2024-05-08 13:05", "你打错字了")],
+        ),
+        P("阿澈", "2024-05-08 15:00:00", "改票对象：白桃\n改票理由：被说服了", quote=4),  # 10
+        P("南瓜", "2024-05-08 15:30:00", "投票对象 白桃\n投票理由：没写冒号"),  # 11 format
+        P("小鹿", "2024-05-08 16:30:00", "投票对象：弃权\n投票理由：没把握"),  # 12 abstain
+        P("Mika", "2024-05-08 17:00:00", "同意冷月", quote=2),  # 13 a ballot inside a quote
+        P(
+            "青山",
+            "2024-05-08 17:30:00",
+            "投票对象：长夜\n投票理由：站边",  # 14 edited after close
+            edited=("青山", "2024-05-09 22:00"),
+        ),
+        P("月影", "2024-05-08 18:00:00", "投票对象：白桃\n投票理由：跟警长"),  # 15
+        P("糖糖", "2024-05-09 10:00:00", "投票对象：白桃\n投票理由：重新投"),  # 16
+        P("月影", "2024-05-09 20:45:00", "改票对象：长夜\n改票理由：临时改", reply=15),  # 17
+        P(
+            "导演A", "2024-05-09 20:50:00", "代投：白桃\n投票对象：长夜\n投票理由：白桃委托代投"
+        ),  # 18
+        P("小眯", "2024-05-09 21:40:00", "投票对象：长夜\n投票理由：来晚了"),  # 19
+    )
+    return t
+
+
+def ballot(floor, voter, kind, target, time, status, reason=None, post_id=None):
+    return {
+        "floor": floor,
+        "post_id": post_id or str(2000 + floor),
+        "voter": voter,
+        "kind": kind,
+        "target": target,
+        "time": f"2024-05-{time}+08:00",
+        "status": status,
+        "reason": reason,
+    }
+
+
+EXPECTED_BALLOTS = [
+    ballot(2, "冷月", "vote", "白桃", "08T10:01:00", "counted"),
+    ballot(3, "kiwi", "vote", "长夜", "08T10:05:00", "counted"),
+    ballot(4, "阿澈", "vote", "小眯", "08T10:20:00", "superseded"),
+    ballot(4, "阿澈", "change", "长夜", "08T16:00:00", "void", "second_change", post_id="2004.1"),
+    ballot(5, "风铃", "vote", "长夜", "08T11:00:00", "counted"),
+    ballot(6, "老K", "vote", "白桃", "08T11:30:00", "counted"),
+    ballot(7, "橘子", "vote", "白桃", "08T12:00:00", "void", "dead_voter"),
+    ballot(8, "糖糖", "vote", "橘子", "08T12:30:00", "void", "dead_target"),
+    ballot(9, "雪见", "vote", None, "08T13:00:00", "void", "unknown_target"),
+    ballot(10, "阿澈", "change", "白桃", "08T15:00:00", "counted"),
+    ballot(11, "南瓜", "vote", None, "08T15:30:00", "void", "format"),
+    ballot(12, "小鹿", "abstain", "弃权", "08T16:30:00", "counted"),
+    ballot(14, "青山", "vote", "长夜", "08T17:30:00", "counted"),
+    ballot(15, "月影", "vote", "白桃", "08T18:00:00", "counted"),
+    ballot(16, "糖糖", "vote", "白桃", "09T10:00:00", "counted"),
+    ballot(17, "月影", "change", "长夜", "09T20:45:00", "void", "change_in_final_hour"),
+    ballot(18, "白桃", "proxy", "长夜", "09T20:50:00", "counted"),
+    ballot(19, "小眯", "vote", "长夜", "09T21:40:00", "void", "after_close"),
+]
+# 白桃: 冷月 2.5 (sheriff) + 老K 1 + 阿澈 1 + 月影 1 + 糖糖 1 = 6.5
+# 长夜: kiwi 1.5 (deputy) + 风铃 1 + 青山 1 + 白桃 1 (proxy) + 2 (slandered) = 6.5
+# A tie: the sheriff 冷月 voted 白桃, so 白桃 is out (C5).
+EXPECTED_TOTALS = [
+    {"player": "白桃", "votes": 6.5, "voters": ["冷月", "老K", "阿澈", "月影", "糖糖"]},
+    {"player": "长夜", "votes": 6.5, "voters": ["kiwi", "风铃", "青山", "白桃"]},
+]
+
+
+def run(forum, tmp_path, *extra):
+    url = vote_thread().serve(forum)
+    args = ["votes", url, "--game", game_file(tmp_path, url), *extra]
+    return runner.invoke(app, args, env={"COLUMNS": "250"})
+
+
+def test_json_matches_the_hand_count(forum, tmp_path):
+    """V1-V9, C1, C2, C5 together: the JSON of CONTRACT.md, ballot by ballot."""
+    result = run(forum, tmp_path, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["day"], data["kind"]) == (2, "elimination")
+    contract = ["floor", "post_id", "voter", "kind", "target", "time", "status", "reason"]
+    assert [{k: b[k] for k in contract} for b in data["ballots"]] == EXPECTED_BALLOTS
+    assert [
+        {k: t[k] for k in ("player", "votes", "voters")} for t in data["totals"]
+    ] == EXPECTED_TOTALS
+    assert data["totals"][1]["bonuses"] == [{"votes": 2, "why": "slandered (诽谤)", "rule": "C2"}]
+    assert data["not_voted"] == ["小眯", "雪见", "南瓜", "长夜", "Mika"]
+    assert data["outcome"] == {
+        "result": "eliminated",
+        "player": "白桃",
+        "rule": "tie_sheriff_target",
+        "note": "白桃、长夜 tie on 6.5: the sheriff 冷月 voted for 白桃 (C5)",
+    }
+    by_floor = {(b["floor"], b["post_id"]): b for b in data["ballots"]}
+    # The typo: void, and the director is shown who was probably meant (V7).
+    assert by_floor[(9, "2009")]["suggestions"] == ["月影"]
+    assert by_floor[(9, "2009")]["written"] == "月彰"
+    # The edit after the close is flagged (V5): the vote seen may not be the vote cast.
+    assert by_floor[(14, "2014")]["flags"] == ["edited after the close, 05-09 22:00"]
+    assert {
+        "rule": "edited",
+        "player": "青山",
+        "floor": 14,
+        "post_id": "2014",
+        "note": "edited after the close, 05-09 22:00",
+    } in data["flags"]
+    # Weights are shown per ballot (C1).
+    assert by_floor[(2, "2002")]["weight"] == 2.5 and by_floor[(3, "2003")]["weight"] == 1.5
+    # Floor 13 quotes 冷月's ballot: text inside a quote is never a ballot.
+    assert 13 not in {b["floor"] for b in data["ballots"]}
+
+
+def test_table_explains_every_ballot(forum, tmp_path):
+    result = run(forum, tmp_path)
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    for phrase in (
+        "second_change: only 1 change(s) allowed (V4)",
+        "change_in_final_hour: no change after 20:30 (V5, V8)",
+        "unknown_target: '月彰' is not a player; closest: 月影 (V7)",
+        "format: no colon after 投票对象 (V1, V7)",
+        "dead_voter: 橘子 is out and cannot vote (V9)",
+        "dead_target: 橘子 is out and cannot be voted for (V9)",
+        "after_close: posted 05-09 21:40, after the close 05-09 21:30",
+        "replaced by the change on floor 10",
+        "Not voted (5): 小眯、雪见、南瓜、长夜、Mika",
+        "Outcome: 白桃 is out — 白桃、长夜 tie on 6.5: the sheriff 冷月 voted for 白桃 (C5) [rule tie_sheriff_target]",
+    ):
+        assert phrase in out, phrase
+    assert "冷月 ×2.5" in out and "kiwi ×1.5" in out and "+2 slandered (诽谤) (C2)" in out
+
+
+def test_ruling_accepts_the_typo(forum, tmp_path):
+    """The director accepts floor 9 for 月影 (the suggestion): 长夜 then wins outright."""
+    url = vote_thread().serve(forum)
+    path = game_file(tmp_path, url)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write('\n[[rulings]]\nday = 2\nfloor = 9\naction = "accept"\nnote = "meant 月影"\n')
+    result = runner.invoke(app, ["votes", url, "--game", path, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    typo = next(b for b in data["ballots"] if b["floor"] == 9)
+    assert (typo["status"], typo["target"], typo["ruling"]) == ("counted", "月影", "accept")
+    assert "director's ruling: accept (meant 月影)" in typo["note"]
+    assert "雪见" not in data["not_voted"]
+
+
+def test_ruling_voids_a_floor(forum, tmp_path):
+    url = vote_thread().serve(forum)
+    path = game_file(tmp_path, url)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write('\n[[rulings]]\nday = 2\nfloor = 2\naction = "void"\nnote = "withdrawn"\n')
+    data = json.loads(runner.invoke(app, ["votes", url, "--game", path, "--json"]).stdout)
+    sheriff = next(b for b in data["ballots"] if b["floor"] == 2)
+    assert (sheriff["status"], sheriff["reason"]) == ("void", "ruling")
+    # Without the sheriff's 2.5, 长夜 leads 6.5 to 4.
+    assert data["outcome"]["player"] == "长夜" and data["outcome"]["rule"] == "plurality"
+
+
+def test_ruling_on_an_empty_floor_is_an_error(forum, tmp_path):
+    url = vote_thread().serve(forum)
+    path = game_file(tmp_path, url)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write('\n[[rulings]]\nday = 2\nfloor = 13\naction = "void"\n')
+    result = runner.invoke(app, ["votes", url, "--game", path])
+    assert result.exit_code == 2
+    assert "a ruling for day 2 names floor 13, which holds no ballot" in result.stderr
+
+
+def test_day_is_found_from_the_thread_in_any_url_form(forum, tmp_path):
+    url = vote_thread().serve(forum)
+    path = game_file(tmp_path, url)
+    result = runner.invoke(
+        app, ["votes", forum.url("thread-102-2-1.html"), "--game", path, "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["day"] == 2
+
+
+def test_thread_of_no_day_needs_day(forum, tmp_path):
+    url = vote_thread().serve(forum)
+    path = game_file(tmp_path, forum.url("thread-999-1-1.html"))
+    result = runner.invoke(app, ["votes", url, "--game", path])
+    assert result.exit_code == 2
+    assert "name the day with --day N" in result.stderr
+    assert runner.invoke(app, ["votes", url, "--game", path, "--day", "2"]).exit_code == 0
