@@ -409,8 +409,8 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
 
 
 def _freeze(w: _Work) -> Ballot:
-    if w.status == "pending":
-        w.status = "counted"  # only a ruling leaves a ballot pending without a voter sequence
+    if w.status == "pending":  # every ballot with a voter went through _sequence
+        raise AssertionError(f"ballot on floor {w.post.floor} was never judged")
     kind = "proxy" if w.proxy else "abstain" if w.abstain else "change" if w.is_change else "vote"
     note = (
         "; ".join(w.notes)

@@ -41,6 +41,10 @@ def test_demo_runs_the_real_fetch_path():
     assert "Thread 23 “[D01] 月下古堡 第二天投票帖”: 2 page(s), 16 posts, 2 comments" in out
     assert "Thread 24 “[D01] 月下古堡 第二天讨论帖”: 7 page(s), 65 posts, 1 comments" in out
     assert "改票对象：白桃" in out and "quotes #3" in out and "red font" in out
+    # ... and the whole tally of the day on the sample game (ruleset 245, close 21:00).
+    assert "change_not_reply: a change must be posted as a reply of one's own vote (V3)" in out
+    assert "Not voted (2): 老K、南瓜" in out
+    assert "Outcome: nobody — 月影、长夜 tie on 3: nobody is out (C5) [rule tie_none]" in out
 
 
 @pytest.mark.parametrize(

@@ -266,3 +266,67 @@ def test_thread_of_no_day_needs_day(forum, tmp_path):
     assert result.exit_code == 2
     assert "name the day with --day N" in result.stderr
     assert runner.invoke(app, ["votes", url, "--game", path, "--day", "2"]).exit_code == 0
+
+
+def test_votes_from_saved_pages_offline(tmp_path):
+    """The real vote thread saved from a browser, counted with the sample game's rules."""
+    from .conftest import DISCUZ, FIXTURES
+
+    game = tmp_path / "game.toml"
+    game.write_text(
+        (FIXTURES / "demo" / "game.toml")
+        .read_text(encoding="utf-8")
+        .replace("${FORUM}", "https://bbs.example.com/"),
+        encoding="utf-8",
+    )
+    result = runner.invoke(
+        app,
+        [
+            "votes",
+            str(DISCUZ / "vote-p2.html"),
+            str(DISCUZ / "vote-p1.html"),
+            "--game",
+            str(game),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["day"] == 2 and data["thread"] == {
+        "platform": "discuz",
+        "thread_id": "23",
+        "pages": 2,
+        "posts": 16,
+    }
+    reasons = {b["floor"]: b["reason"] for b in data["ballots"] if b["status"] == "void"}
+    assert reasons == {
+        5: "change_not_reply",
+        14: "proxy_late",
+        15: "change_in_final_hour",
+        16: "after_close",
+    }
+    assert [(t["player"], t["votes"]) for t in data["totals"]] == [
+        ("月影", 3),
+        ("长夜", 3),
+        ("白桃", 2),
+        ("Mika", 1),
+    ]
+    # 阿澈's ballot was edited after the 21:00 close.
+    assert next(b for b in data["ballots"] if b["floor"] == 8)["flags"] == [
+        "edited after the close, 03-15 21:05"
+    ]
+
+
+def test_edit_in_the_final_hour_is_flagged():
+    from .votekit import T, game, run, vote
+
+    t = T().post("乙", "08 10:00", vote("甲"))
+    p = t.posts[1]
+    from tally.model import Edit
+
+    t.posts[1] = p.__class__(
+        **{**p.__dict__, "edited": Edit("乙", p.time.replace(day=9, hour=21, minute=0))}
+    )
+    result = run(game("000"), t)
+    assert result.ballots[0].flags == ("edited in the final hour, 05-09 21:00",)
+    assert result.ballots[0].status == "counted"
