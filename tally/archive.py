@@ -117,7 +117,7 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
                         "red_font": 0,
                         "large_font": 0,
                         "hidden": "",
-                        "author_display": "",
+                        "author_display": comment.author_display or "",
                         "thread_title": thread.title,
                     }
                 )

@@ -18,9 +18,10 @@ import httpx
 
 from tally import __version__
 from tally.charset import decode_page
-from tally.errors import FetchError, InputError, ParseError
+from tally.errors import FetchError, InputError
 from tally.model import Page, Post, Thread
-from tally.platforms import Platform, ThreadRef, recognise_text, resolve_url
+from tally.platforms import Platform, by_name, recognise_text, resolve_url
+from tally.platforms.base import CommentBatch, Getter
 
 USER_AGENT = f"tally/{__version__} (forum werewolf vote counter; +https://pypi.org/project/tally/)"
 # Forums throttle guests hard at closing time: never more than this many requests at once.
@@ -102,8 +103,9 @@ def fetch_thread(
     platform, ref = resolve_url(url)
     own_client = client is None
     http = client or make_client(options)
+    get = _getter(http, platform)
     try:
-        first = _fetch_page(http, platform, ref, 1, tz)
+        first = platform.read_page(ref, 1, get, tz)
         pages: dict[int, Page] = {1: first}
         known = first.page_count
         if known > options.max_pages:
@@ -117,7 +119,7 @@ def fetch_thread(
         while len(pages) < known:
             wanted = [p for p in range(1, known + 1) if p not in pages]
             with ThreadPoolExecutor(max_workers=max(1, options.max_in_flight)) as pool:
-                for page in pool.map(lambda p: _fetch_page(http, platform, ref, p, tz), wanted):
+                for page in pool.map(lambda n: platform.read_page(ref, n, get, tz), wanted):
                     pages[page.page] = page
                     if progress:
                         progress(len(pages), known)
@@ -130,35 +132,31 @@ def fetch_thread(
     return _build(platform.name, ref.thread_id, url, list(pages.values()), "network")
 
 
-def _fetch_page(
-    http: httpx.Client, platform: Platform, ref: ThreadRef, page: int, tz: tzinfo
-) -> Page:
-    page_url = platform.page_url(ref, page)
-    try:
-        response = http.get(page_url)
-    except httpx.TimeoutException:
-        raise FetchError(f"{page_url} did not answer in time.") from None
-    except httpx.HTTPError as exc:
-        raise FetchError(f"could not read {page_url} ({type(exc).__name__}: {exc}).") from None
-    body = response.content
-    text = decode_page(body, response.headers.get("content-type"), source=page_url)
-    if response.status_code != 200:
-        # A missing thread is a 404 whose body is a normal forum page with the message.
-        message = platform.error_page(text, page_url)
-        if message is not None:
-            raise message
-        raise FetchError(f"{page_url} answered HTTP {response.status_code}.")
-    parsed = platform.parse_page(text, tz, source=page_url, thread_id=ref.thread_id)
-    if parsed.page != page:
-        # Forums answer a page past the end with the last page; that is not page ``page``.
-        raise ParseError(f"{page_url} returned page {parsed.page} instead of page {page}.")
-    return parsed
+def _getter(http: httpx.Client, platform: Platform) -> Getter:
+    def get(url: str) -> str:
+        try:
+            response = http.get(url)
+        except httpx.TimeoutException:
+            raise FetchError(f"{url} did not answer in time.") from None
+        except httpx.HTTPError as exc:
+            raise FetchError(f"could not read {url} ({type(exc).__name__}: {exc}).") from None
+        text = decode_page(response.content, response.headers.get("content-type"), source=url)
+        if response.status_code != 200:
+            # A missing thread is a 404 whose body is a normal forum page with the message.
+            message = platform.error_page(text, url)
+            if message is not None:
+                raise message
+            raise FetchError(f"{url} answered HTTP {response.status_code}.")
+        return text
+
+    return get
 
 
 def read_saved_thread_files(paths: Iterable[Path], tz: tzinfo) -> list[Thread]:
     """Parse saved pages; the pages of each thread must all be there."""
     by_thread: dict[tuple[str, str], dict[int, Page]] = {}
     names: dict[tuple[str, str], str] = {}
+    batches: dict[str, list[tuple[CommentBatch, str]]] = {}
     for path in paths:
         try:
             body = path.read_bytes()
@@ -166,7 +164,11 @@ def read_saved_thread_files(paths: Iterable[Path], tz: tzinfo) -> list[Thread]:
             raise InputError(f"{path}: cannot be read ({exc.strerror}).") from None
         text = decode_page(body, None, source=str(path))
         platform = recognise_text(text, str(path))
-        page = platform.parse_page(text, tz, source=str(path))
+        part = platform.parse_saved(text, tz, source=str(path))
+        if isinstance(part, CommentBatch):
+            batches.setdefault(platform.name, []).append((part, str(path)))
+            continue
+        page = part
         key = (platform.name, page.thread_id)
         names.setdefault(key, str(path))
         pages = by_thread.setdefault(key, {})
@@ -184,7 +186,19 @@ def read_saved_thread_files(paths: Iterable[Path], tz: tzinfo) -> list[Thread]:
                 f"(saved from {names[(platform_name, tid)]})."
             )
         source = os.fspath(names[(platform_name, tid)])
-        threads.append(_build(platform_name, tid, source, list(pages.values()), "file"))
+        mine = [b for b, _ in batches.get(platform_name, []) if b.thread_id in (None, tid)]
+        with_comments = by_name(platform_name).attach_saved(
+            list(pages.values()), mine, source=source
+        )
+        threads.append(_build(platform_name, tid, source, with_comments, "file"))
+    for platform_name, found in batches.items():
+        tids = {tid for name, tid in by_thread if name == platform_name}
+        for batch, where in found:
+            if batch.thread_id is not None and batch.thread_id not in tids:
+                raise InputError(
+                    f"{where} holds comments of thread {batch.thread_id}, "
+                    "whose pages were not given."
+                )
     return threads
 
 

@@ -6,6 +6,7 @@ forum markup, so a Discuz! thread and a Tieba thread look the same to them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -38,6 +39,8 @@ class Comment:
     author_id: str | None
     time: datetime
     text: str
+    # The name shown when it differs from the account name (Tieba nicknames).
+    author_display: str | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,9 @@ class Page:
     title: str = ""
     # The thread's reply count as the page header shows it, when it does.
     reply_count: int | None = None
+    # How many nested comments the page says each post has (Tieba loads them separately).
+    comment_counts: Mapping[str, int] = field(default_factory=dict)
+    forum_id: str | None = None
 
 
 @dataclass(frozen=True)

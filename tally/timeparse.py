@@ -17,7 +17,7 @@ _ABSOLUTE = re.compile(
 )
 # Relative forms Discuz! shows for recent posts; they only ever appear with the exact
 # time in a title attribute, so on their own they are an error.
-_RELATIVE = re.compile(r"(刚刚|秒前|分钟前|半小时前|小时前|昨天|前天|天前)")
+_RELATIVE = re.compile(r"(刚刚|秒前|分钟前|半小时前|小时前|今天|昨天|前天|天前)")
 
 
 def parse_forum_time(text: str, tz: tzinfo, *, what: str = "time") -> datetime:

@@ -68,6 +68,7 @@ class _Work:
     posted_at: datetime
     reading: Reading
     parsed: ParsedBallot | None
+    author_display: str | None = None
     voter: str | None = None
     proxy: bool = False
     target: str | None = None
@@ -106,7 +107,7 @@ def judge(
     works: list[_Work] = []
     for work in _candidates(thread, rules):
         work.ruling = rulings.pop((work.post.floor, work.comment_index), None)
-        _identify(work, roster, directors, day)
+        _identify(work, roster, directors)
         _check(work, roster, day, rules)
         works.append(work)
     if rulings:
@@ -131,21 +132,34 @@ def _candidates(thread: Thread, rules: Ruleset) -> Iterator[_Work]:
         # The opening post is the director's header, with an empty ballot template in it.
         if post.floor == 1:
             continue
-        units: list[tuple[int | None, str, str, datetime, str]] = [
-            (None, post.post_id, post.author, post.time, post.text)
+        units: list[tuple[int | None, str, str, str | None, datetime, str]] = [
+            (None, post.post_id, post.author, post.author_display, post.time, post.text)
         ]
         units += [
-            (i, c.comment_id, c.author, c.time, c.text) for i, c in enumerate(post.comments, 1)
+            (i, c.comment_id, c.author, c.author_display, c.time, c.text)
+            for i, c in enumerate(post.comments, 1)
         ]
-        for index, post_id, author, time, text in units:
+        for index, post_id, author, shown, time, text in units:
             reading = read_ballot(text, require_reason=rules.require_reason)
             if reading.is_ballot:
                 parsed = reading.ballots[0] if reading.ballots else None
-                yield _Work(post, index, post_id, author, time, reading, parsed, time=time)
+                yield _Work(
+                    post,
+                    index,
+                    post_id,
+                    author,
+                    time,
+                    reading,
+                    parsed,
+                    time=time,
+                    author_display=shown,
+                )
 
 
-def _identify(w: _Work, roster: Roster, directors: set[str], day: Day) -> None:
-    if normalise(w.author) in directors:
+def _identify(w: _Work, roster: Roster, directors: set[str]) -> None:
+    # The account name first; on Tieba the nickname shown is the other name a roster uses.
+    names = [w.author] + ([w.author_display] if w.author_display else [])
+    if any(normalise(n) in directors for n in names):
         if w.reading.proxy_for is None:
             w.void("director", "a director's own post is not a ballot")
             return
@@ -156,11 +170,11 @@ def _identify(w: _Work, roster: Roster, directors: set[str], day: Day) -> None:
             return
         w.voter, w.proxy = match.player, True
         return
-    match = roster.match(w.author)
-    if match.player is None:
-        w.void("not_a_player", f"{w.author} is not a player of this game")
+    player = next((m.player for n in names if (m := roster.match(n)).player), None)
+    if player is None:
+        w.void("not_a_player", f"{' / '.join(names)} is not a player of this game")
         return
-    w.voter = match.player
+    w.voter = player
     if w.reading.proxy_for is not None:
         w.void("proxy_not_director", "only a director may post a proxy ballot (V8)")
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from tally.errors import InputError
 from tally.platforms.base import Platform, ThreadRef
 from tally.platforms.discuz import Discuz
+from tally.platforms.tieba import Tieba
 
-PLATFORMS: tuple[Platform, ...] = (Discuz(),)
+PLATFORMS: tuple[Platform, ...] = (Discuz(), Tieba())
 
 
 def by_name(name: str) -> Platform:
@@ -29,7 +30,7 @@ def resolve_url(url: str) -> tuple[Platform, ThreadRef]:
             return platform, ref
     raise InputError(
         f"{stripped!r} is not a thread URL tally knows (Discuz!: forum.php?mod=viewthread&tid=N "
-        "or thread-N-P-1.html)."
+        "or thread-N-P-1.html; Tieba: /p/N)."
     )
 
 

@@ -8,11 +8,15 @@ pure: text in, frozen dataclasses out. Fetching lives in ``tally.fetch``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import tzinfo
 
-from tally.errors import NotAThreadError
-from tally.model import Page
+from tally.errors import InputError, NotAThreadError, ParseError
+from tally.model import Comment, Page
+
+# Fetches a URL and returns its text; raises tally's errors for anything but a good answer.
+Getter = Callable[[str], str]
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,16 @@ class ThreadRef:
     base: str
     # The page the pasted URL pointed at (informational: tally always reads every page).
     page: int = 1
+
+
+@dataclass(frozen=True)
+class CommentBatch:
+    """Nested comments read from somewhere other than the thread page (Tieba's 楼中楼 JSON)."""
+
+    thread_id: str | None
+    comments: Mapping[str, tuple[Comment, ...]] = field(default_factory=dict)
+    # How many comments the forum says each post has, when the batch says so.
+    totals: Mapping[str, int] = field(default_factory=dict)
 
 
 class Platform(ABC):
@@ -53,3 +67,24 @@ class Platform(ABC):
         self, text: str, tz: tzinfo, *, source: str, thread_id: str | None = None
     ) -> Page:
         """Parse one page; ``source`` (a URL or file name) is used in error messages."""
+
+    def read_page(self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo) -> Page:
+        """Page ``number`` with everything it needs; Tieba also asks for its 楼中楼."""
+        url = self.page_url(ref, number)
+        page = self.parse_page(get(url), tz, source=url, thread_id=ref.thread_id)
+        if page.page != number:
+            # Forums answer a page past the end with the last page; that is not page ``number``.
+            raise ParseError(f"{url} returned page {page.page} instead of page {number}.")
+        return page
+
+    def parse_saved(self, text: str, tz: tzinfo, *, source: str) -> Page | CommentBatch:
+        """A saved file: a thread page, or (on platforms that have them) saved comments."""
+        return self.parse_page(text, tz, source=source)
+
+    def attach_saved(
+        self, pages: Sequence[Page], batches: Sequence[CommentBatch], *, source: str
+    ) -> list[Page]:
+        """Put saved comments under their floors; platforms without such files take none."""
+        if batches:
+            raise InputError(f"{source}: {self.name} threads have no separate comment files.")
+        return list(pages)

@@ -1,0 +1,398 @@
+"""Baidu Tieba threads (desktop pages), with their 楼中楼.
+
+What a thread page holds, as public scrapers of it document: each floor is a
+``div.l_post`` (``j_l_post``) whose ``data-field`` JSON carries ``author`` (user_id,
+user_name, user_nickname, portrait) and ``content`` (post_id, post_no, thread_id,
+forum_id, comment_num); the body is ``div#post_content_<post_id>``; the floor and the time
+are in ``span.tail-info`` ("2楼", "2024-08-05 17:07"). 楼中楼 are not in the page: the
+JSON endpoint ``/p/totalComment`` gives the first ones of every floor of a page, and
+``/p/comment`` (an HTML fragment, ``li.lzl_single_post``) pages through the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime, tzinfo
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from selectolax.lexbor import LexborHTMLParser
+
+from tally.errors import InputError, NotAThreadError, ParseError, TallyError, TruncatedPageError
+from tally.htmltext import Node, font_flags, node_text
+from tally.model import Comment, Page, Post
+from tally.platforms.base import CommentBatch, Getter, Platform, ThreadRef
+from tally.timeparse import parse_forum_time
+
+_THREAD_PATH = re.compile(r"^/p/(\d+)/?$")
+_PAGER_JSON = re.compile(r"PageData\.pager\s*=\s*(\{[^;]*?\})\s*;", re.S)
+_TOTAL_PAGE = re.compile(r"[\"']?total_page[\"']?\s*:\s*[\"']?(\d+)")
+_CUR_PAGE = re.compile(r"[\"']?cur_page[\"']?\s*:\s*[\"']?(\d+)")
+_FLOOR = re.compile(r"^(\d+)楼$")
+_PN = re.compile(r"[?&]pn=(\d+)")
+_FID = re.compile(r"[\"']?forum_id[\"']?\s*:\s*[\"']?(\d+)")
+_CHALLENGES = ("百度安全验证", "wappass.baidu.com", "安全验证")
+# The first comment page of /p/totalComment and of /p/comment holds this many.
+COMMENTS_PER_PAGE = 10
+
+
+class Tieba(Platform):
+    name = "tieba"
+
+    def match_url(self, url: str) -> ThreadRef | None:
+        parts = urlsplit(url)
+        m = _THREAD_PATH.match(parts.path)
+        if parts.scheme not in ("http", "https") or not parts.netloc or m is None:
+            return None
+        host = parts.netloc
+        scheme = parts.scheme
+        if host.endswith("tieba.baidu.com"):
+            # m.tieba and http:// are the same thread; the desktop site over https is read.
+            host, scheme = "tieba.baidu.com", "https"
+        pn = parse_qs(parts.query).get("pn", ["1"])[0]
+        return ThreadRef(
+            self.name, m.group(1), f"{scheme}://{host}/", int(pn) if pn.isdigit() else 1
+        )
+
+    def page_url(self, ref: ThreadRef, page: int) -> str:
+        # Without see_lz: tally reads every floor, not only the thread owner's.
+        return f"{ref.base}p/{ref.thread_id}?pn={page}"
+
+    def recognises(self, text: str) -> bool:
+        head = text[:4000].lstrip()
+        if head.startswith("{") and '"comment_list"' in text:
+            return True
+        return "j_l_post" in text or "lzl_single_post" in text or "PageData.thread" in text
+
+    def error_page(self, text: str, source: str) -> NotAThreadError | None:
+        if any(marker in text for marker in _CHALLENGES):
+            return NotAThreadError(
+                f"{source}: Baidu answered with a security check instead of the thread; open it "
+                "in a browser, save its pages and comment files, and run tally on them."
+            )
+        if "该贴已被删除" in text or "贴吧404" in text or "page404" in text:
+            return NotAThreadError(f"{source}: the thread does not exist or was deleted.")
+        if "passport.baidu.com" in text and "登录" in text and "j_l_post" not in text:
+            return NotAThreadError(
+                f"{source}: Baidu shows this thread only to a logged-in account."
+            )
+        return None
+
+    def parse_page(
+        self, text: str, tz: tzinfo, *, source: str, thread_id: str | None = None
+    ) -> Page:
+        tree = LexborHTMLParser(text)
+        nodes = tree.css("div.l_post") or tree.css("div.j_l_post")
+        if not nodes:
+            raise self.error_page(text, source) or _no_posts(tree, source)
+        if not re.search(r"</html\s*>\s*$", text[-2000:], re.I):
+            raise TruncatedPageError(f"{source} ends before the page was finished (no </html>).")
+        posts = [_parse_floor(n, tz, source) for n in nodes]
+        tids = {p.thread_id for p in posts if p.thread_id}
+        tid = tids.pop() if len(tids) == 1 else None
+        if tids:
+            raise ParseError(f"{source} holds floors of more than one thread.")
+        tid = tid or thread_id
+        if tid is None:
+            raise ParseError(f"{source} does not say which thread it belongs to.")
+        if thread_id is not None and tid != thread_id:
+            raise ParseError(f"{source} is a page of thread {tid}, not of thread {thread_id}.")
+        page, count = _pager(tree, text)
+        title = tree.css_first(".core_title_txt")
+        forum = _FID.search(text)
+        counts = {p.post_id: n for p, n in zip(posts, _comment_counts(nodes), strict=True)}
+        return Page(
+            platform=self.name,
+            thread_id=tid,
+            page=page,
+            page_count=count,
+            posts=tuple(_with(p, thread_id=tid, page=page) for p in posts),
+            title=(title.attributes.get("title") or node_text(title)) if title is not None else "",
+            comment_counts=counts,
+            forum_id=forum.group(1) if forum else None,
+        )
+
+    def read_page(self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo) -> Page:
+        page = super().read_page(ref, number, get, tz)
+        wanted = {pid: n for pid, n in page.comment_counts.items() if n > 0}
+        if not wanted:
+            return page
+        url = (
+            f"{ref.base}p/totalComment?tid={ref.thread_id}&fid={page.forum_id or ''}"
+            f"&pn={number}&see_lz=0"
+        )
+        batch = parse_total_comment(get(url), tz, source=url)
+        comments = {pid: list(batch.comments.get(pid, ())) for pid in wanted}
+        for pid, total in wanted.items():
+            if len(comments[pid]) >= total:
+                continue
+            # More than the JSON returns: page through the HTML fragment, all of it.
+            first = _comment_url(ref, pid, 1)
+            found, pages = parse_comment_fragment(get(first), tz, source=first)
+            for pn in range(2, pages + 1):
+                more_url = _comment_url(ref, pid, pn)
+                found += parse_comment_fragment(get(more_url), tz, source=more_url)[0]
+            comments[pid] = _merge(comments[pid], found)
+        return _attach(page, comments, complete=set(wanted), source=self.page_url(ref, number))
+
+    def parse_saved(self, text: str, tz: tzinfo, *, source: str) -> Page | CommentBatch:
+        if text.lstrip().startswith("{"):
+            return parse_total_comment(text, tz, source=source)
+        if "lzl_single_post" in text and "j_l_post" not in text:
+            found, _pages = parse_comment_fragment(text, tz, source=source)
+            pid = _fragment_post_id(text, source)
+            return CommentBatch(None, {pid: tuple(found)})
+        return self.parse_page(text, tz, source=source)
+
+    def attach_saved(
+        self, pages: Sequence[Page], batches: Sequence[CommentBatch], *, source: str
+    ) -> list[Page]:
+        merged: dict[str, list[Comment]] = {}
+        for batch in batches:
+            for pid, found in batch.comments.items():
+                merged[pid] = _merge(merged.get(pid, []), list(found))
+        out = []
+        for page in pages:
+            mine = {pid: merged.get(pid, []) for pid, n in page.comment_counts.items() if n > 0}
+            out.append(_attach(page, mine, complete=set(), source=source, saved=True))
+        return out
+
+
+def _with(post: Post, **changes: Any) -> Post:
+    return Post(**{**post.__dict__, **changes})
+
+
+def _no_posts(tree: LexborHTMLParser, source: str) -> TallyError:
+    if tree.css_first("#j_p_postlist") is not None:
+        return TruncatedPageError(f"{source} has the thread's frame but no floors in it.")
+    return NotAThreadError(f"{source} is not a Tieba thread page.")
+
+
+def _field(node: Node, source: str) -> dict[str, Any]:
+    raw = node.attributes.get("data-field") or ""
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        try:  # older pages write the JSON with single quotes
+            value = json.loads(raw.replace("'", '"'))
+        except json.JSONDecodeError:
+            raise ParseError(f"{source} has a floor whose data-field is not JSON.") from None
+    return value if isinstance(value, dict) else {}
+
+
+def _parse_floor(node: Node, tz: tzinfo, source: str) -> Post:
+    data = _field(node, source)
+    author = data.get("author") or {}
+    content = data.get("content") or {}
+    pid = str(content.get("post_id") or node.attributes.get("data-pid") or "")
+    if not pid.isdigit():
+        raise ParseError(f"{source} has a floor without a post id.")
+    where = f"{source}, post {pid}"
+    tails = [node_text(t) for t in node.css("span.tail-info")]
+    floor = content.get("post_no")
+    if not isinstance(floor, int):
+        floor = next((int(m.group(1)) for t in tails if (m := _FLOOR.match(t))), None)
+    if floor is None:
+        raise ParseError(f"{where} has no floor number.")
+    # The time is the last tail item that is neither the floor nor "来自…客户端".
+    stamps = [t for t in tails if not _FLOOR.match(t) and not t.startswith("来自")]
+    stamp = stamps[-1] if stamps else content.get("date")
+    if not stamp:
+        raise ParseError(f"{where} has no post time.")
+    time = parse_forum_time(str(stamp), tz, what=f"{where}: post time")
+    user_name = str(author.get("user_name") or "").strip()
+    nickname = str(author.get("user_nickname") or author.get("name_show") or "").strip()
+    shown = node.css_first(".p_author_name") or node.css_first(".d_name a")
+    shown_name = node_text(shown) if shown is not None else ""
+    name = user_name or nickname or shown_name
+    if not name:
+        raise ParseError(f"{where} has no author.")
+    display = nickname or shown_name
+    body = node.css_first(f"#post_content_{pid}") or node.css_first(".d_post_content")
+    if body is None:
+        raise ParseError(f"{where} has no body.")
+    red, large = font_flags(body)
+    user_id = author.get("user_id")
+    return Post(
+        platform="tieba",
+        thread_id=str(content.get("thread_id") or ""),
+        post_id=pid,
+        floor=floor,
+        author=name,
+        author_id=str(user_id) if user_id else None,
+        time=time,
+        text=node_text(body),
+        red_font=red,
+        large_font=large,
+        author_display=display if display and display != name else None,
+    )
+
+
+def _comment_counts(nodes: Sequence[Node]) -> list[int]:
+    out = []
+    for node in nodes:
+        content = _field(node, "page").get("content") or {}
+        count = content.get("comment_num")
+        out.append(int(count) if isinstance(count, int | str) and str(count).isdigit() else 0)
+    return out
+
+
+def _pager(tree: LexborHTMLParser, text: str) -> tuple[int, int]:
+    m = _PAGER_JSON.search(text)
+    if m:
+        total, cur = _TOTAL_PAGE.search(m.group(1)), _CUR_PAGE.search(m.group(1))
+        if total:
+            current = int(cur.group(1)) if cur else 1
+            return current, max(int(total.group(1)), current)
+    # The pager: the current page is a span, the others links with pn=.
+    current = 1
+    for span in tree.css("li.l_pager span.tP"):
+        if span.text().strip().isdigit():
+            current = int(span.text().strip())
+    count = current
+    for a in tree.css("li.l_pager a"):
+        m2 = _PN.search(a.attributes.get("href") or "")
+        if m2:
+            count = max(count, int(m2.group(1)))
+    reply = tree.css("li.l_reply_num span.red")
+    if len(reply) >= 2 and reply[1].text().strip().isdigit():
+        count = max(count, int(reply[1].text().strip()))
+    return current, count
+
+
+def _comment_url(ref: ThreadRef, pid: str, pn: int) -> str:
+    return f"{ref.base}p/comment?tid={ref.thread_id}&pid={pid}&pn={pn}"
+
+
+def _merge(a: list[Comment], b: list[Comment]) -> list[Comment]:
+    seen = {c.comment_id for c in a}
+    return a + [c for c in b if c.comment_id not in seen]
+
+
+def _attach(
+    page: Page,
+    comments: Mapping[str, list[Comment]],
+    *,
+    complete: set[str],
+    source: str,
+    saved: bool = False,
+) -> Page:
+    posts = []
+    for post in page.posts:
+        expected = page.comment_counts.get(post.post_id, 0)
+        found = sorted(comments.get(post.post_id, []), key=lambda c: (c.time, c.comment_id))
+        if len(found) < expected and post.post_id not in complete:
+            hint = (
+                " (save its /p/totalComment JSON and, past 10, its /p/comment pages)"
+                if saved
+                else ""
+            )
+            raise InputError(
+                f"{source}: floor {post.floor} has {expected} 楼中楼 "
+                f"but {len(found)} were read{hint}."
+            )
+        posts.append(_with(post, comments=tuple(found)) if found else post)
+    return Page(**{**page.__dict__, "posts": tuple(posts)})
+
+
+def _from_timestamp(value: Any, tz: tzinfo, where: str) -> datetime:
+    try:
+        return datetime.fromtimestamp(int(value), tz)
+    except (TypeError, ValueError, OverflowError, OSError):
+        raise ParseError(f"{where}: time {value!r} is not a Unix time.") from None
+
+
+def parse_total_comment(text: str, tz: tzinfo, *, source: str) -> CommentBatch:
+    """The JSON of /p/totalComment: the first 楼中楼 of every floor of one page."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        raise ParseError(f"{source} is not the JSON of Tieba's comment list.") from None
+    if not isinstance(data, dict) or data.get("errno", 0) not in (0, "0"):
+        message = data.get("errmsg") if isinstance(data, dict) else None
+        raise ParseError(f"{source}: Tieba answered the comment list with an error ({message}).")
+    body = data.get("data") or {}
+    listing = body.get("comment_list") or {}
+    if not isinstance(listing, dict):  # Tieba sends [] when no floor has comments
+        listing = {}
+    comments: dict[str, tuple[Comment, ...]] = {}
+    totals: dict[str, int] = {}
+    tids = set()
+    for pid, entry in listing.items():
+        items = []
+        for item in entry.get("comment_info") or []:
+            where = f"{source}, 楼中楼 {item.get('comment_id')}"
+            name = str(item.get("username") or item.get("show_nickname") or "").strip()
+            if not item.get("comment_id") or not name:
+                raise ParseError(f"{where} lacks its id or author.")
+            shown = str(item.get("show_nickname") or "").strip()
+            tids.add(str(item.get("thread_id") or ""))
+            items.append(
+                Comment(
+                    comment_id=str(item["comment_id"]),
+                    author=name,
+                    author_id=str(item["user_id"]) if item.get("user_id") else None,
+                    time=_from_timestamp(item.get("now_time"), tz, where),
+                    text=node_text(
+                        LexborHTMLParser(f"<div>{item.get('content') or ''}</div>").css_first("div")
+                    ),
+                    author_display=shown if shown and shown != name else None,
+                )
+            )
+        comments[str(pid)] = tuple(items)
+        totals[str(pid)] = int(entry.get("comment_num") or len(items))
+    tids.discard("")
+    return CommentBatch(tids.pop() if len(tids) == 1 else None, comments, totals)
+
+
+def parse_comment_fragment(text: str, tz: tzinfo, *, source: str) -> tuple[list[Comment], int]:
+    """One page of /p/comment: its 楼中楼, and how many pages the floor's comments fill."""
+    tree = LexborHTMLParser(text)
+    found = []
+    for li in tree.css("li.lzl_single_post"):
+        data = _field(li, source)
+        spid = str(data.get("spid") or "")
+        where = f"{source}, 楼中楼 {spid or '?'}"
+        name = str(data.get("user_name") or data.get("showname") or "").strip()
+        if not spid.isdigit() or not name:
+            raise ParseError(f"{where} lacks its id or author.")
+        body = li.css_first("span.lzl_content_main")
+        stamp = li.css_first("span.lzl_time")
+        if body is None or stamp is None:
+            raise ParseError(f"{where} lacks its text or time.")
+        shown = str(data.get("showname") or "").strip()
+        found.append(
+            Comment(
+                comment_id=spid,
+                author=name,
+                author_id=None,
+                time=parse_forum_time(node_text(stamp), tz, what=f"{where}: time"),
+                text=node_text(body),
+                author_display=shown if shown and shown != name else None,
+            )
+        )
+    pages = 1
+    for pager in tree.css("li.lzl_li_pager"):
+        total = _field(pager, source).get("total_page")
+        if isinstance(total, int | str) and str(total).isdigit():
+            pages = max(pages, int(total))
+    if not found and "lzl_li_pager" not in text:
+        raise ParseError(f"{source} is not a page of Tieba 楼中楼.")
+    return found, pages
+
+
+def _fragment_post_id(text: str, source: str) -> str:
+    tree = LexborHTMLParser(text)
+    for node in tree.css("li.lzl_single_post, li.lzl_li_pager"):
+        pid = _field(node, source).get("pid")
+        if pid:
+            return str(pid)
+    name = source.replace("\\", "/").rsplit("/", 1)[-1]
+    m = re.search(r"pid[=_-]?(\d+)", name) or re.search(r"comment[-_](\d{5,})", name)
+    if m:
+        return m.group(1)
+    raise InputError(f"{source}: a saved 楼中楼 page must say its floor (pid=… in the file name).")
