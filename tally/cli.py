@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -30,7 +32,31 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no page summary.")]
+Fresh = Annotated[
+    bool, typer.Option("--fresh", help="Ignore cached pages: fetch every page again.")
+]
+CacheDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--cache-dir", help="Where pages are kept between runs [default: $XDG_CACHE_HOME/tally]."
+    ),
+]
+Cookies = Annotated[
+    Path | None,
+    typer.Option(
+        "--cookies", help="A Netscape cookie file (browser export) for boards closed to guests."
+    ),
+]
+
+
+@dataclass(frozen=True)
+class _Fetching:
+    quiet: bool = False
+    fresh: bool = False
+    cache_dir: Path | None = None
+    cookies: Path | None = None
+    use_cache: bool = True
 
 
 def _stderr() -> Console:
@@ -81,17 +107,31 @@ def _progress(quiet: bool) -> Iterator[Progress | None]:
         yield update
 
 
-def _read(sources: list[str], timezone: str, quiet: bool) -> list[Thread]:
+def _read(
+    sources: list[str], timezone: str, how: _Fetching, not_before: datetime | None = None
+) -> list[Thread]:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-    from tally.fetch import read_threads
+    from tally.cache import default_cache_dir
+    from tally.fetch import FetchOptions, read_threads, summary
+    from tally.http import HttpOptions
 
     try:
         tz = ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
         raise InputError(f"{timezone!r} is not a time zone name like Asia/Shanghai.") from None
-    with _progress(quiet) as progress:
-        return read_threads(sources, tz, progress=progress)
+    options = FetchOptions(
+        http=HttpOptions(cookies=how.cookies),
+        cache_dir=(how.cache_dir or default_cache_dir()) if how.use_cache else None,
+        fresh=how.fresh,
+        not_before=not_before,
+    )
+    with _progress(how.quiet) as progress:
+        threads = read_threads(sources, tz, options=options, progress=progress)
+    if not how.quiet:
+        for thread in threads:
+            _stderr().print(summary(thread), markup=False)
+    return threads
 
 
 @app.command()
@@ -110,6 +150,9 @@ def archive(
         str, typer.Option(help="The forum's clock, when no game file gives it.")
     ] = "Asia/Shanghai",
     quiet: Quiet = False,
+    fresh: Fresh = False,
+    cache_dir: CacheDir = None,
+    cookies: Cookies = None,
 ) -> None:
     """Write every post and comment of the threads to a CSV file that Excel opens.
 
@@ -126,7 +169,7 @@ def archive(
             timezone = loaded.timezone.key
         if not wanted:
             raise InputError("give at least one thread URL or saved page, or --game GAME.toml.")
-        threads = _read(wanted, timezone, quiet)
+        threads = _read(wanted, timezone, _Fetching(quiet, fresh, cache_dir, cookies))
         count = write_csv(threads, output)
         pages = sum(t.page_count for t in threads)
         _stderr().print(
@@ -150,6 +193,9 @@ def votes(
         bool, typer.Option("--json", help="The JSON of shared CONTRACT.md.")
     ] = False,
     quiet: Quiet = False,
+    fresh: Fresh = False,
+    cache_dir: CacheDir = None,
+    cookies: Cookies = None,
 ) -> None:
     """Count a day's votes: every ballot judged, the totals and who is out (or sheriff).
 
@@ -159,10 +205,15 @@ def votes(
         import json
 
         from tally.game import load_game
-        from tally.votes import tally_day, to_json
+        from tally.votes import day_of_sources, tally_day, to_json
 
         loaded = load_game(game)
-        threads = _read(sources, loaded.timezone.key, quiet)
+        # At or after the close, no page cached before the close may decide the day.
+        chosen = day_of_sources(loaded, sources, day)
+        now = datetime.now(loaded.timezone)
+        not_before = chosen.closes if chosen is not None and now >= chosen.closes else None
+        how = _Fetching(quiet, fresh, cache_dir, cookies)
+        threads = _read(sources, loaded.timezone.key, how, not_before)
         if len(threads) != 1:
             raise InputError(f"give the pages of one vote thread, not of {len(threads)} threads.")
         result = tally_day(threads[0], loaded, day)
@@ -187,7 +238,8 @@ def demo(quiet: Quiet = False) -> None:
         with sample_game() as (game, forum):
             console = _stdout()
             console.print(f"Sample game {game.name}, forum at {forum.base}", markup=False)
-            threads = _read(list(game.thread_urls()), game.timezone.key, quiet)
+            how = _Fetching(quiet=quiet, use_cache=False)  # a new local forum every time
+            threads = _read(list(game.thread_urls()), game.timezone.key, how)
             print_threads(console, threads)
             from tally.render_console import print_day
             from tally.votes import day_of_thread, tally_day

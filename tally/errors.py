@@ -45,6 +45,10 @@ class TruncatedPageError(ParseError):
     """A page ended before the forum finished rendering it."""
 
 
+class PageMismatchError(ParseError):
+    """The forum answered with another page than the one asked for (past the end)."""
+
+
 class OutputError(TallyError):
     """A result could not be written."""
 

@@ -1,7 +1,11 @@
 """Reading whole threads: every page, from the forum over HTTP or from saved files.
 
-A thread is returned only when every page its pager names was read and parsed;
-a missing page is an error, never a shorter thread.
+A thread comes back only when every page its pager names was read and parsed and its
+floors agree with the thread's reply count; anything less is an error naming the page,
+never a shorter thread. Pages are kept in a cache between runs: a re-run downloads the
+last known page (to learn whether the thread grew) and what is new, and takes the rest
+from the cache, unless they were cached before ``not_before`` (the close: a tally at
+or after the close never rests on a page cached before it) or ``--fresh`` is given.
 """
 
 from __future__ import annotations
@@ -10,24 +14,26 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from datetime import tzinfo
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
+from urllib.parse import urlsplit
 
-import httpx
-
-from tally import __version__
+from tally.cache import Cache, ThreadCache
 from tally.charset import decode_page
-from tally.errors import FetchError, InputError
+from tally.errors import (
+    FetchError,
+    InputError,
+    PageMismatchError,
+    TallyError,
+    TruncatedPageError,
+)
+from tally.http import Http, HttpOptions
 from tally.model import Page, Post, Thread
-from tally.platforms import Platform, by_name, recognise_text, resolve_url
-from tally.platforms.base import CommentBatch, Getter
+from tally.platforms import Platform, ThreadRef, by_name, recognise_text, resolve_url
+from tally.platforms.base import CommentBatch
 
-USER_AGENT = f"tally/{__version__} (forum werewolf vote counter; +https://pypi.org/project/tally/)"
-# Forums throttle guests hard at closing time: never more than this many requests at once.
-MAX_IN_FLIGHT = 4
 MAX_PAGES = 2000
-
 _HOST_FIRST = re.compile(r"^[\w-]+(\.[\w-]+)+(:\d+)?/")
 
 Progress = Callable[[int, int], None]  # (pages done, pages known)
@@ -35,10 +41,15 @@ Progress = Callable[[int, int], None]  # (pages done, pages known)
 
 @dataclass(frozen=True)
 class FetchOptions:
-    timeout: float = 30.0
-    max_in_flight: int = MAX_IN_FLIGHT
+    http: HttpOptions = field(default_factory=HttpOptions)
+    # None: no cache at all (the library default; the CLI passes the user's cache folder).
+    cache_dir: Path | None = None
+    fresh: bool = False
+    # Cached pages fetched before this time are fetched again.
+    not_before: datetime | None = None
     max_pages: int = MAX_PAGES
-    user_agent: str = USER_AGENT
+    # A page cut short is fetched again this many times before tally gives up.
+    truncation_retries: int = 2
 
 
 def is_url(source: str) -> bool:
@@ -51,12 +62,14 @@ def read_threads(
     *,
     options: FetchOptions | None = None,
     progress: Progress | None = None,
+    http: Http | None = None,
 ) -> list[Thread]:
     """Read every thread the sources name: URLs, saved page files, or a mix.
 
     Saved files of one thread are put together; each thread comes back once, in the
     order it was first named.
     """
+    options = options or FetchOptions()
     urls: list[str] = []
     files: list[Path] = []
     for source in sources:
@@ -70,86 +83,196 @@ def read_threads(
             raise InputError(f"{source!r} is neither a thread URL nor a saved page file.")
     threads: list[Thread] = []
     if urls:
-        with make_client(options or FetchOptions()) as client:
+        own = http is None
+        client = http or Http(options.http)
+        try:
             for url in urls:
                 threads.append(
-                    fetch_thread(url, tz, client=client, options=options, progress=progress)
+                    fetch_thread(url, tz, http=client, options=options, progress=progress)
                 )
+        finally:
+            if own:
+                client.close()
     if files:
         threads.extend(read_saved_thread_files(files, tz))
     return threads
 
 
-def make_client(options: FetchOptions) -> httpx.Client:
-    limits = httpx.Limits(max_connections=options.max_in_flight)
-    return httpx.Client(
-        headers={"User-Agent": options.user_agent},
-        timeout=options.timeout,
-        follow_redirects=True,
-        limits=limits,
-    )
+@dataclass
+class _PageReader:
+    """Reads one page (and its sub-requests), from the cache where the policy allows."""
+
+    platform: Platform
+    ref: ThreadRef
+    tz: tzinfo
+    http: Http
+    store: ThreadCache | None
+    options: FetchOptions
+
+    def read(self, number: int, cached_ok: bool) -> tuple[Page, str]:
+        for attempt in range(self.options.truncation_retries + 1):
+            origins: list[str] = []
+            pending: list[tuple[str, bytes, dict[str, str]]] = []
+            get = self._getter(cached_ok and attempt == 0, origins, pending)
+            try:
+                page = self.platform.read_page(self.ref, number, get, self.tz)
+            except TruncatedPageError:
+                if attempt == self.options.truncation_retries:
+                    raise
+                continue
+            if self.store is not None:
+                now = datetime.now(UTC)
+                for url, body, headers in pending:
+                    self.store.put(url, body, now, headers)
+            origin = (
+                "network"
+                if "network" in origins
+                else "revalidated"
+                if "revalidated" in origins
+                else "cache"
+            )
+            return page, origin
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _getter(
+        self, cached_ok: bool, origins: list[str], pending: list[tuple[str, bytes, dict[str, str]]]
+    ) -> Callable[[str], str]:
+        not_before = self.options.not_before
+
+        def explain(url: str) -> Callable[[bytes, str | None], TallyError | None]:
+            def why(body: bytes, content_type: str | None) -> TallyError | None:
+                try:
+                    return self.platform.error_page(
+                        decode_page(body, content_type, source=url), url
+                    )
+                except TallyError:
+                    return None
+
+            return why
+
+        def get(url: str) -> str:
+            cached = (
+                self.store.get(url) if self.store is not None and not self.options.fresh else None
+            )
+            if (
+                cached_ok
+                and cached is not None
+                and (not_before is None or cached.fetched_at >= not_before)
+            ):
+                origins.append("cache")
+                return decode_page(cached.body, cached.content_type, source=url)
+            response = self.http.get(
+                url, cached.validators() if cached is not None else None, explain=explain(url)
+            )
+            if response.status == 304 and cached is not None:
+                origins.append("revalidated")
+                pending.append(
+                    (
+                        url,
+                        cached.body,
+                        {
+                            "content-type": cached.content_type or "",
+                            "etag": cached.etag or "",
+                            "last-modified": cached.last_modified or "",
+                        },
+                    )
+                )
+                return decode_page(cached.body, cached.content_type, source=url)
+            content_type = response.headers.get("content-type")
+            text = decode_page(response.body, content_type, source=url)
+            if response.status != 200:
+                # A missing thread is a 404 whose body is a normal forum page with the message.
+                message = self.platform.error_page(text, url)
+                if message is not None:
+                    raise message
+                raise FetchError(f"{url} answered HTTP {response.status}.")
+            origins.append("network")
+            pending.append((url, response.body, response.headers))
+            return text
+
+        return get
 
 
 def fetch_thread(
     url: str,
     tz: tzinfo,
     *,
-    client: httpx.Client | None = None,
+    http: Http | None = None,
     options: FetchOptions | None = None,
     progress: Progress | None = None,
 ) -> Thread:
     """Fetch and parse every page of the thread at ``url``."""
     options = options or FetchOptions()
     platform, ref = resolve_url(url)
-    own_client = client is None
-    http = client or make_client(options)
-    get = _getter(http, platform)
+    own = http is None
+    client = http or Http(options.http)
     try:
-        first = platform.read_page(ref, 1, get, tz)
-        pages: dict[int, Page] = {1: first}
-        known = first.page_count
-        if known > options.max_pages:
-            raise FetchError(
-                f"{url} has {known} pages, more than tally reads ({options.max_pages})."
+        store = None
+        if options.cache_dir is not None:
+            store = Cache(options.cache_dir).thread(
+                platform.name, urlsplit(ref.base).netloc, ref.thread_id
             )
-        if progress:
-            progress(1, known)
-        # The thread can grow while it is read (closing time is busy): keep going until
-        # the last page read says there is nothing after it.
-        while len(pages) < known:
-            wanted = [p for p in range(1, known + 1) if p not in pages]
-            with ThreadPoolExecutor(max_workers=max(1, options.max_in_flight)) as pool:
-                for page in pool.map(lambda n: platform.read_page(ref, n, get, tz), wanted):
-                    pages[page.page] = page
-                    if progress:
-                        progress(len(pages), known)
-            known = max(known, max(p.page_count for p in pages.values()))
-            if known > options.max_pages:
-                raise FetchError(f"{url} has grown past {options.max_pages} pages.")
-    finally:
-        if own_client:
-            http.close()
-    return _build(platform.name, ref.thread_id, url, list(pages.values()), "network")
-
-
-def _getter(http: httpx.Client, platform: Platform) -> Getter:
-    def get(url: str) -> str:
+        reader = _PageReader(platform, ref, tz, client, store, options)
+        known = None if options.fresh or store is None else store.page_count
+        start = known or 1
         try:
-            response = http.get(url)
-        except httpx.TimeoutException:
-            raise FetchError(f"{url} did not answer in time.") from None
-        except httpx.HTTPError as exc:
-            raise FetchError(f"could not read {url} ({type(exc).__name__}: {exc}).") from None
-        text = decode_page(response.content, response.headers.get("content-type"), source=url)
-        if response.status_code != 200:
-            # A missing thread is a 404 whose body is a normal forum page with the message.
-            message = platform.error_page(text, url)
-            if message is not None:
-                raise message
-            raise FetchError(f"{url} answered HTTP {response.status_code}.")
-        return text
+            first, origin = reader.read(start, cached_ok=False)
+        except PageMismatchError:
+            # The thread lost pages since the last run: start again from the top.
+            start = 1
+            first, origin = reader.read(1, cached_ok=False)
+        pages: dict[int, tuple[Page, str]] = {start: (first, origin)}
+        total = first.page_count
+        if progress:
+            progress(1, total)
+        while True:
+            if total > options.max_pages:
+                raise FetchError(
+                    f"{url} has {total} pages, more than tally reads ({options.max_pages})."
+                )
+            wanted = [n for n in range(1, total + 1) if n not in pages]
+            if not wanted:
+                break
+            workers = max(1, min(client.options.max_in_flight, len(wanted)))
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                reads = pool.map(
+                    lambda n: (n, reader.read(n, cached_ok=known is not None and n < start)), wanted
+                )
+                for n, got in reads:
+                    pages[n] = got
+                    if progress:
+                        progress(len(pages), total)
+            # The thread can grow while it is read: go on until no page names more.
+            total = max(total, max(p.page_count for p, _ in pages.values()))
+        if store is not None:
+            store.set_page_count(total)
+    finally:
+        if own:
+            client.close()
+    ordered = [pages[n] for n in sorted(pages)]
+    thread = _build(
+        platform.name, ref.thread_id, url, [p for p, _ in ordered], [o for _, o in ordered]
+    )
+    check_complete(thread, [p for p, _ in ordered], url)
+    return thread
 
-    return get
+
+def check_complete(thread: Thread, pages: Sequence[Page], source: str) -> None:
+    """The floors read must account for the replies the thread says it has."""
+    if thread.reply_count is None:
+        return
+    replies = len(thread.posts) - 1
+    comments = sum(len(p.comments) for p in thread.posts)
+    if replies >= thread.reply_count or replies + comments >= thread.reply_count:
+        return
+    # A page short of posts is the likely culprit: name the emptiest but the last.
+    full = max(len(p.posts) for p in pages)
+    short = [p for p in pages[:-1] if len(p.posts) < full]
+    where = f"page {short[0].page}" if short else f"page {pages[-1].page}"
+    raise FetchError(
+        f"{source}: the thread says it has {thread.reply_count} replies but tally read "
+        f"{replies} (and {comments} comments); {where} may be incomplete. Run again with --fresh."
+    )
 
 
 def read_saved_thread_files(paths: Iterable[Path], tz: tzinfo) -> list[Thread]:
@@ -168,13 +291,12 @@ def read_saved_thread_files(paths: Iterable[Path], tz: tzinfo) -> list[Thread]:
         if isinstance(part, CommentBatch):
             batches.setdefault(platform.name, []).append((part, str(path)))
             continue
-        page = part
-        key = (platform.name, page.thread_id)
+        key = (platform.name, part.thread_id)
         names.setdefault(key, str(path))
         pages = by_thread.setdefault(key, {})
-        if page.page in pages:
-            raise InputError(f"{path} is page {page.page} of thread {page.thread_id}, given twice.")
-        pages[page.page] = page
+        if part.page in pages:
+            raise InputError(f"{path} is page {part.page} of thread {part.thread_id}, given twice.")
+        pages[part.page] = part
     threads = []
     for (platform_name, tid), pages in by_thread.items():
         count = max(p.page_count for p in pages.values())
@@ -187,10 +309,11 @@ def read_saved_thread_files(paths: Iterable[Path], tz: tzinfo) -> list[Thread]:
             )
         source = os.fspath(names[(platform_name, tid)])
         mine = [b for b, _ in batches.get(platform_name, []) if b.thread_id in (None, tid)]
-        with_comments = by_name(platform_name).attach_saved(
-            list(pages.values()), mine, source=source
-        )
-        threads.append(_build(platform_name, tid, source, with_comments, "file"))
+        ordered = [pages[n] for n in sorted(pages)]
+        with_comments = by_name(platform_name).attach_saved(ordered, mine, source=source)
+        thread = _build(platform_name, tid, source, with_comments, ["file"] * len(with_comments))
+        check_complete(thread, with_comments, source)
+        threads.append(thread)
     for platform_name, found in batches.items():
         tids = {tid for name, tid in by_thread if name == platform_name}
         for batch, where in found:
@@ -202,8 +325,9 @@ def read_saved_thread_files(paths: Iterable[Path], tz: tzinfo) -> list[Thread]:
     return threads
 
 
-def _build(platform_name: str, tid: str, source: str, pages: list[Page], origin: str) -> Thread:
-    pages.sort(key=lambda p: p.page)
+def _build(
+    platform_name: str, tid: str, source: str, pages: list[Page], origins: list[str]
+) -> Thread:
     seen: set[str] = set()
     posts: list[Post] = []
     for page in pages:
@@ -213,6 +337,8 @@ def _build(platform_name: str, tid: str, source: str, pages: list[Page], origin:
                 seen.add(post.post_id)
                 posts.append(post)
     posts.sort(key=lambda p: p.floor)
+    floors = {p.floor for p in posts}
+    gaps = tuple(f for f in range(1, max(floors, default=0) + 1) if f not in floors)
     first = pages[0]
     return Thread(
         platform=platform_name,
@@ -222,5 +348,25 @@ def _build(platform_name: str, tid: str, source: str, pages: list[Page], origin:
         page_count=len(pages),
         posts=tuple(posts),
         reply_count=first.reply_count,
-        sources=(origin,) * len(pages),
+        sources=tuple(origins),
+        gaps=gaps,
     )
+
+
+def summary(thread: Thread) -> str:
+    """Where the pages came from, and the floors the forum no longer shows."""
+    counts = {o: thread.sources.count(o) for o in ("network", "revalidated", "cache", "file")}
+    parts = []
+    if counts["network"]:
+        parts.append(f"{counts['network']} from the network")
+    if counts["revalidated"]:
+        parts.append(f"{counts['revalidated']} unchanged (checked with the forum)")
+    if counts["cache"]:
+        parts.append(f"{counts['cache']} from the cache")
+    if counts["file"]:
+        parts.append(f"{counts['file']} from saved files")
+    text = f"thread {thread.thread_id}: {thread.page_count} page(s), " + ", ".join(parts)
+    if thread.gaps:
+        shown = ", ".join(map(str, thread.gaps[:20])) + (" …" if len(thread.gaps) > 20 else "")
+        text += f"; floors {shown} are gone (deleted or hidden by the forum)"
+    return text

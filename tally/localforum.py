@@ -58,6 +58,11 @@ class LocalForum:
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
+    @property
+    def page_requests(self) -> list[str]:
+        """The requests made, robots.txt left out."""
+        return [r for r in self.requests if r != "/robots.txt"]
+
     # -- content -----------------------------------------------------------------
     def add(self, path_and_query: str, reply: Reply) -> None:
         self.routes[route_key(path_and_query)] = reply

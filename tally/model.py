@@ -109,8 +109,10 @@ class Thread:
     page_count: int
     posts: tuple[Post, ...]
     reply_count: int | None = None
-    # Where each page came from ("network" / "file"), for the director's summary.
+    # Where each page came from ("network", "revalidated", "cache", "file").
     sources: tuple[str, ...] = field(default=())
+    # Floor numbers below the last one that the thread no longer shows (deleted, hidden).
+    gaps: tuple[int, ...] = ()
 
     def post_by_id(self, post_id: str) -> Post | None:
         for post in self.posts:

@@ -55,6 +55,24 @@ def day_of_thread(game: Game, thread: Thread) -> Day:
     )
 
 
+def day_of_sources(game: Game, sources: list[str], day_number: int | None) -> Day | None:
+    """The day a `tally votes` run is about, known before anything is fetched when it can be."""
+    if day_number is not None:
+        return game.day(day_number)
+    for source in sources:
+        if "://" not in source:
+            continue
+        _, ref = resolve_url(source)
+        for day in game.days:
+            try:
+                _, vote = resolve_url(day.vote)
+            except InputError:
+                continue
+            if (vote.platform, vote.thread_id) == (ref.platform, ref.thread_id):
+                return day
+    return None
+
+
 def tally_day(thread: Thread, game: Game, day_number: int | None = None) -> DayResult:
     """Judge and count the ballots of one day's vote thread."""
     day = game.day(day_number) if day_number is not None else day_of_thread(game, thread)

@@ -28,3 +28,9 @@ def scenario() -> dict:
 
 def page_text(name: str) -> str:
     return (DISCUZ / name).read_text(encoding="utf-8")
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory, monkeypatch):
+    """No test touches the user's own cache folder."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))

@@ -6,6 +6,7 @@ import pytest
 
 from tally.errors import FetchError, InputError, NotAThreadError, ParseError, TruncatedPageError
 from tally.fetch import FetchOptions, fetch_thread, read_threads
+from tally.http import HttpOptions
 from tally.localforum import Reply
 
 from .conftest import CHINA, DISCUZ
@@ -33,7 +34,7 @@ def test_every_page_of_the_thread_is_read(forum, path):
     assert [p.floor for p in thread.posts] == list(range(1, 66))
     assert len({p.post_id for p in thread.posts}) == 65
     assert sum(len(p.comments) for p in thread.posts) == 1
-    assert sorted(forum.requests) == sorted(
+    assert sorted(forum.page_requests) == sorted(
         f"/forum.php?mod=viewthread&tid=24&page={n}" for n in range(1, 8)
     )
     assert progress[0] == (1, 7) and progress[-1] == (7, 7)
@@ -64,7 +65,11 @@ def test_never_more_than_the_limit_in_flight(forum):
         return None
 
     forum.hook = hook
-    fetch_thread(forum.url("thread-24-1-1.html"), CHINA, options=FetchOptions(max_in_flight=2))
+    fetch_thread(
+        forum.url("thread-24-1-1.html"),
+        CHINA,
+        options=FetchOptions(http=HttpOptions(max_in_flight=2, host_delay=0)),
+    )
     assert state["max"] == 2
 
 
@@ -146,8 +151,14 @@ def test_missing_middle_page_aborts(forum):
 def test_server_error_names_the_page(forum):
     serve_talk(forum)
     forum.add_discuz_page("24", 3, b"oops", status=500)
-    with pytest.raises(FetchError, match=r"tid=24&page=3 answered HTTP 500"):
-        fetch_thread(forum.url("thread-24-1-1.html"), CHINA)
+    with pytest.raises(
+        FetchError, match=r"tid=24&page=3: gave up after 2 attempts \(last: HTTP 500\)"
+    ):
+        fetch_thread(
+            forum.url("thread-24-1-1.html"),
+            CHINA,
+            options=FetchOptions(http=HttpOptions(attempts=2, backoff=0)),
+        )
 
 
 def test_page_past_the_end_served_as_last_page_is_refused(forum):
@@ -166,8 +177,12 @@ def test_truncated_page_aborts(forum):
 
 
 def test_unreachable_forum():
-    with pytest.raises(FetchError, match=r"could not read http://127\.0\.0\.1:9/"):
-        fetch_thread("http://127.0.0.1:9/thread-1-1-1.html", CHINA)
+    fast = FetchOptions(http=HttpOptions(attempts=2, backoff=0))
+    with pytest.raises(
+        FetchError,
+        match=r"could not read http://127\.0\.0\.1:9/.*gave up after 2 attempts \(last: ConnectError",
+    ):
+        fetch_thread("http://127.0.0.1:9/thread-1-1-1.html", CHINA, options=fast)
 
 
 def test_saved_files_are_read_like_urls(tmp_path):

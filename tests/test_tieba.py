@@ -81,7 +81,7 @@ def test_thread_with_comments_over_loopback(forum):
     url = sample().serve(forum)
     thread = fetch_thread(url, CHINA)
     check_sample(thread)
-    asked = sorted(forum.requests)
+    asked = sorted(forum.page_requests)
     assert (
         asked
         == sorted(

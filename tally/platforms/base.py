@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
 
-from tally.errors import InputError, NotAThreadError, ParseError
+from tally.errors import InputError, NotAThreadError, PageMismatchError
 from tally.model import Comment, Page
 
 # Fetches a URL and returns its text; raises tally's errors for anything but a good answer.
@@ -74,7 +74,7 @@ class Platform(ABC):
         page = self.parse_page(get(url), tz, source=url, thread_id=ref.thread_id)
         if page.page != number:
             # Forums answer a page past the end with the last page; that is not page ``number``.
-            raise ParseError(f"{url} returned page {page.page} instead of page {number}.")
+            raise PageMismatchError(f"{url} returned page {page.page} instead of page {number}.")
         return page
 
     def parse_saved(self, text: str, tz: tzinfo, *, source: str) -> Page | CommentBatch:

@@ -94,6 +94,8 @@ class Discuz(Platform):
             raise TruncatedPageError(
                 f"{source} ends before the forum finished the page (no </html>)."
             )
+        if tree.css_first("#postlist") is None:
+            raise TruncatedPageError(f"{source} lacks the thread's post list (#postlist).")
         tid = _thread_id(tree)
         if tid is None:
             tid = thread_id

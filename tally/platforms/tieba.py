@@ -89,6 +89,8 @@ class Tieba(Platform):
             raise self.error_page(text, source) or _no_posts(tree, source)
         if not re.search(r"</html\s*>\s*$", text[-2000:], re.I):
             raise TruncatedPageError(f"{source} ends before the page was finished (no </html>).")
+        if tree.css_first("#j_p_postlist") is None:
+            raise TruncatedPageError(f"{source} lacks the thread's floor list (#j_p_postlist).")
         posts = [_parse_floor(n, tz, source) for n in nodes]
         tids = {p.thread_id for p in posts if p.thread_id}
         tid = tids.pop() if len(tids) == 1 else None
@@ -112,6 +114,7 @@ class Tieba(Platform):
             title=(title.attributes.get("title") or node_text(title)) if title is not None else "",
             comment_counts=counts,
             forum_id=forum.group(1) if forum else None,
+            reply_count=_reply_count(tree, text),
         )
 
     def read_page(self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo) -> Page:
@@ -262,6 +265,16 @@ def _pager(tree: LexborHTMLParser, text: str) -> tuple[int, int]:
     if len(reply) >= 2 and reply[1].text().strip().isdigit():
         count = max(count, int(reply[1].text().strip()))
     return current, count
+
+
+def _reply_count(tree: LexborHTMLParser, text: str) -> int | None:
+    m = re.search(r"PageData\.thread\s*=\s*\{[^;]*?[\"']?reply_num[\"']?\s*:\s*[\"']?(\d+)", text)
+    if m:
+        return int(m.group(1))
+    reply = tree.css("li.l_reply_num span.red")
+    if reply and reply[0].text().strip().isdigit():
+        return int(reply[0].text().strip())
+    return None
 
 
 def _comment_url(ref: ThreadRef, pid: str, pn: int) -> str:

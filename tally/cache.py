@@ -1,0 +1,149 @@
+"""Pages kept between runs, so that the runs of the last hour fetch only what may change.
+
+One folder per thread under the cache root; in it each fetched URL's body and an index
+(``index.json``) with the URL, the time it was fetched, its SHA-256, and the validators
+(ETag, Last-Modified) for conditional requests. Every write is atomic; a body whose
+checksum does not match is treated as absent, never used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from tally.atomic import write_atomic
+from tally.errors import OutputError
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/tally`` on Linux, and the platform's convention elsewhere."""
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+        return base / "tally" / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "tally"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache") / "tally"
+
+
+@dataclass(frozen=True)
+class Entry:
+    url: str
+    body: bytes
+    fetched_at: datetime
+    content_type: str | None
+    etag: str | None
+    last_modified: str | None
+
+    def validators(self) -> dict[str, str]:
+        headers = {}
+        if self.etag:
+            headers["If-None-Match"] = self.etag
+        if self.last_modified:
+            headers["If-Modified-Since"] = self.last_modified
+        return headers
+
+
+class ThreadCache:
+    """The cached requests of one thread."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self._lock = threading.Lock()
+        self._index: dict[str, dict[str, object]] = {}
+        index = folder / "index.json"
+        if index.is_file():
+            try:
+                loaded = json.loads(index.read_text(encoding="utf-8"))
+                self._index = loaded if isinstance(loaded, dict) else {}
+            except (OSError, ValueError):
+                self._index = {}  # a damaged index is an empty cache, not an error
+
+    @staticmethod
+    def _name(url: str) -> str:
+        return hashlib.sha256(url.encode("utf-8")).hexdigest()[:32] + ".body"
+
+    @property
+    def page_count(self) -> int | None:
+        value = self._index.get("", {}).get("page_count")
+        return value if isinstance(value, int) else None
+
+    def get(self, url: str) -> Entry | None:
+        meta = self._index.get(url)
+        if not meta:
+            return None
+        try:
+            body = (self.folder / self._name(url)).read_bytes()
+        except OSError:
+            return None
+        if hashlib.sha256(body).hexdigest() != meta.get("sha256"):
+            return None
+        try:
+            fetched = datetime.fromisoformat(str(meta["fetched_at"]))
+        except (KeyError, ValueError):
+            return None
+        return Entry(
+            url,
+            body,
+            fetched,
+            _s(meta.get("content_type")),
+            _s(meta.get("etag")),
+            _s(meta.get("last_modified")),
+        )
+
+    def put(self, url: str, body: bytes, fetched_at: datetime, headers: dict[str, str]) -> None:
+        lower = {k.lower(): v for k, v in headers.items()}
+        meta: dict[str, object] = {
+            "fetched_at": fetched_at.isoformat(),
+            "sha256": hashlib.sha256(body).hexdigest(),
+            "content_type": lower.get("content-type"),
+            "etag": lower.get("etag"),
+            "last_modified": lower.get("last-modified"),
+        }
+        with self._lock:
+            self._write(self._name(url), body)
+            self._index[url] = meta
+            self._save()
+
+    def forget(self, url: str) -> None:
+        with self._lock:
+            if self._index.pop(url, None) is not None:
+                self._save()
+
+    def set_page_count(self, count: int) -> None:
+        with self._lock:
+            self._index[""] = {"page_count": count}
+            self._save()
+
+    def _save(self) -> None:
+        self._write("index.json", json.dumps(self._index, ensure_ascii=False, indent=1).encode())
+
+    def _write(self, name: str, data: bytes) -> None:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(
+                f"cannot create the cache folder {self.folder} ({exc.strerror})."
+            ) from None
+        write_atomic(self.folder / name, data)
+
+
+def _s(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+class Cache:
+    """The cache root; ``thread(...)`` gives one thread's folder."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def thread(self, platform: str, host: str, thread_id: str) -> ThreadCache:
+        safe_host = "".join(c if c.isalnum() or c in ".-" else "_" for c in host)
+        return ThreadCache(self.root / f"{platform}-{safe_host}-{thread_id}")
