@@ -7,8 +7,12 @@ that tests can count them. Nothing here reaches beyond loopback.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import socket
+import struct
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,6 +28,10 @@ class Reply:
     headers: dict[str, str] = field(
         default_factory=lambda: {"Content-Type": "text/html; charset=utf-8"}
     )
+    # Faults for the tests: "reset" drops the connection with a TCP reset before answering;
+    # "no-length" sends the body without Content-Length and closes, as old servers do.
+    fault: str | None = None
+    delay: float = 0.0  # seconds to wait before answering (a slow forum, a time-out)
 
 
 # A hook may answer a request itself (fault injection); None lets the routes answer.
@@ -111,13 +119,28 @@ class LocalForum:
                 reply = forum.hook(self.path) if forum.hook else None
                 if reply is None:
                     reply = forum.routes.get(route_key(self.path), forum.not_found)
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.fault == "reset":
+                    # SO_LINGER 0: close() sends RST, the client sees "connection reset".
+                    self.connection.setsockopt(
+                        socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                    )
+                    self.close_connection = True
+                    self.connection.close()
+                    return
                 self.send_response(reply.status)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
-                if not any(h.lower() == "content-length" for h in reply.headers):
+                if reply.fault == "no-length":
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
+                elif not any(h.lower() == "content-length" for h in reply.headers):
                     self.send_header("Content-Length", str(len(reply.body)))
                 self.end_headers()
-                self.wfile.write(reply.body)
+                # The client may stop reading (a size cap): then there is nothing to answer.
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(reply.body)
 
             def log_message(self, format: str, *args: object) -> None:
                 pass  # the tests and the demo print what matters themselves

@@ -88,9 +88,15 @@ class Discuz(Platform):
     ) -> Page:
         tree = LexborHTMLParser(text)
         post_nodes = [n for n in tree.css("div[id^='post_']") if _POST_ID.match(n.id or "")]
+        ended = re.search(r"</html\s*>\s*$", text[-2000:], re.I) is not None
         if not post_nodes:
-            raise _forum_message(tree, text, source) or _no_posts(tree, source)
-        if not re.search(r"</html\s*>\s*$", text[-2000:], re.I):
+            message = _forum_message(tree, text, source)
+            if message is not None:
+                raise message
+            if not ended and "Discuz!" in text[:20000]:
+                raise TruncatedPageError(f"{source} ends before the forum finished the page.")
+            raise _no_posts(tree, source)
+        if not ended:
             raise TruncatedPageError(
                 f"{source} ends before the forum finished the page (no </html>)."
             )

@@ -85,9 +85,15 @@ class Tieba(Platform):
     ) -> Page:
         tree = LexborHTMLParser(text)
         nodes = tree.css("div.l_post") or tree.css("div.j_l_post")
+        ended = re.search(r"</html\s*>\s*$", text[-2000:], re.I) is not None
         if not nodes:
-            raise self.error_page(text, source) or _no_posts(tree, source)
-        if not re.search(r"</html\s*>\s*$", text[-2000:], re.I):
+            message = self.error_page(text, source)
+            if message is not None:
+                raise message
+            if not ended and "PageData" in text[:20000]:
+                raise TruncatedPageError(f"{source} ends before the page was finished.")
+            raise _no_posts(tree, source)
+        if not ended:
             raise TruncatedPageError(f"{source} ends before the page was finished (no </html>).")
         if tree.css_first("#j_p_postlist") is None:
             raise TruncatedPageError(f"{source} lacks the thread's floor list (#j_p_postlist).")
@@ -328,16 +334,28 @@ def parse_total_comment(text: str, tz: tzinfo, *, source: str) -> CommentBatch:
     if not isinstance(data, dict) or data.get("errno", 0) not in (0, "0"):
         message = data.get("errmsg") if isinstance(data, dict) else None
         raise ParseError(f"{source}: Tieba answered the comment list with an error ({message}).")
+
+    def bad(what: str) -> ParseError:
+        return ParseError(f"{source}: the comment list's {what} is not what Tieba sends.")
+
     body = data.get("data") or {}
+    if not isinstance(body, dict):
+        raise bad("data")
     listing = body.get("comment_list") or {}
-    if not isinstance(listing, dict):  # Tieba sends [] when no floor has comments
+    if listing == []:  # Tieba sends [] when no floor has comments
         listing = {}
+    if not isinstance(listing, dict):
+        raise bad("comment_list")
     comments: dict[str, tuple[Comment, ...]] = {}
     totals: dict[str, int] = {}
     tids = set()
     for pid, entry in listing.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("comment_info") or [], list):
+            raise bad(f"entry for post {pid}")
         items = []
         for item in entry.get("comment_info") or []:
+            if not isinstance(item, dict):
+                raise bad(f"comment of post {pid}")
             where = f"{source}, 楼中楼 {item.get('comment_id')}"
             name = str(item.get("username") or item.get("show_nickname") or "").strip()
             if not item.get("comment_id") or not name:
@@ -357,7 +375,10 @@ def parse_total_comment(text: str, tz: tzinfo, *, source: str) -> CommentBatch:
                 )
             )
         comments[str(pid)] = tuple(items)
-        totals[str(pid)] = int(entry.get("comment_num") or len(items))
+        count = entry.get("comment_num") or len(items)
+        if isinstance(count, bool) or not str(count).isdigit():
+            raise bad(f"comment_num of post {pid}")
+        totals[str(pid)] = int(count)
     tids.discard("")
     return CommentBatch(tids.pop() if len(tids) == 1 else None, comments, totals)
 

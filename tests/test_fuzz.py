@@ -1,0 +1,175 @@
+"""Arbitrary and mangled pages into the parsers: only tally's own errors ever come out."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tally.ballots import read_ballot
+from tally.errors import TallyError
+from tally.platforms.discuz import Discuz
+from tally.platforms.tieba import Tieba, parse_comment_fragment, parse_total_comment
+
+from .conftest import CHINA, DISCUZ
+from .tiebagen import sample
+
+REAL = [
+    (DISCUZ / "vote-p1.html").read_text(encoding="utf-8"),
+    (DISCUZ / "recent-p1.html").read_text(encoding="utf-8"),
+    (DISCUZ / "progress-p1.html").read_text(encoding="utf-8"),
+    sample().page(1).decode(),
+    sample().page(3).decode(),
+]
+PARSERS = [Discuz(), Tieba()]
+FUZZ = settings(
+    max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+tags = st.sampled_from(
+    [
+        "div",
+        "td",
+        "em",
+        "span",
+        "a",
+        "blockquote",
+        "i",
+        "font",
+        "li",
+        "table",
+        "br",
+        "strong",
+        "cc",
+        "h3",
+    ]
+)
+attrs = st.sampled_from(
+    [
+        'id="post_952"',
+        'id="postmessage_952"',
+        'class="quote"',
+        'class="pstl xs1 cl"',
+        'class="psti"',
+        'id="authorposton952"',
+        'class="authi"',
+        'class="xw1"',
+        'href="home.php?mod=space&uid=3"',
+        'class="l_post j_l_post"',
+        'data-field=\'{"content":{"post_id":1}}\'',
+        'class="tail-info"',
+        'id="post_content_1"',
+        'title="2024-5-6 09:31"',
+        'class="pstatus"',
+        'id="postnum952"',
+        'class="lzl_single_post"',
+        'class="xg1"',
+        'id="comment_952"',
+        'class="locked"',
+        "",
+    ]
+)
+
+
+@st.composite
+def soup(draw) -> str:
+    parts = []
+    for _ in range(draw(st.integers(0, 60))):
+        kind = draw(st.integers(0, 3))
+        if kind == 0:
+            parts.append(f"<{draw(tags)} {draw(attrs)}>")
+        elif kind == 1:
+            parts.append(f"</{draw(tags)}>")
+        elif kind == 2:
+            parts.append(draw(st.text(max_size=20)))
+        else:
+            parts.append(
+                draw(
+                    st.sampled_from(
+                        [
+                            "发表于 2024-5-6 09:31",
+                            "本帖最后由 X 于 2024-5-6 编辑",
+                            "楼主",
+                            "3&nbsp;小时前",
+                            "<em>5</em><sup>#</sup>",
+                            "2楼",
+                            "</html>",
+                        ]
+                    )
+                )
+            )
+    return "".join(parts)
+
+
+def parse_everywhere(text: str) -> None:
+    for platform in PARSERS:
+        try:
+            platform.parse_page(text, CHINA, source="fuzz")
+        except TallyError:
+            pass
+        try:
+            platform.parse_saved(text, CHINA, source="fuzz")
+        except TallyError:
+            pass
+
+
+@FUZZ
+@given(st.sampled_from(REAL), st.floats(0, 1))
+def test_truncated_real_pages(page, where):
+    parse_everywhere(page[: int(len(page) * where)])
+
+
+@FUZZ
+@given(st.sampled_from(REAL), st.lists(st.tuples(st.floats(0, 1), st.text(max_size=8)), max_size=8))
+def test_mangled_real_pages(page, edits):
+    for where, insert in edits:
+        i = int(len(page) * where)
+        page = page[:i] + insert + page[i + len(insert) :]
+    parse_everywhere(page)
+
+
+@FUZZ
+@given(soup())
+def test_random_tags(text):
+    parse_everywhere(text)
+    parse_everywhere('<html><body><div id="postlist">' + text + "</div></body></html>")
+
+
+@FUZZ
+@given(st.text())
+def test_random_unicode(text):
+    parse_everywhere(text)
+    read_ballot(text)
+    for parse in (parse_total_comment, parse_comment_fragment):
+        try:
+            parse(text, CHINA, source="fuzz")
+        except TallyError:
+            pass
+
+
+@FUZZ
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+        lambda kids: (
+            st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=12), kids, max_size=4)
+        ),
+        max_leaves=20,
+    )
+)
+def test_random_comment_json(value):
+    import json
+
+    for shaped in (
+        value,
+        {"errno": 0, "data": {"comment_list": value}},
+        {"errno": 0, "data": {"comment_list": {"1": value}}},
+        {"errno": 0, "data": {"comment_list": {"1": {"comment_info": value}}}},
+    ):
+        try:
+            parse_total_comment(json.dumps(shaped), CHINA, source="fuzz")
+        except TallyError:
+            pass
