@@ -226,6 +226,71 @@ def votes(
 
 
 @app.command()
+def lurkers(
+    game: Annotated[Path, typer.Option("--game", help="The game file.")],
+    day: Annotated[
+        int | None, typer.Option("--day", help="The day to check; by default the last closed day.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="The JSON of shared CONTRACT.md.")
+    ] = False,
+    write: Annotated[
+        bool, typer.Option("--write/--no-write", help="Add the proposed cards to the ledger.")
+    ] = True,
+    quiet: Quiet = False,
+    fresh: Fresh = False,
+    cache_dir: CacheDir = None,
+    cookies: Cookies = None,
+) -> None:
+    """Posts per player per day, the yellow cards they earn, and posts the director should see.
+
+    The cards go into the ledger beside the game file (GAME.cards.csv), once.
+
+    Example: tally lurkers --game game.toml --day 3
+    """
+    with _reported():
+        import json
+
+        from tally.game import load_game
+        from tally.lurkers import DayThreads, check
+        from tally.report import lurkers_json, record
+
+        loaded = load_game(game)
+        now = datetime.now(loaded.timezone)
+        if day is None:
+            closed = [d.day for d in loaded.days if d.closes <= now]
+            if not closed:
+                raise InputError("no day of the game has closed yet; name one with --day N.")
+            day = max(closed)
+        target = loaded.day(day)
+        if target.discussion is None:
+            raise InputError(
+                f"day {day} has no discussion thread in {game}; posts cannot be counted."
+            )
+        how = _Fetching(quiet, fresh, cache_dir, cookies)
+        history = []
+        for d in loaded.days:
+            if d.day > day:
+                continue
+            urls = [u for u in (d.discussion, d.vote, d.progress) if u]
+            not_before = d.closes if now >= d.closes else None
+            read = dict(zip(urls, _read(urls, loaded.timezone.key, how, not_before), strict=True))
+            history.append(
+                DayThreads(
+                    d, read.get(d.discussion or ""), read.get(d.vote), read.get(d.progress or "")
+                )
+            )
+        result = check(loaded, history, day)
+        ledger = record(loaded, game, result, write=write)
+        if as_json:
+            typer.echo(json.dumps(lurkers_json(result, ledger), ensure_ascii=False, indent=2))
+            return
+        from tally.render_console import print_lurkers
+
+        print_lurkers(_stdout(), result, ledger)
+
+
+@app.command()
 def demo(quiet: Quiet = False) -> None:
     """Run tally on the bundled sample game, served from 127.0.0.1 (no network needed).
 

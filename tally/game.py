@@ -31,6 +31,7 @@ _TOP_KEYS = {
     "days",
     "rulings",
     "rules",
+    "camps",
 }
 _DAY_KEYS = {
     "day",
@@ -52,6 +53,7 @@ _DAY_KEYS = {
     "bar_owner",
     "trapped",
     "died",
+    "progress",
 }
 _RULING_KEYS = {"day", "floor", "comment", "action", "target", "note"}
 _DECLARATIONS = ("独裁", "自由", "秩序")
@@ -80,6 +82,8 @@ class Day:
     # Players out during the day (正午 skills), with the time (an extension of the contract):
     # their ballots lapse, ballots for them lapse (RULES V9), lurking is checked up to then.
     died: Mapping[str, datetime] = field(default_factory=dict)
+    # The day's progress thread (进程帖), where dead players must not post either (L5).
+    progress: str | None = None
 
     def out_at(self, player: str, when: datetime) -> bool:
         """Whether ``player`` is out (dead) at ``when`` of this day."""
@@ -113,6 +117,8 @@ class Game:
     rulings: tuple[Ruling, ...] = ()
     # The ruleset preset with the game file's [rules] applied.
     rules: Ruleset = PRESETS["default"]
+    # Each player's camp, when the director gives it (RULES K2: two reds in one camp).
+    camps: Mapping[str, str] = field(default_factory=dict)
     path: Path | None = None
 
     def day(self, number: int) -> Day:
@@ -129,7 +135,7 @@ class Game:
         """Every thread of the game, discussion before vote, day by day, without repeats."""
         seen: dict[str, None] = {}
         for d in sorted(self.days, key=lambda d: d.day):
-            for url in (d.discussion, d.vote):
+            for url in (d.discussion, d.vote, d.progress):
                 if url:
                     seen.setdefault(url, None)
         return tuple(seen)
@@ -223,6 +229,13 @@ class _Checker:
         if not isinstance(rules, dict):
             raise self.fail("rules", "must be a table")
         ruleset_obj = ruleset_for(ruleset, rules, source=self.source)
+        camps_raw = data.get("camps", {})
+        if not isinstance(camps_raw, dict):
+            raise self.fail("camps", "must be a table of player = camp")
+        camps = {
+            self.player(p, f"camps.{p}", roster): self.string(c, f"camps.{p}")
+            for p, c in camps_raw.items()
+        }
         default_name = path.stem if path else "game"
         name = data.get("name", default_name)
         return Game(
@@ -235,6 +248,7 @@ class _Checker:
             days=days,
             rulings=rulings,
             rules=ruleset_obj,
+            camps=camps,
             path=path,
         )
 
@@ -337,6 +351,7 @@ class _Checker:
             key = f"{where}.died.{p}"
             died[self.player(p, key, roster)] = self.when(w, key, tz)
         discussion = t.get("discussion")
+        progress = t.get("progress")
         return Day(
             day=number,
             opens=opens,
@@ -357,6 +372,7 @@ class _Checker:
             acolyte=one("acolyte"),
             bar_owner=one("bar_owner"),
             died=died,
+            progress=self.string(progress, f"{where}.progress") if progress else None,
         )
 
     def rulings(self, value: Any, day_numbers: set[int], roster: set[str]) -> tuple[Ruling, ...]:

@@ -7,7 +7,9 @@ from collections.abc import Iterable
 from rich.console import Console
 from rich.table import Table
 
+from tally.lurkers import DayCheck
 from tally.model import Post, Thread
+from tally.report import LedgerView
 from tally.votes import DayResult
 
 
@@ -131,3 +133,59 @@ def _escape(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
+
+
+def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
+    """Players × days, the cards proposed, the flags, and the ledger."""
+    day = result.day
+    note = " (accelerated: no lurking cards, S3)" if day.accelerated else ""
+    console.print(f"\nLurker check for day {day.day}{note}", markup=False)
+    table = Table(title="Posts (voted) per day")
+    table.add_column("player")
+    numbers = sorted(result.days)
+    for n in numbers:
+        table.add_column(f"day {n}", justify="right")
+    rows: dict[str, list[str]] = {}
+    for n in numbers:
+        for pd in result.days[n]:
+            mark = {True: "✓", False: "✗", None: "?"}[pd.voted]
+            rows.setdefault(pd.player, ["-"] * len(numbers))[numbers.index(n)] = (
+                f"{pd.posts} {mark}"
+            )
+    for player, cells in rows.items():
+        table.add_row(player, *cells)
+    console.print(table)
+    if result.cards:
+        console.print("Cards for this day:", markup=False)
+        new = {c.key for c in view.new}
+        for c in result.cards:
+            state = "new" if c.key in new else "already in the ledger"
+            console.print(
+                f"  {c.player}: {c.colour} card ({c.rule}) — {c.reason} [{state}]", markup=False
+            )
+    else:
+        console.print("No cards for this day.", markup=False)
+    for c in view.new:
+        if c.rule == "K1":
+            console.print(f"  {c.player}: {c.reason}", markup=False)
+    for flag in result.flags:
+        console.print(f"flag {flag.rule}: floor {flag.floor}: {flag.note}", markup=False)
+    if view.totals:
+        console.print("Ledger totals (blue / yellow / red):", markup=False)
+        for player, t in sorted(view.totals.items()):
+            console.print(f"  {player}: {t.blue} / {t.yellow} / {t.red}", markup=False)
+    if view.sent_off:
+        console.print(f"Sent off (red card, K2): {'、'.join(view.sent_off)}", markup=False)
+    for camp, players in view.camps_lost.items():
+        console.print(
+            f"Camp {camp} has {len(players)} red cards ({'、'.join(players)}): it loses (K2)",
+            markup=False,
+        )
+    saved = (
+        "written to"
+        if view.written
+        else "unchanged:"
+        if not view.new
+        else "not written (--no-write):"
+    )
+    console.print(f"Ledger {saved} {view.path}", markup=False)

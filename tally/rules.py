@@ -68,12 +68,24 @@ class Ruleset:
     # C7: what the announcement publishes.
     publish_counts: bool = True
     publish_voters: bool = True
-    # L1-L3 and L6 thresholds for `tally lurkers`.
+    # L1: fewer posts than this on a day is a yellow card.
     min_posts: int = 5
+    # L2: fewer than streak_posts on each of streak_days consecutive days is a yellow card.
     streak_posts: int = 10
     streak_days: int = 3
+    # L3: no vote on a day is a yellow card (not in seed 003).
     card_no_vote: bool = True
+    # Whether 楼中楼/点评 count as posts for L1/L2.
     count_comments_as_posts: bool = False
+    # L5 (seed 000): a dead player may post this, exactly, once a natural day.
+    dead_post_allowance: str | None = "抵制斯大林"
+    # L6 (seed 000): discussion in 楼中楼 is carded; comments longer than this are flagged.
+    flag_comment_discussion: bool = True
+    comment_chat_chars: int = 10
+    # L8: this many near-empty posts (at most flood_chars characters) within flood_minutes.
+    flood_posts: int = 5
+    flood_minutes: int = 10
+    flood_chars: int = 3
 
 
 _000 = Ruleset(name="000")
@@ -87,6 +99,8 @@ PRESETS: dict[str, Ruleset] = {
         name="245",
         change_via=("reply",),
         fix_keeps_time=False,
+        dead_post_allowance=None,
+        flag_comment_discussion=False,
         change_after_target_death=True,
         proxy_deadline_minutes=60,
         proxy_change_deadline_minutes=60,
@@ -103,6 +117,8 @@ PRESETS: dict[str, Ruleset] = {
         name="023",
         change_via=("quote",),
         proxy_change_deadline_minutes=60,
+        dead_post_allowance=None,
+        flag_comment_discussion=False,
         sheriff_weight=Decimal("2"),
         deputy_weight=Decimal("1"),
         tie_chain=("sheriff_target", "none"),
@@ -126,6 +142,8 @@ PRESETS: dict[str, Ruleset] = {
         majority_of_all=True,
         publish_voters=False,
         card_no_vote=False,
+        dead_post_allowance=None,
+        flag_comment_discussion=False,
     ),
 }
 
@@ -159,6 +177,12 @@ def _coerce(key: str, value: Any, current: Any, source: str) -> Any:
             return Decimal(str(value))
         except InvalidOperation:
             raise bad("a number") from None
+    if key == "dead_post_allowance":
+        if value is False or value == "":
+            return None
+        if not isinstance(value, str):
+            raise bad('a text, or "" for none')
+        return value
     if key in (
         "max_changes",
         "proxy_deadline_minutes",

@@ -166,6 +166,12 @@ class Thread:
                 r'<div class="pg">.*?</div>', _pager(page, count, self.tid), text, flags=re.S
             )
             text = text.replace("[D01] 月下古堡 第二天投票帖", html.escape(self.title))
+            # The header's reply count, as this forum counts it: replies and 点评.
+            replies = len(self.posts) - 1 + sum(len(p.comments) for p in self.posts)
+            text = text.replace(
+                '回复:</span> <span class="xi1">17</span>',
+                f'回复:</span> <span class="xi1">{replies}</span>',
+            )
             text = re.sub(r"(tid=|thread-)23(?!\d)", rf"\g<1>{self.tid}", text)
             out.append(text.encode("utf-8"))
         return out

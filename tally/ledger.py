@@ -1,0 +1,147 @@
+"""The card ledger: every card of a game, in a CSV file beside the game file (RULES K1-K3).
+
+The director may open and edit it (Excel reads it: UTF-8 with a BOM). tally adds the cards
+a check proposes, once: a card is the same card when its day, player, rule and colour
+match, so checking a day again changes nothing. Escalations (K1: three blue make a yellow,
+three yellow make a red) are written as cards of their own with rule "K1".
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from tally.atomic import write_atomic
+from tally.errors import GameFileError
+
+COLUMNS = ("day", "player", "colour", "rule", "reason", "source")
+COLOURS = ("blue", "yellow", "red")
+
+
+@dataclass(frozen=True)
+class Card:
+    day: int
+    player: str
+    colour: str  # "blue" | "yellow" | "red"
+    rule: str  # RULES id: L1, L2, L3, L5, K1, …
+    reason: str
+    source: str = "tally"  # "tally" or "director"
+
+    @property
+    def key(self) -> tuple[int, str, str, str]:
+        return (self.day, self.player, self.rule, self.colour)
+
+
+def ledger_path(game_path: Path) -> Path:
+    return game_path.with_name(game_path.stem + ".cards.csv")
+
+
+def load(path: Path) -> list[Card]:
+    """The ledger's cards; a missing ledger is an empty one."""
+    if not path.exists():
+        return []
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GameFileError(f"{path}: the card ledger cannot be read ({exc}).") from None
+    cards = []
+    for n, row in enumerate(csv.DictReader(io.StringIO(text)), start=2):
+        where = f"{path}, line {n}"
+        try:
+            day = int((row.get("day") or "").strip())
+        except ValueError:
+            raise GameFileError(f"{where}: day {row.get('day')!r} is not a number.") from None
+        colour = (row.get("colour") or "").strip().lower()
+        if colour not in COLOURS:
+            raise GameFileError(f"{where}: colour {colour!r} is not blue, yellow or red.")
+        player = (row.get("player") or "").strip()
+        if not player:
+            raise GameFileError(f"{where}: the card names no player.")
+        cards.append(
+            Card(
+                day,
+                player,
+                colour,
+                (row.get("rule") or "").strip(),
+                (row.get("reason") or "").strip(),
+                (row.get("source") or "director").strip() or "director",
+            )
+        )
+    return cards
+
+
+def save(path: Path, cards: Iterable[Card]) -> None:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(COLUMNS)
+    for c in cards:
+        writer.writerow([c.day, c.player, c.colour, c.rule, c.reason, c.source])
+    write_atomic(path, ("\ufeff" + out.getvalue()).encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class Totals:
+    blue: int = 0
+    yellow: int = 0
+    red: int = 0
+
+
+def totals(cards: Iterable[Card]) -> dict[str, Totals]:
+    counts: dict[str, dict[str, int]] = {}
+    for c in cards:
+        counts.setdefault(c.player, {k: 0 for k in COLOURS})[c.colour] += 1
+    return {p: Totals(v["blue"], v["yellow"], v["red"]) for p, v in counts.items()}
+
+
+def add(existing: list[Card], proposed: Iterable[Card]) -> tuple[list[Card], list[Card]]:
+    """The ledger with the proposed cards and their K1 escalations; and what was new."""
+    cards = list(existing)
+    keys = {c.key for c in cards}
+    new: list[Card] = []
+    for card in proposed:
+        if card.key in keys:
+            continue
+        cards.append(card)
+        keys.add(card.key)
+        new.append(card)
+        new.extend(_escalate(cards, keys, card))
+    return cards, new
+
+
+def _escalate(cards: list[Card], keys: set[tuple[int, str, str, str]], card: Card) -> list[Card]:
+    """K1: the third blue card is a yellow, the third yellow a red."""
+    made: list[Card] = []
+    for lower, higher in (("blue", "yellow"), ("yellow", "red")):
+        if card.colour != lower and not (made and made[-1].colour == lower):
+            continue
+        count = sum(1 for c in cards if c.player == card.player and c.colour == lower)
+        if count and count % 3 == 0:
+            up = Card(
+                card.day,
+                card.player,
+                higher,
+                "K1",
+                f"{count} {lower} cards make a {higher} card (K1)",
+            )
+            if up.key not in keys:
+                cards.append(up)
+                keys.add(up.key)
+                made.append(up)
+    return made
+
+
+def sent_off(cards: Iterable[Card]) -> list[str]:
+    """K2: players with a red card are sent off (红牌罚下)."""
+    return sorted({c.player for c in cards if c.colour == "red"})
+
+
+def camps_lost(cards: Iterable[Card], camps: Mapping[str, str]) -> dict[str, list[str]]:
+    """K2 (seed 001): camps with two or more players holding red cards."""
+    by_camp: dict[str, list[str]] = {}
+    for player in sent_off(cards):
+        if player in camps:
+            by_camp.setdefault(camps[player], []).append(player)
+    return {camp: players for camp, players in by_camp.items() if len(players) >= 2}

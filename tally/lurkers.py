@@ -1,0 +1,311 @@
+"""Lurking (潜水) and posting violations, day by day (RULES L1-L3, L5-L8, S3).
+
+Pure: threads in, counts, proposed cards and flags out. Cards (L1-L3) are what the
+rules give automatically; flags (L5-L8) point the director at a floor, and the director
+decides. Which day a post belongs to is its time inside the day's open-close window.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from tally.game import Day, Game
+from tally.ledger import Card
+from tally.model import Thread
+from tally.names import Roster, normalise
+from tally.validate import Flag, judge
+
+_NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class PlayerDay:
+    player: str
+    posts: int
+    voted: bool | None  # None when the day's vote thread was not read
+    first: datetime | None = None
+    last: datetime | None = None
+    # Out during the day: counted up to this time.
+    until: datetime | None = None
+
+
+@dataclass(frozen=True)
+class DayThreads:
+    day: Day
+    discussion: Thread | None
+    vote: Thread | None = None
+    progress: Thread | None = None
+
+
+@dataclass(frozen=True)
+class DayCheck:
+    day: Day
+    players: tuple[PlayerDay, ...]
+    cards: tuple[Card, ...]
+    flags: tuple[Flag, ...]
+    # Every day checked up to this one: its players' counts (the L2 streaks rest on them).
+    days: Mapping[int, tuple[PlayerDay, ...]]
+
+
+def _player_of(roster: Roster, author: str, shown: str | None) -> str | None:
+    for name in (author, shown):
+        if name:
+            match = roster.match(name).player
+            if match:
+                return match
+    return None
+
+
+def count_day(game: Game, threads: DayThreads) -> tuple[PlayerDay, ...]:
+    """Posts per living player inside the day's window, and whether they voted."""
+    day, rules = threads.day, game.rules
+    roster = Roster(game.players, game.aliases)
+    directors = {normalise(d) for d in game.directors}
+    times: dict[str, list[datetime]] = {p: [] for p in game.players if p not in day.dead}
+    if threads.discussion is not None:
+        for post in threads.discussion.posts:
+            units = [(post.author, post.author_display, post.time)]
+            if rules.count_comments_as_posts:
+                units += [(c.author, c.author_display, c.time) for c in post.comments]
+            for author, shown, when in units:
+                if normalise(author) in directors:
+                    continue
+                player = _player_of(roster, author, shown)
+                if player not in times or not (day.opens <= when <= day.closes):
+                    continue
+                death = day.died.get(player)
+                if death is not None and when >= death:
+                    continue
+                times[player].append(when)
+    voted: set[str] | None = None
+    if threads.vote is not None:
+        ballots, _ = judge(threads.vote, game, day)
+        voted = {b.voter for b in ballots if b.status in ("counted", "superseded") and b.voter}
+    return tuple(
+        PlayerDay(
+            player=p,
+            posts=len(ts),
+            voted=None if voted is None else p in voted,
+            first=min(ts) if ts else None,
+            last=max(ts) if ts else None,
+            until=day.died.get(p),
+        )
+        for p, ts in times.items()
+    )
+
+
+def check(game: Game, history: Sequence[DayThreads], day_number: int) -> DayCheck:
+    """The cards and flags of ``day_number``; ``history`` holds it and the days before it."""
+    by_day = {t.day.day: t for t in history}
+    if day_number not in by_day:
+        raise ValueError(f"day {day_number} is not in the history")
+    counts = {t.day.day: {pd.player: pd for pd in count_day(game, t)} for t in history}
+    target = by_day[day_number]
+    day, rules = target.day, game.rules
+    cards: list[Card] = []
+    if not day.accelerated:  # S3: an accelerated day carries no lurking cards
+        for pd in counts[day_number].values():
+            if pd.until is not None:
+                continue  # out during the day: the rules card the living
+            if pd.posts < rules.min_posts:
+                cards.append(
+                    Card(
+                        day.day,
+                        pd.player,
+                        "yellow",
+                        "L1",
+                        f"{pd.posts} posts on day {day.day} (fewer than {rules.min_posts})",
+                    )
+                )
+            if rules.card_no_vote and pd.voted is False:
+                cards.append(Card(day.day, pd.player, "yellow", "L3", f"no vote on day {day.day}"))
+            streak = _streak(
+                counts, game, pd.player, day_number, rules.streak_posts, rules.streak_days
+            )
+            if streak:
+                days = ", ".join(map(str, streak))
+                cards.append(
+                    Card(
+                        day.day,
+                        pd.player,
+                        "yellow",
+                        "L2",
+                        f"fewer than {rules.streak_posts} posts on days {days}",
+                    )
+                )
+    flags = [
+        *_dead_posting(game, target),
+        *_comment_discussion(game, target),
+        *_fonts(game, target),
+        *_floods(game, target),
+    ]
+    ordered = sorted(cards, key=lambda c: (game.players.index(c.player), c.rule))
+    checked = {n: tuple(c.values()) for n, c in counts.items()}
+    return DayCheck(day, checked[day_number], tuple(ordered), tuple(flags), checked)
+
+
+def _streak(
+    counts: Mapping[int, Mapping[str, PlayerDay]],
+    game: Game,
+    player: str,
+    day_number: int,
+    threshold: int,
+    length: int,
+) -> list[int]:
+    """L2: the days of a run of ``length`` low days ending today, or [] when there is none.
+
+    Accelerated days neither count nor break a run (S3). A run that earned a card is
+    spent: the next card needs ``length`` new low days, so day 6 of a six-day lull earns
+    the second card, not days 4 and 5.
+    """
+    run: list[int] = []
+    for d in sorted(n for n in counts if n <= day_number):
+        day = game.day(d)
+        pd = counts[d].get(player)
+        if day.accelerated:
+            continue
+        if pd is None or pd.until is not None or pd.posts >= threshold:
+            run = []
+            continue
+        run.append(d)
+        if len(run) == length:
+            if d == day_number:
+                return run
+            run = []
+    return []
+
+
+def _players(game: Game) -> tuple[Roster, set[str]]:
+    return Roster(game.players, game.aliases), {normalise(d) for d in game.directors}
+
+
+def _units(thread: Thread | None) -> list[tuple[int, str, str, str | None, datetime, str, bool]]:
+    """(floor, post id, author, shown name, time, text, is a comment) of every post and comment."""
+    if thread is None:
+        return []
+    out = []
+    for p in thread.posts:
+        out.append((p.floor, p.post_id, p.author, p.author_display, p.time, p.text, False))
+        out += [
+            (p.floor, c.comment_id, c.author, c.author_display, c.time, c.text, True)
+            for c in p.comments
+        ]
+    return out
+
+
+def _dead_posting(game: Game, t: DayThreads) -> list[Flag]:
+    """L5: the dead do not post in the discussion, vote or progress threads (诈尸)."""
+    roster, directors = _players(game)
+    day, allowance = t.day, game.rules.dead_post_allowance
+    flags = []
+    allowed_on: set[tuple[str, object]] = set()
+    for thread in (t.discussion, t.vote, t.progress):
+        for floor, pid, author, shown, when, text, _ in sorted(_units(thread), key=lambda u: u[4]):
+            if normalise(author) in directors or not (day.opens <= when <= day.closes):
+                continue
+            player = _player_of(roster, author, shown)
+            if player is None or not day.out_at(player, when):
+                continue
+            if (
+                allowance is not None
+                and text.strip() == allowance
+                and (player, when.date()) not in allowed_on
+            ):
+                allowed_on.add((player, when.date()))  # seed 000: once a natural day
+                continue
+            flags.append(
+                Flag(
+                    "L5",
+                    f"{player} posted while out ({when:%m-%d %H:%M}): 诈尸",
+                    player,
+                    floor,
+                    pid,
+                )
+            )
+    return flags
+
+
+def _comment_discussion(game: Game, t: DayThreads) -> list[Flag]:
+    """L6 (seed 000): discussion belongs in floors; a long 楼中楼 is probably discussion."""
+    if not game.rules.flag_comment_discussion:
+        return []
+    roster, directors = _players(game)
+    limit = game.rules.comment_chat_chars
+    flags = []
+    for floor, pid, author, shown, when, text, is_comment in _units(t.discussion):
+        if not is_comment or normalise(author) in directors:
+            continue
+        if not (t.day.opens <= when <= t.day.closes):
+            continue
+        player = _player_of(roster, author, shown)
+        if player and len(_NOT_CONTENT.sub("", text)) > limit:
+            flags.append(
+                Flag(
+                    "L6",
+                    f"{player} wrote {len(text)} characters in a 楼中楼 under floor "
+                    f"{floor}: discussion, or chat?",
+                    player,
+                    floor,
+                    pid,
+                )
+            )
+    return flags
+
+
+def _fonts(game: Game, t: DayThreads) -> list[Flag]:
+    """L7: red and enlarged font are the director's."""
+    roster, directors = _players(game)
+    flags = []
+    for thread in (t.discussion, t.vote, t.progress):
+        if thread is None:
+            continue
+        for p in thread.posts:
+            if not (p.red_font or p.large_font) or normalise(p.author) in directors:
+                continue
+            player = _player_of(roster, p.author, p.author_display) or p.author
+            what = " and ".join(
+                w for w, on in (("red", p.red_font), ("enlarged", p.large_font)) if on
+            )
+            flags.append(Flag("L7", f"{player} used {what} font", player, p.floor, p.post_id))
+    return flags
+
+
+def _floods(game: Game, t: DayThreads) -> list[Flag]:
+    """L8: many near-empty posts in a short time ("连发十楼数字只为抢占某一层")."""
+    roster, _ = _players(game)
+    rules = game.rules
+    window = timedelta(minutes=rules.flood_minutes)
+    flags = []
+    by_player: dict[str, list[tuple[datetime, int, str]]] = {}
+    for thread in (t.discussion, t.vote):
+        if thread is None:
+            continue
+        for p in thread.posts:
+            content = _NOT_CONTENT.sub("", unicodedata.normalize("NFKC", p.text))
+            player = _player_of(roster, p.author, p.author_display)
+            if player and len(content) <= rules.flood_chars:
+                by_player.setdefault(player, []).append((p.time, p.floor, p.post_id))
+    for player, posts in by_player.items():
+        posts.sort()
+        start = 0
+        for end in range(len(posts)):
+            while posts[end][0] - posts[start][0] > window:
+                start += 1
+            if end - start + 1 == rules.flood_posts:
+                first = posts[start]
+                flags.append(
+                    Flag(
+                        "L8",
+                        f"{player} posted {rules.flood_posts} near-empty posts within "
+                        f"{rules.flood_minutes} minutes from floor {first[1]}",
+                        player,
+                        first[1],
+                        first[2],
+                    )
+                )
+                break
+    return flags
