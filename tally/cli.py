@@ -33,6 +33,12 @@ app = typer.Typer(
 )
 
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no page summary.")]
+Format = Annotated[
+    str | None,
+    typer.Option(
+        "--format", help="bbcode (Discuz!) or text (Tieba) [default: by the game's forum]."
+    ),
+]
 Fresh = Annotated[
     bool, typer.Option("--fresh", help="Ignore cached pages: fetch every page again.")
 ]
@@ -192,6 +198,10 @@ def votes(
     as_json: Annotated[
         bool, typer.Option("--json", help="The JSON of shared CONTRACT.md.")
     ] = False,
+    announce: Annotated[
+        bool, typer.Option("--announce", help="Print the announcement after the table.")
+    ] = False,
+    fmt: Format = None,
     quiet: Quiet = False,
     fresh: Fresh = False,
     cache_dir: CacheDir = None,
@@ -223,6 +233,13 @@ def votes(
         from tally.render_console import print_day
 
         print_day(_stdout(), result)
+        if announce:
+            from tally.announce import close_context, format_for, render
+
+            text = render(
+                "close", fmt or format_for(loaded, result.day), close_context(result, loaded)
+            )
+            typer.echo("\n" + text, nl=False)
 
 
 @app.command()
@@ -291,6 +308,64 @@ def lurkers(
 
 
 @app.command()
+def announce(
+    game: Annotated[Path, typer.Option("--game", help="The game file.")],
+    day: Annotated[int, typer.Option("--day", help="The day.")],
+    kind: Annotated[
+        str,
+        typer.Option("--kind", help="close (the day's result), morning (A1) or elevator (A2)."),
+    ] = "close",
+    fmt: Format = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Makes the elevator's random order repeatable.")
+    ] = None,
+    template_dir: Annotated[
+        Path | None, typer.Option("--template-dir", help="Your own templates (run sandboxed).")
+    ] = None,
+    quiet: Quiet = False,
+    fresh: Fresh = False,
+    cache_dir: CacheDir = None,
+    cookies: Cookies = None,
+) -> None:
+    """The announcement to paste into the forum: BBCode for Discuz!, plain text for Tieba.
+
+    Example: tally announce --game game.toml --day 2 > day2.txt
+    """
+    with _reported():
+        from tally import ledger
+        from tally.announce import (
+            KINDS,
+            close_context,
+            elevator_context,
+            format_for,
+            morning_context,
+            render,
+        )
+        from tally.game import load_game
+        from tally.votes import tally_day
+
+        if kind not in KINDS:
+            raise InputError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}.")
+        loaded = load_game(game)
+        chosen = loaded.day(day)
+        how = _Fetching(quiet, fresh, cache_dir, cookies)
+        now = datetime.now(loaded.timezone)
+        not_before = chosen.closes if now >= chosen.closes else None
+        context: dict[str, object]
+        if kind == "close":
+            [thread] = _read([chosen.vote], loaded.timezone.key, how, not_before)
+            context = close_context(tally_day(thread, loaded, day), loaded)
+        elif kind == "morning":
+            context = morning_context(loaded, day, ledger.load(ledger.ledger_path(game)))
+        else:
+            # The players' own views of the discussion thread (the vote thread without one).
+            url = chosen.discussion or chosen.vote
+            [thread] = _read([url], loaded.timezone.key, how, not_before)
+            context = elevator_context(loaded, chosen, thread, seed)
+        typer.echo(render(kind, fmt or format_for(loaded, chosen), context, template_dir), nl=False)
+
+
+@app.command()
 def demo(quiet: Quiet = False) -> None:
     """Run tally on the bundled sample game, served from 127.0.0.1 (no network needed).
 
@@ -309,9 +384,15 @@ def demo(quiet: Quiet = False) -> None:
             from tally.render_console import print_day
             from tally.votes import day_of_thread, tally_day
 
+            from tally.announce import close_context, format_for, render
+
             for thread in threads:
                 if any(thread.url == d.vote for d in game.days):
-                    print_day(console, tally_day(thread, game, day_of_thread(game, thread).day))
+                    result = tally_day(thread, game, day_of_thread(game, thread).day)
+                    print_day(console, result)
+                    fmt = format_for(game, result.day)
+                    console.print(f"\nThe announcement to paste ({fmt}):\n", markup=False)
+                    console.print(render("close", fmt, close_context(result, game)), markup=False)
 
 
 def main() -> None:

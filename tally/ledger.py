@@ -19,6 +19,8 @@ from tally.errors import GameFileError
 
 COLUMNS = ("day", "player", "colour", "rule", "reason", "source")
 COLOURS = ("blue", "yellow", "red")
+# Reasons are written in Chinese: the morning announcement publishes them.
+_CN = {"blue": "蓝牌", "yellow": "黄牌", "red": "红牌"}
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,7 @@ def _escalate(cards: list[Card], keys: set[tuple[int, str, str, str]], card: Car
                 card.player,
                 higher,
                 "K1",
-                f"{count} {lower} cards make a {higher} card (K1)",
+                f"{count}张{_CN[lower]}折算为{_CN[higher]}（K1）",
             )
             if up.key not in keys:
                 cards.append(up)

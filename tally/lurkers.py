@@ -118,23 +118,23 @@ def check(game: Game, history: Sequence[DayThreads], day_number: int) -> DayChec
                         pd.player,
                         "yellow",
                         "L1",
-                        f"{pd.posts} posts on day {day.day} (fewer than {rules.min_posts})",
+                        f"第{day.day}天发言{pd.posts}条（少于{rules.min_posts}条）",
                     )
                 )
             if rules.card_no_vote and pd.voted is False:
-                cards.append(Card(day.day, pd.player, "yellow", "L3", f"no vote on day {day.day}"))
+                cards.append(Card(day.day, pd.player, "yellow", "L3", f"第{day.day}天未投票"))
             streak = _streak(
                 counts, game, pd.player, day_number, rules.streak_posts, rules.streak_days
             )
             if streak:
-                days = ", ".join(map(str, streak))
+                days = "、".join(map(str, streak))
                 cards.append(
                     Card(
                         day.day,
                         pd.player,
                         "yellow",
                         "L2",
-                        f"fewer than {rules.streak_posts} posts on days {days}",
+                        f"第{days}天发言均少于{rules.streak_posts}条",
                     )
                 )
     flags = [

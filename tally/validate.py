@@ -55,6 +55,8 @@ class Ballot:
     ruling: str | None = None
     superseded_at: datetime | None = None
     abstain: bool = False
+    # The player's own reason (投票理由), as written.
+    written_reason: str | None = None
 
 
 @dataclass
@@ -451,6 +453,7 @@ def _freeze(w: _Work) -> Ballot:
         ruling=w.ruling.action if w.ruling else None,
         superseded_at=w.superseded_at,
         abstain=w.abstain,
+        written_reason=w.parsed.reason if w.parsed else None,
     )
 
 

@@ -45,6 +45,8 @@ def test_demo_runs_the_real_fetch_path():
     assert "change_not_reply: a change must be posted as a reply of one's own vote (V3)" in out
     assert "Not voted (2): 老K、南瓜" in out
     assert "Outcome: nobody — 月影、长夜 tie on 3: nobody is out (C5) [rule tie_none]" in out
+    # ... and the announcement, with ruleset 245's visibility (C7).
+    assert "[color=#FF0000][b]最高票有多人，无人出局。[/b][/color]（C5）" in out
 
 
 @pytest.mark.parametrize(

@@ -124,7 +124,7 @@ def test_four_days_of_cards_flags_and_ledger(forum, tmp_path):
 
     day1 = run(game, 1)
     assert cards(day1) == [("小眯", "yellow", "L1")]  # L1: 4 posts
-    assert day1["cards"][0]["reason"] == "4 posts on day 1 (fewer than 5)"
+    assert day1["cards"][0]["reason"] == "第1天发言4条（少于5条）"
     posts = {p["player"]: (p["posts"], p["voted"]) for p in day1["players"]}
     assert posts == {
         "冷月": (12, True),
@@ -156,7 +156,7 @@ def test_four_days_of_cards_flags_and_ledger(forum, tmp_path):
 
     day4 = run(game, 4)
     assert cards(day4) == [("kiwi", "yellow", "L2")]  # days 1, 3, 4: day 2 does not break it
-    assert day4["cards"][0]["reason"] == "fewer than 10 posts on days 1, 3, 4"
+    assert day4["cards"][0]["reason"] == "第1、3、4天发言均少于10条"
     assert "老K" not in {p["player"] for p in day4["players"]}  # only the living are checked
     flags4 = [(f["rule"], f["player"], f["floor"]) for f in day4["flags"]]
     # 67 floors of discussion, then 老K on 69, "抵制斯大林" on 70 (allowed) and 71 (not).
@@ -190,8 +190,8 @@ def test_table_and_no_write(forum, tmp_path):
     assert result.exit_code == 0, result.output
     assert ledger.read_bytes() == before
     out = result.stdout
-    assert "糖糖: yellow card (L1) — 3 posts on day 3 (fewer than 5) [new]" in out
-    assert "糖糖: 3 yellow cards make a red card (K1)" in out
+    assert "糖糖: yellow card (L1) — 第3天发言3条（少于5条） [new]" in out
+    assert "糖糖: 3张黄牌折算为红牌（K1）" in out
     assert "Sent off (red card, K2): 糖糖" in out
     assert "not written (--no-write)" in out
     assert "flag L7: floor" in out and "风铃 used red font" in out

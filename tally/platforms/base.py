@@ -68,6 +68,14 @@ class Platform(ABC):
     ) -> Page:
         """Parse one page; ``source`` (a URL or file name) is used in error messages."""
 
+    @abstractmethod
+    def post_url(self, ref: ThreadRef, post_id: str) -> str:
+        """A link that opens the thread at one floor."""
+
+    @abstractmethod
+    def author_url(self, ref: ThreadRef, author: str, author_id: str | None) -> str | None:
+        """A link to one player's posts alone (the elevator thread, RULES A2), when one exists."""
+
     def read_page(self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo) -> Page:
         """Page ``number`` with everything it needs; Tieba also asks for its 楼中楼."""
         url = self.page_url(ref, number)

@@ -79,6 +79,15 @@ class Discuz(Platform):
     def error_page(self, text: str, source: str) -> NotAThreadError | None:
         return _forum_message(LexborHTMLParser(text), text, source)
 
+    def post_url(self, ref: ThreadRef, post_id: str) -> str:
+        return f"{ref.base}forum.php?mod=redirect&goto=findpost&ptid={ref.thread_id}&pid={post_id}"
+
+    def author_url(self, ref: ThreadRef, author: str, author_id: str | None) -> str | None:
+        # The forum's own "只看该作者" view of the thread.
+        if not author_id:
+            return None
+        return f"{ref.base}forum.php?mod=viewthread&tid={ref.thread_id}&authorid={author_id}"
+
     def recognises(self, text: str) -> bool:
         head = text[:20000]
         return "Discuz!" in head or 'id="postmessage_' in text or "discuz_uid" in head

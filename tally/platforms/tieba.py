@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, tzinfo
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -59,6 +59,13 @@ class Tieba(Platform):
     def page_url(self, ref: ThreadRef, page: int) -> str:
         # Without see_lz: tally reads every floor, not only the thread owner's.
         return f"{ref.base}p/{ref.thread_id}?pn={page}"
+
+    def post_url(self, ref: ThreadRef, post_id: str) -> str:
+        return f"{ref.base}p/{ref.thread_id}?pid={post_id}#{post_id}"
+
+    def author_url(self, ref: ThreadRef, author: str, author_id: str | None) -> str | None:
+        # Tieba has no per-thread author view that outlives a session: the player's home page.
+        return f"{ref.base}home/main?un={quote(author)}"
 
     def recognises(self, text: str) -> bool:
         head = text[:4000].lstrip()

@@ -1,0 +1,305 @@
+"""Announcements, rendered with Jinja2: BBCode for Discuz!, plain text for Tieba (RULES A1, A2, C7).
+
+Templates live in ``templates/`` as ``<kind>.<format>.j2``; a director may point
+``--template-dir`` at a folder of their own with the same names, and those run in Jinja's
+sandbox. Every value a template prints passes through ``inert()``: a name or a reason
+that holds ``[color=red]`` or ``[url=…]`` shows as text, never as markup, because red
+font is the director's alone (RULES L7). Undefined values are errors (StrictUndefined).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tally.count import votes_text
+from tally.errors import InputError
+from tally.game import Day, Game
+from tally.ledger import Card
+from tally.model import Thread
+from tally.platforms import resolve_url
+from tally.votes import DayResult
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+FORMATS = ("bbcode", "text")
+KINDS = ("close", "morning", "elevator")
+_ZWSP = "\u200b"
+
+
+def inert(value: Any) -> Any:
+    """Break every BBCode tag in a value a player wrote, keeping what it reads.
+
+    Discuz! matches tags such as ``[color=…]`` literally; a zero-width space after the
+    bracket stops the match and shows the same characters.
+    """
+    if isinstance(value, str):
+        return value.replace("[", "[" + _ZWSP)
+    return value
+
+
+def format_for(game: Game, day: Day) -> str:
+    """BBCode for a Discuz! game, plain text for Tieba."""
+    platform, _ = resolve_url(day.vote)
+    return "text" if platform.name == "tieba" else "bbcode"
+
+
+def _environment(template_dir: Path | None) -> Any:
+    from jinja2 import FileSystemLoader, StrictUndefined
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    folder = template_dir or TEMPLATES
+    if not folder.is_dir():
+        raise InputError(f"the template folder {folder} does not exist.")
+    # Sandboxed for every folder: the built-in templates need nothing the sandbox forbids.
+    return ImmutableSandboxedEnvironment(
+        loader=FileSystemLoader(str(folder)),
+        undefined=StrictUndefined,
+        finalize=inert,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render(
+    kind: str, fmt: str, context: Mapping[str, Any], template_dir: Path | None = None
+) -> str:
+    from jinja2 import TemplateError, TemplateNotFound, UndefinedError
+    from jinja2.exceptions import SecurityError
+
+    if fmt not in FORMATS:
+        raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}.")
+    env = _environment(template_dir)
+    name = f"{kind}.{fmt}.j2"
+    try:
+        return str(env.get_template(name).render(**context))
+    except TemplateNotFound:
+        raise InputError(f"no template {name} in {template_dir or TEMPLATES}.") from None
+    except SecurityError as exc:
+        raise InputError(
+            f"the template {name} tried something the sandbox forbids ({exc})."
+        ) from None
+    except UndefinedError as exc:
+        raise InputError(f"the template {name} uses a value tally does not give ({exc}).") from None
+    except TemplateError as exc:
+        raise InputError(f"the template {name} is broken ({exc}).") from None
+
+
+# -- the closing announcement --------------------------------------------------------------
+
+_OUTCOME = {
+    "plurality": "{player} 以 {top} 票被投票出局。",
+    "tie_sheriff_target": "{tied} 平票（{top} 票），按警长投票对象，{player} 被投票出局。",
+    "tie_acolyte": "{tied} 平票（{top} 票），侍僧 {player} 发动牺牲深渊，代替出局。",
+    "no_votes_acolyte": "无人得票，侍僧 {player} 发动牺牲深渊出局。",
+    "tie_none": "{tied} 平票（{top} 票），无人出局。",
+    "no_votes": "无人得票，无人出局。",
+    "immune": "{tied} 得票最高，但不会被投票出局，今日为平安日。",
+    "majority_of_all": "{player} 得 {top} 票，超过总票数 {cast} 的一半，被投票出局。",
+    "no_majority": "最高票 {top} 票未超过总票数 {cast} 的一半，无人出局。",
+    "most_votes": "{player} 以 {top} 票当选警长。",
+    "first_to_reach": "{tied} 同为 {top} 票，{player} 最先达到，当选警长。",
+    "first_to_reach_tied": "{tied} 同为 {top} 票且同时达到，由导演裁定警长。",
+}
+# When counts are hidden (C7, ruleset 245) the sentence names only the top.
+_OUTCOME_HIDDEN = {
+    "plurality": "最高票：{player}，被投票出局。",
+    "tie_sheriff_target": "最高票有多人，按警长投票对象，{player} 被投票出局。",
+    "tie_acolyte": "最高票有多人，侍僧 {player} 发动牺牲深渊，代替出局。",
+    "tie_none": "最高票有多人，无人出局。",
+    "immune": "最高票：{tied}，但不会被投票出局，今日为平安日。",
+    "most_votes": "最高票：{player}，当选警长。",
+    "first_to_reach": "最高票有多人，{player} 最先达到，当选警长。",
+}
+_RULE = {
+    "plurality": "C5",
+    "tie_sheriff_target": "C5",
+    "tie_acolyte": "C5",
+    "no_votes_acolyte": "C5",
+    "tie_none": "C5",
+    "no_votes": "C5",
+    "immune": "C8",
+    "majority_of_all": "C6",
+    "no_majority": "C6",
+    "most_votes": "C4",
+    "first_to_reach": "C4",
+    "first_to_reach_tied": "C4",
+}
+_VOID = {
+    "format": "格式错误",
+    "several_ballots": "一帖多票",
+    "unknown_target": "投票对象有误",
+    "dead_voter": "已出局者投票",
+    "dead_target": "投给已出局者",
+    "banned_voter": "当日不能投票",
+    "banned_target": "该角色当日不能被投票",
+    "before_open": "开门前投票",
+    "after_close": "关门后投票",
+    "not_a_player": "非玩家",
+    "director": "导演帖",
+    "proxy_not_director": "非导演代投",
+    "unknown_voter": "代投对象不是玩家",
+    "proxy_late": "代投超时",
+    "change_without_vote": "无票可改",
+    "change_not_reply": "改票方式不符",
+    "second_change": "第二次改票",
+    "change_in_final_hour": "关门前一小时内改票",
+    "change_under_acceleration": "加速日改票",
+    "no_change": "改票对象未变",
+    "bar_owner_late_change": "主管超时改票",
+    "ruling": "导演裁定作废",
+}
+_BONUS = {"C2": "诽谤", "C3": "众志成城"}
+_KIND = {"vote": "投票", "change": "改票", "abstain": "弃权", "proxy": "代投"}
+
+
+def close_context(result: DayResult, game: Game) -> dict[str, Any]:
+    """What the closing announcement of a day may say, as the ruleset's visibility allows."""
+    rules = game.rules
+    platform, ref = resolve_url(result.day.vote)
+    weights = result.count.weights
+    o = result.outcome
+    totals = result.totals
+    top = totals[0].votes if totals else None
+    tied = [t.player for t in totals if top is not None and t.votes == top and top > 0]
+    words = {
+        "player": o.player or "",
+        "tied": "、".join(tied),
+        "top": votes_text(top) if top else "0",
+        "cast": votes_text(result.count.cast),
+    }
+    table = _OUTCOME if rules.publish_counts else {**_OUTCOME, **_OUTCOME_HIDDEN}
+    sentence = table.get(o.rule, o.note).format(**words)
+
+    def link(b: Any) -> str:
+        return platform.post_url(ref, b.parent_post_id or b.post_id)
+
+    ballots = [
+        {
+            "floor": b.floor,
+            "comment": b.comment,
+            "link": link(b),
+            "voter": b.voter or b.author,
+            "kind": _KIND[b.kind],
+            "target": b.target or b.written,
+            "reason": b.written_reason or "",
+            "status": b.status,
+            "void_reason": _VOID.get(b.reason or "", b.reason or ""),
+            "weight": votes_text(weights[b.voter][0]) if b.voter in weights else "1",
+        }
+        for b in result.ballots
+    ]
+    return {
+        "game": game.name,
+        "day": result.day.day,
+        "kind": result.kind,
+        "ruleset": rules.name,
+        "publish_counts": rules.publish_counts,
+        "publish_voters": rules.publish_voters,
+        "thread_url": platform.page_url(ref, 1),
+        "totals": [
+            {
+                "player": t.player,
+                "votes": votes_text(t.votes),
+                "voters": [
+                    {"name": v, "weight": votes_text(weights[v][0]) if v in weights else "1"}
+                    for v in t.voters
+                ],
+                "bonuses": [
+                    {"votes": votes_text(a), "label": _BONUS.get(rule, why), "rule": rule}
+                    for a, why, rule in t.bonuses
+                ],
+            }
+            for t in totals
+        ],
+        "top": tied,
+        "counted": [b for b in ballots if b["status"] == "counted" and b["kind"] != "弃权"],
+        "abstained": [b for b in ballots if b["status"] == "counted" and b["kind"] == "弃权"],
+        "superseded": [b for b in ballots if b["status"] == "superseded"],
+        "void": [b for b in ballots if b["status"] == "void"],
+        "not_voted": list(result.not_voted),
+        "outcome": {
+            "result": o.result,
+            "player": o.player or "",
+            "rule": _RULE.get(o.rule, o.rule),
+            "code": o.rule,
+            "text": sentence,
+        },
+    }
+
+
+# -- the morning announcement (A1) ---------------------------------------------------------
+
+
+def morning_context(game: Game, day_number: int, cards: Sequence[Card]) -> dict[str, Any]:
+    """The opening of day N: who went out since day N-1, sheriff, deputy, the slandered,
+    the living, and the cards given for day N-1."""
+    day = game.day(day_number)
+    before = next((d for d in sorted(game.days, key=lambda d: -d.day) if d.day < day_number), None)
+    was_dead = set(before.dead) if before else set()
+    out = [p for p in day.dead if p not in was_dead]  # in the order the director listed them
+    given = [c for c in cards if before is not None and c.day == before.day]
+    return {
+        "game": game.name,
+        "day": day.day,
+        "previous": before.day if before else None,
+        "eliminated": out,
+        "sheriff": day.sheriff or "",
+        "deputy": day.deputy or "",
+        "slandered": list(day.slandered),
+        "alive": [p for p in game.players if p not in day.dead],
+        "cards": [
+            {
+                "player": c.player,
+                "colour": {"blue": "蓝牌", "yellow": "黄牌", "red": "红牌"}[c.colour],
+                "rule": c.rule,
+                "reason": c.reason,
+            }
+            for c in given
+        ],
+    }
+
+
+# -- the elevator thread (A2) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Floor:
+    player: str
+    link: str | None
+
+
+def elevator_context(
+    game: Game, day: Day, discussion: Thread | None, seed: int | None
+) -> dict[str, Any]:
+    """Every player in random order, with a link to their posts alone."""
+    from tally.names import Roster
+
+    roster = Roster(game.players, game.aliases)
+    accounts: dict[str, tuple[str, str | None]] = {}
+    if discussion is not None:
+        for post in discussion.posts:
+            for name in (post.author, post.author_display):
+                player = roster.match(name).player if name else None
+                if player and player not in accounts:
+                    accounts[player] = (post.author, post.author_id)
+    url = day.discussion or day.vote
+    platform, ref = resolve_url(url)
+    order = list(game.players)
+    random.Random(seed).shuffle(order)
+    floors = []
+    for player in order:
+        account = accounts.get(player)
+        link = platform.author_url(ref, account[0], account[1]) if account else None
+        floors.append({"player": player, "link": link or ""})
+    return {
+        "game": game.name,
+        "day": day.day,
+        "seed": seed,
+        "floors": floors,
+        "thread_url": platform.page_url(ref, 1),
+    }
