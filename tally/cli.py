@@ -381,10 +381,9 @@ def demo(quiet: Quiet = False) -> None:
             how = _Fetching(quiet=quiet, use_cache=False)  # a new local forum every time
             threads = _read(list(game.thread_urls()), game.timezone.key, how)
             print_threads(console, threads)
+            from tally.announce import close_context, format_for, render
             from tally.render_console import print_day
             from tally.votes import day_of_thread, tally_day
-
-            from tally.announce import close_context, format_for, render
 
             for thread in threads:
                 if any(thread.url == d.vote for d in game.days):
