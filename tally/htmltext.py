@@ -22,34 +22,38 @@ _HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
 Node = Any  # selectolax's LexborNode; it ships no type stubs
 
 
+# A line break that white-space folding must not touch; HTML text never holds NUL (the
+# parser turns it into U+FFFD).
+_BREAK = "\x00"
+_END_OF_BLOCK = object()
+
+
 def node_text(node: Node) -> str:
     """The text of ``node`` as a browser lays it out: <br> and blocks make new lines."""
     parts: list[str] = []
+    push = parts.append
     # An explicit stack, not recursion: a mangled page may nest thousands of tags deep.
-    stack: list[Node | str] = [node]
-    first = True
+    stack: list[Any] = list(node.iter(include_text=True))
+    stack.reverse()
+    pop = stack.pop
     while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            parts.append(item)
+        item = pop()
+        if item is _END_OF_BLOCK:
+            push(_BREAK)
             continue
         tag = item.tag
         if tag == "-text":
-            parts.append(_HTML_SPACE.sub(" ", item.text_content or ""))
-            continue
-        if tag == "br":
-            parts.append("\n")
-            continue
-        if not first and (tag in _SKIP or tag is None or tag.startswith(("-", "!"))):
-            continue
-        block = tag in _BLOCK and not first
-        first = False
-        children = list(item.iter(include_text=True))
-        if block:
-            parts.append("\n")
-            stack.append("\n")
-        stack.extend(reversed(children))
-    return tidy_text("".join(parts))
+            push(item.text_content or "")
+        elif tag == "br":
+            push(_BREAK)
+        elif tag and tag not in _SKIP and tag[0] not in "-!":
+            children = list(item.iter(include_text=True))
+            if tag in _BLOCK:
+                push(_BREAK)
+                stack.append(_END_OF_BLOCK)
+            children.reverse()
+            stack.extend(children)
+    return tidy_text(_HTML_SPACE.sub(" ", "".join(parts)).replace(_BREAK, "\n"))
 
 
 def tidy_text(text: str) -> str:

@@ -27,6 +27,8 @@ _PID = re.compile(r"[?&]pid=(\d+)")
 _TID_IN_HREF = re.compile(r"(?:[?&]p?tid=|/thread-)(\d+)")
 _PAGE_COUNT = re.compile(r"共\s*(\d+)\s*页")
 _REPLIES = re.compile(r"回复:?\s*(\d+)")
+_REPLIES_HTML = re.compile(r'回复:</span>\s*<span class="xi1">(\d+)</span>')
+_FULL_TIME = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\s+\d{1,2}:\d{2}")
 _EDIT = re.compile(r"本帖最后由\s*(?P<by>.+?)\s*于\s*(?P<at>.+?)\s*编辑")
 # The site setting "postno" names the first floors; these are the defaults.
 _FLOOR_NAMES = {"楼主": 1, "沙发": 2, "板凳": 3, "地板": 4}
@@ -128,7 +130,7 @@ class Discuz(Platform):
             page_count=page_count,
             posts=posts,
             title=node_text(title_node) if title_node is not None else "",
-            reply_count=_reply_count(tree),
+            reply_count=_reply_count(tree, text),
         )
 
 
@@ -197,7 +199,15 @@ def _pager(tree: LexborHTMLParser) -> tuple[int, int]:
     return current, max(count, current)
 
 
-def _reply_count(tree: LexborHTMLParser) -> int | None:
+def _reply_count(tree: LexborHTMLParser, text: str) -> int | None:
+    # The default template's header, read straight from the text; the selectors are the
+    # fallback for other templates.
+    head = text[:40000]  # the header sits above the first post
+    m = _REPLIES_HTML.search(head)
+    if m:
+        return int(m.group(1))
+    if "回复" not in head:
+        return None  # later pages carry no header
     header = tree.css_first("div.hm.ptn") or tree.css_first("td.pls.ptn")
     if header is None:
         return None
@@ -205,13 +215,25 @@ def _reply_count(tree: LexborHTMLParser) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _key_nodes(node: Node, pid: str) -> dict[str, Node]:
+    """The nodes a post is read from, found in one walk over it (the walk is the cost)."""
+    found: dict[str, Node] = {}
+    selector = f"#postnum{pid}, #authorposton{pid}, #postmessage_{pid}, #comment_{pid}, a.xw1"
+    for hit in node.css(selector):
+        key = hit.id or "author"
+        # The first a.xw1 is the poster's; later ones are 点评 authors.
+        found.setdefault(key, hit)
+    return found
+
+
 def _parse_post(node: Node, tz: tzinfo, tid: str, page: int, source: str) -> Post:
     pid = _POST_ID.match(node.id).group(1)  # type: ignore[union-attr]
     where = f"{source}, post {pid}"
-    author, author_id = _author(node, pid, where)
-    time = _post_time(node, pid, tz, where)
-    floor = _floor(node, pid, where)
-    body = node.css_first(f"#postmessage_{pid}")
+    keys = _key_nodes(node, pid)
+    author, author_id = _author(node, keys.get("author"), pid, where)
+    time = _post_time(node, keys.get(f"authorposton{pid}"), tz, where)
+    floor = _floor(node, keys.get(f"postnum{pid}"), where)
+    body = keys.get(f"postmessage_{pid}")
     hidden = None
     text, edited, red, large = "", None, False, False
     reply_to: str | None = None
@@ -223,9 +245,12 @@ def _parse_post(node: Node, tz: tzinfo, tid: str, page: int, source: str) -> Pos
         note = node_text(locked)
         hidden = next((code for marker, code in _HIDDEN if marker in note), "hidden")
     else:
-        edited = _edit_mark(body, tz, where)
-        quotes = _take_quotes(body)
-        reply_to = _take_reply_header(body)
+        marks = {"i": [], "div": [], "strong": []}  # type: dict[str, list[Node]]
+        for hit in body.css("i.pstatus, div.quote, strong"):
+            marks[hit.tag].append(hit)
+        edited = _edit_mark(marks["i"], tz, where)
+        reply_to = _take_reply_header(marks["strong"])
+        quotes = _take_quotes(marks["div"])
         red, large = font_flags(body)
         text = node_text(body)
     return Post(
@@ -240,7 +265,7 @@ def _parse_post(node: Node, tz: tzinfo, tid: str, page: int, source: str) -> Pos
         quotes=quotes,
         reply_to=reply_to,
         edited=edited,
-        comments=_comments(node, pid, tz, where),
+        comments=_comments(keys.get(f"comment_{pid}"), pid, tz, where),
         red_font=red,
         large_font=large,
         hidden=hidden,
@@ -248,12 +273,10 @@ def _parse_post(node: Node, tz: tzinfo, tid: str, page: int, source: str) -> Pos
     )
 
 
-def _author(node: Node, pid: str, where: str) -> tuple[str, str | None]:
-    link = (
-        node.css_first("td.pls div.authi a.xw1")
-        or node.css_first(f"#favatar{pid} .authi a")
-        or node.css_first("td.pls .authi a")
-    )
+def _author(node: Node, link: Node | None, pid: str, where: str) -> tuple[str, str | None]:
+    if link is None or "home.php" not in (link.attributes.get("href") or ""):
+        # Older templates: the profile link in the sidebar without the xw1 class.
+        link = node.css_first(f"#favatar{pid} .authi a") or node.css_first("td.pls .authi a")
     if link is not None and link.text().strip():
         m = _UID.search(link.attributes.get("href") or "")
         return link.text().strip(), m.group(1) if m else None
@@ -273,16 +296,18 @@ def _exact_time(node: Node) -> str | None:
     return title if title and re.search(r"\d{4}-\d", title) else None
 
 
-def _post_time(node: Node, pid: str, tz: tzinfo, where: str) -> datetime:
-    em = node.css_first(f"#authorposton{pid}") or node.css_first("div.authi em")
+def _post_time(node: Node, em: Node | None, tz: tzinfo, where: str) -> datetime:
+    em = em or node.css_first("div.authi em")
     if em is None:
         raise ParseError(f"{where} has no post time.")
-    raw = _exact_time(em) or em.text()
+    shown = em.text()
+    # Most posts show the full time; only recent ones ("3 小时前") need the span's title.
+    raw = shown if _FULL_TIME.search(shown) else (_exact_time(em) or shown)
     return parse_forum_time(raw, tz, what=f"{where}: post time")
 
 
-def _floor(node: Node, pid: str, where: str) -> int:
-    anchor = node.css_first(f"#postnum{pid}") or node.css_first("div.pi strong a")
+def _floor(node: Node, anchor: Node | None, where: str) -> int:
+    anchor = anchor or node.css_first("div.pi strong a")
     if anchor is None:
         raise ParseError(f"{where} has no floor number.")
     label = anchor.text().strip().rstrip("#").strip()
@@ -293,10 +318,10 @@ def _floor(node: Node, pid: str, where: str) -> int:
     raise ParseError(f"{where} has a floor label tally cannot number ({label!r}).")
 
 
-def _edit_mark(body: Node, tz: tzinfo, where: str) -> Edit | None:
-    mark = body.css_first("i.pstatus")
-    if mark is None:
+def _edit_mark(found: list[Node], tz: tzinfo, where: str) -> Edit | None:
+    if not found:
         return None
+    mark = found[0]
     m = _EDIT.search(node_text(mark))
     if m is None:
         return None
@@ -306,9 +331,20 @@ def _edit_mark(body: Node, tz: tzinfo, where: str) -> Edit | None:
     return Edit(by=m.group("by"), at=at)
 
 
-def _take_reply_header(body: Node) -> str | None:
+def _inside_quote(node: Node) -> bool:
+    parent = node.parent
+    while parent is not None and parent.tag != "td":
+        if parent.tag == "div" and "quote" in (parent.attributes.get("class") or "").split():
+            return True
+        parent = parent.parent
+    return False
+
+
+def _take_reply_header(found: list[Node]) -> str | None:
     """The "回复 2# 月影" header the forum's reply button writes: a link, not the poster's words."""
-    for strong in body.css("strong"):
+    for strong in found:
+        if _inside_quote(strong):
+            continue  # a header inside a quote belongs to the quoted post
         link = strong.css_first("a[href*='findpost']")
         if link is not None and strong.text().strip().startswith("回复"):
             m = _PID.search(link.attributes.get("href") or "")
@@ -317,10 +353,10 @@ def _take_reply_header(body: Node) -> str | None:
     return None
 
 
-def _take_quotes(body: Node) -> tuple[Quote, ...]:
-    """Remove quoted blocks from ``body`` and return them: they are not the poster's words."""
+def _take_quotes(found: list[Node]) -> tuple[Quote, ...]:
+    """Remove quoted blocks from the body and return them: they are not the poster's words."""
     quotes = []
-    for block in body.css("div.quote"):
+    for block in found:
         post_id = author = None
         link = block.css_first("a[href*='findpost']")
         if link is not None:
@@ -338,11 +374,11 @@ def _take_quotes(body: Node) -> tuple[Quote, ...]:
     return tuple(quotes)
 
 
-def _comments(node: Node, pid: str, tz: tzinfo, where: str) -> tuple[Comment, ...]:
-    box = node.css_first(f"#comment_{pid}")
-    if box is None:
+def _comments(box: Node | None, pid: str, tz: tzinfo, where: str) -> tuple[Comment, ...]:
+    # Most posts have an empty 点评 box: no text in it means nothing to look for.
+    if box is None or not box.text(deep=True).strip():
         return ()
-    if "commentmore" in (box.html or ""):
+    if box.css_first("a[onclick*='commentmore'], a[href*='commentmore']") is not None:
         raise ParseError(
             f"{where} has more 点评 than the page shows, and the forum serves the rest only "
             "to its own script; read them in a browser."

@@ -1,0 +1,427 @@
+"""tally's speed, measured against the stack a director would otherwise use, in one run.
+
+    .venv/bin/pip install -q -e '.[bench]' && .venv/bin/python bench/run.py
+
+Every figure is a ratio against a baseline measured in the same run on the same machine,
+so the table means the same on a slow laptop and a fast server. Not part of the tests:
+timings are no test's business. Each timed step is repeated and the best run is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from selectolax.lexbor import LexborHTMLParser  # noqa: E402
+
+from tally.platforms.discuz import Discuz  # noqa: E402
+
+CHINA = ZoneInfo("Asia/Shanghai")
+PAGES = ROOT / "fixtures" / "discuz"
+ROWS: list[tuple[str, str, str, str, str, bool]] = []
+
+
+def best(fn: Callable[[], object], repeat: int = 5) -> float:
+    fn()  # warm up: imports, regex compilation, caches
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def row(measure: str, tally: str, baseline: str, ratio: str, goal: str, met: bool) -> None:
+    ROWS.append((measure, tally, baseline, ratio, goal, met))
+    print(
+        f"  {measure}: {tally} vs {baseline} -> {ratio} (goal {goal}) {'met' if met else 'MISSED'}",
+        flush=True,
+    )
+
+
+# -- 1. parsing -------------------------------------------------------------------------------
+
+
+def real_pages() -> list[str]:
+    names = sorted(
+        p.name for p in PAGES.glob("*.html") if not p.name.startswith(("missing", "readperm"))
+    )
+    return [(PAGES / n).read_text(encoding="utf-8") for n in names]
+
+
+def bs4_extract(html: str) -> int:
+    """The extraction tally does, written with BeautifulSoup(html.parser): floor, author and
+    uid, time (the title of a relative one), edit mark, reply header, quotes with the post
+    they link, the text without them, red and enlarged font, hidden posts, 点评."""
+    from bs4 import BeautifulSoup
+
+    from tally.htmltext import is_enlarged, is_red
+
+    soup = BeautifulSoup(html, "html.parser")
+    soup.select_one("#postlist")
+    soup.select_one("#thread_subject")
+    soup.select_one("div.pg")
+    count = 0
+    for node in soup.select("div[id^=post_]"):
+        pid = node.get("id", "")[5:]
+        if not pid.isdigit():
+            continue
+        author = node.select_one("td.pls div.authi a.xw1")
+        floor = node.select_one(f"#postnum{pid}")
+        stamp = node.select_one(f"#authorposton{pid}")
+        exact = stamp.select_one("span[title]") if stamp else None
+        body = node.select_one(f"#postmessage_{pid}")
+        quotes = []
+        if body is None:
+            node.select_one("div.locked")
+        else:
+            mark = body.select_one("i.pstatus")
+            if mark:
+                mark.extract()
+            for strong in body.select("strong"):
+                if strong.get_text().startswith("回复") and strong.select_one("a[href*=findpost]"):
+                    strong.extract()
+            for q in body.select("div.quote"):
+                link = q.select_one("a[href*=findpost]")
+                quotes.append((link.get("href") if link else None, q.get_text("\n")))
+                q.extract()
+            for font in body.select("font, span"):
+                is_red(font.get("color") or "")
+                is_enlarged(font.get("size"), font.get("style"))
+            body.get_text("\n")
+        for c in node.select(f"#comment_{pid} div.pstl"):
+            c.select_one("div.psta a.xi2")
+            c.select_one("div.psti").get_text()
+        (
+            author.get_text() if author else None,
+            floor.get_text() if floor else None,
+            exact.get("title") if exact else stamp.get_text() if stamp else None,
+            quotes,
+        )
+        count += 1
+    return count
+
+
+def lexbor_bare(html: str) -> int:
+    """The practical ceiling: post id, author, time and text, nothing else."""
+    tree = LexborHTMLParser(html)
+    count = 0
+    for node in tree.css("div[id^='post_']"):
+        pid = node.id[5:]
+        if not pid.isdigit():
+            continue
+        author = node.css_first("div.authi a.xw1")
+        stamp = node.css_first(f"#authorposton{pid}")
+        body = node.css_first(f"#postmessage_{pid}")
+        (
+            author.text() if author else None,
+            stamp.text() if stamp else None,
+            body.text() if body else None,
+        )
+        count += 1
+    return count
+
+
+def bench_parsing() -> None:
+    print("1. parsing the real Discuz! X3.5 pages", flush=True)
+    pages = real_pages()
+    posts_once = sum(len(Discuz().parse_page(p, CHINA, source="bench").posts) for p in pages)
+    rounds = max(1, 5000 // posts_once)  # repeated to a large thread
+    size = sum(len(p.encode()) for p in pages) * rounds / 2**20
+    discuz = Discuz()
+
+    def tally() -> None:
+        for _ in range(rounds):
+            for p in pages:
+                discuz.parse_page(p, CHINA, source="bench")
+
+    def bare() -> None:
+        for _ in range(rounds):
+            for p in pages:
+                lexbor_bare(p)
+
+    posts = posts_once * rounds
+    t_tally, t_bare = best(tally), best(bare)
+    t_bs4 = best(lambda: [bs4_extract(p) for p in pages], repeat=2) * rounds  # one round, scaled
+    rate = posts / t_tally
+    row(
+        "parse: tally vs BeautifulSoup(html.parser)",
+        f"{rate:,.0f} posts/s",
+        f"{posts / t_bs4:,.0f} posts/s",
+        f"{t_bs4 / t_tally:.0f}×",
+        "≥ 30×",
+        t_bs4 / t_tally >= 30,
+    )
+    row(
+        "parse: tally vs bare lexbor loop",
+        f"{rate:,.0f} posts/s ({size / t_tally:.0f} MB/s)",
+        f"{posts / t_bare:,.0f} posts/s ({size / t_bare:.0f} MB/s)",
+        f"{t_bare / t_tally:.0%}",
+        "≥ 50 %",
+        t_bare / t_tally >= 0.5,
+    )
+
+
+# -- 2 and 3. fetching ----------------------------------------------------------------------
+
+
+def big_thread(pages: int, tid: str = "500"):  # type: ignore[no-untyped-def]
+    from tests.discuzgen import P, Thread
+
+    players = [f"玩家{i:02d}" for i in range(16)]
+    t = Thread(tid, "基准测试投票帖", {})
+    t.add(P("导演A", "2024-05-08 09:30:00", "投票格式：\n投票对象：\n投票理由："))
+    for i in range(pages * 10 - 1):
+        who = players[i % len(players)]
+        minute = 10 + i
+        stamp = f"2024-05-{8 + minute // 1440:02d} {(minute // 60) % 24:02d}:{minute % 60:02d}:00"
+        text = f"投票对象：{players[(i * 7) % 16]}\n投票理由：第{i}楼" if i < 16 else f"讨论 {i}"
+        t.add(P(who, stamp, text))
+    return t, players
+
+
+def bench_fetching() -> None:
+    import httpx
+
+    from tally.fetch import FetchOptions, fetch_thread
+    from tally.http import HttpOptions
+    from tally.localforum import LocalForum
+
+    print("2. fetching a 60-page thread, 100 ms added per page", flush=True)
+    thread, _ = big_thread(60)
+    with LocalForum() as forum:
+        url = thread.serve(forum)
+        lock = threading.Lock()
+        state = {"now": 0, "max": 0}
+
+        def slow(path: str):  # type: ignore[no-untyped-def]
+            with lock:
+                state["now"] += 1
+                state["max"] = max(state["max"], state["now"])
+            time.sleep(0.1)
+            with lock:
+                state["now"] -= 1
+            return None
+
+        forum.hook = slow
+        page_urls = [forum.url(f"forum.php?mod=viewthread&tid=500&page={n}") for n in range(1, 61)]
+
+        def sequential() -> None:
+            with httpx.Client() as client:
+                for u in page_urls:
+                    client.get(u).raise_for_status()
+
+        def tally() -> None:
+            fetch_thread(url, CHINA, options=FetchOptions(http=HttpOptions()))
+
+        t_seq = best(sequential, repeat=2)
+        state["max"] = 0
+        t_tally = best(tally, repeat=2)
+        in_flight = state["max"]
+        assert in_flight <= 4, f"{in_flight} requests were in flight"
+        row(
+            "fetch 60 pages: tally vs sequential httpx",
+            f"{t_tally:.2f} s ({in_flight} in flight)",
+            f"{t_seq:.2f} s",
+            f"{t_seq / t_tally:.1f}×",
+            "≥ 3×, ≤ 4 in flight",
+            t_seq / t_tally >= 3,
+        )
+
+        print("3. the closing-time re-run of tally votes on the unchanged thread", flush=True)
+        bench_rerun(forum, url)
+
+
+def bench_rerun(forum, url: str) -> None:  # type: ignore[no-untyped-def]
+    from tally.fetch import FetchOptions, read_threads
+    from tally.game import parse_game
+    from tally.votes import tally_day
+
+    _, players = big_thread(1)
+    names = ", ".join(f'"{p}"' for p in players)
+    game = parse_game(
+        f'ruleset = "M126"\ndirectors = ["导演A"]\nplayers = [{names}]\n[[days]]\nday = 2\n'
+        f'opens = 2024-05-08T09:00:00\ncloses = 2024-05-09T21:30:00\nvote = "{url}"\n'
+    )
+    cache = Path(tempfile.mkdtemp(prefix="tally-bench-"))
+    try:
+        # As the CLI runs it after the close: cached pages from after the close are trusted.
+        options = FetchOptions(cache_dir=cache, not_before=game.days[0].closes)
+
+        def run() -> None:
+            [thread] = read_threads([url], CHINA, options=options)
+            tally_day(thread, game)
+
+        start = time.perf_counter()
+        run()
+        first = time.perf_counter() - start
+        forum.requests.clear()
+        start = time.perf_counter()
+        run()
+        second = time.perf_counter() - start
+        downloads = len(forum.page_requests)
+        row(
+            "re-run: pages downloaded",
+            f"{downloads}",
+            "60",
+            f"{downloads}/60",
+            "≤ 2",
+            downloads <= 2,
+        )
+        row(
+            "re-run: time vs the first run",
+            f"{second:.2f} s",
+            f"{first:.2f} s",
+            f"{second / first:.0%}",
+            "≤ 25 %",
+            second / first <= 0.25,
+        )
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+# -- 4. start-up ---------------------------------------------------------------------------------
+
+
+def wall(cmd: list[str]) -> float:
+    times = []
+    for _ in range(7):
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def bench_startup() -> None:
+    print("4. start-up", flush=True)
+    tally_exe = str(Path(sys.executable).with_name("tally"))
+    t_help = wall([tally_exe, "--help"])
+    t_pandas = wall([sys.executable, "-c", "import pandas"])
+    row(
+        "start-up: tally --help vs python -c 'import pandas'",
+        f"{t_help:.3f} s",
+        f"{t_pandas:.3f} s",
+        f"{t_help / t_pandas:.0%}",
+        "≤ 0.25 s",
+        t_help <= 0.25,
+    )
+
+
+# -- 5. scale ------------------------------------------------------------------------------------
+
+SCALE_CHILD = r"""
+import json, sys, time, tempfile
+from pathlib import Path
+from zoneinfo import ZoneInfo
+sys.path.insert(0, sys.argv[2])
+from tally.fetch import FetchOptions, read_threads
+from tally.archive import write_csv
+from tally.game import parse_game
+from tally.votes import tally_day
+
+def peak_mb():
+    # VmHWM, not ru_maxrss: Linux carries ru_maxrss over exec, so it would count the
+    # benchmark's own 1,000 generated pages in the forked parent.
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+url, players = sys.argv[1], json.loads(sys.argv[3])
+names = ", ".join(f'"{p}"' for p in players)
+game = parse_game(f'ruleset = "M126"\ndirectors = ["导演A"]\nplayers = [{names}]\n'
+                  f'[[days]]\nday = 2\nopens = 2024-05-08T09:00:00\n'
+                  f'closes = 2024-05-30T21:30:00\nvote = "{url}"\n')
+start = time.perf_counter()
+[thread] = read_threads([url], ZoneInfo("Asia/Shanghai"), options=FetchOptions())
+out = Path(tempfile.mkdtemp()) / "posts.csv"
+write_csv([thread], out)
+archived = time.perf_counter() - start
+start = time.perf_counter()
+result = tally_day(thread, game)
+tallied = time.perf_counter() - start
+print(json.dumps({"posts": len(thread.posts), "archive": archived, "tally": tallied,
+                  "ballots": len(result.ballots),
+                  "peak_mb": peak_mb()}))
+"""
+
+
+def bench_scale() -> None:
+    from tally.localforum import LocalForum
+
+    print("5. a 10,000-post game: archive and tally, in a fresh process", flush=True)
+    thread, players = big_thread(1000, tid="900")
+    with LocalForum() as forum:
+        url = thread.serve(forum)
+        got = subprocess.run(
+            [sys.executable, "-c", SCALE_CHILD, url, str(ROOT), json.dumps(players)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    data = json.loads(got.stdout)
+    row(
+        "scale: archive 10,000 posts (fetch 1,000 pages, parse, CSV)",
+        f"{data['archive']:.1f} s",
+        "-",
+        "-",
+        "-",
+        True,
+    )
+    row("scale: tally votes on them", f"{data['tally']:.2f} s", "-", "-", "-", True)
+    row(
+        "scale: peak memory of the whole run",
+        f"{data['peak_mb']:.0f} MB",
+        "-",
+        "-",
+        "≤ 200 MB",
+        data["peak_mb"] <= 200,
+    )
+
+
+def main() -> None:
+    cpu = (
+        next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            platform.processor(),
+        )
+        if Path("/proc/cpuinfo").exists()
+        else platform.processor()
+    )
+    machine = (
+        f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{platform.system()} {platform.machine()}"
+    )
+    print(f"machine: {machine}\n", flush=True)
+    bench_parsing()
+    bench_fetching()
+    bench_startup()
+    bench_scale()
+    print("\n| measure | tally | baseline | ratio | goal | met |\n|---|---|---|---|---|---|")
+    for measure, tally, baseline, ratio, goal, met in ROWS:
+        print(f"| {measure} | {tally} | {baseline} | {ratio} | {goal} | {'yes' if met else 'NO'} |")
+    print(f"\nmeasured on: {machine}")
+    sys.exit(0 if all(r[5] for r in ROWS) else 1)
+
+
+if __name__ == "__main__":
+    main()
