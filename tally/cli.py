@@ -395,6 +395,9 @@ def demo(quiet: Quiet = False) -> None:
 
 
 def main() -> None:
+    from tally.heap import keep_freed_heap
+
+    keep_freed_heap()  # see tally/heap.py: the parser runs ~1.6× as fast
     app()
 
 

@@ -76,3 +76,14 @@ def test_help_lists_commands():
     result = runner.invoke(app, ["--help"])
     assert result.exit_code == 0
     assert "archive" in result.output and "demo" in result.output
+
+
+def test_heap_tuning_is_glibc_only():
+    import sys
+
+    from tally.heap import keep_freed_heap
+
+    result = keep_freed_heap()
+    assert isinstance(result, bool)
+    if not sys.platform.startswith("linux"):
+        assert result is False
