@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from tally.fetch import Progress
+    from tally.game import Day
     from tally.model import Thread
 
 app = typer.Typer(
@@ -111,6 +112,13 @@ def _progress(quiet: bool) -> Iterator[Progress | None]:
             bar.update(task, completed=done, total=total)
 
         yield update
+
+
+def _trusted_after(day: Day | None) -> datetime | None:
+    """At or after a day's close, no page cached before the close may decide it."""
+    if day is None:
+        return None
+    return day.closes if datetime.now(day.closes.tzinfo) >= day.closes else None
 
 
 def _read(
@@ -218,12 +226,9 @@ def votes(
         from tally.votes import day_of_sources, tally_day, to_json
 
         loaded = load_game(game)
-        # At or after the close, no page cached before the close may decide the day.
         chosen = day_of_sources(loaded, sources, day)
-        now = datetime.now(loaded.timezone)
-        not_before = chosen.closes if chosen is not None and now >= chosen.closes else None
         how = _Fetching(quiet, fresh, cache_dir, cookies)
-        threads = _read(sources, loaded.timezone.key, how, not_before)
+        threads = _read(sources, loaded.timezone.key, how, _trusted_after(chosen))
         if len(threads) != 1:
             raise InputError(f"give the pages of one vote thread, not of {len(threads)} threads.")
         result = tally_day(threads[0], loaded, day)
@@ -290,7 +295,7 @@ def lurkers(
             if d.day > day:
                 continue
             urls = [u for u in (d.discussion, d.vote, d.progress) if u]
-            not_before = d.closes if now >= d.closes else None
+            not_before = _trusted_after(d)
             read = dict(zip(urls, _read(urls, loaded.timezone.key, how, not_before), strict=True))
             history.append(
                 DayThreads(
@@ -349,8 +354,7 @@ def announce(
         loaded = load_game(game)
         chosen = loaded.day(day)
         how = _Fetching(quiet, fresh, cache_dir, cookies)
-        now = datetime.now(loaded.timezone)
-        not_before = chosen.closes if now >= chosen.closes else None
+        not_before = _trusted_after(chosen)
         context: dict[str, object]
         if kind == "close":
             [thread] = _read([chosen.vote], loaded.timezone.key, how, not_before)

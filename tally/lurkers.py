@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from tally.game import Day, Game
 from tally.ledger import Card
-from tally.model import Thread
+from tally.model import Thread, Writing
 from tally.names import Roster, normalise
 from tally.validate import Flag, judge
 
@@ -60,27 +60,31 @@ def _player_of(roster: Roster, author: str, shown: str | None) -> str | None:
     return None
 
 
-def count_day(game: Game, threads: DayThreads) -> tuple[PlayerDay, ...]:
-    """Posts per living player inside the day's window, and whether they voted."""
-    day, rules = threads.day, game.rules
+def _by_players(
+    game: Game, day: Day, thread: Thread | None, *, comments: bool = True
+) -> Iterator[tuple[str, Writing]]:
+    """What players (not directors) wrote in ``thread`` inside the day's window."""
+    if thread is None:
+        return
     roster = Roster(game.players, game.aliases)
     directors = {normalise(d) for d in game.directors}
+    for w in thread.writings(comments=comments):
+        if normalise(w.author) in directors or not (day.opens <= w.time <= day.closes):
+            continue
+        player = _player_of(roster, w.author, w.author_display)
+        if player is not None:
+            yield player, w
+
+
+def count_day(game: Game, threads: DayThreads) -> tuple[PlayerDay, ...]:
+    """Posts per living player inside the day's window, and whether they voted."""
+    day = threads.day
     times: dict[str, list[datetime]] = {p: [] for p in game.players if p not in day.dead}
-    if threads.discussion is not None:
-        for post in threads.discussion.posts:
-            units = [(post.author, post.author_display, post.time)]
-            if rules.count_comments_as_posts:
-                units += [(c.author, c.author_display, c.time) for c in post.comments]
-            for author, shown, when in units:
-                if normalise(author) in directors:
-                    continue
-                player = _player_of(roster, author, shown)
-                if player not in times or not (day.opens <= when <= day.closes):
-                    continue
-                death = day.died.get(player)
-                if death is not None and when >= death:
-                    continue
-                times[player].append(when)
+    comments = game.rules.count_comments_as_posts
+    for player, w in _by_players(game, day, threads.discussion, comments=comments):
+        death = day.died.get(player)
+        if player in times and (death is None or w.time < death):
+            times[player].append(w.time)
     voted: set[str] | None = None
     if threads.vote is not None:
         ballots, _ = judge(threads.vote, game, day)
@@ -179,53 +183,21 @@ def _streak(
     return []
 
 
-def _players(game: Game) -> tuple[Roster, set[str]]:
-    return Roster(game.players, game.aliases), {normalise(d) for d in game.directors}
-
-
-def _units(thread: Thread | None) -> list[tuple[int, str, str, str | None, datetime, str, bool]]:
-    """(floor, post id, author, shown name, time, text, is a comment) of every post and comment."""
-    if thread is None:
-        return []
-    out = []
-    for p in thread.posts:
-        out.append((p.floor, p.post_id, p.author, p.author_display, p.time, p.text, False))
-        out += [
-            (p.floor, c.comment_id, c.author, c.author_display, c.time, c.text, True)
-            for c in p.comments
-        ]
-    return out
-
-
 def _dead_posting(game: Game, t: DayThreads) -> list[Flag]:
     """L5: the dead do not post in the discussion, vote or progress threads (诈尸)."""
-    roster, directors = _players(game)
     day, allowance = t.day, game.rules.dead_post_allowance
     flags = []
     allowed_on: set[tuple[str, object]] = set()
     for thread in (t.discussion, t.vote, t.progress):
-        for floor, pid, author, shown, when, text, _ in sorted(_units(thread), key=lambda u: u[4]):
-            if normalise(author) in directors or not (day.opens <= when <= day.closes):
+        for player, w in sorted(_by_players(game, day, thread), key=lambda pw: pw[1].time):
+            if not day.out_at(player, w.time):
                 continue
-            player = _player_of(roster, author, shown)
-            if player is None or not day.out_at(player, when):
+            once = (player, w.time.date())
+            if allowance is not None and w.text.strip() == allowance and once not in allowed_on:
+                allowed_on.add(once)  # seed 000: once a natural day
                 continue
-            if (
-                allowance is not None
-                and text.strip() == allowance
-                and (player, when.date()) not in allowed_on
-            ):
-                allowed_on.add((player, when.date()))  # seed 000: once a natural day
-                continue
-            flags.append(
-                Flag(
-                    "L5",
-                    f"{player} posted while out ({when:%m-%d %H:%M}): 诈尸",
-                    player,
-                    floor,
-                    pid,
-                )
-            )
+            note = f"{player} posted while out ({w.time:%m-%d %H:%M}): 诈尸"
+            flags.append(Flag("L5", note, player, w.post.floor, w.item_id))
     return flags
 
 
@@ -233,62 +205,43 @@ def _comment_discussion(game: Game, t: DayThreads) -> list[Flag]:
     """L6 (seed 000): discussion belongs in floors; a long 楼中楼 is probably discussion."""
     if not game.rules.flag_comment_discussion:
         return []
-    roster, directors = _players(game)
     limit = game.rules.comment_chat_chars
     flags = []
-    for floor, pid, author, shown, when, text, is_comment in _units(t.discussion):
-        if not is_comment or normalise(author) in directors:
-            continue
-        if not (t.day.opens <= when <= t.day.closes):
-            continue
-        player = _player_of(roster, author, shown)
-        if player and len(_NOT_CONTENT.sub("", text)) > limit:
-            flags.append(
-                Flag(
-                    "L6",
-                    f"{player} wrote {len(text)} characters in a 楼中楼 under floor "
-                    f"{floor}: discussion, or chat?",
-                    player,
-                    floor,
-                    pid,
-                )
+    for player, w in _by_players(game, t.day, t.discussion):
+        if w.is_comment and len(_NOT_CONTENT.sub("", w.text)) > limit:
+            note = (
+                f"{player} wrote {len(w.text)} characters in a 楼中楼 under floor "
+                f"{w.post.floor}: discussion, or chat?"
             )
+            flags.append(Flag("L6", note, player, w.post.floor, w.item_id))
     return flags
 
 
 def _fonts(game: Game, t: DayThreads) -> list[Flag]:
     """L7: red and enlarged font are the director's."""
-    roster, directors = _players(game)
     flags = []
     for thread in (t.discussion, t.vote, t.progress):
-        if thread is None:
-            continue
-        for p in thread.posts:
-            if not (p.red_font or p.large_font) or normalise(p.author) in directors:
-                continue
-            player = _player_of(roster, p.author, p.author_display) or p.author
-            what = " and ".join(
-                w for w, on in (("red", p.red_font), ("enlarged", p.large_font)) if on
-            )
-            flags.append(Flag("L7", f"{player} used {what} font", player, p.floor, p.post_id))
+        for player, w in _by_players(game, t.day, thread, comments=False):
+            p = w.post
+            if p.red_font or p.large_font:
+                what = " and ".join(
+                    name for name, on in (("red", p.red_font), ("enlarged", p.large_font)) if on
+                )
+                flags.append(Flag("L7", f"{player} used {what} font", player, p.floor, p.post_id))
     return flags
 
 
 def _floods(game: Game, t: DayThreads) -> list[Flag]:
     """L8: many near-empty posts in a short time ("连发十楼数字只为抢占某一层")."""
-    roster, _ = _players(game)
     rules = game.rules
     window = timedelta(minutes=rules.flood_minutes)
     flags = []
     by_player: dict[str, list[tuple[datetime, int, str]]] = {}
     for thread in (t.discussion, t.vote):
-        if thread is None:
-            continue
-        for p in thread.posts:
-            content = _NOT_CONTENT.sub("", unicodedata.normalize("NFKC", p.text))
-            player = _player_of(roster, p.author, p.author_display)
-            if player and len(content) <= rules.flood_chars:
-                by_player.setdefault(player, []).append((p.time, p.floor, p.post_id))
+        for player, w in _by_players(game, t.day, thread, comments=False):
+            content = _NOT_CONTENT.sub("", unicodedata.normalize("NFKC", w.text))
+            if len(content) <= rules.flood_chars:
+                by_player.setdefault(player, []).append((w.time, w.post.floor, w.item_id))
     for player, posts in by_player.items():
         posts.sort()
         start = 0

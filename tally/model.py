@@ -6,7 +6,7 @@ forum markup, so a Discuz! thread and a Tieba thread look the same to them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -82,6 +82,23 @@ class Post:
 
 
 @dataclass(frozen=True)
+class Writing:
+    """A post or one of its nested comments: what someone wrote, where, and when."""
+
+    post: Post  # the floor (for a comment, the floor it sits under)
+    comment_index: int | None  # 1 = the oldest comment; None for the floor itself
+    item_id: str  # the post id, or the comment id
+    author: str
+    author_display: str | None
+    time: datetime
+    text: str
+
+    @property
+    def is_comment(self) -> bool:
+        return self.comment_index is not None
+
+
+@dataclass(frozen=True)
 class Page:
     """One parsed page of a thread: its posts and what the pager says."""
 
@@ -113,6 +130,14 @@ class Thread:
     sources: tuple[str, ...] = field(default=())
     # Floor numbers below the last one that the thread no longer shows (deleted, hidden).
     gaps: tuple[int, ...] = ()
+
+    def writings(self, *, comments: bool = True) -> Iterator[Writing]:
+        """Every floor, each followed by its comments (oldest first) when asked for."""
+        for p in self.posts:
+            yield Writing(p, None, p.post_id, p.author, p.author_display, p.time, p.text)
+            if comments:
+                for i, c in enumerate(p.comments, start=1):
+                    yield Writing(p, i, c.comment_id, c.author, c.author_display, c.time, c.text)
 
     def post_by_id(self, post_id: str) -> Post | None:
         for post in self.posts:

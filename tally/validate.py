@@ -130,32 +130,24 @@ def judge(
 
 
 def _candidates(thread: Thread, rules: Ruleset) -> Iterator[_Work]:
-    for post in thread.posts:
+    for w in thread.writings():
         # The opening post is the director's header, with an empty ballot template in it.
-        if post.floor == 1:
+        if w.post.floor == 1:
             continue
-        units: list[tuple[int | None, str, str, str | None, datetime, str]] = [
-            (None, post.post_id, post.author, post.author_display, post.time, post.text)
-        ]
-        units += [
-            (i, c.comment_id, c.author, c.author_display, c.time, c.text)
-            for i, c in enumerate(post.comments, 1)
-        ]
-        for index, post_id, author, shown, time, text in units:
-            reading = read_ballot(text, require_reason=rules.require_reason)
-            if reading.is_ballot:
-                parsed = reading.ballots[0] if reading.ballots else None
-                yield _Work(
-                    post,
-                    index,
-                    post_id,
-                    author,
-                    time,
-                    reading,
-                    parsed,
-                    time=time,
-                    author_display=shown,
-                )
+        reading = read_ballot(w.text, require_reason=rules.require_reason)
+        if reading.is_ballot:
+            parsed = reading.ballots[0] if reading.ballots else None
+            yield _Work(
+                w.post,
+                w.comment_index,
+                w.item_id,
+                w.author,
+                w.time,
+                reading,
+                parsed,
+                time=w.time,
+                author_display=w.author_display,
+            )
 
 
 def _identify(w: _Work, roster: Roster, directors: set[str]) -> None:

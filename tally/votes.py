@@ -40,15 +40,23 @@ class DayResult:
         return self.count.outcome
 
 
-def day_of_thread(game: Game, thread: Thread) -> Day:
-    """The day whose vote thread this is, by forum and thread id (URL forms vary)."""
+def _day_voting_in(game: Game, platform: str, thread_id: str) -> Day | None:
+    """The day whose vote thread is this one, by forum and thread id (URL forms vary)."""
     for day in game.days:
         try:
             _, ref = resolve_url(day.vote)
         except InputError:
             continue
-        if (ref.platform, ref.thread_id) == (thread.platform, thread.thread_id):
+        if (ref.platform, ref.thread_id) == (platform, thread_id):
             return day
+    return None
+
+
+def day_of_thread(game: Game, thread: Thread) -> Day:
+    """The day whose vote thread this is."""
+    day = _day_voting_in(game, thread.platform, thread.thread_id)
+    if day is not None:
+        return day
     raise InputError(
         f"thread {thread.thread_id} is not the vote thread of any day in the game file; "
         "name the day with --day N."
@@ -60,15 +68,10 @@ def day_of_sources(game: Game, sources: list[str], day_number: int | None) -> Da
     if day_number is not None:
         return game.day(day_number)
     for source in sources:
-        if "://" not in source:
-            continue
-        _, ref = resolve_url(source)
-        for day in game.days:
-            try:
-                _, vote = resolve_url(day.vote)
-            except InputError:
-                continue
-            if (vote.platform, vote.thread_id) == (ref.platform, ref.thread_id):
+        if "://" in source:
+            _, ref = resolve_url(source)
+            day = _day_voting_in(game, ref.platform, ref.thread_id)
+            if day is not None:
                 return day
     return None
 

@@ -26,6 +26,16 @@ def scenario() -> dict:
     return json.loads((DISCUZ / "scenario.json").read_text(encoding="utf-8"))
 
 
+def read_csv(path: Path) -> list[dict[str, str]]:
+    """A CSV tally wrote, as a director's spreadsheet reads it (UTF-8 with a BOM)."""
+    import csv
+    import io
+
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf"), "Excel needs the UTF-8 byte-order mark"
+    return list(csv.DictReader(io.StringIO(raw[3:].decode("utf-8"))))
+
+
 def page_text(name: str) -> str:
     return (DISCUZ / name).read_text(encoding="utf-8")
 

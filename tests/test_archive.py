@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
@@ -12,7 +9,7 @@ from typer.testing import CliRunner
 from tally.archive import COLUMNS, neutralise
 from tally.cli import app
 
-from .conftest import DISCUZ, FIXTURES
+from .conftest import DISCUZ, FIXTURES, read_csv
 
 runner = CliRunner()
 CONTRACT_COLUMNS = [
@@ -27,12 +24,6 @@ CONTRACT_COLUMNS = [
     "edited_at",
     "text",
 ]
-
-
-def read_csv(path) -> list[dict[str, str]]:
-    raw = path.read_bytes()
-    assert raw.startswith(b"\xef\xbb\xbf"), "Excel needs the UTF-8 byte-order mark"
-    return list(csv.DictReader(io.StringIO(raw[3:].decode("utf-8"))))
 
 
 def test_archive_vote_thread(forum, tmp_path):

@@ -47,32 +47,6 @@ def test_user_agent_names_tally(forum):
     assert len(agents) == 1 and agents.pop().startswith("tally/")
 
 
-def test_never_more_than_the_limit_in_flight(forum):
-    import threading
-    import time
-
-    serve_talk(forum)
-    lock = threading.Lock()
-    state = {"now": 0, "max": 0}
-
-    def hook(path):
-        with lock:
-            state["now"] += 1
-            state["max"] = max(state["max"], state["now"])
-        time.sleep(0.05)
-        with lock:
-            state["now"] -= 1
-        return None
-
-    forum.hook = hook
-    fetch_thread(
-        forum.url("thread-24-1-1.html"),
-        CHINA,
-        options=FetchOptions(http=HttpOptions(max_in_flight=2, host_delay=0)),
-    )
-    assert state["max"] == 2
-
-
 def test_gbk_page_with_meta_charset_only(forum):
     """A GBK board: the HTTP header names no charset, the <meta> does; decoded as GB18030."""
     html = (DISCUZ / "vote-p1.html").read_text(encoding="utf-8")

@@ -198,7 +198,8 @@ def test_page_count_cap(forum):
         fetch_thread(url, CHINA, options=FetchOptions(http=fast(), max_pages=1))
 
 
-def test_never_more_than_four_in_flight_by_default(forum):
+@pytest.mark.parametrize("limit,seen", [(None, 4), (2, 2)])
+def test_never_more_than_the_limit_in_flight(forum, limit, seen):
     import threading
     import time
 
@@ -216,10 +217,13 @@ def test_never_more_than_four_in_flight_by_default(forum):
         return None
 
     forum.hook = hook
-    fetch_thread(
-        forum.url("thread-24-1-1.html"), CHINA, options=FetchOptions(http=HttpOptions(host_delay=0))
+    options = (
+        HttpOptions(host_delay=0)
+        if limit is None
+        else HttpOptions(host_delay=0, max_in_flight=limit)
     )
-    assert state["max"] == 4
+    fetch_thread(forum.url("thread-24-1-1.html"), CHINA, options=FetchOptions(http=options))
+    assert state["max"] == seen  # 4 by default, never more than the limit
 
 
 def test_requests_to_one_host_are_spaced(forum):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
@@ -16,7 +14,7 @@ from tally.fetch import fetch_thread, read_threads
 from tally.platforms import resolve_url
 from tally.platforms.tieba import Tieba, parse_total_comment
 
-from .conftest import CHINA, FIXTURES
+from .conftest import CHINA, FIXTURES, read_csv
 from .tiebagen import TC, TP, TiebaThread, game_toml, sample
 
 TIEBA = FIXTURES / "tieba"
@@ -203,7 +201,7 @@ def test_archive_tieba_same_columns(forum, tmp_path):
     out = tmp_path / "t.csv"
     result = runner.invoke(app, ["archive", url, "-o", str(out)])
     assert result.exit_code == 0, result.output
-    rows = list(csv.DictReader(io.StringIO(out.read_bytes()[3:].decode("utf-8"))))
+    rows = read_csv(out)
     assert len(rows) == 78 + 17
     assert list(rows[0])[:10] == [
         "platform",
