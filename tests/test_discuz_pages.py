@@ -199,3 +199,32 @@ def test_login_page():
     )
     with pytest.raises(NotAThreadError, match="logged-in account"):
         DISCUZ_PARSER.parse_page(text, CHINA, source="x")
+
+
+def test_more_comments_than_the_page_shows_is_an_error():
+    """Discuz! pages 点评 past the first few through its own script (robots.txt forbids it)."""
+    more = (
+        '<div class="pgs mbm mtn cl"><div class="pg"><a href="javascript:;" class="nxt" '
+        "onclick=\"ajaxget('forum.php?mod=misc&action=commentmore&tid=23&pid=956&page=2', "
+        "'comment_956')\">下一页</a></div></div>\n</div>"
+    )
+    text = page_text("vote-p1.html").replace(
+        "发表于 2023-3-14 15:00</span>\n</div>\n</div>\n</div>",
+        "发表于 2023-3-14 15:00</span>\n</div>\n</div>\n" + more,
+        1,
+    )
+    assert "commentmore" in text
+    with pytest.raises(ParseError, match=r"post 956 has more 点评 than the page shows"):
+        DISCUZ_PARSER.parse_page(text, CHINA, source="x")
+
+
+def test_reply_header_inside_a_quote_is_not_this_posts_reply():
+    text = page_text("vote-p1.html").replace(
+        "投票对象：长夜<br />\n投票理由：昨天票型有问题</blockquote>",
+        '<strong>回复 <a href="forum.php?mod=redirect&amp;goto=findpost&amp;pid=953&amp;ptid=23">2#</a> '
+        "<i>月影</i> </strong><br />\n投票对象：长夜<br />\n投票理由：昨天票型有问题</blockquote>",
+        1,
+    )
+    post = next(p for p in DISCUZ_PARSER.parse_page(text, CHINA, source="x").posts if p.floor == 10)
+    assert post.reply_to is None and post.quoted_post_ids == ("954",)
+    assert post.text == "改票对象：白桃\n改票理由：被说服了"
