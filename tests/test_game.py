@@ -182,3 +182,15 @@ def test_sample_game_file_is_valid():
     )
     game = parse_game(text)
     assert len(game.players) == 12 and game.directors == ("导演B",)
+
+
+def test_S2_the_forum_clock_is_china_time_by_default(tmp_path):
+    """S2: "时间以小镇发贴时间为准": a day's open and close are read on the forum's clock."""
+    path = tmp_path / "g.toml"
+    path.write_text(
+        'players = ["a"]\n[[days]]\nday = 2\nopens = 2024-05-08T09:30:00\n'
+        'closes = 2024-05-09T21:30:00\nvote = "https://x.example/thread-1-1-1.html"\n',
+        encoding="utf-8",
+    )
+    day = load_game(path).day(2)
+    assert day.closes.isoformat() == "2024-05-09T21:30:00+08:00"

@@ -259,3 +259,18 @@ def test_damaged_ledger_is_one_sentence(forum, tmp_path):
     result = runner.invoke(app, ["lurkers", "--game", str(game), "--day", "1"])
     assert result.exit_code == 2
     assert "game.cards.csv, line 2: day 'x' is not a number" in result.stderr
+
+
+def test_K3_the_dead_can_still_be_carded(forum, tmp_path):
+    """K3: 老K is out on day 4; the director's card for his 诈尸 counts and escalates."""
+    from tally.ledger import Card, add, totals
+
+    game, ledger = setup(forum, tmp_path)
+    day4 = run(game, 4)
+    assert ("L5", "老K") in [(f["rule"], f["player"]) for f in day4["flags"]]
+    existing = load(ledger) + [
+        Card(4, "老K", "yellow", "L5", "诈尸", "director"),
+        Card(4, "老K", "yellow", "L8", "刷楼", "director"),
+    ]
+    cards, new = add(existing, [Card(5, "老K", "yellow", "L5", "又诈尸", "director")])
+    assert totals(cards)["老K"].red == 1 and [c.rule for c in new] == ["L5", "K1"]
