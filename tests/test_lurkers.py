@@ -268,7 +268,8 @@ def test_K3_the_dead_can_still_be_carded(forum, tmp_path):
     game, ledger = setup(forum, tmp_path)
     day4 = run(game, 4)
     assert ("L5", "老K") in [(f["rule"], f["player"]) for f in day4["flags"]]
-    existing = load(ledger) + [
+    existing = [
+        *load(ledger),
         Card(4, "老K", "yellow", "L5", "诈尸", "director"),
         Card(4, "老K", "yellow", "L8", "刷楼", "director"),
     ]
