@@ -87,3 +87,23 @@ def test_heap_tuning_is_glibc_only():
     assert isinstance(result, bool)
     if not sys.platform.startswith("linux"):
         assert result is False
+
+
+def test_progress_bar_only_on_a_terminal_and_not_with_quiet(monkeypatch):
+    import io
+
+    from tally.cli import _progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # not a terminal
+    with _progress(quiet=False) as bar:
+        assert bar is None
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    with _progress(quiet=True) as bar:
+        assert bar is None
+    with _progress(quiet=False) as bar:
+        assert bar is not None
+        bar(3, 7)  # a rich progress bar, drawn on standard error
