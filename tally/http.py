@@ -167,7 +167,6 @@ class Http:
         )
         self._hosts: dict[str, _Host] = {}
         self._hosts_lock = threading.Lock()
-        self.requests = 0  # counted for the director's summary and the tests
 
     def __enter__(self) -> Http:
         return self
@@ -233,7 +232,6 @@ class Http:
 
     def _once(self, url: str, headers: dict[str, str], explain: Explain | None = None) -> Response:
         with self._slot(url):
-            self.requests += 1
             try:
                 with self._client.stream("GET", url, headers=headers) as r:
                     if r.status_code in RETRY_STATUSES:
@@ -250,10 +248,6 @@ class Http:
                 raise _Transient(f"{type(exc).__name__}: {exc}") from None
             except httpx.HTTPError as exc:
                 raise FetchError(f"could not read {url} ({type(exc).__name__}: {exc}).") from None
-            except _Transient:
-                raise
-            except TallyError:
-                raise
 
     def _retry_after(self, url: str, r: httpx.Response) -> float | None:
         value = r.headers.get("retry-after")
