@@ -274,7 +274,7 @@ def lurkers(
         import json
 
         from tally.game import load_game
-        from tally.lurkers import DayThreads, check
+        from tally.lurkers import check, history
         from tally.report import lurkers_json, record
 
         loaded = load_game(game)
@@ -290,19 +290,11 @@ def lurkers(
                 f"day {day} has no discussion thread in {game}; posts cannot be counted."
             )
         how = _Fetching(quiet, fresh, cache_dir, cookies)
-        history = []
-        for d in loaded.days:
-            if d.day > day:
-                continue
-            urls = [u for u in (d.discussion, d.vote, d.progress) if u]
-            not_before = _trusted_after(d)
-            read = dict(zip(urls, _read(urls, loaded.timezone.key, how, not_before), strict=True))
-            history.append(
-                DayThreads(
-                    d, read.get(d.discussion or ""), read.get(d.vote), read.get(d.progress or "")
-                )
-            )
-        result = check(loaded, history, day)
+
+        def read(urls: list[str], of_day: Day) -> list[Thread]:
+            return _read(urls, loaded.timezone.key, how, _trusted_after(of_day))
+
+        result = check(loaded, history(loaded, day, read), day)
         ledger = record(loaded, game, result, write=write)
         if as_json:
             typer.echo(json.dumps(lurkers_json(result, ledger), ensure_ascii=False, indent=2))

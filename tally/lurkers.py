@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -100,6 +100,24 @@ def count_day(game: Game, threads: DayThreads) -> tuple[PlayerDay, ...]:
         )
         for p, ts in times.items()
     )
+
+
+def history(
+    game: Game, day_number: int, read: Callable[[list[str], Day], list[Thread]]
+) -> list[DayThreads]:
+    """The threads of every day up to ``day_number``, read with ``read(urls, day)``."""
+    out = []
+    for day in game.days:
+        if day.day > day_number:
+            continue
+        urls = [u for u in (day.discussion, day.vote, day.progress) if u]
+        got = dict(zip(urls, read(urls, day), strict=True))
+        out.append(
+            DayThreads(
+                day, got.get(day.discussion or ""), got.get(day.vote), got.get(day.progress or "")
+            )
+        )
+    return out
 
 
 def check(game: Game, history: Sequence[DayThreads], day_number: int) -> DayCheck:
