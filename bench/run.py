@@ -1,6 +1,6 @@
 """tally's speed, measured against the stack a director would otherwise use, in one run.
 
-    .venv/bin/pip install -q -e '.[bench]' && .venv/bin/python bench/run.py
+    python3 -m venv .venv && .venv/bin/pip install -q -e '.[bench]' && .venv/bin/python bench/run.py
 
 Every figure is a ratio against a baseline measured in the same run on the same machine,
 so the table means the same on a slow laptop and a fast server. Not part of the tests:
