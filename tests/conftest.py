@@ -26,6 +26,22 @@ def scenario() -> dict:
     return json.loads((DISCUZ / "scenario.json").read_text(encoding="utf-8"))
 
 
+# The first columns of `tally archive`, as shared CONTRACT.md names them (not imported from
+# tally: the tests hold the contract, the code follows it).
+CONTRACT_COLUMNS = [
+    "platform",
+    "thread_id",
+    "post_id",
+    "parent_post_id",
+    "floor",
+    "author",
+    "author_id",
+    "time",
+    "edited_at",
+    "text",
+]
+
+
 def read_csv(path: Path) -> list[dict[str, str]]:
     """A CSV tally wrote, as a director's spreadsheet reads it (UTF-8 with a BOM)."""
     import csv

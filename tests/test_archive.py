@@ -9,21 +9,9 @@ from typer.testing import CliRunner
 from tally.archive import COLUMNS, neutralise
 from tally.cli import app
 
-from .conftest import DISCUZ, FIXTURES, read_csv
+from .conftest import CONTRACT_COLUMNS, DISCUZ, FIXTURES, read_csv
 
 runner = CliRunner()
-CONTRACT_COLUMNS = [
-    "platform",
-    "thread_id",
-    "post_id",
-    "parent_post_id",
-    "floor",
-    "author",
-    "author_id",
-    "time",
-    "edited_at",
-    "text",
-]
 
 
 def test_archive_vote_thread(forum, tmp_path):

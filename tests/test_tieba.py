@@ -14,7 +14,7 @@ from tally.fetch import fetch_thread, read_threads
 from tally.platforms import resolve_url
 from tally.platforms.tieba import Tieba, parse_total_comment
 
-from .conftest import CHINA, FIXTURES, read_csv
+from .conftest import CHINA, CONTRACT_COLUMNS, FIXTURES, read_csv
 from .tiebagen import TC, TP, TiebaThread, game_toml, sample
 
 TIEBA = FIXTURES / "tieba"
@@ -203,18 +203,7 @@ def test_archive_tieba_same_columns(forum, tmp_path):
     assert result.exit_code == 0, result.output
     rows = read_csv(out)
     assert len(rows) == 78 + 17
-    assert list(rows[0])[:10] == [
-        "platform",
-        "thread_id",
-        "post_id",
-        "parent_post_id",
-        "floor",
-        "author",
-        "author_id",
-        "time",
-        "edited_at",
-        "text",
-    ]
+    assert list(rows[0])[:10] == CONTRACT_COLUMNS
     first_comment = next(r for r in rows if r["kind"] == "comment")
     assert (first_comment["platform"], first_comment["parent_post_id"], first_comment["floor"]) == (
         "tieba",
