@@ -17,7 +17,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -214,19 +213,7 @@ def bench_fetching() -> None:
     thread, _ = big_thread(60)
     with LocalForum() as forum:
         url = thread.serve(forum)
-        lock = threading.Lock()
-        state = {"now": 0, "max": 0}
-
-        def slow(path: str):  # type: ignore[no-untyped-def]
-            with lock:
-                state["now"] += 1
-                state["max"] = max(state["max"], state["now"])
-            time.sleep(0.1)
-            with lock:
-                state["now"] -= 1
-            return None
-
-        forum.hook = slow
+        forum.latency = 0.1
         page_urls = [forum.url(f"forum.php?mod=viewthread&tid=500&page={n}") for n in range(1, 61)]
 
         def sequential() -> None:
@@ -238,9 +225,9 @@ def bench_fetching() -> None:
             fetch_thread(url, CHINA, options=FetchOptions(http=HttpOptions()))
 
         t_seq = best(sequential, repeat=2)
-        state["max"] = 0
+        forum.max_in_flight = 0
         t_tally = best(tally, repeat=2)
-        in_flight = state["max"]
+        in_flight = forum.max_in_flight
         assert in_flight <= 4, f"{in_flight} requests were in flight"
         row(
             "fetch 60 pages: tally vs sequential httpx",

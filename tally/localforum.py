@@ -62,6 +62,10 @@ class LocalForum:
         self.requests: list[str] = []
         self.request_headers: list[dict[str, str]] = []
         self.hook: Hook | None = None
+        # Seconds added to every answer (a busy forum), and how many were served at once.
+        self.latency = 0.0
+        self.in_flight = 0
+        self.max_in_flight = 0
         self.not_found: Reply = Reply(404, b"not found", {"Content-Type": "text/plain"})
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -117,6 +121,17 @@ class LocalForum:
                 with forum._lock:
                     forum.requests.append(self.path)
                     forum.request_headers.append(dict(self.headers.items()))
+                    forum.in_flight += 1
+                    forum.max_in_flight = max(forum.max_in_flight, forum.in_flight)
+                try:
+                    if forum.latency:
+                        time.sleep(forum.latency)
+                    self._answer()
+                finally:
+                    with forum._lock:
+                        forum.in_flight -= 1
+
+            def _answer(self) -> None:
                 reply = forum.hook(self.path) if forum.hook else None
                 if reply is None:
                     reply = forum.routes.get(route_key(self.path), forum.not_found)

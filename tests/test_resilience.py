@@ -200,30 +200,15 @@ def test_page_count_cap(forum):
 
 @pytest.mark.parametrize("limit,seen", [(None, 4), (2, 2)])
 def test_never_more_than_the_limit_in_flight(forum, limit, seen):
-    import threading
-    import time
-
     assert forum.add_discuz_thread("24", DISCUZ, "talk") == 7
-    lock = threading.Lock()
-    state = {"now": 0, "max": 0}
-
-    def hook(path):
-        with lock:
-            state["now"] += 1
-            state["max"] = max(state["max"], state["now"])
-        time.sleep(0.1)
-        with lock:
-            state["now"] -= 1
-        return None
-
-    forum.hook = hook
+    forum.latency = 0.1
     options = (
         HttpOptions(host_delay=0)
         if limit is None
         else HttpOptions(host_delay=0, max_in_flight=limit)
     )
     fetch_thread(forum.url("thread-24-1-1.html"), CHINA, options=FetchOptions(http=options))
-    assert state["max"] == seen  # 4 by default, never more than the limit
+    assert forum.max_in_flight == seen  # 4 by default, never more than the limit
 
 
 def test_requests_to_one_host_are_spaced(forum):
