@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -265,12 +264,6 @@ def morning_context(game: Game, day_number: int, cards: Sequence[Card]) -> dict[
 
 
 # -- the elevator thread (A2) ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Floor:
-    player: str
-    link: str | None
 
 
 def elevator_context(

@@ -138,9 +138,3 @@ class Thread:
             if comments:
                 for i, c in enumerate(p.comments, start=1):
                     yield Writing(p, i, c.comment_id, c.author, c.author_display, c.time, c.text)
-
-    def post_by_id(self, post_id: str) -> Post | None:
-        for post in self.posts:
-            if post.post_id == post_id:
-                return post
-        return None

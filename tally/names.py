@@ -126,15 +126,3 @@ class Roster:
                 found.append(player)
         unique = list(dict.fromkeys(found))
         return tuple(unique[:n])
-
-    def lookalike_pairs(self) -> list[tuple[str, str]]:
-        """Pairs of players whose names look the same: a director should know."""
-        seen: dict[str, str] = {}
-        pairs = []
-        for player in self.players:
-            s = skeleton(player)
-            if s in seen:
-                pairs.append((seen[s], player))
-            else:
-                seen[s] = player
-        return pairs

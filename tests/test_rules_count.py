@@ -283,4 +283,3 @@ def test_names_lookalikes_are_flagged_not_merged():
     b = result.ballots[0]
     assert (b.status, b.reason, b.suggestions) == ("void", "unknown_target", ("Mika",))
     assert "looks like 'Mika'" in b.flags[0] and result.flags[0].rule == "lookalike"
-    assert Roster(["Mika", "Мika"]).lookalike_pairs() == [("Mika", "Мika")]
