@@ -156,8 +156,18 @@ _BONUS = {"C2": "诽谤", "C3": "众志成城"}
 _KIND = {"vote": "投票", "change": "改票", "abstain": "弃权", "proxy": "代投"}
 
 
-def close_context(result: DayResult, game: Game) -> dict[str, Any]:
-    """What the closing announcement of a day may say, as the ruleset's visibility allows."""
+def close_context(result: DayResult, game: Game, *, provisional: bool = False) -> dict[str, Any]:
+    """What the closing announcement of a day may say, as the ruleset's visibility allows.
+
+    A day not yet closed is refused unless ``provisional`` is asked for: then the post is a
+    mid-day standing (截至 … 暂计), with who leads and no elimination line.
+    """
+    if result.provisional and not provisional:
+        raise InputError(
+            f"day {result.day.day} closes at {result.day.closes:%m-%d %H:%M}, after the "
+            f"count's time ({result.as_of:%m-%d %H:%M}): the result is not final; run again "
+            "after the close, or pass --provisional for a mid-day standing."
+        )
     rules = game.rules
     platform, ref = resolve_url(result.day.vote)
     weights = result.count.weights
@@ -173,6 +183,14 @@ def close_context(result: DayResult, game: Game) -> dict[str, Any]:
     }
     table = _OUTCOME if rules.publish_counts else {**_OUTCOME, **_OUTCOME_HIDDEN}
     sentence = table.get(o.rule, o.note).format(**words)
+    leaders = "、".join(result.leaders)
+    if not leaders:
+        standing = "目前无人得票。"
+    elif rules.publish_counts:
+        standing = f"暂时领先：{leaders}（{words['top']} 票）。"
+    else:
+        standing = f"暂时领先：{leaders}。"
+    standing += f"以 {result.day.closes:%m-%d %H:%M} 关门后的结果为准。"
 
     def link(b: Any) -> str:
         return platform.post_url(ref, b.parent_post_id or b.post_id)
@@ -221,6 +239,10 @@ def close_context(result: DayResult, game: Game) -> dict[str, Any]:
         "superseded": [b for b in ballots if b["status"] == "superseded"],
         "void": [b for b in ballots if b["status"] == "void"],
         "not_voted": list(result.not_voted),
+        "provisional": result.provisional,
+        "as_of": f"{result.as_of:%m-%d %H:%M}",
+        "closes": f"{result.day.closes:%m-%d %H:%M}",
+        "standing": standing,
         "outcome": {
             "result": o.result,
             "player": o.player or "",

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from tally.environment import Environment
 from tally.errors import InputError, TallyError
 
 if TYPE_CHECKING:
@@ -114,16 +115,26 @@ def _progress(quiet: bool) -> Iterator[Progress | None]:
         yield update
 
 
-def _trusted_after(day: Day | None) -> datetime | None:
+def _env(ctx: typer.Context) -> Environment:
+    """The environment a test handed in (``obj=``), or the real one."""
+    return ctx.obj if isinstance(ctx.obj, Environment) else Environment()
+
+
+def _trusted_after(day: Day | None, now: datetime) -> datetime | None:
     """At or after a day's close, no page cached before the close may decide it."""
     if day is None:
         return None
-    return day.closes if datetime.now(day.closes.tzinfo) >= day.closes else None
+    return day.closes if now >= day.closes else None
 
 
 def _read(
-    sources: list[str], timezone: str, how: _Fetching, not_before: datetime | None = None
+    sources: list[str],
+    timezone: str,
+    how: _Fetching,
+    env: Environment,
+    not_before: datetime | None = None,
 ) -> list[Thread]:
+    import dataclasses
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     from tally.cache import default_cache_dir
@@ -135,10 +146,11 @@ def _read(
     except (ZoneInfoNotFoundError, ValueError):
         raise InputError(f"{timezone!r} is not a time zone name like Asia/Shanghai.") from None
     options = FetchOptions(
-        http=HttpOptions(cookies=how.cookies),
+        http=dataclasses.replace(env.http or HttpOptions(), cookies=how.cookies),
         cache_dir=(how.cache_dir or default_cache_dir()) if how.use_cache else None,
         fresh=how.fresh,
         not_before=not_before,
+        clock=env.clock,
     )
     with _progress(how.quiet) as progress:
         threads = read_threads(sources, tz, options=options, progress=progress)
@@ -150,6 +162,7 @@ def _read(
 
 @app.command()
 def archive(
+    ctx: typer.Context,
     sources: Annotated[
         list[str] | None,
         typer.Argument(help="Thread URLs or saved page files.", show_default=False),
@@ -183,7 +196,7 @@ def archive(
             timezone = loaded.timezone.key
         if not wanted:
             raise InputError("give at least one thread URL or saved page, or --game GAME.toml.")
-        threads = _read(wanted, timezone, _Fetching(quiet, fresh, cache_dir, cookies))
+        threads = _read(wanted, timezone, _Fetching(quiet, fresh, cache_dir, cookies), _env(ctx))
         count = write_csv(threads, output)
         pages = sum(t.page_count for t in threads)
         _stderr().print(
@@ -194,6 +207,7 @@ def archive(
 
 @app.command()
 def votes(
+    ctx: typer.Context,
     sources: Annotated[
         list[str],
         typer.Argument(help="The vote thread's URL, or its saved pages.", show_default=False),
@@ -225,10 +239,11 @@ def votes(
         from tally.game import load_game
         from tally.votes import day_of_sources, tally_day, to_json
 
+        env = _env(ctx)
         loaded = load_game(game)
         chosen = day_of_sources(loaded, sources, day)
         how = _Fetching(quiet, fresh, cache_dir, cookies)
-        threads = _read(sources, loaded.timezone.key, how, _trusted_after(chosen))
+        threads = _read(sources, loaded.timezone.key, how, env, _trusted_after(chosen, env.now()))
         if len(threads) != 1:
             raise InputError(f"give the pages of one vote thread, not of {len(threads)} threads.")
         result = tally_day(threads[0], loaded, day)
@@ -241,14 +256,15 @@ def votes(
         if announce:
             from tally.announce import close_context, format_for, render
 
-            text = render(
-                "close", fmt or format_for(loaded, result.day), close_context(result, loaded)
-            )
+            # A day not closed gets the mid-day standing, headed as such (暂计).
+            context = close_context(result, loaded, provisional=True)
+            text = render("close", fmt or format_for(loaded, result.day), context)
             typer.echo("\n" + text, nl=False)
 
 
 @app.command()
 def lurkers(
+    ctx: typer.Context,
     game: Annotated[Path, typer.Option("--game", help="The game file.")],
     day: Annotated[
         int | None, typer.Option("--day", help="The day to check; by default the last closed day.")
@@ -277,8 +293,9 @@ def lurkers(
         from tally.lurkers import check, history
         from tally.report import lurkers_json, record
 
+        env = _env(ctx)
         loaded = load_game(game)
-        now = datetime.now(loaded.timezone)
+        now = env.now()
         if day is None:
             closed = [d.day for d in loaded.days if d.closes <= now]
             if not closed:
@@ -292,7 +309,7 @@ def lurkers(
         how = _Fetching(quiet, fresh, cache_dir, cookies)
 
         def read(urls: list[str], of_day: Day) -> list[Thread]:
-            return _read(urls, loaded.timezone.key, how, _trusted_after(of_day))
+            return _read(urls, loaded.timezone.key, how, env, _trusted_after(of_day, now))
 
         result = check(loaded, history(loaded, day, read), day)
         ledger = record(loaded, game, result, write=write)
@@ -306,6 +323,7 @@ def lurkers(
 
 @app.command()
 def announce(
+    ctx: typer.Context,
     game: Annotated[Path, typer.Option("--game", help="The game file.")],
     day: Annotated[int, typer.Option("--day", help="The day.")],
     kind: Annotated[
@@ -319,6 +337,13 @@ def announce(
     template_dir: Annotated[
         Path | None, typer.Option("--template-dir", help="Your own templates (run sandboxed).")
     ] = None,
+    provisional: Annotated[
+        bool,
+        typer.Option(
+            "--provisional",
+            help="Before the close: a mid-day standing (暂计) instead of a refusal.",
+        ),
+    ] = False,
     quiet: Quiet = False,
     fresh: Fresh = False,
     cache_dir: CacheDir = None,
@@ -343,26 +368,28 @@ def announce(
 
         if kind not in KINDS:
             raise InputError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}.")
+        env = _env(ctx)
         loaded = load_game(game)
         chosen = loaded.day(day)
         how = _Fetching(quiet, fresh, cache_dir, cookies)
-        not_before = _trusted_after(chosen)
+        not_before = _trusted_after(chosen, env.now())
         context: dict[str, object]
         if kind == "close":
-            [thread] = _read([chosen.vote], loaded.timezone.key, how, not_before)
-            context = close_context(tally_day(thread, loaded, day), loaded)
+            [thread] = _read([chosen.vote], loaded.timezone.key, how, env, not_before)
+            result = tally_day(thread, loaded, day)
+            context = close_context(result, loaded, provisional=provisional)
         elif kind == "morning":
             context = morning_context(loaded, day, ledger.load(ledger.ledger_path(game)))
         else:
             # The players' own views of the discussion thread (the vote thread without one).
             url = chosen.discussion or chosen.vote
-            [thread] = _read([url], loaded.timezone.key, how, not_before)
+            [thread] = _read([url], loaded.timezone.key, how, env, not_before)
             context = elevator_context(loaded, chosen, thread, seed)
         typer.echo(render(kind, fmt or format_for(loaded, chosen), context, template_dir), nl=False)
 
 
 @app.command()
-def demo(quiet: Quiet = False) -> None:
+def demo(ctx: typer.Context, quiet: Quiet = False) -> None:
     """Run tally on the bundled sample game, served from 127.0.0.1 (no network needed).
 
     Example: tally demo
@@ -375,15 +402,15 @@ def demo(quiet: Quiet = False) -> None:
             console = _stdout()
             console.print(f"Sample game {game.name}, forum at {forum.base}", markup=False)
             how = _Fetching(quiet=quiet, use_cache=False)  # a new local forum every time
-            threads = _read(list(game.thread_urls()), game.timezone.key, how)
+            threads = _read(list(game.thread_urls()), game.timezone.key, how, _env(ctx))
             print_threads(console, threads)
             from tally.announce import close_context, format_for, render
             from tally.render_console import print_day
-            from tally.votes import day_of_thread, tally_day
+            from tally.votes import tally_day
 
             for thread in threads:
                 if any(thread.url == d.vote for d in game.days):
-                    result = tally_day(thread, game, day_of_thread(game, thread).day)
+                    result = tally_day(thread, game)
                     print_day(console, result)
                     fmt = format_for(game, result.day)
                     console.print(f"\nThe announcement to paste ({fmt}):\n", markup=False)

@@ -50,6 +50,9 @@ class FetchOptions:
     max_pages: int = MAX_PAGES
     # A page cut short is fetched again this many times before tally gives up.
     truncation_retries: int = 2
+    # What time it is (aware): pages are stamped with it in the cache, threads with it
+    # when read. Tests and `tally watch` pass their own.
+    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
 
 
 def is_url(source: str) -> bool:
@@ -121,7 +124,7 @@ class _PageReader:
                     raise
                 continue
             if self.store is not None:
-                now = datetime.now(UTC)
+                now = self.options.clock()
                 for url, body, headers in pending:
                     self.store.put(url, body, now, headers)
             origin = (
@@ -251,7 +254,12 @@ def fetch_thread(
             client.close()
     ordered = [pages[n] for n in sorted(pages)]
     thread = _build(
-        platform.name, ref.thread_id, url, [p for p, _ in ordered], [o for _, o in ordered]
+        platform.name,
+        ref.thread_id,
+        url,
+        [p for p, _ in ordered],
+        [o for _, o in ordered],
+        read_at=options.clock(),
     )
     check_complete(thread, [p for p, _ in ordered], url)
     return thread
@@ -326,7 +334,12 @@ def read_saved_thread_files(paths: Iterable[Path], tz: tzinfo) -> list[Thread]:
 
 
 def _build(
-    platform_name: str, tid: str, source: str, pages: list[Page], origins: list[str]
+    platform_name: str,
+    tid: str,
+    source: str,
+    pages: list[Page],
+    origins: list[str],
+    read_at: datetime | None = None,
 ) -> Thread:
     seen: set[str] = set()
     posts: list[Post] = []
@@ -350,6 +363,7 @@ def _build(
         reply_count=first.reply_count,
         sources=tuple(origins),
         gaps=gaps,
+        read_at=read_at,
     )
 
 

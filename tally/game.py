@@ -12,11 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tally.errors import GameFileError
+from tally.names import Roster, normalise
 from tally.rules import PRESETS, Ruleset, ruleset_for
 
 RULESETS = tuple(PRESETS)
@@ -32,6 +34,7 @@ _TOP_KEYS = {
     "rulings",
     "rules",
     "camps",
+    "outsiders",
 }
 _DAY_KEYS = {
     "day",
@@ -119,16 +122,47 @@ class Game:
     rules: Ruleset = PRESETS["default"]
     # Each player's camp, when the director gives it (RULES K2: two reds in one camp).
     camps: Mapping[str, str] = field(default_factory=dict)
+    # Accounts that post in the game's threads and are not players (spectators, a former
+    # player): never a player, never taken for a misspelt one.
+    outsiders: tuple[str, ...] = ()
     path: Path | None = None
+
+    @cached_property
+    def roster(self) -> Roster:
+        return Roster(self.players, self.aliases)
+
+    @cached_property
+    def _directors(self) -> frozenset[str]:
+        return frozenset(normalise(d) for d in self.directors)
+
+    @cached_property
+    def _outsiders(self) -> frozenset[str]:
+        return frozenset(normalise(o) for o in self.outsiders)
+
+    def is_director(self, author: str, display: str | None = None) -> bool:
+        return any(normalise(n) in self._directors for n in (author, display) if n)
+
+    def is_outsider(self, author: str, display: str | None = None) -> bool:
+        return any(normalise(n) in self._outsiders for n in (author, display) if n)
+
+    def identify(self, author: str, display: str | None = None) -> str | None:
+        """The player who wrote a post: by account name, else by the name shown (Tieba)."""
+        for name in (author, display):
+            if name:
+                player = self.roster.match(name).player
+                if player is not None:
+                    return player
+        return None
 
     def day(self, number: int) -> Day:
         for d in self.days:
             if d.day == number:
                 return d
         known = ", ".join(str(d.day) for d in self.days) or "none"
-        raise GameFileError(f"{self._where()} has no day {number} (days: {known}).")
+        raise GameFileError(f"{self.where()} has no day {number} (days: {known}).")
 
-    def _where(self) -> str:
+    def where(self) -> str:
+        """How messages name this game: its file, or its name."""
         return str(self.path) if self.path else f"game {self.name!r}"
 
     def thread_urls(self) -> tuple[str, ...]:
@@ -249,6 +283,7 @@ class _Checker:
             rulings=rulings,
             rules=ruleset_obj,
             camps=camps,
+            outsiders=self.names(data.get("outsiders", []), "outsiders"),
             path=path,
         )
 

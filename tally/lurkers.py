@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from tally.game import Day, Game
+from tally.guards import check_roster, floors_text
 from tally.ledger import Card
 from tally.model import Thread, Writing
-from tally.names import Roster, normalise
 from tally.validate import Flag, judge
 
 _NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
@@ -40,6 +40,20 @@ class DayThreads:
     vote: Thread | None = None
     progress: Thread | None = None
 
+    @property
+    def threads(self) -> tuple[Thread, ...]:
+        return tuple(t for t in (self.discussion, self.vote, self.progress) if t is not None)
+
+    @property
+    def as_of(self) -> datetime | None:
+        """The earliest time any of the day's threads is known to be complete up to."""
+        return min((t.as_of for t in self.threads if t.as_of is not None), default=None)
+
+    @property
+    def closed(self) -> bool:
+        as_of = self.as_of
+        return as_of is not None and as_of >= self.day.closes
+
 
 @dataclass(frozen=True)
 class DayCheck:
@@ -49,15 +63,9 @@ class DayCheck:
     flags: tuple[Flag, ...]
     # Every day checked up to this one: its players' counts (the L2 streaks rest on them).
     days: Mapping[int, tuple[PlayerDay, ...]]
-
-
-def _player_of(roster: Roster, author: str, shown: str | None) -> str | None:
-    for name in (author, shown):
-        if name:
-            match = roster.match(name).player
-            if match:
-                return match
-    return None
+    # A day (this one or one before) whose threads were read before its close: the counts
+    # are the counts so far, and no card may be written for them.
+    provisional: bool = False
 
 
 def _by_players(
@@ -66,12 +74,10 @@ def _by_players(
     """What players (not directors) wrote in ``thread`` inside the day's window."""
     if thread is None:
         return
-    roster = Roster(game.players, game.aliases)
-    directors = {normalise(d) for d in game.directors}
     for w in thread.writings(comments=comments):
-        if normalise(w.author) in directors or not (day.opens <= w.time <= day.closes):
+        if game.is_director(w.author, w.author_display) or not (day.opens <= w.time <= day.closes):
             continue
-        player = _player_of(roster, w.author, w.author_display)
+        player = game.identify(w.author, w.author_display)
         if player is not None:
             yield player, w
 
@@ -121,10 +127,15 @@ def history(
 
 
 def check(game: Game, history: Sequence[DayThreads], day_number: int) -> DayCheck:
-    """The cards and flags of ``day_number``; ``history`` holds it and the days before it."""
+    """The cards and flags of ``day_number``; ``history`` holds it and the days before it.
+
+    Stops (InputError) on a roster that misspells a player (``tally.guards``) before any
+    card is proposed.
+    """
     by_day = {t.day.day: t for t in history}
     if day_number not in by_day:
         raise ValueError(f"day {day_number} is not in the history")
+    strangers = check_roster(game, [t for d in history for t in d.threads])
     counts = {t.day.day: {pd.player: pd for pd in count_day(game, t)} for t in history}
     target = by_day[day_number]
     day, rules = target.day, game.rules
@@ -160,6 +171,7 @@ def check(game: Game, history: Sequence[DayThreads], day_number: int) -> DayChec
                     )
                 )
     flags = [
+        *_strangers(strangers, target),
         *_dead_posting(game, target),
         *_comment_discussion(game, target),
         *_fonts(game, target),
@@ -167,7 +179,10 @@ def check(game: Game, history: Sequence[DayThreads], day_number: int) -> DayChec
     ]
     ordered = sorted(cards, key=lambda c: (game.players.index(c.player), c.rule))
     checked = {n: tuple(c.values()) for n, c in counts.items()}
-    return DayCheck(day, checked[day_number], tuple(ordered), tuple(flags), checked)
+    provisional = not all(t.closed for t in history)
+    return DayCheck(
+        day, checked[day_number], tuple(ordered), tuple(flags), checked, provisional=provisional
+    )
 
 
 def _streak(
@@ -199,6 +214,24 @@ def _streak(
                 return run
             run = []
     return []
+
+
+def _strangers(strangers: Mapping[str, Sequence[Writing]], t: DayThreads) -> list[Flag]:
+    """Authors in the day's threads who are no player: the director should know who they are."""
+    threads = {(th.platform, th.thread_id) for th in t.threads}
+    flags = []
+    for author, writings in strangers.items():
+        here = [
+            w
+            for w in writings
+            if (w.post.platform, w.post.thread_id) in threads
+            and t.day.opens <= w.time <= t.day.closes
+        ]
+        if here:
+            where = floors_text(w.post.floor for w in here)
+            note = f"{author} posted on {where} and is not a player of this game"
+            flags.append(Flag("roster", note, None, here[0].post.floor, here[0].item_id))
+    return flags
 
 
 def _dead_posting(game: Game, t: DayThreads) -> list[Flag]:

@@ -130,6 +130,20 @@ class Thread:
     sources: tuple[str, ...] = field(default=())
     # Floor numbers below the last one that the thread no longer shows (deleted, hidden).
     gaps: tuple[int, ...] = ()
+    # When the forum was read (the last page fetched); None for saved files, which say
+    # nothing of when they were saved.
+    read_at: datetime | None = None
+
+    @property
+    def as_of(self) -> datetime | None:
+        """The time the thread is known to be complete up to.
+
+        Read from the forum: the time it was read. Saved files: the newest post or comment
+        in them, since a page saved earlier cannot show what came after.
+        """
+        if self.read_at is not None:
+            return self.read_at
+        return max((w.time for w in self.writings()), default=None)
 
     def writings(self, *, comments: bool = True) -> Iterator[Writing]:
         """Every floor, each followed by its comments (oldest first) when asked for."""

@@ -126,3 +126,35 @@ class Roster:
                 found.append(player)
         unique = list(dict.fromkeys(found))
         return tuple(unique[:n])
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance: insertions, deletions and substitutions of one character."""
+    if len(a) < len(b):
+        a, b = b, a
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i]
+        for j, cb in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def likely_same(a: str, b: str) -> bool:
+    """Whether two different account names are probably one name mistyped.
+
+    The same after normalisation, after folding lookalike letters, or after removing
+    spaces; or one slip apart (two for names of eight characters or more): 小咪 and 小眯,
+    Mika and Mlka. Two-character Chinese names that share one character in another place
+    (冷月, 月影) are not.
+    """
+    x, y = normalise(a), normalise(b)
+    if not x or not y:
+        return False
+    if x == y or skeleton(a) == skeleton(b) or x.replace(" ", "") == y.replace(" ", ""):
+        return True
+    allowed = 2 if min(len(x), len(y)) >= 8 else 1
+    distance = edit_distance(x, y)
+    # At most half the name may differ: 甲 and 乙 are one edit apart and nothing alike.
+    return distance <= allowed and 2 * distance <= max(len(x), len(y))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import timedelta
 
 from rich.console import Console
 from rich.table import Table
@@ -72,12 +73,21 @@ def print_day(console: Console, result: DayResult) -> None:
     from tally.count import votes_text
 
     thread = result.thread
+    day = result.day
     console.print(
-        f"\nDay {result.day.day} {'sheriff election' if result.kind == 'sheriff' else 'vote'} "
+        f"\nDay {day.day} {'sheriff election' if result.kind == 'sheriff' else 'vote'} "
         f"(ruleset {result.ruleset}), thread {thread.thread_id} “{thread.title}”: "
         f"{thread.page_count} page(s), {len(thread.posts)} posts",
         markup=False,
     )
+    if result.provisional:
+        console.print(
+            f"PROVISIONAL: the day closes {day.closes:%m-%d %H:%M}, "
+            f"{duration(day.closes - result.as_of)} after this count "
+            f"({result.as_of:%m-%d %H:%M}); ballots and changes may still come.",
+            style="bold yellow",
+            markup=False,
+        )
     weights = result.count.weights
     totals = Table(title="Totals")
     for column in ("player", "votes", "voters (weight)", "bonus"):
@@ -97,6 +107,7 @@ def print_day(console: Console, result: DayResult) -> None:
     for column in ("floor", "voter", "kind", "target", "time", "status", "why"):
         ballots.add_column(column)
     for b in result.ballots:
+        status = "in force now" if result.provisional and b.status == "counted" else b.status
         floor = f"{b.floor}" + (" 点评" if b.comment else "")
         why = b.note
         if b.reason:
@@ -109,7 +120,7 @@ def print_day(console: Console, result: DayResult) -> None:
             b.kind,
             b.target or b.written or "",
             f"{b.time:%m-%d %H:%M}",
-            f"[{_STATUS_STYLE[b.status]}]{b.status}[/]",
+            f"[{_STATUS_STYLE[b.status]}]{status}[/]",
             _escape(why),
         )
     console.print(ballots)
@@ -121,12 +132,37 @@ def print_day(console: Console, result: DayResult) -> None:
             f"Not voted ({len(result.not_voted)}): {'、'.join(result.not_voted)}", markup=False
         )
     o = result.outcome
+    if result.provisional:
+        verdict = {
+            "eliminated": f"{o.player} would be out",
+            "sheriff": f"{o.player} would be sheriff",
+            "none": f"nobody would be {'sheriff' if result.kind == 'sheriff' else 'out'}",
+        }[o.result]
+        leaders = "、".join(result.leaders) or "nobody"
+        console.print(
+            f"Standing now (not final): {leaders} leading; if the day closed now, {verdict} — "
+            f"{o.note} [rule {o.rule}]",
+            markup=False,
+        )
+        return
     verdict = {
         "eliminated": f"{o.player} is out",
         "sheriff": f"{o.player} is sheriff",
         "none": "nobody",
     }[o.result]
     console.print(f"Outcome: {verdict} — {o.note} [rule {o.rule}]", markup=False)
+
+
+def duration(delta: timedelta) -> str:
+    """ "1 h 23 min", "12 min", "2 d 3 h": how long until something, for a director's eye."""
+    minutes = max(0, int(delta.total_seconds() // 60))
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    if days:
+        return f"{days} d {hours} h"
+    if hours:
+        return f"{hours} h {mins} min"
+    return f"{mins} min"
 
 
 def _escape(text: str) -> str:
@@ -140,6 +176,13 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
     day = result.day
     note = " (accelerated: no lurking cards, S3)" if day.accelerated else ""
     console.print(f"\nLurker check for day {day.day}{note}", markup=False)
+    if result.provisional:
+        console.print(
+            f"PROVISIONAL: day {day.day} closes {day.closes:%m-%d %H:%M}; these are the counts "
+            "so far, and the cards below are what they would give. Nothing is written.",
+            style="bold yellow",
+            markup=False,
+        )
     table = Table(title="Posts (voted) per day")
     table.add_column("player")
     numbers = sorted(result.days)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tally import ledger
+from tally.errors import InputError
 from tally.game import Game
 from tally.ledger import Card, Totals
 from tally.lurkers import DayCheck
@@ -24,7 +25,17 @@ class LedgerView:
 
 
 def record(game: Game, game_path: Path, result: DayCheck, *, write: bool) -> LedgerView:
-    """Add the proposed cards to the ledger beside the game file (atomically, once)."""
+    """Add the proposed cards to the ledger beside the game file (atomically, once).
+
+    Cards rest on a whole day: for a day not yet closed nothing is written (InputError
+    when ``write`` is asked for).
+    """
+    if write and result.provisional:
+        raise InputError(
+            f"day {result.day.day} closes at {result.day.closes:%m-%d %H:%M} and its threads "
+            "were read before that: cards are written only for a closed day; pass --no-write "
+            "to see the counts so far."
+        )
     path = ledger.ledger_path(game_path)
     existing = ledger.load(path)
     cards, new = ledger.add(existing, result.cards)
@@ -46,6 +57,7 @@ def record(game: Game, game_path: Path, result: DayCheck, *, write: bool) -> Led
 def lurkers_json(result: DayCheck, view: LedgerView) -> dict[str, Any]:
     return {
         "day": result.day.day,
+        "provisional": result.provisional,
         "accelerated": result.day.accelerated,
         "players": [
             {

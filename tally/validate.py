@@ -99,17 +99,25 @@ class _Work:
 
 
 def judge(
-    thread: Thread, game: Game, day: Day, rules: Ruleset | None = None
+    thread: Thread,
+    game: Game,
+    day: Day,
+    rules: Ruleset | None = None,
+    *,
+    provisional: bool = False,
 ) -> tuple[list[Ballot], list[Flag]]:
-    """Every ballot of ``day``'s vote thread, judged; and the flags for the director."""
+    """Every ballot of ``day``'s vote thread, judged; and the flags for the director.
+
+    ``provisional``: the day has not closed, so a ballot in force is in force now, not
+    at the close.
+    """
     rules = rules or game.rules
-    roster = Roster(game.players, game.aliases)
-    directors = {normalise(d) for d in game.directors}
+    roster = game.roster
     rulings = {(r.floor, r.comment): r for r in game.rulings if r.day == day.day}
     works: list[_Work] = []
     for work in _candidates(thread, rules):
         work.ruling = rulings.pop((work.post.floor, work.comment_index), None)
-        _identify(work, roster, directors)
+        _identify(work, game)
         _check(work, roster, day, rules)
         works.append(work)
     if rulings:
@@ -126,7 +134,7 @@ def judge(
         _sequence(voter, seq, day, rules)
     flags = _lapse_and_flag(works, day, rules)
     works.sort(key=lambda w: (w.post.floor, w.comment_index or 0))
-    return [_freeze(w) for w in works], flags
+    return [_freeze(w, provisional) for w in works], flags
 
 
 def _candidates(thread: Thread, rules: Ruleset) -> Iterator[_Work]:
@@ -150,23 +158,23 @@ def _candidates(thread: Thread, rules: Ruleset) -> Iterator[_Work]:
             )
 
 
-def _identify(w: _Work, roster: Roster, directors: set[str]) -> None:
-    # The account name first; on Tieba the nickname shown is the other name a roster uses.
-    names = [w.author] + ([w.author_display] if w.author_display else [])
-    if any(normalise(n) in directors for n in names):
+def _identify(w: _Work, game: Game) -> None:
+    if game.is_director(w.author, w.author_display):
         if w.reading.proxy_for is None:
             w.void("director", "a director's own post is not a ballot")
             return
-        match = roster.match(w.reading.proxy_for)
+        match = game.roster.match(w.reading.proxy_for)
         if match.player is None:
             w.suggestions = match.suggestions
             w.void("unknown_voter", f"the proxy names {w.reading.proxy_for!r}, who is not a player")
             return
         w.voter, w.proxy = match.player, True
         return
-    player = next((m.player for n in names if (m := roster.match(n)).player), None)
+    # The account name first; on Tieba the nickname shown is the other name a roster uses.
+    player = game.identify(w.author, w.author_display)
     if player is None:
-        w.void("not_a_player", f"{' / '.join(names)} is not a player of this game")
+        names = " / ".join(n for n in (w.author, w.author_display) if n)
+        w.void("not_a_player", f"{names} is not a player of this game")
         return
     w.voter = player
     if w.reading.proxy_for is not None:
@@ -416,14 +424,18 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
     return flags
 
 
-def _freeze(w: _Work) -> Ballot:
+def _freeze(w: _Work, provisional: bool = False) -> Ballot:
     if w.status == "pending":  # every ballot with a voter went through _sequence
         raise AssertionError(f"ballot on floor {w.post.floor} was never judged")
     kind = "proxy" if w.proxy else "abstain" if w.abstain else "change" if w.is_change else "vote"
     note = (
         "; ".join(w.notes)
         if w.notes
-        else ("in force at the close" if w.status == "counted" else w.status)
+        else (
+            ("in force now" if provisional else "in force at the close")
+            if w.status == "counted"
+            else w.status
+        )
     )
     return Ballot(
         floor=w.post.floor,

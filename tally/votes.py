@@ -6,12 +6,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from tally.count import Count, Outcome, Total, count
-from tally.errors import InputError
 from tally.game import Day, Game
+from tally.guards import (
+    check_roster,
+    day_of_vote_thread,
+    ensure_ballots,
+    floors_text,
+    vote_key,
+)
 from tally.model import Thread
 from tally.platforms import resolve_url
 from tally.validate import Ballot, Flag, judge
@@ -26,6 +33,10 @@ class DayResult:
     count: Count
     not_voted: tuple[str, ...]
     flags: tuple[Flag, ...]
+    # The time the count stands at: when the thread was read, or for saved pages the
+    # newest post in them. Before the close the count is provisional: more may come.
+    as_of: datetime
+    provisional: bool
 
     @property
     def kind(self) -> str:
@@ -39,28 +50,11 @@ class DayResult:
     def outcome(self) -> Outcome:
         return self.count.outcome
 
-
-def _day_voting_in(game: Game, platform: str, thread_id: str) -> Day | None:
-    """The day whose vote thread is this one, by forum and thread id (URL forms vary)."""
-    for day in game.days:
-        try:
-            _, ref = resolve_url(day.vote)
-        except InputError:
-            continue
-        if (ref.platform, ref.thread_id) == (platform, thread_id):
-            return day
-    return None
-
-
-def day_of_thread(game: Game, thread: Thread) -> Day:
-    """The day whose vote thread this is."""
-    day = _day_voting_in(game, thread.platform, thread.thread_id)
-    if day is not None:
-        return day
-    raise InputError(
-        f"thread {thread.thread_id} is not the vote thread of any day in the game file; "
-        "name the day with --day N."
-    )
+    @property
+    def leaders(self) -> tuple[str, ...]:
+        """The players on the most votes (none when nobody has a vote)."""
+        top = self.totals[0].votes if self.totals else Decimal(0)
+        return tuple(t.player for t in self.totals if top > 0 and t.votes == top)
 
 
 def day_of_sources(game: Game, sources: list[str], day_number: int | None) -> Day | None:
@@ -70,16 +64,25 @@ def day_of_sources(game: Game, sources: list[str], day_number: int | None) -> Da
     for source in sources:
         if "://" in source:
             _, ref = resolve_url(source)
-            day = _day_voting_in(game, ref.platform, ref.thread_id)
-            if day is not None:
-                return day
+            for day in game.days:
+                if vote_key(day) == (ref.platform, ref.thread_id):
+                    return day
     return None
 
 
 def tally_day(thread: Thread, game: Game, day_number: int | None = None) -> DayResult:
-    """Judge and count the ballots of one day's vote thread."""
-    day = game.day(day_number) if day_number is not None else day_of_thread(game, thread)
-    ballots, flags = judge(thread, game, day)
+    """Judge and count the ballots of one day's vote thread.
+
+    Refuses (InputError) a thread that is not the day's vote thread, a vote thread without
+    a ballot, and a roster that misspells a player (see ``tally.guards``).
+    """
+    day = day_of_vote_thread(game, thread, day_number)
+    as_of = thread.as_of or day.opens
+    provisional = as_of < day.closes
+    ruled = {(r.floor, r.comment) for r in game.rulings if r.day == day.day}
+    check_roster(game, [thread], exempt=lambda _t, w: (w.post.floor, w.comment_index) in ruled)
+    ballots, flags = judge(thread, game, day, provisional=provisional)
+    ensure_ballots(game, thread, ballots)
     counted = count(ballots, game, day)
     voted = {b.voter for b in ballots if b.status == "counted"}
     not_voted = tuple(
@@ -94,8 +97,28 @@ def tally_day(thread: Thread, game: Game, day_number: int | None = None) -> DayR
         ballots=tuple(ballots),
         count=counted,
         not_voted=not_voted,
-        flags=(*flags, *counted.flags),
+        flags=(*flags, *_stranger_flags(ballots), *counted.flags),
+        as_of=as_of,
+        provisional=provisional,
     )
+
+
+def _stranger_flags(ballots: list[Ballot]) -> list[Flag]:
+    """One flag per author whose ballots are void because they are no player."""
+    theirs: dict[str, list[Ballot]] = {}
+    for b in ballots:
+        if b.reason == "not_a_player":
+            theirs.setdefault(b.author, []).append(b)
+    flags = []
+    for author, mine in theirs.items():
+        many = len(mine) > 1
+        where = floors_text(b.floor for b in mine)
+        note = (
+            f"{author} is not a player of this game; the ballot{'s' if many else ''} on {where} "
+            f"{'are' if many else 'is'} void"
+        )
+        flags.append(Flag("roster", note, None, mine[0].floor, mine[0].post_id))
+    return flags
 
 
 def number(value: Decimal) -> int | float:
@@ -108,6 +131,9 @@ def to_json(result: DayResult) -> dict[str, Any]:
     return {
         "day": result.day.day,
         "kind": result.kind,
+        "provisional": result.provisional,
+        "as_of": result.as_of.isoformat(timespec="seconds"),
+        "closes": result.day.closes.isoformat(timespec="seconds"),
         "ruleset": result.ruleset,
         "thread": {
             "platform": result.thread.platform,
@@ -154,6 +180,7 @@ def to_json(result: DayResult) -> dict[str, Any]:
         "abstained": number(result.count.abstained),
         "not_voted": list(result.not_voted),
         "outcome": {"result": o.result, "player": o.player, "rule": o.rule, "note": o.note},
+        "leaders": list(result.leaders),
         "flags": [
             {
                 "rule": f.rule,

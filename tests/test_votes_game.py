@@ -259,13 +259,20 @@ def test_day_is_found_from_the_thread_in_any_url_form(forum, tmp_path):
     assert json.loads(result.stdout)["day"] == 2
 
 
-def test_thread_of_no_day_needs_day(forum, tmp_path):
+def test_thread_of_no_day_is_refused_even_with_day(forum, tmp_path):
+    """--day cannot make another thread the day's vote thread (the game file names it)."""
     url = vote_thread().serve(forum)
-    path = game_file(tmp_path, forum.url("thread-999-1-1.html"))
+    other = forum.url("thread-999-1-1.html")
+    path = game_file(tmp_path, other)
     result = runner.invoke(app, ["votes", url, "--game", path])
     assert result.exit_code == 2
-    assert "name the day with --day N" in result.stderr
-    assert runner.invoke(app, ["votes", url, "--game", path, "--day", "2"]).exit_code == 0
+    assert f"day 2's vote thread is {other}" in result.stderr
+    assert "--day" not in result.stderr
+    result = runner.invoke(app, ["votes", url, "--game", path, "--day", "2"])
+    assert result.exit_code == 2
+    assert f"thread 102 is not day 2's vote thread in {path}; day 2's vote thread is {other}" in (
+        result.stderr
+    )
 
 
 def test_votes_from_saved_pages_offline(tmp_path):
