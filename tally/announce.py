@@ -20,6 +20,7 @@ from tally.game import Day, Game
 from tally.ledger import Card
 from tally.model import Thread
 from tally.platforms import resolve_url
+from tally.sanitise import one_line
 from tally.votes import DayResult
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -29,13 +30,15 @@ _ZWSP = "\u200b"
 
 
 def inert(value: Any) -> Any:
-    """Break every BBCode tag in a value a player wrote, keeping what it reads.
+    """A value a template prints, made safe: one sanitised line, its BBCode broken.
 
-    Discuz! matches tags such as ``[color=…]`` literally; a zero-width space after the
-    bracket stops the match and shows the same characters.
+    Every value is a one-line field, so a 投票理由 with line breaks cannot forge a line of
+    the post (a fake result, a fake director's line). Discuz! matches tags such as
+    ``[color=…]`` literally; a zero-width space after the bracket stops the match and
+    shows the same characters.
     """
     if isinstance(value, str):
-        return value.replace("[", "[" + _ZWSP)
+        return one_line(value).replace("[", "[" + _ZWSP)
     return value
 
 

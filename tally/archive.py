@@ -24,7 +24,8 @@ thread_title     the thread's title
 ===============  ==========================================================
 
 The file is UTF-8 with a byte-order mark so that Excel in a Chinese locale reads it,
-and any cell that would start a formula (``= + - @``, tab, CR, after NFKC) is prefixed
+control characters in what users wrote are shown as visible stand-ins (␛ for ESC), and
+any cell that would start a formula (``= + - @``, tab, CR, after NFKC) is prefixed
 with an apostrophe so that a spreadsheet shows it as text.
 """
 
@@ -37,6 +38,7 @@ from typing import Any
 
 from tally.atomic import write_atomic
 from tally.model import Thread
+from tally.sanitise import one_line, text_block
 
 COLUMNS = (
     "platform",
@@ -128,7 +130,13 @@ def to_csv_bytes(threads: Iterable[Thread]) -> bytes:
     import pandas as pd  # only this command pays for pandas' import time
 
     frame = pd.DataFrame(rows(threads), columns=list(COLUMNS), dtype=object)
-    frame = frame.map(lambda v: neutralise(v) if isinstance(v, str) else v)
+    for column in frame.columns:
+        # Post text keeps its line breaks; every other cell is one line. Control characters
+        # become visible stand-ins either way (tally.sanitise), so `cat posts.csv` is safe.
+        clean = text_block if column == "text" else one_line
+        frame[column] = frame[column].map(
+            lambda v, clean=clean: neutralise(clean(v)) if isinstance(v, str) else v
+        )
     text: str = frame.to_csv(index=False, lineterminator="\r\n")
     return ("\ufeff" + text).encode("utf-8")
 

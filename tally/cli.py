@@ -85,7 +85,10 @@ def _reported() -> Iterator[None]:
     try:
         yield
     except TallyError as exc:
-        _stderr().print(f"tally: {exc}", markup=False)
+        from tally.render_console import say
+
+        # The sentence may quote what a forum user wrote (an author, a title): sanitised.
+        say(_stderr(), f"tally: {exc}")
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
         _stderr().print("tally: interrupted; nothing was written.", markup=False)
@@ -118,6 +121,14 @@ def _progress(quiet: bool) -> Iterator[Progress | None]:
 def _env(ctx: typer.Context) -> Environment:
     """The environment a test handed in (``obj=``), or the real one."""
     return ctx.obj if isinstance(ctx.obj, Environment) else Environment()
+
+
+def _print_json(data: object) -> None:
+    import json
+
+    from tally.sanitise import json_text
+
+    typer.echo(json_text(json.dumps(data, ensure_ascii=False, indent=2)))
 
 
 def _trusted_after(day: Day | None, now: datetime) -> datetime | None:
@@ -234,8 +245,6 @@ def votes(
     Example: tally votes https://bbs.example.com/thread-102-1-1.html --game game.toml
     """
     with _reported():
-        import json
-
         from tally.game import load_game
         from tally.votes import day_of_sources, tally_day, to_json
 
@@ -248,7 +257,7 @@ def votes(
             raise InputError(f"give the pages of one vote thread, not of {len(threads)} threads.")
         result = tally_day(threads[0], loaded, day)
         if as_json:
-            typer.echo(json.dumps(to_json(result), ensure_ascii=False, indent=2))
+            _print_json(to_json(result))
             return
         from tally.render_console import print_day
 
@@ -287,8 +296,6 @@ def lurkers(
     Example: tally lurkers --game game.toml --day 3
     """
     with _reported():
-        import json
-
         from tally.game import load_game
         from tally.lurkers import check, history
         from tally.report import lurkers_json, record
@@ -314,7 +321,7 @@ def lurkers(
         result = check(loaded, history(loaded, day, read), day)
         ledger = record(loaded, game, result, write=write)
         if as_json:
-            typer.echo(json.dumps(lurkers_json(result, ledger), ensure_ascii=False, indent=2))
+            _print_json(lurkers_json(result, ledger))
             return
         from tally.render_console import print_lurkers
 
@@ -414,7 +421,7 @@ def demo(ctx: typer.Context, quiet: Quiet = False) -> None:
                     print_day(console, result)
                     fmt = format_for(game, result.day)
                     console.print(f"\nThe announcement to paste ({fmt}):\n", markup=False)
-                    console.print(render("close", fmt, close_context(result, game)), markup=False)
+                    typer.echo(render("close", fmt, close_context(result, game)), nl=False)
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tally.errors import GameFileError
 from tally.names import Roster, normalise
-from tally.rules import PRESETS, Ruleset, ruleset_for
+from tally.rules import PRESETS, Ruleset, parse_number, ruleset_for
 
 RULESETS = tuple(PRESETS)
 
@@ -179,7 +179,8 @@ def load_game(path: str | Path) -> Game:
     """Read and check a game file. Raises GameFileError with one sentence on any mistake."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        # utf-8-sig: Windows Notepad saves with a byte-order mark, which is no mistake.
+        text = p.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise GameFileError(f"{p}: no such game file.") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -190,7 +191,7 @@ def load_game(path: str | Path) -> Game:
 def parse_game(text: str, *, source: str = "game file", path: Path | None = None) -> Game:
     """Parse game-file text; ``source`` names it in error messages."""
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text.removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as exc:
         raise GameFileError(f"{source}: not valid TOML ({exc}).") from None
     return _Checker(source).game(data, path)
@@ -199,6 +200,9 @@ def parse_game(text: str, *, source: str = "game file", path: Path | None = None
 class _Checker:
     def __init__(self, source: str) -> None:
         self.source = source
+        # Every name the file gives, under the one folding tally compares names in
+        # (tally.names.normalise): folded -> (what it is, whose it is, as written).
+        self.claimed: dict[str, tuple[str, str, str]] = {}
 
     def fail(self, key: str, problem: str) -> GameFileError:
         return GameFileError(f"{self.source}, key {key!r}: {problem}.")
@@ -219,6 +223,45 @@ class _Checker:
         if not isinstance(value, list):
             raise self.fail(key, "must be a list of names")
         return tuple(self.string(v, key) for v in value)
+
+    def claim(self, name: str, key: str, what: str, owner: str) -> None:
+        """Register a name; two names that read the same to tally are an error naming both.
+
+        Names are compared after NFKC, invisible characters and case (Mika, mika, Ｍｉｋａ
+        and Mi<U+200B>ka are one name), so two such names would silently be one player.
+        """
+        folded = normalise(name)
+        if not folded:
+            raise self.fail(key, f"{name!r} has no visible character")
+        held = self.claimed.get(folded)
+        if held is None:
+            self.claimed[folded] = (what, owner, name)
+            return
+        other_what, other_owner, other_name = held
+        if what == "alias" and other_owner == owner and other_what in ("player", "alias"):
+            return  # a player's own name again: harmless
+        role = {
+            "player": "a player",
+            "alias": f"an alias of {other_owner}",
+            "director": "a director",
+            "outsider": "an outsider",
+        }[other_what]
+        if name == other_name:
+            raise self.fail(key, f"{name!r} is already {role}")
+        raise self.fail(
+            key,
+            f"{name!r} and {other_name!r} ({role}) are one name to tally "
+            f"(both read {folded!r}); rename one",
+        )
+
+    def number(
+        self, value: Any, key: str, *, low: Decimal = Decimal(0), high: Decimal = Decimal(100)
+    ) -> Decimal:
+        """A weight or a bonus: a finite number within bounds (TOML allows nan and inf)."""
+        try:
+            return parse_number(value, low=low, high=high)
+        except ValueError as exc:
+            raise self.fail(key, str(exc)) from None
 
     def when(self, value: Any, key: str, tz: ZoneInfo) -> datetime:
         if isinstance(value, str):
@@ -242,21 +285,21 @@ class _Checker:
         players = self.names(data["players"], "players")
         if not players:
             raise self.fail("players", "lists nobody")
-        dupes = sorted({p for p in players if players.count(p) > 1})
-        if dupes:
-            raise self.fail("players", f"lists {dupes[0]!r} twice")
+        for p in players:
+            self.claim(p, "players", "player", p)
         tz_name = data.get("timezone", "Asia/Shanghai")
-        try:
-            tz = ZoneInfo(self.string(tz_name, "timezone"))
-        except (ZoneInfoNotFoundError, ValueError):
-            raise self.fail(
-                "timezone", f"{tz_name!r} is not a time zone name like Asia/Shanghai"
-            ) from None
+        tz = self.timezone(tz_name)
         ruleset = data.get("ruleset", "default")
         if ruleset not in RULESETS:
             raise self.fail("ruleset", f"{ruleset!r} is not one of {', '.join(RULESETS)}")
         roster = set(players)
         aliases = self.aliases(data.get("aliases", {}), roster)
+        directors = self.names(data.get("directors", []), "directors")
+        for d in directors:
+            self.claim(d, "directors", "director", d)
+        outsiders = self.names(data.get("outsiders", []), "outsiders")
+        for o in outsiders:
+            self.claim(o, "outsiders", "outsider", o)
         days = self.days(data.get("days", []), roster, tz)
         rulings = self.rulings(data.get("rulings", []), {d.day for d in days}, roster)
         rules = data.get("rules", {})
@@ -277,41 +320,48 @@ class _Checker:
             players=players,
             timezone=tz,
             ruleset=ruleset,
-            directors=self.names(data.get("directors", []), "directors"),
+            directors=directors,
             aliases=aliases,
             days=days,
             rulings=rulings,
             rules=ruleset_obj,
             camps=camps,
-            outsiders=self.names(data.get("outsiders", []), "outsiders"),
+            outsiders=outsiders,
             path=path,
         )
 
+    def timezone(self, value: Any) -> ZoneInfo:
+        name = self.string(value, "timezone")
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            shown = name if len(name) <= 40 else name[:40] + "…"
+            raise self.fail(
+                "timezone", f"{shown!r} is not a time zone name like Asia/Shanghai"
+            ) from None
+
     def player(self, name: Any, key: str, roster: set[str]) -> str:
+        """A player named in a day's list, a ruling or a table: as the roster spells it."""
         value = self.string(name, key)
-        if value not in roster:
-            close = difflib.get_close_matches(value, sorted(roster), n=1, cutoff=0.5)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise self.fail(key, f"{value!r} is not one of the players{hint}")
-        return value
+        held = self.claimed.get(normalise(value))
+        if held is not None and held[0] in ("player", "alias"):
+            return held[1]
+        close = difflib.get_close_matches(value, sorted(roster), n=1, cutoff=0.5)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise self.fail(key, f"{value!r} is not one of the players{hint}")
 
     def aliases(self, value: Any, roster: set[str]) -> dict[str, tuple[str, ...]]:
         if not isinstance(value, dict):
             raise self.fail("aliases", "must be a table of player = [spellings]")
         out: dict[str, tuple[str, ...]] = {}
-        owner: dict[str, str] = {}
-        for player, spellings in value.items():
-            key = f"aliases.{player}"
-            self.player(player, key, roster)
+        for written, spellings in value.items():
+            key = f"aliases.{written}"
+            player = self.player(written, key, roster)
             if isinstance(spellings, str):
                 spellings = [spellings]
-            out[player] = self.names(spellings, key)
+            out[player] = (*out.get(player, ()), *self.names(spellings, key))
             for s in out[player]:
-                if s in owner and owner[s] != player:
-                    raise self.fail(key, f"{s!r} is already an alias of {owner[s]!r}")
-                if s in roster and s != player:
-                    raise self.fail(key, f"{s!r} is another player's name")
-                owner[s] = player
+                self.claim(s, key, "alias", player)
         return out
 
     def days(self, value: Any, roster: set[str], tz: ZoneInfo) -> tuple[Day, ...]:
@@ -337,8 +387,8 @@ class _Checker:
         for required in ("day", "opens", "closes", "vote"):
             if required not in t:
                 raise self.fail(f"{where}.{required}", "is required")
-        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-            raise self.fail(f"{where}.day", "must be a whole number from 1")
+        if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= 10_000:
+            raise self.fail(f"{where}.day", "must be a whole number from 1 to 10,000")
         opens = self.when(t["opens"], f"{where}.opens", tz)
         closes = self.when(t["closes"], f"{where}.closes", tz)
         if closes <= opens:
@@ -369,15 +419,7 @@ class _Checker:
         weights = {}
         for p, w in weights_raw.items():
             key = f"{where}.weights.{p}"
-            self.player(p, key, roster)
-            if isinstance(w, bool) or not isinstance(w, int | float | str):
-                raise self.fail(key, "must be a number")
-            try:
-                weights[p] = Decimal(str(w))
-            except InvalidOperation:
-                raise self.fail(key, f"{w!r} is not a number") from None
-            if weights[p] < 0:
-                raise self.fail(key, "must not be negative")
+            weights[self.player(p, key, roster)] = self.number(w, key)
         died_raw = t.get("died", {})
         if not isinstance(died_raw, dict):
             raise self.fail(f"{where}.died", "must be a table of player = time of death")
@@ -425,8 +467,8 @@ class _Checker:
             day, floor, action = t["day"], t["floor"], t["action"]
             if not isinstance(day, int) or day not in day_numbers:
                 raise self.fail(f"{where}.day", f"{day!r} is not one of the game's days")
-            if not isinstance(floor, int) or isinstance(floor, bool) or floor < 1:
-                raise self.fail(f"{where}.floor", "must be a floor number")
+            if not isinstance(floor, int) or isinstance(floor, bool) or not 1 <= floor <= 10**8:
+                raise self.fail(f"{where}.floor", "must be a floor number (from 1)")
             if action not in ("void", "accept"):
                 raise self.fail(f"{where}.action", 'must be "void" or "accept"')
             note = t.get("note", "")
@@ -434,7 +476,9 @@ class _Checker:
                 raise self.fail(f"{where}.note", "must be a string")
             comment = t.get("comment")
             if comment is not None and (
-                not isinstance(comment, int) or isinstance(comment, bool) or comment < 1
+                not isinstance(comment, int)
+                or isinstance(comment, bool)
+                or not 1 <= comment <= 10**6
             ):
                 raise self.fail(f"{where}.comment", "must be the comment's number, 1 = the oldest")
             target = t.get("target")

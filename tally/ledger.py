@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tally.atomic import write_atomic
 from tally.errors import GameFileError
+from tally.sanitise import one_line
 
 COLUMNS = ("day", "player", "colour", "rule", "reason", "source")
 COLOURS = ("blue", "yellow", "red")
@@ -80,7 +81,9 @@ def save(path: Path, cards: Iterable[Card]) -> None:
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(COLUMNS)
     for c in cards:
-        writer.writerow([c.day, c.player, c.colour, c.rule, c.reason, c.source])
+        writer.writerow(
+            [c.day, *(one_line(v) for v in (c.player, c.colour, c.rule, c.reason, c.source))]
+        )
     write_atomic(path, ("\ufeff" + out.getvalue()).encode("utf-8"))
 
 

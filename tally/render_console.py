@@ -4,14 +4,42 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from tally.lurkers import DayCheck
-from tally.model import Post, Thread
-from tally.report import LedgerView
-from tally.votes import DayResult
+from tally.sanitise import one_line
+
+if TYPE_CHECKING:
+    from tally.lurkers import DayCheck
+    from tally.model import Post, Thread
+    from tally.report import LedgerView
+    from tally.votes import DayResult
+
+
+def cell(value: object, style: str = "") -> Text:
+    """Anything that may hold what a forum user wrote, ready for a table cell or a line.
+
+    Sanitised (no control characters, one line), and a ``Text``: rich never reads it as
+    markup (``[red]``, ``[link=…]``, a stray ``[/b]``) or as emoji codes.
+    """
+    return Text(one_line(str(value)), style=style)
+
+
+def say(console: Console, value: object, style: str = "") -> None:
+    """Print one line that may hold what a forum user wrote.
+
+    Leading line breaks and spaces are tally's own layout (a blank line before a heading,
+    an indent) and are kept; the rest is one sanitised line.
+    """
+    text = str(value)
+    body = text.lstrip("\n ")
+    lead = text[: len(text) - len(body)]
+    for _ in range(lead.count("\n")):
+        console.print()
+    console.print(Text(" " * lead.count(" ") + one_line(body), style=style))
 
 
 def _first_line(text: str, width: int = 40) -> str:
@@ -41,10 +69,10 @@ def print_threads(console: Console, threads: Iterable[Thread]) -> None:
     """Each thread as a table of floors, with its comments indented under them."""
     for thread in threads:
         comments = sum(len(p.comments) for p in thread.posts)
-        console.print(
+        say(
+            console,
             f"\nThread {thread.thread_id} “{thread.title}”: {thread.page_count} page(s), "
             f"{len(thread.posts)} posts, {comments} comments",
-            markup=False,
         )
         floors = {p.post_id: p.floor for p in thread.posts}
         table = Table(show_lines=False)
@@ -53,14 +81,18 @@ def print_threads(console: Console, threads: Iterable[Thread]) -> None:
         for post in thread.posts:
             table.add_row(
                 str(post.floor),
-                post.author,
+                cell(post.author),
                 f"{post.time:%Y-%m-%d %H:%M}",
-                _first_line(post.text),
-                _marks(post, floors),
+                cell(_first_line(post.text)),
+                cell(_marks(post, floors)),
             )
             for c in post.comments:
                 table.add_row(
-                    "", f"  └ {c.author}", f"{c.time:%Y-%m-%d %H:%M}", _first_line(c.text), "点评"
+                    "",
+                    Text("  └ ") + cell(c.author),
+                    f"{c.time:%Y-%m-%d %H:%M}",
+                    cell(_first_line(c.text)),
+                    "点评",
                 )
         console.print(table)
 
@@ -74,19 +106,19 @@ def print_day(console: Console, result: DayResult) -> None:
 
     thread = result.thread
     day = result.day
-    console.print(
+    say(
+        console,
         f"\nDay {day.day} {'sheriff election' if result.kind == 'sheriff' else 'vote'} "
         f"(ruleset {result.ruleset}), thread {thread.thread_id} “{thread.title}”: "
         f"{thread.page_count} page(s), {len(thread.posts)} posts",
-        markup=False,
     )
     if result.provisional:
-        console.print(
+        say(
+            console,
             f"PROVISIONAL: the day closes {day.closes:%m-%d %H:%M}, "
             f"{duration(day.closes - result.as_of)} after this count "
             f"({result.as_of:%m-%d %H:%M}); ballots and changes may still come.",
             style="bold yellow",
-            markup=False,
         )
     weights = result.count.weights
     totals = Table(title="Totals")
@@ -98,7 +130,7 @@ def print_day(console: Console, result: DayResult) -> None:
             for v in t.voters
         )
         bonus = "; ".join(f"+{votes_text(a)} {why} ({rule})" for a, why, rule in t.bonuses)
-        totals.add_row(t.player, votes_text(t.votes), voters, bonus)
+        totals.add_row(cell(t.player), votes_text(t.votes), cell(voters), cell(bonus))
     if result.count.abstained:
         totals.add_row("(弃权)", votes_text(result.count.abstained), "", "")
     console.print(totals)
@@ -116,21 +148,19 @@ def print_day(console: Console, result: DayResult) -> None:
             why += " [flag: " + "; ".join(b.flags) + "]"
         ballots.add_row(
             floor,
-            b.voter or b.author,
+            cell(b.voter or b.author),
             b.kind,
-            b.target or b.written or "",
+            cell(b.target or b.written or ""),
             f"{b.time:%m-%d %H:%M}",
-            f"[{_STATUS_STYLE[b.status]}]{status}[/]",
-            _escape(why),
+            cell(status, _STATUS_STYLE[b.status]),
+            cell(why),
         )
     console.print(ballots)
     for flag in result.flags:
         where = f"floor {flag.floor}: " if flag.floor else ""
-        console.print(f"flag {flag.rule}: {where}{flag.note}", markup=False)
+        say(console, f"flag {flag.rule}: {where}{flag.note}")
     if result.not_voted:
-        console.print(
-            f"Not voted ({len(result.not_voted)}): {'、'.join(result.not_voted)}", markup=False
-        )
+        say(console, f"Not voted ({len(result.not_voted)}): {'、'.join(result.not_voted)}")
     o = result.outcome
     if result.provisional:
         verdict = {
@@ -139,10 +169,10 @@ def print_day(console: Console, result: DayResult) -> None:
             "none": f"nobody would be {'sheriff' if result.kind == 'sheriff' else 'out'}",
         }[o.result]
         leaders = "、".join(result.leaders) or "nobody"
-        console.print(
+        say(
+            console,
             f"Standing now (not final): {leaders} leading; if the day closed now, {verdict} — "
             f"{o.note} [rule {o.rule}]",
-            markup=False,
         )
         return
     verdict = {
@@ -150,7 +180,7 @@ def print_day(console: Console, result: DayResult) -> None:
         "sheriff": f"{o.player} is sheriff",
         "none": "nobody",
     }[o.result]
-    console.print(f"Outcome: {verdict} — {o.note} [rule {o.rule}]", markup=False)
+    say(console, f"Outcome: {verdict} — {o.note} [rule {o.rule}]")
 
 
 def duration(delta: timedelta) -> str:
@@ -165,23 +195,17 @@ def duration(delta: timedelta) -> str:
     return f"{mins} min"
 
 
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
-
-
 def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
     """Players × days, the cards proposed, the flags, and the ledger."""
     day = result.day
     note = " (accelerated: no lurking cards, S3)" if day.accelerated else ""
-    console.print(f"\nLurker check for day {day.day}{note}", markup=False)
+    say(console, f"\nLurker check for day {day.day}{note}")
     if result.provisional:
-        console.print(
+        say(
+            console,
             f"PROVISIONAL: day {day.day} closes {day.closes:%m-%d %H:%M}; these are the counts "
             "so far, and the cards below are what they would give. Nothing is written.",
             style="bold yellow",
-            markup=False,
         )
     table = Table(title="Posts (voted) per day")
     table.add_column("player")
@@ -196,33 +220,31 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
                 f"{pd.posts} {mark}"
             )
     for player, cells in rows.items():
-        table.add_row(player, *cells)
+        table.add_row(cell(player), *cells)
     console.print(table)
     if result.cards:
-        console.print("Cards for this day:", markup=False)
+        say(console, "Cards for this day:")
         new = {c.key for c in view.new}
         for c in result.cards:
             state = "new" if c.key in new else "already in the ledger"
-            console.print(
-                f"  {c.player}: {c.colour} card ({c.rule}) — {c.reason} [{state}]", markup=False
-            )
+            say(console, f"  {c.player}: {c.colour} card ({c.rule}) — {c.reason} [{state}]")
     else:
-        console.print("No cards for this day.", markup=False)
+        say(console, "No cards for this day.")
     for c in view.new:
         if c.rule == "K1":
-            console.print(f"  {c.player}: {c.reason}", markup=False)
+            say(console, f"  {c.player}: {c.reason}")
     for flag in result.flags:
-        console.print(f"flag {flag.rule}: floor {flag.floor}: {flag.note}", markup=False)
+        say(console, f"flag {flag.rule}: floor {flag.floor}: {flag.note}")
     if view.totals:
-        console.print("Ledger totals (blue / yellow / red):", markup=False)
+        say(console, "Ledger totals (blue / yellow / red):")
         for player, t in sorted(view.totals.items()):
-            console.print(f"  {player}: {t.blue} / {t.yellow} / {t.red}", markup=False)
+            say(console, f"  {player}: {t.blue} / {t.yellow} / {t.red}")
     if view.sent_off:
-        console.print(f"Sent off (red card, K2): {'、'.join(view.sent_off)}", markup=False)
+        say(console, f"Sent off (red card, K2): {'、'.join(view.sent_off)}")
     for camp, players in view.camps_lost.items():
-        console.print(
+        say(
+            console,
             f"Camp {camp} has {len(players)} red cards ({'、'.join(players)}): it loses (K2)",
-            markup=False,
         )
     saved = (
         "written to"
@@ -231,4 +253,4 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
         if not view.new
         else "not written (--no-write):"
     )
-    console.print(f"Ledger {saved} {view.path}", markup=False)
+    say(console, f"Ledger {saved} {view.path}")

@@ -148,6 +148,38 @@ PRESETS: dict[str, Ruleset] = {
 }
 
 
+def parse_number(value: Any, *, low: Decimal, high: Decimal) -> Decimal:
+    """A number from the game file, exactly (Decimal), finite and within [low, high].
+
+    TOML reads nan, inf and 1e999999999 (as inf) as numbers; a weight of nan would make
+    every comparison false, so each is refused with the reason. ValueError says why.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError("must be a number")
+    try:
+        number = Decimal(str(value).strip())
+    except InvalidOperation:
+        raise ValueError(f"{str(value)[:40]!r} is not a number") from None
+    if not number.is_finite():
+        raise ValueError(f"must be a finite number, not {value!r}")
+    if not low <= number <= high:
+        raise ValueError(f"must be between {low} and {high}, not {_short(number)}")
+    return number
+
+
+# Minutes, hours, counts: a bound far above any game, below what a timedelta can hold.
+MAX_WHOLE = 1_000_000
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_WHOLE
+
+
+def _short(number: Decimal) -> str:
+    text = str(number)
+    return text if len(text) <= 20 else f"{number:.3e}"
+
+
 def ruleset_for(preset: str, overrides: Mapping[str, Any], *, source: str = "game file") -> Ruleset:
     """The preset with the game file's ``[rules]`` applied; a wrong key or value is one sentence."""
     base = PRESETS[preset]
@@ -171,12 +203,10 @@ def _coerce(key: str, value: Any, current: Any, source: str) -> Any:
             raise bad("true or false")
         return value
     if isinstance(current, Decimal):
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise bad("a number")
         try:
-            return Decimal(str(value))
-        except InvalidOperation:
-            raise bad("a number") from None
+            return parse_number(value, low=Decimal(0), high=Decimal(100))
+        except ValueError as exc:
+            raise GameFileError(f"{source}, key 'rules.{key}': {exc}.") from None
     if key == "dead_post_allowance":
         if value is False or value == "":
             return None
@@ -191,17 +221,15 @@ def _coerce(key: str, value: Any, current: Any, source: str) -> Any:
     ):
         if value is False or value == "none":
             return None
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise bad('a whole number, or "none"')
+        if not _whole(value):
+            raise bad(f'a whole number from 0 to {MAX_WHOLE:,}, or "none"')
         return value
     if isinstance(current, int):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise bad("a whole number")
+        if not _whole(value):
+            raise bad(f"a whole number from 0 to {MAX_WHOLE:,}")
         return value
     if key in ("bar_owner_hours", "bar_owner_hours_accelerated"):
-        if not (
-            isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) for v in value)
-        ):
+        if not (isinstance(value, list) and len(value) == 2 and all(_whole(v) for v in value)):
             raise bad("two whole numbers, [vote within, no change after]")
         return (value[0], value[1])
     if key in ("change_via", "tie_chain"):

@@ -121,10 +121,10 @@ def test_offset_times_are_converted_to_the_forum_zone():
             "key 'day 2.vote': is required",
         ),
         (("opens = 2024-05-08T09:30:00", "opens = 2024-05-08"), "has no time of day"),
-        (('"kiwi" = ["Kiwi"]', '"kiwi" = ["冷月"]'), "'冷月' is another player's name"),
+        (('"kiwi" = ["Kiwi"]', '"kiwi" = ["冷月"]'), "'冷月' is already a player"),
         (('"kiwi" = ["Kiwi"]', '"kiwl" = ["Kiwi"]'), "key 'aliases.kiwl'"),
         (("accelerated = false", 'accelerated = "no"'), "must be true or false"),
-        (('weights = { "kiwi" = 0 }', 'weights = { "kiwi" = -1 }'), "must not be negative"),
+        (('weights = { "kiwi" = 0 }', 'weights = { "kiwi" = -1 }'), "must be between 0 and 100, not -1"),
         (
             ('action = "void"', 'action = "cancel"'),
             'key \'rulings #1.action\': must be "void" or "accept"',
@@ -136,7 +136,7 @@ def test_offset_times_are_converted_to_the_forum_zone():
         ),
         (
             ('players = ["冷月", "小眯", "kiwi"]', 'players = ["冷月", "小眯", "kiwi", "冷月"]'),
-            "lists '冷月' twice",
+            "'冷月' is already a player",
         ),
         (
             ("trapped = []", 'trapped = ["nobody"]'),
