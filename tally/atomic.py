@@ -1,13 +1,29 @@
-"""Atomic file writes: a reader sees the old file or the whole new one, never half of it."""
+"""Atomic file writes: a reader sees the old file or the whole new one, never half of it.
+
+The new file gets the old one's permissions, or for a new file what the umask allows
+(a co-director may read the ledger), not the 0600 a temporary file is made with.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
 from tally.errors import OutputError
+
+# Read once, at import: os.umask can only be read by setting it.
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        return 0o666 & ~_UMASK
 
 
 def write_atomic(path: str | Path, data: bytes) -> None:
@@ -25,6 +41,8 @@ def write_atomic(path: str | Path, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        if os.name == "posix":
+            os.chmod(tmp, _mode_for(target))
         os.replace(tmp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):

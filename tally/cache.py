@@ -3,19 +3,24 @@
 One folder per thread under the cache root; in it each fetched URL's body and an index
 (``index.json``) with the URL, the time it was fetched, its SHA-256, and the validators
 (ETag, Last-Modified) for conditional requests. Every write is atomic; a body whose
-checksum does not match is treated as absent, never used.
+checksum does not match, or an index entry of the wrong shape, is treated as absent,
+never used. A cache that cannot be written (a read-only or full disk) is no reason to
+stop a count: the run goes on without it, after one warning.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from tally.atomic import write_atomic
 from tally.errors import OutputError
@@ -50,20 +55,27 @@ class Entry:
         return headers
 
 
+def _entries(loaded: Any) -> dict[str, dict[str, object]]:
+    """The index's entries that have the right shape; the rest is as if never cached."""
+    if not isinstance(loaded, dict):
+        return {}
+    return {k: v for k, v in loaded.items() if isinstance(k, str) and isinstance(v, dict)}
+
+
 class ThreadCache:
     """The cached requests of one thread."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, health: _Health | None = None):
         self.folder = folder
+        self._health = health or _Health()
         self._lock = threading.Lock()
         self._index: dict[str, dict[str, object]] = {}
         index = folder / "index.json"
-        if index.is_file():
-            try:
-                loaded = json.loads(index.read_text(encoding="utf-8"))
-                self._index = loaded if isinstance(loaded, dict) else {}
-            except (OSError, ValueError):
-                self._index = {}  # a damaged index is an empty cache, not an error
+        try:
+            if index.is_file():
+                self._index = _entries(json.loads(index.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            self._index = {}  # a damaged index is an empty cache, not an error
 
     @staticmethod
     def _name(url: str) -> str:
@@ -72,7 +84,9 @@ class ThreadCache:
     @property
     def page_count(self) -> int | None:
         value = self._index.get("", {}).get("page_count")
-        return value if isinstance(value, int) else None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            return None
+        return value
 
     def get(self, url: str) -> Entry | None:
         meta = self._index.get(url)
@@ -88,6 +102,8 @@ class ThreadCache:
             fetched = datetime.fromisoformat(str(meta["fetched_at"]))
         except (KeyError, ValueError):
             return None
+        if fetched.tzinfo is None:
+            return None  # not written by tally: when it was fetched cannot be known
         return Entry(
             url,
             body,
@@ -107,9 +123,9 @@ class ThreadCache:
             "last_modified": lower.get("last-modified"),
         }
         with self._lock:
-            self._write(self._name(url), body)
-            self._index[url] = meta
-            self._save()
+            if self._write(self._name(url), body):
+                self._index[url] = meta
+                self._save()
 
     def forget(self, url: str) -> None:
         with self._lock:
@@ -124,26 +140,52 @@ class ThreadCache:
     def _save(self) -> None:
         self._write("index.json", json.dumps(self._index, ensure_ascii=False, indent=1).encode())
 
-    def _write(self, name: str, data: bytes) -> None:
+    def _write(self, name: str, data: bytes) -> bool:
+        """Write one file of the cache; False (after one warning a run) when it cannot be."""
+        if self._health.unwritable:
+            return False
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise OutputError(
-                f"cannot create the cache folder {self.folder} ({exc.strerror})."
-            ) from None
-        write_atomic(self.folder / name, data)
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise OutputError(f"cannot create {self.folder} ({exc.strerror})") from None
+            write_atomic(self.folder / name, data)
+        except OutputError as exc:
+            self._health.failed(str(exc))
+            return False
+        return True
 
 
 def _s(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+class _Health:
+    """Whether the cache can be written, shared by the threads of one run: one warning."""
+
+    def __init__(self, warn: Callable[[str], None] | None = None):
+        self.warn = warn or logging.getLogger("tally").warning
+        self.unwritable = False
+        self._lock = threading.Lock()
+
+    def failed(self, why: str) -> None:
+        with self._lock:
+            if self.unwritable:
+                return
+            self.unwritable = True
+        self.warn(
+            f"the page cache cannot be written ({why.rstrip('.')}); going on without it, "
+            "so the next run fetches every page again."
+        )
+
+
 class Cache:
     """The cache root; ``thread(...)`` gives one thread's folder."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, warn: Callable[[str], None] | None = None):
         self.root = root
+        self._health = _Health(warn)
 
     def thread(self, platform: str, host: str, thread_id: str) -> ThreadCache:
         safe_host = "".join(c if c.isalnum() or c in ".-" else "_" for c in host)
-        return ThreadCache(self.root / f"{platform}-{safe_host}-{thread_id}")
+        return ThreadCache(self.root / f"{platform}-{safe_host}-{thread_id}", self._health)

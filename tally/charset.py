@@ -40,8 +40,16 @@ def charset_of(body: bytes, content_type: str | None = None) -> str:
     return _ALIASES.get(name, name)
 
 
+# At most this many bytes that are not in the charset are read as U+FFFD (see decode_page).
+MAX_REPLACED = 16
+
+
 def decode_page(body: bytes, content_type: str | None = None, *, source: str = "page") -> str:
-    """Decode a page, strictly: bytes that are not in the declared charset are an error."""
+    """Decode a page in its declared charset.
+
+    Up to ``MAX_REPLACED`` bytes that are not in the charset are read as U+FFFD (shown as
+    �, never dropped); more are an error.
+    """
     charset = charset_of(body, content_type)
     if body.startswith(b"\xef\xbb\xbf"):
         charset, body = "utf-8", body[3:]
@@ -50,7 +58,15 @@ def decode_page(body: bytes, content_type: str | None = None, *, source: str = "
     except LookupError:
         raise ParseError(f"{source} declares an unknown charset {charset!r}.") from None
     except UnicodeDecodeError as exc:
+        first = exc.start
+    # A few bad bytes (a post cut mid-character by the forum itself) become U+FFFD, and a
+    # ballot in such a floor is flagged for the director; many mean the page is not in
+    # this charset at all, and reading it would change every name.
+    replaced = body.decode(charset, "replace")
+    bad = replaced.count("\ufffd") - body.decode(charset, "ignore").count("\ufffd")
+    if bad > MAX_REPLACED:
         raise ParseError(
-            f"{source} is not valid {charset} (byte {exc.start} of {len(body)}); "
-            "the page may be damaged or mislabelled."
-        ) from None
+            f"{source} is not valid {charset} ({bad:,} bad byte sequences, the first at byte "
+            f"{first:,} of {len(body):,}); the page may be damaged or mislabelled."
+        )
+    return replaced

@@ -123,6 +123,12 @@ def _env(ctx: typer.Context) -> Environment:
     return ctx.obj if isinstance(ctx.obj, Environment) else Environment()
 
 
+def _warn(message: str) -> None:
+    from tally.render_console import say
+
+    say(_stderr(), f"tally: warning: {message}")
+
+
 def _print_json(data: object) -> None:
     import json
 
@@ -162,6 +168,7 @@ def _read(
         fresh=how.fresh,
         not_before=not_before,
         clock=env.clock,
+        warn=_warn,
     )
     with _progress(how.quiet) as progress:
         threads = read_threads(sources, tz, options=options, progress=progress)

@@ -10,6 +10,7 @@ or after the close never rests on a page cached before it) or ``--fresh`` is giv
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -25,6 +26,7 @@ from tally.errors import (
     FetchError,
     InputError,
     PageMismatchError,
+    ParseError,
     TallyError,
     TruncatedPageError,
 )
@@ -53,6 +55,9 @@ class FetchOptions:
     # What time it is (aware): pages are stamped with it in the cache, threads with it
     # when read. Tests and `tally watch` pass their own.
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    # Where warnings go (a cookie file for another host, a cache that cannot be written);
+    # None: the "tally" logger.
+    warn: Callable[[str], None] | None = None
 
 
 def is_url(source: str) -> bool:
@@ -87,7 +92,7 @@ def read_threads(
     threads: list[Thread] = []
     if urls:
         own = http is None
-        client = http or Http(options.http)
+        client = http or Http(options.http, warn=options.warn)
         try:
             for url in urls:
                 threads.append(
@@ -182,6 +187,11 @@ class _PageReader:
                 )
                 return decode_page(cached.body, cached.content_type, source=url)
             content_type = response.headers.get("content-type")
+            if response.status == 200 and self.platform.truncated(url, response.body):
+                raise TruncatedPageError(
+                    f"{url} ends before the forum finished the page "
+                    f"(after {len(response.body):,} bytes)."
+                )
             text = decode_page(response.body, content_type, source=url)
             if response.status != 200:
                 # A missing thread is a 404 whose body is a normal forum page with the message.
@@ -208,11 +218,11 @@ def fetch_thread(
     options = options or FetchOptions()
     platform, ref = resolve_url(url)
     own = http is None
-    client = http or Http(options.http)
+    client = http or Http(options.http, warn=options.warn)
     try:
         store = None
         if options.cache_dir is not None:
-            store = Cache(options.cache_dir).thread(
+            store = Cache(options.cache_dir, options.warn).thread(
                 platform.name, urlsplit(ref.base).netloc, ref.thread_id
             )
         reader = _PageReader(platform, ref, tz, client, store, options)
@@ -273,14 +283,24 @@ def check_complete(thread: Thread, pages: Sequence[Page], source: str) -> None:
     comments = sum(len(p.comments) for p in thread.posts)
     if replies >= thread.reply_count or replies + comments >= thread.reply_count:
         return
-    # A page short of posts is the likely culprit: name the emptiest but the last.
-    full = max(len(p.posts) for p in pages)
-    short = [p for p in pages[:-1] if len(p.posts) < full]
-    where = f"page {short[0].page}" if short else f"page {pages[-1].page}"
+    where = f"page {_short_page(thread, pages)}"
     raise FetchError(
         f"{source}: the thread says it has {thread.reply_count} replies but tally read "
         f"{replies} (and {comments} comments); {where} may be incomplete. Run again with --fresh."
     )
+
+
+def _short_page(thread: Thread, pages: Sequence[Page]) -> int:
+    """The page most likely missing posts: the one where a floor number is skipped, else
+    the emptiest page but the last (which is short by nature)."""
+    for gap in thread.gaps:
+        for page in pages:
+            floors = [p.floor for p in page.posts]
+            if floors and min(floors) - 1 <= gap <= max(floors) + 1:
+                return page.page
+    full = max(len(p.posts) for p in pages)
+    short = [p for p in pages[:-1] if len(p.posts) < full]
+    return short[0].page if short else pages[-1].page
 
 
 def read_saved_thread_files(paths: Iterable[Path], tz: tzinfo) -> list[Thread]:
@@ -350,6 +370,13 @@ def _build(
                 seen.add(post.post_id)
                 posts.append(post)
     posts.sort(key=lambda p: p.floor)
+    for before, after in itertools.pairwise(posts):
+        if before.floor == after.floor:
+            # Rulings and announcements name floors: two posts on one floor cannot both be it.
+            raise ParseError(
+                f"{source}: posts {before.post_id} and {after.post_id} both claim floor "
+                f"{after.floor}; the pages disagree (read the thread again with --fresh)."
+            )
     floors = {p.floor for p in posts}
     gaps = tuple(f for f in range(1, max(floors, default=0) + 1) if f not in floors)
     first = pages[0]

@@ -5,17 +5,21 @@
   backoff and jitter (tenacity), honouring ``Retry-After`` up to a ceiling;
 - the body is read in a stream and decompressed by hand so that neither the bytes on
   the wire nor the decompressed bytes can pass their caps (a gzip bomb stops at the cap);
-- robots.txt is respected for the paths tally asks for;
-- cookies from a Netscape cookie file go only to their own domain, and are never printed.
+- robots.txt is respected for the paths tally asks for, and for every redirect's target;
+- no request takes longer than ``deadline`` in all (a body trickled a byte a second, or an
+  endless one under the size cap, is cut off and tried again);
+- cookies from a Netscape cookie file go only to their own domain, and are never printed;
+- every header is read totally: any value gives a value or a clean error, never a traceback.
 """
 
 from __future__ import annotations
 
 import email.utils
-import os
+import functools
+import logging
 import random
 import re
-import stat
+import ssl
 import threading
 import time
 import zlib
@@ -23,25 +27,33 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.cookiejar import LoadError, MozillaCookieJar
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from tally import __version__
+from tally.cookies import covers, load_cookies
 from tally.errors import FetchError, InputError, TallyError
 
 USER_AGENT = f"tally/{__version__} (forum werewolf vote counter)"
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+MAX_REDIRECTS = 10
+# A warning for the director (a cookie file that covers no host asked): one sentence.
+Warn = Callable[[str], None]
+_log = logging.getLogger("tally")
 # Reads a failed answer's body (and its content type) and says what it means, if it can.
 Explain = Callable[[bytes, "str | None"], "TallyError | None"]
 
 
 @dataclass(frozen=True)
 class HttpOptions:
-    timeout: float = 30.0
+    timeout: float = 30.0  # connect, and each read
+    # The most one request may take in all, however the forum trickles its answer.
+    deadline: float = 120.0
     # Forums throttle guests hard at closing time: never more than this at once per host.
     max_in_flight: int = 4
     # Seconds between the starts of two requests to one host.
@@ -73,22 +85,40 @@ class _Transient(Exception):
         self.retry_after = retry_after
 
 
-def load_cookies(path: Path) -> MozillaCookieJar:
-    """A browser-exported cookie file; refused when others may read it."""
+def retry_after(value: str, now: datetime) -> float | None:
+    """Seconds a Retry-After header asks for: a number or an HTTP date; None if unreadable.
+
+    Total: any text gives a number or None (a date without a zone, "-0000", is UTC; a
+    digit that is not ASCII is no number).
+    """
+    text = value.strip()
+    if re.fullmatch(r"[0-9]{1,12}", text):
+        return float(text)
     try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such cookie file.") from None
-    if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise InputError(
-            f"{path} can be read by other users and holds your login; run: chmod 600 {path}"
-        )
-    jar = MozillaCookieJar(str(path))
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when is None:  # pragma: no cover - older Pythons return None instead of raising
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
     try:
-        jar.load(ignore_discard=True, ignore_expires=True)
-    except (LoadError, OSError) as exc:
-        raise InputError(f"{path} is not a Netscape cookie file ({exc}).") from None
-    return jar
+        return max(0.0, (when - now).total_seconds())
+    except OverflowError:  # pragma: no cover - a date at the edge of datetime's range
+        return None
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context a process: loading the CA bundle takes ~20 ms, as long as a request."""
+    import certifi  # httpx's own CA bundle
+
+    return ssl.create_default_context(cafile=certifi.where())
+
+
+def _zlib_header(data: bytes) -> bool:
+    """Whether a deflate body starts with a zlib header (RFC 1950) rather than raw deflate."""
+    return len(data) >= 2 and data[0] & 0x0F == 8 and ((data[0] << 8) | data[1]) % 31 == 0
 
 
 class Robots:
@@ -152,17 +182,26 @@ class Http:
         *,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
+        warn: Warn | None = None,
     ):
         self.options = options or HttpOptions()
         if self.options.max_in_flight < 1:
             raise InputError("at least one request must be allowed in flight.")
         self._sleep, self._clock = sleep, clock
-        jar = load_cookies(self.options.cookies) if self.options.cookies else None
+        self._warn = warn or _log.warning
+        self._cookies = load_cookies(self.options.cookies) if self.options.cookies else None
+        if self._cookies is not None and self._cookies.expired and not self._cookies.domains:
+            self._warn(
+                f"every cookie in {self.options.cookies} has expired "
+                f"({self._cookies.expired}); export them again from a logged-in browser."
+            )
         self._client = httpx.Client(
             headers={"User-Agent": self.options.user_agent, "Accept-Encoding": "gzip, deflate"},
             timeout=self.options.timeout,
-            follow_redirects=True,
-            cookies=jar,
+            # Redirects are followed by hand, so that robots.txt is asked for each target.
+            follow_redirects=False,
+            cookies=self._cookies.jar if self._cookies is not None else None,
+            verify=_tls(),
             limits=httpx.Limits(max_connections=self.options.max_in_flight * 4),
         )
         self._hosts: dict[str, _Host] = {}
@@ -182,6 +221,11 @@ class Http:
         with self._hosts_lock:
             if key not in self._hosts:
                 self._hosts[key] = _Host(threading.BoundedSemaphore(self.options.max_in_flight))
+                if self._cookies is not None and not covers(self._cookies.domains, key):
+                    self._warn(
+                        f"the cookie file {self.options.cookies} holds no cookie for {key}; "
+                        "tally reads it as a guest."
+                    )
             return self._hosts[key]
 
     @contextmanager
@@ -201,13 +245,29 @@ class Http:
         headers: dict[str, str] | None = None,
         explain: Explain | None = None,
     ) -> Response:
-        """GET with retries; any status that is not retried comes back to the caller.
+        """GET with retries and redirects; a status that is not retried comes back as it is.
 
         ``explain`` turns the body of a retried status into tally's own error when the body
         says why (an anti-scraping check answers 503 and will answer it again).
         """
-        if self.options.respect_robots:
-            self._check_robots(url)
+        for _ in range(MAX_REDIRECTS + 1):
+            if self.options.respect_robots:
+                self._check_robots(url)
+            response = self._get_once(url, headers, explain)
+            location = response.headers.get("location")
+            if response.status not in REDIRECTS or not location:
+                return response
+            try:
+                url = urljoin(url, location.strip())
+                urlsplit(url).port  # noqa: B018 - a bad port or IPv6 host raises here
+            except ValueError:
+                raise FetchError(f"{url} redirects to an address that is not a URL.") from None
+            headers = None  # validators belong to the URL first asked for
+        raise FetchError(f"{url}: more than {MAX_REDIRECTS} redirects; tally stops there.")
+
+    def _get_once(
+        self, url: str, headers: dict[str, str] | None, explain: Explain | None
+    ) -> Response:
         retrying = Retrying(
             stop=stop_after_attempt(max(1, self.options.attempts)),
             wait=self._wait,
@@ -232,36 +292,32 @@ class Http:
 
     def _once(self, url: str, headers: dict[str, str], explain: Explain | None = None) -> Response:
         with self._slot(url):
+            started = self._clock()
             try:
                 with self._client.stream("GET", url, headers=headers) as r:
                     if r.status_code in RETRY_STATUSES:
                         if explain is not None:
-                            known = explain(self._read_body(url, r), r.headers.get("content-type"))
+                            body = self._read_body(url, r, started)
+                            known = explain(body, r.headers.get("content-type"))
                             if known is not None:
                                 raise known
                         raise _Transient(f"HTTP {r.status_code}", self._retry_after(url, r))
-                    body = self._read_body(url, r)
+                    body = self._read_body(url, r, started)
                     return Response(str(r.url), r.status_code, dict(r.headers), body)
             except httpx.TimeoutException as exc:
                 raise _Transient(f"time-out ({type(exc).__name__})") from None
             except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
                 raise _Transient(f"{type(exc).__name__}: {exc}") from None
-            except httpx.HTTPError as exc:
+            except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
                 raise FetchError(f"could not read {url} ({type(exc).__name__}: {exc}).") from None
 
     def _retry_after(self, url: str, r: httpx.Response) -> float | None:
         value = r.headers.get("retry-after")
         if value is None:
             return None
-        seconds: float
-        if value.strip().isdigit():
-            seconds = float(value.strip())
-        else:
-            try:
-                when = email.utils.parsedate_to_datetime(value)
-            except (TypeError, ValueError):
-                return None
-            seconds = max(0.0, (when - datetime.now(UTC)).total_seconds())
+        seconds = retry_after(value, datetime.now(UTC))
+        if seconds is None:
+            return None
         if seconds > self.options.retry_after_ceiling:
             raise FetchError(
                 f"{url} asks tally to come back in {seconds:.0f} s (Retry-After), longer than "
@@ -269,24 +325,37 @@ class Http:
             )
         return seconds
 
-    def _read_body(self, url: str, r: httpx.Response) -> bytes:
+    def _read_body(self, url: str, r: httpx.Response, started: float) -> bytes:
         encoding = r.headers.get("content-encoding", "identity").strip().lower()
-        if encoding in ("identity", ""):
-            decoder = None
-        elif encoding in ("gzip", "x-gzip"):
+        if encoding not in ("identity", "", "gzip", "x-gzip", "deflate"):
+            shown = encoding[:40].encode("ascii", "replace").decode()
+            raise FetchError(f"{url} came back in an encoding tally does not read ({shown}).")
+        decoder: Any = None
+        if encoding in ("gzip", "x-gzip"):
             decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        elif encoding == "deflate":
-            decoder = zlib.decompressobj(32 + zlib.MAX_WBITS)  # zlib or raw, as servers send
-        else:
-            raise FetchError(f"{url} came back in an encoding tally does not read ({encoding}).")
         cap, wire_cap = self.options.max_decoded, self.options.max_bytes
         out = bytearray()
         wire = 0
+        head = b""  # the first bytes of a deflate body, until they tell which kind it is
         try:
             for chunk in r.iter_raw():
                 wire += len(chunk)
                 if wire > wire_cap:
                     raise FetchError(f"{url} is larger than {wire_cap:,} bytes; tally stops there.")
+                if self._clock() - started > self.options.deadline:
+                    raise _Transient(
+                        f"no whole answer within {self.options.deadline:.0f} s "
+                        f"({wire:,} bytes so far)"
+                    )
+                if encoding == "deflate" and decoder is None:
+                    # "deflate" is zlib-wrapped by the standard and raw deflate by some
+                    # servers (old IIS, some PHP set-ups): the first two bytes tell.
+                    head += chunk
+                    if len(head) < 2:
+                        continue
+                    raw = not _zlib_header(head)
+                    decoder = zlib.decompressobj(-zlib.MAX_WBITS if raw else zlib.MAX_WBITS)
+                    chunk = head
                 if decoder is None:
                     out += chunk
                 else:
@@ -304,7 +373,8 @@ class Http:
                     )
         except zlib.error as exc:
             raise _Transient(f"damaged {encoding} body ({exc})") from None
-        if decoder is not None and not decoder.eof:
+        undecided = decoder is None and bool(head)  # one byte of a deflate body
+        if (decoder is not None and not decoder.eof) or undecided:
             raise _Transient(f"{encoding} body cut short")
         return bytes(out)
 

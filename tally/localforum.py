@@ -30,8 +30,11 @@ class Reply:
         default_factory=lambda: {"Content-Type": "text/html; charset=utf-8"}
     )
     # Faults for the tests: "reset" drops the connection with a TCP reset before answering;
-    # "no-length" sends the body without Content-Length and closes, as old servers do.
+    # "no-length" sends the body without Content-Length and closes, as old servers do;
+    # "trickle" sends the body a byte at a time, ``interval`` seconds apart; "endless" sends
+    # chunks of the body, chunked, ``interval`` seconds apart, and never ends.
     fault: str | None = None
+    interval: float = 0.05
     delay: float = 0.0  # seconds to wait before answering (a slow forum, a time-out)
 
 
@@ -116,6 +119,9 @@ class LocalForum:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in two writes: with Nagle's algorithm and delayed ACKs
+            # each answer waited ~40 ms on loopback.
+            disable_nagle_algorithm = True
 
             def do_GET(self) -> None:
                 with forum._lock:
@@ -145,6 +151,9 @@ class LocalForum:
                     self.close_connection = True
                     self.connection.close()
                     return
+                if reply.fault in ("trickle", "endless"):
+                    self._slowly(reply)
+                    return
                 self.send_response(reply.status)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
@@ -157,6 +166,32 @@ class LocalForum:
                 # The client may stop reading (a size cap): then there is nothing to answer.
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(reply.body)
+
+            def _slowly(self, reply: Reply) -> None:
+                self.send_response(reply.status)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                endless = reply.fault == "endless"
+                if endless:
+                    self.send_header("Transfer-Encoding", "chunked")
+                else:
+                    self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                self.close_connection = True
+                # Until the client hangs up (its deadline), or the body is sent.
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError, OSError):
+                    position = 0
+                    while forum._server is not None:
+                        if endless:
+                            piece = reply.body[:64] or b"x"
+                            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                        elif position < len(reply.body):
+                            self.wfile.write(reply.body[position : position + 1])
+                            position += 1
+                        else:
+                            return
+                        self.wfile.flush()
+                        time.sleep(reply.interval)
 
             def log_message(self, format: str, *args: object) -> None:
                 pass  # the tests and the demo print what matters themselves

@@ -84,6 +84,9 @@ class _Work:
     ruling: Ruling | None = None
     is_change: bool = False
     superseded_at: datetime | None = None
+    # The page held bytes that are not text here (read as U+FFFD): the ballot seen may not
+    # be the ballot written.
+    damaged: bool = False
 
     @property
     def is_comment(self) -> bool:
@@ -155,6 +158,7 @@ def _candidates(thread: Thread, rules: Ruleset) -> Iterator[_Work]:
                 parsed,
                 time=w.time,
                 author_display=w.author_display,
+                damaged="\ufffd" in w.text or "\ufffd" in w.author,
             )
 
 
@@ -394,6 +398,14 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
             w.void("dead_voter", f"{w.voter} went out during the day; the ballot lapsed (V9)")
         elif w.status == "counted" and w.target in day.died:
             w.void("dead_target", f"{w.target} went out during the day; the ballot lapsed (V9)")
+        if w.damaged:
+            w.flags.append(
+                (
+                    "damaged",
+                    "the page held bytes here that are not text (shown as �); "
+                    "check this ballot on the forum",
+                )
+            )
         # The vote seen now may not be the vote cast (V5): the forum keeps no history.
         edit = w.post.edited
         if edit is not None and not w.is_comment:

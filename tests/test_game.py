@@ -124,7 +124,10 @@ def test_offset_times_are_converted_to_the_forum_zone():
         (('"kiwi" = ["Kiwi"]', '"kiwi" = ["冷月"]'), "'冷月' is already a player"),
         (('"kiwi" = ["Kiwi"]', '"kiwl" = ["Kiwi"]'), "key 'aliases.kiwl'"),
         (("accelerated = false", 'accelerated = "no"'), "must be true or false"),
-        (('weights = { "kiwi" = 0 }', 'weights = { "kiwi" = -1 }'), "must be between 0 and 100, not -1"),
+        (
+            ('weights = { "kiwi" = 0 }', 'weights = { "kiwi" = -1 }'),
+            "must be between 0 and 100, not -1",
+        ),
         (
             ('action = "void"', 'action = "cancel"'),
             'key \'rulings #1.action\': must be "void" or "accept"',

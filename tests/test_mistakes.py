@@ -131,8 +131,7 @@ def test_a_count_before_the_close_is_provisional(forum, tmp_path):
     assert "in force now" in table and "counted" not in table
     assert not any(line.startswith("Outcome:") for line in table.splitlines())
     assert (
-        "Standing now (not final): 白桃 leading; if the day closed now, 白桃 would be out"
-        in table
+        "Standing now (not final): 白桃 leading; if the day closed now, 白桃 would be out" in table
     )
 
 
@@ -302,9 +301,7 @@ def test_a_misspelt_player_stops_the_count(forum, tmp_path):
     t.add(P("小眯", "2024-05-09 11:00:00", "投票对象：长夜\n投票理由：跟票"))
     url = t.serve(forum)
     path = Path(game_file(tmp_path, url))
-    path.write_text(
-        path.read_text(encoding="utf-8").replace('"小眯"', '"小咪"'), encoding="utf-8"
-    )
+    path.write_text(path.read_text(encoding="utf-8").replace('"小眯"', '"小咪"'), encoding="utf-8")
     result = invoke(["votes", url, "--game", str(path)])
     assert result.exit_code == 2
     assert result.stderr == (

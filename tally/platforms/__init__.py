@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from tally.errors import InputError
 from tally.platforms.base import Platform, ThreadRef
 from tally.platforms.discuz import Discuz
@@ -24,6 +26,14 @@ def resolve_url(url: str) -> tuple[Platform, ThreadRef]:
         raise InputError(
             f"{stripped!r} is not a full URL; paste it with its http:// or https:// prefix."
         )
+    try:
+        # urlsplit raises on a malformed host ("http://[::1/…") or port, only when asked.
+        parts = urlsplit(stripped)
+        parts.port  # noqa: B018
+    except ValueError as exc:
+        raise InputError(f"{stripped!r} is not a URL tally can read ({exc}).") from None
+    if any(c.isspace() or ord(c) < 0x20 for c in parts.netloc):
+        raise InputError(f"{stripped!r} has a space or a control character in its host.")
     for platform in PLATFORMS:
         ref = platform.match_url(stripped)
         if ref is not None:

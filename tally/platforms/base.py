@@ -7,6 +7,7 @@ pure: text in, frozen dataclasses out. Fetching lives in ``tally.fetch``.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from tally.model import Comment, Page
 
 # Fetches a URL and returns its text; raises tally's errors for anything but a good answer.
 Getter = Callable[[str], str]
+_HTML_END = re.compile(rb"</html\s*>\s*$", re.I)
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,14 @@ class Platform(ABC):
     @abstractmethod
     def recognises(self, text: str) -> bool:
         """Whether a saved page's text was rendered by this platform."""
+
+    def truncated(self, url: str, body: bytes) -> bool:
+        """Whether the bytes of ``url`` end before the forum finished them.
+
+        Decided on the bytes, before decoding: a body cut inside a multi-byte character, in
+        its first bytes, or empty is a cut (fetched again), not a damaged or foreign page.
+        """
+        return _HTML_END.search(body[-4096:]) is None
 
     @abstractmethod
     def error_page(self, text: str, source: str) -> NotAThreadError | None:

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from tally.errors import NotAThreadError, ParseError, TallyError, TruncatedPageError
-from tally.htmltext import Node, font_flags, node_text
+from tally.htmltext import Node, font_flags, html_tree, node_text
 from tally.model import Comment, Edit, Page, Post, Quote
 from tally.platforms.base import Platform, ThreadRef
 from tally.timeparse import parse_forum_time
@@ -28,6 +28,8 @@ _TID_IN_HREF = re.compile(r"(?:[?&]p?tid=|/thread-)(\d+)")
 _PAGE_COUNT = re.compile(r"共\s*(\d+)\s*页")
 _REPLIES = re.compile(r"回复:?\s*(\d+)")
 _REPLIES_HTML = re.compile(r'回复:</span>\s*<span class="xi1">(\d+)</span>')
+# What UCenter's check_username refuses in a user name (white space, the ideographic space).
+_NOT_IN_NAMES = re.compile(r"[\s\u3000%,*\"<>&]")
 _FULL_TIME = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\s+\d{1,2}:\d{2}")
 _EDIT = re.compile(r"本帖最后由\s*(?P<by>.+?)\s*于\s*(?P<at>.+?)\s*编辑")
 # The site setting "postno" names the first floors; these are the defaults.
@@ -79,7 +81,7 @@ class Discuz(Platform):
         return f"{ref.base}forum.php?mod=viewthread&tid={ref.thread_id}&page={page}"
 
     def error_page(self, text: str, source: str) -> NotAThreadError | None:
-        return _forum_message(LexborHTMLParser(text), text, source)
+        return _forum_message(html_tree(text), text, source)
 
     def post_url(self, ref: ThreadRef, post_id: str) -> str:
         return f"{ref.base}forum.php?mod=redirect&goto=findpost&ptid={ref.thread_id}&pid={post_id}"
@@ -97,7 +99,7 @@ class Discuz(Platform):
     def parse_page(
         self, text: str, tz: tzinfo, *, source: str, thread_id: str | None = None
     ) -> Page:
-        tree = LexborHTMLParser(text)
+        tree = html_tree(text)
         post_nodes = [n for n in tree.css("div[id^='post_']") if _POST_ID.match(n.id or "")]
         ended = re.search(r"</html\s*>\s*$", text[-2000:], re.I) is not None
         if not post_nodes:
@@ -218,10 +220,14 @@ def _reply_count(tree: LexborHTMLParser, text: str) -> int | None:
 def _key_nodes(node: Node, pid: str) -> dict[str, Node]:
     """The nodes a post is read from, found in one walk over it (the walk is the cost)."""
     found: dict[str, Node] = {}
-    selector = f"#postnum{pid}, #authorposton{pid}, #postmessage_{pid}, #comment_{pid}, a.xw1"
+    selector = (
+        f"#postnum{pid}, #authorposton{pid}, #postmessage_{pid}, #comment_{pid}, a.xw1, "
+        f"#userinfo{pid} strong a"
+    )
     for hit in node.css(selector):
-        key = hit.id or "author"
-        # The first a.xw1 is the poster's; later ones are 点评 authors.
+        # The first a.xw1 is the poster's; later ones are 点评 authors. The user card
+        # (#userinfo…) names the poster a second time.
+        key = hit.id or ("author" if "xw1" in (hit.attributes.get("class") or "") else "card")
         found.setdefault(key, hit)
     return found
 
@@ -231,6 +237,12 @@ def _parse_post(node: Node, tz: tzinfo, tid: str, page: int, source: str) -> Pos
     where = f"{source}, post {pid}"
     keys = _key_nodes(node, pid)
     author, author_id = _author(node, keys.get("author"), pid, where)
+    card = keys.get("card")
+    if card is not None and card.text().strip() not in ("", author):
+        raise ParseError(
+            f"{where} names two authors ({author!r} and {card.text().strip()!r}); the page "
+            "is damaged."
+        )
     time = _post_time(node, keys.get(f"authorposton{pid}"), tz, where)
     floor = _floor(node, keys.get(f"postnum{pid}"), where)
     body = keys.get(f"postmessage_{pid}")
@@ -274,6 +286,15 @@ def _parse_post(node: Node, tz: tzinfo, tid: str, page: int, source: str) -> Pos
 
 
 def _author(node: Node, link: Node | None, pid: str, where: str) -> tuple[str, str | None]:
+    name, uid = _author_name(node, link, pid, where)
+    if uid is not None and _NOT_IN_NAMES.search(name):
+        # UCenter refuses white space and these characters in user names: a name holding
+        # them ("小鹿 当前离线") is text the damaged markup let into the author's place.
+        raise ParseError(f"{where}: {name!r} is not a Discuz! user name; the page is damaged.")
+    return name, uid
+
+
+def _author_name(node: Node, link: Node | None, pid: str, where: str) -> tuple[str, str | None]:
     if link is None or "home.php" not in (link.attributes.get("href") or ""):
         # Older templates: the profile link in the sidebar without the xw1 class.
         link = node.css_first(f"#favatar{pid} .authi a") or node.css_first("td.pls .authi a")

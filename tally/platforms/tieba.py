@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from tally.errors import InputError, NotAThreadError, ParseError, TallyError, TruncatedPageError
-from tally.htmltext import Node, font_flags, node_text
+from tally.htmltext import Node, font_flags, html_tree, node_text
 from tally.model import Comment, Page, Post
 from tally.platforms.base import CommentBatch, Getter, Platform, ThreadRef
 from tally.timeparse import parse_forum_time
@@ -73,6 +73,14 @@ class Tieba(Platform):
             return True
         return "j_l_post" in text or "lzl_single_post" in text or "PageData.thread" in text
 
+    def truncated(self, url: str, body: bytes) -> bool:
+        end = body.rstrip()
+        if "/p/totalComment" in url:
+            return not end.endswith(b"}")
+        if "/p/comment" in url:
+            return not end.endswith(b">")  # an HTML fragment: no </html>
+        return super().truncated(url, body)
+
     def error_page(self, text: str, source: str) -> NotAThreadError | None:
         if any(marker in text for marker in _CHALLENGES):
             return NotAThreadError(
@@ -90,7 +98,7 @@ class Tieba(Platform):
     def parse_page(
         self, text: str, tz: tzinfo, *, source: str, thread_id: str | None = None
     ) -> Page:
-        tree = LexborHTMLParser(text)
+        tree = html_tree(text)
         nodes = tree.css("div.l_post") or tree.css("div.j_l_post")
         ended = re.search(r"</html\s*>\s*$", text[-2000:], re.I) is not None
         if not nodes:
@@ -376,7 +384,7 @@ def parse_total_comment(text: str, tz: tzinfo, *, source: str) -> CommentBatch:
                     author_id=str(item["user_id"]) if item.get("user_id") else None,
                     time=_from_timestamp(item.get("now_time"), tz, where),
                     text=node_text(
-                        LexborHTMLParser(f"<div>{item.get('content') or ''}</div>").css_first("div")
+                        html_tree(f"<div>{item.get('content') or ''}</div>").css_first("div")
                     ),
                     author_display=shown if shown and shown != name else None,
                 )
@@ -392,7 +400,7 @@ def parse_total_comment(text: str, tz: tzinfo, *, source: str) -> CommentBatch:
 
 def parse_comment_fragment(text: str, tz: tzinfo, *, source: str) -> tuple[list[Comment], int]:
     """One page of /p/comment: its 楼中楼, and how many pages the floor's comments fill."""
-    tree = LexborHTMLParser(text)
+    tree = html_tree(text)
     found = []
     for li in tree.css("li.lzl_single_post"):
         data = _field(li, source)
@@ -427,7 +435,7 @@ def parse_comment_fragment(text: str, tz: tzinfo, *, source: str) -> tuple[list[
 
 
 def _fragment_post_id(text: str, source: str) -> str:
-    tree = LexborHTMLParser(text)
+    tree = html_tree(text)
     for node in tree.css("li.lzl_single_post, li.lzl_li_pager"):
         pid = _field(node, source).get("pid")
         if pid:

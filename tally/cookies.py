@@ -1,0 +1,124 @@
+"""Netscape cookie files (what browser extensions, curl and yt-dlp export), read strictly.
+
+Read by hand rather than with ``http.cookiejar.MozillaCookieJar``: that reader drops a
+cookie exported with expiry 0 (a session cookie, as curl and cookies.txt extensions write
+them) as long expired, decodes with the locale's encoding, prints a traceback as a warning
+for a malformed line and puts the line, login token and all, into its error. Here every
+file gives cookies or one sentence, and no sentence holds a cookie's value.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from dataclasses import dataclass
+from http.cookiejar import Cookie, CookieJar
+from pathlib import Path
+
+from tally.errors import InputError
+
+_FIELDS = 7
+
+
+@dataclass(frozen=True)
+class CookieFile:
+    jar: CookieJar
+    # The domains the file holds live cookies for, as written (".example.com").
+    domains: frozenset[str]
+    expired: int  # cookies left out because their expiry has passed
+
+
+def _text(path: Path, raw: bytes) -> str:
+    """The file's text: UTF-16 with its BOM (PowerShell writes it), else UTF-8."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError:
+            raise InputError(f"{path} is damaged UTF-16 text; save it again as UTF-8.") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{path} is not UTF-8 text (byte {exc.start:,} is not); export the cookies again "
+            "or save the file as UTF-8."
+        ) from None
+
+
+def load_cookies(path: Path, *, now: float | None = None) -> CookieFile:
+    """A browser-exported cookie file; refused when others may read it."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such cookie file.") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror}).") from None
+    if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise InputError(
+            f"{path} can be read by other users and holds your login; run: chmod 600 {path}"
+        )
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror}).") from None
+    now = time.time() if now is None else now
+    jar = CookieJar()
+    domains: set[str] = set()
+    expired = 0
+    for number, line in enumerate(_text(path, raw).splitlines(), start=1):
+        line = line.strip("\r\n")
+        if line.startswith("#HttpOnly_"):
+            line = line[len("#HttpOnly_") :]
+        elif not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = line.split("\t")
+        where = f"{path}, line {number}"
+        if len(fields) != _FIELDS:
+            # Never the line itself: it may hold a login token.
+            raise InputError(
+                f"{where} is not a cookie line ({_FIELDS} fields separated by tabs, found "
+                f"{len(fields)}); tally does not print it, since it may hold your login."
+            )
+        domain, subdomains, cookie_path, secure, expiry, name, value = fields
+        if not domain.strip() or not name:
+            raise InputError(f"{where} has no domain or no cookie name.")
+        if not expiry.strip().isascii() or not (expiry.strip() or "0").isdigit():
+            raise InputError(f"{where}: the expiry (field 5) is not a whole number of seconds.")
+        expires = int(expiry.strip() or "0")
+        if expires and expires < now:
+            expired += 1
+            continue
+        domain = domain.strip().lower()
+        jar.set_cookie(
+            Cookie(
+                version=0,
+                name=name,
+                value=value,
+                port=None,
+                port_specified=False,
+                domain=domain,
+                domain_specified=subdomains.strip().upper() == "TRUE",
+                domain_initial_dot=domain.startswith("."),
+                path=cookie_path or "/",
+                path_specified=True,
+                secure=secure.strip().upper() == "TRUE",
+                # 0: a session cookie, kept for this run (what the browser had open).
+                expires=expires or None,
+                discard=not expires,
+                comment=None,
+                comment_url=None,
+                rest={},
+            )
+        )
+        domains.add(domain)
+    return CookieFile(jar, frozenset(domains), expired)
+
+
+def covers(domains: frozenset[str], host: str) -> bool:
+    """Whether a cookie of one of ``domains`` would be sent to ``host``."""
+    host = host.lower().split(":", 1)[0]
+    for domain in domains:
+        bare = domain.lstrip(".")
+        if host == bare or host.endswith("." + bare):
+            return True
+    return False
