@@ -290,6 +290,70 @@ def bench_rerun(forum, url: str) -> None:  # type: ignore[no-untyped-def]
         shutil.rmtree(cache, ignore_errors=True)
 
 
+def bench_tieba() -> None:
+    """Tieba through the client API: tally against the loop a Tieba user would write with
+    aiotieba, on the same double (tests/tiebaapi.py) with the same 100 ms per request."""
+    import asyncio
+
+    import aiotieba
+    import yarl
+    from aiotieba.api.get_posts import _api as posts_api
+
+    from tally.fetch import FetchOptions, fetch_thread
+    from tally.http import HttpOptions
+    from tally.localforum import LocalForum
+    from tests.tiebaapi import TiebaApi
+    from tests.tiebagen import TP, TiebaThread
+
+    print("2b. reading a 60-page Tieba thread through the client API, 100 ms per request")
+    thread = TiebaThread("8800000060", "基准测试贴吧投票帖")
+    for i in range(60 * 30):
+        minute = 10 * 60 + i
+        stamp = f"2024-05-{8 + minute // 1440:02d} {(minute // 60) % 24:02d}:{minute % 60:02d}"
+        thread.add(TP(f"player{i % 16:02d}", stamp, f"第{i + 1}楼"))
+    api = TiebaApi(thread)
+    with LocalForum() as forum:
+        url = api.serve(forum)
+        forum.latency = 0.1
+        host, port = forum.base.split("//")[1].rstrip("/").split(":")
+
+        class Yarl:  # aiotieba's client asks tiebac.baidu.com: point it at the double
+            class URL:
+                @staticmethod
+                def build(**parts: object) -> yarl.URL:
+                    return yarl.URL.build(
+                        **{**parts, "scheme": "http", "host": host, "port": int(port)}
+                    )
+
+        posts_api.yarl = Yarl  # type: ignore[attr-defined]
+
+        def aiotieba_loop() -> None:
+            async def read() -> None:
+                async with aiotieba.Client() as client:
+                    for pn in range(1, 61):
+                        posts = await client.get_posts(8800000060, pn)
+                        assert posts.err is None and len(posts.objs) == 30, posts.err
+
+            asyncio.run(read())
+
+        def tally() -> None:
+            got = fetch_thread(url, CHINA, options=FetchOptions(http=HttpOptions()))
+            assert len(got.posts) == 1800
+
+        t_seq = best(aiotieba_loop, repeat=2)
+        forum.max_in_flight = 0
+        t_tally = best(tally, repeat=2)
+        in_flight = forum.max_in_flight
+        row(
+            "Tieba 60 pages: tally vs aiotieba.Client().get_posts loop",
+            f"{t_tally:.2f} s ({in_flight} in flight)",
+            f"{t_seq:.2f} s",
+            f"{t_seq / t_tally:.1f}×",
+            "≥ 3×, ≤ 4 in flight",
+            t_seq / t_tally >= 3 and in_flight <= 4,
+        )
+
+
 # -- 4. start-up ---------------------------------------------------------------------------------
 
 
@@ -417,6 +481,7 @@ def main() -> None:
     print(f"machine: {machine}\n", flush=True)
     bench_parsing()
     bench_fetching()
+    bench_tieba()
     bench_startup()
     bench_scale()
     print("\n| measure | tally | baseline | ratio | goal | met |\n|---|---|---|---|---|---|")

@@ -26,6 +26,9 @@ _ATTEMPT_LINE = re.compile(r"^[ \t]*[【\[]?[ \t]*(?:投票|改票|弃权|代投
 # What people wrap a name in, and what trails it.
 _WRAPPERS = "「」『』“”\"'《》<>【】[]()"
 _TRAILING = "。.,，;；!！~～、 \t"
+# Tieba's emoticons, as the client types them and tally writes them: #(滑稽). Never part of
+# a name, so a target "白桃#(滑稽)" is 白桃.
+_EMOTICON = re.compile(r"#\([^()\n]{1,12}\)")
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class Reading:
 
 
 def _clean_target(raw: str) -> str:
-    target = raw.strip().rstrip(_TRAILING).strip()
+    target = _EMOTICON.sub("", raw).strip().rstrip(_TRAILING).strip()
     while len(target) >= 2 and target[0] in _WRAPPERS and target[-1] in _WRAPPERS:
         target = target[1:-1].strip()
     return target

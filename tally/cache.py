@@ -46,6 +46,14 @@ class Entry:
     etag: str | None
     last_modified: str | None
 
+    def headers(self) -> dict[str, str]:
+        """The headers the entry was stored with, to store it again (a 304 renews it)."""
+        return {
+            "content-type": self.content_type or "",
+            "etag": self.etag or "",
+            "last-modified": self.last_modified or "",
+        }
+
     def validators(self) -> dict[str, str]:
         headers = {}
         if self.etag:

@@ -65,6 +65,7 @@ class _Fetching:
     cache_dir: Path | None = None
     cookies: Path | None = None
     use_cache: bool = True
+    partial: bool = False
 
 
 def _stderr() -> Console:
@@ -171,7 +172,7 @@ def _read(
         warn=_warn,
     )
     with _progress(how.quiet) as progress:
-        threads = read_threads(sources, tz, options=options, progress=progress)
+        threads = read_threads(sources, tz, options=options, progress=progress, partial=how.partial)
     if not how.quiet:
         for thread in threads:
             _stderr().print(summary(thread), markup=False)
@@ -194,6 +195,14 @@ def archive(
     timezone: Annotated[
         str, typer.Option(help="The forum's clock, when no game file gives it.")
     ] = "Asia/Shanghai",
+    partial: Annotated[
+        bool,
+        typer.Option(
+            "--partial",
+            help="Saved pages: write what they hold when pages or 楼中楼 are missing, "
+            "and list what is missing.",
+        ),
+    ] = False,
     quiet: Quiet = False,
     fresh: Fresh = False,
     cache_dir: CacheDir = None,
@@ -214,7 +223,11 @@ def archive(
             timezone = loaded.timezone.key
         if not wanted:
             raise InputError("give at least one thread URL or saved page, or --game GAME.toml.")
-        threads = _read(wanted, timezone, _Fetching(quiet, fresh, cache_dir, cookies), _env(ctx))
+        how = _Fetching(quiet, fresh, cache_dir, cookies, partial=partial)
+        threads = _read(wanted, timezone, how, _env(ctx))
+        for thread in threads:
+            for gap in thread.missing:
+                _warn(f"thread {thread.thread_id} is partial: {gap} missing")
         count = write_csv(threads, output)
         pages = sum(t.page_count for t in threads)
         _stderr().print(

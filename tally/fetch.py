@@ -15,12 +15,12 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from tally.cache import Cache, ThreadCache
+from tally.cache import Cache, Entry, ThreadCache
 from tally.charset import decode_page
 from tally.errors import (
     FetchError,
@@ -33,7 +33,7 @@ from tally.errors import (
 from tally.http import Http, HttpOptions
 from tally.model import Page, Post, Thread
 from tally.platforms import Platform, ThreadRef, by_name, recognise_text, resolve_url
-from tally.platforms.base import CommentBatch
+from tally.platforms.base import Answer, CommentBatch, Request
 
 MAX_PAGES = 2000
 _HOST_FIRST = re.compile(r"^[\w-]+(\.[\w-]+)+(:\d+)?/")
@@ -71,11 +71,12 @@ def read_threads(
     options: FetchOptions | None = None,
     progress: Progress | None = None,
     http: Http | None = None,
+    partial: bool = False,
 ) -> list[Thread]:
     """Read every thread the sources name: URLs, saved page files, or a mix.
 
     Saved files of one thread are put together; each thread comes back once, in the
-    order it was first named.
+    order it was first named. ``partial``: see ``read_saved_thread_files``.
     """
     options = options or FetchOptions()
     urls: list[str] = []
@@ -102,7 +103,7 @@ def read_threads(
             if own:
                 client.close()
     if files:
-        threads.extend(read_saved_thread_files(files, tz))
+        threads.extend(read_saved_thread_files(files, tz, partial=partial))
     return threads
 
 
@@ -119,9 +120,7 @@ class _PageReader:
 
     def read(self, number: int, cached_ok: bool) -> tuple[Page, str]:
         for attempt in range(self.options.truncation_retries + 1):
-            origins: list[str] = []
-            pending: list[tuple[str, bytes, dict[str, str]]] = []
-            get = self._getter(cached_ok and attempt == 0, origins, pending)
+            get = _Get(self, cached_ok and attempt == 0)
             try:
                 page = self.platform.read_page(self.ref, number, get, self.tz)
             except TruncatedPageError:
@@ -130,80 +129,101 @@ class _PageReader:
                 continue
             if self.store is not None:
                 now = self.options.clock()
-                for url, body, headers in pending:
-                    self.store.put(url, body, now, headers)
+                for key, body, headers in get.pending:
+                    self.store.put(key, body, now, headers)
             origin = (
                 "network"
-                if "network" in origins
+                if "network" in get.origins
                 else "revalidated"
-                if "revalidated" in origins
+                if "revalidated" in get.origins
                 else "cache"
             )
             return page, origin
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _getter(
-        self, cached_ok: bool, origins: list[str], pending: list[tuple[str, bytes, dict[str, str]]]
-    ) -> Callable[[str], str]:
-        not_before = self.options.not_before
 
-        def explain(url: str) -> Callable[[bytes, str | None], TallyError | None]:
-            def why(body: bytes, content_type: str | None) -> TallyError | None:
-                try:
-                    return self.platform.error_page(
-                        decode_page(body, content_type, source=url), url
-                    )
-                except TallyError:
-                    return None
+class _Get:
+    """The platform's Getter for one page read: the cache where allowed, else the forum.
 
-            return why
+    Answers are written to the cache only once the whole page has been read (``pending``),
+    so a page cut short never leaves half of its answers behind.
+    """
 
-        def get(url: str) -> str:
-            cached = (
-                self.store.get(url) if self.store is not None and not self.options.fresh else None
+    def __init__(self, reader: _PageReader, cached_ok: bool):
+        self.reader = reader
+        self.cached_ok = cached_ok
+        self.origins: list[str] = []
+        self.pending: list[tuple[str, bytes, dict[str, str]]] = []
+
+    def _entry(self, request: Request) -> Entry | None:
+        store, options = self.reader.store, self.reader.options
+        if store is None or options.fresh:
+            return None
+        return store.get(request.key)
+
+    def _trusted(self, entry: Entry) -> bool:
+        not_before = self.reader.options.not_before
+        return not_before is None or entry.fetched_at >= not_before
+
+    def cached(self, request: Request) -> Answer | None:
+        entry = self._entry(request)
+        if entry is None or not self._trusted(entry):
+            return None
+        self.origins.append("cache")
+        return Answer(entry.body, entry.content_type)
+
+    def cookie(self, name: str, url: str) -> str | None:
+        return self.reader.http.cookie(name, url)
+
+    def __call__(self, request: Request) -> Answer:
+        platform = self.reader.platform
+        url = request.url
+        cached = self._entry(request)
+        if self.cached_ok and cached is not None and self._trusted(cached):
+            self.origins.append("cache")
+            return Answer(cached.body, cached.content_type)
+        headers = dict(request.headers)
+        if cached is not None and request.body is None:
+            headers.update(cached.validators())
+
+        def check(body: bytes) -> None:
+            refused = platform.refusal(request, body)
+            if refused is not None:
+                raise refused
+
+        response = self.reader.http.request(
+            url, body=request.body, headers=headers, explain=self._explain(url), check=check
+        )
+        if response.status == 304 and cached is not None:
+            self.origins.append("revalidated")
+            self.pending.append((request.key, cached.body, cached.headers()))
+            return Answer(cached.body, cached.content_type)
+        content_type = response.headers.get("content-type")
+        if response.status == 200 and platform.truncated(request, response.body):
+            raise TruncatedPageError(
+                f"{url} ends before the forum finished the page "
+                f"(after {len(response.body):,} bytes)."
             )
-            if (
-                cached_ok
-                and cached is not None
-                and (not_before is None or cached.fetched_at >= not_before)
-            ):
-                origins.append("cache")
-                return decode_page(cached.body, cached.content_type, source=url)
-            response = self.http.get(
-                url, cached.validators() if cached is not None else None, explain=explain(url)
-            )
-            if response.status == 304 and cached is not None:
-                origins.append("revalidated")
-                pending.append(
-                    (
-                        url,
-                        cached.body,
-                        {
-                            "content-type": cached.content_type or "",
-                            "etag": cached.etag or "",
-                            "last-modified": cached.last_modified or "",
-                        },
-                    )
-                )
-                return decode_page(cached.body, cached.content_type, source=url)
-            content_type = response.headers.get("content-type")
-            if response.status == 200 and self.platform.truncated(url, response.body):
-                raise TruncatedPageError(
-                    f"{url} ends before the forum finished the page "
-                    f"(after {len(response.body):,} bytes)."
-                )
-            text = decode_page(response.body, content_type, source=url)
-            if response.status != 200:
-                # A missing thread is a 404 whose body is a normal forum page with the message.
-                message = self.platform.error_page(text, url)
-                if message is not None:
-                    raise message
-                raise FetchError(f"{url} answered HTTP {response.status}.")
-            origins.append("network")
-            pending.append((url, response.body, response.headers))
-            return text
+        if response.status != 200:
+            # A missing thread is a 404 whose body is a normal forum page with the message.
+            message = self._explain(url)(response.body, content_type)
+            if message is not None:
+                raise message
+            raise FetchError(f"{url} answered HTTP {response.status}.")
+        self.origins.append("network")
+        self.pending.append((request.key, response.body, response.headers))
+        return Answer(response.body, content_type)
 
-        return get
+    def _explain(self, url: str) -> Callable[[bytes, str | None], TallyError | None]:
+        platform = self.reader.platform
+
+        def why(body: bytes, content_type: str | None) -> TallyError | None:
+            try:
+                return platform.error_page(decode_page(body, content_type, source=url), url)
+            except TallyError:
+                return None
+
+        return why
 
 
 def fetch_thread(
@@ -303,8 +323,15 @@ def _short_page(thread: Thread, pages: Sequence[Page]) -> int:
     return short[0].page if short else pages[-1].page
 
 
-def read_saved_thread_files(paths: Iterable[Path], tz: tzinfo) -> list[Thread]:
-    """Parse saved pages; the pages of each thread must all be there."""
+def read_saved_thread_files(
+    paths: Iterable[Path], tz: tzinfo, *, partial: bool = False
+) -> list[Thread]:
+    """Parse saved pages; the pages of each thread must all be there.
+
+    With ``partial`` (``tally archive --partial``) a thread is built from what was given,
+    and what is missing (pages, 楼中楼, replies) is listed in ``Thread.missing``; a count
+    never accepts such a thread.
+    """
     by_thread: dict[tuple[str, str], dict[int, Page]] = {}
     names: dict[tuple[str, str], str] = {}
     batches: dict[str, list[tuple[CommentBatch, str]]] = {}
@@ -328,19 +355,31 @@ def read_saved_thread_files(paths: Iterable[Path], tz: tzinfo) -> list[Thread]:
     threads = []
     for (platform_name, tid), pages in by_thread.items():
         count = max(p.page_count for p in pages.values())
-        missing = [p for p in range(1, count + 1) if p not in pages]
-        if missing:
-            shown = ", ".join(map(str, missing[:10]))
-            raise InputError(
-                f"thread {tid} has {count} pages but page(s) {shown} were not given "
-                f"(saved from {names[(platform_name, tid)]})."
-            )
+        absent = [p for p in range(1, count + 1) if p not in pages]
+        notes: list[str] = []
+        if absent:
+            shown = ", ".join(map(str, absent[:10])) + (" …" if len(absent) > 10 else "")
+            if not partial:
+                raise InputError(
+                    f"thread {tid} has {count} pages but page(s) {shown} were not given "
+                    f"(saved from {names[(platform_name, tid)]})."
+                )
+            notes.append(f"page{'s' if len(absent) > 1 else ''} {shown} of {count}")
         source = os.fspath(names[(platform_name, tid)])
         mine = [b for b, _ in batches.get(platform_name, []) if b.thread_id in (None, tid)]
         ordered = [pages[n] for n in sorted(pages)]
-        with_comments = by_name(platform_name).attach_saved(ordered, mine, source=source)
+        with_comments = by_name(platform_name).attach_saved(
+            ordered, mine, source=source, missing=notes if partial else None
+        )
         thread = _build(platform_name, tid, source, with_comments, ["file"] * len(with_comments))
-        check_complete(thread, with_comments, source)
+        try:
+            check_complete(thread, with_comments, source)
+        except FetchError as exc:
+            if not partial:
+                raise
+            notes.append(str(exc).rstrip("."))
+        if notes:
+            thread = replace(thread, missing=tuple(notes))
         threads.append(thread)
     for platform_name, found in batches.items():
         tids = {tid for name, tid in by_thread if name == platform_name}

@@ -77,6 +77,19 @@ class Response:
     body: bytes
 
 
+class TryAgain(Exception):
+    """What a ``check`` raises for a 200 answer that says "not now" (an API's rate limit):
+    retried with backoff like a 429, ``retry_after`` seconds later when given."""
+
+    def __init__(self, why: str, retry_after: float | None = None):
+        super().__init__(why)
+        self.retry_after = retry_after
+
+
+# Reads a 200 answer's body; raises TryAgain or tally's own error when it is no answer.
+Check = Callable[[bytes], None]
+
+
 class _Transient(Exception):
     """A failure worth another try."""
 
@@ -245,15 +258,29 @@ class Http:
         headers: dict[str, str] | None = None,
         explain: Explain | None = None,
     ) -> Response:
-        """GET with retries and redirects; a status that is not retried comes back as it is.
+        """GET with retries and redirects; a status that is not retried comes back as it is."""
+        return self.request(url, headers=headers, explain=explain)
 
-        ``explain`` turns the body of a retried status into tally's own error when the body
-        says why (an anti-scraping check answers 503 and will answer it again).
+    def request(
+        self,
+        url: str,
+        *,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        explain: Explain | None = None,
+        check: Check | None = None,
+    ) -> Response:
+        """A GET (or, with ``body``, a POST) with retries and redirects.
+
+        A status that is not retried comes back as it is. ``explain`` turns the body of a
+        retried status into tally's own error when the body says why (an anti-scraping
+        check answers 503 and will answer it again). ``check`` reads a 200 answer and may
+        raise ``TryAgain`` (an API's "too frequent" in a 200) or tally's own error.
         """
         for _ in range(MAX_REDIRECTS + 1):
             if self.options.respect_robots:
                 self._check_robots(url)
-            response = self._get_once(url, headers, explain)
+            response = self._retried(url, body, headers, explain, check)
             location = response.headers.get("location")
             if response.status not in REDIRECTS or not location:
                 return response
@@ -263,10 +290,27 @@ class Http:
             except ValueError:
                 raise FetchError(f"{url} redirects to an address that is not a URL.") from None
             headers = None  # validators belong to the URL first asked for
+            if response.status not in (307, 308):
+                body = None  # as browsers do: a POST redirected is a GET
         raise FetchError(f"{url}: more than {MAX_REDIRECTS} redirects; tally stops there.")
 
-    def _get_once(
-        self, url: str, headers: dict[str, str] | None, explain: Explain | None
+    def cookie(self, name: str, url: str) -> str | None:
+        """The value of the cookie ``name`` the cookie file holds for ``url``'s host."""
+        if self._cookies is None:
+            return None
+        host = urlsplit(url).hostname or ""
+        for c in self._cookies.jar:
+            if c.name == name and c.value and covers(frozenset({c.domain}), host):
+                return c.value
+        return None
+
+    def _retried(
+        self,
+        url: str,
+        body: bytes | None,
+        headers: dict[str, str] | None,
+        explain: Explain | None,
+        check: Check | None,
     ) -> Response:
         retrying = Retrying(
             stop=stop_after_attempt(max(1, self.options.attempts)),
@@ -276,7 +320,7 @@ class Http:
             reraise=True,
         )
         try:
-            return retrying(self._once, url, headers or {}, explain)
+            return retrying(self._once, url, headers or {}, explain, body, check)
         except _Transient as exc:
             raise FetchError(
                 f"could not read {url}: gave up after {self.options.attempts} attempts "
@@ -290,20 +334,33 @@ class Http:
         base = float(self.options.backoff * 2.0 ** (state.attempt_number - 1))
         return base + random.uniform(0, base)  # jitter: directors all run at 21:30
 
-    def _once(self, url: str, headers: dict[str, str], explain: Explain | None = None) -> Response:
+    def _once(
+        self,
+        url: str,
+        headers: dict[str, str],
+        explain: Explain | None = None,
+        body: bytes | None = None,
+        check: Check | None = None,
+    ) -> Response:
+        method = "GET" if body is None else "POST"
         with self._slot(url):
             started = self._clock()
             try:
-                with self._client.stream("GET", url, headers=headers) as r:
+                with self._client.stream(method, url, headers=headers, content=body) as r:
                     if r.status_code in RETRY_STATUSES:
                         if explain is not None:
-                            body = self._read_body(url, r, started)
-                            known = explain(body, r.headers.get("content-type"))
+                            failed = self._read_body(url, r, started)
+                            known = explain(failed, r.headers.get("content-type"))
                             if known is not None:
                                 raise known
                         raise _Transient(f"HTTP {r.status_code}", self._retry_after(url, r))
-                    body = self._read_body(url, r, started)
-                    return Response(str(r.url), r.status_code, dict(r.headers), body)
+                    answer = self._read_body(url, r, started)
+                    if check is not None and r.status_code == 200:
+                        try:
+                            check(answer)
+                        except TryAgain as again:
+                            raise _Transient(str(again), again.retry_after) from None
+                    return Response(str(r.url), r.status_code, dict(r.headers), answer)
             except httpx.TimeoutException as exc:
                 raise _Transient(f"time-out ({type(exc).__name__})") from None
             except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:

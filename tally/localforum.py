@@ -40,6 +40,8 @@ class Reply:
 
 # A hook may answer a request itself (fault injection); None lets the routes answer.
 Hook = Callable[[str], Reply | None]
+# Answers a POST (path and query, request headers, body): an API double.
+PostHook = Callable[[str, dict[str, str], bytes], Reply]
 _REWRITE = re.compile(r"^/thread-(\d+)-(\d+)-\d+\.html$")
 
 
@@ -65,6 +67,7 @@ class LocalForum:
         self.requests: list[str] = []
         self.request_headers: list[dict[str, str]] = []
         self.hook: Hook | None = None
+        self.post_hook: PostHook | None = None
         # Seconds added to every answer (a busy forum), and how many were served at once.
         self.latency = 0.0
         self.in_flight = 0
@@ -124,6 +127,20 @@ class LocalForum:
             disable_nagle_algorithm = True
 
             def do_GET(self) -> None:
+                self._serve(None)
+
+            def do_POST(self) -> None:
+                if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+                    body = b""
+                    while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+                        body += self.rfile.read(size)
+                        self.rfile.readline()
+                    self.rfile.readline()
+                else:
+                    body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self._serve(body)
+
+            def _serve(self, body: bytes | None) -> None:
                 with forum._lock:
                     forum.requests.append(self.path)
                     forum.request_headers.append(dict(self.headers.items()))
@@ -132,13 +149,16 @@ class LocalForum:
                 try:
                     if forum.latency:
                         time.sleep(forum.latency)
-                    self._answer()
+                    self._answer(body)
                 finally:
                     with forum._lock:
                         forum.in_flight -= 1
 
-            def _answer(self) -> None:
+            def _answer(self, posted: bytes | None) -> None:
                 reply = forum.hook(self.path) if forum.hook else None
+                if reply is None and posted is not None:
+                    headers = {k.lower(): v for k, v in self.headers.items()}
+                    reply = forum.post_hook(self.path, headers, posted) if forum.post_hook else None
                 if reply is None:
                     reply = forum.routes.get(route_key(self.path), forum.not_found)
                 if reply.delay:

@@ -133,6 +133,9 @@ class Thread:
     # When the forum was read (the last page fetched); None for saved files, which say
     # nothing of when they were saved.
     read_at: datetime | None = None
+    # What a partial read lacks ("page 3 of 4", "floor 7: 10 of its 14 楼中楼"); empty for a
+    # whole thread. Only `tally archive --partial` makes such a thread.
+    missing: tuple[str, ...] = ()
 
     @property
     def as_of(self) -> datetime | None:

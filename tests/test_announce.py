@@ -23,6 +23,7 @@ from tally.errors import InputError
 from .conftest import DISCUZ, FIXTURES
 from .discuzgen import P
 from .test_votes_game import game_file, vote_thread
+from .tiebaapi import TiebaApi
 from .tiebagen import game_toml, sample
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -97,7 +98,7 @@ def test_close_M126_publishes_counts_but_not_who_voted_whom(forum, tmp_path):
 
 
 def test_close_tieba_is_plain_text_by_default(forum, tmp_path):
-    url = sample().serve(forum)
+    url = TiebaApi(sample()).serve(forum)
     game = tmp_path / "game.toml"
     game.write_text(game_toml(url), encoding="utf-8")
     out = announce("--game", str(game), "--day", "2")
@@ -148,7 +149,7 @@ def test_elevator_discuz_and_tieba(forum, tmp_path):
         return sorted(re.sub(r"^\d+\. ", "", line) for line in text.splitlines())
 
     assert other != out and floors(other) == floors(out)
-    turl = sample().serve(forum)
+    turl = TiebaApi(sample()).serve(forum)
     game = tmp_path / "tieba.toml"
     game.write_text(game_toml(turl), encoding="utf-8")
     tieba = announce("--game", str(game), "--day", "2", "--kind", "elevator", "--seed", "7")

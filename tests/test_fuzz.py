@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from tally.ballots import read_ballot
 from tally.errors import TallyError
 from tally.platforms.discuz import Discuz
-from tally.platforms.tieba import Tieba, parse_comment_fragment, parse_total_comment
+from tally.platforms.tieba import Tieba
+from tally.platforms.tieba_html import parse_comment_fragment, parse_total_comment
 
 from .conftest import CHINA, DISCUZ
 from .tiebagen import sample

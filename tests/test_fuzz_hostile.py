@@ -39,6 +39,7 @@ from tally.game import parse_game
 from tally.http import retry_after
 from tally.localforum import Reply
 from tally.names import normalise
+from tally.platforms.base import Request
 from tally.platforms.discuz import Discuz
 from tally.sanitise import json_text, one_line, text_block
 
@@ -256,10 +257,10 @@ def cut_of(body: bytes, k: int, shift: int) -> bytes:
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_every_cut_is_seen_before_decoding(page: Path):
     body = page.read_bytes()
-    assert not Discuz().truncated("u", body)
+    assert not Discuz().truncated(Request("u"), body)
     for k, shift in CUTS:
         cut = cut_of(body, k, shift)
-        assert Discuz().truncated("u", cut), (k, shift)
+        assert Discuz().truncated(Request("u"), cut), (k, shift)
         # Were it read anyway: never anything but tally's own error.
         with contextlib.suppress(TallyError):
             Discuz().parse_page(cut.decode("utf-8", "replace"), CHINA, source="cut")
@@ -286,3 +287,47 @@ def test_a_cut_at_every_twentieth_is_fetched_again(forum):
         thread = fetch_thread(url, CHINA, options=FetchOptions(http=fast()))
         assert len(thread.posts) == 16, (k, shift)
         assert forum.page_requests.count("/forum.php?mod=viewthread&tid=23&page=2") == 2
+
+
+# -- Tieba's client API: answers cut or mangled --------------------------------------------
+
+
+def test_a_tieba_api_answer_cut_anywhere_is_a_cut_or_whole():
+    from tally.errors import TruncatedPageError
+    from tally.platforms import resolve_url
+    from tally.platforms.base import Answer
+    from tally.platforms.tieba import parse_page_answer
+
+    from .tiebaapi import TiebaApi
+    from .tiebagen import sample
+
+    platform, ref = resolve_url("http://127.0.0.1:1/p/8800123456")
+    request = platform.page_request(ref, 2)
+    whole = TiebaApi(sample()).page(2)
+    full = parse_page_answer(Answer(whole), request, ref, CHINA)
+    for k in range(0, 20):
+        for shift in (0, 1):
+            cut = whole[: len(whole) * k // 20 + shift]
+            try:
+                page = parse_page_answer(Answer(cut), request, ref, CHINA)
+            except TruncatedPageError:
+                continue
+            assert page.posts == full.posts, (k, shift)  # only a harmless tail was cut
+
+
+@FUZZ
+@given(st.binary(max_size=400))
+def test_random_bytes_as_a_tieba_api_answer(body):
+    from tally.platforms import resolve_url
+    from tally.platforms.base import Answer
+    from tally.platforms.tieba import parse_page_answer
+
+    platform, ref = resolve_url("http://127.0.0.1:1/p/8800123456")
+    request = platform.page_request(ref, 1)
+    with contextlib.suppress(TallyError):
+        parse_page_answer(Answer(body), request, ref, CHINA)
+    from tally.http import TryAgain
+
+    with contextlib.suppress(TryAgain):
+        refused = platform.refusal(request, body)
+        assert refused is None or isinstance(refused, TallyError)

@@ -1,21 +1,23 @@
-"""Baidu Tieba: URLs, pages, 楼中楼 (JSON and fragments), saved files, and the tally on them."""
+"""Baidu Tieba: URLs, and threads saved from the desktop site before 2026 (pages, 楼中楼
+JSON and fragments, hand-written pages with an ad floor and inline 楼中楼). Live threads,
+read through the client API, are in test_tieba_api.py."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from tally.cli import app
 from tally.errors import InputError, NotAThreadError, ParseError, TruncatedPageError
-from tally.fetch import fetch_thread, read_threads
+from tally.fetch import read_threads
 from tally.platforms import resolve_url
-from tally.platforms.tieba import Tieba, parse_total_comment
+from tally.platforms.tieba import Tieba
+from tally.platforms.tieba_html import parse_total_comment
 
 from .conftest import CHINA, CONTRACT_COLUMNS, FIXTURES, read_csv
-from .tiebagen import TC, TP, TiebaThread, game_toml, sample
+from .tiebagen import TP, TiebaThread, sample
 
 TIEBA = FIXTURES / "tieba"
 runner = CliRunner()
@@ -75,27 +77,6 @@ def check_sample(thread):
     assert sum(len(p.comments) for p in thread.posts) == 17
 
 
-def test_thread_with_comments_over_loopback(forum):
-    url = sample().serve(forum)
-    thread = fetch_thread(url, CHINA)
-    check_sample(thread)
-    asked = sorted(forum.page_requests)
-    assert (
-        asked
-        == sorted(
-            [
-                "/p/8800123456?pn=1",
-                "/p/8800123456?pn=2",
-                "/p/8800123456?pn=3",
-                "/p/totalComment?tid=8800123456&fid=4321&pn=1&see_lz=0",  # page 2 has no 楼中楼: not asked
-                "/p/totalComment?tid=8800123456&fid=4321&pn=3&see_lz=0",
-                "/p/comment?tid=8800123456&pid=150000077&pn=1",
-                "/p/comment?tid=8800123456&pid=150000077&pn=2",
-            ]
-        )
-    )
-
-
 def test_saved_pages_and_comment_files_offline():
     files = sorted(str(p) for p in TIEBA.iterdir() if p.suffix in (".html", ".json"))
     [thread] = read_threads(files, CHINA)
@@ -116,13 +97,6 @@ def test_saved_pages_without_comment_json():
     files = [str(p) for p in TIEBA.glob("thread-p*.html")]
     with pytest.raises(InputError, match=r"floor 4 has 3 楼中楼 but 0 were read"):
         read_threads(files, CHINA)
-
-
-def test_missing_comment_page_over_loopback_aborts(forum):
-    url = sample().serve(forum)
-    del forum.routes["p/comment?tid=8800123456&pid=150000077&pn=2"]
-    with pytest.raises(Exception, match=r"pid=150000077&pn=2 answered HTTP 404"):
-        fetch_thread(url, CHINA)
 
 
 def test_error_pages():
@@ -150,45 +124,6 @@ def test_relative_time_is_refused():
         Tieba().parse_page(t.page(1).decode(), CHINA, source="x")
 
 
-def game(tmp_path: Path, url: str) -> str:
-    path = tmp_path / "game.toml"
-    path.write_text(game_toml(url), encoding="utf-8")
-    return str(path)
-
-
-def test_votes_on_a_tieba_game_end_to_end(forum, tmp_path):
-    """Ruleset 000: a change is a 楼中楼 under one's own vote floor (V3), once (V4)."""
-    url = sample().serve(forum)
-    result = runner.invoke(app, ["votes", url, "--game", game(tmp_path, url), "--json"])
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
-    got = [
-        (b["floor"], b["voter"], b["kind"], b["target"], b["status"], b["reason"])
-        for b in data["ballots"]
-    ]
-    assert got == [
-        (2, "冷月", "vote", "白桃", "counted", None),
-        (3, "kiwi", "vote", "长夜", "counted", None),
-        (4, "阿澈", "vote", "小眯", "superseded", None),
-        (4, "阿澈", "change", "白桃", "counted", None),  # a 楼中楼 under one's own vote
-        (4, "阿澈", "change", "长夜", "void", "second_change"),  # a second 楼中楼 change
-        (5, "风铃", "vote", "长夜", "counted", None),
-        (6, "老K", "vote", "白桃", "counted", None),
-        (77, "糖糖", "vote", "白桃", "superseded", None),
-        (77, "糖糖", "change", "长夜", "counted", None),  # on the second comment page
-        (78, "老K", "change", "长夜", "void", "change_not_reply"),  # a new floor is no change
-        (79, "青山", "vote", "长夜", "counted", None),
-        (80, "白桃", "abstain", "弃权", "counted", None),
-        (81, "雪见", "vote", "长夜", "void", "after_close"),
-    ]
-    # 白桃 2.5 + 1 + 1 = 4.5; 长夜 1.5 + 1 + 1 + 1 = 4.5: the sheriff's target goes (C5).
-    assert [(t["player"], t["votes"]) for t in data["totals"]] == [("白桃", 4.5), ("长夜", 4.5)]
-    assert data["outcome"]["player"] == "白桃" and data["outcome"]["rule"] == "tie_sheriff_target"
-    assert data["not_voted"] == ["小眯", "雪见", "南瓜", "长夜"]
-    comment = next(b for b in data["ballots"] if b["post_id"] == "160000401")
-    assert comment["comment"] and comment["parent_post_id"] == "150000004"
-
-
 def test_votes_from_saved_tieba_files(tmp_path):
     files = sorted(str(p) for p in TIEBA.iterdir() if p.suffix in (".html", ".json"))
     result = runner.invoke(app, ["votes", *files, "--game", str(TIEBA / "game.toml"), "--json"])
@@ -196,39 +131,120 @@ def test_votes_from_saved_tieba_files(tmp_path):
     assert json.loads(result.stdout)["outcome"]["player"] == "白桃"
 
 
-def test_archive_tieba_same_columns(forum, tmp_path):
-    url = sample().serve(forum)
-    out = tmp_path / "t.csv"
-    result = runner.invoke(app, ["archive", url, "-o", str(out)])
+# -- pages saved from a browser before 2026, written by hand (fixtures/tieba-saved/) ---------
+
+SAVED = FIXTURES / "tieba-saved"
+WHOLE = [SAVED / "p1.html", SAVED / "p2.html", SAVED / "comment-pid=150999004-pn2.html"]
+
+
+def test_a_saved_page_with_an_ad_floor_and_inline_comments():
+    [thread] = read_threads([str(p) for p in WHOLE], CHINA)
+    assert (thread.thread_id, thread.title, thread.page_count) == (
+        "8800999001",
+        "【塔达林】第三天投票帖",
+        2,
+    )
+    # The advertising floor between 3 and 4 is no floor; floor 7 was deleted.
+    assert [p.floor for p in thread.posts] == [1, 2, 3, 4, 5, 6, 8] and thread.gaps == (7,)
+    by_floor = {p.floor: p for p in thread.posts}
+    two = by_floor[2]
+    assert (two.post_id, two.author, two.author_display, two.author_id) == (
+        "150999002",
+        "lengyue2019",
+        "冷月",
+        "5001",
+    )
+    assert two.text == "投票对象：白桃\n投票理由：昨天的发言对不上"  # the emoticon image is no text
+    assert two.time.isoformat() == "2024-05-10T10:02:00+08:00"  # after "来自Android客户端"
+    assert [
+        (c.comment_id, c.author, c.author_display, c.time.strftime("%H:%M"), c.text)
+        for c in two.comments
+    ] == [
+        ("160999201", "xiaomi_mi", "小眯", "10:15", "白桃昨天站边很怪"),
+        ("160999202", "lengyue2019", "冷月", "10:20", "回复 小眯 :是的"),
+        ("160999203", "lengyue2019", "冷月", "15:40", "改票对象：长夜 改票理由：听了小眯的"),
+    ]
+    four = by_floor[4].comments
+    assert len(four) == 12 and [c.comment_id for c in four] == [
+        str(160999400 + i) for i in range(1, 13)
+    ]
+    assert four[-1].text == "改票对象：长夜 改票理由：楼中楼第二页"
+    assert (
+        by_floor[3].author_display is None
+        and by_floor[8].text == "投票对象：长夜\n投票理由：站边冷月"
+    )
+
+
+def test_a_floor_with_more_comments_than_inline_names_the_floor():
+    with pytest.raises(InputError) as info:
+        read_threads([str(SAVED / "p1.html"), str(SAVED / "p2.html")], CHINA)
+    assert str(info.value) == (
+        f"{SAVED / 'p1.html'}: floor 4 has 12 楼中楼 but 10 were read (save its "
+        "/p/totalComment JSON and, past the first 10, its /p/comment pages)."
+    )
+
+
+def test_votes_on_the_hand_written_saved_thread(tmp_path):
+    """Ruleset 000: 冷月's 楼中楼 change and 糖糖's on the second comment page both count."""
+    game = tmp_path / "g.toml"
+    game.write_text(
+        (TIEBA / "game.toml")
+        .read_text(encoding="utf-8")
+        .replace("8800123456", "8800999001")
+        .replace("2024-05-08T09:30:00", "2024-05-10T09:30:00")
+        .replace("2024-05-09T21:30:00", "2024-05-11T21:30:00"),
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["votes", *map(str, WHOLE), "--game", str(game), "--json"])
     assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    got = [(b["floor"], b["voter"], b["kind"], b["target"], b["status"]) for b in data["ballots"]]
+    assert got == [
+        (2, "冷月", "vote", "白桃", "superseded"),
+        (2, "冷月", "change", "长夜", "counted"),
+        (3, "kiwi", "vote", "长夜", "counted"),
+        (4, "糖糖", "vote", "白桃", "superseded"),
+        (4, "糖糖", "change", "长夜", "counted"),
+        (5, "白桃", "abstain", "弃权", "counted"),
+        (6, "长夜", "vote", "白桃", "counted"),
+        (8, "青山", "vote", "长夜", "counted"),
+    ]
+    # 长夜: 冷月 2.5 + kiwi 1.5 + 糖糖 + 青山 = 6; 白桃: 长夜 1.
+    assert [(t["player"], t["votes"]) for t in data["totals"]] == [("长夜", 6), ("白桃", 1)]
+    assert data["provisional"] is True  # saved pages end at 16:00, before the 21:30 close
+
+
+def test_partial_archive_writes_what_is_there_and_lists_what_is_missing(tmp_path):
+    out = tmp_path / "partial.csv"
+    refused = runner.invoke(app, ["archive", str(SAVED / "p1.html"), "-o", str(out)])
+    assert refused.exit_code == 2 and "page(s) 2 were not given" in refused.stderr
+    assert not out.exists()
+    result = runner.invoke(app, ["archive", "--partial", str(SAVED / "p1.html"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "tally: warning: thread 8800999001 is partial: page 2 of 2 missing" in result.stderr
+    assert "tally: warning: thread 8800999001 is partial: floor 4: 10 of its 12 楼中楼 missing" in (
+        result.stderr
+    )
     rows = read_csv(out)
-    assert len(rows) == 78 + 17
     assert list(rows[0])[:10] == CONTRACT_COLUMNS
-    first_comment = next(r for r in rows if r["kind"] == "comment")
-    assert (first_comment["platform"], first_comment["parent_post_id"], first_comment["floor"]) == (
-        "tieba",
-        "150000004",
-        "4",
+    floors = [(r["floor"], r["kind"]) for r in rows]
+    assert floors.count(("4", "comment")) == 10 and floors.count(("2", "comment")) == 3
+    assert sorted({int(r["floor"]) for r in rows}) == [1, 2, 3, 4, 5]
+    assert next(r for r in rows if r["post_id"] == "160999203")["parent_post_id"] == "150999002"
+
+
+def test_votes_never_take_a_partial_thread(tmp_path):
+    result = runner.invoke(
+        app, ["votes", str(SAVED / "p1.html"), "--game", str(TIEBA / "game.toml")]
     )
-    assert first_comment["author"] == "ache" and first_comment["author_display"] == "阿澈"
-    assert first_comment["time"] == "2024-05-08T16:00:00+08:00"
+    assert result.exit_code == 2 and "were not given" in result.stderr
 
 
-def test_thread_that_grew_a_comment_between_json_and_page(forum):
-    """A floor says 2 楼中楼, the JSON returns 1: the fragment pages are read for the rest."""
-    t = TiebaThread("77", "x").add(
-        TP(
-            "a",
-            "2024-05-08 10:00",
-            "hi",
-            comments=[TC("b", "2024-05-08 10:01", "one"), TC("c", "2024-05-08 10:02", "two")],
-        )
+def test_a_page_saved_from_the_2026_front_end_is_refused():
+    result = runner.invoke(app, ["archive", str(SAVED / "new-front-end.html"), "-o", "x.csv"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"tally: {SAVED / 'new-front-end.html'} was saved from Tieba's 2026 web front end, "
+        "whose HTML holds no floors; give tally the thread's URL "
+        "(https://tieba.baidu.com/p/8800999001) instead.\n"
     )
-    url = t.serve(forum)
-    body = json.loads(t.total_comment(1))
-    body["data"]["comment_list"][str(t.pid(1))]["comment_info"].pop()
-    from tally.localforum import Reply
-
-    forum.add("p/totalComment?tid=77&fid=4321&pn=1&see_lz=0", Reply(200, json.dumps(body).encode()))
-    thread = fetch_thread(url, CHINA)
-    assert [c.text for c in thread.posts[0].comments] == ["one", "two"]

@@ -1,7 +1,8 @@
-"""Tieba thread pages, 楼中楼 JSON and 楼中楼 fragments, in the structure Tieba serves.
+"""Tieba threads as scenarios: saved desktop pages (before 2026), 楼中楼 JSON and fragments.
 
+A ``TiebaThread`` is also the scenario the client-API double serves (tests/tiebaapi.py).
 The markup follows what public scrapers of tieba.baidu.com document and rely on (see
-tally/platforms/tieba.py): ``div.l_post.j_l_post`` with a ``data-field`` JSON,
+tally/platforms/tieba_html.py): ``div.l_post.j_l_post`` with a ``data-field`` JSON,
 ``div#post_content_<pid>``, ``span.tail-info``, ``PageData.pager``, the
 ``/p/totalComment`` JSON and ``li.lzl_single_post`` fragments of ``/p/comment``.
 ``python -m tests.tiebagen`` rewrites fixtures/tieba/ from ``sample()``.
@@ -35,6 +36,9 @@ class TP:
     text: str
     comments: list[TC] = field(default_factory=list)
     deleted: bool = False  # the floor number is used, the floor is gone
+    # The client API's content fragments, when the floor is more than plain text
+    # (tests/tiebaapi.py): (type, fields) as PbContent has them, e.g. (2, {"c": "滑稽"}).
+    parts: list[tuple[int, dict[str, object]]] = field(default_factory=list)
 
 
 def _attr(value: object) -> str:
@@ -244,27 +248,6 @@ class TiebaThread:
             f'<p class="j_pager l_pager pager_theme_2">{pager_links}</p></li>'
         )
         return "".join(items).encode("utf-8")
-
-    def serve(self, forum) -> str:  # type: ignore[no-untyped-def]
-        from tally.localforum import Reply
-
-        for page in range(1, self.page_count() + 1):
-            forum.add(f"p/{self.tid}?pn={page}", Reply(200, self.page(page)))
-            forum.add(
-                f"p/totalComment?tid={self.tid}&fid={self.fid}&pn={page}&see_lz=0",
-                Reply(
-                    200,
-                    self.total_comment(page),
-                    {"Content-Type": "application/json; charset=utf-8"},
-                ),
-            )
-        for floor, p in self._live():
-            for pn in range(1, max(1, -(-len(p.comments) // 10)) + 1):
-                forum.add(
-                    f"p/comment?tid={self.tid}&pid={self.pid(floor)}&pn={pn}",
-                    Reply(200, self.comment_page(floor, pn)),
-                )
-        return forum.url(f"p/{self.tid}")
 
     def save(self, folder: Path) -> list[Path]:
         """Write the thread as a director would save it: pages, comment JSON, comment pages."""

@@ -1,24 +1,75 @@
 """The small interface every forum platform implements (gallery-dl style).
 
-A platform answers three questions: does this URL (or saved file) belong to me,
-which URL holds page P of the thread, and what posts does a page hold. Parsing is
-pure: text in, frozen dataclasses out. Fetching lives in ``tally.fetch``.
+A platform answers three questions: does this URL (or saved file) belong to me, which
+request answers page P of the thread (a page's URL, or an API call), and what posts does
+an answer hold. Parsing is pure: bytes or text in, frozen dataclasses out. Fetching,
+the cache and retries live in ``tally.fetch`` and ``tally.http``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
+from typing import Protocol
 
-from tally.errors import InputError, NotAThreadError, PageMismatchError
+from tally.charset import decode_page
+from tally.errors import InputError, NotAThreadError, PageMismatchError, TallyError
 from tally.model import Comment, Page
 
-# Fetches a URL and returns its text; raises tally's errors for anything but a good answer.
-Getter = Callable[[str], str]
 _HTML_END = re.compile(rb"</html\s*>\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a platform needs answered: a page (GET ``url``) or an API call (POST ``body``)."""
+
+    url: str
+    body: bytes | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    # What the request is, for messages ("page 3 of thread 88", "the 楼中楼 of floor 7").
+    what: str = ""
+
+    @property
+    def key(self) -> str:
+        """What the cache files the answer under: the URL, and for a POST its body's hash."""
+        if self.body is None:
+            return self.url
+        return f"{self.url}#{hashlib.sha256(self.body).hexdigest()[:24]}"
+
+    @property
+    def name(self) -> str:
+        return self.what or self.url
+
+
+@dataclass(frozen=True)
+class Answer:
+    body: bytes
+    content_type: str | None = None
+
+    def text(self, source: str) -> str:
+        return decode_page(self.body, self.content_type, source=source)
+
+
+class Getter(Protocol):
+    """Answers requests for a platform: from the forum, or from the cache where allowed.
+
+    Raises tally's errors for anything but a good answer.
+    """
+
+    def __call__(self, request: Request) -> Answer: ...
+
+    def cached(self, request: Request) -> Answer | None:
+        """The cached answer when the cache may be trusted for it (not before the close,
+        not with --fresh); None otherwise. Never asks the forum."""
+        ...
+
+    def cookie(self, name: str, url: str) -> str | None:
+        """A cookie's value from the director's cookie file, for ``url``'s host."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -60,13 +111,24 @@ class Platform(ABC):
     def recognises(self, text: str) -> bool:
         """Whether a saved page's text was rendered by this platform."""
 
-    def truncated(self, url: str, body: bytes) -> bool:
-        """Whether the bytes of ``url`` end before the forum finished them.
+    def page_request(self, ref: ThreadRef, page: int) -> Request:
+        """The request that answers page ``page`` (1-based): by default, GET its URL."""
+        return Request(self.page_url(ref, page), what=f"page {page} of thread {ref.thread_id}")
+
+    def truncated(self, request: Request, body: bytes) -> bool:
+        """Whether the answer's bytes end before the forum finished them.
 
         Decided on the bytes, before decoding: a body cut inside a multi-byte character, in
         its first bytes, or empty is a cut (fetched again), not a damaged or foreign page.
         """
         return _HTML_END.search(body[-4096:]) is None
+
+    def refusal(self, request: Request, body: bytes) -> TallyError | None:
+        """What a 200 answer says when it is no answer (an API's error number), or None.
+
+        Raise ``tally.http.TryAgain`` for a "too frequent" that a wait may cure.
+        """
+        return None
 
     @abstractmethod
     def error_page(self, text: str, source: str) -> NotAThreadError | None:
@@ -87,9 +149,11 @@ class Platform(ABC):
         """A link to one player's posts alone (the elevator thread, RULES A2), when one exists."""
 
     def read_page(self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo) -> Page:
-        """Page ``number`` with everything it needs; Tieba also asks for its 楼中楼."""
-        url = self.page_url(ref, number)
-        page = self.parse_page(get(url), tz, source=url, thread_id=ref.thread_id)
+        """Page ``number`` with everything it needs (Tieba also asks for its 楼中楼)."""
+        request = self.page_request(ref, number)
+        url = request.url
+        text = get(request).text(url)
+        page = self.parse_page(text, tz, source=url, thread_id=ref.thread_id)
         if page.page != number:
             # Forums answer a page past the end with the last page; that is not page ``number``.
             raise PageMismatchError(f"{url} returned page {page.page} instead of page {number}.")
@@ -100,9 +164,17 @@ class Platform(ABC):
         return self.parse_page(text, tz, source=source)
 
     def attach_saved(
-        self, pages: Sequence[Page], batches: Sequence[CommentBatch], *, source: str
+        self,
+        pages: Sequence[Page],
+        batches: Sequence[CommentBatch],
+        *,
+        source: str,
+        missing: list[str] | None = None,
     ) -> list[Page]:
-        """Put saved comments under their floors; platforms without such files take none."""
+        """Put saved comments under their floors; platforms without such files take none.
+
+        A floor short of comments is an error, or with ``missing`` a note appended to it.
+        """
         if batches:
             raise InputError(f"{source}: {self.name} threads have no separate comment files.")
         return list(pages)

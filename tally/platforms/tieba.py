@@ -1,55 +1,75 @@
-"""Baidu Tieba threads (desktop pages), with their 楼中楼.
+"""Baidu Tieba threads, read through the client's protobuf API as Baidu serves them in 2026.
 
-What a thread page holds, as public scrapers of it document: each floor is a
-``div.l_post`` (``j_l_post``) whose ``data-field`` JSON carries ``author`` (user_id,
-user_name, user_nickname, portrait) and ``content`` (post_id, post_no, thread_id,
-forum_id, comment_num); the body is ``div#post_content_<post_id>``; the floor and the time
-are in ``span.tail-info`` ("2楼", "2024-08-05 17:07"). 楼中楼 are not in the page: the
-JSON endpoint ``/p/totalComment`` gives the first ones of every floor of a page, and
-``/p/comment`` (an HTML fragment, ``li.lzl_single_post``) pages through the rest.
+Baidu replaced the desktop thread page with a JavaScript front end in 2026; the maintained
+way to read a thread without logging in is the API of its mobile client, which aiotieba
+speaks. Two calls, both ``POST`` with a multipart form whose one part ``data`` holds the
+request protobuf:
+
+- ``/c/f/pb/page?cmd=302001``: the floors of one page of the thread (PbPageReqIdl →
+  PbPageResIdl), 30 a page;
+- ``/c/f/pb/floor?cmd=302002``: one page of one floor's 楼中楼 (PbFloorReqIdl →
+  PbFloorResIdl), 10 a page.
+
+aiotieba (its protobuf schemas, its request packing, its parsing into ``Posts`` and
+``Comments``) does what is Tieba's; the requests go through tally's own HTTP layer, so
+the limits, retries, cache and completeness checks of every forum hold here too. The API
+is asked on tiebac.baidu.com for a URL on a Baidu host, and on the URL's own origin for
+any other host (a mirror, a test forum on 127.0.0.1).
+
+Saved pages from before 2026 are read by ``tally.platforms.tieba_html``.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime, tzinfo
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
-from selectolax.lexbor import LexborHTMLParser
-
-from tally.errors import InputError, NotAThreadError, ParseError, TallyError, TruncatedPageError
-from tally.htmltext import Node, font_flags, html_tree, node_text
+from tally.errors import FetchError, NotAThreadError, PageMismatchError, ParseError, TallyError
 from tally.model import Comment, Page, Post
-from tally.platforms.base import CommentBatch, Getter, Platform, ThreadRef
-from tally.timeparse import parse_forum_time
+from tally.platforms import tieba_html
+from tally.platforms.base import Answer, CommentBatch, Getter, Platform, Request, ThreadRef
 
 _THREAD_PATH = re.compile(r"^/p/(\d+)/?$")
-_PAGER_JSON = re.compile(r"PageData\.pager\s*=\s*(\{[^;]*?\})\s*;", re.S)
-_TOTAL_PAGE = re.compile(r"[\"']?total_page[\"']?\s*:\s*[\"']?(\d+)")
-_CUR_PAGE = re.compile(r"[\"']?cur_page[\"']?\s*:\s*[\"']?(\d+)")
-_FLOOR = re.compile(r"^(\d+)楼$")
-_PN = re.compile(r"[?&]pn=(\d+)")
-_FID = re.compile(r"[\"']?forum_id[\"']?\s*:\s*[\"']?(\d+)")
-_CHALLENGES = ("百度安全验证", "wappass.baidu.com", "安全验证")
-# The first comment page of /p/totalComment and of /p/comment holds this many.
+API_HOST = "tiebac.baidu.com"
+FLOORS_PER_PAGE = 30
 COMMENTS_PER_PAGE = 10
+# The multipart framing aiotieba's HttpCore.pack_proto_request writes, byte for byte.
+_BOUNDARY = "-*_r1999"
+_CONTENT_TYPE = f"multipart/form-data; boundary={_BOUNDARY}"
+# error.errorno values: the thread is gone; Baidu asks to slow down.
+GONE = frozenset({4})
+TOO_FREQUENT = frozenset({110001, 220034})
+PAGE_CMD, FLOOR_CMD = 302001, 302002
+
+
+def _baidu(host: str) -> bool:
+    """tieba.baidu.com, m./www./wapp. variants, and the jump*.bdimg.com share links."""
+    host = host.lower().split(":", 1)[0]
+    return host == "baidu.com" or host.endswith(".baidu.com") or host.endswith(".bdimg.com")
+
+
+def multipart(proto: bytes) -> bytes:
+    """The request body: one form part named ``data`` holding the protobuf (as aiotieba)."""
+    head = f'--{_BOUNDARY}\r\nContent-Disposition: form-data; name="data"; filename="file"\r\n\r\n'
+    return head.encode() + proto + f"\r\n--{_BOUNDARY}--\r\n".encode()
 
 
 class Tieba(Platform):
     name = "tieba"
+
+    # -- URLs ------------------------------------------------------------------------------
 
     def match_url(self, url: str) -> ThreadRef | None:
         parts = urlsplit(url)
         m = _THREAD_PATH.match(parts.path)
         if parts.scheme not in ("http", "https") or not parts.netloc or m is None:
             return None
-        host = parts.netloc
-        scheme = parts.scheme
-        if host.endswith("tieba.baidu.com"):
-            # m.tieba and http:// are the same thread; the desktop site over https is read.
+        host, scheme = parts.netloc, parts.scheme
+        if _baidu(host):
+            # m.tieba, http:// and share links are the same thread: links point at the site.
             host, scheme = "tieba.baidu.com", "https"
         pn = parse_qs(parts.query).get("pn", ["1"])[0]
         return ThreadRef(
@@ -67,381 +87,317 @@ class Tieba(Platform):
         # Tieba has no per-thread author view that outlives a session: the player's home page.
         return f"{ref.base}home/main?un={quote(author)}"
 
-    def recognises(self, text: str) -> bool:
-        head = text[:4000].lstrip()
-        if head.startswith("{") and '"comment_list"' in text:
-            return True
-        return "j_l_post" in text or "lzl_single_post" in text or "PageData.thread" in text
+    def api_base(self, ref: ThreadRef) -> str:
+        host = urlsplit(ref.base).netloc
+        return f"https://{API_HOST}/" if _baidu(host) else ref.base
 
-    def truncated(self, url: str, body: bytes) -> bool:
-        end = body.rstrip()
-        if "/p/totalComment" in url:
-            return not end.endswith(b"}")
-        if "/p/comment" in url:
-            return not end.endswith(b">")  # an HTML fragment: no </html>
-        return super().truncated(url, body)
+    # -- the client API ----------------------------------------------------------------------
+
+    def page_request(self, ref: ThreadRef, page: int, bduss: str | None = None) -> Request:
+        from aiotieba.api.get_posts import _api as posts_api
+        from aiotieba.api.get_posts.protobuf import PbPageReqIdl_pb2
+
+        packed = posts_api.pack_proto(
+            None,  # the account: used only for with_comments, which tally does not ask
+            int(ref.thread_id),
+            page,
+            FLOORS_PER_PAGE,
+            0,  # time order
+            False,  # every floor, not only the thread owner's
+            False,  # 楼中楼 come from /c/f/pb/floor, all of them
+            False,
+            0,
+        )
+        if bduss:
+            proto = PbPageReqIdl_pb2.PbPageReqIdl()
+            proto.ParseFromString(packed)
+            proto.data.common.BDUSS = bduss
+            packed = proto.SerializeToString()
+        return self._api(
+            ref, f"c/f/pb/page?cmd={PAGE_CMD}", packed, f"page {page} of thread {ref.thread_id}"
+        )
+
+    def floor_request(self, ref: ThreadRef, post: Post, pn: int) -> Request:
+        from aiotieba.api.get_comments import _api as comments_api
+
+        packed = comments_api.pack_proto(int(ref.thread_id), int(post.post_id), pn, False, 0)
+        what = f"page {pn} of the 楼中楼 of floor {post.floor} of thread {ref.thread_id}"
+        return self._api(ref, f"c/f/pb/floor?cmd={FLOOR_CMD}", packed, what)
+
+    def _api(self, ref: ThreadRef, path: str, proto: bytes, what: str) -> Request:
+        headers = (("Content-Type", _CONTENT_TYPE), ("x_bd_data_type", "protobuf"))
+        return Request(f"{self.api_base(ref)}{path}", multipart(proto), headers, what)
+
+    def truncated(self, request: Request, body: bytes) -> bool:
+        if request.body is None:
+            return super().truncated(request, body)
+        # A protobuf has no end mark: a cut body fails to parse or lacks what always comes
+        # last; both are found when it is read (TruncatedPageError there). Empty is a cut.
+        return not body
+
+    def refusal(self, request: Request, body: bytes) -> TallyError | None:
+        if request.body is None:
+            return None
+        from google.protobuf.message import DecodeError
+
+        from tally.http import TryAgain
+
+        error = _error_message(request, body)
+        try:
+            error.ParseFromString(body)
+        except DecodeError:
+            return None  # a cut body: read() says so
+        code, message = int(error.error.errorno), str(error.error.errmsg)
+        if not code:
+            return None
+        said = f"error {code}" + (f", “{message}”" if message else "")
+        if code in TOO_FREQUENT or "频繁" in message:
+            raise TryAgain(f"Baidu answered {said}")
+        if code in GONE:
+            return NotAThreadError(
+                f"{request.name}: Baidu says the thread does not exist or was deleted ({said})."
+            )
+        return FetchError(f"{request.name}: Baidu answered {said}.")
+
+    def read_page(self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo) -> Page:
+        """Page ``number``'s floors, then every 楼中楼 of each floor that has any."""
+        bduss = get.cookie("BDUSS", self.api_base(ref))
+        request = self.page_request(ref, number, bduss)
+        page = parse_page_answer(get(request), request, ref, tz)
+        if page.page != number:
+            # Past the last page the API answers with the last one.
+            raise PageMismatchError(
+                f"{request.name}: Baidu answered with page {page.page} instead."
+            )
+        posts = []
+        for post in page.posts:
+            count = page.comment_counts.get(post.post_id, 0)
+            found = self._comments(ref, post, count, get, tz) if count else []
+            posts.append(_with(post, comments=tuple(found)) if found else post)
+        return Page(**{**page.__dict__, "posts": tuple(posts)})
+
+    def _comments(
+        self, ref: ThreadRef, post: Post, count: int, get: Getter, tz: tzinfo
+    ) -> list[Comment]:
+        """All pages of one floor's 楼中楼: from the cache when the floor's count is the one
+        they were read at, so an unchanged floor costs no request."""
+        first = self.floor_request(ref, post, 1)
+        cached = get.cached(first)
+        answers: list[tuple[Request, Answer]] = []
+        if cached is not None:
+            total, pages = _floor_counts(cached, first)
+            if total == count:
+                answers = [(first, cached)]
+                for pn in range(2, pages + 1):
+                    more = self.floor_request(ref, post, pn)
+                    hit = get.cached(more)
+                    if hit is None:
+                        answers = []
+                        break
+                    answers.append((more, hit))
+        if not answers:
+            answers = [(first, get(first))]
+            _, pages = _floor_counts(answers[0][1], first)
+            for pn in range(2, pages + 1):
+                more = self.floor_request(ref, post, pn)
+                answers.append((more, get(more)))
+        found: list[Comment] = []
+        seen: set[str] = set()
+        for request, answer in answers:
+            for comment in parse_floor_answer(answer, request, ref, post, tz):
+                if comment.comment_id not in seen:
+                    seen.add(comment.comment_id)
+                    found.append(comment)
+        # Completeness: as many as the floor's own answer counts (fresher than the page's).
+        total, _ = _floor_counts(answers[0][1], answers[0][0])
+        if len(found) < total:
+            raise FetchError(
+                f"floor {post.floor} of thread {ref.thread_id} has {total} 楼中楼 but "
+                f"{len(found)} were read; run again with --fresh."
+            )
+        return sorted(found, key=lambda c: (c.time, c.comment_id))
+
+    # -- saved files (the desktop page before 2026) ------------------------------------------
+
+    def recognises(self, text: str) -> bool:
+        return tieba_html.recognises(text)
 
     def error_page(self, text: str, source: str) -> NotAThreadError | None:
-        if any(marker in text for marker in _CHALLENGES):
-            return NotAThreadError(
-                f"{source}: Baidu answered with a security check instead of the thread; open it "
-                "in a browser, save its pages and comment files, and run tally on them."
-            )
-        if "该贴已被删除" in text or "贴吧404" in text or "page404" in text:
-            return NotAThreadError(f"{source}: the thread does not exist or was deleted.")
-        if "passport.baidu.com" in text and "登录" in text and "j_l_post" not in text:
-            return NotAThreadError(
-                f"{source}: Baidu shows this thread only to a logged-in account."
-            )
-        return None
+        return tieba_html.error_page(text, source)
 
     def parse_page(
         self, text: str, tz: tzinfo, *, source: str, thread_id: str | None = None
     ) -> Page:
-        tree = html_tree(text)
-        nodes = tree.css("div.l_post") or tree.css("div.j_l_post")
-        ended = re.search(r"</html\s*>\s*$", text[-2000:], re.I) is not None
-        if not nodes:
-            message = self.error_page(text, source)
-            if message is not None:
-                raise message
-            if not ended and "PageData" in text[:20000]:
-                raise TruncatedPageError(f"{source} ends before the page was finished.")
-            raise _no_posts(tree, source)
-        if not ended:
-            raise TruncatedPageError(f"{source} ends before the page was finished (no </html>).")
-        if tree.css_first("#j_p_postlist") is None:
-            raise TruncatedPageError(f"{source} lacks the thread's floor list (#j_p_postlist).")
-        posts = [_parse_floor(n, tz, source) for n in nodes]
-        tids = {p.thread_id for p in posts if p.thread_id}
-        tid = tids.pop() if len(tids) == 1 else None
-        if tids:
-            raise ParseError(f"{source} holds floors of more than one thread.")
-        tid = tid or thread_id
-        if tid is None:
-            raise ParseError(f"{source} does not say which thread it belongs to.")
-        if thread_id is not None and tid != thread_id:
-            raise ParseError(f"{source} is a page of thread {tid}, not of thread {thread_id}.")
-        page, count = _pager(tree, text)
-        title = tree.css_first(".core_title_txt")
-        forum = _FID.search(text)
-        counts = {p.post_id: n for p, n in zip(posts, _comment_counts(nodes), strict=True)}
-        return Page(
-            platform=self.name,
-            thread_id=tid,
-            page=page,
-            page_count=count,
-            posts=tuple(_with(p, thread_id=tid, page=page) for p in posts),
-            title=(title.attributes.get("title") or node_text(title)) if title is not None else "",
-            comment_counts=counts,
-            forum_id=forum.group(1) if forum else None,
-            reply_count=_reply_count(tree, text),
-        )
-
-    def read_page(self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo) -> Page:
-        page = super().read_page(ref, number, get, tz)
-        wanted = {pid: n for pid, n in page.comment_counts.items() if n > 0}
-        if not wanted:
-            return page
-        url = (
-            f"{ref.base}p/totalComment?tid={ref.thread_id}&fid={page.forum_id or ''}"
-            f"&pn={number}&see_lz=0"
-        )
-        batch = parse_total_comment(get(url), tz, source=url)
-        comments = {pid: list(batch.comments.get(pid, ())) for pid in wanted}
-        for pid, total in wanted.items():
-            if len(comments[pid]) >= total:
-                continue
-            # More than the JSON returns: page through the HTML fragment, all of it.
-            first = _comment_url(ref, pid, 1)
-            found, pages = parse_comment_fragment(get(first), tz, source=first)
-            for pn in range(2, pages + 1):
-                more_url = _comment_url(ref, pid, pn)
-                found += parse_comment_fragment(get(more_url), tz, source=more_url)[0]
-            comments[pid] = _merge(comments[pid], found)
-        return _attach(page, comments, complete=set(wanted), source=self.page_url(ref, number))
+        return tieba_html.parse_page(text, tz, source=source, thread_id=thread_id)
 
     def parse_saved(self, text: str, tz: tzinfo, *, source: str) -> Page | CommentBatch:
-        if text.lstrip().startswith("{"):
-            return parse_total_comment(text, tz, source=source)
-        if "lzl_single_post" in text and "j_l_post" not in text:
-            found, _pages = parse_comment_fragment(text, tz, source=source)
-            pid = _fragment_post_id(text, source)
-            return CommentBatch(None, {pid: tuple(found)})
-        return self.parse_page(text, tz, source=source)
+        return tieba_html.parse_saved(text, tz, source=source)
 
     def attach_saved(
-        self, pages: Sequence[Page], batches: Sequence[CommentBatch], *, source: str
+        self,
+        pages: Sequence[Page],
+        batches: Sequence[CommentBatch],
+        *,
+        source: str,
+        missing: list[str] | None = None,
     ) -> list[Page]:
-        merged: dict[str, list[Comment]] = {}
-        for batch in batches:
-            for pid, found in batch.comments.items():
-                merged[pid] = _merge(merged.get(pid, []), list(found))
-        out = []
-        for page in pages:
-            mine = {pid: merged.get(pid, []) for pid, n in page.comment_counts.items() if n > 0}
-            out.append(_attach(page, mine, complete=set(), source=source, saved=True))
-        return out
+        return tieba_html.attach_saved(pages, batches, source=source, missing=missing)
 
 
-def _with(post: Post, **changes: Any) -> Post:
-    return Post(**{**post.__dict__, **changes})
+# -- reading the answers ------------------------------------------------------------------------
 
 
-def _no_posts(tree: LexborHTMLParser, source: str) -> TallyError:
-    if tree.css_first("#j_p_postlist") is not None:
-        return TruncatedPageError(f"{source} has the thread's frame but no floors in it.")
-    return NotAThreadError(f"{source} is not a Tieba thread page.")
+def _error_message(request: Request, body: bytes) -> Any:
+    """A message with only the error field, to read the error of either answer cheaply."""
+    if "cmd=302002" in request.url:
+        from aiotieba.api.get_comments.protobuf import PbFloorResIdl_pb2
+
+        return PbFloorResIdl_pb2.PbFloorResIdl()
+    from aiotieba.api.get_posts.protobuf import PbPageResIdl_pb2
+
+    return PbPageResIdl_pb2.PbPageResIdl()
 
 
-def _field(node: Node, source: str) -> dict[str, Any]:
-    raw = node.attributes.get("data-field") or ""
-    if not raw:
-        return {}
+def _cut(request: Request, why: str) -> TallyError:
+    from tally.errors import TruncatedPageError
+
+    return TruncatedPageError(f"{request.name}: the answer is cut short ({why}).")
+
+
+def parse_page_answer(answer: Answer, request: Request, ref: ThreadRef, tz: tzinfo) -> Page:
+    """A PbPageResIdl answer as a Page: floors, authors, times, the text of each floor."""
+    from aiotieba.api.get_posts import _api as posts_api
+    from google.protobuf.message import DecodeError
+
     try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        try:  # older pages write the JSON with single quotes
-            value = json.loads(raw.replace("'", '"'))
-        except json.JSONDecodeError:
-            raise ParseError(f"{source} has a floor whose data-field is not JSON.") from None
-    return value if isinstance(value, dict) else {}
-
-
-def _parse_floor(node: Node, tz: tzinfo, source: str) -> Post:
-    data = _field(node, source)
-    author = data.get("author") or {}
-    content = data.get("content") or {}
-    pid = str(content.get("post_id") or node.attributes.get("data-pid") or "")
-    if not pid.isdigit():
-        raise ParseError(f"{source} has a floor without a post id.")
-    where = f"{source}, post {pid}"
-    tails = [node_text(t) for t in node.css("span.tail-info")]
-    floor = content.get("post_no")
-    if not isinstance(floor, int):
-        floor = next((int(m.group(1)) for t in tails if (m := _FLOOR.match(t))), None)
-    if floor is None:
-        raise ParseError(f"{where} has no floor number.")
-    # The time is the last tail item that is neither the floor nor "来自…客户端".
-    stamps = [t for t in tails if not _FLOOR.match(t) and not t.startswith("来自")]
-    stamp = stamps[-1] if stamps else content.get("date")
-    if not stamp:
-        raise ParseError(f"{where} has no post time.")
-    time = parse_forum_time(str(stamp), tz, what=f"{where}: post time")
-    user_name = str(author.get("user_name") or "").strip()
-    nickname = str(author.get("user_nickname") or author.get("name_show") or "").strip()
-    shown = node.css_first(".p_author_name") or node.css_first(".d_name a")
-    shown_name = node_text(shown) if shown is not None else ""
-    name = user_name or nickname or shown_name
-    if not name:
-        raise ParseError(f"{where} has no author.")
-    display = nickname or shown_name
-    body = node.css_first(f"#post_content_{pid}") or node.css_first(".d_post_content")
-    if body is None:
-        raise ParseError(f"{where} has no body.")
-    red, large = font_flags(body)
-    user_id = author.get("user_id")
-    return Post(
+        posts = posts_api.parse_body(answer.body)
+    except DecodeError as exc:
+        raise _cut(request, f"not a whole protobuf: {exc}") from None
+    except KeyError:
+        # A floor whose author is not among the answer's users: the user list (sent after
+        # the floors) is missing.
+        raise _cut(request, "a floor's author is not in it") from None
+    except Exception as exc:  # aiotieba's TiebaServerError, when refusal() was bypassed
+        raise ParseError(f"{request.name}: Baidu's answer cannot be read ({exc}).") from None
+    if str(posts.thread.tid) != ref.thread_id:
+        raise _cut(request, f"it names thread {posts.thread.tid or 'none'}")
+    where = request.name
+    floors = []
+    counts: dict[str, int] = {}
+    for p in posts.objs:
+        if not p.pid or not p.floor:
+            raise ParseError(f"{where} has a floor without an id or a number.")
+        author, display = _names(p.user, f"{where}, floor {p.floor}")
+        floors.append(
+            Post(
+                platform="tieba",
+                thread_id=ref.thread_id,
+                post_id=str(p.pid),
+                floor=p.floor,
+                author=author,
+                author_id=str(p.user.user_id) if p.user.user_id else None,
+                time=_time(p.create_time, tz, f"{where}, floor {p.floor}"),
+                text=fragments_text(p.contents.objs),
+                author_display=display,
+                page=posts.page.current_page or 1,
+            )
+        )
+        counts[str(p.pid)] = p.reply_num
+    return Page(
         platform="tieba",
-        thread_id=str(content.get("thread_id") or ""),
-        post_id=pid,
-        floor=floor,
-        author=name,
-        author_id=str(user_id) if user_id else None,
-        time=time,
-        text=node_text(body),
-        red_font=red,
-        large_font=large,
-        author_display=display if display and display != name else None,
+        thread_id=ref.thread_id,
+        page=posts.page.current_page or 1,
+        page_count=max(posts.page.total_page, 1),
+        posts=tuple(floors),
+        title=posts.thread.title,
+        reply_count=posts.thread.reply_num,
+        comment_counts=counts,
+        forum_id=str(posts.forum.fid) if posts.forum.fid else None,
     )
 
 
-def _comment_counts(nodes: Sequence[Node]) -> list[int]:
+def _floor_counts(answer: Answer, request: Request) -> tuple[int, int]:
+    """(the floor's 楼中楼 count, the pages they fill) from one PbFloorResIdl answer."""
+    from aiotieba.api.get_comments.protobuf import PbFloorResIdl_pb2
+    from google.protobuf.message import DecodeError
+
+    proto = PbFloorResIdl_pb2.PbFloorResIdl()
+    try:
+        proto.ParseFromString(answer.body)
+    except DecodeError as exc:
+        raise _cut(request, f"not a whole protobuf: {exc}") from None
+    return proto.data.page.total_count, max(proto.data.page.total_page, 1)
+
+
+def parse_floor_answer(
+    answer: Answer, request: Request, ref: ThreadRef, post: Post, tz: tzinfo
+) -> list[Comment]:
+    """One PbFloorResIdl answer: one page of a floor's 楼中楼."""
+    from aiotieba.api.get_comments import _api as comments_api
+    from google.protobuf.message import DecodeError
+
+    try:
+        comments = comments_api.parse_body(answer.body)
+    except DecodeError as exc:
+        raise _cut(request, f"not a whole protobuf: {exc}") from None
+    except Exception as exc:
+        raise ParseError(f"{request.name}: Baidu's answer cannot be read ({exc}).") from None
+    if str(comments.thread.tid) != ref.thread_id:
+        raise _cut(request, f"it names thread {comments.thread.tid or 'none'}")
     out = []
-    for node in nodes:
-        content = _field(node, "page").get("content") or {}
-        count = content.get("comment_num")
-        out.append(int(count) if isinstance(count, int | str) and str(count).isdigit() else 0)
+    for c in comments.objs:
+        where = f"{request.name}, 楼中楼 {c.pid or '?'}"
+        if not c.pid:
+            raise ParseError(f"{where} has no id.")
+        author, display = _names(c.user, where)
+        out.append(
+            Comment(
+                comment_id=str(c.pid),
+                author=author,
+                author_id=str(c.user.user_id) if c.user.user_id else None,
+                time=_time(c.create_time, tz, where),
+                text=fragments_text(c.contents.objs),
+                author_display=display,
+            )
+        )
     return out
 
 
-def _pager(tree: LexborHTMLParser, text: str) -> tuple[int, int]:
-    m = _PAGER_JSON.search(text)
-    if m:
-        total, cur = _TOTAL_PAGE.search(m.group(1)), _CUR_PAGE.search(m.group(1))
-        if total:
-            current = int(cur.group(1)) if cur else 1
-            return current, max(int(total.group(1)), current)
-    # The pager: the current page is a span, the others links with pn=.
-    current = 1
-    for span in tree.css("li.l_pager span.tP"):
-        if span.text().strip().isdigit():
-            current = int(span.text().strip())
-    count = current
-    for a in tree.css("li.l_pager a"):
-        m2 = _PN.search(a.attributes.get("href") or "")
-        if m2:
-            count = max(count, int(m2.group(1)))
-    reply = tree.css("li.l_reply_num span.red")
-    if len(reply) >= 2 and reply[1].text().strip().isdigit():
-        count = max(count, int(reply[1].text().strip()))
-    return current, count
+def fragments_text(fragments: Sequence[Any]) -> str:
+    """What the author wrote: text, links and @mentions as their text, emoticons as the
+    text the client types for them (#(滑稽)), images, videos and voice as nothing."""
+    out = []
+    for frag in fragments:
+        kind = type(frag).__name__
+        if kind.startswith("FragEmoji"):
+            out.append(f"#({frag.desc})" if getattr(frag, "desc", "") else "")
+        elif kind.startswith("FragLink"):
+            # aiotieba keeps the address as ``text`` and what the post shows as ``title``.
+            out.append(str(getattr(frag, "title", "") or getattr(frag, "text", "")))
+        elif kind.startswith(("FragText", "FragAt", "FragTiebaPlus")):
+            out.append(str(getattr(frag, "text", "")))
+    return "".join(out).strip()
 
 
-def _reply_count(tree: LexborHTMLParser, text: str) -> int | None:
-    m = re.search(r"PageData\.thread\s*=\s*\{[^;]*?[\"']?reply_num[\"']?\s*:\s*[\"']?(\d+)", text)
-    if m:
-        return int(m.group(1))
-    reply = tree.css("li.l_reply_num span.red")
-    if reply and reply[0].text().strip().isdigit():
-        return int(reply[0].text().strip())
-    return None
+def _names(user: Any, where: str) -> tuple[str, str | None]:
+    """(account name, the name shown when it differs): the user name, else the nickname."""
+    account = str(getattr(user, "user_name", "") or "").strip()
+    shown = str(getattr(user, "nick_name_new", "") or "").strip()
+    name = account or shown
+    if not name:
+        raise ParseError(f"{where} has no author.")
+    return name, shown if shown and shown != name else None
 
 
-def _comment_url(ref: ThreadRef, pid: str, pn: int) -> str:
-    return f"{ref.base}p/comment?tid={ref.thread_id}&pid={pid}&pn={pn}"
-
-
-def _merge(a: list[Comment], b: list[Comment]) -> list[Comment]:
-    seen = {c.comment_id for c in a}
-    return a + [c for c in b if c.comment_id not in seen]
-
-
-def _attach(
-    page: Page,
-    comments: Mapping[str, list[Comment]],
-    *,
-    complete: set[str],
-    source: str,
-    saved: bool = False,
-) -> Page:
-    posts = []
-    for post in page.posts:
-        expected = page.comment_counts.get(post.post_id, 0)
-        found = sorted(comments.get(post.post_id, []), key=lambda c: (c.time, c.comment_id))
-        if len(found) < expected and post.post_id not in complete:
-            hint = (
-                " (save its /p/totalComment JSON and, past 10, its /p/comment pages)"
-                if saved
-                else ""
-            )
-            raise InputError(
-                f"{source}: floor {post.floor} has {expected} 楼中楼 "
-                f"but {len(found)} were read{hint}."
-            )
-        posts.append(_with(post, comments=tuple(found)) if found else post)
-    return Page(**{**page.__dict__, "posts": tuple(posts)})
-
-
-def _from_timestamp(value: Any, tz: tzinfo, where: str) -> datetime:
+def _time(value: Any, tz: tzinfo, where: str) -> datetime:
     try:
-        return datetime.fromtimestamp(int(value), tz)
+        stamp = int(value)
+        if stamp <= 0:
+            raise ValueError
+        return datetime.fromtimestamp(stamp, tz)
     except (TypeError, ValueError, OverflowError, OSError):
         raise ParseError(f"{where}: time {value!r} is not a Unix time.") from None
 
 
-def parse_total_comment(text: str, tz: tzinfo, *, source: str) -> CommentBatch:
-    """The JSON of /p/totalComment: the first 楼中楼 of every floor of one page."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        raise ParseError(f"{source} is not the JSON of Tieba's comment list.") from None
-    if not isinstance(data, dict) or data.get("errno", 0) not in (0, "0"):
-        message = data.get("errmsg") if isinstance(data, dict) else None
-        raise ParseError(f"{source}: Tieba answered the comment list with an error ({message}).")
-
-    def bad(what: str) -> ParseError:
-        return ParseError(f"{source}: the comment list's {what} is not what Tieba sends.")
-
-    body = data.get("data") or {}
-    if not isinstance(body, dict):
-        raise bad("data")
-    listing = body.get("comment_list") or {}
-    if listing == []:  # Tieba sends [] when no floor has comments
-        listing = {}
-    if not isinstance(listing, dict):
-        raise bad("comment_list")
-    comments: dict[str, tuple[Comment, ...]] = {}
-    totals: dict[str, int] = {}
-    tids = set()
-    for pid, entry in listing.items():
-        if not isinstance(entry, dict) or not isinstance(entry.get("comment_info") or [], list):
-            raise bad(f"entry for post {pid}")
-        items = []
-        for item in entry.get("comment_info") or []:
-            if not isinstance(item, dict):
-                raise bad(f"comment of post {pid}")
-            where = f"{source}, 楼中楼 {item.get('comment_id')}"
-            name = str(item.get("username") or item.get("show_nickname") or "").strip()
-            if not item.get("comment_id") or not name:
-                raise ParseError(f"{where} lacks its id or author.")
-            shown = str(item.get("show_nickname") or "").strip()
-            tids.add(str(item.get("thread_id") or ""))
-            items.append(
-                Comment(
-                    comment_id=str(item["comment_id"]),
-                    author=name,
-                    author_id=str(item["user_id"]) if item.get("user_id") else None,
-                    time=_from_timestamp(item.get("now_time"), tz, where),
-                    text=node_text(
-                        html_tree(f"<div>{item.get('content') or ''}</div>").css_first("div")
-                    ),
-                    author_display=shown if shown and shown != name else None,
-                )
-            )
-        comments[str(pid)] = tuple(items)
-        count = entry.get("comment_num") or len(items)
-        if isinstance(count, bool) or not str(count).isdigit():
-            raise bad(f"comment_num of post {pid}")
-        totals[str(pid)] = int(count)
-    tids.discard("")
-    return CommentBatch(tids.pop() if len(tids) == 1 else None, comments, totals)
-
-
-def parse_comment_fragment(text: str, tz: tzinfo, *, source: str) -> tuple[list[Comment], int]:
-    """One page of /p/comment: its 楼中楼, and how many pages the floor's comments fill."""
-    tree = html_tree(text)
-    found = []
-    for li in tree.css("li.lzl_single_post"):
-        data = _field(li, source)
-        spid = str(data.get("spid") or "")
-        where = f"{source}, 楼中楼 {spid or '?'}"
-        name = str(data.get("user_name") or data.get("showname") or "").strip()
-        if not spid.isdigit() or not name:
-            raise ParseError(f"{where} lacks its id or author.")
-        body = li.css_first("span.lzl_content_main")
-        stamp = li.css_first("span.lzl_time")
-        if body is None or stamp is None:
-            raise ParseError(f"{where} lacks its text or time.")
-        shown = str(data.get("showname") or "").strip()
-        found.append(
-            Comment(
-                comment_id=spid,
-                author=name,
-                author_id=None,
-                time=parse_forum_time(node_text(stamp), tz, what=f"{where}: time"),
-                text=node_text(body),
-                author_display=shown if shown and shown != name else None,
-            )
-        )
-    pages = 1
-    for pager in tree.css("li.lzl_li_pager"):
-        total = _field(pager, source).get("total_page")
-        if isinstance(total, int | str) and str(total).isdigit():
-            pages = max(pages, int(total))
-    if not found and "lzl_li_pager" not in text:
-        raise ParseError(f"{source} is not a page of Tieba 楼中楼.")
-    return found, pages
-
-
-def _fragment_post_id(text: str, source: str) -> str:
-    tree = html_tree(text)
-    for node in tree.css("li.lzl_single_post, li.lzl_li_pager"):
-        pid = _field(node, source).get("pid")
-        if pid:
-            return str(pid)
-    name = source.replace("\\", "/").rsplit("/", 1)[-1]
-    m = re.search(r"pid[=_-]?(\d+)", name) or re.search(r"comment[-_](\d{5,})", name)
-    if m:
-        return m.group(1)
-    raise InputError(f"{source}: a saved 楼中楼 page must say its floor (pid=… in the file name).")
+def _with(post: Post, **changes: Any) -> Post:
+    return Post(**{**post.__dict__, **changes})
