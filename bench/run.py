@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
-from tally.platforms.discuz import Discuz  # noqa: E402
+from tally.forums.discuz import Discuz  # noqa: E402
 
 CHINA = ZoneInfo("Asia/Shanghai")
 PAGES = ROOT / "fixtures" / "discuz"
@@ -68,7 +68,7 @@ def bs4_extract(html: str) -> int:
     they link, the text without them, red and enlarged font, hidden posts, 点评."""
     from bs4 import BeautifulSoup
 
-    from tally.htmltext import is_enlarged, is_red
+    from tally.forums.htmltext import is_enlarged, is_red
 
     soup = BeautifulSoup(html, "html.parser")
     soup.select_one("#postlist")
@@ -205,9 +205,9 @@ def big_thread(pages: int, tid: str = "500"):  # type: ignore[no-untyped-def]
 def bench_fetching() -> None:
     import httpx
 
-    from tally.fetch import FetchOptions, fetch_thread
-    from tally.http import HttpOptions
-    from tally.localforum import LocalForum
+    from tally.demo.localforum import LocalForum
+    from tally.forums.fetch import FetchOptions, fetch_thread
+    from tally.forums.http import HttpOptions
 
     print("2. fetching a 60-page thread, 100 ms added per page", flush=True)
     thread, _ = big_thread(60)
@@ -243,9 +243,9 @@ def bench_fetching() -> None:
 
 
 def bench_rerun(forum, url: str) -> None:  # type: ignore[no-untyped-def]
-    from tally.fetch import FetchOptions, read_threads
-    from tally.game import parse_game
-    from tally.votes import tally_day
+    from tally.forums.fetch import FetchOptions, read_threads
+    from tally.rules.game import parse_game
+    from tally.rules.votes import tally_day
 
     _, players = big_thread(1)
     names = ", ".join(f'"{p}"' for p in players)
@@ -299,9 +299,9 @@ def bench_tieba() -> None:
     import yarl
     from aiotieba.api.get_posts import _api as posts_api
 
-    from tally.fetch import FetchOptions, fetch_thread
-    from tally.http import HttpOptions
-    from tally.localforum import LocalForum
+    from tally.demo.localforum import LocalForum
+    from tally.forums.fetch import FetchOptions, fetch_thread
+    from tally.forums.http import HttpOptions
     from tests.tiebaapi import TiebaApi
     from tests.tiebagen import TP, TiebaThread
 
@@ -388,10 +388,10 @@ import json, sys, time, tempfile
 from pathlib import Path
 from zoneinfo import ZoneInfo
 sys.path.insert(0, sys.argv[2])
-from tally.fetch import FetchOptions, read_threads
-from tally.archive import write_csv
-from tally.game import parse_game
-from tally.votes import tally_day
+from tally.forums.fetch import FetchOptions, read_threads
+from tally.outputs.archive import write_csv
+from tally.rules.game import parse_game
+from tally.rules.votes import tally_day
 from tally.heap import keep_freed_heap
 
 keep_freed_heap()  # as the `tally` command does
@@ -425,7 +425,7 @@ print(json.dumps({"posts": len(thread.posts), "archive": archived, "tally": tall
 
 
 def bench_scale() -> None:
-    from tally.localforum import LocalForum
+    from tally.demo.localforum import LocalForum
 
     print("5. a 10,000-post game: archive and tally, in a fresh process", flush=True)
     thread, players = big_thread(1000, tid="900")

@@ -23,9 +23,9 @@ from tally.errors import InputError, TallyError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from tally.fetch import Progress
-    from tally.game import Day
+    from tally.forums.fetch import Progress
     from tally.model import Thread
+    from tally.rules.game import Day
 
 app = typer.Typer(
     help="Count votes, check lurkers and write announcements for forum werewolf games (版杀).",
@@ -86,7 +86,7 @@ def _reported() -> Iterator[None]:
     try:
         yield
     except TallyError as exc:
-        from tally.render_console import say
+        from tally.outputs.console import say
 
         # The sentence may quote what a forum user wrote (an author, a title): sanitised.
         say(_stderr(), f"tally: {exc}")
@@ -125,7 +125,7 @@ def _env(ctx: typer.Context) -> Environment:
 
 
 def _warn(message: str) -> None:
-    from tally.render_console import say
+    from tally.outputs.console import say
 
     say(_stderr(), f"tally: warning: {message}")
 
@@ -155,9 +155,9 @@ def _read(
     import dataclasses
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-    from tally.cache import default_cache_dir
-    from tally.fetch import FetchOptions, read_threads, summary
-    from tally.http import HttpOptions
+    from tally.forums.cache import default_cache_dir
+    from tally.forums.fetch import FetchOptions, read_threads, summary
+    from tally.forums.http import HttpOptions
 
     try:
         tz = ZoneInfo(timezone)
@@ -213,8 +213,8 @@ def archive(
     Example: tally archive https://bbs.example.com/thread-101-1-1.html -o day2.csv
     """
     with _reported():
-        from tally.archive import write_csv
-        from tally.game import load_game
+        from tally.outputs.archive import write_csv
+        from tally.rules.game import load_game
 
         wanted = list(sources or [])
         if game is not None:
@@ -265,8 +265,8 @@ def votes(
     Example: tally votes https://bbs.example.com/thread-102-1-1.html --game game.toml
     """
     with _reported():
-        from tally.game import load_game
-        from tally.votes import day_of_sources, tally_day, to_json
+        from tally.rules.game import load_game
+        from tally.rules.votes import day_of_sources, tally_day, to_json
 
         env = _env(ctx)
         loaded = load_game(game)
@@ -279,11 +279,11 @@ def votes(
         if as_json:
             _print_json(to_json(result))
             return
-        from tally.render_console import print_day
+        from tally.outputs.console import print_day
 
         print_day(_stdout(), result)
         if announce:
-            from tally.announce import close_context, format_for, render
+            from tally.outputs.announce import close_context, format_for, render
 
             # A day not closed gets the mid-day standing, headed as such (暂计).
             context = close_context(result, loaded, provisional=True)
@@ -316,9 +316,9 @@ def lurkers(
     Example: tally lurkers --game game.toml --day 3
     """
     with _reported():
-        from tally.game import load_game
-        from tally.lurkers import check, history
-        from tally.report import lurkers_json, record
+        from tally.outputs.report import lurkers_json, record
+        from tally.rules.game import load_game
+        from tally.rules.lurkers import check, history
 
         env = _env(ctx)
         loaded = load_game(game)
@@ -343,7 +343,7 @@ def lurkers(
         if as_json:
             _print_json(lurkers_json(result, ledger))
             return
-        from tally.render_console import print_lurkers
+        from tally.outputs.console import print_lurkers
 
         print_lurkers(_stdout(), result, ledger)
 
@@ -381,8 +381,7 @@ def announce(
     Example: tally announce --game game.toml --day 2 > day2.txt
     """
     with _reported():
-        from tally import ledger
-        from tally.announce import (
+        from tally.outputs.announce import (
             KINDS,
             close_context,
             elevator_context,
@@ -390,8 +389,9 @@ def announce(
             morning_context,
             render,
         )
-        from tally.game import load_game
-        from tally.votes import tally_day
+        from tally.rules import ledger
+        from tally.rules.game import load_game
+        from tally.rules.votes import tally_day
 
         if kind not in KINDS:
             raise InputError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}.")
@@ -423,7 +423,7 @@ def demo(ctx: typer.Context, quiet: Quiet = False) -> None:
     """
     with _reported():
         from tally.demo import sample_game
-        from tally.render_console import print_threads
+        from tally.outputs.console import print_threads
 
         with sample_game() as (game, forum):
             console = _stdout()
@@ -431,9 +431,9 @@ def demo(ctx: typer.Context, quiet: Quiet = False) -> None:
             how = _Fetching(quiet=quiet, use_cache=False)  # a new local forum every time
             threads = _read(list(game.thread_urls()), game.timezone.key, how, _env(ctx))
             print_threads(console, threads)
-            from tally.announce import close_context, format_for, render
-            from tally.render_console import print_day
-            from tally.votes import tally_day
+            from tally.outputs.announce import close_context, format_for, render
+            from tally.outputs.console import print_day
+            from tally.rules.votes import tally_day
 
             for thread in threads:
                 if any(thread.url == d.vote for d in game.days):

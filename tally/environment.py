@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tally.http import HttpOptions
+    from tally.forums.http import HttpOptions
 
 
 def system_clock() -> datetime:

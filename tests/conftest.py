@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tally.localforum import LocalForum
+from tally.demo.localforum import LocalForum
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DISCUZ = FIXTURES / "discuz"

@@ -16,9 +16,9 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 from typer.testing import CliRunner
 
-from tally.announce import inert, render
 from tally.cli import app
 from tally.errors import InputError
+from tally.outputs.announce import inert, render
 
 from .conftest import DISCUZ, FIXTURES
 from .discuzgen import P

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from tally.archive import COLUMNS, neutralise
 from tally.cli import app
+from tally.outputs.archive import COLUMNS, neutralise
 
 from .conftest import CONTRACT_COLUMNS, DISCUZ, FIXTURES, read_csv
 

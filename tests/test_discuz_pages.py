@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 
 from tally.errors import NotAThreadError, ParseError, TruncatedPageError
-from tally.platforms.discuz import Discuz
+from tally.forums.discuz import Discuz
 
 from .conftest import CHINA, DISCUZ, page_text
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tally.demo.localforum import Reply
 from tally.errors import FetchError, InputError, NotAThreadError, ParseError, TruncatedPageError
-from tally.fetch import FetchOptions, fetch_thread, read_threads
-from tally.http import HttpOptions
-from tally.localforum import Reply
+from tally.forums.fetch import FetchOptions, fetch_thread, read_threads
+from tally.forums.http import HttpOptions
 
 from .conftest import CHINA, DISCUZ
 

@@ -8,11 +8,11 @@ from contextlib import suppress
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tally.ballots import read_ballot
 from tally.errors import TallyError
-from tally.platforms.discuz import Discuz
-from tally.platforms.tieba import Tieba
-from tally.platforms.tieba_html import parse_comment_fragment, parse_total_comment
+from tally.forums.discuz import Discuz
+from tally.forums.tieba import Tieba
+from tally.forums.tieba_html import parse_comment_fragment, parse_total_comment
+from tally.rules.ballots import read_ballot
 
 from .conftest import CHINA, DISCUZ
 from .tiebagen import sample

@@ -30,17 +30,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tally.announce import inert, render
-from tally.charset import charset_of, decode_page
-from tally.cookies import load_cookies
+from tally.demo.localforum import Reply
 from tally.errors import GameFileError, InputError, ParseError, TallyError
-from tally.fetch import FetchOptions, fetch_thread
-from tally.game import parse_game
-from tally.http import retry_after
-from tally.localforum import Reply
-from tally.names import normalise
-from tally.platforms.base import Request
-from tally.platforms.discuz import Discuz
+from tally.forums.base import Request
+from tally.forums.charset import charset_of, decode_page
+from tally.forums.cookies import load_cookies
+from tally.forums.discuz import Discuz
+from tally.forums.fetch import FetchOptions, fetch_thread
+from tally.forums.http import retry_after
+from tally.outputs.announce import inert, render
+from tally.rules.game import parse_game
+from tally.rules.names import normalise
 from tally.sanitise import json_text, one_line, text_block
 
 from .conftest import CHINA, DISCUZ
@@ -294,9 +294,9 @@ def test_a_cut_at_every_twentieth_is_fetched_again(forum):
 
 def test_a_tieba_api_answer_cut_anywhere_is_a_cut_or_whole():
     from tally.errors import TruncatedPageError
-    from tally.platforms import resolve_url
-    from tally.platforms.base import Answer
-    from tally.platforms.tieba import parse_page_answer
+    from tally.forums import resolve_url
+    from tally.forums.base import Answer
+    from tally.forums.tieba import parse_page_answer
 
     from .tiebaapi import TiebaApi
     from .tiebagen import sample
@@ -318,15 +318,15 @@ def test_a_tieba_api_answer_cut_anywhere_is_a_cut_or_whole():
 @FUZZ
 @given(st.binary(max_size=400))
 def test_random_bytes_as_a_tieba_api_answer(body):
-    from tally.platforms import resolve_url
-    from tally.platforms.base import Answer
-    from tally.platforms.tieba import parse_page_answer
+    from tally.forums import resolve_url
+    from tally.forums.base import Answer
+    from tally.forums.tieba import parse_page_answer
 
     platform, ref = resolve_url("http://127.0.0.1:1/p/8800123456")
     request = platform.page_request(ref, 1)
     with contextlib.suppress(TallyError):
         parse_page_answer(Answer(body), request, ref, CHINA)
-    from tally.http import TryAgain
+    from tally.forums.http import TryAgain
 
     with contextlib.suppress(TryAgain):
         refused = platform.refusal(request, body)

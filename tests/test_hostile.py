@@ -17,14 +17,14 @@ import pytest
 from typer.testing import CliRunner
 
 from tally.cli import app
-from tally.cookies import load_cookies
+from tally.demo.localforum import LocalForum, Reply
 from tally.environment import Environment
 from tally.errors import FetchError, GameFileError, ParseError, TruncatedPageError
-from tally.fetch import FetchOptions, fetch_thread
-from tally.game import parse_game
-from tally.http import HttpOptions, retry_after
-from tally.localforum import LocalForum, Reply
-from tally.platforms.discuz import Discuz
+from tally.forums.cookies import load_cookies
+from tally.forums.discuz import Discuz
+from tally.forums.fetch import FetchOptions, fetch_thread
+from tally.forums.http import HttpOptions, retry_after
+from tally.rules.game import parse_game
 
 from .conftest import CHINA, DISCUZ, FIXTURES
 from .discuzgen import P
@@ -345,7 +345,7 @@ def test_a_url_with_a_bad_ipv6_host_is_one_sentence():
 def test_a_game_file_with_a_bom_loads(tmp_path):
     path = tmp_path / "game.toml"
     path.write_bytes(b"\xef\xbb\xbf" + DEMO.replace("${FORUM}", "https://x/").encode())
-    from tally.game import load_game
+    from tally.rules.game import load_game
 
     assert load_game(path).name == "[D01] 月下古堡（示例）"
 
@@ -547,7 +547,7 @@ def test_the_cli_goes_on_without_an_unwritable_cache(forum, tmp_path):
 
 
 def test_deep_nesting_is_capped_and_its_text_kept():
-    from tally.htmltext import MAX_DEPTH, html_tree, node_text
+    from tally.forums.htmltext import MAX_DEPTH, html_tree, node_text
 
     page = (DISCUZ / "vote-p2.html").read_text(encoding="utf-8")
     body = page.index('id="postmessage_')
@@ -564,7 +564,7 @@ def test_deep_nesting_is_capped_and_its_text_kept():
 
 
 def test_shallow_pages_are_not_touched():
-    from tally.htmltext import flatten_deep
+    from tally.forums.htmltext import flatten_deep
 
     page = (DISCUZ / "talk-p2.html").read_text(encoding="utf-8")
     assert flatten_deep(page) == page

@@ -18,11 +18,11 @@ from typer.testing import CliRunner
 from tally.cli import app
 from tally.environment import Environment
 from tally.errors import InputError
-from tally.game import load_game
-from tally.http import HttpOptions
-from tally.lurkers import DayThreads, check
+from tally.forums.http import HttpOptions
 from tally.model import Thread
-from tally.votes import tally_day
+from tally.rules.game import load_game
+from tally.rules.lurkers import DayThreads, check
+from tally.rules.votes import tally_day
 
 from .discuzgen import Comment, P
 from .discuzgen import Thread as Pages
@@ -189,7 +189,7 @@ def test_lurkers_write_no_card_for_a_day_not_closed(forum, tmp_path):
 
 def test_library_provisional_from_the_read_time_or_the_newest_saved_post(forum, tmp_path):
     game = load_game(two_day_game(tmp_path, forum))
-    from tally.fetch import FetchOptions, read_threads
+    from tally.forums.fetch import FetchOptions, read_threads
 
     url = forum.url("forum.php?mod=viewthread&tid=102")
     options = FetchOptions(http=QUICK, clock=lambda: at("2024-05-09 20:07"))
@@ -277,7 +277,7 @@ def test_a_vote_thread_without_a_ballot_stops(forum, tmp_path):
 
 def test_library_refuses_the_wrong_thread(forum, tmp_path):
     game = load_game(two_day_game(tmp_path, forum))
-    from tally.fetch import FetchOptions, read_threads
+    from tally.forums.fetch import FetchOptions, read_threads
 
     [talk] = read_threads(
         [forum.url("forum.php?mod=viewthread&tid=101")], CHINA, options=FetchOptions(http=QUICK)
@@ -364,7 +364,7 @@ def test_outsiders_and_rulings_are_not_taken_for_typos(forum, tmp_path):
 
 def test_library_stops_on_the_misspelt_roster(forum, tmp_path):
     game = load_game(two_day_game(tmp_path, forum, players=misspelt(PLAYERS)))
-    from tally.fetch import FetchOptions, read_threads
+    from tally.forums.fetch import FetchOptions, read_threads
 
     urls = [game.day(2).discussion or "", game.day(2).vote]
     options = FetchOptions(http=QUICK, clock=lambda: at("2024-05-10 09:00"))
@@ -374,7 +374,7 @@ def test_library_stops_on_the_misspelt_roster(forum, tmp_path):
 
 
 def test_name_likeness():
-    from tally.names import likely_same
+    from tally.rules.names import likely_same
 
     assert likely_same("小咪", "小眯")
     assert likely_same("Mika", "Mlka") and likely_same("Mika", "Мika")  # Cyrillic М

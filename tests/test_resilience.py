@@ -12,12 +12,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from typer.testing import CliRunner
 
-from tally.cache import Cache, default_cache_dir
 from tally.cli import app
+from tally.demo.localforum import LocalForum, Reply
 from tally.errors import FetchError, InputError, TruncatedPageError
-from tally.fetch import FetchOptions, fetch_thread
-from tally.http import Http, HttpOptions, Robots
-from tally.localforum import LocalForum, Reply
+from tally.forums.cache import Cache, default_cache_dir
+from tally.forums.fetch import FetchOptions, fetch_thread
+from tally.forums.http import Http, HttpOptions, Robots
 
 from .conftest import CHINA, DISCUZ
 from .test_votes_game import game_file, vote_thread

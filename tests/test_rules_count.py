@@ -7,9 +7,9 @@ from decimal import Decimal
 import pytest
 
 from tally.errors import GameFileError
-from tally.names import Roster, normalise
-from tally.rules import PRESETS
-from tally.validate import weight_of
+from tally.rules.judge import weight_of
+from tally.rules.names import Roster, normalise
+from tally.rules.rulesets import PRESETS
 
 from .votekit import PLAYERS, T, change, game, run, totals, vote
 

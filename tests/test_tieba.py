@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 
 from tally.cli import app
 from tally.errors import InputError, NotAThreadError, ParseError, TruncatedPageError
-from tally.fetch import read_threads
-from tally.platforms import resolve_url
-from tally.platforms.tieba import Tieba
-from tally.platforms.tieba_html import parse_total_comment
+from tally.forums import resolve_url
+from tally.forums.fetch import read_threads
+from tally.forums.tieba import Tieba
+from tally.forums.tieba_html import parse_total_comment
 
 from .conftest import CHINA, CONTRACT_COLUMNS, FIXTURES, read_csv
 from .tiebagen import TP, TiebaThread, sample

@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 from tally.cli import app
 from tally.environment import Environment
 from tally.errors import FetchError, NotAThreadError
-from tally.fetch import FetchOptions, fetch_thread
-from tally.http import Http, HttpOptions
-from tally.platforms import resolve_url
+from tally.forums import resolve_url
+from tally.forums.fetch import FetchOptions, fetch_thread
+from tally.forums.http import Http, HttpOptions
 
 from .conftest import CHINA
 from .test_resilience import FakeClock
@@ -171,7 +171,7 @@ def test_fragments_become_text(forum):
     thread = fetch_thread(TiebaApi(t).serve(forum), CHINA, options=options())
     # Emoticons as the client types them, @mentions and links as their text, images as nothing.
     assert thread.posts[1].text == "投票对象：白桃#(滑稽)\n投票理由：问@长夜 看这个链接"
-    from tally.ballots import read_ballot
+    from tally.rules.ballots import read_ballot
 
     assert read_ballot(thread.posts[1].text).ballots[0].target == "白桃"
 
@@ -230,7 +230,7 @@ def test_a_cut_answer_is_fetched_again(forum):
     cuts = iter([whole[: len(whole) // 2], whole[:0]])
 
     def cut(path: str, headers: dict[str, str], body: bytes):
-        from tally.localforum import Reply
+        from tally.demo.localforum import Reply
 
         answer = api.answer(path, headers, body)
         if api.asked[-1] == ("page", 2):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tally.errors import InputError
-from tally.platforms import resolve_url
+from tally.forums import resolve_url
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ from datetime import datetime
 from aiotieba.api.get_comments.protobuf import PbFloorReqIdl_pb2, PbFloorResIdl_pb2
 from aiotieba.api.get_posts.protobuf import PbPageReqIdl_pb2, PbPageResIdl_pb2
 
-from tally.localforum import LocalForum, Reply
+from tally.demo.localforum import LocalForum, Reply
 
 from .tiebagen import CHINA, TiebaThread
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from tally.game import Game, parse_game
 from tally.model import Comment, Post, Quote, Thread
-from tally.votes import DayResult, tally_day
+from tally.rules.game import Game, parse_game
+from tally.rules.votes import DayResult, tally_day
 
 CHINA = ZoneInfo("Asia/Shanghai")
 PLAYERS = ["甲", "乙", "丙", "丁", "戊", "己", "庚", "辛"]

@@ -14,16 +14,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tally.count import votes_text
 from tally.errors import InputError
-from tally.game import Day, Game
-from tally.ledger import Card
+from tally.forums import resolve_url
 from tally.model import Thread
-from tally.platforms import resolve_url
+from tally.rules.count import votes_text
+from tally.rules.game import Day, Game
+from tally.rules.ledger import Card
+from tally.rules.votes import DayResult
 from tally.sanitise import one_line
-from tally.votes import DayResult
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 FORMATS = ("bbcode", "text")
 KINDS = ("close", "morning", "elevator")
 _ZWSP = "\u200b"
@@ -295,7 +295,7 @@ def elevator_context(
     game: Game, day: Day, discussion: Thread | None, seed: int | None
 ) -> dict[str, Any]:
     """Every player in random order, with a link to their posts alone."""
-    from tally.names import Roster
+    from tally.rules.names import Roster
 
     roster = Roster(game.players, game.aliases)
     accounts: dict[str, tuple[str, str | None]] = {}

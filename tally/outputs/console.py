@@ -13,10 +13,10 @@ from rich.text import Text
 from tally.sanitise import one_line
 
 if TYPE_CHECKING:
-    from tally.lurkers import DayCheck
     from tally.model import Post, Thread
-    from tally.report import LedgerView
-    from tally.votes import DayResult
+    from tally.outputs.report import LedgerView
+    from tally.rules.lurkers import DayCheck
+    from tally.rules.votes import DayResult
 
 
 def cell(value: object, style: str = "") -> Text:
@@ -102,7 +102,7 @@ _STATUS_STYLE = {"counted": "green", "superseded": "yellow", "void": "red"}
 
 def print_day(console: Console, result: DayResult) -> None:
     """The table a director checks against the thread, floor by floor."""
-    from tally.count import votes_text
+    from tally.rules.count import votes_text
 
     thread = result.thread
     day = result.day

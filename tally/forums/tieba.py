@@ -16,7 +16,7 @@ the limits, retries, cache and completeness checks of every forum hold here too.
 is asked on tiebac.baidu.com for a URL on a Baidu host, and on the URL's own origin for
 any other host (a mirror, a test forum on 127.0.0.1).
 
-Saved pages from before 2026 are read by ``tally.platforms.tieba_html``.
+Saved pages from before 2026 are read by ``tally.forums.tieba_html``.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 from tally.errors import FetchError, NotAThreadError, PageMismatchError, ParseError, TallyError
+from tally.forums import tieba_html
+from tally.forums.base import Answer, CommentBatch, Getter, Platform, Request, ThreadRef
 from tally.model import Comment, Page, Post
-from tally.platforms import tieba_html
-from tally.platforms.base import Answer, CommentBatch, Getter, Platform, Request, ThreadRef
 
 _THREAD_PATH = re.compile(r"^/p/(\d+)/?$")
 API_HOST = "tiebac.baidu.com"
@@ -140,7 +140,7 @@ class Tieba(Platform):
             return None
         from google.protobuf.message import DecodeError
 
-        from tally.http import TryAgain
+        from tally.forums.http import TryAgain
 
         error = _error_message(request, body)
         try:

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tally import ledger
 from tally.errors import InputError
-from tally.game import Game
-from tally.ledger import Card, Totals
-from tally.lurkers import DayCheck
+from tally.rules import ledger
+from tally.rules.game import Game
+from tally.rules.ledger import Card, Totals
+from tally.rules.lurkers import DayCheck
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Pure functions: the poster's own words in (quotes are already left out by the parsers,
 so a quoted ballot is never read as one), a ``Reading`` out. Whether the ballot counts
-is decided later, in ``tally.validate``.
+is decided later, in ``tally.rules.judge``.
 
 Accepted spellings: full-width and half-width punctuation alike (NFKC first), a Chinese or
 ASCII colon, stray spaces, 【】 or [] around the labels, target and reason on one line or two.

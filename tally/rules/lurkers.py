@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from tally.game import Day, Game
-from tally.guards import check_roster, floors_text
-from tally.ledger import Card
 from tally.model import Thread, Writing
-from tally.validate import Flag, judge
+from tally.rules.game import Day, Game
+from tally.rules.guards import check_roster, floors_text
+from tally.rules.judge import Flag, judge
+from tally.rules.ledger import Card
 
 _NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
 
@@ -129,7 +129,7 @@ def history(
 def check(game: Game, history: Sequence[DayThreads], day_number: int) -> DayCheck:
     """The cards and flags of ``day_number``; ``history`` holds it and the days before it.
 
-    Stops (InputError) on a roster that misspells a player (``tally.guards``) before any
+    Stops (InputError) on a roster that misspells a player (``tally.rules.guards``) before any
     card is proposed.
     """
     by_day = {t.day.day: t for t in history}

@@ -5,9 +5,9 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from tally.errors import InputError
-from tally.platforms.base import Platform, ThreadRef
-from tally.platforms.discuz import Discuz
-from tally.platforms.tieba import Tieba
+from tally.forums.base import Platform, ThreadRef
+from tally.forums.discuz import Discuz
+from tally.forums.tieba import Tieba
 
 PLATFORMS: tuple[Platform, ...] = (Discuz(), Tieba())
 

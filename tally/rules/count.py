@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from tally.game import Day, Game
-from tally.rules import Ruleset
-from tally.validate import Ballot, Flag, weight_of
+from tally.rules.game import Day, Game
+from tally.rules.judge import Ballot, Flag, weight_of
+from tally.rules.rulesets import Ruleset
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tally.errors import GameFileError
-from tally.names import Roster, normalise
-from tally.rules import PRESETS, Ruleset, parse_number, ruleset_for
+from tally.rules.names import Roster, normalise
+from tally.rules.rulesets import PRESETS, Ruleset, parse_number, ruleset_for
 
 RULESETS = tuple(PRESETS)
 

@@ -14,10 +14,10 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from tally.errors import NotAThreadError, ParseError, TallyError, TruncatedPageError
-from tally.htmltext import Node, font_flags, html_tree, node_text
+from tally.forums.base import Platform, ThreadRef
+from tally.forums.htmltext import Node, font_flags, html_tree, node_text
+from tally.forums.timeparse import parse_forum_time
 from tally.model import Comment, Edit, Page, Post, Quote
-from tally.platforms.base import Platform, ThreadRef
-from tally.timeparse import parse_forum_time
 
 _REWRITE = re.compile(r"/thread-(\d+)-(\d+)-\d+\.html$")
 _ARCHIVER = re.compile(r"/archiver/tid-(\d+)\.html$")

@@ -20,8 +20,6 @@ from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from tally.cache import Cache, Entry, ThreadCache
-from tally.charset import decode_page
 from tally.errors import (
     FetchError,
     InputError,
@@ -30,10 +28,12 @@ from tally.errors import (
     TallyError,
     TruncatedPageError,
 )
-from tally.http import Http, HttpOptions
+from tally.forums import Platform, ThreadRef, by_name, recognise_text, resolve_url
+from tally.forums.base import Answer, CommentBatch, Request
+from tally.forums.cache import Cache, Entry, ThreadCache
+from tally.forums.charset import decode_page
+from tally.forums.http import Http, HttpOptions
 from tally.model import Page, Post, Thread
-from tally.platforms import Platform, ThreadRef, by_name, recognise_text, resolve_url
-from tally.platforms.base import Answer, CommentBatch, Request
 
 MAX_PAGES = 2000
 _HOST_FIRST = re.compile(r"^[\w-]+(\.[\w-]+)+(:\d+)?/")

@@ -28,10 +28,10 @@ from typing import Any
 from selectolax.lexbor import LexborHTMLParser
 
 from tally.errors import InputError, NotAThreadError, ParseError, TallyError, TruncatedPageError
-from tally.htmltext import Node, font_flags, html_tree, node_text
+from tally.forums.base import CommentBatch
+from tally.forums.htmltext import Node, font_flags, html_tree, node_text
+from tally.forums.timeparse import parse_forum_time
 from tally.model import Comment, Page, Post
-from tally.platforms.base import CommentBatch
-from tally.timeparse import parse_forum_time
 
 _PAGER_JSON = re.compile(r"PageData\.pager\s*=\s*(\{[^;]*?\})\s*;", re.S)
 _TOTAL_PAGE = re.compile(r"[\"']?total_page[\"']?\s*:\s*[\"']?(\d+)")

@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sized
 from datetime import timedelta
 
-from tally.ballots import read_ballot
 from tally.errors import InputError
-from tally.game import Day, Game
+from tally.forums import resolve_url
 from tally.model import Thread, Writing
-from tally.names import likely_same, normalise
-from tally.platforms import resolve_url
+from tally.rules.ballots import read_ballot
+from tally.rules.game import Day, Game
+from tally.rules.names import likely_same, normalise
 
 
 def _ref(url: str | None) -> tuple[str, str] | None:

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from tally.ballots import ParsedBallot, Reading, read_ballot
 from tally.errors import GameFileError
-from tally.game import Day, Game, Ruling
 from tally.model import Post, Thread
-from tally.names import Roster, normalise
-from tally.rules import Ruleset
+from tally.rules.ballots import ParsedBallot, Reading, read_ballot
+from tally.rules.game import Day, Game, Ruling
+from tally.rules.names import Roster, normalise
+from tally.rules.rulesets import Ruleset
 
 # A void first ballot with one of these reasons may be fixed (RULES V7).
 _FIXABLE = {"format", "unknown_target", "several_ballots"}

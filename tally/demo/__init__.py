@@ -6,11 +6,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tally.demo.localforum import LocalForum
 from tally.errors import InputError
-from tally.game import Game, parse_game
-from tally.localforum import LocalForum
+from tally.rules.game import Game, parse_game
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 # Which saved pages play which thread of the sample game.
 SAMPLE_THREADS = {"23": "vote", "24": "talk"}
 

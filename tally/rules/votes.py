@@ -10,18 +10,18 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from tally.count import Count, Outcome, Total, count
-from tally.game import Day, Game
-from tally.guards import (
+from tally.forums import resolve_url
+from tally.model import Thread
+from tally.rules.count import Count, Outcome, Total, count
+from tally.rules.game import Day, Game
+from tally.rules.guards import (
     check_roster,
     day_of_vote_thread,
     ensure_ballots,
     floors_text,
     vote_key,
 )
-from tally.model import Thread
-from tally.platforms import resolve_url
-from tally.validate import Ballot, Flag, judge
+from tally.rules.judge import Ballot, Flag, judge
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def tally_day(thread: Thread, game: Game, day_number: int | None = None) -> DayR
     """Judge and count the ballots of one day's vote thread.
 
     Refuses (InputError) a thread that is not the day's vote thread, a vote thread without
-    a ballot, and a roster that misspells a player (see ``tally.guards``).
+    a ballot, and a roster that misspells a player (see ``tally.rules.guards``).
     """
     day = day_of_vote_thread(game, thread, day_number)
     as_of = thread.as_of or day.opens

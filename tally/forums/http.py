@@ -35,8 +35,8 @@ import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from tally import __version__
-from tally.cookies import covers, load_cookies
 from tally.errors import FetchError, InputError, TallyError
+from tally.forums.cookies import covers, load_cookies
 
 USER_AGENT = f"tally/{__version__} (forum werewolf vote counter)"
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})

@@ -3,7 +3,7 @@
 A platform answers three questions: does this URL (or saved file) belong to me, which
 request answers page P of the thread (a page's URL, or an API call), and what posts does
 an answer hold. Parsing is pure: bytes or text in, frozen dataclasses out. Fetching,
-the cache and retries live in ``tally.fetch`` and ``tally.http``.
+the cache and retries live in ``tally.forums.fetch`` and ``tally.forums.http``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Protocol
 
-from tally.charset import decode_page
 from tally.errors import InputError, NotAThreadError, PageMismatchError, TallyError
+from tally.forums.charset import decode_page
 from tally.model import Comment, Page
 
 _HTML_END = re.compile(rb"</html\s*>\s*$", re.I)
