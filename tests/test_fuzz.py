@@ -12,7 +12,7 @@ from tally.errors import TallyError
 from tally.forums.discuz import Discuz
 from tally.forums.tieba import Tieba
 from tally.forums.tieba_html import parse_comment_fragment, parse_total_comment
-from tally.rules.ballots import read_ballot
+from tally.rules.ballot_text import read_ballot
 
 from .conftest import CHINA, DISCUZ
 from .tiebagen import sample

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tally.rules.ballots import read_ballot
+from tally.rules.ballot_text import read_ballot
 
 from .votekit import T, change, game, rows, run, status_of, vote
 
@@ -47,7 +47,10 @@ def test_V1_spellings_read_alike(text, target, reason):
     ],
 )
 def test_V1_format_errors_are_named(text, problem):
-    assert read_ballot(text).problem == problem
+    found = read_ballot(text).problem
+    assert found is not None and found.text == problem
+    several = problem.startswith("2 ballots")
+    assert found.code == ("several_ballots" if several else "format")
 
 
 def test_V1_chatter_is_no_ballot():

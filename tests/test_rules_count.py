@@ -113,7 +113,7 @@ def test_C4_first_to_reach_the_top_count():
     t.post("戊", "08 11:00", vote("丁")).post("己", "08 12:00", vote("丙"))
     result = run(game("000", number=1), t, day=1)
     assert result.kind == "sheriff"
-    assert (result.outcome.result, result.outcome.player, result.outcome.rule) == (
+    assert (result.outcome.result, result.outcome.player, result.outcome.code) == (
         "sheriff",
         "丁",
         "first_to_reach",
@@ -134,7 +134,7 @@ def test_C4_a_change_away_and_back_counts_from_the_last_reach():
 
 def test_C4_unique_top_and_no_votes():
     assert (
-        run(game("000", number=1), T().post("甲", "08 10:00", vote("丙")), day=1).outcome.rule
+        run(game("000", number=1), T().post("甲", "08 10:00", vote("丙")), day=1).outcome.code
         == "most_votes"
     )
     assert run(game("000", number=1), T(), day=1).outcome.result == "none"
@@ -175,12 +175,12 @@ def test_C5_the_same_tie_three_ways(ruleset, day, outcome):
     result = run(game(ruleset, day=weights), _tie())
     assert totals(result) == {"丙": "2", "己": "2"}
     o = result.outcome
-    assert (o.result, o.player, o.rule) == outcome
+    assert (o.result, o.player, o.code) == outcome
 
 
 def test_C5_000_acolyte_dies_when_nobody_votes():
     result = run(game("000", day='acolyte = "辛"'), T())
-    assert (result.outcome.player, result.outcome.rule) == ("辛", "no_votes_acolyte")
+    assert (result.outcome.player, result.outcome.code) == ("辛", "no_votes_acolyte")
     assert run(game("023", day='acolyte = "辛"'), T()).outcome.result == "none"
 
 
@@ -193,7 +193,7 @@ def test_C5_sheriff_target_outside_the_tie_is_flagged_and_nobody_is_out():
         **{**t.posts[-1].__dict__, "author": "甲"}
     )  # the sheriff votes 辛
     result = run(game("023", day='sheriff = "甲"\nweights = { "甲" = 1 }'), t)
-    assert (result.outcome.result, result.outcome.rule) == ("none", "tie_none")
+    assert (result.outcome.result, result.outcome.code) == ("none", "tie_none")
     assert [f.rule for f in result.flags] == ["C5"]
 
 
@@ -212,13 +212,13 @@ def test_C6_abstentions_count_in_the_half():
     ]:
         t.post(voter, "08 10:00", "投票对象：" + target)
     result = run(game("M126"), t)
-    assert (result.outcome.result, result.outcome.rule) == ("none", "no_majority")  # 3 of 6
+    assert (result.outcome.result, result.outcome.code) == ("none", "no_majority")  # 3 of 6
     t.post("己", "08 11:00", "投票对象：丙")
     result = run(game("M126"), t)
     assert (result.outcome.result, result.outcome.player) == ("eliminated", "丙")  # 4 of 7
     assert result.count.cast == 7
     # Without C6 a plurality is enough.
-    assert run(game("M126", rules="majority_of_all = false"), t).outcome.rule == "plurality"
+    assert run(game("M126", rules="majority_of_all = false"), t).outcome.code == "plurality"
 
 
 # -- C7: what is published -------------------------------------------------------------------
@@ -241,7 +241,7 @@ def test_C7_visibility_per_preset():
 def test_C8_immune_top_player_is_not_out():
     t = T().post("甲", "08 10:00", vote("丙"))
     result = run(game("000", day='immune = ["丙"]'), t)
-    assert (result.outcome.result, result.outcome.rule) == ("none", "immune")
+    assert (result.outcome.result, result.outcome.code) == ("none", "immune")
     assert "平安日" in result.outcome.note
 
 

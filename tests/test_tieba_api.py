@@ -171,7 +171,7 @@ def test_fragments_become_text(forum):
     thread = fetch_thread(TiebaApi(t).serve(forum), CHINA, options=options())
     # Emoticons as the client types them, @mentions and links as their text, images as nothing.
     assert thread.posts[1].text == "投票对象：白桃#(滑稽)\n投票理由：问@长夜 看这个链接"
-    from tally.rules.ballots import read_ballot
+    from tally.rules.ballot_text import read_ballot
 
     assert read_ballot(thread.posts[1].text).ballots[0].target == "白桃"
 

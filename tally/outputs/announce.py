@@ -20,6 +20,7 @@ from tally.model import Thread
 from tally.rules.count import votes_text
 from tally.rules.game import Day, Game
 from tally.rules.ledger import Card
+from tally.rules.verdicts import BallotKind, OutcomeCode, Status
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
 
@@ -93,70 +94,17 @@ def render(
 
 # -- the closing announcement --------------------------------------------------------------
 
-_OUTCOME = {
-    "plurality": "{player} 以 {top} 票被投票出局。",
-    "tie_sheriff_target": "{tied} 平票（{top} 票），按警长投票对象，{player} 被投票出局。",
-    "tie_acolyte": "{tied} 平票（{top} 票），侍僧 {player} 发动牺牲深渊，代替出局。",
-    "no_votes_acolyte": "无人得票，侍僧 {player} 发动牺牲深渊出局。",
-    "tie_none": "{tied} 平票（{top} 票），无人出局。",
-    "no_votes": "无人得票，无人出局。",
-    "immune": "{tied} 得票最高，但不会被投票出局，今日为平安日。",
-    "majority_of_all": "{player} 得 {top} 票，超过总票数 {cast} 的一半，被投票出局。",
-    "no_majority": "最高票 {top} 票未超过总票数 {cast} 的一半，无人出局。",
-    "most_votes": "{player} 以 {top} 票当选警长。",
-    "first_to_reach": "{tied} 同为 {top} 票，{player} 最先达到，当选警长。",
-    "first_to_reach_tied": "{tied} 同为 {top} 票且同时达到，由导演裁定警长。",
-}
 # When counts are hidden (C7, ruleset 245) the sentence names only the top.
 _OUTCOME_HIDDEN = {
-    "plurality": "最高票：{player}，被投票出局。",
-    "tie_sheriff_target": "最高票有多人，按警长投票对象，{player} 被投票出局。",
-    "tie_acolyte": "最高票有多人，侍僧 {player} 发动牺牲深渊，代替出局。",
-    "tie_none": "最高票有多人，无人出局。",
-    "immune": "最高票：{tied}，但不会被投票出局，今日为平安日。",
-    "most_votes": "最高票：{player}，当选警长。",
-    "first_to_reach": "最高票有多人，{player} 最先达到，当选警长。",
-}
-_RULE = {
-    "plurality": "C5",
-    "tie_sheriff_target": "C5",
-    "tie_acolyte": "C5",
-    "no_votes_acolyte": "C5",
-    "tie_none": "C5",
-    "no_votes": "C5",
-    "immune": "C8",
-    "majority_of_all": "C6",
-    "no_majority": "C6",
-    "most_votes": "C4",
-    "first_to_reach": "C4",
-    "first_to_reach_tied": "C4",
-}
-_VOID = {
-    "format": "格式错误",
-    "several_ballots": "一帖多票",
-    "unknown_target": "投票对象有误",
-    "dead_voter": "已出局者投票",
-    "dead_target": "投给已出局者",
-    "banned_voter": "当日不能投票",
-    "banned_target": "该角色当日不能被投票",
-    "before_open": "开门前投票",
-    "after_close": "关门后投票",
-    "not_a_player": "非玩家",
-    "director": "导演帖",
-    "proxy_not_director": "非导演代投",
-    "unknown_voter": "代投对象不是玩家",
-    "proxy_late": "代投超时",
-    "change_without_vote": "无票可改",
-    "change_not_reply": "改票方式不符",
-    "second_change": "第二次改票",
-    "change_in_final_hour": "关门前一小时内改票",
-    "change_under_acceleration": "加速日改票",
-    "no_change": "改票对象未变",
-    "bar_owner_late_change": "主管超时改票",
-    "ruling": "导演裁定作废",
+    OutcomeCode.PLURALITY: "最高票：{player}，被投票出局。",
+    OutcomeCode.TIE_SHERIFF_TARGET: "最高票有多人，按警长投票对象，{player} 被投票出局。",
+    OutcomeCode.TIE_ACOLYTE: "最高票有多人，侍僧 {player} 发动牺牲深渊，代替出局。",
+    OutcomeCode.TIE_NONE: "最高票有多人，无人出局。",
+    OutcomeCode.IMMUNE: "最高票：{tied}，但不会被投票出局，今日为平安日。",
+    OutcomeCode.MOST_VOTES: "最高票：{player}，当选警长。",
+    OutcomeCode.FIRST_TO_REACH: "最高票有多人，{player} 最先达到，当选警长。",
 }
 _BONUS = {"C2": "诽谤", "C3": "众志成城"}
-_KIND = {"vote": "投票", "change": "改票", "abstain": "弃权", "proxy": "代投"}
 
 
 def close_context(result: DayResult, game: Game, *, provisional: bool = False) -> dict[str, Any]:
@@ -184,8 +132,8 @@ def close_context(result: DayResult, game: Game, *, provisional: bool = False) -
         "top": votes_text(top) if top else "0",
         "cast": votes_text(result.count.cast),
     }
-    table = _OUTCOME if rules.publish_counts else {**_OUTCOME, **_OUTCOME_HIDDEN}
-    sentence = table.get(o.rule, o.note).format(**words)
+    hidden = None if rules.publish_counts else _OUTCOME_HIDDEN.get(o.code)
+    sentence = (hidden or o.code.label).format(**words)
     leaders = "、".join(result.leaders)
     if not leaders:
         standing = "目前无人得票。"
@@ -204,11 +152,12 @@ def close_context(result: DayResult, game: Game, *, provisional: bool = False) -
             "comment": b.comment,
             "link": link(b),
             "voter": b.voter or b.author,
-            "kind": _KIND[b.kind],
+            "kind": b.kind.label,
             "target": b.target or b.written,
             "reason": b.written_reason or "",
             "status": b.status,
-            "void_reason": _VOID.get(b.reason or "", b.reason or ""),
+            "abstain": b.kind == BallotKind.ABSTAIN,
+            "void_reason": b.reason.label if b.reason else "",
             "weight": votes_text(weights[b.voter][0]) if b.voter in weights else "1",
         }
         for b in result.ballots
@@ -237,10 +186,10 @@ def close_context(result: DayResult, game: Game, *, provisional: bool = False) -
             for t in totals
         ],
         "top": tied,
-        "counted": [b for b in ballots if b["status"] == "counted" and b["kind"] != "弃权"],
-        "abstained": [b for b in ballots if b["status"] == "counted" and b["kind"] == "弃权"],
-        "superseded": [b for b in ballots if b["status"] == "superseded"],
-        "void": [b for b in ballots if b["status"] == "void"],
+        "counted": [b for b in ballots if b["status"] == Status.COUNTED and not b["abstain"]],
+        "abstained": [b for b in ballots if b["status"] == Status.COUNTED and b["abstain"]],
+        "superseded": [b for b in ballots if b["status"] == Status.SUPERSEDED],
+        "void": [b for b in ballots if b["status"] == Status.VOID],
         "not_voted": list(result.not_voted),
         "provisional": result.provisional,
         "as_of": f"{result.as_of:%m-%d %H:%M}",
@@ -249,8 +198,8 @@ def close_context(result: DayResult, game: Game, *, provisional: bool = False) -
         "outcome": {
             "result": o.result,
             "player": o.player or "",
-            "rule": _RULE.get(o.rule, o.rule),
-            "code": o.rule,
+            "rule": o.code.rule,
+            "code": o.code,
             "text": sentence,
         },
     }
@@ -279,7 +228,7 @@ def morning_context(game: Game, day_number: int, cards: Sequence[Card]) -> dict[
         "cards": [
             {
                 "player": c.player,
-                "colour": {"blue": "蓝牌", "yellow": "黄牌", "red": "红牌"}[c.colour],
+                "colour": c.colour.label,
                 "rule": c.rule,
                 "reason": c.reason,
             }

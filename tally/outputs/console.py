@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from tally.rules.verdicts import DayKind, OutcomeResult, Status
 from tally.sanitise import one_line
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def print_threads(console: Console, threads: Iterable[Thread]) -> None:
         console.print(table)
 
 
-_STATUS_STYLE = {"counted": "green", "superseded": "yellow", "void": "red"}
+_STATUS_STYLE = {Status.COUNTED: "green", Status.SUPERSEDED: "yellow", Status.VOID: "red"}
 
 
 def print_day(console: Console, result: DayResult) -> None:
@@ -108,7 +109,7 @@ def print_day(console: Console, result: DayResult) -> None:
     day = result.day
     say(
         console,
-        f"\nDay {day.day} {'sheriff election' if result.kind == 'sheriff' else 'vote'} "
+        f"\nDay {day.day} {'sheriff election' if result.kind == DayKind.SHERIFF else 'vote'} "
         f"(ruleset {result.ruleset}), thread {thread.thread_id} “{thread.title}”: "
         f"{thread.page_count} page(s), {len(thread.posts)} posts",
     )
@@ -139,7 +140,8 @@ def print_day(console: Console, result: DayResult) -> None:
     for column in ("floor", "voter", "kind", "target", "time", "status", "why"):
         ballots.add_column(column)
     for b in result.ballots:
-        status = "in force now" if result.provisional and b.status == "counted" else b.status
+        counted = b.status == Status.COUNTED
+        status = "in force now" if result.provisional and counted else str(b.status)
         floor = f"{b.floor}" + (" 点评" if b.comment else "")
         why = b.note
         if b.reason:
@@ -164,23 +166,24 @@ def print_day(console: Console, result: DayResult) -> None:
     o = result.outcome
     if result.provisional:
         verdict = {
-            "eliminated": f"{o.player} would be out",
-            "sheriff": f"{o.player} would be sheriff",
-            "none": f"nobody would be {'sheriff' if result.kind == 'sheriff' else 'out'}",
+            OutcomeResult.ELIMINATED: f"{o.player} would be out",
+            OutcomeResult.SHERIFF: f"{o.player} would be sheriff",
+            OutcomeResult.NONE: "nobody would be "
+            + ("sheriff" if result.kind == DayKind.SHERIFF else "out"),
         }[o.result]
         leaders = "、".join(result.leaders) or "nobody"
         say(
             console,
             f"Standing now (not final): {leaders} leading; if the day closed now, {verdict} — "
-            f"{o.note} [rule {o.rule}]",
+            f"{o.note} [rule {o.code}]",
         )
         return
     verdict = {
-        "eliminated": f"{o.player} is out",
-        "sheriff": f"{o.player} is sheriff",
-        "none": "nobody",
+        OutcomeResult.ELIMINATED: f"{o.player} is out",
+        OutcomeResult.SHERIFF: f"{o.player} is sheriff",
+        OutcomeResult.NONE: "nobody",
     }[o.result]
-    say(console, f"Outcome: {verdict} — {o.note} [rule {o.rule}]")
+    say(console, f"Outcome: {verdict} — {o.note} [rule {o.code}]")
 
 
 def duration(delta: timedelta) -> str:

@@ -1,131 +1,48 @@
-"""Ballot text: what a post says it votes for (RULES V1, V2, V6, V8), read from text alone.
+"""A ballot as judged, and a flag for the director: what the judge hands to the count.
 
-Pure functions: the poster's own words in (quotes are already left out by the parsers,
-so a quoted ballot is never read as one), a ``Reading`` out. Whether the ballot counts
-is decided later, in ``tally.rules.judge``.
-
-Accepted spellings: full-width and half-width punctuation alike (NFKC first), a Chinese or
-ASCII colon, stray spaces, 【】 or [] around the labels, target and reason on one line or two.
+``tally.rules.ballot_text`` reads what a post says; ``tally.rules.judge`` decides whether it
+counts; these are its answers.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass
+from datetime import datetime
 
-# After NFKC: "：" is ":", "（" is "(", the full-width space is a space; 【】 stay.
-_LABEL = re.compile(
-    r"[【\[(]?[ \t]*(?P<kind>投票|改票)[ \t]*(?P<field>对象|目标|理由)"
-    r"[ \t]*[】\])]?[ \t]*(?P<colon>:)?"
-)
-_PROXY = re.compile(
-    r"^[ \t]*[【\[]?[ \t]*(?:导演|法官)?代投[ \t]*[】\]]?[ \t]*:?[ \t]*(?P<name>.*?)[ \t]*$"
-)
-_ATTEMPT_LINE = re.compile(r"^[ \t]*[【\[]?[ \t]*(?:投票|改票|弃权|代投)")
-# What people wrap a name in, and what trails it.
-_WRAPPERS = "「」『』“”\"'《》<>【】[]()"
-_TRAILING = "。.,，;；!！~～、 \t"
-# Tieba's emoticons, as the client types them and tally writes them: #(滑稽). Never part of
-# a name, so a target "白桃#(滑稽)" is 白桃.
-_EMOTICON = re.compile(r"#\([^()\n]{1,12}\)")
+from tally.rules.verdicts import BallotKind, RulingAction, Status, VoidReason
 
 
 @dataclass(frozen=True)
-class ParsedBallot:
-    label: str  # "vote" (投票对象) or "change" (改票对象)
-    target: str  # as written, trimmed
-    reason: str | None
+class Flag:
+    """Something the director should look at; not itself a decision."""
+
+    rule: str
+    note: str
+    player: str | None = None
+    floor: int | None = None
+    post_id: str | None = None
 
 
 @dataclass(frozen=True)
-class Reading:
-    """What one post or comment says, as a ballot."""
-
-    # What could be read, also when the format is broken (a director's ruling may accept it).
-    ballots: tuple[ParsedBallot, ...] = ()
-    # Set when the text tries to be a ballot but breaks the format (RULES V1, V7): a short
-    # sentence for the director.
-    problem: str | None = None
-    # The player a director's proxy post names ("代投：南瓜", RULES V8).
-    proxy_for: str | None = None
-
-    @property
-    def is_ballot(self) -> bool:
-        return bool(self.ballots) or self.problem is not None
-
-
-def _clean_target(raw: str) -> str:
-    target = _EMOTICON.sub("", raw).strip().rstrip(_TRAILING).strip()
-    while len(target) >= 2 and target[0] in _WRAPPERS and target[-1] in _WRAPPERS:
-        target = target[1:-1].strip()
-    return target
-
-
-def read_ballot(text: str, *, require_reason: bool = True) -> Reading:
-    """Read the ballot in ``text``; chatter without any ballot label is no ballot at all."""
-    norm = unicodedata.normalize("NFKC", text)
-    proxy_for = None
-    lines = []
-    for line in norm.split("\n"):
-        m = _PROXY.match(line)
-        if m and "对象" not in line:
-            proxy_for = _clean_target(m.group("name")) or None
-            continue
-        lines.append(line)
-    body = "\n".join(lines)
-    # A label word without a colon in the middle of a line is just a word ("他的投票对象很怪");
-    # at the start of a line it is a label written wrong.
-    labels = [
-        m
-        for m in _LABEL.finditer(body)
-        if m.group("colon") or not body[body.rfind("\n", 0, m.start()) + 1 : m.start()].strip()
-    ]
-    if not labels:
-        if any(_ATTEMPT_LINE.match(line) for line in lines) or proxy_for:
-            return Reading(problem="no 投票对象 label", proxy_for=proxy_for)
-        return Reading()
-
-    # Each label's value runs to the next label or to the end of its line.
-    values = []
-    for i, m in enumerate(labels):
-        end = labels[i + 1].start() if i + 1 < len(labels) else len(body)
-        newline = body.find("\n", m.end())
-        if m.group("field") != "理由" and newline != -1:
-            end = min(end, newline)
-        values.append((m, body[m.end() : end]))
-
-    ballots: list[ParsedBallot] = []
-    problem = None
-    pending: tuple[str, str] | None = None  # (label, target) awaiting a reason
-    for m, value in values:
-        kind = "vote" if m.group("kind") == "投票" else "change"
-        if m.group("colon") is None:
-            problem = f"no colon after {m.group('kind')}{m.group('field')}"
-            continue
-        if m.group("field") in ("对象", "目标"):
-            if pending is not None:
-                ballots.append(ParsedBallot(pending[0], pending[1], None))
-            target = _clean_target(value)
-            if not target:
-                problem = f"{m.group('kind')}对象 is empty"
-                pending = None
-                continue
-            pending = (kind, target)
-        else:
-            reason = value.strip()
-            if pending is None:
-                problem = problem or f"{m.group('kind')}理由 without {m.group('kind')}对象"
-                continue
-            ballots.append(ParsedBallot(pending[0], pending[1], reason or None))
-            pending = None
-    if pending is not None:
-        ballots.append(ParsedBallot(pending[0], pending[1], None))
-    if problem is None and require_reason:
-        missing = [b for b in ballots if not b.reason]
-        if missing:
-            word = "投票理由" if missing[0].label == "vote" else "改票理由"
-            problem = f"no {word} (the format needs target and reason)"
-    if problem is None and len(ballots) > 1:
-        problem = f"{len(ballots)} ballots in one post (one vote per post)"
-    return Reading(ballots=tuple(ballots), problem=problem, proxy_for=proxy_for)
+class Ballot:
+    floor: int
+    post_id: str
+    author: str  # who posted it (the director, for a proxy)
+    voter: str | None  # the player whose vote it is
+    kind: BallotKind
+    target: str | None  # a player, the abstain word, or None when unreadable
+    written: str  # the target as written
+    time: datetime  # the time the ballot counts from (a V7 fix keeps the original's)
+    posted_at: datetime
+    status: Status
+    reason: VoidReason | None
+    note: str
+    comment: bool = False
+    parent_post_id: str | None = None
+    suggestions: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    ruling: RulingAction | None = None
+    superseded_at: datetime | None = None
+    abstain: bool = False
+    # The player's own reason (投票理由), as written.
+    written_reason: str | None = None

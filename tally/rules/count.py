@@ -10,9 +10,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
+from tally.rules.ballots import Ballot, Flag
 from tally.rules.game import Day, Game
-from tally.rules.judge import Ballot, Flag, weight_of
+from tally.rules.judge import weight_of
 from tally.rules.rulesets import Ruleset
+from tally.rules.verdicts import DayKind, OutcomeCode, OutcomeResult, Status
 
 
 @dataclass(frozen=True)
@@ -26,15 +28,15 @@ class Total:
 
 @dataclass(frozen=True)
 class Outcome:
-    result: str  # "eliminated" | "sheriff" | "none"
+    result: OutcomeResult
     player: str | None
-    rule: str
+    code: OutcomeCode  # how the day was decided; code.rule is the rule that did
     note: str
 
 
 @dataclass(frozen=True)
 class Count:
-    kind: str  # "sheriff" | "elimination"
+    kind: DayKind
     totals: tuple[Total, ...]
     weights: dict[str, tuple[Decimal, str | None]]
     abstained: Decimal  # the weight of the abstentions
@@ -47,7 +49,7 @@ def count(ballots: Sequence[Ballot], game: Game, day: Day, rules: Ruleset | None
     rules = rules or game.rules
     alive = [p for p in game.players if p not in day.dead]
     weights = {p: weight_of(p, day, rules, len(alive)) for p in alive}
-    counted = [b for b in ballots if b.status == "counted" and b.voter is not None]
+    counted = [b for b in ballots if b.status == Status.COUNTED and b.voter is not None]
     votes: dict[str, Decimal] = {}
     voters: dict[str, list[str]] = {}
     bonuses: dict[str, list[tuple[Decimal, str, str]]] = {}
@@ -92,10 +94,10 @@ def count(ballots: Sequence[Ballot], game: Game, day: Day, rules: Ruleset | None
     cast = sum((t.votes for t in totals), Decimal(0)) + abstained
     if rules.sheriff_election_day is not None and day.day == rules.sheriff_election_day:
         outcome = _elect(totals, ballots, weights, day)
-        kind = "sheriff"
+        kind = DayKind.SHERIFF
     else:
         outcome = _eliminate(totals, counted, day, rules, cast, flags)
-        kind = "elimination"
+        kind = DayKind.ELIMINATION
     return Count(kind, totals, weights, abstained, cast, outcome, tuple(flags))
 
 
@@ -119,42 +121,48 @@ def _eliminate(
     if not tied:
         if "acolyte" in rules.tie_chain and acolyte:
             return Outcome(
-                "eliminated",
+                OutcomeResult.ELIMINATED,
                 acolyte,
-                "no_votes_acolyte",
+                OutcomeCode.NO_VOTES_ACOLYTE,
                 f"nobody received a vote: the 侍僧 {acolyte} dies instead (C5)",
             )
-        return Outcome("none", None, "no_votes", "nobody received a vote")
+        return Outcome(OutcomeResult.NONE, None, OutcomeCode.NO_VOTES, "nobody received a vote")
     if rules.majority_of_all:
         half = cast / 2
         if len(tied) == 1 and top > half:
             return _unless_immune(
                 day,
                 Outcome(
-                    "eliminated",
+                    OutcomeResult.ELIMINATED,
                     tied[0],
-                    "majority_of_all",
+                    OutcomeCode.MAJORITY_OF_ALL,
                     f"{votes_text(top)} of {votes_text(cast)} votes cast, more than half (C6)",
                 ),
             )
         return Outcome(
-            "none",
+            OutcomeResult.NONE,
             None,
-            "no_majority",
+            OutcomeCode.NO_MAJORITY,
             f"the most votes, {votes_text(top)}, are not more than half "
             f"of the {votes_text(cast)} cast (C6)",
         )
     if len(tied) == 1:
         return _unless_immune(
-            day, Outcome("eliminated", tied[0], "plurality", f"the most votes, {votes_text(top)}")
+            day,
+            Outcome(
+                OutcomeResult.ELIMINATED,
+                tied[0],
+                OutcomeCode.PLURALITY,
+                f"the most votes, {votes_text(top)}",
+            ),
         )
     names = "、".join(tied)
     for step in rules.tie_chain:
         if step == "acolyte" and acolyte:
             return Outcome(
-                "eliminated",
+                OutcomeResult.ELIMINATED,
                 acolyte,
-                "tie_acolyte",
+                OutcomeCode.TIE_ACOLYTE,
                 f"{names} tie on {votes_text(top)}: the 侍僧 {acolyte} dies instead (C5)",
             )
         if step == "sheriff_target" and day.sheriff:
@@ -165,9 +173,9 @@ def _eliminate(
                 return _unless_immune(
                     day,
                     Outcome(
-                        "eliminated",
+                        OutcomeResult.ELIMINATED,
                         pick,
-                        "tie_sheriff_target",
+                        OutcomeCode.TIE_SHERIFF_TARGET,
                         f"{names} tie on {votes_text(top)}: "
                         f"the sheriff {day.sheriff} voted for {pick} (C5)",
                     ),
@@ -184,16 +192,19 @@ def _eliminate(
         if step == "none":
             break
     return Outcome(
-        "none", None, "tie_none", f"{names} tie on {votes_text(top)}: nobody is out (C5)"
+        OutcomeResult.NONE,
+        None,
+        OutcomeCode.TIE_NONE,
+        f"{names} tie on {votes_text(top)}: nobody is out (C5)",
     )
 
 
 def _unless_immune(day: Day, outcome: Outcome) -> Outcome:
     if outcome.player in day.immune:
         return Outcome(
-            "none",
+            OutcomeResult.NONE,
             None,
-            "immune",
+            OutcomeCode.IMMUNE,
             f"{outcome.player} has the most votes but is immune (霸道/不死): 平安日 (C8)",
         )
     return outcome
@@ -207,9 +218,19 @@ def _elect(
 ) -> Outcome:
     top, tied = _top(totals)
     if not tied:
-        return Outcome("none", None, "no_votes", "nobody received a vote: no sheriff (C4)")
+        return Outcome(
+            OutcomeResult.NONE,
+            None,
+            OutcomeCode.NO_VOTES,
+            "nobody received a vote: no sheriff (C4)",
+        )
     if len(tied) == 1:
-        return Outcome("sheriff", tied[0], "most_votes", f"the most votes, {votes_text(top)} (C4)")
+        return Outcome(
+            OutcomeResult.SHERIFF,
+            tied[0],
+            OutcomeCode.MOST_VOTES,
+            f"the most votes, {votes_text(top)} (C4)",
+        )
     reached = _first_reached(ballots, weights, tied, top, totals)
     ranked = sorted(
         tied, key=lambda p: reached.get(p) or datetime.max.replace(tzinfo=day.closes.tzinfo)
@@ -218,16 +239,16 @@ def _elect(
     times = ", ".join(f"{p} at {reached[p]:%m-%d %H:%M:%S}" for p in ranked if p in reached)
     if len(ranked) > 1 and reached.get(ranked[1]) == reached.get(first):
         return Outcome(
-            "none",
+            OutcomeResult.NONE,
             None,
-            "first_to_reach_tied",
+            OutcomeCode.FIRST_TO_REACH_TIED,
             f"{'、'.join(tied)} tie on {votes_text(top)} and reached it at the same time: "
             "the director decides (C4)",
         )
     return Outcome(
-        "sheriff",
+        OutcomeResult.SHERIFF,
         first,
-        "first_to_reach",
+        OutcomeCode.FIRST_TO_REACH,
         f"{'、'.join(tied)} tie on {votes_text(top)}; {first} reached it first ({times}) (C4)",
     )
 
@@ -242,7 +263,12 @@ def _first_reached(
     """When each tied player last came up to the top count, replaying votes and changes."""
     events: list[tuple[datetime, int, str, Decimal]] = []
     for b in ballots:
-        if b.status not in ("counted", "superseded") or b.abstain or not b.target or not b.voter:
+        if (
+            b.status not in (Status.COUNTED, Status.SUPERSEDED)
+            or b.abstain
+            or not b.target
+            or not b.voter
+        ):
             continue
         w = weights.get(b.voter, (Decimal(1), None))[0]
         events.append((b.time, b.floor, b.target, w))

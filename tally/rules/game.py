@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from tally.errors import GameFileError
 from tally.rules.names import Roster, normalise
 from tally.rules.rulesets import PRESETS, Ruleset, parse_number, ruleset_for
+from tally.rules.verdicts import RulingAction
 
 RULESETS = tuple(PRESETS)
 
@@ -100,7 +101,7 @@ class Day:
 class Ruling:
     day: int
     floor: int
-    action: str  # "void" | "accept"
+    action: RulingAction
     note: str = ""
     # The 点评/楼中楼 under the floor, 1 = the oldest; None for the floor itself.
     comment: int | None = None
@@ -469,7 +470,7 @@ class _Checker:
                 raise self.fail(f"{where}.day", f"{day!r} is not one of the game's days")
             if not isinstance(floor, int) or isinstance(floor, bool) or not 1 <= floor <= 10**8:
                 raise self.fail(f"{where}.floor", "must be a floor number (from 1)")
-            if action not in ("void", "accept"):
+            if action not in tuple(RulingAction):
                 raise self.fail(f"{where}.action", 'must be "void" or "accept"')
             note = t.get("note", "")
             if not isinstance(note, str):
@@ -486,7 +487,12 @@ class _Checker:
                 target = self.player(target, f"{where}.target", roster)
             out.append(
                 Ruling(
-                    day=day, floor=floor, action=action, note=note, comment=comment, target=target
+                    day=day,
+                    floor=floor,
+                    action=RulingAction(action),
+                    note=note,
+                    comment=comment,
+                    target=target,
                 )
             )
         return tuple(out)

@@ -22,7 +22,7 @@ from datetime import timedelta
 from tally.errors import InputError
 from tally.forums import resolve_url
 from tally.model import Thread, Writing
-from tally.rules.ballots import read_ballot
+from tally.rules.ballot_text import read_ballot
 from tally.rules.game import Day, Game
 from tally.rules.names import likely_same, normalise
 

@@ -1,7 +1,7 @@
 """Which ballots of a vote thread count, and why (RULES V1-V11, S3).
 
 Every post and comment that tries to be a ballot becomes a ``Ballot`` with a status:
-"counted" (in force at the close), "superseded" (replaced by a valid change) or "void"
+counted (in force at the close), superseded (replaced by a valid change) or void
 (never counts), a short reason code and a note a director can check floor by floor.
 """
 
@@ -14,49 +14,14 @@ from decimal import Decimal
 
 from tally.errors import GameFileError
 from tally.model import Post, Thread
-from tally.rules.ballots import ParsedBallot, Reading, read_ballot
+from tally.rules.ballot_text import ParsedBallot, Reading, read_ballot
+from tally.rules.ballots import Ballot, Flag
 from tally.rules.game import Day, Game, Ruling
 from tally.rules.names import Roster, normalise
 from tally.rules.rulesets import Ruleset
+from tally.rules.verdicts import FIXABLE, BallotKind, RulingAction, Status, VoidReason
 
 # A void first ballot with one of these reasons may be fixed (RULES V7).
-_FIXABLE = {"format", "unknown_target", "several_ballots"}
-
-
-@dataclass(frozen=True)
-class Flag:
-    """Something the director should look at; not itself a decision."""
-
-    rule: str
-    note: str
-    player: str | None = None
-    floor: int | None = None
-    post_id: str | None = None
-
-
-@dataclass(frozen=True)
-class Ballot:
-    floor: int
-    post_id: str
-    author: str  # who posted it (the director, for a proxy)
-    voter: str | None  # the player whose vote it is
-    kind: str  # "vote" | "change" | "abstain" | "proxy"
-    target: str | None  # a player, the abstain word, or None when unreadable
-    written: str  # the target as written
-    time: datetime  # the time the ballot counts from (a V7 fix keeps the original's)
-    posted_at: datetime
-    status: str  # "counted" | "superseded" | "void"
-    reason: str | None
-    note: str
-    comment: bool = False
-    parent_post_id: str | None = None
-    suggestions: tuple[str, ...] = ()
-    flags: tuple[str, ...] = ()
-    ruling: str | None = None
-    superseded_at: datetime | None = None
-    abstain: bool = False
-    # The player's own reason (投票理由), as written.
-    written_reason: str | None = None
 
 
 @dataclass
@@ -76,8 +41,8 @@ class _Work:
     target: str | None = None
     abstain: bool = False
     time: datetime | None = None
-    status: str = "pending"
-    reason: str | None = None
+    status: Status | None = None  # None: not judged yet
+    reason: VoidReason | None = None
     notes: list[str] = field(default_factory=list)
     suggestions: tuple[str, ...] = ()
     flags: list[tuple[str, str]] = field(default_factory=list)  # (rule, note)
@@ -92,8 +57,12 @@ class _Work:
     def is_comment(self) -> bool:
         return self.comment_index is not None
 
-    def void(self, reason: str, note: str) -> None:
-        self.status, self.reason = "void", reason
+    @property
+    def is_void(self) -> bool:
+        return self.status == Status.VOID
+
+    def void(self, reason: VoidReason, note: str) -> None:
+        self.status, self.reason = Status.VOID, reason
         self.notes.append(note)
 
     @property
@@ -165,12 +134,15 @@ def _candidates(thread: Thread, rules: Ruleset) -> Iterator[_Work]:
 def _identify(w: _Work, game: Game) -> None:
     if game.is_director(w.author, w.author_display):
         if w.reading.proxy_for is None:
-            w.void("director", "a director's own post is not a ballot")
+            w.void(VoidReason.DIRECTOR, "a director's own post is not a ballot")
             return
         match = game.roster.match(w.reading.proxy_for)
         if match.player is None:
             w.suggestions = match.suggestions
-            w.void("unknown_voter", f"the proxy names {w.reading.proxy_for!r}, who is not a player")
+            w.void(
+                VoidReason.UNKNOWN_VOTER,
+                f"the proxy names {w.reading.proxy_for!r}, who is not a player",
+            )
             return
         w.voter, w.proxy = match.player, True
         return
@@ -178,43 +150,42 @@ def _identify(w: _Work, game: Game) -> None:
     player = game.identify(w.author, w.author_display)
     if player is None:
         names = " / ".join(n for n in (w.author, w.author_display) if n)
-        w.void("not_a_player", f"{names} is not a player of this game")
+        w.void(VoidReason.NOT_A_PLAYER, f"{names} is not a player of this game")
         return
     w.voter = player
     if w.reading.proxy_for is not None:
-        w.void("proxy_not_director", "only a director may post a proxy ballot (V8)")
+        w.void(VoidReason.PROXY_NOT_DIRECTOR, "only a director may post a proxy ballot (V8)")
 
 
 def _check(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
     """What can be said of a ballot on its own, before its voter's other ballots are seen."""
-    if w.status == "void" or w.voter is None:
+    if w.is_void or w.voter is None:
         return
     if w.posted_at < day.opens:
         w.void(
-            "before_open",
+            VoidReason.BEFORE_OPEN,
             f"posted {w.posted_at:%m-%d %H:%M}, before the open {day.opens:%m-%d %H:%M}",
         )
     elif w.posted_at > day.closes:
         w.void(
-            "after_close",
+            VoidReason.AFTER_CLOSE,
             f"posted {w.posted_at:%m-%d %H:%M}, after the close {day.closes:%m-%d %H:%M}",
         )
     elif day.out_at(w.voter, w.posted_at):
-        w.void("dead_voter", f"{w.voter} is out and cannot vote (V9)")
+        w.void(VoidReason.DEAD_VOTER, f"{w.voter} is out and cannot vote (V9)")
     elif w.voter in day.cannot_vote:
-        w.void("banned_voter", f"{w.voter} may not vote on day {day.day} (V10)")
+        w.void(VoidReason.BANNED_VOTER, f"{w.voter} may not vote on day {day.day} (V10)")
     problem = w.reading.problem
-    if problem is not None and w.status != "void":
-        reason = "several_ballots" if "ballots in one post" in problem else "format"
-        w.void(reason, f"format: {problem} (V1, V7)")
+    if problem is not None and not w.is_void:
+        w.void(problem.code, f"format: {problem.text} (V1, V7)")
     if w.parsed is not None:
         _read_target(w, roster, day, rules)
-    if w.status == "void":
+    if w.is_void:
         return
     if w.proxy and rules.proxy_deadline_minutes is not None:
         due = day.closes - timedelta(minutes=rules.proxy_deadline_minutes)
         if w.posted_at > due:
-            w.void("proxy_late", f"proxy ballots are due by {due:%H:%M} (V8)")
+            w.void(VoidReason.PROXY_LATE, f"proxy ballots are due by {due:%H:%M} (V8)")
 
 
 def _read_target(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
@@ -235,17 +206,19 @@ def _read_target(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
                     f"{written!r} looks like {match.lookalike!r} but is spelled differently",
                 )
             )
-        if w.status != "void":
+        if not w.is_void:
             hint = f"; closest: {', '.join(match.suggestions)}" if match.suggestions else ""
-            w.void("unknown_target", f"{written!r} is not a player{hint} (V7)")
+            w.void(VoidReason.UNKNOWN_TARGET, f"{written!r} is not a player{hint} (V7)")
         return
     w.target = match.player
-    if w.status == "void":
+    if w.is_void:
         return
     if day.out_at(match.player, w.posted_at):
-        w.void("dead_target", f"{match.player} is out and cannot be voted for (V9)")
+        w.void(VoidReason.DEAD_TARGET, f"{match.player} is out and cannot be voted for (V9)")
     elif match.player in day.cannot_be_voted or match.player == day.bar_owner:
-        w.void("banned_target", f"{match.player} cannot be voted for on day {day.day} (V10)")
+        w.void(
+            VoidReason.BANNED_TARGET, f"{match.player} cannot be voted for on day {day.day} (V10)"
+        )
 
 
 def _apply_ruling(w: _Work, roster: Roster) -> None:
@@ -253,8 +226,8 @@ def _apply_ruling(w: _Work, roster: Roster) -> None:
     if r is None:
         return
     note = f"director's ruling: {r.action}" + (f" ({r.note})" if r.note else "")
-    if r.action == "void":
-        w.status, w.reason = "void", "ruling"
+    if r.action == RulingAction.VOID:
+        w.status, w.reason = Status.VOID, VoidReason.RULING
         w.notes.append(note)
         return
     target = r.target or w.target
@@ -268,7 +241,7 @@ def _apply_ruling(w: _Work, roster: Roster) -> None:
     if w.voter is None:
         raise GameFileError(f"the ruling accepting floor {w.post.floor} names no player's ballot.")
     w.target = target if not w.abstain else w.target
-    w.status, w.reason = "pending", None
+    w.status, w.reason = None, None
     w.notes.append(note)
 
 
@@ -301,9 +274,9 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
     extra_used = False
     window = timedelta(minutes=rules.change_window_minutes)
     for w in seq:
-        forced = w.ruling is not None and w.ruling.action == "accept"
-        if w.status == "void":
-            if current is None and w.reason in _FIXABLE:
+        forced = w.ruling is not None and w.ruling.action == RulingAction.ACCEPT
+        if w.is_void:
+            if current is None and w.reason in FIXABLE:
                 fixable = w
             w.is_change = current is not None
             continue
@@ -311,8 +284,9 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
             fix = fixable is not None and _answers_one_of(
                 w, {fixable.post.post_id}, rules.change_via, fixable.author
             )
-            if w.parsed is not None and w.parsed.label == "change" and not fix and not forced:
-                w.void("change_without_vote", "a change with no vote before it (V2)")
+            change = w.parsed is not None and w.parsed.label == BallotKind.CHANGE
+            if change and not fix and not forced:
+                w.void(VoidReason.CHANGE_WITHOUT_VOTE, "a change with no vote before it (V2)")
                 continue
             if fix and fixable is not None:
                 if rules.fix_keeps_time:
@@ -329,14 +303,23 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
             current = _supersede(current, w, own_floors)
             continue
         if w.target == current.target:
-            w.void("no_change", f"same target as floor {current.post.floor}: not a change (V7)")
+            w.void(
+                VoidReason.NO_CHANGE,
+                f"same target as floor {current.post.floor}: not a change (V7)",
+            )
             continue
         if day.accelerated:
-            w.void("change_under_acceleration", "the day is accelerated: no change counts (S3)")
+            w.void(
+                VoidReason.CHANGE_UNDER_ACCELERATION,
+                "the day is accelerated: no change counts (S3)",
+            )
             continue
         if not w.proxy and not _answers_one_of(w, own_floors, rules.change_via, w.author):
             how = " or ".join(rules.change_via)
-            w.void("change_not_reply", f"a change must be posted as a {how} of one's own vote (V3)")
+            w.void(
+                VoidReason.CHANGE_NOT_REPLY,
+                f"a change must be posted as a {how} of one's own vote (V3)",
+            )
             continue
         death = day.died.get(current.target or "")
         v9 = (
@@ -346,7 +329,7 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
             and not extra_used
         )
         if not v9 and rules.max_changes is not None and changes >= rules.max_changes:
-            w.void("second_change", f"only {rules.max_changes} change(s) allowed (V4)")
+            w.void(VoidReason.SECOND_CHANGE, f"only {rules.max_changes} change(s) allowed (V4)")
             continue
         final = day.closes - window
         deadline = final
@@ -355,13 +338,13 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
                 final, day.closes - timedelta(minutes=rules.proxy_change_deadline_minutes)
             )
         if not v9 and window and w.posted_at >= deadline:
-            w.void("change_in_final_hour", f"no change after {deadline:%H:%M} (V5, V8)")
+            w.void(VoidReason.CHANGE_IN_FINAL_HOUR, f"no change after {deadline:%H:%M} (V5, V8)")
             continue
         if day.bar_owner == voter:
             limit = day.opens + timedelta(hours=_bar_owner_hours(day, rules)[1])
             if w.posted_at > limit:
                 w.void(
-                    "bar_owner_late_change",
+                    VoidReason.BAR_OWNER_LATE_CHANGE,
                     f"the 主管 may not change after {limit:%m-%d %H:%M} (V11)",
                 )
                 continue
@@ -374,13 +357,13 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
 
 
 def _count(w: _Work, own_floors: set[str]) -> _Work:
-    w.status = "counted"
+    w.status = Status.COUNTED
     own_floors.add(w.post.post_id)
     return w
 
 
 def _supersede(current: _Work, w: _Work, own_floors: set[str]) -> _Work:
-    current.status = "superseded"
+    current.status = Status.SUPERSEDED
     current.superseded_at = w.time
     current.notes.append(f"replaced by the change on floor {w.post.floor}")
     return _count(w, own_floors)
@@ -394,10 +377,15 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
     flags: list[Flag] = []
     window = timedelta(minutes=rules.change_window_minutes)
     for w in works:
-        if w.status == "counted" and w.voter and w.voter in day.died:
-            w.void("dead_voter", f"{w.voter} went out during the day; the ballot lapsed (V9)")
-        elif w.status == "counted" and w.target in day.died:
-            w.void("dead_target", f"{w.target} went out during the day; the ballot lapsed (V9)")
+        if w.status == Status.COUNTED and w.voter and w.voter in day.died:
+            w.void(
+                VoidReason.DEAD_VOTER, f"{w.voter} went out during the day; the ballot lapsed (V9)"
+            )
+        elif w.status == Status.COUNTED and w.target in day.died:
+            w.void(
+                VoidReason.DEAD_TARGET,
+                f"{w.target} went out during the day; the ballot lapsed (V9)",
+            )
         if w.damaged:
             w.flags.append(
                 (
@@ -422,9 +410,12 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
         valid = [
             w
             for w in owner
-            if w.status in ("counted", "superseded") and not w.abstain and w.time and w.time <= due
+            if w.status in (Status.COUNTED, Status.SUPERSEDED)
+            and not w.abstain
+            and w.time
+            and w.time <= due
         ]
-        if not valid or any(w.status == "void" for w in owner):
+        if not valid or any(w.is_void for w in owner):
             flags.append(
                 Flag(
                     "V11",
@@ -437,15 +428,23 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
 
 
 def _freeze(w: _Work, provisional: bool = False) -> Ballot:
-    if w.status == "pending":  # every ballot with a voter went through _sequence
+    if w.status is None:  # every ballot with a voter went through _sequence
         raise AssertionError(f"ballot on floor {w.post.floor} was never judged")
-    kind = "proxy" if w.proxy else "abstain" if w.abstain else "change" if w.is_change else "vote"
+    kind = (
+        BallotKind.PROXY
+        if w.proxy
+        else BallotKind.ABSTAIN
+        if w.abstain
+        else BallotKind.CHANGE
+        if w.is_change
+        else BallotKind.VOTE
+    )
     note = (
         "; ".join(w.notes)
         if w.notes
         else (
             ("in force now" if provisional else "in force at the close")
-            if w.status == "counted"
+            if w.status == Status.COUNTED
             else w.status
         )
     )

@@ -16,19 +16,17 @@ from pathlib import Path
 
 from tally.atomic import write_atomic
 from tally.errors import GameFileError
+from tally.rules.verdicts import Colour
 from tally.sanitise import one_line
 
 COLUMNS = ("day", "player", "colour", "rule", "reason", "source")
-COLOURS = ("blue", "yellow", "red")
-# Reasons are written in Chinese: the morning announcement publishes them.
-_CN = {"blue": "蓝牌", "yellow": "黄牌", "red": "红牌"}
 
 
 @dataclass(frozen=True)
 class Card:
     day: int
     player: str
-    colour: str  # "blue" | "yellow" | "red"
+    colour: Colour
     rule: str  # RULES id: L1, L2, L3, L5, K1, …
     reason: str
     source: str = "tally"  # "tally" or "director"
@@ -58,7 +56,7 @@ def load(path: Path) -> list[Card]:
         except ValueError:
             raise GameFileError(f"{where}: day {row.get('day')!r} is not a number.") from None
         colour = (row.get("colour") or "").strip().lower()
-        if colour not in COLOURS:
+        if colour not in tuple(Colour):
             raise GameFileError(f"{where}: colour {colour!r} is not blue, yellow or red.")
         player = (row.get("player") or "").strip()
         if not player:
@@ -67,7 +65,7 @@ def load(path: Path) -> list[Card]:
             Card(
                 day,
                 player,
-                colour,
+                Colour(colour),
                 (row.get("rule") or "").strip(),
                 (row.get("reason") or "").strip(),
                 (row.get("source") or "director").strip() or "director",
@@ -97,8 +95,8 @@ class Totals:
 def totals(cards: Iterable[Card]) -> dict[str, Totals]:
     counts: dict[str, dict[str, int]] = {}
     for c in cards:
-        counts.setdefault(c.player, {k: 0 for k in COLOURS})[c.colour] += 1
-    return {p: Totals(v["blue"], v["yellow"], v["red"]) for p, v in counts.items()}
+        counts.setdefault(c.player, dict.fromkeys(Colour, 0))[c.colour] += 1
+    return {p: Totals(v[Colour.BLUE], v[Colour.YELLOW], v[Colour.RED]) for p, v in counts.items()}
 
 
 def add(existing: list[Card], proposed: Iterable[Card]) -> tuple[list[Card], list[Card]]:
@@ -119,7 +117,7 @@ def add(existing: list[Card], proposed: Iterable[Card]) -> tuple[list[Card], lis
 def _escalate(cards: list[Card], keys: set[tuple[int, str, str, str]], card: Card) -> list[Card]:
     """K1: the third blue card is a yellow, the third yellow a red."""
     made: list[Card] = []
-    for lower, higher in (("blue", "yellow"), ("yellow", "red")):
+    for lower, higher in ((Colour.BLUE, Colour.YELLOW), (Colour.YELLOW, Colour.RED)):
         if card.colour != lower and not (made and made[-1].colour == lower):
             continue
         count = sum(1 for c in cards if c.player == card.player and c.colour == lower)
@@ -129,7 +127,7 @@ def _escalate(cards: list[Card], keys: set[tuple[int, str, str, str]], card: Car
                 card.player,
                 higher,
                 "K1",
-                f"{count}张{_CN[lower]}折算为{_CN[higher]}（K1）",
+                f"{count}张{lower.label}折算为{higher.label}（K1）",
             )
             if up.key not in keys:
                 cards.append(up)
@@ -140,7 +138,7 @@ def _escalate(cards: list[Card], keys: set[tuple[int, str, str, str]], card: Car
 
 def sent_off(cards: Iterable[Card]) -> list[str]:
     """K2: players with a red card are sent off (红牌罚下)."""
-    return sorted({c.player for c in cards if c.colour == "red"})
+    return sorted({c.player for c in cards if c.colour == Colour.RED})
 
 
 def camps_lost(cards: Iterable[Card], camps: Mapping[str, str]) -> dict[str, list[str]]:

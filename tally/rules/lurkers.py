@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from tally.model import Thread, Writing
+from tally.rules.ballots import Flag
 from tally.rules.game import Day, Game
 from tally.rules.guards import check_roster, floors_text
-from tally.rules.judge import Flag, judge
+from tally.rules.judge import judge
 from tally.rules.ledger import Card
+from tally.rules.verdicts import Colour, Status
 
 _NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
 
@@ -94,7 +96,9 @@ def count_day(game: Game, threads: DayThreads) -> tuple[PlayerDay, ...]:
     voted: set[str] | None = None
     if threads.vote is not None:
         ballots, _ = judge(threads.vote, game, day)
-        voted = {b.voter for b in ballots if b.status in ("counted", "superseded") and b.voter}
+        voted = {
+            b.voter for b in ballots if b.status in (Status.COUNTED, Status.SUPERSEDED) and b.voter
+        }
     return tuple(
         PlayerDay(
             player=p,
@@ -149,13 +153,13 @@ def check(game: Game, history: Sequence[DayThreads], day_number: int) -> DayChec
                     Card(
                         day.day,
                         pd.player,
-                        "yellow",
+                        Colour.YELLOW,
                         "L1",
                         f"第{day.day}天发言{pd.posts}条（少于{rules.min_posts}条）",
                     )
                 )
             if rules.card_no_vote and pd.voted is False:
-                cards.append(Card(day.day, pd.player, "yellow", "L3", f"第{day.day}天未投票"))
+                cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", f"第{day.day}天未投票"))
             streak = _streak(
                 counts, game, pd.player, day_number, rules.streak_posts, rules.streak_days
             )
@@ -165,7 +169,7 @@ def check(game: Game, history: Sequence[DayThreads], day_number: int) -> DayChec
                     Card(
                         day.day,
                         pd.player,
-                        "yellow",
+                        Colour.YELLOW,
                         "L2",
                         f"第{days}天发言均少于{rules.streak_posts}条",
                     )

@@ -12,6 +12,7 @@ from typing import Any
 
 from tally.forums import resolve_url
 from tally.model import Thread
+from tally.rules.ballots import Ballot, Flag
 from tally.rules.count import Count, Outcome, Total, count
 from tally.rules.game import Day, Game
 from tally.rules.guards import (
@@ -21,7 +22,8 @@ from tally.rules.guards import (
     floors_text,
     vote_key,
 )
-from tally.rules.judge import Ballot, Flag, judge
+from tally.rules.judge import judge
+from tally.rules.verdicts import DayKind, Status, VoidReason
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class DayResult:
     provisional: bool
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> DayKind:
         return self.count.kind
 
     @property
@@ -84,7 +86,7 @@ def tally_day(thread: Thread, game: Game, day_number: int | None = None) -> DayR
     ballots, flags = judge(thread, game, day, provisional=provisional)
     ensure_ballots(game, thread, ballots)
     counted = count(ballots, game, day)
-    voted = {b.voter for b in ballots if b.status == "counted"}
+    voted = {b.voter for b in ballots if b.status == Status.COUNTED}
     not_voted = tuple(
         p
         for p in game.players
@@ -107,7 +109,7 @@ def _stranger_flags(ballots: list[Ballot]) -> list[Flag]:
     """One flag per author whose ballots are void because they are no player."""
     theirs: dict[str, list[Ballot]] = {}
     for b in ballots:
-        if b.reason == "not_a_player":
+        if b.reason == VoidReason.NOT_A_PLAYER:
             theirs.setdefault(b.author, []).append(b)
     flags = []
     for author, mine in theirs.items():
@@ -179,7 +181,7 @@ def to_json(result: DayResult) -> dict[str, Any]:
         ],
         "abstained": number(result.count.abstained),
         "not_voted": list(result.not_voted),
-        "outcome": {"result": o.result, "player": o.player, "rule": o.rule, "note": o.note},
+        "outcome": {"result": o.result, "player": o.player, "rule": o.code, "note": o.note},
         "leaders": list(result.leaders),
         "flags": [
             {

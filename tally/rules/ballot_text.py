@@ -1,0 +1,138 @@
+"""Ballot text: what a post says it votes for (RULES V1, V2, V6, V8), read from text alone.
+
+Pure functions: the poster's own words in (quotes are already left out by the parsers,
+so a quoted ballot is never read as one), a ``Reading`` out. Whether the ballot counts
+is decided later, in ``tally.rules.judge``.
+
+Accepted spellings: full-width and half-width punctuation alike (NFKC first), a Chinese or
+ASCII colon, stray spaces, 【】 or [] around the labels, target and reason on one line or two.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from tally.rules.verdicts import BallotKind, Problem, VoidReason
+
+FORMAT = VoidReason.FORMAT
+
+# After NFKC: "：" is ":", "（" is "(", the full-width space is a space; 【】 stay.
+_LABEL = re.compile(
+    r"[【\[(]?[ \t]*(?P<kind>投票|改票)[ \t]*(?P<field>对象|目标|理由)"
+    r"[ \t]*[】\])]?[ \t]*(?P<colon>:)?"
+)
+_PROXY = re.compile(
+    r"^[ \t]*[【\[]?[ \t]*(?:导演|法官)?代投[ \t]*[】\]]?[ \t]*:?[ \t]*(?P<name>.*?)[ \t]*$"
+)
+_ATTEMPT_LINE = re.compile(r"^[ \t]*[【\[]?[ \t]*(?:投票|改票|弃权|代投)")
+# What people wrap a name in, and what trails it.
+_WRAPPERS = "「」『』“”\"'《》<>【】[]()"
+_TRAILING = "。.,，;；!！~～、 \t"
+# Tieba's emoticons, as the client types them and tally writes them: #(滑稽). Never part of
+# a name, so a target "白桃#(滑稽)" is 白桃.
+_EMOTICON = re.compile(r"#\([^()\n]{1,12}\)")
+
+
+@dataclass(frozen=True)
+class ParsedBallot:
+    label: BallotKind  # VOTE (投票对象) or CHANGE (改票对象)
+    target: str  # as written, trimmed
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one post or comment says, as a ballot."""
+
+    # What could be read, also when the format is broken (a director's ruling may accept it).
+    ballots: tuple[ParsedBallot, ...] = ()
+    # Set when the text tries to be a ballot but breaks the format (RULES V1, V7): a short
+    # sentence for the director.
+    problem: Problem | None = None
+    # The player a director's proxy post names ("代投：南瓜", RULES V8).
+    proxy_for: str | None = None
+
+    @property
+    def is_ballot(self) -> bool:
+        return bool(self.ballots) or self.problem is not None
+
+
+def _clean_target(raw: str) -> str:
+    target = _EMOTICON.sub("", raw).strip().rstrip(_TRAILING).strip()
+    while len(target) >= 2 and target[0] in _WRAPPERS and target[-1] in _WRAPPERS:
+        target = target[1:-1].strip()
+    return target
+
+
+def read_ballot(text: str, *, require_reason: bool = True) -> Reading:
+    """Read the ballot in ``text``; chatter without any ballot label is no ballot at all."""
+    norm = unicodedata.normalize("NFKC", text)
+    proxy_for = None
+    lines = []
+    for line in norm.split("\n"):
+        m = _PROXY.match(line)
+        if m and "对象" not in line:
+            proxy_for = _clean_target(m.group("name")) or None
+            continue
+        lines.append(line)
+    body = "\n".join(lines)
+    # A label word without a colon in the middle of a line is just a word ("他的投票对象很怪");
+    # at the start of a line it is a label written wrong.
+    labels = [
+        m
+        for m in _LABEL.finditer(body)
+        if m.group("colon") or not body[body.rfind("\n", 0, m.start()) + 1 : m.start()].strip()
+    ]
+    if not labels:
+        if any(_ATTEMPT_LINE.match(line) for line in lines) or proxy_for:
+            return Reading(problem=Problem(FORMAT, "no 投票对象 label"), proxy_for=proxy_for)
+        return Reading()
+
+    # Each label's value runs to the next label or to the end of its line.
+    values = []
+    for i, m in enumerate(labels):
+        end = labels[i + 1].start() if i + 1 < len(labels) else len(body)
+        newline = body.find("\n", m.end())
+        if m.group("field") != "理由" and newline != -1:
+            end = min(end, newline)
+        values.append((m, body[m.end() : end]))
+
+    ballots: list[ParsedBallot] = []
+    problem: str | None = None
+    pending: tuple[BallotKind, str] | None = None  # (label, target) awaiting a reason
+    for m, value in values:
+        kind = BallotKind.VOTE if m.group("kind") == "投票" else BallotKind.CHANGE
+        if m.group("colon") is None:
+            problem = f"no colon after {m.group('kind')}{m.group('field')}"
+            continue
+        if m.group("field") in ("对象", "目标"):
+            if pending is not None:
+                ballots.append(ParsedBallot(pending[0], pending[1], None))
+            target = _clean_target(value)
+            if not target:
+                problem = f"{m.group('kind')}对象 is empty"
+                pending = None
+                continue
+            pending = (kind, target)
+        else:
+            reason = value.strip()
+            if pending is None:
+                problem = problem or f"{m.group('kind')}理由 without {m.group('kind')}对象"
+                continue
+            ballots.append(ParsedBallot(pending[0], pending[1], reason or None))
+            pending = None
+    if pending is not None:
+        ballots.append(ParsedBallot(pending[0], pending[1], None))
+    if problem is None and require_reason:
+        missing = [b for b in ballots if not b.reason]
+        if missing:
+            word = "投票理由" if missing[0].label == BallotKind.VOTE else "改票理由"
+            problem = f"no {word} (the format needs target and reason)"
+    found = Problem(FORMAT, problem) if problem is not None else None
+    if found is None and len(ballots) > 1:
+        found = Problem(
+            VoidReason.SEVERAL_BALLOTS, f"{len(ballots)} ballots in one post (one vote per post)"
+        )
+    return Reading(ballots=tuple(ballots), problem=found, proxy_for=proxy_for)

@@ -1,0 +1,132 @@
+"""The words of a verdict, each once: status, kind, why a ballot is void, outcome, card colour.
+
+Every member is its JSON value (a ``StrEnum``), and carries the rule of RULES it applies
+(``rule``) and the Chinese word an announcement prints (``label``). The judge, the count,
+the announcement, the ledger, the console and README's list of void reasons all take them
+from here; a problem found in a ballot is a (code, text) pair, never recognised by its text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Self
+
+
+class _Labelled(StrEnum):
+    """A value with the rule it applies and its Chinese label."""
+
+    rule: str
+    label: str
+
+    def __new__(cls, value: str, rule: str = "", label: str = "") -> Self:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.rule = rule
+        member.label = label
+        return member
+
+
+class Status(_Labelled):
+    COUNTED = "counted", "", "有效"  # the ballot in force (at the close, or now)
+    SUPERSEDED = "superseded", "V2", "已改票"  # replaced by a valid change
+    VOID = "void", "V7", "废票"  # never counts
+
+
+class BallotKind(_Labelled):
+    VOTE = "vote", "V1", "投票"
+    CHANGE = "change", "V2", "改票"
+    ABSTAIN = "abstain", "V6", "弃权"
+    PROXY = "proxy", "V8", "代投"
+
+
+class VoidReason(_Labelled):
+    FORMAT = "format", "V1", "格式错误"
+    SEVERAL_BALLOTS = "several_ballots", "V6", "一帖多票"
+    UNKNOWN_TARGET = "unknown_target", "V7", "投票对象有误"
+    DEAD_VOTER = "dead_voter", "V9", "已出局者投票"
+    DEAD_TARGET = "dead_target", "V9", "投给已出局者"
+    BANNED_VOTER = "banned_voter", "V10", "当日不能投票"
+    BANNED_TARGET = "banned_target", "V10", "该角色当日不能被投票"
+    BEFORE_OPEN = "before_open", "S2", "开门前投票"
+    AFTER_CLOSE = "after_close", "S2", "关门后投票"
+    NOT_A_PLAYER = "not_a_player", "V6", "非玩家"
+    DIRECTOR = "director", "V8", "导演帖"
+    PROXY_NOT_DIRECTOR = "proxy_not_director", "V8", "非导演代投"
+    UNKNOWN_VOTER = "unknown_voter", "V8", "代投对象不是玩家"
+    PROXY_LATE = "proxy_late", "V8", "代投超时"
+    CHANGE_WITHOUT_VOTE = "change_without_vote", "V2", "无票可改"
+    CHANGE_NOT_REPLY = "change_not_reply", "V3", "改票方式不符"
+    SECOND_CHANGE = "second_change", "V4", "第二次改票"
+    CHANGE_IN_FINAL_HOUR = "change_in_final_hour", "V5", "关门前一小时内改票"
+    CHANGE_UNDER_ACCELERATION = "change_under_acceleration", "S3", "加速日改票"
+    NO_CHANGE = "no_change", "V7", "改票对象未变"
+    BAR_OWNER_LATE_CHANGE = "bar_owner_late_change", "V11", "主管超时改票"
+    RULING = "ruling", "", "导演裁定作废"  # the director's [[rulings]]
+
+
+# A void first ballot with one of these may be fixed, and the fix is no change (V7).
+FIXABLE = frozenset({VoidReason.FORMAT, VoidReason.UNKNOWN_TARGET, VoidReason.SEVERAL_BALLOTS})
+
+
+class DayKind(_Labelled):
+    SHERIFF = "sheriff", "C4", "警长竞选"
+    ELIMINATION = "elimination", "C5", "投票"
+
+
+class OutcomeResult(_Labelled):
+    ELIMINATED = "eliminated", "C5", "出局"
+    SHERIFF = "sheriff", "C4", "当选警长"
+    NONE = "none", "", "无人"
+
+
+class OutcomeCode(_Labelled):
+    """How the day was decided; ``label`` is the announcement's sentence for it."""
+
+    PLURALITY = "plurality", "C5", "{player} 以 {top} 票被投票出局。"
+    TIE_SHERIFF_TARGET = (
+        "tie_sheriff_target",
+        "C5",
+        "{tied} 平票（{top} 票），按警长投票对象，{player} 被投票出局。",
+    )
+    TIE_ACOLYTE = (
+        "tie_acolyte",
+        "C5",
+        "{tied} 平票（{top} 票），侍僧 {player} 发动牺牲深渊，代替出局。",
+    )
+    NO_VOTES_ACOLYTE = "no_votes_acolyte", "C5", "无人得票，侍僧 {player} 发动牺牲深渊出局。"
+    TIE_NONE = "tie_none", "C5", "{tied} 平票（{top} 票），无人出局。"
+    NO_VOTES = "no_votes", "C5", "无人得票，无人出局。"
+    IMMUNE = "immune", "C8", "{tied} 得票最高，但不会被投票出局，今日为平安日。"
+    MAJORITY_OF_ALL = (
+        "majority_of_all",
+        "C6",
+        "{player} 得 {top} 票，超过总票数 {cast} 的一半，被投票出局。",
+    )
+    NO_MAJORITY = "no_majority", "C6", "最高票 {top} 票未超过总票数 {cast} 的一半，无人出局。"
+    MOST_VOTES = "most_votes", "C4", "{player} 以 {top} 票当选警长。"
+    FIRST_TO_REACH = "first_to_reach", "C4", "{tied} 同为 {top} 票，{player} 最先达到，当选警长。"
+    FIRST_TO_REACH_TIED = (
+        "first_to_reach_tied",
+        "C4",
+        "{tied} 同为 {top} 票且同时达到，由导演裁定警长。",
+    )
+
+
+class Colour(_Labelled):
+    BLUE = "blue", "K1", "蓝牌"
+    YELLOW = "yellow", "K1", "黄牌"
+    RED = "red", "K2", "红牌"
+
+
+class RulingAction(_Labelled):
+    VOID = "void", "", "作废"
+    ACCEPT = "accept", "V7", "认可"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What is wrong with a ballot: the reason (a code) and a sentence for the director."""
+
+    code: VoidReason
+    text: str
