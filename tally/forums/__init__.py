@@ -34,14 +34,21 @@ def resolve_url(url: str) -> tuple[Platform, ThreadRef]:
         raise InputError(f"{stripped!r} is not a URL tally can read ({exc}).") from None
     if any(c.isspace() or ord(c) < 0x20 for c in parts.netloc):
         raise InputError(f"{stripped!r} has a space or a control character in its host.")
-    for platform in PLATFORMS:
-        ref = platform.match_url(stripped)
-        if ref is not None:
-            return platform, ref
+    claims = [(p, ref) for p in PLATFORMS if (ref := p.match_url(stripped)) is not None]
+    if len(claims) == 1:
+        return claims[0]
+    if claims:  # pragma: no cover - the platforms' shapes are disjoint (tested)
+        names = ", ".join(p.name for p, _ in claims)
+        raise InputError(f"{stripped!r} is claimed by several forum platforms ({names}).")
     raise InputError(
         f"{stripped!r} is not a thread URL tally knows (Discuz!: forum.php?mod=viewthread&tid=N "
         "or thread-N-P-1.html; Tieba: /p/N)."
     )
+
+
+def platform_of(ref: ThreadRef) -> Platform:
+    """The platform a resolved thread belongs to."""
+    return by_name(ref.platform)
 
 
 def recognise_text(text: str, source: str) -> Platform:
@@ -52,4 +59,12 @@ def recognise_text(text: str, source: str) -> Platform:
     raise InputError(f"{source} is not a saved page of a forum tally can read.")
 
 
-__all__ = ["PLATFORMS", "Platform", "ThreadRef", "by_name", "recognise_text", "resolve_url"]
+__all__ = [
+    "PLATFORMS",
+    "Platform",
+    "ThreadRef",
+    "by_name",
+    "platform_of",
+    "recognise_text",
+    "resolve_url",
+]

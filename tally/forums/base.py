@@ -14,13 +14,22 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
-from typing import Protocol
+from typing import Any, Protocol
 
-from tally.errors import InputError, NotAThreadError, PageMismatchError, TallyError
+from tally.errors import (
+    InputError,
+    NotAThreadError,
+    PageMismatchError,
+    ParseError,
+    TallyError,
+    TruncatedPageError,
+)
 from tally.forums.charset import decode_page
-from tally.model import Comment, Page
+from tally.forums.htmltext import Node, html_tree
+from tally.model import Comment, Page, Post
 
 _HTML_END = re.compile(rb"</html\s*>\s*$", re.I)
+_ENDED = re.compile(r"</html\s*>\s*$", re.I)
 
 
 @dataclass(frozen=True)
@@ -94,10 +103,36 @@ class CommentBatch:
     totals: Mapping[str, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class PageFrame:
+    """What a thread page says of itself, read before its posts."""
+
+    thread_id: str | None
+    page: int
+    page_count: int
+    title: str = ""
+    # The thread's reply count as the page header shows it, when it does.
+    reply_count: int | None = None
+    forum_id: str | None = None
+
+
 class Platform(ABC):
-    """One forum software."""
+    """One forum software: its URLs, requests, and the parts of its pages.
+
+    Individual forums are data (a URL's host and path); a platform is the software they
+    run. Page integrity lives in this class; a platform declares what differs.
+    """
 
     name: str
+    title: str  # as messages name it: "Discuz!", "Tieba"
+    # The markup its posts render: "bbcode" (Discuz!) or "text" (Tieba).
+    markup: str
+    # The CSS selector of the container of a thread page's posts.
+    post_list: str
+    # Text that only this platform's thread pages hold near their top.
+    page_marker: str
+    # URLs of every shape this platform claims, and no other platform does (tested).
+    example_urls: tuple[str, ...] = ()
 
     @abstractmethod
     def match_url(self, url: str) -> ThreadRef | None:
@@ -134,11 +169,70 @@ class Platform(ABC):
     def error_page(self, text: str, source: str) -> NotAThreadError | None:
         """The forum's own message when ``text`` is a message page instead of the thread."""
 
-    @abstractmethod
+    # -- one page of a thread: its integrity is checked here, the same for every forum ------
+
     def parse_page(
         self, text: str, tz: tzinfo, *, source: str, thread_id: str | None = None
     ) -> Page:
-        """Parse one page; ``source`` (a URL or file name) is used in error messages."""
+        """Parse one thread page; ``source`` (a URL or file name) names it in errors.
+
+        Checked here, for every forum alike: the forum's own message instead of the thread,
+        a page that ends before ``</html>`` or lacks the thread's post list (truncated),
+        a page of another thread. The platform supplies the post nodes, what the page says
+        of itself (``frame``) and the reading of one post.
+        """
+        tree = html_tree(text)
+        nodes = self.post_nodes(tree)
+        ended = _ENDED.search(text[-2000:]) is not None
+        if not nodes:
+            message = self.error_page(text, source)
+            if message is not None:
+                raise message
+            if not ended and self.page_marker in text[:20000]:
+                raise TruncatedPageError(f"{source} ends before the forum finished the page.")
+            if tree.css_first(self.post_list) is not None:
+                raise TruncatedPageError(f"{source} has the thread's frame but no posts in it.")
+            raise NotAThreadError(f"{source} is not a {self.title} thread page.")
+        if not ended:
+            raise TruncatedPageError(
+                f"{source} ends before the forum finished the page (no </html>)."
+            )
+        if tree.css_first(self.post_list) is None:
+            raise TruncatedPageError(f"{source} lacks the thread's post list ({self.post_list}).")
+        frame = self.frame(tree, text, nodes, source)
+        tid = frame.thread_id or thread_id
+        if tid is None:
+            raise ParseError(f"{source} does not say which thread it belongs to.")
+        if thread_id is not None and tid != thread_id:
+            raise ParseError(f"{source} is a page of thread {tid}, not of thread {thread_id}.")
+        posts = tuple(self.parse_post(n, tz, source, tid, frame.page) for n in nodes)
+        return Page(
+            platform=self.name,
+            thread_id=tid,
+            page=frame.page,
+            page_count=frame.page_count,
+            posts=posts,
+            title=frame.title,
+            reply_count=frame.reply_count,
+            comment_counts=self.comment_counts(nodes, posts),
+            forum_id=frame.forum_id,
+        )
+
+    def post_nodes(self, tree: Any) -> list[Node]:
+        """The nodes of the page's posts, in page order (none: not a thread page)."""
+        raise NotImplementedError(f"{self.name} reads no thread pages")
+
+    def frame(self, tree: Any, text: str, nodes: Sequence[Node], source: str) -> PageFrame:
+        """What the page says of itself: which thread, which page of how many, its title."""
+        raise NotImplementedError(f"{self.name} reads no thread pages")
+
+    def parse_post(self, node: Node, tz: tzinfo, source: str, thread_id: str, page: int) -> Post:
+        """One post: strict about its id, floor, author and time, tolerant of the rest."""
+        raise NotImplementedError(f"{self.name} reads no thread pages")
+
+    def comment_counts(self, nodes: Sequence[Node], posts: Sequence[Post]) -> Mapping[str, int]:
+        """How many nested comments the page says each post has, where it says so."""
+        return {}
 
     @abstractmethod
     def post_url(self, ref: ThreadRef, post_id: str) -> str:

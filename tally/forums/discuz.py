@@ -8,16 +8,17 @@ X3.5 renders (see fixtures/discuz/), with fallbacks for older templates.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime, tzinfo
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from tally.errors import NotAThreadError, ParseError, TallyError, TruncatedPageError
-from tally.forums.base import Platform, ThreadRef
+from tally.errors import NotAThreadError, ParseError
+from tally.forums.base import PageFrame, Platform, ThreadRef
 from tally.forums.htmltext import Node, font_flags, html_tree, node_text
 from tally.forums.timeparse import parse_forum_time
-from tally.model import Comment, Edit, Page, Post, Quote
+from tally.model import Comment, Edit, Post, Quote
 
 _REWRITE = re.compile(r"/thread-(\d+)-(\d+)-\d+\.html$")
 _ARCHIVER = re.compile(r"/archiver/tid-(\d+)\.html$")
@@ -54,6 +55,17 @@ _CHALLENGES = (
 
 class Discuz(Platform):
     name = "discuz"
+    title = "Discuz!"
+    markup = "bbcode"  # what an announcement is written in
+    post_list = "#postlist"
+    page_marker = "Discuz!"
+    example_urls = (
+        "https://bbs.example.com/forum.php?mod=viewthread&tid=101",
+        "https://bbs.example.com/forum.php?mod=viewthread&tid=101&extra=page%3D1&page=3",
+        "http://www.example.com/bbs/forum.php?mod=viewthread&tid=101&authorid=7",
+        "https://bbs.example.com/thread-101-2-1.html",
+        "https://bbs.example.com/archiver/tid-101.html",
+    )
 
     def match_url(self, url: str) -> ThreadRef | None:
         parts = urlsplit(url)
@@ -96,44 +108,24 @@ class Discuz(Platform):
         head = text[:20000]
         return "Discuz!" in head or 'id="postmessage_' in text or "discuz_uid" in head
 
-    def parse_page(
-        self, text: str, tz: tzinfo, *, source: str, thread_id: str | None = None
-    ) -> Page:
-        tree = html_tree(text)
-        post_nodes = [n for n in tree.css("div[id^='post_']") if _POST_ID.match(n.id or "")]
-        ended = re.search(r"</html\s*>\s*$", text[-2000:], re.I) is not None
-        if not post_nodes:
-            message = _forum_message(tree, text, source)
-            if message is not None:
-                raise message
-            if not ended and "Discuz!" in text[:20000]:
-                raise TruncatedPageError(f"{source} ends before the forum finished the page.")
-            raise _no_posts(tree, source)
-        if not ended:
-            raise TruncatedPageError(
-                f"{source} ends before the forum finished the page (no </html>)."
-            )
-        if tree.css_first("#postlist") is None:
-            raise TruncatedPageError(f"{source} lacks the thread's post list (#postlist).")
-        tid = _thread_id(tree)
-        if tid is None:
-            tid = thread_id
-        if tid is None:
-            raise ParseError(f"{source} does not say which thread it belongs to.")
-        if thread_id is not None and tid != thread_id:
-            raise ParseError(f"{source} is a page of thread {tid}, not of thread {thread_id}.")
+    def post_nodes(self, tree: LexborHTMLParser) -> list[Node]:
+        return [n for n in tree.css("div[id^='post_']") if _POST_ID.match(n.id or "")]
+
+    def frame(
+        self, tree: LexborHTMLParser, text: str, nodes: Sequence[Node], source: str
+    ) -> PageFrame:
         page, page_count = _pager(tree)
         title_node = tree.css_first("#thread_subject")
-        posts = tuple(_parse_post(n, tz, tid, page, source) for n in post_nodes)
-        return Page(
-            platform=self.name,
-            thread_id=tid,
+        return PageFrame(
+            thread_id=_thread_id(tree),
             page=page,
             page_count=page_count,
-            posts=posts,
             title=node_text(title_node) if title_node is not None else "",
             reply_count=_reply_count(tree, text),
         )
+
+    def parse_post(self, node: Node, tz: tzinfo, source: str, thread_id: str, page: int) -> Post:
+        return _parse_post(node, tz, thread_id, page, source)
 
 
 def _site_root(url: str) -> str:
@@ -163,12 +155,6 @@ def _forum_message(tree: LexborHTMLParser, text: str, source: str) -> NotAThread
                 "open the thread in a browser, save its pages and run tally on the saved files."
             )
     return None
-
-
-def _no_posts(tree: LexborHTMLParser, source: str) -> TallyError:
-    if tree.css_first("#postlist") is not None:
-        return TruncatedPageError(f"{source} has the thread's frame but no posts in it.")
-    return NotAThreadError(f"{source} is not a Discuz! thread page.")
 
 
 def _thread_id(tree: LexborHTMLParser) -> str | None:

@@ -22,14 +22,23 @@ Saved pages from before 2026 are read by ``tally.forums.tieba_html``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, tzinfo
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 from tally.errors import FetchError, NotAThreadError, PageMismatchError, ParseError, TallyError
 from tally.forums import tieba_html
-from tally.forums.base import Answer, CommentBatch, Getter, Platform, Request, ThreadRef
+from tally.forums.base import (
+    Answer,
+    CommentBatch,
+    Getter,
+    PageFrame,
+    Platform,
+    Request,
+    ThreadRef,
+)
+from tally.forums.htmltext import Node
 from tally.model import Comment, Page, Post
 
 _THREAD_PATH = re.compile(r"^/p/(\d+)/?$")
@@ -59,6 +68,18 @@ def multipart(proto: bytes) -> bytes:
 
 class Tieba(Platform):
     name = "tieba"
+    title = "Tieba"
+    markup = "text"  # Tieba renders no markup in posts
+    # Saved desktop pages (before 2026); live threads come from the client API.
+    post_list = "#j_p_postlist"
+    page_marker = "PageData"
+    example_urls = (
+        "https://tieba.baidu.com/p/8800123456",
+        "https://tieba.baidu.com/p/8800123456?pn=3",
+        "http://m.tieba.baidu.com/p/8800123456?see_lz=1",
+        "https://jump2.bdimg.com/p/8800123456",
+        "http://127.0.0.1:8095/p/8800000002",
+    )
 
     # -- URLs ------------------------------------------------------------------------------
 
@@ -225,13 +246,20 @@ class Tieba(Platform):
     def error_page(self, text: str, source: str) -> NotAThreadError | None:
         return tieba_html.error_page(text, source)
 
-    def parse_page(
-        self, text: str, tz: tzinfo, *, source: str, thread_id: str | None = None
-    ) -> Page:
-        return tieba_html.parse_page(text, tz, source=source, thread_id=thread_id)
+    def post_nodes(self, tree: Any) -> list[Node]:
+        return tieba_html.post_nodes(tree)
+
+    def frame(self, tree: Any, text: str, nodes: Sequence[Node], source: str) -> PageFrame:
+        return tieba_html.frame(tree, text, nodes, source)
+
+    def parse_post(self, node: Node, tz: tzinfo, source: str, thread_id: str, page: int) -> Post:
+        return tieba_html.parse_floor(node, tz, source, thread_id, page)
+
+    def comment_counts(self, nodes: Sequence[Node], posts: Sequence[Post]) -> Mapping[str, int]:
+        return tieba_html.comment_counts(nodes, posts)
 
     def parse_saved(self, text: str, tz: tzinfo, *, source: str) -> Page | CommentBatch:
-        return tieba_html.parse_saved(text, tz, source=source)
+        return tieba_html.parse_saved(text, tz, source=source, parse_page=self.parse_page)
 
     def attach_saved(
         self,

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, tzinfo
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
-from tally.errors import InputError, NotAThreadError, ParseError, TallyError, TruncatedPageError
-from tally.forums.base import CommentBatch
+from tally.errors import InputError, NotAThreadError, ParseError
+from tally.forums.base import CommentBatch, PageFrame
 from tally.forums.htmltext import Node, font_flags, html_tree, node_text
 from tally.forums.timeparse import parse_forum_time
 from tally.model import Comment, Page, Post
@@ -80,51 +80,38 @@ def error_page(text: str, source: str) -> NotAThreadError | None:
     return None
 
 
-def parse_page(text: str, tz: tzinfo, *, source: str, thread_id: str | None = None) -> Page:
-    """One saved desktop page: its floors (ads skipped), each with its inline 楼中楼."""
-    tree = html_tree(text)
-    nodes = [n for n in tree.css("div.l_post") or tree.css("div.j_l_post") if not _is_ad(n)]
-    ended = re.search(r"</html\s*>\s*$", text[-2000:], re.I) is not None
-    if not nodes:
-        message = error_page(text, source)
-        if message is not None:
-            raise message
-        if not ended and "PageData" in text[:20000]:
-            raise TruncatedPageError(f"{source} ends before the page was finished.")
-        raise _no_posts(tree, source)
-    if not ended:
-        raise TruncatedPageError(f"{source} ends before the page was finished (no </html>).")
-    if tree.css_first("#j_p_postlist") is None:
-        raise TruncatedPageError(f"{source} lacks the thread's floor list (#j_p_postlist).")
-    posts = [_parse_floor(n, tz, source) for n in nodes]
-    tids = {p.thread_id for p in posts if p.thread_id}
-    tid = tids.pop() if len(tids) == 1 else None
-    if tids:
+def post_nodes(tree: LexborHTMLParser) -> list[Node]:
+    """The floors of a saved page; advertising floors are none."""
+    return [n for n in tree.css("div.l_post") or tree.css("div.j_l_post") if not _is_ad(n)]
+
+
+def frame(tree: LexborHTMLParser, text: str, nodes: Sequence[Node], source: str) -> PageFrame:
+    tids = {str((_field(n, source).get("content") or {}).get("thread_id") or "") for n in nodes}
+    tids.discard("")
+    if len(tids) > 1:
         raise ParseError(f"{source} holds floors of more than one thread.")
-    tid = tid or thread_id
-    if tid is None:
-        raise ParseError(f"{source} does not say which thread it belongs to.")
-    if thread_id is not None and tid != thread_id:
-        raise ParseError(f"{source} is a page of thread {tid}, not of thread {thread_id}.")
     page, count = _pager(tree, text)
     title = tree.css_first(".core_title_txt")
     forum = _FID.search(text)
-    counts = {p.post_id: n for p, n in zip(posts, _comment_counts(nodes), strict=True)}
-    return Page(
-        platform="tieba",
-        thread_id=tid,
+    return PageFrame(
+        thread_id=tids.pop() if tids else None,
         page=page,
         page_count=count,
-        posts=tuple(_with(p, thread_id=tid, page=page) for p in posts),
         title=(title.attributes.get("title") or node_text(title)) if title is not None else "",
-        comment_counts=counts,
-        forum_id=forum.group(1) if forum else None,
         reply_count=_reply_count(tree, text),
+        forum_id=forum.group(1) if forum else None,
     )
 
 
-def parse_saved(text: str, tz: tzinfo, *, source: str) -> Page | CommentBatch:
-    """A saved file: a thread page, the 楼中楼 JSON, or a 楼中楼 fragment page."""
+def comment_counts(nodes: Sequence[Node], posts: Sequence[Post]) -> dict[str, int]:
+    return {p.post_id: n for p, n in zip(posts, _comment_counts(nodes), strict=True)}
+
+
+def parse_saved(
+    text: str, tz: tzinfo, *, source: str, parse_page: Callable[..., Page]
+) -> Page | CommentBatch:
+    """A saved file: a thread page (read with ``parse_page``), the 楼中楼 JSON, or a 楼中楼
+    fragment page."""
     if text.lstrip().startswith("{"):
         return parse_total_comment(text, tz, source=source)
     if "lzl_single_post" in text and "j_l_post" not in text:
@@ -134,7 +121,8 @@ def parse_saved(text: str, tz: tzinfo, *, source: str) -> Page | CommentBatch:
     refused = new_front_end(text, source)
     if refused is not None:
         raise refused
-    return parse_page(text, tz, source=source)
+    page: Page = parse_page(text, tz, source=source)
+    return page
 
 
 def attach_saved(
@@ -176,12 +164,6 @@ def _with(post: Post, **changes: Any) -> Post:
     return Post(**{**post.__dict__, **changes})
 
 
-def _no_posts(tree: LexborHTMLParser, source: str) -> TallyError:
-    if tree.css_first("#j_p_postlist") is not None:
-        return TruncatedPageError(f"{source} has the thread's frame but no floors in it.")
-    return NotAThreadError(f"{source} is not a Tieba thread page.")
-
-
 def _field(node: Node, source: str) -> dict[str, Any]:
     raw = node.attributes.get("data-field") or ""
     if not raw:
@@ -196,7 +178,8 @@ def _field(node: Node, source: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _parse_floor(node: Node, tz: tzinfo, source: str) -> Post:
+def parse_floor(node: Node, tz: tzinfo, source: str, thread_id: str, page: int) -> Post:
+    """One floor of a saved page, with the 楼中楼 rendered inline under it."""
     data = _field(node, source)
     author = data.get("author") or {}
     content = data.get("content") or {}
@@ -232,7 +215,8 @@ def _parse_floor(node: Node, tz: tzinfo, source: str) -> Post:
     inline = _comment_items(node.css("li.lzl_single_post"), tz, where)
     return Post(
         platform="tieba",
-        thread_id=str(content.get("thread_id") or ""),
+        thread_id=thread_id,
+        page=page,
         post_id=pid,
         floor=floor,
         author=name,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tally.errors import InputError
-from tally.forums import resolve_url
+from tally.forums import platform_of
 from tally.model import Thread
 from tally.rules.count import votes_text
 from tally.rules.game import Day, Game
@@ -44,9 +44,8 @@ def inert(value: Any) -> Any:
 
 
 def format_for(game: Game, day: Day) -> str:
-    """BBCode for a Discuz! game, plain text for Tieba."""
-    platform, _ = resolve_url(day.vote)
-    return "text" if platform.name == "tieba" else "bbcode"
+    """The markup the forum of the day's vote thread renders (BBCode, or plain text)."""
+    return platform_of(day.vote_thread).markup
 
 
 def _environment(template_dir: Path | None) -> Any:
@@ -120,7 +119,8 @@ def close_context(result: DayResult, game: Game, *, provisional: bool = False) -
             "after the close, or pass --provisional for a mid-day standing."
         )
     rules = game.rules
-    platform, ref = resolve_url(result.day.vote)
+    ref = result.day.vote_thread
+    platform = platform_of(ref)
     weights = result.count.weights
     o = result.outcome
     totals = result.totals
@@ -254,8 +254,8 @@ def elevator_context(
                 player = roster.match(name).player if name else None
                 if player and player not in accounts:
                     accounts[player] = (post.author, post.author_id)
-    url = day.discussion or day.vote
-    platform, ref = resolve_url(url)
+    ref = day.discussion_ref or day.vote_thread
+    platform = platform_of(ref)
     order = list(game.players)
     random.Random(seed).shuffle(order)
     floors = []

@@ -50,7 +50,7 @@ def record(game: Game, game_path: Path, result: DayCheck, *, write: bool) -> Led
         written=written,
         totals=ledger.totals(cards),
         sent_off=tuple(ledger.sent_off(cards)),
-        camps_lost=ledger.camps_lost(cards, game.camps) if game.rules.name == "245" else {},
+        camps_lost=ledger.camps_lost(cards, game.camps, game.rules.camp_loss_reds),
     )
 
 

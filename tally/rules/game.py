@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from tally.errors import GameFileError
+from tally.errors import GameFileError, InputError
+from tally.forums import resolve_url
+from tally.forums.base import ThreadRef
 from tally.rules.names import Roster, normalise
 from tally.rules.rulesets import PRESETS, Ruleset, parse_number, ruleset_for
 from tally.rules.verdicts import RulingAction
@@ -88,6 +90,28 @@ class Day:
     died: Mapping[str, datetime] = field(default_factory=dict)
     # The day's progress thread (进程帖), where dead players must not post either (L5).
     progress: str | None = None
+    # The threads above as the forum names them, resolved when the file is loaded (a URL
+    # that names no thread is a game-file error then, not a surprise at closing time).
+    vote_ref: ThreadRef | None = None
+    discussion_ref: ThreadRef | None = None
+    progress_ref: ThreadRef | None = None
+
+    @property
+    def vote_thread(self) -> ThreadRef:
+        if self.vote_ref is None:  # pragma: no cover - the loader always sets it
+            raise GameFileError(f"day {self.day} has no vote thread.")
+        return self.vote_ref
+
+    def role_of(self, platform: str, thread_id: str) -> str | None:
+        """ "vote", "discussion" or "progress": which of the day's threads this one is."""
+        for role, ref in (
+            ("vote", self.vote_ref),
+            ("discussion", self.discussion_ref),
+            ("progress", self.progress_ref),
+        ):
+            if ref is not None and (ref.platform, ref.thread_id) == (platform, thread_id):
+                return role
+        return None
 
     def out_at(self, player: str, when: datetime) -> bool:
         """Whether ``player`` is out (dead) at ``when`` of this day."""
@@ -430,12 +454,15 @@ class _Checker:
             died[self.player(p, key, roster)] = self.when(w, key, tz)
         discussion = t.get("discussion")
         progress = t.get("progress")
+        vote = self.string(t["vote"], f"{where}.vote")
+        discussion = self.string(discussion, f"{where}.discussion") if discussion else None
+        progress = self.string(progress, f"{where}.progress") if progress else None
         return Day(
             day=number,
             opens=opens,
             closes=closes,
-            vote=self.string(t["vote"], f"{where}.vote"),
-            discussion=self.string(discussion, f"{where}.discussion") if discussion else None,
+            vote=vote,
+            discussion=discussion,
             accelerated=accelerated,
             weights=weights,
             sheriff_declaration=declaration,
@@ -450,8 +477,18 @@ class _Checker:
             acolyte=one("acolyte"),
             bar_owner=one("bar_owner"),
             died=died,
-            progress=self.string(progress, f"{where}.progress") if progress else None,
+            progress=progress,
+            vote_ref=self.thread(vote, f"{where}.vote"),
+            discussion_ref=self.thread(discussion, f"{where}.discussion") if discussion else None,
+            progress_ref=self.thread(progress, f"{where}.progress") if progress else None,
         )
+
+    def thread(self, url: str, key: str) -> ThreadRef:
+        try:
+            _, ref = resolve_url(url)
+        except InputError as exc:
+            raise self.fail(key, str(exc).rstrip(".")) from None
+        return ref
 
     def rulings(self, value: Any, day_numbers: set[int], roster: set[str]) -> tuple[Ruling, ...]:
         if not isinstance(value, list):

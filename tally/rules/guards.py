@@ -20,35 +20,23 @@ from collections.abc import Callable, Iterable, Mapping, Sized
 from datetime import timedelta
 
 from tally.errors import InputError
-from tally.forums import resolve_url
 from tally.model import Thread, Writing
 from tally.rules.ballot_text import read_ballot
 from tally.rules.game import Day, Game
 from tally.rules.names import likely_same, normalise
 
 
-def _ref(url: str | None) -> tuple[str, str] | None:
-    if not url:
-        return None
-    try:
-        _, ref = resolve_url(url)
-    except InputError:
-        return None
-    return ref.platform, ref.thread_id
-
-
-def vote_key(day: Day) -> tuple[str, str] | None:
+def vote_key(day: Day) -> tuple[str, str]:
     """The forum platform and thread id of the day's vote thread."""
-    return _ref(day.vote)
+    return day.vote_thread.platform, day.vote_thread.thread_id
 
 
 def _role(game: Game, key: tuple[str, str]) -> tuple[Day, str] | None:
     """The day and role ("vote", "discussion", "progress") the game file gives this thread."""
     for day in game.days:
-        roles = (("vote", day.vote), ("discussion", day.discussion), ("progress", day.progress))
-        for role, url in roles:
-            if _ref(url) == key:
-                return day, role
+        role = day.role_of(*key)
+        if role is not None:
+            return day, role
     return None
 
 
@@ -63,7 +51,7 @@ def day_of_vote_thread(game: Game, thread: Thread, day_number: int | None = None
     found = _role(game, key)
     if day_number is not None:
         day = game.day(day_number)
-        if _ref(day.vote) == key:
+        if vote_key(day) == key:
             return day
         if found is not None and found[1] == "vote":
             what = f"{name} is day {found[0].day}'s vote thread, not day {day.day}'s"

@@ -478,7 +478,8 @@ def weight_of(voter: str, day: Day, rules: Ruleset, alive: int) -> tuple[Decimal
     if voter == day.sheriff:
         base, why = rules.sheriff_weight, "sheriff"
         if rules.dictator_bonus and day.sheriff_declaration == "独裁":
-            base = Decimal(2) + max(0, (alive - 10) // 5)
+            step = max(1, rules.dictator_every)
+            base = rules.dictator_weight + max(0, (alive - rules.dictator_from) // step)
             why = f"sheriff, 独裁 with {alive} alive"
     elif voter == day.deputy:
         base, why = rules.deputy_weight, "deputy"

@@ -141,10 +141,14 @@ def sent_off(cards: Iterable[Card]) -> list[str]:
     return sorted({c.player for c in cards if c.colour == Colour.RED})
 
 
-def camps_lost(cards: Iterable[Card], camps: Mapping[str, str]) -> dict[str, list[str]]:
-    """K2 (seed 001): camps with two or more players holding red cards."""
+def camps_lost(
+    cards: Iterable[Card], camps: Mapping[str, str], reds: int | None = 2
+) -> dict[str, list[str]]:
+    """K2 (seed 001): camps with ``reds`` or more players holding red cards (None: no rule)."""
+    if reds is None:
+        return {}
     by_camp: dict[str, list[str]] = {}
     for player in sent_off(cards):
         if player in camps:
             by_camp.setdefault(camps[player], []).append(player)
-    return {camp: players for camp, players in by_camp.items() if len(players) >= 2}
+    return {camp: players for camp, players in by_camp.items() if len(players) >= reds}

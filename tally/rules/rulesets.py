@@ -8,27 +8,50 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from enum import StrEnum
 from typing import Any
 
 from tally.errors import GameFileError
 
-CHANGE_METHODS = ("comment", "reply", "quote", "post")
-TIE_STEPS = ("acolyte", "sheriff_target", "none")
+
+class ChangeMethod(StrEnum):
+    """How a change may be posted (RULES V3)."""
+
+    COMMENT = "comment"  # a 楼中楼/点评 under one's own vote floor
+    REPLY = "reply"  # a reply linking one's own vote floor (Discuz! 回复)
+    QUOTE = "quote"  # a post quoting one's own vote
+    POST = "post"  # any new post
+
+
+class TieStep(StrEnum):
+    """One step of a tie-break (RULES C5)."""
+
+    ACOLYTE = "acolyte"
+    SHERIFF_TARGET = "sheriff_target"
+    NONE = "none"
+
+
+CHANGE_METHODS = tuple(ChangeMethod)
+TIE_STEPS = tuple(TieStep)
 
 
 @dataclass(frozen=True)
 class Ruleset:
+    # What the game calls its rules; [rules] may rename them ("我的变体").
     name: str
+    # The preset these rules start from (the game file's ``ruleset``).
+    based_on: str = "default"
     # V1 / V2: a ballot names its target; most games also want a reason line.
     require_reason: bool = True
     # V6: the target word that abstains.
     abstain_word: str = "弃权"
     # V3: how a change must be posted: a comment (楼中楼/点评) under one's own vote floor,
     # a reply to it (Discuz! 回复, which links the floor), a quote of it, or any new post.
-    change_via: tuple[str, ...] = ("comment",)
+    change_via: tuple[ChangeMethod, ...] = (ChangeMethod.COMMENT,)
     # V4: how many changes a player has; None is no limit (seed 003).
     max_changes: int | None = 1
     # V5: no change in the last N minutes before the close (0: no such window).
@@ -50,9 +73,13 @@ class Ruleset:
     # C1: weights.
     sheriff_weight: Decimal = Decimal("2.5")
     deputy_weight: Decimal = Decimal("1.5")
-    # C1 (seed 001): a sheriff who declared 独裁 gets +1, and +1 more for every 5 living
-    # players above 10.
+    # C1 (seed 001): a sheriff who declared 独裁 votes with dictator_weight, +1 more for
+    # every dictator_every living players from dictator_from on ("从10人开始，当前存活人数每增加
+    # 5人，警长票权额外+1").
     dictator_bonus: bool = False
+    dictator_weight: Decimal = Decimal(2)
+    dictator_from: int = 10
+    dictator_every: int = 5
     # C1 (seed 001): the deputy is immune to [迷魂] (weight 0).
     deputy_immune_to_zero: bool = False
     # C2: the slandered player receives this many extra votes.
@@ -62,7 +89,7 @@ class Ruleset:
     # C4: the day whose vote elects the sheriff (None: no election).
     sheriff_election_day: int | None = 1
     # C5: how a tie at the top is broken, step by step.
-    tie_chain: tuple[str, ...] = ("acolyte", "sheriff_target", "none")
+    tie_chain: tuple[TieStep, ...] = (TieStep.ACOLYTE, TieStep.SHERIFF_TARGET, TieStep.NONE)
     # C6 (seed 003): out only with more than half of all votes, abstentions included.
     majority_of_all: bool = False
     # C7: what the announcement publishes.
@@ -82,22 +109,26 @@ class Ruleset:
     # L6 (seed 000): discussion in 楼中楼 is carded; comments longer than this are flagged.
     flag_comment_discussion: bool = True
     comment_chat_chars: int = 10
+    # K2 (seed 001): this many players of one camp with red cards make the camp lose; None:
+    # no such rule.
+    camp_loss_reds: int | None = None
     # L8: this many near-empty posts (at most flood_chars characters) within flood_minutes.
     flood_posts: int = 5
     flood_minutes: int = 10
     flood_chars: int = 3
 
 
-_000 = Ruleset(name="000")
+_000 = Ruleset(name="000", based_on="000")
 PRESETS: dict[str, Ruleset] = {
-    "default": dataclasses.replace(_000, name="default"),
+    "default": dataclasses.replace(_000, name="default", based_on="default"),
     "000": _000,
     # Seed 001, [245] 酒: changes reply to the vote floor; no proxy in the final hour;
     # counts hidden; 独裁 sheriff; tie: unique maximum, else the sheriff's target.
     "245": dataclasses.replace(
         _000,
         name="245",
-        change_via=("reply",),
+        based_on="245",
+        change_via=(ChangeMethod.REPLY,),
         fix_keeps_time=False,
         dead_post_allowance=None,
         flag_comment_discussion=False,
@@ -108,26 +139,29 @@ PRESETS: dict[str, Ruleset] = {
         deputy_weight=Decimal("1"),
         dictator_bonus=True,
         deputy_immune_to_zero=True,
-        tie_chain=("sheriff_target", "none"),
+        tie_chain=(TieStep.SHERIFF_TARGET, TieStep.NONE),
         publish_counts=False,
+        camp_loss_reds=2,
     ),
     # Seed 002, [023] 明星大侦探: changes quote the vote post; sheriff 2; proxy change 1 h.
     "023": dataclasses.replace(
         _000,
         name="023",
-        change_via=("quote",),
+        based_on="023",
+        change_via=(ChangeMethod.QUOTE,),
         proxy_change_deadline_minutes=60,
         dead_post_allowance=None,
         flag_comment_discussion=False,
         sheriff_weight=Decimal("2"),
         deputy_weight=Decimal("1"),
-        tie_chain=("sheriff_target", "none"),
+        tie_chain=(TieStep.SHERIFF_TARGET, TieStep.NONE),
     ),
     # Seed 003, [M126] 暴风雪山庄: target only; changes without limit or window; 众志成城;
     # more than half of all votes; counts published, voters hidden; no vote is no card.
     "M126": dataclasses.replace(
         _000,
         name="M126",
+        based_on="M126",
         require_reason=False,
         change_via=CHANGE_METHODS,
         max_changes=None,
@@ -138,7 +172,7 @@ PRESETS: dict[str, Ruleset] = {
         deputy_weight=Decimal("1"),
         unity_bonus=Decimal("1"),
         sheriff_election_day=None,
-        tie_chain=("none",),
+        tie_chain=(TieStep.NONE,),
         majority_of_all=True,
         publish_voters=False,
         card_no_vote=False,
@@ -181,64 +215,61 @@ def _short(number: Decimal) -> str:
 
 
 def ruleset_for(preset: str, overrides: Mapping[str, Any], *, source: str = "game file") -> Ruleset:
-    """The preset with the game file's ``[rules]`` applied; a wrong key or value is one sentence."""
+    """The preset with the game file's ``[rules]`` applied; a wrong key or value is one sentence.
+
+    Each value is read by the type its field is declared with (bool, a whole number, a
+    number, a text, a list of a StrEnum's values…), so a new field needs no new reader.
+    """
     base = PRESETS[preset]
-    fields = {f.name: f for f in dataclasses.fields(Ruleset) if f.name != "name"}
+    hints = typing.get_type_hints(Ruleset)
+    fields = {f.name for f in dataclasses.fields(Ruleset) if f.name != "based_on"}
     changes: dict[str, Any] = {}
     for key, value in overrides.items():
         if key not in fields:
             close = difflib.get_close_matches(key, sorted(fields), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise GameFileError(f"{source}, key 'rules.{key}': is not a rule tally knows{hint}.")
-        changes[key] = _coerce(key, value, getattr(base, key), source)
+        try:
+            changes[key] = _coerce(value, hints[key])
+        except ValueError as exc:
+            raise GameFileError(f"{source}, key 'rules.{key}': {exc}.") from None
     return dataclasses.replace(base, **changes)
 
 
-def _coerce(key: str, value: Any, current: Any, source: str) -> Any:
-    def bad(expected: str) -> GameFileError:
-        return GameFileError(f"{source}, key 'rules.{key}': must be {expected}.")
-
-    if isinstance(current, bool):
-        if not isinstance(value, bool):
-            raise bad("true or false")
-        return value
-    if isinstance(current, Decimal):
+def _coerce(value: Any, hint: Any) -> Any:
+    """``value`` read as the type ``hint``; ValueError says what it must be."""
+    args = typing.get_args(hint)
+    if type(None) in args:  # X | None: "none", "" or false is None
+        (inner,) = (a for a in args if a is not type(None))
+        if value is False or value in ("", "none"):
+            return None
         try:
-            return parse_number(value, low=Decimal(0), high=Decimal(100))
+            return _coerce(value, inner)
         except ValueError as exc:
-            raise GameFileError(f"{source}, key 'rules.{key}': {exc}.") from None
-    if key == "dead_post_allowance":
-        if value is False or value == "":
-            return None
-        if not isinstance(value, str):
-            raise bad('a text, or "" for none')
+            suffix = ' or "" for none' if inner is str else ' or "none"'
+            raise ValueError(f"{exc}{suffix}") from None
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ValueError("must be true or false")
         return value
-    if key in (
-        "max_changes",
-        "proxy_deadline_minutes",
-        "proxy_change_deadline_minutes",
-        "sheriff_election_day",
-    ):
-        if value is False or value == "none":
-            return None
+    if hint is int:
         if not _whole(value):
-            raise bad(f'a whole number from 0 to {MAX_WHOLE:,}, or "none"')
+            raise ValueError(f"must be a whole number from 0 to {MAX_WHOLE:,}")
         return value
-    if isinstance(current, int):
-        if not _whole(value):
-            raise bad(f"a whole number from 0 to {MAX_WHOLE:,}")
-        return value
-    if key in ("bar_owner_hours", "bar_owner_hours_accelerated"):
-        if not (isinstance(value, list) and len(value) == 2 and all(_whole(v) for v in value)):
-            raise bad("two whole numbers, [vote within, no change after]")
-        return (value[0], value[1])
-    if key in ("change_via", "tie_chain"):
-        allowed = CHANGE_METHODS if key == "change_via" else TIE_STEPS
-        if not isinstance(value, list) or not value or any(v not in allowed for v in value):
-            raise bad(f"a list of {', '.join(repr(a) for a in allowed)}")
-        return tuple(value)
-    if isinstance(current, str):
+    if hint is Decimal:
+        return parse_number(value, low=Decimal(0), high=Decimal(100))
+    if hint is str:
         if not isinstance(value, str) or not value.strip():
-            raise bad("a non-empty string")
+            raise ValueError("must be a non-empty string")
         return value.strip()
-    raise bad("a value of the right kind")  # pragma: no cover - every field is handled above
+    if typing.get_origin(hint) is tuple and len(args) == 2 and args[1] is Ellipsis:
+        allowed = tuple(args[0])  # a StrEnum: the values it allows
+        if not isinstance(value, list) or not value or any(v not in allowed for v in value):
+            raise ValueError(f"must be a list of {', '.join(repr(str(a)) for a in allowed)}")
+        return tuple(args[0](v) for v in value)
+    if typing.get_origin(hint) is tuple and all(a is int for a in args):
+        if not (isinstance(value, list) and len(value) == len(args) and all(map(_whole, value))):
+            count = "two" if len(args) == 2 else str(len(args))
+            raise ValueError(f"must be {count} whole numbers, [vote within, no change after]")
+        return tuple(value)
+    raise ValueError("must be a value of the right kind")  # pragma: no cover - all fields read
