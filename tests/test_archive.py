@@ -7,7 +7,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tally.cli import app
-from tally.outputs.archive import COLUMNS, neutralise
+from tally.csvfile import neutralise
+from tally.outputs.archive import COLUMNS
 
 from .conftest import CONTRACT_COLUMNS, DISCUZ, FIXTURES, read_csv
 

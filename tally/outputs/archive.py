@@ -31,14 +31,13 @@ with an apostrophe so that a spreadsheet shows it as text.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from tally.atomic import write_atomic
+from tally.csvfile import excel_csv
 from tally.model import Thread
-from tally.sanitise import one_line, text_block
 
 COLUMNS = (
     "platform",
@@ -60,15 +59,6 @@ COLUMNS = (
     "author_display",
     "thread_title",
 )
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def neutralise(value: str) -> str:
-    """Make a cell that a spreadsheet would run as a formula plain text."""
-    # NFKC first: a full-width "＝" is folded to "=" by some spreadsheet imports.
-    if unicodedata.normalize("NFKC", value[:1]).startswith(_FORMULA_START):
-        return "'" + value
-    return value
 
 
 def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
@@ -127,18 +117,7 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
 
 
 def to_csv_bytes(threads: Iterable[Thread]) -> bytes:
-    import pandas as pd  # only this command pays for pandas' import time
-
-    frame = pd.DataFrame(rows(threads), columns=list(COLUMNS), dtype=object)
-    for column in frame.columns:
-        # Post text keeps its line breaks; every other cell is one line. Control characters
-        # become visible stand-ins either way (tally.sanitise), so `cat posts.csv` is safe.
-        clean = text_block if column == "text" else one_line
-        frame[column] = frame[column].map(
-            lambda v, clean=clean: neutralise(clean(v)) if isinstance(v, str) else v
-        )
-    text: str = frame.to_csv(index=False, lineterminator="\r\n")
-    return ("\ufeff" + text).encode("utf-8")
+    return excel_csv(rows(threads), COLUMNS, multiline=("text",))
 
 
 def write_csv(threads: Iterable[Thread], path: str | Path) -> int:

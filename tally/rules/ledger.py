@@ -14,10 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tally.atomic import write_atomic
+from tally.csvfile import restore, write_excel_csv
 from tally.errors import GameFileError
 from tally.rules.verdicts import Colour
-from tally.sanitise import one_line
 
 COLUMNS = ("day", "player", "colour", "rule", "reason", "source")
 
@@ -49,7 +48,9 @@ def load(path: Path) -> list[Card]:
     except (OSError, UnicodeDecodeError) as exc:
         raise GameFileError(f"{path}: the card ledger cannot be read ({exc}).") from None
     cards = []
-    for n, row in enumerate(csv.DictReader(io.StringIO(text)), start=2):
+    for n, raw in enumerate(csv.DictReader(io.StringIO(text)), start=2):
+        # tally's own cells come back as written (a "-" name was written as "'-").
+        row = {k: restore(v) if isinstance(v, str) else v for k, v in raw.items()}
         where = f"{path}, line {n}"
         try:
             day = int((row.get("day") or "").strip())
@@ -75,14 +76,21 @@ def load(path: Path) -> list[Card]:
 
 
 def save(path: Path, cards: Iterable[Card]) -> None:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(COLUMNS)
-    for c in cards:
-        writer.writerow(
-            [c.day, *(one_line(v) for v in (c.player, c.colour, c.rule, c.reason, c.source))]
-        )
-    write_atomic(path, ("\ufeff" + out.getvalue()).encode("utf-8"))
+    write_excel_csv(
+        path,
+        (
+            {
+                "day": c.day,
+                "player": c.player,
+                "colour": c.colour,
+                "rule": c.rule,
+                "reason": c.reason,
+                "source": c.source,
+            }
+            for c in cards
+        ),
+        COLUMNS,
+    )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,65 @@
+"""CSV files that Excel opens as they are: the one writer of the archive and the ledger.
+
+UTF-8 with a byte-order mark (Excel in a Chinese locale reads it), CRLF line ends, every
+cell sanitised (``tally.sanitise``: control characters visible, one line but in the
+columns that hold post text), and a cell that a spreadsheet would run as a formula
+(``= + - @``, tab or CR, after NFKC) prefixed with an apostrophe. pandas writes the table.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tally.atomic import write_atomic
+from tally.sanitise import one_line, text_block
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(value: str) -> str:
+    """Make a cell that a spreadsheet would run as a formula plain text."""
+    # NFKC first: a full-width "＝" is folded to "=" by some spreadsheet imports.
+    if unicodedata.normalize("NFKC", value[:1]).startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def restore(value: str) -> str:
+    """A cell as it was before ``neutralise``, for reading tally's own files back."""
+    if value.startswith("'") and neutralise(value[1:]) == value:
+        return value[1:]
+    return value
+
+
+def excel_csv(
+    rows: Iterable[Mapping[str, Any]],
+    columns: Sequence[str],
+    *,
+    multiline: Collection[str] = (),
+) -> bytes:
+    """The CSV bytes of ``rows`` (dicts keyed by ``columns``); ``multiline`` columns keep
+    their line breaks."""
+    import pandas as pd  # only the commands that write a CSV pay for pandas' import
+
+    frame = pd.DataFrame(list(rows), columns=list(columns), dtype=object)
+    for column in frame.columns:
+        clean = text_block if column in multiline else one_line
+        frame[column] = frame[column].map(
+            lambda v, clean=clean: neutralise(clean(v)) if isinstance(v, str) else v
+        )
+    text: str = frame.to_csv(index=False, lineterminator="\r\n")
+    return ("\ufeff" + text).encode("utf-8")
+
+
+def write_excel_csv(
+    path: str | Path,
+    rows: Iterable[Mapping[str, Any]],
+    columns: Sequence[str],
+    *,
+    multiline: Collection[str] = (),
+) -> None:
+    """Write the CSV atomically: a failed write leaves the old file as it was."""
+    write_atomic(path, excel_csv(rows, columns, multiline=multiline))
