@@ -1,16 +1,19 @@
-"""What a run of the `tally` command takes from the world, in one place.
+"""What a run of tally takes from the world, in one place: the clock, the streams, whether a
+person is watching, how to reach the forum, where to keep pages.
 
-The clock decides whether a day has closed; the HTTP settings decide how politely the
-forum is read. The command builds the real ones; tests hand in their own (a fixed clock,
-no politeness delay) through ``CliRunner.invoke(app, args, obj=Environment(...))``.
+The command builds the real one; tests hand in their own (a fixed clock, no politeness
+delay, a cache folder of their own) through ``CliRunner.invoke(app, args, obj=Environment(...))``,
+and a program that embeds the library passes one to the workflows (``tally.workflows``).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from tally.forums.http import HttpOptions
@@ -20,12 +23,44 @@ def system_clock() -> datetime:
     return datetime.now(UTC)
 
 
+def _http_defaults() -> HttpOptions:
+    from tally.forums.http import HttpOptions
+
+    return HttpOptions()
+
+
 @dataclass(frozen=True)
 class Environment:
     # What time it is now, as an aware datetime.
     clock: Callable[[], datetime] = system_clock
-    # None: tally's defaults (tally.http.HttpOptions); --cookies is applied on top.
-    http: HttpOptions | None = None
+    # How to reach forums: limits, politeness delay, retries (--cookies goes on top).
+    http: HttpOptions = field(default_factory=_http_defaults)
+    # Where pages are kept between runs; None: the platform's cache folder.
+    cache_dir: Path | None = None
+    # The streams; None: sys.stdout / sys.stderr as they are when used.
+    stdout: TextIO | None = None
+    stderr: TextIO | None = None
+    # Whether a person watches standard error (a progress bar); None: ask the stream.
+    terminal: bool | None = None
 
     def now(self) -> datetime:
         return self.clock()
+
+    @property
+    def out(self) -> TextIO:
+        return self.stdout or sys.stdout
+
+    @property
+    def err(self) -> TextIO:
+        return self.stderr or sys.stderr
+
+    @property
+    def interactive(self) -> bool:
+        if self.terminal is not None:
+            return self.terminal
+        return bool(getattr(self.err, "isatty", lambda: False)())
+
+    def cache_folder(self) -> Path:
+        from tally.forums.cache import default_cache_dir
+
+        return self.cache_dir or default_cache_dir()

@@ -78,32 +78,17 @@ def test_help_lists_commands():
     assert "archive" in result.output and "demo" in result.output
 
 
-def test_heap_tuning_is_glibc_only():
-    import sys
-
-    from tally.heap import keep_freed_heap
-
-    result = keep_freed_heap()
-    assert isinstance(result, bool)
-    if not sys.platform.startswith("linux"):
-        assert result is False
-
-
-def test_progress_bar_only_on_a_terminal_and_not_with_quiet(monkeypatch):
+def test_progress_bar_only_on_a_terminal_and_not_with_quiet():
     import io
 
-    from tally.cli import _progress
+    from tally.environment import Environment
+    from tally.outputs.terminal import Terminal
 
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    monkeypatch.setattr(sys, "stderr", io.StringIO())  # not a terminal
-    with _progress(quiet=False) as bar:
-        assert bar is None
-    monkeypatch.setattr(sys, "stderr", Terminal())
-    with _progress(quiet=True) as bar:
-        assert bar is None
-    with _progress(quiet=False) as bar:
+    stream = io.StringIO()
+    with Terminal(Environment(stderr=stream, terminal=False)).progress() as bar:
+        assert bar is None  # not a terminal
+    with Terminal(Environment(stderr=stream, terminal=True), quiet=True).progress() as bar:
+        assert bar is None  # --quiet
+    with Terminal(Environment(stderr=stream, terminal=True)).progress() as bar:
         assert bar is not None
         bar(3, 7)  # a rich progress bar, drawn on standard error

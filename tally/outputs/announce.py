@@ -205,6 +205,19 @@ def close_context(result: DayResult, game: Game, *, provisional: bool = False) -
     }
 
 
+def closing_post(
+    result: DayResult,
+    game: Game,
+    fmt: str | None = None,
+    *,
+    provisional: bool = False,
+    template_dir: Path | None = None,
+) -> str:
+    """The closing announcement of a counted day, in the forum's markup unless ``fmt``."""
+    context = close_context(result, game, provisional=provisional)
+    return render("close", fmt or format_for(game, result.day), context, template_dir)
+
+
 # -- the morning announcement (A1) ---------------------------------------------------------
 
 

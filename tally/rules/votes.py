@@ -1,6 +1,6 @@
 """`tally votes`: one day's vote thread in, the decision and every reason for it out.
 
-``tally_day`` is the library entry point; ``to_json`` gives the JSON of shared CONTRACT.md.
+``tally_day`` is the library entry point; ``tally.outputs.json_output`` writes its JSON.
 """
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
 
 from tally.forums import resolve_url
 from tally.model import Thread
@@ -121,76 +120,3 @@ def _stranger_flags(ballots: list[Ballot]) -> list[Flag]:
         )
         flags.append(Flag("roster", note, None, mine[0].floor, mine[0].post_id))
     return flags
-
-
-def number(value: Decimal) -> int | float:
-    """A Decimal as a JSON number: 3 stays 3, 3.5 stays 3.5."""
-    return int(value) if value == value.to_integral() else float(value)
-
-
-def to_json(result: DayResult) -> dict[str, Any]:
-    o = result.outcome
-    return {
-        "day": result.day.day,
-        "kind": result.kind,
-        "provisional": result.provisional,
-        "as_of": result.as_of.isoformat(timespec="seconds"),
-        "closes": result.day.closes.isoformat(timespec="seconds"),
-        "ruleset": result.ruleset,
-        "thread": {
-            "platform": result.thread.platform,
-            "thread_id": result.thread.thread_id,
-            "pages": result.thread.page_count,
-            "posts": len(result.thread.posts),
-        },
-        "ballots": [
-            {
-                "floor": b.floor,
-                "post_id": b.post_id,
-                "voter": b.voter,
-                "kind": b.kind,
-                "target": b.target,
-                "time": b.time.isoformat(timespec="seconds"),
-                "status": b.status,
-                "reason": b.reason,
-                "author": b.author,
-                "comment": b.comment,
-                "parent_post_id": b.parent_post_id,
-                "posted_at": b.posted_at.isoformat(timespec="seconds"),
-                "written": b.written,
-                "weight": number(result.count.weights[b.voter][0])
-                if b.voter in result.count.weights
-                else None,
-                "note": b.note,
-                "suggestions": list(b.suggestions),
-                "flags": list(b.flags),
-                "ruling": b.ruling,
-            }
-            for b in result.ballots
-        ],
-        "totals": [
-            {
-                "player": t.player,
-                "votes": number(t.votes),
-                "voters": list(t.voters),
-                "bonuses": [
-                    {"votes": number(a), "why": why, "rule": rule} for a, why, rule in t.bonuses
-                ],
-            }
-            for t in result.totals
-        ],
-        "abstained": number(result.count.abstained),
-        "not_voted": list(result.not_voted),
-        "outcome": {"result": o.result, "player": o.player, "rule": o.code, "note": o.note},
-        "leaders": list(result.leaders),
-        "flags": [
-            {
-                "rule": f.rule,
-                "player": f.player,
-                "floor": f.floor,
-                "post_id": f.post_id,
-                "note": f.note,
-            }
-            for f in result.flags
-        ],
-    }

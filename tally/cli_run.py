@@ -1,0 +1,135 @@
+"""What every command of `tally` shares: its environment, what it shows, how it reads the
+forum. The options of the commands that read a forum are declared once, here (``fetching``),
+and tally's own errors become one sentence and an exit code (``reported``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from tally.environment import Environment
+from tally.errors import TallyError
+from tally.outputs.terminal import Terminal
+
+if TYPE_CHECKING:
+    from tally.workflows import Reading
+
+GameFile = Annotated[Path, typer.Option("--game", help="The game file.")]
+AsJson = Annotated[bool, typer.Option("--json", help="The JSON of README's contract.")]
+Format = Annotated[
+    str | None,
+    typer.Option(
+        "--format", help="bbcode (Discuz!) or text (Tieba) [default: by the game's forum]."
+    ),
+]
+
+Output = Annotated[Path, typer.Option("--output", "-o", help="The CSV file to write.")]
+Partial = Annotated[
+    bool,
+    typer.Option(
+        "--partial",
+        help="Saved pages: write what they hold when pages or 楼中楼 are missing, "
+        "and list what is missing.",
+    ),
+]
+Provisional = Annotated[
+    bool,
+    typer.Option(
+        "--provisional", help="Before the close: a mid-day standing (暂计) instead of a refusal."
+    ),
+]
+
+# The options of every command that reads a forum, declared once (see ``fetching``).
+_FETCH_OPTIONS = {
+    "quiet": (bool, typer.Option("--quiet", "-q", help="No progress bar, no page summary.")),
+    "fresh": (bool, typer.Option("--fresh", help="Ignore cached pages: fetch every page again.")),
+    "cache_dir": (
+        Path | None,
+        typer.Option(
+            "--cache-dir",
+            help="Where pages are kept between runs [default: $XDG_CACHE_HOME/tally].",
+        ),
+    ),
+    "cookies": (
+        Path | None,
+        typer.Option(
+            "--cookies", help="A Netscape cookie file (browser export) for boards closed to guests."
+        ),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a command gets besides its own options: the environment, what to show, how to
+    read the forum."""
+
+    env: Environment
+    show: Terminal
+    how: Reading
+
+
+@contextmanager
+def reported(show: Terminal) -> Iterator[None]:
+    """Turn tally's own errors into one sentence and an exit code."""
+    try:
+        yield
+    except TallyError as exc:
+        show.error(str(exc))
+        raise typer.Exit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        show.error("interrupted; nothing was written.")
+        raise typer.Exit(130) from None
+
+
+def fetching(command: Callable[..., None]) -> Callable[..., None]:
+    """Give ``command`` the options of every command that reads a forum (declared once in
+    ``_FETCH_OPTIONS``); it receives them, with its environment, as ``run``."""
+    own = [p for p in inspect.signature(command, eval_str=True).parameters.values()]
+    extra = [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            annotation=Annotated[kind, option],
+            default=False if kind is bool else None,
+        )
+        for name, (kind, option) in _FETCH_OPTIONS.items()
+    ]
+    context = inspect.Parameter(
+        "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
+    )
+
+    @functools.wraps(command)
+    def wrapper(ctx: typer.Context, *args: Any, **kwargs: Any) -> None:
+        from tally.workflows import Reading
+
+        fetch = {name: kwargs.pop(name) for name in _FETCH_OPTIONS}
+        env = environment(ctx)
+        show = Terminal(env, quiet=fetch["quiet"])
+        with reported(show), show.progress() as progress:
+            how = Reading(
+                fresh=fetch["fresh"],
+                cookies=fetch["cookies"],
+                cache_dir=fetch["cache_dir"],
+                progress=progress,
+                warn=show.warn,
+                thread_read=show.thread_read,
+            )
+            command(*args, run=Run(env, show, how), **kwargs)
+
+    kept = [p for p in own if p.name != "run"]
+    wrapper.__signature__ = inspect.Signature([context, *kept, *extra])  # type: ignore[attr-defined]
+    return wrapper
+
+
+def environment(ctx: typer.Context) -> Environment:
+    """The environment a test or a program handed in (``obj=``), or the real one."""
+    return ctx.obj if isinstance(ctx.obj, Environment) else Environment()

@@ -1,0 +1,143 @@
+"""The JSON tally prints (`--json`): the interface directors' scripts rely on.
+
+The fields of the contract (README, *JSON*) come first and never change; more may follow.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tally.rules.lurkers import DayCheck
+    from tally.rules.votes import DayResult
+    from tally.workflows import LedgerView
+
+
+def number(value: Decimal) -> int | float:
+    """A Decimal as a JSON number: 3 stays 3, 3.5 stays 3.5."""
+    return int(value) if value == value.to_integral() else float(value)
+
+
+def day_json(result: DayResult) -> dict[str, Any]:
+    o = result.outcome
+    return {
+        "day": result.day.day,
+        "kind": result.kind,
+        "provisional": result.provisional,
+        "as_of": result.as_of.isoformat(timespec="seconds"),
+        "closes": result.day.closes.isoformat(timespec="seconds"),
+        "ruleset": result.ruleset,
+        "thread": {
+            "platform": result.thread.platform,
+            "thread_id": result.thread.thread_id,
+            "pages": result.thread.page_count,
+            "posts": len(result.thread.posts),
+        },
+        "ballots": [
+            {
+                "floor": b.floor,
+                "post_id": b.post_id,
+                "voter": b.voter,
+                "kind": b.kind,
+                "target": b.target,
+                "time": b.time.isoformat(timespec="seconds"),
+                "status": b.status,
+                "reason": b.reason,
+                "author": b.author,
+                "comment": b.comment,
+                "parent_post_id": b.parent_post_id,
+                "posted_at": b.posted_at.isoformat(timespec="seconds"),
+                "written": b.written,
+                "weight": number(result.count.weights[b.voter][0])
+                if b.voter in result.count.weights
+                else None,
+                "note": b.note,
+                "suggestions": list(b.suggestions),
+                "flags": list(b.flags),
+                "ruling": b.ruling,
+            }
+            for b in result.ballots
+        ],
+        "totals": [
+            {
+                "player": t.player,
+                "votes": number(t.votes),
+                "voters": list(t.voters),
+                "bonuses": [
+                    {"votes": number(a), "why": why, "rule": rule} for a, why, rule in t.bonuses
+                ],
+            }
+            for t in result.totals
+        ],
+        "abstained": number(result.count.abstained),
+        "not_voted": list(result.not_voted),
+        "outcome": {"result": o.result, "player": o.player, "rule": o.code, "note": o.note},
+        "leaders": list(result.leaders),
+        "flags": [
+            {
+                "rule": f.rule,
+                "player": f.player,
+                "floor": f.floor,
+                "post_id": f.post_id,
+                "note": f.note,
+            }
+            for f in result.flags
+        ],
+    }
+
+
+def lurkers_json(result: DayCheck, view: LedgerView) -> dict[str, Any]:
+    return {
+        "day": result.day.day,
+        "provisional": result.provisional,
+        "accelerated": result.day.accelerated,
+        "players": [
+            {
+                "player": p.player,
+                "posts": p.posts,
+                "voted": p.voted,
+                "first": p.first.isoformat(timespec="seconds") if p.first else None,
+                "last": p.last.isoformat(timespec="seconds") if p.last else None,
+            }
+            for p in result.players
+        ],
+        "days": {
+            str(n): [{"player": p.player, "posts": p.posts, "voted": p.voted} for p in players]
+            for n, players in sorted(result.days.items())
+        },
+        "cards": [
+            {"player": c.player, "colour": c.colour, "rule": c.rule, "reason": c.reason}
+            for c in result.cards
+        ],
+        "flags": [
+            {
+                "player": f.player,
+                "rule": f.rule,
+                "floor": f.floor,
+                "post_id": f.post_id,
+                "note": f.note,
+            }
+            for f in result.flags
+        ],
+        "ledger": {
+            "path": str(view.path),
+            "written": view.written,
+            "new": [
+                {
+                    "day": c.day,
+                    "player": c.player,
+                    "colour": c.colour,
+                    "rule": c.rule,
+                    "reason": c.reason,
+                }
+                for c in view.new
+            ],
+            "totals": {
+                p: {"blue": t.blue, "yellow": t.yellow, "red": t.red}
+                for p, t in sorted(view.totals.items())
+            },
+            "sent_off": list(view.sent_off),
+            "camps_lost": view.camps_lost,
+        },
+    }

@@ -1,0 +1,108 @@
+"""What a command shows the person running it: standard output and standard error.
+
+Tables and the announcement go to standard output; progress, warnings, where pages came
+from and the one-sentence errors go to standard error. Everything a forum user wrote is
+sanitised on the way (``tally.outputs.console.say``), JSON included (``json_text``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from tally.environment import Environment
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress as RichProgress
+
+    from tally.model import Thread
+
+
+class Terminal:
+    def __init__(self, env: Environment, *, quiet: bool = False):
+        self.env = env
+        self.quiet = quiet
+
+    def stdout(self) -> Console:
+        from rich.console import Console
+
+        return Console(file=self.env.out, highlight=False)
+
+    def stderr(self) -> Console:
+        from rich.console import Console
+
+        return Console(file=self.env.err, highlight=False, soft_wrap=True)
+
+    def error(self, message: str) -> None:
+        from tally.outputs.console import say
+
+        # The sentence may quote what a forum user wrote (an author, a title): sanitised.
+        say(self.stderr(), f"tally: {message}")
+
+    def warn(self, message: str) -> None:
+        self.error(f"warning: {message}")
+
+    def note(self, message: str) -> None:
+        """A line on standard error that --quiet silences."""
+        if not self.quiet:
+            from tally.outputs.console import say
+
+            say(self.stderr(), message)
+
+    def thread_read(self, thread: Thread) -> None:
+        from tally.forums.fetch import summary
+
+        self.note(summary(thread))
+
+    def json(self, data: Any) -> None:
+        from tally.sanitise import json_text
+
+        self.env.out.write(json_text(json.dumps(data, ensure_ascii=False, indent=2)) + "\n")
+
+    def text(self, text: str) -> None:
+        """Text to paste (an announcement): as it is, never wrapped at the terminal width."""
+        self.env.out.write(text)
+
+    @contextmanager
+    def progress(self) -> Iterator[_Bar | None]:
+        """A progress bar on standard error while pages are fetched; none off a terminal,
+        none with --quiet. Drawn from the first page on, gone when the command ends."""
+        if self.quiet or not self.env.interactive:
+            yield None
+            return
+        bar = _Bar(self.stderr())
+        try:
+            yield bar
+        finally:
+            bar.stop()
+
+
+class _Bar:
+    """A rich progress bar that appears with the first page fetched."""
+
+    def __init__(self, console: Console):
+        self.console = console
+        self.bar: RichProgress | None = None
+        self.task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self.bar = Progress(
+                TextColumn("fetching pages"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=self.console,
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task("pages", total=None)
+        self.bar.update(self.task, completed=done, total=total)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()

@@ -1,0 +1,264 @@
+"""What each command does, as library functions: ``vote_day``, ``lurker_day``,
+``announcement``, ``default_day``, ``read``.
+
+The CLI parses options, calls one of these and prints; the demo and any program that
+embeds tally call the same functions, with the same checks. What the world gives a run
+(the clock, HTTP settings, the cache folder) comes in an ``Environment``; how this run
+reads the forum (``--fresh``, ``--cookies``, …, and what to tell the person waiting) in a
+``Reading``.
+
+    from tally.environment import Environment
+    from tally.rules.game import load_game
+    from tally.workflows import Reading, vote_day
+
+    result = vote_day(load_game("game.toml"), ["https://bbs.example.com/thread-102-1-1.html"],
+                      env=Environment(), how=Reading())
+    print(result.outcome.player)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from pathlib import Path
+
+from tally.environment import Environment
+from tally.errors import InputError
+from tally.forums.fetch import FetchOptions, Progress, read_threads
+from tally.model import Thread
+from tally.rules import ledger
+from tally.rules.game import Day, Game
+from tally.rules.ledger import Card, Totals
+from tally.rules.lurkers import DayCheck, check, history
+from tally.rules.votes import DayResult, day_of_sources, tally_day
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How one run reads forums: the options every fetching command takes, and what to
+    tell the person waiting."""
+
+    fresh: bool = False  # ignore cached pages
+    cookies: Path | None = None  # a Netscape cookie file
+    cache_dir: Path | None = None  # None: the environment's
+    use_cache: bool = True
+    partial: bool = False  # saved pages: read what is there (archive --partial)
+    progress: Progress | None = None
+    warn: Callable[[str], None] | None = None
+    thread_read: Callable[[Thread], None] | None = None  # each thread, once read
+
+
+def trusted_after(day: Day | None, now: datetime) -> datetime | None:
+    """At or after a day's close, no page cached before the close may decide it."""
+    if day is None:
+        return None
+    return day.closes if now >= day.closes else None
+
+
+def read(
+    sources: Sequence[str],
+    tz: tzinfo,
+    *,
+    env: Environment,
+    how: Reading,
+    not_before: datetime | None = None,
+) -> list[Thread]:
+    """Every thread the sources name (URLs or saved files), read as ``how`` says."""
+    import dataclasses
+
+    options = FetchOptions(
+        http=dataclasses.replace(env.http, cookies=how.cookies),
+        cache_dir=(how.cache_dir or env.cache_folder()) if how.use_cache else None,
+        fresh=how.fresh,
+        not_before=not_before,
+        clock=env.clock,
+        warn=how.warn,
+    )
+    threads = read_threads(
+        list(sources), tz, options=options, progress=how.progress, partial=how.partial
+    )
+    if how.thread_read is not None:
+        for thread in threads:
+            how.thread_read(thread)
+    return threads
+
+
+def default_day(game: Game, now: datetime) -> int:
+    """The last day of the game that has closed: what a check is about by default."""
+    closed = [d.day for d in game.days if d.closes <= now]
+    if not closed:
+        raise InputError("no day of the game has closed yet; name one with --day N.")
+    return max(closed)
+
+
+def vote_day(
+    game: Game,
+    sources: Sequence[str],
+    *,
+    day: int | None = None,
+    env: Environment,
+    how: Reading,
+) -> DayResult:
+    """`tally votes`: read one day's vote thread (URL or saved pages) and count it."""
+    chosen = day_of_sources(game, list(sources), day)
+    threads = read(
+        sources, game.timezone, env=env, how=how, not_before=trusted_after(chosen, env.now())
+    )
+    if len(threads) != 1:
+        raise InputError(f"give the pages of one vote thread, not of {len(threads)} threads.")
+    return tally_day(threads[0], game, day)
+
+
+@dataclass(frozen=True)
+class LedgerView:
+    """The card ledger after a lurker check: what it holds, what the check added."""
+
+    path: Path
+    cards: tuple[Card, ...]  # the whole ledger after this run
+    new: tuple[Card, ...]  # what this run added (escalations included)
+    written: bool
+    totals: dict[str, Totals]
+    sent_off: tuple[str, ...]  # K2
+    camps_lost: dict[str, list[str]]  # K2, seed 001
+
+
+def record(game: Game, game_path: Path, result: DayCheck, *, write: bool) -> LedgerView:
+    """Add the proposed cards to the ledger beside the game file (atomically, once).
+
+    Cards rest on a whole day: for a day not yet closed nothing is written (InputError
+    when ``write`` is asked for).
+    """
+    if write and result.provisional:
+        raise InputError(
+            f"day {result.day.day} closes at {result.day.closes:%m-%d %H:%M} and its threads "
+            "were read before that: cards are written only for a closed day; pass --no-write "
+            "to see the counts so far."
+        )
+    path = ledger.ledger_path(game_path)
+    existing = ledger.load(path)
+    cards, new = ledger.add(existing, result.cards)
+    written = bool(write and new)
+    if written:
+        ledger.save(path, cards)
+    # Without --write the view shows the ledger as it would be; nothing is saved.
+    return LedgerView(
+        path=path,
+        cards=tuple(cards),
+        new=tuple(new),
+        written=written,
+        totals=ledger.totals(cards),
+        sent_off=tuple(ledger.sent_off(cards)),
+        camps_lost=ledger.camps_lost(cards, game.camps, game.rules.camp_loss_reds),
+    )
+
+
+def lurker_day(
+    game: Game,
+    *,
+    day: int | None = None,
+    write: bool = True,
+    env: Environment,
+    how: Reading,
+) -> tuple[DayCheck, LedgerView]:
+    """`tally lurkers`: posts per player up to ``day`` (default: the last closed), the cards
+    of that day, and the ledger with them (written unless ``write`` is False)."""
+    if game.path is None:
+        raise InputError("the lurker check keeps its ledger beside the game file; load one.")
+    now = env.now()
+    number = day if day is not None else default_day(game, now)
+    target = game.day(number)
+    if target.discussion is None:
+        raise InputError(
+            f"day {number} has no discussion thread in {game.where()}; posts cannot be counted."
+        )
+
+    def reader(urls: list[str], of_day: Day) -> list[Thread]:
+        return read(urls, game.timezone, env=env, how=how, not_before=trusted_after(of_day, now))
+
+    result = check(game, history(game, number, reader), number)
+    return result, record(game, game.path, result, write=write)
+
+
+def archive(
+    sources: Sequence[str],
+    output: Path,
+    *,
+    game: Path | None = None,
+    timezone: str = "Asia/Shanghai",
+    env: Environment,
+    how: Reading,
+) -> tuple[list[Thread], int]:
+    """`tally archive`: every post of the threads (and of the game's) to one CSV; returns
+    the threads read and the rows written."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from tally.outputs.archive import write_csv
+    from tally.rules.game import load_game
+
+    wanted = list(sources)
+    if game is not None:
+        loaded = load_game(game)
+        wanted.extend(loaded.thread_urls())
+        tz: tzinfo = loaded.timezone
+    else:
+        try:
+            tz = ZoneInfo(timezone)
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            raise InputError(f"{timezone!r} is not a time zone name like Asia/Shanghai.") from None
+    if not wanted:
+        raise InputError("give at least one thread URL or saved page, or --game GAME.toml.")
+    threads = read(wanted, tz, env=env, how=how)
+    for thread in threads:
+        for gap in thread.missing:
+            if how.warn is not None:
+                how.warn(f"thread {thread.thread_id} is partial: {gap} missing")
+    return threads, write_csv(threads, output)
+
+
+KINDS = ("close", "morning", "elevator")
+
+
+def announcement(
+    game: Game,
+    *,
+    day: int,
+    kind: str = "close",
+    fmt: str | None = None,
+    seed: int | None = None,
+    template_dir: Path | None = None,
+    provisional: bool = False,
+    env: Environment,
+    how: Reading,
+) -> str:
+    """`tally announce`: the post to paste, rendered from its template."""
+    from tally.outputs.announce import (
+        FORMATS,
+        closing_post,
+        elevator_context,
+        format_for,
+        morning_context,
+        render,
+    )
+
+    if kind not in KINDS:
+        raise InputError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}.")
+    if fmt is not None and fmt not in FORMATS:
+        raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}.")
+    chosen = game.day(day)
+    not_before = trusted_after(chosen, env.now())
+    context: dict[str, object]
+    if kind == "close":
+        [thread] = read([chosen.vote], game.timezone, env=env, how=how, not_before=not_before)
+        result = tally_day(thread, game, day)
+        return closing_post(result, game, fmt, provisional=provisional, template_dir=template_dir)
+    elif kind == "morning":
+        if game.path is None:
+            raise InputError("the morning announcement reads the ledger beside the game file.")
+        context = morning_context(game, day, ledger.load(ledger.ledger_path(game.path)))
+    else:
+        # The players' own views of the discussion thread (the vote thread without one).
+        url = chosen.discussion or chosen.vote
+        [thread] = read([url], game.timezone, env=env, how=how, not_before=not_before)
+        context = elevator_context(game, chosen, thread, seed)
+    return render(kind, fmt or format_for(game, chosen), context, template_dir)
