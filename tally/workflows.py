@@ -29,7 +29,7 @@ from tally.forums.fetch import FetchOptions, Progress, read_threads
 from tally.model import Thread
 from tally.rules import ledger
 from tally.rules.game import Day, Game
-from tally.rules.ledger import Card, Totals
+from tally.rules.ledger import LedgerView
 from tally.rules.lurkers import DayCheck, check, history
 from tally.rules.votes import DayResult, day_of_sources, tally_day
 
@@ -108,19 +108,6 @@ def vote_day(
     if len(threads) != 1:
         raise InputError(f"give the pages of one vote thread, not of {len(threads)} threads.")
     return tally_day(threads[0], game, day)
-
-
-@dataclass(frozen=True)
-class LedgerView:
-    """The card ledger after a lurker check: what it holds, what the check added."""
-
-    path: Path
-    cards: tuple[Card, ...]  # the whole ledger after this run
-    new: tuple[Card, ...]  # what this run added (escalations included)
-    written: bool
-    totals: dict[str, Totals]
-    sent_off: tuple[str, ...]  # K2
-    camps_lost: dict[str, list[str]]  # K2, seed 001
 
 
 def record(game: Game, game_path: Path, result: DayCheck, *, write: bool) -> LedgerView:

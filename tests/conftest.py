@@ -6,8 +6,11 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from typer.testing import CliRunner
 
 from tally.demo.localforum import LocalForum
+from tally.environment import Environment
+from tally.forums.http import HttpOptions
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DISCUZ = FIXTURES / "discuz"
@@ -60,3 +63,16 @@ def page_text(name: str) -> str:
 def private_cache(tmp_path_factory, monkeypatch):
     """No test touches the user's own cache folder."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+
+
+# The politeness delay between two requests to one host (25 ms) is for real forums; the
+# tests' loopback forums get none, except the tests of the delay itself.
+TEST_ENV = Environment(http=HttpOptions(host_delay=0))
+
+
+class Runner(CliRunner):
+    """A CliRunner whose commands run in ``TEST_ENV`` unless a test hands in its own."""
+
+    def invoke(self, app, args=None, **kwargs):  # type: ignore[no-untyped-def, override]
+        kwargs.setdefault("obj", TEST_ENV)
+        return super().invoke(app, args, **kwargs)

@@ -14,20 +14,19 @@ from pathlib import Path
 
 import pytest
 from selectolax.lexbor import LexborHTMLParser
-from typer.testing import CliRunner
 
 from tally.cli import app
 from tally.errors import InputError
 from tally.outputs.announce import inert, render
 
-from .conftest import DISCUZ, FIXTURES
+from .conftest import DISCUZ, FIXTURES, Runner
 from .discuzgen import P
 from .test_votes_game import game_file, vote_thread
 from .tiebaapi import TiebaApi
 from .tiebagen import game_toml, sample
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-runner = CliRunner()
+runner = Runner()
 
 
 def golden(name: str, text: str, base: str) -> None:

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 from tally.cli import app
 from tally.csvfile import neutralise
 from tally.outputs.archive import COLUMNS
 
-from .conftest import CONTRACT_COLUMNS, DISCUZ, FIXTURES, read_csv
+from .conftest import CONTRACT_COLUMNS, DISCUZ, FIXTURES, Runner, read_csv
 
-runner = CliRunner()
+runner = Runner()
 
 
 def test_archive_vote_thread(forum, tmp_path):

@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from tally.cli import app
 
-runner = CliRunner()
+from .conftest import Runner
+
+runner = Runner()
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 from contextlib import suppress
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tally.errors import TallyError
+from tally.errors import NotAThreadError, ParseError, TallyError, TruncatedPageError
 from tally.forums.discuz import Discuz
 from tally.forums.tieba import Tieba
 from tally.forums.tieba_html import parse_comment_fragment, parse_total_comment
@@ -25,6 +26,7 @@ REAL = [
     sample().page(3).decode(),
 ]
 PARSERS = [Discuz(), Tieba()]
+OWN = [PARSERS[0]] * 3 + [PARSERS[1]] * 2  # the platform that rendered each of REAL
 FUZZ = settings(
     max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
     deadline=None,
@@ -114,18 +116,40 @@ def parse_everywhere(text: str) -> None:
             platform.parse_saved(text, CHINA, source="fuzz")
 
 
-@FUZZ
-@given(st.sampled_from(REAL), st.floats(0, 1))
-def test_truncated_real_pages(page, where):
-    parse_everywhere(page[: int(len(page) * where)])
+# A page that cannot be read is a page error: exit 4 (not a thread) or 5 (cannot be read),
+# never bad input, a network error or a crash.
+PAGE_ERRORS = (NotAThreadError, ParseError)
 
 
 @FUZZ
-@given(st.sampled_from(REAL), st.lists(st.tuples(st.floats(0, 1), st.text(max_size=8)), max_size=8))
-def test_mangled_real_pages(page, edits):
+@given(st.sampled_from(range(len(REAL))), st.floats(0, 0.999))
+def test_truncated_real_pages(index, where):
+    """A real page cut anywhere: truncated, or (cut before the platform's own marker) not
+    a thread page of that platform."""
+    page, platform = REAL[index], OWN[index]
+    cut = page[: int(len(page) * where)]
+    with pytest.raises(PAGE_ERRORS) as info:
+        platform.parse_page(cut, CHINA, source="fuzz")
+    marker = page.find(platform.page_marker) + len(platform.page_marker)
+    expected = TruncatedPageError if len(cut) >= marker else NotAThreadError
+    assert isinstance(info.value, expected), (len(cut), marker, info.value)
+    parse_everywhere(cut)
+
+
+@FUZZ
+@given(
+    st.sampled_from(range(len(REAL))),
+    st.lists(st.tuples(st.floats(0, 1), st.text(max_size=8)), max_size=8),
+)
+def test_mangled_real_pages(index, edits):
+    page, platform = REAL[index], OWN[index]
     for where, insert in edits:
         i = int(len(page) * where)
         page = page[:i] + insert + page[i + len(insert) :]
+    try:
+        platform.parse_page(page, CHINA, source="fuzz")
+    except TallyError as exc:
+        assert isinstance(exc, PAGE_ERRORS), exc
     parse_everywhere(page)
 
 

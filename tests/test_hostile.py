@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from tally.cli import app
 from tally.demo.localforum import LocalForum, Reply
@@ -26,12 +25,12 @@ from tally.forums.fetch import FetchOptions, fetch_thread
 from tally.forums.http import HttpOptions, retry_after
 from tally.rules.game import parse_game
 
-from .conftest import CHINA, DISCUZ, FIXTURES
+from .conftest import CHINA, DISCUZ, FIXTURES, Runner
 from .discuzgen import P
 from .discuzgen import Thread as Pages
 from .test_resilience import cookie_file, fast, faults, serve_vote
 
-runner = CliRunner()
+runner = Runner()
 QUICK = Environment(http=HttpOptions(host_delay=0))
 DEMO = (FIXTURES / "demo" / "game.toml").read_text(encoding="utf-8")
 

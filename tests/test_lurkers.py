@@ -16,14 +16,13 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
-from typer.testing import CliRunner
-
 from tally.cli import app
 from tally.rules.ledger import load
 
+from .conftest import Runner
 from .discuzgen import Comment, P, Thread
 
-runner = CliRunner()
+runner = Runner()
 PLAYERS = ["冷月", "小眯", "kiwi", "阿澈", "风铃", "老K", "糖糖"]
 DAYS = {  # day: (opens, closes, accelerated)
     1: ("2024-05-06 09:30", "2024-05-07 21:30", False),

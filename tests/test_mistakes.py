@@ -13,7 +13,6 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from typer.testing import CliRunner
 
 from tally.cli import app
 from tally.environment import Environment
@@ -24,11 +23,12 @@ from tally.rules.game import load_game
 from tally.rules.lurkers import DayThreads, check
 from tally.rules.votes import tally_day
 
+from .conftest import Runner
 from .discuzgen import Comment, P
 from .discuzgen import Thread as Pages
 from .test_votes_game import PLAYERS, game_file, vote_thread
 
-runner = CliRunner()
+runner = Runner()
 CHINA = ZoneInfo("Asia/Shanghai")
 QUICK = HttpOptions(host_delay=0)
 

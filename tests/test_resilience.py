@@ -10,7 +10,6 @@ import zlib
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from typer.testing import CliRunner
 
 from tally.cli import app
 from tally.demo.localforum import LocalForum, Reply
@@ -19,10 +18,10 @@ from tally.forums.cache import Cache, default_cache_dir
 from tally.forums.fetch import FetchOptions, fetch_thread
 from tally.forums.http import Http, HttpOptions, Robots
 
-from .conftest import CHINA, DISCUZ
+from .conftest import CHINA, DISCUZ, Runner
 from .test_votes_game import game_file, vote_thread
 
-runner = CliRunner()
+runner = Runner()
 
 
 class FakeClock:

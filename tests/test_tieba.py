@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
 from tally.cli import app
 from tally.errors import InputError, NotAThreadError, ParseError, TruncatedPageError
@@ -16,11 +15,11 @@ from tally.forums.fetch import read_threads
 from tally.forums.tieba import Tieba
 from tally.forums.tieba_html import parse_total_comment
 
-from .conftest import CHINA, CONTRACT_COLUMNS, FIXTURES, read_csv
+from .conftest import CHINA, CONTRACT_COLUMNS, FIXTURES, Runner, read_csv
 from .tiebagen import TP, TiebaThread, sample
 
 TIEBA = FIXTURES / "tieba"
-runner = CliRunner()
+runner = Runner()
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,6 @@ import os
 from datetime import datetime
 
 import pytest
-from typer.testing import CliRunner
 
 from tally.cli import app
 from tally.environment import Environment
@@ -22,12 +21,12 @@ from tally.forums import resolve_url
 from tally.forums.fetch import FetchOptions, fetch_thread
 from tally.forums.http import Http, HttpOptions
 
-from .conftest import CHINA
+from .conftest import CHINA, Runner
 from .test_resilience import FakeClock
 from .tiebaapi import Fault, TiebaApi
 from .tiebagen import PLAYERS, TC, TP, TiebaThread, game_toml, sample
 
-runner = CliRunner()
+runner = Runner()
 QUICK = HttpOptions(host_delay=0, backoff=0)
 AFTER_CLOSE = Environment(clock=lambda: datetime(2024, 5, 10, 12, 0, tzinfo=CHINA), http=QUICK)
 
@@ -192,10 +191,6 @@ def test_errorno_4_is_a_thread_that_is_gone(forum):
 
 def test_429_then_too_frequent_then_the_answer(forum):
     api = TiebaApi(sample())
-    api.errors = [
-        Fault(status=429, headers={"Retry-After": "3"}),
-        Fault(errorno=220034, errmsg="您的操作太频繁了"),
-    ]
     url = api.serve(forum)
     clean = fetch_thread(url, CHINA, options=options())
     api.asked.clear()

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 
-from typer.testing import CliRunner
-
 from tally.cli import app
 
+from .conftest import Runner
 from .discuzgen import Comment, P, Thread
 
-runner = CliRunner()
+runner = Runner()
 PLAYERS = [
     "冷月",
     "小眯",

@@ -226,7 +226,7 @@ class LocalForum:
         self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
         )
         self._thread.start()
         return self

@@ -161,7 +161,7 @@ class Platform(ABC):
     def refusal(self, request: Request, body: bytes) -> TallyError | None:
         """What a 200 answer says when it is no answer (an API's error number), or None.
 
-        Raise ``tally.http.TryAgain`` for a "too frequent" that a wait may cure.
+        Raise ``tally.forums.http.TryAgain`` for a "too frequent" that a wait may cure.
         """
         return None
 

@@ -35,7 +35,8 @@ def html_tree(text: str) -> Any:
     """Parse a page with lexbor, its nesting capped at ``MAX_DEPTH`` (see above)."""
     from selectolax.lexbor import LexborHTMLParser
 
-    if text.count("<") > _SCAN_FROM:
+    # A tag takes three characters at least ("<a>"): a short page cannot nest deep enough.
+    if len(text) > 3 * _SCAN_FROM and text.count("<") > _SCAN_FROM:
         text = flatten_deep(text)
     return LexborHTMLParser(text)
 

@@ -15,9 +15,9 @@ from tally.sanitise import one_line
 
 if TYPE_CHECKING:
     from tally.model import Post, Thread
+    from tally.rules.ledger import LedgerView
     from tally.rules.lurkers import DayCheck
     from tally.rules.votes import DayResult
-    from tally.workflows import LedgerView
 
 
 def cell(value: object, style: str = "") -> Text:

@@ -9,9 +9,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tally.rules.ledger import LedgerView
     from tally.rules.lurkers import DayCheck
     from tally.rules.votes import DayResult
-    from tally.workflows import LedgerView
 
 
 def number(value: Decimal) -> int | float:

@@ -226,7 +226,7 @@ class _Checker:
     def __init__(self, source: str) -> None:
         self.source = source
         # Every name the file gives, under the one folding tally compares names in
-        # (tally.names.normalise): folded -> (what it is, whose it is, as written).
+        # (tally.rules.names.normalise): folded -> (what it is, whose it is, as written).
         self.claimed: dict[str, tuple[str, str, str]] = {}
 
     def fail(self, key: str, problem: str) -> GameFileError:

@@ -10,8 +10,9 @@ refuse, with one sentence that says what to fix, instead of counting:
 - an author who is not a player but whose name is one slip away from a player (or a
   director) who never posted: a typo in the game file, most likely.
 
-They run inside the library functions (``tally.votes.tally_day``, ``tally.lurkers.check``),
-so a script that calls the library is stopped just as the command is.
+They run inside the library functions (``tally.rules.votes.tally_day``,
+``tally.rules.lurkers.check``), so a script that calls the library is stopped just as the
+command is.
 """
 
 from __future__ import annotations

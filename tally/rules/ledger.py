@@ -160,3 +160,16 @@ def camps_lost(
         if player in camps:
             by_camp.setdefault(camps[player], []).append(player)
     return {camp: players for camp, players in by_camp.items() if len(players) >= reds}
+
+
+@dataclass(frozen=True)
+class LedgerView:
+    """The card ledger after a lurker check: what it holds, what the check added."""
+
+    path: Path
+    cards: tuple[Card, ...]  # the whole ledger after this run
+    new: tuple[Card, ...]  # what this run added (escalations included)
+    written: bool
+    totals: dict[str, Totals]
+    sent_off: tuple[str, ...]  # K2
+    camps_lost: dict[str, list[str]]  # K2, seed 001

@@ -1,0 +1,151 @@
+"""The shape of the code: what keeps the next features cheap, checked so that it stays.
+
+One vocabulary of verdicts (README's list is the enum's), platforms that claim disjoint
+URL shapes, no forum branches outside tally/forums, layers that never import a later one,
+the game resolved once at load, rulesets read by their field types, one CSV writer.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+import typing
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from tally.errors import GameFileError
+from tally.forums import PLATFORMS, resolve_url
+from tally.rules.game import parse_game
+from tally.rules.rulesets import PRESETS, Ruleset, ruleset_for
+from tally.rules.verdicts import BallotKind, Colour, OutcomeCode, Status, VoidReason
+
+ROOT = Path(__file__).resolve().parent.parent
+TALLY = ROOT / "tally"
+
+
+def test_readme_lists_every_void_reason_with_its_rule_and_label():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `(\w+)` \| ([\w—]+) \| (\S+) \|$", readme, re.M)
+    assert listed == [(r.value, r.rule or "—", r.label) for r in VoidReason]
+
+
+def test_every_verdict_word_has_a_label():
+    for enum in (Status, BallotKind, VoidReason, OutcomeCode, Colour):
+        for member in enum:
+            assert member.label, member
+    for code in OutcomeCode:
+        assert code.rule in ("C4", "C5", "C6", "C8"), code
+
+
+@pytest.mark.parametrize("platform", PLATFORMS, ids=lambda p: p.name)
+def test_every_example_url_is_claimed_by_its_own_platform_only(platform):
+    assert platform.example_urls
+    for url in platform.example_urls:
+        claims = [p.name for p in PLATFORMS if p.match_url(url) is not None]
+        assert claims == [platform.name], url
+        assert resolve_url(url)[0] is platform
+
+
+def test_no_forum_branches_outside_the_forums_package():
+    for path in TALLY.rglob("*.py"):
+        if "forums" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"\.name\s*==\s*[\"'](tieba|discuz)", text), path
+        assert not re.search(r"platform\.name", text), path
+
+
+STAGES = {"forums": 0, "rules": 1, "outputs": 2, "demo": 3, "workflows": 3, "cli": 4, "cli_run": 4}
+
+
+def stage(module: str) -> int | None:
+    parts = module.split(".")
+    return STAGES.get(parts[1]) if len(parts) > 1 and parts[0] == "tally" else None
+
+
+def test_no_module_imports_a_later_stage():
+    """forums → rules → outputs → workflows/demo → cli: nothing imports backwards."""
+    for path in TALLY.rglob("*.py"):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        mine = stage(module)
+        if mine is None:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                theirs = stage(node.module)
+                if theirs is not None:
+                    assert theirs <= mine, f"{module} imports {node.module}"
+
+
+GAME = """
+players = ["甲", "乙"]
+[[days]]
+day = 2
+opens = 2024-05-08T09:30:00
+closes = 2024-05-09T21:30:00
+vote = "{url}"
+"""
+
+
+def test_the_game_resolves_its_threads_at_load():
+    game = parse_game(GAME.format(url="https://bbs.example.com/thread-102-3-1.html"), source="g")
+    ref = game.day(2).vote_thread
+    assert (ref.platform, ref.thread_id, ref.base) == ("discuz", "102", "https://bbs.example.com/")
+    with pytest.raises(GameFileError) as info:
+        parse_game(
+            GAME.format(url="https://bbs.example.com/forum.php?mod=forumdisplay"), source="g"
+        )
+    assert str(info.value).startswith("g, key 'day 2.vote': ")
+    assert "is not a thread URL tally knows" in str(info.value)
+
+
+def test_every_ruleset_field_is_read_by_its_type():
+    """Each field of every preset, written back as a game file would, reads as it was."""
+    hints = typing.get_type_hints(Ruleset)
+    for preset in PRESETS.values():
+        for f in dataclasses.fields(Ruleset):
+            if f.name == "based_on":
+                continue
+            value = getattr(preset, f.name)
+            written = (
+                None
+                if value is None
+                else list(value)
+                if isinstance(value, tuple)
+                else float(value)
+                if isinstance(value, Decimal)
+                else value
+            )
+            if written is None:
+                written = "none" if hints[f.name] != (str | None) else ""
+            read = ruleset_for(preset.based_on, {f.name: written})
+            assert getattr(read, f.name) == value, (preset.name, f.name)
+
+
+def test_what_was_hard_coded_is_a_rule_now():
+    rules = ruleset_for(
+        "245",
+        {"name": "我的变体", "camp_loss_reds": 3, "dictator_weight": 3, "dictator_every": 4},
+    )
+    assert (rules.name, rules.based_on, rules.camp_loss_reds) == ("我的变体", "245", 3)
+    assert (rules.dictator_weight, rules.dictator_from, rules.dictator_every) == (3, 10, 4)
+    assert PRESETS["000"].camp_loss_reds is None and PRESETS["245"].camp_loss_reds == 2
+
+
+def test_one_csv_writer_for_the_archive_and_the_ledger(tmp_path):
+    from tally.csvfile import excel_csv
+    from tally.rules import ledger
+    from tally.rules.verdicts import Colour
+
+    path = tmp_path / "g.cards.csv"
+    card = ledger.Card(3, "-减号", Colour.YELLOW, "L1", "=1+1", "director")
+    ledger.save(path, [card])
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf") and b"\r\n" in raw
+    assert "'-减号" in raw.decode("utf-8") and "'=1+1" in raw.decode("utf-8")
+    assert ledger.load(path) == [card]  # read back as written
+    assert excel_csv([{"a": "=x"}], ["a"]) == "\ufeffa\r\n'=x\r\n".encode()
