@@ -16,10 +16,11 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from tally.cli import app
+from tally.demo import sample_game_text
 from tally.errors import InputError
 from tally.outputs.announce import inert, render
 
-from .conftest import DISCUZ, FIXTURES, Runner
+from .conftest import DISCUZ, Runner
 from .discuzgen import P
 from .test_votes_game import game_file, vote_thread
 from .tiebaapi import TiebaApi
@@ -76,9 +77,7 @@ def test_close_245_hides_counts_and_names_only_the_top(forum, tmp_path):
     forum.add_discuz_thread("23", DISCUZ, "vote")
     game = tmp_path / "game.toml"
     game.write_text(
-        (FIXTURES / "demo" / "game.toml")
-        .read_text(encoding="utf-8")
-        .replace("${FORUM}", forum.base),
+        sample_game_text(forum.base),
         encoding="utf-8",
     )
     out = announce("--game", str(game), "--day", "2")

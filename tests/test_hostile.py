@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tally.cli import app
+from tally.demo import sample_game_text
 from tally.demo.localforum import LocalForum, Reply
 from tally.environment import Environment
 from tally.errors import FetchError, GameFileError, ParseError, TruncatedPageError
@@ -25,14 +26,14 @@ from tally.forums.fetch import FetchOptions, fetch_thread
 from tally.forums.http import HttpOptions, retry_after
 from tally.rules.game import parse_game
 
-from .conftest import CHINA, DISCUZ, FIXTURES, Runner
+from .conftest import CHINA, DISCUZ, Runner
 from .discuzgen import P
 from .discuzgen import Thread as Pages
 from .test_resilience import cookie_file, fast, faults, serve_vote
 
 runner = Runner()
 QUICK = Environment(http=HttpOptions(host_delay=0))
-DEMO = (FIXTURES / "demo" / "game.toml").read_text(encoding="utf-8")
+DEMO = sample_game_text("https://x/")
 
 
 def invoke(*args: str):
@@ -55,7 +56,7 @@ def one_sentence(result, code: int) -> str:
 )
 def test_names_that_fold_alike_are_a_game_file_error(second, folded):
     first = "月影" if folded == "月影" else "Mika"
-    text = DEMO.replace('"南瓜"]', f'"南瓜", "{second}"]').replace("${FORUM}", "https://x.com/")
+    text = DEMO.replace('"南瓜"]', f'"南瓜", "{second}"]')
     with pytest.raises(GameFileError) as info:
         parse_game(text, source="game.toml")
     assert str(info.value) == (
@@ -65,15 +66,13 @@ def test_names_that_fold_alike_are_a_game_file_error(second, folded):
 
 
 def test_an_alias_that_folds_to_another_player_is_refused():
-    text = DEMO.replace('"月影" = ["月 影"]', '"月影" = ["ｍｉｋａ"]').replace(
-        "${FORUM}", "https://x/"
-    )
+    text = DEMO.replace('"月影" = ["月 影"]', '"月影" = ["ｍｉｋａ"]')
     with pytest.raises(GameFileError, match=r"'ｍｉｋａ' and 'Mika' \(a player\) are one name"):
         parse_game(text, source="game.toml")
 
 
 def test_a_name_of_invisible_characters_only_is_refused():
-    text = DEMO.replace('"南瓜"]', '"南瓜", "\u200b\u3164"]').replace("${FORUM}", "https://x/")
+    text = DEMO.replace('"南瓜"]', '"南瓜", "\u200b\u3164"]')
     with pytest.raises(GameFileError, match="has no visible character"):
         parse_game(text, source="game.toml")
 
@@ -81,11 +80,11 @@ def test_a_name_of_invisible_characters_only_is_refused():
 def test_a_director_named_like_a_player_is_refused():
     text = DEMO.replace('directors = ["导演B"]', 'directors = ["mika"]')
     with pytest.raises(GameFileError, match=r"'mika' and 'Mika' \(a player\) are one name"):
-        parse_game(text.replace("${FORUM}", "https://x/"), source="game.toml")
+        parse_game(text, source="game.toml")
 
 
 def test_day_lists_take_the_rosters_spelling():
-    text = DEMO.replace("${FORUM}", "https://x/") + 'dead = ["ｍｉｋａ", "月 影"]\n'
+    text = DEMO + 'dead = ["ｍｉｋａ", "月 影"]\n'
     game = parse_game(text, source="game.toml")
     assert game.day(2).dead == ("Mika", "月影")
 
@@ -310,28 +309,26 @@ def test_a_malformed_cookie_line_is_one_sentence_without_its_value(tmp_path, rec
     ],
 )
 def test_game_file_numbers_are_finite_and_bounded(line, message):
-    text = DEMO.replace("${FORUM}", "https://x/") + line + "\n"
+    text = DEMO + line + "\n"
     with pytest.raises(GameFileError, match="key 'day 2.weights.Mika': " + message):
         parse_game(text, source="game.toml")
 
 
 @pytest.mark.parametrize("rule", ["sheriff_weight = nan", "slander_bonus = inf"])
 def test_rule_numbers_are_finite(rule):
-    text = DEMO.replace("${FORUM}", "https://x/") + f"\n[rules]\n{rule}\n"
+    text = DEMO + f"\n[rules]\n{rule}\n"
     with pytest.raises(GameFileError, match=f"key 'rules.{rule.split()[0]}': must be a finite"):
         parse_game(text, source="game.toml")
 
 
 def test_rule_whole_numbers_are_bounded():
-    text = (
-        DEMO.replace("${FORUM}", "https://x/") + "\n[rules]\nchange_window_minutes = 10000000000\n"
-    )
+    text = DEMO + "\n[rules]\nchange_window_minutes = 10000000000\n"
     with pytest.raises(GameFileError, match="a whole number from 0 to 1,000,000"):
         parse_game(text, source="game.toml")
 
 
 def test_a_very_long_time_zone_is_one_sentence():
-    text = DEMO.replace('"Asia/Shanghai"', json.dumps("A" * 300)).replace("${FORUM}", "https://x/")
+    text = DEMO.replace('"Asia/Shanghai"', json.dumps("A" * 300))
     with pytest.raises(GameFileError, match="key 'timezone': 'AAAA"):
         parse_game(text, source="game.toml")
 
@@ -343,7 +340,7 @@ def test_a_url_with_a_bad_ipv6_host_is_one_sentence():
 
 def test_a_game_file_with_a_bom_loads(tmp_path):
     path = tmp_path / "game.toml"
-    path.write_bytes(b"\xef\xbb\xbf" + DEMO.replace("${FORUM}", "https://x/").encode())
+    path.write_bytes(b"\xef\xbb\xbf" + DEMO.encode())
     from tally.rules.game import load_game
 
     assert load_game(path).name == "[D01] 月下古堡（示例）"
@@ -448,7 +445,7 @@ def test_one_invalid_byte_is_read_and_its_ballot_flagged(forum, tmp_path):
     assert len(thread.posts) == 16
     [hit] = [p for p in thread.posts if "\ufffd" in p.text]
     game = tmp_path / "g.toml"
-    game.write_text(DEMO.replace("${FORUM}thread-23-1-1.html", url).replace("${FORUM}", forum.base))
+    game.write_text(sample_game_text(forum.base))
     data = json.loads(invoke("votes", url, "--game", str(game), "--json", "--quiet").stdout)
     flagged = [f for f in data["flags"] if f["rule"] == "damaged"]
     assert [f["floor"] for f in flagged] == [hit.floor]

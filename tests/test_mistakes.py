@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tally.cli import app
+from tally.demo import sample_game_text
 from tally.environment import Environment
 from tally.errors import InputError
 from tally.forums.http import HttpOptions
@@ -205,13 +206,11 @@ def test_library_provisional_from_the_read_time_or_the_newest_saved_post(forum, 
 
 
 def test_real_saved_pages_with_a_post_after_the_close_are_final(tmp_path):
-    from .conftest import DISCUZ, FIXTURES
+    from .conftest import DISCUZ
 
     game = tmp_path / "game.toml"
     game.write_text(
-        (FIXTURES / "demo" / "game.toml")
-        .read_text(encoding="utf-8")
-        .replace("${FORUM}", "https://bbs.example.com/"),
+        sample_game_text("https://bbs.example.com/"),
         encoding="utf-8",
     )
     pages = [str(DISCUZ / "vote-p1.html"), str(DISCUZ / "vote-p2.html")]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from tally.cli import app
+from tally.demo import sample_game_text
 
 from .conftest import Runner
 from .discuzgen import Comment, P, Thread
@@ -276,13 +277,11 @@ def test_thread_of_no_day_is_refused_even_with_day(forum, tmp_path):
 
 def test_votes_from_saved_pages_offline(tmp_path):
     """The real vote thread saved from a browser, counted with the sample game's rules."""
-    from .conftest import DISCUZ, FIXTURES
+    from .conftest import DISCUZ
 
     game = tmp_path / "game.toml"
     game.write_text(
-        (FIXTURES / "demo" / "game.toml")
-        .read_text(encoding="utf-8")
-        .replace("${FORUM}", "https://bbs.example.com/"),
+        sample_game_text("https://bbs.example.com/"),
         encoding="utf-8",
     )
     result = runner.invoke(

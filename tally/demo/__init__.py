@@ -17,20 +17,27 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 SAMPLE_THREADS = {"23": "vote", "24": "talk"}
 
 
+GAME_FILE = FIXTURES / "demo" / "game.toml"
+
+
+def sample_game_text(forum: str) -> str:
+    """The sample game file, its threads on the forum whose root URL is ``forum``."""
+    if not GAME_FILE.is_file():
+        raise InputError(
+            f"the sample game is not at {GAME_FILE}; run tally demo from a checkout "
+            "installed with pip install -e."
+        )
+    return GAME_FILE.read_text(encoding="utf-8").replace("${FORUM}", forum)
+
+
 @contextmanager
 def sample_game() -> Iterator[tuple[Game, LocalForum]]:
     """Start the local forum with the sample threads and yield the game pointing at it."""
-    game_file = FIXTURES / "demo" / "game.toml"
-    if not game_file.is_file():
-        raise InputError(
-            f"the sample game is not at {game_file}; run tally demo from a checkout "
-            "installed with pip install -e."
-        )
     with LocalForum() as forum:
         for tid, stem in SAMPLE_THREADS.items():
             forum.add_discuz_thread(tid, FIXTURES / "discuz", stem)
-        text = game_file.read_text(encoding="utf-8").replace("${FORUM}", forum.base)
-        yield parse_game(text, source=str(game_file), path=game_file), forum
+        text = sample_game_text(forum.base)
+        yield parse_game(text, source=str(GAME_FILE), path=GAME_FILE), forum
 
 
 def run_demo(env: Environment, show: Terminal) -> None:

@@ -257,16 +257,12 @@ def elevator_context(
     game: Game, day: Day, discussion: Thread | None, seed: int | None
 ) -> dict[str, Any]:
     """Every player in random order, with a link to their posts alone."""
-    from tally.rules.names import Roster
-
-    roster = Roster(game.players, game.aliases)
     accounts: dict[str, tuple[str, str | None]] = {}
     if discussion is not None:
         for post in discussion.posts:
-            for name in (post.author, post.author_display):
-                player = roster.match(name).player if name else None
-                if player and player not in accounts:
-                    accounts[player] = (post.author, post.author_id)
+            player = game.identify(post.author, post.author_display)
+            if player and player not in accounts:
+                accounts[player] = (post.author, post.author_id)
     ref = day.discussion_ref or day.vote_thread
     platform = platform_of(ref)
     order = list(game.players)
