@@ -5,18 +5,14 @@ The fields of the contract (README, *JSON*) come first and never change; more ma
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
+
+from tally.rules.count import votes_number
 
 if TYPE_CHECKING:
     from tally.rules.ledger import LedgerView
     from tally.rules.lurkers import DayCheck
     from tally.rules.votes import DayResult
-
-
-def number(value: Decimal) -> int | float:
-    """A Decimal as a JSON number: 3 stays 3, 3.5 stays 3.5."""
-    return int(value) if value == value.to_integral() else float(value)
 
 
 def day_json(result: DayResult) -> dict[str, Any]:
@@ -49,7 +45,7 @@ def day_json(result: DayResult) -> dict[str, Any]:
                 "parent_post_id": b.parent_post_id,
                 "posted_at": b.posted_at.isoformat(timespec="seconds"),
                 "written": b.written,
-                "weight": number(result.count.weights[b.voter][0])
+                "weight": votes_number(result.count.weights[b.voter][0])
                 if b.voter in result.count.weights
                 else None,
                 "note": b.note,
@@ -62,15 +58,16 @@ def day_json(result: DayResult) -> dict[str, Any]:
         "totals": [
             {
                 "player": t.player,
-                "votes": number(t.votes),
+                "votes": votes_number(t.votes),
                 "voters": list(t.voters),
                 "bonuses": [
-                    {"votes": number(a), "why": why, "rule": rule} for a, why, rule in t.bonuses
+                    {"votes": votes_number(a), "why": why, "rule": rule}
+                    for a, why, rule in t.bonuses
                 ],
             }
             for t in result.totals
         ],
-        "abstained": number(result.count.abstained),
+        "abstained": votes_number(result.count.abstained),
         "not_voted": list(result.not_voted),
         "outcome": {"result": o.result, "player": o.player, "rule": o.code, "note": o.note},
         "leaders": list(result.leaders),

@@ -285,6 +285,11 @@ def _first_reached(
     return reached
 
 
+def votes_number(value: Decimal) -> int | float:
+    """A vote count as a JSON number: 3 stays 3, 3.5 stays 3.5."""
+    return int(value) if value == value.to_integral() else float(value)
+
+
 def votes_text(value: Decimal) -> str:
     """A vote count as people write it: 3, 3.5."""
     return format(value.normalize(), "f") if value != value.to_integral() else str(int(value))
