@@ -14,22 +14,28 @@ from tally.cli_run import (
     AsJson,
     Format,
     GameFile,
+    OneSentence,
     Output,
     Partial,
     Provisional,
     Run,
+    ShowRules,
     environment,
     fetching,
     reported,
+    root,
 )
 from tally.outputs.terminal import Terminal
 
 app = typer.Typer(
-    help="Count votes, check lurkers and write announcements for forum werewolf games (版杀).",
+    cls=OneSentence,
+    context_settings={"help_option_names": ["-h", "--help"]},
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: no boxes, brackets kept, no "<bool>" after flags
 )
+app.callback(invoke_without_command=True)(root)
 
 
 @app.command()
@@ -158,6 +164,7 @@ def announce(
         Path | None, typer.Option("--template-dir", help="Your own templates (run sandboxed).")
     ] = None,
     provisional: Provisional = False,
+    show_rules: ShowRules = False,
     *,
     run: Run,
 ) -> None:
@@ -170,7 +177,7 @@ def announce(
 
     text = announcement(
         load_game(game), day=day, kind=kind, fmt=fmt, seed=seed, template_dir=template_dir,
-        provisional=provisional, env=run.env, how=run.how,
+        provisional=provisional, show_rules=show_rules, env=run.env, how=run.how,
     )  # fmt: skip
     run.show.text(text)
 

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
+from tally import __version__
 from tally.environment import Environment
 from tally.errors import TallyError
 from tally.outputs.terminal import Terminal
@@ -31,6 +33,13 @@ Format = Annotated[
     ),
 ]
 
+ShowRules = Annotated[
+    bool,
+    typer.Option(
+        "--show-rules",
+        help="Print the rule ids (C5, L1) in the post; the players' post leaves them out.",
+    ),
+]
 Output = Annotated[Path, typer.Option("--output", "-o", help="The CSV file to write.")]
 Partial = Annotated[
     bool,
@@ -133,3 +142,58 @@ def fetching(command: Callable[..., None]) -> Callable[..., None]:
 def environment(ctx: typer.Context) -> Environment:
     """The environment a test or a program handed in (``obj=``), or the real one."""
     return ctx.obj if isinstance(ctx.obj, Environment) else Environment()
+
+
+try:  # typer vendors click from 0.2x on; before, click is a package of its own
+    from typer._click import exceptions as _clicks
+except ImportError:  # pragma: no cover - an older typer
+    from click import exceptions as _clicks  # type: ignore[no-redef, import-not-found]
+
+
+class OneSentence(TyperGroup):
+    """The command group, with option and argument mistakes reported like every other
+    mistake: one sentence on standard error, exit 2 (not click's usage box)."""
+
+    def main(
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        import sys
+
+        help_only = getattr(_clicks, "NoArgsIsHelpError", ())
+        try:
+            code = super().main(
+                args, prog_name, complete_var, False, windows_expand_args, **extra
+            )
+        except help_only as exc:
+            typer.echo(exc.ctx.get_help())
+            code = 0
+        except _clicks.ClickException as exc:
+            context = getattr(exc, "ctx", None)
+            where = context.command_path if context is not None else "tally"
+            message = exc.format_message().strip().rstrip(".")
+            message = message[:1].lower() + message[1:]
+            typer.echo(f"tally: {message}; see `{where} --help`.", err=True)
+            code = exc.exit_code
+        except typer.Abort:
+            typer.echo("tally: interrupted; nothing was written.", err=True)
+            code = 130
+        if standalone_mode:
+            sys.exit(code if isinstance(code, int) else 0)
+        return code
+
+
+def root(
+    version: Annotated[
+        bool, typer.Option("--version", help="Print tally's version and exit.", is_eager=True)
+    ] = False,
+) -> None:
+    """Count votes, check lurkers and write announcements for forum werewolf games (版杀)."""
+    if version:
+        typer.echo(f"tally {__version__}")
+        raise typer.Exit()

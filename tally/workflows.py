@@ -215,10 +215,12 @@ def announcement(
     seed: int | None = None,
     template_dir: Path | None = None,
     provisional: bool = False,
+    show_rules: bool = False,
     env: Environment,
     how: Reading,
 ) -> str:
-    """`tally announce`: the post to paste, rendered from its template."""
+    """`tally announce`: the post to paste, rendered from its template; rule ids (C5, L1) only
+    with ``show_rules``, since the post is for the players."""
     from tally.outputs.announce import (
         FORMATS,
         closing_post,
@@ -238,11 +240,19 @@ def announcement(
     if kind == "close":
         [thread] = read([chosen.vote], game.timezone, env=env, how=how, not_before=not_before)
         result = tally_day(thread, game, day)
-        return closing_post(result, game, fmt, provisional=provisional, template_dir=template_dir)
+        return closing_post(
+            result,
+            game,
+            fmt,
+            provisional=provisional,
+            show_rules=show_rules,
+            template_dir=template_dir,
+        )
     elif kind == "morning":
         if game.path is None:
             raise InputError("the morning announcement reads the ledger beside the game file.")
-        context = morning_context(game, day, ledger.load(ledger.ledger_path(game.path)))
+        cards = ledger.load(ledger.ledger_path(game.path))
+        context = morning_context(game, day, cards, show_rules=show_rules)
     else:
         # The players' own views of the discussion thread (the vote thread without one).
         url = chosen.discussion or chosen.vote

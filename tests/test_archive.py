@@ -9,7 +9,7 @@ from tally.cli import app
 from tally.csvfile import neutralise
 from tally.outputs.archive import COLUMNS
 
-from .conftest import CONTRACT_COLUMNS, DISCUZ, FIXTURES, Runner, read_csv
+from .conftest import CONTRACT_COLUMNS, DISCUZ, Runner, read_csv
 
 runner = Runner()
 
@@ -55,17 +55,12 @@ def test_archive_vote_thread(forum, tmp_path):
 
 
 def test_archive_whole_game(tmp_path):
-    from tally.demo import sample_game
+    from tally.demo import sample_game, sample_game_text
 
     out = tmp_path / "game.csv"
     with sample_game() as (_game, _forum):
         game_file = tmp_path / "game.toml"
-        game_file.write_text(
-            (FIXTURES / "demo" / "game.toml")
-            .read_text(encoding="utf-8")
-            .replace("${FORUM}", _forum.base),
-            encoding="utf-8",
-        )
+        game_file.write_text(sample_game_text(_forum.base), encoding="utf-8")
         result = runner.invoke(app, ["archive", "--game", str(game_file), "-o", str(out)])
     assert result.exit_code == 0, result.output
     rows = read_csv(out)

@@ -10,7 +10,7 @@ import pytest
 from tally.errors import GameFileError
 from tally.rules.game import load_game, parse_game
 
-from .conftest import CHINA, FIXTURES
+from .conftest import CHINA
 
 GOOD = """
 name = "[023] 明星大侦探"
@@ -178,12 +178,9 @@ def test_unknown_day():
 
 
 def test_sample_game_file_is_valid():
-    text = (
-        (FIXTURES / "demo" / "game.toml")
-        .read_text(encoding="utf-8")
-        .replace("${FORUM}", "http://127.0.0.1:1/")
-    )
-    game = parse_game(text)
+    from tally.demo import sample_game_text
+
+    game = parse_game(sample_game_text("http://127.0.0.1:1/"))
     assert len(game.players) == 12 and game.directors == ("导演B",)
 
 

@@ -1,63 +1,63 @@
-"""The bundled sample game, served from 127.0.0.1 so that `tally demo` runs the real path."""
+"""The bundled sample game, served from 127.0.0.1 so that `tally demo` runs the real path.
+
+Its pages (real Discuz! X3.5 pages, gzipped) and its game file live inside the package and
+are read with importlib.resources, so a wheel or pipx install runs the demo as a clone does.
+"""
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from importlib import resources
 
 from tally.demo.localforum import LocalForum
 from tally.environment import Environment
-from tally.errors import InputError
 from tally.outputs.terminal import Terminal
 from tally.rules.game import Game, parse_game
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-# Which saved pages play which thread of the sample game.
-SAMPLE_THREADS = {"23": "vote", "24": "talk"}
-
-
-GAME_FILE = FIXTURES / "demo" / "game.toml"
+# Which saved pages play which thread of the sample game: thread id -> (file stem, pages).
+SAMPLE_THREADS = {"23": ("vote", 2), "24": ("talk", 7)}
+_SAMPLE = resources.files("tally.demo") / "sample"
 
 
 def sample_game_text(forum: str) -> str:
     """The sample game file, its threads on the forum whose root URL is ``forum``."""
-    if not GAME_FILE.is_file():
-        raise InputError(
-            f"the sample game is not at {GAME_FILE}; run tally demo from a checkout "
-            "installed with pip install -e."
-        )
-    return GAME_FILE.read_text(encoding="utf-8").replace("${FORUM}", forum)
+    return (_SAMPLE / "game.toml").read_text(encoding="utf-8").replace("${FORUM}", forum)
+
+
+def sample_page(stem: str, page: int) -> bytes:
+    """One page of the sample threads, as the forum rendered it."""
+    return gzip.decompress((_SAMPLE / f"{stem}-p{page}.html.gz").read_bytes())
 
 
 @contextmanager
 def sample_game() -> Iterator[tuple[Game, LocalForum]]:
     """Start the local forum with the sample threads and yield the game pointing at it."""
     with LocalForum() as forum:
-        for tid, stem in SAMPLE_THREADS.items():
-            forum.add_discuz_thread(tid, FIXTURES / "discuz", stem)
-        text = sample_game_text(forum.base)
-        yield parse_game(text, source=str(GAME_FILE), path=GAME_FILE), forum
+        for tid, (stem, pages) in SAMPLE_THREADS.items():
+            for page in range(1, pages + 1):
+                forum.add_discuz_page(tid, page, sample_page(stem, page))
+        yield parse_game(sample_game_text(forum.base), source="the sample game"), forum
 
 
 def run_demo(env: Environment, show: Terminal) -> None:
     """`tally demo`: the sample game read from its local forum, counted and announced."""
     from tally.outputs.announce import closing_post, format_for
-    from tally.outputs.console import print_day, print_threads
+    from tally.outputs.console import print_demo
     from tally.rules.votes import tally_day
     from tally.workflows import Reading, read
 
     with sample_game() as (game, forum):
-        console = show.stdout()
-        console.print(f"Sample game {game.name}, forum at {forum.base}", markup=False)
         # A new local forum every time: nothing to cache.
-        how = Reading(use_cache=False, warn=show.warn, thread_read=show.thread_read)
+        how = Reading(use_cache=False, warn=show.warn)
         threads = read(list(game.thread_urls()), game.timezone, env=env, how=how)
-        print_threads(console, threads)
-        for thread in threads:
-            if any(thread.url == d.vote for d in game.days):
-                result = tally_day(thread, game)
-                print_day(console, result)
-                fmt = format_for(game, result.day)
-                console.print(f"\nThe announcement to paste ({fmt}):\n", markup=False)
-                show.text(closing_post(result, game, fmt))
+        [vote] = [t for t in threads if any(t.url == d.vote for d in game.days)]
+        result = tally_day(vote, game)
+        fmt = format_for(game, result.day)
+        print_demo(show.stdout(), game.name, forum.base, threads, result, fmt)
+        show.text(closing_post(result, game, fmt))
+        show.text(
+            "\nNext: describe your own game with `tally init THREAD-URL… -o game.toml`, then "
+            "`tally votes VOTE-URL --game game.toml`.\n"
+        )

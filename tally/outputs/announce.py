@@ -10,6 +10,7 @@ font is the director's alone (RULES L7). Undefined values are errors (StrictUnde
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,22 +25,35 @@ from tally.rules.verdicts import BallotKind, OutcomeCode, Status
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+# The built-in templates, inside the package (read with importlib.resources by Jinja's
+# PackageLoader, so a wheel install has them too).
+TEMPLATES = "tally.outputs:templates"
 FORMATS = ("bbcode", "text")
 KINDS = ("close", "morning", "elevator")
 _ZWSP = "\u200b"
 
 
+# The tags a Discuz! board renders (its discuzcode, with the common plugins'); Tieba renders
+# none, but a post may be copied between them. Only these are made inert: "[A01]" in a
+# game's name is no tag and stays as it is.
+_BBCODE = re.compile(
+    r"\[(?=/?(?:b|i|u|s|p|color|size|font|align|url|email|img|quote|code|hide|free|list|\*|"
+    r"table|tr|td|th|media|audio|flash|qq|float|indent|hr|backcolor|sup|sub|strike|attach|"
+    r"attachimg|password|postbg|ed2k|flv|wmv|rm|sound|swf)(?:[=\]\s]))",
+    re.IGNORECASE,
+)
+
+
 def inert(value: Any) -> Any:
-    """A value a template prints, made safe: one sanitised line, its BBCode broken.
+    """A value a template prints, made safe: one sanitised line, its BBCode tags broken.
 
     Every value is a one-line field, so a 投票理由 with line breaks cannot forge a line of
     the post (a fake result, a fake director's line). Discuz! matches tags such as
-    ``[color=…]`` literally; a zero-width space after the bracket stops the match and
-    shows the same characters.
+    ``[color=…]`` literally; a zero-width space after the bracket of a tag it knows stops
+    the match and shows the same characters.
     """
     if isinstance(value, str):
-        return one_line(value).replace("[", "[" + _ZWSP)
+        return _BBCODE.sub("[" + _ZWSP, one_line(value))
     return value
 
 
@@ -49,15 +63,19 @@ def format_for(game: Game, day: Day) -> str:
 
 
 def _environment(template_dir: Path | None) -> Any:
-    from jinja2 import FileSystemLoader, StrictUndefined
+    from jinja2 import BaseLoader, FileSystemLoader, PackageLoader, StrictUndefined
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    folder = template_dir or TEMPLATES
-    if not folder.is_dir():
-        raise InputError(f"the template folder {folder} does not exist.")
+    loader: BaseLoader
+    if template_dir is None:
+        loader = PackageLoader("tally.outputs", "templates")
+    elif template_dir.is_dir():
+        loader = FileSystemLoader(str(template_dir))
+    else:
+        raise InputError(f"the template folder {template_dir} does not exist.")
     # Sandboxed for every folder: the built-in templates need nothing the sandbox forbids.
     return ImmutableSandboxedEnvironment(
-        loader=FileSystemLoader(str(folder)),
+        loader=loader,
         undefined=StrictUndefined,
         finalize=inert,
         autoescape=False,
@@ -106,7 +124,9 @@ _OUTCOME_HIDDEN = {
 _BONUS = {"C2": "诽谤", "C3": "众志成城"}
 
 
-def close_context(result: DayResult, game: Game, *, provisional: bool = False) -> dict[str, Any]:
+def close_context(
+    result: DayResult, game: Game, *, provisional: bool = False, show_rules: bool = False
+) -> dict[str, Any]:
     """What the closing announcement of a day may say, as the ruleset's visibility allows.
 
     A day not yet closed is refused unless ``provisional`` is asked for: then the post is a
@@ -192,6 +212,7 @@ def close_context(result: DayResult, game: Game, *, provisional: bool = False) -
         "void": [b for b in ballots if b["status"] == Status.VOID],
         "not_voted": list(result.not_voted),
         "provisional": result.provisional,
+        "show_rules": show_rules,
         "as_of": f"{result.as_of:%m-%d %H:%M}",
         "closes": f"{result.day.closes:%m-%d %H:%M}",
         "standing": standing,
@@ -211,17 +232,20 @@ def closing_post(
     fmt: str | None = None,
     *,
     provisional: bool = False,
+    show_rules: bool = False,
     template_dir: Path | None = None,
 ) -> str:
     """The closing announcement of a counted day, in the forum's markup unless ``fmt``."""
-    context = close_context(result, game, provisional=provisional)
+    context = close_context(result, game, provisional=provisional, show_rules=show_rules)
     return render("close", fmt or format_for(game, result.day), context, template_dir)
 
 
 # -- the morning announcement (A1) ---------------------------------------------------------
 
 
-def morning_context(game: Game, day_number: int, cards: Sequence[Card]) -> dict[str, Any]:
+def morning_context(
+    game: Game, day_number: int, cards: Sequence[Card], *, show_rules: bool = False
+) -> dict[str, Any]:
     """The opening of day N: who went out since day N-1, sheriff, deputy, the slandered,
     the living, and the cards given for day N-1."""
     day = game.day(day_number)
@@ -238,6 +262,7 @@ def morning_context(game: Game, day_number: int, cards: Sequence[Card]) -> dict[
         "deputy": day.deputy or "",
         "slandered": list(day.slandered),
         "alive": [p for p in game.players if p not in day.dead],
+        "show_rules": show_rules,
         "cards": [
             {
                 "player": c.player,

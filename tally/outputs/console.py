@@ -40,7 +40,8 @@ def say(console: Console, value: object, style: str = "") -> None:
     lead = text[: len(text) - len(body)]
     for _ in range(lead.count("\n")):
         console.print()
-    console.print(Text(" " * lead.count(" ") + one_line(body), style=style))
+    # Soft wrap: the terminal wraps a long line, and copying it gives the line back whole.
+    console.print(Text(" " * lead.count(" ") + one_line(body), style=style), soft_wrap=True)
 
 
 def _first_line(text: str, width: int = 40) -> str:
@@ -257,3 +258,43 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
         else "not written (--no-write):"
     )
     say(console, f"Ledger {saved} {view.path}")
+
+
+def print_demo(
+    console: Console,
+    name: str,
+    forum: str,
+    threads: Iterable[Thread],
+    result: DayResult,
+    fmt: str,
+) -> None:
+    """The demo in a dozen lines: what was read, how the day was counted, what it says."""
+    from tally.rules.count import votes_text
+
+    say(console, f"Sample game {name}, served at {forum} (pages a real Discuz! X3.5 rendered)")
+    for t in threads:
+        comments = sum(len(p.comments) for p in t.posts)
+        say(
+            console,
+            f"  read thread {t.thread_id} “{t.title}”: {t.page_count} page(s), "
+            f"{len(t.posts)} posts, {comments} 点评",
+        )
+    by_status = {s: [b for b in result.ballots if b.status == s] for s in Status}
+    reasons = "、".join(dict.fromkeys(str(b.reason) for b in by_status[Status.VOID]))
+    say(
+        console,
+        f"Day {result.day.day} (ruleset {result.ruleset}): {len(result.ballots)} ballots — "
+        f"{len(by_status[Status.COUNTED])} in force, {len(by_status[Status.SUPERSEDED])} "
+        f"changed, {len(by_status[Status.VOID])} void" + (f" ({reasons})" if reasons else ""),
+    )
+    totals = " · ".join(f"{t.player} {votes_text(t.votes)}" for t in result.totals)
+    say(console, f"Totals: {totals or 'none'}; not voted: {'、'.join(result.not_voted) or 'none'}")
+    o = result.outcome
+    verdict = {
+        OutcomeResult.ELIMINATED: f"{o.player} is out",
+        OutcomeResult.SHERIFF: f"{o.player} is sheriff",
+        OutcomeResult.NONE: "nobody",
+    }[o.result]
+    say(console, f"Outcome: {verdict} — {o.note} [rule {o.code}]")
+    say(console, f"\nThe announcement to paste ({fmt}), as `tally announce` prints it:")
+    console.print()
