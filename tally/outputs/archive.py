@@ -1,4 +1,4 @@
-"""Every post of a thread as CSV rows (shared CONTRACT.md, `tally archive`).
+"""Every post of a thread as CSV rows (`tally archive`; README, *`tally archive` CSV*).
 
 Columns, in this order:
 

@@ -1,4 +1,4 @@
-"""The game file (TOML, see shared CONTRACT.md): loaded, checked, and frozen.
+"""The game file (TOML, see docs/game-file.md): loaded, checked, and frozen.
 
 Every mistake is reported as one sentence naming the file and the key, because the
 director edits this file by hand at closing time.
@@ -25,6 +25,8 @@ from tally.rules.rulesets import PRESETS, Ruleset, parse_number, ruleset_for
 from tally.rules.verdicts import RulingAction
 
 RULESETS = tuple(PRESETS)
+# What `tally init` writes where only the director knows the value (a day's close).
+PLACEHOLDER = "TODO"
 
 _TOP_KEYS = {
     "name",
@@ -289,6 +291,12 @@ class _Checker:
             raise self.fail(key, str(exc)) from None
 
     def when(self, value: Any, key: str, tz: ZoneInfo) -> datetime:
+        if isinstance(value, str) and value.strip().upper().startswith(PLACEHOLDER):
+            raise self.fail(
+                key,
+                "is still the placeholder `tally init` wrote; write the time, like "
+                "2024-05-09T21:30:00",
+            )
         if isinstance(value, str):
             try:
                 value = datetime.fromisoformat(value.strip())

@@ -1,6 +1,6 @@
 """Rulesets: every choice the four seed games make differently, as plain data.
 
-Each field cites the rule of shared RULES.md it holds. A game picks a preset with
+Each field cites the rule it holds (README, *The rules*). A game picks a preset with
 ``ruleset = "…"`` and may override any field under ``[rules]`` in its game file.
 """
 

@@ -1,0 +1,54 @@
+"""docs/game-file.md documents every key the loader accepts, and its example loads."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+from tally.rules import game as loader
+from tally.rules.game import parse_game
+from tally.rules.rulesets import Ruleset
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "game-file.md"
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def documented() -> dict[str, set[str]]:
+    """The keys in the first column of each section's table, by section heading."""
+    sections: dict[str, set[str]] = {}
+    heading = ""
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            heading = line[3:]
+            continue
+        m = re.match(r"^\| `(\w+)` \|", line)
+        if m:
+            sections.setdefault(heading, set()).add(m.group(1))
+    return sections
+
+
+def test_every_key_the_loader_accepts_is_documented():
+    sections = documented()
+    assert sections["Top-level keys"] == loader._TOP_KEYS
+    assert sections["A day: `[[days]]`"] == loader._DAY_KEYS
+    assert sections["Rulings: `[[rulings]]`"] == loader._RULING_KEYS
+    overridable = {f.name for f in dataclasses.fields(Ruleset)} - {"based_on"}
+    assert sections["Rules: `[rules]`"] == overridable
+
+
+def test_the_example_loads():
+    text = DOC.read_text(encoding="utf-8")
+    example = re.search(r"```toml\n(.*?)```", text, re.S)
+    assert example is not None
+    game = parse_game(example.group(1), source="docs/game-file.md")
+    assert game.name == "[023] 明星大侦探" and game.rules.sheriff_weight == 2
+    assert [d.day for d in game.days] == [1, 2] and game.day(2).died
+    assert game.rulings[1].comment == 2 and game.rulings[1].target == "冷月"
+
+
+def test_the_readme_stands_alone():
+    """README never sends a reader outside the repository, and links the game-file page."""
+    text = README.read_text(encoding="utf-8")
+    assert "../shared" not in text and "CONTRACT.md" not in text
+    assert "(docs/game-file.md)" in text
