@@ -14,6 +14,8 @@ from tally.cli_run import (
     AsJson,
     Format,
     GameFile,
+    Kind,
+    KindOption,
     OneSentence,
     Output,
     Partial,
@@ -28,6 +30,7 @@ from tally.cli_run import (
 from tally.outputs.terminal import Terminal
 
 app = typer.Typer(
+    name="tally",
     cls=OneSentence,
     context_settings={"help_option_names": ["-h", "--help"]},
     no_args_is_help=True,
@@ -153,9 +156,7 @@ def lurkers(
 def announce(
     game: GameFile,
     day: Annotated[int, typer.Option("--day", help="The day.")],
-    kind: Annotated[
-        str, typer.Option("--kind", help="close (the day's result), morning (A1) or elevator (A2).")
-    ] = "close",
+    kind: KindOption = Kind.CLOSE,
     fmt: Format = None,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Makes the elevator's random order repeatable.")
@@ -180,6 +181,37 @@ def announce(
         provisional=provisional, show_rules=show_rules, env=run.env, how=run.how,
     )  # fmt: skip
     run.show.text(text)
+
+
+@app.command()
+@fetching
+def init(
+    sources: Annotated[
+        list[str],
+        typer.Argument(
+            help="The game's threads: discussion and vote threads, URLs or saved pages.",
+            show_default=False,
+        ),
+    ],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="The game file to write (never over one).")
+    ] = Path("game.toml"),
+    timezone: Annotated[str, typer.Option(help="The forum's clock.")] = "Asia/Shanghai",
+    *,
+    run: Run,
+) -> None:
+    """Write a first game file from the game's threads: director, players, days.
+
+    Example: tally init https://bbs.example.com/thread-101-1-1.html URL-OF-THE-VOTE -o game.toml
+    """
+    from tally.workflows import init as draft_game
+
+    made = draft_game(sources, output, timezone=timezone, env=run.env, how=run.how)
+    run.show.note(
+        f"wrote {output}: {len(made.directors)} director, {len(made.players)} players, "
+        f"{made.days} day(s); fill in each day's closes, check the roster, then run "
+        f"`tally votes VOTE-URL --game {output}`."
+    )
 
 
 @app.command()

@@ -10,6 +10,7 @@ import inspect
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -26,11 +27,29 @@ if TYPE_CHECKING:
 
 GameFile = Annotated[Path, typer.Option("--game", help="The game file.")]
 AsJson = Annotated[bool, typer.Option("--json", help="The JSON of README's contract.")]
+
+
+class Markup(StrEnum):
+    BBCODE = "bbcode"
+    TEXT = "text"
+
+
+class Kind(StrEnum):
+    CLOSE = "close"
+    MORNING = "morning"
+    ELEVATOR = "elevator"
+
+
+# Choices are checked by the parser, before anything is read from a forum.
 Format = Annotated[
-    str | None,
+    Markup | None,
     typer.Option(
         "--format", help="bbcode (Discuz!) or text (Tieba) [default: by the game's forum]."
     ),
+]
+KindOption = Annotated[
+    Kind,
+    typer.Option("--kind", help="close (the day's result), morning (A1) or elevator (A2)."),
 ]
 
 ShowRules = Annotated[
@@ -167,9 +186,7 @@ class OneSentence(TyperGroup):
 
         help_only = getattr(_clicks, "NoArgsIsHelpError", ())
         try:
-            code = super().main(
-                args, prog_name, complete_var, False, windows_expand_args, **extra
-            )
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         except help_only as exc:
             typer.echo(exc.ctx.get_help())
             code = 0

@@ -27,6 +27,7 @@ from tally.environment import Environment
 from tally.errors import InputError
 from tally.forums.fetch import FetchOptions, Progress, read_threads
 from tally.model import Thread
+from tally.outputs.gamefile import Draft
 from tally.rules import ledger
 from tally.rules.game import Day, Game
 from tally.rules.ledger import LedgerView
@@ -178,21 +179,17 @@ def archive(
 ) -> tuple[list[Thread], int]:
     """`tally archive`: every post of the threads (and of the game's) to one CSV; returns
     the threads read and the rows written."""
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
     from tally.outputs.archive import write_csv
     from tally.rules.game import load_game
 
+    check_output(output, "CSV file")
     wanted = list(sources)
     if game is not None:
         loaded = load_game(game)
         wanted.extend(loaded.thread_urls())
         tz: tzinfo = loaded.timezone
     else:
-        try:
-            tz = ZoneInfo(timezone)
-        except (ZoneInfoNotFoundError, ValueError, OSError):
-            raise InputError(f"{timezone!r} is not a time zone name like Asia/Shanghai.") from None
+        tz = zone(timezone)
     if not wanted:
         raise InputError("give at least one thread URL or saved page, or --game GAME.toml.")
     threads = read(wanted, tz, env=env, how=how)
@@ -201,6 +198,48 @@ def archive(
             if how.warn is not None:
                 how.warn(f"thread {thread.thread_id} is partial: {gap} missing")
     return threads, write_csv(threads, output)
+
+
+def init(
+    sources: Sequence[str],
+    output: Path,
+    *,
+    timezone: str = "Asia/Shanghai",
+    env: Environment,
+    how: Reading,
+) -> Draft:
+    """`tally init`: a first game file from the game's threads; never over an existing file."""
+    from tally.atomic import write_atomic
+    from tally.outputs.gamefile import draft
+
+    check_output(output, "game file", overwrite=False)
+    tz = zone(timezone)
+    threads = read(sources, tz, env=env, how=how)
+    written = draft(threads, [t.url if "://" in t.url else None for t in threads], timezone)
+    write_atomic(output, written.text.encode("utf-8"))
+    return written
+
+
+def zone(name: str) -> tzinfo:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise InputError(f"{name!r} is not a time zone name like Asia/Shanghai.") from None
+
+
+def check_output(path: Path, what: str, *, overwrite: bool = True) -> None:
+    """Before anything is downloaded: can ``path`` be written?"""
+    if not overwrite and path.exists():
+        raise InputError(
+            f"{path} exists; tally never writes over a {what}: give another name with -o."
+        )
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"cannot write {path}: the folder {folder} does not exist.")
+    if path.is_dir():
+        raise InputError(f"cannot write {path}: it is a folder.")
 
 
 KINDS = ("close", "morning", "elevator")

@@ -279,10 +279,12 @@ def test_bad_kind_and_format(forum, tmp_path):
     result = runner.invoke(
         app, ["announce", "--game", game_file(tmp_path, url), "--day", "2", "--kind", "noon"]
     )
-    assert (
-        result.exit_code == 2 and "--kind must be one of close, morning, elevator" in result.stderr
+    assert result.exit_code == 2 and result.stderr == (
+        "tally: invalid value for '--kind': Value error, 'noon' is not one of 'close', "
+        "'morning', 'elevator'; see `tally announce --help`.\n"
     )
     result = runner.invoke(
         app, ["announce", "--game", game_file(tmp_path, url), "--day", "2", "--format", "html"]
     )
-    assert result.exit_code == 2 and "--format must be one of bbcode, text" in result.stderr
+    assert result.exit_code == 2 and "invalid value for '--format'" in result.stderr
+    assert "'html' is not one of 'bbcode', 'text'" in result.stderr

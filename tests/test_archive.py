@@ -116,13 +116,27 @@ def test_failed_run_leaves_old_file_and_no_partial(forum, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["posts.csv"]
 
 
-def test_write_failure_is_one_sentence(forum, tmp_path):
+def test_an_output_folder_that_does_not_exist_stops_before_any_download(forum, tmp_path):
     forum.add_discuz_thread("23", DISCUZ, "vote")
     out = tmp_path / "no-such-folder" / "posts.csv"
     result = runner.invoke(app, ["archive", forum.url("thread-23-1-1.html"), "-o", str(out)])
-    assert result.exit_code == 6
+    assert result.exit_code == 2
     assert "the folder" in result.stderr and "does not exist" in result.stderr
     assert not out.parent.exists()
+    assert forum.page_requests == []  # checked before anything was fetched
+
+
+def test_write_failure_is_one_sentence(forum, tmp_path):
+    forum.add_discuz_thread("23", DISCUZ, "vote")
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    out = folder / "posts.csv"
+    out.mkdir()  # a folder where the file should go: the write itself fails
+    from tally.atomic import write_atomic
+
+    with pytest.raises(Exception) as info:
+        write_atomic(out, b"x")
+    assert info.value.exit_code == 6  # type: ignore[attr-defined]
 
 
 def test_archive_without_sources():

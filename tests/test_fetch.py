@@ -154,7 +154,8 @@ def test_unreachable_forum():
     fast = FetchOptions(http=HttpOptions(attempts=2, backoff=0))
     with pytest.raises(
         FetchError,
-        match=r"could not read http://127\.0\.0\.1:9/.*gave up after 2 attempts \(last: ConnectError",
+        match=r"^cannot reach 127\.0\.0\.1:9 \(connection refused\); check the address, and that "
+        r"the forum is up \(tried 2 times\)\.$",
     ):
         fetch_thread("http://127.0.0.1:9/thread-1-1-1.html", CHINA, options=fast)
 

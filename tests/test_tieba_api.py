@@ -185,7 +185,7 @@ def test_errorno_4_is_a_thread_that_is_gone(forum):
         fetch_thread(api.serve(forum), CHINA, options=options())
     assert str(info.value) == (
         "page 1 of thread 8800123456: Baidu says the thread does not exist or was deleted "
-        "(error 4, “贴子可能已被删除”)."
+        "(error 4, “贴子可能已被删除”); check the thread's number in the URL."
     )
 
 

@@ -41,6 +41,8 @@ class Request:
     headers: tuple[tuple[str, str], ...] = ()
     # What the request is, for messages ("page 3 of thread 88", "the 楼中楼 of floor 7").
     what: str = ""
+    # The thread page it answers, when it is one (a 404 for page 1 is a missing thread).
+    page: int | None = None
 
     @property
     def key(self) -> str:
@@ -148,7 +150,9 @@ class Platform(ABC):
 
     def page_request(self, ref: ThreadRef, page: int) -> Request:
         """The request that answers page ``page`` (1-based): by default, GET its URL."""
-        return Request(self.page_url(ref, page), what=f"page {page} of thread {ref.thread_id}")
+        return Request(
+            self.page_url(ref, page), what=f"page {page} of thread {ref.thread_id}", page=page
+        )
 
     def truncated(self, request: Request, body: bytes) -> bool:
         """Whether the answer's bytes end before the forum finished them.
@@ -252,6 +256,11 @@ class Platform(ABC):
             # Forums answer a page past the end with the last page; that is not page ``number``.
             raise PageMismatchError(f"{url} returned page {page.page} instead of page {number}.")
         return page
+
+    def saved_refusal(self, body: bytes, source: str) -> InputError | None:
+        """A saved file of this forum that is the wrong view of a thread (its bytes are
+        enough to tell, before decoding): what it is, and which pages to save instead."""
+        return None
 
     def parse_saved(self, text: str, tz: tzinfo, *, source: str) -> Page | CommentBatch:
         """A saved file: a thread page, or (on platforms that have them) saved comments."""

@@ -14,11 +14,11 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from tally.errors import NotAThreadError, ParseError
+from tally.errors import InputError, NotAThreadError, ParseError
 from tally.forums.base import PageFrame, Platform, ThreadRef
 from tally.forums.htmltext import Node, font_flags, html_tree, node_text
 from tally.forums.timeparse import parse_forum_time
-from tally.model import Comment, Edit, Post, Quote
+from tally.model import Comment, Edit, Page, Post, Quote
 
 _REWRITE = re.compile(r"/thread-(\d+)-(\d+)-\d+\.html$")
 _ARCHIVER = re.compile(r"/archiver/tid-(\d+)\.html$")
@@ -38,6 +38,10 @@ _FLOOR_NAMES = {"楼主": 1, "沙发": 2, "板凳": 3, "地板": 4}
 _HIDDEN = (
     ("作者被禁止或删除", "author_banned"),
     ("被管理员或版主屏蔽", "moderated"),
+)
+_LOG_IN = (
+    "if your account may read it, pass --cookies FILE, exported from a browser that is "
+    "logged in to the forum"
 )
 # Markers of pages that stand between a guest and the thread.
 _CHALLENGES = (
@@ -108,6 +112,29 @@ class Discuz(Platform):
         head = text[:20000]
         return "Discuz!" in head or 'id="postmessage_' in text or "discuz_uid" in head
 
+    def saved_refusal(self, body: bytes, source: str) -> InputError | None:
+        head = body[:8000]
+        if b"Discuz! Archiver" in head or (b"archiver/" in head and b'id="content"' in body):
+            return InputError(
+                f"{source} is the forum's archiver view of a thread (archiver/tid-N.html), "
+                "without floor numbers or post ids; save the thread's own pages "
+                "(forum.php?mod=viewthread&tid=N) instead."
+            )
+        if b"Discuz!" in body[-4000:] and (b"mobile=2" in body or b"static/image/mobile" in head):
+            return InputError(
+                f"{source} is the forum's mobile view of a thread (mobile=2); save the "
+                "desktop pages (forum.php?mod=viewthread&tid=N, 电脑版) instead."
+            )
+        return None
+
+    def parse_saved(self, text: str, tz: tzinfo, *, source: str) -> Page:
+        if "显示全部楼层" in text and "authorid=" in text:
+            raise InputError(
+                f"{source} is the forum's 只看该作者 view (one author's posts, &authorid=); "
+                "save the thread's own pages, with every author's posts, instead."
+            )
+        return self.parse_page(text, tz, source=source)
+
     def post_nodes(self, tree: LexborHTMLParser) -> list[Node]:
         return [n for n in tree.css("div[id^='post_']") if _POST_ID.match(n.id or "")]
 
@@ -140,14 +167,15 @@ def _forum_message(tree: LexborHTMLParser, text: str, source: str) -> NotAThread
     if message_node is not None:
         message = node_text(message_node)
         if "权限" in message:
-            why = "the forum does not let a guest read this thread"
+            why, hint = "the forum does not let a guest read this thread", _LOG_IN
         elif "登录" in message or tree.css_first("#messagelogin") is not None:
-            why = "the forum shows this thread only to a logged-in account"
+            why, hint = "the forum shows this thread only to a logged-in account", _LOG_IN
         elif "不存在" in message or "删除" in message:
-            why = "the thread does not exist or was deleted"
+            why = "the thread does not exist or was deleted, or it is hidden"
+            hint = "check the tid in the URL"
         else:
-            why = "the forum shows a message instead of the thread"
-        return NotAThreadError(f"{source}: {why} (the forum says “{message}”).")
+            why, hint = "the forum shows a message instead of the thread", "read it in a browser"
+        return NotAThreadError(f"{source}: {why} (the forum says “{message}”); {hint}.")
     for marker in _CHALLENGES:
         if marker in text:
             return NotAThreadError(

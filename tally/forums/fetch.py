@@ -23,12 +23,13 @@ from urllib.parse import urlsplit
 from tally.errors import (
     FetchError,
     InputError,
+    NotAThreadError,
     PageMismatchError,
     ParseError,
     TallyError,
     TruncatedPageError,
 )
-from tally.forums import Platform, ThreadRef, by_name, recognise_text, resolve_url
+from tally.forums import PLATFORMS, Platform, ThreadRef, by_name, recognise_text, resolve_url
 from tally.forums.base import Answer, CommentBatch, Request
 from tally.forums.cache import Cache, Entry, ThreadCache
 from tally.forums.charset import decode_page
@@ -209,6 +210,11 @@ class _Get:
             message = self._explain(url)(response.body, content_type)
             if message is not None:
                 raise message
+            if response.status in (404, 410) and request.page == 1:
+                raise NotAThreadError(
+                    f"{url} answered HTTP {response.status}: the thread does not exist or was "
+                    "deleted, or it is hidden; check the tid in the URL."
+                )
             raise FetchError(f"{url} answered HTTP {response.status}.")
         self.origins.append("network")
         self.pending.append((request.key, response.body, response.headers))
@@ -340,6 +346,10 @@ def read_saved_thread_files(
             body = path.read_bytes()
         except OSError as exc:
             raise InputError(f"{path}: cannot be read ({exc.strerror}).") from None
+        for candidate in PLATFORMS:
+            refused = candidate.saved_refusal(body, str(path))
+            if refused is not None:
+                raise refused
         text = decode_page(body, None, source=str(path))
         platform = recognise_text(text, str(path))
         part = platform.parse_saved(text, tz, source=str(path))

@@ -129,6 +129,21 @@ def _tls() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=certifi.where())
 
 
+_NO_SUCH_HOST = re.compile(
+    r"Name or service not known|nodename nor servname|getaddrinfo failed|No address associated"
+    r"|Temporary failure in name resolution|Errno -[235]\b"
+)
+
+
+def _why_not(exc: Exception) -> str:
+    text = str(exc)
+    if "refused" in text.lower():
+        return "connection refused"
+    if "unreachable" in text.lower():
+        return "network unreachable"
+    return text or type(exc).__name__
+
+
 def _zlib_header(data: bytes) -> bool:
     """Whether a deflate body starts with a zlib header (RFC 1950) rather than raw deflate."""
     return len(data) >= 2 and data[0] & 0x0F == 8 and ((data[0] << 8) | data[1]) % 31 == 0
@@ -322,6 +337,8 @@ class Http:
         try:
             return retrying(self._once, url, headers or {}, explain, body, check)
         except _Transient as exc:
+            if str(exc).startswith("cannot reach"):
+                raise FetchError(f"{exc} (tried {self.options.attempts} times).") from None
             raise FetchError(
                 f"could not read {url}: gave up after {self.options.attempts} attempts "
                 f"(last: {exc})."
@@ -363,6 +380,17 @@ class Http:
                     return Response(str(r.url), r.status_code, dict(r.headers), answer)
             except httpx.TimeoutException as exc:
                 raise _Transient(f"time-out ({type(exc).__name__})") from None
+            except httpx.ConnectError as exc:
+                host = urlsplit(url).netloc
+                if _NO_SUCH_HOST.search(str(exc)):
+                    # A name that does not resolve will not resolve in a second either.
+                    raise FetchError(
+                        f"cannot find {host}: no such host name; check the address."
+                    ) from None
+                raise _Transient(
+                    f"cannot reach {host} ({_why_not(exc)}); check the address, and that the "
+                    "forum is up"
+                ) from None
             except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
                 raise _Transient(f"{type(exc).__name__}: {exc}") from None
             except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:

@@ -21,6 +21,7 @@ Saved pages from before 2026 are read by ``tally.forums.tieba_html``.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, tzinfo
@@ -134,9 +135,10 @@ class Tieba(Platform):
             proto.ParseFromString(packed)
             proto.data.common.BDUSS = bduss
             packed = proto.SerializeToString()
-        return self._api(
+        request = self._api(
             ref, f"c/f/pb/page?cmd={PAGE_CMD}", packed, f"page {page} of thread {ref.thread_id}"
         )
+        return dataclasses.replace(request, page=page)
 
     def floor_request(self, ref: ThreadRef, post: Post, pn: int) -> Request:
         from aiotieba.api.get_comments import _api as comments_api
@@ -176,7 +178,13 @@ class Tieba(Platform):
             raise TryAgain(f"Baidu answered {said}")
         if code in GONE:
             return NotAThreadError(
-                f"{request.name}: Baidu says the thread does not exist or was deleted ({said})."
+                f"{request.name}: Baidu says the thread does not exist or was deleted ({said}); "
+                "check the thread's number in the URL."
+            )
+        if "登录" in message or "login" in message.lower():
+            return NotAThreadError(
+                f"{request.name}: Baidu answered {said}; pass --cookies FILE exported from a "
+                "browser logged in to Baidu (tally sends its BDUSS), or give saved pages."
             )
         return FetchError(f"{request.name}: Baidu answered {said}.")
 

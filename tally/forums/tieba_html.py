@@ -76,7 +76,10 @@ def error_page(text: str, source: str) -> NotAThreadError | None:
     if "该贴已被删除" in text or "贴吧404" in text or "page404" in text:
         return NotAThreadError(f"{source}: the thread does not exist or was deleted.")
     if "passport.baidu.com" in text and "登录" in text and "j_l_post" not in text:
-        return NotAThreadError(f"{source}: Baidu shows this thread only to a logged-in account.")
+        return NotAThreadError(
+            f"{source}: Baidu shows this thread only to a logged-in account; pass --cookies "
+            "FILE exported from a browser logged in to Baidu."
+        )
     return None
 
 

@@ -492,6 +492,10 @@ class _Checker:
         )
 
     def thread(self, url: str, key: str) -> ThreadRef:
+        if url.upper().startswith(PLACEHOLDER):
+            raise self.fail(
+                key, "is still the placeholder `tally init` wrote; paste the thread's URL"
+            )
         try:
             _, ref = resolve_url(url)
         except InputError as exc:
