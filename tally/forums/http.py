@@ -338,7 +338,8 @@ class Http:
             return retrying(self._once, url, headers or {}, explain, body, check)
         except _Transient as exc:
             if str(exc).startswith("cannot reach"):
-                raise FetchError(f"{exc} (tried {self.options.attempts} times).") from None
+                tries = self.options.attempts
+                raise FetchError(f"{exc} (tried {tries} time{'s' if tries > 1 else ''}).") from None
             raise FetchError(
                 f"could not read {url}: gave up after {self.options.attempts} attempts "
                 f"(last: {exc})."

@@ -1,0 +1,192 @@
+"""A director's first hour: a game file from the threads, and messages that say what to do."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tally.cli import app
+
+from .conftest import DISCUZ, FIXTURES, Runner
+from .discuzgen import P
+from .discuzgen import Thread as Pages
+from .tiebaapi import TiebaApi
+from .tiebagen import sample
+
+runner = Runner()
+OTHER = FIXTURES / "discuz-other"
+
+
+def one_sentence(result, code: int) -> str:
+    assert result.exit_code == code, result.output
+    assert result.stderr.startswith("tally: ") and result.stderr.count("\n") == 1, result.stderr
+    return result.stderr
+
+
+# -- tally init -------------------------------------------------------------------------------
+
+PLAYERS = ["冷月", "小眯", "kiwi", "阿澈", "风铃", "老K"]
+
+
+def day_one(forum) -> tuple[str, str]:
+    talk = Pages("200", "[测试局] 第一天讨论帖", {}, first_pid=5000)
+    talk.add(P("导演A", "2024-05-06 09:30:00", "第一天讨论帖开门，请竞选警长"))
+    # They first post in this order: 小眯, 冷月, kiwi, 阿澈, 风铃, 老K.
+    for i, who in enumerate(["小眯", "冷月", "kiwi", "阿澈", "风铃", "老K", "冷月", "小眯"]):
+        talk.add(P(who, f"2024-05-06 10:{i:02d}:00", f"{who}的发言"))
+    vote = Pages("201", "[测试局] 第一天警长竞选投票帖", {}, first_pid=6000)
+    vote.add(P("导演A", "2024-05-06 09:31:00", "投票格式：\n投票对象：\n投票理由："))
+    for i, who in enumerate(PLAYERS):
+        vote.add(P(who, f"2024-05-06 12:{i:02d}:00", "投票对象：冷月\n投票理由：稳"))
+    return talk.serve(forum), vote.serve(forum)
+
+
+def test_init_writes_a_game_file_from_the_threads(forum, tmp_path):
+    talk, vote = day_one(forum)
+    out = tmp_path / "game.toml"
+    result = runner.invoke(app, ["init", talk, vote, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"wrote {out}: 1 director, 6 players, 1 day(s)" in result.stderr
+    text = out.read_text(encoding="utf-8")
+    assert 'directors = ["导演A"]' in text
+    # Every poster but the director, in the order they first posted.
+    assert 'players = ["小眯", "冷月", "kiwi", "阿澈", "风铃", "老K"]' in text
+    assert "day = 1\nopens = 2024-05-06T09:31:00" in text
+    assert f'vote = "{vote}"' in text and f'discussion = "{talk}"' in text
+    assert '"000", "245", "023", "M126"' in text  # the presets, listed in a comment
+
+    # The close is the director's to fill in: until then the loader says so.
+    votes = runner.invoke(app, ["votes", vote, "--game", str(out)])
+    assert one_sentence(votes, 2) == (
+        f"tally: {out}, key 'day 1.closes': is still the placeholder `tally init` wrote; "
+        "write the time, like 2024-05-09T21:30:00.\n"
+    )
+    filled = text.replace(
+        'closes = "TODO: the close, like 2024-05-09T21:30:00"', "closes = 2024-05-07T21:30:00"
+    )
+    out.write_text(filled, encoding="utf-8")
+    data = json.loads(runner.invoke(app, ["votes", vote, "--game", str(out), "--json"]).stdout)
+    assert data["kind"] == "sheriff" and data["outcome"]["player"] == "冷月"
+
+
+def test_init_never_writes_over_a_file(forum, tmp_path):
+    talk, vote = day_one(forum)
+    out = tmp_path / "game.toml"
+    out.write_text("mine", encoding="utf-8")
+    result = runner.invoke(app, ["init", talk, vote, "-o", str(out)])
+    assert "tally never writes over a game file" in one_sentence(result, 2)
+    assert out.read_text(encoding="utf-8") == "mine" and forum.page_requests == []
+
+
+def test_init_on_tieba_lists_the_names_shown_with_the_accounts_as_aliases(forum, tmp_path):
+    url = TiebaApi(sample()).serve(forum)
+    out = tmp_path / "game.toml"
+    assert runner.invoke(app, ["init", url, "-o", str(out)]).exit_code == 0
+    text = out.read_text(encoding="utf-8")
+    assert 'directors = ["daoyan_a"]' in text
+    assert '"冷月" = ["lengyue2019"]' in text and '"kiwi"' in text
+    assert "day = 2\n" in text  # 第二天 in the title
+
+
+def test_day_numbers_from_titles():
+    from tally.outputs.gamefile import day_in_title
+
+    assert day_in_title("【塔达林】第二天投票帖") == 2
+    assert day_in_title("第十二天 投票") == 12
+    assert day_in_title("第3天讨论") == 3
+    assert day_in_title("D4 vote") == 4
+    assert day_in_title("投票帖") is None
+
+
+# -- messages that say what to do -------------------------------------------------------------
+
+
+def test_a_plain_404_for_the_first_page_is_a_missing_thread(forum, tmp_path):
+    url = forum.url("thread-424242-1-1.html")
+    result = runner.invoke(app, ["archive", url, "-o", str(tmp_path / "x.csv")])
+    assert one_sentence(result, 4) == (
+        "tally: http://" + forum.base[7:] + "forum.php?mod=viewthread&tid=424242&page=1 answered "
+        "HTTP 404: the thread does not exist or was deleted, or it is hidden; check the tid in "
+        "the URL.\n"
+    )
+
+
+def test_the_forums_own_missing_page_says_check_the_tid(forum, tmp_path):
+    forum.add_discuz_page("99999", 1, (DISCUZ / "missing-p1.html").read_bytes(), status=404)
+    url = forum.url("thread-99999-1-1.html")
+    result = runner.invoke(app, ["archive", url, "-o", str(tmp_path / "x.csv")])
+    assert "check the tid in the URL" in one_sentence(result, 4)
+
+
+def test_a_page_for_logged_in_readers_points_to_cookies(forum, tmp_path):
+    forum.add_discuz_page("27", 1, (DISCUZ / "readperm-p1.html").read_bytes())
+    result = runner.invoke(
+        app, ["archive", forum.url("thread-27-1-1.html"), "-o", str(tmp_path / "x.csv")]
+    )
+    message = one_sentence(result, 4)
+    assert "pass --cookies FILE, exported from a browser that is logged in" in message
+
+
+def test_an_unreachable_forum_says_check_the_address(tmp_path):
+    from tally.environment import Environment
+    from tally.forums.http import HttpOptions
+
+    quick = Environment(http=HttpOptions(host_delay=0, attempts=1))
+    result = runner.invoke(
+        app, ["archive", "http://127.0.0.1:9/thread-1-1-1.html", "-o", str(tmp_path / "x.csv")],
+        obj=quick,
+    )  # fmt: skip
+    assert one_sentence(result, 3) == (
+        "tally: cannot reach 127.0.0.1:9 (connection refused); check the address, and that the "
+        "forum is up (tried 1 time).\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "path,says",
+    [
+        (OTHER / "archiver-tid-24.htm", "is the forum's archiver view of a thread"),
+        (OTHER / "mobile-tid-24.html", "is the forum's mobile view of a thread (mobile=2)"),
+        (DISCUZ / "talk-only-author-p1.html", "is the forum's 只看该作者 view"),
+        (FIXTURES / "tieba-saved" / "new-front-end.html", "Tieba's 2026 web front end"),
+    ],
+)
+def test_a_saved_page_of_the_wrong_view_says_what_to_save(path: Path, says: str, tmp_path):
+    result = runner.invoke(app, ["archive", str(path), "-o", str(tmp_path / "x.csv")])
+    message = one_sentence(result, 2)
+    assert says in message and "instead" in message
+
+
+@pytest.mark.parametrize(
+    "args,says",
+    [
+        (["votes", "--gam", "x"], "no such option: --gam"),
+        (["votes"], "missing argument"),
+        (["nope"], "no such command 'nope'"),
+        (["lurkers", "--game", "g.toml", "--day", "three"], "invalid value for '--day'"),
+    ],
+)
+def test_option_mistakes_are_one_sentence(args, says):
+    message = one_sentence(runner.invoke(app, args), 2)
+    assert says in message and message.endswith("--help`.\n") and "╭" not in message
+
+
+def test_version_and_short_help():
+    from tally import __version__
+
+    assert runner.invoke(app, ["--version"]).stdout == f"tally {__version__}\n"
+    short = runner.invoke(app, ["votes", "-h"])
+    assert short.exit_code == 0 and short.stdout.startswith("Usage: tally votes")
+    assert "<bool>" not in short.stdout and "╭" not in short.stdout
+
+
+def test_a_wrong_format_stops_before_any_download(forum, tmp_path):
+    from .test_votes_game import game_file, vote_thread
+
+    url = vote_thread().serve(forum)
+    result = runner.invoke(
+        app, ["announce", "--game", game_file(tmp_path, url), "--day", "2", "--format", "html"]
+    )
+    assert result.exit_code == 2 and forum.page_requests == []
