@@ -46,7 +46,9 @@ app.callback(invoke_without_command=True)(root)
 def archive(
     sources: Annotated[
         list[str] | None,
-        typer.Argument(help="Thread URLs or saved page files.", show_default=False),
+        typer.Argument(
+            help="Thread URLs or saved page files.", show_default=False, metavar="URL-OR-FILE"
+        ),
     ] = None,
     output: Output = Path("posts.csv"),
     game: Annotated[
@@ -61,6 +63,7 @@ def archive(
 ) -> None:
     """Write every post and comment of the threads to a CSV file that Excel opens.
 
+    \b
     Example: tally archive https://bbs.example.com/thread-101-1-1.html -o day2.csv
     """
     import dataclasses
@@ -80,7 +83,11 @@ def archive(
 def votes(
     sources: Annotated[
         list[str],
-        typer.Argument(help="The vote thread's URL, or its saved pages.", show_default=False),
+        typer.Argument(
+            help="The vote thread's URL, or its saved pages.",
+            show_default=False,
+            metavar="URL-OR-FILE",
+        ),
     ],
     game: GameFile,
     day: Annotated[
@@ -97,6 +104,7 @@ def votes(
 ) -> None:
     """Count a day's votes: every ballot judged, the totals and who is out (or sheriff).
 
+    \b
     Example: tally votes https://bbs.example.com/thread-102-1-1.html --game game.toml
     """
     from tally.rules.game import load_game
@@ -135,6 +143,7 @@ def lurkers(
 
     The cards go into the ledger beside the game file (GAME.cards.csv), once.
 
+    \b
     Example: tally lurkers --game game.toml --day 3
     """
     from tally.rules.game import load_game
@@ -171,6 +180,7 @@ def announce(
 ) -> None:
     """The announcement to paste into the forum: BBCode for Discuz!, plain text for Tieba.
 
+    \b
     Example: tally announce --game game.toml --day 2 > day2.txt
     """
     from tally.rules.game import load_game
@@ -191,6 +201,7 @@ def init(
         typer.Argument(
             help="The game's threads: discussion and vote threads, URLs or saved pages.",
             show_default=False,
+            metavar="URL-OR-FILE",
         ),
     ],
     output: Annotated[
@@ -202,6 +213,7 @@ def init(
 ) -> None:
     """Write a first game file from the game's threads: director, players, days.
 
+    \b
     Example: tally init https://bbs.example.com/thread-101-1-1.html URL-OF-THE-VOTE -o game.toml
     """
     from tally.workflows import init as draft_game
@@ -221,6 +233,7 @@ def demo(
 ) -> None:
     """Run tally on the bundled sample game, served from 127.0.0.1 (no network needed).
 
+    \b
     Example: tally demo
     """
     env = environment(ctx)

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from tally.workflows import Reading
 
 GameFile = Annotated[Path, typer.Option("--game", help="The game file.")]
-AsJson = Annotated[bool, typer.Option("--json", help="The JSON of README's contract.")]
+AsJson = Annotated[
+    bool, typer.Option("--json", help="Print JSON (see README, JSON) instead of the table.")
+]
 
 
 class Markup(StrEnum):
@@ -44,7 +46,7 @@ class Kind(StrEnum):
 Format = Annotated[
     Markup | None,
     typer.Option(
-        "--format", help="bbcode (Discuz!) or text (Tieba) [default: by the game's forum]."
+        "--format", help="bbcode (Discuz!) or text (Tieba); by default, what the game's forum uses."
     ),
 ]
 KindOption = Annotated[

@@ -52,3 +52,18 @@ def test_the_readme_stands_alone():
     text = README.read_text(encoding="utf-8")
     assert "../shared" not in text and "CONTRACT.md" not in text
     assert "(docs/game-file.md)" in text
+
+
+def test_the_readme_lists_every_command():
+    """README's command list names every command `tally --help` offers, and no other."""
+    from typer.main import get_command
+
+    from tally.cli import app
+
+    group = get_command(app)
+    text = README.read_text(encoding="utf-8")
+    block = text[text.index("## Commands") :]
+    block = block[: block.index("```", block.index("```") + 3)]
+    listed = set(re.findall(r"^tally (\w+)", block, re.M))
+    assert listed == set(group.commands)  # type: ignore[attr-defined]
+    assert "tally --version" in block

@@ -190,3 +190,35 @@ def test_a_wrong_format_stops_before_any_download(forum, tmp_path):
         app, ["announce", "--game", game_file(tmp_path, url), "--day", "2", "--format", "html"]
     )
     assert result.exit_code == 2 and forum.page_requests == []
+
+
+# -- tables that read -------------------------------------------------------------------------
+
+
+def odd_ballots(forum, tmp_path: Path) -> tuple[str, str]:
+    """A vote thread with a ballot without its label and one for a name nobody has."""
+    from .test_votes_game import game_file
+
+    t = Pages("102", "[测试局] 第二天投票帖", {})
+    t.add(P("导演A", "2024-05-08 09:30:00", "投票格式：\n投票对象：\n投票理由："))
+    t.add(P("冷月", "2024-05-08 10:01:00", "投票白桃"))  # no 投票对象 label
+    t.add(P("kiwi", "2024-05-08 10:05:00", "投票对象：青宁\n投票理由：新来的"))  # not a player
+    t.add(P("阿澈", "2024-05-08 10:20:00", "投票对象：白桃\n投票理由：狼面"))
+    url = t.serve(forum)
+    return url, game_file(tmp_path, url)
+
+
+@pytest.mark.parametrize("columns", [80, 100, 120])
+def test_the_why_column_says_each_reason_once_and_whole(forum, tmp_path, columns):
+    url, game = odd_ballots(forum, tmp_path)
+    result = runner.invoke(app, ["votes", url, "--game", game, "-q"], env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert all(len(line) <= columns for line in out.splitlines())
+    assert "format: format:" not in out and "…" not in out  # once, never cut short
+    # The why text of each ballot, its lines joined again wherever the column folded it.
+    why = " ".join(line.strip(" │").split("│")[-1].strip() for line in out.splitlines())
+    assert "format: no 投票对象 label (V1, V7)" in why
+    assert "unknown_target: '青宁' is not a player; closest: 青山 (V7)" in why
+    wide = "┃ why" in out
+    assert wide == (columns >= 100)

@@ -5,7 +5,7 @@ Day 2 is accelerated (S3). The plan, per player:
   小眯  4 posts on day 1 (L1); five "1" posts within minutes on day 4 (L8 flag)
   kiwi  7 posts on days 1, 3 and 4 and none on day 2 (L2 on day 4, once; nothing on day 2)
   阿澈  no vote on day 3 (L3) and none on day 2 (accelerated: nothing)
-  风铃  red font on day 3 (L7 flag)
+  风铃  red font on day 3 (L7 flag), and in the vote thread on day 4
   老K   out before day 4, posts on day 4 (L5), and "抵制斯大林" once (allowed, seed 000)
   糖糖  two yellow cards already in the ledger; 3 posts on day 3 (L1): the third yellow
         makes a red (K1), and a red card sends off (K2)
@@ -76,7 +76,8 @@ def vote(day: int) -> Thread:
     for i, player in enumerate(PLAYERS):
         if player in NOT_VOTING.get(day, set()):
             continue
-        t.add(P(player, at(opens, 30 + i), "投票对象：冷月\n投票理由：票型"))
+        red = day == 4 and player == "风铃"  # an L7 flag in the vote thread
+        t.add(P(player, at(opens, 30 + i), "投票对象：冷月\n投票理由：票型", red=red))
     return t
 
 
@@ -157,9 +158,15 @@ def test_four_days_of_cards_flags_and_ledger(forum, tmp_path):
     assert cards(day4) == [("kiwi", "yellow", "L2")]  # days 1, 3, 4: day 2 does not break it
     assert day4["cards"][0]["reason"] == "第1、3、4天发言均少于10条"
     assert "老K" not in {p["player"] for p in day4["players"]}  # only the living are checked
-    flags4 = [(f["rule"], f["player"], f["floor"]) for f in day4["flags"]]
-    # 67 floors of discussion, then 老K on 69, "抵制斯大林" on 70 (allowed) and 71 (not).
-    assert flags4 == [("L5", "老K", 69), ("L5", "老K", 71), ("L8", "小眯", 72)]
+    flags4 = [(f["rule"], f["player"], f["thread_id"], f["floor"]) for f in day4["flags"]]
+    # 67 floors of discussion, then 老K on 69, "抵制斯大林" on 70 (allowed) and 71 (not);
+    # thread by thread, floor by floor: the vote thread's red font comes last.
+    assert flags4 == [
+        ("L5", "老K", "204", 69),
+        ("L5", "老K", "204", 71),
+        ("L8", "小眯", "204", 72),
+        ("L7", "风铃", "304", 6),
+    ]
 
     rows = [(c.day, c.player, c.colour, c.rule) for c in load(ledger)]
     assert rows == [
@@ -193,7 +200,7 @@ def test_table_and_no_write(forum, tmp_path):
     assert "糖糖: 3张黄牌折算为红牌（K1）" in out
     assert "Sent off (red card, K2): 糖糖" in out
     assert "not written (--no-write)" in out
-    assert "flag L7: floor" in out and "风铃 used red font" in out
+    assert "flag L7: thread " in out and ", floor " in out and "风铃 used red font" in out
 
 
 def test_streak_resets_after_a_card():

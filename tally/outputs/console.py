@@ -99,6 +99,8 @@ def print_threads(console: Console, threads: Iterable[Thread]) -> None:
         console.print(table)
 
 
+# From this many columns on, the ballots are a table; below, two lines each.
+WIDE = 100
 _STATUS_STYLE = {Status.COUNTED: "green", Status.SUPERSEDED: "yellow", Status.VOID: "red"}
 
 
@@ -137,28 +139,42 @@ def print_day(console: Console, result: DayResult) -> None:
         totals.add_row("(弃权)", votes_text(result.count.abstained), "", "")
     console.print(totals)
 
-    ballots = Table(title="Ballots, floor by floor")
-    for column in ("floor", "voter", "kind", "target", "time", "status", "why"):
-        ballots.add_column(column)
+    rows = []
     for b in result.ballots:
         counted = b.status == Status.COUNTED
         status = "in force now" if result.provisional and counted else str(b.status)
-        floor = f"{b.floor}" + (" 点评" if b.comment else "")
-        why = b.note
+        why = "" if b.note == status else b.note
         if b.reason:
-            why = f"{b.reason}: {why}"
+            why = f"{b.reason}: {why}"  # the code once, then what it means here
         if b.flags:
             why += " [flag: " + "; ".join(b.flags) + "]"
-        ballots.add_row(
-            floor,
-            cell(b.voter or b.author),
-            b.kind,
-            cell(b.target or b.written or ""),
-            f"{b.time:%m-%d %H:%M}",
-            cell(status, _STATUS_STYLE[b.status]),
-            cell(why),
-        )
-    console.print(ballots)
+        floor = f"{b.floor}" + (" 点评" if b.comment else "")
+        target = b.target or b.written or ""
+        rows.append((b, floor, target, f"{b.time:%m-%d %H:%M}", status, why.strip()))
+    if console.width >= WIDE:
+        ballots = Table(title="Ballots, floor by floor")
+        for column in ("floor", "voter", "kind", "target", "time", "status"):
+            ballots.add_column(column, no_wrap=True)
+        ballots.add_column("why", overflow="fold")  # wrapped at spaces, never cut short
+        for b, floor, target, time, status, why in rows:
+            ballots.add_row(
+                floor,
+                cell(b.voter or b.author),
+                b.kind,
+                cell(target),
+                time,
+                cell(status, _STATUS_STYLE[b.status]),
+                cell(why),
+            )
+        console.print(ballots)
+    else:  # a narrow terminal: each ballot on a line, why it stands so on the next
+        say(console, "\nBallots, floor by floor")
+        for b, floor, target, time, status, why in rows:
+            head = Text(f"{floor:>6}  ") + cell(b.voter or b.author) + Text(f"  {b.kind} ")
+            head += cell(target) + Text(f"  {time}  ") + cell(status, _STATUS_STYLE[b.status])
+            console.print(head, soft_wrap=True)
+            if why:
+                say(console, f"        {why}")
     for flag in result.flags:
         where = f"floor {flag.floor}: " if flag.floor else ""
         say(console, f"flag {flag.rule}: {where}{flag.note}")
@@ -238,7 +254,8 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
         if c.rule == "K1":
             say(console, f"  {c.player}: {c.reason}")
     for flag in result.flags:
-        say(console, f"flag {flag.rule}: floor {flag.floor}: {flag.note}")
+        where = f"thread {flag.thread_id}, " if flag.thread_id else ""
+        say(console, f"flag {flag.rule}: {where}floor {flag.floor}: {flag.note}")
     if view.totals:
         say(console, "Ledger totals (blue / yellow / red):")
         for player, t in sorted(view.totals.items()):

@@ -113,6 +113,7 @@ def lurkers_json(result: DayCheck, view: LedgerView) -> dict[str, Any]:
                 "rule": f.rule,
                 "floor": f.floor,
                 "post_id": f.post_id,
+                "thread_id": f.thread_id,
                 "note": f.note,
             }
             for f in result.flags

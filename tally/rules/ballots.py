@@ -21,6 +21,8 @@ class Flag:
     player: str | None = None
     floor: int | None = None
     post_id: str | None = None
+    # The thread the floor is in, where a check reads several (lurkers).
+    thread_id: str | None = None
 
 
 @dataclass(frozen=True)

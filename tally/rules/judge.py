@@ -177,7 +177,7 @@ def _check(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
         w.void(VoidReason.BANNED_VOTER, f"{w.voter} may not vote on day {day.day} (V10)")
     problem = w.reading.problem
     if problem is not None and not w.is_void:
-        w.void(problem.code, f"format: {problem.text} (V1, V7)")
+        w.void(problem.code, f"{problem.text} (V1, V7)")
     if w.parsed is not None:
         _read_target(w, roster, day, rules)
     if w.is_void:

@@ -174,13 +174,16 @@ def check(game: Game, history: Sequence[DayThreads], day_number: int) -> DayChec
                         f"第{days}天发言均少于{rules.streak_posts}条",
                     )
                 )
-    flags = [
+    found = [
         *_strangers(strangers, target),
         *_dead_posting(game, target),
         *_comment_discussion(game, target),
         *_fonts(game, target),
         *_floods(game, target),
     ]
+    # Thread by thread (discussion, vote, progress), floor by floor: as the director reads.
+    place = {t.thread_id: i for i, t in enumerate(target.threads)}
+    flags = sorted(found, key=lambda f: (place.get(f.thread_id or "", len(place)), f.floor or 0))
     ordered = sorted(cards, key=lambda c: (game.players.index(c.player), c.rule))
     checked = {n: tuple(c.values()) for n, c in counts.items()}
     provisional = not all(t.closed for t in history)
@@ -234,7 +237,10 @@ def _strangers(strangers: Mapping[str, Sequence[Writing]], t: DayThreads) -> lis
         if here:
             where = floors_text(w.post.floor for w in here)
             note = f"{author} posted on {where} and is not a player of this game"
-            flags.append(Flag("roster", note, None, here[0].post.floor, here[0].item_id))
+            first = here[0]
+            flags.append(
+                Flag("roster", note, None, first.post.floor, first.item_id, first.post.thread_id)
+            )
     return flags
 
 
@@ -252,7 +258,7 @@ def _dead_posting(game: Game, t: DayThreads) -> list[Flag]:
                 allowed_on.add(once)  # seed 000: once a natural day
                 continue
             note = f"{player} posted while out ({w.time:%m-%d %H:%M}): 诈尸"
-            flags.append(Flag("L5", note, player, w.post.floor, w.item_id))
+            flags.append(Flag("L5", note, player, w.post.floor, w.item_id, w.post.thread_id))
     return flags
 
 
@@ -268,7 +274,7 @@ def _comment_discussion(game: Game, t: DayThreads) -> list[Flag]:
                 f"{player} wrote {len(w.text)} characters in a 楼中楼 under floor "
                 f"{w.post.floor}: discussion, or chat?"
             )
-            flags.append(Flag("L6", note, player, w.post.floor, w.item_id))
+            flags.append(Flag("L6", note, player, w.post.floor, w.item_id, w.post.thread_id))
     return flags
 
 
@@ -282,7 +288,8 @@ def _fonts(game: Game, t: DayThreads) -> list[Flag]:
                 what = " and ".join(
                     name for name, on in (("red", p.red_font), ("enlarged", p.large_font)) if on
                 )
-                flags.append(Flag("L7", f"{player} used {what} font", player, p.floor, p.post_id))
+                note = f"{player} used {what} font"
+                flags.append(Flag("L7", note, player, p.floor, p.post_id, p.thread_id))
     return flags
 
 
@@ -291,12 +298,13 @@ def _floods(game: Game, t: DayThreads) -> list[Flag]:
     rules = game.rules
     window = timedelta(minutes=rules.flood_minutes)
     flags = []
-    by_player: dict[str, list[tuple[datetime, int, str]]] = {}
+    by_player: dict[str, list[tuple[datetime, int, str, str]]] = {}
     for thread in (t.discussion, t.vote):
         for player, w in _by_players(game, t.day, thread, comments=False):
             content = _NOT_CONTENT.sub("", unicodedata.normalize("NFKC", w.text))
             if len(content) <= rules.flood_chars:
-                by_player.setdefault(player, []).append((w.time, w.post.floor, w.item_id))
+                entry = (w.time, w.post.floor, w.item_id, w.post.thread_id)
+                by_player.setdefault(player, []).append(entry)
     for player, posts in by_player.items():
         posts.sort()
         start = 0
@@ -313,6 +321,7 @@ def _floods(game: Game, t: DayThreads) -> list[Flag]:
                         player,
                         first[1],
                         first[2],
+                        first[3],
                     )
                 )
                 break
