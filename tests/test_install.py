@@ -2,12 +2,13 @@
 
 The wheel is built here (offline: no build isolation), installed into a fresh virtual
 environment that borrows this one's dependencies but not its editable tally, and run from a
-folder outside the checkout: `tally demo`, `tally announce` (templates from the package),
-`tally --version`.
+folder outside the checkout: `tally --version`, `tally demo`, and every other command on the
+sample game (templates and the sample from the package).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import site
 import subprocess
@@ -77,7 +78,7 @@ def test_demo_from_the_wheel(installed, tmp_path):
     assert "[color=#FF0000][b]最高票有多人，无人出局。[/b][/color]" in result.stdout
 
 
-def test_announce_from_the_wheel(installed, tmp_path):
+def test_every_command_from_the_wheel(installed, tmp_path):
     from tally.demo import sample_game_text
     from tally.demo.localforum import LocalForum
 
@@ -86,6 +87,21 @@ def test_announce_from_the_wheel(installed, tmp_path):
         forum.add_discuz_thread("24", FIXTURES / "discuz", "talk")
         game = tmp_path / "game.toml"
         game.write_text(sample_game_text(forum.base), encoding="utf-8")
-        result = tally(installed, "announce", "--game", str(game), "--day", "2", "-q", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("[b][D01] 月下古堡（示例） 第2天投票结果[/b]")
+        vote, talk = (f"{forum.base}/forum.php?mod=viewthread&tid={t}" for t in ("23", "24"))
+        runs = {
+            "announce": ["--game", str(game), "--day", "2"],
+            "votes": [vote, "--game", str(game), "--json"],
+            "lurkers": ["--game", str(game), "--day", "2", "--no-write", "--json"],
+            "archive": ["--game", str(game), "-o", str(tmp_path / "posts.csv")],
+            "init": [talk, vote, "-o", str(tmp_path / "new.toml")],
+        }
+        done = {
+            name: tally(installed, name, *args, "-q", cwd=tmp_path) for name, args in runs.items()
+        }
+    for name, result in done.items():
+        assert result.returncode == 0, (name, result.stderr)
+    assert done["announce"].stdout.startswith("[b][D01] 月下古堡（示例） 第2天投票结果[/b]")
+    assert json.loads(done["votes"].stdout)["day"] == 2
+    assert json.loads(done["lurkers"].stdout)["day"] == 2
+    assert (tmp_path / "posts.csv").read_bytes().startswith(b"\xef\xbb\xbf")  # Excel's BOM
+    assert "[[days]]" in (tmp_path / "new.toml").read_text(encoding="utf-8")
