@@ -5,6 +5,7 @@ commands, so that ``tally --help`` stays quick."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -224,6 +225,93 @@ def init(
         f"{made.days} day(s); fill in each day's closes, check the roster, then run "
         f"`tally votes VOTE-URL --game {output}`."
     )
+
+
+@app.command()
+@fetching
+def watch(
+    url: Annotated[
+        str,
+        typer.Argument(help="The vote thread's URL.", show_default=False, metavar="URL"),
+    ],
+    game: GameFile,
+    day: Annotated[
+        int | None,
+        typer.Option("--day", help="The day; by default the day whose vote thread it is."),
+    ] = None,
+    every: Annotated[
+        float,
+        typer.Option("--every", help="Seconds between polls (at least 1).", min=1.0),
+    ] = 60.0,
+    polls: Annotated[
+        int | None,
+        typer.Option("--polls", help="Stop after this many polls; by default at the close.", min=1),
+    ] = None,
+    full_every: Annotated[
+        int,
+        typer.Option(
+            "--full-every",
+            help="Read every page again every N polls (点评 and 楼中楼 under earlier "
+            "floors); 0: only at the close.",
+            min=0,
+        ),
+    ] = 10,
+    announce_to: Annotated[
+        Path | None,
+        typer.Option("--announce-to", help="At the close, write the announcement to this file."),
+    ] = None,
+    fmt: Format = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="A JSON line per poll instead of the live screen.")
+    ] = False,
+    *,
+    run: Run,
+) -> None:
+    """Watch a vote until its close: the count, what changed, who has not voted, live.
+
+    At the close (and a grace minute) it reads every page once more, prints the final count
+    and writes the announcement to --announce-to.
+
+    \b
+    Example: tally watch https://bbs.example.com/thread-102-1-1.html --game game.toml
+    """
+    from tally.rules.game import load_game
+    from tally.watch import Schedule
+    from tally.workflows import check_output
+
+    loaded = load_game(game)
+    if announce_to is not None:
+        check_output(announce_to, "announcement")
+    schedule = Schedule(every=every, polls=polls, full_every=full_every)
+    screen = None
+    env = run.env
+    if not as_json and run.env.on_screen:
+        from tally.outputs.live import LiveScreen
+
+        screen = LiveScreen(run.show.stdout(), loaded, run.env)
+        env = dataclasses.replace(run.env, sleep=screen.sleep)  # the clocks tick between polls
+    from tally.outputs.json_output import poll_json
+    from tally.watch import watch as polls_of
+    from tally.watch import write_announcement
+
+    last = None
+    try:
+        for poll in polls_of(loaded, url, day=day, schedule=schedule, env=env, how=run.how):
+            last = poll
+            if poll.final and announce_to is not None and poll.result is not None:
+                write_announcement(announce_to, poll.result, loaded, fmt)
+            if screen is None:
+                run.show.json_line(poll_json(poll))
+            else:
+                screen.show(poll)
+    except KeyboardInterrupt:
+        if screen is not None:
+            screen.close(last, interrupted=True)
+        raise
+    if screen is not None:
+        screen.close(last)
+    if last is not None and last.final and announce_to is not None:
+        run.show.note(f"wrote the announcement to {announce_to}")
 
 
 @app.command()

@@ -40,6 +40,7 @@ class Kind(StrEnum):
     CLOSE = "close"
     MORNING = "morning"
     ELEVATOR = "elevator"
+    REMINDER = "reminder"
 
 
 # Choices are checked by the parser, before anything is read from a forum.
@@ -51,7 +52,9 @@ Format = Annotated[
 ]
 KindOption = Annotated[
     Kind,
-    typer.Option("--kind", help="close (the day's result), morning (A1) or elevator (A2)."),
+    typer.Option(
+        "--kind", help="close (the day's result), morning (A1), elevator (A2) or reminder (催票)."
+    ),
 ]
 
 ShowRules = Annotated[
@@ -195,7 +198,8 @@ class OneSentence(TyperGroup):
         except _clicks.ClickException as exc:
             context = getattr(exc, "ctx", None)
             where = context.command_path if context is not None else "tally"
-            message = exc.format_message().strip().rstrip(".")
+            # typer 0.2x words a bad choice "Value error, 'x' is not one of …".
+            message = exc.format_message().strip().rstrip(".").replace("Value error, ", "")
             message = message[:1].lower() + message[1:]
             typer.echo(f"tally: {message}; see `{where} --help`.", err=True)
             code = exc.exit_code

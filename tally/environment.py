@@ -9,6 +9,7 @@ and a program that embeds the library passes one to the workflows (``tally.workf
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -42,6 +43,11 @@ class Environment:
     stderr: TextIO | None = None
     # Whether a person watches standard error (a progress bar); None: ask the stream.
     terminal: bool | None = None
+    # Whether standard output is a screen a person watches (tally watch redraws it in
+    # place; otherwise it prints a JSON line per poll); None: ask the stream.
+    screen: bool | None = None
+    # How to wait (tally watch, between polls); tests pass one that moves their clock.
+    sleep: Callable[[float], None] = time.sleep
 
     def now(self) -> datetime:
         return self.clock()
@@ -59,6 +65,12 @@ class Environment:
         if self.terminal is not None:
             return self.terminal
         return bool(getattr(self.err, "isatty", lambda: False)())
+
+    @property
+    def on_screen(self) -> bool:
+        if self.screen is not None:
+            return self.screen
+        return bool(getattr(self.out, "isatty", lambda: False)())
 
     def cache_folder(self) -> Path:
         from tally.forums.cache import default_cache_dir

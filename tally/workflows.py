@@ -242,9 +242,6 @@ def check_output(path: Path, what: str, *, overwrite: bool = True) -> None:
         raise InputError(f"cannot write {path}: it is a folder.")
 
 
-KINDS = ("close", "morning", "elevator")
-
-
 def announcement(
     game: Game,
     *,
@@ -262,10 +259,12 @@ def announcement(
     with ``show_rules``, since the post is for the players."""
     from tally.outputs.announce import (
         FORMATS,
+        KINDS,
         closing_post,
         elevator_context,
         format_for,
         morning_context,
+        reminder_context,
         render,
     )
 
@@ -287,6 +286,9 @@ def announcement(
             show_rules=show_rules,
             template_dir=template_dir,
         )
+    elif kind == "reminder":
+        [thread] = read([chosen.vote], game.timezone, env=env, how=how, not_before=not_before)
+        context = reminder_context(tally_day(thread, game, day), game, show_rules=show_rules)
     elif kind == "morning":
         if game.path is None:
             raise InputError("the morning announcement reads the ledger beside the game file.")

@@ -280,8 +280,8 @@ def test_bad_kind_and_format(forum, tmp_path):
         app, ["announce", "--game", game_file(tmp_path, url), "--day", "2", "--kind", "noon"]
     )
     assert result.exit_code == 2 and result.stderr == (
-        "tally: invalid value for '--kind': Value error, 'noon' is not one of 'close', "
-        "'morning', 'elevator'; see `tally announce --help`.\n"
+        "tally: invalid value for '--kind': 'noon' is not one of 'close', "
+        "'morning', 'elevator', 'reminder'; see `tally announce --help`.\n"
     )
     result = runner.invoke(
         app, ["announce", "--game", game_file(tmp_path, url), "--day", "2", "--format", "html"]

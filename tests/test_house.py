@@ -58,7 +58,16 @@ def test_no_forum_branches_outside_the_forums_package():
         assert not re.search(r"platform\.name", text), path
 
 
-STAGES = {"forums": 0, "rules": 1, "outputs": 2, "demo": 3, "workflows": 3, "cli": 4, "cli_run": 4}
+STAGES = {
+    "forums": 0,
+    "rules": 1,
+    "outputs": 2,
+    "demo": 3,
+    "workflows": 3,
+    "watch": 3,
+    "cli": 4,
+    "cli_run": 4,
+}
 
 
 def stage(module: str) -> int | None:
@@ -67,7 +76,8 @@ def stage(module: str) -> int | None:
 
 
 def test_no_module_imports_a_later_stage():
-    """forums → rules → outputs → workflows/demo → cli: nothing imports backwards."""
+    """forums → rules → outputs → workflows/watch/demo → cli: nothing imports backwards,
+    not even for type hints."""
     for path in TALLY.rglob("*.py"):
         module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
         mine = stage(module)
@@ -149,3 +159,26 @@ def test_one_csv_writer_for_the_archive_and_the_ledger(tmp_path):
     assert "'-减号" in raw.decode("utf-8") and "'=1+1" in raw.decode("utf-8")
     assert ledger.load(path) == [card]  # read back as written
     assert excel_csv([{"a": "=x"}], ["a"]) == "\ufeffa\r\n'=x\r\n".encode()
+
+
+def test_readme_layout_names_every_module():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme[readme.index("## Layout") :]
+    layout = layout[: layout.index("```", layout.index("```") + 3)]
+    folder = ""
+    for path in sorted(TALLY.rglob("*.py")):
+        parts = path.relative_to(TALLY).parts
+        if len(parts) > 1:
+            folder = parts[0] + "/"
+            assert f"  {folder}" in layout, folder
+        assert re.search(rf"^\s+{re.escape(parts[-1])}\s", layout, re.M), path
+
+
+def test_the_kinds_the_cli_offers_are_the_kinds_announce_renders():
+    from tally.cli_run import Kind
+    from tally.outputs.announce import KINDS
+
+    assert tuple(Kind) == KINDS
+    for kind in KINDS:
+        for fmt in ("bbcode", "text"):
+            assert (TALLY / "outputs" / "templates" / f"{kind}.{fmt}.j2").is_file()

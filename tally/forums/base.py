@@ -135,6 +135,10 @@ class Platform(ABC):
     page_marker: str
     # URLs of every shape this platform claims, and no other platform does (tested).
     example_urls: tuple[str, ...] = ()
+    # What its users call a reply inside a floor, as the announcements say it.
+    comment_word: str = "楼中楼"
+    # Whether "@name " in a post notifies the user (a reminder mentions who has not voted).
+    mentions: bool = False
 
     @abstractmethod
     def match_url(self, url: str) -> ThreadRef | None:

@@ -61,6 +61,8 @@ class Discuz(Platform):
     name = "discuz"
     title = "Discuz!"
     markup = "bbcode"  # what an announcement is written in
+    comment_word = "点评"
+    mentions = True  # Discuz! X: "@name " notifies the user (its @ feature)
     post_list = "#postlist"
     page_marker = "Discuz!"
     example_urls = (

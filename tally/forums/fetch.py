@@ -119,7 +119,8 @@ class _PageReader:
     store: ThreadCache | None
     options: FetchOptions
 
-    def read(self, number: int, cached_ok: bool) -> tuple[Page, str]:
+    def read(self, number: int, cached_ok: bool) -> tuple[Page, str, datetime]:
+        """The page, where it came from, and when the oldest answer it rests on was fetched."""
         for attempt in range(self.options.truncation_retries + 1):
             get = _Get(self, cached_ok and attempt == 0)
             try:
@@ -139,7 +140,7 @@ class _PageReader:
                 if "revalidated" in get.origins
                 else "cache"
             )
-            return page, origin
+            return page, origin, min(get.fetched, default=self.options.clock())
         raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -154,6 +155,7 @@ class _Get:
         self.reader = reader
         self.cached_ok = cached_ok
         self.origins: list[str] = []
+        self.fetched: list[datetime] = []  # when each answer used was fetched
         self.pending: list[tuple[str, bytes, dict[str, str]]] = []
 
     def _entry(self, request: Request) -> Entry | None:
@@ -171,6 +173,7 @@ class _Get:
         if entry is None or not self._trusted(entry):
             return None
         self.origins.append("cache")
+        self.fetched.append(entry.fetched_at)
         return Answer(entry.body, entry.content_type)
 
     def cookie(self, name: str, url: str) -> str | None:
@@ -182,6 +185,7 @@ class _Get:
         cached = self._entry(request)
         if self.cached_ok and cached is not None and self._trusted(cached):
             self.origins.append("cache")
+            self.fetched.append(cached.fetched_at)
             return Answer(cached.body, cached.content_type)
         headers = dict(request.headers)
         if cached is not None and request.body is None:
@@ -195,6 +199,7 @@ class _Get:
         response = self.reader.http.request(
             url, body=request.body, headers=headers, explain=self._explain(url), check=check
         )
+        self.fetched.append(self.reader.options.clock())
         if response.status == 304 and cached is not None:
             self.origins.append("revalidated")
             self.pending.append((request.key, cached.body, cached.headers()))
@@ -232,6 +237,19 @@ class _Get:
         return why
 
 
+@dataclass
+class Held:
+    """The parsed pages of one thread, kept in memory between reads (``tally watch``).
+
+    A page the cache would give is taken from here instead, already parsed: a poll of an
+    unchanged thread parses its last page only. The same trust rules hold: a page held
+    from before ``not_before`` is read again.
+    """
+
+    pages: dict[int, tuple[Page, datetime]] = field(default_factory=dict)
+    page_count: int | None = None
+
+
 def fetch_thread(
     url: str,
     tz: tzinfo,
@@ -239,8 +257,10 @@ def fetch_thread(
     http: Http | None = None,
     options: FetchOptions | None = None,
     progress: Progress | None = None,
+    held: Held | None = None,
 ) -> Thread:
-    """Fetch and parse every page of the thread at ``url``."""
+    """Fetch and parse every page of the thread at ``url``; ``held`` keeps the pages for
+    the next read of the same thread (and gives those of the last)."""
     options = options or FetchOptions()
     platform, ref = resolve_url(url)
     own = http is None
@@ -252,15 +272,30 @@ def fetch_thread(
                 platform.name, urlsplit(ref.base).netloc, ref.thread_id
             )
         reader = _PageReader(platform, ref, tz, client, store, options)
-        known = None if options.fresh or store is None else store.page_count
+        known = None
+        if not options.fresh:
+            known = held.page_count if held and held.page_count else None
+            known = known or (store.page_count if store is not None else None)
         start = known or 1
         try:
-            first, origin = reader.read(start, cached_ok=False)
+            first, origin, when = reader.read(start, cached_ok=False)
         except PageMismatchError:
             # The thread lost pages since the last run: start again from the top.
             start = 1
-            first, origin = reader.read(1, cached_ok=False)
+            first, origin, when = reader.read(1, cached_ok=False)
+            if held is not None:
+                held.pages.clear()
         pages: dict[int, tuple[Page, str]] = {start: (first, origin)}
+        read_at = {start: when}
+
+        def from_memory(n: int) -> tuple[Page, datetime] | None:
+            if held is None or options.fresh or known is None or n >= start:
+                return None
+            kept = held.pages.get(n)
+            if kept is None or (options.not_before is not None and kept[1] < options.not_before):
+                return None
+            return kept
+
         total = first.page_count
         if progress:
             progress(1, total)
@@ -270,6 +305,12 @@ def fetch_thread(
                     f"{url} has {total} pages, more than tally reads ({options.max_pages})."
                 )
             wanted = [n for n in range(1, total + 1) if n not in pages]
+            for n in wanted:
+                kept = from_memory(n)
+                if kept is not None:
+                    pages[n] = (kept[0], "memory")
+                    read_at[n] = kept[1]
+            wanted = [n for n in wanted if n not in pages]
             if not wanted:
                 break
             workers = max(1, min(client.options.max_in_flight, len(wanted)))
@@ -277,14 +318,18 @@ def fetch_thread(
                 reads = pool.map(
                     lambda n: (n, reader.read(n, cached_ok=known is not None and n < start)), wanted
                 )
-                for n, got in reads:
-                    pages[n] = got
+                for n, (page, origin, when) in reads:
+                    pages[n] = (page, origin)
+                    read_at[n] = when
                     if progress:
                         progress(len(pages), total)
             # The thread can grow while it is read: go on until no page names more.
             total = max(total, max(p.page_count for p, _ in pages.values()))
         if store is not None:
             store.set_page_count(total)
+        if held is not None:
+            held.pages = {n: (page, read_at[n]) for n, (page, _) in pages.items()}
+            held.page_count = total
     finally:
         if own:
             client.close()
@@ -445,7 +490,9 @@ def _build(
 
 def summary(thread: Thread) -> str:
     """Where the pages came from, and the floors the forum no longer shows."""
-    counts = {o: thread.sources.count(o) for o in ("network", "revalidated", "cache", "file")}
+    counts = {
+        o: thread.sources.count(o) for o in ("network", "revalidated", "cache", "memory", "file")
+    }
     parts = []
     if counts["network"]:
         parts.append(f"{counts['network']} from the network")
@@ -453,6 +500,8 @@ def summary(thread: Thread) -> str:
         parts.append(f"{counts['revalidated']} unchanged (checked with the forum)")
     if counts["cache"]:
         parts.append(f"{counts['cache']} from the cache")
+    if counts["memory"]:
+        parts.append(f"{counts['memory']} as read before")
     if counts["file"]:
         parts.append(f"{counts['file']} from saved files")
     text = f"thread {thread.thread_id}: {thread.page_count} page(s), " + ", ".join(parts)

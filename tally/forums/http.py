@@ -153,9 +153,10 @@ class Robots:
     """robots.txt rules for one host, with the * and $ wildcards search engines accept."""
 
     def __init__(self, text: str, agent: str = "tally"):
-        groups: list[tuple[list[str], list[tuple[bool, str]]]] = []
+        groups: list[tuple[list[str], list[tuple[bool, str]], float | None]] = []
         agents: list[str] = []
         rules: list[tuple[bool, str]] = []
+        delay: float | None = None
         for raw in text.splitlines():
             line = raw.split("#", 1)[0].strip()
             if ":" not in line:
@@ -163,19 +164,25 @@ class Robots:
             key, value = (part.strip() for part in line.split(":", 1))
             key = key.lower()
             if key == "user-agent":
-                if rules:
-                    groups.append((agents, rules))
-                    agents, rules = [], []
+                if rules or delay is not None:
+                    groups.append((agents, rules, delay))
+                    agents, rules, delay = [], [], None
                 agents.append(value.lower())
             elif key in ("allow", "disallow") and agents and value:
                 # An empty Disallow allows everything: it adds no rule.
                 rules.append((key == "allow", value))
+            elif key == "crawl-delay" and agents:
+                delay = _seconds(value)
         if agents:
-            groups.append((agents, rules))
-        mine = [r for a, r in groups if any(x != "*" and x in agent.lower() for x in a)]
+            groups.append((agents, rules, delay))
+        mine = [g for g in groups if any(x != "*" and x in agent.lower() for x in g[0])]
         if not mine:
-            mine = [r for a, r in groups if "*" in a]
-        self.rules = [rule for group in mine for rule in group]
+            mine = [g for g in groups if "*" in g[0]]
+        self.rules = [rule for _, group, _ in mine for rule in group]
+        # Crawl-delay: the seconds the forum asks between two requests (tally watch polls
+        # no more often); None when it asks nothing.
+        delays = [d for _, _, d in mine if d is not None]
+        self.crawl_delay: float | None = max(delays) if delays else None
 
     def allows(self, path_and_query: str) -> bool:
         best: tuple[int, bool] = (-1, True)
@@ -190,6 +197,15 @@ class Robots:
             if longer and re.match(regex, path_and_query):
                 best = (len(pattern), allow)
         return best[1]
+
+
+def _seconds(value: str) -> float | None:
+    """A Crawl-delay value: a number of seconds; anything else is no rule."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if 0 <= seconds <= 86400 else None
 
 
 @dataclass
@@ -234,6 +250,8 @@ class Http:
         )
         self._hosts: dict[str, _Host] = {}
         self._hosts_lock = threading.Lock()
+        # Requests sent so far, robots.txt and retries included (tally watch reports them).
+        self.requests = 0
 
     def __enter__(self) -> Http:
         return self
@@ -362,6 +380,8 @@ class Http:
     ) -> Response:
         method = "GET" if body is None else "POST"
         with self._slot(url):
+            with self._hosts_lock:
+                self.requests += 1
             started = self._clock()
             try:
                 with self._client.stream(method, url, headers=headers, content=body) as r:
@@ -476,6 +496,16 @@ class Http:
                 f"the forum's robots.txt does not allow tally to read {url}; save the pages "
                 "from a browser and run tally on the saved files."
             )
+
+    def crawl_delay(self, url: str) -> float | None:
+        """The seconds the forum's robots.txt asks between requests, if it asks."""
+        if not self.options.respect_robots:
+            return None
+        host = self._host(url)
+        with host.robots_lock:
+            if host.robots is None:
+                host.robots = self._fetch_robots(url)
+        return host.robots.crawl_delay
 
     def _fetch_robots(self, url: str) -> Robots:
         parts = urlsplit(url)

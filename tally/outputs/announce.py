@@ -21,6 +21,7 @@ from tally.model import Thread
 from tally.rules.count import votes_text
 from tally.rules.game import Day, Game
 from tally.rules.ledger import Card
+from tally.rules.rulesets import ChangeMethod
 from tally.rules.verdicts import BallotKind, OutcomeCode, Status
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
@@ -29,7 +30,7 @@ from tally.sanitise import one_line
 # PackageLoader, so a wheel install has them too).
 TEMPLATES = "tally.outputs:templates"
 FORMATS = ("bbcode", "text")
-KINDS = ("close", "morning", "elevator")
+KINDS = ("close", "morning", "elevator", "reminder")
 _ZWSP = "\u200b"
 
 
@@ -238,6 +239,61 @@ def closing_post(
     """The closing announcement of a counted day, in the forum's markup unless ``fmt``."""
     context = close_context(result, game, provisional=provisional, show_rules=show_rules)
     return render("close", fmt or format_for(game, result.day), context, template_dir)
+
+
+# -- the reminder (催票) ------------------------------------------------------------------------
+
+
+def change_rule_line(game: Game, day: Day, *, show_rules: bool = False) -> str:
+    """How a change is posted, how many, and until when (RULES V3, V4, V5), in one line."""
+    rules = game.rules
+    word = platform_of(day.vote_thread).comment_word
+    via = {
+        ChangeMethod.COMMENT: f"在自己的投票楼层下{word}",
+        ChangeMethod.REPLY: "回复自己的投票楼层",
+        ChangeMethod.QUOTE: "引用自己的投票楼层",
+        ChangeMethod.POST: "另发一帖",
+    }
+    parts = ["改票请" + "或".join(via[m] for m in rules.change_via)]
+    if rules.max_changes is None:
+        parts.append("改票次数不限")
+    else:
+        parts.append(f"限改票{'一' if rules.max_changes == 1 else rules.max_changes}次")
+    line = "，".join(parts)
+    if rules.change_window_minutes:
+        line += f"；关门前{rules.change_window_minutes}分钟内不得改票"
+    return line + ("（V3、V4、V5）" if show_rules else "") + "。"
+
+
+def reminder_context(result: DayResult, game: Game, *, show_rules: bool = False) -> dict[str, Any]:
+    """The 催票 post: who has not voted yet, the close, and the change rules in a line.
+
+    Refused after the close: then the day's post is the closing announcement.
+    """
+    day = result.day
+    if not result.provisional:
+        raise InputError(
+            f"day {day.day} closed at {day.closes:%m-%d %H:%M}: a reminder is for before the "
+            "close; the day's post now is tally announce --kind close."
+        )
+    platform = platform_of(day.vote_thread)
+    accounts: dict[str, str] = {}
+    for post in result.thread.posts:
+        player = game.identify(post.author, post.author_display)
+        if player is not None:
+            accounts.setdefault(player, post.author)
+    return {
+        "game": game.name,
+        "day": day.day,
+        "kind": result.kind,
+        "thread_url": platform.page_url(day.vote_thread, 1),
+        "closes": f"{day.closes:%m-%d %H:%M}",
+        "as_of": f"{result.as_of:%m-%d %H:%M}",
+        "mentions": platform.mentions,
+        "not_voted": [{"player": p, "mention": accounts.get(p, p)} for p in result.not_voted],
+        "change_rule": change_rule_line(game, day, show_rules=show_rules),
+        "show_rules": show_rules,
+    }
 
 
 # -- the morning announcement (A1) ---------------------------------------------------------

@@ -104,9 +104,28 @@ WIDE = 100
 _STATUS_STYLE = {Status.COUNTED: "green", Status.SUPERSEDED: "yellow", Status.VOID: "red"}
 
 
+def totals_table(result: DayResult) -> Table:
+    """Each player's votes, the voters with their weights, and the bonuses with their rule."""
+    from tally.rules.count import votes_text
+
+    weights = result.count.weights
+    totals = Table(title="Totals")
+    for column in ("player", "votes", "voters (weight)", "bonus"):
+        totals.add_column(column)
+    for t in result.totals:
+        voters = ", ".join(
+            f"{v} ×{votes_text(weights[v][0])}" if v in weights and weights[v][0] != 1 else v
+            for v in t.voters
+        )
+        bonus = "; ".join(f"+{votes_text(a)} {why} ({rule})" for a, why, rule in t.bonuses)
+        totals.add_row(cell(t.player), votes_text(t.votes), cell(voters), cell(bonus))
+    if result.count.abstained:
+        totals.add_row("(弃权)", votes_text(result.count.abstained), "", "")
+    return totals
+
+
 def print_day(console: Console, result: DayResult) -> None:
     """The table a director checks against the thread, floor by floor."""
-    from tally.rules.count import votes_text
 
     thread = result.thread
     day = result.day
@@ -124,20 +143,7 @@ def print_day(console: Console, result: DayResult) -> None:
             f"({result.as_of:%m-%d %H:%M}); ballots and changes may still come.",
             style="bold yellow",
         )
-    weights = result.count.weights
-    totals = Table(title="Totals")
-    for column in ("player", "votes", "voters (weight)", "bonus"):
-        totals.add_column(column)
-    for t in result.totals:
-        voters = ", ".join(
-            f"{v} ×{votes_text(weights[v][0])}" if v in weights and weights[v][0] != 1 else v
-            for v in t.voters
-        )
-        bonus = "; ".join(f"+{votes_text(a)} {why} ({rule})" for a, why, rule in t.bonuses)
-        totals.add_row(cell(t.player), votes_text(t.votes), cell(voters), cell(bonus))
-    if result.count.abstained:
-        totals.add_row("(弃权)", votes_text(result.count.abstained), "", "")
-    console.print(totals)
+    console.print(totals_table(result))
 
     rows = []
     for b in result.ballots:
@@ -180,6 +186,12 @@ def print_day(console: Console, result: DayResult) -> None:
         say(console, f"flag {flag.rule}: {where}{flag.note}")
     if result.not_voted:
         say(console, f"Not voted ({len(result.not_voted)}): {'、'.join(result.not_voted)}")
+    say(console, outcome_line(result))
+
+
+def outcome_line(result: DayResult) -> str:
+    """The last line of a count: who is out (or sheriff) and by which rule; before the
+    close, who leads and what would happen if the day closed now."""
     o = result.outcome
     if result.provisional:
         verdict = {
@@ -189,18 +201,16 @@ def print_day(console: Console, result: DayResult) -> None:
             + ("sheriff" if result.kind == DayKind.SHERIFF else "out"),
         }[o.result]
         leaders = "、".join(result.leaders) or "nobody"
-        say(
-            console,
+        return (
             f"Standing now (not final): {leaders} leading; if the day closed now, {verdict} — "
-            f"{o.note} [rule {o.code}]",
+            f"{o.note} [rule {o.code}]"
         )
-        return
     verdict = {
         OutcomeResult.ELIMINATED: f"{o.player} is out",
         OutcomeResult.SHERIFF: f"{o.player} is sheriff",
         OutcomeResult.NONE: "nobody",
     }[o.result]
-    say(console, f"Outcome: {verdict} — {o.note} [rule {o.code}]")
+    return f"Outcome: {verdict} — {o.note} [rule {o.code}]"
 
 
 def duration(delta: timedelta) -> str:

@@ -5,11 +5,13 @@ The fields of the contract (README, *JSON*) come first and never change; more ma
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from tally.rules.count import votes_number
 
 if TYPE_CHECKING:
+    from tally.rules.changes import Poll
     from tally.rules.ledger import LedgerView
     from tally.rules.lurkers import DayCheck
     from tally.rules.votes import DayResult
@@ -139,3 +141,42 @@ def lurkers_json(result: DayCheck, view: LedgerView) -> dict[str, Any]:
             "camps_lost": view.camps_lost,
         },
     }
+
+
+def poll_json(poll: Poll) -> dict[str, Any]:
+    """One line of `tally watch --json`: the count (as `tally votes --json`, of the last
+    good read), what changed since the last poll, and the poll itself."""
+
+    def stamp(value: datetime | None) -> str | None:
+        return value.isoformat(timespec="seconds") if value is not None else None
+
+    data: dict[str, Any] = day_json(poll.result) if poll.result is not None else {}
+    data["changes"] = [
+        {
+            "kind": c.kind,
+            "text": c.text,
+            "floor": c.floor,
+            "comment": c.comment,
+            "post_id": c.post_id,
+            "voter": c.voter,
+            "ballot": c.ballot,
+            "target": c.target,
+            "status": c.status,
+            "was": c.was,
+            "reason": c.reason,
+        }
+        for c in poll.changes
+    ]
+    data["poll"] = {
+        "number": poll.number,
+        "at": stamp(poll.at),
+        "final": poll.final,
+        "requests": poll.requests,
+        "full": poll.full,
+        "error": poll.error,
+        "failing_since": stamp(poll.failing_since),
+        "last_read": stamp(poll.last_read),
+        "next_at": stamp(poll.next_at),
+        "every": poll.every,
+    }
+    return data

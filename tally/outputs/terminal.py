@@ -62,6 +62,13 @@ class Terminal:
 
         self.env.out.write(json_text(json.dumps(data, ensure_ascii=False, indent=2)) + "\n")
 
+    def json_line(self, data: Any) -> None:
+        """One JSON object on one line, flushed (tally watch: a line per poll)."""
+        from tally.sanitise import json_text
+
+        self.env.out.write(json_text(json.dumps(data, ensure_ascii=False)) + "\n")
+        self.env.out.flush()
+
     def text(self, text: str) -> None:
         """Text to paste (an announcement): as it is, never wrapped at the terminal width."""
         self.env.out.write(text)

@@ -1,0 +1,169 @@
+"""The screen of `tally watch`: one poll as a rich renderable, redrawn in place (rich Live).
+
+A pure function of the poll and the time now, so that the countdowns tick between polls
+and a test can render it to text.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from tally.outputs.console import cell, outcome_line, totals_table
+from tally.rules.changes import ChangeKind, majority_text
+from tally.sanitise import one_line
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from tally.environment import Environment
+    from tally.rules.changes import Poll
+    from tally.rules.game import Game
+
+_CHANGE_STYLE = {ChangeKind.NEW: "green", ChangeKind.STATUS: "yellow", ChangeKind.GONE: "red"}
+
+
+def countdown(delta: timedelta) -> str:
+    """ "1 h 02 min 05 s", "4 min 30 s", "9 s": time left, to the second."""
+    seconds = max(0, int(delta.total_seconds()))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes:02d} min {secs:02d} s"
+    if minutes:
+        return f"{minutes} min {secs:02d} s"
+    return f"{secs} s"
+
+
+def _line(text: str, style: str = "") -> Text:
+    return Text(one_line(text), style=style)
+
+
+def clock_lines(poll: Poll, game: Game, now: datetime) -> list[Text]:
+    """The close and the no-change window (V5), with the time left to each."""
+    result = poll.result
+    if result is None:
+        return []
+    day = result.day
+    lines = []
+    if now < day.closes:
+        lines.append(_line(f"Closes {day.closes:%m-%d %H:%M} (in {countdown(day.closes - now)})"))
+    else:
+        lines.append(_line(f"Closed {day.closes:%m-%d %H:%M}", "bold"))
+    minutes = game.rules.change_window_minutes
+    if minutes and now < day.closes:
+        barred = day.closes - timedelta(minutes=minutes)
+        when = (
+            "changes are barred now"
+            if now >= barred
+            else f"changes barred from {barred:%H:%M} (in {countdown(barred - now)})"
+        )
+        lines.append(_line(f"No change in the last {minutes} min (V5): {when}"))
+    return lines
+
+
+def live_view(poll: Poll, game: Game, now: datetime) -> RenderableType:
+    """What the director sees during the watch: standings, changes, who has not voted,
+    the clocks, and whether reads work."""
+    parts: list[RenderableType] = []
+    result = poll.result
+    if result is not None:
+        thread = result.thread
+        what = "sheriff election" if result.kind == "sheriff" else "vote"
+        parts.append(
+            _line(
+                f"Day {result.day.day} {what} (ruleset {result.ruleset}), thread "
+                f"{thread.thread_id} “{thread.title}”",
+                "bold",
+            )
+        )
+    state = "FINAL COUNT" if poll.final else f"Poll {poll.number}"
+    read = f"last read {poll.last_read:%H:%M:%S}" if poll.last_read else "not read yet"
+    requests = f"{poll.requests} request{'s' if poll.requests != 1 else ''}"
+    upcoming = f"; next poll {poll.next_at:%H:%M:%S}" if poll.next_at else ""
+    parts.append(
+        _line(f"{state}: {read} ({requests}{', every page' if poll.full else ''}){upcoming}")
+    )
+    parts.extend(clock_lines(poll, game, now))
+    if poll.error is not None and poll.failing_since is not None:
+        parts.append(
+            _line(
+                f"Reads fail since {poll.failing_since:%H:%M:%S}: {poll.error} "
+                "The count below is the last good one; tally keeps trying.",
+                "bold red",
+            )
+        )
+    if result is None:
+        return Group(*parts)
+    parts.append(totals_table(result))
+    majority = majority_text(result, game.rules)
+    if majority:
+        parts.append(_line(majority))
+    parts.append(_line(outcome_line(result), "bold" if poll.final else ""))
+    if poll.number > 1:
+        parts.append(
+            _line(
+                "Changes since the last poll:" if poll.changes else "No change since the last poll."
+            )
+        )
+        for change in poll.changes:
+            parts.append(Text("  ") + cell(change.text, _CHANGE_STYLE.get(change.kind, "bold")))
+    if result.not_voted:
+        parts.append(_line(f"Not voted ({len(result.not_voted)}): {'、'.join(result.not_voted)}"))
+        if not poll.final:
+            parts.append(
+                Text("  ")
+                + _line(
+                    f"(the 催票 post: tally announce --kind reminder --game … "
+                    f"--day {result.day.day})",
+                    "dim",
+                )
+            )
+    return Group(*parts)
+
+
+class LiveScreen:
+    """The watch on a terminal: the view of the last poll, redrawn in place, with clocks
+    that tick each second between polls; at the end, the full table of the last count."""
+
+    def __init__(self, console: Console, game: Game, env: Environment):
+        from rich.live import Live
+
+        self.console, self.game, self.env = console, game, env
+        self.poll: Poll | None = None
+        self.live = Live(console=console, auto_refresh=False, transient=False)
+        self.started = False
+
+    def _draw(self) -> None:
+        if self.poll is None:
+            return
+        if not self.started:
+            self.live.start()
+            self.started = True
+        self.live.update(live_view(self.poll, self.game, self.env.now()), refresh=True)
+
+    def show(self, poll: Poll) -> None:
+        self.poll = poll
+        self._draw()
+
+    def sleep(self, seconds: float) -> None:
+        """Wait as the environment waits, redrawing once a second."""
+        end = self.env.now() + timedelta(seconds=seconds)
+        while (left := (end - self.env.now()).total_seconds()) > 0:
+            self.env.sleep(min(1.0, left))
+            self._draw()
+
+    def close(self, last: Poll | None, *, interrupted: bool = False) -> None:
+        from tally.outputs.console import print_day, say
+
+        if self.started:
+            self.live.stop()
+        if last is None or last.result is None:
+            return
+        if interrupted:
+            say(self.console, f"\nStopped. The last good count, read {last.last_read:%H:%M:%S}:")
+        if last.final or interrupted:
+            print_day(self.console, last.result)
