@@ -83,7 +83,7 @@ def watch(
     number = 0
     try:
         while True:
-            now = env.now()
+            now = env.now().astimezone(game.timezone)  # times shown are the forum's
             if closes <= now < close_at:
                 env.sleep((close_at - now).total_seconds())
                 continue
@@ -127,7 +127,7 @@ def watch(
                 found = ()
                 failing_since = failing_since or now
             stop = done or (schedule.polls is not None and number >= schedule.polls)
-            after = env.now()
+            after = env.now().astimezone(game.timezone)
             wake = _next(after, every, closes, close_at)
             yield Poll(
                 number=number,

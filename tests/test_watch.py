@@ -398,3 +398,22 @@ def test_reminder_before_the_close_and_refused_after(forum, tmp_path):
     )
     assert refused.exit_code == 2
     assert "a reminder is for before the close" in refused.stderr
+
+
+def test_times_are_shown_in_the_forums_clock_whatever_the_computers(forum, tmp_path):
+    """The system clock is UTC; the director reads the forum's time (Asia/Shanghai here)."""
+    from datetime import UTC
+
+    _, url, game_path = setup(forum, tmp_path)
+    clock = Clock("2024-05-09 20:00:00")
+    clock.t = clock.t.astimezone(UTC)  # 12:00 UTC
+    result = runner.invoke(
+        app, ["watch", url, "--game", str(game_path), "--polls", "1"], obj=env_at(clock, tmp_path)
+    )
+    line = json.loads(result.stdout)
+    assert line["as_of"] == "2024-05-09T20:00:00+08:00"
+    assert line["poll"]["at"] == "2024-05-09T20:00:00+08:00"
+    votes = runner.invoke(
+        app, ["votes", url, "--game", str(game_path), "-q"], obj=env_at(clock, tmp_path)
+    )
+    assert "after this count (05-09 20:00)" in votes.stdout

@@ -109,7 +109,12 @@ class _Bar:
             self.bar.start()
             self.task = self.bar.add_task("pages", total=None)
         self.bar.update(self.task, completed=done, total=total)
+        if done >= total:
+            # Gone once the thread is read: the next thread gets a bar of its own, and
+            # tally watch's live screen never shares the terminal with it.
+            self.stop()
 
     def stop(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+            self.bar = None

@@ -78,7 +78,8 @@ def tally_day(thread: Thread, game: Game, day_number: int | None = None) -> DayR
     a ballot, and a roster that misspells a player (see ``tally.rules.guards``).
     """
     day = day_of_vote_thread(game, thread, day_number)
-    as_of = thread.as_of or day.opens
+    # In the forum's clock, as every time tally shows (a read is stamped in UTC).
+    as_of = (thread.as_of or day.opens).astimezone(game.timezone)
     provisional = as_of < day.closes
     ruled = {(r.floor, r.comment) for r in game.rulings if r.day == day.day}
     check_roster(game, [thread], exempt=lambda _t, w: (w.post.floor, w.comment_index) in ruled)
