@@ -12,13 +12,13 @@ from typing import Annotated
 import typer
 
 from tally.cli_run import (
+    ArchiveFile,
     AsJson,
     Format,
     GameFile,
     Kind,
     KindOption,
     OneSentence,
-    Output,
     Partial,
     Provisional,
     Run,
@@ -48,12 +48,28 @@ def archive(
     sources: Annotated[
         list[str] | None,
         typer.Argument(
-            help="Thread URLs or saved page files.", show_default=False, metavar="URL-OR-FILE"
+            help="Thread URLs, saved page files, or archives.",
+            show_default=False,
+            metavar="URL-OR-FILE",
         ),
     ] = None,
-    output: Output = Path("posts.csv"),
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="The CSV file to write [default: posts.csv, unless --db]."
+        ),
+    ] = None,
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db", help="Also write (or bring up to date) this SQLite database.", metavar="FILE"
+        ),
+    ] = None,
     game: Annotated[
-        Path | None, typer.Option("--game", help="Archive every thread of this game file.")
+        Path | None,
+        typer.Option(
+            "--game", help="Archive every thread of this game file (and its closed days' ballots)."
+        ),
     ] = None,
     timezone: Annotated[
         str, typer.Option(help="The forum's clock, when no game file gives it.")
@@ -62,21 +78,32 @@ def archive(
     *,
     run: Run,
 ) -> None:
-    """Write every post and comment of the threads to a CSV file that Excel opens.
+    """Write every post and comment of the threads to a CSV file that Excel opens, and/or a
+    SQLite database.
 
     \b
-    Example: tally archive https://bbs.example.com/thread-101-1-1.html -o day2.csv
+    Example: tally archive --game game.toml -o game.csv --db games.sqlite
     """
     import dataclasses
 
     from tally.workflows import archive as archive_threads
 
-    threads, rows = archive_threads(
-        list(sources or []), output, game=game, timezone=timezone,
+    done = archive_threads(
+        list(sources or []), output, db=db, game=game, timezone=timezone,
         env=run.env, how=dataclasses.replace(run.how, partial=partial),
     )  # fmt: skip
-    pages = sum(t.page_count for t in threads)
-    run.show.note(f"wrote {rows} rows from {len(threads)} thread(s), {pages} page(s), to {output}")
+    pages = sum(t.page_count for t in done.threads)
+    read = f"{len(done.threads)} thread(s), {pages} page(s)"
+    if done.rows is not None:
+        run.show.note(f"wrote {done.rows} rows from {read} to {output or 'posts.csv'}")
+    if done.database is not None:
+        d = done.database
+        days = f"; ballots of day(s) {', '.join(map(str, done.days))}" if done.days else ""
+        run.show.note(
+            f"database {db}: {sum(d.inserted.values())} rows added, "
+            f"{sum(d.updated.values())} updated, {d.gone} posts gone from the forum, "
+            f"{sum(d.unchanged.values())} unchanged ({read}{days})"
+        )
 
 
 @app.command()
@@ -85,7 +112,7 @@ def votes(
     sources: Annotated[
         list[str],
         typer.Argument(
-            help="The vote thread's URL, or its saved pages.",
+            help="The vote thread's URL, its saved pages, or an archive.",
             show_default=False,
             metavar="URL-OR-FILE",
         ),
@@ -100,6 +127,7 @@ def votes(
         bool, typer.Option("--announce", help="Print the announcement after the table.")
     ] = False,
     fmt: Format = None,
+    archive: ArchiveFile = None,
     *,
     run: Run,
 ) -> None:
@@ -112,7 +140,8 @@ def votes(
     from tally.workflows import vote_day
 
     loaded = load_game(game)
-    result = vote_day(loaded, sources, day=day, env=run.env, how=run.how)
+    how = dataclasses.replace(run.how, archive=archive)
+    result = vote_day(loaded, sources, day=day, env=run.env, how=how)
     if as_json:
         from tally.outputs.json_output import day_json
 
@@ -137,6 +166,7 @@ def lurkers(
     write: Annotated[
         bool, typer.Option("--write/--no-write", help="Add the proposed cards to the ledger.")
     ] = True,
+    archive: ArchiveFile = None,
     *,
     run: Run,
 ) -> None:
@@ -150,7 +180,8 @@ def lurkers(
     from tally.rules.game import load_game
     from tally.workflows import lurker_day
 
-    result, view = lurker_day(load_game(game), day=day, write=write, env=run.env, how=run.how)
+    how = dataclasses.replace(run.how, archive=archive)
+    result, view = lurker_day(load_game(game), day=day, write=write, env=run.env, how=how)
     if as_json:
         from tally.outputs.json_output import lurkers_json
 
@@ -176,6 +207,7 @@ def announce(
     ] = None,
     provisional: Provisional = False,
     show_rules: ShowRules = False,
+    archive: ArchiveFile = None,
     *,
     run: Run,
 ) -> None:
@@ -189,7 +221,8 @@ def announce(
 
     text = announcement(
         load_game(game), day=day, kind=kind, fmt=fmt, seed=seed, template_dir=template_dir,
-        provisional=provisional, show_rules=show_rules, env=run.env, how=run.how,
+        provisional=provisional, show_rules=show_rules, env=run.env,
+        how=dataclasses.replace(run.how, archive=archive),
     )  # fmt: skip
     run.show.text(text)
 

@@ -64,7 +64,14 @@ ShowRules = Annotated[
         help="Print the rule ids (C5, L1) in the post; the players' post leaves them out.",
     ),
 ]
-Output = Annotated[Path, typer.Option("--output", "-o", help="The CSV file to write.")]
+ArchiveFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--archive",
+        help="Take the game's threads from this archive (tally archive's CSV or SQLite "
+        "file), not from the forum.",
+    ),
+]
 Partial = Annotated[
     bool,
     typer.Option(
@@ -171,7 +178,7 @@ def environment(ctx: typer.Context) -> Environment:
 try:  # typer vendors click from 0.2x on; before, click is a package of its own
     from typer._click import exceptions as _clicks
 except ImportError:  # pragma: no cover - an older typer
-    from click import exceptions as _clicks  # type: ignore[no-redef, import-not-found]
+    from click import exceptions as _clicks  # type: ignore[no-redef, import-not-found, unused-ignore]
 
 
 class OneSentence(TyperGroup):

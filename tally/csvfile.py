@@ -3,7 +3,8 @@
 UTF-8 with a byte-order mark (Excel in a Chinese locale reads it), CRLF line ends, every
 cell sanitised (``tally.sanitise``: control characters visible, one line but in the
 columns that hold post text), and a cell that a spreadsheet would run as a formula
-(``= + - @``, tab or CR, after NFKC) prefixed with an apostrophe. pandas writes the table.
+(``= + - @``, tab or CR, after NFKC, or the apostrophe itself) prefixed with an apostrophe.
+pandas writes the table.
 """
 
 from __future__ import annotations
@@ -20,9 +21,14 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def neutralise(value: str) -> str:
-    """Make a cell that a spreadsheet would run as a formula plain text."""
+    """Make a cell that a spreadsheet would run as a formula plain text.
+
+    A cell that starts with the apostrophe itself gets one more, so that ``restore`` can
+    tell the two apart (and a spreadsheet, which hides one leading apostrophe, shows it).
+    """
     # NFKC first: a full-width "＝" is folded to "=" by some spreadsheet imports.
-    if unicodedata.normalize("NFKC", value[:1]).startswith(_FORMULA_START):
+    first = unicodedata.normalize("NFKC", value[:1])
+    if first.startswith(_FORMULA_START) or value.startswith("'"):
         return "'" + value
     return value
 

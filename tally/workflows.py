@@ -25,8 +25,9 @@ from pathlib import Path
 
 from tally.environment import Environment
 from tally.errors import InputError
-from tally.forums.fetch import FetchOptions, Progress, read_threads
+from tally.forums.fetch import FetchOptions, Progress, is_url, read_threads
 from tally.model import Thread
+from tally.outputs.database import Written
 from tally.outputs.gamefile import Draft
 from tally.rules import ledger
 from tally.rules.game import Day, Game
@@ -48,6 +49,8 @@ class Reading:
     progress: Progress | None = None
     warn: Callable[[str], None] | None = None
     thread_read: Callable[[Thread], None] | None = None  # each thread, once read
+    # An archive (tally archive's CSV or SQLite file) to take the threads from, not the forum.
+    archive: Path | None = None
 
 
 def trusted_after(day: Day | None, now: datetime) -> datetime | None:
@@ -65,8 +68,18 @@ def read(
     how: Reading,
     not_before: datetime | None = None,
 ) -> list[Thread]:
-    """Every thread the sources name (URLs or saved files), read as ``how`` says."""
+    """Every thread the sources name (URLs or saved files), read as ``how`` says; with
+    ``how.archive`` a URL's thread comes from the archive."""
     import dataclasses
+
+    if how.archive is not None:
+        taken = from_archive(how.archive, [s for s in sources if is_url(s)], how.partial)
+        files = [s for s in sources if not is_url(s)]
+        rest = read(files, tz, env=env, how=dataclasses.replace(how, archive=None)) if files else []
+        if how.thread_read is not None:
+            for thread in taken:
+                how.thread_read(thread)
+        return taken + rest
 
     options = FetchOptions(
         http=dataclasses.replace(env.http, cookies=how.cookies),
@@ -83,6 +96,28 @@ def read(
         for thread in threads:
             how.thread_read(thread)
     return threads
+
+
+def from_archive(path: Path, urls: Sequence[str], partial: bool = False) -> list[Thread]:
+    """The threads ``urls`` name, as the archive at ``path`` holds them."""
+    from tally.forums import resolve_url
+    from tally.forums.archived import read_archive
+    from tally.forums.fetch import whole
+
+    if not path.is_file():
+        raise InputError(f"no such archive: {path}.")
+    held = {(t.platform, t.thread_id): t for t in read_archive(path)}
+    out = []
+    for url in urls:
+        _, ref = resolve_url(url)
+        thread = held.get((ref.platform, ref.thread_id))
+        if thread is None:
+            raise InputError(
+                f"{path} holds no thread {ref.thread_id} ({url}); archive it with "
+                "tally archive, or leave out --archive."
+            )
+        out.extend(whole([thread], str(path), partial))
+    return out
 
 
 def default_day(game: Game, now: datetime) -> int:
@@ -106,9 +141,31 @@ def vote_day(
     threads = read(
         sources, game.timezone, env=env, how=how, not_before=trusted_after(chosen, env.now())
     )
+    if len(threads) > 1:
+        threads = _vote_threads(game, threads, chosen)
     if len(threads) != 1:
         raise InputError(f"give the pages of one vote thread, not of {len(threads)} threads.")
     return tally_day(threads[0], game, day)
+
+
+def _vote_threads(game: Game, threads: list[Thread], chosen: Day | None) -> list[Thread]:
+    """From the threads of an archive: the day's vote thread (or the one vote thread)."""
+    from tally.rules.guards import vote_key
+
+    days = [chosen] if chosen is not None else list(game.days)
+    keys = {vote_key(d): d.day for d in days}
+    found = [t for t in threads if (t.platform, t.thread_id) in keys]
+    if len(found) > 1:
+        numbers = ", ".join(str(keys[(t.platform, t.thread_id)]) for t in found)
+        raise InputError(
+            f"the sources hold the vote threads of days {numbers}; name one with --day N."
+        )
+    if not found and chosen is not None:
+        raise InputError(
+            f"the sources hold {len(threads)} threads and none is day {chosen.day}'s vote "
+            f"thread ({chosen.vote})."
+        )
+    return found or threads
 
 
 def record(game: Game, game_path: Path, result: DayCheck, *, write: bool) -> LedgerView:
@@ -168,22 +225,39 @@ def lurker_day(
     return result, record(game, game.path, result, write=write)
 
 
+@dataclass(frozen=True)
+class Archived:
+    """What `tally archive` did: the threads read, the CSV rows written, the database."""
+
+    threads: list[Thread]
+    rows: int | None  # None: no CSV asked for
+    database: Written | None  # None: no database asked for
+    days: tuple[int, ...]  # the closed days whose ballots went into the database
+
+
 def archive(
     sources: Sequence[str],
-    output: Path,
+    output: Path | None,
     *,
+    db: Path | None = None,
     game: Path | None = None,
     timezone: str = "Asia/Shanghai",
     env: Environment,
     how: Reading,
-) -> tuple[list[Thread], int]:
-    """`tally archive`: every post of the threads (and of the game's) to one CSV; returns
-    the threads read and the rows written."""
+) -> Archived:
+    """`tally archive`: every post of the threads (and of the game's) to one CSV, and/or a
+    SQLite database (with a game file: every closed day's ballots too)."""
     from tally.outputs.archive import write_csv
     from tally.rules.game import load_game
 
-    check_output(output, "CSV file")
+    if output is None and db is None:
+        output = Path("posts.csv")
+    if output is not None:
+        check_output(output, "CSV file")
+    if db is not None:
+        check_output(db, "database")
     wanted = list(sources)
+    loaded = None
     if game is not None:
         loaded = load_game(game)
         wanted.extend(loaded.thread_urls())
@@ -197,7 +271,31 @@ def archive(
         for gap in thread.missing:
             if how.warn is not None:
                 how.warn(f"thread {thread.thread_id} is partial: {gap} missing")
-    return threads, write_csv(threads, output)
+    written = write_csv(threads, output) if output is not None else None
+    database = None
+    results: list[DayResult] = []
+    if db is not None:
+        from tally.outputs.database import write_db
+
+        if loaded is not None:
+            results = closed_days(loaded, threads)
+        database = write_db(db, threads, game=loaded, results=results, now=env.now())
+    return Archived(threads, written, database, tuple(r.day.day for r in results))
+
+
+def closed_days(game: Game, threads: Sequence[Thread]) -> list[DayResult]:
+    """Every day whose vote thread is among ``threads`` and was read after its close,
+    counted."""
+    from tally.rules.guards import vote_key
+
+    by_key = {(t.platform, t.thread_id): t for t in threads if not t.missing}
+    out = []
+    for day in game.days:
+        thread = by_key.get(vote_key(day))
+        if thread is None or thread.as_of is None or thread.as_of < day.closes:
+            continue
+        out.append(tally_day(thread, game, day.day))
+    return out
 
 
 def init(

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from tally.cli import app
-from tally.csvfile import neutralise
-from tally.outputs.archive import COLUMNS
+from tally.csvfile import neutralise, restore
+from tally.records import COLUMNS
 
 from .conftest import CONTRACT_COLUMNS, DISCUZ, Runner, read_csv
 
@@ -98,10 +98,13 @@ def test_formula_cells_are_neutralised(forum, tmp_path):
         ("投票", "投票"),
         ("", ""),
         ("a=1", "a=1"),
+        ("'=1", "''=1"),  # the apostrophe itself: one more, so that restore tells them apart
+        ("'x", "''x"),
     ],
 )
 def test_neutralise(value, expected):
     assert neutralise(value) == expected
+    assert restore(expected) == value
 
 
 def test_failed_run_leaves_old_file_and_no_partial(forum, tmp_path):

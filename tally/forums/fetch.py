@@ -30,6 +30,7 @@ from tally.errors import (
     TruncatedPageError,
 )
 from tally.forums import PLATFORMS, Platform, ThreadRef, by_name, recognise_text, resolve_url
+from tally.forums.archived import archive_kind, read_archive
 from tally.forums.base import Answer, CommentBatch, Request
 from tally.forums.cache import Cache, Entry, ThreadCache
 from tally.forums.charset import decode_page
@@ -82,9 +83,12 @@ def read_threads(
     options = options or FetchOptions()
     urls: list[str] = []
     files: list[Path] = []
+    archives: list[Thread] = []
     for source in sources:
         if is_url(source):
             urls.append(source)
+        elif Path(source).is_file() and archive_kind(Path(source)):
+            archives.extend(whole(read_archive(Path(source)), source, partial))
         elif Path(source).is_file():
             files.append(Path(source))
         elif _HOST_FIRST.match(source.strip()):
@@ -105,6 +109,18 @@ def read_threads(
                 client.close()
     if files:
         threads.extend(read_saved_thread_files(files, tz, partial=partial))
+    threads.extend(archives)
+    return threads
+
+
+def whole(threads: list[Thread], source: str, partial: bool = False) -> list[Thread]:
+    """Threads from an archive, refused when it holds one only in part (unless ``partial``)."""
+    for thread in threads:
+        if thread.missing and not partial:
+            raise InputError(
+                f"{source} holds thread {thread.thread_id} only in part "
+                f"({'; '.join(thread.missing)}); a count needs the whole thread."
+            )
     return threads
 
 
@@ -490,9 +506,8 @@ def _build(
 
 def summary(thread: Thread) -> str:
     """Where the pages came from, and the floors the forum no longer shows."""
-    counts = {
-        o: thread.sources.count(o) for o in ("network", "revalidated", "cache", "memory", "file")
-    }
+    origins = ("network", "revalidated", "cache", "memory", "file", "archive")
+    counts = {o: thread.sources.count(o) for o in origins}
     parts = []
     if counts["network"]:
         parts.append(f"{counts['network']} from the network")
@@ -504,6 +519,8 @@ def summary(thread: Thread) -> str:
         parts.append(f"{counts['memory']} as read before")
     if counts["file"]:
         parts.append(f"{counts['file']} from saved files")
+    if counts["archive"]:
+        parts.append(f"{counts['archive']} from the archive")
     text = f"thread {thread.thread_id}: {thread.page_count} page(s), " + ", ".join(parts)
     if thread.gaps:
         shown = ", ".join(map(str, thread.gaps[:20])) + (" …" if len(thread.gaps) > 20 else "")

@@ -21,7 +21,19 @@ large_font       1 if the post uses enlarged font (RULES L7), else 0
 hidden           why the forum hides the body ("author_banned", "moderated"), else empty
 author_display   the name shown when it differs from the account name (Tieba)
 thread_title     the thread's title
+reply_to         the post id a reply links to without quoting (Discuz!'s 回复 header)
+quoted           the quotes as JSON: [{"post_id", "author", "text"}, …]
+page             the page the floor is on
+position         0 for a floor; 1, 2, … for its 点评 in the order the forum shows
+thread_url       the URL the thread was read from (or the saved file)
+thread_pages     the thread's page count when read
+thread_replies   the reply count the thread showed, when it did
+thread_read_at   when the thread was read from the forum; empty for saved files
+thread_missing   what a partial read lacked (archive --partial), "; "-separated
 ===============  ==========================================================
+
+The columns after ``thread_title`` are what reading the archive back needs
+(``tally.records``): an archive is a source like saved pages.
 
 The file is UTF-8 with a byte-order mark so that Excel in a Chinese locale reads it,
 control characters in what users wrote are shown as visible stand-ins (␛ for ESC), and
@@ -33,87 +45,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from tally.atomic import write_atomic
 from tally.csvfile import excel_csv
 from tally.model import Thread
-
-COLUMNS = (
-    "platform",
-    "thread_id",
-    "post_id",
-    "parent_post_id",
-    "floor",
-    "author",
-    "author_id",
-    "time",
-    "edited_at",
-    "text",
-    "kind",
-    "edited_by",
-    "quotes",
-    "red_font",
-    "large_font",
-    "hidden",
-    "author_display",
-    "thread_title",
-)
-
-
-def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
-    """One row per post and one per nested comment, in thread and floor order."""
-    out: list[dict[str, Any]] = []
-    for thread in threads:
-        for post in thread.posts:
-            out.append(
-                {
-                    "platform": post.platform,
-                    "thread_id": post.thread_id,
-                    "post_id": post.post_id,
-                    "parent_post_id": "",
-                    "floor": post.floor,
-                    "author": post.author,
-                    "author_id": post.author_id or "",
-                    "time": post.time.isoformat(timespec="seconds"),
-                    "edited_at": post.edited.at.isoformat(timespec="seconds")
-                    if post.edited
-                    else "",
-                    "text": post.text,
-                    "kind": "post",
-                    "edited_by": post.edited.by if post.edited else "",
-                    "quotes": " ".join(post.quoted_post_ids),
-                    "red_font": int(post.red_font),
-                    "large_font": int(post.large_font),
-                    "hidden": post.hidden or "",
-                    "author_display": post.author_display or "",
-                    "thread_title": thread.title,
-                }
-            )
-            for comment in post.comments:
-                out.append(
-                    {
-                        "platform": post.platform,
-                        "thread_id": post.thread_id,
-                        "post_id": comment.comment_id,
-                        "parent_post_id": post.post_id,
-                        "floor": post.floor,
-                        "author": comment.author,
-                        "author_id": comment.author_id or "",
-                        "time": comment.time.isoformat(timespec="seconds"),
-                        "edited_at": "",
-                        "text": comment.text,
-                        "kind": "comment",
-                        "edited_by": "",
-                        "quotes": "",
-                        "red_font": 0,
-                        "large_font": 0,
-                        "hidden": "",
-                        "author_display": comment.author_display or "",
-                        "thread_title": thread.title,
-                    }
-                )
-    return out
+from tally.records import COLUMNS, rows
 
 
 def to_csv_bytes(threads: Iterable[Thread]) -> bytes:

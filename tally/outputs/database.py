@@ -1,0 +1,254 @@
+"""The SQLite archive (`tally archive --db FILE.sqlite`), written with sqlite-utils.
+
+Tables:
+
+- ``posts``: the CSV's columns but the thread's own (those are in ``threads``), keyed by
+  platform, thread_id and post_id, and ``gone_at``: when a read of the whole thread no
+  longer showed the post (deleted or hidden since); the row stays, for the record.
+- ``threads``: platform, thread_id, title, url, pages, replies, read_at, missing.
+- with a game file: ``games`` (game, file, ruleset, timezone), ``days`` (each closed day
+  counted: its kind, times, vote thread and outcome), ``ballots`` (every ballot's verdict)
+  and ``totals`` (each player's votes), keyed by the game's name and the day, so that many
+  games share one database and "who voted whom on day 3" is one query::
+
+      select voter, target from ballots where game = '…' and day = 3 and status = 'counted'
+
+A second run updates in place: only rows whose values changed are written (a new post is
+inserted, an edited one updated), so an unchanged game changes no row. A thread's
+``read_at`` moves on only when the thread changed, or when the new read is the first after
+a close of the game (which is what makes that day's count final). Everything is written in
+one transaction: a failed run leaves the database as it was.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from tally.errors import OutputError
+from tally.model import Thread
+from tally.records import COLUMNS, KEY, THREAD_COLUMNS, rows
+from tally.rules.count import votes_number
+from tally.rules.game import Game
+from tally.rules.votes import DayResult
+
+POST_COLUMNS = tuple(c for c in COLUMNS if c not in THREAD_COLUMNS)
+THREAD_KEY = ("platform", "thread_id")
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a run did to the database, table by table: rows inserted, updated, unchanged."""
+
+    inserted: Mapping[str, int]
+    updated: Mapping[str, int]
+    unchanged: Mapping[str, int]
+    gone: int  # posts marked gone
+
+    @property
+    def changed(self) -> int:
+        return sum(self.inserted.values()) + sum(self.updated.values()) + self.gone
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.inserted: dict[str, int] = {}
+        self.updated: dict[str, int] = {}
+        self.unchanged: dict[str, int] = {}
+        self.gone = 0
+
+    def add(self, into: dict[str, int], table: str, n: int) -> None:
+        into[table] = into.get(table, 0) + n
+
+
+def _sync(
+    db: Any,
+    table: str,
+    pk: Sequence[str],
+    wanted: Sequence[Mapping[str, Any]],
+    existing: Iterable[Mapping[str, Any]],
+    tally: _Tally,
+    *,
+    delete_others: bool = False,
+) -> None:
+    """Make ``table`` hold ``wanted`` (rows of one scope), writing only what differs."""
+    have = {tuple(r[k] for k in pk): dict(r) for r in existing}
+    new, changed, same = [], [], 0
+    for row in wanted:
+        key = tuple(row[k] for k in pk)
+        old = have.pop(key, None)
+        if old is None:
+            new.append(dict(row))
+        elif any(old.get(k) != v for k, v in row.items()):
+            changed.append(dict(row))
+        else:
+            same += 1
+    t = db[table]
+    if new:
+        t.insert_all(new, pk=tuple(pk), alter=True)
+    if changed:
+        t.upsert_all(changed, pk=tuple(pk), alter=True)
+    if delete_others:
+        for key in have:
+            t.delete(key if len(key) > 1 else key[0])
+        tally.add(tally.updated, table, len(have))
+    tally.add(tally.inserted, table, len(new))
+    tally.add(tally.updated, table, len(changed))
+    tally.add(tally.unchanged, table, same)
+
+
+def _where(db: Any, table: str, clause: str, args: Sequence[Any]) -> list[dict[str, Any]]:
+    if not db[table].exists():
+        return []
+    return list(db[table].rows_where(clause, list(args)))
+
+
+def write_db(
+    path: Path,
+    threads: Sequence[Thread],
+    *,
+    game: Game | None = None,
+    results: Sequence[DayResult] = (),
+    now: datetime,
+) -> Written:
+    """Write (or bring up to date) the SQLite archive at ``path``."""
+    import sqlite3
+
+    from sqlite_utils import Database
+
+    tally = _Tally()
+    try:
+        db = Database(path)
+        with db.atomic():
+            for thread in threads:
+                _thread(db, thread, game, now, tally)
+            if game is not None:
+                _game(db, game, results, tally)
+        db.close()
+    except sqlite3.DatabaseError as exc:
+        raise OutputError(f"cannot write the database {path} ({exc}).") from None
+    return Written(tally.inserted, tally.updated, tally.unchanged, tally.gone)
+
+
+def _thread(db: Any, thread: Thread, game: Game | None, now: datetime, tally: _Tally) -> None:
+    key = [thread.platform, thread.thread_id]
+    existing = _where(db, "posts", "platform = ? and thread_id = ?", key)
+    wanted = [{c: r[c] for c in POST_COLUMNS} | {"gone_at": None} for r in rows([thread])]
+    seen = {r["post_id"] for r in wanted}
+    before = tally.gone + tally.inserted.get("posts", 0) + tally.updated.get("posts", 0)
+    # A post the forum no longer shows stays, marked gone (only a whole read can tell).
+    if not thread.missing:
+        for row in existing:
+            if row["post_id"] not in seen and row.get("gone_at") is None:
+                db["posts"].update((*key, row["post_id"]), {"gone_at": _stamp(now)})
+                tally.gone += 1
+    _sync(db, "posts", KEY, wanted, [r for r in existing if r["post_id"] in seen], tally)
+    grew = tally.gone + tally.inserted.get("posts", 0) + tally.updated.get("posts", 0) > before
+    old = next(iter(_where(db, "threads", "platform = ? and thread_id = ?", key)), None)
+    read_at = _stamp(thread.read_at)
+    if old is not None and old.get("read_at") and thread.read_at is not None:
+        last = datetime.fromisoformat(old["read_at"])
+        closes = [d.closes for d in game.days] if game is not None else []
+        crossed = any(last < c <= thread.read_at for c in closes)
+        if not grew and not crossed:
+            read_at = old["read_at"]  # the same thread, read again: nothing new to record
+    row = {
+        "platform": thread.platform,
+        "thread_id": thread.thread_id,
+        "title": thread.title,
+        "url": thread.url,
+        "pages": thread.page_count,
+        "replies": thread.reply_count,
+        "read_at": read_at or None,
+        "missing": "; ".join(thread.missing),
+    }
+    _sync(db, "threads", THREAD_KEY, [row], [old] if old is not None else [], tally)
+
+
+def _game(db: Any, game: Game, results: Sequence[DayResult], tally: _Tally) -> None:
+    name = game.name
+    about = {
+        "game": name,
+        "file": str(game.path) if game.path is not None else "",
+        "ruleset": game.rules.name,
+        "timezone": str(game.timezone),
+    }
+    _sync(db, "games", ("game",), [about], _where(db, "games", "game = ?", [name]), tally)
+    for result in results:
+        day = result.day
+        o = result.outcome
+        scope = [name, day.day]
+        row = {
+            "game": name,
+            "day": day.day,
+            "kind": str(result.kind),
+            "opens": _stamp(day.opens),
+            "closes": _stamp(day.closes),
+            "vote_platform": result.thread.platform,
+            "vote_thread_id": result.thread.thread_id,
+            "outcome_result": str(o.result),
+            "outcome_player": o.player,
+            "outcome_rule": str(o.code),
+            "outcome_note": o.note,
+            "cast": votes_number(result.count.cast),
+        }
+        _sync(
+            db,
+            "days",
+            ("game", "day"),
+            [row],
+            _where(db, "days", "game = ? and day = ?", scope),
+            tally,
+        )
+        weights = result.count.weights
+        ballots = [
+            {
+                "game": name,
+                "day": day.day,
+                "post_id": b.post_id,
+                "platform": result.thread.platform,
+                "thread_id": result.thread.thread_id,
+                "parent_post_id": b.parent_post_id,
+                "floor": b.floor,
+                "comment": int(b.comment),
+                "author": b.author,
+                "voter": b.voter,
+                "kind": str(b.kind),
+                "target": b.target,
+                "written": b.written,
+                "weight": votes_number(weights[b.voter][0]) if b.voter in weights else None,
+                "time": _stamp(b.time),
+                "posted_at": _stamp(b.posted_at),
+                "status": str(b.status),
+                "reason": str(b.reason) if b.reason else None,
+                "note": b.note,
+            }
+            for b in result.ballots
+        ]
+        _sync(
+            db, "ballots", ("game", "day", "post_id"), ballots,
+            _where(db, "ballots", "game = ? and day = ?", scope), tally, delete_others=True,
+        )  # fmt: skip
+        totals = [
+            {
+                "game": name,
+                "day": day.day,
+                "player": t.player,
+                "votes": votes_number(t.votes),
+                "voters": json.dumps(list(t.voters), ensure_ascii=False),
+                "bonus": votes_number(sum((a for a, _, _ in t.bonuses), start=t.votes * 0)),
+            }
+            for t in result.totals
+        ]
+        _sync(
+            db, "totals", ("game", "day", "player"), totals,
+            _where(db, "totals", "game = ? and day = ?", scope), tally, delete_others=True,
+        )  # fmt: skip
+
+
+def _stamp(value: datetime | None) -> str:
+    return value.isoformat(timespec="seconds") if value is not None else ""

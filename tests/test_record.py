@@ -1,0 +1,231 @@
+"""Archives as sources, and the SQLite archive: a game archived from a loopback forum
+re-tallies from the CSV and from the database exactly as from the forum; a second `--db`
+run changes no row; a CSV a spreadsheet re-saved still reads, or fails with a sentence."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tally.cli import app
+from tally.environment import Environment
+from tally.forums.http import HttpOptions
+
+from . import test_lurkers
+from .conftest import Runner, read_csv
+from .discuzgen import Comment, P
+from .test_votes_game import game_file, vote_thread
+
+runner = Runner()
+
+
+def env_after_close(tmp_path: Path) -> Environment:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    return Environment(
+        clock=lambda: datetime(2024, 5, 20, 12, 0, tzinfo=ZoneInfo("Asia/Shanghai")),
+        http=HttpOptions(host_delay=0, attempts=1),
+        cache_dir=tmp_path / "cache",
+    )
+
+
+def run(env: Environment, *args: str) -> str:
+    result = runner.invoke(app, list(args), obj=env)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def everything(db: Path) -> dict[str, list[tuple]]:
+    with sqlite3.connect(db) as conn:
+        tables = [r[0] for r in conn.execute("select name from sqlite_master where type='table'")]
+        return {t: sorted(conn.execute(f"select * from {t}").fetchall(), key=repr) for t in tables}
+
+
+def test_a_four_day_game_re_tallies_from_its_archives(forum, tmp_path):
+    game, _ledger = test_lurkers.setup(forum, tmp_path)
+    env = env_after_close(tmp_path)
+    csv_path, db = tmp_path / "game.csv", tmp_path / "game.sqlite"
+    run(env, "archive", "--game", str(game), "-o", str(csv_path), "--db", str(db), "-q")
+    toml = game.read_text(encoding="utf-8")
+    urls = {
+        day: toml.split(f"day = {day}\n")[1].split('vote = "')[1].split('"')[0]
+        for day in (1, 2, 3, 4)
+    }
+    from_forum = {
+        day: run(env, "votes", urls[day], "--game", str(game), "--json", "-q") for day in urls
+    }
+    lurk_forum = {
+        day: run(
+            env, "lurkers", "--game", str(game), "--day", str(day), "--json", "--no-write", "-q"
+        )
+        for day in (3, 4)
+    }
+    # The forum is gone, and so is the cache: only the archives are left.
+    forum.routes.clear()
+    forum.requests.clear()
+    shutil.rmtree(tmp_path / "cache")
+    for day, url in urls.items():
+        from_csv = run(
+            env, "votes", str(csv_path), "--game", str(game), "--day", str(day), "--json"
+        )
+        from_db = run(env, "votes", url, "--game", str(game), "--archive", str(db), "--json")
+        assert from_csv == from_forum[day] == from_db, day
+    for day, expected in lurk_forum.items():
+        args = ["lurkers", "--game", str(game), "--day", str(day), "--json", "--no-write"]
+        assert run(env, *args, "--archive", str(csv_path)) == expected
+        assert run(env, *args, "--archive", str(db)) == expected
+    assert forum.requests == []
+
+
+def test_a_rich_vote_thread_round_trips_ballot_for_ballot(forum, tmp_path):
+    """点评 changes, quotes, reply links, an edit mark, a dead voter and a proxy vote."""
+    url = vote_thread().serve(forum)
+    game = game_file(tmp_path, url)
+    env = env_after_close(tmp_path)
+    expected = run(env, "votes", url, "--game", game, "--json", "-q")
+    csv_path, db = tmp_path / "day2.csv", tmp_path / "day2.sqlite"
+    run(env, "archive", url, "-o", str(csv_path), "--db", str(db), "-q")
+    forum.routes.clear()
+    shutil.rmtree(tmp_path / "cache")
+    assert run(env, "votes", str(csv_path), "--game", game, "--json") == expected
+    assert run(env, "votes", str(db), "--game", game, "--json") == expected
+    data = json.loads(expected)
+    assert {b["status"] for b in data["ballots"]} == {"counted", "superseded", "void"}
+    # The announcement from the archive links the same floors.
+    text = run(env, "announce", "--game", game, "--day", "2", "--archive", str(csv_path))
+    assert "[url=" in text and "长夜" in text
+
+
+def test_a_second_db_run_changes_no_row_and_a_grown_thread_adds_only_the_new(forum, tmp_path):
+    t = vote_thread()
+    url = t.serve(forum)
+    game = game_file(tmp_path, url)
+    env = env_after_close(tmp_path)
+    db = tmp_path / "games.sqlite"
+    first = runner.invoke(app, ["archive", "--game", game, "--db", str(db)], obj=env)
+    assert first.exit_code == 0, first.output
+    assert not (tmp_path / "posts.csv").exists()  # --db alone writes no CSV
+    assert "ballots of day(s) 2" in first.stderr
+    before = everything(db)
+    again = runner.invoke(app, ["archive", "--game", game, "--db", str(db), "--fresh"], obj=env)
+    assert "0 rows added, 0 updated, 0 posts gone from the forum" in again.stderr
+    assert everything(db) == before
+
+    t.add(P("白桃", "2024-05-10 09:00:00", "复盘：我是好人"))  # 20
+    t.posts[1].comments.append(Comment("冷月", "2024-05-10 09:05", "复盘"))
+    t.serve(forum)
+    grown = runner.invoke(app, ["archive", "--game", game, "--db", str(db), "--fresh"], obj=env)
+    assert grown.exit_code == 0, grown.output
+    after = everything(db)
+    new_posts = set(after["posts"]) - set(before["posts"])
+    assert len(new_posts) == 2 and set(before["posts"]) <= set(after["posts"])
+    assert {r[2] for r in new_posts} == {"2020", "2002.1"}  # post ids: the floor, the 点评
+    assert after["ballots"] == before["ballots"]  # nothing after the close counts
+
+    with sqlite3.connect(db) as conn:
+        whom = conn.execute(
+            "select voter, target from ballots where day = 2 and status = 'counted' "
+            "and kind != 'abstain' order by floor"
+        ).fetchall()
+        assert ("冷月", "白桃") in whom and ("白桃", "长夜") in whom  # the proxy for 白桃
+        [(title, pages)] = conn.execute("select title, pages from threads").fetchall()
+        assert title == "[测试局] 第二天投票帖" and pages == 2
+
+
+def test_a_post_the_forum_deleted_stays_in_the_record_marked_gone(forum, tmp_path):
+    t = vote_thread()
+    url = t.serve(forum)
+    env = env_after_close(tmp_path)
+    db = tmp_path / "games.sqlite"
+    run(env, "archive", url, "--db", str(db), "-q")
+    del t.posts[12]  # floor 13 (Mika's quote) is deleted: the floors after it move up
+    t.serve(forum)
+    run(env, "archive", url, "--db", str(db), "-q", "--fresh")
+    with sqlite3.connect(db) as conn:
+        gone = conn.execute("select post_id from posts where gone_at is not null").fetchall()
+    # Generated pages number posts by floor: every floor from 13 on has a new post id now.
+    assert ("2019",) in gone
+
+
+def resave(path: Path, text: str, encoding: str = "utf-8-sig") -> Path:
+    out = path.with_name("resaved.csv")
+    out.write_bytes(text.encode(encoding))
+    return out
+
+
+@pytest.fixture
+def archived(forum, tmp_path):
+    url = vote_thread().serve(forum)
+    game = game_file(tmp_path, url)
+    env = env_after_close(tmp_path)
+    csv_path = tmp_path / "day2.csv"
+    run(env, "archive", url, "-o", str(csv_path), "-q")
+    expected = run(env, "votes", url, "--game", game, "--json", "-q")
+    return csv_path, game, env, expected
+
+
+def test_a_csv_a_spreadsheet_re_saved_still_reads(archived):
+    csv_path, game, env, expected = archived
+    text = csv_path.read_bytes().decode("utf-8-sig")
+    # Excel's "CSV" in a Chinese locale: GB18030, no byte-order mark, every cell quoted.
+    rows = read_csv(csv_path)
+    columns = list(rows[0])
+    import csv as stdcsv
+    import io
+
+    buffer = io.StringIO()
+    writer = stdcsv.DictWriter(buffer, fieldnames=columns[::-1], quoting=stdcsv.QUOTE_ALL)
+    writer.writeheader()
+    writer.writerows(rows)
+    for variant in (
+        resave(csv_path, buffer.getvalue(), "gb18030"),
+        resave(csv_path, text, "utf-8"),
+    ):
+        assert run(env, "votes", str(variant), "--game", game, "--json") == expected
+
+
+@pytest.mark.parametrize(
+    "edit,says",
+    [
+        (
+            lambda t: t.replace("2024-05-08T10:01:00+08:00", "2024/5/8 10:01", 1),
+            "row 3: time is '2024/5/8 10:01', not the time tally wrote",
+        ),
+        (
+            lambda t: t.replace(",2002,", ",2.0E+03,", 1),
+            "row 3: post_id is '2.0E+03', a number a spreadsheet shortened",
+        ),
+        (
+            lambda t: t.replace(",thread_missing", ",missing_what", 1),
+            "lacks the column(s) thread_missing",
+        ),
+    ],
+)
+def test_a_csv_that_cannot_be_read_back_is_one_sentence(archived, edit, says):
+    csv_path, game, env, _ = archived
+    broken = resave(csv_path, edit(csv_path.read_bytes().decode("utf-8-sig")))
+    result = runner.invoke(app, ["votes", str(broken), "--game", game, "--json"], obj=env)
+    assert result.exit_code == 2, result.output
+    assert says in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_an_archive_lacking_what_the_day_needs_names_it(archived, forum, tmp_path):
+    csv_path, game, env, _ = archived
+    text = csv_path.read_bytes().decode("utf-8-sig")
+    lines = text.split("\r\n")
+    # Drop the rows of page 2 (floors 11-19): the archive is incomplete.
+    kept = [line for line in lines if ",2,0," not in line and ",2,1," not in line]
+    assert len(kept) < len(lines)
+    partial = resave(csv_path, "\r\n".join(kept))
+    result = runner.invoke(app, ["votes", str(partial), "--game", game], obj=env)
+    assert result.exit_code == 2 and "holds no post of page(s) 2 of thread 102" in result.stderr
+    other = forum.url("forum.php?mod=viewthread&tid=999")
+    result = runner.invoke(
+        app, ["votes", other, "--game", game, "--day", "2", "--archive", str(csv_path)], obj=env
+    )
+    assert result.exit_code == 2 and "holds no thread 999" in result.stderr
