@@ -128,6 +128,10 @@ def votes(
     ] = False,
     fmt: Format = None,
     archive: ArchiveFile = None,
+    chart: Annotated[
+        Path | None,
+        typer.Option("--chart", help="Also draw the day's votes as a PNG picture, to post."),
+    ] = None,
     *,
     run: Run,
 ) -> None:
@@ -137,11 +141,20 @@ def votes(
     Example: tally votes https://bbs.example.com/thread-102-1-1.html --game game.toml
     """
     from tally.rules.game import load_game
-    from tally.workflows import vote_day
+    from tally.workflows import check_output, vote_day
 
     loaded = load_game(game)
+    if chart is not None:
+        check_output(chart, "picture")
     how = dataclasses.replace(run.how, archive=archive)
     result = vote_day(loaded, sources, day=day, env=run.env, how=how)
+    if chart is not None:
+        from tally.workflows import chart as draw
+
+        warning = draw(result, loaded, chart)
+        if warning is not None:
+            run.show.warn(warning)
+        run.show.note(f"wrote the picture of day {result.day.day} to {chart}")
     if as_json:
         from tally.outputs.json_output import day_json
 
@@ -258,6 +271,32 @@ def init(
         f"{made.days} day(s); fill in each day's closes, check the roster, then run "
         f"`tally votes VOTE-URL --game {output}`."
     )
+
+
+@app.command()
+@fetching
+def report(
+    game: GameFile,
+    output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")] = Path(
+        "report.html"
+    ),
+    archive: ArchiveFile = None,
+    *,
+    run: Run,
+) -> None:
+    """The game so far as one HTML page: each closed day's votes as pictures, posts, cards.
+
+    \b
+    Example: tally report --game game.toml -o report.html
+    """
+    from tally.rules.game import load_game
+    from tally.workflows import report as write_report
+
+    how = dataclasses.replace(run.how, archive=archive)
+    made = write_report(load_game(game), output, env=run.env, how=how)
+    drawn = ", ".join(map(str, made.days)) or "none"
+    waiting = f"; not closed yet: {', '.join(map(str, made.pending))}" if made.pending else ""
+    run.show.note(f"wrote {output} ({made.size / 1024:.0f} KB): day(s) {drawn}{waiting}")
 
 
 @app.command()

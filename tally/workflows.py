@@ -398,3 +398,71 @@ def announcement(
         [thread] = read([url], game.timezone, env=env, how=how, not_before=not_before)
         context = elevator_context(game, chosen, thread, seed)
     return render(kind, fmt or format_for(game, chosen), context, template_dir)
+
+
+@dataclass(frozen=True)
+class Report:
+    """What `tally report` wrote: the closed days drawn, the days still open, the bytes."""
+
+    days: tuple[int, ...]
+    pending: tuple[int, ...]
+    size: int
+
+
+def report(game: Game, output: Path, *, env: Environment, how: Reading) -> Report:
+    """`tally report`: the game so far as one self-contained HTML page (written atomically).
+
+    Each thread is read once; a day's threads read at or after its close trust no page
+    cached before it, as `tally votes` does.
+    """
+    from tally.atomic import write_atomic
+    from tally.forums import resolve_url
+    from tally.outputs.report import render_report
+
+    check_output(output, "report")
+    now = env.now()
+    held: dict[tuple[str, str], Thread] = {}
+
+    def reader(urls: list[str], of_day: Day) -> list[Thread]:
+        out = []
+        for url in urls:
+            _, ref = resolve_url(url)
+            key = (ref.platform, ref.thread_id)
+            if key not in held:
+                [held[key]] = read(
+                    [url], game.timezone, env=env, how=how, not_before=trusted_after(of_day, now)
+                )
+            out.append(held[key])
+        return out
+
+    closed = [d for d in game.days if d.closes <= now]
+    results = []
+    for day in closed:
+        [thread] = reader([day.vote], day)
+        result = tally_day(thread, game, day.day)
+        if not result.provisional:
+            results.append(result)
+    talked = [d.day for d in closed if d.discussion is not None]
+    posts = {}
+    if talked:
+        posts = dict(check(game, history(game, max(talked), reader), max(talked)).days)
+        posts = {n: counts for n, counts in posts.items() if n in talked}
+    cards = ledger.load(ledger.ledger_path(game.path)) if game.path is not None else []
+    drawn = {r.day.day for r in results}
+    pending = tuple(d.day for d in game.days if d.day not in drawn)
+    page = render_report(game, results, posts, cards, generated=now, pending=pending)
+    data = page.encode("utf-8")
+    write_atomic(output, data)
+    return Report(tuple(sorted(drawn)), pending, len(data))
+
+
+def chart(result: DayResult, game: Game, output: Path) -> str | None:
+    """`tally votes --chart`: the day's picture as PNG (written atomically); the sentence to
+    show when no font can draw the names."""
+    from tally.atomic import write_atomic
+    from tally.outputs import charts
+    from tally.outputs.announce import outcome_sentence
+
+    picture = charts.png(charts.day_figure, result, outcome_sentence(result, game))
+    write_atomic(output, picture.data)
+    return picture.warning

@@ -32,7 +32,7 @@ def start(*command: str) -> subprocess.Popen[str] | None:
     )
 
 
-RUFF = start("ruff", "check", "tally", "tests", "bench")
+RUFF = start("ruff", "check", "tally", "tests", "bench", "docs")
 MYPY = start("mypy")
 
 

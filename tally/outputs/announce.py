@@ -125,6 +125,32 @@ _OUTCOME_HIDDEN = {
 _BONUS = {"C2": "诽谤", "C3": "众志成城"}
 
 
+def _top(result: DayResult) -> list[str]:
+    totals = result.totals
+    top = totals[0].votes if totals else None
+    return [t.player for t in totals if top is not None and t.votes == top and top > 0]
+
+
+def _words(result: DayResult) -> dict[str, str]:
+    totals = result.totals
+    top = totals[0].votes if totals else None
+    tied = _top(result)
+    return {
+        "player": result.outcome.player or "",
+        "tied": "、".join(tied),
+        "top": votes_text(top) if top else "0",
+        "cast": votes_text(result.count.cast),
+    }
+
+
+def outcome_sentence(result: DayResult, game: Game) -> str:
+    """The day's result as the announcement says it (naming only the top when the ruleset
+    hides the counts, C7)."""
+    code = result.outcome.code
+    hidden = None if game.rules.publish_counts else _OUTCOME_HIDDEN.get(code)
+    return (hidden or code.label).format(**_words(result))
+
+
 def close_context(
     result: DayResult, game: Game, *, provisional: bool = False, show_rules: bool = False
 ) -> dict[str, Any]:
@@ -145,16 +171,9 @@ def close_context(
     weights = result.count.weights
     o = result.outcome
     totals = result.totals
-    top = totals[0].votes if totals else None
-    tied = [t.player for t in totals if top is not None and t.votes == top and top > 0]
-    words = {
-        "player": o.player or "",
-        "tied": "、".join(tied),
-        "top": votes_text(top) if top else "0",
-        "cast": votes_text(result.count.cast),
-    }
-    hidden = None if rules.publish_counts else _OUTCOME_HIDDEN.get(o.code)
-    sentence = (hidden or o.code.label).format(**words)
+    words = _words(result)
+    tied = _top(result)
+    sentence = outcome_sentence(result, game)
     leaders = "、".join(result.leaders)
     if not leaders:
         standing = "目前无人得票。"

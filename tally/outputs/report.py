@@ -1,0 +1,115 @@
+"""`tally report`: one self-contained HTML page about a game so far (复盘).
+
+For each closed day: the totals, who voted whom and the votes over time as pictures (SVG
+from ``tally.outputs.charts``, inline), and every ballot with a link to its floor; then
+posts per player per day with the cards, and the ledger. Nothing is fetched when the page
+is opened: no CDN, no font, no script from elsewhere. The page is rendered with Jinja2's
+autoescaping (every name is text); the pictures are matplotlib's SVG.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from tally.forums import platform_of
+from tally.outputs import charts
+from tally.outputs.announce import outcome_sentence
+from tally.rules.count import votes_text
+from tally.rules.game import Game
+from tally.rules.ledger import Card
+from tally.rules.lurkers import PlayerDay
+from tally.rules.verdicts import Colour, Status
+from tally.rules.votes import DayResult
+
+_MARK = {Colour.YELLOW: "黄", Colour.RED: "红", Colour.BLUE: "蓝"}
+
+
+def _day(result: DayResult, game: Game) -> dict[str, Any]:
+    ref = result.day.vote_thread
+    platform = platform_of(ref)
+    weights = result.count.weights
+    salt = f"d{result.day.day}"
+    return {
+        "day": result.day.day,
+        "kind": "警长竞选" if result.kind == "sheriff" else "放逐投票",
+        "sentence": outcome_sentence(result, game),
+        "rule": str(result.outcome.code.rule),
+        "thread_url": platform.page_url(ref, 1),
+        "closes": f"{result.day.closes:%m-%d %H:%M}",
+        "comment_word": platform.comment_word,
+        "totals_svg": charts.svg(charts.totals_figure, result, salt=salt + "t"),
+        "flow_svg": charts.svg(charts.flow_figure, result, salt=salt + "f"),
+        "timeline_svg": charts.svg(charts.timeline_figure, result, salt=salt + "l"),
+        "not_voted": list(result.not_voted),
+        "ballots": [
+            {
+                "floor": b.floor,
+                "comment": b.comment,
+                "link": platform.post_url(ref, b.parent_post_id or b.post_id),
+                "voter": b.voter or b.author,
+                "kind": b.kind.label,
+                "target": b.target or b.written,
+                "weight": votes_text(weights[b.voter][0]) if b.voter in weights else "",
+                "time": f"{b.time:%m-%d %H:%M}",
+                "status": str(b.status),
+                "status_label": b.status.label,
+                "reason": b.reason.label if b.reason else "",
+            }
+            for b in result.ballots
+        ],
+        "counted": sum(1 for b in result.ballots if b.status == Status.COUNTED),
+    }
+
+
+def render_report(
+    game: Game,
+    results: Sequence[DayResult],
+    posts: Mapping[int, Sequence[PlayerDay]],
+    cards: Sequence[Card],
+    *,
+    generated: datetime,
+    pending: Sequence[int] = (),
+) -> str:
+    """The report page; ``posts`` is each discussion day's counts, ``pending`` the days
+    not closed yet (named, not drawn)."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    days = sorted(posts)
+    counts = {(p.player, d): p.posts for d in days for p in posts[d]}
+    marks: dict[tuple[str, int], str] = {}
+    for c in cards:
+        marks[(c.player, c.day)] = marks.get((c.player, c.day), "") + _MARK.get(c.colour, "")
+    heatmap = None
+    if days:
+        heatmap = charts.svg(
+            charts.heatmap_figure, list(game.players), days, counts, marks, salt="posts"
+        )
+    env = Environment(
+        loader=PackageLoader("tally.outputs", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env.get_template("report.html.j2").render(
+        game=game.name,
+        ruleset=game.rules.name,
+        generated=f"{generated:%Y-%m-%d %H:%M}",
+        days=[_day(r, game) for r in results],
+        pending=list(pending),
+        heatmap=heatmap,
+        players=list(game.players),
+        cards=[
+            {
+                "day": c.day,
+                "player": c.player,
+                "colour": c.colour.label,
+                "mark": _MARK.get(c.colour, ""),
+                "rule": c.rule,
+                "reason": c.reason,
+            }
+            for c in sorted(cards, key=lambda c: (c.day, c.player))
+        ],
+    )

@@ -1,0 +1,223 @@
+"""`tally report` on a four-day game served on loopback, and `tally votes --chart`: the page is
+one self-contained file, small, with every closed day's pictures and ballots; headless
+Chromium renders it with the players' names in a font that draws Chinese."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tally.cli import app
+from tally.environment import Environment
+from tally.forums.http import HttpOptions
+
+from .browser import Browser, chromium
+from .conftest import Runner
+from .discuzgen import Comment, P, Thread
+
+runner = Runner()
+CHINA = ZoneInfo("Asia/Shanghai")
+PLAYERS = [
+    "冷月",
+    "小眯",
+    "kiwi",
+    "阿澈",
+    "风铃",
+    "老K",
+    "糖糖",
+    "雪见",
+    "南瓜",
+    "白桃",
+    "长夜",
+    "青山",
+]
+# day: (opens, closes, the dead, sheriff, each living player's vote in roster order)
+PLAN = {
+    1: ("2024-05-06 09:30", "2024-05-07 21:30", [], None,
+        ["冷月", "冷月", "白桃", "冷月", "白桃", "冷月", "弃权", "白桃", "冷月", "白桃", "冷月", "长夜"]),
+    2: ("2024-05-08 09:30", "2024-05-08 21:30", [], "冷月",
+        ["长夜", "长夜", "白桃", "长夜", "白桃", "长夜", "白桃", "长夜", "南瓜", "长夜", "白桃", "长夜"]),
+    3: ("2024-05-09 09:30", "2024-05-10 21:30", ["长夜"], "冷月",
+        ["白桃", "糖糖", "白桃", "白桃", "糖糖", "白桃", "白桃", "糖糖", "白桃", "糖糖", "白桃"]),
+    4: ("2024-05-11 09:30", "2024-05-12 21:30", ["长夜", "白桃"], "冷月",
+        ["糖糖", "糖糖", "雪见", "糖糖", "雪见", "糖糖", "雪见", "糖糖", "雪见", "糖糖"]),
+}  # fmt: skip
+
+
+def at(stamp: str, minutes: int = 0) -> str:
+    t = datetime.fromisoformat(stamp) + timedelta(minutes=minutes)
+    return t.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def build(forum, tmp_path: Path) -> Path:
+    days = []
+    for day, (opens, closes, dead, sheriff, votes) in PLAN.items():
+        alive = [p for p in PLAYERS if p not in dead]
+        talk = Thread(str(400 + day), f"[复盘局] 第{day}天讨论帖", {}, first_pid=40000 * day)
+        talk.add(P("导演A", at(opens), "讨论帖开门"))
+        for i, player in enumerate(alive * 2):
+            if (i + day) % 5:  # some players post less
+                talk.add(P(player, at(opens, 5 + 7 * i), f"{player}：第{day}天的发言{i}"))
+        vote = Thread(str(500 + day), f"[复盘局] 第{day}天投票帖", {}, first_pid=50000 * day)
+        vote.add(P("导演A", at(opens), "投票格式：\n投票对象：\n投票理由："))
+        for i, (player, target) in enumerate(zip(alive, votes, strict=True)):
+            first = target if i % 4 else alive[(i + 3) % len(alive)]  # a quarter change later
+            post = P(player, at(opens, 60 + 13 * i), f"投票对象：{first}\n投票理由：第{day}天")
+            if first != target:
+                post.comments.append(
+                    Comment(
+                        player, at(opens, 300 + 11 * i)[:16], f"改票对象：{target} 改票理由：改"
+                    )
+                )
+            vote.add(post)
+        vote.add(P("青宁", at(opens, 500), "投票对象：冷月\n投票理由：路过"))  # no player
+        t_url, v_url = talk.serve(forum), vote.serve(forum)
+        lines = [
+            f"[[days]]\nday = {day}",
+            f"opens = {opens.replace(' ', 'T')}:00\ncloses = {closes.replace(' ', 'T')}:00",
+            f'discussion = "{t_url}"\nvote = "{v_url}"',
+            f"dead = {dead!r}".replace("'", '"'),
+        ]
+        if sheriff:
+            lines.append(f'sheriff = "{sheriff}"')
+        days.append("\n".join(lines) + "\n")
+    names = ", ".join(f'"{p}"' for p in PLAYERS)
+    game = tmp_path / "game.toml"
+    game.write_text(
+        f'name = "[复盘局] 月下古堡"\nruleset = "000"\ndirectors = ["导演A"]\n'
+        f'outsiders = ["青宁"]\nplayers = [{names}]\n\n' + "\n".join(days),
+        encoding="utf-8",
+    )
+    (tmp_path / "game.cards.csv").write_text(
+        "\ufeffday,player,colour,rule,reason,source\r\n2,糖糖,yellow,L1,第2天发言少于5条,tally\r\n"
+        "3,南瓜,red,K1,3张黄牌折算为红牌,tally\r\n",
+        encoding="utf-8",
+    )
+    return game
+
+
+def env(tmp_path: Path) -> Environment:
+    return Environment(
+        clock=lambda: datetime(2024, 5, 20, 12, 0, tzinfo=CHINA),
+        http=HttpOptions(host_delay=0),
+        cache_dir=tmp_path / "cache",
+    )
+
+
+BALLOTS: dict[int, list[dict]] = {}
+
+
+@pytest.fixture
+def report(forum, tmp_path) -> tuple[Path, str]:
+    import json
+
+    game = build(forum, tmp_path)
+    out = tmp_path / "report.html"
+    result = runner.invoke(app, ["report", "--game", str(game), "-o", str(out)], obj=env(tmp_path))
+    assert result.exit_code == 0, result.output
+    for day in PLAN:  # the same count, as tally votes gives it
+        url = game.read_text(encoding="utf-8").split('vote = "')[day].split('"')[0]
+        got = runner.invoke(
+            app, ["votes", url, "--game", str(game), "--json", "-q"], obj=env(tmp_path)
+        )
+        BALLOTS[day] = json.loads(got.stdout)["ballots"]
+    return out, result.stderr
+
+
+def test_the_report_is_one_small_page_with_every_day(report):
+    out, said = report
+    html = out.read_text(encoding="utf-8")
+    size = out.stat().st_size
+    assert size < 2_000_000, size  # the issue's ceiling for a 16-player, 5-day game
+    assert re.search(r"wrote .*report\.html \(\d+ KB\): day\(s\) 1, 2, 3, 4", said)
+    # Self-contained: nothing is loaded from elsewhere.
+    assert not re.search(r"<script[^>]+src=|<link[^>]+href=|@import|<img[^>]+src=\"http", html)
+    assert html.count("<svg") == 4 * 3 + 1  # totals, flow, timeline per day; the heat map
+    for day in (1, 2, 3, 4):
+        assert f'<section id="day-{day}">' in html
+    # Day 1 elects 冷月 (5 + a late change); day 2 puts out 长夜 (the sheriff's 2.5 counts).
+    assert "冷月 以" in html and "当选警长" in html
+    # Every ballot links to its floor (a 点评 change links the floor it is under).
+    links = re.findall(r'<td><a href="http://127\.0\.0\.1:\d+/forum\.php\?mod=redirect', html)
+    assert len(links) == sum(len(ballots) for ballots in BALLOTS.values())
+    # The names are text in the pictures (searchable), and escaped in the tables.
+    svg_text = " ".join(re.findall(r"<text[^>]*>([^<]*)</text>", html))
+    for name in ("冷月", "白桃", "长夜", "糖糖"):
+        assert name in svg_text
+    assert "第2天" in html and "发言少于5条" in html and "红牌" in html  # the ledger
+
+
+def test_chromium_renders_the_report(report, tmp_path):
+    if chromium() is None:
+        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
+    out, _ = report
+    with Browser(width=1200, height=1000) as browser:
+        page = browser.open(out)
+        assert page.errors == []
+        assert page.evaluate("document.querySelectorAll('figure.chart svg').length") == 13
+        names = page.evaluate(
+            "Array.from(document.querySelectorAll('figure.flow svg text')).map(t => t.textContent)"
+        )
+        assert {"冷月", "白桃", "kiwi"} <= {n.strip() for n in names}
+        # The script works: clicking a name marks that player's rows on every day.
+        page.evaluate("document.querySelector('td[data-player=\"白桃\"]').click()")
+        assert page.evaluate("document.querySelectorAll('.picked').length") >= 4
+        # Chinese names are drawn with a font that has Chinese glyphs, not as boxes.
+        fonts = page.fonts_of('td[data-player="冷月"]')
+        chinese = subprocess.run(
+            ["fc-list", ":lang=zh", "family"], capture_output=True, text=True
+        ).stdout
+        assert fonts and all(f["familyName"] in chinese for f in fonts), fonts
+        shot = page.screenshot()
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(shot)).convert("RGB")
+    assert image.size == (1200, 1000)
+    colours = image.getcolors(maxcolors=1 << 20) or []
+    assert len(colours) > 50  # text and pictures, not a blank page
+    white = max(count for count, colour in colours if colour == (255, 255, 255))
+    assert white < 0.95 * 1200 * 1000
+
+
+def test_votes_chart_writes_a_png(forum, tmp_path, monkeypatch):
+    game = build(forum, tmp_path)
+    url = game.read_text(encoding="utf-8").split('vote = "')[2].split('"')[0]  # day 2
+    out = tmp_path / "day2.png"
+    result = runner.invoke(
+        app, ["votes", url, "--game", str(game), "--chart", str(out), "-q"], obj=env(tmp_path)
+    )
+    assert result.exit_code == 0, result.output
+    data = out.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 20_000
+    from tally.outputs import charts
+
+    if charts.cjk_font() is not None:
+        assert "warning" not in result.stderr
+    # Without a font that draws Chinese, the picture is still written, and a sentence says so.
+    monkeypatch.setattr(charts, "cjk_font", lambda: None)
+    again = runner.invoke(
+        app, ["votes", url, "--game", str(game), "--chart", str(out), "-q"], obj=env(tmp_path)
+    )
+    assert again.exit_code == 0
+    assert again.stderr == (
+        "tally: warning: no font with Chinese characters is installed, so names in the picture "
+        "show as boxes; install one (Debian: fonts-noto-cjk or fonts-wqy-microhei) and run again.\n"
+    )
+
+
+def test_a_chart_into_a_missing_folder_stops_before_any_download(forum, tmp_path):
+    game = build(forum, tmp_path)
+    url = game.read_text(encoding="utf-8").split('vote = "')[2].split('"')[0]
+    forum.requests.clear()
+    result = runner.invoke(
+        app, ["votes", url, "--game", str(game), "--chart", str(tmp_path / "no" / "d.png")],
+        obj=env(tmp_path),
+    )  # fmt: skip
+    assert result.exit_code == 2 and "does not exist" in result.stderr
+    assert forum.requests == []
