@@ -148,6 +148,8 @@ def votes(
         check_output(chart, "picture")
     how = dataclasses.replace(run.how, archive=archive)
     result = vote_day(loaded, sources, day=day, env=run.env, how=how)
+    if result.acceleration is not None and result.acceleration.warning:
+        run.show.warn(result.acceleration.warning)
     if chart is not None:
         from tally.workflows import chart as draw
 
@@ -195,6 +197,8 @@ def lurkers(
 
     how = dataclasses.replace(run.how, archive=archive)
     result, view = lurker_day(load_game(game), day=day, write=write, env=run.env, how=how)
+    if result.acceleration is not None and result.acceleration.warning:
+        run.show.warn(result.acceleration.warning)
     if as_json:
         from tally.outputs.json_output import lurkers_json
 
@@ -384,6 +388,104 @@ def watch(
         screen.close(last)
     if last is not None and last.final and announce_to is not None:
         run.show.note(f"wrote the announcement to {announce_to}")
+
+
+cards_app = typer.Typer(
+    name="cards",
+    help="The card ledger by hand: the cards that are the director's calls (L4, L8, …).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(cards_app)
+Day = Annotated[int, typer.Option("--day", help="The day the card is for.")]
+Player = Annotated[str, typer.Argument(help="The player.", show_default=False)]
+Colour = Annotated[
+    str, typer.Argument(help="blue, yellow or red (蓝, 黄, 红).", show_default=False)
+]
+Rule = Annotated[str, typer.Argument(help="The rule: L4, L8, …", show_default=False)]
+
+
+@cards_app.command("add")
+def cards_add(
+    ctx: typer.Context,
+    game: GameFile,
+    day: Day,
+    player: Player,
+    colour: Colour,
+    rule: Rule,
+    reason: Annotated[str, typer.Argument(help="Why, as the morning post will say it.")],
+) -> None:
+    """Give a card; the escalations it makes (K1) come with it, and a card given twice is
+    one card.
+
+    \b
+    Example: tally cards add --game game.toml --day 2 糖糖 yellow L4 "第2晚未按时行动"
+    """
+    show = Terminal(environment(ctx))
+    with reported(show):
+        from tally.cards import add_card
+        from tally.outputs.console import say
+        from tally.rules.game import load_game
+
+        done = add_card(load_game(game), day=day, player=player, colour=colour, rule=rule,
+                        reason=reason)  # fmt: skip
+        out = show.stdout()
+        if not done.added:
+            say(out, "already in the ledger; nothing written.")
+        for card in done.added:
+            say(out, f"added: day {card.day} {card.player} {card.colour.label} {card.rule} "
+                     f"{card.reason}")  # fmt: skip
+
+
+@cards_app.command("remove")
+def cards_remove(
+    ctx: typer.Context,
+    game: GameFile,
+    day: Day,
+    player: Player,
+    colour: Colour,
+    rule: Rule,
+    reason: Annotated[
+        str | None, typer.Argument(help="Which card, when several match.", show_default=False)
+    ] = None,
+) -> None:
+    """Take a card back; the escalations that rested on it (K1) go with it.
+
+    \b
+    Example: tally cards remove --game game.toml --day 2 糖糖 yellow L4
+    """
+    show = Terminal(environment(ctx))
+    with reported(show):
+        from tally.cards import remove_card
+        from tally.outputs.console import say
+        from tally.rules.game import load_game
+
+        done = remove_card(load_game(game), day=day, player=player, colour=colour, rule=rule,
+                           reason=reason)  # fmt: skip
+        for card in done.removed:
+            say(show.stdout(), f"removed: day {card.day} {card.player} {card.colour.label} "
+                               f"{card.rule} {card.reason}")  # fmt: skip
+
+
+@cards_app.command("list")
+def cards_list(
+    ctx: typer.Context,
+    game: GameFile,
+    day: Annotated[int | None, typer.Option("--day", help="Only this day's cards.")] = None,
+    player: Annotated[str | None, typer.Option("--player", help="Only this player's.")] = None,
+) -> None:
+    """The ledger's cards, and each player's totals and who is sent off (K2).
+
+    \b
+    Example: tally cards list --game game.toml --day 2
+    """
+    show = Terminal(environment(ctx))
+    with reported(show):
+        from tally.cards import list_cards
+        from tally.outputs.console import print_cards
+        from tally.rules.game import load_game
+
+        print_cards(show.stdout(), list_cards(load_game(game), day=day, player=player))
 
 
 @app.command()

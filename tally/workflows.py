@@ -18,6 +18,7 @@ reads the forum (``--fresh``, ``--cookies``, …, and what to tell the person wa
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -30,7 +31,9 @@ from tally.model import Thread
 from tally.outputs.database import Written
 from tally.outputs.gamefile import Draft
 from tally.rules import ledger
+from tally.rules.ballots import Flag
 from tally.rules.game import Day, Game
+from tally.rules.guards import day_of_vote_thread
 from tally.rules.ledger import LedgerView
 from tally.rules.lurkers import DayCheck, check, history
 from tally.rules.votes import DayResult, day_of_sources, tally_day
@@ -138,14 +141,55 @@ def vote_day(
 ) -> DayResult:
     """`tally votes`: read one day's vote thread (URL or saved pages) and count it."""
     chosen = day_of_sources(game, list(sources), day)
-    threads = read(
+    read_all = read(
         sources, game.timezone, env=env, how=how, not_before=trusted_after(chosen, env.now())
     )
-    if len(threads) > 1:
-        threads = _vote_threads(game, threads, chosen)
+    threads = _vote_threads(game, read_all, chosen) if len(read_all) > 1 else read_all
     if len(threads) != 1:
         raise InputError(f"give the pages of one vote thread, not of {len(threads)} threads.")
-    return tally_day(threads[0], game, day)
+    vote = threads[0]
+    the_day = day_of_vote_thread(game, vote, day)
+    requests, why_not = _request_threads(game, the_day, sources, read_all, env=env, how=how)
+    result = tally_day(vote, game, the_day.day, requests=requests)
+    if why_not is not None:
+        note = Flag("S3", f"加速: not counted: {why_not}")
+        result = dataclasses.replace(result, flags=(*result.flags, note))
+    return result
+
+
+def _request_threads(
+    game: Game,
+    day: Day,
+    sources: Sequence[str],
+    given: list[Thread],
+    *,
+    env: Environment,
+    how: Reading,
+) -> tuple[list[Thread] | None, str | None]:
+    """The day's discussion and progress threads, where acceleration is asked for (S3):
+    among the threads given, else read (from the forum or the archive) when the vote thread
+    was; pages cached after the requests' deadline are good enough. (None, why) when they
+    cannot be had."""
+    from tally.errors import FetchError, NotAThreadError, ParseError
+    from tally.rules.acceleration import deadline
+
+    refs = [r for r in (day.progress_ref, day.discussion_ref) if r is not None]
+    if not refs:
+        return None, f"day {day.day} names no discussion or progress thread in {game.where()}"
+    keys = {(r.platform, r.thread_id) for r in refs}
+    found = [t for t in given if (t.platform, t.thread_id) in keys]
+    if found:
+        return found, None
+    if not any(is_url(s) for s in sources) and how.archive is None:
+        return None, "give the discussion thread's saved pages with the vote thread's"
+    until = deadline(day, game.rules.acceleration_cutoff_hours)
+    urls = [u for u in (day.progress, day.discussion) if u]
+    try:
+        got = read(urls, game.timezone, env=env, how=how,
+                   not_before=until if env.now() >= until else None)  # fmt: skip
+    except (FetchError, NotAThreadError, ParseError) as exc:
+        return None, f"the discussion thread could not be read ({str(exc).rstrip('.')})"
+    return got, None
 
 
 def _vote_threads(game: Game, threads: list[Thread], chosen: Day | None) -> list[Thread]:

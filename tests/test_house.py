@@ -65,6 +65,7 @@ STAGES = {
     "demo": 3,
     "workflows": 3,
     "watch": 3,
+    "cards": 3,
     "cli": 4,
     "cli_run": 4,
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -15,7 +15,7 @@ from tally.sanitise import one_line
 
 if TYPE_CHECKING:
     from tally.model import Post, Thread
-    from tally.rules.ledger import LedgerView
+    from tally.rules.ledger import Card, LedgerView
     from tally.rules.lurkers import DayCheck
     from tally.rules.votes import DayResult
 
@@ -325,3 +325,24 @@ def print_demo(
     say(console, f"Outcome: {verdict} — {o.note} [rule {o.code}]")
     say(console, f"\nThe announcement to paste ({fmt}), as `tally announce` prints it:")
     console.print()
+
+
+def print_cards(console: Console, cards: Sequence[Card]) -> None:
+    """The ledger as a table, with each player's totals and who is sent off (K2)."""
+    from tally.rules.ledger import sent_off, totals
+
+    if not cards:
+        say(console, "No card.")
+        return
+    table = Table(title="Cards")
+    for column in ("day", "player", "card", "rule", "reason", "by"):
+        table.add_column(column)
+    for c in cards:
+        table.add_row(str(c.day), cell(c.player), c.colour.label, cell(c.rule), cell(c.reason),
+                      c.source)  # fmt: skip
+    console.print(table)
+    for player, t in sorted(totals(cards).items()):
+        say(console, f"{player}: {t.blue} blue, {t.yellow} yellow, {t.red} red")
+    gone = sent_off(cards)
+    if gone:
+        say(console, f"Sent off (red card, K2): {'、'.join(gone)}")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from tally.rules.count import votes_number
 
 if TYPE_CHECKING:
+    from tally.rules.acceleration import Acceleration
     from tally.rules.changes import Poll
     from tally.rules.ledger import LedgerView
     from tally.rules.lurkers import DayCheck
@@ -83,6 +84,30 @@ def day_json(result: DayResult) -> dict[str, Any]:
             }
             for f in result.flags
         ],
+        "acceleration": acceleration_json(result.acceleration),
+    }
+
+
+def acceleration_json(acc: Acceleration | None) -> dict[str, Any] | None:
+    if acc is None:
+        return None
+    return {
+        "living": acc.living,
+        "needed": acc.needed,
+        "asked": [
+            {
+                "player": r.player,
+                "thread_id": r.thread_id,
+                "floor": r.floor,
+                "comment": r.comment,
+                "time": r.time.isoformat(timespec="seconds"),
+            }
+            for r in acc.asked
+        ],
+        "deadline": acc.deadline.isoformat(timespec="seconds"),
+        "accelerates": acc.accelerates,
+        "marked": acc.marked,
+        "warning": acc.warning,
     }
 
 
@@ -140,6 +165,7 @@ def lurkers_json(result: DayCheck, view: LedgerView) -> dict[str, Any]:
             "sent_off": list(view.sent_off),
             "camps_lost": view.camps_lost,
         },
+        "acceleration": acceleration_json(result.acceleration),
     }
 
 

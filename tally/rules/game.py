@@ -40,6 +40,7 @@ _TOP_KEYS = {
     "rules",
     "camps",
     "outsiders",
+    "roles",
 }
 _DAY_KEYS = {
     "day",
@@ -152,6 +153,9 @@ class Game:
     # Accounts that post in the game's threads and are not players (spectators, a former
     # player): never a player, never taken for a misspelt one.
     outsiders: tuple[str, ...] = ()
+    # Each player's role, when the rules need it (V12 election voters, L5 侦探): never
+    # printed in an announcement.
+    roles: Mapping[str, str] = field(default_factory=dict)
     path: Path | None = None
 
     @cached_property
@@ -171,6 +175,9 @@ class Game:
 
     def is_outsider(self, author: str, display: str | None = None) -> bool:
         return any(normalise(n) in self._outsiders for n in (author, display) if n)
+
+    def has_role(self, player: str, roles: tuple[str, ...]) -> bool:
+        return self.roles.get(player) in roles
 
     def identify(self, author: str, display: str | None = None) -> str | None:
         """The player who wrote a post: by account name, else by the name shown (Tieba)."""
@@ -346,6 +353,26 @@ class _Checker:
             self.player(p, f"camps.{p}", roster): self.string(c, f"camps.{p}")
             for p, c in camps_raw.items()
         }
+        roles_raw = data.get("roles", {})
+        if not isinstance(roles_raw, dict):
+            raise self.fail("roles", "must be a table of player = role")
+        roles = {
+            self.player(p, f"roles.{p}", roster): self.string(r, f"roles.{p}")
+            for p, r in roles_raw.items()
+        }
+        voters = ruleset_obj.election_voters
+        election = ruleset_obj.sheriff_election_day
+        if (
+            voters
+            and any(d.day == election for d in days)
+            and not any(r in voters for r in roles.values())
+        ):
+            raise self.fail(
+                "roles",
+                f"ruleset {ruleset_obj.name} lets only {'、'.join(voters)} vote and be "
+                f"elected on day {election} (V12), and no player has that role; give "
+                "[roles], or [rules] election_voters = [] to let everyone",
+            )
         default_name = path.stem if path else "game"
         name = data.get("name", default_name)
         return Game(
@@ -360,6 +387,7 @@ class _Checker:
             rules=ruleset_obj,
             camps=camps,
             outsiders=outsiders,
+            roles=roles,
             path=path,
         )
 

@@ -86,11 +86,12 @@ def judge(
     rules = rules or game.rules
     roster = game.roster
     rulings = {(r.floor, r.comment): r for r in game.rulings if r.day == day.day}
+    electors = _electors(game, day, rules)
     works: list[_Work] = []
     for work in _candidates(thread, rules):
         work.ruling = rulings.pop((work.post.floor, work.comment_index), None)
         _identify(work, game)
-        _check(work, roster, day, rules)
+        _check(work, roster, day, rules, electors)
         works.append(work)
     if rulings:
         (floor, comment), _ = next(iter(rulings.items()))
@@ -157,7 +158,17 @@ def _identify(w: _Work, game: Game) -> None:
         w.void(VoidReason.PROXY_NOT_DIRECTOR, "only a director may post a proxy ballot (V8)")
 
 
-def _check(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
+def _electors(game: Game, day: Day, rules: Ruleset) -> frozenset[str] | None:
+    """V12 (seed 002): on the sheriff election day, the players who may vote and be elected
+    (those whose role is one of ``election_voters``); None where everyone may."""
+    if not rules.election_voters or day.day != rules.sheriff_election_day:
+        return None
+    return frozenset(p for p in game.players if game.has_role(p, rules.election_voters))
+
+
+def _check(
+    w: _Work, roster: Roster, day: Day, rules: Ruleset, electors: frozenset[str] | None = None
+) -> None:
     """What can be said of a ballot on its own, before its voter's other ballots are seen."""
     if w.is_void or w.voter is None:
         return
@@ -175,12 +186,19 @@ def _check(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
         w.void(VoidReason.DEAD_VOTER, f"{w.voter} is out and cannot vote (V9)")
     elif w.voter in day.cannot_vote:
         w.void(VoidReason.BANNED_VOTER, f"{w.voter} may not vote on day {day.day} (V10)")
+    elif electors is not None and w.voter not in electors:
+        roles = "、".join(rules.election_voters)
+        w.void(VoidReason.NOT_ELECTOR, f"only {roles} vote in the sheriff election (V12)")
     problem = w.reading.problem
     if problem is not None and not w.is_void:
         w.void(problem.code, f"{problem.text} (V1, V7)")
     if w.parsed is not None:
         _read_target(w, roster, day, rules)
     if w.is_void:
+        return
+    if electors is not None and w.target is not None and not w.abstain and w.target not in electors:
+        roles = "、".join(rules.election_voters)
+        w.void(VoidReason.NOT_ELECTABLE, f"only {roles} may be elected sheriff (V12)")
         return
     if w.proxy and rules.proxy_deadline_minutes is not None:
         due = day.closes - timedelta(minutes=rules.proxy_deadline_minutes)

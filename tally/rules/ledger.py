@@ -1,9 +1,16 @@
 """The card ledger: every card of a game, in a CSV file beside the game file (RULES K1-K3).
 
-The director may open and edit it (Excel reads it: UTF-8 with a BOM). tally adds the cards
-a check proposes, once: a card is the same card when its day, player, rule and colour
-match, so checking a day again changes nothing. Escalations (K1: three blue make a yellow,
-three yellow make a red) are written as cards of their own with rule "K1".
+The director may open and edit it (Excel reads it: UTF-8 with a BOM), or use
+`tally cards add|list|remove`. tally adds the cards a check proposes, once, so checking a
+day again changes nothing. What makes two cards the same card (``Card.key``):
+
+- a card a check proposes (L1-L3): its day, player, rule and colour: a re-run whose counts
+  moved does not card the player twice for the same rule on the same day;
+- an escalation (K1: three blue make a yellow, three yellow a red), written as a card of its
+  own with rule "K1": also its reason, which names the count ("6张黄牌折算为红牌"), so the
+  third and the sixth yellow of one day make two reds;
+- a card the director gives by hand: also its reason, so two L8 cards of one day for two
+  floods are two cards, and the same card added twice is one.
 """
 
 from __future__ import annotations
@@ -31,8 +38,16 @@ class Card:
     source: str = "tally"  # "tally" or "director"
 
     @property
-    def key(self) -> tuple[int, str, str, str]:
-        return (self.day, self.player, self.rule, self.colour)
+    def key(self) -> tuple[int, str, str, str, str]:
+        """What makes two cards one card (see the module's docstring)."""
+        same_rule_once = self.source == "tally" and self.rule != "K1"
+        return (
+            self.day,
+            self.player,
+            self.rule,
+            self.colour,
+            "" if same_rule_once else self.reason,
+        )
 
 
 def ledger_path(game_path: Path) -> Path:
@@ -122,7 +137,9 @@ def add(existing: list[Card], proposed: Iterable[Card]) -> tuple[list[Card], lis
     return cards, new
 
 
-def _escalate(cards: list[Card], keys: set[tuple[int, str, str, str]], card: Card) -> list[Card]:
+def _escalate(
+    cards: list[Card], keys: set[tuple[int, str, str, str, str]], card: Card
+) -> list[Card]:
     """K1: the third blue card is a yellow, the third yellow a red."""
     made: list[Card] = []
     for lower, higher in ((Colour.BLUE, Colour.YELLOW), (Colour.YELLOW, Colour.RED)):
@@ -142,6 +159,18 @@ def _escalate(cards: list[Card], keys: set[tuple[int, str, str, str]], card: Car
                 keys.add(up.key)
                 made.append(up)
     return made
+
+
+def rebuilt(cards: Iterable[Card], player: str) -> list[Card]:
+    """The ledger with ``player``'s K1 escalations made again from their other cards, in
+    ledger order (after a card was removed by hand, an escalation it made may be undue)."""
+    again: list[Card] = []
+    for card in cards:
+        if card.player != player:
+            again.append(card)
+        elif card.rule != "K1":
+            again, _ = add(again, [card])  # its escalations follow it, as when it was added
+    return again
 
 
 def sent_off(cards: Iterable[Card]) -> list[str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from tally.model import Thread, Writing
+from tally.rules.acceleration import Acceleration, count_requests
 from tally.rules.ballots import Flag
 from tally.rules.game import Day, Game
 from tally.rules.guards import check_roster, floors_text
@@ -68,6 +69,8 @@ class DayCheck:
     # A day (this one or one before) whose threads were read before its close: the counts
     # are the counts so far, and no card may be written for them.
     provisional: bool = False
+    # S3: the day's acceleration requests (its discussion and progress threads).
+    acceleration: Acceleration | None = None
 
 
 def _by_players(
@@ -184,12 +187,19 @@ def check(game: Game, history: Sequence[DayThreads], day_number: int) -> DayChec
     # Thread by thread (discussion, vote, progress), floor by floor: as the director reads.
     place = {t.thread_id: i for i, t in enumerate(target.threads)}
     flags = sorted(found, key=lambda f: (place.get(f.thread_id or "", len(place)), f.floor or 0))
+    asked = [t for t in (target.progress, target.discussion) if t is not None]
+    acceleration = count_requests(game, day, asked) if asked else None
+    if acceleration is not None:
+        flags.append(Flag("S3", acceleration.text))
+        if acceleration.warning:
+            flags.append(Flag("S3", "warning: " + acceleration.warning))
     ordered = sorted(cards, key=lambda c: (game.players.index(c.player), c.rule))
     checked = {n: tuple(c.values()) for n, c in counts.items()}
     provisional = not all(t.closed for t in history)
     return DayCheck(
-        day, checked[day_number], tuple(ordered), tuple(flags), checked, provisional=provisional
-    )
+        day, checked[day_number], tuple(ordered), tuple(flags), checked,
+        provisional=provisional, acceleration=acceleration,
+    )  # fmt: skip
 
 
 def _streak(
@@ -245,13 +255,16 @@ def _strangers(strangers: Mapping[str, Sequence[Writing]], t: DayThreads) -> lis
 
 
 def _dead_posting(game: Game, t: DayThreads) -> list[Flag]:
-    """L5: the dead do not post in the discussion, vote or progress threads (诈尸)."""
+    """L5: the dead do not post in the discussion, vote or progress threads (诈尸); a role
+    the rules let post after death (seed 003's 侦探) may."""
     day, allowance = t.day, game.rules.dead_post_allowance
     flags = []
     allowed_on: set[tuple[str, object]] = set()
     for thread in (t.discussion, t.vote, t.progress):
         for player, w in sorted(_by_players(game, day, thread), key=lambda pw: pw[1].time):
             if not day.out_at(player, w.time):
+                continue
+            if game.has_role(player, game.rules.may_post_when_dead):
                 continue
             once = (player, w.time.date())
             if allowance is not None and w.text.strip() == allowance and once not in allowed_on:

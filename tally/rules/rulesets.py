@@ -35,6 +35,13 @@ class TieStep(StrEnum):
     NONE = "none"
 
 
+class Share(StrEnum):
+    """How many of the living must ask for acceleration (RULES S3)."""
+
+    MORE_THAN_HALF = "more_than_half"
+    AT_LEAST_HALF = "at_least_half"  # seed 001
+
+
 CHANGE_METHODS = tuple(ChangeMethod)
 TIE_STEPS = tuple(TieStep)
 
@@ -112,6 +119,15 @@ class Ruleset:
     # K2 (seed 001): this many players of one camp with red cards make the camp lose; None:
     # no such rule.
     camp_loss_reds: int | None = None
+    # V12 (seed 002): the roles ([roles]) whose players may vote, and be elected, in the
+    # sheriff election; empty: everyone.
+    election_voters: tuple[str, ...] = ()
+    # L5 (seed 003): the roles whose players may post after they are out (侦探).
+    may_post_when_dead: tuple[str, ...] = ()
+    # S3: the share of the living (at the open) who must ask for acceleration (加速).
+    acceleration_share: Share = Share.MORE_THAN_HALF
+    # S3 (seed 001): requests count until this many hours before the accelerated close.
+    acceleration_cutoff_hours: int = 0
     # L8: this many near-empty posts (at most flood_chars characters) within flood_minutes.
     flood_posts: int = 5
     flood_minutes: int = 10
@@ -142,6 +158,8 @@ PRESETS: dict[str, Ruleset] = {
         tie_chain=(TieStep.SHERIFF_TARGET, TieStep.NONE),
         publish_counts=False,
         camp_loss_reds=2,
+        acceleration_share=Share.AT_LEAST_HALF,
+        acceleration_cutoff_hours=3,
     ),
     # Seed 002, [023] 明星大侦探: changes quote the vote post; sheriff 2; proxy change 1 h.
     "023": dataclasses.replace(
@@ -155,6 +173,7 @@ PRESETS: dict[str, Ruleset] = {
         sheriff_weight=Decimal("2"),
         deputy_weight=Decimal("1"),
         tie_chain=(TieStep.SHERIFF_TARGET, TieStep.NONE),
+        election_voters=("嫌疑人",),
     ),
     # Seed 003, [M126] 暴风雪山庄: target only; changes without limit or window; 众志成城;
     # more than half of all votes; counts published, voters hidden; no vote is no card.
@@ -178,6 +197,7 @@ PRESETS: dict[str, Ruleset] = {
         card_no_vote=False,
         dead_post_allowance=None,
         flag_comment_discussion=False,
+        may_post_when_dead=("侦探",),
     ),
 }
 
@@ -262,6 +282,16 @@ def _coerce(value: Any, hint: Any) -> Any:
         if not isinstance(value, str) or not value.strip():
             raise ValueError("must be a non-empty string")
         return value.strip()
+    if isinstance(hint, type) and issubclass(hint, StrEnum):
+        allowed = tuple(hint)
+        if value not in allowed:
+            raise ValueError(f"must be one of {', '.join(repr(str(a)) for a in allowed)}")
+        return hint(value)
+    if typing.get_origin(hint) is tuple and args == (str, Ellipsis):
+        # Names (roles): a list of texts, empty allowed.
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise ValueError("must be a list of names")
+        return tuple(v.strip() for v in value)
     if typing.get_origin(hint) is tuple and len(args) == 2 and args[1] is Ellipsis:
         allowed = tuple(args[0])  # a StrEnum: the values it allows
         if not isinstance(value, list) or not value or any(v not in allowed for v in value):

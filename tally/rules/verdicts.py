@@ -62,6 +62,9 @@ class VoidReason(_Labelled):
     CHANGE_UNDER_ACCELERATION = "change_under_acceleration", "S3", "加速日改票"
     NO_CHANGE = "no_change", "V7", "改票对象未变"
     BAR_OWNER_LATE_CHANGE = "bar_owner_late_change", "V11", "主管超时改票"
+    # V12: the words never name the role (roles stay out of public posts).
+    NOT_ELECTOR = "not_elector", "V12", "无警长竞选投票权"
+    NOT_ELECTABLE = "not_electable", "V12", "不可当选警长"
     RULING = "ruling", "", "导演裁定作废"  # the director's [[rulings]]
 
 

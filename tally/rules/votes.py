@@ -5,12 +5,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
 from tally.forums import resolve_url
 from tally.model import Thread
+from tally.rules.acceleration import Acceleration, count_requests
 from tally.rules.ballots import Ballot, Flag
 from tally.rules.count import Count, Outcome, Total, count
 from tally.rules.game import Day, Game
@@ -38,6 +40,9 @@ class DayResult:
     # newest post in them. Before the close the count is provisional: more may come.
     as_of: datetime
     provisional: bool
+    # S3: the acceleration requests of the day, when its discussion or progress thread
+    # was read with the vote thread.
+    acceleration: Acceleration | None = None
 
     @property
     def kind(self) -> DayKind:
@@ -71,8 +76,15 @@ def day_of_sources(game: Game, sources: list[str], day_number: int | None) -> Da
     return None
 
 
-def tally_day(thread: Thread, game: Game, day_number: int | None = None) -> DayResult:
-    """Judge and count the ballots of one day's vote thread.
+def tally_day(
+    thread: Thread,
+    game: Game,
+    day_number: int | None = None,
+    *,
+    requests: Sequence[Thread] | None = None,
+) -> DayResult:
+    """Judge and count the ballots of one day's vote thread; with ``requests`` (the day's
+    discussion and progress threads), count the acceleration requests too (S3).
 
     Refuses (InputError) a thread that is not the day's vote thread, a vote thread without
     a ballot, and a roster that misspells a player (see ``tally.rules.guards``).
@@ -86,6 +98,10 @@ def tally_day(thread: Thread, game: Game, day_number: int | None = None) -> DayR
     ballots, flags = judge(thread, game, day, provisional=provisional)
     ensure_ballots(game, thread, ballots)
     counted = count(ballots, game, day)
+    acceleration = count_requests(game, day, requests) if requests is not None else None
+    s3 = [] if acceleration is None else [Flag("S3", acceleration.text)]
+    if acceleration is not None and acceleration.warning:
+        s3.append(Flag("S3", "warning: " + acceleration.warning))
     voted = {b.voter for b in ballots if b.status == Status.COUNTED}
     not_voted = tuple(
         p
@@ -99,9 +115,10 @@ def tally_day(thread: Thread, game: Game, day_number: int | None = None) -> DayR
         ballots=tuple(ballots),
         count=counted,
         not_voted=not_voted,
-        flags=(*flags, *_stranger_flags(ballots), *counted.flags),
+        flags=(*flags, *_stranger_flags(ballots), *counted.flags, *s3),
         as_of=as_of,
         provisional=provisional,
+        acceleration=acceleration,
     )
 
 

@@ -1,0 +1,118 @@
+"""`tally cards`: the card ledger edited by hand, for the cards that are the director's calls
+(L4 a role that did not act in time, L8 a flood, anything the rules leave to judgement).
+
+The same ledger the lurker check writes (``GAME.cards.csv`` beside the game file), with the
+same rules: a card added twice is one card, K1 escalations follow the card that made them
+(and go when it goes), and every write is atomic.
+
+    from tally.cards import add_card
+    from tally.rules.game import load_game
+
+    add_card(load_game("game.toml"), day=2, player="糖糖", colour="yellow", rule="L4",
+             reason="第2晚未按时行动")
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tally.errors import InputError
+from tally.rules import ledger
+from tally.rules.game import Game
+from tally.rules.ledger import Card
+from tally.rules.verdicts import Colour
+
+# The colours as a director may write them.
+_COLOURS = {
+    "blue": Colour.BLUE, "蓝": Colour.BLUE, "蓝牌": Colour.BLUE,
+    "yellow": Colour.YELLOW, "黄": Colour.YELLOW, "黄牌": Colour.YELLOW,
+    "red": Colour.RED, "红": Colour.RED, "红牌": Colour.RED,
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What a hand edit did to the ledger."""
+
+    cards: tuple[Card, ...]  # the whole ledger after it
+    added: tuple[Card, ...]  # the card and the escalations it made (empty: it was there)
+    removed: tuple[Card, ...]  # the card and the escalations that went with it
+
+
+def colour_of(text: str) -> Colour:
+    colour = _COLOURS.get(text.strip().lower())
+    if colour is None:
+        raise InputError(f"{text!r} is no card colour: blue, yellow or red (蓝, 黄, 红).")
+    return colour
+
+
+def _player(game: Game, name: str) -> str:
+    player = game.identify(name, None)
+    if player is None:
+        raise InputError(f"{name!r} is not a player of {game.where()}.")
+    return player
+
+
+def _path(game: Game) -> Path:
+    if game.path is None:
+        raise InputError("the card ledger lives beside the game file; load one.")
+    return ledger.ledger_path(game.path)
+
+
+def _check(game: Game, day: int, rule: str, reason: str) -> None:
+    if day < 0 or (day > 0 and day not in {d.day for d in game.days}):
+        raise InputError(f"day {day} is not a day of {game.where()} (0: before the game).")
+    if not rule.strip():
+        raise InputError("give the rule the card is for (L4, L8, …).")
+    if not reason.strip():
+        raise InputError("give the card a reason, as the morning announcement will show it.")
+
+
+def add_card(game: Game, *, day: int, player: str, colour: str, rule: str, reason: str) -> Edit:
+    """Give a card by hand; K1 escalations it makes are added with it."""
+    _check(game, day, rule, reason)
+    card = Card(day, _player(game, player), colour_of(colour), rule.strip(), reason.strip(),
+                source="director")  # fmt: skip
+    path = _path(game)
+    cards, new = ledger.add(ledger.load(path), [card])
+    if new:
+        ledger.save(path, cards)
+    return Edit(tuple(cards), tuple(new), ())
+
+
+def remove_card(
+    game: Game, *, day: int, player: str, colour: str, rule: str, reason: str | None = None
+) -> Edit:
+    """Take a card back; the escalations of that player are made again without it."""
+    name = _player(game, player)
+    wanted = colour_of(colour)
+    path = _path(game)
+    cards = ledger.load(path)
+    matches = [
+        c for c in cards
+        if (c.day, c.player, c.colour, c.rule) == (day, name, wanted, rule.strip())
+        and (reason is None or c.reason == reason.strip())
+    ]  # fmt: skip
+    if not matches:
+        raise InputError(
+            f"the ledger {path} holds no {wanted.label} for {name} on day {day} under {rule}."
+        )
+    if len(matches) > 1:
+        reasons = "; ".join(repr(c.reason) for c in matches)
+        raise InputError(f"{len(matches)} cards match ({reasons}); give the reason to say which.")
+    rest = [c for c in cards if c is not matches[0]]
+    after = ledger.rebuilt(rest, name)
+    kept = {c.key for c in after}
+    removed = tuple(c for c in cards if c.key not in kept)
+    ledger.save(path, after)
+    return Edit(tuple(after), (), removed)
+
+
+def list_cards(game: Game, *, day: int | None = None, player: str | None = None) -> list[Card]:
+    cards = ledger.load(_path(game))
+    name = _player(game, player) if player is not None else None
+    return [
+        c for c in cards
+        if (day is None or c.day == day) and (name is None or c.player == name)
+    ]  # fmt: skip

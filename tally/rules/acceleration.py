@@ -1,0 +1,139 @@
+"""S3: acceleration (加速) requests, counted.
+
+A day is accelerated (it closes the evening it opened) when enough of the players alive
+at the open ask: more than half, or under seed 001 at least half, of the requests posted
+3 hours before the accelerated close. tally counts the requests and says what they make;
+whether the day is accelerated stays the game file's ``accelerated``, and a count that
+disagrees with it is a warning naming the day, never a silent override.
+
+A request is a line of the player's own words (quotes of others' requests are not theirs)
+that asks for acceleration and nothing else:
+
+- ``加速``, ``加速！``, ``加速+1``, ``+1加速``;
+- with a verb of asking or agreeing before it: ``申请加速``, ``我也申请加速+1``, ``求加速``,
+  ``同意加速``, ``支持加速``, ``要加速``, ``希望加速``; in brackets: ``【申请加速】``;
+- with thanks after it: ``申请加速，谢谢导演``.
+
+Not requests: ``不加速``, ``不要加速``, ``反对加速``, ``别加速`` (nothing may come before the
+verb), questions (``加速吗？``, ``要加速吗``), and lines that only mention it (``我觉得今天
+不该加速``, ``加速的话票型会很乱``). A request in a 楼中楼/点评 counts like one in a floor.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from tally.model import Thread
+from tally.rules.game import Day, Game
+from tally.rules.rulesets import Share
+
+_REQUEST = re.compile(
+    r"^(?:我们?|本人)?也?"
+    r"(?:申请|请求|要求|求|想|要|同意|支持|赞成|希望|建议)?"
+    r"(?:\+1)?加速(?:\+1)?"
+    r"[!。.~,，]*"
+    r"(?:谢谢.{0,8}|感谢.{0,8})?"
+    r"[!。.~]*$"
+)
+_BRACKETS = str.maketrans("", "", "【】[]「」()（） \t")
+
+
+def is_request(text: str) -> bool:
+    """Whether a post (its own words) asks for acceleration."""
+    for line in unicodedata.normalize("NFKC", text).splitlines():
+        if _REQUEST.match(line.translate(_BRACKETS)):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Request:
+    player: str
+    thread_id: str
+    floor: int
+    comment: bool
+    time: datetime
+
+
+@dataclass(frozen=True)
+class Acceleration:
+    day: int
+    living: int  # players alive at the open
+    needed: int
+    asked: tuple[Request, ...]  # each player's first request, in time order
+    deadline: datetime  # requests count up to here
+    marked: bool  # the game file's accelerated
+
+    @property
+    def accelerates(self) -> bool:
+        return len(self.asked) >= self.needed
+
+    @property
+    def text(self) -> str:
+        verdict = "accelerated" if self.accelerates else "not accelerated"
+        return (
+            f"加速: {len(self.asked)} of {self.living} living asked by {self.deadline:%m-%d %H:%M} "
+            f"(needs {self.needed}): {verdict}"
+        )
+
+    @property
+    def warning(self) -> str | None:
+        """A sentence when the requests and the game file disagree about the day."""
+        n, living, needed = len(self.asked), self.living, self.needed
+        if self.accelerates and not self.marked:
+            return (
+                f"day {self.day}: {n} of {living} living players asked for 加速 (needs {needed}), "
+                "but the game file does not mark the day accelerated = true; check it (S3)."
+            )
+        if self.marked and not self.accelerates:
+            return (
+                f"day {self.day} is marked accelerated = true, but only {n} of {living} living "
+                f"players asked for 加速 by {self.deadline:%m-%d %H:%M} (needs {needed}); check "
+                "the game file (S3)."
+            )
+        return None
+
+
+def needed(living: int, share: Share) -> int:
+    """S3: more than half of the living (seed 001: at least half)."""
+    return living // 2 + 1 if share == Share.MORE_THAN_HALF else (living + 1) // 2
+
+
+def deadline(day: Day, cutoff_hours: int) -> datetime:
+    """The accelerated close (the open's date, at the close's time of day), less the cutoff."""
+    close = datetime.combine(day.opens.date(), day.closes.timetz())
+    if close <= day.opens:
+        close = day.closes
+    return min(close, day.closes) - timedelta(hours=cutoff_hours)
+
+
+def count_requests(game: Game, day: Day, threads: Iterable[Thread]) -> Acceleration:
+    """The requests for acceleration of ``day`` in its discussion and progress threads."""
+    rules = game.rules
+    alive = [p for p in game.players if p not in day.dead]
+    until = deadline(day, rules.acceleration_cutoff_hours)
+    first: dict[str, Request] = {}
+    for thread in threads:
+        for w in thread.writings():
+            if game.is_director(w.author, w.author_display):
+                continue
+            player = game.identify(w.author, w.author_display)
+            if player is None or player not in alive or day.out_at(player, w.time):
+                continue
+            if not (day.opens <= w.time <= until) or not is_request(w.text):
+                continue
+            request = Request(player, thread.thread_id, w.post.floor, w.is_comment, w.time)
+            if player not in first or request.time < first[player].time:
+                first[player] = request
+    return Acceleration(
+        day=day.day,
+        living=len(alive),
+        needed=needed(len(alive), rules.acceleration_share),
+        asked=tuple(sorted(first.values(), key=lambda r: r.time)),
+        deadline=until,
+        marked=day.accelerated,
+    )
