@@ -23,6 +23,7 @@ from tally.cli_run import (
     Provisional,
     Run,
     ShowRules,
+    VoteDay,
     environment,
     fetching,
     reported,
@@ -118,10 +119,7 @@ def votes(
         ),
     ],
     game: GameFile,
-    day: Annotated[
-        int | None,
-        typer.Option("--day", help="The day; by default the day whose vote thread it is."),
-    ] = None,
+    day: VoteDay = None,
     as_json: AsJson = False,
     announce: Annotated[
         bool, typer.Option("--announce", help="Print the announcement after the table.")
@@ -311,10 +309,7 @@ def watch(
         typer.Argument(help="The vote thread's URL.", show_default=False, metavar="URL"),
     ],
     game: GameFile,
-    day: Annotated[
-        int | None,
-        typer.Option("--day", help="The day; by default the day whose vote thread it is."),
-    ] = None,
+    day: VoteDay = None,
     every: Annotated[
         float,
         typer.Option("--every", help="Seconds between polls (at least 1).", min=1.0),

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from tally.workflows import Reading
 
 GameFile = Annotated[Path, typer.Option("--game", help="The game file.")]
+VoteDay = Annotated[
+    int | None,
+    typer.Option("--day", help="The day; by default the day whose vote thread it is."),
+]
 AsJson = Annotated[
     bool, typer.Option("--json", help="Print JSON (see README, JSON) instead of the table.")
 ]
