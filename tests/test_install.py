@@ -94,6 +94,8 @@ def test_every_command_from_the_wheel(installed, tmp_path):
             "lurkers": ["--game", str(game), "--day", "2", "--no-write", "--json"],
             "archive": ["--game", str(game), "-o", str(tmp_path / "posts.csv")],
             "init": [talk, vote, "-o", str(tmp_path / "new.toml")],
+            "report": ["--game", str(game), "-o", str(tmp_path / "report.html")],
+            "watch": [vote, "--game", str(game), "--polls", "1", "--json"],
         }
         done = {
             name: tally(installed, name, *args, "-q", cwd=tmp_path) for name, args in runs.items()
@@ -105,3 +107,7 @@ def test_every_command_from_the_wheel(installed, tmp_path):
     assert json.loads(done["lurkers"].stdout)["day"] == 2
     assert (tmp_path / "posts.csv").read_bytes().startswith(b"\xef\xbb\xbf")  # Excel's BOM
     assert "[[days]]" in (tmp_path / "new.toml").read_text(encoding="utf-8")
+    assert (tmp_path / "report.html").read_text(encoding="utf-8").count("<svg") >= 3
+    assert json.loads(done["watch"].stdout)["poll"]["final"]  # the sample day closed in 2024
+    cards = tally(installed, "cards", "list", "--game", str(game), cwd=tmp_path)
+    assert cards.returncode == 0 and cards.stdout == "No card.\n", cards.stderr
