@@ -103,6 +103,7 @@ def archive(
         run.show.note(
             f"database {db}: {sum(d.inserted.values())} rows added, "
             f"{sum(d.updated.values())} updated, {d.gone} posts gone from the forum, "
+            f"{sum(d.deleted.values())} ballots or totals no longer counted, "
             f"{sum(d.unchanged.values())} unchanged ({read}{days})"
         )
 

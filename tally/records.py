@@ -165,14 +165,14 @@ class _Cells:
             raise InputError(f"{self.where}: {column} is empty.")
         return value
 
-    def ident(self, column: str, *, required: bool = True) -> str:
+    def ident(self, column: str) -> str:
         value = self.text(column).strip()
         if _SCIENTIFIC.match(value):
             raise InputError(
                 f"{self.where}: {column} is {value!r}, a number a spreadsheet shortened; "
                 "save the CSV with that column as text, or archive the game again."
             )
-        if required and not value:
+        if not value:
             raise InputError(f"{self.where}: {column} is empty.")
         return value
 

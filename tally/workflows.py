@@ -73,8 +73,6 @@ def read(
 ) -> list[Thread]:
     """Every thread the sources name (URLs or saved files), read as ``how`` says; with
     ``how.archive`` a URL's thread comes from the archive."""
-    import dataclasses
-
     if how.archive is not None:
         taken = from_archive(how.archive, [s for s in sources if is_url(s)], how.partial)
         files = [s for s in sources if not is_url(s)]
@@ -480,12 +478,7 @@ def report(game: Game, output: Path, *, env: Environment, how: Reading) -> Repor
         return out
 
     closed = [d for d in game.days if d.closes <= now]
-    results = []
-    for day in closed:
-        [thread] = reader([day.vote], day)
-        result = tally_day(thread, game, day.day)
-        if not result.provisional:
-            results.append(result)
+    results = closed_days(game, [t for d in closed for t in reader([d.vote], d)])
     talked = [d.day for d in closed if d.discussion is not None]
     posts = {}
     if talked:

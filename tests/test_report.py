@@ -17,26 +17,14 @@ from tally.cli import app
 from tally.environment import Environment
 from tally.forums.http import HttpOptions
 
+from . import test_votes_game as votes_game
 from .browser import Browser, chromium
 from .conftest import Runner
 from .discuzgen import Comment, P, Thread
 
 runner = Runner()
 CHINA = ZoneInfo("Asia/Shanghai")
-PLAYERS = [
-    "冷月",
-    "小眯",
-    "kiwi",
-    "阿澈",
-    "风铃",
-    "老K",
-    "糖糖",
-    "雪见",
-    "南瓜",
-    "白桃",
-    "长夜",
-    "青山",
-]
+PLAYERS = list(votes_game.PLAYERS[:12])  # 冷月 … 青山
 # day: (opens, closes, the dead, sheriff, each living player's vote in roster order)
 PLAN = {
     1: ("2024-05-06 09:30", "2024-05-07 21:30", [], None,

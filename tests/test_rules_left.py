@@ -20,25 +20,13 @@ from tally.rules.game import parse_game
 from tally.rules.ledger import Card, add, load
 from tally.rules.verdicts import Colour
 
+from . import test_votes_game as votes_game
 from .conftest import DISCUZ, Runner
 from .discuzgen import Comment, P, Thread
 
 runner = Runner()
 CHINA = ZoneInfo("Asia/Shanghai")
-PLAYERS = [
-    "冷月",
-    "小眯",
-    "kiwi",
-    "阿澈",
-    "风铃",
-    "老K",
-    "糖糖",
-    "雪见",
-    "南瓜",
-    "白桃",
-    "长夜",
-    "青山",
-]
+PLAYERS = list(votes_game.PLAYERS[:12])  # 冷月 … 青山
 
 
 def env(now: str) -> Environment:

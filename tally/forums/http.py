@@ -484,14 +484,18 @@ class Http:
             raise _Transient(f"{encoding} body cut short")
         return bytes(out)
 
-    def _check_robots(self, url: str) -> None:
+    def _robots(self, url: str) -> Robots:
+        """The robots.txt rules of ``url``'s host, read once per host."""
         host = self._host(url)
         with host.robots_lock:
             if host.robots is None:
                 host.robots = self._fetch_robots(url)
+            return host.robots
+
+    def _check_robots(self, url: str) -> None:
         parts = urlsplit(url)
         path = parts.path + (f"?{parts.query}" if parts.query else "")
-        if not host.robots.allows(path or "/"):
+        if not self._robots(url).allows(path or "/"):
             raise FetchError(
                 f"the forum's robots.txt does not allow tally to read {url}; save the pages "
                 "from a browser and run tally on the saved files."
@@ -501,11 +505,7 @@ class Http:
         """The seconds the forum's robots.txt asks between requests, if it asks."""
         if not self.options.respect_robots:
             return None
-        host = self._host(url)
-        with host.robots_lock:
-            if host.robots is None:
-                host.robots = self._fetch_robots(url)
-        return host.robots.crawl_delay
+        return self._robots(url).crawl_delay
 
     def _fetch_robots(self, url: str) -> Robots:
         parts = urlsplit(url)

@@ -42,22 +42,26 @@ THREAD_KEY = ("platform", "thread_id")
 
 @dataclass(frozen=True)
 class Written:
-    """What a run did to the database, table by table: rows inserted, updated, unchanged."""
+    """What a run did to the database, table by table: rows inserted, updated, deleted
+    (a day's ballot or total a new count no longer has), unchanged."""
 
     inserted: Mapping[str, int]
     updated: Mapping[str, int]
+    deleted: Mapping[str, int]
     unchanged: Mapping[str, int]
     gone: int  # posts marked gone
 
     @property
     def changed(self) -> int:
-        return sum(self.inserted.values()) + sum(self.updated.values()) + self.gone
+        moved = (*self.inserted.values(), *self.updated.values(), *self.deleted.values())
+        return sum(moved) + self.gone
 
 
 class _Tally:
     def __init__(self) -> None:
         self.inserted: dict[str, int] = {}
         self.updated: dict[str, int] = {}
+        self.deleted: dict[str, int] = {}
         self.unchanged: dict[str, int] = {}
         self.gone = 0
 
@@ -95,7 +99,7 @@ def _sync(
     if delete_others:
         for key in have:
             t.delete(key if len(key) > 1 else key[0])
-        tally.add(tally.updated, table, len(have))
+        tally.add(tally.deleted, table, len(have))
     tally.add(tally.inserted, table, len(new))
     tally.add(tally.updated, table, len(changed))
     tally.add(tally.unchanged, table, same)
@@ -131,7 +135,7 @@ def write_db(
         db.close()
     except sqlite3.DatabaseError as exc:
         raise OutputError(f"cannot write the database {path} ({exc}).") from None
-    return Written(tally.inserted, tally.updated, tally.unchanged, tally.gone)
+    return Written(tally.inserted, tally.updated, tally.deleted, tally.unchanged, tally.gone)
 
 
 def _thread(db: Any, thread: Thread, game: Game | None, now: datetime, tally: _Tally) -> None:
