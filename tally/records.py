@@ -18,6 +18,7 @@ from typing import Any
 
 from tally.errors import InputError
 from tally.model import Comment, Edit, Post, Quote, Thread
+from tally.times import iso
 
 COLUMNS = (
     "platform",
@@ -63,8 +64,6 @@ THREAD_COLUMNS = (
 )
 
 
-def _stamp(value: datetime | None) -> str:
-    return value.isoformat(timespec="seconds") if value is not None else ""
 
 
 def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
@@ -76,7 +75,7 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
             "thread_url": thread.url,
             "thread_pages": thread.page_count,
             "thread_replies": "" if thread.reply_count is None else thread.reply_count,
-            "thread_read_at": _stamp(thread.read_at),
+            "thread_read_at": iso(thread.read_at),
             "thread_missing": "; ".join(thread.missing),
         }
         for post in thread.posts:
@@ -92,8 +91,8 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
                     "floor": post.floor,
                     "author": post.author,
                     "author_id": post.author_id or "",
-                    "time": _stamp(post.time),
-                    "edited_at": _stamp(post.edited.at) if post.edited else "",
+                    "time": iso(post.time),
+                    "edited_at": iso(post.edited.at) if post.edited else "",
                     "text": post.text,
                     "kind": "post",
                     "edited_by": post.edited.by if post.edited else "",
@@ -119,7 +118,7 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
                         "floor": post.floor,
                         "author": comment.author,
                         "author_id": comment.author_id or "",
-                        "time": _stamp(comment.time),
+                        "time": iso(comment.time),
                         "edited_at": "",
                         "text": comment.text,
                         "kind": "comment",

@@ -37,6 +37,7 @@ from tally.rules.guards import day_of_vote_thread
 from tally.rules.ledger import LedgerView
 from tally.rules.lurkers import DayCheck, check, history
 from tally.rules.votes import DayResult, day_of_sources, tally_day
+from tally.times import short
 
 
 @dataclass(frozen=True)
@@ -218,7 +219,7 @@ def record(game: Game, game_path: Path, result: DayCheck, *, write: bool) -> Led
     """
     if write and result.provisional:
         raise InputError(
-            f"day {result.day.day} closes at {result.day.closes:%m-%d %H:%M} and its threads "
+            f"day {result.day.day} closes at {short(result.day.closes)} and its threads "
             "were read before that: cards are written only for a closed day; pass --no-write "
             "to see the counts so far."
         )

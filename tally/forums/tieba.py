@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
-from datetime import datetime, tzinfo
+from datetime import tzinfo
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
@@ -41,6 +41,7 @@ from tally.forums.base import (
 )
 from tally.forums.htmltext import Node
 from tally.model import Comment, Page, Post
+from tally.times import from_unix
 
 _THREAD_PATH = re.compile(r"^/p/(\d+)/?$")
 API_HOST = "tiebac.baidu.com"
@@ -332,7 +333,7 @@ def parse_page_answer(answer: Answer, request: Request, ref: ThreadRef, tz: tzin
                 floor=p.floor,
                 author=author,
                 author_id=str(p.user.user_id) if p.user.user_id else None,
-                time=_time(p.create_time, tz, f"{where}, floor {p.floor}"),
+                time=from_unix(p.create_time, tz, f"{where}, floor {p.floor}"),
                 text=fragments_text(p.contents.objs),
                 author_display=display,
                 page=posts.page.current_page or 1,
@@ -391,7 +392,7 @@ def parse_floor_answer(
                 comment_id=str(c.pid),
                 author=author,
                 author_id=str(c.user.user_id) if c.user.user_id else None,
-                time=_time(c.create_time, tz, where),
+                time=from_unix(c.create_time, tz, where),
                 text=fragments_text(c.contents.objs),
                 author_display=display,
             )
@@ -423,16 +424,6 @@ def _names(user: Any, where: str) -> tuple[str, str | None]:
     if not name:
         raise ParseError(f"{where} has no author.")
     return name, shown if shown and shown != name else None
-
-
-def _time(value: Any, tz: tzinfo, where: str) -> datetime:
-    try:
-        stamp = int(value)
-        if stamp <= 0:
-            raise ValueError
-        return datetime.fromtimestamp(stamp, tz)
-    except (TypeError, ValueError, OverflowError, OSError):
-        raise ParseError(f"{where}: time {value!r} is not a Unix time.") from None
 
 
 def _with(post: Post, **changes: Any) -> Post:

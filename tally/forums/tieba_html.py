@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, tzinfo
+from datetime import tzinfo
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
@@ -32,6 +32,7 @@ from tally.forums.base import CommentBatch, PageFrame
 from tally.forums.htmltext import Node, font_flags, html_tree, node_text
 from tally.forums.timeparse import parse_forum_time
 from tally.model import Comment, Page, Post
+from tally.times import from_unix
 
 _PAGER_JSON = re.compile(r"PageData\.pager\s*=\s*(\{[^;]*?\})\s*;", re.S)
 _TOTAL_PAGE = re.compile(r"[\"']?total_page[\"']?\s*:\s*[\"']?(\d+)")
@@ -303,13 +304,6 @@ def _attach(
     return Page(**{**page.__dict__, "posts": tuple(posts)})
 
 
-def _from_timestamp(value: Any, tz: tzinfo, where: str) -> datetime:
-    try:
-        return datetime.fromtimestamp(int(value), tz)
-    except (TypeError, ValueError, OverflowError, OSError):
-        raise ParseError(f"{where}: time {value!r} is not a Unix time.") from None
-
-
 def parse_total_comment(text: str, tz: tzinfo, *, source: str) -> CommentBatch:
     """The JSON of /p/totalComment: the first 楼中楼 of every floor of one page."""
     try:
@@ -352,7 +346,7 @@ def parse_total_comment(text: str, tz: tzinfo, *, source: str) -> CommentBatch:
                     comment_id=str(item["comment_id"]),
                     author=name,
                     author_id=str(item["user_id"]) if item.get("user_id") else None,
-                    time=_from_timestamp(item.get("now_time"), tz, where),
+                    time=from_unix(item.get("now_time"), tz, where),
                     text=node_text(
                         html_tree(f"<div>{item.get('content') or ''}</div>").css_first("div")
                     ),

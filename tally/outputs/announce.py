@@ -25,6 +25,7 @@ from tally.rules.rulesets import ChangeMethod
 from tally.rules.verdicts import BallotKind, OutcomeCode, Status
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
+from tally.times import short
 
 # The built-in templates, inside the package (read with importlib.resources by Jinja's
 # PackageLoader, so a wheel install has them too).
@@ -161,8 +162,8 @@ def close_context(
     """
     if result.provisional and not provisional:
         raise InputError(
-            f"day {result.day.day} closes at {result.day.closes:%m-%d %H:%M}, after the "
-            f"count's time ({result.as_of:%m-%d %H:%M}): the result is not final; run again "
+            f"day {result.day.day} closes at {short(result.day.closes)}, after the "
+            f"count's time ({short(result.as_of)}): the result is not final; run again "
             "after the close, or pass --provisional for a mid-day standing."
         )
     rules = game.rules
@@ -181,7 +182,7 @@ def close_context(
         standing = f"暂时领先：{leaders}（{words['top']} 票）。"
     else:
         standing = f"暂时领先：{leaders}。"
-    standing += f"以 {result.day.closes:%m-%d %H:%M} 关门后的结果为准。"
+    standing += f"以 {short(result.day.closes)} 关门后的结果为准。"
 
     def link(b: Any) -> str:
         return platform.post_url(ref, b.parent_post_id or b.post_id)
@@ -233,8 +234,8 @@ def close_context(
         "not_voted": list(result.not_voted),
         "provisional": result.provisional,
         "show_rules": show_rules,
-        "as_of": f"{result.as_of:%m-%d %H:%M}",
-        "closes": f"{result.day.closes:%m-%d %H:%M}",
+        "as_of": f"{short(result.as_of)}",
+        "closes": f"{short(result.day.closes)}",
         "standing": standing,
         "outcome": {
             "result": o.result,
@@ -292,7 +293,7 @@ def reminder_context(result: DayResult, game: Game, *, show_rules: bool = False)
     day = result.day
     if not result.provisional:
         raise InputError(
-            f"day {day.day} closed at {day.closes:%m-%d %H:%M}: a reminder is for before the "
+            f"day {day.day} closed at {short(day.closes)}: a reminder is for before the "
             "close; the day's post now is tally announce --kind close."
         )
     platform = platform_of(day.vote_thread)
@@ -306,8 +307,8 @@ def reminder_context(result: DayResult, game: Game, *, show_rules: bool = False)
         "day": day.day,
         "kind": result.kind,
         "thread_url": platform.page_url(day.vote_thread, 1),
-        "closes": f"{day.closes:%m-%d %H:%M}",
-        "as_of": f"{result.as_of:%m-%d %H:%M}",
+        "closes": f"{short(day.closes)}",
+        "as_of": f"{short(result.as_of)}",
         "mentions": platform.mentions,
         "not_voted": [{"player": p, "mention": accounts.get(p, p)} for p in result.not_voted],
         "change_rule": change_rule_line(game, day, show_rules=show_rules),

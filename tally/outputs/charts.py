@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from tally.rules.count import votes_text
 from tally.rules.timeline import moments
 from tally.rules.verdicts import Status
+from tally.times import clock
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -256,7 +257,7 @@ def timeline_figure(result: DayResult) -> Figure:
                 linewidth=2)  # fmt: skip
     ax.axvline(result.day.closes, color="#c0392b", linestyle="--")
     top = max((float(v) for m in seen for v in m.totals.values()), default=1.0)
-    ax.text(result.day.closes, top * 1.22, f"关门 {result.day.closes:%H:%M} ", color="#c0392b",
+    ax.text(result.day.closes, top * 1.22, f"关门 {clock(result.day.closes)} ", color="#c0392b",
             ha="right", va="bottom", fontsize=8)  # fmt: skip
     # Along the top, a band in the colour of who leads (grey while several tie).
     for now, then in itertools.pairwise(seen):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -12,6 +11,7 @@ from rich.text import Text
 
 from tally.rules.verdicts import DayKind, OutcomeResult, Status
 from tally.sanitise import one_line
+from tally.times import duration, long, short
 
 if TYPE_CHECKING:
     from tally.model import Post, Thread
@@ -55,7 +55,7 @@ def _marks(post: Post, floors: dict[str, int]) -> str:
         target = floors.get(q.post_id or "")
         marks.append(f"quotes #{target}" if target else "quotes")
     if post.edited:
-        marks.append(f"edited {post.edited.at:%m-%d %H:%M} by {post.edited.by}")
+        marks.append(f"edited {short(post.edited.at)} by {post.edited.by}")
     if post.comments:
         marks.append(f"{len(post.comments)} 点评")
     if post.red_font:
@@ -84,7 +84,7 @@ def print_threads(console: Console, threads: Iterable[Thread]) -> None:
             table.add_row(
                 str(post.floor),
                 cell(post.author),
-                f"{post.time:%Y-%m-%d %H:%M}",
+                f"{long(post.time)}",
                 cell(_first_line(post.text)),
                 cell(_marks(post, floors)),
             )
@@ -92,7 +92,7 @@ def print_threads(console: Console, threads: Iterable[Thread]) -> None:
                 table.add_row(
                     "",
                     Text("  └ ") + cell(c.author),
-                    f"{c.time:%Y-%m-%d %H:%M}",
+                    f"{long(c.time)}",
                     cell(_first_line(c.text)),
                     "点评",
                 )
@@ -138,9 +138,9 @@ def print_day(console: Console, result: DayResult) -> None:
     if result.provisional:
         say(
             console,
-            f"PROVISIONAL: the day closes {day.closes:%m-%d %H:%M}, "
+            f"PROVISIONAL: the day closes {short(day.closes)}, "
             f"{duration(day.closes - result.as_of)} after this count "
-            f"({result.as_of:%m-%d %H:%M}); ballots and changes may still come.",
+            f"({short(result.as_of)}); ballots and changes may still come.",
             style="bold yellow",
         )
     console.print(totals_table(result))
@@ -156,7 +156,7 @@ def print_day(console: Console, result: DayResult) -> None:
             why += " [flag: " + "; ".join(b.flags) + "]"
         floor = f"{b.floor}" + (" 点评" if b.comment else "")
         target = b.target or b.written or ""
-        rows.append((b, floor, target, f"{b.time:%m-%d %H:%M}", status, why.strip()))
+        rows.append((b, floor, target, f"{short(b.time)}", status, why.strip()))
     if console.width >= WIDE:
         ballots = Table(title="Ballots, floor by floor")
         for column in ("floor", "voter", "kind", "target", "time", "status"):
@@ -213,18 +213,6 @@ def outcome_line(result: DayResult) -> str:
     return f"Outcome: {verdict} — {o.note} [rule {o.code}]"
 
 
-def duration(delta: timedelta) -> str:
-    """ "1 h 23 min", "12 min", "2 d 3 h": how long until something, for a director's eye."""
-    minutes = max(0, int(delta.total_seconds() // 60))
-    days, rest = divmod(minutes, 24 * 60)
-    hours, mins = divmod(rest, 60)
-    if days:
-        return f"{days} d {hours} h"
-    if hours:
-        return f"{hours} h {mins} min"
-    return f"{mins} min"
-
-
 def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
     """Players × days, the cards proposed, the flags, and the ledger."""
     day = result.day
@@ -233,7 +221,7 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
     if result.provisional:
         say(
             console,
-            f"PROVISIONAL: day {day.day} closes {day.closes:%m-%d %H:%M}; these are the counts "
+            f"PROVISIONAL: day {day.day} closes {short(day.closes)}; these are the counts "
             "so far, and the cards below are what they would give. Nothing is written.",
             style="bold yellow",
         )

@@ -35,6 +35,7 @@ from tally.records import COLUMNS, KEY, THREAD_COLUMNS, rows
 from tally.rules.count import votes_number
 from tally.rules.game import Game
 from tally.rules.votes import DayResult
+from tally.times import iso
 
 POST_COLUMNS = tuple(c for c in COLUMNS if c not in THREAD_COLUMNS)
 THREAD_KEY = ("platform", "thread_id")
@@ -148,12 +149,12 @@ def _thread(db: Any, thread: Thread, game: Game | None, now: datetime, tally: _T
     if not thread.missing:
         for row in existing:
             if row["post_id"] not in seen and row.get("gone_at") is None:
-                db["posts"].update((*key, row["post_id"]), {"gone_at": _stamp(now)})
+                db["posts"].update((*key, row["post_id"]), {"gone_at": iso(now)})
                 tally.gone += 1
     _sync(db, "posts", KEY, wanted, [r for r in existing if r["post_id"] in seen], tally)
     grew = tally.gone + tally.inserted.get("posts", 0) + tally.updated.get("posts", 0) > before
     old = next(iter(_where(db, "threads", "platform = ? and thread_id = ?", key)), None)
-    read_at = _stamp(thread.read_at)
+    read_at = iso(thread.read_at)
     if old is not None and old.get("read_at") and thread.read_at is not None:
         last = datetime.fromisoformat(old["read_at"])
         closes = [d.closes for d in game.days] if game is not None else []
@@ -190,8 +191,8 @@ def _game(db: Any, game: Game, results: Sequence[DayResult], tally: _Tally) -> N
             "game": name,
             "day": day.day,
             "kind": str(result.kind),
-            "opens": _stamp(day.opens),
-            "closes": _stamp(day.closes),
+            "opens": iso(day.opens),
+            "closes": iso(day.closes),
             "vote_platform": result.thread.platform,
             "vote_thread_id": result.thread.thread_id,
             "outcome_result": str(o.result),
@@ -225,8 +226,8 @@ def _game(db: Any, game: Game, results: Sequence[DayResult], tally: _Tally) -> N
                 "target": b.target,
                 "written": b.written,
                 "weight": votes_number(weights[b.voter][0]) if b.voter in weights else None,
-                "time": _stamp(b.time),
-                "posted_at": _stamp(b.posted_at),
+                "time": iso(b.time),
+                "posted_at": iso(b.posted_at),
                 "status": str(b.status),
                 "reason": str(b.reason) if b.reason else None,
                 "note": b.note,
@@ -254,5 +255,3 @@ def _game(db: Any, game: Game, results: Sequence[DayResult], tally: _Tally) -> N
         )  # fmt: skip
 
 
-def _stamp(value: datetime | None) -> str:
-    return value.isoformat(timespec="seconds") if value is not None else ""

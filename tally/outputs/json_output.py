@@ -5,10 +5,10 @@ The fields of the contract (README, *JSON*) come first and never change; more ma
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from tally.rules.count import votes_number
+from tally.times import iso
 
 if TYPE_CHECKING:
     from tally.rules.acceleration import Acceleration
@@ -24,8 +24,8 @@ def day_json(result: DayResult) -> dict[str, Any]:
         "day": result.day.day,
         "kind": result.kind,
         "provisional": result.provisional,
-        "as_of": result.as_of.isoformat(timespec="seconds"),
-        "closes": result.day.closes.isoformat(timespec="seconds"),
+        "as_of": iso(result.as_of),
+        "closes": iso(result.day.closes),
         "ruleset": result.ruleset,
         "thread": {
             "platform": result.thread.platform,
@@ -40,13 +40,13 @@ def day_json(result: DayResult) -> dict[str, Any]:
                 "voter": b.voter,
                 "kind": b.kind,
                 "target": b.target,
-                "time": b.time.isoformat(timespec="seconds"),
+                "time": iso(b.time),
                 "status": b.status,
                 "reason": b.reason,
                 "author": b.author,
                 "comment": b.comment,
                 "parent_post_id": b.parent_post_id,
-                "posted_at": b.posted_at.isoformat(timespec="seconds"),
+                "posted_at": iso(b.posted_at),
                 "written": b.written,
                 "weight": votes_number(result.count.weights[b.voter][0])
                 if b.voter in result.count.weights
@@ -100,11 +100,11 @@ def acceleration_json(acc: Acceleration | None) -> dict[str, Any] | None:
                 "thread_id": r.thread_id,
                 "floor": r.floor,
                 "comment": r.comment,
-                "time": r.time.isoformat(timespec="seconds"),
+                "time": iso(r.time),
             }
             for r in acc.asked
         ],
-        "deadline": acc.deadline.isoformat(timespec="seconds"),
+        "deadline": iso(acc.deadline),
         "accelerates": acc.accelerates,
         "marked": acc.marked,
         "warning": acc.warning,
@@ -121,8 +121,8 @@ def lurkers_json(result: DayCheck, view: LedgerView) -> dict[str, Any]:
                 "player": p.player,
                 "posts": p.posts,
                 "voted": p.voted,
-                "first": p.first.isoformat(timespec="seconds") if p.first else None,
-                "last": p.last.isoformat(timespec="seconds") if p.last else None,
+                "first": iso(p.first) or None,
+                "last": iso(p.last) or None,
             }
             for p in result.players
         ],
@@ -173,8 +173,6 @@ def poll_json(poll: Poll) -> dict[str, Any]:
     """One line of `tally watch --json`: the count (as `tally votes --json`, of the last
     good read), what changed since the last poll, and the poll itself."""
 
-    def stamp(value: datetime | None) -> str | None:
-        return value.isoformat(timespec="seconds") if value is not None else None
 
     data: dict[str, Any] = day_json(poll.result) if poll.result is not None else {}
     data["changes"] = [
@@ -195,14 +193,14 @@ def poll_json(poll: Poll) -> dict[str, Any]:
     ]
     data["poll"] = {
         "number": poll.number,
-        "at": stamp(poll.at),
+        "at": iso(poll.at) or None,
         "final": poll.final,
         "requests": poll.requests,
         "full": poll.full,
         "error": poll.error,
-        "failing_since": stamp(poll.failing_since),
-        "last_read": stamp(poll.last_read),
-        "next_at": stamp(poll.next_at),
+        "failing_since": iso(poll.failing_since) or None,
+        "last_read": iso(poll.last_read) or None,
+        "next_at": iso(poll.next_at) or None,
         "every": poll.every,
     }
     return data

@@ -15,6 +15,7 @@ from rich.text import Text
 from tally.outputs.console import cell, outcome_line, totals_table
 from tally.rules.changes import ChangeKind, majority_text
 from tally.sanitise import one_line
+from tally.times import clock, duration, short
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -24,18 +25,6 @@ if TYPE_CHECKING:
     from tally.rules.game import Game
 
 _CHANGE_STYLE = {ChangeKind.NEW: "green", ChangeKind.STATUS: "yellow", ChangeKind.GONE: "red"}
-
-
-def countdown(delta: timedelta) -> str:
-    """ "1 h 02 min 05 s", "4 min 30 s", "9 s": time left, to the second."""
-    seconds = max(0, int(delta.total_seconds()))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours} h {minutes:02d} min {secs:02d} s"
-    if minutes:
-        return f"{minutes} min {secs:02d} s"
-    return f"{secs} s"
 
 
 def _line(text: str, style: str = "") -> Text:
@@ -50,16 +39,17 @@ def clock_lines(poll: Poll, game: Game, now: datetime) -> list[Text]:
     day = result.day
     lines = []
     if now < day.closes:
-        lines.append(_line(f"Closes {day.closes:%m-%d %H:%M} (in {countdown(day.closes - now)})"))
+        left = duration(day.closes - now, seconds=True)
+        lines.append(_line(f"Closes {short(day.closes)} (in {left})"))
     else:
-        lines.append(_line(f"Closed {day.closes:%m-%d %H:%M}", "bold"))
+        lines.append(_line(f"Closed {short(day.closes)}", "bold"))
     minutes = game.rules.change_window_minutes
     if minutes and now < day.closes:
         barred = day.closes - timedelta(minutes=minutes)
         when = (
             "changes are barred now"
             if now >= barred
-            else f"changes barred from {barred:%H:%M} (in {countdown(barred - now)})"
+            else f"changes barred from {clock(barred)} (in {duration(barred - now, seconds=True)})"
         )
         lines.append(_line(f"No change in the last {minutes} min (V5): {when}"))
     return lines
@@ -81,9 +71,9 @@ def live_view(poll: Poll, game: Game, now: datetime) -> RenderableType:
             )
         )
     state = "FINAL COUNT" if poll.final else f"Poll {poll.number}"
-    read = f"last read {poll.last_read:%H:%M:%S}" if poll.last_read else "not read yet"
+    read = f"last read {clock(poll.last_read, seconds=True)}" if poll.last_read else "not read yet"
     requests = f"{poll.requests} request{'s' if poll.requests != 1 else ''}"
-    upcoming = f"; next poll {poll.next_at:%H:%M:%S}" if poll.next_at else ""
+    upcoming = f"; next poll {clock(poll.next_at, seconds=True)}" if poll.next_at else ""
     parts.append(
         _line(f"{state}: {read} ({requests}{', every page' if poll.full else ''}){upcoming}")
     )
@@ -91,7 +81,7 @@ def live_view(poll: Poll, game: Game, now: datetime) -> RenderableType:
     if poll.error is not None and poll.failing_since is not None:
         parts.append(
             _line(
-                f"Reads fail since {poll.failing_since:%H:%M:%S}: {poll.error} "
+                f"Reads fail since {clock(poll.failing_since, seconds=True)}: {poll.error} "
                 "The count below is the last good one; tally keeps trying.",
                 "bold red",
             )
@@ -164,6 +154,7 @@ class LiveScreen:
         if last is None or last.result is None:
             return
         if interrupted:
-            say(self.console, f"\nStopped. The last good count, read {last.last_read:%H:%M:%S}:")
+            read = clock(last.last_read, seconds=True) if last.last_read else "never"
+            say(self.console, f"\nStopped. The last good count, read {read}:")
         if last.final or interrupted:
             print_day(self.console, last.result)

@@ -22,6 +22,7 @@ from tally.rules.ledger import Card
 from tally.rules.lurkers import PlayerDay
 from tally.rules.verdicts import Colour, Status
 from tally.rules.votes import DayResult
+from tally.times import long, short
 
 _MARK = {Colour.YELLOW: "黄", Colour.RED: "红", Colour.BLUE: "蓝"}
 
@@ -37,7 +38,7 @@ def _day(result: DayResult, game: Game) -> dict[str, Any]:
         "sentence": outcome_sentence(result, game),
         "rule": str(result.outcome.code.rule),
         "thread_url": platform.page_url(ref, 1),
-        "closes": f"{result.day.closes:%m-%d %H:%M}",
+        "closes": f"{short(result.day.closes)}",
         "comment_word": platform.comment_word,
         "totals_svg": charts.svg(charts.totals_figure, result, salt=salt + "t"),
         "flow_svg": charts.svg(charts.flow_figure, result, salt=salt + "f"),
@@ -52,7 +53,7 @@ def _day(result: DayResult, game: Game) -> dict[str, Any]:
                 "kind": b.kind.label,
                 "target": b.target or b.written,
                 "weight": votes_text(weights[b.voter][0]) if b.voter in weights else "",
-                "time": f"{b.time:%m-%d %H:%M}",
+                "time": f"{short(b.time)}",
                 "status": str(b.status),
                 "status_label": b.status.label,
                 "reason": b.reason.label if b.reason else "",
@@ -96,7 +97,7 @@ def render_report(
     return env.get_template("report.html.j2").render(
         game=game.name,
         ruleset=game.rules.name,
-        generated=f"{generated:%Y-%m-%d %H:%M}",
+        generated=f"{long(generated)}",
         days=[_day(r, game) for r in results],
         pending=list(pending),
         heatmap=heatmap,

@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 from tally.model import Thread
 from tally.rules.game import Day, Game
 from tally.rules.rulesets import Share
+from tally.times import short
 
 _REQUEST = re.compile(
     r"^(?:我们?|本人)?也?"
@@ -76,7 +77,7 @@ class Acceleration:
     def text(self) -> str:
         verdict = "accelerated" if self.accelerates else "not accelerated"
         return (
-            f"加速: {len(self.asked)} of {self.living} living asked by {self.deadline:%m-%d %H:%M} "
+            f"加速: {len(self.asked)} of {self.living} living asked by {short(self.deadline)} "
             f"(needs {self.needed}): {verdict}"
         )
 
@@ -92,7 +93,7 @@ class Acceleration:
         if self.marked and not self.accelerates:
             return (
                 f"day {self.day} is marked accelerated = true, but only {n} of {living} living "
-                f"players asked for 加速 by {self.deadline:%m-%d %H:%M} (needs {needed}); check "
+                f"players asked for 加速 by {short(self.deadline)} (needs {needed}); check "
                 "the game file (S3)."
             )
         return None

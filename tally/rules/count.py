@@ -15,6 +15,7 @@ from tally.rules.game import Day, Game
 from tally.rules.judge import weight_of
 from tally.rules.rulesets import Ruleset
 from tally.rules.verdicts import DayKind, OutcomeCode, OutcomeResult, Status
+from tally.times import short
 
 
 @dataclass(frozen=True)
@@ -236,7 +237,7 @@ def _elect(
         tied, key=lambda p: reached.get(p) or datetime.max.replace(tzinfo=day.closes.tzinfo)
     )
     first = ranked[0]
-    times = ", ".join(f"{p} at {reached[p]:%m-%d %H:%M:%S}" for p in ranked if p in reached)
+    times = ", ".join(f"{p} at {short(reached[p], seconds=True)}" for p in ranked if p in reached)
     if len(ranked) > 1 and reached.get(ranked[1]) == reached.get(first):
         return Outcome(
             OutcomeResult.NONE,

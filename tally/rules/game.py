@@ -23,6 +23,7 @@ from tally.forums.base import ThreadRef
 from tally.rules.names import Roster, normalise
 from tally.rules.rulesets import PRESETS, Ruleset, parse_number, ruleset_for
 from tally.rules.verdicts import RulingAction
+from tally.times import long
 
 RULESETS = tuple(PRESETS)
 # What `tally init` writes where only the director knows the value (a day's close).
@@ -455,7 +456,7 @@ class _Checker:
         if closes <= opens:
             raise self.fail(
                 f"{where}.closes",
-                f"{closes:%Y-%m-%d %H:%M} is not after opens {opens:%Y-%m-%d %H:%M}",
+                f"{long(closes)} is not after opens {long(opens)}",
             )
 
         def players(k: str) -> tuple[str, ...]:

@@ -20,6 +20,7 @@ from tally.rules.game import Day, Game, Ruling
 from tally.rules.names import Roster, normalise
 from tally.rules.rulesets import Ruleset
 from tally.rules.verdicts import FIXABLE, BallotKind, RulingAction, Status, VoidReason
+from tally.times import clock, short
 
 # A void first ballot with one of these reasons may be fixed (RULES V7).
 
@@ -175,12 +176,12 @@ def _check(
     if w.posted_at < day.opens:
         w.void(
             VoidReason.BEFORE_OPEN,
-            f"posted {w.posted_at:%m-%d %H:%M}, before the open {day.opens:%m-%d %H:%M}",
+            f"posted {short(w.posted_at)}, before the open {short(day.opens)}",
         )
     elif w.posted_at > day.closes:
         w.void(
             VoidReason.AFTER_CLOSE,
-            f"posted {w.posted_at:%m-%d %H:%M}, after the close {day.closes:%m-%d %H:%M}",
+            f"posted {short(w.posted_at)}, after the close {short(day.closes)}",
         )
     elif day.out_at(w.voter, w.posted_at):
         w.void(VoidReason.DEAD_VOTER, f"{w.voter} is out and cannot vote (V9)")
@@ -203,7 +204,7 @@ def _check(
     if w.proxy and rules.proxy_deadline_minutes is not None:
         due = day.closes - timedelta(minutes=rules.proxy_deadline_minutes)
         if w.posted_at > due:
-            w.void(VoidReason.PROXY_LATE, f"proxy ballots are due by {due:%H:%M} (V8)")
+            w.void(VoidReason.PROXY_LATE, f"proxy ballots are due by {clock(due)} (V8)")
 
 
 def _read_target(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
@@ -356,14 +357,14 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
                 final, day.closes - timedelta(minutes=rules.proxy_change_deadline_minutes)
             )
         if not v9 and window and w.posted_at >= deadline:
-            w.void(VoidReason.CHANGE_IN_FINAL_HOUR, f"no change after {deadline:%H:%M} (V5, V8)")
+            w.void(VoidReason.CHANGE_IN_FINAL_HOUR, f"no change after {clock(deadline)} (V5, V8)")
             continue
         if day.bar_owner == voter:
             limit = day.opens + timedelta(hours=_bar_owner_hours(day, rules)[1])
             if w.posted_at > limit:
                 w.void(
                     VoidReason.BAR_OWNER_LATE_CHANGE,
-                    f"the 主管 may not change after {limit:%m-%d %H:%M} (V11)",
+                    f"the 主管 may not change after {short(limit)} (V11)",
                 )
                 continue
         if v9:
@@ -416,9 +417,9 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
         edit = w.post.edited
         if edit is not None and not w.is_comment:
             if edit.at > day.closes:
-                w.flags.append(("edited", f"edited after the close, {edit.at:%m-%d %H:%M}"))
+                w.flags.append(("edited", f"edited after the close, {short(edit.at)}"))
             elif window and edit.at >= day.closes - window:
-                w.flags.append(("edited", f"edited in the final hour, {edit.at:%m-%d %H:%M}"))
+                w.flags.append(("edited", f"edited in the final hour, {short(edit.at)}"))
         for rule, text in w.flags:
             flags.append(Flag(rule, text, w.voter, w.post.floor, w.post_id))
     if day.bar_owner:

@@ -21,6 +21,7 @@ from tally.rules.guards import check_roster, floors_text
 from tally.rules.judge import judge
 from tally.rules.ledger import Card
 from tally.rules.verdicts import Colour, Status
+from tally.times import short
 
 _NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
 
@@ -270,7 +271,7 @@ def _dead_posting(game: Game, t: DayThreads) -> list[Flag]:
             if allowance is not None and w.text.strip() == allowance and once not in allowed_on:
                 allowed_on.add(once)  # seed 000: once a natural day
                 continue
-            note = f"{player} posted while out ({w.time:%m-%d %H:%M}): 诈尸"
+            note = f"{player} posted while out ({short(w.time)}): 诈尸"
             flags.append(Flag("L5", note, player, w.post.floor, w.item_id, w.post.thread_id))
     return flags
 

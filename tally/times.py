@@ -1,0 +1,71 @@
+"""Times as tally shows and writes them, each form once; and the one reader of Unix times.
+
+A director reads times on a screen, in a post and in a spreadsheet; each of those places
+takes its form from here, so the same instant never reads two ways:
+
+- ``short``: "05-09 21:30", the console, the announcements, messages (to the second with
+  ``seconds=True``);
+- ``long``: "2024-05-09 21:30", where the year matters (a thread's posts, the report);
+- ``clock``: "21:30" (or "21:30:05"), a time of the day whose date is plain;
+- ``iso``: "2024-05-09T21:30:00+08:00", JSON, CSV and SQLite (empty for no time);
+- ``duration``: "1 h 23 min", "4 min 30 s", how long until something.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, tzinfo
+
+from tally.errors import ParseError
+
+
+def short(t: datetime, *, seconds: bool = False) -> str:
+    return t.strftime("%m-%d %H:%M:%S" if seconds else "%m-%d %H:%M")
+
+
+def long(t: datetime) -> str:
+    return t.strftime("%Y-%m-%d %H:%M")
+
+
+def clock(t: datetime, *, seconds: bool = False) -> str:
+    return t.strftime("%H:%M:%S" if seconds else "%H:%M")
+
+
+def iso(t: datetime | None) -> str:
+    """ISO 8601 to the second with the UTC offset; "" for no time (an empty cell)."""
+    return t.isoformat(timespec="seconds") if t is not None else ""
+
+
+def duration(delta: timedelta, *, seconds: bool = False) -> str:
+    """How long until something: "2 d 3 h", "1 h 23 min", "12 min" for a director's eye;
+    with ``seconds`` (a clock that ticks) "1 h 02 min 05 s", "4 min 30 s", "9 s"."""
+    total = max(0, int(delta.total_seconds()))
+    if seconds:
+        hours, rest = divmod(total, 3600)
+        minutes, secs = divmod(rest, 60)
+        if hours:
+            return f"{hours} h {minutes:02d} min {secs:02d} s"
+        if minutes:
+            return f"{minutes} min {secs:02d} s"
+        return f"{secs} s"
+    days, rest = divmod(total // 60, 24 * 60)
+    hours, minutes = divmod(rest, 60)
+    if days:
+        return f"{days} d {hours} h"
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min"
+
+
+def from_unix(value: object, tz: tzinfo, where: str) -> datetime:
+    """A Unix time (seconds, as an API or a page's JSON gives it) in the forum's zone.
+
+    0 and negative times are no times (an empty field read as 0 would date a post 1970);
+    anything that is not a whole number of seconds is an error naming ``where``.
+    """
+    try:
+        stamp = int(value)  # type: ignore[call-overload]
+        if stamp <= 0 or isinstance(value, bool):
+            raise ValueError
+        return datetime.fromtimestamp(stamp, tz)
+    except (TypeError, ValueError, OverflowError, OSError):
+        raise ParseError(f"{where}: time {value!r} is not a Unix time.") from None
