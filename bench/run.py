@@ -138,10 +138,10 @@ def lexbor_bare(html: str) -> int:
 def bench_parsing() -> None:
     print("1. parsing the real Discuz! X3.5 pages", flush=True)
     pages = real_pages()
-    posts_once = sum(len(Discuz().parse_page(p, CHINA, source="bench").posts) for p in pages)
+    posts_once = sum(len(Discuz().pages.parse_page(p, CHINA, source="bench").posts) for p in pages)
     rounds = max(1, 5000 // posts_once)  # repeated to a large thread
     size = sum(len(p.encode()) for p in pages) * rounds / 2**20
-    discuz = Discuz()
+    discuz = Discuz().pages
 
     def tally() -> None:
         for _ in range(rounds):
@@ -206,8 +206,7 @@ def bench_fetching() -> None:
     import httpx
 
     from tally.demo.localforum import LocalForum
-    from tally.forums.fetch import FetchOptions, fetch_thread
-    from tally.forums.http import HttpOptions
+    from tally.forums.reader import Reader, Reading
 
     print("2. fetching a 60-page thread, 100 ms added per page", flush=True)
     thread, _ = big_thread(60)
@@ -222,7 +221,8 @@ def bench_fetching() -> None:
                     client.get(u).raise_for_status()
 
         def tally() -> None:
-            fetch_thread(url, CHINA, options=FetchOptions(http=HttpOptions()))
+            with Reader(how=Reading(use_cache=False)) as reader:
+                reader.read([url], CHINA)
 
         t_seq = best(sequential, repeat=2)
         forum.max_in_flight = 0
@@ -243,8 +243,8 @@ def bench_fetching() -> None:
 
 
 def bench_rerun(forum, url: str) -> None:  # type: ignore[no-untyped-def]
-    from tally.forums.fetch import FetchOptions, read_threads
-    from tally.rules.game import parse_game
+    from tally.forums.reader import Reader, Reading
+    from tally.rules.gamefile import parse_game
     from tally.rules.votes import tally_day
 
     _, players = big_thread(1)
@@ -256,10 +256,9 @@ def bench_rerun(forum, url: str) -> None:  # type: ignore[no-untyped-def]
     cache = Path(tempfile.mkdtemp(prefix="tally-bench-"))
     try:
         # As the CLI runs it after the close: cached pages from after the close are trusted.
-        options = FetchOptions(cache_dir=cache, not_before=game.days[0].closes)
-
         def run() -> None:
-            [thread] = read_threads([url], CHINA, options=options)
+            with Reader(how=Reading(cache_dir=cache)) as reader:
+                [thread] = reader.read([url], CHINA, closes=game.days[0].closes)
             tally_day(thread, game)
 
         start = time.perf_counter()
@@ -300,8 +299,7 @@ def bench_tieba() -> None:
     from aiotieba.api.get_posts import _api as posts_api
 
     from tally.demo.localforum import LocalForum
-    from tally.forums.fetch import FetchOptions, fetch_thread
-    from tally.forums.http import HttpOptions
+    from tally.forums.reader import Reader, Reading
     from tests.tiebaapi import TiebaApi
     from tests.tiebagen import TP, TiebaThread
 
@@ -337,7 +335,8 @@ def bench_tieba() -> None:
             asyncio.run(read())
 
         def tally() -> None:
-            got = fetch_thread(url, CHINA, options=FetchOptions(http=HttpOptions()))
+            with Reader(how=Reading(use_cache=False)) as reader:
+                [got] = reader.read([url], CHINA)
             assert len(got.posts) == 1800
 
         t_seq = best(aiotieba_loop, repeat=2)
@@ -366,12 +365,10 @@ def bench_watch() -> None:
 
     from tally.demo.localforum import LocalForum
     from tally.environment import Environment
-    from tally.forums.fetch import FetchOptions, read_threads
-    from tally.forums.http import HttpOptions
-    from tally.rules.game import parse_game
+    from tally.forums.reader import Reader, Reading
+    from tally.rules.gamefile import parse_game
     from tally.rules.votes import tally_day
-    from tally.watch import Schedule, watch
-    from tally.workflows import Reading
+    from tally.watch import Schedule, read_polls
 
     print("3b. a poll of tally watch on an unchanged 60-page vote thread", flush=True)
     thread, players = big_thread(60, tid="600")
@@ -388,10 +385,9 @@ def bench_watch() -> None:
         def sleep(seconds: float) -> None:
             now[0] += timedelta(seconds=seconds)
 
-        env = Environment(clock=lambda: now[0], sleep=sleep, cache_dir=cache)
-        polls = watch(
-            game, url, schedule=Schedule(every=60, full_every=0), env=env, how=Reading()
-        )
+        env = Environment(clock=lambda: now[0], sleep=sleep)
+        watcher = Reader(env, Reading(cache_dir=cache))
+        polls = read_polls(game, url, schedule=Schedule(every=60, full_every=0), reader=watcher)
         next(polls)  # the first poll reads all 60 pages
         cpu, requests = [], []
         for _ in range(20):
@@ -402,10 +398,9 @@ def bench_watch() -> None:
             requests.append(len(forum.requests) - before)
             assert poll.ok and poll.requests == requests[-1]
 
-        options = FetchOptions(http=HttpOptions(), cache_dir=cache)
-
         def look_again() -> None:
-            [got] = read_threads([url], CHINA, options=options)
+            with Reader(how=Reading(cache_dir=cache)) as reader:
+                [got] = reader.read([url], CHINA)
             tally_day(got, game)
 
         rerun = []
@@ -413,6 +408,7 @@ def bench_watch() -> None:
             start = time.process_time()
             look_again()
             rerun.append(time.process_time() - start)
+        watcher.close()
     shutil.rmtree(cache, ignore_errors=True)
     poll_ms = statistics.median(cpu) * 1000
     rerun_ms = statistics.median(rerun) * 1000
@@ -468,9 +464,9 @@ import json, sys, time, tempfile
 from pathlib import Path
 from zoneinfo import ZoneInfo
 sys.path.insert(0, sys.argv[2])
-from tally.forums.fetch import FetchOptions, read_threads
+from tally.forums.reader import Reader, Reading
 from tally.outputs.archive import write_csv
-from tally.rules.game import parse_game
+from tally.rules.gamefile import parse_game
 from tally.rules.votes import tally_day
 from tally.heap import keep_freed_heap
 
@@ -491,7 +487,8 @@ game = parse_game(f'ruleset = "M126"\ndirectors = ["导演A"]\nplayers = [{names
                   f'[[days]]\nday = 2\nopens = 2024-05-08T09:00:00\n'
                   f'closes = 2024-05-30T21:30:00\nvote = "{url}"\n')
 start = time.perf_counter()
-[thread] = read_threads([url], ZoneInfo("Asia/Shanghai"), options=FetchOptions())
+with Reader(how=Reading(use_cache=False)) as reader:
+    [thread] = reader.read([url], ZoneInfo("Asia/Shanghai"))
 out = Path(tempfile.mkdtemp()) / "posts.csv"
 write_csv([thread], out)
 archived = time.perf_counter() - start

@@ -6,7 +6,7 @@ same rules: a card added twice is one card, K1 escalations follow the card that 
 (and go when it goes), and every write is atomic.
 
     from tally.cards import add_card
-    from tally.rules.game import load_game
+    from tally.rules.gamefile import load_game
 
     add_card(load_game("game.toml"), day=2, player="糖糖", colour="yellow", rule="L4",
              reason="第2晚未按时行动")
@@ -14,13 +14,13 @@ same rules: a card added twice is one card, K1 escalations follow the card that 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from tally.errors import InputError
+from tally.outputs import cardfile
 from tally.rules import ledger
 from tally.rules.game import Game
-from tally.rules.ledger import Card
+from tally.rules.ledger import Card, LedgerEdit, LedgerView
 from tally.rules.verdicts import Colour
 
 # The colours as a director may write them.
@@ -29,15 +29,6 @@ _COLOURS = {
     "yellow": Colour.YELLOW, "黄": Colour.YELLOW, "黄牌": Colour.YELLOW,
     "red": Colour.RED, "红": Colour.RED, "红牌": Colour.RED,
 }  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Edit:
-    """What a hand edit did to the ledger."""
-
-    cards: tuple[Card, ...]  # the whole ledger after it
-    added: tuple[Card, ...]  # the card and the escalations it made (empty: it was there)
-    removed: tuple[Card, ...]  # the card and the escalations that went with it
 
 
 def colour_of(text: str) -> Colour:
@@ -57,7 +48,7 @@ def _player(game: Game, name: str) -> str:
 def _path(game: Game) -> Path:
     if game.path is None:
         raise InputError("the card ledger lives beside the game file; load one.")
-    return ledger.ledger_path(game.path)
+    return cardfile.ledger_path(game.path)
 
 
 def _check(game: Game, day: int, rule: str, reason: str) -> None:
@@ -69,26 +60,28 @@ def _check(game: Game, day: int, rule: str, reason: str) -> None:
         raise InputError("give the card a reason, as the morning announcement will show it.")
 
 
-def add_card(game: Game, *, day: int, player: str, colour: str, rule: str, reason: str) -> Edit:
+def add_card(
+    game: Game, *, day: int, player: str, colour: str, rule: str, reason: str
+) -> LedgerEdit:
     """Give a card by hand; K1 escalations it makes are added with it."""
     _check(game, day, rule, reason)
     card = Card(day, _player(game, player), colour_of(colour), rule.strip(), reason.strip(),
                 source="director")  # fmt: skip
     path = _path(game)
-    cards, new = ledger.add(ledger.load(path), [card])
+    cards, new = ledger.add(cardfile.load(path), [card])
     if new:
-        ledger.save(path, cards)
-    return Edit(tuple(cards), tuple(new), ())
+        cardfile.save(path, cards)
+    return LedgerEdit(path, tuple(cards), tuple(new), ())
 
 
 def remove_card(
     game: Game, *, day: int, player: str, colour: str, rule: str, reason: str | None = None
-) -> Edit:
+) -> LedgerEdit:
     """Take a card back; the escalations of that player are made again without it."""
     name = _player(game, player)
     wanted = colour_of(colour)
     path = _path(game)
-    cards = ledger.load(path)
+    cards = cardfile.load(path)
     matches = [
         c for c in cards
         if (c.day, c.player, c.colour, c.rule) == (day, name, wanted, rule.strip())
@@ -105,14 +98,16 @@ def remove_card(
     after = ledger.rebuilt(rest, name)
     kept = {c.key for c in after}
     removed = tuple(c for c in cards if c.key not in kept)
-    ledger.save(path, after)
-    return Edit(tuple(after), (), removed)
+    cardfile.save(path, after)
+    return LedgerEdit(path, tuple(after), (), removed)
 
 
-def list_cards(game: Game, *, day: int | None = None, player: str | None = None) -> list[Card]:
-    cards = ledger.load(_path(game))
+def list_cards(game: Game, *, day: int | None = None, player: str | None = None) -> LedgerView:
+    """The ledger's cards (of one day, of one player), with each player's totals."""
+    path = _path(game)
     name = _player(game, player) if player is not None else None
-    return [
-        c for c in cards
+    cards = [
+        c for c in cardfile.load(path)
         if (day is None or c.day == day) and (name is None or c.player == name)
     ]  # fmt: skip
+    return ledger.view(path, cards, game)

@@ -1,505 +1,119 @@
-"""The `tally` command: each command parses its options, calls the library (``tally.workflows``)
-and prints (``tally.outputs``). Errors are caught only in ``tally.cli_run.reported``: one
-sentence on standard error, the error's exit code. Heavy modules are imported inside the
-commands, so that ``tally --help`` stays quick."""
+"""The `tally` command, as data: every option once (``OPTIONS``), every command a row
+(``COMMANDS``) naming the library function it calls and the options it takes. Parsing is
+typer's, the work the library's (``tally.workflows`` and its kin), the printing the
+terminal's; ``tally.cli_run`` joins them, and is the one place errors become a sentence
+and an exit status. The library is imported when a command runs: ``tally --help`` stays
+quick."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from tally.cli_run import (
-    ArchiveFile,
-    AsJson,
-    Format,
-    GameFile,
-    Kind,
-    KindOption,
-    OneSentence,
-    Partial,
-    Provisional,
-    Run,
-    ShowRules,
-    VoteDay,
-    environment,
-    fetching,
-    reported,
-    root,
+from tally.cli_run import REQUIRED, Command, OneSentence, Opt, add, show_version
+from tally.vocabulary import Announcement, Markup
+
+# Every option and argument, once: its flags (none: an argument), type, help, default; ``to``
+# names the function's parameter when it is not the row's own name. Read as a table: one row
+# a line, however long.
+OPTIONS: dict[str, Opt] = {
+    "quiet": Opt(("--quiet", "-q"), bool, "No progress bar, no page summary.", False),
+    "fresh": Opt(("--fresh",), bool, "Ignore cached pages: fetch every page again.", False),
+    "cache_dir": Opt(("--cache-dir",), Path | None, "Where pages are kept between runs [default: $XDG_CACHE_HOME/tally]."),
+    "cookies": Opt(("--cookies",), Path | None, "A Netscape cookie file (browser export) for boards closed to guests."),
+    "archive": Opt(("--archive",), Path | None, "Take the game's threads from this archive (tally archive's CSV or SQLite file), not from the forum."),
+    "as_json": Opt(("--json",), bool, "Print JSON (see README, JSON) instead of the table.", False),
+    "game": Opt(("--game",), Path, "The game file.", REQUIRED),
+    "vote_day": Opt(("--day",), int | None, "The day; by default the day whose vote thread it is.", to="day"),
+    "last_day": Opt(("--day",), int | None, "The day to check; by default the last closed day.", to="day"),
+    "day": Opt(("--day",), int, "The day.", REQUIRED),
+    "card_day": Opt(("--day",), int, "The day the card is for.", REQUIRED, to="day"),
+    "only_day": Opt(("--day",), int | None, "Only this day's cards.", to="day"),
+    "only_player": Opt(("--player",), str | None, "Only this player's.", to="player"),
+    "fmt": Opt(("--format",), Markup | None, "bbcode (Discuz!) or text (Tieba); by default, what the game's forum uses."),
+    "kind": Opt(("--kind",), Announcement, "close (the day's result), morning (A1), elevator (A2) or reminder (催票).", Announcement.CLOSE),
+    "announce": Opt(("--announce",), bool, "Print the announcement after the table.", False),
+    "chart": Opt(("--chart",), Path | None, "Also draw the day's votes as a PNG picture, to post."),
+    "write": Opt(("--write/--no-write",), bool, "Add the proposed cards to the ledger.", True),
+    "seed": Opt(("--seed",), int | None, "Makes the elevator's random order repeatable."),
+    "template_dir": Opt(("--template-dir",), Path | None, "Your own templates (run sandboxed)."),
+    "provisional": Opt(("--provisional",), bool, "Before the close: a mid-day standing (暂计) instead of a refusal.", False),
+    "show_rules": Opt(("--show-rules",), bool, "Print the rule ids (C5, L1) in the post; the players' post leaves them out.", False),
+    "csv": Opt(("--output", "-o"), Path | None, "The CSV file to write [default: posts.csv, unless --db].", to="output"),
+    "db": Opt(("--db",), Path | None, "Also write (or bring up to date) this SQLite database.", more={"metavar": "FILE"}),
+    "game_file": Opt(("--game",), Path | None, "Archive every thread of this game file (and its closed days' ballots).", to="game"),
+    "timezone": Opt(("--timezone",), str, "The forum's clock, when no game file gives it.", "Asia/Shanghai"),
+    "partial": Opt(("--partial",), bool, "Saved pages: write what they hold when pages or 楼中楼 are missing, and list what is missing.", False),
+    "game_out": Opt(("--output", "-o"), Path, "The game file to write (never over one).", Path("game.toml"), to="output"),
+    "html_out": Opt(("--output", "-o"), Path, "The HTML file to write.", Path("report.html"), to="output"),
+    "every": Opt(("--every",), float, "Seconds between polls (at least 1).", 60.0, more={"min": 1.0}),
+    "polls": Opt(("--polls",), int | None, "Stop after this many polls; by default at the close.", more={"min": 1}),
+    "full_every": Opt(("--full-every",), int, "Read every page again every N polls (点评 and 楼中楼 under earlier floors); 0: only at the close.", 10, more={"min": 0}),
+    "announce_to": Opt(("--announce-to",), Path | None, "At the close, write the announcement to this file."),
+    "sources": Opt((), list[str] | None, "Thread URLs, saved page files, or archives.", more={"metavar": "URL-OR-FILE"}),
+    "vote_sources": Opt((), list[str], "The vote thread's URL, its saved pages, or an archive.", REQUIRED, to="sources", more={"metavar": "URL-OR-FILE"}),
+    "threads": Opt((), list[str], "The game's threads: discussion and vote threads, URLs or saved pages.", REQUIRED, to="sources", more={"metavar": "URL-OR-FILE"}),
+    "url": Opt((), str, "The vote thread's URL.", REQUIRED, more={"metavar": "URL"}),
+    "player": Opt((), str, "The player.", REQUIRED),
+    "colour": Opt((), str, "blue, yellow or red (蓝, 黄, 红).", REQUIRED),
+    "rule": Opt((), str, "The rule: L4, L8, …", REQUIRED),
+    "reason": Opt((), str, "Why, as the morning post will say it.", REQUIRED),
+    "which": Opt((), str | None, "Which card, when several match.", to="reason"),
+}
+
+# Each command: its name, the function it calls, what it does, an example, and what it takes.
+FETCH = ("fresh", "cache_dir", "cookies")
+COMMANDS = (
+    Command("archive", "tally.workflows:archive", "Write every post and comment of the threads to a CSV file that Excel opens, and/or a SQLite database.",
+            "tally archive --game game.toml -o game.csv --db games.sqlite", ("sources", "csv", "db", "game_file", "timezone", "partial", *FETCH)),
+    Command("votes", "tally.workflows:votes", "Count a day's votes: every ballot judged, the totals and who is out (or sheriff).",
+            "tally votes https://bbs.example.com/thread-102-1-1.html --game game.toml",
+            ("vote_sources", "game", "vote_day", "as_json", "announce", "fmt", "chart", "archive", *FETCH)),
+    Command("lurkers", "tally.workflows:lurker_day", "Posts per player per day, the yellow cards they earn, and posts the director should see.\n\nThe cards go into the ledger beside the game file (GAME.cards.csv), once.",
+            "tally lurkers --game game.toml --day 3", ("game", "last_day", "as_json", "write", "archive", *FETCH)),
+    Command("announce", "tally.workflows:announcement", "The announcement to paste into the forum: BBCode for Discuz!, plain text for Tieba.",
+            "tally announce --game game.toml --day 2 > day2.txt",
+            ("game", "day", "kind", "fmt", "seed", "template_dir", "provisional", "show_rules", "archive", *FETCH)),
+    Command("init", "tally.workflows:init", "Write a first game file from the game's threads: director, players, days.",
+            "tally init https://bbs.example.com/thread-101-1-1.html URL-OF-THE-VOTE -o game.toml", ("threads", "game_out", "timezone", *FETCH)),
+    Command("report", "tally.workflows:report", "The game so far as one HTML page: each closed day's votes as pictures, posts, cards.",
+            "tally report --game game.toml -o report.html", ("game", "html_out", "archive", *FETCH)),
+    Command("watch", "tally.watch:watch", "Watch a vote until its close: the count, what changed, who has not voted, live.\n\nAt the close (and a grace minute) it reads every page once more, prints the final count and writes the announcement to --announce-to.",
+            "tally watch https://bbs.example.com/thread-102-1-1.html --game game.toml",
+            ("url", "game", "vote_day", "every", "polls", "full_every", "announce_to", "fmt", "as_json", *FETCH)),
+    Command("demo", "tally.demo:run_demo", "Run tally on the bundled sample game, served from 127.0.0.1 (no network needed).", "tally demo"),
 )
-from tally.outputs.terminal import Terminal
+CARDS = (
+    Command("add", "tally.cards:add_card", "Give a card; the escalations it makes (K1) come with it, and a card given twice is one card.",
+            'tally cards add --game game.toml --day 2 糖糖 yellow L4 "第2晚未按时行动"', ("game", "card_day", "player", "colour", "rule", "reason")),
+    Command("remove", "tally.cards:remove_card", "Take a card back; the escalations that rested on it (K1) go with it.",
+            "tally cards remove --game game.toml --day 2 糖糖 yellow L4", ("game", "card_day", "player", "colour", "rule", "which")),
+    Command("list", "tally.cards:list_cards", "The ledger's cards, and each player's totals and who is sent off (K2).",
+            "tally cards list --game game.toml --day 2", ("game", "only_day", "only_player")),
+)
 
 app = typer.Typer(
-    name="tally",
-    cls=OneSentence,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+    name="tally", cls=OneSentence, context_settings={"help_option_names": ["-h", "--help"]},
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain help: no boxes, brackets kept, no "<bool>" after flags
-)
-app.callback(invoke_without_command=True)(root)
+)  # fmt: skip
+cards = typer.Typer(name="cards", no_args_is_help=True, rich_markup_mode=None,
+                    help="The card ledger by hand: the cards that are the director's calls (L4, L8, …).")
+app.add_typer(cards)
+for row in COMMANDS:
+    add(app, row, OPTIONS)
+for row in CARDS:
+    add(cards, row, OPTIONS)
 
 
-@app.command()
-@fetching
-def archive(
-    sources: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="Thread URLs, saved page files, or archives.",
-            show_default=False,
-            metavar="URL-OR-FILE",
-        ),
-    ] = None,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output", "-o", help="The CSV file to write [default: posts.csv, unless --db]."
-        ),
-    ] = None,
-    db: Annotated[
-        Path | None,
-        typer.Option(
-            "--db", help="Also write (or bring up to date) this SQLite database.", metavar="FILE"
-        ),
-    ] = None,
-    game: Annotated[
-        Path | None,
-        typer.Option(
-            "--game", help="Archive every thread of this game file (and its closed days' ballots)."
-        ),
-    ] = None,
-    timezone: Annotated[
-        str, typer.Option(help="The forum's clock, when no game file gives it.")
-    ] = "Asia/Shanghai",
-    partial: Partial = False,
-    *,
-    run: Run,
-) -> None:
-    """Write every post and comment of the threads to a CSV file that Excel opens, and/or a
-    SQLite database.
-
-    \b
-    Example: tally archive --game game.toml -o game.csv --db games.sqlite
-    """
-    import dataclasses
-
-    from tally.workflows import archive as archive_threads
-
-    done = archive_threads(
-        list(sources or []), output, db=db, game=game, timezone=timezone,
-        env=run.env, how=dataclasses.replace(run.how, partial=partial),
-    )  # fmt: skip
-    pages = sum(t.page_count for t in done.threads)
-    read = f"{len(done.threads)} thread(s), {pages} page(s)"
-    if done.rows is not None:
-        run.show.note(f"wrote {done.rows} rows from {read} to {output or 'posts.csv'}")
-    if done.database is not None:
-        d = done.database
-        days = f"; ballots of day(s) {', '.join(map(str, done.days))}" if done.days else ""
-        run.show.note(
-            f"database {db}: {sum(d.inserted.values())} rows added, "
-            f"{sum(d.updated.values())} updated, {d.gone} posts gone from the forum, "
-            f"{sum(d.deleted.values())} ballots or totals no longer counted, "
-            f"{sum(d.unchanged.values())} unchanged ({read}{days})"
-        )
-
-
-@app.command()
-@fetching
-def votes(
-    sources: Annotated[
-        list[str],
-        typer.Argument(
-            help="The vote thread's URL, its saved pages, or an archive.",
-            show_default=False,
-            metavar="URL-OR-FILE",
-        ),
-    ],
-    game: GameFile,
-    day: VoteDay = None,
-    as_json: AsJson = False,
-    announce: Annotated[
-        bool, typer.Option("--announce", help="Print the announcement after the table.")
-    ] = False,
-    fmt: Format = None,
-    archive: ArchiveFile = None,
-    chart: Annotated[
-        Path | None,
-        typer.Option("--chart", help="Also draw the day's votes as a PNG picture, to post."),
-    ] = None,
-    *,
-    run: Run,
-) -> None:
-    """Count a day's votes: every ballot judged, the totals and who is out (or sheriff).
-
-    \b
-    Example: tally votes https://bbs.example.com/thread-102-1-1.html --game game.toml
-    """
-    from tally.rules.game import load_game
-    from tally.workflows import check_output, vote_day
-
-    loaded = load_game(game)
-    if chart is not None:
-        check_output(chart, "picture")
-    how = dataclasses.replace(run.how, archive=archive)
-    result = vote_day(loaded, sources, day=day, env=run.env, how=how)
-    if result.acceleration is not None and result.acceleration.warning:
-        run.show.warn(result.acceleration.warning)
-    if chart is not None:
-        from tally.workflows import chart as draw
-
-        warning = draw(result, loaded, chart)
-        if warning is not None:
-            run.show.warn(warning)
-        run.show.note(f"wrote the picture of day {result.day.day} to {chart}")
-    if as_json:
-        from tally.outputs.json_output import day_json
-
-        run.show.json(day_json(result))
-        return
-    from tally.outputs.announce import closing_post
-    from tally.outputs.console import print_day
-
-    print_day(run.show.stdout(), result)
-    if announce:  # a day not closed gets the mid-day standing, headed as such (暂计)
-        run.show.text("\n" + closing_post(result, loaded, fmt, provisional=True))
-
-
-@app.command()
-@fetching
-def lurkers(
-    game: GameFile,
-    day: Annotated[
-        int | None, typer.Option("--day", help="The day to check; by default the last closed day.")
-    ] = None,
-    as_json: AsJson = False,
-    write: Annotated[
-        bool, typer.Option("--write/--no-write", help="Add the proposed cards to the ledger.")
-    ] = True,
-    archive: ArchiveFile = None,
-    *,
-    run: Run,
-) -> None:
-    """Posts per player per day, the yellow cards they earn, and posts the director should see.
-
-    The cards go into the ledger beside the game file (GAME.cards.csv), once.
-
-    \b
-    Example: tally lurkers --game game.toml --day 3
-    """
-    from tally.rules.game import load_game
-    from tally.workflows import lurker_day
-
-    how = dataclasses.replace(run.how, archive=archive)
-    result, view = lurker_day(load_game(game), day=day, write=write, env=run.env, how=how)
-    if result.acceleration is not None and result.acceleration.warning:
-        run.show.warn(result.acceleration.warning)
-    if as_json:
-        from tally.outputs.json_output import lurkers_json
-
-        run.show.json(lurkers_json(result, view))
-        return
-    from tally.outputs.console import print_lurkers
-
-    print_lurkers(run.show.stdout(), result, view)
-
-
-@app.command()
-@fetching
-def announce(
-    game: GameFile,
-    day: Annotated[int, typer.Option("--day", help="The day.")],
-    kind: KindOption = Kind.CLOSE,
-    fmt: Format = None,
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Makes the elevator's random order repeatable.")
-    ] = None,
-    template_dir: Annotated[
-        Path | None, typer.Option("--template-dir", help="Your own templates (run sandboxed).")
-    ] = None,
-    provisional: Provisional = False,
-    show_rules: ShowRules = False,
-    archive: ArchiveFile = None,
-    *,
-    run: Run,
-) -> None:
-    """The announcement to paste into the forum: BBCode for Discuz!, plain text for Tieba.
-
-    \b
-    Example: tally announce --game game.toml --day 2 > day2.txt
-    """
-    from tally.rules.game import load_game
-    from tally.workflows import announcement
-
-    text = announcement(
-        load_game(game), day=day, kind=kind, fmt=fmt, seed=seed, template_dir=template_dir,
-        provisional=provisional, show_rules=show_rules, env=run.env,
-        how=dataclasses.replace(run.how, archive=archive),
-    )  # fmt: skip
-    run.show.text(text)
-
-
-@app.command()
-@fetching
-def init(
-    sources: Annotated[
-        list[str],
-        typer.Argument(
-            help="The game's threads: discussion and vote threads, URLs or saved pages.",
-            show_default=False,
-            metavar="URL-OR-FILE",
-        ),
-    ],
-    output: Annotated[
-        Path, typer.Option("--output", "-o", help="The game file to write (never over one).")
-    ] = Path("game.toml"),
-    timezone: Annotated[str, typer.Option(help="The forum's clock.")] = "Asia/Shanghai",
-    *,
-    run: Run,
-) -> None:
-    """Write a first game file from the game's threads: director, players, days.
-
-    \b
-    Example: tally init https://bbs.example.com/thread-101-1-1.html URL-OF-THE-VOTE -o game.toml
-    """
-    from tally.workflows import init as draft_game
-
-    made = draft_game(sources, output, timezone=timezone, env=run.env, how=run.how)
-    run.show.note(
-        f"wrote {output}: {len(made.directors)} director, {len(made.players)} players, "
-        f"{made.days} day(s); fill in each day's closes, check the roster, then run "
-        f"`tally votes VOTE-URL --game {output}`."
-    )
-
-
-@app.command()
-@fetching
-def report(
-    game: GameFile,
-    output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")] = Path(
-        "report.html"
-    ),
-    archive: ArchiveFile = None,
-    *,
-    run: Run,
-) -> None:
-    """The game so far as one HTML page: each closed day's votes as pictures, posts, cards.
-
-    \b
-    Example: tally report --game game.toml -o report.html
-    """
-    from tally.rules.game import load_game
-    from tally.workflows import report as write_report
-
-    how = dataclasses.replace(run.how, archive=archive)
-    made = write_report(load_game(game), output, env=run.env, how=how)
-    drawn = ", ".join(map(str, made.days)) or "none"
-    waiting = f"; not closed yet: {', '.join(map(str, made.pending))}" if made.pending else ""
-    run.show.note(f"wrote {output} ({made.size / 1024:.0f} KB): day(s) {drawn}{waiting}")
-
-
-@app.command()
-@fetching
-def watch(
-    url: Annotated[
-        str,
-        typer.Argument(help="The vote thread's URL.", show_default=False, metavar="URL"),
-    ],
-    game: GameFile,
-    day: VoteDay = None,
-    every: Annotated[
-        float,
-        typer.Option("--every", help="Seconds between polls (at least 1).", min=1.0),
-    ] = 60.0,
-    polls: Annotated[
-        int | None,
-        typer.Option("--polls", help="Stop after this many polls; by default at the close.", min=1),
-    ] = None,
-    full_every: Annotated[
-        int,
-        typer.Option(
-            "--full-every",
-            help="Read every page again every N polls (点评 and 楼中楼 under earlier "
-            "floors); 0: only at the close.",
-            min=0,
-        ),
-    ] = 10,
-    announce_to: Annotated[
-        Path | None,
-        typer.Option("--announce-to", help="At the close, write the announcement to this file."),
-    ] = None,
-    fmt: Format = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="A JSON line per poll instead of the live screen.")
-    ] = False,
-    *,
-    run: Run,
-) -> None:
-    """Watch a vote until its close: the count, what changed, who has not voted, live.
-
-    At the close (and a grace minute) it reads every page once more, prints the final count
-    and writes the announcement to --announce-to.
-
-    \b
-    Example: tally watch https://bbs.example.com/thread-102-1-1.html --game game.toml
-    """
-    from tally.rules.game import load_game
-    from tally.watch import Schedule
-    from tally.workflows import check_output
-
-    loaded = load_game(game)
-    if announce_to is not None:
-        check_output(announce_to, "announcement")
-    schedule = Schedule(every=every, polls=polls, full_every=full_every)
-    screen = None
-    env = run.env
-    if not as_json and run.env.on_screen:
-        from tally.outputs.live import LiveScreen
-
-        screen = LiveScreen(run.show.stdout(), loaded, run.env)
-        env = dataclasses.replace(run.env, sleep=screen.sleep)  # the clocks tick between polls
-    from tally.outputs.json_output import poll_json
-    from tally.watch import watch as polls_of
-    from tally.watch import write_announcement
-
-    last = None
-    try:
-        for poll in polls_of(loaded, url, day=day, schedule=schedule, env=env, how=run.how):
-            last = poll
-            if poll.final and announce_to is not None and poll.result is not None:
-                write_announcement(announce_to, poll.result, loaded, fmt)
-            if screen is None:
-                run.show.json_line(poll_json(poll))
-            else:
-                screen.show(poll)
-    except KeyboardInterrupt:
-        if screen is not None:
-            screen.close(last, interrupted=True)
-        raise
-    if screen is not None:
-        screen.close(last)
-    if last is not None and last.final and announce_to is not None:
-        run.show.note(f"wrote the announcement to {announce_to}")
-
-
-cards_app = typer.Typer(
-    name="cards",
-    help="The card ledger by hand: the cards that are the director's calls (L4, L8, …).",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
-app.add_typer(cards_app)
-Day = Annotated[int, typer.Option("--day", help="The day the card is for.")]
-Player = Annotated[str, typer.Argument(help="The player.", show_default=False)]
-Colour = Annotated[
-    str, typer.Argument(help="blue, yellow or red (蓝, 黄, 红).", show_default=False)
-]
-Rule = Annotated[str, typer.Argument(help="The rule: L4, L8, …", show_default=False)]
-
-
-@cards_app.command("add")
-def cards_add(
-    ctx: typer.Context,
-    game: GameFile,
-    day: Day,
-    player: Player,
-    colour: Colour,
-    rule: Rule,
-    reason: Annotated[str, typer.Argument(help="Why, as the morning post will say it.")],
-) -> None:
-    """Give a card; the escalations it makes (K1) come with it, and a card given twice is
-    one card.
-
-    \b
-    Example: tally cards add --game game.toml --day 2 糖糖 yellow L4 "第2晚未按时行动"
-    """
-    show = Terminal(environment(ctx))
-    with reported(show):
-        from tally.cards import add_card
-        from tally.outputs.console import say
-        from tally.rules.game import load_game
-
-        done = add_card(load_game(game), day=day, player=player, colour=colour, rule=rule,
-                        reason=reason)  # fmt: skip
-        out = show.stdout()
-        if not done.added:
-            say(out, "already in the ledger; nothing written.")
-        for card in done.added:
-            say(out, f"added: day {card.day} {card.player} {card.colour.label} {card.rule} "
-                     f"{card.reason}")  # fmt: skip
-
-
-@cards_app.command("remove")
-def cards_remove(
-    ctx: typer.Context,
-    game: GameFile,
-    day: Day,
-    player: Player,
-    colour: Colour,
-    rule: Rule,
-    reason: Annotated[
-        str | None, typer.Argument(help="Which card, when several match.", show_default=False)
-    ] = None,
-) -> None:
-    """Take a card back; the escalations that rested on it (K1) go with it.
-
-    \b
-    Example: tally cards remove --game game.toml --day 2 糖糖 yellow L4
-    """
-    show = Terminal(environment(ctx))
-    with reported(show):
-        from tally.cards import remove_card
-        from tally.outputs.console import say
-        from tally.rules.game import load_game
-
-        done = remove_card(load_game(game), day=day, player=player, colour=colour, rule=rule,
-                           reason=reason)  # fmt: skip
-        for card in done.removed:
-            say(show.stdout(), f"removed: day {card.day} {card.player} {card.colour.label} "
-                               f"{card.rule} {card.reason}")  # fmt: skip
-
-
-@cards_app.command("list")
-def cards_list(
-    ctx: typer.Context,
-    game: GameFile,
-    day: Annotated[int | None, typer.Option("--day", help="Only this day's cards.")] = None,
-    player: Annotated[str | None, typer.Option("--player", help="Only this player's.")] = None,
-) -> None:
-    """The ledger's cards, and each player's totals and who is sent off (K2).
-
-    \b
-    Example: tally cards list --game game.toml --day 2
-    """
-    show = Terminal(environment(ctx))
-    with reported(show):
-        from tally.cards import list_cards
-        from tally.outputs.console import print_cards
-        from tally.rules.game import load_game
-
-        print_cards(show.stdout(), list_cards(load_game(game), day=day, player=player))
-
-
-@app.command()
-def demo(
-    ctx: typer.Context,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No page summary.")] = False,
-) -> None:
-    """Run tally on the bundled sample game, served from 127.0.0.1 (no network needed).
-
-    \b
-    Example: tally demo
-    """
-    env = environment(ctx)
-    show = Terminal(env, quiet=quiet)
-    with reported(show):
-        from tally.demo import run_demo
-
-        run_demo(env, show)
+@app.callback(invoke_without_command=True)
+def root(
+    version: Annotated[bool, typer.Option("--version", help="Print tally's version and exit.",
+                                          is_eager=True, callback=show_version)] = False,
+) -> None:  # fmt: skip
+    """Count votes, check lurkers and write announcements for forum werewolf games (版杀)."""
 
 
 def main() -> None:

@@ -1,129 +1,63 @@
-"""What every command of `tally` shares: its environment, what it shows, how it reads the
-forum. The options of the commands that read a forum are declared once, here (``fetching``),
-and tally's own errors become one sentence and an exit code (``reported``).
-"""
+"""How a row of ``tally.cli`` becomes a command: its options built from the one table, the
+run it makes (the environment, the game, the terminal with its sink chosen once, one
+reader), the library function it calls and the result it hands to the terminal; tally's own
+errors as one sentence and an exit status."""
 
 from __future__ import annotations
 
-import functools
+import importlib
 import inspect
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from enum import StrEnum
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
-from tally import __version__
 from tally.environment import Environment
-from tally.errors import TallyError
+from tally.errors import ExitStatus, TallyError
 from tally.outputs.terminal import Terminal
 
-if TYPE_CHECKING:
-    from tally.workflows import Reading
-
-GameFile = Annotated[Path, typer.Option("--game", help="The game file.")]
-VoteDay = Annotated[
-    int | None,
-    typer.Option("--day", help="The day; by default the day whose vote thread it is."),
-]
-AsJson = Annotated[
-    bool, typer.Option("--json", help="Print JSON (see README, JSON) instead of the table.")
-]
-
-
-class Markup(StrEnum):
-    BBCODE = "bbcode"
-    TEXT = "text"
-
-
-class Kind(StrEnum):
-    CLOSE = "close"
-    MORNING = "morning"
-    ELEVATOR = "elevator"
-    REMINDER = "reminder"
-
-
-# Choices are checked by the parser, before anything is read from a forum.
-Format = Annotated[
-    Markup | None,
-    typer.Option(
-        "--format", help="bbcode (Discuz!) or text (Tieba); by default, what the game's forum uses."
-    ),
-]
-KindOption = Annotated[
-    Kind,
-    typer.Option(
-        "--kind", help="close (the day's result), morning (A1), elevator (A2) or reminder (催票)."
-    ),
-]
-
-ShowRules = Annotated[
-    bool,
-    typer.Option(
-        "--show-rules",
-        help="Print the rule ids (C5, L1) in the post; the players' post leaves them out.",
-    ),
-]
-ArchiveFile = Annotated[
-    Path | None,
-    typer.Option(
-        "--archive",
-        help="Take the game's threads from this archive (tally archive's CSV or SQLite "
-        "file), not from the forum.",
-    ),
-]
-Partial = Annotated[
-    bool,
-    typer.Option(
-        "--partial",
-        help="Saved pages: write what they hold when pages or 楼中楼 are missing, "
-        "and list what is missing.",
-    ),
-]
-Provisional = Annotated[
-    bool,
-    typer.Option(
-        "--provisional", help="Before the close: a mid-day standing (暂计) instead of a refusal."
-    ),
-]
-
-# The options of every command that reads a forum, declared once (see ``fetching``).
-_FETCH_OPTIONS = {
-    "quiet": (bool, typer.Option("--quiet", "-q", help="No progress bar, no page summary.")),
-    "fresh": (bool, typer.Option("--fresh", help="Ignore cached pages: fetch every page again.")),
-    "cache_dir": (
-        Path | None,
-        typer.Option(
-            "--cache-dir",
-            help="Where pages are kept between runs [default: $XDG_CACHE_HOME/tally].",
-        ),
-    ),
-    "cookies": (
-        Path | None,
-        typer.Option(
-            "--cookies", help="A Netscape cookie file (browser export) for boards closed to guests."
-        ),
-    ),
-}
+REQUIRED = inspect.Parameter.empty
+# The options that say how the run reads forums (``Reading``), not what a command does.
+READING = ("fresh", "cookies", "cache_dir", "archive", "partial")
 
 
 @dataclass(frozen=True)
-class Run:
-    """What a command gets besides its own options: the environment, what to show, how to
-    read the forum."""
+class Opt:
+    """An option or argument (no flags): what fills the parameter ``to`` (or its own name)."""
 
-    env: Environment
-    show: Terminal
-    how: Reading
+    flags: tuple[str, ...]
+    kind: Any
+    help: str
+    default: Any = None
+    to: str = ""
+    more: dict[str, Any] = field(default_factory=dict)  # min=, metavar=, is_eager=, …
+
+    def info(self) -> Any:
+        if not self.flags:
+            return typer.Argument(help=self.help, show_default=False, **self.more)
+        return typer.Option(*self.flags, help=self.help, **self.more)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command: the function it calls ("module:function") with the game first when it
+    takes --game, each option by its parameter's name, and ``reader``, ``env`` or ``show``
+    when it asks; what it returns goes to the terminal (``Terminal.show``)."""
+
+    name: str
+    call: str
+    help: str
+    example: str
+    takes: tuple[str, ...] = ()
 
 
 @contextmanager
 def reported(show: Terminal) -> Iterator[None]:
-    """Turn tally's own errors into one sentence and an exit code."""
+    """Turn tally's own errors into one sentence and an exit status."""
     try:
         yield
     except TallyError as exc:
@@ -131,52 +65,46 @@ def reported(show: Terminal) -> Iterator[None]:
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
         show.error("interrupted; nothing was written.")
-        raise typer.Exit(130) from None
+        raise typer.Exit(ExitStatus.INTERRUPTED) from None
 
 
-def fetching(command: Callable[..., None]) -> Callable[..., None]:
-    """Give ``command`` the options of every command that reads a forum (declared once in
-    ``_FETCH_OPTIONS``); it receives them, with its environment, as ``run``."""
-    own = [p for p in inspect.signature(command, eval_str=True).parameters.values()]
-    extra = [
-        inspect.Parameter(
-            name,
-            inspect.Parameter.KEYWORD_ONLY,
-            annotation=Annotated[kind, option],
-            default=False if kind is bool else None,
-        )
-        for name, (kind, option) in _FETCH_OPTIONS.items()
-    ]
-    context = inspect.Parameter(
-        "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
-    )
+def add(app: typer.Typer, row: Command, table: dict[str, Opt]) -> None:
+    """Put ``row`` on ``app`` as a typer command whose signature is built from ``table``."""
+    opts = {name: table[name] for name in ("quiet", *row.takes)}
 
-    @functools.wraps(command)
-    def wrapper(ctx: typer.Context, *args: Any, **kwargs: Any) -> None:
-        from tally.workflows import Reading
+    def command(ctx: typer.Context, **given: Any) -> None:
+        env = ctx.obj if isinstance(ctx.obj, Environment) else Environment()
+        show = Terminal(env, quiet=given.pop("quiet"), as_json=given.pop("as_json", False))
+        with reported(show), ExitStack() as stack:
+            from tally.forums.reader import Reader, Reading
 
-        fetch = {name: kwargs.pop(name) for name in _FETCH_OPTIONS}
-        env = environment(ctx)
-        show = Terminal(env, quiet=fetch["quiet"])
-        with reported(show), show.progress() as progress:
-            how = Reading(
-                fresh=fetch["fresh"],
-                cookies=fetch["cookies"],
-                cache_dir=fetch["cache_dir"],
-                progress=progress,
-                warn=show.warn,
-                thread_read=show.thread_read,
-            )
-            command(*args, run=Run(env, show, how), **kwargs)
+            chosen = {k: given.pop(k) for k in READING if k in given}
+            bar = stack.enter_context(show.progress())
+            how = Reading(**chosen, progress=bar, warn=show.warn, thread_read=show.thread_read)
+            reader = stack.enter_context(Reader(env, how))
+            module, name = row.call.split(":")
+            function = getattr(importlib.import_module(module), name)
+            wants = inspect.signature(function).parameters
+            front = []
+            if "game" in row.takes:  # a command about one game: the game comes first
+                from tally.rules.gamefile import load_game
 
-    kept = [p for p in own if p.name != "run"]
-    wrapper.__signature__ = inspect.Signature([context, *kept, *extra])  # type: ignore[attr-defined]
-    return wrapper
+                front.append(load_game(given.pop("game")))
+            context = {"reader": reader, "env": env, "show": show}
+            extra = {k: v for k, v in context.items() if k in wants}
+            kwargs = {opts[k].to or k: v for k, v in given.items()}
+            result = function(*front, **kwargs, **extra)
+            if result is not None:
+                show.show(result)
 
-
-def environment(ctx: typer.Context) -> Environment:
-    """The environment a test or a program handed in (``obj=``), or the real one."""
-    return ctx.obj if isinstance(ctx.obj, Environment) else Environment()
+    P = inspect.Parameter
+    params = [P("ctx", P.POSITIONAL_ONLY, annotation=typer.Context)]
+    for name, o in sorted(opts.items(), key=lambda item: bool(item[1].flags)):  # arguments first
+        kind = P.KEYWORD_ONLY if o.flags else P.POSITIONAL_OR_KEYWORD
+        params.append(P(name, kind, annotation=Annotated[o.kind, o.info()], default=o.default))
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__doc__ = f"{row.help}\n\n\b\nExample: {row.example}"
+    app.command(row.name)(command)
 
 
 try:  # typer vendors click from 0.2x on; before, click is a package of its own
@@ -186,48 +114,35 @@ except ImportError:  # pragma: no cover - an older typer
 
 
 class OneSentence(TyperGroup):
-    """The command group, with option and argument mistakes reported like every other
-    mistake: one sentence on standard error, exit 2 (not click's usage box)."""
+    """Option and argument mistakes reported like every other mistake: one sentence on
+    standard error, exit 2 (not click's usage box)."""
 
-    def main(
-        self,
-        args: Any = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        windows_expand_args: bool = True,
-        **extra: Any,
-    ) -> Any:
-        import sys
-
-        help_only = getattr(_clicks, "NoArgsIsHelpError", ())
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        standalone = kwargs.pop("standalone_mode", True)
         try:
-            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
-        except help_only as exc:
+            code = super().main(*args, **{**kwargs, "standalone_mode": False})
+        except getattr(_clicks, "NoArgsIsHelpError", ()) as exc:
             typer.echo(exc.ctx.get_help())
-            code = 0
+            code = ExitStatus.OK
         except _clicks.ClickException as exc:
             context = getattr(exc, "ctx", None)
             where = context.command_path if context is not None else "tally"
             # typer 0.2x words a bad choice "Value error, 'x' is not one of …".
-            message = exc.format_message().strip().rstrip(".").replace("Value error, ", "")
-            message = message[:1].lower() + message[1:]
-            typer.echo(f"tally: {message}; see `{where} --help`.", err=True)
+            said = exc.format_message().strip().rstrip(".").replace("Value error, ", "")
+            typer.echo(f"tally: {said[:1].lower()}{said[1:]}; see `{where} --help`.", err=True)
             code = exc.exit_code
         except typer.Abort:
             typer.echo("tally: interrupted; nothing was written.", err=True)
-            code = 130
-        if standalone_mode:
-            sys.exit(code if isinstance(code, int) else 0)
+            code = ExitStatus.INTERRUPTED
+        if standalone:
+            sys.exit(code if isinstance(code, int) else ExitStatus.OK)
         return code
 
 
-def root(
-    version: Annotated[
-        bool, typer.Option("--version", help="Print tally's version and exit.", is_eager=True)
-    ] = False,
-) -> None:
-    """Count votes, check lurkers and write announcements for forum werewolf games (版杀)."""
-    if version:
+def show_version(value: bool) -> None:
+    if value:
+        from tally import __version__
+
         typer.echo(f"tally {__version__}")
         raise typer.Exit()
+

@@ -1,5 +1,5 @@
-"""What a run of tally takes from the world, in one place: the clock, the streams, whether a
-person is watching, how to reach the forum, where to keep pages.
+"""What a run of tally takes from the world, in one place: the clocks, how to wait, the
+streams, whether a person is watching, the limits of talking to a forum.
 
 The command builds the real one; tests hand in their own (a fixed clock, no politeness
 delay, a cache folder of their own) through ``CliRunner.invoke(app, args, obj=Environment(...))``,
@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
@@ -34,10 +33,11 @@ def _http_defaults() -> HttpOptions:
 class Environment:
     # What time it is now, as an aware datetime.
     clock: Callable[[], datetime] = system_clock
-    # How to reach forums: limits, politeness delay, retries (--cookies goes on top).
+    # A clock that never goes back, in seconds: the gaps between requests, a request's
+    # deadline. Tests pass one that moves with their ``clock`` and ``sleep``.
+    monotonic: Callable[[], float] = time.monotonic
+    # How to reach forums: limits, politeness delay, retries.
     http: HttpOptions = field(default_factory=_http_defaults)
-    # Where pages are kept between runs; None: the platform's cache folder.
-    cache_dir: Path | None = None
     # The streams; None: sys.stdout / sys.stderr as they are when used.
     stdout: TextIO | None = None
     stderr: TextIO | None = None
@@ -46,7 +46,8 @@ class Environment:
     # Whether standard output is a screen a person watches (tally watch redraws it in
     # place; otherwise it prints a JSON line per poll); None: ask the stream.
     screen: bool | None = None
-    # How to wait (tally watch, between polls); tests pass one that moves their clock.
+    # How to wait (between polls, before a retry, between two requests to one host); tests
+    # pass one that moves their clock at once.
     sleep: Callable[[float], None] = time.sleep
 
     def now(self) -> datetime:
@@ -71,8 +72,3 @@ class Environment:
         if self.screen is not None:
             return self.screen
         return bool(getattr(self.out, "isatty", lambda: False)())
-
-    def cache_folder(self) -> Path:
-        from tally.forums.cache import default_cache_dir
-
-        return self.cache_dir or default_cache_dir()

@@ -1,22 +1,37 @@
-"""One exception hierarchy for everything tally refuses to do.
+"""One exception hierarchy for everything tally refuses to do, and the exit status of each.
 
 Library code raises these; only the CLI catches them, prints the message as one
-sentence on standard error and exits with the class's exit code (httpie style).
+sentence on standard error and exits with the class's status (httpie's status.py).
 """
 
 from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitStatus(IntEnum):
+    """What ``tally`` exits with (README, *Errors*)."""
+
+    OK = 0
+    ERROR = 1  # any other error tally reports
+    BAD_INPUT = 2  # a URL, an option, the game file
+    FETCH = 3  # the forum could not be reached or answered an HTTP error
+    NOT_A_THREAD = 4  # missing, login or permission required, anti-scraping check
+    UNREADABLE = 5  # a page that looks like a thread but cannot be read
+    OUTPUT = 6  # the output could not be written
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
 
 
 class TallyError(Exception):
     """Base of every error tally reports to the director."""
 
-    exit_code = 1
+    exit_code = ExitStatus.ERROR
 
 
 class InputError(TallyError):
     """Something the director gave us (an option, a URL, a file name) is wrong."""
 
-    exit_code = 2
+    exit_code = ExitStatus.BAD_INPUT
 
 
 class GameFileError(InputError):
@@ -26,19 +41,19 @@ class GameFileError(InputError):
 class FetchError(TallyError):
     """The forum could not be reached or answered with an HTTP error."""
 
-    exit_code = 3
+    exit_code = ExitStatus.FETCH
 
 
 class NotAThreadError(TallyError):
     """A forum page, but not a readable thread: missing, login, permission, a challenge."""
 
-    exit_code = 4
+    exit_code = ExitStatus.NOT_A_THREAD
 
 
 class ParseError(TallyError):
     """A page looks like a thread but something essential could not be read."""
 
-    exit_code = 5
+    exit_code = ExitStatus.UNREADABLE
 
 
 class TruncatedPageError(ParseError):
@@ -52,4 +67,4 @@ class PageMismatchError(ParseError):
 class OutputError(TallyError):
     """A result could not be written."""
 
-    exit_code = 6
+    exit_code = ExitStatus.OUTPUT

@@ -11,6 +11,31 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 
+@dataclass(frozen=True, order=True)
+class ThreadKey:
+    """Which thread: the forum software and the thread's id there. Whatever form of its URL
+    was pasted (a page, a filter, the rewritten form), it is the same key."""
+
+    platform: str
+    thread_id: str
+
+
+@dataclass(frozen=True)
+class ThreadRef:
+    """A thread as a URL names it, independent of which page was pasted."""
+
+    platform: str
+    thread_id: str
+    # The site root the thread's pages live under, e.g. "https://bbs.example.com/bbs/".
+    base: str
+    # The page the pasted URL pointed at (informational: tally always reads every page).
+    page: int = 1
+
+    @property
+    def key(self) -> ThreadKey:
+        return ThreadKey(self.platform, self.thread_id)
+
+
 @dataclass(frozen=True)
 class Quote:
     """A quoted block inside a post: somebody else's words, never the poster's."""
@@ -71,6 +96,10 @@ class Post:
     page: int = 1
 
     @property
+    def thread_key(self) -> ThreadKey:
+        return ThreadKey(self.platform, self.thread_id)
+
+    @property
     def quoted_post_ids(self) -> tuple[str, ...]:
         return tuple(q.post_id for q in self.quotes if q.post_id)
 
@@ -126,7 +155,7 @@ class Thread:
     page_count: int
     posts: tuple[Post, ...]
     reply_count: int | None = None
-    # Where each page came from ("network", "revalidated", "cache", "file").
+    # Where each page came from (``tally.vocabulary.Origin``: network, cache, file, …).
     sources: tuple[str, ...] = field(default=())
     # Floor numbers below the last one that the thread no longer shows (deleted, hidden).
     gaps: tuple[int, ...] = ()
@@ -136,6 +165,10 @@ class Thread:
     # What a partial read lacks ("page 3 of 4", "floor 7: 10 of its 14 楼中楼"); empty for a
     # whole thread. Only `tally archive --partial` makes such a thread.
     missing: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> ThreadKey:
+        return ThreadKey(self.platform, self.thread_id)
 
     @property
     def as_of(self) -> datetime | None:

@@ -1,36 +1,41 @@
-"""`tally watch`: the last hour of a vote, live, as a generator of polls the CLI only draws.
+"""`tally watch`: the last hour of a vote, live: the polls of a vote thread until its close
+(``read_polls``, a generator), and the whole watch (``watch``: each poll shown, the wait between
+polls, the announcement written at the close, Ctrl-C), so that the CLI only draws.
 
-    from tally.watch import Schedule, watch
+    from tally.watch import Schedule, read_polls
 
-    for poll in watch(game, url, env=Environment(), how=Reading(), schedule=Schedule(every=60)):
-        print(poll.number, poll.result.leaders if poll.result else None, poll.changes)
+    with Reader(Environment(), Reading()) as reader:
+        for poll in read_polls(game, url, reader=reader, schedule=Schedule(every=60)):
+            print(poll.number, poll.result.leaders if poll.result else None, poll.changes)
 
-Each poll reads the vote thread again through one HTTP client (robots.txt is read once,
-the per-host limits hold across polls) and the cache, with the pages of the last poll kept
-in memory, parsed (``Held``): an unchanged thread costs one request, for its last page, and
-the parse of that page. A 点评 or 楼中楼 added under a floor of an earlier page shows
-at the next full read: every ``full_every`` polls, and at the close, when no page read
-before the close is trusted (the same rule as ``tally votes``). The final read comes a
-grace minute after the close, for clocks that differ; until it succeeds the watch goes on
-trying, keeping the last good count.
+Each poll reads the vote thread again through the run's one ``Reader`` (one HTTP client:
+robots.txt is read once, the per-host limits hold across polls), with the pages of the
+last poll kept in memory, parsed: an unchanged thread costs one request, for its last
+page, and the parse of that page. A 点评 or 楼中楼 added under a floor of an earlier page
+shows at the next full read: every ``full_every`` polls, and at the close, when no page
+read before the close is trusted (the same rule as ``tally votes``). The final read comes
+a grace minute after the close, for clocks that differ; until it succeeds the watch goes
+on trying, keeping the last good count.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Protocol
 
-from tally.environment import Environment
 from tally.errors import FetchError, InputError, NotAThreadError, ParseError
-from tally.forums.fetch import FetchOptions, Held, fetch_thread, is_url
-from tally.forums.http import Http
-from tally.rules.changes import Poll, changes
-from tally.rules.game import Game
-from tally.rules.votes import DayResult, day_of_sources, tally_day
-from tally.workflows import Reading
+from tally.forums import resolve_url
+from tally.forums.fetch import is_url
+from tally.forums.reader import Reader
+from tally.rules.game import Day, Game
+from tally.rules.guards import vote_day_of
+from tally.rules.polls import Poll, changes
+from tally.rules.verdicts import ThreadRole
+from tally.rules.votes import DayResult, tally_day
+from tally.vocabulary import Markup
 
 # Forums and the director's computer disagree on the time by seconds; the final read waits
 # this long after the close.
@@ -47,109 +52,157 @@ class Schedule:
     grace: timedelta = GRACE
 
 
+class Watcher(Protocol):
+    """Where a watch shows itself: the live screen, or a JSON line per poll."""
+
+    def start(self, game: Game) -> None:
+        """The watch of ``game``'s vote begins."""
+
+    def poll(self, poll: Poll) -> None: ...
+
+    def wait(self, seconds: float) -> None:
+        """Wait between two polls (the live screen ticks its clocks meanwhile)."""
+
+    def stop(self, last: Poll | None, *, interrupted: bool = False) -> None:
+        """The watch is over: the final count, or the last good one after Ctrl-C."""
+
+    def note(self, message: str) -> None: ...
+
+    def warn(self, message: str) -> None: ...
+
+
 def watch(
     game: Game,
     url: str,
     *,
     day: int | None = None,
+    every: float = 60.0,
+    polls: int | None = None,
+    full_every: int = 10,
+    reader: Reader,
+    show: Watcher,
+    announce_to: Path | None = None,
+    fmt: Markup | None = None,
+) -> None:
+    """The whole watch: every poll shown, the wait between polls (``every`` seconds; a full
+    read every ``full_every`` polls; ``polls`` at most), the final count shown and then (a
+    count is never lost to a file that cannot be written) the closing announcement written
+    to ``announce_to``, atomically. Ctrl-C shows the last good count and raises."""
+    from tally.workflows import check_output
+
+    if announce_to is not None:
+        check_output(announce_to, "announcement")
+    schedule = Schedule(every, polls, full_every)
+    show.start(game)
+    last = None
+    try:
+        for last in read_polls(game, url, day=day, schedule=schedule, reader=reader,
+                               wait=show.wait):  # fmt: skip
+            show.poll(last)
+    except KeyboardInterrupt:
+        show.stop(last, interrupted=True)
+        raise
+    show.stop(last)
+    if last is not None and last.final and last.result is not None and announce_to is not None:
+        write_announcement(announce_to, last.result, game, fmt)
+        show.note(f"wrote the announcement to {announce_to}")
+
+
+def read_polls(
+    game: Game,
+    url: str,
+    *,
+    day: int | None = None,
     schedule: Schedule = Schedule(),
-    env: Environment,
-    how: Reading,
+    reader: Reader,
+    wait: Callable[[float], None] | None = None,
 ) -> Iterator[Poll]:
     """Poll the vote thread at ``url`` until the day's final count (or ``schedule.polls``).
 
-    The first read must succeed (a wrong URL or an unreachable forum stops here, as in
-    `tally votes`); after it, a forum that fails gives polls with ``error`` set and the last
-    good count, until it answers again.
+    The first read must succeed (a wrong URL, another day's thread or an unreachable forum
+    stops here, with the sentences of `tally votes`); after it, a forum that fails gives
+    polls with ``error`` set and the last good count, until it answers again. ``wait``:
+    how to wait between polls (the environment's sleep by default).
     """
     if not is_url(url):
         raise InputError(
             f"{url!r} is no URL: tally watch reads the vote thread from its forum; "
             "for saved pages use tally votes."
         )
-    chosen = day_of_sources(game, [url], day)
-    if chosen is None:
-        raise InputError(
-            f"{url} is not the vote thread of any day in {game.where()}; name the day with --day N."
-        )
     if schedule.every < 1:
         raise InputError(f"--every must be at least 1 second, not {schedule.every:g}.")
+    env = reader.env
+    wait = wait or env.sleep
+    chosen = _vote_day(game, url, day, reader)
     closes, close_at = chosen.closes, chosen.closes + schedule.grace
-    http = Http(dataclasses.replace(env.http, cookies=how.cookies), warn=how.warn)
-    held = Held()
     every = schedule.every
     last: DayResult | None = None
     failing_since: datetime | None = None
     number = 0
-    try:
-        while True:
-            now = env.now().astimezone(game.timezone)  # times shown are the forum's
-            if closes <= now < close_at:
-                env.sleep((close_at - now).total_seconds())
-                continue
-            final = now >= closes
-            number += 1
-            full = not final and bool(
-                schedule.full_every and number > 1 and (number - 1) % schedule.full_every == 0
-            )
-            options = FetchOptions(
-                http=http.options,
-                cache_dir=(how.cache_dir or env.cache_folder()) if how.use_cache else None,
-                fresh=how.fresh and number == 1,
-                not_before=closes if final else (now if full else None),
-                clock=env.clock,
-                warn=how.warn,
-            )
-            sent = http.requests
-            try:
-                thread = fetch_thread(
-                    url,
-                    game.timezone,
-                    http=http,
-                    options=options,
-                    progress=how.progress if number == 1 else None,
-                    held=held,
-                )
-                result: DayResult | None = tally_day(thread, game, chosen.day)
-                error = None
-            except PASSING as exc:
-                if last is None:
-                    raise  # nothing good to keep: the first read must work
-                result, error = None, str(exc)
-            if number == 1:
-                every = _polite(every, http, url, how)
-            done = result is not None and not result.provisional
-            if result is not None:
-                found = changes(last, result)
-                failing_since = None
-                last = result
-            else:
-                found = ()
-                failing_since = failing_since or now
-            stop = done or (schedule.polls is not None and number >= schedule.polls)
-            after = env.now().astimezone(game.timezone)
-            wake = _next(after, every, closes, close_at)
-            yield Poll(
-                number=number,
-                at=now,
-                result=last,
-                changes=found,
-                error=error,
-                failing_since=failing_since,
-                last_read=last.as_of if last is not None else None,
-                requests=http.requests - sent,
-                full=full or final,
-                final=done,
-                every=every,
-                next_at=None if stop else wake,
-            )
-            if stop:
-                return
-            wait = (wake - env.now()).total_seconds()
-            if wait > 0:
-                env.sleep(wait)
-    finally:
-        http.close()
+    while True:
+        now = env.now().astimezone(game.timezone)  # times shown are the forum's
+        if closes <= now < close_at:
+            wait((close_at - now).total_seconds())
+            continue
+        final = now >= closes
+        number += 1
+        full = not final and bool(
+            schedule.full_every and number > 1 and (number - 1) % schedule.full_every == 0
+        )
+        sent = reader.requests
+        try:
+            not_before = closes if final else (now if full else None)
+            thread = reader.thread(url, game.timezone, not_before=not_before, hold=True)
+            result: DayResult | None = tally_day(thread, game, chosen.day)
+            error = None
+        except PASSING as exc:
+            if last is None:
+                raise  # nothing good to keep: the first read must work
+            result, error = None, str(exc)
+        if number == 1:
+            every = _polite(every, reader, url)
+        done = result is not None and not result.provisional
+        if result is not None:
+            found = changes(last, result)
+            failing_since = None
+            last = result
+        else:
+            found = ()
+            failing_since = failing_since or now
+        stop = done or (schedule.polls is not None and number >= schedule.polls)
+        after = env.now().astimezone(game.timezone)
+        wake = _next(after, every, closes, close_at)
+        yield Poll(
+            number=number,
+            at=now,
+            result=last,
+            changes=found,
+            error=error,
+            failing_since=failing_since,
+            last_read=last.as_of if last is not None else None,
+            requests=reader.requests - sent,
+            full=full or final,
+            final=done,
+            every=every,
+            next_at=None if stop else wake,
+        )
+        if stop:
+            return
+        left = (wake - env.now()).total_seconds()
+        if left > 0:
+            wait(left)
+
+
+def _vote_day(game: Game, url: str, day: int | None, reader: Reader) -> Day:
+    """The day whose vote thread ``url`` is; any other thread is read once, as `tally votes`
+    reads it, and refused with its sentences (a missing thread, another day's, one the game
+    file does not name)."""
+    key = resolve_url(url)[1].key
+    found = game.locate(key)
+    if found is not None and found[1] is ThreadRole.VOTE and day in (None, found[0].day):
+        return found[0]
+    thread = reader.thread(url, game.timezone)
+    return vote_day_of(game, key, day, started=thread.posts[0].time if thread.posts else None)
 
 
 def _next(now: datetime, every: float, closes: datetime, close_at: datetime) -> datetime:
@@ -161,12 +214,12 @@ def _next(now: datetime, every: float, closes: datetime, close_at: datetime) -> 
     return due
 
 
-def _polite(every: float, http: Http, url: str, how: Reading) -> float:
+def _polite(every: float, reader: Reader, url: str) -> float:
     """``every``, or longer when the forum's robots.txt asks for a longer Crawl-delay."""
-    delay = http.crawl_delay(url)
+    delay = reader.crawl_delay(url)
     if delay is not None and delay > every:
-        if how.warn is not None:
-            how.warn(
+        if reader.how.warn is not None:
+            reader.how.warn(
                 f"the forum's robots.txt asks for {delay:g} s between requests; "
                 f"polling every {delay:g} s instead of {every:g} s."
             )
@@ -174,7 +227,9 @@ def _polite(every: float, http: Http, url: str, how: Reading) -> float:
     return every
 
 
-def write_announcement(path: Path, result: DayResult, game: Game, fmt: str | None = None) -> None:
+def write_announcement(
+    path: Path, result: DayResult, game: Game, fmt: Markup | None = None
+) -> None:
     """The closing announcement of the final count, written atomically to ``path``."""
     from tally.atomic import write_atomic
     from tally.outputs.announce import closing_post

@@ -1,154 +1,59 @@
-"""What each command does, as library functions: ``vote_day``, ``lurker_day``,
-``announcement``, ``default_day``, ``read``.
+"""What each command does, as library functions: ``vote_day`` and ``votes``, ``lurker_day``,
+``announcement``, ``archive``, ``report``, ``init``.
 
-The CLI parses options, calls one of these and prints; the demo and any program that
-embeds tally call the same functions, with the same checks. What the world gives a run
-(the clock, HTTP settings, the cache folder) comes in an ``Environment``; how this run
-reads the forum (``--fresh``, ``--cookies``, …, and what to tell the person waiting) in a
-``Reading``.
+The CLI parses options, calls one of these and shows what it returns (``tally.outputs.
+results``); the demo and any program that embeds tally call the same functions, with the
+same checks. Every thread comes through one ``Reader`` per run (the HTTP client, the cache,
+the clock; ``tally.forums.reader``).
 
     from tally.environment import Environment
-    from tally.rules.game import load_game
-    from tally.workflows import Reading, vote_day
+    from tally.forums.reader import Reader, Reading
+    from tally.rules.gamefile import load_game
+    from tally.workflows import vote_day
 
-    result = vote_day(load_game("game.toml"), ["https://bbs.example.com/thread-102-1-1.html"],
-                      env=Environment(), how=Reading())
+    game = load_game("game.toml")
+    with Reader(Environment(), Reading()) as reader:
+        result = vote_day(game, [game.day(2).vote], reader=reader)
     print(result.outcome.player)
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from collections.abc import Sequence
+from datetime import tzinfo
 from pathlib import Path
 
-from tally.environment import Environment
-from tally.errors import InputError
-from tally.forums.fetch import FetchOptions, Progress, is_url, read_threads
-from tally.model import Thread
-from tally.outputs.database import Written
-from tally.outputs.gamefile import Draft
-from tally.rules import ledger
+from tally.errors import FetchError, InputError, NotAThreadError, ParseError
+from tally.forums import resolve_url
+from tally.forums.fetch import is_url
+from tally.forums.reader import Reader
+from tally.model import Thread, ThreadKey
+from tally.outputs import cardfile
+from tally.outputs.results import Announced, Archived, Counted, Drafted, Lurked, Reported
 from tally.rules.ballots import Flag
 from tally.rules.game import Day, Game
-from tally.rules.guards import day_of_vote_thread
+from tally.rules.guards import vote_day_of
 from tally.rules.ledger import LedgerView
 from tally.rules.lurkers import DayCheck, check, history
-from tally.rules.votes import DayResult, day_of_sources, tally_day
+from tally.rules.verdicts import ThreadRole
+from tally.rules.votes import DayResult, tally_day
 from tally.times import short
-
-
-@dataclass(frozen=True)
-class Reading:
-    """How one run reads forums: the options every fetching command takes, and what to
-    tell the person waiting."""
-
-    fresh: bool = False  # ignore cached pages
-    cookies: Path | None = None  # a Netscape cookie file
-    cache_dir: Path | None = None  # None: the environment's
-    use_cache: bool = True
-    partial: bool = False  # saved pages: read what is there (archive --partial)
-    progress: Progress | None = None
-    warn: Callable[[str], None] | None = None
-    thread_read: Callable[[Thread], None] | None = None  # each thread, once read
-    # An archive (tally archive's CSV or SQLite file) to take the threads from, not the forum.
-    archive: Path | None = None
-
-
-def trusted_after(day: Day | None, now: datetime) -> datetime | None:
-    """At or after a day's close, no page cached before the close may decide it."""
-    if day is None:
-        return None
-    return day.closes if now >= day.closes else None
-
-
-def read(
-    sources: Sequence[str],
-    tz: tzinfo,
-    *,
-    env: Environment,
-    how: Reading,
-    not_before: datetime | None = None,
-) -> list[Thread]:
-    """Every thread the sources name (URLs or saved files), read as ``how`` says; with
-    ``how.archive`` a URL's thread comes from the archive."""
-    if how.archive is not None:
-        taken = from_archive(how.archive, [s for s in sources if is_url(s)], how.partial)
-        files = [s for s in sources if not is_url(s)]
-        rest = read(files, tz, env=env, how=dataclasses.replace(how, archive=None)) if files else []
-        if how.thread_read is not None:
-            for thread in taken:
-                how.thread_read(thread)
-        return taken + rest
-
-    options = FetchOptions(
-        http=dataclasses.replace(env.http, cookies=how.cookies),
-        cache_dir=(how.cache_dir or env.cache_folder()) if how.use_cache else None,
-        fresh=how.fresh,
-        not_before=not_before,
-        clock=env.clock,
-        warn=how.warn,
-    )
-    threads = read_threads(
-        list(sources), tz, options=options, progress=how.progress, partial=how.partial
-    )
-    if how.thread_read is not None:
-        for thread in threads:
-            how.thread_read(thread)
-    return threads
-
-
-def from_archive(path: Path, urls: Sequence[str], partial: bool = False) -> list[Thread]:
-    """The threads ``urls`` name, as the archive at ``path`` holds them."""
-    from tally.forums import resolve_url
-    from tally.forums.archived import read_archive
-    from tally.forums.fetch import whole
-
-    if not path.is_file():
-        raise InputError(f"no such archive: {path}.")
-    held = {(t.platform, t.thread_id): t for t in read_archive(path)}
-    out = []
-    for url in urls:
-        _, ref = resolve_url(url)
-        thread = held.get((ref.platform, ref.thread_id))
-        if thread is None:
-            raise InputError(
-                f"{path} holds no thread {ref.thread_id} ({url}); archive it with "
-                "tally archive, or leave out --archive."
-            )
-        out.extend(whole([thread], str(path), partial))
-    return out
-
-
-def default_day(game: Game, now: datetime) -> int:
-    """The last day of the game that has closed: what a check is about by default."""
-    closed = [d.day for d in game.days if d.closes <= now]
-    if not closed:
-        raise InputError("no day of the game has closed yet; name one with --day N.")
-    return max(closed)
+from tally.vocabulary import Announcement, Markup
 
 
 def vote_day(
-    game: Game,
-    sources: Sequence[str],
-    *,
-    day: int | None = None,
-    env: Environment,
-    how: Reading,
+    game: Game, sources: Sequence[str], *, day: int | None = None, reader: Reader
 ) -> DayResult:
-    """`tally votes`: read one day's vote thread (URL or saved pages) and count it."""
-    chosen = day_of_sources(game, list(sources), day)
-    read_all = read(
-        sources, game.timezone, env=env, how=how, not_before=trusted_after(chosen, env.now())
-    )
-    threads = _vote_threads(game, read_all, chosen) if len(read_all) > 1 else read_all
-    if len(threads) != 1:
-        raise InputError(f"give the pages of one vote thread, not of {len(threads)} threads.")
-    vote = threads[0]
-    the_day = day_of_vote_thread(game, vote, day)
-    requests, why_not = _request_threads(game, the_day, sources, read_all, env=env, how=how)
+    """`tally votes`: read one day's vote thread (URL, saved pages or an archive) and count
+    it, with the day's acceleration requests (S3) when its other threads can be had."""
+    chosen = _day_of_urls(game, sources, day)
+    closes = chosen.closes if chosen is not None else None
+    given = reader.read(sources, game.timezone, closes=closes)
+    vote = _the_vote_thread(game, given, chosen)
+    started = vote.posts[0].time if vote.posts else None
+    the_day = vote_day_of(game, vote.key, day, started=started)
+    requests, why_not = _request_threads(game, the_day, sources, given, reader)
     result = tally_day(vote, game, the_day.day, requests=requests)
     if why_not is not None:
         note = Flag("S3", f"加速: not counted: {why_not}")
@@ -156,50 +61,50 @@ def vote_day(
     return result
 
 
-def _request_threads(
+def votes(
     game: Game,
-    day: Day,
     sources: Sequence[str],
-    given: list[Thread],
     *,
-    env: Environment,
-    how: Reading,
-) -> tuple[list[Thread] | None, str | None]:
-    """The day's discussion and progress threads, where acceleration is asked for (S3):
-    among the threads given, else read (from the forum or the archive) when the vote thread
-    was; pages cached after the requests' deadline are good enough. (None, why) when they
-    cannot be had."""
-    from tally.errors import FetchError, NotAThreadError, ParseError
-    from tally.rules.acceleration import deadline
+    day: int | None = None,
+    reader: Reader,
+    chart: Path | None = None,
+    announce: bool = False,
+    fmt: Markup | None = None,
+) -> Counted:
+    """The `tally votes` command: the count, and with ``announce`` the post (a day not
+    closed gets the mid-day standing, headed as such), with ``chart`` the picture (PNG)."""
+    from tally.outputs.announce import closing_post
 
-    refs = [r for r in (day.progress_ref, day.discussion_ref) if r is not None]
-    if not refs:
-        return None, f"day {day.day} names no discussion or progress thread in {game.where()}"
-    keys = {(r.platform, r.thread_id) for r in refs}
-    found = [t for t in given if (t.platform, t.thread_id) in keys]
-    if found:
-        return found, None
-    if not any(is_url(s) for s in sources) and how.archive is None:
-        return None, "give the discussion thread's saved pages with the vote thread's"
-    until = deadline(day, game.rules.acceleration_cutoff_hours)
-    urls = [u for u in (day.progress, day.discussion) if u]
-    try:
-        got = read(urls, game.timezone, env=env, how=how,
-                   not_before=until if env.now() >= until else None)  # fmt: skip
-    except (FetchError, NotAThreadError, ParseError) as exc:
-        return None, f"the discussion thread could not be read ({str(exc).rstrip('.')})"
-    return got, None
+    if chart is not None:
+        check_output(chart, "picture")
+    result = vote_day(game, sources, day=day, reader=reader)
+    warning = draw_chart(result, game, chart) if chart is not None else None
+    text = closing_post(result, game, fmt, provisional=True) if announce else None
+    return Counted(result, text, chart, warning)
 
 
-def _vote_threads(game: Game, threads: list[Thread], chosen: Day | None) -> list[Thread]:
-    """From the threads of an archive: the day's vote thread (or the one vote thread)."""
-    from tally.rules.guards import vote_key
+def _day_of_urls(game: Game, sources: Sequence[str], day: int | None) -> Day | None:
+    """The day a count is about, known before anything is read when it can be: the day
+    named, or the day whose vote thread a URL given is."""
+    if day is not None:
+        return game.day(day)
+    for source in sources:
+        if is_url(source):
+            found = game.locate(resolve_url(source)[1].key)
+            if found is not None and found[1] is ThreadRole.VOTE:
+                return found[0]
+    return None
 
+
+def _the_vote_thread(game: Game, threads: list[Thread], chosen: Day | None) -> Thread:
+    """The one vote thread among the threads read (an archive holds many)."""
+    if len(threads) == 1:
+        return threads[0]
     days = [chosen] if chosen is not None else list(game.days)
-    keys = {vote_key(d): d.day for d in days}
-    found = [t for t in threads if (t.platform, t.thread_id) in keys]
+    votes = {d.vote_ref.key: d.day for d in days}
+    found = [t for t in threads if t.key in votes]
     if len(found) > 1:
-        numbers = ", ".join(str(keys[(t.platform, t.thread_id)]) for t in found)
+        numbers = ", ".join(str(votes[t.key]) for t in found)
         raise InputError(
             f"the sources hold the vote threads of days {numbers}; name one with --day N."
         )
@@ -208,7 +113,55 @@ def _vote_threads(game: Game, threads: list[Thread], chosen: Day | None) -> list
             f"the sources hold {len(threads)} threads and none is day {chosen.day}'s vote "
             f"thread ({chosen.vote})."
         )
-    return found or threads
+    if len(found) != 1:
+        raise InputError(f"give the pages of one vote thread, not of {len(threads)} threads.")
+    return found[0]
+
+
+def _request_threads(
+    game: Game, day: Day, sources: Sequence[str], given: list[Thread], reader: Reader
+) -> tuple[list[Thread] | None, str | None]:
+    """The day's discussion and progress threads, where acceleration is asked for (S3):
+    among the threads given, else read (from the forum or the archive) when the vote thread
+    was; pages cached after the requests' deadline are good enough. (None, why) when they
+    cannot be had."""
+    from tally.rules.acceleration import deadline
+
+    roles = (ThreadRole.PROGRESS, ThreadRole.DISCUSSION)
+    keys = {ref.key for ref in map(day.ref, roles) if ref is not None}
+    if not keys:
+        return None, f"day {day.day} names no discussion or progress thread in {game.where()}"
+    found = [t for t in given if t.key in keys]
+    if found:
+        return found, None
+    if not any(is_url(s) for s in sources) and reader.how.archive is None:
+        return None, "give the discussion thread's saved pages with the vote thread's"
+    urls = [u for u in map(day.url, roles) if u]
+    until = deadline(day, game.rules.acceleration_cutoff_hours)
+    try:
+        return reader.read(urls, game.timezone, closes=until), None
+    except (FetchError, NotAThreadError, ParseError) as exc:
+        return None, f"the discussion thread could not be read ({str(exc).rstrip('.')})"
+
+
+def day_threads(game: Game, reader: Reader) -> _DayThreads:
+    """A reader of a day's threads for the checks that go day by day (lurkers, report):
+    each thread read once in the run, and at or after its day's close from no page cached
+    before it."""
+    return _DayThreads(game, reader)
+
+
+class _DayThreads:
+    def __init__(self, game: Game, reader: Reader):
+        self.game, self.reader = game, reader
+        self.held: dict[ThreadKey, Thread] = {}
+
+    def __call__(self, urls: list[str], day: Day) -> list[Thread]:
+        keys = [resolve_url(u)[1].key for u in urls]
+        wanted = [(k, u) for k, u in zip(keys, urls, strict=True) if k not in self.held]
+        got = self.reader.read([u for _, u in wanted], self.game.timezone, closes=day.closes)
+        self.held.update(zip([k for k, _ in wanted], got, strict=True))
+        return [self.held[k] for k in keys]
 
 
 def record(game: Game, game_path: Path, result: DayCheck, *, write: bool) -> LedgerView:
@@ -217,81 +170,50 @@ def record(game: Game, game_path: Path, result: DayCheck, *, write: bool) -> Led
     Cards rest on a whole day: for a day not yet closed nothing is written (InputError
     when ``write`` is asked for).
     """
+    from tally.rules import ledger
+
     if write and result.provisional:
         raise InputError(
             f"day {result.day.day} closes at {short(result.day.closes)} and its threads "
             "were read before that: cards are written only for a closed day; pass --no-write "
             "to see the counts so far."
         )
-    path = ledger.ledger_path(game_path)
-    existing = ledger.load(path)
-    cards, new = ledger.add(existing, result.cards)
+    path = cardfile.ledger_path(game_path)
+    cards, new = ledger.add(cardfile.load(path), result.cards)
     written = bool(write and new)
     if written:
-        ledger.save(path, cards)
+        cardfile.save(path, cards)
     # Without --write the view shows the ledger as it would be; nothing is saved.
-    return LedgerView(
-        path=path,
-        cards=tuple(cards),
-        new=tuple(new),
-        written=written,
-        totals=ledger.totals(cards),
-        sent_off=tuple(ledger.sent_off(cards)),
-        camps_lost=ledger.camps_lost(cards, game.camps, game.rules.camp_loss_reds),
-    )
+    return ledger.view(path, cards, game, new=new, written=written)
 
 
-def lurker_day(
-    game: Game,
-    *,
-    day: int | None = None,
-    write: bool = True,
-    env: Environment,
-    how: Reading,
-) -> tuple[DayCheck, LedgerView]:
+def lurker_day(game: Game, *, day: int | None = None, write: bool = True, reader: Reader) -> Lurked:
     """`tally lurkers`: posts per player up to ``day`` (default: the last closed), the cards
     of that day, and the ledger with them (written unless ``write`` is False)."""
     if game.path is None:
         raise InputError("the lurker check keeps its ledger beside the game file; load one.")
-    now = env.now()
-    number = day if day is not None else default_day(game, now)
-    target = game.day(number)
-    if target.discussion is None:
+    number = day if day is not None else game.last_closed(reader.now()).day
+    if game.day(number).discussion is None:
         raise InputError(
             f"day {number} has no discussion thread in {game.where()}; posts cannot be counted."
         )
-
-    def reader(urls: list[str], of_day: Day) -> list[Thread]:
-        return read(urls, game.timezone, env=env, how=how, not_before=trusted_after(of_day, now))
-
-    result = check(game, history(game, number, reader), number)
-    return result, record(game, game.path, result, write=write)
-
-
-@dataclass(frozen=True)
-class Archived:
-    """What `tally archive` did: the threads read, the CSV rows written, the database."""
-
-    threads: list[Thread]
-    rows: int | None  # None: no CSV asked for
-    database: Written | None  # None: no database asked for
-    days: tuple[int, ...]  # the closed days whose ballots went into the database
+    result = check(game, history(game, number, day_threads(game, reader)), number)
+    return Lurked(result, record(game, game.path, result, write=write))
 
 
 def archive(
-    sources: Sequence[str],
+    sources: Sequence[str] | None,
     output: Path | None,
     *,
     db: Path | None = None,
     game: Path | None = None,
     timezone: str = "Asia/Shanghai",
-    env: Environment,
-    how: Reading,
+    reader: Reader,
 ) -> Archived:
     """`tally archive`: every post of the threads (and of the game's) to one CSV, and/or a
     SQLite database (with a game file: every closed day's ballots too)."""
     from tally.outputs.archive import write_csv
-    from tally.rules.game import load_game
+    from tally.rules.gamefile import load_game
 
     if output is None and db is None:
         output = Path("posts.csv")
@@ -299,7 +221,7 @@ def archive(
         check_output(output, "CSV file")
     if db is not None:
         check_output(db, "database")
-    wanted = list(sources)
+    wanted = list(sources or ())
     loaded = None
     if game is not None:
         loaded = load_game(game)
@@ -309,11 +231,10 @@ def archive(
         tz = zone(timezone)
     if not wanted:
         raise InputError("give at least one thread URL or saved page, or --game GAME.toml.")
-    threads = read(wanted, tz, env=env, how=how)
-    for thread in threads:
-        for gap in thread.missing:
-            if how.warn is not None:
-                how.warn(f"thread {thread.thread_id} is partial: {gap} missing")
+    threads = reader.read(wanted, tz)
+    partial = tuple(
+        f"thread {t.thread_id} is partial: {gap} missing" for t in threads for gap in t.missing
+    )
     written = write_csv(threads, output) if output is not None else None
     database = None
     results: list[DayResult] = []
@@ -322,19 +243,18 @@ def archive(
 
         if loaded is not None:
             results = closed_days(loaded, threads)
-        database = write_db(db, threads, game=loaded, results=results, now=env.now())
-    return Archived(threads, written, database, tuple(r.day.day for r in results))
+        database = write_db(db, threads, game=loaded, results=results, now=reader.now())
+    days = tuple(r.day.day for r in results)
+    return Archived(threads, output, written, db, database, days, partial)
 
 
 def closed_days(game: Game, threads: Sequence[Thread]) -> list[DayResult]:
     """Every day whose vote thread is among ``threads`` and was read after its close,
     counted."""
-    from tally.rules.guards import vote_key
-
-    by_key = {(t.platform, t.thread_id): t for t in threads if not t.missing}
+    by_key = {t.key: t for t in threads if not t.missing}
     out = []
     for day in game.days:
-        thread = by_key.get(vote_key(day))
+        thread = by_key.get(day.vote_ref.key)
         if thread is None or thread.as_of is None or thread.as_of < day.closes:
             continue
         out.append(tally_day(thread, game, day.day))
@@ -342,23 +262,17 @@ def closed_days(game: Game, threads: Sequence[Thread]) -> list[DayResult]:
 
 
 def init(
-    sources: Sequence[str],
-    output: Path,
-    *,
-    timezone: str = "Asia/Shanghai",
-    env: Environment,
-    how: Reading,
-) -> Draft:
+    sources: Sequence[str], output: Path, *, timezone: str = "Asia/Shanghai", reader: Reader
+) -> Drafted:
     """`tally init`: a first game file from the game's threads; never over an existing file."""
     from tally.atomic import write_atomic
-    from tally.outputs.gamefile import draft
+    from tally.outputs.draft import draft
 
     check_output(output, "game file", overwrite=False)
-    tz = zone(timezone)
-    threads = read(sources, tz, env=env, how=how)
-    written = draft(threads, [t.url if "://" in t.url else None for t in threads], timezone)
+    threads = reader.read(sources, zone(timezone))
+    written = draft(threads, [t.url if is_url(t.url) else None for t in threads], timezone)
     write_atomic(output, written.text.encode("utf-8"))
-    return written
+    return Drafted(output, written)
 
 
 def zone(name: str) -> tzinfo:
@@ -387,20 +301,17 @@ def announcement(
     game: Game,
     *,
     day: int,
-    kind: str = "close",
-    fmt: str | None = None,
+    kind: Announcement = Announcement.CLOSE,
+    fmt: Markup | None = None,
     seed: int | None = None,
     template_dir: Path | None = None,
     provisional: bool = False,
     show_rules: bool = False,
-    env: Environment,
-    how: Reading,
-) -> str:
+    reader: Reader,
+) -> Announced:
     """`tally announce`: the post to paste, rendered from its template; rule ids (C5, L1) only
     with ``show_rules``, since the post is for the players."""
     from tally.outputs.announce import (
-        FORMATS,
-        KINDS,
         closing_post,
         elevator_context,
         format_for,
@@ -409,92 +320,62 @@ def announcement(
         render,
     )
 
-    if kind not in KINDS:
-        raise InputError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}.")
-    if fmt is not None and fmt not in FORMATS:
-        raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}.")
+    kind, fmt = Announcement(kind), Markup(fmt) if fmt is not None else None
     chosen = game.day(day)
-    not_before = trusted_after(chosen, env.now())
     context: dict[str, object]
-    if kind == "close":
-        [thread] = read([chosen.vote], game.timezone, env=env, how=how, not_before=not_before)
+    if kind is Announcement.CLOSE:
+        [thread] = reader.read([chosen.vote], game.timezone, closes=chosen.closes)
         result = tally_day(thread, game, day)
-        return closing_post(
-            result,
-            game,
-            fmt,
-            provisional=provisional,
-            show_rules=show_rules,
+        text = closing_post(
+            result, game, fmt, provisional=provisional, show_rules=show_rules,
             template_dir=template_dir,
-        )
-    elif kind == "reminder":
-        [thread] = read([chosen.vote], game.timezone, env=env, how=how, not_before=not_before)
+        )  # fmt: skip
+        return Announced(text)
+    if kind is Announcement.REMINDER:
+        [thread] = reader.read([chosen.vote], game.timezone, closes=chosen.closes)
         context = reminder_context(tally_day(thread, game, day), game, show_rules=show_rules)
-    elif kind == "morning":
+    elif kind is Announcement.MORNING:
         if game.path is None:
             raise InputError("the morning announcement reads the ledger beside the game file.")
-        cards = ledger.load(ledger.ledger_path(game.path))
+        cards = cardfile.load(cardfile.ledger_path(game.path))
         context = morning_context(game, day, cards, show_rules=show_rules)
     else:
         # The players' own views of the discussion thread (the vote thread without one).
         url = chosen.discussion or chosen.vote
-        [thread] = read([url], game.timezone, env=env, how=how, not_before=not_before)
+        [thread] = reader.read([url], game.timezone, closes=chosen.closes)
         context = elevator_context(game, chosen, thread, seed)
-    return render(kind, fmt or format_for(game, chosen), context, template_dir)
+    return Announced(render(kind, fmt or format_for(game, chosen), context, template_dir))
 
 
-@dataclass(frozen=True)
-class Report:
-    """What `tally report` wrote: the closed days drawn, the days still open, the bytes."""
-
-    days: tuple[int, ...]
-    pending: tuple[int, ...]
-    size: int
-
-
-def report(game: Game, output: Path, *, env: Environment, how: Reading) -> Report:
+def report(game: Game, output: Path, *, reader: Reader) -> Reported:
     """`tally report`: the game so far as one self-contained HTML page (written atomically).
 
     Each thread is read once; a day's threads read at or after its close trust no page
     cached before it, as `tally votes` does.
     """
     from tally.atomic import write_atomic
-    from tally.forums import resolve_url
     from tally.outputs.report import render_report
 
     check_output(output, "report")
-    now = env.now()
-    held: dict[tuple[str, str], Thread] = {}
-
-    def reader(urls: list[str], of_day: Day) -> list[Thread]:
-        out = []
-        for url in urls:
-            _, ref = resolve_url(url)
-            key = (ref.platform, ref.thread_id)
-            if key not in held:
-                [held[key]] = read(
-                    [url], game.timezone, env=env, how=how, not_before=trusted_after(of_day, now)
-                )
-            out.append(held[key])
-        return out
-
-    closed = [d for d in game.days if d.closes <= now]
-    results = closed_days(game, [t for d in closed for t in reader([d.vote], d)])
+    now = reader.now()
+    threads = day_threads(game, reader)
+    closed = game.closed(now)
+    results = closed_days(game, [t for d in closed for t in threads([d.vote], d)])
     talked = [d.day for d in closed if d.discussion is not None]
     posts = {}
     if talked:
-        posts = dict(check(game, history(game, max(talked), reader), max(talked)).days)
+        posts = dict(check(game, history(game, max(talked), threads), max(talked)).days)
         posts = {n: counts for n, counts in posts.items() if n in talked}
-    cards = ledger.load(ledger.ledger_path(game.path)) if game.path is not None else []
+    cards = cardfile.load(cardfile.ledger_path(game.path)) if game.path is not None else []
     drawn = {r.day.day for r in results}
     pending = tuple(d.day for d in game.days if d.day not in drawn)
     page = render_report(game, results, posts, cards, generated=now, pending=pending)
     data = page.encode("utf-8")
     write_atomic(output, data)
-    return Report(tuple(sorted(drawn)), pending, len(data))
+    return Reported(output, tuple(sorted(drawn)), pending, len(data))
 
 
-def chart(result: DayResult, game: Game, output: Path) -> str | None:
+def draw_chart(result: DayResult, game: Game, output: Path) -> str | None:
     """`tally votes --chart`: the day's picture as PNG (written atomically); the sentence to
     show when no font can draw the names."""
     from tally.atomic import write_atomic

@@ -12,7 +12,7 @@ from tally.forums.discuz import Discuz
 
 from .conftest import CHINA, DISCUZ, page_text
 
-DISCUZ_PARSER = Discuz()
+DISCUZ_PARSER = Discuz().pages
 _BBCODE = re.compile(r"\[/?\w+(?:=[^\]]*)?\]")
 
 

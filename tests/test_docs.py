@@ -6,8 +6,8 @@ import dataclasses
 import re
 from pathlib import Path
 
-from tally.rules import game as loader
-from tally.rules.game import parse_game
+from tally.rules import gamefile as loader
+from tally.rules.gamefile import parse_game
 from tally.rules.rulesets import Ruleset
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "game-file.md"

@@ -6,10 +6,9 @@ import pytest
 
 from tally.demo.localforum import Reply
 from tally.errors import FetchError, InputError, NotAThreadError, ParseError, TruncatedPageError
-from tally.forums.fetch import FetchOptions, fetch_thread, read_threads
 from tally.forums.http import HttpOptions
 
-from .conftest import CHINA, DISCUZ
+from .conftest import DISCUZ, FakeClock, read, read_one
 
 
 def serve_talk(forum):
@@ -29,7 +28,7 @@ def serve_talk(forum):
 def test_every_page_of_the_thread_is_read(forum, path):
     serve_talk(forum)
     progress = []
-    thread = fetch_thread(forum.url(path), CHINA, progress=lambda d, t: progress.append((d, t)))
+    thread = read_one(forum.url(path), progress=lambda d, t: progress.append((d, t)))
     assert thread.thread_id == "24" and thread.page_count == 7
     assert [p.floor for p in thread.posts] == list(range(1, 66))
     assert len({p.post_id for p in thread.posts}) == 65
@@ -42,7 +41,7 @@ def test_every_page_of_the_thread_is_read(forum, path):
 
 def test_user_agent_names_tally(forum):
     serve_talk(forum)
-    fetch_thread(forum.url("thread-24-1-1.html"), CHINA)
+    read_one(forum.url("thread-24-1-1.html"))
     agents = {h["User-Agent"] for h in forum.request_headers}
     assert len(agents) == 1 and agents.pop().startswith("tally/")
 
@@ -63,7 +62,7 @@ def test_gbk_page_with_meta_charset_only(forum):
             text.replace('<meta charset="utf-8" />', '<meta charset="gbk" />').encode("gb18030"),
             headers={"Content-Type": "text/html"},
         )
-    thread = fetch_thread(forum.url("forum.php?mod=viewthread&tid=23"), CHINA)
+    thread = read_one(forum.url("forum.php?mod=viewthread&tid=23"))
     assert thread.posts[1].text == "投票对象：长夜\n投票理由：看发言㐀"
     assert thread.posts[-1].author == "老K"
 
@@ -73,20 +72,20 @@ def test_header_charset_wins_over_meta(forum):
     forum.add_discuz_page(
         "26", 1, html.encode("gb18030"), headers={"Content-Type": "text/html; charset=GBK"}
     )
-    thread = fetch_thread(forum.url("thread-26-1-1.html"), CHINA)
+    thread = read_one(forum.url("thread-26-1-1.html"))
     assert thread.posts[1].text == "申请加速"
 
 
 def test_missing_thread_404_is_one_sentence(forum):
     forum.add_discuz_page("99999", 1, (DISCUZ / "missing-p1.html").read_bytes(), status=404)
     with pytest.raises(NotAThreadError, match="does not exist or was deleted"):
-        fetch_thread(forum.url("forum.php?mod=viewthread&tid=99999"), CHINA)
+        read_one(forum.url("forum.php?mod=viewthread&tid=99999"))
 
 
 def test_permission_page(forum):
     forum.add_discuz_page("27", 1, (DISCUZ / "readperm-p1.html").read_bytes())
     with pytest.raises(NotAThreadError, match="guest"):
-        fetch_thread(forum.url("thread-27-1-1.html"), CHINA)
+        read_one(forum.url("thread-27-1-1.html"))
 
 
 def test_login_redirect(forum):
@@ -100,7 +99,7 @@ def test_login_redirect(forum):
         "28", 1, b"", status=302, headers={"Location": "/member.php?mod=logging&action=login"}
     )
     with pytest.raises(NotAThreadError, match="logged-in account"):
-        fetch_thread(forum.url("thread-28-1-1.html"), CHINA)
+        read_one(forum.url("thread-28-1-1.html"))
 
 
 def test_challenge_page(forum):
@@ -112,14 +111,14 @@ def test_challenge_page(forum):
         status=503,
     )
     with pytest.raises(NotAThreadError, match="anti-scraping"):
-        fetch_thread(forum.url("thread-29-1-1.html"), CHINA)
+        read_one(forum.url("thread-29-1-1.html"))
 
 
 def test_missing_middle_page_aborts(forum):
     serve_talk(forum)
     del forum.routes["discuz:24:4"]
     with pytest.raises(FetchError, match=r"page=4 answered HTTP 404"):
-        fetch_thread(forum.url("thread-24-1-1.html"), CHINA)
+        read_one(forum.url("thread-24-1-1.html"))
 
 
 def test_server_error_names_the_page(forum):
@@ -128,18 +127,14 @@ def test_server_error_names_the_page(forum):
     with pytest.raises(
         FetchError, match=r"tid=24&page=3: gave up after 2 attempts \(last: HTTP 500\)"
     ):
-        fetch_thread(
-            forum.url("thread-24-1-1.html"),
-            CHINA,
-            options=FetchOptions(http=HttpOptions(attempts=2, backoff=0)),
-        )
+        read_one(forum.url("thread-24-1-1.html"), http=HttpOptions(attempts=2))
 
 
 def test_page_past_the_end_served_as_last_page_is_refused(forum):
     serve_talk(forum)
     forum.add_discuz_page("24", 6, (DISCUZ / "talk-p7.html").read_bytes())
     with pytest.raises(ParseError, match="returned page 7 instead of page 6"):
-        fetch_thread(forum.url("thread-24-1-1.html"), CHINA)
+        read_one(forum.url("thread-24-1-1.html"))
 
 
 def test_truncated_page_aborts(forum):
@@ -147,22 +142,22 @@ def test_truncated_page_aborts(forum):
     body = (DISCUZ / "talk-p3.html").read_bytes()
     forum.add_discuz_page("24", 3, body[: len(body) // 2])
     with pytest.raises(TruncatedPageError, match="page=3"):
-        fetch_thread(forum.url("thread-24-1-1.html"), CHINA)
+        read_one(forum.url("thread-24-1-1.html"))
 
 
 def test_unreachable_forum():
-    fast = FetchOptions(http=HttpOptions(attempts=2, backoff=0))
+    fast = FakeClock().env(http=HttpOptions(attempts=2))
     with pytest.raises(
         FetchError,
         match=r"^cannot reach 127\.0\.0\.1:9 \(connection refused\); check the address, and that "
         r"the forum is up \(tried 2 times\)\.$",
     ):
-        fetch_thread("http://127.0.0.1:9/thread-1-1-1.html", CHINA, options=fast)
+        read_one("http://127.0.0.1:9/thread-1-1-1.html", env=fast)
 
 
 def test_saved_files_are_read_like_urls(tmp_path):
     paths = [str(DISCUZ / "vote-p2.html"), str(DISCUZ / "vote-p1.html")]
-    [thread] = read_threads(paths, CHINA)
+    [thread] = read(paths)
     assert thread.thread_id == "23" and thread.page_count == 2
     assert [p.floor for p in thread.posts] == list(range(1, 17))
     assert thread.sources == ("file", "file")
@@ -170,9 +165,9 @@ def test_saved_files_are_read_like_urls(tmp_path):
 
 def test_saved_files_missing_a_page(tmp_path):
     with pytest.raises(InputError, match=r"thread 24 has 7 pages but page\(s\) 2, 3, 4, 5, 6, 7"):
-        read_threads([str(DISCUZ / "talk-p1.html")], CHINA)
+        read([str(DISCUZ / "talk-p1.html")])
 
 
 def test_neither_url_nor_file():
     with pytest.raises(InputError, match="neither a thread URL nor a saved page"):
-        read_threads(["no-such-file.html"], CHINA)
+        read(["no-such-file.html"])

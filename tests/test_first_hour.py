@@ -91,7 +91,7 @@ def test_init_on_tieba_lists_the_names_shown_with_the_accounts_as_aliases(forum,
 
 
 def test_day_numbers_from_titles():
-    from tally.outputs.gamefile import day_in_title
+    from tally.outputs.draft import day_in_title
 
     assert day_in_title("【塔达林】第二天投票帖") == 2
     assert day_in_title("第十二天 投票") == 12

@@ -25,7 +25,7 @@ REAL = [
     sample().page(1).decode(),
     sample().page(3).decode(),
 ]
-PARSERS = [Discuz(), Tieba()]
+PARSERS = [Discuz().pages, Tieba().pages]
 OWN = [PARSERS[0]] * 3 + [PARSERS[1]] * 2  # the platform that rendered each of REAL
 FUZZ = settings(
     max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),

@@ -36,15 +36,14 @@ from tally.forums.base import Request
 from tally.forums.charset import charset_of, decode_page
 from tally.forums.cookies import load_cookies
 from tally.forums.discuz import Discuz
-from tally.forums.fetch import FetchOptions, fetch_thread
 from tally.forums.http import retry_after
 from tally.outputs.announce import inert, render
-from tally.rules.game import parse_game
+from tally.rules.gamefile import parse_game
 from tally.rules.names import normalise
 from tally.sanitise import json_text, one_line, text_block
 
-from .conftest import CHINA, DISCUZ
-from .test_resilience import fast, faults, serve_vote
+from .conftest import CHINA, DISCUZ, read_one
+from .test_resilience import faults, serve_vote
 
 FUZZ = settings(
     max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
@@ -266,7 +265,7 @@ def test_every_cut_is_seen_before_decoding(page: Path):
         assert Discuz().truncated(Request("u"), cut), (k, shift)
         # Were it read anyway: never anything but tally's own error.
         with contextlib.suppress(TallyError):
-            Discuz().parse_page(cut.decode("utf-8", "replace"), CHINA, source="cut")
+            Discuz().pages.parse_page(cut.decode("utf-8", "replace"), CHINA, source="cut")
 
 
 def test_cuts_inside_characters_are_among_them():
@@ -287,7 +286,7 @@ def test_a_cut_at_every_twentieth_is_fetched_again(forum):
     for k, shift in CUTS:
         forum.requests.clear()
         faults(forum, "page=2", [Reply(200, cut_of(body, k, shift))])
-        thread = fetch_thread(url, CHINA, options=FetchOptions(http=fast()))
+        thread = read_one(url)
         assert len(thread.posts) == 16, (k, shift)
         assert forum.page_requests.count("/forum.php?mod=viewthread&tid=23&page=2") == 2
 

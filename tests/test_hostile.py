@@ -22,22 +22,21 @@ from tally.environment import Environment
 from tally.errors import FetchError, GameFileError, ParseError, TruncatedPageError
 from tally.forums.cookies import load_cookies
 from tally.forums.discuz import Discuz
-from tally.forums.fetch import FetchOptions, fetch_thread
 from tally.forums.http import HttpOptions, retry_after
-from tally.rules.game import parse_game
+from tally.rules.gamefile import parse_game
 
-from .conftest import CHINA, DISCUZ, Runner
+from .conftest import CHINA, DISCUZ, Runner, read_one
 from .discuzgen import P
 from .discuzgen import Thread as Pages
-from .test_resilience import cookie_file, fast, faults, serve_vote
+from .test_resilience import cookie_file, faults, serve_vote
 
 runner = Runner()
-QUICK = Environment(http=HttpOptions(host_delay=0))
+
 DEMO = sample_game_text("https://x/")
 
 
 def invoke(*args: str):
-    return runner.invoke(app, [*args], obj=QUICK, env={"COLUMNS": "250"})
+    return runner.invoke(app, [*args], env={"COLUMNS": "250"})
 
 
 def one_sentence(result, code: int) -> str:
@@ -118,7 +117,7 @@ def test_session_cookies_with_expiry_zero_are_sent(forum, tmp_path):
     path = tmp_path / "cookies.txt"
     path.write_text("127.0.0.1\tFALSE\t/\tFALSE\t0\tcdb_auth\tsession-token\n", encoding="utf-8")
     os.chmod(path, 0o600)
-    fetch_thread(url, CHINA, options=FetchOptions(http=fast(cookies=path)))
+    read_one(url, cookies=path)
     sent = [h.get("Cookie") for h in forum.request_headers]
     assert sent and all(c == "cdb_auth=session-token" for c in sent)
 
@@ -127,14 +126,13 @@ def test_a_cookie_file_for_another_host_is_said(forum, tmp_path):
     url = serve_vote(forum)
     path = cookie_file(tmp_path, "bbs.example.com")
     said: list[str] = []
-    fetch_thread(url, CHINA, options=FetchOptions(http=fast(cookies=path), warn=said.append))
+    read_one(url, cookies=path, warn=said.append)
     assert said == [
         f"the cookie file {path} holds no cookie for {forum.base[7:-1]}; tally reads it as a guest."
     ]
     result = runner.invoke(
         app,
         ["archive", url, "-o", str(tmp_path / "x.csv"), "--cookies", str(path), "--quiet"],
-        obj=QUICK,
     )
     assert result.exit_code == 0
     assert "tally: warning: the cookie file" in result.stderr
@@ -156,14 +154,14 @@ def test_damaged_author_markup_is_an_error():
     assert 'class="xw1">小鹿</a>' in page
     damaged = page.replace('class="xw1">小鹿</a>', 'class="xw1">小鹿 当前离线</a>', 1)
     with pytest.raises(ParseError, match=r"'小鹿 当前离线' is not a Discuz! user name"):
-        Discuz().parse_page(damaged, CHINA, source="p1")
+        Discuz().pages.parse_page(damaged, CHINA, source="p1")
 
 
 def test_an_author_the_user_card_contradicts_is_an_error():
     page = (DISCUZ / "vote-p1.html").read_text(encoding="utf-8")
     damaged = page.replace('class="xw1">小鹿</a>', 'class="xw1">小麋</a>', 1)
     with pytest.raises(ParseError, match=r"names two authors \('小麋' and '小鹿'\)"):
-        Discuz().parse_page(damaged, CHINA, source="p1")
+        Discuz().pages.parse_page(damaged, CHINA, source="p1")
 
 
 def test_two_posts_on_one_floor_are_an_error(forum):
@@ -173,7 +171,7 @@ def test_two_posts_on_one_floor_are_an_error(forum):
     forum.add_discuz_page("23", 1, (DISCUZ / "vote-p1.html").read_bytes())
     forum.add_discuz_page("23", 2, clash.encode())
     with pytest.raises(ParseError, match=r"both claim floor 12; the pages disagree"):
-        fetch_thread(forum.url("thread-23-1-1.html"), CHINA, options=FetchOptions(http=fast()))
+        read_one(forum.url("thread-23-1-1.html"))
 
 
 # -- 5 and 6. nothing raw on the terminal; names are never markup ---------------------------
@@ -263,7 +261,7 @@ def test_retry_after_is_total(value, seconds):
 def test_retry_after_with_minus_zero_zone_is_retried(forum):
     url = serve_vote(forum)
     faults(forum, "page=1", [Reply(503, b"x", {"Retry-After": "Wed, 21 Oct 2015 07:28:00 -0000"})])
-    assert len(fetch_thread(url, CHINA, options=FetchOptions(http=fast())).posts) == 16
+    assert len(read_one(url).posts) == 16
 
 
 # -- 8. cookie files in any encoding, malformed lines: one sentence, no value printed ---------
@@ -341,7 +339,7 @@ def test_a_url_with_a_bad_ipv6_host_is_one_sentence():
 def test_a_game_file_with_a_bom_loads(tmp_path):
     path = tmp_path / "game.toml"
     path.write_bytes(b"\xef\xbb\xbf" + DEMO.encode())
-    from tally.rules.game import load_game
+    from tally.rules.gamefile import load_game
 
     assert load_game(path).name == "[D01] 月下古堡（示例）"
 
@@ -365,7 +363,7 @@ def test_a_game_file_with_a_bom_loads(tmp_path):
 )
 def test_a_damaged_cache_index_is_never_used(forum, tmp_path, index):
     url = serve_vote(forum)
-    fetch_thread(url, CHINA, options=FetchOptions(http=fast(), cache_dir=tmp_path))
+    read_one(url, cache_dir=tmp_path)
     [folder] = tmp_path.iterdir()
     stored = json.loads((folder / "index.json").read_text())
     page1 = next(k for k in stored if k.endswith("page=1"))
@@ -373,8 +371,7 @@ def test_a_damaged_cache_index_is_never_used(forum, tmp_path, index):
     (folder / "index.json").write_text(text)
     forum.requests.clear()
     close = datetime(2024, 1, 1, tzinfo=UTC)
-    options = FetchOptions(http=fast(), cache_dir=tmp_path, not_before=close)
-    assert len(fetch_thread(url, CHINA, options=options).posts) == 16
+    assert len(read_one(url, cache_dir=tmp_path, not_before=close).posts) == 16
     assert "/forum.php?mod=viewthread&tid=23&page=1" in forum.page_requests
 
 
@@ -386,11 +383,12 @@ def test_a_body_that_never_ends_is_cut_at_the_deadline(forum, fault):
     url = serve_vote(forum)
     body = (DISCUZ / "vote-p1.html").read_bytes()
     faults(forum, "page=1", [Reply(200, body, fault=fault, interval=0.02)] * 2)
-    options = FetchOptions(http=fast(deadline=0.3, attempts=2))
+    # The deadline is real time: the real monotonic clock, with waits that take none.
+    env = Environment(http=HttpOptions(deadline=0.3, attempts=2), sleep=lambda _: None)
     with pytest.raises(
         FetchError, match=r"gave up after 2 attempts \(last: no whole answer within 0 s"
     ):
-        fetch_thread(url, CHINA, options=options)
+        read_one(url, env=env)
 
 
 def test_a_slow_body_within_the_deadline_is_read(forum):
@@ -398,8 +396,8 @@ def test_a_slow_body_within_the_deadline_is_read(forum):
     body = (DISCUZ / "vote-p2.html").read_bytes()
     # The first page is read whole; a second, trickled read is cut and read again.
     faults(forum, "page=2", [Reply(200, body, fault="trickle", interval=0.02)])
-    options = FetchOptions(http=fast(deadline=0.3))
-    assert len(fetch_thread(url, CHINA, options=options).posts) == 16
+    env = Environment(http=HttpOptions(deadline=0.3), sleep=lambda _: None)
+    assert len(read_one(url, env=env).posts) == 16
 
 
 # -- 12. a cut is decided on bytes, and fetched again ---------------------------------------
@@ -419,7 +417,7 @@ def test_a_cut_body_is_fetched_again(forum, cut):
     url = serve_vote(forum)
     body = (DISCUZ / "vote-p2.html").read_bytes()
     faults(forum, "page=2", [Reply(200, cut(body))])
-    assert len(fetch_thread(url, CHINA, options=FetchOptions(http=fast())).posts) == 16
+    assert len(read_one(url).posts) == 16
     assert forum.page_requests.count("/forum.php?mod=viewthread&tid=23&page=2") == 2
 
 
@@ -427,7 +425,7 @@ def test_a_body_always_cut_is_a_truncated_page(forum):
     url = serve_vote(forum)
     faults(forum, "page=2", [Reply(200, b"")] * 3)
     with pytest.raises(TruncatedPageError, match=r"ends before the forum finished the page"):
-        fetch_thread(url, CHINA, options=FetchOptions(http=fast()))
+        read_one(url)
 
 
 # -- 13. one bad byte, raw deflate, robots on redirects, where a gap is ----------------------
@@ -441,7 +439,7 @@ def test_one_invalid_byte_is_read_and_its_ballot_flagged(forum, tmp_path):
     forum.add_discuz_page("23", 1, (DISCUZ / "vote-p1.html").read_bytes())
     forum.add_discuz_page("23", 2, damaged)
     url = forum.url("thread-23-1-1.html")
-    thread = fetch_thread(url, CHINA, options=FetchOptions(http=fast()))
+    thread = read_one(url)
     assert len(thread.posts) == 16
     [hit] = [p for p in thread.posts if "\ufffd" in p.text]
     game = tmp_path / "g.toml"
@@ -457,7 +455,7 @@ def test_many_invalid_bytes_are_still_an_error(forum):
     forum.add_discuz_page("23", 1, (DISCUZ / "vote-p1.html").read_bytes())
     forum.add_discuz_page("23", 2, page2)
     with pytest.raises(ParseError, match=r"is not valid utf-8 \(\d+ bad byte sequences"):
-        fetch_thread(forum.url("thread-23-1-1.html"), CHINA, options=FetchOptions(http=fast()))
+        read_one(forum.url("thread-23-1-1.html"))
 
 
 @pytest.mark.parametrize("wbits", [-zlib.MAX_WBITS, zlib.MAX_WBITS], ids=["raw", "zlib"])
@@ -468,7 +466,7 @@ def test_deflate_raw_and_wrapped_are_read(forum, wbits):
     packed = packer.compress(body) + packer.flush()
     headers = {"Content-Type": "text/html; charset=utf-8", "Content-Encoding": "deflate"}
     faults(forum, "page=2", [Reply(200, packed, headers)])
-    assert len(fetch_thread(url, CHINA, options=FetchOptions(http=fast())).posts) == 16
+    assert len(read_one(url).posts) == 16
 
 
 def test_robots_txt_is_asked_for_a_redirects_target(forum):
@@ -482,7 +480,7 @@ def test_robots_txt_is_asked_for_a_redirects_target(forum):
         with pytest.raises(
             FetchError, match=r"robots\.txt does not allow tally to read http://localhost"
         ):
-            fetch_thread(forum.url("thread-23-1-1.html"), CHINA, options=FetchOptions(http=fast()))
+            read_one(forum.url("thread-23-1-1.html"))
         assert not [r for r in other.requests if r.startswith("/forum.php")]
 
 
@@ -496,7 +494,7 @@ def test_a_gap_on_page_one_is_reported_as_page_one(forum):
     forum.add_discuz_page("40", 1, (page1[:start] + page1[end:]).encode())
     forum.add_discuz_page("40", 2, pages[1])
     with pytest.raises(FetchError, match=r"page 1 may be incomplete"):
-        fetch_thread(forum.url("thread-40-1-1.html"), CHINA, options=FetchOptions(http=fast()))
+        read_one(forum.url("thread-40-1-1.html"))
 
 
 # -- 14. a cache that cannot be written; files keep their mode -------------------------------
@@ -509,8 +507,7 @@ def test_an_unwritable_cache_is_skipped_with_one_warning(forum, tmp_path):
     root.write_text("not a folder")
     url = serve_vote(forum)
     said: list[str] = []
-    options = FetchOptions(http=fast(), cache_dir=root, warn=said.append)
-    assert len(fetch_thread(url, CHINA, options=options).posts) == 16
+    assert len(read_one(url, cache_dir=root, warn=said.append).posts) == 16
     assert len(said) == 1 and said[0].startswith("the page cache cannot be written (")
     assert said[0].endswith("going on without it, so the next run fetches every page again.")
 
@@ -555,7 +552,7 @@ def test_deep_nesting_is_capped_and_its_text_kept():
         node, depth = node.child, depth + 1
     assert depth <= MAX_DEPTH
     assert "投票对象：深" in node_text(tree.css_first("[id^='postmessage_']"))
-    posts = Discuz().parse_page(deep, CHINA, source="deep").posts
+    posts = Discuz().pages.parse_page(deep, CHINA, source="deep").posts
     assert any("投票对象：深" in p.text for p in posts)
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from tally.errors import GameFileError
 from tally.forums import PLATFORMS, resolve_url
-from tally.rules.game import parse_game
+from tally.rules.gamefile import parse_game
 from tally.rules.rulesets import PRESETS, Ruleset, ruleset_for
 from tally.rules.verdicts import BallotKind, Colour, OutcomeCode, Status, VoidReason
 
@@ -104,7 +104,7 @@ vote = "{url}"
 
 def test_the_game_resolves_its_threads_at_load():
     game = parse_game(GAME.format(url="https://bbs.example.com/thread-102-3-1.html"), source="g")
-    ref = game.day(2).vote_thread
+    ref = game.day(2).vote_ref
     assert (ref.platform, ref.thread_id, ref.base) == ("discuz", "102", "https://bbs.example.com/")
     with pytest.raises(GameFileError) as info:
         parse_game(
@@ -149,11 +149,12 @@ def test_what_was_hard_coded_is_a_rule_now():
 
 def test_one_csv_writer_for_the_archive_and_the_ledger(tmp_path):
     from tally.csvfile import excel_csv
-    from tally.rules import ledger
+    from tally.outputs import cardfile as ledger
+    from tally.rules.ledger import Card
     from tally.rules.verdicts import Colour
 
     path = tmp_path / "g.cards.csv"
-    card = ledger.Card(3, "-减号", Colour.YELLOW, "L1", "=1+1", "director")
+    card = Card(3, "-减号", Colour.YELLOW, "L1", "=1+1", "director")
     ledger.save(path, [card])
     raw = path.read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf") and b"\r\n" in raw
@@ -175,11 +176,9 @@ def test_readme_layout_names_every_module():
         assert re.search(rf"^\s+{re.escape(parts[-1])}\s", layout, re.M), path
 
 
-def test_the_kinds_the_cli_offers_are_the_kinds_announce_renders():
-    from tally.cli_run import Kind
-    from tally.outputs.announce import KINDS
+def test_every_announcement_has_a_template_in_each_markup():
+    from tally.vocabulary import Announcement, Markup
 
-    assert tuple(Kind) == KINDS
-    for kind in KINDS:
-        for fmt in ("bbcode", "text"):
+    for kind in Announcement:
+        for fmt in Markup:
             assert (TALLY / "outputs" / "templates" / f"{kind}.{fmt}.j2").is_file()

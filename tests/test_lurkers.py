@@ -17,7 +17,7 @@ import json
 from datetime import datetime, timedelta
 
 from tally.cli import app
-from tally.rules.ledger import load
+from tally.outputs.cardfile import load
 
 from .conftest import Runner
 from .discuzgen import Comment, P, Thread

@@ -20,18 +20,17 @@ from tally.environment import Environment
 from tally.errors import InputError
 from tally.forums.http import HttpOptions
 from tally.model import Thread
-from tally.rules.game import load_game
+from tally.rules.gamefile import load_game
 from tally.rules.lurkers import DayThreads, check
 from tally.rules.votes import tally_day
 
-from .conftest import Runner
+from .conftest import FakeClock, Runner, read, read_one
 from .discuzgen import Comment, P
 from .discuzgen import Thread as Pages
 from .test_votes_game import PLAYERS, game_file, vote_thread
 
 runner = Runner()
 CHINA = ZoneInfo("Asia/Shanghai")
-QUICK = HttpOptions(host_delay=0)
 
 
 def at(text: str) -> datetime:
@@ -39,7 +38,8 @@ def at(text: str) -> datetime:
 
 
 def env(now: str) -> Environment:
-    return Environment(clock=lambda: at(now), http=QUICK)
+    # The counts' times are asserted to the second: no politeness gap moves this clock.
+    return FakeClock(at(now)).env(http=HttpOptions(host_delay=0))
 
 
 def invoke(args: list[str], now: str = "2026-01-01 00:00"):
@@ -190,11 +190,8 @@ def test_lurkers_write_no_card_for_a_day_not_closed(forum, tmp_path):
 
 def test_library_provisional_from_the_read_time_or_the_newest_saved_post(forum, tmp_path):
     game = load_game(two_day_game(tmp_path, forum))
-    from tally.forums.fetch import FetchOptions, read_threads
-
     url = forum.url("forum.php?mod=viewthread&tid=102")
-    options = FetchOptions(http=QUICK, clock=lambda: at("2024-05-09 20:07"))
-    [thread] = read_threads([url], CHINA, options=options)
+    thread = read_one(url, env=env("2024-05-09 20:07"))
     assert thread.read_at == at("2024-05-09 20:07")
     assert tally_day(thread, game).provisional is True
     # Saved pages say nothing of when they were saved: the newest post is all tally knows.
@@ -276,11 +273,7 @@ def test_a_vote_thread_without_a_ballot_stops(forum, tmp_path):
 
 def test_library_refuses_the_wrong_thread(forum, tmp_path):
     game = load_game(two_day_game(tmp_path, forum))
-    from tally.forums.fetch import FetchOptions, read_threads
-
-    [talk] = read_threads(
-        [forum.url("forum.php?mod=viewthread&tid=101")], CHINA, options=FetchOptions(http=QUICK)
-    )
+    talk = read_one(forum.url("forum.php?mod=viewthread&tid=101"))
     with pytest.raises(InputError, match="is day 2's discussion thread"):
         tally_day(talk, game, 2)
     with pytest.raises(InputError, match="is day 2's discussion thread"):
@@ -363,11 +356,8 @@ def test_outsiders_and_rulings_are_not_taken_for_typos(forum, tmp_path):
 
 def test_library_stops_on_the_misspelt_roster(forum, tmp_path):
     game = load_game(two_day_game(tmp_path, forum, players=misspelt(PLAYERS)))
-    from tally.forums.fetch import FetchOptions, read_threads
-
     urls = [game.day(2).discussion or "", game.day(2).vote]
-    options = FetchOptions(http=QUICK, clock=lambda: at("2024-05-10 09:00"))
-    talk, vote = read_threads(urls, CHINA, options=options)
+    talk, vote = read(urls, env=env("2024-05-10 09:00"))
     with pytest.raises(InputError, match="players lists 小咪, who never posted"):
         check(game, [DayThreads(game.day(2), talk, vote)], 2)
 

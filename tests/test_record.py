@@ -13,10 +13,11 @@ import pytest
 
 from tally.cli import app
 from tally.environment import Environment
+from tally.forums.cache import default_cache_dir
 from tally.forums.http import HttpOptions
 
 from . import test_lurkers
-from .conftest import Runner, read_csv
+from .conftest import FakeClock, Runner, read_csv
 from .discuzgen import Comment, P
 from .test_votes_game import game_file, vote_thread
 
@@ -27,11 +28,9 @@ def env_after_close(tmp_path: Path) -> Environment:
     from datetime import datetime
     from zoneinfo import ZoneInfo
 
-    return Environment(
-        clock=lambda: datetime(2024, 5, 20, 12, 0, tzinfo=ZoneInfo("Asia/Shanghai")),
-        http=HttpOptions(host_delay=0, attempts=1),
-        cache_dir=tmp_path / "cache",
-    )
+    # The forum is stopped in these tests: one attempt, no retries to wait for.
+    now = datetime(2024, 5, 20, 12, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
+    return FakeClock(now).env(http=HttpOptions(attempts=1))
 
 
 def run(env: Environment, *args: str) -> str:
@@ -68,7 +67,7 @@ def test_a_four_day_game_re_tallies_from_its_archives(forum, tmp_path):
     # The forum is gone, and so is the cache: only the archives are left.
     forum.routes.clear()
     forum.requests.clear()
-    shutil.rmtree(tmp_path / "cache")
+    shutil.rmtree(default_cache_dir())
     for day, url in urls.items():
         from_csv = run(
             env, "votes", str(csv_path), "--game", str(game), "--day", str(day), "--json"
@@ -91,7 +90,7 @@ def test_a_rich_vote_thread_round_trips_ballot_for_ballot(forum, tmp_path):
     csv_path, db = tmp_path / "day2.csv", tmp_path / "day2.sqlite"
     run(env, "archive", url, "-o", str(csv_path), "--db", str(db), "-q")
     forum.routes.clear()
-    shutil.rmtree(tmp_path / "cache")
+    shutil.rmtree(default_cache_dir())
     assert run(env, "votes", str(csv_path), "--game", game, "--json") == expected
     assert run(env, "votes", str(db), "--game", game, "--json") == expected
     data = json.loads(expected)

@@ -15,11 +15,10 @@ import pytest
 
 from tally.cli import app
 from tally.environment import Environment
-from tally.forums.http import HttpOptions
 
 from . import test_votes_game as votes_game
 from .browser import Browser, chromium
-from .conftest import Runner
+from .conftest import FakeClock, Runner
 from .discuzgen import Comment, P, Thread
 
 runner = Runner()
@@ -91,11 +90,7 @@ def build(forum, tmp_path: Path) -> Path:
 
 
 def env(tmp_path: Path) -> Environment:
-    return Environment(
-        clock=lambda: datetime(2024, 5, 20, 12, 0, tzinfo=CHINA),
-        http=HttpOptions(host_delay=0),
-        cache_dir=tmp_path / "cache",
-    )
+    return FakeClock(datetime(2024, 5, 20, 12, 0, tzinfo=CHINA)).env()
 
 
 BALLOTS: dict[int, list[dict]] = {}

@@ -15,32 +15,12 @@ from tally.cli import app
 from tally.demo.localforum import LocalForum, Reply
 from tally.errors import FetchError, InputError, TruncatedPageError
 from tally.forums.cache import Cache, default_cache_dir
-from tally.forums.fetch import FetchOptions, fetch_thread
 from tally.forums.http import Http, HttpOptions, Robots
 
-from .conftest import CHINA, DISCUZ, Runner
+from .conftest import DISCUZ, FakeClock, Runner, read_one
 from .test_votes_game import game_file, vote_thread
 
 runner = Runner()
-
-
-class FakeClock:
-    """Sleeps that take no time, but are written down."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-    def clock(self) -> float:
-        return self.now
-
-
-def fast(**kw) -> HttpOptions:
-    return HttpOptions(**{"backoff": 0.0, "host_delay": 0.0, **kw})
 
 
 def serve_vote(forum: LocalForum) -> str:
@@ -61,12 +41,11 @@ def faults(forum: LocalForum, path_part: str, replies: list[Reply]) -> None:
 
 def test_503_503_200_gives_the_same_thread_in_three_requests(forum):
     url = serve_vote(forum)
-    clean = fetch_thread(url, CHINA, options=FetchOptions(http=fast()))
+    clean = read_one(url)
     forum.requests.clear()
     faults(forum, "page=2", [Reply(503, b"busy"), Reply(503, b"busy")])
     clock = FakeClock()
-    with Http(fast(backoff=0.5), sleep=clock.sleep, clock=clock.clock) as http:
-        again = fetch_thread(url, CHINA, http=http)
+    again = read_one(url, env=clock.env(http=HttpOptions(host_delay=0, backoff=0.5)))
     assert again.posts == clean.posts
     assert forum.page_requests.count("/forum.php?mod=viewthread&tid=23&page=2") == 3
     # Exponential backoff with jitter: 0.5-1.0 s, then 1.0-2.0 s.
@@ -78,8 +57,7 @@ def test_429_retry_after_is_waited_for(forum):
     url = serve_vote(forum)
     faults(forum, "page=1", [Reply(429, b"slow down", {"Retry-After": "7"})])
     clock = FakeClock()
-    with Http(fast(), sleep=clock.sleep, clock=clock.clock) as http:
-        thread = fetch_thread(url, CHINA, http=http)
+    thread = read_one(url, env=clock.env())
     assert len(thread.posts) == 16
     assert 7.0 in clock.sleeps
 
@@ -91,13 +69,13 @@ def test_retry_after_beyond_the_ceiling_aborts(forum):
         FetchError,
         match=r"asks tally to come back in 3600 s \(Retry-After\), longer than the 120 s",
     ):
-        fetch_thread(url, CHINA, options=FetchOptions(http=fast()))
+        read_one(url)
 
 
 def test_read_timeout_is_retried(forum):
     url = serve_vote(forum)
     faults(forum, "page=2", [Reply(200, (DISCUZ / "vote-p2.html").read_bytes(), delay=1.0)])
-    thread = fetch_thread(url, CHINA, options=FetchOptions(http=fast(timeout=0.3)))
+    thread = read_one(url, http=HttpOptions(timeout=0.3))
     assert len(thread.posts) == 16
     assert forum.page_requests.count("/forum.php?mod=viewthread&tid=23&page=2") == 2
 
@@ -105,7 +83,7 @@ def test_read_timeout_is_retried(forum):
 def test_connection_reset_is_retried(forum):
     url = serve_vote(forum)
     faults(forum, "page=2", [Reply(fault="reset")])
-    thread = fetch_thread(url, CHINA, options=FetchOptions(http=fast()))
+    thread = read_one(url)
     assert len(thread.posts) == 16
     assert forum.page_requests.count("/forum.php?mod=viewthread&tid=23&page=2") == 2
 
@@ -117,7 +95,7 @@ def test_gives_up_naming_the_url_and_the_last_failure(forum):
         FetchError,
         match=r"tid=23&page=2: gave up after 3 attempts \(last: (ReadError|RemoteProtocolError|ConnectError)",
     ):
-        fetch_thread(url, CHINA, options=FetchOptions(http=fast(attempts=3)))
+        read_one(url, http=HttpOptions(attempts=3))
 
 
 def test_body_cut_short_without_length_is_rejected(forum):
@@ -126,7 +104,7 @@ def test_body_cut_short_without_length_is_rejected(forum):
     cut = Reply(200, body[: len(body) // 2], fault="no-length")
     faults(forum, "page=2", [cut, cut, cut])
     with pytest.raises(TruncatedPageError, match=r"page=2 ends before the forum finished the page"):
-        fetch_thread(url, CHINA, options=FetchOptions(http=fast()))
+        read_one(url)
     # Read three times (two retries), then refused.
     assert forum.page_requests.count("/forum.php?mod=viewthread&tid=23&page=2") == 3
 
@@ -135,7 +113,7 @@ def test_body_cut_short_once_is_read_again(forum):
     url = serve_vote(forum)
     body = (DISCUZ / "vote-p2.html").read_bytes()
     faults(forum, "page=2", [Reply(200, body[:5000], fault="no-length")])
-    assert len(fetch_thread(url, CHINA, options=FetchOptions(http=fast())).posts) == 16
+    assert len(read_one(url).posts) == 16
 
 
 def test_page_without_the_threads_markers_is_truncated(forum):
@@ -143,7 +121,7 @@ def test_page_without_the_threads_markers_is_truncated(forum):
     text = (DISCUZ / "vote-p2.html").read_text(encoding="utf-8").replace('id="postlist"', 'id="x"')
     forum.add_discuz_page("23", 2, text.encode())
     with pytest.raises(TruncatedPageError, match=r"lacks the thread's post list"):
-        fetch_thread(url, CHINA, options=FetchOptions(http=fast()))
+        read_one(url)
 
 
 def test_gzip_bomb_stops_at_the_cap_in_bounded_memory(forum):
@@ -158,7 +136,7 @@ def test_gzip_bomb_stops_at_the_cap_in_bounded_memory(forum):
         with pytest.raises(
             FetchError, match=r"page=2 unpacks to more than 4,194,304 bytes; tally stops there"
         ):
-            fetch_thread(url, CHINA, options=FetchOptions(http=fast(max_decoded=4 * 2**20)))
+            read_one(url, http=HttpOptions(max_decoded=4 * 2**20))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -182,19 +160,19 @@ def test_gzip_pages_are_read(forum):
         deflated,
         headers={"Content-Type": "text/html; charset=utf-8", "Content-Encoding": "deflate"},
     )
-    assert len(fetch_thread(url, CHINA, options=FetchOptions(http=fast())).posts) == 16
+    assert len(read_one(url).posts) == 16
 
 
 def test_response_size_cap(forum):
     url = serve_vote(forum)
     with pytest.raises(FetchError, match=r"is larger than 10,000 bytes"):
-        fetch_thread(url, CHINA, options=FetchOptions(http=fast(max_bytes=10_000)))
+        read_one(url, http=HttpOptions(max_bytes=10_000))
 
 
 def test_page_count_cap(forum):
     url = serve_vote(forum)
     with pytest.raises(FetchError, match=r"has 2 pages, more than tally reads \(1\)"):
-        fetch_thread(url, CHINA, options=FetchOptions(http=fast(), max_pages=1))
+        read_one(url, max_pages=1)
 
 
 @pytest.mark.parametrize("limit,seen", [(None, 4), (2, 2)])
@@ -206,15 +184,14 @@ def test_never_more_than_the_limit_in_flight(forum, limit, seen):
         if limit is None
         else HttpOptions(host_delay=0, max_in_flight=limit)
     )
-    fetch_thread(forum.url("thread-24-1-1.html"), CHINA, options=FetchOptions(http=options))
+    read_one(forum.url("thread-24-1-1.html"), http=options)
     assert forum.max_in_flight == seen  # 4 by default, never more than the limit
 
 
 def test_requests_to_one_host_are_spaced(forum):
     url = serve_vote(forum)
     clock = FakeClock()
-    with Http(HttpOptions(host_delay=0.5), sleep=clock.sleep, clock=clock.clock) as http:
-        fetch_thread(url, CHINA, http=http)
+    read_one(url, env=clock.env(http=HttpOptions(host_delay=0.5)))
     # robots.txt, page 1, page 2: each start waits for the one before.
     assert clock.sleeps == [0.5, 0.5]
 
@@ -228,7 +205,7 @@ def test_discuz_default_robots_allows_thread_pages(forum):
         Reply(200, (DISCUZ / "robots.txt").read_bytes(), {"Content-Type": "text/plain"}),
     )
     url = serve_vote(forum)
-    assert len(fetch_thread(url, CHINA, options=FetchOptions(http=fast())).posts) == 16
+    assert len(read_one(url).posts) == 16
     assert forum.requests.count("/robots.txt") == 1
 
 
@@ -241,7 +218,7 @@ def test_robots_disallow_is_respected(forum):
     with pytest.raises(
         FetchError, match=r"robots.txt does not allow tally to read .*save the pages"
     ):
-        fetch_thread(url, CHINA, options=FetchOptions(http=fast()))
+        read_one(url)
     assert forum.page_requests == []
 
 
@@ -280,8 +257,8 @@ def test_cookies_go_only_to_their_own_host_even_across_a_redirect(forum, tmp_pat
         )
         forum.add_discuz_page("23", 1, b"", status=302, headers={"Location": other_url})
         forum.add_discuz_page("23", 2, (DISCUZ / "vote-p2.html").read_bytes())
-        options = FetchOptions(http=fast(cookies=cookie_file(tmp_path, "127.0.0.1")))
-        thread = fetch_thread(forum.url("thread-23-1-1.html"), CHINA, options=options)
+        cookies = cookie_file(tmp_path, "127.0.0.1")
+        thread = read_one(forum.url("thread-23-1-1.html"), cookies=cookies)
         assert len(thread.posts) == 16
         sent_here = [h.get("Cookie") for h in forum.request_headers]
         assert sent_here and all(c == "cdb_auth=secret-login-token" for c in sent_here)
@@ -291,7 +268,7 @@ def test_cookies_go_only_to_their_own_host_even_across_a_redirect(forum, tmp_pat
 def test_cookie_file_readable_by_others_is_refused(tmp_path):
     path = cookie_file(tmp_path, "127.0.0.1", mode=0o644)
     with pytest.raises(InputError, match=r"can be read by other users .* chmod 600"):
-        Http(HttpOptions(cookies=path))
+        Http(HttpOptions(), cookies=path)
 
 
 def test_cookies_never_printed(forum, tmp_path):
@@ -309,11 +286,11 @@ def test_cookies_never_printed(forum, tmp_path):
 
 def test_rerun_on_an_unchanged_thread_downloads_at_most_two_pages(forum, tmp_path):
     assert forum.add_discuz_thread("24", DISCUZ, "talk") == 7
-    options = FetchOptions(http=fast(), cache_dir=tmp_path / "cache")
-    first = fetch_thread(forum.url("thread-24-1-1.html"), CHINA, options=options)
+    cache = tmp_path / "cache"
+    first = read_one(forum.url("thread-24-1-1.html"), cache_dir=cache)
     assert first.sources == ("network",) * 7
     forum.requests.clear()
-    again = fetch_thread(forum.url("thread-24-1-1.html"), CHINA, options=options)
+    again = read_one(forum.url("thread-24-1-1.html"), cache_dir=cache)
     assert len(forum.page_requests) <= 2
     assert forum.page_requests == ["/forum.php?mod=viewthread&tid=24&page=7"]
     assert again.posts == first.posts
@@ -322,8 +299,8 @@ def test_rerun_on_an_unchanged_thread_downloads_at_most_two_pages(forum, tmp_pat
 
 def test_rerun_reads_new_pages_when_the_thread_grew(forum, tmp_path):
     url = vote_thread().serve(forum)  # 19 floors: 2 pages
-    options = FetchOptions(http=fast(), cache_dir=tmp_path / "cache")
-    fetch_thread(url, CHINA, options=options)
+    cache = tmp_path / "cache"
+    read_one(url, cache_dir=cache)
     grown = vote_thread()
     from .discuzgen import P
 
@@ -331,7 +308,7 @@ def test_rerun_reads_new_pages_when_the_thread_grew(forum, tmp_path):
         grown.add(P("冷月", f"2024-05-09 21:0{i}:00", "顶"))
     grown.serve(forum)  # 24 floors: 3 pages
     forum.requests.clear()
-    thread = fetch_thread(url, CHINA, options=options)
+    thread = read_one(url, cache_dir=cache)
     assert len(thread.posts) == 24
     assert sorted(forum.page_requests) == [
         "/forum.php?mod=viewthread&tid=102&page=2",
@@ -342,24 +319,18 @@ def test_rerun_reads_new_pages_when_the_thread_grew(forum, tmp_path):
 def test_pages_cached_before_the_close_are_fetched_again(forum, tmp_path):
     assert forum.add_discuz_thread("24", DISCUZ, "talk") == 7
     root = tmp_path / "cache"
-    fetch_thread(
-        forum.url("thread-24-1-1.html"), CHINA, options=FetchOptions(http=fast(), cache_dir=root)
-    )
+    read_one(forum.url("thread-24-1-1.html"), cache_dir=root)
     forum.requests.clear()
     close = datetime.now(UTC) + timedelta(seconds=1)  # every page was cached before it
-    options = FetchOptions(http=fast(), cache_dir=root, not_before=close)
-    thread = fetch_thread(forum.url("thread-24-1-1.html"), CHINA, options=options)
+    thread = read_one(forum.url("thread-24-1-1.html"), cache_dir=root, not_before=close)
     assert len(forum.page_requests) == 7 and thread.sources == ("network",) * 7
 
 
 def test_fresh_ignores_the_cache(forum, tmp_path):
     url = serve_vote(forum)
-    options = FetchOptions(http=fast(), cache_dir=tmp_path / "c")
-    fetch_thread(url, CHINA, options=options)
+    read_one(url, cache_dir=tmp_path / "c")
     forum.requests.clear()
-    fetch_thread(
-        url, CHINA, options=FetchOptions(http=fast(), cache_dir=tmp_path / "c", fresh=True)
-    )
+    read_one(url, cache_dir=tmp_path / "c", fresh=True)
     assert len(forum.page_requests) == 2
 
 
@@ -373,7 +344,7 @@ def test_conditional_requests_when_the_forum_supports_them(forum, tmp_path):
 
     forum.hook = hook
     root = tmp_path / "c"
-    fetch_thread(url, CHINA, options=FetchOptions(http=fast(), cache_dir=root))
+    read_one(url, cache_dir=root)
     seen: list[dict[str, str]] = []
 
     def not_modified(path: str) -> Reply | None:
@@ -381,7 +352,7 @@ def test_conditional_requests_when_the_forum_supports_them(forum, tmp_path):
         return Reply(304, b"") if "page=2" in path else None
 
     forum.hook = not_modified
-    thread = fetch_thread(url, CHINA, options=FetchOptions(http=fast(), cache_dir=root))
+    thread = read_one(url, cache_dir=root)
     assert thread.sources == ("cache", "revalidated")
     assert any(h.get("If-None-Match") == '"v2"' for h in seen)
 
@@ -389,12 +360,12 @@ def test_conditional_requests_when_the_forum_supports_them(forum, tmp_path):
 def test_damaged_cache_is_never_used(forum, tmp_path):
     url = serve_vote(forum)
     root = tmp_path / "c"
-    fetch_thread(url, CHINA, options=FetchOptions(http=fast(), cache_dir=root))
+    read_one(url, cache_dir=root)
     folder = next(root.iterdir())
     for body in folder.glob("*.body"):
         body.write_bytes(b"garbage")
     forum.requests.clear()
-    thread = fetch_thread(url, CHINA, options=FetchOptions(http=fast(), cache_dir=root))
+    thread = read_one(url, cache_dir=root)
     assert len(thread.posts) == 16 and len(forum.page_requests) == 2
     index = json.loads((folder / "index.json").read_text())
     assert index[""]["page_count"] == 2
@@ -438,4 +409,4 @@ def test_reply_count_mismatch_names_the_page(forum):
         FetchError,
         match=r"says it has 30 replies but tally read 15 \(and 2 comments\); page 2 may be incomplete",
     ):
-        fetch_thread(url, CHINA, options=FetchOptions(http=fast()))
+        read_one(url)

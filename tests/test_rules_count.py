@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from tally.errors import GameFileError
-from tally.rules.judge import weight_of
+from tally.rules.count import weight_of
 from tally.rules.names import Roster, normalise
 from tally.rules.rulesets import PRESETS
 

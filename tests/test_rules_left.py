@@ -5,7 +5,6 @@ served on loopback (tests/discuzgen.py), through the commands a director runs.""
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -14,14 +13,14 @@ import pytest
 from tally.cli import app
 from tally.environment import Environment
 from tally.errors import GameFileError
-from tally.forums.http import HttpOptions
+from tally.outputs.cardfile import load
 from tally.rules.acceleration import is_request
-from tally.rules.game import parse_game
-from tally.rules.ledger import Card, add, load
+from tally.rules.gamefile import parse_game
+from tally.rules.ledger import Card, add
 from tally.rules.verdicts import Colour
 
 from . import test_votes_game as votes_game
-from .conftest import DISCUZ, Runner
+from .conftest import DISCUZ, FakeClock, Runner
 from .discuzgen import Comment, P, Thread
 
 runner = Runner()
@@ -30,10 +29,7 @@ PLAYERS = list(votes_game.PLAYERS[:12])  # 冷月 … 青山
 
 
 def env(now: str) -> Environment:
-    return Environment(
-        clock=lambda: datetime.fromisoformat(now).replace(tzinfo=CHINA),
-        http=HttpOptions(host_delay=0),
-    )
+    return FakeClock(now, CHINA).env()
 
 
 def write_game(tmp_path: Path, ruleset: str, days: str, extra: str = "") -> Path:

@@ -11,11 +11,10 @@ import pytest
 from tally.cli import app
 from tally.errors import InputError, NotAThreadError, ParseError, TruncatedPageError
 from tally.forums import resolve_url
-from tally.forums.fetch import read_threads
 from tally.forums.tieba import Tieba
 from tally.forums.tieba_html import parse_total_comment
 
-from .conftest import CHINA, CONTRACT_COLUMNS, FIXTURES, Runner, read_csv
+from .conftest import CHINA, CONTRACT_COLUMNS, FIXTURES, Runner, read, read_csv
 from .tiebagen import TP, TiebaThread, sample
 
 TIEBA = FIXTURES / "tieba"
@@ -78,7 +77,7 @@ def check_sample(thread):
 
 def test_saved_pages_and_comment_files_offline():
     files = sorted(str(p) for p in TIEBA.iterdir() if p.suffix in (".html", ".json"))
-    [thread] = read_threads(files, CHINA)
+    [thread] = read(files)
     check_sample(thread)
 
 
@@ -89,17 +88,17 @@ def test_saved_files_without_the_long_comment_pages():
     with pytest.raises(
         InputError, match=r"floor 77 has 14 楼中楼 but 10 were read \(save its /p/totalComment"
     ):
-        read_threads(files, CHINA)
+        read(files)
 
 
 def test_saved_pages_without_comment_json():
     files = [str(p) for p in TIEBA.glob("thread-p*.html")]
     with pytest.raises(InputError, match=r"floor 4 has 3 楼中楼 but 0 were read"):
-        read_threads(files, CHINA)
+        read(files)
 
 
 def test_error_pages():
-    tieba = Tieba()
+    tieba = Tieba().pages
     with pytest.raises(NotAThreadError, match="does not exist or was deleted"):
         tieba.parse_page(
             "<html><title>贴吧404</title><body>很抱歉，该贴已被删除。</body></html>",
@@ -120,7 +119,7 @@ def test_error_pages():
 def test_relative_time_is_refused():
     t = TiebaThread("1", "x").add(TP("a", "今天 17:07", "hi"))
     with pytest.raises(ParseError, match="relative time"):
-        Tieba().parse_page(t.page(1).decode(), CHINA, source="x")
+        Tieba().pages.parse_page(t.page(1).decode(), CHINA, source="x")
 
 
 def test_votes_from_saved_tieba_files(tmp_path):
@@ -137,7 +136,7 @@ WHOLE = [SAVED / "p1.html", SAVED / "p2.html", SAVED / "comment-pid=150999004-pn
 
 
 def test_a_saved_page_with_an_ad_floor_and_inline_comments():
-    [thread] = read_threads([str(p) for p in WHOLE], CHINA)
+    [thread] = read([str(p) for p in WHOLE])
     assert (thread.thread_id, thread.title, thread.page_count) == (
         "8800999001",
         "【塔达林】第三天投票帖",
@@ -176,7 +175,7 @@ def test_a_saved_page_with_an_ad_floor_and_inline_comments():
 
 def test_a_floor_with_more_comments_than_inline_names_the_floor():
     with pytest.raises(InputError) as info:
-        read_threads([str(SAVED / "p1.html"), str(SAVED / "p2.html")], CHINA)
+        read([str(SAVED / "p1.html"), str(SAVED / "p2.html")])
     assert str(info.value) == (
         f"{SAVED / 'p1.html'}: floor 4 has 12 楼中楼 but 10 were read (save its "
         "/p/totalComment JSON and, past the first 10, its /p/comment pages)."

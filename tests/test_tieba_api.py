@@ -15,24 +15,16 @@ from datetime import datetime
 import pytest
 
 from tally.cli import app
-from tally.environment import Environment
 from tally.errors import FetchError, NotAThreadError
 from tally.forums import resolve_url
-from tally.forums.fetch import FetchOptions, fetch_thread
-from tally.forums.http import Http, HttpOptions
+from tally.forums.http import HttpOptions
 
-from .conftest import CHINA, Runner
-from .test_resilience import FakeClock
+from .conftest import CHINA, FakeClock, Runner, read_one
 from .tiebaapi import Fault, TiebaApi
 from .tiebagen import PLAYERS, TC, TP, TiebaThread, game_toml, sample
 
 runner = Runner()
-QUICK = HttpOptions(host_delay=0, backoff=0)
-AFTER_CLOSE = Environment(clock=lambda: datetime(2024, 5, 10, 12, 0, tzinfo=CHINA), http=QUICK)
-
-
-def options(**kw) -> FetchOptions:
-    return FetchOptions(http=QUICK, **kw)
+AFTER_CLOSE = FakeClock(datetime(2024, 5, 10, 12, 0, tzinfo=CHINA)).env()
 
 
 # -- where the API is asked ---------------------------------------------------------------
@@ -92,7 +84,7 @@ def check_sample(thread) -> None:
 
 def test_the_sample_thread_through_the_api(forum):
     api = TiebaApi(sample())
-    thread = fetch_thread(api.serve(forum), CHINA, options=options())
+    thread = read_one(api.serve(forum))
     check_sample(thread)
     # Every page, and every page of the 楼中楼 of every floor that has any; nothing else.
     assert sorted(api.asked, key=str) == sorted(
@@ -136,7 +128,7 @@ def big_thread() -> TiebaThread:
 def test_five_pages_a_deleted_floor_and_23_comments_on_three_pages(forum):
     t = big_thread()
     api = TiebaApi(t)
-    thread = fetch_thread(api.serve(forum), CHINA, options=options())
+    thread = read_one(api.serve(forum))
     assert thread.page_count == 5 and api.page_count() == 5
     assert [p.floor for p in thread.posts] == [f for f in range(1, 132) if f != 42]
     assert thread.gaps == (42,)
@@ -167,7 +159,7 @@ def test_fragments_become_text(forum):
         TP("daoyan_a", "2024-05-08 09:30", "开门"),
         TP("baitao", "2024-05-08 10:00", "", parts=parts),
     )
-    thread = fetch_thread(TiebaApi(t).serve(forum), CHINA, options=options())
+    thread = read_one(TiebaApi(t).serve(forum))
     # Emoticons as the client types them, @mentions and links as their text, images as nothing.
     assert thread.posts[1].text == "投票对象：白桃#(滑稽)\n投票理由：问@长夜 看这个链接"
     from tally.rules.ballot_text import read_ballot
@@ -182,7 +174,7 @@ def test_errorno_4_is_a_thread_that_is_gone(forum):
     api = TiebaApi(sample())
     api.errors = [Fault(errorno=4, errmsg="贴子可能已被删除")]
     with pytest.raises(NotAThreadError) as info:
-        fetch_thread(api.serve(forum), CHINA, options=options())
+        read_one(api.serve(forum))
     assert str(info.value) == (
         "page 1 of thread 8800123456: Baidu says the thread does not exist or was deleted "
         "(error 4, “贴子可能已被删除”); check the thread's number in the URL."
@@ -192,15 +184,14 @@ def test_errorno_4_is_a_thread_that_is_gone(forum):
 def test_429_then_too_frequent_then_the_answer(forum):
     api = TiebaApi(sample())
     url = api.serve(forum)
-    clean = fetch_thread(url, CHINA, options=options())
+    clean = read_one(url)
     api.asked.clear()
     api.errors = [
         Fault(status=429, headers={"Retry-After": "3"}),
         Fault(errorno=220034, errmsg="您的操作太频繁了"),
     ]
     clock = FakeClock()
-    with Http(HttpOptions(host_delay=0, backoff=0.5), sleep=clock.sleep, clock=clock.clock) as http:
-        thread = fetch_thread(url, CHINA, http=http)
+    thread = read_one(url, env=clock.env(http=HttpOptions(host_delay=0, backoff=0.5)))
     assert thread.posts == clean.posts
     assert api.calls("page")[:3] == [("page", 1)] * 3  # asked three times, answered once
     waits = [s for s in clock.sleeps if s > 0]
@@ -212,7 +203,7 @@ def test_another_error_number_is_one_sentence(forum, tmp_path):
     api.errors = [Fault(errorno=300000, errmsg="参数错误")] * 4
     url = api.serve(forum)
     with pytest.raises(FetchError, match=r"Baidu answered error 300000, “参数错误”"):
-        fetch_thread(url, CHINA, options=options())
+        read_one(url)
     api.errors = [Fault(errorno=4, errmsg="贴子可能已被删除")]
     result = runner.invoke(app, ["archive", url, "-o", str(tmp_path / "x.csv")], obj=AFTER_CLOSE)
     assert result.exit_code == 4 and result.stderr.count("\n") == 1
@@ -235,7 +226,7 @@ def test_a_cut_answer_is_fetched_again(forum):
         return answer
 
     forum.post_hook = cut
-    check_sample(fetch_thread(url, CHINA, options=options()))
+    check_sample(read_one(url))
     assert api.calls("page").count(("page", 2)) == 3
 
 
@@ -263,10 +254,10 @@ def test_bduss_from_the_cookie_file_goes_into_the_request(forum, tmp_path):
         return inner(path, headers, body)
 
     forum.post_hook = spy
-    fetch_thread(url, CHINA, options=FetchOptions(http=HttpOptions(host_delay=0, cookies=cookies)))
+    read_one(url, cookies=cookies)
     assert seen and set(seen) == {"secret-bduss"}
     seen.clear()
-    fetch_thread(url, CHINA, options=options())
+    read_one(url)
     assert set(seen) == {""}  # a guest
 
 
@@ -383,10 +374,10 @@ def test_a_rerun_reads_the_comments_of_a_floor_whose_count_changed(forum, tmp_pa
     api = TiebaApi(t)
     url = api.serve(forum)
     cache = tmp_path / "cache"
-    fetch_thread(url, CHINA, options=options(cache_dir=cache))
+    read_one(url, cache_dir=cache)
     t.floors[76].comments.append(TC("baitao", "2024-05-08 20:00", "又一条"))  # floor 77, page 3
     api.asked.clear()
-    thread = fetch_thread(url, CHINA, options=options(cache_dir=cache))
+    thread = read_one(url, cache_dir=cache)
     assert api.asked == [("page", 3), ("floor", 150000077, 1), ("floor", 150000077, 2)]
     assert len(next(p for p in thread.posts if p.floor == 77).comments) == 15
 
@@ -410,4 +401,4 @@ def test_a_floor_short_of_its_comments_is_an_error(forum):
     with pytest.raises(
         FetchError, match=r"floor 77 of thread 8800123456 has 14 楼中楼 but 13 were read"
     ):
-        fetch_thread(url, CHINA, options=options())
+        read_one(url)

@@ -18,13 +18,14 @@ from tally.cli import app
 from tally.demo.localforum import Reply
 from tally.environment import Environment
 from tally.forums.http import HttpOptions, Robots
-from tally.rules.changes import ChangeKind, Poll, majority_text
-from tally.rules.game import load_game
+from tally.forums.reader import Reader, Reading
+from tally.outputs.live import majority_text
+from tally.rules.gamefile import load_game
+from tally.rules.polls import ChangeKind, Poll
 from tally.rules.verdicts import Status, VoidReason
-from tally.watch import Schedule, watch
-from tally.workflows import Reading
+from tally.watch import Schedule, read_polls
 
-from .conftest import Runner
+from .conftest import FakeClock, Runner, read_one
 from .discuzgen import Comment, P
 from .discuzgen import Thread as Pages
 from .test_votes_game import game_file
@@ -33,26 +34,20 @@ CHINA = ZoneInfo("Asia/Shanghai")
 runner = Runner()
 
 
-class Clock:
-    """A fake clock: ``sleep`` moves it on at once, and runs what is due on the way."""
-
-    def __init__(self, start: str):
-        self.t = datetime.fromisoformat(start).replace(tzinfo=CHINA)
-        self.slept: list[float] = []
-
-    def now(self) -> datetime:
-        return self.t
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.t += timedelta(seconds=seconds)
+def Clock(start: str) -> FakeClock:
+    return FakeClock(start, CHINA)
 
 
-def env_at(clock: Clock, tmp_path: Path, **http: object) -> Environment:
-    options = HttpOptions(host_delay=0, backoff=0.001, **http)  # type: ignore[arg-type]
-    return Environment(
-        clock=clock.now, sleep=clock.sleep, http=options, cache_dir=tmp_path / "cache"
-    )
+def env_at(clock: FakeClock, tmp_path: Path, **http: object) -> Environment:
+    # The polls' times are asserted to the second: the politeness gap between requests,
+    # which moves this clock like any wait, is left out here.
+    return clock.env(http=HttpOptions(host_delay=0, **http))  # type: ignore[arg-type]
+
+
+def watching(game, url, clock, tmp_path, schedule, *, http=None, **how):
+    """The polls of a watch as the command makes them: one Reader for the whole watch."""
+    reader = Reader(env_at(clock, tmp_path, **(http or {})), Reading(cache_dir=tmp_path / "cache", **how))
+    return read_polls(game, url, schedule=schedule, reader=reader)
 
 
 def vote_thread() -> Pages:
@@ -73,8 +68,7 @@ def test_polls_of_a_growing_thread(forum, tmp_path):
     t, url, game_path = setup(forum, tmp_path)
     game = load_game(game_path)
     clock = Clock("2024-05-09 19:00:00")
-    env = env_at(clock, tmp_path, attempts=2)
-    polls = watch(game, url, schedule=Schedule(every=600, full_every=0), env=env, how=Reading())
+    polls = watching(game, url, clock, tmp_path, Schedule(every=600, full_every=0), http={"attempts": 2})
 
     first = next(polls)
     assert first.number == 1 and first.ok and not first.final and first.changes == ()
@@ -125,7 +119,9 @@ def test_polls_of_a_growing_thread(forum, tmp_path):
     forum.hook = answers
     back = next(polls)
     assert back.ok and back.failing_since is None and back.changes == ()
-    assert back.last_read == datetime(2024, 5, 9, 20, 0, tzinfo=CHINA)
+    # Read at the poll's time, 20:00, and the seconds the failing polls' retries waited.
+    assert back.last_read == back.at
+    assert timedelta(0) <= back.at - datetime(2024, 5, 9, 20, 0, tzinfo=CHINA) < timedelta(seconds=10)
 
     rest = list(polls)
     final = rest[-1]
@@ -144,10 +140,7 @@ def test_pages_are_kept_parsed_between_polls(forum, tmp_path):
     url = t.serve(forum)
     game = load_game(Path(game_file(tmp_path, url)))
     clock = Clock("2024-05-09 19:00:00")
-    polls = watch(
-        game, url, schedule=Schedule(every=60, full_every=3, polls=4),
-        env=env_at(clock, tmp_path), how=Reading(),
-    )  # fmt: skip
+    polls = watching(game, url, clock, tmp_path, Schedule(every=60, full_every=3, polls=4))
     seen = [(p.requests, p.full, p.result.thread.sources) for p in polls if p.result]
     assert seen == [
         (4, False, ("network", "network", "network")),  # robots.txt and three pages
@@ -160,10 +153,7 @@ def test_pages_are_kept_parsed_between_polls(forum, tmp_path):
 def test_a_change_in_the_last_hour_turns_up_void(forum, tmp_path):
     t, url, game_path = setup(forum, tmp_path)
     clock = Clock("2024-05-09 20:40:00")
-    polls = watch(
-        load_game(game_path), url, schedule=Schedule(every=300, full_every=0),
-        env=env_at(clock, tmp_path), how=Reading(),
-    )  # fmt: skip
+    polls = watching(load_game(game_path), url, clock, tmp_path, Schedule(every=300, full_every=0))
     next(polls)
     t.add(P("阿澈", "2024-05-09 20:42:00", "改票对象：长夜\n改票理由：晚了", reply=3))
     t.serve(forum)
@@ -212,9 +202,15 @@ def test_watch_refuses_saved_files_and_a_url_of_no_day(forum, tmp_path):
     saved.write_bytes(b"<html></html>")
     result = runner.invoke(app, ["watch", str(saved), "--game", str(game_path)], obj=env)
     assert result.exit_code == 2 and "for saved pages use tally votes" in result.stderr
-    other = url.replace("tid=102", "tid=777")
+    # A thread the game file does not name, and another day's thread: the sentences of
+    # tally votes (issue 22), not a bare "name the day".
+    stray = Pages("777", "[测试局] 闲聊", {})
+    stray.add(P("导演A", "2024-05-08 09:40:00", "随便聊聊"))
+    other = stray.serve(forum)
     result = runner.invoke(app, ["watch", other, "--game", str(game_path)], obj=env)
-    assert result.exit_code == 2 and "name the day with --day N" in result.stderr
+    assert result.exit_code == 2, result.output
+    assert "thread 777 is not the vote thread of any day in" in result.stderr
+    assert f"day 2's vote thread is {url}" in result.stderr
     result = runner.invoke(app, ["watch", url, "--game", str(game_path), "--every", "0.5"])
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
 
@@ -225,10 +221,8 @@ def test_the_forums_crawl_delay_slows_the_polls(forum, tmp_path):
     warnings: list[str] = []
     clock = Clock("2024-05-09 19:00:00")
     polls = list(
-        watch(
-            load_game(game_path), url, schedule=Schedule(every=60, polls=2),
-            env=env_at(clock, tmp_path), how=Reading(warn=warnings.append),
-        )
+        watching(load_game(game_path), url, clock, tmp_path, Schedule(every=60, polls=2),
+                 warn=warnings.append)
     )  # fmt: skip
     assert [p.every for p in polls] == [300, 300]
     assert polls[1].at - polls[0].at == timedelta(seconds=300)
@@ -256,10 +250,7 @@ def test_the_live_screen(forum, tmp_path):
     t, url, game_path = setup(forum, tmp_path)
     game = load_game(game_path)
     clock = Clock("2024-05-09 19:00:00")
-    polls = watch(
-        game, url, schedule=Schedule(every=600, full_every=0),
-        env=env_at(clock, tmp_path), how=Reading(),
-    )  # fmt: skip
+    polls = watching(game, url, clock, tmp_path, Schedule(every=600, full_every=0))
     next(polls)
     t.add(P("kiwi", "2024-05-09 19:06:00", "投票对象：长夜\n投票理由：划水"))
     t.serve(forum)
@@ -290,10 +281,7 @@ def test_the_live_screen_says_since_when_reads_fail(forum, tmp_path):
     _, url, game_path = setup(forum, tmp_path)
     game = load_game(game_path)
     clock = Clock("2024-05-09 19:00:00")
-    polls = watch(
-        game, url, schedule=Schedule(every=60, full_every=0),
-        env=env_at(clock, tmp_path, attempts=1), how=Reading(),
-    )  # fmt: skip
+    polls = watching(game, url, clock, tmp_path, Schedule(every=60, full_every=0), http={"attempts": 1})
     next(polls)
     forum.hook = lambda path: Reply(503, b"busy", {})
     failed = next(polls)
@@ -315,7 +303,7 @@ def test_the_screen_mode_prints_the_final_table(forum, tmp_path):
     assert "FINAL COUNT" in result.stdout
     assert "Outcome: 白桃 is out" in result.stdout  # the full table after the live screen
     # The clocks ticked once a second between the poll at 21:29 and the final read at 21:31.
-    assert clock.slept.count(1.0) >= 100
+    assert clock.sleeps.count(1.0) >= 100
 
 
 def test_ctrl_c_prints_the_last_good_count(forum, tmp_path):
@@ -352,7 +340,6 @@ def test_ctrl_c_prints_the_last_good_count(forum, tmp_path):
     ],
 )
 def test_how_far_the_leader_is_from_a_majority_under_M126(forum, tmp_path, more, says):
-    from tally.forums.fetch import fetch_thread
     from tally.rules.votes import tally_day
 
     t = vote_thread()
@@ -363,7 +350,7 @@ def test_how_far_the_leader_is_from_a_majority_under_M126(forum, tmp_path, more,
     path = tmp_path / "m126.toml"
     path.write_text(text.replace('ruleset = "000"', 'ruleset = "M126"'), encoding="utf-8")
     game = load_game(path)
-    result = tally_day(fetch_thread(url, CHINA), game)
+    result = tally_day(read_one(url), game)
     assert majority_text(result, game.rules) == says
     assert majority_text(result, load_game(Path(game_file(tmp_path, url))).rules) is None
 

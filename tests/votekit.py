@@ -10,7 +10,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from tally.model import Comment, Post, Quote, Thread
-from tally.rules.game import Game, parse_game
+from tally.rules.game import Game
+from tally.rules.gamefile import parse_game
 from tally.rules.votes import DayResult, tally_day
 
 CHINA = ZoneInfo("Asia/Shanghai")

@@ -14,7 +14,8 @@ from importlib import resources
 from tally.demo.localforum import LocalForum
 from tally.environment import Environment
 from tally.outputs.terminal import Terminal
-from tally.rules.game import Game, parse_game
+from tally.rules.game import Game
+from tally.rules.gamefile import parse_game
 
 # Which saved pages play which thread of the sample game: thread id -> (file stem, pages).
 SAMPLE_THREADS = {"23": ("vote", 2), "24": ("talk", 7)}
@@ -43,16 +44,17 @@ def sample_game() -> Iterator[tuple[Game, LocalForum]]:
 
 def run_demo(env: Environment, show: Terminal) -> None:
     """`tally demo`: the sample game read from its local forum, counted and announced."""
+    from tally.forums.reader import Reader, Reading
     from tally.outputs.announce import closing_post, format_for
     from tally.outputs.console import print_demo
+    from tally.rules.verdicts import ThreadRole
     from tally.rules.votes import tally_day
-    from tally.workflows import Reading, read
 
-    with sample_game() as (game, forum):
-        # A new local forum every time: nothing to cache.
-        how = Reading(use_cache=False, warn=show.warn)
-        threads = read(list(game.thread_urls()), game.timezone, env=env, how=how)
-        [vote] = [t for t in threads if any(t.url == d.vote for d in game.days)]
+    # A new local forum every time: nothing to cache.
+    how = Reading(use_cache=False, warn=show.warn)
+    with sample_game() as (game, forum), Reader(env, how) as reader:
+        threads = reader.read(list(game.thread_urls()), game.timezone)
+        [vote] = [t for t in threads if (game.locate(t.key) or (None, None))[1] is ThreadRole.VOTE]
         result = tally_day(vote, game)
         fmt = format_for(game, result.day)
         print_demo(show.stdout(), game.name, forum.base, threads, result, fmt)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from tally.errors import InputError
-from tally.forums.base import Platform, ThreadRef
+from tally.forums.base import Platform
 from tally.forums.discuz import Discuz
 from tally.forums.tieba import Tieba
+from tally.model import ThreadRef
 
 PLATFORMS: tuple[Platform, ...] = (Discuz(), Tieba())
 
@@ -54,7 +55,7 @@ def platform_of(ref: ThreadRef) -> Platform:
 def recognise_text(text: str, source: str) -> Platform:
     """The platform that rendered a saved page."""
     for platform in PLATFORMS:
-        if platform.recognises(text):
+        if platform.pages.recognises(text):
             return platform
     raise InputError(f"{source} is not a saved page of a forum tally can read.")
 

@@ -26,7 +26,8 @@ from tally.errors import (
 )
 from tally.forums.charset import decode_page
 from tally.forums.htmltext import Node, html_tree
-from tally.model import Comment, Page, Post
+from tally.model import Comment, Page, Post, ThreadRef
+from tally.vocabulary import Markup
 
 _HTML_END = re.compile(rb"</html\s*>\s*$", re.I)
 _ENDED = re.compile(r"</html\s*>\s*$", re.I)
@@ -84,18 +85,6 @@ class Getter(Protocol):
 
 
 @dataclass(frozen=True)
-class ThreadRef:
-    """A thread as a URL names it, independent of which page was pasted."""
-
-    platform: str
-    thread_id: str
-    # The site root the thread's pages live under, e.g. "https://bbs.example.com/bbs/".
-    base: str
-    # The page the pasted URL pointed at (informational: tally always reads every page).
-    page: int = 1
-
-
-@dataclass(frozen=True)
 class CommentBatch:
     """Nested comments read from somewhere other than the thread page (Tieba's 楼中楼 JSON)."""
 
@@ -118,66 +107,26 @@ class PageFrame:
     forum_id: str | None = None
 
 
-class Platform(ABC):
-    """One forum software: its URLs, requests, and the parts of its pages.
-
-    Individual forums are data (a URL's host and path); a platform is the software they
-    run. Page integrity lives in this class; a platform declares what differs.
+class Pages(ABC):
+    """How one forum software's HTML thread pages are read: their integrity (checked here,
+    the same for every forum) and their parts (what each declares). Discuz! reads its live
+    pages so; Tieba only the pages saved from its desktop site before 2026.
     """
 
-    name: str
-    title: str  # as messages name it: "Discuz!", "Tieba"
-    # The markup its posts render: "bbcode" (Discuz!) or "text" (Tieba).
-    markup: str
+    platform: str  # the platform whose pages these are ("discuz", "tieba")
+    title: str  # as messages name the software: "Discuz!", "Tieba"
     # The CSS selector of the container of a thread page's posts.
     post_list: str
-    # Text that only this platform's thread pages hold near their top.
+    # Text that only this software's thread pages hold near their top.
     page_marker: str
-    # URLs of every shape this platform claims, and no other platform does (tested).
-    example_urls: tuple[str, ...] = ()
-    # What its users call a reply inside a floor, as the announcements say it.
-    comment_word: str = "楼中楼"
-    # Whether "@name " in a post notifies the user (a reminder mentions who has not voted).
-    mentions: bool = False
-
-    @abstractmethod
-    def match_url(self, url: str) -> ThreadRef | None:
-        """The thread this URL names, or None when the URL is not of this platform's shape."""
-
-    @abstractmethod
-    def page_url(self, ref: ThreadRef, page: int) -> str:
-        """The URL of page ``page`` (1-based) of the thread."""
 
     @abstractmethod
     def recognises(self, text: str) -> bool:
-        """Whether a saved page's text was rendered by this platform."""
-
-    def page_request(self, ref: ThreadRef, page: int) -> Request:
-        """The request that answers page ``page`` (1-based): by default, GET its URL."""
-        return Request(
-            self.page_url(ref, page), what=f"page {page} of thread {ref.thread_id}", page=page
-        )
-
-    def truncated(self, request: Request, body: bytes) -> bool:
-        """Whether the answer's bytes end before the forum finished them.
-
-        Decided on the bytes, before decoding: a body cut inside a multi-byte character, in
-        its first bytes, or empty is a cut (fetched again), not a damaged or foreign page.
-        """
-        return _HTML_END.search(body[-4096:]) is None
-
-    def refusal(self, request: Request, body: bytes) -> TallyError | None:
-        """What a 200 answer says when it is no answer (an API's error number), or None.
-
-        Raise ``tally.forums.http.TryAgain`` for a "too frequent" that a wait may cure.
-        """
-        return None
+        """Whether a saved page's text was rendered by this software."""
 
     @abstractmethod
     def error_page(self, text: str, source: str) -> NotAThreadError | None:
         """The forum's own message when ``text`` is a message page instead of the thread."""
-
-    # -- one page of a thread: its integrity is checked here, the same for every forum ------
 
     def parse_page(
         self, text: str, tz: tzinfo, *, source: str, thread_id: str | None = None
@@ -186,7 +135,7 @@ class Platform(ABC):
 
         Checked here, for every forum alike: the forum's own message instead of the thread,
         a page that ends before ``</html>`` or lacks the thread's post list (truncated),
-        a page of another thread. The platform supplies the post nodes, what the page says
+        a page of another thread. The software supplies the post nodes, what the page says
         of itself (``frame``) and the reading of one post.
         """
         tree = html_tree(text)
@@ -215,7 +164,7 @@ class Platform(ABC):
             raise ParseError(f"{source} is a page of thread {tid}, not of thread {thread_id}.")
         posts = tuple(self.parse_post(n, tz, source, tid, frame.page) for n in nodes)
         return Page(
-            platform=self.name,
+            platform=self.platform,
             thread_id=tid,
             page=frame.page,
             page_count=frame.page_count,
@@ -226,21 +175,108 @@ class Platform(ABC):
             forum_id=frame.forum_id,
         )
 
+    @abstractmethod
     def post_nodes(self, tree: Any) -> list[Node]:
         """The nodes of the page's posts, in page order (none: not a thread page)."""
-        raise NotImplementedError(f"{self.name} reads no thread pages")
 
+    @abstractmethod
     def frame(self, tree: Any, text: str, nodes: Sequence[Node], source: str) -> PageFrame:
         """What the page says of itself: which thread, which page of how many, its title."""
-        raise NotImplementedError(f"{self.name} reads no thread pages")
 
+    @abstractmethod
     def parse_post(self, node: Node, tz: tzinfo, source: str, thread_id: str, page: int) -> Post:
         """One post: strict about its id, floor, author and time, tolerant of the rest."""
-        raise NotImplementedError(f"{self.name} reads no thread pages")
 
     def comment_counts(self, nodes: Sequence[Node], posts: Sequence[Post]) -> Mapping[str, int]:
         """How many nested comments the page says each post has, where it says so."""
         return {}
+
+    # -- saved files ----------------------------------------------------------------------
+
+    def saved_refusal(self, body: bytes, source: str) -> InputError | None:
+        """A saved file of this forum that is the wrong view of a thread (its bytes are
+        enough to tell, before decoding): what it is, and which pages to save instead."""
+        return None
+
+    def parse_saved(self, text: str, tz: tzinfo, *, source: str) -> Page | CommentBatch:
+        """A saved file: a thread page, or (on forums that have them) saved comments."""
+        return self.parse_page(text, tz, source=source)
+
+    def attach_saved(
+        self,
+        pages: Sequence[Page],
+        batches: Sequence[CommentBatch],
+        *,
+        source: str,
+        missing: list[str] | None = None,
+    ) -> list[Page]:
+        """Put saved comments under their floors; forums without such files take none.
+
+        A floor short of comments is an error, or with ``missing`` a note appended to it.
+        """
+        if batches:
+            raise InputError(f"{source}: {self.title} threads have no separate comment files.")
+        return list(pages)
+
+
+class Platform(ABC):
+    """One forum software: its URLs, the requests that answer a thread's pages, and how its
+    HTML pages are read (``pages``).
+
+    Individual forums are data (a URL's host and path); a platform is the software they
+    run, and declares what differs.
+    """
+
+    name: str
+    title: str  # as messages name it: "Discuz!", "Tieba"
+    # The markup its posts render, and so what an announcement is written in.
+    markup: Markup
+    # How its HTML thread pages are read: live pages (Discuz!), or saved ones (Tieba).
+    pages: Pages
+    # URLs of every shape this platform claims, and no other platform does (tested).
+    example_urls: tuple[str, ...] = ()
+    # What its users call a reply inside a floor, as the announcements say it.
+    comment_word: str = "楼中楼"
+    # Whether "@name " in a post notifies the user (a reminder mentions who has not voted).
+    mentions: bool = False
+
+    @abstractmethod
+    def match_url(self, url: str) -> ThreadRef | None:
+        """The thread this URL names, or None when the URL is not of this platform's shape."""
+
+    @abstractmethod
+    def page_url(self, ref: ThreadRef, page: int) -> str:
+        """The URL of page ``page`` (1-based) of the thread."""
+
+    def page_request(self, ref: ThreadRef, page: int) -> Request:
+        """The request that answers page ``page`` (1-based): by default, GET its URL."""
+        return Request(
+            self.page_url(ref, page), what=f"page {page} of thread {ref.thread_id}", page=page
+        )
+
+    def truncated(self, request: Request, body: bytes) -> bool:
+        """Whether the answer's bytes end before the forum finished them.
+
+        Decided on the bytes, before decoding: a body cut inside a multi-byte character, in
+        its first bytes, or empty is a cut (fetched again), not a damaged or foreign page.
+        """
+        return _HTML_END.search(body[-4096:]) is None
+
+    def refusal(self, request: Request, body: bytes) -> TallyError | None:
+        """What a 200 answer says when it is no answer (an API's error number), or None.
+
+        Raise ``tally.forums.http.TryAgain`` for a "too frequent" that a wait may cure.
+        """
+        return None
+
+    def error_page(self, text: str, source: str) -> NotAThreadError | None:
+        """The forum's own message when an answer is a message page instead of the thread."""
+        return self.pages.error_page(text, source)
+
+    def thread_url(self, thread_id: str) -> str | None:
+        """The thread's URL from its id alone, on a platform whose every forum is one site
+        (Tieba); None where the board must be known (Discuz!)."""
+        return None
 
     @abstractmethod
     def post_url(self, ref: ThreadRef, post_id: str) -> str:
@@ -255,33 +291,8 @@ class Platform(ABC):
         request = self.page_request(ref, number)
         url = request.url
         text = get(request).text(url)
-        page = self.parse_page(text, tz, source=url, thread_id=ref.thread_id)
+        page = self.pages.parse_page(text, tz, source=url, thread_id=ref.thread_id)
         if page.page != number:
             # Forums answer a page past the end with the last page; that is not page ``number``.
             raise PageMismatchError(f"{url} returned page {page.page} instead of page {number}.")
         return page
-
-    def saved_refusal(self, body: bytes, source: str) -> InputError | None:
-        """A saved file of this forum that is the wrong view of a thread (its bytes are
-        enough to tell, before decoding): what it is, and which pages to save instead."""
-        return None
-
-    def parse_saved(self, text: str, tz: tzinfo, *, source: str) -> Page | CommentBatch:
-        """A saved file: a thread page, or (on platforms that have them) saved comments."""
-        return self.parse_page(text, tz, source=source)
-
-    def attach_saved(
-        self,
-        pages: Sequence[Page],
-        batches: Sequence[CommentBatch],
-        *,
-        source: str,
-        missing: list[str] | None = None,
-    ) -> list[Page]:
-        """Put saved comments under their floors; platforms without such files take none.
-
-        A floor short of comments is an error, or with ``missing`` a note appended to it.
-        """
-        if batches:
-            raise InputError(f"{source}: {self.name} threads have no separate comment files.")
-        return list(pages)

@@ -15,10 +15,11 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from tally.errors import InputError, NotAThreadError, ParseError
-from tally.forums.base import PageFrame, Platform, ThreadRef
+from tally.forums.base import PageFrame, Pages, Platform
 from tally.forums.htmltext import Node, font_flags, html_tree, node_text
 from tally.forums.timeparse import parse_forum_time
-from tally.model import Comment, Edit, Page, Post, Quote
+from tally.model import Comment, Edit, Page, Post, Quote, ThreadRef
+from tally.vocabulary import Markup
 
 _REWRITE = re.compile(r"/thread-(\d+)-(\d+)-\d+\.html$")
 _ARCHIVER = re.compile(r"/archiver/tid-(\d+)\.html$")
@@ -57,58 +58,16 @@ _CHALLENGES = (
 )
 
 
-class Discuz(Platform):
-    name = "discuz"
+class DiscuzPages(Pages):
+    """The thread pages a Discuz! X renders, live or saved."""
+
+    platform = "discuz"
     title = "Discuz!"
-    markup = "bbcode"  # what an announcement is written in
-    comment_word = "点评"
-    mentions = True  # Discuz! X: "@name " notifies the user (its @ feature)
     post_list = "#postlist"
     page_marker = "Discuz!"
-    example_urls = (
-        "https://bbs.example.com/forum.php?mod=viewthread&tid=101",
-        "https://bbs.example.com/forum.php?mod=viewthread&tid=101&extra=page%3D1&page=3",
-        "http://www.example.com/bbs/forum.php?mod=viewthread&tid=101&authorid=7",
-        "https://bbs.example.com/thread-101-2-1.html",
-        "https://bbs.example.com/archiver/tid-101.html",
-    )
-
-    def match_url(self, url: str) -> ThreadRef | None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            return None
-        query = parse_qs(parts.query)
-        if parts.path.endswith("forum.php") and query.get("mod") == ["viewthread"]:
-            tid = query.get("tid", [""])[0]
-            if not tid.isdigit():
-                return None
-            page = query.get("page", ["1"])[0]
-            return ThreadRef(self.name, tid, _site_root(url), int(page) if page.isdigit() else 1)
-        m = _REWRITE.search(parts.path)
-        if m:
-            return ThreadRef(self.name, m.group(1), _site_root(url), int(m.group(2)))
-        m = _ARCHIVER.search(parts.path)
-        if m:
-            root = urljoin(url, "../")
-            return ThreadRef(self.name, m.group(1), root, 1)
-        return None
-
-    def page_url(self, ref: ThreadRef, page: int) -> str:
-        # Always the plain viewthread URL: it works with and without URL rewriting,
-        # and drops filters a pasted URL may carry (authorid=, ordertype=).
-        return f"{ref.base}forum.php?mod=viewthread&tid={ref.thread_id}&page={page}"
 
     def error_page(self, text: str, source: str) -> NotAThreadError | None:
         return _forum_message(html_tree(text), text, source)
-
-    def post_url(self, ref: ThreadRef, post_id: str) -> str:
-        return f"{ref.base}forum.php?mod=redirect&goto=findpost&ptid={ref.thread_id}&pid={post_id}"
-
-    def author_url(self, ref: ThreadRef, author: str, author_id: str | None) -> str | None:
-        # The forum's own "只看该作者" view of the thread.
-        if not author_id:
-            return None
-        return f"{ref.base}forum.php?mod=viewthread&tid={ref.thread_id}&authorid={author_id}"
 
     def recognises(self, text: str) -> bool:
         head = text[:20000]
@@ -155,6 +114,56 @@ class Discuz(Platform):
 
     def parse_post(self, node: Node, tz: tzinfo, source: str, thread_id: str, page: int) -> Post:
         return _parse_post(node, tz, thread_id, page, source)
+
+
+class Discuz(Platform):
+    name = "discuz"
+    title = "Discuz!"
+    markup = Markup.BBCODE
+    pages = DiscuzPages()
+    comment_word = "点评"
+    mentions = True  # Discuz! X: "@name " notifies the user (its @ feature)
+    example_urls = (
+        "https://bbs.example.com/forum.php?mod=viewthread&tid=101",
+        "https://bbs.example.com/forum.php?mod=viewthread&tid=101&extra=page%3D1&page=3",
+        "http://www.example.com/bbs/forum.php?mod=viewthread&tid=101&authorid=7",
+        "https://bbs.example.com/thread-101-2-1.html",
+        "https://bbs.example.com/archiver/tid-101.html",
+    )
+
+    def match_url(self, url: str) -> ThreadRef | None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            return None
+        query = parse_qs(parts.query)
+        if parts.path.endswith("forum.php") and query.get("mod") == ["viewthread"]:
+            tid = query.get("tid", [""])[0]
+            if not tid.isdigit():
+                return None
+            page = query.get("page", ["1"])[0]
+            return ThreadRef(self.name, tid, _site_root(url), int(page) if page.isdigit() else 1)
+        m = _REWRITE.search(parts.path)
+        if m:
+            return ThreadRef(self.name, m.group(1), _site_root(url), int(m.group(2)))
+        m = _ARCHIVER.search(parts.path)
+        if m:
+            root = urljoin(url, "../")
+            return ThreadRef(self.name, m.group(1), root, 1)
+        return None
+
+    def page_url(self, ref: ThreadRef, page: int) -> str:
+        # Always the plain viewthread URL: it works with and without URL rewriting,
+        # and drops filters a pasted URL may carry (authorid=, ordertype=).
+        return f"{ref.base}forum.php?mod=viewthread&tid={ref.thread_id}&page={page}"
+
+    def post_url(self, ref: ThreadRef, post_id: str) -> str:
+        return f"{ref.base}forum.php?mod=redirect&goto=findpost&ptid={ref.thread_id}&pid={post_id}"
+
+    def author_url(self, ref: ThreadRef, author: str, author_id: str | None) -> str | None:
+        # The forum's own "只看该作者" view of the thread.
+        if not author_id:
+            return None
+        return f"{ref.base}forum.php?mod=viewthread&tid={ref.thread_id}&authorid={author_id}"
 
 
 def _site_root(url: str) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -30,23 +29,23 @@ from tally.errors import (
     TruncatedPageError,
 )
 from tally.forums import PLATFORMS, Platform, ThreadRef, by_name, recognise_text, resolve_url
-from tally.forums.archived import archive_kind, read_archive
 from tally.forums.base import Answer, CommentBatch, Request
 from tally.forums.cache import Cache, Entry, ThreadCache
 from tally.forums.charset import decode_page
-from tally.forums.http import Http, HttpOptions
+from tally.forums.http import Http
 from tally.model import Page, Post, Thread
+from tally.vocabulary import Origin
 
 MAX_PAGES = 2000
-_HOST_FIRST = re.compile(r"^[\w-]+(\.[\w-]+)+(:\d+)?/")
 
 Progress = Callable[[int, int], None]  # (pages done, pages known)
 
 
 @dataclass(frozen=True)
 class FetchOptions:
-    http: HttpOptions = field(default_factory=HttpOptions)
-    # None: no cache at all (the library default; the CLI passes the user's cache folder).
+    """How one read of a thread goes (``tally.forums.reader.Reader`` makes them)."""
+
+    # None: no cache at all.
     cache_dir: Path | None = None
     fresh: bool = False
     # Cached pages fetched before this time are fetched again.
@@ -64,53 +63,6 @@ class FetchOptions:
 
 def is_url(source: str) -> bool:
     return "://" in source
-
-
-def read_threads(
-    sources: Sequence[str],
-    tz: tzinfo,
-    *,
-    options: FetchOptions | None = None,
-    progress: Progress | None = None,
-    http: Http | None = None,
-    partial: bool = False,
-) -> list[Thread]:
-    """Read every thread the sources name: URLs, saved page files, or a mix.
-
-    Saved files of one thread are put together; each thread comes back once, in the
-    order it was first named. ``partial``: see ``read_saved_thread_files``.
-    """
-    options = options or FetchOptions()
-    urls: list[str] = []
-    files: list[Path] = []
-    archives: list[Thread] = []
-    for source in sources:
-        if is_url(source):
-            urls.append(source)
-        elif Path(source).is_file() and archive_kind(Path(source)):
-            archives.extend(whole(read_archive(Path(source)), source, partial))
-        elif Path(source).is_file():
-            files.append(Path(source))
-        elif _HOST_FIRST.match(source.strip()):
-            resolve_url(source)  # a URL pasted without its scheme: say so
-        else:
-            raise InputError(f"{source!r} is neither a thread URL nor a saved page file.")
-    threads: list[Thread] = []
-    if urls:
-        own = http is None
-        client = http or Http(options.http, warn=options.warn)
-        try:
-            for url in urls:
-                threads.append(
-                    fetch_thread(url, tz, http=client, options=options, progress=progress)
-                )
-        finally:
-            if own:
-                client.close()
-    if files:
-        threads.extend(read_saved_thread_files(files, tz, partial=partial))
-    threads.extend(archives)
-    return threads
 
 
 def whole(threads: list[Thread], source: str, partial: bool = False) -> list[Thread]:
@@ -270,85 +222,78 @@ def fetch_thread(
     url: str,
     tz: tzinfo,
     *,
-    http: Http | None = None,
-    options: FetchOptions | None = None,
+    http: Http,
+    options: FetchOptions,
     progress: Progress | None = None,
     held: Held | None = None,
 ) -> Thread:
     """Fetch and parse every page of the thread at ``url``; ``held`` keeps the pages for
     the next read of the same thread (and gives those of the last)."""
-    options = options or FetchOptions()
     platform, ref = resolve_url(url)
-    own = http is None
-    client = http or Http(options.http, warn=options.warn)
+    store = None
+    if options.cache_dir is not None:
+        store = Cache(options.cache_dir, options.warn).thread(
+            platform.name, urlsplit(ref.base).netloc, ref.thread_id
+        )
+    reader = _PageReader(platform, ref, tz, http, store, options)
+    known = None
+    if not options.fresh:
+        known = held.page_count if held and held.page_count else None
+        known = known or (store.page_count if store is not None else None)
+    start = known or 1
     try:
-        store = None
-        if options.cache_dir is not None:
-            store = Cache(options.cache_dir, options.warn).thread(
-                platform.name, urlsplit(ref.base).netloc, ref.thread_id
-            )
-        reader = _PageReader(platform, ref, tz, client, store, options)
-        known = None
-        if not options.fresh:
-            known = held.page_count if held and held.page_count else None
-            known = known or (store.page_count if store is not None else None)
-        start = known or 1
-        try:
-            first, origin, when = reader.read(start, cached_ok=False)
-        except PageMismatchError:
-            # The thread lost pages since the last run: start again from the top.
-            start = 1
-            first, origin, when = reader.read(1, cached_ok=False)
-            if held is not None:
-                held.pages.clear()
-        pages: dict[int, tuple[Page, str]] = {start: (first, origin)}
-        read_at = {start: when}
-
-        def from_memory(n: int) -> tuple[Page, datetime] | None:
-            if held is None or options.fresh or known is None or n >= start:
-                return None
-            kept = held.pages.get(n)
-            if kept is None or (options.not_before is not None and kept[1] < options.not_before):
-                return None
-            return kept
-
-        total = first.page_count
-        if progress:
-            progress(1, total)
-        while True:
-            if total > options.max_pages:
-                raise FetchError(
-                    f"{url} has {total} pages, more than tally reads ({options.max_pages})."
-                )
-            wanted = [n for n in range(1, total + 1) if n not in pages]
-            for n in wanted:
-                kept = from_memory(n)
-                if kept is not None:
-                    pages[n] = (kept[0], "memory")
-                    read_at[n] = kept[1]
-            wanted = [n for n in wanted if n not in pages]
-            if not wanted:
-                break
-            workers = max(1, min(client.options.max_in_flight, len(wanted)))
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                reads = pool.map(
-                    lambda n: (n, reader.read(n, cached_ok=known is not None and n < start)), wanted
-                )
-                for n, (page, origin, when) in reads:
-                    pages[n] = (page, origin)
-                    read_at[n] = when
-                    if progress:
-                        progress(len(pages), total)
-            # The thread can grow while it is read: go on until no page names more.
-            total = max(total, max(p.page_count for p, _ in pages.values()))
-        if store is not None:
-            store.set_page_count(total)
+        first, origin, when = reader.read(start, cached_ok=False)
+    except PageMismatchError:
+        # The thread lost pages since the last run: start again from the top.
+        start = 1
+        first, origin, when = reader.read(1, cached_ok=False)
         if held is not None:
-            held.pages = {n: (page, read_at[n]) for n, (page, _) in pages.items()}
-            held.page_count = total
-    finally:
-        if own:
-            client.close()
+            held.pages.clear()
+    pages: dict[int, tuple[Page, str]] = {start: (first, origin)}
+    read_at = {start: when}
+
+    def from_memory(n: int) -> tuple[Page, datetime] | None:
+        if held is None or options.fresh or known is None or n >= start:
+            return None
+        kept = held.pages.get(n)
+        if kept is None or (options.not_before is not None and kept[1] < options.not_before):
+            return None
+        return kept
+
+    total = first.page_count
+    if progress:
+        progress(1, total)
+    while True:
+        if total > options.max_pages:
+            raise FetchError(
+                f"{url} has {total} pages, more than tally reads ({options.max_pages})."
+            )
+        wanted = [n for n in range(1, total + 1) if n not in pages]
+        for n in wanted:
+            kept = from_memory(n)
+            if kept is not None:
+                pages[n] = (kept[0], Origin.MEMORY)
+                read_at[n] = kept[1]
+        wanted = [n for n in wanted if n not in pages]
+        if not wanted:
+            break
+        workers = max(1, min(http.options.max_in_flight, len(wanted)))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            reads = pool.map(
+                lambda n: (n, reader.read(n, cached_ok=known is not None and n < start)), wanted
+            )
+            for n, (page, origin, when) in reads:
+                pages[n] = (page, origin)
+                read_at[n] = when
+                if progress:
+                    progress(len(pages), total)
+        # The thread can grow while it is read: go on until no page names more.
+        total = max(total, max(p.page_count for p, _ in pages.values()))
+    if store is not None:
+        store.set_page_count(total)
+    if held is not None:
+        held.pages = {n: (page, read_at[n]) for n, (page, _) in pages.items()}
+        held.page_count = total
     ordered = [pages[n] for n in sorted(pages)]
     thread = _build(
         platform.name,
@@ -408,12 +353,12 @@ def read_saved_thread_files(
         except OSError as exc:
             raise InputError(f"{path}: cannot be read ({exc.strerror}).") from None
         for candidate in PLATFORMS:
-            refused = candidate.saved_refusal(body, str(path))
+            refused = candidate.pages.saved_refusal(body, str(path))
             if refused is not None:
                 raise refused
         text = decode_page(body, None, source=str(path))
         platform = recognise_text(text, str(path))
-        part = platform.parse_saved(text, tz, source=str(path))
+        part = platform.pages.parse_saved(text, tz, source=str(path))
         if isinstance(part, CommentBatch):
             batches.setdefault(platform.name, []).append((part, str(path)))
             continue
@@ -439,10 +384,11 @@ def read_saved_thread_files(
         source = os.fspath(names[(platform_name, tid)])
         mine = [b for b, _ in batches.get(platform_name, []) if b.thread_id in (None, tid)]
         ordered = [pages[n] for n in sorted(pages)]
-        with_comments = by_name(platform_name).attach_saved(
+        with_comments = by_name(platform_name).pages.attach_saved(
             ordered, mine, source=source, missing=notes if partial else None
         )
-        thread = _build(platform_name, tid, source, with_comments, ["file"] * len(with_comments))
+        origins = [Origin.FILE] * len(with_comments)
+        thread = _build(platform_name, tid, source, with_comments, origins)
         try:
             check_complete(thread, with_comments, source)
         except FetchError as exc:
@@ -468,7 +414,7 @@ def _build(
     tid: str,
     source: str,
     pages: list[Page],
-    origins: list[str],
+    origins: Sequence[str],
     read_at: datetime | None = None,
 ) -> Thread:
     seen: set[str] = set()
@@ -506,21 +452,15 @@ def _build(
 
 def summary(thread: Thread) -> str:
     """Where the pages came from, and the floors the forum no longer shows."""
-    origins = ("network", "revalidated", "cache", "memory", "file", "archive")
-    counts = {o: thread.sources.count(o) for o in origins}
-    parts = []
-    if counts["network"]:
-        parts.append(f"{counts['network']} from the network")
-    if counts["revalidated"]:
-        parts.append(f"{counts['revalidated']} unchanged (checked with the forum)")
-    if counts["cache"]:
-        parts.append(f"{counts['cache']} from the cache")
-    if counts["memory"]:
-        parts.append(f"{counts['memory']} as read before")
-    if counts["file"]:
-        parts.append(f"{counts['file']} from saved files")
-    if counts["archive"]:
-        parts.append(f"{counts['archive']} from the archive")
+    said = {
+        Origin.NETWORK: "from the network",
+        Origin.REVALIDATED: "unchanged (checked with the forum)",
+        Origin.CACHE: "from the cache",
+        Origin.MEMORY: "as read before",
+        Origin.FILE: "from saved files",
+        Origin.ARCHIVE: "from the archive",
+    }
+    parts = [f"{n} {said[o]}" for o in Origin if (n := thread.sources.count(o))]
     text = f"thread {thread.thread_id}: {thread.page_count} page(s), " + ", ".join(parts)
     if thread.gaps:
         shown = ", ".join(map(str, thread.gaps[:20])) + (" …" if len(thread.gaps) > 20 else "")

@@ -66,7 +66,6 @@ class HttpOptions:
     max_decoded: int = 64 * 2**20  # after gzip/deflate
     user_agent: str = USER_AGENT
     respect_robots: bool = True
-    cookies: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -224,19 +223,24 @@ class Http:
         self,
         options: HttpOptions | None = None,
         *,
+        cookies: Path | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
         warn: Warn | None = None,
     ):
+        """``sleep``, ``clock`` (monotonic seconds) and ``now`` (the wall clock, for a
+        Retry-After date) come from the run's environment; tests pass fake ones."""
         self.options = options or HttpOptions()
         if self.options.max_in_flight < 1:
             raise InputError("at least one request must be allowed in flight.")
-        self._sleep, self._clock = sleep, clock
+        self._sleep, self._clock, self._now = sleep, clock, now
         self._warn = warn or _log.warning
-        self._cookies = load_cookies(self.options.cookies) if self.options.cookies else None
+        self.cookie_file = cookies
+        self._cookies = load_cookies(cookies) if cookies else None
         if self._cookies is not None and self._cookies.expired and not self._cookies.domains:
             self._warn(
-                f"every cookie in {self.options.cookies} has expired "
+                f"every cookie in {cookies} has expired "
                 f"({self._cookies.expired}); export them again from a logged-in browser."
             )
         self._client = httpx.Client(
@@ -269,7 +273,7 @@ class Http:
                 self._hosts[key] = _Host(threading.BoundedSemaphore(self.options.max_in_flight))
                 if self._cookies is not None and not covers(self._cookies.domains, key):
                     self._warn(
-                        f"the cookie file {self.options.cookies} holds no cookie for {key}; "
+                        f"the cookie file {self.cookie_file} holds no cookie for {key}; "
                         "tally reads it as a guest."
                     )
             return self._hosts[key]
@@ -421,7 +425,7 @@ class Http:
         value = r.headers.get("retry-after")
         if value is None:
             return None
-        seconds = retry_after(value, datetime.now(UTC))
+        seconds = retry_after(value, self._now())
         if seconds is None:
             return None
         if seconds > self.options.retry_after_ceiling:

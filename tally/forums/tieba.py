@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import tzinfo
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
@@ -32,16 +32,13 @@ from tally.errors import FetchError, NotAThreadError, PageMismatchError, ParseEr
 from tally.forums import tieba_html
 from tally.forums.base import (
     Answer,
-    CommentBatch,
     Getter,
-    PageFrame,
     Platform,
     Request,
-    ThreadRef,
 )
-from tally.forums.htmltext import Node
-from tally.model import Comment, Page, Post
+from tally.model import Comment, Page, Post, ThreadRef
 from tally.times import from_unix
+from tally.vocabulary import Markup
 
 _THREAD_PATH = re.compile(r"^/p/(\d+)/?$")
 API_HOST = "tiebac.baidu.com"
@@ -71,10 +68,9 @@ def multipart(proto: bytes) -> bytes:
 class Tieba(Platform):
     name = "tieba"
     title = "Tieba"
-    markup = "text"  # Tieba renders no markup in posts
+    markup = Markup.TEXT  # Tieba renders no markup in posts
     # Saved desktop pages (before 2026); live threads come from the client API.
-    post_list = "#j_p_postlist"
-    page_marker = "PageData"
+    pages = tieba_html.SavedPages()
     example_urls = (
         "https://tieba.baidu.com/p/8800123456",
         "https://tieba.baidu.com/p/8800123456?pn=3",
@@ -102,6 +98,9 @@ class Tieba(Platform):
     def page_url(self, ref: ThreadRef, page: int) -> str:
         # Without see_lz: tally reads every floor, not only the thread owner's.
         return f"{ref.base}p/{ref.thread_id}?pn={page}"
+
+    def thread_url(self, thread_id: str) -> str:
+        return f"https://tieba.baidu.com/p/{thread_id}"
 
     def post_url(self, ref: ThreadRef, post_id: str) -> str:
         return f"{ref.base}p/{ref.thread_id}?pid={post_id}#{post_id}"
@@ -246,39 +245,6 @@ class Tieba(Platform):
                 f"{len(found)} were read; run again with --fresh."
             )
         return sorted(found, key=lambda c: (c.time, c.comment_id))
-
-    # -- saved files (the desktop page before 2026) ------------------------------------------
-
-    def recognises(self, text: str) -> bool:
-        return tieba_html.recognises(text)
-
-    def error_page(self, text: str, source: str) -> NotAThreadError | None:
-        return tieba_html.error_page(text, source)
-
-    def post_nodes(self, tree: Any) -> list[Node]:
-        return tieba_html.post_nodes(tree)
-
-    def frame(self, tree: Any, text: str, nodes: Sequence[Node], source: str) -> PageFrame:
-        return tieba_html.frame(tree, text, nodes, source)
-
-    def parse_post(self, node: Node, tz: tzinfo, source: str, thread_id: str, page: int) -> Post:
-        return tieba_html.parse_floor(node, tz, source, thread_id, page)
-
-    def comment_counts(self, nodes: Sequence[Node], posts: Sequence[Post]) -> Mapping[str, int]:
-        return tieba_html.comment_counts(nodes, posts)
-
-    def parse_saved(self, text: str, tz: tzinfo, *, source: str) -> Page | CommentBatch:
-        return tieba_html.parse_saved(text, tz, source=source, parse_page=self.parse_page)
-
-    def attach_saved(
-        self,
-        pages: Sequence[Page],
-        batches: Sequence[CommentBatch],
-        *,
-        source: str,
-        missing: list[str] | None = None,
-    ) -> list[Page]:
-        return tieba_html.attach_saved(pages, batches, source=source, missing=missing)
 
 
 # -- reading the answers ------------------------------------------------------------------------

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import tzinfo
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
 from tally.errors import InputError, NotAThreadError, ParseError
-from tally.forums.base import CommentBatch, PageFrame
+from tally.forums.base import CommentBatch, PageFrame, Pages
 from tally.forums.htmltext import Node, font_flags, html_tree, node_text
 from tally.forums.timeparse import parse_forum_time
 from tally.model import Comment, Page, Post
@@ -46,16 +46,6 @@ _CHALLENGES = ("百度安全验证", "wappass.baidu.com", "安全验证")
 _OLD_MARKERS = ("j_l_post", "lzl_single_post", "PageData.thread", "j_p_postlist")
 
 
-def recognises(text: str) -> bool:
-    """Whether a saved file came from Tieba: a page of either front end, or 楼中楼 JSON."""
-    head = text[:4000].lstrip()
-    if head.startswith("{") and '"comment_list"' in text:
-        return True
-    if any(marker in text for marker in _OLD_MARKERS):
-        return True
-    return "百度贴吧" in text[:20000] or "tieba.baidu.com" in text[:20000]
-
-
 def new_front_end(text: str, source: str) -> InputError | None:
     """The sentence for a page saved from the 2026 front end (floors drawn by script)."""
     if any(marker in text for marker in _OLD_MARKERS) or text.lstrip().startswith("{"):
@@ -66,94 +56,6 @@ def new_front_end(text: str, source: str) -> InputError | None:
         f"{source} was saved from Tieba's 2026 web front end, whose HTML holds no floors; "
         f"give tally the thread's URL ({url}) instead."
     )
-
-
-def error_page(text: str, source: str) -> NotAThreadError | None:
-    if any(marker in text for marker in _CHALLENGES):
-        return NotAThreadError(
-            f"{source}: Baidu answered with a security check instead of the thread; open it "
-            "in a browser, save its pages and comment files, and run tally on them."
-        )
-    if "该贴已被删除" in text or "贴吧404" in text or "page404" in text:
-        return NotAThreadError(f"{source}: the thread does not exist or was deleted.")
-    if "passport.baidu.com" in text and "登录" in text and "j_l_post" not in text:
-        return NotAThreadError(
-            f"{source}: Baidu shows this thread only to a logged-in account; pass --cookies "
-            "FILE exported from a browser logged in to Baidu."
-        )
-    return None
-
-
-def post_nodes(tree: LexborHTMLParser) -> list[Node]:
-    """The floors of a saved page; advertising floors are none."""
-    return [n for n in tree.css("div.l_post") or tree.css("div.j_l_post") if not _is_ad(n)]
-
-
-def frame(tree: LexborHTMLParser, text: str, nodes: Sequence[Node], source: str) -> PageFrame:
-    tids = {str((_field(n, source).get("content") or {}).get("thread_id") or "") for n in nodes}
-    tids.discard("")
-    if len(tids) > 1:
-        raise ParseError(f"{source} holds floors of more than one thread.")
-    page, count = _pager(tree, text)
-    title = tree.css_first(".core_title_txt")
-    forum = _FID.search(text)
-    return PageFrame(
-        thread_id=tids.pop() if tids else None,
-        page=page,
-        page_count=count,
-        title=(title.attributes.get("title") or node_text(title)) if title is not None else "",
-        reply_count=_reply_count(tree, text),
-        forum_id=forum.group(1) if forum else None,
-    )
-
-
-def comment_counts(nodes: Sequence[Node], posts: Sequence[Post]) -> dict[str, int]:
-    return {p.post_id: n for p, n in zip(posts, _comment_counts(nodes), strict=True)}
-
-
-def parse_saved(
-    text: str, tz: tzinfo, *, source: str, parse_page: Callable[..., Page]
-) -> Page | CommentBatch:
-    """A saved file: a thread page (read with ``parse_page``), the 楼中楼 JSON, or a 楼中楼
-    fragment page."""
-    if text.lstrip().startswith("{"):
-        return parse_total_comment(text, tz, source=source)
-    if "lzl_single_post" in text and "j_l_post" not in text:
-        found, _pages = parse_comment_fragment(text, tz, source=source)
-        pid = _fragment_post_id(text, source)
-        return CommentBatch(None, {pid: tuple(found)})
-    refused = new_front_end(text, source)
-    if refused is not None:
-        raise refused
-    page: Page = parse_page(text, tz, source=source)
-    return page
-
-
-def attach_saved(
-    pages: Sequence[Page],
-    batches: Sequence[CommentBatch],
-    *,
-    source: str,
-    missing: list[str] | None = None,
-) -> list[Page]:
-    """Every floor's 楼中楼: inline ones, and those of the saved JSON and fragment files.
-
-    A floor with fewer than it says is an error naming it, unless ``missing`` collects
-    what is missing (``tally archive --partial``).
-    """
-    merged: dict[str, list[Comment]] = {}
-    for batch in batches:
-        for pid, found in batch.comments.items():
-            merged[pid] = _merge(merged.get(pid, []), list(found))
-    out = []
-    for page in pages:
-        mine = {
-            p.post_id: _merge(list(p.comments), merged.get(p.post_id, []))
-            for p in page.posts
-            if page.comment_counts.get(p.post_id, 0) > 0 or p.comments
-        }
-        out.append(_attach(page, mine, source=source, missing=missing))
-    return out
 
 
 def _is_ad(node: Node) -> bool:
@@ -180,58 +82,6 @@ def _field(node: Node, source: str) -> dict[str, Any]:
         except json.JSONDecodeError:
             raise ParseError(f"{source} has a floor whose data-field is not JSON.") from None
     return value if isinstance(value, dict) else {}
-
-
-def parse_floor(node: Node, tz: tzinfo, source: str, thread_id: str, page: int) -> Post:
-    """One floor of a saved page, with the 楼中楼 rendered inline under it."""
-    data = _field(node, source)
-    author = data.get("author") or {}
-    content = data.get("content") or {}
-    pid = str(content.get("post_id") or node.attributes.get("data-pid") or "")
-    if not pid.isdigit():
-        raise ParseError(f"{source} has a floor without a post id.")
-    where = f"{source}, post {pid}"
-    tails = [node_text(t) for t in node.css("span.tail-info")]
-    floor = content.get("post_no")
-    if not isinstance(floor, int):
-        floor = next((int(m.group(1)) for t in tails if (m := _FLOOR.match(t))), None)
-    if floor is None:
-        raise ParseError(f"{where} has no floor number.")
-    # The time is the last tail item that is neither the floor nor "来自…客户端".
-    stamps = [t for t in tails if not _FLOOR.match(t) and not t.startswith("来自")]
-    stamp = stamps[-1] if stamps else content.get("date")
-    if not stamp:
-        raise ParseError(f"{where} has no post time.")
-    time = parse_forum_time(str(stamp), tz, what=f"{where}: post time")
-    user_name = str(author.get("user_name") or "").strip()
-    nickname = str(author.get("user_nickname") or author.get("name_show") or "").strip()
-    shown = node.css_first(".p_author_name") or node.css_first(".d_name a")
-    shown_name = node_text(shown) if shown is not None else ""
-    name = user_name or nickname or shown_name
-    if not name:
-        raise ParseError(f"{where} has no author.")
-    display = nickname or shown_name
-    body = node.css_first(f"#post_content_{pid}") or node.css_first(".d_post_content")
-    if body is None:
-        raise ParseError(f"{where} has no body.")
-    red, large = font_flags(body)
-    user_id = author.get("user_id")
-    inline = _comment_items(node.css("li.lzl_single_post"), tz, where)
-    return Post(
-        platform="tieba",
-        thread_id=thread_id,
-        page=page,
-        post_id=pid,
-        floor=floor,
-        author=name,
-        author_id=str(user_id) if user_id else None,
-        time=time,
-        text=node_text(body),
-        red_font=red,
-        large_font=large,
-        author_display=display if display and display != name else None,
-        comments=tuple(inline),
-    )
 
 
 def _comment_counts(nodes: Sequence[Node]) -> list[int]:
@@ -415,3 +265,154 @@ def _fragment_post_id(text: str, source: str) -> str:
     if m:
         return m.group(1)
     raise InputError(f"{source}: a saved 楼中楼 page must say its floor (pid=… in the file name).")
+
+
+class SavedPages(Pages):
+    """The desktop thread pages Tieba served before 2026, as a browser saved them, with the
+    楼中楼 files saved beside them."""
+
+    platform = "tieba"
+    title = "Tieba"
+    post_list = "#j_p_postlist"
+    page_marker = "PageData"
+
+    def recognises(self, text: str) -> bool:
+        """Whether a saved file came from Tieba: a page of either front end, or 楼中楼 JSON."""
+        head = text[:4000].lstrip()
+        if head.startswith("{") and '"comment_list"' in text:
+            return True
+        if any(marker in text for marker in _OLD_MARKERS):
+            return True
+        return "百度贴吧" in text[:20000] or "tieba.baidu.com" in text[:20000]
+
+    def error_page(self, text: str, source: str) -> NotAThreadError | None:
+        if any(marker in text for marker in _CHALLENGES):
+            return NotAThreadError(
+                f"{source}: Baidu answered with a security check instead of the thread; open it "
+                "in a browser, save its pages and comment files, and run tally on them."
+            )
+        if "该贴已被删除" in text or "贴吧404" in text or "page404" in text:
+            return NotAThreadError(f"{source}: the thread does not exist or was deleted.")
+        if "passport.baidu.com" in text and "登录" in text and "j_l_post" not in text:
+            return NotAThreadError(
+                f"{source}: Baidu shows this thread only to a logged-in account; pass --cookies "
+                "FILE exported from a browser logged in to Baidu."
+            )
+        return None
+
+    def post_nodes(self, tree: LexborHTMLParser) -> list[Node]:
+        """The floors of a saved page; advertising floors are none."""
+        return [n for n in tree.css("div.l_post") or tree.css("div.j_l_post") if not _is_ad(n)]
+
+    def frame(
+        self, tree: LexborHTMLParser, text: str, nodes: Sequence[Node], source: str
+    ) -> PageFrame:
+        tids = {str((_field(n, source).get("content") or {}).get("thread_id") or "") for n in nodes}
+        tids.discard("")
+        if len(tids) > 1:
+            raise ParseError(f"{source} holds floors of more than one thread.")
+        page, count = _pager(tree, text)
+        title = tree.css_first(".core_title_txt")
+        forum = _FID.search(text)
+        return PageFrame(
+            thread_id=tids.pop() if tids else None,
+            page=page,
+            page_count=count,
+            title=(title.attributes.get("title") or node_text(title)) if title is not None else "",
+            reply_count=_reply_count(tree, text),
+            forum_id=forum.group(1) if forum else None,
+        )
+
+    def parse_post(self, node: Node, tz: tzinfo, source: str, thread_id: str, page: int) -> Post:
+        """One floor of a saved page, with the 楼中楼 rendered inline under it."""
+        data = _field(node, source)
+        author = data.get("author") or {}
+        content = data.get("content") or {}
+        pid = str(content.get("post_id") or node.attributes.get("data-pid") or "")
+        if not pid.isdigit():
+            raise ParseError(f"{source} has a floor without a post id.")
+        where = f"{source}, post {pid}"
+        tails = [node_text(t) for t in node.css("span.tail-info")]
+        floor = content.get("post_no")
+        if not isinstance(floor, int):
+            floor = next((int(m.group(1)) for t in tails if (m := _FLOOR.match(t))), None)
+        if floor is None:
+            raise ParseError(f"{where} has no floor number.")
+        # The time is the last tail item that is neither the floor nor "来自…客户端".
+        stamps = [t for t in tails if not _FLOOR.match(t) and not t.startswith("来自")]
+        stamp = stamps[-1] if stamps else content.get("date")
+        if not stamp:
+            raise ParseError(f"{where} has no post time.")
+        time = parse_forum_time(str(stamp), tz, what=f"{where}: post time")
+        user_name = str(author.get("user_name") or "").strip()
+        nickname = str(author.get("user_nickname") or author.get("name_show") or "").strip()
+        shown = node.css_first(".p_author_name") or node.css_first(".d_name a")
+        shown_name = node_text(shown) if shown is not None else ""
+        name = user_name or nickname or shown_name
+        if not name:
+            raise ParseError(f"{where} has no author.")
+        display = nickname or shown_name
+        body = node.css_first(f"#post_content_{pid}") or node.css_first(".d_post_content")
+        if body is None:
+            raise ParseError(f"{where} has no body.")
+        red, large = font_flags(body)
+        user_id = author.get("user_id")
+        inline = _comment_items(node.css("li.lzl_single_post"), tz, where)
+        return Post(
+            platform="tieba",
+            thread_id=thread_id,
+            page=page,
+            post_id=pid,
+            floor=floor,
+            author=name,
+            author_id=str(user_id) if user_id else None,
+            time=time,
+            text=node_text(body),
+            red_font=red,
+            large_font=large,
+            author_display=display if display and display != name else None,
+            comments=tuple(inline),
+        )
+
+    def comment_counts(self, nodes: Sequence[Node], posts: Sequence[Post]) -> dict[str, int]:
+        return {p.post_id: n for p, n in zip(posts, _comment_counts(nodes), strict=True)}
+
+    def parse_saved(self, text: str, tz: tzinfo, *, source: str) -> Page | CommentBatch:
+        """A saved file: a thread page, the 楼中楼 JSON, or a 楼中楼 fragment page."""
+        if text.lstrip().startswith("{"):
+            return parse_total_comment(text, tz, source=source)
+        if "lzl_single_post" in text and "j_l_post" not in text:
+            found, _pages = parse_comment_fragment(text, tz, source=source)
+            pid = _fragment_post_id(text, source)
+            return CommentBatch(None, {pid: tuple(found)})
+        refused = new_front_end(text, source)
+        if refused is not None:
+            raise refused
+        return self.parse_page(text, tz, source=source)
+
+    def attach_saved(
+        self,
+        pages: Sequence[Page],
+        batches: Sequence[CommentBatch],
+        *,
+        source: str,
+        missing: list[str] | None = None,
+    ) -> list[Page]:
+        """Every floor's 楼中楼: inline ones, and those of the saved JSON and fragment files.
+
+        A floor with fewer than it says is an error naming it, unless ``missing`` collects
+        what is missing (``tally archive --partial``).
+        """
+        merged: dict[str, list[Comment]] = {}
+        for batch in batches:
+            for pid, found in batch.comments.items():
+                merged[pid] = _merge(merged.get(pid, []), list(found))
+        out = []
+        for page in pages:
+            mine = {
+                p.post_id: _merge(list(p.comments), merged.get(p.post_id, []))
+                for p in page.posts
+                if page.comment_counts.get(p.post_id, 0) > 0 or p.comments
+            }
+            out.append(_attach(page, mine, source=source, missing=missing))
+        return out

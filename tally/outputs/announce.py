@@ -22,16 +22,15 @@ from tally.rules.count import votes_text
 from tally.rules.game import Day, Game
 from tally.rules.ledger import Card
 from tally.rules.rulesets import ChangeMethod
-from tally.rules.verdicts import BallotKind, OutcomeCode, Status
+from tally.rules.verdicts import BallotKind, OutcomeCode, Status, ThreadRole
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
 from tally.times import short
+from tally.vocabulary import Announcement, Markup
 
 # The built-in templates, inside the package (read with importlib.resources by Jinja's
 # PackageLoader, so a wheel install has them too).
 TEMPLATES = "tally.outputs:templates"
-FORMATS = ("bbcode", "text")
-KINDS = ("close", "morning", "elevator", "reminder")
 _ZWSP = "\u200b"
 
 
@@ -59,9 +58,9 @@ def inert(value: Any) -> Any:
     return value
 
 
-def format_for(game: Game, day: Day) -> str:
+def format_for(game: Game, day: Day) -> Markup:
     """The markup the forum of the day's vote thread renders (BBCode, or plain text)."""
-    return platform_of(day.vote_thread).markup
+    return platform_of(day.vote_ref).markup
 
 
 def _environment(template_dir: Path | None) -> Any:
@@ -88,15 +87,15 @@ def _environment(template_dir: Path | None) -> Any:
 
 
 def render(
-    kind: str, fmt: str, context: Mapping[str, Any], template_dir: Path | None = None
+    kind: Announcement, fmt: Markup, context: Mapping[str, Any], template_dir: Path | None = None
 ) -> str:
     from jinja2 import TemplateError, TemplateNotFound, UndefinedError
     from jinja2.exceptions import SecurityError
 
-    if fmt not in FORMATS:
-        raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}.")
+    if fmt not in tuple(Markup):
+        raise InputError(f"--format must be one of {', '.join(Markup)}, not {fmt!r}.")
     env = _environment(template_dir)
-    name = f"{kind}.{fmt}.j2"
+    name = f"{Announcement(kind)}.{Markup(fmt)}.j2"
     try:
         return str(env.get_template(name).render(**context))
     except TemplateNotFound:
@@ -167,7 +166,7 @@ def close_context(
             "after the close, or pass --provisional for a mid-day standing."
         )
     rules = game.rules
-    ref = result.day.vote_thread
+    ref = result.day.vote_ref
     platform = platform_of(ref)
     weights = result.count.weights
     o = result.outcome
@@ -250,7 +249,7 @@ def close_context(
 def closing_post(
     result: DayResult,
     game: Game,
-    fmt: str | None = None,
+    fmt: Markup | None = None,
     *,
     provisional: bool = False,
     show_rules: bool = False,
@@ -258,7 +257,8 @@ def closing_post(
 ) -> str:
     """The closing announcement of a counted day, in the forum's markup unless ``fmt``."""
     context = close_context(result, game, provisional=provisional, show_rules=show_rules)
-    return render("close", fmt or format_for(game, result.day), context, template_dir)
+    fmt = fmt or format_for(game, result.day)
+    return render(Announcement.CLOSE, fmt, context, template_dir)
 
 
 # -- the reminder (催票) ------------------------------------------------------------------------
@@ -267,7 +267,7 @@ def closing_post(
 def change_rule_line(game: Game, day: Day, *, show_rules: bool = False) -> str:
     """How a change is posted, how many, and until when (RULES V3, V4, V5), in one line."""
     rules = game.rules
-    word = platform_of(day.vote_thread).comment_word
+    word = platform_of(day.vote_ref).comment_word
     via = {
         ChangeMethod.COMMENT: f"在自己的投票楼层下{word}",
         ChangeMethod.REPLY: "回复自己的投票楼层",
@@ -296,7 +296,7 @@ def reminder_context(result: DayResult, game: Game, *, show_rules: bool = False)
             f"day {day.day} closed at {short(day.closes)}: a reminder is for before the "
             "close; the day's post now is tally announce --kind close."
         )
-    platform = platform_of(day.vote_thread)
+    platform = platform_of(day.vote_ref)
     accounts: dict[str, str] = {}
     for post in result.thread.posts:
         player = game.identify(post.author, post.author_display)
@@ -306,7 +306,7 @@ def reminder_context(result: DayResult, game: Game, *, show_rules: bool = False)
         "game": game.name,
         "day": day.day,
         "kind": result.kind,
-        "thread_url": platform.page_url(day.vote_thread, 1),
+        "thread_url": platform.page_url(day.vote_ref, 1),
         "closes": f"{short(day.closes)}",
         "as_of": f"{short(result.as_of)}",
         "mentions": platform.mentions,
@@ -364,7 +364,7 @@ def elevator_context(
             player = game.identify(post.author, post.author_display)
             if player and player not in accounts:
                 accounts[player] = (post.author, post.author_id)
-    ref = day.discussion_ref or day.vote_thread
+    ref = day.ref(ThreadRole.DISCUSSION) or day.vote_ref
     platform = platform_of(ref)
     order = list(game.players)
     random.Random(seed).shuffle(order)

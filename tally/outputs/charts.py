@@ -146,7 +146,7 @@ def _colour(players: Sequence[str]) -> dict[str, str]:
 
 
 def _title(result: DayResult) -> str:
-    what = "警长竞选" if result.kind == "sheriff" else "投票"
+    what = result.kind.label  # 警长竞选, 投票
     return f"第{result.day.day}天{what}"
 
 

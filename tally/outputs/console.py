@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -9,15 +10,17 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from tally.outputs.results import Announced, Archived, Counted, Drafted, Lurked, Reported
+from tally.rules.ledger import Card, LedgerEdit, LedgerView
 from tally.rules.verdicts import DayKind, OutcomeResult, Status
+from tally.rules.votes import DayResult
 from tally.sanitise import one_line
 from tally.times import duration, long, short
 
 if TYPE_CHECKING:
     from tally.model import Post, Thread
-    from tally.rules.ledger import Card, LedgerView
+    from tally.outputs.terminal import Terminal
     from tally.rules.lurkers import DayCheck
-    from tally.rules.votes import DayResult
 
 
 def cell(value: object, style: str = "") -> Text:
@@ -334,3 +337,87 @@ def print_cards(console: Console, cards: Sequence[Card]) -> None:
     gone = sent_off(cards)
     if gone:
         say(console, f"Sent off (red card, K2): {'、'.join(gone)}")
+
+
+# -- each result as the terminal shows it (``Terminal.show``) ---------------------------------
+
+
+@functools.singledispatch
+def show(result: object, terminal: Terminal) -> None:
+    raise TypeError(f"tally has no way to show a {type(result).__name__}")  # pragma: no cover
+
+
+@show.register(DayResult)
+def _(result: DayResult, terminal: Terminal) -> None:
+    print_day(terminal.stdout(), result)
+
+
+@show.register(Counted)
+def _(done: Counted, terminal: Terminal) -> None:
+    if done.chart is not None:
+        terminal.note(f"wrote the picture of day {done.result.day.day} to {done.chart}")
+    print_day(terminal.stdout(), done.result)
+    if done.announcement is not None:
+        terminal.text("\n" + done.announcement)
+
+
+@show.register(Lurked)
+def _(done: Lurked, terminal: Terminal) -> None:
+    print_lurkers(terminal.stdout(), done.check, done.ledger)
+
+
+@show.register(Announced)
+def _(done: Announced, terminal: Terminal) -> None:
+    terminal.text(done.text)
+
+
+@show.register(Archived)
+def _(done: Archived, terminal: Terminal) -> None:
+    pages = sum(t.page_count for t in done.threads)
+    read = f"{len(done.threads)} thread(s), {pages} page(s)"
+    if done.rows is not None:
+        terminal.note(f"wrote {done.rows} rows from {read} to {done.csv}")
+    if done.database is not None:
+        d = done.database
+        days = f"; ballots of day(s) {', '.join(map(str, done.days))}" if done.days else ""
+        terminal.note(
+            f"database {done.db}: {sum(d.inserted.values())} rows added, "
+            f"{sum(d.updated.values())} updated, {d.gone} posts gone from the forum, "
+            f"{sum(d.deleted.values())} ballots or totals no longer counted, "
+            f"{sum(d.unchanged.values())} unchanged ({read}{days})"
+        )
+
+
+@show.register(Reported)
+def _(done: Reported, terminal: Terminal) -> None:
+    drawn = ", ".join(map(str, done.days)) or "none"
+    waiting = f"; not closed yet: {', '.join(map(str, done.pending))}" if done.pending else ""
+    terminal.note(f"wrote {done.path} ({done.size / 1024:.0f} KB): day(s) {drawn}{waiting}")
+
+
+@show.register(Drafted)
+def _(done: Drafted, terminal: Terminal) -> None:
+    made = done.draft
+    terminal.note(
+        f"wrote {done.path}: {len(made.directors)} director, {len(made.players)} players, "
+        f"{made.days} day(s); fill in each day's closes, check the roster, then run "
+        f"`tally votes VOTE-URL --game {done.path}`."
+    )
+
+
+@show.register(LedgerEdit)
+def _(done: LedgerEdit, terminal: Terminal) -> None:
+    out = terminal.stdout()
+    if not done.added and not done.removed:
+        say(out, "already in the ledger; nothing written.")
+    for card in done.added:
+        say(out, f"added: day {card.day} {card.player} {card.colour.label} {card.rule} "
+                 f"{card.reason}")  # fmt: skip
+    for card in done.removed:
+        say(out, f"removed: day {card.day} {card.player} {card.colour.label} {card.rule} "
+                 f"{card.reason}")  # fmt: skip
+
+
+@show.register(LedgerView)
+def _(ledger: LedgerView, terminal: Terminal) -> None:
+    print_cards(terminal.stdout(), ledger.cards)

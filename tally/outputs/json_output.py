@@ -5,17 +5,19 @@ The fields of the contract (README, *JSON*) come first and never change; more ma
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
+from tally.outputs.results import Counted, Lurked
 from tally.rules.count import votes_number
+from tally.rules.votes import DayResult
 from tally.times import iso
 
 if TYPE_CHECKING:
     from tally.rules.acceleration import Acceleration
-    from tally.rules.changes import Poll
     from tally.rules.ledger import LedgerView
     from tally.rules.lurkers import DayCheck
-    from tally.rules.votes import DayResult
+    from tally.rules.polls import Poll
 
 
 def day_json(result: DayResult) -> dict[str, Any]:
@@ -204,3 +206,23 @@ def poll_json(poll: Poll) -> dict[str, Any]:
         "every": poll.every,
     }
     return data
+
+
+@functools.singledispatch
+def to_json(result: object) -> dict[str, Any]:
+    raise TypeError(f"tally has no JSON for a {type(result).__name__}")  # pragma: no cover
+
+
+@to_json.register(DayResult)
+def _(result: DayResult) -> dict[str, Any]:
+    return day_json(result)
+
+
+@to_json.register(Counted)
+def _(done: Counted) -> dict[str, Any]:
+    return day_json(done.result)
+
+
+@to_json.register(Lurked)
+def _(done: Lurked) -> dict[str, Any]:
+    return lurkers_json(done.check, done.ledger)

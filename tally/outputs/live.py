@@ -13,7 +13,9 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from tally.outputs.console import cell, outcome_line, totals_table
-from tally.rules.changes import ChangeKind, majority_text
+from tally.rules.count import majority_gap, votes_text
+from tally.rules.polls import ChangeKind
+from tally.rules.verdicts import DayKind
 from tally.sanitise import one_line
 from tally.times import clock, duration, short
 
@@ -21,10 +23,29 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from tally.environment import Environment
-    from tally.rules.changes import Poll
     from tally.rules.game import Game
+    from tally.rules.polls import Poll
+    from tally.rules.rulesets import Ruleset
+    from tally.rules.votes import DayResult
 
 _CHANGE_STYLE = {ChangeKind.NEW: "green", ChangeKind.STATUS: "yellow", ChangeKind.GONE: "red"}
+
+
+def majority_text(result: DayResult, rules: Ruleset) -> str | None:
+    """The leader's distance from a majority (C6), as the live screen says it."""
+    gap = majority_gap(result.count, rules)
+    if gap is None:
+        return None
+    who = "、".join(result.leaders)
+    cast = votes_text(result.count.cast)
+    if gap < 0:
+        return f"{who} has more than half of the {cast} votes cast (C6)"
+    if gap == 0:
+        more = "any vote more"
+    else:
+        more = f"more than {votes_text(gap)} vote{'s' if gap != 1 else ''} more"
+    who = f"{who} are tied: each needs" if len(result.leaders) > 1 else f"{who} needs"
+    return f"{who} {more} for more than half of all votes cast (C6; {cast} cast now)"
 
 
 def _line(text: str, style: str = "") -> Text:
@@ -62,7 +83,7 @@ def live_view(poll: Poll, game: Game, now: datetime) -> RenderableType:
     result = poll.result
     if result is not None:
         thread = result.thread
-        what = "sheriff election" if result.kind == "sheriff" else "vote"
+        what = "sheriff election" if result.kind is DayKind.SHERIFF else "vote"
         parts.append(
             _line(
                 f"Day {result.day.day} {what} (ruleset {result.ruleset}), thread "

@@ -20,7 +20,7 @@ from tally.rules.count import votes_text
 from tally.rules.game import Game
 from tally.rules.ledger import Card
 from tally.rules.lurkers import PlayerDay
-from tally.rules.verdicts import Colour, Status
+from tally.rules.verdicts import Colour, DayKind, Status
 from tally.rules.votes import DayResult
 from tally.times import long, short
 
@@ -28,13 +28,13 @@ _MARK = {Colour.YELLOW: "黄", Colour.RED: "红", Colour.BLUE: "蓝"}
 
 
 def _day(result: DayResult, game: Game) -> dict[str, Any]:
-    ref = result.day.vote_thread
+    ref = result.day.vote_ref
     platform = platform_of(ref)
     weights = result.count.weights
     salt = f"d{result.day.day}"
     return {
         "day": result.day.day,
-        "kind": "警长竞选" if result.kind == "sheriff" else "放逐投票",
+        "kind": "警长竞选" if result.kind is DayKind.SHERIFF else "放逐投票",
         "sentence": outcome_sentence(result, game),
         "rule": str(result.outcome.code.rule),
         "thread_url": platform.page_url(ref, 1),

@@ -1,8 +1,13 @@
 """What a command shows the person running it: standard output and standard error.
 
-Tables and the announcement go to standard output; progress, warnings, where pages came
-from and the one-sentence errors go to standard error. Everything a forum user wrote is
-sanitised on the way (``tally.outputs.console.say``), JSON included (``json_text``).
+One ``Terminal`` per run, its sink chosen once (``as_json``): every result a workflow
+returns (``tally.outputs.results``, a ``DayResult``, a poll of `tally watch`, …) is handed
+to ``show``, which prints its warnings and then the result as tables and sentences
+(``tally.outputs.console``) or as JSON (``tally.outputs.json_output``), as gallery-dl hands
+its results to interchangeable output handlers. Tables and the announcement go to standard
+output; progress, warnings, where pages came from and the one-sentence errors go to
+standard error. Everything a forum user wrote is sanitised on the way
+(``tally.outputs.console.say``), JSON included (``json_text``).
 """
 
 from __future__ import annotations
@@ -19,12 +24,18 @@ if TYPE_CHECKING:
     from rich.progress import Progress as RichProgress
 
     from tally.model import Thread
+    from tally.outputs.live import LiveScreen
+    from tally.rules.game import Game
+    from tally.rules.polls import Poll
 
 
 class Terminal:
-    def __init__(self, env: Environment, *, quiet: bool = False):
+    def __init__(self, env: Environment, *, quiet: bool = False, as_json: bool = False):
         self.env = env
         self.quiet = quiet
+        self.as_json = as_json
+        self._screen: LiveScreen | None = None
+        self._warned: set[str] = set()
 
     def stdout(self) -> Console:
         from rich.console import Console
@@ -43,7 +54,10 @@ class Terminal:
         say(self.stderr(), f"tally: {message}")
 
     def warn(self, message: str) -> None:
-        self.error(f"warning: {message}")
+        """A warning, once a run however many times it is raised."""
+        if message not in self._warned:
+            self._warned.add(message)
+            self.error(f"warning: {message}")
 
     def note(self, message: str) -> None:
         """A line on standard error that --quiet silences."""
@@ -56,6 +70,19 @@ class Terminal:
         from tally.forums.fetch import summary
 
         self.note(summary(thread))
+
+    def show(self, result: Any) -> None:
+        """A workflow's result: its warnings, then the result as the run prints results."""
+        for warning in getattr(result, "warnings", ()):
+            self.warn(warning)
+        if self.as_json:
+            from tally.outputs.json_output import to_json
+
+            self.json(to_json(result))
+        else:
+            from tally.outputs.console import show
+
+            show(result, self)
 
     def json(self, data: Any) -> None:
         from tally.sanitise import json_text
@@ -72,6 +99,34 @@ class Terminal:
     def text(self, text: str) -> None:
         """Text to paste (an announcement): as it is, never wrapped at the terminal width."""
         self.env.out.write(text)
+
+    # -- tally watch: a live screen on a terminal, else a JSON line per poll ----------------
+
+    def start(self, game: Game) -> None:
+        """Get ready to show the polls of ``game``'s vote: the live screen when standard
+        output is a screen a person watches and JSON was not asked for."""
+        if not self.as_json and self.env.on_screen:
+            from tally.outputs.live import LiveScreen
+
+            self._screen = LiveScreen(self.stdout(), game, self.env)
+
+    def poll(self, poll: Poll) -> None:
+        if self._screen is not None:
+            self._screen.show(poll)
+        else:
+            from tally.outputs.json_output import poll_json
+
+            self.json_line(poll_json(poll))
+
+    def wait(self, seconds: float) -> None:
+        if self._screen is not None:
+            self._screen.sleep(seconds)  # the clocks tick between polls
+        else:
+            self.env.sleep(seconds)
+
+    def stop(self, last: Poll | None, *, interrupted: bool = False) -> None:
+        if self._screen is not None:
+            self._screen.close(last, interrupted=interrupted)
 
     @contextmanager
     def progress(self) -> Iterator[_Bar | None]:

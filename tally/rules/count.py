@@ -12,7 +12,6 @@ from decimal import Decimal
 
 from tally.rules.ballots import Ballot, Flag
 from tally.rules.game import Day, Game
-from tally.rules.judge import weight_of
 from tally.rules.rulesets import Ruleset
 from tally.rules.verdicts import DayKind, OutcomeCode, OutcomeResult, Status
 from tally.times import short
@@ -44,6 +43,43 @@ class Count:
     cast: Decimal  # every vote cast, abstentions and bonuses included (C6)
     outcome: Outcome
     flags: tuple[Flag, ...]
+
+    @property
+    def leaders(self) -> tuple[str, ...]:
+        """The players on the most votes (none when nobody has a vote)."""
+        top = self.totals[0].votes if self.totals else Decimal(0)
+        return tuple(t.player for t in self.totals if top > 0 and t.votes == top)
+
+
+def weight_of(voter: str, day: Day, rules: Ruleset, alive: int) -> tuple[Decimal, str | None]:
+    """A voter's weight (RULES C1) and, when it is not 1, why."""
+    base, why = Decimal(1), None
+    if voter == day.sheriff:
+        base, why = rules.sheriff_weight, "sheriff"
+        if rules.dictator_bonus and day.sheriff_declaration == "独裁":
+            step = max(1, rules.dictator_every)
+            base = rules.dictator_weight + max(0, (alive - rules.dictator_from) // step)
+            why = f"sheriff, 独裁 with {alive} alive"
+    elif voter == day.deputy:
+        base, why = rules.deputy_weight, "deputy"
+    if voter in day.weights:
+        override = day.weights[voter]
+        if override == 0 and voter == day.deputy and rules.deputy_immune_to_zero:
+            return base, "deputy, immune to 迷魂"
+        return override, "game file weight"
+    return base, why if base != 1 else None
+
+
+def majority_gap(count: Count, rules: Ruleset) -> Decimal | None:
+    """Under a majority rule (C6, ruleset M126): how far the leader is from more than half
+    of all votes cast. Each vote added to the leader adds to the votes cast too, so
+    top + x > (cast + x) / 2 holds for x > cast - 2 * top: the leader needs more than the
+    gap (a gap below 0: the leader already has a majority). None under any other rule, on
+    a sheriff election, or with no vote cast for anyone.
+    """
+    if not rules.majority_of_all or count.kind != DayKind.ELIMINATION or not count.leaders:
+        return None
+    return count.cast - 2 * count.totals[0].votes
 
 
 def count(ballots: Sequence[Ballot], game: Game, day: Day, rules: Ruleset | None = None) -> Count:

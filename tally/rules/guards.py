@@ -18,50 +18,39 @@ command is.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sized
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from tally.errors import InputError
-from tally.model import Thread, Writing
+from tally.model import Thread, ThreadKey, Writing
 from tally.rules.ballot_text import read_ballot
 from tally.rules.game import Day, Game
 from tally.rules.names import likely_same, normalise
+from tally.rules.verdicts import ThreadRole
 
 
-def vote_key(day: Day) -> tuple[str, str]:
-    """The forum platform and thread id of the day's vote thread."""
-    return day.vote_thread.platform, day.vote_thread.thread_id
-
-
-def _role(game: Game, key: tuple[str, str]) -> tuple[Day, str] | None:
-    """The day and role ("vote", "discussion", "progress") the game file gives this thread."""
-    for day in game.days:
-        role = day.role_of(*key)
-        if role is not None:
-            return day, role
-    return None
-
-
-def day_of_vote_thread(game: Game, thread: Thread, day_number: int | None = None) -> Day:
-    """The day whose vote thread ``thread`` is; refuses any other thread.
+def vote_day_of(
+    game: Game, key: ThreadKey, day_number: int | None = None, *, started: datetime | None = None
+) -> Day:
+    """The day whose vote thread ``key`` is; refuses any other thread.
 
     With ``day_number`` the thread must be that day's vote thread. Without it, it must be
-    the vote thread of one of the game's days.
+    the vote thread of one of the game's days. ``started`` (the time of the thread's first
+    post, once read) narrows the days a thread the game file does not name was meant for.
     """
-    key = (thread.platform, thread.thread_id)
-    name = f"thread {thread.thread_id}"
-    found = _role(game, key)
+    name = f"thread {key.thread_id}"
+    found = game.locate(key)
     if day_number is not None:
         day = game.day(day_number)
-        if vote_key(day) == key:
+        if day.vote_ref.key == key:
             return day
-        if found is not None and found[1] == "vote":
+        if found is not None and found[1] is ThreadRole.VOTE:
             what = f"{name} is day {found[0].day}'s vote thread, not day {day.day}'s"
         elif found is not None:
             what = f"{name} is day {found[0].day}'s {found[1]} thread, not a vote thread"
         else:
             what = f"{name} is not day {day.day}'s vote thread in {game.where()}"
         raise InputError(f"{what}; day {day.day}'s vote thread is {day.vote}")
-    if found is not None and found[1] == "vote":
+    if found is not None and found[1] is ThreadRole.VOTE:
         return found[0]
     if found is not None:
         day = found[0]
@@ -69,7 +58,7 @@ def day_of_vote_thread(game: Game, thread: Thread, day_number: int | None = None
             f"{name} is day {day.day}'s {found[1]} thread, not a vote thread; "
             f"day {day.day}'s vote thread is {day.vote}"
         )
-    candidates = _candidate_days(game, thread)
+    candidates = _candidate_days(game, started)
     if len(candidates) == 1:
         listed = f"day {candidates[0].day}'s vote thread is {candidates[0].vote}"
     else:
@@ -77,10 +66,9 @@ def day_of_vote_thread(game: Game, thread: Thread, day_number: int | None = None
     raise InputError(f"{name} is not the vote thread of any day in {game.where()}; {listed}")
 
 
-def _candidate_days(game: Game, thread: Thread) -> list[Day]:
-    """The days the thread could be meant for: those open when it was started, else all."""
-    if thread.posts:
-        started = thread.posts[0].time
+def _candidate_days(game: Game, started: datetime | None) -> list[Day]:
+    """The days a thread could be meant for: those open when it was started, else all."""
+    if started is not None:
         slack = timedelta(hours=12)
         near = [d for d in game.days if d.opens - slack <= started <= d.closes]
         if near:

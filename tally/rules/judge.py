@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from decimal import Decimal
 
 from tally.errors import GameFileError
 from tally.model import Post, Thread
@@ -18,7 +17,7 @@ from tally.rules.ballot_text import ParsedBallot, Reading, read_ballot
 from tally.rules.ballots import Ballot, Flag
 from tally.rules.game import Day, Game, Ruling
 from tally.rules.names import Roster, normalise
-from tally.rules.rulesets import Ruleset
+from tally.rules.rulesets import ChangeMethod, Ruleset
 from tally.rules.verdicts import FIXABLE, BallotKind, RulingAction, Status, VoidReason
 from tally.times import clock, short
 
@@ -265,19 +264,19 @@ def _apply_ruling(w: _Work, roster: Roster) -> None:
 
 
 def _answers_one_of(
-    w: _Work, post_ids: set[str], methods: Iterable[str], voter_author: str
+    w: _Work, post_ids: set[str], methods: Iterable[ChangeMethod], voter_author: str
 ) -> bool:
     """Whether ``w`` is posted the way a change must be (RULES V3)."""
     for method in methods:
-        if method == "comment" and w.is_comment and w.post.post_id in post_ids:
+        if method is ChangeMethod.COMMENT and w.is_comment and w.post.post_id in post_ids:
             return True
-        if method == "post" and not w.is_comment:
+        if method is ChangeMethod.POST and not w.is_comment:
             return True
         if w.is_comment:
             continue
-        if method == "reply" and any(pid in post_ids for pid in w.post.answers):
+        if method is ChangeMethod.REPLY and any(pid in post_ids for pid in w.post.answers):
             return True
-        if method == "quote":
+        if method is ChangeMethod.QUOTE:
             for q in w.post.quotes:
                 if q.post_id in post_ids or (q.post_id is None and q.author == voter_author):
                     return True
@@ -489,22 +488,3 @@ def _freeze(w: _Work, provisional: bool = False) -> Ballot:
         abstain=w.abstain,
         written_reason=w.parsed.reason if w.parsed else None,
     )
-
-
-def weight_of(voter: str, day: Day, rules: Ruleset, alive: int) -> tuple[Decimal, str | None]:
-    """A voter's weight (RULES C1) and, when it is not 1, why."""
-    base, why = Decimal(1), None
-    if voter == day.sheriff:
-        base, why = rules.sheriff_weight, "sheriff"
-        if rules.dictator_bonus and day.sheriff_declaration == "独裁":
-            step = max(1, rules.dictator_every)
-            base = rules.dictator_weight + max(0, (alive - rules.dictator_from) // step)
-            why = f"sheriff, 独裁 with {alive} alive"
-    elif voter == day.deputy:
-        base, why = rules.deputy_weight, "deputy"
-    if voter in day.weights:
-        override = day.weights[voter]
-        if override == 0 and voter == day.deputy and rules.deputy_immune_to_zero:
-            return base, "deputy, immune to 迷魂"
-        return override, "game file weight"
-    return base, why if base != 1 else None

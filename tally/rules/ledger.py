@@ -1,8 +1,9 @@
-"""The card ledger: every card of a game, in a CSV file beside the game file (RULES K1-K3).
+"""The card ledger: every card of a game, and what the cards make (RULES K1-K3).
 
-The director may open and edit it (Excel reads it: UTF-8 with a BOM), or use
-`tally cards add|list|remove`. tally adds the cards a check proposes, once, so checking a
-day again changes nothing. What makes two cards the same card (``Card.key``):
+The ledger is kept in a CSV file beside the game file (``tally.outputs.cardfile``), which
+the director may open and edit, or change with `tally cards add|list|remove`. tally adds
+the cards a check proposes, once, so checking a day again changes nothing. What makes two
+cards the same card (``Card.key``):
 
 - a card a check proposes (L1-L3): its day, player, rule and colour: a re-run whose counts
   moved does not card the player twice for the same rule on the same day;
@@ -15,17 +16,12 @@ day again changes nothing. What makes two cards the same card (``Card.key``):
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tally.csvfile import restore, write_excel_csv
-from tally.errors import GameFileError
+from tally.rules.game import Game
 from tally.rules.verdicts import Colour
-
-COLUMNS = ("day", "player", "colour", "rule", "reason", "source")
 
 
 @dataclass(frozen=True)
@@ -48,64 +44,6 @@ class Card:
             self.colour,
             "" if same_rule_once else self.reason,
         )
-
-
-def ledger_path(game_path: Path) -> Path:
-    return game_path.with_name(game_path.stem + ".cards.csv")
-
-
-def load(path: Path) -> list[Card]:
-    """The ledger's cards; a missing ledger is an empty one."""
-    if not path.exists():
-        return []
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GameFileError(f"{path}: the card ledger cannot be read ({exc}).") from None
-    cards = []
-    for n, raw in enumerate(csv.DictReader(io.StringIO(text)), start=2):
-        # tally's own cells come back as written (a "-" name was written as "'-").
-        row = {k: restore(v) if isinstance(v, str) else v for k, v in raw.items()}
-        where = f"{path}, line {n}"
-        try:
-            day = int((row.get("day") or "").strip())
-        except ValueError:
-            raise GameFileError(f"{where}: day {row.get('day')!r} is not a number.") from None
-        colour = (row.get("colour") or "").strip().lower()
-        if colour not in tuple(Colour):
-            raise GameFileError(f"{where}: colour {colour!r} is not blue, yellow or red.")
-        player = (row.get("player") or "").strip()
-        if not player:
-            raise GameFileError(f"{where}: the card names no player.")
-        cards.append(
-            Card(
-                day,
-                player,
-                Colour(colour),
-                (row.get("rule") or "").strip(),
-                (row.get("reason") or "").strip(),
-                (row.get("source") or "director").strip() or "director",
-            )
-        )
-    return cards
-
-
-def save(path: Path, cards: Iterable[Card]) -> None:
-    write_excel_csv(
-        path,
-        (
-            {
-                "day": c.day,
-                "player": c.player,
-                "colour": c.colour,
-                "rule": c.rule,
-                "reason": c.reason,
-                "source": c.source,
-            }
-            for c in cards
-        ),
-        COLUMNS,
-    )
 
 
 @dataclass(frozen=True)
@@ -202,3 +140,33 @@ class LedgerView:
     totals: dict[str, Totals]
     sent_off: tuple[str, ...]  # K2
     camps_lost: dict[str, list[str]]  # K2, seed 001
+
+
+def view(
+    path: Path,
+    cards: Sequence[Card],
+    game: Game,
+    *,
+    new: Sequence[Card] = (),
+    written: bool = False,
+) -> LedgerView:
+    """The ledger's cards with what they make: each player's totals, who is sent off (K2)."""
+    return LedgerView(
+        path=path,
+        cards=tuple(cards),
+        new=tuple(new),
+        written=written,
+        totals=totals(cards),
+        sent_off=tuple(sent_off(cards)),
+        camps_lost=camps_lost(cards, game.camps, game.rules.camp_loss_reds),
+    )
+
+
+@dataclass(frozen=True)
+class LedgerEdit:
+    """What a hand edit (`tally cards add|remove`) did to the ledger."""
+
+    path: Path
+    cards: tuple[Card, ...]  # the whole ledger after it
+    added: tuple[Card, ...]  # the card and the escalations it made (empty: it was there)
+    removed: tuple[Card, ...]  # the card and the escalations that went with it

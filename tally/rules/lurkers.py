@@ -73,6 +73,13 @@ class DayCheck:
     # S3: the day's acceleration requests (its discussion and progress threads).
     acceleration: Acceleration | None = None
 
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What the director should hear besides the counts (S3: the requests disagree with
+        the game file)."""
+        warning = self.acceleration.warning if self.acceleration is not None else None
+        return (warning,) if warning else ()
+
 
 def _by_players(
     game: Game, day: Day, thread: Thread | None, *, comments: bool = True

@@ -77,6 +77,14 @@ class DayKind(_Labelled):
     ELIMINATION = "elimination", "C5", "投票"
 
 
+class ThreadRole(_Labelled):
+    """Which of a day's threads a thread is (the vote thread first: it is what is counted)."""
+
+    VOTE = "vote", "", "投票帖"
+    DISCUSSION = "discussion", "", "讨论帖"
+    PROGRESS = "progress", "", "进程帖"
+
+
 class OutcomeResult(_Labelled):
     ELIMINATED = "eliminated", "C5", "出局"
     SHERIFF = "sheriff", "C4", "当选警长"

@@ -8,21 +8,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal
 
-from tally.forums import resolve_url
 from tally.model import Thread
 from tally.rules.acceleration import Acceleration, count_requests
 from tally.rules.ballots import Ballot, Flag
 from tally.rules.count import Count, Outcome, Total, count
 from tally.rules.game import Day, Game
-from tally.rules.guards import (
-    check_roster,
-    day_of_vote_thread,
-    ensure_ballots,
-    floors_text,
-    vote_key,
-)
+from tally.rules.guards import check_roster, ensure_ballots, floors_text, vote_day_of
 from tally.rules.judge import judge
 from tally.rules.verdicts import DayKind, Status, VoidReason
 
@@ -57,23 +49,16 @@ class DayResult:
         return self.count.outcome
 
     @property
+    def warnings(self) -> tuple[str, ...]:
+        """What the director should hear besides the count (S3: the requests disagree with
+        the game file)."""
+        warning = self.acceleration.warning if self.acceleration is not None else None
+        return (warning,) if warning else ()
+
+    @property
     def leaders(self) -> tuple[str, ...]:
         """The players on the most votes (none when nobody has a vote)."""
-        top = self.totals[0].votes if self.totals else Decimal(0)
-        return tuple(t.player for t in self.totals if top > 0 and t.votes == top)
-
-
-def day_of_sources(game: Game, sources: list[str], day_number: int | None) -> Day | None:
-    """The day a `tally votes` run is about, known before anything is fetched when it can be."""
-    if day_number is not None:
-        return game.day(day_number)
-    for source in sources:
-        if "://" in source:
-            _, ref = resolve_url(source)
-            for day in game.days:
-                if vote_key(day) == (ref.platform, ref.thread_id):
-                    return day
-    return None
+        return self.count.leaders
 
 
 def tally_day(
@@ -89,7 +74,8 @@ def tally_day(
     Refuses (InputError) a thread that is not the day's vote thread, a vote thread without
     a ballot, and a roster that misspells a player (see ``tally.rules.guards``).
     """
-    day = day_of_vote_thread(game, thread, day_number)
+    started = thread.posts[0].time if thread.posts else None
+    day = vote_day_of(game, thread.key, day_number, started=started)
     # In the forum's clock, as every time tally shows (a read is stamped in UTC).
     as_of = (thread.as_of or day.opens).astimezone(game.timezone)
     provisional = as_of < day.closes

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from tally.forums import by_name
 from tally.model import Thread
 from tally.rules.ballot_text import read_ballot
-from tally.rules.game import PLACEHOLDER
+from tally.rules.gamefile import PLACEHOLDER
 from tally.rules.rulesets import PRESETS
 
 _NUMERALS = {c: i for i, c in enumerate("零一二三四五六七八九", start=0)}
@@ -141,9 +142,8 @@ def draft(threads: Sequence[Thread], urls: Sequence[str | None], timezone: str) 
 def _link(thread: Thread, url: str | None) -> str:
     if url is not None:
         return url
-    if thread.platform == "tieba":
-        return f"https://tieba.baidu.com/p/{thread.thread_id}"
-    return f"{PLACEHOLDER}: the URL of thread {thread.thread_id}"
+    known = by_name(thread.platform).thread_url(thread.thread_id)
+    return known or f"{PLACEHOLDER}: the URL of thread {thread.thread_id}"
 
 
 def _discussion_for(

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal
 from enum import StrEnum
 
 from tally.rules.ballots import Ballot
 from tally.rules.count import votes_text
-from tally.rules.rulesets import Ruleset
-from tally.rules.verdicts import BallotKind, DayKind, Status, VoidReason
+from tally.rules.verdicts import BallotKind, Status, VoidReason
 from tally.rules.votes import DayResult
 
 
@@ -131,32 +129,3 @@ def _leaders_text(result: DayResult) -> str:
         return "nobody (no votes)"
     top = result.totals[0].votes
     return f"{'、'.join(result.leaders)} on {votes_text(top)}"
-
-
-def majority_gap(result: DayResult, rules: Ruleset) -> Decimal | None:
-    """Under a majority rule (C6, ruleset M126): how far the leader is from more than half
-    of all votes cast. Each vote added to the leader adds to the votes cast too, so
-    top + x > (cast + x) / 2 holds for x > cast - 2 * top: the leader needs more than the
-    gap (a gap below 0: the leader already has a majority). None under any other rule, on
-    a sheriff election, or with no vote cast for anyone.
-    """
-    if not rules.majority_of_all or result.kind != DayKind.ELIMINATION or not result.leaders:
-        return None
-    return result.count.cast - 2 * result.totals[0].votes
-
-
-def majority_text(result: DayResult, rules: Ruleset) -> str | None:
-    """The leader's distance from a majority (C6), as the live screen says it."""
-    gap = majority_gap(result, rules)
-    if gap is None:
-        return None
-    who = "、".join(result.leaders)
-    cast = votes_text(result.count.cast)
-    if gap < 0:
-        return f"{who} has more than half of the {cast} votes cast (C6)"
-    if gap == 0:
-        more = "any vote more"
-    else:
-        more = f"more than {votes_text(gap)} vote{'s' if gap != 1 else ''} more"
-    who = f"{who} are tied: each needs" if len(result.leaders) > 1 else f"{who} needs"
-    return f"{who} {more} for more than half of all votes cast (C6; {cast} cast now)"

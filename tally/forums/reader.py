@@ -1,0 +1,188 @@
+"""One run's way to its threads: ``Reader(env, how)``, built once per run.
+
+A command reads several threads (a day's vote thread, then its discussion thread; every
+day of the game for the report), and ``tally watch`` reads one thread again and again. The
+Reader is what they share: one HTTP client (robots.txt read once per host, the limits
+holding across threads and polls), the cache, the environment's clock and way of waiting,
+the pages of a thread kept in memory between two reads of it, and an archive that stands
+in for the forum when ``how.archive`` names one.
+
+    from tally.environment import Environment
+    from tally.forums.reader import Reader, Reading
+
+    with Reader(Environment(), Reading(fresh=True)) as reader:
+        [thread] = reader.read(["https://bbs.example.com/thread-102-1-1.html"], tz)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from pathlib import Path
+
+from tally.environment import Environment
+from tally.errors import InputError
+from tally.forums import resolve_url
+from tally.forums.archived import archive_kind, read_archive
+from tally.forums.cache import default_cache_dir
+from tally.forums.fetch import (
+    MAX_PAGES,
+    FetchOptions,
+    Held,
+    Progress,
+    fetch_thread,
+    is_url,
+    read_saved_thread_files,
+    whole,
+)
+from tally.forums.http import Http
+from tally.model import Thread, ThreadKey
+
+_HOST_FIRST = re.compile(r"^[\w-]+(\.[\w-]+)+(:\d+)?/")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How one run reads forums: the options every fetching command takes, and what to
+    tell the person waiting."""
+
+    fresh: bool = False  # ignore cached pages (on the first read of each thread)
+    cookies: Path | None = None  # a Netscape cookie file
+    cache_dir: Path | None = None  # None: the platform's cache folder
+    use_cache: bool = True
+    partial: bool = False  # saved pages: read what is there (archive --partial)
+    # An archive (tally archive's CSV or SQLite file) to take the threads from, not the forum.
+    archive: Path | None = None
+    max_pages: int = MAX_PAGES  # a thread with more pages is refused
+    progress: Progress | None = None
+    warn: Callable[[str], None] | None = None
+    thread_read: Callable[[Thread], None] | None = None  # each thread, once read
+
+
+class Reader:
+    """Reads threads for one run; use as a context manager (it closes its HTTP client)."""
+
+    def __init__(self, env: Environment | None = None, how: Reading | None = None):
+        self.env = env or Environment()
+        self.how = how or Reading()
+        self._http: Http | None = None
+        self._held: dict[ThreadKey, Held] = {}
+        self._seen: set[ThreadKey] = set()  # threads read once already in this run
+        self._archive: dict[ThreadKey, Thread] | None = None
+
+    def __enter__(self) -> Reader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._http is not None:
+            self._http.close()
+            self._http = None
+
+    @property
+    def http(self) -> Http:
+        """The run's one HTTP client, made when the first URL is read."""
+        if self._http is None:
+            env = self.env
+            self._http = Http(
+                env.http, cookies=self.how.cookies, sleep=env.sleep, clock=env.monotonic,
+                now=env.clock, warn=self.how.warn,
+            )  # fmt: skip
+        return self._http
+
+    @property
+    def requests(self) -> int:
+        """HTTP requests sent so far (robots.txt and retries included)."""
+        return self._http.requests if self._http is not None else 0
+
+    def now(self) -> datetime:
+        return self.env.now()
+
+    def trusted_from(self, closes: datetime | None) -> datetime | None:
+        """At or after a day's close, no page cached before the close may decide it."""
+        return closes if closes is not None and self.now() >= closes else None
+
+    def crawl_delay(self, url: str) -> float | None:
+        """The seconds the forum's robots.txt asks between requests, if it asks."""
+        return self.http.crawl_delay(url)
+
+    def read(
+        self, sources: Sequence[str], tz: tzinfo, *, closes: datetime | None = None
+    ) -> list[Thread]:
+        """Every thread the sources name (URLs, saved page files, archives), each once, in
+        the order first named; a URL's thread comes from ``how.archive`` when it is given.
+        With ``closes`` (a day's close) no page cached before it decides a read made at or
+        after it."""
+        not_before = self.trusted_from(closes)
+        urls: list[str] = []
+        files: list[Path] = []
+        archives: list[Thread] = []
+        for source in sources:
+            if is_url(source):
+                urls.append(source)
+            elif Path(source).is_file() and archive_kind(Path(source)):
+                archives.extend(whole(read_archive(Path(source)), source, self.how.partial))
+            elif Path(source).is_file():
+                files.append(Path(source))
+            elif _HOST_FIRST.match(source.strip()):
+                resolve_url(source)  # a URL pasted without its scheme: say so
+            else:
+                raise InputError(f"{source!r} is neither a thread URL nor a saved page file.")
+        threads = [self.thread(url, tz, not_before=not_before) for url in urls]
+        if files:
+            threads.extend(read_saved_thread_files(files, tz, partial=self.how.partial))
+        threads.extend(archives)
+        if self.how.thread_read is not None:
+            for thread in threads:
+                self.how.thread_read(thread)
+        return threads
+
+    def thread(
+        self, url: str, tz: tzinfo, *, not_before: datetime | None = None, hold: bool = False
+    ) -> Thread:
+        """Every page of the thread at ``url`` (from the archive, when the run has one).
+
+        ``not_before``: pages cached (or held) before it are read again. ``hold``: keep the
+        parsed pages in memory for the next read of this thread (``tally watch``), which
+        then parses only what changed. ``--fresh`` and the progress bar are for the first
+        read of each thread in the run.
+        """
+        if self.how.archive is not None:
+            return self._from_archive(url)
+        _, ref = resolve_url(url)
+        first = ref.key not in self._seen
+        self._seen.add(ref.key)
+        how = self.how
+        options = FetchOptions(
+            cache_dir=(how.cache_dir or default_cache_dir()) if how.use_cache else None,
+            fresh=how.fresh and first,
+            not_before=not_before,
+            max_pages=how.max_pages,
+            clock=self.env.clock,
+            warn=how.warn,
+        )
+        held = self._held.setdefault(ref.key, Held()) if hold else None
+        progress = how.progress if first else None
+        return fetch_thread(url, tz, http=self.http, options=options, progress=progress, held=held)
+
+    def _from_archive(self, url: str) -> Thread:
+        """The thread ``url`` names, as the run's archive holds it."""
+        path = self.how.archive
+        assert path is not None
+        if self._archive is None:
+            if not path.is_file():
+                raise InputError(f"no such archive: {path}.")
+            self._archive = {t.key: t for t in read_archive(path)}
+        _, ref = resolve_url(url)
+        thread = self._archive.get(ref.key)
+        if thread is None:
+            raise InputError(
+                f"{path} holds no thread {ref.thread_id} ({url}); archive it with "
+                "tally archive, or leave out --archive."
+            )
+        [held] = whole([thread], str(path), self.how.partial)
+        return held

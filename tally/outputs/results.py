@@ -1,0 +1,87 @@
+"""What each command made, as one value: the workflows return these, and the terminal shows
+them (a table, JSON, a sentence) by their type, whatever command made them.
+
+Each carries the warnings its making raised (``warnings``), so that no command prints
+them itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tally.model import Thread
+    from tally.outputs.database import Written
+    from tally.outputs.draft import Draft
+    from tally.rules.ledger import LedgerView
+    from tally.rules.lurkers import DayCheck
+    from tally.rules.votes import DayResult
+
+
+@dataclass(frozen=True)
+class Counted:
+    """`tally votes`: the day counted, with its announcement and picture when asked for."""
+
+    result: DayResult
+    announcement: str | None = None
+    chart: Path | None = None
+    chart_warning: str | None = None
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return (*self.result.warnings, *filter(None, [self.chart_warning]))
+
+
+@dataclass(frozen=True)
+class Lurked:
+    """`tally lurkers`: the day's posts, cards and flags, and the ledger with its cards."""
+
+    check: DayCheck
+    ledger: LedgerView
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return self.check.warnings
+
+
+@dataclass(frozen=True)
+class Announced:
+    """`tally announce`: the post to paste."""
+
+    text: str
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Archived:
+    """`tally archive`: the threads read, the CSV rows written, the database."""
+
+    threads: list[Thread]
+    csv: Path | None  # None: no CSV asked for
+    rows: int | None
+    db: Path | None  # None: no database asked for
+    database: Written | None
+    days: tuple[int, ...]  # the closed days whose ballots went into the database
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Reported:
+    """`tally report`: the closed days drawn, the days still open, the bytes written."""
+
+    path: Path
+    days: tuple[int, ...]
+    pending: tuple[int, ...]
+    size: int
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Drafted:
+    """`tally init`: the first game file, where it was written."""
+
+    path: Path
+    draft: Draft
+    warnings: tuple[str, ...] = ()

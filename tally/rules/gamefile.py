@@ -1,0 +1,465 @@
+"""The game file (TOML, see docs/game-file.md): read, checked, and frozen into a ``Game``.
+
+Every mistake is reported as one sentence naming the file and the key, because the
+director edits this file by hand at closing time. The threads' URLs are resolved here,
+once: a URL that names no thread is a game-file error at load, not at closing time.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from collections.abc import Mapping
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from tally.errors import GameFileError, InputError
+from tally.forums import resolve_url
+from tally.model import ThreadKey, ThreadRef
+from tally.rules.game import Day, Game, Ruling
+from tally.rules.names import normalise
+from tally.rules.rulesets import PRESETS, parse_number, ruleset_for
+from tally.rules.verdicts import RulingAction, ThreadRole
+from tally.times import long
+
+RULESETS = tuple(PRESETS)
+# What `tally init` writes where only the director knows the value (a day's close).
+PLACEHOLDER = "TODO"
+
+_TOP_KEYS = {
+    "name",
+    "ruleset",
+    "timezone",
+    "directors",
+    "players",
+    "aliases",
+    "days",
+    "rulings",
+    "rules",
+    "camps",
+    "outsiders",
+    "roles",
+}
+_DAY_KEYS = {
+    "day",
+    "opens",
+    "closes",
+    "discussion",
+    "vote",
+    "accelerated",
+    "dead",
+    "sheriff",
+    "deputy",
+    "slandered",
+    "cannot_vote",
+    "cannot_be_voted",
+    "weights",
+    "immune",
+    "acolyte",
+    "sheriff_declaration",
+    "bar_owner",
+    "trapped",
+    "died",
+    "progress",
+}
+_RULING_KEYS = {"day", "floor", "comment", "action", "target", "note"}
+_DECLARATIONS = ("独裁", "自由", "秩序")
+
+
+def load_game(path: str | Path) -> Game:
+    """Read and check a game file. Raises GameFileError with one sentence on any mistake."""
+    p = Path(path)
+    try:
+        # utf-8-sig: Windows Notepad saves with a byte-order mark, which is no mistake.
+        text = p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise GameFileError(f"{p}: no such game file.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GameFileError(f"{p}: cannot be read ({exc}).") from None
+    return parse_game(text, source=str(p), path=p)
+
+
+def parse_game(text: str, *, source: str = "game file", path: Path | None = None) -> Game:
+    """Parse game-file text; ``source`` names it in error messages."""
+    try:
+        data = tomllib.loads(text.removeprefix("\ufeff"))
+    except tomllib.TOMLDecodeError as exc:
+        raise GameFileError(f"{source}: not valid TOML ({exc}).") from None
+    return _Checker(source).game(data, path)
+
+
+class _Checker:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        # Every name the file gives, under the one folding tally compares names in
+        # (tally.rules.names.normalise): folded -> (what it is, whose it is, as written).
+        self.claimed: dict[str, tuple[str, str, str]] = {}
+
+    def fail(self, key: str, problem: str) -> GameFileError:
+        return GameFileError(f"{self.source}, key {key!r}: {problem}.")
+
+    def unknown_keys(self, table: Mapping[str, Any], allowed: set[str], prefix: str) -> None:
+        for key in table:
+            if key not in allowed:
+                close = difflib.get_close_matches(key, sorted(allowed), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise self.fail(f"{prefix}{key}", f"is not a key tally knows{hint}")
+
+    def string(self, value: Any, key: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(key, "must be a non-empty string")
+        return value.strip()
+
+    def names(self, value: Any, key: str) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            raise self.fail(key, "must be a list of names")
+        return tuple(self.string(v, key) for v in value)
+
+    def claim(self, name: str, key: str, what: str, owner: str) -> None:
+        """Register a name; two names that read the same to tally are an error naming both.
+
+        Names are compared after NFKC, invisible characters and case (Mika, mika, Ｍｉｋａ
+        and Mi<U+200B>ka are one name), so two such names would silently be one player.
+        """
+        folded = normalise(name)
+        if not folded:
+            raise self.fail(key, f"{name!r} has no visible character")
+        held = self.claimed.get(folded)
+        if held is None:
+            self.claimed[folded] = (what, owner, name)
+            return
+        other_what, other_owner, other_name = held
+        if what == "alias" and other_owner == owner and other_what in ("player", "alias"):
+            return  # a player's own name again: harmless
+        role = {
+            "player": "a player",
+            "alias": f"an alias of {other_owner}",
+            "director": "a director",
+            "outsider": "an outsider",
+        }[other_what]
+        if name == other_name:
+            raise self.fail(key, f"{name!r} is already {role}")
+        raise self.fail(
+            key,
+            f"{name!r} and {other_name!r} ({role}) are one name to tally "
+            f"(both read {folded!r}); rename one",
+        )
+
+    def number(
+        self, value: Any, key: str, *, low: Decimal = Decimal(0), high: Decimal = Decimal(100)
+    ) -> Decimal:
+        """A weight or a bonus: a finite number within bounds (TOML allows nan and inf)."""
+        try:
+            return parse_number(value, low=low, high=high)
+        except ValueError as exc:
+            raise self.fail(key, str(exc)) from None
+
+    def when(self, value: Any, key: str, tz: ZoneInfo) -> datetime:
+        if isinstance(value, str) and value.strip().upper().startswith(PLACEHOLDER):
+            raise self.fail(
+                key,
+                "is still the placeholder `tally init` wrote; write the time, like "
+                "2024-05-09T21:30:00",
+            )
+        if isinstance(value, str):
+            try:
+                value = datetime.fromisoformat(value.strip())
+            except ValueError:
+                raise self.fail(
+                    key, f"{value!r} is not a date and time like 2024-05-08T09:30:00"
+                ) from None
+        if isinstance(value, datetime):
+            # A local time is in the game's zone; an explicit offset is converted to it.
+            return value.replace(tzinfo=tz) if value.tzinfo is None else value.astimezone(tz)
+        if isinstance(value, date):
+            raise self.fail(key, f"{value} has no time of day; write it like {value}T21:30:00")
+        raise self.fail(key, "must be a date and time like 2024-05-08T09:30:00")
+
+    def game(self, data: dict[str, Any], path: Path | None) -> Game:
+        self.unknown_keys(data, _TOP_KEYS, "")
+        if "players" not in data:
+            raise self.fail("players", "is required (the list of every game account)")
+        players = self.names(data["players"], "players")
+        if not players:
+            raise self.fail("players", "lists nobody")
+        for p in players:
+            self.claim(p, "players", "player", p)
+        tz_name = data.get("timezone", "Asia/Shanghai")
+        tz = self.timezone(tz_name)
+        ruleset = data.get("ruleset", "default")
+        if ruleset not in RULESETS:
+            raise self.fail("ruleset", f"{ruleset!r} is not one of {', '.join(RULESETS)}")
+        roster = set(players)
+        aliases = self.aliases(data.get("aliases", {}), roster)
+        directors = self.names(data.get("directors", []), "directors")
+        for d in directors:
+            self.claim(d, "directors", "director", d)
+        outsiders = self.names(data.get("outsiders", []), "outsiders")
+        for o in outsiders:
+            self.claim(o, "outsiders", "outsider", o)
+        days = self.days(data.get("days", []), roster, tz)
+        rulings = self.rulings(data.get("rulings", []), {d.day for d in days}, roster)
+        rules = data.get("rules", {})
+        if not isinstance(rules, dict):
+            raise self.fail("rules", "must be a table")
+        ruleset_obj = ruleset_for(ruleset, rules, source=self.source)
+        camps_raw = data.get("camps", {})
+        if not isinstance(camps_raw, dict):
+            raise self.fail("camps", "must be a table of player = camp")
+        camps = {
+            self.player(p, f"camps.{p}", roster): self.string(c, f"camps.{p}")
+            for p, c in camps_raw.items()
+        }
+        roles_raw = data.get("roles", {})
+        if not isinstance(roles_raw, dict):
+            raise self.fail("roles", "must be a table of player = role")
+        roles = {
+            self.player(p, f"roles.{p}", roster): self.string(r, f"roles.{p}")
+            for p, r in roles_raw.items()
+        }
+        voters = ruleset_obj.election_voters
+        election = ruleset_obj.sheriff_election_day
+        if (
+            voters
+            and any(d.day == election for d in days)
+            and not any(r in voters for r in roles.values())
+        ):
+            raise self.fail(
+                "roles",
+                f"ruleset {ruleset_obj.name} lets only {'、'.join(voters)} vote and be "
+                f"elected on day {election} (V12), and no player has that role; give "
+                "[roles], or [rules] election_voters = [] to let everyone",
+            )
+        default_name = path.stem if path else "game"
+        name = data.get("name", default_name)
+        return Game(
+            name=self.string(name, "name"),
+            players=players,
+            timezone=tz,
+            ruleset=ruleset,
+            directors=directors,
+            aliases=aliases,
+            days=days,
+            rulings=rulings,
+            rules=ruleset_obj,
+            camps=camps,
+            outsiders=outsiders,
+            roles=roles,
+            path=path,
+        )
+
+    def timezone(self, value: Any) -> ZoneInfo:
+        name = self.string(value, "timezone")
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            shown = name if len(name) <= 40 else name[:40] + "…"
+            raise self.fail(
+                "timezone", f"{shown!r} is not a time zone name like Asia/Shanghai"
+            ) from None
+
+    def player(self, name: Any, key: str, roster: set[str]) -> str:
+        """A player named in a day's list, a ruling or a table: as the roster spells it."""
+        value = self.string(name, key)
+        held = self.claimed.get(normalise(value))
+        if held is not None and held[0] in ("player", "alias"):
+            return held[1]
+        close = difflib.get_close_matches(value, sorted(roster), n=1, cutoff=0.5)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise self.fail(key, f"{value!r} is not one of the players{hint}")
+
+    def aliases(self, value: Any, roster: set[str]) -> dict[str, tuple[str, ...]]:
+        if not isinstance(value, dict):
+            raise self.fail("aliases", "must be a table of player = [spellings]")
+        out: dict[str, tuple[str, ...]] = {}
+        for written, spellings in value.items():
+            key = f"aliases.{written}"
+            player = self.player(written, key, roster)
+            if isinstance(spellings, str):
+                spellings = [spellings]
+            out[player] = (*out.get(player, ()), *self.names(spellings, key))
+            for s in out[player]:
+                self.claim(s, key, "alias", player)
+        return out
+
+    def days(self, value: Any, roster: set[str], tz: ZoneInfo) -> tuple[Day, ...]:
+        if not isinstance(value, list):
+            raise self.fail("days", "must be an array of tables ([[days]])")
+        days: list[Day] = []
+        for i, table in enumerate(value, start=1):
+            if not isinstance(table, dict):
+                raise self.fail(f"days #{i}", "must be a table")
+            days.append(self.day(table, i, roster, tz))
+        numbers = [d.day for d in days]
+        for n in numbers:
+            if numbers.count(n) > 1:
+                raise self.fail("days", f"day {n} is given twice")
+        days.sort(key=lambda d: d.day)
+        self.own_vote_threads(days)
+        return tuple(days)
+
+    def own_vote_threads(self, days: list[Day]) -> None:
+        """Each day votes in a thread of its own: the same vote thread on two days (a
+        [[days]] block copied and not edited) would count one thread twice."""
+        votes: dict[ThreadKey, Day] = {}
+        for d in days:
+            first = votes.setdefault(d.vote_ref.key, d)
+            if first is not d:
+                raise self.fail(
+                    f"day {d.day}.vote",
+                    f"{d.vote} is day {first.day}'s vote thread too; each day votes in a "
+                    "thread of its own (a [[days]] block copied and not edited?)",
+                )
+        for d in days:
+            for role in (ThreadRole.DISCUSSION, ThreadRole.PROGRESS):
+                ref = d.ref(role)
+                owner = votes.get(ref.key) if ref is not None else None
+                if owner is not None and owner is not d:
+                    raise self.fail(
+                        f"day {d.day}.{role}",
+                        f"{d.url(role)} is day {owner.day}'s vote thread, not a {role} thread",
+                    )
+
+    def day(self, t: dict[str, Any], index: int, roster: set[str], tz: ZoneInfo) -> Day:
+        where = f"days #{index}"
+        number = t.get("day")
+        if isinstance(number, int) and not isinstance(number, bool):
+            where = f"day {number}"
+        self.unknown_keys(t, _DAY_KEYS, f"{where}.")
+        for required in ("day", "opens", "closes", "vote"):
+            if required not in t:
+                raise self.fail(f"{where}.{required}", "is required")
+        if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= 10_000:
+            raise self.fail(f"{where}.day", "must be a whole number from 1 to 10,000")
+        opens = self.when(t["opens"], f"{where}.opens", tz)
+        closes = self.when(t["closes"], f"{where}.closes", tz)
+        if closes <= opens:
+            raise self.fail(
+                f"{where}.closes",
+                f"{long(closes)} is not after opens {long(opens)}",
+            )
+
+        def players(k: str) -> tuple[str, ...]:
+            key = f"{where}.{k}"
+            return tuple(self.player(p, key, roster) for p in self.names(t.get(k, []), key))
+
+        def one(k: str) -> str | None:
+            raw = t.get(k, "")
+            return self.player(raw, f"{where}.{k}", roster) if raw != "" else None
+
+        accelerated = t.get("accelerated", False)
+        if not isinstance(accelerated, bool):
+            raise self.fail(f"{where}.accelerated", "must be true or false")
+        declaration = t.get("sheriff_declaration", "") or None
+        if declaration is not None and declaration not in _DECLARATIONS:
+            raise self.fail(
+                f"{where}.sheriff_declaration", f"must be one of {', '.join(_DECLARATIONS)}"
+            )
+        weights_raw = t.get("weights", {})
+        if not isinstance(weights_raw, dict):
+            raise self.fail(f"{where}.weights", "must be a table of player = weight")
+        weights = {}
+        for p, w in weights_raw.items():
+            key = f"{where}.weights.{p}"
+            weights[self.player(p, key, roster)] = self.number(w, key)
+        died_raw = t.get("died", {})
+        if not isinstance(died_raw, dict):
+            raise self.fail(f"{where}.died", "must be a table of player = time of death")
+        died = {}
+        for p, w in died_raw.items():
+            key = f"{where}.died.{p}"
+            died[self.player(p, key, roster)] = self.when(w, key, tz)
+        discussion = t.get("discussion")
+        progress = t.get("progress")
+        vote = self.string(t["vote"], f"{where}.vote")
+        discussion = self.string(discussion, f"{where}.discussion") if discussion else None
+        progress = self.string(progress, f"{where}.progress") if progress else None
+        return Day(
+            day=number,
+            opens=opens,
+            closes=closes,
+            vote=vote,
+            discussion=discussion,
+            accelerated=accelerated,
+            weights=weights,
+            sheriff_declaration=declaration,
+            dead=players("dead"),
+            slandered=players("slandered"),
+            cannot_vote=players("cannot_vote"),
+            cannot_be_voted=players("cannot_be_voted"),
+            immune=players("immune"),
+            trapped=players("trapped"),
+            sheriff=one("sheriff"),
+            deputy=one("deputy"),
+            acolyte=one("acolyte"),
+            bar_owner=one("bar_owner"),
+            died=died,
+            progress=progress,
+            threads={
+                role: self.thread(url, f"{where}.{role}")
+                for role, url in (
+                    (ThreadRole.VOTE, vote),
+                    (ThreadRole.DISCUSSION, discussion),
+                    (ThreadRole.PROGRESS, progress),
+                )
+                if url
+            },
+        )
+
+    def thread(self, url: str, key: str) -> ThreadRef:
+        if url.upper().startswith(PLACEHOLDER):
+            raise self.fail(
+                key, "is still the placeholder `tally init` wrote; paste the thread's URL"
+            )
+        try:
+            _, ref = resolve_url(url)
+        except InputError as exc:
+            raise self.fail(key, str(exc).rstrip(".")) from None
+        return ref
+
+    def rulings(self, value: Any, day_numbers: set[int], roster: set[str]) -> tuple[Ruling, ...]:
+        if not isinstance(value, list):
+            raise self.fail("rulings", "must be an array of tables ([[rulings]])")
+        out = []
+        for i, t in enumerate(value, start=1):
+            where = f"rulings #{i}"
+            if not isinstance(t, dict):
+                raise self.fail(where, "must be a table")
+            self.unknown_keys(t, _RULING_KEYS, f"{where}.")
+            for required in ("day", "floor", "action"):
+                if required not in t:
+                    raise self.fail(f"{where}.{required}", "is required")
+            day, floor, action = t["day"], t["floor"], t["action"]
+            if not isinstance(day, int) or day not in day_numbers:
+                raise self.fail(f"{where}.day", f"{day!r} is not one of the game's days")
+            if not isinstance(floor, int) or isinstance(floor, bool) or not 1 <= floor <= 10**8:
+                raise self.fail(f"{where}.floor", "must be a floor number (from 1)")
+            if action not in tuple(RulingAction):
+                raise self.fail(f"{where}.action", 'must be "void" or "accept"')
+            note = t.get("note", "")
+            if not isinstance(note, str):
+                raise self.fail(f"{where}.note", "must be a string")
+            comment = t.get("comment")
+            if comment is not None and (
+                not isinstance(comment, int)
+                or isinstance(comment, bool)
+                or not 1 <= comment <= 10**6
+            ):
+                raise self.fail(f"{where}.comment", "must be the comment's number, 1 = the oldest")
+            target = t.get("target")
+            if target is not None:
+                target = self.player(target, f"{where}.target", roster)
+            out.append(
+                Ruling(
+                    day=day,
+                    floor=floor,
+                    action=RulingAction(action),
+                    note=note,
+                    comment=comment,
+                    target=target,
+                )
+            )
+        return tuple(out)
