@@ -1,9 +1,7 @@
-"""The `tally` command, as data: every option once (``OPTIONS``), every command a row
-(``COMMANDS``) naming the library function it calls and the options it takes. Parsing is
-typer's, the work the library's (``tally.workflows`` and its kin), the printing the
-terminal's; ``tally.cli_run`` joins them, and is the one place errors become a sentence
-and an exit status. The library is imported when a command runs: ``tally --help`` stays
-quick."""
+"""The `tally` command, as data: every option once (``OPTIONS``), every command a row naming
+the library function it calls and what it takes. Parsing is typer's, the work the library's,
+the printing the terminal's (``tally.cli_run`` joins them). The library is imported when a
+command runs: ``tally --help`` stays quick."""
 
 from __future__ import annotations
 
@@ -12,12 +10,11 @@ from typing import Annotated
 
 import typer
 
-from tally.cli_run import REQUIRED, Command, OneSentence, Opt, add, show_version
+from tally.cli_run import REQUIRED, Command, OneSentence, Opt, add
 from tally.vocabulary import Announcement, Markup
 
-# Every option and argument, once: its flags (none: an argument), type, help, default; ``to``
-# names the function's parameter when it is not the row's own name. Read as a table: one row
-# a line, however long.
+# Every option and argument (no flags) once: flags, type, help, default, and the function's
+# parameter it fills (``to``) when not its own name. A table: a row a line, however long.
 OPTIONS: dict[str, Opt] = {
     "quiet": Opt(("--quiet", "-q"), bool, "No progress bar, no page summary.", False),
     "fresh": Opt(("--fresh",), bool, "Ignore cached pages: fetch every page again.", False),
@@ -102,18 +99,18 @@ app = typer.Typer(
 cards = typer.Typer(name="cards", no_args_is_help=True, rich_markup_mode=None,
                     help="The card ledger by hand: the cards that are the director's calls (L4, L8, …).")
 app.add_typer(cards)
-for row in COMMANDS:
-    add(app, row, OPTIONS)
-for row in CARDS:
-    add(cards, row, OPTIONS)
+for group, row in [(app, row) for row in COMMANDS] + [(cards, row) for row in CARDS]:
+    add(group, row, OPTIONS)
 
 
 @app.callback(invoke_without_command=True)
-def root(
-    version: Annotated[bool, typer.Option("--version", help="Print tally's version and exit.",
-                                          is_eager=True, callback=show_version)] = False,
-) -> None:  # fmt: skip
+def root(version: Annotated[bool, typer.Option("--version", help="Print tally's version and exit.", is_eager=True)] = False) -> None:
     """Count votes, check lurkers and write announcements for forum werewolf games (版杀)."""
+    if version:
+        from tally import __version__
+
+        typer.echo(f"tally {__version__}")
+        raise typer.Exit()
 
 
 def main() -> None:

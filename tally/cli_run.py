@@ -1,15 +1,13 @@
-"""How a row of ``tally.cli`` becomes a command: its options built from the one table, the
-run it makes (the environment, the game, the terminal with its sink chosen once, one
-reader), the library function it calls and the result it hands to the terminal; tally's own
-errors as one sentence and an exit status."""
+"""How a row of ``tally.cli`` becomes a command: its options from the one table, its run (the
+environment, the game, the terminal with its sink chosen once, one reader), the function it
+calls and the result it shows; tally's own errors as one sentence and an exit status."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
 import sys
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -34,19 +32,13 @@ class Opt:
     help: str
     default: Any = None
     to: str = ""
-    more: dict[str, Any] = field(default_factory=dict)  # min=, metavar=, is_eager=, …
-
-    def info(self) -> Any:
-        if not self.flags:
-            return typer.Argument(help=self.help, show_default=False, **self.more)
-        return typer.Option(*self.flags, help=self.help, **self.more)
+    more: dict[str, Any] = field(default_factory=dict)  # min=, metavar=, …
 
 
 @dataclass(frozen=True)
 class Command:
-    """A command: the function it calls ("module:function") with the game first when it
-    takes --game, each option by its parameter's name, and ``reader``, ``env`` or ``show``
-    when it asks; what it returns goes to the terminal (``Terminal.show``)."""
+    """A command: the function ("module:function") it calls with the game first when it takes
+    --game, each option by name, and ``reader``, ``env``, ``show`` when it asks for them."""
 
     name: str
     call: str
@@ -55,17 +47,25 @@ class Command:
     takes: tuple[str, ...] = ()
 
 
-@contextmanager
-def reported(show: Terminal) -> Iterator[None]:
-    """Turn tally's own errors into one sentence and an exit status."""
-    try:
-        yield
-    except TallyError as exc:
-        show.error(str(exc))
-        raise typer.Exit(exc.exit_code) from None
-    except KeyboardInterrupt:
-        show.error("interrupted; nothing was written.")
-        raise typer.Exit(ExitStatus.INTERRUPTED) from None
+def call(row: Command, opts: dict[str, Opt], env: Environment, show: Terminal,
+         stack: ExitStack, given: dict[str, Any]) -> Any:  # fmt: skip
+    """Run ``row``'s function with what the command line gave (``given``), in one run."""
+    from tally.forums.reader import Reader, Reading
+
+    chosen = {k: given.pop(k) for k in READING if k in given}
+    bar = stack.enter_context(show.progress())
+    how = Reading(**chosen, progress=bar, warn=show.warn, thread_read=show.thread_read)
+    reader = stack.enter_context(Reader(env, how))
+    module, name = row.call.split(":")
+    function = getattr(importlib.import_module(module), name)
+    front = []
+    if "game" in row.takes:  # a command about one game: the game comes first
+        from tally.rules.gamefile import load_game
+
+        front.append(load_game(given.pop("game")))
+    wants = inspect.signature(function).parameters
+    extra = {k: v for k, v in {"reader": reader, "env": env, "show": show}.items() if k in wants}
+    return function(*front, **{opts[k].to or k: v for k, v in given.items()}, **extra)
 
 
 def add(app: typer.Typer, row: Command, table: dict[str, Opt]) -> None:
@@ -75,33 +75,25 @@ def add(app: typer.Typer, row: Command, table: dict[str, Opt]) -> None:
     def command(ctx: typer.Context, **given: Any) -> None:
         env = ctx.obj if isinstance(ctx.obj, Environment) else Environment()
         show = Terminal(env, quiet=given.pop("quiet"), as_json=given.pop("as_json", False))
-        with reported(show), ExitStack() as stack:
-            from tally.forums.reader import Reader, Reading
-
-            chosen = {k: given.pop(k) for k in READING if k in given}
-            bar = stack.enter_context(show.progress())
-            how = Reading(**chosen, progress=bar, warn=show.warn, thread_read=show.thread_read)
-            reader = stack.enter_context(Reader(env, how))
-            module, name = row.call.split(":")
-            function = getattr(importlib.import_module(module), name)
-            wants = inspect.signature(function).parameters
-            front = []
-            if "game" in row.takes:  # a command about one game: the game comes first
-                from tally.rules.gamefile import load_game
-
-                front.append(load_game(given.pop("game")))
-            context = {"reader": reader, "env": env, "show": show}
-            extra = {k: v for k, v in context.items() if k in wants}
-            kwargs = {opts[k].to or k: v for k, v in given.items()}
-            result = function(*front, **kwargs, **extra)
-            if result is not None:
-                show.show(result)
+        try:
+            with ExitStack() as stack:
+                result = call(row, opts, env, show, stack, given)
+                if result is not None:
+                    show.show(result)
+        except TallyError as exc:  # the one place tally's errors become a sentence
+            show.error(str(exc))
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            show.error("interrupted; nothing was written.")
+            raise typer.Exit(ExitStatus.INTERRUPTED) from None
 
     P = inspect.Parameter
     params = [P("ctx", P.POSITIONAL_ONLY, annotation=typer.Context)]
     for name, o in sorted(opts.items(), key=lambda item: bool(item[1].flags)):  # arguments first
+        info = typer.Option(*o.flags, help=o.help, **o.more) if o.flags else typer.Argument(
+            help=o.help, show_default=False, **o.more)
         kind = P.KEYWORD_ONLY if o.flags else P.POSITIONAL_OR_KEYWORD
-        params.append(P(name, kind, annotation=Annotated[o.kind, o.info()], default=o.default))
+        params.append(P(name, kind, annotation=Annotated[o.kind, info], default=o.default))
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__doc__ = f"{row.help}\n\n\b\nExample: {row.example}"
     app.command(row.name)(command)
@@ -114,8 +106,7 @@ except ImportError:  # pragma: no cover - an older typer
 
 
 class OneSentence(TyperGroup):
-    """Option and argument mistakes reported like every other mistake: one sentence on
-    standard error, exit 2 (not click's usage box)."""
+    """Option mistakes as every mistake: one sentence on standard error, exit 2 (no usage box)."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         standalone = kwargs.pop("standalone_mode", True)
@@ -137,12 +128,3 @@ class OneSentence(TyperGroup):
         if standalone:
             sys.exit(code if isinstance(code, int) else ExitStatus.OK)
         return code
-
-
-def show_version(value: bool) -> None:
-    if value:
-        from tally import __version__
-
-        typer.echo(f"tally {__version__}")
-        raise typer.Exit()
-

@@ -8,6 +8,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+import typer.testing
 from typer.testing import CliRunner
 
 from tally.demo.localforum import LocalForum
@@ -16,9 +17,45 @@ from tally.forums.http import HttpOptions
 from tally.forums.reader import Reader, Reading
 from tally.model import Thread
 
+from . import lint
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DISCUZ = FIXTURES / "discuz"
 CHINA = ZoneInfo("Asia/Shanghai")
+
+
+# ruff and mypy (tests/test_lint.py) start beside the other tests when those two are
+# chosen, in the process that sees what was chosen: pytest itself, or the controller of
+# pytest-xdist's workers (which inherit the folder the verdicts go to).
+
+
+def _worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not _worker(config):
+        lint.folder()
+
+
+@pytest.hookimpl(trylast=True)  # after -k and -m have chosen
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not _worker(config) and any(i.nodeid.startswith(LINT) for i in items):
+        lint.start_all()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
+    if any(i.startswith(LINT) for i in ids):
+        lint.start_all()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not _worker(config):
+        lint.stop_all()
+
+
+LINT = "tests/test_lint.py::"
 
 
 @pytest.fixture
@@ -133,3 +170,20 @@ class Runner(CliRunner):
     def invoke(self, app, args=None, **kwargs):  # type: ignore[no-untyped-def, override]
         kwargs.setdefault("obj", FakeClock().env())
         return super().invoke(app, args, **kwargs)
+
+
+def _built_once(build):  # type: ignore[no-untyped-def]
+    """typer builds the click command from the app's functions at every invoke (once a run,
+    for the real command); the tests' hundreds of invokes build it once."""
+    built: dict[int, object] = {}
+
+    def get(app):  # type: ignore[no-untyped-def]
+        if id(app) not in built:
+            built[id(app)] = build(app)
+        return built[id(app)]
+
+    return get
+
+
+if hasattr(typer.testing, "_get_command"):
+    typer.testing._get_command = _built_once(typer.testing._get_command)

@@ -104,6 +104,7 @@ def test_close_tieba_is_plain_text_by_default(forum, tmp_path):
     assert "[" not in out.replace("[测试", "")  # no markup in a Tieba announcement
 
 
+@pytest.mark.rules("A1")
 @pytest.mark.parametrize("fmt", ["bbcode", "text"])
 def test_morning(tmp_path, fmt):
     game = tmp_path / "game.toml"
@@ -127,6 +128,7 @@ def test_morning(tmp_path, fmt):
     assert "冷月" in out and "第1天未投票" not in out  # only yesterday's cards
 
 
+@pytest.mark.rules("A2")
 def test_elevator_discuz_and_tieba(forum, tmp_path):
     url = vote_thread().serve(forum)
     out = announce(

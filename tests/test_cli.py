@@ -29,6 +29,7 @@ def tally_command() -> list[str]:
     return [found]
 
 
+@pytest.mark.slow
 def test_demo_runs_the_real_fetch_path():
     proc = subprocess.run(
         [*tally_command(), "demo"],

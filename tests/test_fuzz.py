@@ -136,6 +136,7 @@ def test_truncated_real_pages(index, where):
     parse_everywhere(cut)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(
     st.sampled_from(range(len(REAL))),

@@ -378,13 +378,26 @@ def test_a_damaged_cache_index_is_never_used(forum, tmp_path, index):
 # -- 11. no hang: a deadline per request ----------------------------------------------------
 
 
+class Ticking:
+    """A monotonic clock that moves on a step each time it is read: a body read a chunk at a
+    time takes "time" without taking any, so a deadline is met or missed for sure."""
+
+    def __init__(self, step: float):
+        self.t, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.t += self.step
+        return self.t
+
+
 @pytest.mark.parametrize("fault", ["trickle", "endless"])
 def test_a_body_that_never_ends_is_cut_at_the_deadline(forum, fault):
     url = serve_vote(forum)
     body = (DISCUZ / "vote-p1.html").read_bytes()
-    faults(forum, "page=1", [Reply(200, body, fault=fault, interval=0.02)] * 2)
-    # The deadline is real time: the real monotonic clock, with waits that take none.
-    env = Environment(http=HttpOptions(deadline=0.3, attempts=2), sleep=lambda _: None)
+    faults(forum, "page=1", [Reply(200, body, fault=fault, interval=0.001)] * 2)
+    # Each chunk read moves the clock 0.05 s: the 0.3 s deadline passes after a few chunks.
+    env = Environment(http=HttpOptions(deadline=0.3, attempts=2), monotonic=Ticking(0.05),
+                      sleep=lambda _: None)  # fmt: skip
     with pytest.raises(
         FetchError, match=r"gave up after 2 attempts \(last: no whole answer within 0 s"
     ):
@@ -395,8 +408,9 @@ def test_a_slow_body_within_the_deadline_is_read(forum):
     url = serve_vote(forum)
     body = (DISCUZ / "vote-p2.html").read_bytes()
     # The first page is read whole; a second, trickled read is cut and read again.
-    faults(forum, "page=2", [Reply(200, body, fault="trickle", interval=0.02)])
-    env = Environment(http=HttpOptions(deadline=0.3), sleep=lambda _: None)
+    faults(forum, "page=2", [Reply(200, body, fault="trickle", interval=0.001)])
+    env = Environment(http=HttpOptions(deadline=0.3), monotonic=Ticking(0.05),
+                      sleep=lambda _: None)  # fmt: skip
     assert len(read_one(url, env=env).posts) == 16
 
 

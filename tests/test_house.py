@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import re
 import typing
 from decimal import Decimal
@@ -24,6 +25,12 @@ from tally.rules.verdicts import BallotKind, Colour, OutcomeCode, Status, VoidRe
 
 ROOT = Path(__file__).resolve().parent.parent
 TALLY = ROOT / "tally"
+
+
+@functools.cache
+def modules() -> tuple[tuple[Path, ast.Module], ...]:
+    """Every module of tally, parsed once for the tests that read the code."""
+    return tuple((p, ast.parse(p.read_text(encoding="utf-8"))) for p in sorted(TALLY.rglob("*.py")))
 
 
 def test_readme_lists_every_void_reason_with_its_rule_and_label():
@@ -79,12 +86,11 @@ def stage(module: str) -> int | None:
 def test_no_module_imports_a_later_stage():
     """forums → rules → outputs → workflows/watch/demo → cli: nothing imports backwards,
     not even for type hints."""
-    for path in TALLY.rglob("*.py"):
+    for path, tree in modules():
         module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
         mine = stage(module)
         if mine is None:
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module:
                 theirs = stage(node.module)
@@ -182,3 +188,59 @@ def test_every_announcement_has_a_template_in_each_markup():
     for kind in Announcement:
         for fmt in Markup:
             assert (TALLY / "outputs" / "templates" / f"{kind}.{fmt}.j2").is_file()
+
+
+def test_reading_goes_through_the_reader():
+    """One Reader per run: outside tally/forums nothing builds its own HTTP client or reads a
+    thread around the Reader (FetchOptions is the forums' own)."""
+    private = {"FetchOptions", "fetch_thread", "read_saved_thread_files", "Http"}
+    for path, tree in modules():
+        if "forums" in path.parts:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tally.forums"):
+                used = {a.name for a in node.names} & private
+                assert not used, f"{path.relative_to(ROOT)} imports {used}"
+
+
+# Words with an enum of their own: compared as the enum, never as a string.
+WORDS = {
+    "sheriff", "elimination", "comment", "reply", "quote", "post", "discuz", "tieba",
+    "vote", "discussion", "progress", "network", "revalidated", "cache", "memory", "file",
+    "archive", "bbcode", "text", "close", "morning", "elevator", "reminder",
+}  # fmt: skip
+
+
+def test_no_word_with_an_enum_is_compared_as_a_string():
+    """Outside the enums and the platforms, whose markup has words of its own ("quote" is a
+    Discuz! class name)."""
+    platforms = {"discuz.py", "tieba.py", "tieba_html.py"}
+    for path, tree in modules():
+        if path.parent.name == "forums" and path.name in platforms:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Compare):
+                continue
+            for side in (node.left, *node.comparators):
+                values = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side]
+                for v in values:
+                    said = v.value if isinstance(v, ast.Constant) else None
+                    assert said not in WORDS, f"{path.relative_to(ROOT)}:{node.lineno}: {said!r}"
+
+
+def test_every_command_fills_its_functions_parameters():
+    """A row of the command line names options by the parameter they fill: each must be a
+    parameter of the function the row calls (or how the run reads, or what it prints)."""
+    import importlib
+    import inspect
+
+    from tally.cli import CARDS, COMMANDS, OPTIONS
+    from tally.cli_run import READING
+
+    for row in (*COMMANDS, *CARDS):
+        module, name = row.call.split(":")
+        wants = set(inspect.signature(getattr(importlib.import_module(module), name)).parameters)
+        for key in row.takes:
+            if key in READING or key in ("as_json", "game"):
+                continue
+            assert (OPTIONS[key].to or key) in wants, (row.name, key)

@@ -20,6 +20,9 @@ import pytest
 
 from .conftest import FIXTURES
 
+# A wheel built and installed into a fresh environment: seconds each (CI runs them).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

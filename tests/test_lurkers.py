@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
+import pytest
+
 from tally.cli import app
 from tally.outputs.cardfile import load
 
@@ -119,6 +121,7 @@ def cards(data: dict) -> list[tuple[str, str, str]]:
     return [(c["player"], c["colour"], c["rule"]) for c in data["cards"]]
 
 
+@pytest.mark.rules("L1", "L2", "L3", "L5", "L6", "L7", "L8", "S3", "K1", "K2")
 def test_four_days_of_cards_flags_and_ledger(forum, tmp_path):
     game, ledger = setup(forum, tmp_path)
 

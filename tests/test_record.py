@@ -45,6 +45,7 @@ def everything(db: Path) -> dict[str, list[tuple]]:
         return {t: sorted(conn.execute(f"select * from {t}").fetchall(), key=repr) for t in tables}
 
 
+@pytest.mark.slow
 def test_a_four_day_game_re_tallies_from_its_archives(forum, tmp_path):
     game, _ledger = test_lurkers.setup(forum, tmp_path)
     env = env_after_close(tmp_path)

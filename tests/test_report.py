@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import re
 import subprocess
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -14,6 +15,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tally.cli import app
+from tally.demo.localforum import LocalForum
 from tally.environment import Environment
 
 from . import test_votes_game as votes_game
@@ -96,23 +98,29 @@ def env(tmp_path: Path) -> Environment:
 BALLOTS: dict[int, list[dict]] = {}
 
 
-@pytest.fixture
-def report(forum, tmp_path) -> tuple[Path, str]:
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Iterator[tuple[Path, str]]:
+    """The report of the four-day game, made once for the tests that read it (read-only)."""
     import json
 
-    game = build(forum, tmp_path)
-    out = tmp_path / "report.html"
-    result = runner.invoke(app, ["report", "--game", str(game), "-o", str(out)], obj=env(tmp_path))
-    assert result.exit_code == 0, result.output
-    for day in PLAN:  # the same count, as tally votes gives it
-        url = game.read_text(encoding="utf-8").split('vote = "')[day].split('"')[0]
-        got = runner.invoke(
-            app, ["votes", url, "--game", str(game), "--json", "-q"], obj=env(tmp_path)
-        )
-        BALLOTS[day] = json.loads(got.stdout)["ballots"]
-    return out, result.stderr
+    tmp_path = tmp_path_factory.mktemp("report")
+    cache = ["--cache-dir", str(tmp_path / "cache")]  # module-wide: not the autouse cache
+    with LocalForum() as forum:
+        game = build(forum, tmp_path)
+        out = tmp_path / "report.html"
+        made = runner.invoke(app, ["report", "--game", str(game), "-o", str(out), *cache],
+                             obj=env(tmp_path))  # fmt: skip
+        assert made.exit_code == 0, made.output
+        for day in PLAN:  # the same count, as tally votes gives it
+            url = game.read_text(encoding="utf-8").split('vote = "')[day].split('"')[0]
+            got = runner.invoke(
+                app, ["votes", url, "--game", str(game), "--json", "-q", *cache], obj=env(tmp_path)
+            )
+            BALLOTS[day] = json.loads(got.stdout)["ballots"]
+        yield out, made.stderr
 
 
+@pytest.mark.slow
 def test_the_report_is_one_small_page_with_every_day(report):
     out, said = report
     html = out.read_text(encoding="utf-8")
@@ -136,6 +144,7 @@ def test_the_report_is_one_small_page_with_every_day(report):
     assert "第2天" in html and "发言少于5条" in html and "红牌" in html  # the ledger
 
 
+@pytest.mark.slow
 def test_chromium_renders_the_report(report, tmp_path):
     if chromium() is None:
         pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
@@ -168,6 +177,7 @@ def test_chromium_renders_the_report(report, tmp_path):
     assert white < 0.95 * 1200 * 1000
 
 
+@pytest.mark.slow
 def test_votes_chart_writes_a_png(forum, tmp_path, monkeypatch):
     game = build(forum, tmp_path)
     url = game.read_text(encoding="utf-8").split('vote = "')[2].split('"')[0]  # day 2

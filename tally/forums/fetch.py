@@ -101,13 +101,9 @@ class _PageReader:
                 now = self.options.clock()
                 for key, body, headers in get.pending:
                     self.store.put(key, body, now, headers)
-            origin = (
-                "network"
-                if "network" in get.origins
-                else "revalidated"
-                if "revalidated" in get.origins
-                else "cache"
-            )
+            # A page is as new as the newest answer it rests on.
+            fresh = (o for o in (Origin.NETWORK, Origin.REVALIDATED) if o in get.origins)
+            origin = next(fresh, Origin.CACHE)
             return page, origin, min(get.fetched, default=self.options.clock())
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -140,7 +136,7 @@ class _Get:
         entry = self._entry(request)
         if entry is None or not self._trusted(entry):
             return None
-        self.origins.append("cache")
+        self.origins.append(Origin.CACHE)
         self.fetched.append(entry.fetched_at)
         return Answer(entry.body, entry.content_type)
 
@@ -152,7 +148,7 @@ class _Get:
         url = request.url
         cached = self._entry(request)
         if self.cached_ok and cached is not None and self._trusted(cached):
-            self.origins.append("cache")
+            self.origins.append(Origin.CACHE)
             self.fetched.append(cached.fetched_at)
             return Answer(cached.body, cached.content_type)
         headers = dict(request.headers)
@@ -169,7 +165,7 @@ class _Get:
         )
         self.fetched.append(self.reader.options.clock())
         if response.status == 304 and cached is not None:
-            self.origins.append("revalidated")
+            self.origins.append(Origin.REVALIDATED)
             self.pending.append((request.key, cached.body, cached.headers()))
             return Answer(cached.body, cached.content_type)
         content_type = response.headers.get("content-type")
@@ -189,7 +185,7 @@ class _Get:
                     "deleted, or it is hidden; check the tid in the URL."
                 )
             raise FetchError(f"{url} answered HTTP {response.status}.")
-        self.origins.append("network")
+        self.origins.append(Origin.NETWORK)
         self.pending.append((request.key, response.body, response.headers))
         return Answer(response.body, content_type)
 

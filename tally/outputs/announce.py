@@ -9,6 +9,7 @@ font is the director's alone (RULES L7). Undefined values are errors (StrictUnde
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -64,16 +65,24 @@ def format_for(game: Game, day: Day) -> Markup:
 
 
 def _environment(template_dir: Path | None) -> Any:
+    if template_dir is not None and not template_dir.is_dir():
+        raise InputError(f"the template folder {template_dir} does not exist.")
+    return _jinja(str(template_dir) if template_dir is not None else None)
+
+
+@functools.lru_cache(maxsize=8)
+def _jinja(folder: str | None) -> Any:
+    """One Jinja environment per template folder: it keeps the templates it compiled (and
+    compiles again a template whose file changed), so a watch or a script that renders
+    many posts compiles each once."""
     from jinja2 import BaseLoader, FileSystemLoader, PackageLoader, StrictUndefined
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     loader: BaseLoader
-    if template_dir is None:
+    if folder is None:
         loader = PackageLoader("tally.outputs", "templates")
-    elif template_dir.is_dir():
-        loader = FileSystemLoader(str(template_dir))
     else:
-        raise InputError(f"the template folder {template_dir} does not exist.")
+        loader = FileSystemLoader(folder)
     # Sandboxed for every folder: the built-in templates need nothing the sandbox forbids.
     return ImmutableSandboxedEnvironment(
         loader=loader,
