@@ -9,7 +9,7 @@ import pytest
 
 from tally.cli import app
 
-from .conftest import DISCUZ, FIXTURES, Runner
+from .conftest import DISCUZ, FIXTURES, FakeClock, Runner
 from .discuzgen import P
 from .discuzgen import Thread as Pages
 from .tiebaapi import TiebaApi
@@ -130,10 +130,9 @@ def test_a_page_for_logged_in_readers_points_to_cookies(forum, tmp_path):
 
 
 def test_an_unreachable_forum_says_check_the_address(tmp_path):
-    from tally.environment import Environment
     from tally.forums.http import HttpOptions
 
-    quick = Environment(http=HttpOptions(host_delay=0, attempts=1))
+    quick = FakeClock().env(http=HttpOptions(attempts=1))
     result = runner.invoke(
         app, ["archive", "http://127.0.0.1:9/thread-1-1-1.html", "-o", str(tmp_path / "x.csv")],
         obj=quick,

@@ -180,11 +180,7 @@ def test_page_count_cap(forum):
 def test_never_more_than_the_limit_in_flight(forum, limit, seen):
     assert forum.add_discuz_thread("24", DISCUZ, "talk") == 7
     forum.latency = 0.05
-    options = (
-        HttpOptions(host_delay=0)
-        if limit is None
-        else HttpOptions(host_delay=0, max_in_flight=limit)
-    )
+    options = HttpOptions() if limit is None else HttpOptions(max_in_flight=limit)
     read_one(forum.url("thread-24-1-1.html"), http=options)
     assert forum.max_in_flight == seen  # 4 by default, never more than the limit
 

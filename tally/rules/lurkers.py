@@ -243,13 +243,13 @@ def _streak(
 
 def _strangers(strangers: Mapping[str, Sequence[Writing]], t: DayThreads) -> list[Flag]:
     """Authors in the day's threads who are no player: the director should know who they are."""
-    threads = {(th.platform, th.thread_id) for th in t.threads}
+    threads = {th.key for th in t.threads}
     flags = []
     for author, writings in strangers.items():
         here = [
             w
             for w in writings
-            if (w.post.platform, w.post.thread_id) in threads
+            if w.post.thread_key in threads
             and t.day.opens <= w.time <= t.day.closes
         ]
         if here:
