@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from tally import __version__
 from tally.cli_run import REQUIRED, Command, OneSentence, Opt, add
 from tally.vocabulary import Announcement, Markup
 
@@ -33,6 +34,7 @@ OPTIONS: dict[str, Opt] = {
     "kind": Opt(("--kind",), Announcement, "close (the day's result), morning (A1), elevator (A2) or reminder (催票).", Announcement.CLOSE),
     "announce": Opt(("--announce",), bool, "Print the announcement after the table.", False),
     "chart": Opt(("--chart",), Path | None, "Also draw the day's votes as a PNG picture, to post."),
+    "late_ok": Opt(("--late-ok",), bool, "Ballots after the close are late, as you mean: count them void instead of stopping (late_ok under the day does the same).", False),
     "write": Opt(("--write/--no-write",), bool, "Add the proposed cards to the ledger.", True),
     "seed": Opt(("--seed",), int | None, "Makes the elevator's random order repeatable."),
     "template_dir": Opt(("--template-dir",), Path | None, "Your own templates (run sandboxed)."),
@@ -67,19 +69,19 @@ COMMANDS = (
             "tally archive --game game.toml -o game.csv --db games.sqlite", ("sources", "csv", "db", "game_file", "timezone", "partial", *FETCH)),
     Command("votes", "tally.workflows:votes", "Count a day's votes: every ballot judged, the totals and who is out (or sheriff).",
             "tally votes https://bbs.example.com/thread-102-1-1.html --game game.toml",
-            ("vote_sources", "game", "vote_day", "as_json", "announce", "fmt", "chart", "archive", *FETCH)),
+            ("vote_sources", "game", "vote_day", "as_json", "announce", "fmt", "chart", "late_ok", "archive", *FETCH)),
     Command("lurkers", "tally.workflows:lurker_day", "Posts per player per day, the yellow cards they earn, and posts the director should see.\n\nThe cards go into the ledger beside the game file (GAME.cards.csv), once.",
-            "tally lurkers --game game.toml --day 3", ("game", "last_day", "as_json", "write", "archive", *FETCH)),
+            "tally lurkers --game game.toml --day 3", ("game", "last_day", "as_json", "write", "late_ok", "archive", *FETCH)),
     Command("announce", "tally.workflows:announcement", "The announcement to paste into the forum: BBCode for Discuz!, plain text for Tieba.",
             "tally announce --game game.toml --day 2 > day2.txt",
-            ("game", "day", "kind", "fmt", "seed", "template_dir", "provisional", "show_rules", "archive", *FETCH)),
+            ("game", "day", "kind", "fmt", "seed", "template_dir", "provisional", "show_rules", "late_ok", "archive", *FETCH)),
     Command("init", "tally.workflows:init", "Write a first game file from the game's threads: director, players, days.",
             "tally init https://bbs.example.com/thread-101-1-1.html URL-OF-THE-VOTE -o game.toml", ("threads", "game_out", "timezone", *FETCH)),
     Command("report", "tally.workflows:report", "The game so far as one HTML page: each closed day's votes as pictures, posts, cards.",
-            "tally report --game game.toml -o report.html", ("game", "html_out", "archive", *FETCH)),
+            "tally report --game game.toml -o report.html", ("game", "html_out", "late_ok", "archive", *FETCH)),
     Command("watch", "tally.watch:watch", "Watch a vote until its close: the count, what changed, who has not voted, live.\n\nAt the close (and a grace minute) it reads every page once more, prints the final count and writes the announcement to --announce-to.",
             "tally watch https://bbs.example.com/thread-102-1-1.html --game game.toml",
-            ("url", "game", "vote_day", "every", "polls", "full_every", "announce_to", "fmt", "as_json", *FETCH)),
+            ("url", "game", "vote_day", "every", "polls", "full_every", "announce_to", "fmt", "late_ok", "as_json", *FETCH)),
     Command("demo", "tally.demo:run_demo", "Run tally on the bundled sample game, served from 127.0.0.1 (no network needed).", "tally demo"),
 )
 CARDS = (
@@ -107,8 +109,6 @@ for group, row in [(app, row) for row in COMMANDS] + [(cards, row) for row in CA
 def root(version: Annotated[bool, typer.Option("--version", help="Print tally's version and exit.", is_eager=True)] = False) -> None:
     """Count votes, check lurkers and write announcements for forum werewolf games (版杀)."""
     if version:
-        from tally import __version__
-
         typer.echo(f"tally {__version__}")
         raise typer.Exit()
 

@@ -83,6 +83,7 @@ def watch(
     show: Watcher,
     announce_to: Path | None = None,
     fmt: Markup | None = None,
+    late_ok: bool = False,
 ) -> None:
     """The whole watch: every poll shown, the wait between polls (``every`` seconds; a full
     read every ``full_every`` polls; ``polls`` at most), the final count shown and then (a
@@ -97,7 +98,7 @@ def watch(
     last = None
     try:
         for last in read_polls(game, url, day=day, schedule=schedule, reader=reader,
-                               wait=show.wait):  # fmt: skip
+                               wait=show.wait, late_ok=late_ok):  # fmt: skip
             show.poll(last)
     except KeyboardInterrupt:
         show.stop(last, interrupted=True)
@@ -116,6 +117,7 @@ def read_polls(
     schedule: Schedule = Schedule(),
     reader: Reader,
     wait: Callable[[float], None] | None = None,
+    late_ok: bool = False,
 ) -> Iterator[Poll]:
     """Poll the vote thread at ``url`` until the day's final count (or ``schedule.polls``).
 
@@ -133,7 +135,10 @@ def read_polls(
         raise InputError(f"--every must be at least 1 second, not {schedule.every:g}.")
     env = reader.env
     wait = wait or env.sleep
+    from tally.workflows import days_before
+
     chosen = _vote_day(game, url, day, reader)
+    carried = days_before(game, chosen.day, reader).carried  # closed days: read once
     closes, close_at = chosen.closes, chosen.closes + schedule.grace
     every = schedule.every
     last: DayResult | None = None
@@ -153,7 +158,9 @@ def read_polls(
         try:
             not_before = closes if final else (now if full else None)
             thread = reader.thread(url, game.timezone, not_before=not_before, hold=True)
-            result: DayResult | None = tally_day(thread, game, chosen.day)
+            result: DayResult | None = tally_day(
+                thread, game, chosen.day, carried=carried, late_ok=late_ok
+            )
             error = None
         except PASSING as exc:
             if last is None:

@@ -24,7 +24,14 @@ from collections.abc import Sequence
 from datetime import tzinfo
 from pathlib import Path
 
-from tally.errors import FetchError, InputError, NotAThreadError, ParseError
+from tally.errors import (
+    FetchError,
+    GameFileError,
+    InputError,
+    NotAThreadError,
+    ParseError,
+    TallyError,
+)
 from tally.forums import resolve_url
 from tally.forums.fetch import is_url
 from tally.forums.reader import Reader
@@ -33,17 +40,23 @@ from tally.outputs import cardfile
 from tally.outputs.results import Announced, Archived, Counted, Drafted, Lurked, Reported
 from tally.rules.ballots import Flag
 from tally.rules.game import Day, Game
-from tally.rules.guards import vote_day_of
+from tally.rules.guards import thread_fits_day, vote_day_of
 from tally.rules.ledger import LedgerView
 from tally.rules.lurkers import DayCheck, check, history
+from tally.rules.state import resolve
 from tally.rules.verdicts import ThreadRole
-from tally.rules.votes import DayResult, tally_day
+from tally.rules.votes import Chain, DayResult, in_order, tally_day
 from tally.times import short
 from tally.vocabulary import Announcement, Markup
 
 
 def vote_day(
-    game: Game, sources: Sequence[str], *, day: int | None = None, reader: Reader
+    game: Game,
+    sources: Sequence[str],
+    *,
+    day: int | None = None,
+    reader: Reader,
+    late_ok: bool = False,
 ) -> DayResult:
     """`tally votes`: read one day's vote thread (URL, saved pages or an archive) and count
     it, with the day's acceleration requests (S3) when its other threads can be had."""
@@ -54,7 +67,10 @@ def vote_day(
     started = vote.posts[0].time if vote.posts else None
     the_day = vote_day_of(game, vote.key, day, started=started)
     requests, why_not = _request_threads(game, the_day, sources, given, reader)
-    result = tally_day(vote, game, the_day.day, requests=requests)
+    carried = days_before(game, the_day.day, reader, given).carried
+    result = tally_day(
+        vote, game, the_day.day, requests=requests, carried=carried, late_ok=late_ok
+    )
     if why_not is not None:
         note = Flag("S3", f"加速: not counted: {why_not}")
         result = dataclasses.replace(result, flags=(*result.flags, note))
@@ -70,6 +86,7 @@ def votes(
     chart: Path | None = None,
     announce: bool = False,
     fmt: Markup | None = None,
+    late_ok: bool = False,
 ) -> Counted:
     """The `tally votes` command: the count, and with ``announce`` the post (a day not
     closed gets the mid-day standing, headed as such), with ``chart`` the picture (PNG)."""
@@ -77,10 +94,36 @@ def votes(
 
     if chart is not None:
         check_output(chart, "picture")
-    result = vote_day(game, sources, day=day, reader=reader)
+    result = vote_day(game, sources, day=day, reader=reader, late_ok=late_ok)
     warning = draw_chart(result, game, chart) if chart is not None else None
     text = closing_post(result, game, fmt, provisional=True) if announce else None
     return Counted(result, text, chart, warning)
+
+
+def days_before(
+    game: Game, number: int, reader: Reader, given: Sequence[Thread] = ()
+) -> Chain:
+    """The days before day ``number``, counted in order from their vote threads (among
+    ``given``, else read: a day read at or after its close trusts no page cached before
+    it): what they made, and what day ``number`` inherits (its sheriff, who is out). A day
+    whose thread cannot be read is said so, not guessed (``Carried.unchecked``)."""
+    held = {t.key: t for t in given}
+    threads: dict[int, Thread | str] = {}
+    for day in game.days:
+        if day.day >= number:
+            break
+        if day.vote_ref.key in held:
+            threads[day.day] = held[day.vote_ref.key]
+        elif reader.now() < day.closes:
+            threads[day.day] = f"it closes {short(day.closes)}"
+        else:
+            try:
+                [threads[day.day]] = reader.read([day.vote], game.timezone, closes=day.closes)
+            except GameFileError:
+                raise
+            except TallyError as exc:
+                threads[day.day] = f"its vote thread could not be read ({str(exc).rstrip('.')})"
+    return in_order(game, threads, until=number - 1)
 
 
 def _day_of_urls(game: Game, sources: Sequence[str], day: int | None) -> Day | None:
@@ -187,7 +230,14 @@ def record(game: Game, game_path: Path, result: DayCheck, *, write: bool) -> Led
     return ledger.view(path, cards, game, new=new, written=written)
 
 
-def lurker_day(game: Game, *, day: int | None = None, write: bool = True, reader: Reader) -> Lurked:
+def lurker_day(
+    game: Game,
+    *,
+    day: int | None = None,
+    write: bool = True,
+    reader: Reader,
+    late_ok: bool = False,
+) -> Lurked:
     """`tally lurkers`: posts per player up to ``day`` (default: the last closed), the cards
     of that day, and the ledger with them (written unless ``write`` is False)."""
     if game.path is None:
@@ -197,7 +247,7 @@ def lurker_day(game: Game, *, day: int | None = None, write: bool = True, reader
         raise InputError(
             f"day {number} has no discussion thread in {game.where()}; posts cannot be counted."
         )
-    result = check(game, history(game, number, day_threads(game, reader)), number)
+    result = check(game, history(game, number, day_threads(game, reader)), number, late_ok=late_ok)
     return Lurked(result, record(game, game.path, result, write=write))
 
 
@@ -248,17 +298,19 @@ def archive(
     return Archived(threads, output, written, db, database, days, partial)
 
 
-def closed_days(game: Game, threads: Sequence[Thread]) -> list[DayResult]:
+def closed_days(
+    game: Game, threads: Sequence[Thread], *, late_ok: bool = False
+) -> list[DayResult]:
     """Every day whose vote thread is among ``threads`` and was read after its close,
-    counted."""
+    counted in order (each with what the days before it made); a day that cannot be
+    counted stops with its sentence."""
     by_key = {t.key: t for t in threads if not t.missing}
-    out = []
+    found: dict[int, Thread | str] = {}
     for day in game.days:
         thread = by_key.get(day.vote_ref.key)
-        if thread is None or thread.as_of is None or thread.as_of < day.closes:
-            continue
-        out.append(tally_day(thread, game, day.day))
-    return out
+        if thread is not None and thread.as_of is not None and thread.as_of >= day.closes:
+            found[day.day] = thread
+    return list(in_order(game, found, strict=True, late_ok=late_ok).results.values())
 
 
 def init(
@@ -308,6 +360,7 @@ def announcement(
     provisional: bool = False,
     show_rules: bool = False,
     reader: Reader,
+    late_ok: bool = False,
 ) -> Announced:
     """`tally announce`: the post to paste, rendered from its template; rule ids (C5, L1) only
     with ``show_rules``, since the post is for the players."""
@@ -323,31 +376,36 @@ def announcement(
     kind, fmt = Announcement(kind), Markup(fmt) if fmt is not None else None
     chosen = game.day(day)
     context: dict[str, object]
-    if kind is Announcement.CLOSE:
+    if kind in (Announcement.CLOSE, Announcement.REMINDER):
         [thread] = reader.read([chosen.vote], game.timezone, closes=chosen.closes)
-        result = tally_day(thread, game, day)
+        carried = days_before(game, day, reader, [thread]).carried
+        result = tally_day(thread, game, day, carried=carried, late_ok=late_ok)
+    if kind is Announcement.CLOSE:
         text = closing_post(
             result, game, fmt, provisional=provisional, show_rules=show_rules,
             template_dir=template_dir,
         )  # fmt: skip
         return Announced(text)
     if kind is Announcement.REMINDER:
-        [thread] = reader.read([chosen.vote], game.timezone, closes=chosen.closes)
-        context = reminder_context(tally_day(thread, game, day), game, show_rules=show_rules)
+        context = reminder_context(result, game, show_rules=show_rules)
     elif kind is Announcement.MORNING:
         if game.path is None:
             raise InputError("the morning announcement reads the ledger beside the game file.")
         cards = cardfile.load(cardfile.ledger_path(game.path))
-        context = morning_context(game, day, cards, show_rules=show_rules)
+        chain = days_before(game, day, reader)
+        today, _ = resolve(game, chosen, chain.carried)
+        context = morning_context(game, today, chain.days, cards, show_rules=show_rules)
     else:
         # The players' own views of the discussion thread (the vote thread without one).
         url = chosen.discussion or chosen.vote
         [thread] = reader.read([url], game.timezone, closes=chosen.closes)
+        role = ThreadRole.DISCUSSION if chosen.discussion else ThreadRole.VOTE
+        thread_fits_day(game, thread, chosen, role)
         context = elevator_context(game, chosen, thread, seed)
     return Announced(render(kind, fmt or format_for(game, chosen), context, template_dir))
 
 
-def report(game: Game, output: Path, *, reader: Reader) -> Reported:
+def report(game: Game, output: Path, *, reader: Reader, late_ok: bool = False) -> Reported:
     """`tally report`: the game so far as one self-contained HTML page (written atomically).
 
     Each thread is read once; a day's threads read at or after its close trust no page
@@ -360,7 +418,7 @@ def report(game: Game, output: Path, *, reader: Reader) -> Reported:
     now = reader.now()
     threads = day_threads(game, reader)
     closed = game.closed(now)
-    results = closed_days(game, [t for d in closed for t in threads([d.vote], d)])
+    results = closed_days(game, [t for d in closed for t in threads([d.vote], d)], late_ok=late_ok)
     talked = [d.day for d in closed if d.discussion is not None]
     posts = {}
     if talked:

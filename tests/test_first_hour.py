@@ -55,20 +55,56 @@ def test_init_writes_a_game_file_from_the_threads(forum, tmp_path):
     assert 'players = ["小眯", "冷月", "kiwi", "阿澈", "风铃", "老K"]' in text
     assert "day = 1\nopens = 2024-05-06T09:31:00" in text
     assert f'vote = "{vote}"' in text and f'discussion = "{talk}"' in text
-    assert '"000", "245", "023", "M126"' in text  # the presets, listed in a comment
+    # The presets, each in a line; the game's name proposed from the titles' common start.
+    assert '#   "023"  [023] 明星大侦探: changes quote the vote post' in text
+    assert 'name = "TODO: [测试局]"' in text
 
-    # The close is the director's to fill in: until then the loader says so.
-    votes = runner.invoke(app, ["votes", vote, "--game", str(out)])
-    assert one_sentence(votes, 2) == (
+    # What only the director knows is a placeholder the loader refuses, one by one, saying
+    # what to write: the rules, each day's close, the name.
+    def refused() -> str:
+        return one_sentence(runner.invoke(app, ["votes", vote, "--game", str(out)]), 2)
+
+    assert refused() == (
+        f"tally: {out}, key 'ruleset': is still the placeholder `tally init` wrote; choose the "
+        'game\'s rules: "000", "245", "023", "M126".\n'
+    )
+    text = text.replace('ruleset = "TODO"', 'ruleset = "000"')
+    out.write_text(text, encoding="utf-8")
+    assert refused() == (
         f"tally: {out}, key 'day 1.closes': is still the placeholder `tally init` wrote; "
         "write the time, like 2024-05-09T21:30:00.\n"
     )
-    filled = text.replace(
+    text = text.replace(
         'closes = "TODO: the close, like 2024-05-09T21:30:00"', "closes = 2024-05-07T21:30:00"
     )
-    out.write_text(filled, encoding="utf-8")
+    out.write_text(text, encoding="utf-8")
+    assert refused() == (
+        f"tally: {out}, key 'name': is still the placeholder `tally init` wrote; write the "
+        "game's name as the announcements print it (tally proposed '[测试局]').\n"
+    )
+    out.write_text(text.replace('name = "TODO: [测试局]"', 'name = "[测试局]"'), encoding="utf-8")
     data = json.loads(runner.invoke(app, ["votes", vote, "--game", str(out), "--json"]).stdout)
     assert data["kind"] == "sheriff" and data["outcome"]["player"] == "冷月"
+
+
+def test_init_takes_the_close_from_the_first_post_and_names_the_game_by_the_titles(
+    forum, tmp_path
+):
+    """Directors state the close in the first post ("投票截止：…"); a game file that starts
+    from it has one less thing to type at 21:30."""
+    talk = Pages("300", "[A01] 月下古堡 第二天讨论帖", {}, first_pid=7000)
+    talk.add(P("导演A", "2024-05-08 09:30:00", "第二天讨论帖开门\n关门：5月9日 21:30"))
+    talk.add(P("冷月", "2024-05-08 10:00:00", "发言"))
+    vote = Pages("301", "[A01] 月下古堡 第二天投票帖", {}, first_pid=7100)
+    vote.add(
+        P("导演A", "2024-05-08 09:31:00", "投票截止：5月9日 21:30\n如执行加速，则于5月8日21:30截止")
+    )
+    vote.add(P("冷月", "2024-05-08 12:00:00", "投票对象：冷月\n投票理由：稳"))
+    out = tmp_path / "game.toml"
+    assert runner.invoke(app, ["init", talk.serve(forum), vote.serve(forum), "-o", str(out)]).exit_code == 0
+    text = out.read_text(encoding="utf-8")
+    assert 'name = "TODO: [A01] 月下古堡"' in text
+    assert 'closes = 2024-05-09T21:30:00  # as the first post says: "投票截止：5月9日 21:30"' in text
 
 
 def test_init_never_writes_over_a_file(forum, tmp_path):
@@ -91,7 +127,7 @@ def test_init_on_tieba_lists_the_names_shown_with_the_accounts_as_aliases(forum,
 
 
 def test_day_numbers_from_titles():
-    from tally.outputs.draft import day_in_title
+    from tally.rules.announced import day_in_title
 
     assert day_in_title("【塔达林】第二天投票帖") == 2
     assert day_in_title("第十二天 投票") == 12

@@ -79,7 +79,8 @@ def vote(day: int) -> Thread:
         if player in NOT_VOTING.get(day, set()):
             continue
         red = day == 4 and player == "风铃"  # an L7 flag in the vote thread
-        t.add(P(player, at(opens, 30 + i), "投票对象：冷月\n投票理由：票型", red=red))
+        # Everyone abstains: no sheriff is elected and nobody is voted out (lurking alone).
+        t.add(P(player, at(opens, 30 + i), "投票对象：弃权\n投票理由：票型", red=red))
     return t
 
 

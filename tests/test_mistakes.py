@@ -66,8 +66,8 @@ def two_day_game(tmp_path: Path, forum, players: list[str] | None = None) -> Pat
     day1_vote = Pages("90", "[测试局] 第一天警长竞选", {}, first_pid=900)
     day1_vote.add(
         P("导演A", "2024-05-06 09:30:00", "投票格式：\n投票对象：\n投票理由："),
-        P("冷月", "2024-05-06 10:00:00", "投票对象：kiwi\n投票理由：稳"),
-    )
+        P("kiwi", "2024-05-06 10:00:00", "投票对象：冷月\n投票理由：稳"),
+    )  # 冷月 elected, as day 2's sheriff line says
     urls = {
         "v1": day1_vote.serve(forum),
         "d2": discussion_thread().serve(forum),

@@ -353,8 +353,14 @@ def test_tally_votes_on_a_tieba_game_through_the_api(forum, tmp_path, faults):
     got = [
         (b["floor"], b["voter"], b["kind"], b["target"], b["status"], b["reason"])
         for b in data["ballots"]
+        if b["status"] != "not_a_ballot"
     ]
     assert got == EXPECTED
+    # Every other post is listed, never counted: 67 chatter floors (70, 3 deleted), a
+    # 楼中楼 that answers 阿澈, and 13 楼中楼 of chatter under 糖糖's vote.
+    others = [b for b in data["ballots"] if b["status"] == "not_a_ballot"]
+    assert len(others) == 81 and all(b["kind"] is None for b in others)
+    assert (others[0]["floor"], others[0]["voter"], others[0]["words"]) == (4, "小眯", "为什么改我")
     # 白桃 2.5 + 1 + 1 = 4.5; 长夜 1.5 + 1 + 1 + 1 = 4.5: the sheriff's target goes (C5).
     assert [(t["player"], t["votes"]) for t in data["totals"]] == [("白桃", 4.5), ("长夜", 4.5)]
     assert data["outcome"]["player"] == "白桃" and data["outcome"]["rule"] == "tie_sheriff_target"

@@ -129,9 +129,12 @@ EXPECTED_BALLOTS = [
     ballot(7, "橘子", "vote", "白桃", "08T12:00:00", "void", "dead_voter"),
     ballot(8, "糖糖", "vote", "橘子", "08T12:30:00", "void", "dead_target"),
     ballot(9, "雪见", "vote", None, "08T13:00:00", "void", "unknown_target"),
+    # A 点评 and a post that hold no ballot: listed, never counted.
+    ballot(9, "冷月", None, None, "08T13:05:00", "not_a_ballot", post_id="2009.1"),
     ballot(10, "阿澈", "change", "白桃", "08T15:00:00", "counted"),
     ballot(11, "南瓜", "vote", None, "08T15:30:00", "void", "format"),
     ballot(12, "小鹿", "abstain", "弃权", "08T16:30:00", "counted"),
+    ballot(13, "Mika", None, None, "08T17:00:00", "not_a_ballot"),
     ballot(14, "青山", "vote", "长夜", "08T17:30:00", "counted"),
     ballot(15, "月影", "vote", "白桃", "08T18:00:00", "counted"),
     ballot(16, "糖糖", "vote", "白桃", "09T10:00:00", "counted"),
@@ -188,8 +191,10 @@ def test_json_matches_the_hand_count(forum, tmp_path):
     } in data["flags"]
     # Weights are shown per ballot (C1).
     assert by_floor[(2, "2002")]["weight"] == 2.5 and by_floor[(3, "2003")]["weight"] == 1.5
-    # Floor 13 quotes 冷月's ballot: text inside a quote is never a ballot.
-    assert 13 not in {b["floor"] for b in data["ballots"]}
+    # Floor 13 quotes 冷月's ballot: text inside a quote is never a ballot; the post is
+    # listed as no ballot, with its first words, so Mika can be told why.
+    [mika] = [b for b in data["ballots"] if b["floor"] == 13]
+    assert (mika["status"], mika["kind"], mika["words"]) == ("not_a_ballot", None, "同意冷月")
 
 
 def test_table_explains_every_ballot(forum, tmp_path):

@@ -22,7 +22,7 @@ from tally.model import Thread
 from tally.rules.count import votes_text
 from tally.rules.game import Day, Game
 from tally.rules.ledger import Card
-from tally.rules.rulesets import ChangeMethod
+from tally.rules.rulesets import ChangeMethod, NonBallots
 from tally.rules.verdicts import BallotKind, OutcomeCode, Status, ThreadRole
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
@@ -211,6 +211,27 @@ def close_context(
         }
         for b in result.ballots
     ]
+    # A non-voter's posts that hold no ballot, one entry a player (the first such post, and
+    # how many more), so they see why they are not counted as having voted.
+    firsts: dict[str, Any] = {}
+    for r in result.remarks:
+        if r.player in result.not_voted:
+            first = firsts.setdefault(r.player, {"remark": r, "more": -1})
+            first["more"] += 1
+    remarks = []
+    for player, first in firsts.items():
+        r, more = first["remark"], first["more"]
+        label = Status.NOT_A_BALLOT.label + (f"（另{more}帖）" if more else "")
+        remarks.append(
+            {
+                "floor": r.floor,
+                "comment": r.comment,
+                "link": platform.post_url(ref, r.parent_post_id or r.post_id),
+                "voter": player,
+                "words": r.words + (f"（另{more}帖）" if more else ""),
+                "void_reason": label,
+            }
+        )
     return {
         "game": game.name,
         "day": result.day.day,
@@ -238,7 +259,14 @@ def close_context(
         "counted": [b for b in ballots if b["status"] == Status.COUNTED and not b["abstain"]],
         "abstained": [b for b in ballots if b["status"] == Status.COUNTED and b["abstain"]],
         "superseded": [b for b in ballots if b["status"] == Status.SUPERSEDED],
-        "void": [b for b in ballots if b["status"] == Status.VOID],
+        "void": sorted(
+            [b for b in ballots if b["status"] == Status.VOID]
+            + (remarks if rules.non_ballots is NonBallots.VOID else []),
+            key=lambda b: b["floor"],
+        ),
+        # A non-voter's posts that hold no ballot ("同上"), so they see why they count as
+        # not voted (the rules may call them void instead: non_ballots).
+        "uncounted": remarks if rules.non_ballots is NonBallots.UNCOUNTED else [],
         "not_voted": list(result.not_voted),
         "provisional": result.provisional,
         "show_rules": show_rules,
@@ -329,12 +357,17 @@ def reminder_context(result: DayResult, game: Game, *, show_rules: bool = False)
 
 
 def morning_context(
-    game: Game, day_number: int, cards: Sequence[Card], *, show_rules: bool = False
+    game: Game,
+    day: Day,
+    earlier: Mapping[int, Day],
+    cards: Sequence[Card],
+    *,
+    show_rules: bool = False,
 ) -> dict[str, Any]:
-    """The opening of day N: who went out since day N-1, sheriff, deputy, the slandered,
-    the living, and the cards given for day N-1."""
-    day = game.day(day_number)
-    before = next((d for d in sorted(game.days, key=lambda d: -d.day) if d.day < day_number), None)
+    """The opening of ``day`` (as it stands after the days before it: ``earlier``, each as
+    it stood): who went out since the day before, sheriff, deputy, the slandered, the
+    living, and the cards given for the day before."""
+    before = earlier[max(earlier)] if earlier else None
     was_dead = set(before.dead) if before else set()
     out = [p for p in day.dead if p not in was_dead]  # in the order the director listed them
     given = [c for c in cards if before is not None and c.day == before.day]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from tally.rules.count import votes_text
 from tally.rules.timeline import moments
 from tally.rules.verdicts import Status
-from tally.times import clock
+from tally.times import clock, short
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -279,13 +279,19 @@ def timeline_figure(result: DayResult) -> Figure:
 
 def day_figure(result: DayResult, sentence: str) -> Figure:
     """The picture to paste: the totals and who voted whom, side by side, under the day's
-    result as the announcement words it (``sentence``)."""
+    result as the announcement words it (``sentence``). Before the close it is a standing,
+    headed 暂计 with its time, and says nothing of who is out: the picture is what gets
+    posted, and it must not look final."""
     rows = max(len(result.totals) * 1.4, _flow_rows(result), 3)
     fig = _figure(12, 0.34 * rows + 1.6)
     left, right = fig.subplots(1, 2)
     draw_totals(left, result)
     draw_flow(right, result)
-    fig.suptitle(f"{_title(result)}：{sentence}", fontweight="bold")
+    if result.provisional:
+        heading = f"{_title(result)} 暂计（截至 {short(result.as_of)}，未结票）"
+    else:
+        heading = f"{_title(result)}：{sentence}"
+    fig.suptitle(heading, fontweight="bold")
     return fig
 
 

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from tally.outputs.results import Announced, Archived, Counted, Drafted, Lurked, Reported
 from tally.rules.ledger import Card, LedgerEdit, LedgerView
+from tally.rules.state import Kind, Source
 from tally.rules.verdicts import DayKind, OutcomeResult, Status
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
@@ -146,8 +147,18 @@ def print_day(console: Console, result: DayResult) -> None:
             f"({short(result.as_of)}); ballots and changes may still come.",
             style="bold yellow",
         )
+    derived = [f for f in result.facts if f.source is Source.DERIVED]
+    if derived:
+        said = "; ".join(
+            f"sheriff {f.player} ({f.note})" if f.what is Kind.SHERIFF else f"{f.player} out"
+            f" ({f.note})"
+            for f in derived
+        )
+        say(console, f"From the earlier days' counts (not in the game file): {said}")
     console.print(totals_table(result))
 
+    # (order, floor, who, kind, target, time, status, style, why), in the thread's order:
+    # the ballots, and the posts that hold none (listed, never counted).
     rows = []
     for b in result.ballots:
         counted = b.status == Status.COUNTED
@@ -158,29 +169,28 @@ def print_day(console: Console, result: DayResult) -> None:
         if b.flags:
             why += " [flag: " + "; ".join(b.flags) + "]"
         floor = f"{b.floor}" + (" 点评" if b.comment else "")
-        target = b.target or b.written or ""
-        rows.append((b, floor, target, f"{short(b.time)}", status, why.strip()))
+        target, style = b.target or b.written or "", _STATUS_STYLE[b.status]
+        rows.append(((b.floor, b.comment, b.posted_at), floor, b.voter or b.author, str(b.kind),
+                     target, short(b.time), status, style, why.strip()))  # fmt: skip
+    for r in result.remarks:
+        floor = f"{r.floor}" + (" 点评" if r.comment else "")
+        rows.append(((r.floor, r.comment, r.time), floor, r.player or r.author, "", "",
+                     short(r.time), "not a ballot", "dim", r.words))  # fmt: skip
+    rows.sort(key=lambda row: row[0])
     if console.width >= WIDE:
         ballots = Table(title="Ballots, floor by floor")
         for column in ("floor", "voter", "kind", "target", "time", "status"):
             ballots.add_column(column, no_wrap=True)
         ballots.add_column("why", overflow="fold")  # wrapped at spaces, never cut short
-        for b, floor, target, time, status, why in rows:
-            ballots.add_row(
-                floor,
-                cell(b.voter or b.author),
-                b.kind,
-                cell(target),
-                time,
-                cell(status, _STATUS_STYLE[b.status]),
-                cell(why),
-            )
+        for _, floor, who, kind, target, when, status, style, why in rows:
+            ballots.add_row(floor, cell(who), kind, cell(target), when, cell(status, style),
+                            cell(why))  # fmt: skip
         console.print(ballots)
     else:  # a narrow terminal: each ballot on a line, why it stands so on the next
         say(console, "\nBallots, floor by floor")
-        for b, floor, target, time, status, why in rows:
-            head = Text(f"{floor:>6}  ") + cell(b.voter or b.author) + Text(f"  {b.kind} ")
-            head += cell(target) + Text(f"  {time}  ") + cell(status, _STATUS_STYLE[b.status])
+        for _, floor, who, kind, target, when, status, style, why in rows:
+            head = Text(f"{floor:>6}  ") + cell(who) + Text(f"  {kind} ")
+            head += cell(target) + Text(f"  {when}  ") + cell(status, style)
             console.print(head, soft_wrap=True)
             if why:
                 say(console, f"        {why}")

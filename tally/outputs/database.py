@@ -34,6 +34,7 @@ from tally.model import Thread
 from tally.records import COLUMNS, KEY, THREAD_COLUMNS, rows
 from tally.rules.count import votes_number
 from tally.rules.game import Game
+from tally.rules.verdicts import Status
 from tally.rules.votes import DayResult
 from tally.times import iso
 
@@ -233,6 +234,29 @@ def _game(db: Any, game: Game, results: Sequence[DayResult], tally: _Tally) -> N
                 "note": b.note,
             }
             for b in result.ballots
+        ] + [
+            {
+                "game": name,
+                "day": day.day,
+                "post_id": r.post_id,
+                "platform": result.thread.platform,
+                "thread_id": result.thread.thread_id,
+                "parent_post_id": r.parent_post_id,
+                "floor": r.floor,
+                "comment": int(r.comment),
+                "author": r.author,
+                "voter": r.player,
+                "kind": None,
+                "target": None,
+                "written": "",
+                "weight": None,
+                "time": iso(r.time),
+                "posted_at": iso(r.time),
+                "status": str(Status.NOT_A_BALLOT),
+                "reason": None,
+                "note": r.words,
+            }
+            for r in result.remarks  # a post that holds no ballot: listed, never counted
         ]
         _sync(
             db, "ballots", ("game", "day", "post_id"), ballots,

@@ -14,44 +14,19 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from tally.forums import by_name
 from tally.model import Thread
+from tally.rules.announced import Close, announced_closes, day_in_title
 from tally.rules.ballot_text import read_ballot
 from tally.rules.gamefile import PLACEHOLDER
-from tally.rules.rulesets import PRESETS
+from tally.rules.rulesets import ABOUT
 
-_NUMERALS = {c: i for i, c in enumerate("零一二三四五六七八九", start=0)}
-_DAY_IN_TITLE = re.compile(
-    r"第\s*([0-9]+|[零一二三四五六七八九十百]+)\s*[天日轮]|\b[Dd](?:ay)?\s*([0-9]+)\b"
+# Where a title stops naming the game and starts naming the day or the thread.
+_DAY = re.compile(
+    r"第\s*[0-9零一二三四五六七八九十百]+\s*[天日轮]|\bday\s*[0-9]|警长竞选|讨论|投票", re.I
 )
-
-
-def chinese_number(text: str) -> int | None:
-    """第二天 -> 2, 第十二天 -> 12, 第3天 -> 3."""
-    if text.isdigit():
-        return int(text)
-    total, current = 0, 0
-    for c in text:
-        if c == "百":
-            total += (current or 1) * 100
-            current = 0
-        elif c == "十":
-            total += (current or 1) * 10
-            current = 0
-        elif c in _NUMERALS:
-            current = _NUMERALS[c]
-        else:
-            return None
-    return total + current or None
-
-
-def day_in_title(title: str) -> int | None:
-    m = _DAY_IN_TITLE.search(title)
-    if m is None:
-        return None
-    return chinese_number(m.group(1)) if m.group(1) else int(m.group(2))
 
 
 def is_vote_thread(thread: Thread) -> bool:
@@ -108,10 +83,13 @@ def draft(threads: Sequence[Thread], urls: Sequence[str | None], timezone: str) 
 
     lines = [
         f"# The game file tally init wrote from {len(threads)} thread(s); every key is in",
-        "# docs/game-file.md. Check the roster, then fill in each day's close.",
-        f"name = {_q(threads[0].title if threads else 'game')}",
-        "# The rules: " + ", ".join(f'"{p}"' for p in PRESETS) + " (one per seed game).",
-        'ruleset = "default"',
+        "# docs/game-file.md. Fill in every TODO (tally refuses the file until then), check",
+        "# the roster and each day's close.",
+        "# The game's name, as the announcements print it (proposed from the threads' titles):",
+        f"name = {_q(f'{PLACEHOLDER}: {game_name(threads)}')}",
+        "# The rules, one of:",
+        *(f'#   "{key}"  {about}' for key, about in ABOUT.items()),
+        f'ruleset = "{PLACEHOLDER}"',
         f"timezone = {_q(timezone)}  # the forum's clock",
         f"directors = [{', '.join(_q(d) for d in directors)}]  # who started the threads",
         "# Everyone else who posted, in the order they first posted: remove who does not play,",
@@ -125,18 +103,58 @@ def draft(threads: Sequence[Thread], urls: Sequence[str | None], timezone: str) 
     for number, vote, url in numbered:
         talk = _discussion_for(number, vote, talks)
         opens = vote.posts[0].time if vote.posts else None
+        said = announced_close(vote, talk[0] if talk is not None else None)
+        close = (
+            f"closes = {_when(said.at)}  # as the first post says: {_q(said.line)}"
+            if said is not None
+            else f'closes = "{PLACEHOLDER}: the close, like 2024-05-09T21:30:00"'
+        )
         lines += [
             "",
             "[[days]]",
             f"day = {number}",
             f"opens = {_when(opens)}  # the vote thread's first post" if opens else "",
-            f'closes = "{PLACEHOLDER}: the close, like 2024-05-09T21:30:00"',
+            close,
             f"vote = {_q(_link(vote, url))}",
         ]
         if talk is not None:
             lines.append(f"discussion = {_q(_link(*talk))}")
     text = "\n".join(line for line in lines if line is not None) + "\n"
     return Draft(text, directors, players, len(numbered))
+
+
+def game_name(threads: Sequence[Thread]) -> str:
+    """What the threads' titles share at their start ("[A01] 月下古堡"), without the day
+    ("第一天…") or a word cut in two."""
+    titles = [t.title.strip() for t in threads if t.title.strip()]
+    if not titles:
+        return ""
+    shared = titles[0]
+    for title in titles[1:]:
+        while not title.startswith(shared):
+            shared = shared[:-1]
+    day = _DAY.search(shared)
+    if day is not None:
+        shared = shared[: day.start()]
+    elif len(titles) > 1 and shared not in titles:
+        # Cut back to the last separator, so that a word the titles share in part goes.
+        cut = max(shared.rfind(c) for c in " ]】)）·-—_")
+        shared = shared[: cut + 1] if cut >= 0 else ""
+    return shared.strip(" -—_·:：|")
+
+
+def announced_close(vote: Thread, talk: Thread | None) -> Close | None:
+    """The close the vote (else the discussion) thread's first post announces, if any; an
+    accelerated close (加速) is not the day's close."""
+    for thread in (vote, talk):
+        if thread is None or not thread.posts:
+            continue
+        first = thread.posts[0]
+        said = [c for c in announced_closes(first.text, first.time, first.time.tzinfo or UTC)
+                if not c.accelerated]  # fmt: skip
+        if said:
+            return said[0]
+    return None
 
 
 def _link(thread: Thread, url: str | None) -> str:

@@ -9,7 +9,10 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from tally.outputs.results import Counted, Lurked
+from tally.rules.ballots import Remark
 from tally.rules.count import votes_number
+from tally.rules.state import Fact, Kind
+from tally.rules.verdicts import Status
 from tally.rules.votes import DayResult
 from tally.times import iso
 
@@ -35,31 +38,36 @@ def day_json(result: DayResult) -> dict[str, Any]:
             "pages": result.thread.page_count,
             "posts": len(result.thread.posts),
         },
-        "ballots": [
-            {
-                "floor": b.floor,
-                "post_id": b.post_id,
-                "voter": b.voter,
-                "kind": b.kind,
-                "target": b.target,
-                "time": iso(b.time),
-                "status": b.status,
-                "reason": b.reason,
-                "author": b.author,
-                "comment": b.comment,
-                "parent_post_id": b.parent_post_id,
-                "posted_at": iso(b.posted_at),
-                "written": b.written,
-                "weight": votes_number(result.count.weights[b.voter][0])
-                if b.voter in result.count.weights
-                else None,
-                "note": b.note,
-                "suggestions": list(b.suggestions),
-                "flags": list(b.flags),
-                "ruling": b.ruling,
-            }
-            for b in result.ballots
-        ],
+        "ballots": sorted(
+            [
+                {
+                    "floor": b.floor,
+                    "post_id": b.post_id,
+                    "voter": b.voter,
+                    "kind": b.kind,
+                    "target": b.target,
+                    "time": iso(b.time),
+                    "status": b.status,
+                    "reason": b.reason,
+                    "author": b.author,
+                    "comment": b.comment,
+                    "parent_post_id": b.parent_post_id,
+                    "posted_at": iso(b.posted_at),
+                    "written": b.written,
+                    "weight": votes_number(result.count.weights[b.voter][0])
+                    if b.voter in result.count.weights
+                    else None,
+                    "note": b.note,
+                    "suggestions": list(b.suggestions),
+                    "flags": list(b.flags),
+                    "ruling": b.ruling,
+                }
+                for b in result.ballots
+            ]
+            + [_remark(r) for r in result.remarks],
+            # In the thread's order: floor by floor, each floor before its 点评.
+            key=lambda row: (row["floor"], row["comment"], row["posted_at"]),
+        ),
         "totals": [
             {
                 "player": t.player,
@@ -87,6 +95,52 @@ def day_json(result: DayResult) -> dict[str, Any]:
             for f in result.flags
         ],
         "acceleration": acceleration_json(result.acceleration),
+        "facts": facts_json(result),
+        # Ballots after the close taken as late, as the director said (--late-ok, late_ok),
+        # and why the close differs from the one the thread announced (close_changed).
+        "late_ok": result.late_ok,
+        "close_changed": result.day.close_changed,
+    }
+
+
+def _remark(r: Remark) -> dict[str, Any]:
+    """A post of the vote thread that holds no ballot, as a row of ``ballots`` (status
+    "not_a_ballot"): its floor, author and first words."""
+    return {
+        "floor": r.floor,
+        "post_id": r.post_id,
+        "voter": r.player,
+        "kind": None,
+        "target": None,
+        "time": iso(r.time),
+        "status": Status.NOT_A_BALLOT,
+        "reason": None,
+        "author": r.author,
+        "comment": r.comment,
+        "parent_post_id": r.parent_post_id,
+        "posted_at": iso(r.time),
+        "written": "",
+        "weight": None,
+        "note": r.words,
+        "words": r.words,
+        "suggestions": [],
+        "flags": [],
+        "ruling": None,
+    }
+
+
+def facts_json(result: DayResult) -> dict[str, Any]:
+    """What the day rests on and where each came from: the game file, or tally's own count
+    of an earlier day ("derived", with that day)."""
+
+    def fact(f: Fact) -> dict[str, Any]:
+        return {"player": f.player, "from": f.source, "day": f.day, "note": f.note}
+
+    sheriff = next((f for f in result.facts if f.what is Kind.SHERIFF), None)
+    return {
+        "sheriff": fact(sheriff) if sheriff is not None else None,
+        "dead": [fact(f) for f in result.facts if f.what is Kind.DEAD],
+        "unchecked": list(result.unchecked),
     }
 
 
@@ -174,7 +228,6 @@ def lurkers_json(result: DayCheck, view: LedgerView) -> dict[str, Any]:
 def poll_json(poll: Poll) -> dict[str, Any]:
     """One line of `tally watch --json`: the count (as `tally votes --json`, of the last
     good read), what changed since the last poll, and the poll itself."""
-
 
     data: dict[str, Any] = day_json(poll.result) if poll.result is not None else {}
     data["changes"] = [

@@ -44,22 +44,41 @@ def _day(result: DayResult, game: Game) -> dict[str, Any]:
         "flow_svg": charts.svg(charts.flow_figure, result, salt=salt + "f"),
         "timeline_svg": charts.svg(charts.timeline_figure, result, salt=salt + "l"),
         "not_voted": list(result.not_voted),
-        "ballots": [
-            {
-                "floor": b.floor,
-                "comment": b.comment,
-                "link": platform.post_url(ref, b.parent_post_id or b.post_id),
-                "voter": b.voter or b.author,
-                "kind": b.kind.label,
-                "target": b.target or b.written,
-                "weight": votes_text(weights[b.voter][0]) if b.voter in weights else "",
-                "time": f"{short(b.time)}",
-                "status": str(b.status),
-                "status_label": b.status.label,
-                "reason": b.reason.label if b.reason else "",
-            }
-            for b in result.ballots
-        ],
+        "ballots": sorted(
+            [
+                {
+                    "floor": b.floor,
+                    "comment": b.comment,
+                    "link": platform.post_url(ref, b.parent_post_id or b.post_id),
+                    "voter": b.voter or b.author,
+                    "kind": b.kind.label,
+                    "target": b.target or b.written,
+                    "weight": votes_text(weights[b.voter][0]) if b.voter in weights else "",
+                    "time": f"{short(b.time)}",
+                    "status": str(b.status),
+                    "status_label": b.status.label,
+                    "reason": b.reason.label if b.reason else "",
+                }
+                for b in result.ballots
+            ]
+            + [
+                {
+                    "floor": r.floor,
+                    "comment": r.comment,
+                    "link": platform.post_url(ref, r.parent_post_id or r.post_id),
+                    "voter": r.player or r.author,
+                    "kind": "",
+                    "target": "",
+                    "weight": "",
+                    "time": f"{short(r.time)}",
+                    "status": str(Status.NOT_A_BALLOT),
+                    "status_label": Status.NOT_A_BALLOT.label,
+                    "reason": r.words,
+                }
+                for r in result.remarks  # a post that holds no ballot: listed, never counted
+            ],
+            key=lambda b: (b["floor"], b["comment"]),
+        ),
         "counted": sum(1 for b in result.ballots if b.status == Status.COUNTED),
     }
 

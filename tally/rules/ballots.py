@@ -26,6 +26,22 @@ class Flag:
 
 
 @dataclass(frozen=True)
+class Remark:
+    """A post (or a 点评/楼中楼) in the vote thread that holds no ballot ("同上，跟一票",
+    a quote and a word): never counted, always listed, so that its author can be told why
+    it was not a vote."""
+
+    floor: int
+    post_id: str
+    author: str
+    player: str | None  # the player who wrote it, when the author is one
+    time: datetime
+    words: str  # its first words
+    comment: bool = False
+    parent_post_id: str | None = None
+
+
+@dataclass(frozen=True)
 class Ballot:
     floor: int
     post_id: str

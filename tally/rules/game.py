@@ -32,6 +32,10 @@ class Day:
     accelerated: bool = False
     dead: tuple[str, ...] = ()
     sheriff: str | None = None
+    # sheriff = "none": the game file says there is no sheriff this day (the badge is gone).
+    no_sheriff: bool = False
+    # Why the badge changed hands while its holder lives (see tally.rules.state).
+    sheriff_change: str | None = None
     deputy: str | None = None
     slandered: tuple[str, ...] = ()
     cannot_vote: tuple[str, ...] = ()
@@ -47,6 +51,11 @@ class Day:
     died: Mapping[str, datetime] = field(default_factory=dict)
     # The day's progress thread (进程帖), where dead players must not post either (L5).
     progress: str | None = None
+    # Ballots after the close are late, as the director means (many would say the close is
+    # wrong: tally.rules.guards.late_ballots).
+    late_ok: bool = False
+    # Why the close differs from the one the thread's first post announced.
+    close_changed: str | None = None
     # The threads above as the forum names them, resolved when the file is loaded (a URL
     # that names no thread is a game-file error then, not a surprise at closing time).
     threads: Mapping[ThreadRole, ThreadRef] = field(default_factory=dict)

@@ -28,6 +28,8 @@ from tally.times import long
 RULESETS = tuple(PRESETS)
 # What `tally init` writes where only the director knows the value (a day's close).
 PLACEHOLDER = "TODO"
+# What a game file writes for "nobody" where a key names a player (sheriff = "none").
+NO_ONE = ("none", "无")
 
 _TOP_KEYS = {
     "name",
@@ -52,6 +54,7 @@ _DAY_KEYS = {
     "accelerated",
     "dead",
     "sheriff",
+    "sheriff_change",
     "deputy",
     "slandered",
     "cannot_vote",
@@ -64,6 +67,8 @@ _DAY_KEYS = {
     "trapped",
     "died",
     "progress",
+    "late_ok",
+    "close_changed",
 }
 _RULING_KEYS = {"day", "floor", "comment", "action", "target", "note"}
 _DECLARATIONS = ("独裁", "自由", "秩序")
@@ -190,6 +195,12 @@ class _Checker:
         tz_name = data.get("timezone", "Asia/Shanghai")
         tz = self.timezone(tz_name)
         ruleset = data.get("ruleset", "default")
+        if isinstance(ruleset, str) and ruleset.strip().upper().startswith(PLACEHOLDER):
+            raise self.fail(
+                "ruleset",
+                "is still the placeholder `tally init` wrote; choose the game's rules: "
+                + ", ".join(f'"{r}"' for r in RULESETS if r != "default"),
+            )
         if ruleset not in RULESETS:
             raise self.fail("ruleset", f"{ruleset!r} is not one of {', '.join(RULESETS)}")
         roster = set(players)
@@ -235,6 +246,14 @@ class _Checker:
             )
         default_name = path.stem if path else "game"
         name = data.get("name", default_name)
+        if isinstance(name, str) and name.strip().upper().startswith(PLACEHOLDER):
+            proposed = name.strip()[len(PLACEHOLDER) :].strip(" :：")
+            hint = f" (tally proposed {proposed!r})" if proposed else ""
+            raise self.fail(
+                "name",
+                "is still the placeholder `tally init` wrote; write the game's name as the "
+                f"announcements print it{hint}",
+            )
         return Game(
             name=self.string(name, "name"),
             players=players,
@@ -350,9 +369,18 @@ class _Checker:
             raw = t.get(k, "")
             return self.player(raw, f"{where}.{k}", roster) if raw != "" else None
 
+        # sheriff = "none" says there is no sheriff (unless a player is called that).
+        no_sheriff = str(t.get("sheriff", "")).strip().lower() in NO_ONE and not any(
+            normalise(p) in NO_ONE for p in roster
+        )
+        change = t.get("sheriff_change")
         accelerated = t.get("accelerated", False)
         if not isinstance(accelerated, bool):
             raise self.fail(f"{where}.accelerated", "must be true or false")
+        late_ok = t.get("late_ok", False)
+        if not isinstance(late_ok, bool):
+            raise self.fail(f"{where}.late_ok", "must be true or false")
+        close_changed = t.get("close_changed")
         declaration = t.get("sheriff_declaration", "") or None
         if declaration is not None and declaration not in _DECLARATIONS:
             raise self.fail(
@@ -392,7 +420,13 @@ class _Checker:
             cannot_be_voted=players("cannot_be_voted"),
             immune=players("immune"),
             trapped=players("trapped"),
-            sheriff=one("sheriff"),
+            late_ok=late_ok,
+            close_changed=(
+                self.string(close_changed, f"{where}.close_changed") if close_changed else None
+            ),
+            sheriff=None if no_sheriff else one("sheriff"),
+            no_sheriff=no_sheriff,
+            sheriff_change=self.string(change, f"{where}.sheriff_change") if change else None,
             deputy=one("deputy"),
             acolyte=one("acolyte"),
             bar_owner=one("bar_owner"),

@@ -22,10 +22,12 @@ from datetime import datetime, timedelta
 
 from tally.errors import InputError
 from tally.model import Thread, ThreadKey, Writing
+from tally.rules.announced import ELECTION, announced_closes, day_in_title
 from tally.rules.ballot_text import read_ballot
 from tally.rules.game import Day, Game
 from tally.rules.names import likely_same, normalise
 from tally.rules.verdicts import ThreadRole
+from tally.times import short
 
 
 def vote_day_of(
@@ -147,3 +149,96 @@ def floors_text(floors: Iterable[int]) -> str:
     if len(shown) == 1:
         return f"floor {shown[0]}"
     return f"floors {', '.join(shown[:-1])} and {shown[-1]}"
+
+
+# A director opens a day's threads up to this long before the day opens (the night before).
+EARLY = timedelta(hours=12)
+
+
+def thread_fits_day(game: Game, thread: Thread, day: Day, role: ThreadRole) -> None:
+    """A thread given as ``day``'s ``role`` thread must look like it: a title that names a
+    day (第二天, Day 2) names this one, an election thread is the election day's, and the
+    thread was opened in or near the day's window (else most of its posts were)."""
+    name = f"thread {thread.thread_id} “{thread.title}”"
+    titled = day_in_title(thread.title)
+    if titled is not None and titled != day.day:
+        raise InputError(
+            f"{name} is titled for day {titled}, not day {day.day}; {_own(game, titled, role)}"
+        )
+    election = game.rules.sheriff_election_day
+    elects = role is ThreadRole.VOTE and ELECTION.search(thread.title) is not None
+    if elects and election is not None and election != day.day:
+        raise InputError(
+            f"{name} is a sheriff election, and the election is day {election}, not day "
+            f"{day.day}; {_own(game, election, role)}"
+        )
+    if not thread.posts:
+        return
+    opened = thread.posts[0].time
+    if _near(day, opened):
+        return
+    others = [
+        w.time
+        for w in thread.writings()
+        if w.post.floor > 1 and not game.is_director(w.author, w.author_display)
+    ]
+    if others and sum(not _near(day, t) for t in others) * 2 <= len(others):
+        return  # opened early, used in its day
+    other = next((d for d in game.days if d is not day and _near(d, opened)), None)
+    where = f", in day {other.day}'s window" if other is not None else ""
+    raise InputError(
+        f"{name} was opened {short(opened)}{where}, not in day {day.day}'s "
+        f"({short(day.opens)} to {short(day.closes)}); "
+        f"{_own(game, other.day, role) if other else f'day {day.day} is from {short(day.opens)}'}"
+    )
+
+
+def _near(day: Day, when: datetime) -> bool:
+    return day.opens - EARLY <= when <= day.closes
+
+
+def _own(game: Game, number: int, role: ThreadRole) -> str:
+    """Where a day's own thread of this role is, as the game file says."""
+    day = next((d for d in game.days if d.day == number), None)
+    url = day.url(role) if day is not None else None
+    if url is None:
+        return f"{game.where()} names no {role} thread for day {number}"
+    return f"day {number}'s {role} thread in {game.where()} is {url}"
+
+
+def close_as_announced(game: Game, day: Day, threads: Iterable[Thread]) -> None:
+    """The close the director announced in a thread's first post (截止, 关门: a date and a
+    time; 加速 for an accelerated day's) must be the game file's, unless the game file says
+    why not (``close_changed``)."""
+    if day.close_changed:
+        return
+    for thread in threads:
+        if not thread.posts or thread.posts[0].floor != 1:
+            continue
+        first = thread.posts[0]
+        said = [c for c in announced_closes(first.text, first.time, game.timezone)
+                if c.accelerated == day.accelerated]  # fmt: skip
+        if said and said[0].at != day.closes:
+            close = "the accelerated close" if day.accelerated else "the close"
+            raise InputError(
+                f"the first post of thread {thread.thread_id} says {close} is "
+                f"{short(said[0].at)} (“{said[0].line}”), and {game.where()} says day "
+                f"{day.day} closes {short(day.closes)}: fix closes, or say why they differ "
+                f'with close_changed = "…" under day {day.day}'
+            )
+
+
+def late_ballots(
+    game: Game, day: Day, thread: Thread, late: Sized, voters: int, last: datetime
+) -> None:
+    """A real share of the ballots after the close (3 or more, or 2 or more and a fifth)
+    says the close is wrong more often than the voters are late: stop, unless the director
+    says they are late (``--late-ok``, ``late_ok`` under the day)."""
+    n = len(late)
+    if n >= 3 or (n >= 2 and n * 5 >= voters):
+        raise InputError(
+            f"{n} of {voters} ballots in thread {thread.thread_id} were posted after day "
+            f"{day.day}'s close {short(day.closes)}, the last at {short(last)}: is the close "
+            f"right? Fix closes in {game.where()}, or pass --late-ok (late_ok = true under day "
+            f"{day.day}) if they really are late."
+        )

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from tally.errors import GameFileError
 from tally.model import Post, Thread
 from tally.rules.ballot_text import ParsedBallot, Reading, read_ballot
-from tally.rules.ballots import Ballot, Flag
+from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.game import Day, Game, Ruling
 from tally.rules.names import Roster, normalise
 from tally.rules.rulesets import ChangeMethod, Ruleset
@@ -130,6 +130,32 @@ def _candidates(thread: Thread, rules: Ruleset) -> Iterator[_Work]:
                 author_display=w.author_display,
                 damaged="\ufffd" in w.text or "\ufffd" in w.author,
             )
+
+
+def remarks(thread: Thread, game: Game, rules: Ruleset | None = None) -> tuple[Remark, ...]:
+    """The posts and comments of the vote thread that hold no ballot, but for the
+    director's (the opening post, reminders): each one listed, none counted."""
+    rules = rules or game.rules
+    found = []
+    for w in thread.writings():
+        if w.post.floor == 1 or game.is_director(w.author, w.author_display):
+            continue
+        if read_ballot(w.text, require_reason=rules.require_reason).is_ballot:
+            continue
+        words = " ".join(w.text.split())
+        found.append(
+            Remark(
+                floor=w.post.floor,
+                post_id=w.item_id,
+                author=w.author,
+                player=game.identify(w.author, w.author_display),
+                time=w.time,
+                words=words if len(words) <= 30 else words[:29] + "…",
+                comment=w.is_comment,
+                parent_post_id=w.post.post_id if w.is_comment else None,
+            )
+        )
+    return tuple(found)
 
 
 def _identify(w: _Work, game: Game) -> None:

@@ -7,6 +7,7 @@ decides. Which day a post belongs to is its time inside the day's open-close win
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -17,10 +18,17 @@ from tally.model import Thread, Writing
 from tally.rules.acceleration import Acceleration, count_requests
 from tally.rules.ballots import Flag
 from tally.rules.game import Day, Game
-from tally.rules.guards import check_roster, floors_text
-from tally.rules.judge import judge
+from tally.rules.guards import (
+    check_roster,
+    close_as_announced,
+    floors_text,
+    late_ballots,
+    thread_fits_day,
+)
+from tally.rules.judge import judge, remarks
 from tally.rules.ledger import Card
-from tally.rules.verdicts import Colour, Status
+from tally.rules.verdicts import Colour, Status, ThreadRole, VoidReason
+from tally.rules.votes import in_order
 from tally.times import short
 
 _NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
@@ -72,13 +80,15 @@ class DayCheck:
     provisional: bool = False
     # S3: the day's acceleration requests (its discussion and progress threads).
     acceleration: Acceleration | None = None
+    # Earlier days that could not be counted, so nothing was carried from them.
+    unchecked: tuple[str, ...] = ()
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        """What the director should hear besides the counts (S3: the requests disagree with
-        the game file)."""
+        """What the director should hear besides the counts (days that could not be
+        counted; S3: the requests disagree with the game file)."""
         warning = self.acceleration.warning if self.acceleration is not None else None
-        return (warning,) if warning else ()
+        return (*self.unchecked, *((warning,) if warning else ()))
 
 
 def _by_players(
@@ -141,20 +151,36 @@ def history(
     return out
 
 
-def check(game: Game, history: Sequence[DayThreads], day_number: int) -> DayCheck:
+def check(
+    game: Game, history: Sequence[DayThreads], day_number: int, *, late_ok: bool = False
+) -> DayCheck:
     """The cards and flags of ``day_number``; ``history`` holds it and the days before it.
 
-    Stops (InputError) on a roster that misspells a player (``tally.rules.guards``) before any
-    card is proposed.
+    Stops (InputError) before any card is proposed on: a thread that is not its day's (by
+    its title or its times), a close the day's threads announce otherwise or that leaves a
+    real share of the day's ballots late (unless ``late_ok``), a roster that misspells a
+    player (``tally.rules.guards``), and a game file the days' counts contradict.
     """
+    # Each day as it stands after the days before it (who is out, from tally's own counts).
+    chain = in_order(game, {t.day.day: t.vote or "its vote thread was not read" for t in history})
+    history = [dataclasses.replace(t, day=chain.days.get(t.day.day, t.day)) for t in history]
     by_day = {t.day.day: t for t in history}
     if day_number not in by_day:
         raise ValueError(f"day {day_number} is not in the history")
+    for t in history:
+        for role, thread in ((ThreadRole.DISCUSSION, t.discussion), (ThreadRole.VOTE, t.vote)):
+            if thread is not None:
+                thread_fits_day(game, thread, t.day, role)
+    _closed_as_announced(game, by_day[day_number], late_ok)
     strangers = check_roster(game, [t for d in history for t in d.threads])
     counts = {t.day.day: {pd.player: pd for pd in count_day(game, t)} for t in history}
     target = by_day[day_number]
     day, rules = target.day, game.rules
     cards: list[Card] = []
+    unballots: dict[str, list[int]] = {}
+    for r in remarks(target.vote, game) if target.vote is not None else ():
+        if r.player is not None and r.floor not in unballots.get(r.player, []):
+            unballots.setdefault(r.player, []).append(r.floor)
     if not day.accelerated:  # S3: an accelerated day carries no lurking cards
         for pd in counts[day_number].values():
             if pd.until is not None:
@@ -170,7 +196,12 @@ def check(game: Game, history: Sequence[DayThreads], day_number: int) -> DayChec
                     )
                 )
             if rules.card_no_vote and pd.voted is False:
-                cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", f"第{day.day}天未投票"))
+                said = unballots.get(pd.player)
+                # Posts in the vote thread that hold no ballot: named, for the director to judge.
+                floors = "、".join(f"{f}楼" for f in said or ())
+                where = f"（投票帖{floors}的发言不是选票）" if said else ""
+                reason = f"第{day.day}天未投票{where}"
+                cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", reason))
             streak = _streak(
                 counts, game, pd.player, day_number, rules.streak_posts, rules.streak_days
             )
@@ -207,7 +238,21 @@ def check(game: Game, history: Sequence[DayThreads], day_number: int) -> DayChec
     return DayCheck(
         day, checked[day_number], tuple(ordered), tuple(flags), checked,
         provisional=provisional, acceleration=acceleration,
+        unchecked=chain.carried.unchecked,
     )  # fmt: skip
+
+
+def _closed_as_announced(game: Game, t: DayThreads, late_ok: bool) -> None:
+    """The day's close, as its threads announced it, and not one that leaves a real share of
+    its ballots late: a wrong close would card the players who posted after it."""
+    close_as_announced(game, t.day, [x for x in (t.vote, t.discussion) if x is not None])
+    if t.vote is None or late_ok or t.day.late_ok:
+        return
+    ballots, _ = judge(t.vote, game, t.day)
+    late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
+    if late:
+        voters = sum(1 for b in ballots if b.voter is not None)
+        late_ballots(game, t.day, t.vote, late, voters, max(b.posted_at for b in late))
 
 
 def _streak(

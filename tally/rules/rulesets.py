@@ -42,7 +42,27 @@ class Share(StrEnum):
     AT_LEAST_HALF = "at_least_half"  # seed 001
 
 
+class NonBallots(StrEnum):
+    """How the closing announcement lists a non-voter's posts in the vote thread that hold
+    no ballot ("同上，跟一票"): as void ballots (V7: "投票格式有误的投票将算作废票"), or in a
+    short list of their own."""
+
+    VOID = "void"  # under 废票
+    UNCOUNTED = "uncounted"  # under 未计入
+
+
 CHANGE_METHODS = tuple(ChangeMethod)
+# Each preset in a line, as `tally init` lists them for the director to choose.
+ABOUT = {
+    "000": "冷焰's compendium (Tieba 塔达林, 天灾, 苏联): changes as 楼中楼, sheriff 2.5, "
+    "deputy 1.5, a tie goes to the 侍僧",
+    "245": "[245] 酒: changes reply to the vote floor, a 独裁 sheriff, counts hidden, "
+    "at least half accelerate",
+    "023": "[023] 明星大侦探: changes quote the vote post, sheriff 2, only 嫌疑人 elect "
+    "the sheriff",
+    "M126": "[M126] 暴风雪山庄: the target alone, changes without limit, out only with more "
+    "than half of all votes",
+}
 TIE_STEPS = tuple(TieStep)
 
 
@@ -128,6 +148,9 @@ class Ruleset:
     acceleration_share: Share = Share.MORE_THAN_HALF
     # S3 (seed 001): requests count until this many hours before the accelerated close.
     acceleration_cutoff_hours: int = 0
+    # V7: a non-voter's post in the vote thread that holds no ballot, in the announcement:
+    # a void ballot (seeds 000 and 002: "投票格式有误的投票将算作废票"), or uncounted.
+    non_ballots: NonBallots = NonBallots.VOID
     # L8: this many near-empty posts (at most flood_chars characters) within flood_minutes.
     flood_posts: int = 5
     flood_minutes: int = 10
@@ -160,6 +183,7 @@ PRESETS: dict[str, Ruleset] = {
         camp_loss_reds=2,
         acceleration_share=Share.AT_LEAST_HALF,
         acceleration_cutoff_hours=3,
+        non_ballots=NonBallots.UNCOUNTED,
     ),
     # Seed 002, [023] 明星大侦探: changes quote the vote post; sheriff 2; proxy change 1 h.
     "023": dataclasses.replace(
@@ -198,6 +222,7 @@ PRESETS: dict[str, Ruleset] = {
         dead_post_allowance=None,
         flag_comment_discussion=False,
         may_post_when_dead=("侦探",),
+        non_ballots=NonBallots.UNCOUNTED,
     ),
 }
 

@@ -31,6 +31,8 @@ class Status(_Labelled):
     COUNTED = "counted", "", "有效"  # the ballot in force (at the close, or now)
     SUPERSEDED = "superseded", "V2", "已改票"  # replaced by a valid change
     VOID = "void", "V7", "废票"  # never counts
+    # A post in the vote thread that holds no ballot: never counted, always listed.
+    NOT_A_BALLOT = "not_a_ballot", "V6", "不是选票"
 
 
 class BallotKind(_Labelled):

@@ -5,18 +5,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from tally.model import Thread
 from tally.rules.acceleration import Acceleration, count_requests
-from tally.rules.ballots import Ballot, Flag
+from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.count import Count, Outcome, Total, count
 from tally.rules.game import Day, Game
-from tally.rules.guards import check_roster, ensure_ballots, floors_text, vote_day_of
-from tally.rules.judge import judge
-from tally.rules.verdicts import DayKind, Status, VoidReason
+from tally.rules.guards import (
+    check_roster,
+    close_as_announced,
+    ensure_ballots,
+    floors_text,
+    late_ballots,
+    thread_fits_day,
+    vote_day_of,
+)
+from tally.rules.judge import judge, remarks
+from tally.rules.state import Carried, Fact, resolve
+from tally.rules.verdicts import DayKind, OutcomeResult, Status, ThreadRole, VoidReason
+from tally.times import short
 
 
 @dataclass(frozen=True)
@@ -35,6 +45,15 @@ class DayResult:
     # S3: the acceleration requests of the day, when its discussion or progress thread
     # was read with the vote thread.
     acceleration: Acceleration | None = None
+    # What the day rests on (its sheriff, who is out) and where each came from: the game
+    # file, or tally's own count of an earlier day (tally.rules.state).
+    facts: tuple[Fact, ...] = ()
+    # Earlier days that could not be counted, so nothing was carried from them.
+    unchecked: tuple[str, ...] = ()
+    # Ballots after the close were taken as late, as the director said (--late-ok).
+    late_ok: bool = False
+    # The posts of the vote thread that hold no ballot: listed, never counted.
+    remarks: tuple[Remark, ...] = ()
 
     @property
     def kind(self) -> DayKind:
@@ -53,7 +72,7 @@ class DayResult:
         """What the director should hear besides the count (S3: the requests disagree with
         the game file)."""
         warning = self.acceleration.warning if self.acceleration is not None else None
-        return (warning,) if warning else ()
+        return (*self.unchecked, *((warning,) if warning else ()))
 
     @property
     def leaders(self) -> tuple[str, ...]:
@@ -67,15 +86,30 @@ def tally_day(
     day_number: int | None = None,
     *,
     requests: Sequence[Thread] | None = None,
+    carried: Carried | None = None,
+    late_ok: bool = False,
 ) -> DayResult:
     """Judge and count the ballots of one day's vote thread; with ``requests`` (the day's
-    discussion and progress threads), count the acceleration requests too (S3).
+    discussion and progress threads), count the acceleration requests too (S3); with
+    ``carried`` (what the earlier days' counts made), the day's sheriff and who is out as
+    they stand after them (``tally.rules.state``).
 
-    Refuses (InputError) a thread that is not the day's vote thread, a vote thread without
-    a ballot, and a roster that misspells a player (see ``tally.rules.guards``).
+    Refuses (InputError) a thread that is not the day's vote thread (another day's, by its
+    title or its times), a vote thread without a ballot, a close that is not the one the
+    thread announced or that leaves a real share of the ballots late (unless ``late_ok``),
+    a roster that misspells a player (see ``tally.rules.guards``), and a game file the
+    earlier days' counts contradict.
     """
     started = thread.posts[0].time if thread.posts else None
     day = vote_day_of(game, thread.key, day_number, started=started)
+    facts: tuple[Fact, ...] = ()
+    if carried is not None:
+        day, facts = resolve(game, day, carried)
+    thread_fits_day(game, thread, day, ThreadRole.VOTE)
+    talk = day.ref(ThreadRole.DISCUSSION)
+    close_as_announced(
+        game, day, [thread, *(t for t in requests or () if talk and t.key == talk.key)]
+    )
     # In the forum's clock, as every time tally shows (a read is stamped in UTC).
     as_of = (thread.as_of or day.opens).astimezone(game.timezone)
     provisional = as_of < day.closes
@@ -83,6 +117,11 @@ def tally_day(
     check_roster(game, [thread], exempt=lambda _t, w: (w.post.floor, w.comment_index) in ruled)
     ballots, flags = judge(thread, game, day, provisional=provisional)
     ensure_ballots(game, thread, ballots)
+    late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
+    late_ok = late_ok or day.late_ok
+    if late and not late_ok:
+        voters = sum(1 for b in ballots if b.voter is not None)
+        late_ballots(game, day, thread, late, voters, max(b.posted_at for b in late))
     counted = count(ballots, game, day)
     acceleration = count_requests(game, day, requests) if requests is not None else None
     s3 = [] if acceleration is None else [Flag("S3", acceleration.text)]
@@ -105,6 +144,10 @@ def tally_day(
         as_of=as_of,
         provisional=provisional,
         acceleration=acceleration,
+        facts=facts,
+        unchecked=carried.unchecked if carried is not None else (),
+        late_ok=bool(late and late_ok),
+        remarks=remarks(thread, game),
     )
 
 
@@ -124,3 +167,63 @@ def _stranger_flags(ballots: list[Ballot]) -> list[Flag]:
         )
         flags.append(Flag("roster", note, None, mine[0].floor, mine[0].post_id))
     return flags
+
+
+@dataclass(frozen=True)
+class Chain:
+    """The days counted in order: each closed day's count, each day as it stands after the
+    days before it (its sheriff, who is out), and what the next day inherits."""
+
+    results: Mapping[int, DayResult]
+    days: Mapping[int, Day]
+    carried: Carried
+
+
+def in_order(
+    game: Game,
+    threads: Mapping[int, Thread | str],
+    *,
+    until: int | None = None,
+    strict: bool = False,
+    late_ok: bool = False,
+) -> Chain:
+    """Count the days of the game in order (up to ``until``), each with what the days before
+    it made; ``threads`` gives each day's vote thread, or why it could not be had. A count
+    before a close carries nothing.
+
+    A day that cannot be counted carries only what its game-file entry says, and the days
+    after it say so (``Carried.unchecked``); with ``strict`` (every day is wanted, as in the
+    report) its error stops the count. A game file the counts contradict always stops
+    (GameFileError).
+    """
+    from tally.errors import GameFileError, TallyError
+
+    state = Carried()
+    counted: dict[int, DayResult] = {}
+    days: dict[int, Day] = {}
+    for day in game.days:
+        if until is not None and day.day > until:
+            break
+        got = threads.get(day.day, "its vote thread was not read")
+        why = got if isinstance(got, str) else None
+        if isinstance(got, Thread):
+            try:
+                result = tally_day(got, game, day.day, carried=state, late_ok=late_ok)
+            except GameFileError:
+                raise
+            except TallyError as exc:
+                if strict:
+                    raise
+                why = f"its vote thread could not be counted ({str(exc).rstrip('.')})"
+            else:
+                if not result.provisional:
+                    counted[day.day], days[day.day] = result, result.day
+                    state = state.after(result.day, result.outcome.result, result.outcome.player)
+                    continue
+                why = f"it has not closed (read {short(result.as_of)})"
+        days[day.day], _ = resolve(game, day, state)
+        state = state.after(days[day.day], OutcomeResult.NONE, None).could_not(
+            f"day {day.day} is not counted here — {why} — so who it made sheriff or put out "
+            "is taken from the game file alone"
+        )
+    return Chain(counted, days, state)

@@ -1,0 +1,142 @@
+"""What a day inherits from the days before it, and the game file checked against it.
+
+The game file is typed at closing time: a `sheriff` line is forgotten on day 2, a `dead`
+list is not carried into a copied [[days]] block. tally counted the earlier days itself,
+so it knows what they made: the sheriff the election made (C4), the players voted out
+(C5), and those the game file said were out or died during a day. A day inherits that:
+
+- what the game file leaves out is taken from the earlier days (a fact "derived", with the
+  day it comes from);
+- what the game file says is taken, when it agrees;
+- what it says against them stops the count, naming both, unless it says why: a sheriff
+  who is out passes the badge (name the successor, or ``sheriff = "none"``), and a badge
+  that changes hands otherwise needs ``sheriff_change = "…"``.
+
+Pure: the counts of the earlier days in, the day as it stands and the facts out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from tally.errors import GameFileError
+from tally.rules.game import Day, Game
+from tally.rules.verdicts import OutcomeResult
+
+
+class Kind(StrEnum):
+    """What a fact is about."""
+
+    SHERIFF = "sheriff"
+    DEAD = "dead"
+
+
+class Source(StrEnum):
+    """Where a fact of a day comes from."""
+
+    GAME_FILE = "game file"
+    DERIVED = "derived"  # from tally's count of an earlier day
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One thing a day rests on (its sheriff, a player out), and where it comes from."""
+
+    what: Kind
+    player: str | None
+    source: Source
+    day: int | None  # the day whose count (or game-file entry) it comes from
+    note: str
+
+
+@dataclass(frozen=True)
+class Carried:
+    """What the days before a day made: the sheriff and since when, who is out and since
+    which day, and the days that could not be counted (so nothing was carried from them)."""
+
+    sheriff: str | None = None
+    sheriff_since: int | None = None
+    sheriff_how: str = ""  # "day 1's election", "day 3's game file"
+    out: Mapping[str, tuple[int, str]] = field(default_factory=dict)  # player -> (day, how)
+    unchecked: tuple[str, ...] = ()
+
+    def after(self, day: Day, outcome: OutcomeResult, player: str | None) -> Carried:
+        """What a later day inherits once ``day`` has been counted (its own facts applied)."""
+        out = dict(self.out)
+        for p in day.dead:
+            out.setdefault(p, (day.day, f"out on day {day.day} (game file)"))
+        for p in day.died:
+            out.setdefault(p, (day.day + 1, f"out during day {day.day} (game file)"))
+        sheriff, since, how = self.sheriff, self.sheriff_since, self.sheriff_how
+        if day.sheriff != sheriff or day.no_sheriff:
+            sheriff, since, how = day.sheriff, day.day, f"day {day.day}'s game file"
+        if outcome is OutcomeResult.SHERIFF and player is not None:
+            sheriff, since, how = player, day.day, f"day {day.day}'s election"
+        elif outcome is OutcomeResult.ELIMINATED and player is not None:
+            out.setdefault(player, (day.day + 1, f"voted out on day {day.day}"))
+        return Carried(sheriff, since, how, out, self.unchecked)
+
+    def could_not(self, why: str) -> Carried:
+        return dataclasses.replace(self, unchecked=(*self.unchecked, why))
+
+
+def resolve(game: Game, day: Day, carried: Carried) -> tuple[Day, tuple[Fact, ...]]:
+    """``day`` as it stands after the days before it, and the facts it rests on.
+
+    Raises InputError when the game file says, without a reason, what the earlier days'
+    counts contradict.
+    """
+    facts: list[Fact] = []
+    dead = list(day.dead)
+    for player in day.dead:
+        facts.append(Fact(Kind.DEAD, player, Source.GAME_FILE, day.day, "out (game file)"))
+    for player, (since, how) in sorted(carried.out.items(), key=lambda item: item[1][0]):
+        if since > day.day or player in day.dead:
+            continue
+        dead.append(player)
+        facts.append(Fact(Kind.DEAD, player, Source.DERIVED, since, how))
+    sheriff, fact = _sheriff(game, day, carried, set(dead))
+    if fact is not None:
+        facts.append(fact)
+    # A dead sheriff holds no badge: their weight and their tie-breaking target go.
+    resolved = dataclasses.replace(day, dead=tuple(dead), sheriff=sheriff)
+    return resolved, tuple(facts)
+
+
+def _sheriff(
+    game: Game, day: Day, carried: Carried, dead: set[str]
+) -> tuple[str | None, Fact | None]:
+    said, known = day.sheriff, carried.sheriff
+    where = f"day {day.day} in {game.where()}"
+    if known is None:
+        if said is None:
+            return None, None
+        return said, Fact(Kind.SHERIFF, said, Source.GAME_FILE, day.day, "named in the game file")
+    made = f"{carried.sheriff_how} made {known} sheriff"
+    gone = known in dead
+    if said is not None and said in dead:
+        raise GameFileError(f"{where} names {said} sheriff, but {said} is out; {made}")
+    if said is None and not day.no_sheriff:
+        if gone:
+            raise GameFileError(
+                f"{made}, and {known} is out; {where} names no sheriff — add "
+                f'sheriff = "…" (who holds the badge now) or sheriff = "none" (the badge is gone)'
+            )
+        since, how = carried.sheriff_since, carried.sheriff_how
+        return known, Fact(Kind.SHERIFF, known, Source.DERIVED, since, how)
+    if said == known and not day.no_sheriff:
+        note = f"named in the game file, as {carried.sheriff_how} made"
+        return said, Fact(Kind.SHERIFF, said, Source.GAME_FILE, day.day, note)
+    named = "no sheriff" if day.no_sheriff else f"{said} sheriff"
+    if not gone and not day.sheriff_change:
+        raise GameFileError(
+            f"{made}; {where} names {named} — fix the name, or give sheriff_change = \"…\" "
+            "saying how the badge passed"
+        )
+    why = day.sheriff_change or f"{known} is out: the badge passed"
+    if day.no_sheriff:
+        return None, Fact(Kind.SHERIFF, None, Source.GAME_FILE, day.day, f"no sheriff ({why})")
+    return said, Fact(Kind.SHERIFF, said, Source.GAME_FILE, day.day, why)
