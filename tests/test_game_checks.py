@@ -123,6 +123,11 @@ def one_sentence(result, code: int = 2) -> str:
     return lines[0]
 
 
+def library(now: str = AFTER) -> Reader:
+    """The library's way in, as a script would take it: one Reader."""
+    return Reader(FakeClock(now, CHINA).env(), Reading(use_cache=False))
+
+
 def votes_json(game: Path, url: str, *extra: str) -> dict:
     result = invoke("votes", url, "--game", str(game), "--json", "-q", *extra)
     assert result.exit_code == 0, result.output
@@ -159,6 +164,8 @@ def test_C4_a_sheriff_the_election_did_not_make_stops_the_count(forum, tmp_path)
         f"tally: day 1's election made kiwi sheriff; day 2 in {game} names 白露 sheriff — fix "
         'the name, or give sheriff_change = "…" saying how the badge passed'
     )
+    with pytest.raises(GameFileError, match="names 白露 sheriff"), library() as reader:
+        vote_day(load_game(game), [urls["vote2"]], reader=reader)
     # Said why (the badge passed by the rules of the game): counted so, from the game file.
     game.write_text(game_text(urls, 'sheriff = "白露"\nsheriff_change = "警徽移交"\n'), encoding="utf-8")
     data = votes_json(game, urls["vote2"])
@@ -269,6 +276,8 @@ def test_S2_a_close_typed_wrong_is_held_against_the_first_post(forum, tmp_path):
     urls = serve(forum)
     wrong = game_text(urls).replace("closes = 2024-11-26T21:30:00", "closes = 2024-11-26T09:30:00")
     game = write(tmp_path, wrong)
+    with pytest.raises(InputError, match="says the close is 11-26 21:30"), library() as reader:
+        vote_day(load_game(game), [urls["vote2"]], reader=reader)
     said = one_sentence(invoke("votes", urls["vote2"], "--game", str(game)))
     assert said == (
         "tally: the first post of thread 803 says the close is 11-26 21:30 (“关门：11月26日 "
@@ -321,6 +330,9 @@ def test_V6_L3_a_post_that_is_no_ballot_is_listed_everywhere_and_named_on_its_ca
         "not_a_ballot", "月影", None, "同上，跟一票",
     )  # fmt: skip
     assert "月影" in data["not_voted"]
+    with library() as reader:
+        result = vote_day(load_game(game), [urls["vote2"]], reader=reader)
+    assert [(r.floor, r.player, r.words) for r in result.remarks] == [(12, "月影", "同上，跟一票")]
     table = invoke("votes", urls["vote2"], "--game", str(game), "-q").stdout
     assert "not a ballot" in table and "同上，跟一票" in table
     post = invoke("announce", "--game", str(game), "--day", "2", "-q").stdout
@@ -351,3 +363,21 @@ def test_a_chart_before_the_close_is_headed_as_a_standing(forum, tmp_path):
     png = tmp_path / "day2.png"
     made = invoke("votes", urls["vote2"], "--game", str(game), "--chart", str(png), "-q", now="2024-11-26 20:07")
     assert made.exit_code == 0 and png.stat().st_size > 1000
+
+
+def test_a_placeholder_init_wrote_is_refused_by_the_library_too():
+    text = 'name = "TODO: [A01] 月下古堡"\nruleset = "023"\nplayers = ["甲"]\n[rules]\nelection_voters = []\n'
+    with pytest.raises(GameFileError, match=r"tally proposed '\[A01\] 月下古堡'"):
+        parse_game(text, source="game.toml")
+    with pytest.raises(GameFileError, match="choose the game's rules"):
+        parse_game(text.replace('"023"', '"TODO"'), source="game.toml")
+
+
+def test_watch_in_the_library_refuses_another_days_thread_with_the_sentence_of_votes(forum, tmp_path):
+    from tally.watch import read_polls
+
+    urls = serve(forum)
+    game = load_game(write(tmp_path, game_text(urls)))
+    refused = pytest.raises(InputError, match="is day 2's discussion thread, not a vote thread")
+    with refused, library("2024-11-26 20:00") as reader:
+        next(read_polls(game, urls["talk2"], reader=reader))
