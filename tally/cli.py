@@ -21,6 +21,7 @@ OPTIONS: dict[str, Opt] = {
     "fresh": Opt(("--fresh",), bool, "Ignore cached pages: fetch every page again.", False),
     "cache_dir": Opt(("--cache-dir",), Path | None, "Where pages are kept between runs [default: $XDG_CACHE_HOME/tally]."),
     "cookies": Opt(("--cookies",), Path | None, "A Netscape cookie file (browser export) for boards closed to guests."),
+    "boards": Opt(("--boards",), Path | None, "Board profiles (TOML) for boards whose theme tally cannot read alone [default: ~/.config/tally/boards.toml].", more={"metavar": "FILE"}),
     "archive": Opt(("--archive",), Path | None, "Take the game's threads from this archive (tally archive's CSV or SQLite file), not from the forum."),
     "as_json": Opt(("--json",), bool, "Print JSON (see README, JSON) instead of the table.", False),
     "game": Opt(("--game",), Path, "The game file.", REQUIRED),
@@ -55,6 +56,7 @@ OPTIONS: dict[str, Opt] = {
     "vote_sources": Opt((), list[str], "The vote thread's URL, its saved pages, or an archive.", REQUIRED, to="sources", more={"metavar": "URL-OR-FILE"}),
     "threads": Opt((), list[str], "The game's threads: discussion and vote threads, URLs or saved pages.", REQUIRED, to="sources", more={"metavar": "URL-OR-FILE"}),
     "url": Opt((), str, "The vote thread's URL.", REQUIRED, more={"metavar": "URL"}),
+    "source": Opt((), str, "One page: a thread URL as you would paste it, or a saved page file.", REQUIRED, more={"metavar": "URL-OR-FILE"}),
     "player": Opt((), str, "The player.", REQUIRED),
     "colour": Opt((), str, "blue, yellow or red (蓝, 黄, 红).", REQUIRED),
     "rule": Opt((), str, "The rule: L4, L8, …", REQUIRED),
@@ -63,7 +65,7 @@ OPTIONS: dict[str, Opt] = {
 }
 
 # Each command: its name, the function it calls, what it does, an example, and what it takes.
-FETCH = ("fresh", "cache_dir", "cookies")
+FETCH = ("fresh", "cache_dir", "cookies", "boards")
 COMMANDS = (
     Command("archive", "tally.workflows:archive", "Write every post and comment of the threads to a CSV file that Excel opens, and/or a SQLite database.",
             "tally archive --game game.toml -o game.csv --db games.sqlite", ("sources", "csv", "db", "game_file", "timezone", "partial", *FETCH)),
@@ -82,6 +84,8 @@ COMMANDS = (
     Command("watch", "tally.watch:watch", "Watch a vote until its close: the count, what changed, who has not voted, live.\n\nAt the close (and a grace minute) it reads every page once more, prints the final count and writes the announcement to --announce-to.",
             "tally watch https://bbs.example.com/thread-102-1-1.html --game game.toml",
             ("url", "game", "vote_day", "every", "polls", "full_every", "announce_to", "fmt", "late_ok", "as_json", *FETCH)),
+    Command("doctor", "tally.workflows:doctor", "How tally reads one page of a board, field by field: where each was found, what is missing, the board profile used. Run it first on a new board; exits 4 on a page that is no thread, 5 when a field tally needs is missing.",
+            "tally doctor 'https://bbs.example.com/forum.php?mod=viewthread&tid=101'", ("source", "timezone", "as_json", "cookies", "boards")),
     Command("demo", "tally.demo:run_demo", "Run tally on the bundled sample game, served from 127.0.0.1 (no network needed).", "tally demo"),
 )
 CARDS = (

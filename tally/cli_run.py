@@ -20,7 +20,7 @@ from tally.outputs.terminal import Terminal
 
 REQUIRED = inspect.Parameter.empty
 # The options that say how the run reads forums (``Reading``), not what a command does.
-READING = ("fresh", "cookies", "cache_dir", "archive", "partial")
+READING = ("fresh", "cookies", "cache_dir", "archive", "partial", "boards")
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,8 @@ def add(app: typer.Typer, row: Command, table: dict[str, Opt]) -> None:
                 result = call(row, opts, env, show, stack, given)
                 if result is not None:
                     show.show(result)
+            if getattr(result, "exit_status", 0):  # a result that is a failure (doctor)
+                raise typer.Exit(result.exit_status)
         except TallyError as exc:  # the one place tally's errors become a sentence
             show.error(str(exc))
             raise typer.Exit(exc.exit_code) from None

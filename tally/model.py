@@ -30,6 +30,9 @@ class ThreadRef:
     base: str
     # The page the pasted URL pointed at (informational: tally always reads every page).
     page: int = 1
+    # The script that serves the thread's pages, where the platform has more than one
+    # (Discuz! 6/7 serve viewthread.php; X serves forum.php?mod=viewthread): "" for the usual.
+    script: str = ""
 
     @property
     def key(self) -> ThreadKey:

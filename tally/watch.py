@@ -105,6 +105,7 @@ def watch(
         raise
     show.stop(last)
     if last is not None and last.final and last.result is not None and announce_to is not None:
+        fmt = fmt or reader.markup_for(last.result.day.vote_ref)
         write_announcement(announce_to, last.result, game, fmt)
         show.note(f"wrote the announcement to {announce_to}")
 

@@ -37,7 +37,15 @@ from tally.forums.fetch import is_url
 from tally.forums.reader import Reader
 from tally.model import Thread, ThreadKey
 from tally.outputs import cardfile
-from tally.outputs.results import Announced, Archived, Counted, Drafted, Lurked, Reported
+from tally.outputs.results import (
+    Announced,
+    Archived,
+    Counted,
+    Diagnosed,
+    Drafted,
+    Lurked,
+    Reported,
+)
 from tally.rules.ballots import Flag
 from tally.rules.game import Day, Game
 from tally.rules.guards import thread_fits_day, vote_day_of
@@ -96,6 +104,7 @@ def votes(
         check_output(chart, "picture")
     result = vote_day(game, sources, day=day, reader=reader, late_ok=late_ok)
     warning = draw_chart(result, game, chart) if chart is not None else None
+    fmt = fmt or reader.markup_for(result.day.vote_ref)
     text = closing_post(result, game, fmt, provisional=True) if announce else None
     return Counted(result, text, chart, warning)
 
@@ -327,6 +336,14 @@ def init(
     return Drafted(output, written)
 
 
+def doctor(source: str, *, timezone: str = "Asia/Shanghai", reader: Reader) -> Diagnosed:
+    """`tally doctor`: how tally reads one page of a board (a URL, or a saved file), field by
+    field, where each was found, what is missing, and the board profile used."""
+    from tally.forums.diagnosis import look
+
+    return Diagnosed(look(source, reader, zone(timezone)))
+
+
 def zone(name: str) -> tzinfo:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -375,6 +392,7 @@ def announcement(
 
     kind, fmt = Announcement(kind), Markup(fmt) if fmt is not None else None
     chosen = game.day(day)
+    fmt = fmt or reader.markup_for(chosen.vote_ref)  # a board profile's markup
     context: dict[str, object]
     if kind in (Announcement.CLOSE, Announcement.REMINDER):
         [thread] = reader.read([chosen.vote], game.timezone, closes=chosen.closes)

@@ -102,8 +102,9 @@ def page_text(name: str) -> str:
 
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path_factory, monkeypatch):
-    """No test touches the user's own cache folder."""
+    """No test touches the user's own cache folder, nor reads their board profiles."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
 
 
 class FakeClock:

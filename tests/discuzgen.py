@@ -172,7 +172,7 @@ class Thread:
                 '回复:</span> <span class="xi1">17</span>',
                 f'回复:</span> <span class="xi1">{replies}</span>',
             )
-            text = re.sub(r"(tid=|thread-)23(?!\d)", rf"\g<1>{self.tid}", text)
+            text = re.sub(r"(tid=|thread-|tid = parseInt\(')23(?!\d)", rf"\g<1>{self.tid}", text)
             out.append(text.encode("utf-8"))
         return out
 

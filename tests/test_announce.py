@@ -290,3 +290,16 @@ def test_bad_kind_and_format(forum, tmp_path):
     )
     assert result.exit_code == 2 and "invalid value for '--format'" in result.stderr
     assert "'html' is not one of 'bbcode', 'text'" in result.stderr
+
+
+def test_a_board_profile_says_the_board_renders_plain_text(forum, tmp_path):
+    """A Discuz! board whose forum turned BBCode off: its profile's markup, not the
+    platform's, unless --format says otherwise."""
+    url = vote_thread().serve(forum)
+    game = game_file(tmp_path, url)
+    boards = tmp_path / "boards.toml"
+    boards.write_text('[board.plain]\nhosts = ["127.0.0.1"]\nmarkup = "text"\n', "utf-8")
+    plain = announce("--game", game, "--day", "2", "--boards", str(boards))
+    assert plain == announce("--game", game, "--day", "2", "--format", "text")
+    assert "[b]" not in plain
+    assert "[b]" in announce("--game", game, "--day", "2", "--boards", str(boards), "--format", "bbcode")

@@ -49,7 +49,10 @@ def route_key(path_and_query: str) -> str:
     """The canonical key of a request: Discuz! thread URLs in every form map to one key."""
     parts = urlsplit(path_and_query)
     query = parse_qs(parts.query)
-    if parts.path.endswith("/forum.php") and query.get("mod") == ["viewthread"]:
+    # forum.php?mod=viewthread (X), viewthread.php (Discuz! 6/7)
+    if (
+        parts.path.endswith("/forum.php") and query.get("mod") == ["viewthread"]
+    ) or parts.path.endswith("/viewthread.php"):
         tid = query.get("tid", [""])[0]
         page = query.get("page", ["1"])[0]
         return f"discuz:{tid}:{page}"

@@ -24,6 +24,7 @@ from tally.errors import (
     TallyError,
     TruncatedPageError,
 )
+from tally.forums.boards import DEFAULT, Board, Boards
 from tally.forums.charset import decode_page
 from tally.forums.htmltext import Node, html_tree
 from tally.model import Comment, Page, Post, ThreadRef
@@ -105,6 +106,22 @@ class PageFrame:
     # The thread's reply count as the page header shows it, when it does.
     reply_count: int | None = None
     forum_id: str | None = None
+    # Where each of the above was found, for `tally doctor` ("thread_id": "the page's script").
+    found: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PageText:
+    """One page being parsed: its text and tree, what names it in messages, the zone its
+    times are read in and the board profile that reads it."""
+
+    text: str
+    tree: Any
+    source: str
+    tz: tzinfo
+    board: Board = DEFAULT
+    # What a reading works out once for all the page's posts.
+    memo: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 class Pages(ABC):
@@ -115,8 +132,8 @@ class Pages(ABC):
 
     platform: str  # the platform whose pages these are ("discuz", "tieba")
     title: str  # as messages name the software: "Discuz!", "Tieba"
-    # The CSS selector of the container of a thread page's posts.
-    post_list: str
+    # CSS selectors of the container of a thread page's posts (any one will do).
+    post_list: tuple[str, ...]
     # Text that only this software's thread pages hold near their top.
     page_marker: str
 
@@ -129,17 +146,24 @@ class Pages(ABC):
         """The forum's own message when ``text`` is a message page instead of the thread."""
 
     def parse_page(
-        self, text: str, tz: tzinfo, *, source: str, thread_id: str | None = None
+        self,
+        text: str,
+        tz: tzinfo,
+        *,
+        source: str,
+        thread_id: str | None = None,
+        boards: Boards | None = None,
     ) -> Page:
         """Parse one thread page; ``source`` (a URL or file name) names it in errors.
 
         Checked here, for every forum alike: the forum's own message instead of the thread,
         a page that ends before ``</html>`` or lacks the thread's post list (truncated),
         a page of another thread. The software supplies the post nodes, what the page says
-        of itself (``frame``) and the reading of one post.
+        of itself (``frame``) and the reading of one post; ``boards`` the profiles a board
+        whose theme moves things is read with.
         """
-        tree = html_tree(text)
-        nodes = self.post_nodes(tree)
+        page = self.open(text, tz, source, boards)
+        nodes = self.post_nodes(page)
         ended = _ENDED.search(text[-2000:]) is not None
         if not nodes:
             message = self.error_page(text, source)
@@ -147,22 +171,26 @@ class Pages(ABC):
                 raise message
             if not ended and self.page_marker in text[:20000]:
                 raise TruncatedPageError(f"{source} ends before the forum finished the page.")
-            if tree.css_first(self.post_list) is not None:
+            if self.has_post_list(page):
                 raise TruncatedPageError(f"{source} has the thread's frame but no posts in it.")
             raise NotAThreadError(f"{source} is not a {self.title} thread page.")
         if not ended:
             raise TruncatedPageError(
                 f"{source} ends before the forum finished the page (no </html>)."
             )
-        if tree.css_first(self.post_list) is None:
-            raise TruncatedPageError(f"{source} lacks the thread's post list ({self.post_list}).")
-        frame = self.frame(tree, text, nodes, source)
+        if not self.has_post_list(page):
+            raise TruncatedPageError(
+                f"{source} lacks the thread's post list ({' or '.join(self.post_list)})."
+            )
+        frame = self.frame(page, nodes)
         tid = frame.thread_id or thread_id
         if tid is None:
             raise ParseError(f"{source} does not say which thread it belongs to.")
         if thread_id is not None and tid != thread_id:
             raise ParseError(f"{source} is a page of thread {tid}, not of thread {thread_id}.")
-        posts = tuple(self.parse_post(n, tz, source, tid, frame.page) for n in nodes)
+        posts = tuple(
+            self.parse_post(page, node, index, tid, frame.page) for index, node in enumerate(nodes)
+        )
         return Page(
             platform=self.platform,
             thread_id=tid,
@@ -175,17 +203,28 @@ class Pages(ABC):
             forum_id=frame.forum_id,
         )
 
+    def open(self, text: str, tz: tzinfo, source: str, boards: Boards | None) -> PageText:
+        """The page parsed, with the board profile it is read with (tally's own unless the
+        software has boards that differ)."""
+        return PageText(text, html_tree(text), source, tz)
+
+    def has_post_list(self, page: PageText) -> bool:
+        return any(page.tree.css_first(selector) is not None for selector in self.post_list)
+
     @abstractmethod
-    def post_nodes(self, tree: Any) -> list[Node]:
+    def post_nodes(self, page: PageText) -> list[Node]:
         """The nodes of the page's posts, in page order (none: not a thread page)."""
 
     @abstractmethod
-    def frame(self, tree: Any, text: str, nodes: Sequence[Node], source: str) -> PageFrame:
+    def frame(self, page: PageText, nodes: Sequence[Node]) -> PageFrame:
         """What the page says of itself: which thread, which page of how many, its title."""
 
     @abstractmethod
-    def parse_post(self, node: Node, tz: tzinfo, source: str, thread_id: str, page: int) -> Post:
-        """One post: strict about its id, floor, author and time, tolerant of the rest."""
+    def parse_post(
+        self, page: PageText, node: Node, index: int, thread_id: str, number: int
+    ) -> Post:
+        """One post (the ``index``-th of page ``number``): strict about its id, floor,
+        author and time, tolerant of the rest."""
 
     def comment_counts(self, nodes: Sequence[Node], posts: Sequence[Post]) -> Mapping[str, int]:
         """How many nested comments the page says each post has, where it says so."""
@@ -198,9 +237,11 @@ class Pages(ABC):
         enough to tell, before decoding): what it is, and which pages to save instead."""
         return None
 
-    def parse_saved(self, text: str, tz: tzinfo, *, source: str) -> Page | CommentBatch:
+    def parse_saved(
+        self, text: str, tz: tzinfo, *, source: str, boards: Boards | None = None
+    ) -> Page | CommentBatch:
         """A saved file: a thread page, or (on forums that have them) saved comments."""
-        return self.parse_page(text, tz, source=source)
+        return self.parse_page(text, tz, source=source, boards=boards)
 
     def attach_saved(
         self,
@@ -286,12 +327,14 @@ class Platform(ABC):
     def author_url(self, ref: ThreadRef, author: str, author_id: str | None) -> str | None:
         """A link to one player's posts alone (the elevator thread, RULES A2), when one exists."""
 
-    def read_page(self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo) -> Page:
+    def read_page(
+        self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo, boards: Boards | None = None
+    ) -> Page:
         """Page ``number`` with everything it needs (Tieba also asks for its 楼中楼)."""
         request = self.page_request(ref, number)
         url = request.url
         text = get(request).text(url)
-        page = self.pages.parse_page(text, tz, source=url, thread_id=ref.thread_id)
+        page = self.pages.parse_page(text, tz, source=url, thread_id=ref.thread_id, boards=boards)
         if page.page != number:
             # Forums answer a page past the end with the last page; that is not page ``number``.
             raise PageMismatchError(f"{url} returned page {page.page} instead of page {number}.")

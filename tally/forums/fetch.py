@@ -30,6 +30,7 @@ from tally.errors import (
 )
 from tally.forums import PLATFORMS, Platform, ThreadRef, by_name, recognise_text, resolve_url
 from tally.forums.base import Answer, CommentBatch, Request
+from tally.forums.boards import Boards
 from tally.forums.cache import Cache, Entry, ThreadCache
 from tally.forums.charset import decode_page
 from tally.forums.http import Http
@@ -59,6 +60,8 @@ class FetchOptions:
     # Where warnings go (a cookie file for another host, a cache that cannot be written);
     # None: the "tally" logger.
     warn: Callable[[str], None] | None = None
+    # The board profiles a page is read with (None: the built-in ones).
+    boards: Boards | None = None
 
 
 def is_url(source: str) -> bool:
@@ -92,7 +95,9 @@ class _PageReader:
         for attempt in range(self.options.truncation_retries + 1):
             get = _Get(self, cached_ok and attempt == 0)
             try:
-                page = self.platform.read_page(self.ref, number, get, self.tz)
+                page = self.platform.read_page(
+                    self.ref, number, get, self.tz, boards=self.options.boards
+                )
             except TruncatedPageError:
                 if attempt == self.options.truncation_retries:
                     raise
@@ -332,7 +337,7 @@ def _short_page(thread: Thread, pages: Sequence[Page]) -> int:
 
 
 def read_saved_thread_files(
-    paths: Iterable[Path], tz: tzinfo, *, partial: bool = False
+    paths: Iterable[Path], tz: tzinfo, *, partial: bool = False, boards: Boards | None = None
 ) -> list[Thread]:
     """Parse saved pages; the pages of each thread must all be there.
 
@@ -354,7 +359,7 @@ def read_saved_thread_files(
                 raise refused
         text = decode_page(body, None, source=str(path))
         platform = recognise_text(text, str(path))
-        part = platform.pages.parse_saved(text, tz, source=str(path))
+        part = platform.pages.parse_saved(text, tz, source=str(path), boards=boards)
         if isinstance(part, CommentBatch):
             batches.setdefault(platform.name, []).append((part, str(path)))
             continue

@@ -21,11 +21,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from tally.environment import Environment
 from tally.errors import InputError
 from tally.forums import resolve_url
 from tally.forums.archived import archive_kind, read_archive
+from tally.forums.boards import Boards, load_boards
 from tally.forums.cache import default_cache_dir
 from tally.forums.fetch import (
     MAX_PAGES,
@@ -37,8 +39,9 @@ from tally.forums.fetch import (
     read_saved_thread_files,
     whole,
 )
-from tally.forums.http import Http
-from tally.model import Thread, ThreadKey
+from tally.forums.http import Http, Response
+from tally.model import Thread, ThreadKey, ThreadRef
+from tally.vocabulary import Markup
 
 _HOST_FIRST = re.compile(r"^[\w-]+(\.[\w-]+)+(:\d+)?/")
 
@@ -56,6 +59,8 @@ class Reading:
     # An archive (tally archive's CSV or SQLite file) to take the threads from, not the forum.
     archive: Path | None = None
     max_pages: int = MAX_PAGES  # a thread with more pages is refused
+    # A file of board profiles (None: ~/.config/tally/boards.toml when it exists).
+    boards: Path | None = None
     progress: Progress | None = None
     warn: Callable[[str], None] | None = None
     thread_read: Callable[[Thread], None] | None = None  # each thread, once read
@@ -71,6 +76,7 @@ class Reader:
         self._held: dict[ThreadKey, Held] = {}
         self._seen: set[ThreadKey] = set()  # threads read once already in this run
         self._archive: dict[ThreadKey, Thread] | None = None
+        self._boards: Boards | None = None
 
     def __enter__(self) -> Reader:
         return self
@@ -95,6 +101,20 @@ class Reader:
         return self._http
 
     @property
+    def boards(self) -> Boards:
+        """The run's board profiles: the director's, then the built-in ones."""
+        if self._boards is None:
+            self._boards = load_boards(self.how.boards)
+        return self._boards
+
+    def markup_for(self, ref: ThreadRef | None) -> Markup | None:
+        """What a board profile says the thread's board renders, when one says so."""
+        if ref is None:
+            return None
+        board = self.boards.for_host(urlsplit(ref.base).hostname)
+        return board.markup if board is not None else None
+
+    @property
     def requests(self) -> int:
         """HTTP requests sent so far (robots.txt and retries included)."""
         return self._http.requests if self._http is not None else 0
@@ -105,6 +125,10 @@ class Reader:
     def trusted_from(self, closes: datetime | None) -> datetime | None:
         """At or after a day's close, no page cached before the close may decide it."""
         return closes if closes is not None and self.now() >= closes else None
+
+    def page(self, url: str) -> Response:
+        """One page as the forum answers it, whatever its status (``tally doctor``)."""
+        return self.http.get(url)
 
     def crawl_delay(self, url: str) -> float | None:
         """The seconds the forum's robots.txt asks between requests, if it asks."""
@@ -134,7 +158,9 @@ class Reader:
                 raise InputError(f"{source!r} is neither a thread URL nor a saved page file.")
         threads = [self.thread(url, tz, not_before=not_before) for url in urls]
         if files:
-            threads.extend(read_saved_thread_files(files, tz, partial=self.how.partial))
+            threads.extend(
+                read_saved_thread_files(files, tz, partial=self.how.partial, boards=self.boards)
+            )
         threads.extend(archives)
         if self.how.thread_read is not None:
             for thread in threads:
@@ -164,6 +190,7 @@ class Reader:
             max_pages=how.max_pages,
             clock=self.env.clock,
             warn=how.warn,
+            boards=self.boards,
         )
         held = self._held.setdefault(ref.key, Held()) if hold else None
         progress = how.progress if first else None

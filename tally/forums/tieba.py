@@ -36,6 +36,7 @@ from tally.forums.base import (
     Platform,
     Request,
 )
+from tally.forums.boards import Boards
 from tally.model import Comment, Page, Post, ThreadRef
 from tally.times import from_unix
 from tally.vocabulary import Markup
@@ -188,8 +189,11 @@ class Tieba(Platform):
             )
         return FetchError(f"{request.name}: Baidu answered {said}.")
 
-    def read_page(self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo) -> Page:
-        """Page ``number``'s floors, then every 楼中楼 of each floor that has any."""
+    def read_page(
+        self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo, boards: Boards | None = None
+    ) -> Page:
+        """Page ``number``'s floors, then every 楼中楼 of each floor that has any (Tieba is
+        one site: no board profiles)."""
         bduss = get.cookie("BDUSS", self.api_base(ref))
         request = self.page_request(ref, number, bduss)
         page = parse_page_answer(get(request), request, ref, tz)

@@ -28,7 +28,8 @@ from typing import Any
 from selectolax.lexbor import LexborHTMLParser
 
 from tally.errors import InputError, NotAThreadError, ParseError
-from tally.forums.base import CommentBatch, PageFrame, Pages
+from tally.forums.base import CommentBatch, PageFrame, Pages, PageText
+from tally.forums.boards import Boards
 from tally.forums.htmltext import Node, font_flags, html_tree, node_text
 from tally.forums.timeparse import parse_forum_time
 from tally.model import Comment, Page, Post
@@ -273,7 +274,7 @@ class SavedPages(Pages):
 
     platform = "tieba"
     title = "Tieba"
-    post_list = "#j_p_postlist"
+    post_list = ("#j_p_postlist",)
     page_marker = "PageData"
 
     def recognises(self, text: str) -> bool:
@@ -300,31 +301,34 @@ class SavedPages(Pages):
             )
         return None
 
-    def post_nodes(self, tree: LexborHTMLParser) -> list[Node]:
+    def post_nodes(self, page: PageText) -> list[Node]:
         """The floors of a saved page; advertising floors are none."""
+        tree = page.tree
         return [n for n in tree.css("div.l_post") or tree.css("div.j_l_post") if not _is_ad(n)]
 
-    def frame(
-        self, tree: LexborHTMLParser, text: str, nodes: Sequence[Node], source: str
-    ) -> PageFrame:
+    def frame(self, page: PageText, nodes: Sequence[Node]) -> PageFrame:
+        tree, text, source = page.tree, page.text, page.source
         tids = {str((_field(n, source).get("content") or {}).get("thread_id") or "") for n in nodes}
         tids.discard("")
         if len(tids) > 1:
             raise ParseError(f"{source} holds floors of more than one thread.")
-        page, count = _pager(tree, text)
+        number, count = _pager(tree, text)
         title = tree.css_first(".core_title_txt")
         forum = _FID.search(text)
         return PageFrame(
             thread_id=tids.pop() if tids else None,
-            page=page,
+            page=number,
             page_count=count,
             title=(title.attributes.get("title") or node_text(title)) if title is not None else "",
             reply_count=_reply_count(tree, text),
             forum_id=forum.group(1) if forum else None,
         )
 
-    def parse_post(self, node: Node, tz: tzinfo, source: str, thread_id: str, page: int) -> Post:
+    def parse_post(
+        self, page: PageText, node: Node, index: int, thread_id: str, number: int
+    ) -> Post:
         """One floor of a saved page, with the 楼中楼 rendered inline under it."""
+        tz, source = page.tz, page.source
         data = _field(node, source)
         author = data.get("author") or {}
         content = data.get("content") or {}
@@ -361,7 +365,7 @@ class SavedPages(Pages):
         return Post(
             platform="tieba",
             thread_id=thread_id,
-            page=page,
+            page=number,
             post_id=pid,
             floor=floor,
             author=name,
@@ -377,7 +381,9 @@ class SavedPages(Pages):
     def comment_counts(self, nodes: Sequence[Node], posts: Sequence[Post]) -> dict[str, int]:
         return {p.post_id: n for p, n in zip(posts, _comment_counts(nodes), strict=True)}
 
-    def parse_saved(self, text: str, tz: tzinfo, *, source: str) -> Page | CommentBatch:
+    def parse_saved(
+        self, text: str, tz: tzinfo, *, source: str, boards: Boards | None = None
+    ) -> Page | CommentBatch:
         """A saved file: a thread page, the 楼中楼 JSON, or a 楼中楼 fragment page."""
         if text.lstrip().startswith("{"):
             return parse_total_comment(text, tz, source=source)

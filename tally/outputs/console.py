@@ -10,7 +10,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from tally.outputs.results import Announced, Archived, Counted, Drafted, Lurked, Reported
+from tally.outputs.results import (
+    Announced,
+    Archived,
+    Counted,
+    Diagnosed,
+    Drafted,
+    Lurked,
+    Reported,
+)
 from tally.rules.ledger import Card, LedgerEdit, LedgerView
 from tally.rules.state import Kind, Source
 from tally.rules.verdicts import DayKind, OutcomeResult, Status
@@ -413,6 +421,43 @@ def _(done: Drafted, terminal: Terminal) -> None:
         f"{made.days} day(s); fill in each day's closes, check the roster, then run "
         f"`tally votes VOTE-URL --game {done.path}`."
     )
+
+
+@show.register(Diagnosed)
+def _(done: Diagnosed, terminal: Terminal) -> None:
+    d = done.diagnosis
+    out = terminal.stdout()
+    status = f" (HTTP {d.status})" if d.status is not None else ""
+    say(out, f"{d.source}{status}")
+    if d.url_known is False:
+        say(out, "  not a thread URL tally knows: paste forum.php?mod=viewthread&tid=N, "
+                 "thread-N-1-1.html or viewthread.php?tid=N", "yellow")  # fmt: skip
+    if d.software:
+        board = d.board
+        about = f": {board.about}" if board.about else ""
+        say(out, f"  {d.software}, board profile {board.name} ({board.origin}){about}")
+    if d.problem is not None:
+        say(out, f"  not a thread page tally can read: {d.problem}", "red")
+        return
+    say(out, f"  {d.posts} posts on the page")
+    table = Table()
+    for column in ("field", "found", "where", "example"):
+        table.add_column(column)
+    for f in d.fields:
+        found = ("yes" if f.complete else "no") if f.of == 1 else f"{f.found}/{f.of}"
+        style = "" if f.complete else ("red" if f.essential else "yellow")
+        where = "; ".join(w if n == f.of or f.of == 1 else f"{w} ×{n}" for w, n in f.where)
+        table.add_row(cell(f.name), cell(found, style), cell(where or "-"), cell(f.example))
+    out.print(table)
+    for f in d.fields:
+        for said in f.missing:
+            say(out, f"  {f.name}: {said}", "red" if f.essential else "yellow")
+    if d.readable:
+        say(out, "tally can read this page.", "green")
+    else:
+        names = ", ".join(f.name for f in d.missing)
+        say(out, f"tally cannot read this page: {names} not found on every post. A board "
+                 "profile can say where (docs/boards.md).", "red")  # fmt: skip
 
 
 @show.register(LedgerEdit)

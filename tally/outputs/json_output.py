@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from tally.outputs.results import Counted, Lurked
+from tally.outputs.results import Counted, Diagnosed, Lurked
 from tally.rules.ballots import Remark
 from tally.rules.count import votes_number
 from tally.rules.state import Fact, Kind
@@ -279,3 +279,30 @@ def _(done: Counted) -> dict[str, Any]:
 @to_json.register(Lurked)
 def _(done: Lurked) -> dict[str, Any]:
     return lurkers_json(done.check, done.ledger)
+
+
+@to_json.register(Diagnosed)
+def _(done: Diagnosed) -> dict[str, Any]:
+    d = done.diagnosis
+    return {
+        "source": d.source,
+        "status": d.status,
+        "url_known": d.url_known,
+        "software": d.software or None,
+        "board": {"name": d.board.name, "origin": d.board.origin, "about": d.board.about},
+        "readable": d.readable,
+        "problem": d.problem,
+        "posts": d.posts,
+        "fields": [
+            {
+                "name": f.name,
+                "essential": f.essential,
+                "found": f.found,
+                "of": f.of,
+                "where": [{"place": w, "posts": n} for w, n in f.where],
+                "example": f.example,
+                "missing": list(f.missing),
+            }
+            for f in d.fields
+        ],
+    }

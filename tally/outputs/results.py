@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from tally.forums.diagnosis import Diagnosis
     from tally.model import Thread
     from tally.outputs.database import Written
     from tally.outputs.draft import Draft
@@ -85,3 +86,20 @@ class Drafted:
     path: Path
     draft: Draft
     warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Diagnosed:
+    """`tally doctor`: one page read field by field; the command fails when it is no
+    thread page (4) or an essential field is missing (5)."""
+
+    diagnosis: Diagnosis
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def exit_status(self) -> int:
+        from tally.errors import ExitStatus
+
+        if self.diagnosis.problem is not None:
+            return ExitStatus.NOT_A_THREAD
+        return ExitStatus.UNREADABLE if self.diagnosis.missing else ExitStatus.OK

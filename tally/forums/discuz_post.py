@@ -1,0 +1,442 @@
+"""One post of a Discuz! thread page: strict about its id, floor, author and time, tolerant
+of the rest (quotes, the reply header, edit marks, 点评, fonts).
+
+Each essential field is read from the first place that holds it, in this order: the board
+profile's selectors, then what Discuz! itself relies on whatever the theme (the ids its
+scripts use: ``postnum``, ``authorposton``, ``postmessage_``, ``userinfo``, ``favatar``),
+then the markup of older templates, then the post's header text. Every reader says where it
+found its value, so ``tally doctor`` can show it; a field found nowhere is an error, never a
+guess. On default-template pages the first place answers and nothing else is looked at.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from typing import Any
+
+from tally.errors import ParseError
+from tally.forums.boards import Board
+from tally.forums.htmltext import Node, font_flags, node_text
+from tally.forums.timeparse import parse_forum_time
+from tally.model import Comment, Edit, Post, Quote
+
+# Where a post node's id says its pid: div#post_N (X2 and later), table#pidN (Discuz! 6/7).
+_NODE_ID = re.compile(r"^(?:post_|pid)(\d+)$")
+# The ids Discuz!'s scripts give the parts of a post, each ending in the pid.
+_INNER_ID = re.compile(r"^(?:postmessage_|authorposton|postnum|favatar|userinfo|pid)(\d+)$")
+_PID = re.compile(r"[?&]pid=(\d+)")
+_ID_DIGITS = re.compile(r"\d+$")
+_OWN_ID_POST, _OWN_ID_PID = "the post's own id (post_{pid})", "the post's own id (pid{pid})"
+# A link to a member's profile, as every version and its URL rewriting write it (and as
+# wget -k rewrites "?" to "@" or "%3F"): home.php?mod=space&uid=N, space-uid-N.html,
+# space.php?uid=N (Discuz! 6/7), space-username-NAME.html.
+_PROFILE = re.compile(
+    r"(?:home\.php(?:\?|%3F|@)mod=space|space\.php|space-(?:uid|username)-|/space/uid/)", re.I
+)
+_UID = re.compile(r"(?:[?&@]|%3[Ff]|%26)uid=(\d+)|space-uid-(\d+)|/space/uid/(\d+)")
+# What UCenter's check_username refuses in a user name (white space, the ideographic space).
+_NOT_IN_NAMES = re.compile(r"[\s\u3000%,*\"<>&]")
+_FULL_TIME = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\s+\d{1,2}:\d{2}")
+# "发表于 2010-4-8 18:26" (Discuz! 6/7 and themes that print the time as bare text), and the
+# exact time a recent post carries in a span's title.
+_POSTED = re.compile(
+    r"(?:发表于|發表於)\s*(?:<span[^>]*?title=\"(?P<title>[^\"]+)\"[^>]*>)?\s*(?P<shown>[^<]{6,40})"
+)
+_EDIT = re.compile(r"本帖最后由\s*(?P<by>.+?)\s*于\s*(?P<at>.+?)\s*编辑")
+# "12#", "<em>12</em><sup>#</sup>", "12楼" (Discuz! 6/7), "第12楼", and "来自 12#": a reply
+# stuck to the top of page 1 (置顶回复) names the floor it comes from.
+_FLOOR_LABEL = re.compile(r"^(?:第|来自|來自)?\s*(\d+)\s*(?:#|楼|樓|F)?$")
+# The site setting "postno" names the first floors; these are the defaults (and Big5's).
+_FLOOR_NAMES = {"楼主": 1, "沙发": 2, "板凳": 3, "地板": 4, "樓主": 1, "沙發": 2}
+_HIDDEN = (
+    ("作者被禁止或删除", "author_banned"),
+    ("被管理员或版主屏蔽", "moderated"),
+)
+
+
+@dataclass(frozen=True)
+class Place:
+    """The page a post node sits on (for ids found outside the node, and the floor of a
+    theme that prints none), and the board profile that reads it: one for all its posts."""
+
+    page: int
+    tree: Any  # the page's tree
+    board: Board
+    tz: tzinfo  # the board's zone, else the game's
+    source: str
+    thread_id: str
+
+
+def post_id(node: Node) -> tuple[str, str]:
+    """The post's id and where it was found: the node's own id, else an inner part's."""
+    ident = node.id or ""
+    m = _NODE_ID.match(ident)
+    if m:
+        return m.group(1), _OWN_ID_POST if ident.startswith("post_") else _OWN_ID_PID
+    for inner in node.css("[id]"):
+        m = _INNER_ID.match(inner.id or "")
+        if m:
+            return m.group(1), f"#{_ID_DIGITS.sub('{pid}', inner.id)} inside the post"
+    raise ParseError("a post on the page has no post id (no post_N, pidN or postmessage_N).")
+
+
+class PostFields:
+    """The essential fields of one post node, each with where it was found."""
+
+    def __init__(self, node: Node, place: Place, index: int):
+        self.node = node
+        self.place = place
+        self.index = index  # its place on the page, from 0
+        self.pid, self.pid_where = post_id(node)
+        self.where = f"{place.source}, post {self.pid}"
+        self.keys = _key_nodes(node, self.pid)
+        self.tz = place.tz
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _board(self, name: str) -> tuple[Node, str] | None:
+        for selector in self.place.board.selectors_for(name):
+            hit = self.node.css_first(selector.replace("{pid}", self.pid))
+            if hit is not None:
+                return hit, f"{selector} (board {self.place.board.name})"
+        return None
+
+    def _outside_text(self, hit: Node) -> bool:
+        """Whether ``hit`` is outside what the post's author wrote (body, quotes, 点评,
+        signature): a name or a time there is the post's own, not one it mentions."""
+        parent = hit
+        while parent is not None and parent is not self.node:
+            ident = parent.id or ""
+            classes = (parent.attributes.get("class") or "").split()
+            if ident.startswith(("postmessage_", "comment_")) or "sign" in classes:
+                return False
+            if "quote" in classes or "t_msgfont" in classes or "t_f" in classes:
+                return False
+            parent = parent.parent
+        return True
+
+    # -- the fields ---------------------------------------------------------------------
+
+    def floor(self) -> tuple[int, str]:
+        anchor = self.keys.get(f"postnum{self.pid}")
+        if anchor is not None:
+            return _floor_label(anchor, self.where), "#postnum{pid}"
+        found = self._board("floor")
+        if found is not None:
+            return _floor_label(found[0], self.where), found[1]
+        label = self.node.css_first("div.pi strong a")
+        if label is not None:
+            return _floor_label(label, self.where), "div.pi strong a (older templates)"
+        place = self.place
+        if place.board.posts_per_page:
+            per_page = place.board.posts_per_page
+            floor = (place.page - 1) * per_page + self.index + 1
+            said = f"{per_page} posts a page, board {place.board.name}"
+            return floor, f"its place on page {place.page} ({said})"
+        if place.page == 1 and self.index == 0:
+            # The thread's opening post leads its first page whatever the theme prints.
+            return 1, "the first post of page 1"
+        board = place.board
+        theme = f" ({board.about})" if board.about and board.origin == "built in" else ""
+        raise ParseError(
+            f"{self.where} has no floor number: the board's theme{theme} prints none. Give "
+            "the board's posts_per_page in a board profile (docs/boards.md) and tally numbers "
+            "floors by their place on the page."
+        )
+
+    def author(self) -> tuple[tuple[str, str | None], str]:
+        name, uid, where = self._author_found()
+        if uid is not None and _NOT_IN_NAMES.search(name):
+            # UCenter refuses white space and these characters in user names: a name holding
+            # them ("小鹿 当前离线") is text the damaged markup let into the author's place.
+            raise ParseError(
+                f"{self.where}: {name!r} is not a Discuz! user name; the page is damaged."
+            )
+        card = self.keys.get("card")
+        if card is not None and card.text().strip() not in ("", name):
+            raise ParseError(
+                f"{self.where} names two authors ({name!r} and {card.text().strip()!r}); the "
+                "page is damaged."
+            )
+        return (name, uid), where
+
+    def _author_found(self) -> tuple[str, str | None, str]:
+        link = self.keys.get("author")
+        href = link.attributes.get("href") or "" if link is not None else ""
+        if link is not None and ("home.php?mod=space" in href or _PROFILE.search(href)):
+            return *_named_link(link, href), "a.xw1 (the poster's link)"
+        found = self._board("author")
+        if found is not None:
+            hit, where = found
+            if hit.tag == "a" and hit.text().strip():
+                return *_named_link(hit), where
+            name = node_text(hit).split("\n")[0].strip()
+            if name:
+                return name, None, where
+        for selector, said in (
+            (f"#favatar{self.pid} .authi a", "#favatar{pid} .authi a"),
+            ("td.pls .authi a", "td.pls .authi a (older templates)"),
+            (f"#userinfo{self.pid} strong a", "#userinfo{pid} (the user card)"),
+            (f"a#userinfo{self.pid}", "a#userinfo{pid} (Discuz! 6/7)"),
+        ):
+            hit = self.node.css_first(selector)
+            if hit is not None and hit.text().strip():
+                return *_named_link(hit), said
+        for hit in self.node.css("a[href]"):
+            if (
+                _PROFILE.search(hit.attributes.get("href") or "")
+                and hit.text().strip()
+                and self._outside_text(hit)
+            ):
+                return *_named_link(hit), "the first profile link in the post's header"
+        beside = self._beside_time()
+        if beside is not None:
+            return *_named_link(beside), "the profile link beside #authorposton{pid}"
+        # Anonymous posts and guests have a name but no profile link.
+        plain = self.node.css_first("td.pls div.pi") or self.node.css_first("td.pls .authi")
+        if plain is not None:
+            name = node_text(plain).split("\n")[0].strip()
+            if name:
+                return name, None, "the name without a link (a guest or an anonymous post)"
+        raise ParseError(f"{self.where} has no author.")
+
+    def _beside_time(self) -> Node | None:
+        """A theme that shows the opening post's author and time in the thread's header,
+        outside the post: the profile link next to the time Discuz! ids for this post."""
+        stamp = self.place.tree.css_first(f"#authorposton{self.pid}")
+        parent = stamp.parent if stamp is not None else None
+        for _ in range(3):
+            if parent is None:
+                break
+            for hit in parent.css("a[href]"):
+                if _PROFILE.search(hit.attributes.get("href") or "") and hit.text().strip():
+                    return hit
+            parent = parent.parent
+        return None
+
+    def time(self) -> tuple[datetime, str]:
+        stamp = self.keys.get(f"authorposton{self.pid}")
+        if stamp is not None:
+            return self._stamp(stamp), "#authorposton{pid}"
+        found = self._board("time")
+        if found is not None:
+            return self._stamp(found[0]), found[1]
+        stamp = self.node.css_first("div.authi em")
+        if stamp is not None:
+            return self._stamp(stamp), "div.authi em (older templates)"
+        stamp = self.place.tree.css_first(f"#authorposton{self.pid}")
+        if stamp is not None:
+            return self._stamp(stamp), "#authorposton{pid} (outside the post, in the header)"
+        header = self.node.html or ""
+        body = header.find(f'id="postmessage_{self.pid}"')
+        m = _POSTED.search(header[: body if body >= 0 else len(header)])
+        if m is not None:
+            raw = m["title"] if m["title"] and not _FULL_TIME.search(m["shown"]) else m["shown"]
+            return (
+                parse_forum_time(raw, self.tz, what=f"{self.where}: post time"),
+                "the 发表于 text of the post's header",
+            )
+        raise ParseError(f"{self.where} has no post time.")
+
+    def _stamp(self, stamp: Node) -> datetime:
+        shown = stamp.text()
+        # Most posts show the full time; only recent ones ("3 小时前") need the span's title.
+        raw = shown if _FULL_TIME.search(shown) else (_exact_time(stamp) or shown)
+        return parse_forum_time(raw, self.tz, what=f"{self.where}: post time")
+
+    def body(self) -> tuple[Node | None, str]:
+        """The node of what the author wrote; None for a post the forum hides (``locked``)."""
+        body = self.keys.get(f"postmessage_{self.pid}")
+        if body is not None:
+            return body, "#postmessage_{pid}"
+        found = self._board("body")
+        if found is not None:
+            return found
+        if self.node.css_first("div.locked") is not None:
+            return None, "div.locked (the forum hides this post)"
+        raise ParseError(f"{self.where} has no body.")
+
+
+READERS: dict[str, Callable[[PostFields], tuple[Any, str]]] = {
+    "floor": PostFields.floor,
+    "author": PostFields.author,
+    "time": PostFields.time,
+    "body": PostFields.body,
+}
+
+
+def read_post(node: Node, place: Place, index: int) -> Post:
+    fields = PostFields(node, place, index)
+    pid, where = fields.pid, fields.where
+    (author, author_id), _ = fields.author()
+    time, _ = fields.time()
+    floor, _ = fields.floor()
+    body, _ = fields.body()
+    tz = fields.tz
+    hidden = None
+    text, edited, red, large = "", None, False, False
+    reply_to: str | None = None
+    quotes: tuple[Quote, ...] = ()
+    if body is None:
+        note = node_text(node.css_first("div.locked"))
+        hidden = next((code for marker, code in _HIDDEN if marker in note), "hidden")
+    else:
+        marks = {"i": [], "div": [], "strong": []}  # type: dict[str, list[Node]]
+        for hit in body.css("i.pstatus, div.quote, strong"):
+            marks[hit.tag].append(hit)
+        edited = _edit_mark(marks["i"], tz, where)
+        reply_to = _take_reply_header(marks["strong"])
+        quotes = _take_quotes(marks["div"])
+        red, large = font_flags(body)
+        text = node_text(body)
+    return Post(
+        platform="discuz",
+        thread_id=place.thread_id,
+        post_id=pid,
+        floor=floor,
+        author=author,
+        author_id=author_id,
+        time=time,
+        text=text,
+        quotes=quotes,
+        reply_to=reply_to,
+        edited=edited,
+        comments=_comments(fields.keys.get(f"comment_{pid}"), pid, tz, where),
+        red_font=red,
+        large_font=large,
+        hidden=hidden,
+        page=place.page,
+    )
+
+
+def _key_nodes(node: Node, pid: str) -> dict[str, Node]:
+    """The nodes a post is read from, found in one walk over it (the walk is the cost)."""
+    found: dict[str, Node] = {}
+    selector = (
+        f"#postnum{pid}, #authorposton{pid}, #postmessage_{pid}, #comment_{pid}, a.xw1, "
+        f"#userinfo{pid} strong a"
+    )
+    for hit in node.css(selector):
+        # The first a.xw1 is the poster's; later ones are 点评 authors. The user card
+        # (#userinfo…) names the poster a second time.
+        key = hit.id or ("author" if "xw1" in (hit.attributes.get("class") or "") else "card")
+        found.setdefault(key, hit)
+    return found
+
+
+def _named_link(link: Node, href: str | None = None) -> tuple[str, str | None]:
+    m = _UID.search(href if href is not None else link.attributes.get("href") or "")
+    return link.text().strip(), (m.group(1) or m.group(2) or m.group(3)) if m else None
+
+
+def _floor_label(anchor: Node, where: str) -> int:
+    label = anchor.text().strip()
+    digits = label.rstrip("#").rstrip()
+    if digits.isdigit():  # "12#", the usual label
+        return int(digits)
+    m = _FLOOR_LABEL.match(label)
+    if m:
+        return int(m.group(1))
+    if label in _FLOOR_NAMES:
+        return _FLOOR_NAMES[label]
+    raise ParseError(f"{where} has a floor label tally cannot number ({label!r}).")
+
+
+def _exact_time(node: Node) -> str | None:
+    """Recent times read "3 小时前" and carry the exact time in a span's title."""
+    span = node.css_first("span[title]")
+    title = span.attributes.get("title") if span is not None else None
+    return title if title and re.search(r"\d{4}-\d", title) else None
+
+
+def _edit_mark(found: list[Node], tz: tzinfo, where: str) -> Edit | None:
+    if not found:
+        return None
+    mark = found[0]
+    m = _EDIT.search(node_text(mark))
+    if m is None:
+        return None
+    raw = _exact_time(mark) or m.group("at")
+    at = parse_forum_time(raw, tz, what=f"{where}: edit time")
+    mark.decompose()
+    return Edit(by=m.group("by"), at=at)
+
+
+def _inside_quote(node: Node) -> bool:
+    parent = node.parent
+    while parent is not None and parent.tag != "td":
+        if parent.tag == "div" and "quote" in (parent.attributes.get("class") or "").split():
+            return True
+        parent = parent.parent
+    return False
+
+
+def _take_reply_header(found: list[Node]) -> str | None:
+    """The "回复 2# 月影" header the forum's reply button writes: a link, not the poster's words."""
+    for strong in found:
+        if _inside_quote(strong):
+            continue  # a header inside a quote belongs to the quoted post
+        link = strong.css_first("a[href*='findpost']")
+        if link is not None and strong.text().strip().startswith("回复"):
+            m = _PID.search(link.attributes.get("href") or "")
+            strong.decompose()
+            return m.group(1) if m else None
+    return None
+
+
+def _take_quotes(found: list[Node]) -> tuple[Quote, ...]:
+    """Remove quoted blocks from the body and return them: they are not the poster's words."""
+    quotes = []
+    for block in found:
+        post_id = author = None
+        link = block.css_first("a[href*='findpost']")
+        if link is not None:
+            m = _PID.search(link.attributes.get("href") or "")
+            post_id = m.group(1) if m else None
+            header = node_text(link)
+            author = header.split(" 发表于", 1)[0].strip() or None
+            link_parent = link.parent
+            # The header line ("青山 发表于 …") sits in a <font size=2> wrapper.
+            (
+                link_parent if link_parent is not None and link_parent.tag == "font" else link
+            ).decompose()
+        quotes.append(Quote(text=node_text(block), post_id=post_id, author=author))
+        block.decompose()
+    return tuple(quotes)
+
+
+def _comments(box: Node | None, pid: str, tz: tzinfo, where: str) -> tuple[Comment, ...]:
+    # Most posts have an empty 点评 box: no text in it means nothing to look for.
+    if box is None or not box.text(deep=True).strip():
+        return ()
+    if box.css_first("a[onclick*='commentmore'], a[href*='commentmore']") is not None:
+        raise ParseError(
+            f"{where} has more 点评 than the page shows, and the forum serves the rest only "
+            "to its own script; read them in a browser."
+        )
+    found = []
+    for item in box.css("div.pstl"):
+        link = item.css_first("div.psta a.xi2") or item.css_first("div.psta a:last-child")
+        if link is None or not link.text().strip():
+            raise ParseError(f"{where} has a 点评 without an author.")
+        name, uid = _named_link(link)
+        body = item.css_first("div.psti")
+        if body is None:
+            raise ParseError(f"{where} has a 点评 without text.")
+        stamp = body.css_first("span.xg1")
+        if stamp is None:
+            raise ParseError(f"{where} has a 点评 without a time.")
+        raw = _exact_time(stamp) or stamp.text()
+        time = parse_forum_time(raw, tz, what=f"{where}: 点评 time")
+        stamp.decompose()
+        found.append((name, uid, time, node_text(body)))
+    # The forum lists 点评 newest first; number them oldest first so that ids stay put
+    # when more are added.
+    found.reverse()
+    return tuple(
+        Comment(comment_id=f"{pid}.{i}", author=a, author_id=uid, time=t, text=txt)
+        for i, (a, uid, t, txt) in enumerate(found, start=1)
+    )

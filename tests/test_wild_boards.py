@@ -1,0 +1,263 @@
+"""Boards in the wild (fixtures/discuz-wild/): other Discuz! versions, third-party themes and
+pages kept by browsers and site copiers, each read to the exact floor, as saved files and
+over HTTP. The expected floors are written by hand (fixtures/discuz-wild/expected/)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tomllib
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from tally.errors import ParseError
+from tally.forums import resolve_url
+from tally.forums.boards import load_boards
+from tally.forums.charset import decode_page
+from tally.forums.discuz import Discuz
+from tally.model import Thread
+
+from .conftest import CHINA, FIXTURES, read, read_one
+
+WILD = FIXTURES / "discuz-wild"
+# set → (expected, the script that serves its pages, its charset)
+SETS = {
+    "x35-24h": ("x35", "forum.php", "utf-8"),
+    "x35-12h": ("x35", "forum.php", "utf-8"),
+    "x35-rewrite": ("x35", "forum.php", "utf-8"),
+    "x35-httrack": ("x35", "forum.php", "utf-8"),
+    "x35-wget": ("x35", "forum.php", "utf-8"),
+    "x34-browser": ("x34-browser", "forum.php", "utf-8"),
+    "x2": ("x2", "forum.php", "utf-8"),
+    "x32-gbk": ("x32-gbk", "forum.php", "gbk"),
+    "d7-gbk": ("d7-gbk", "viewthread.php", "gbk"),
+    "comiis": ("comiis", "forum.php", "utf-8"),
+    "weimei": ("weimei", "forum.php", "utf-8"),
+    "viewbox": ("viewbox", "forum.php", "utf-8"),
+}
+
+
+def expected(name: str) -> dict:
+    return tomllib.loads((WILD / "expected" / f"{name}.toml").read_text(encoding="utf-8"))
+
+
+def rows(thread: Thread) -> list[list[object]]:
+    return [
+        [p.floor, p.post_id, p.author, p.author_id, p.time.replace(tzinfo=None)]
+        for p in thread.posts
+    ]
+
+
+def written(want: dict) -> list[list[object]]:
+    out = []
+    for floor, pid, author, uid, at in want["floors"]:
+        shape = "%Y-%m-%d %H:%M:%S" if at.count(":") == 2 else "%Y-%m-%d %H:%M"
+        out.append([floor, pid, author, uid, datetime.strptime(at, shape)])
+    return out
+
+
+def pages_of(name: str) -> list[Path]:
+    return sorted(p for p in (WILD / name).iterdir() if p.suffix == ".html")
+
+
+def page_number(path: Path, text: str) -> int:
+    """Which page a fixture file is, from its name (p2.html, thread-1-2-1.html) — only to
+    serve it; tally reads the number from the page."""
+    m = re.search(r"(?:^p|thread-\d+-)(\d+)", path.name)
+    return int(m.group(1)) if m else 1
+
+
+def test_every_set_is_listed_in_the_readme():
+    readme = (WILD / "README.md").read_text(encoding="utf-8")
+    on_disk = {p.name for p in WILD.iterdir() if p.is_dir() and p.name != "expected"}
+    assert on_disk == set(SETS)
+    for name in SETS:
+        assert f"`{name}/`" in readme
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_every_floor_exact_as_saved_files(name):
+    want_name, _, _ = SETS[name]
+    want = expected(want_name)
+    profile = WILD / name / "boards.toml"
+    [thread] = read(
+        [str(p) for p in pages_of(name)], boards=profile if profile.exists() else None
+    )
+    assert thread.thread_id == want["thread_id"]
+    assert thread.page_count == want["pages"]
+    assert rows(thread) == written(want)
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_every_floor_exact_over_http(name, forum, tmp_path):
+    want_name, script, charset = SETS[name]
+    want = expected(want_name)
+    tid = want["thread_id"]
+    for path in pages_of(name):
+        body = path.read_bytes()
+        number = page_number(path, body.decode(charset))
+        forum.add_discuz_page(
+            tid, number, body, headers={"Content-Type": f"text/html; charset={charset}"}
+        )
+    profile = WILD / name / "boards.toml"
+    boards = None
+    if profile.exists():
+        # The director's profile names the board's host; over HTTP the board is this one.
+        boards = tmp_path / "boards.toml"
+        boards.write_text(
+            re.sub(r"hosts = \[[^]]*\]", 'hosts = ["127.0.0.1"]', profile.read_text("utf-8")),
+            encoding="utf-8",
+        )
+    if script == "viewthread.php":
+        url = forum.url(f"bbs/viewthread.php?tid={tid}")
+    else:
+        url = forum.url(f"forum.php?mod=viewthread&tid={tid}")
+    thread = read_one(url, boards=boards)
+    assert thread.page_count == want["pages"]
+    assert rows(thread) == written(want)
+
+
+@pytest.mark.rules("S2")
+def test_a_12_hour_page_gives_the_times_of_its_24_hour_twin():
+    """The real X3.5 with its clock set to 12 hours: 12:30 AM is 00:30, 01:05 PM is 13:05,
+    12:00 AM the next day is midnight; an evening's ballots stay in the evening (S2: the
+    forum's post times decide)."""
+    [twelve] = read([str(p) for p in pages_of("x35-12h")])
+    [twenty_four] = read([str(p) for p in pages_of("x35-24h")])
+    assert "PM" in (WILD / "x35-12h" / "p1.html").read_text(encoding="utf-8")
+    assert [(p.post_id, p.time) for p in twelve.posts] == [
+        (p.post_id, p.time) for p in twenty_four.posts
+    ]
+    assert [p.time.hour for p in twelve.posts][:3] == [0, 12, 13]
+
+
+@pytest.mark.parametrize("name", ["x35-httrack", "x35-wget", "x34-browser"])
+def test_saved_copies_need_no_file_name(name, tmp_path):
+    """Renamed to say nothing, a copier's pages still say which thread and page they are."""
+    want = expected(SETS[name][0])
+    copies = []
+    for i, path in enumerate(reversed(pages_of(name))):
+        copy = tmp_path / f"saved-{i}.htm"
+        shutil.copy(path, copy)
+        copies.append(str(copy))
+    [thread] = read(copies)
+    assert rows(thread) == written(want)
+
+
+def _without_scripts(text: str) -> str:
+    """What a saver that blocks scripts keeps: no <script>, no event handler attributes."""
+    text = re.sub(r"<script\b.*?</script>", "", text, flags=re.S | re.I)
+    return re.sub(r'\son\w+="[^"]*"', "", text)
+
+
+def test_a_singlefile_page_names_its_thread_in_its_url_mark(tmp_path):
+    """SingleFile drops the page's scripts (and so Discuz!'s tid variable); its header keeps
+    the URL. Built from the real X3.5 page as SingleFile writes one: scripts removed, its
+    comment first in <html>."""
+    text = (WILD / "x35-rewrite" / "p2.html").read_text(encoding="utf-8")
+    text = _without_scripts(text)
+    text = re.sub(r'<link href="[^"]*" rel="canonical" />', "", text)
+    text = re.sub(r'(href|action)="[^"]*(?:tid=1|thread-1-)[^"]*"', r'\1="#"', text)
+    text = re.sub(r"(<html[^>]*>)", r"\1<!--\n Page saved with SingleFile \n url: "
+                  r"http://127.0.0.1:8601/thread-1-2-1.html \n saved date: Mon Nov 30 2026\n-->",
+                  text, count=1)  # fmt: skip
+    rest = re.sub(r"Page saved with SingleFile.*?-->", "", text, flags=re.S)
+    assert not re.search(r"tid=|tid = |thread-1-", rest)
+    page = Discuz().pages.parse_saved(text, CHINA, source="singlefile.html")
+    assert (page.thread_id, page.page) == ("1", 2)
+    assert [p.floor for p in page.posts] == [11, 12, 13]
+
+
+def test_a_browser_saved_page_names_its_thread_in_its_saved_from_mark():
+    text = _without_scripts(pages_of("x34-browser")[0].read_text(encoding="utf-8"))
+    text = re.sub(r"(href|action)=\"[^\"]*tid=[^\"]*\"", r'\1="#"', text)
+    text = re.sub(r'<link href="[^"]*" rel="canonical"[^>]*>', "", text)
+    page = Discuz().pages.parse_saved(text, CHINA, source="saved.html")
+    assert page.thread_id == "117429"
+
+
+def test_a_theme_without_floor_numbers_needs_the_boards_posts_per_page():
+    """Without a profile's posts_per_page a floor is never guessed: the sentence names the
+    theme tally recognised and what to add."""
+    with pytest.raises(ParseError) as caught:
+        read([str(p) for p in pages_of("comiis")])
+    said = str(caught.value)
+    assert "has no floor number" in said and "comiis" in said and "posts_per_page" in said
+
+
+def test_floors_by_place_stop_at_a_page_short_of_a_post(tmp_path):
+    """A full page missing a post (deleted, hidden) would shift every floor after it."""
+    text = pages_of("comiis")[0].read_text(encoding="utf-8")
+    start = text.index('<div class="comiis_viewbox"><div id="post_15504"')
+    end = text.index('<div class="comiis_viewbox"><div id="post_15507"')
+    short = tmp_path / "p1.html"
+    short.write_text(text[:start] + text[end:], encoding="utf-8")
+    shutil.copy(pages_of("comiis")[1], tmp_path / "p2.html")
+    with pytest.raises(ParseError, match="shows 4 posts where the board shows 5"):
+        read([str(short), str(tmp_path / "p2.html")], boards=WILD / "comiis" / "boards.toml")
+
+
+def test_a_profile_that_gives_too_few_posts_a_page_is_refused(tmp_path):
+    boards = tmp_path / "boards.toml"
+    boards.write_text(
+        '[board.b]\nhosts = ["bbs.qingcheng.example"]\nposts_per_page = 4\n', encoding="utf-8"
+    )
+    with pytest.raises(ParseError, match="more than the 4 a page"):
+        read([str(p) for p in pages_of("comiis")], boards=boards)
+
+
+def test_a_board_profile_selector_is_tried_first(tmp_path):
+    """A theme that writes the author where nothing of Discuz!'s own is left: the profile's
+    selector reads it."""
+    text = pages_of("x35-24h")[0].read_text(encoding="utf-8")
+    # The theme shows the name in a span of its own and no profile link at all.
+    text = re.sub(
+        r'<a href="home\.php\?mod=space&amp;uid=\d+" target="_blank" class="xw1">([^<]+)</a>',
+        r'<span class="nick">\1</span>',
+        text,
+    )
+    text = re.sub(r'<div class="p_pop blk bui[^"]*" id="userinfo\d+".*?</div>\s*</div>\s*</div>',
+                  "", text, flags=re.S)  # fmt: skip
+    text = re.sub(r'<a href="home\.php\?mod=space[^"]*"[^>]*>[^<]*</a>', "", text)
+    page_file = tmp_path / "p1.html"
+    page_file.write_text(text, encoding="utf-8")
+    boards = tmp_path / "boards.toml"
+    boards.write_text(
+        '[board.nick]\nhosts = ["127.0.0.1"]\n[board.nick.selectors]\nauthor = ["span.nick"]\n',
+        encoding="utf-8",
+    )
+    page = Discuz().pages.parse_saved(
+        text, CHINA, source=str(page_file), boards=load_boards(boards)
+    )
+    assert [p.author for p in page.posts][:3] == ["admin", "alice", "bob"]
+    assert [p.author_id for p in page.posts][:3] == [None, None, None]
+
+
+def test_discuz_6_and_7_urls_resolve_to_their_own_pages():
+    _, ref = resolve_url("http://www.gulou.example/bbs/viewthread.php?tid=30517&extra=&page=2")
+    platform = Discuz()
+    assert (ref.thread_id, ref.page) == ("30517", 2)
+    assert platform.page_url(ref, 3) == "http://www.gulou.example/bbs/viewthread.php?tid=30517&page=3"
+    assert "redirect.php?goto=findpost" in platform.post_url(ref, "401007")
+
+
+def test_a_gbk_page_is_read_as_gbk():
+    path = pages_of("d7-gbk")[0]
+    assert "说书人" not in path.read_bytes().decode("latin-1")
+    text = decode_page(path.read_bytes(), None, source=str(path))
+    assert "说书人" in text
+
+
+@pytest.mark.rules("S2")
+def test_a_board_whose_clock_shows_another_zone(tmp_path):
+    """A board that prints its times in UTC: its profile says so, and the times are the
+    same moments (S2: the forum's post times, read in the zone the forum shows)."""
+    boards = tmp_path / "boards.toml"
+    boards.write_text('[board.utc]\nhosts = ["127.0.0.1"]\ntimezone = "UTC"\n', "utf-8")
+    [utc] = read([str(p) for p in pages_of("x35-24h")], boards=boards)
+    [china] = read([str(p) for p in pages_of("x35-24h")])
+    first_utc, first_china = utc.posts[0].time, china.posts[0].time
+    assert first_utc.replace(tzinfo=None) == first_china.replace(tzinfo=None)
+    assert (first_utc - first_china).total_seconds() == 8 * 3600
