@@ -261,3 +261,32 @@ def test_a_board_whose_clock_shows_another_zone(tmp_path):
     first_utc, first_china = utc.posts[0].time, china.posts[0].time
     assert first_utc.replace(tzinfo=None) == first_china.replace(tzinfo=None)
     assert (first_utc - first_china).total_seconds() == 8 * 3600
+
+
+@pytest.mark.rules("S2")
+@pytest.mark.parametrize(
+    ("shown", "meant"),
+    [
+        ("2026-3-5 12:30 AM", "2026-03-05 00:30:00"),
+        ("2026-3-5 12:10 PM", "2026-03-05 12:10:00"),
+        ("2026-3-5 01:05 PM", "2026-03-05 13:05:00"),
+        ("2026-3-5 11:55 pm", "2026-03-05 23:55:00"),
+        ("2010-5-21 01:43:58 PM", "2010-05-21 13:43:58"),
+        ("2010-5-21 下午 01:43", "2010-05-21 13:43:00"),
+        ("2024年5月6日 上午9:31", "2024-05-06 09:31:00"),
+        ("2026-3-5 09:10 P.M.", "2026-03-05 21:10:00"),
+        ("发表于 2026-3-5 20:05", "2026-03-05 20:05:00"),
+    ],
+)
+def test_twelve_hour_clocks_are_read_for_the_moment_they_mean(shown, meant):
+    from tally.forums.timeparse import parse_forum_time
+
+    assert parse_forum_time(shown, CHINA) == datetime.fromisoformat(meant).replace(tzinfo=CHINA)
+
+
+@pytest.mark.parametrize("shown", ["2026-3-5 13:05 PM", "2026-3-5 00:30 AM", "2026-3-5 下午 01:05 PM"])
+def test_a_twelve_hour_time_that_cannot_be_is_refused(shown):
+    from tally.forums.timeparse import parse_forum_time
+
+    with pytest.raises(ParseError):
+        parse_forum_time(shown, CHINA)
