@@ -68,9 +68,10 @@ def add_card(
     card = Card(day, _player(game, player), colour_of(colour), rule.strip(), reason.strip(),
                 source="director")  # fmt: skip
     path = _path(game)
-    cards, new = ledger.add(cardfile.load(path), [card])
-    if new:
-        cardfile.save(path, cards)
+    with cardfile.editing(path):
+        cards, new = ledger.add(cardfile.load(path), [card])
+        if new:
+            cardfile.save(path, cards)
     return LedgerEdit(path, tuple(cards), tuple(new), ())
 
 
@@ -81,6 +82,13 @@ def remove_card(
     name = _player(game, player)
     wanted = colour_of(colour)
     path = _path(game)
+    with cardfile.editing(path):
+        return _remove(path, day, name, wanted, rule, reason)
+
+
+def _remove(
+    path: Path, day: int, name: str, wanted: Colour, rule: str, reason: str | None
+) -> LedgerEdit:
     cards = cardfile.load(path)
     matches = [
         c for c in cards

@@ -9,6 +9,8 @@ pandas writes the table.
 
 from __future__ import annotations
 
+import csv
+import sys
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -18,6 +20,12 @@ from tally.atomic import write_atomic
 from tally.sanitise import one_line, text_block
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def read_long_cells() -> None:
+    """Let the csv module read cells as long as tally writes them: a post (or a card's
+    reason) may be longer than its default limit of 131,072 characters."""
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
 
 def neutralise(value: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from urllib.parse import urlsplit
 
 
 @dataclass(frozen=True, order=True)
@@ -18,6 +19,26 @@ class ThreadKey:
 
     platform: str
     thread_id: str
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_of(url: str) -> str:
+    """The board a URL is of, as host and directory: "bbs.example.com/bbs/" for
+    https://bbs.example.com/bbs/forum.php?…; the scheme left out (one board over http and
+    https), the host in lower case, a port only when it is not the scheme's own."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return ""
+    if not parts.hostname:
+        return ""
+    host = parts.hostname.lower()
+    if port is not None and port != _DEFAULT_PORTS.get(parts.scheme):
+        host += f":{port}"
+    return host + parts.path.rsplit("/", 1)[0] + "/"
 
 
 @dataclass(frozen=True)
@@ -145,6 +166,8 @@ class Page:
     # How many nested comments the page says each post has (Tieba loads them separately).
     comment_counts: Mapping[str, int] = field(default_factory=dict)
     forum_id: str | None = None
+    # The board the page says it is of (``Thread.origin``), when it says so.
+    origin: str = ""
 
 
 @dataclass(frozen=True)
@@ -168,10 +191,23 @@ class Thread:
     # What a partial read lacks ("page 3 of 4", "floor 7: 10 of its 14 楼中楼"); empty for a
     # whole thread. Only `tally archive --partial` makes such a thread.
     missing: tuple[str, ...] = ()
+    # The board the thread is of, as host and path ("bbs.example.com/bbs/"; Tieba:
+    # "tieba.baidu.com"): thread 23 of one board is not thread 23 of another. "" for saved
+    # pages that name no board.
+    origin: str = ""
 
     @property
     def key(self) -> ThreadKey:
         return ThreadKey(self.platform, self.thread_id)
+
+    def short_of_replies(self) -> bool:
+        """Whether the floors (and their comments) read fall short of the replies the thread
+        says it has: a page, a floor or a comment is missing from what was read."""
+        if self.reply_count is None:
+            return False
+        replies = len(self.posts) - 1
+        comments = sum(len(p.comments) for p in self.posts)
+        return replies < self.reply_count and replies + comments < self.reply_count
 
     @property
     def as_of(self) -> datetime | None:

@@ -54,8 +54,13 @@ COLUMNS = (
     "thread_replies",
     "thread_read_at",
     "thread_missing",
+    # Which board the thread is of, and how many 点评/楼中楼 a floor had (a row removed from
+    # the archive shows): added later, so an archive without them still reads.
+    "origin",
+    "comments",
 )
-KEY = ("platform", "thread_id", "post_id")
+LATER_COLUMNS = ("origin", "comments")
+KEY = ("origin", "platform", "thread_id", "post_id")
 # What is the thread's, not the post's: one row of the SQLite archive's threads table, and
 # repeated on every row of the flat CSV.
 THREAD_COLUMNS = (
@@ -82,6 +87,7 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
             "thread_missing": "; ".join(thread.missing),
         }
         for post in thread.posts:
+            count = len(post.comments)
             quoted = [
                 {"post_id": q.post_id, "author": q.author, "text": q.text} for q in post.quotes
             ]
@@ -109,6 +115,8 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
                     "page": post.page,
                     "position": 0,
                     **meta,
+                    "origin": thread.origin,
+                    "comments": count,
                 }
             )
             for position, comment in enumerate(post.comments, start=1):
@@ -136,6 +144,8 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
                         "page": post.page,
                         "position": position,
                         **meta,
+                        "origin": thread.origin,
+                        "comments": None,  # a comment has none of its own
                     }
                 )
     return out

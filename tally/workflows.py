@@ -35,7 +35,7 @@ from tally.errors import (
 from tally.forums import resolve_url
 from tally.forums.fetch import is_url
 from tally.forums.reader import Reader
-from tally.model import Thread, ThreadKey
+from tally.model import Thread, ThreadKey, origin_of
 from tally.outputs import cardfile
 from tally.outputs.results import (
     Announced,
@@ -154,7 +154,9 @@ def _the_vote_thread(game: Game, threads: list[Thread], chosen: Day | None) -> T
         return threads[0]
     days = [chosen] if chosen is not None else list(game.days)
     votes = {d.vote_ref.key: d.day for d in days}
-    found = [t for t in threads if t.key in votes]
+    boards = {d.vote_ref.key: origin_of(d.vote_ref.base) for d in days}
+    # Thread 23 of another board is not the day's: an archive may hold both.
+    found = [t for t in threads if t.key in votes and t.origin in ("", boards[t.key])]
     if len(found) > 1:
         numbers = ", ".join(str(votes[t.key]) for t in found)
         raise InputError(
@@ -231,10 +233,11 @@ def record(game: Game, game_path: Path, result: DayCheck, *, write: bool) -> Led
             "to see the counts so far."
         )
     path = cardfile.ledger_path(game_path)
-    cards, new = ledger.add(cardfile.load(path), result.cards)
-    written = bool(write and new)
-    if written:
-        cardfile.save(path, cards)
+    with cardfile.editing(path):
+        cards, new = ledger.add(cardfile.load(path), result.cards)
+        written = bool(write and new)
+        if written:
+            cardfile.save(path, cards)
     # Without --write the view shows the ledger as it would be; nothing is saved.
     return ledger.view(path, cards, game, new=new, written=written)
 

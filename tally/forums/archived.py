@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -20,29 +21,31 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tally.csvfile import restore
+from tally.csvfile import read_long_cells, restore
 from tally.errors import InputError
-from tally.model import Comment, Edit, Post, Quote, Thread
-from tally.records import COLUMNS, THREAD_COLUMNS, RowKind
+from tally.model import Comment, Edit, Post, Quote, Thread, origin_of
+from tally.records import COLUMNS, LATER_COLUMNS, THREAD_COLUMNS, RowKind
 from tally.vocabulary import Origin
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
-_HEADER = ",".join(COLUMNS[:3]).encode("ascii")
+# The columns that make a CSV an archive of tally's, in whatever order a spreadsheet or a
+# script left them.
+_NAMED = {"platform", "thread_id", "post_id", "floor", "author", "time", "kind"}
 
 
 def archive_kind(path: Path) -> str | None:
     """ "csv" or "sqlite" when the file is an archive tally wrote, else None."""
     try:
         with path.open("rb") as f:
-            head = f.read(64)
+            head = f.read(4096)
     except OSError:
         return None
     if head.startswith(SQLITE_MAGIC):
         return "sqlite"
-    # The header row, with or without a byte-order mark, quoted or not (a spreadsheet's save).
-    if head.removeprefix(b"\xef\xbb\xbf").replace(b'"', b"").startswith(_HEADER):
-        return "csv"
-    return None
+    # The header row, with or without a byte-order mark, quoted or not, in any order.
+    first = head.removeprefix(b"\xef\xbb\xbf").split(b"\n", 1)[0].rstrip(b"\r")
+    names = {n.strip().strip(b'"').decode("ascii", "replace") for n in first.split(b",")}
+    return "csv" if names >= _NAMED else None
 
 
 def read_archive(path: Path) -> list[Thread]:
@@ -65,12 +68,18 @@ def _csv_rows(path: Path) -> Iterator[tuple[Mapping[str, Any], str]]:
             continue
     else:  # pragma: no cover - gb18030 decodes nearly any byte string
         raise InputError(f"{path} is neither UTF-8 nor GB18030 text.")
+    read_long_cells()  # what the writer writes, the reader reads
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
         check_columns(reader.fieldnames or [], str(path))
         for number, row in enumerate(reader, start=2):  # row 1 is the header, as Excel counts
             if None in row:
                 raise InputError(f"{path}, row {number}: more cells than columns.")
+            if any(v is None for v in row.values()):
+                raise InputError(
+                    f"{path}, row {number}: fewer cells than columns; the file was cut or "
+                    "edited: archive the game again."
+                )
             yield (
                 {k: restore(v) if isinstance(v, str) else v for k, v in row.items()},
                 (f"{path}, row {number}"),
@@ -91,10 +100,13 @@ def _db_rows(path: Path) -> Iterator[tuple[Mapping[str, Any], str]]:
                 f"{path} is a SQLite file without the posts and threads tables of tally archive."
             )
         check_columns([c.name for c in db["posts"].columns] + list(THREAD_COLUMNS), str(path))
-        threads = {(t["platform"], t["thread_id"]): t for t in db["threads"].rows}
+        threads = {
+            (t.get("origin", ""), t["platform"], t["thread_id"]): t for t in db["threads"].rows
+        }
         for row in db["posts"].rows_where("gone_at is null", order_by="rowid"):
             where = f"{path}, post {row.get('thread_id')}/{row.get('post_id')}"
-            thread = threads.get((row.get("platform"), row.get("thread_id")))
+            key = (row.get("origin", ""), row.get("platform"), row.get("thread_id"))
+            thread = threads.get(key)
             if thread is None:
                 raise InputError(f"{where}: its thread is not in the threads table.")
             meta = {
@@ -157,9 +169,10 @@ class _Cells:
         value = self.text(column).strip()
         if not value:
             return None
-        if not re.fullmatch(r"\d+", value):
+        # "3.0": a script (pandas) that re-saved a column with blanks in it as floats.
+        if not re.fullmatch(r"\d+(\.0+)?", value):
             raise InputError(f"{self.where}: {column} is {value!r}, not a whole number.")
-        return int(value)
+        return int(value.split(".")[0])
 
     def flag(self, column: str) -> bool:
         value = self.text(column).strip()
@@ -192,7 +205,7 @@ class _Cells:
 
 def check_columns(present: Sequence[str], source: str) -> None:
     """An archive must carry every column a re-tally reads."""
-    lacking = [c for c in COLUMNS if c not in present]
+    lacking = [c for c in COLUMNS if c not in present and c not in LATER_COLUMNS]
     if lacking:
         shown = ", ".join(lacking[:6]) + (" …" if len(lacking) > 6 else "")
         raise InputError(
@@ -208,18 +221,33 @@ def threads_from_rows(found: Iterable[tuple[Mapping[str, Any], str]], source: st
     not in the archive, two rows for one post, or a thread whose pages are not all there is
     an error; a thread the archive says was partial keeps what it lacks in ``missing``.
     """
-    by_thread: dict[tuple[str, str], list[tuple[int, _Cells]]] = {}
+    by_thread: dict[tuple[str, str, str], list[tuple[int, _Cells]]] = {}
     for order, (row, where) in enumerate(found):
         cells = _Cells(row, where)
-        key = (cells.ident("platform"), cells.ident("thread_id"))
+        # An archive written before the origin column: the board is its thread URL's.
+        origin = cells.text("origin").strip() if "origin" in row else _url_origin(cells)
+        key = (origin, cells.ident("platform"), cells.ident("thread_id"))
         by_thread.setdefault(key, []).append((order, cells))
     threads = []
-    for (platform, tid), items in by_thread.items():
-        threads.append(_thread(platform, tid, items, source))
+    for (origin, platform, tid), items in by_thread.items():
+        threads.append(_thread(origin, platform, tid, items, source))
     return threads
 
 
-def _thread(platform: str, tid: str, items: list[tuple[int, _Cells]], source: str) -> Thread:
+def _url_origin(cells: _Cells) -> str:
+    url = cells.text("thread_url")
+    return origin_of(url) if "://" in url else ""
+
+
+# What every row of one thread repeats, and must repeat alike.
+_SAME_FOR_A_THREAD = (
+    "thread_url", "thread_pages", "thread_replies", "thread_read_at", "thread_title",
+)  # fmt: skip
+
+
+def _thread(
+    origin: str, platform: str, tid: str, items: list[tuple[int, _Cells]], source: str
+) -> Thread:
     def place(item: tuple[int, _Cells]) -> tuple[int, int, int]:
         # Floor, then the floor before its 点评 in the forum's order: rows sorted by hand
         # (or read from a database) come back in thread order.
@@ -229,8 +257,18 @@ def _thread(platform: str, tid: str, items: list[tuple[int, _Cells]], source: st
 
     items.sort(key=place)
     first = items[0][1]
+    for column in _SAME_FOR_A_THREAD:
+        seen_values = {c.text(column) for _, c in items}
+        if len(seen_values) > 1:
+            shown = ", ".join(repr(v) for v in sorted(seen_values)[:2])
+            raise InputError(
+                f"{source}: the rows of thread {tid} disagree on {column} ({shown}): the "
+                "archive mixes two threads, or was edited; archive them again."
+            )
     posts: dict[str, dict[str, Any]] = {}
     comments: dict[str, list[Comment]] = {}
+    positions: dict[str, list[int]] = {}
+    counts: dict[str, tuple[int | None, str]] = {}
     seen: set[str] = set()
     for _, c in items:
         post_id = c.ident("post_id")
@@ -239,7 +277,9 @@ def _thread(platform: str, tid: str, items: list[tuple[int, _Cells]], source: st
         seen.add(post_id)
         kind = c.text("kind").strip()
         if kind == RowKind.COMMENT:
-            comments.setdefault(c.ident("parent_post_id"), []).append(
+            parent_id = c.ident("parent_post_id")
+            positions.setdefault(parent_id, []).append(c.maybe_number("position") or 0)
+            comments.setdefault(parent_id, []).append(
                 Comment(
                     comment_id=post_id,
                     author=c.required("author"),
@@ -253,6 +293,7 @@ def _thread(platform: str, tid: str, items: list[tuple[int, _Cells]], source: st
         if kind != RowKind.POST:
             raise InputError(f"{c.where}: kind is {kind!r}, not post or comment.")
         edited_at = c.maybe_time("edited_at")
+        counts[post_id] = (c.maybe_number("comments"), c.where)
         posts[post_id] = dict(
             platform=platform,
             thread_id=tid,
@@ -281,6 +322,21 @@ def _thread(platform: str, tid: str, items: list[tuple[int, _Cells]], source: st
         (Post(**p, comments=tuple(comments.get(pid, ()))) for pid, p in posts.items()),
         key=lambda p: p.floor,
     )
+    for before, after in itertools.pairwise(built):
+        if before.floor == after.floor:
+            # As a live read: two posts on one floor cannot both be it.
+            raise InputError(
+                f"{source}: posts {before.post_id} and {after.post_id} of thread {tid} both "
+                f"claim floor {after.floor}; the archive was edited: archive the thread again."
+            )
+    _check_comments(posts, comments, counts, tid, source)
+    for parent, found in positions.items():
+        if sorted(found) != list(range(1, len(found) + 1)) and all(found):
+            raise InputError(
+                f"{source}: the 点评/楼中楼 of post {parent} of thread {tid} are numbered "
+                f"{sorted(found)}, not 1 to {len(found)}: rows were removed; archive the "
+                "thread again."
+            )
     pages = first.number("thread_pages")
     missing = [m for m in first.text("thread_missing").split("; ") if m]
     present = {p.page for p in built}
@@ -292,7 +348,7 @@ def _thread(platform: str, tid: str, items: list[tuple[int, _Cells]], source: st
             f"({pages} pages): the archive is incomplete; archive the thread again."
         )
     floors = {p.floor for p in built}
-    return Thread(
+    thread = Thread(
         platform=platform,
         thread_id=tid,
         url=first.text("thread_url") or source,
@@ -304,7 +360,40 @@ def _thread(platform: str, tid: str, items: list[tuple[int, _Cells]], source: st
         gaps=tuple(f for f in range(1, max(floors, default=0) + 1) if f not in floors),
         read_at=first.maybe_time("thread_read_at"),
         missing=tuple(missing),
+        origin=origin,
     )
+    if not missing and thread.short_of_replies():
+        # What a live read refuses (tally.forums.fetch.check_complete), an archive may not
+        # slip past: its own reply count says rows are gone.
+        replies = len(built) - 1
+        noted = sum(len(p.comments) for p in built)
+        raise InputError(
+            f"{source}: thread {tid} says it has {thread.reply_count} replies but the archive "
+            f"holds {replies} (and {noted} comments): rows were removed or the file was cut; "
+            "archive the thread again."
+        )
+    return thread
+
+
+def _check_comments(
+    posts: Mapping[str, Any],
+    comments: Mapping[str, list[Comment]],
+    counts: Mapping[str, tuple[int | None, str]],
+    tid: str,
+    source: str,
+) -> None:
+    """Each floor's 点评/楼中楼 as many as the archive says it had (a later column)."""
+    for post_id in posts:
+        expected, where = counts.get(post_id, (None, ""))
+        if expected is None:
+            continue
+        held = len(comments.get(post_id, ()))
+        if held != expected:
+            raise InputError(
+                f"{where}: post {post_id} of thread {tid} had {expected} 点评/楼中楼 when "
+                f"archived, the archive holds {held}: rows were removed or edited; archive "
+                "the thread again."
+            )
 
 
 def _quotes(c: _Cells) -> tuple[Quote, ...]:

@@ -27,10 +27,11 @@ from tally.errors import (
 from tally.forums.boards import DEFAULT, Board, Boards
 from tally.forums.charset import decode_page
 from tally.forums.htmltext import Node, html_tree
-from tally.model import Comment, Page, Post, ThreadRef
+from tally.model import Comment, Page, Post, ThreadRef, origin_of
 from tally.vocabulary import Markup
 
 _HTML_END = re.compile(rb"</html\s*>\s*$", re.I)
+
 _ENDED = re.compile(r"</html\s*>\s*$", re.I)
 
 
@@ -106,6 +107,8 @@ class PageFrame:
     # The thread's reply count as the page header shows it, when it does.
     reply_count: int | None = None
     forum_id: str | None = None
+    # The board the page says it is of (its script's SITEURL, canonical link, saver's mark).
+    origin: str = ""
     # Where each of the above was found, for `tally doctor` ("thread_id": "the page's script").
     found: Mapping[str, str] = field(default_factory=dict)
 
@@ -201,6 +204,7 @@ class Pages(ABC):
             reply_count=frame.reply_count,
             comment_counts=self.comment_counts(nodes, posts),
             forum_id=frame.forum_id,
+            origin=frame.origin,
         )
 
     def open(self, text: str, tz: tzinfo, source: str, boards: Boards | None) -> PageText:
@@ -313,6 +317,10 @@ class Platform(ABC):
     def error_page(self, text: str, source: str) -> NotAThreadError | None:
         """The forum's own message when an answer is a message page instead of the thread."""
         return self.pages.error_page(text, source)
+
+    def origin(self, ref: ThreadRef) -> str:
+        """The board a thread is of (``Thread.origin``)."""
+        return origin_of(ref.base)
 
     def thread_url(self, thread_id: str) -> str | None:
         """The thread's URL from its id alone, on a platform whose every forum is one site

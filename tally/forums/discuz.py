@@ -22,7 +22,7 @@ from tally.forums.base import PageFrame, Pages, PageText, Platform
 from tally.forums.boards import Boards, built_in
 from tally.forums.discuz_post import Place, read_post
 from tally.forums.htmltext import Node, html_tree, node_text
-from tally.model import Page, Post, ThreadRef
+from tally.model import Page, Post, ThreadRef, origin_of
 from tally.vocabulary import Markup
 
 _REWRITE = re.compile(r"/thread-(\d+)-(\d+)-\d+\.html$")
@@ -151,6 +151,7 @@ class DiscuzPages(Pages):
             page_count=count,
             title=title,
             reply_count=_reply_count(page),
+            origin=_origin(page),
             found=found,
         )
 
@@ -306,6 +307,22 @@ def _forum_message(tree: Any, text: str, source: str) -> NotAThreadError | None:
                 "open the thread in a browser, save its pages and run tally on the saved files."
             )
     return None
+
+
+def _origin(page: PageText) -> str:
+    """The board the page says it is of: its URL's, else the board's own script's
+    (SITEURL), the saver's mark, an absolute canonical link."""
+    if "://" in page.source:
+        return origin_of(page.source)
+    m = _SITEURL.search(page.text[:20000])
+    if m:
+        return origin_of(m.group(1))
+    saved = saved_from(page.text)
+    if saved is not None:
+        return origin_of(saved[0])
+    canonical = page.tree.css_first("link[rel='canonical']")
+    href = (canonical.attributes.get("href") or "") if canonical is not None else ""
+    return origin_of(href) if "://" in href else ""
 
 
 def _tid_in(value: str) -> str | None:

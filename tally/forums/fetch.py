@@ -310,12 +310,10 @@ def fetch_thread(
 
 def check_complete(thread: Thread, pages: Sequence[Page], source: str) -> None:
     """The floors read must account for the replies the thread says it has."""
-    if thread.reply_count is None:
+    if not thread.short_of_replies():
         return
     replies = len(thread.posts) - 1
     comments = sum(len(p.comments) for p in thread.posts)
-    if replies >= thread.reply_count or replies + comments >= thread.reply_count:
-        return
     where = f"page {_short_page(thread, pages)}"
     raise FetchError(
         f"{source}: the thread says it has {thread.reply_count} replies but tally read "
@@ -345,8 +343,9 @@ def read_saved_thread_files(
     and what is missing (pages, 楼中楼, replies) is listed in ``Thread.missing``; a count
     never accepts such a thread.
     """
-    by_thread: dict[tuple[str, str], dict[int, Page]] = {}
-    names: dict[tuple[str, str], str] = {}
+    # One thread per board and id: thread 23 of two boards are two threads.
+    by_thread: dict[tuple[str, str, str], dict[int, Page]] = {}
+    names: dict[tuple[str, str, str], str] = {}
     batches: dict[str, list[tuple[CommentBatch, str]]] = {}
     for path in paths:
         try:
@@ -363,14 +362,14 @@ def read_saved_thread_files(
         if isinstance(part, CommentBatch):
             batches.setdefault(platform.name, []).append((part, str(path)))
             continue
-        key = (platform.name, part.thread_id)
+        key = (platform.name, part.origin, part.thread_id)
         names.setdefault(key, str(path))
         pages = by_thread.setdefault(key, {})
         if part.page in pages:
             raise InputError(f"{path} is page {part.page} of thread {part.thread_id}, given twice.")
         pages[part.page] = part
     threads = []
-    for (platform_name, tid), pages in by_thread.items():
+    for (platform_name, origin, tid), pages in by_thread.items():
         count = max(p.page_count for p in pages.values())
         absent = [p for p in range(1, count + 1) if p not in pages]
         notes: list[str] = []
@@ -379,10 +378,10 @@ def read_saved_thread_files(
             if not partial:
                 raise InputError(
                     f"thread {tid} has {count} pages but page(s) {shown} were not given "
-                    f"(saved from {names[(platform_name, tid)]})."
+                    f"(saved from {names[(platform_name, origin, tid)]})."
                 )
             notes.append(f"page{'s' if len(absent) > 1 else ''} {shown} of {count}")
-        source = os.fspath(names[(platform_name, tid)])
+        source = os.fspath(names[(platform_name, origin, tid)])
         mine = [b for b, _ in batches.get(platform_name, []) if b.thread_id in (None, tid)]
         ordered = [pages[n] for n in sorted(pages)]
         with_comments = by_name(platform_name).pages.attach_saved(
@@ -400,7 +399,7 @@ def read_saved_thread_files(
             thread = replace(thread, missing=tuple(notes))
         threads.append(thread)
     for platform_name, found in batches.items():
-        tids = {tid for name, tid in by_thread if name == platform_name}
+        tids = {tid for name, _, tid in by_thread if name == platform_name}
         for batch, where in found:
             if batch.thread_id is not None and batch.thread_id not in tids:
                 raise InputError(
@@ -448,6 +447,7 @@ def _build(
         sources=tuple(origins),
         gaps=gaps,
         read_at=read_at,
+        origin=first.origin,
     )
 
 

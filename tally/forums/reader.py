@@ -40,7 +40,7 @@ from tally.forums.fetch import (
     whole,
 )
 from tally.forums.http import Http, Response
-from tally.model import Thread, ThreadKey, ThreadRef
+from tally.model import Thread, ThreadKey, ThreadRef, origin_of
 from tally.vocabulary import Markup
 
 _HOST_FIRST = re.compile(r"^[\w-]+(\.[\w-]+)+(:\d+)?/")
@@ -75,7 +75,7 @@ class Reader:
         self._http: Http | None = None
         self._held: dict[ThreadKey, Held] = {}
         self._seen: set[ThreadKey] = set()  # threads read once already in this run
-        self._archive: dict[ThreadKey, Thread] | None = None
+        self._archive: dict[tuple[ThreadKey, str], Thread] | None = None
         self._boards: Boards | None = None
 
     def __enter__(self) -> Reader:
@@ -203,9 +203,13 @@ class Reader:
         if self._archive is None:
             if not path.is_file():
                 raise InputError(f"no such archive: {path}.")
-            self._archive = {t.key: t for t in read_archive(path)}
+            self._archive = {(t.key, t.origin): t for t in read_archive(path)}
         _, ref = resolve_url(url)
-        thread = self._archive.get(ref.key)
+        # The thread of this URL's board (thread 23 of another board is another thread); an
+        # archive of saved pages that named no board holds it under "".
+        thread = self._archive.get((ref.key, origin_of(ref.base))) or self._archive.get(
+            (ref.key, "")
+        )
         if thread is None:
             raise InputError(
                 f"{path} holds no thread {ref.thread_id} ({url}); archive it with "

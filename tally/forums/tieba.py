@@ -45,6 +45,9 @@ _THREAD_PATH = re.compile(r"^/p/(\d+)/?$")
 API_HOST = "tiebac.baidu.com"
 FLOORS_PER_PAGE = 30
 COMMENTS_PER_PAGE = 10
+# The most 楼中楼 pages tally reads of one floor, whatever an answer claims (Tieba shows a
+# floor's first 10 and pages on; 5,000 replies under one floor is beyond any game).
+MAX_COMMENT_PAGES = 500
 # The multipart framing aiotieba's HttpCore.pack_proto_request writes, byte for byte.
 _BOUNDARY = "-*_r1999"
 _CONTENT_TYPE = f"multipart/form-data; boundary={_BOUNDARY}"
@@ -64,6 +67,10 @@ def multipart(proto: bytes) -> bytes:
     """The request body: one form part named ``data`` holding the protobuf (as aiotieba)."""
     head = f'--{_BOUNDARY}\r\nContent-Disposition: form-data; name="data"; filename="file"\r\n\r\n'
     return head.encode() + proto + f"\r\n--{_BOUNDARY}--\r\n".encode()
+
+
+# Tieba is one site: every thread is of the same board.
+TIEBA_ORIGIN = "tieba.baidu.com"
 
 
 class Tieba(Platform):
@@ -189,6 +196,9 @@ class Tieba(Platform):
             )
         return FetchError(f"{request.name}: Baidu answered {said}.")
 
+    def origin(self, ref: ThreadRef) -> str:
+        return TIEBA_ORIGIN
+
     def read_page(
         self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo, boards: Boards | None = None
     ) -> Page:
@@ -204,6 +214,8 @@ class Tieba(Platform):
             )
         posts = []
         for post in page.posts:
+            # The page's count of a floor's 楼中楼 is trusted for whether to ask (a floor it
+            # counts 0 is not asked: a request per floor otherwise); what is asked is checked.
             count = page.comment_counts.get(post.post_id, 0)
             found = self._comments(ref, post, count, get, tz) if count else []
             posts.append(_with(post, comments=tuple(found)) if found else post)
@@ -218,7 +230,7 @@ class Tieba(Platform):
         cached = get.cached(first)
         answers: list[tuple[Request, Answer]] = []
         if cached is not None:
-            total, pages = _floor_counts(cached, first)
+            total, pages = _floor_counts(cached, first, post, count)
             if total == count:
                 answers = [(first, cached)]
                 for pn in range(2, pages + 1):
@@ -230,7 +242,7 @@ class Tieba(Platform):
                     answers.append((more, hit))
         if not answers:
             answers = [(first, get(first))]
-            _, pages = _floor_counts(answers[0][1], first)
+            _, pages = _floor_counts(answers[0][1], first, post, count)
             for pn in range(2, pages + 1):
                 more = self.floor_request(ref, post, pn)
                 answers.append((more, get(more)))
@@ -242,7 +254,7 @@ class Tieba(Platform):
                     seen.add(comment.comment_id)
                     found.append(comment)
         # Completeness: as many as the floor's own answer counts (fresher than the page's).
-        total, _ = _floor_counts(answers[0][1], answers[0][0])
+        total, _ = _floor_counts(answers[0][1], answers[0][0], post, count)
         if len(found) < total:
             raise FetchError(
                 f"floor {post.floor} of thread {ref.thread_id} has {total} 楼中楼 but "
@@ -289,11 +301,26 @@ def parse_page_answer(answer: Answer, request: Request, ref: ThreadRef, tz: tzin
     if str(posts.thread.tid) != ref.thread_id:
         raise _cut(request, f"it names thread {posts.thread.tid or 'none'}")
     where = request.name
+    replies = posts.thread.reply_num
+    if replies < 0:
+        raise _damaged(request, f"the thread has {replies} replies")
+    if len(posts.objs) > FLOORS_PER_PAGE:
+        raise _damaged(request, f"{len(posts.objs)} floors on a page of {FLOORS_PER_PAGE}")
+    # Pages hold 30 floors: a thread of N replies cannot fill more pages than they need.
+    if posts.page.total_page > (replies + 1) // FLOORS_PER_PAGE + 2:
+        raise _damaged(request, f"{posts.page.total_page} pages for {replies} replies")
+    asked = request.page or 1
+    if posts.page.current_page and posts.page.current_page > asked:
+        raise _damaged(request, f"it is page {posts.page.current_page}, past page {asked}")
     floors = []
     counts: dict[str, int] = {}
     for p in posts.objs:
         if not p.pid or not p.floor:
             raise ParseError(f"{where} has a floor without an id or a number.")
+        if replies == 0 and p.floor > 1:
+            raise _damaged(request, f"the thread has no reply, and floor {p.floor}")
+        if p.reply_num < 0:
+            raise _damaged(request, f"floor {p.floor} has {p.reply_num} 楼中楼")
         author, display = _names(p.user, f"{where}, floor {p.floor}")
         floors.append(
             Post(
@@ -320,11 +347,13 @@ def parse_page_answer(answer: Answer, request: Request, ref: ThreadRef, tz: tzin
         reply_count=posts.thread.reply_num,
         comment_counts=counts,
         forum_id=str(posts.forum.fid) if posts.forum.fid else None,
+        origin=TIEBA_ORIGIN,
     )
 
 
-def _floor_counts(answer: Answer, request: Request) -> tuple[int, int]:
-    """(the floor's 楼中楼 count, the pages they fill) from one PbFloorResIdl answer."""
+def _floor_counts(answer: Answer, request: Request, post: Post, count: int) -> tuple[int, int]:
+    """(the floor's 楼中楼 count, the pages they fill) from one PbFloorResIdl answer, checked:
+    the answer is for the floor asked, and its counts are counts (not a billion pages)."""
     from aiotieba.api.get_comments.protobuf import PbFloorResIdl_pb2
     from google.protobuf.message import DecodeError
 
@@ -333,7 +362,24 @@ def _floor_counts(answer: Answer, request: Request) -> tuple[int, int]:
         proto.ParseFromString(answer.body)
     except DecodeError as exc:
         raise _cut(request, f"not a whole protobuf: {exc}") from None
-    return proto.data.page.total_count, max(proto.data.page.total_page, 1)
+    floor = proto.data.post.id
+    if floor and str(floor) != post.post_id:
+        raise _damaged(request, f"it is the answer for post {floor}, not post {post.post_id}")
+    total, pages = proto.data.page.total_count, max(proto.data.page.total_page, 1)
+    if total < 0:
+        raise _damaged(request, f"it counts {total} 楼中楼")
+    # The pages a floor's 楼中楼 fill: as many as its counts (the floor's, fresher, or the
+    # page's) need, and never more than tally reads of one floor.
+    needed = -(-max(total, count) // COMMENTS_PER_PAGE)
+    if pages > max(needed, 1) or pages > MAX_COMMENT_PAGES:
+        raise _damaged(
+            request, f"it claims {pages} pages for {max(total, count)} 楼中楼 (at most {needed})"
+        )
+    return total, pages
+
+
+def _damaged(request: Request, why: str) -> ParseError:
+    return ParseError(f"{request.name}: Baidu's answer cannot be right ({why}); run again.")
 
 
 def parse_floor_answer(

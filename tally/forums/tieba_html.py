@@ -322,6 +322,7 @@ class SavedPages(Pages):
             title=(title.attributes.get("title") or node_text(title)) if title is not None else "",
             reply_count=_reply_count(tree, text),
             forum_id=forum.group(1) if forum else None,
+            origin="tieba.baidu.com",
         )
 
     def parse_post(

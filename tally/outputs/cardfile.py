@@ -2,22 +2,30 @@
 
 UTF-8 with a byte-order mark and CRLF (Excel opens it as it is), columns ``day, player,
 colour, rule, reason, source``; written atomically. The director may edit it by hand, so
-it is read strictly: a line that is not a card is one sentence naming the line.
+it is read strictly: a line that is not a card, a header that is not the ledger's, is one
+sentence naming the line. Every change is a read, an edit and a write made under a lock
+(``editing``): two tallies adding cards at once both land, one after the other.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
-from collections.abc import Iterable
+import sys
+import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import IO
 
-from tally.csvfile import restore, write_excel_csv
-from tally.errors import GameFileError
+from tally.csvfile import read_long_cells, restore, write_excel_csv
+from tally.errors import GameFileError, OutputError
 from tally.rules.ledger import Card
 from tally.rules.verdicts import Colour
 
 COLUMNS = ("day", "player", "colour", "rule", "reason", "source")
+# How long a change waits for another tally's change of the same ledger.
+LOCK_WAIT = 30.0
 
 
 def ledger_path(game_path: Path) -> Path:
@@ -32,11 +40,24 @@ def load(path: Path) -> list[Card]:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise GameFileError(f"{path}: the card ledger cannot be read ({exc}).") from None
+    if not text.strip():
+        return []
+    read_long_cells()
+    reader = csv.DictReader(io.StringIO(text))
+    header = [h.strip() for h in reader.fieldnames or []]
+    if sorted(header) != sorted(COLUMNS):
+        raise GameFileError(
+            f"{path}, line 1: {','.join(header)[:80]!r} is not the ledger's header "
+            f"({','.join(COLUMNS)}); its first line was lost or the file is another's: put the "
+            "header back (or move the file away) and run again."
+        )
     cards = []
-    for n, raw in enumerate(csv.DictReader(io.StringIO(text)), start=2):
-        # tally's own cells come back as written (a "-" name was written as "'-").
-        row = {k: restore(v) if isinstance(v, str) else v for k, v in raw.items()}
+    for n, raw in enumerate(reader, start=2):
         where = f"{path}, line {n}"
+        if None in raw or any(v is None for v in raw.values()):
+            raise GameFileError(f"{where}: not the ledger's {len(COLUMNS)} columns.")
+        # tally's own cells come back as written (a "-" name was written as "'-").
+        row = {k.strip(): restore(v) if isinstance(v, str) else v for k, v in raw.items()}
         try:
             day = int((row.get("day") or "").strip())
         except ValueError:
@@ -58,6 +79,58 @@ def load(path: Path) -> list[Card]:
             )
         )
     return cards
+
+
+@contextlib.contextmanager
+def editing(path: Path, wait: float = LOCK_WAIT) -> Iterator[None]:
+    """Hold the ledger for one change (read, edit, write): another tally changing it waits
+    (up to ``wait`` seconds, then one sentence), so that no card is lost between them."""
+    lock_path = path.with_name(f".{path.name}.lock")  # hidden: the director sees the ledger
+    try:
+        handle = open(lock_path, "a+b")  # noqa: SIM115 - held for the whole change
+    except OSError as exc:
+        raise OutputError(f"cannot lock the card ledger {path} ({exc.strerror}).") from None
+    deadline = time.monotonic() + wait
+    try:
+        while not _try_lock(handle):
+            if time.monotonic() > deadline:
+                raise OutputError(
+                    f"the card ledger {path} is being changed by another tally for more than "
+                    f"{wait:g} s; run again when it is done (or remove {lock_path.name} if no "
+                    "tally runs)."
+                )
+            time.sleep(0.05)
+        yield
+    finally:
+        _unlock(handle)
+        handle.close()
+
+
+def _try_lock(handle: IO[bytes]) -> bool:
+    try:
+        if sys.platform == "win32":  # pragma: no cover - Windows
+            import msvcrt
+
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def _unlock(handle: IO[bytes]) -> None:
+    with contextlib.suppress(OSError):
+        if sys.platform == "win32":  # pragma: no cover - Windows
+            import msvcrt
+
+            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def save(path: Path, cards: Iterable[Card]) -> None:

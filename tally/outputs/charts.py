@@ -84,6 +84,10 @@ def _style() -> Any:  # matplotlib types rcParams keys as literals
     families = [found] if found else []
     families += [f for f in CJK_FAMILIES if f != found] + ["DejaVu Sans"]
     return {
+        # Every text is a name or words from a forum or a game file, drawn as written: a
+        # "$" must not start a formula ("$\\bad$" is a traceback, "a$b$c" italics).
+        "text.parse_math": False,
+        "text.usetex": False,
         "svg.fonttype": "none",  # text as <text>: searchable, small, drawn by the browser
         "font.family": "sans-serif",
         "font.sans-serif": families,

@@ -3,15 +3,21 @@
 Tables:
 
 - ``posts``: the CSV's columns but the thread's own (those are in ``threads``), keyed by
-  platform, thread_id and post_id, and ``gone_at``: when a read of the whole thread no
-  longer showed the post (deleted or hidden since); the row stays, for the record.
-- ``threads``: platform, thread_id, title, url, pages, replies, read_at, missing.
-- with a game file: ``games`` (game, file, ruleset, timezone), ``days`` (each closed day
-  counted: its kind, times, vote thread and outcome), ``ballots`` (every ballot's verdict)
-  and ``totals`` (each player's votes), keyed by the game's name and the day, so that many
-  games share one database and "who voted whom on day 3" is one query::
+  origin (the board), platform, thread_id and post_id, and ``gone_at``: when a read of the
+  whole thread no longer showed the post (deleted or hidden since); the row stays, for the
+  record.
+- ``threads``: origin, platform, thread_id, title, url, pages, replies, read_at, missing.
+- with a game file: ``games`` (game_id, game, file, ruleset, timezone), ``days`` (each closed
+  day counted: its kind, times, vote thread and outcome), ``ballots`` (every ballot's
+  verdict) and ``totals`` (each player's votes), keyed by the game's id (``Game.id``) and the
+  day, the game's name beside it, so that many games share one database, two of one name
+  too, and "who voted whom on day 3" is one query::
 
       select voter, target from ballots where game = '…' and day = 3 and status = 'counted'
+
+A database written before the origin and game_id keys is brought up to them on the next
+write (``_migrate``): a thread's origin from its URL, a game's id its name until the game
+is written again, when it takes its own id.
 
 A second run updates in place: only rows whose values changed are written (a new post is
 inserted, an edited one updated), so an unchanged game changes no row. A thread's
@@ -39,7 +45,14 @@ from tally.rules.votes import DayResult
 from tally.times import iso
 
 POST_COLUMNS = tuple(c for c in COLUMNS if c not in THREAD_COLUMNS)
-THREAD_KEY = ("platform", "thread_id")
+THREAD_KEY = ("origin", "platform", "thread_id")
+# Each table of a game's record, and its key.
+GAME_TABLES = {
+    "games": ("game_id",),
+    "days": ("game_id", "day"),
+    "ballots": ("game_id", "day", "post_id"),
+    "totals": ("game_id", "day", "player"),
+}
 
 
 @dataclass(frozen=True)
@@ -130,6 +143,7 @@ def write_db(
     try:
         db = Database(path)
         with db.atomic():
+            _migrate(db)
             for thread in threads:
                 _thread(db, thread, game, now, tally)
             if game is not None:
@@ -140,9 +154,37 @@ def write_db(
     return Written(tally.inserted, tally.updated, tally.deleted, tally.unchanged, tally.gone)
 
 
+def _migrate(db: Any) -> None:
+    """A database written before the origin and game_id keys, brought up to them."""
+    from tally.model import origin_of
+
+    threads, posts = db["threads"], db["posts"]
+    if threads.exists() and "origin" not in threads.columns_dict:
+        threads.add_column("origin", str)
+        for row in list(threads.rows):
+            url = row.get("url") or ""
+            db.execute(
+                "update threads set origin = ? where platform = ? and thread_id = ?",
+                [origin_of(url) if "://" in url else "", row["platform"], row["thread_id"]],
+            )
+        threads.transform(pk=THREAD_KEY)
+    if posts.exists() and "origin" not in posts.columns_dict:
+        posts.add_column("origin", str)
+        db.execute(
+            "update posts set origin = coalesce((select t.origin from threads t where "
+            "t.platform = posts.platform and t.thread_id = posts.thread_id), '')"
+        )
+        posts.transform(pk=KEY)
+    for table, pk in GAME_TABLES.items():
+        if db[table].exists() and "game_id" not in db[table].columns_dict:
+            db[table].add_column("game_id", str)
+            db.execute(f"update {table} set game_id = game")  # the name was the key
+            db[table].transform(pk=pk)
+
+
 def _thread(db: Any, thread: Thread, game: Game | None, now: datetime, tally: _Tally) -> None:
-    key = [thread.platform, thread.thread_id]
-    existing = _where(db, "posts", "platform = ? and thread_id = ?", key)
+    key = [thread.origin, thread.platform, thread.thread_id]
+    existing = _where(db, "posts", "origin = ? and platform = ? and thread_id = ?", key)
     wanted = [{c: r[c] for c in POST_COLUMNS} | {"gone_at": None} for r in rows([thread])]
     seen = {r["post_id"] for r in wanted}
     before = tally.gone + tally.inserted.get("posts", 0) + tally.updated.get("posts", 0)
@@ -154,7 +196,9 @@ def _thread(db: Any, thread: Thread, game: Game | None, now: datetime, tally: _T
                 tally.gone += 1
     _sync(db, "posts", KEY, wanted, [r for r in existing if r["post_id"] in seen], tally)
     grew = tally.gone + tally.inserted.get("posts", 0) + tally.updated.get("posts", 0) > before
-    old = next(iter(_where(db, "threads", "platform = ? and thread_id = ?", key)), None)
+    old = next(
+        iter(_where(db, "threads", "origin = ? and platform = ? and thread_id = ?", key)), None
+    )
     read_at = iso(thread.read_at)
     if old is not None and old.get("read_at") and thread.read_at is not None:
         last = datetime.fromisoformat(old["read_at"])
@@ -163,6 +207,7 @@ def _thread(db: Any, thread: Thread, game: Game | None, now: datetime, tally: _T
         if not grew and not crossed:
             read_at = old["read_at"]  # the same thread, read again: nothing new to record
     row = {
+        "origin": thread.origin,
         "platform": thread.platform,
         "thread_id": thread.thread_id,
         "title": thread.title,
@@ -175,25 +220,44 @@ def _thread(db: Any, thread: Thread, game: Game | None, now: datetime, tally: _T
     _sync(db, "threads", THREAD_KEY, [row], [old] if old is not None else [], tally)
 
 
+def _adopt_legacy(db: Any, game: Game) -> None:
+    """A game written before games had ids was keyed by its name: the first write of it
+    since gives its rows the game's own id (when the name is that game's: same file)."""
+    if not db["games"].exists() or _where(db, "games", "game_id = ?", [game.id]):
+        return
+    file = str(game.path) if game.path is not None else ""
+    legacy = _where(db, "games", "game_id = ? and game = ?", [game.name, game.name])
+    if legacy and legacy[0].get("file") in (file, "", None):
+        for table in GAME_TABLES:
+            if db[table].exists():
+                db.execute(
+                    f"update {table} set game_id = ? where game_id = ?", [game.id, game.name]
+                )
+
+
 def _game(db: Any, game: Game, results: Sequence[DayResult], tally: _Tally) -> None:
-    name = game.name
+    name, gid = game.name, game.id
+    _adopt_legacy(db, game)
     about = {
+        "game_id": gid,
         "game": name,
         "file": str(game.path) if game.path is not None else "",
         "ruleset": game.rules.name,
         "timezone": str(game.timezone),
     }
-    _sync(db, "games", ("game",), [about], _where(db, "games", "game = ?", [name]), tally)
+    _sync(db, "games", ("game_id",), [about], _where(db, "games", "game_id = ?", [gid]), tally)
     for result in results:
         day = result.day
         o = result.outcome
-        scope = [name, day.day]
+        scope = [gid, day.day]
         row = {
+            "game_id": gid,
             "game": name,
             "day": day.day,
             "kind": str(result.kind),
             "opens": iso(day.opens),
             "closes": iso(day.closes),
+            "vote_origin": result.thread.origin,
             "vote_platform": result.thread.platform,
             "vote_thread_id": result.thread.thread_id,
             "outcome_result": str(o.result),
@@ -202,17 +266,12 @@ def _game(db: Any, game: Game, results: Sequence[DayResult], tally: _Tally) -> N
             "outcome_note": o.note,
             "cast": votes_number(result.count.cast),
         }
-        _sync(
-            db,
-            "days",
-            ("game", "day"),
-            [row],
-            _where(db, "days", "game = ? and day = ?", scope),
-            tally,
-        )
+        _sync(db, "days", GAME_TABLES["days"], [row],
+              _where(db, "days", "game_id = ? and day = ?", scope), tally)  # fmt: skip
         weights = result.count.weights
         ballots = [
             {
+                "game_id": gid,
                 "game": name,
                 "day": day.day,
                 "post_id": b.post_id,
@@ -236,6 +295,7 @@ def _game(db: Any, game: Game, results: Sequence[DayResult], tally: _Tally) -> N
             for b in result.ballots
         ] + [
             {
+                "game_id": gid,
                 "game": name,
                 "day": day.day,
                 "post_id": r.post_id,
@@ -259,11 +319,12 @@ def _game(db: Any, game: Game, results: Sequence[DayResult], tally: _Tally) -> N
             for r in result.remarks  # a post that holds no ballot: listed, never counted
         ]
         _sync(
-            db, "ballots", ("game", "day", "post_id"), ballots,
-            _where(db, "ballots", "game = ? and day = ?", scope), tally, delete_others=True,
+            db, "ballots", GAME_TABLES["ballots"], ballots,
+            _where(db, "ballots", "game_id = ? and day = ?", scope), tally, delete_others=True,
         )  # fmt: skip
         totals = [
             {
+                "game_id": gid,
                 "game": name,
                 "day": day.day,
                 "player": t.player,
@@ -274,8 +335,8 @@ def _game(db: Any, game: Game, results: Sequence[DayResult], tally: _Tally) -> N
             for t in result.totals
         ]
         _sync(
-            db, "totals", ("game", "day", "player"), totals,
-            _where(db, "totals", "game = ? and day = ?", scope), tally, delete_others=True,
+            db, "totals", GAME_TABLES["totals"], totals,
+            _where(db, "totals", "game_id = ? and day = ?", scope), tally, delete_others=True,
         )  # fmt: skip
 
 

@@ -14,6 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from tally.rules.names import TRAILING
 from tally.rules.verdicts import BallotKind, Problem, VoidReason
 
 FORMAT = VoidReason.FORMAT
@@ -29,7 +30,7 @@ _PROXY = re.compile(
 _ATTEMPT_LINE = re.compile(r"^[ \t]*[【\[]?[ \t]*(?:投票|改票|弃权|代投)")
 # What people wrap a name in, and what trails it.
 _WRAPPERS = "「」『』“”\"'《》<>【】[]()"
-_TRAILING = "。.,，;；!！~～、 \t"
+_TRAILING = TRAILING + " \t"
 # Tieba's emoticons, as the client types them and tally writes them: #(滑稽). Never part of
 # a name, so a target "白桃#(滑稽)" is 白桃.
 _EMOTICON = re.compile(r"#\([^()\n]{1,12}\)")

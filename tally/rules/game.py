@@ -16,7 +16,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from tally.errors import GameFileError, InputError
-from tally.model import ThreadKey, ThreadRef
+from tally.model import ThreadKey, ThreadRef, origin_of
 from tally.rules.names import Roster, normalise
 from tally.rules.rulesets import PRESETS, Ruleset
 from tally.rules.verdicts import RulingAction, ThreadRole
@@ -116,6 +116,24 @@ class Game:
     # printed in an announcement.
     roles: Mapping[str, str] = field(default_factory=dict)
     path: Path | None = None
+    # The game file's own id (``id = "…"``), when it gives one.
+    given_id: str = ""
+
+    @cached_property
+    def id(self) -> str:
+        """What keys the game in the SQLite archive: the file's ``id``, else the file's name
+        and a hash of the first day's threads (which never change as the game goes on), so
+        that two games of one name stay two games."""
+        if self.given_id:
+            return self.given_id
+        import hashlib
+
+        first = self.days[0] if self.days else None
+        refs = first.threads.values() if first is not None else ()
+        threads = sorted(f"{origin_of(r.base)}{r.platform}:{r.thread_id}" for r in refs)
+        digest = hashlib.sha256("\n".join(threads).encode()).hexdigest()[:10]
+        stem = self.path.stem if self.path is not None else "game"
+        return f"{stem}-{digest}"
 
     @cached_property
     def roster(self) -> Roster:

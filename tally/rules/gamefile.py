@@ -32,6 +32,7 @@ PLACEHOLDER = "TODO"
 NO_ONE = ("none", "无")
 
 _TOP_KEYS = {
+    "id",
     "name",
     "ruleset",
     "timezone",
@@ -254,8 +255,10 @@ class _Checker:
                 "is still the placeholder `tally init` wrote; write the game's name as the "
                 f"announcements print it{hint}",
             )
+        game_id = self.string(data["id"], "id") if "id" in data else ""
         return Game(
             name=self.string(name, "name"),
+            given_id=game_id,
             players=players,
             timezone=tz,
             ruleset=ruleset,

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 # word joiner, the BOM, and the Hangul fillers forum users paste to make "blank" names.
 _INVISIBLE_EXTRA = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u180e"}
 _SPACES = re.compile(r"\s+")
+# What trails a name in a sentence and is not part of it (after NFKC: "；" is ";", "…" is
+# "..."). The ballot reader strips the same.
+TRAILING = "。.,，;；!！~～、…"
 
 # Letters from other scripts that look like Latin ones (a small part of Unicode's
 # confusables table: the ones seen in forum names).
@@ -58,10 +61,14 @@ _LOOKALIKE = str.maketrans(
 
 
 def normalise(name: str) -> str:
-    """The form names are compared in."""
+    """The form names are compared in, by the roster and the ballot reader alike: NFKC,
+    invisible characters out, white space collapsed, case folded, and punctuation at the
+    end dropped (a ballot's "投票对象：Mika。" ends its sentence, it does not name "Mika。";
+    so "Mika;" and "Mika" are one name, and a roster holding both is refused at load)."""
     text = unicodedata.normalize("NFKC", name)
     text = "".join(c for c in text if unicodedata.category(c) != "Cf" and c not in _INVISIBLE_EXTRA)
-    return _SPACES.sub(" ", text).strip().casefold()
+    folded = _SPACES.sub(" ", text).strip().casefold()
+    return folded.rstrip(TRAILING).rstrip() or folded
 
 
 def skeleton(name: str) -> str:

@@ -1,0 +1,107 @@
+"""Tieba's client API trusted no further than its own counts allow: a 楼中楼 answer that
+claims a billion pages, an answer for another floor, a page of 20,000 floors, reply counts
+of 0 or −5. Each was followed or accepted on the main of issue 24; each is one sentence now,
+after a handful of requests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from aiotieba.api.get_comments.protobuf import PbFloorResIdl_pb2
+from aiotieba.api.get_posts.protobuf import PbPageResIdl_pb2
+
+from tally.errors import ParseError
+
+from .conftest import read_one
+from .tiebaapi import TiebaApi
+from .tiebagen import sample
+
+
+def tampered_pages(api: TiebaApi, edit: Callable[[PbPageResIdl_pb2.PbPageResIdl], None]) -> None:
+    honest = api.page
+
+    def page(pn: int) -> bytes:
+        res = PbPageResIdl_pb2.PbPageResIdl()
+        res.ParseFromString(honest(pn))
+        edit(res)
+        return res.SerializeToString()
+
+    api.page = page  # type: ignore[method-assign]
+
+
+def tampered_floors(api: TiebaApi, edit: Callable[[PbFloorResIdl_pb2.PbFloorResIdl], None]) -> None:
+    honest = api.floor
+
+    def floor(pid: int, pn: int) -> bytes:
+        res = PbFloorResIdl_pb2.PbFloorResIdl()
+        res.ParseFromString(honest(pid, pn))
+        edit(res)
+        return res.SerializeToString()
+
+    api.floor = floor  # type: ignore[method-assign]
+
+
+def test_a_floor_claiming_a_billion_pages_is_refused_at_once(forum):
+    api = TiebaApi(sample())
+
+    def billion(res: PbFloorResIdl_pb2.PbFloorResIdl) -> None:
+        res.data.page.total_page = 10**9
+
+    tampered_floors(api, billion)
+    with pytest.raises(ParseError, match="claims 1000000000 pages"):
+        read_one(api.serve(forum))
+    assert len(api.calls("floor")) <= 4  # not followed: 4,328 requests in 200 s before
+
+
+def test_an_answer_for_another_floor_is_refused(forum):
+    api = TiebaApi(sample())
+
+    def other(res: PbFloorResIdl_pb2.PbFloorResIdl) -> None:
+        res.data.post.id += 1
+
+    tampered_floors(api, other)
+    with pytest.raises(ParseError, match="is the answer for post"):
+        read_one(api.serve(forum))
+
+
+def test_a_negative_comment_count_is_refused(forum):
+    api = TiebaApi(sample())
+
+    def negative(res: PbFloorResIdl_pb2.PbFloorResIdl) -> None:
+        res.data.page.total_count = -3
+
+    tampered_floors(api, negative)
+    with pytest.raises(ParseError, match="counts -3 楼中楼"):
+        read_one(api.serve(forum))
+
+
+@pytest.mark.parametrize(
+    ("edit", "says"),
+    [
+        (lambda res: setattr(res.data.thread, "reply_num", -5), "the thread has -5 replies"),
+        (lambda res: setattr(res.data.thread, "reply_num", 0), "for 0 replies"),
+        (lambda res: setattr(res.data.page, "total_page", 10**6), "pages for"),
+    ],
+)
+def test_counts_that_contradict_the_floors_are_refused(forum, edit, says):
+    api = TiebaApi(sample())
+    tampered_pages(api, edit)
+    with pytest.raises(ParseError, match=says):
+        read_one(api.serve(forum))
+
+
+def test_a_page_of_twenty_thousand_floors_is_refused(forum):
+    api = TiebaApi(sample())
+
+    def flood(res: PbPageResIdl_pb2.PbPageResIdl) -> None:
+        model = res.data.post_list[0]
+        for i in range(20_000):
+            post = res.data.post_list.add()
+            post.CopyFrom(model)
+            post.id = model.id + 10_000_000 + i
+            post.floor = 1000 + i
+
+    tampered_pages(api, flood)
+    with pytest.raises(ParseError, match="20030 floors on a page of 30"):
+        read_one(api.serve(forum))
