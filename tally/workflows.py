@@ -29,6 +29,7 @@ from tally.errors import (
     GameFileError,
     InputError,
     NotAThreadError,
+    OutputError,
     ParseError,
     TallyError,
 )
@@ -367,6 +368,17 @@ def check_output(path: Path, what: str, *, overwrite: bool = True) -> None:
         raise InputError(f"cannot write {path}: the folder {folder} does not exist.")
     if path.is_dir():
         raise InputError(f"cannot write {path}: it is a folder.")
+    # The file is written as a new file beside it, then renamed (tally.atomic): the folder
+    # must take a new file, found out now rather than after an hour of watching.
+    import tempfile
+
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".tally-", suffix=".probe"):
+            pass
+    except OSError as exc:
+        raise OutputError(
+            f"cannot write {path}: the folder {folder} takes no new file ({exc.strerror})."
+        ) from None
 
 
 def announcement(

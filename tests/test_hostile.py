@@ -251,7 +251,7 @@ def test_names_are_never_read_as_console_markup(forum, tmp_path):
         ("²", None),
         ("soon", None),
         ("", None),
-        ("99999999999999999999999", None),
+        ("99999999999999999999999", 1e23),  # beyond any ceiling: it stops the read
     ],
 )
 def test_retry_after_is_total(value, seconds):
@@ -575,3 +575,25 @@ def test_shallow_pages_are_not_touched():
 
     page = (DISCUZ / "talk-p2.html").read_text(encoding="utf-8")
     assert flatten_deep(page) == page
+
+
+def test_a_retry_after_of_ten_to_the_thirty_stops_the_read(forum):
+    """Beyond the ceiling, as README says: one sentence now, not a wait ignored."""
+    url = serve_vote(forum)
+    faults(forum, "page=1", [Reply(503, b"busy", {"Retry-After": "1" + "0" * 30})])
+    with pytest.raises(FetchError, match=r"asks tally to come back in .* longer than the 120 s"):
+        read_one(url)
+
+
+def test_a_pages_deadline_holds_across_its_retries(forum):
+    """Four attempts of an endless trickle used to take four deadlines; the page's deadline
+    in all stops them, retries and waits included."""
+    url = serve_vote(forum)
+    body = (DISCUZ / "vote-p1.html").read_bytes()
+    faults(forum, "page=1", [Reply(200, body, fault="endless", interval=0.001)] * 4)
+    clock = Ticking(0.05)
+    env = Environment(http=HttpOptions(deadline=0.3, total_deadline=0.5, attempts=4),
+                      monotonic=clock, sleep=lambda _: None)  # fmt: skip
+    with pytest.raises(FetchError, match=r"gave up after [12] attempts?, \d+ s in all"):
+        read_one(url, env=env)
+    assert clock.t < 1.5  # not 4 × 0.3 s of reading plus the waits

@@ -404,3 +404,45 @@ def test_times_are_shown_in_the_forums_clock_whatever_the_computers(forum, tmp_p
         app, ["votes", url, "--game", str(game_path), "-q"], obj=env_at(clock, tmp_path)
     )
     assert "after this count (05-09 20:00)" in votes.stdout
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="a folder that takes no file")
+def test_an_announcement_folder_that_takes_no_file_stops_the_watch_at_once(forum, tmp_path):
+    """Found out at the start, not after the last hour (it used to be, exit 6 at the close)."""
+    _, url, game_path = setup(forum, tmp_path)
+    out = Path("/proc/self/day2.txt")  # a folder even root cannot add a file to
+    result = runner.invoke(
+        app, ["watch", url, "--game", str(game_path), "--announce-to", str(out)],
+        obj=env_at(Clock("2024-05-09 19:00:00"), tmp_path),
+    )  # fmt: skip
+    assert result.exit_code == 6, result.output
+    assert "takes no new file" in result.stderr
+    assert result.stdout == ""  # not one poll
+
+
+def test_the_final_count_is_printed_when_the_announcement_cannot_be_written(forum, tmp_path):
+    """The folder gone during the watch: the final count is on standard output (JSON), then
+    one sentence and exit 6."""
+    _, url, game_path = setup(forum, tmp_path)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    clock = Clock("2024-05-09 21:25:00")
+    env = env_at(clock, tmp_path)
+    sleep = env.sleep
+
+    def sleep_and_lose_the_folder(seconds: float) -> None:
+        if folder.exists():
+            folder.rmdir()
+        sleep(seconds)
+
+    from dataclasses import replace
+
+    result = runner.invoke(
+        app, ["watch", url, "--game", str(game_path), "--every", "120", "--json",
+              "--announce-to", str(folder / "day2.txt")],
+        obj=replace(env, sleep=sleep_and_lose_the_folder),
+    )  # fmt: skip
+    assert result.exit_code == 6, result.output
+    last = json.loads(result.stdout.splitlines()[-1])
+    assert last["poll"]["final"] and last["outcome"]["player"] == "白桃"
+    assert "day2.txt" in result.stderr

@@ -7,7 +7,8 @@
   the wire nor the decompressed bytes can pass their caps (a gzip bomb stops at the cap);
 - robots.txt is respected for the paths tally asks for, and for every redirect's target;
 - no request takes longer than ``deadline`` in all (a body trickled a byte a second, or an
-  endless one under the size cap, is cut off and tried again);
+  endless one under the size cap, is cut off and tried again), and no page longer than
+  ``total_deadline``, its retries and the waits between them included;
 - cookies from a Netscape cookie file go only to their own domain, and are never printed;
 - every header is read totally: any value gives a value or a clean error, never a traceback.
 """
@@ -32,7 +33,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import httpx
-from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
+from tenacity import RetryCallState, Retrying, retry_if_exception_type
 
 from tally import __version__
 from tally.errors import FetchError, InputError, TallyError
@@ -54,6 +55,9 @@ class HttpOptions:
     timeout: float = 30.0  # connect, and each read
     # The most one request may take in all, however the forum trickles its answer.
     deadline: float = 120.0
+    # The most one page may take, its retries and the waits between them included (an
+    # endless trickle used to take attempts × deadline).
+    total_deadline: float = 180.0
     # Forums throttle guests hard at closing time: never more than this at once per host.
     max_in_flight: int = 4
     # Seconds between the starts of two requests to one host.
@@ -104,8 +108,10 @@ def retry_after(value: str, now: datetime) -> float | None:
     digit that is not ASCII is no number).
     """
     text = value.strip()
-    if re.fullmatch(r"[0-9]{1,12}", text):
-        return float(text)
+    if re.fullmatch(r"[0-9]+", text):
+        # However many digits: 10^30 seconds is beyond the ceiling and stops the read, it is
+        # not a header to ignore.
+        return float(text) if len(text) < 300 else float("inf")
     try:
         when = email.utils.parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError, OverflowError):
@@ -349,22 +355,40 @@ class Http:
         explain: Explain | None,
         check: Check | None,
     ) -> Response:
+        begun = self._clock()
+        total = self.options.total_deadline
+        attempts = max(1, self.options.attempts)
+        tries = 0
+
+        def stop(state: RetryCallState) -> bool:
+            return state.attempt_number >= attempts or self._clock() - begun >= total
+
+        def wait(state: RetryCallState) -> float:
+            # Never past the page's deadline: the last attempt gets what is left.
+            return max(0.0, min(self._wait(state), total - (self._clock() - begun)))
+
+        def once(*args: Any) -> Response:
+            nonlocal tries
+            tries += 1
+            return self._once(*args)
+
         retrying = Retrying(
-            stop=stop_after_attempt(max(1, self.options.attempts)),
-            wait=self._wait,
+            stop=stop,
+            wait=wait,
             retry=retry_if_exception_type(_Transient),
             sleep=self._sleep,
             reraise=True,
         )
         try:
-            return retrying(self._once, url, headers or {}, explain, body, check)
+            return retrying(once, url, headers or {}, explain, body, check, begun)
         except _Transient as exc:
             if str(exc).startswith("cannot reach"):
-                tries = self.options.attempts
                 raise FetchError(f"{exc} (tried {tries} time{'s' if tries > 1 else ''}).") from None
+            spent = self._clock() - begun
+            over = f", {spent:.0f} s in all" if spent >= total else ""
             raise FetchError(
-                f"could not read {url}: gave up after {self.options.attempts} attempts "
-                f"(last: {exc})."
+                f"could not read {url}: gave up after {tries} attempt{'s' if tries > 1 else ''}"
+                f"{over} (last: {exc})."
             ) from None
 
     def _wait(self, state: RetryCallState) -> float:
@@ -381,22 +405,27 @@ class Http:
         explain: Explain | None = None,
         body: bytes | None = None,
         check: Check | None = None,
+        begun: float | None = None,
     ) -> Response:
         method = "GET" if body is None else "POST"
         with self._slot(url):
             with self._hosts_lock:
                 self.requests += 1
             started = self._clock()
+            # This attempt's deadline, and what is left of the page's in all.
+            limit = self.options.deadline
+            if begun is not None:
+                limit = min(limit, self.options.total_deadline - (started - begun))
             try:
                 with self._client.stream(method, url, headers=headers, content=body) as r:
                     if r.status_code in RETRY_STATUSES:
                         if explain is not None:
-                            failed = self._read_body(url, r, started)
+                            failed = self._read_body(url, r, started, limit)
                             known = explain(failed, r.headers.get("content-type"))
                             if known is not None:
                                 raise known
                         raise _Transient(f"HTTP {r.status_code}", self._retry_after(url, r))
-                    answer = self._read_body(url, r, started)
+                    answer = self._read_body(url, r, started, limit)
                     if check is not None and r.status_code == 200:
                         try:
                             check(answer)
@@ -435,7 +464,10 @@ class Http:
             )
         return seconds
 
-    def _read_body(self, url: str, r: httpx.Response, started: float) -> bytes:
+    def _read_body(
+        self, url: str, r: httpx.Response, started: float, limit: float | None = None
+    ) -> bytes:
+        limit = self.options.deadline if limit is None else limit
         encoding = r.headers.get("content-encoding", "identity").strip().lower()
         if encoding not in ("identity", "", "gzip", "x-gzip", "deflate"):
             shown = encoding[:40].encode("ascii", "replace").decode()
@@ -452,10 +484,9 @@ class Http:
                 wire += len(chunk)
                 if wire > wire_cap:
                     raise FetchError(f"{url} is larger than {wire_cap:,} bytes; tally stops there.")
-                if self._clock() - started > self.options.deadline:
+                if self._clock() - started > limit:
                     raise _Transient(
-                        f"no whole answer within {self.options.deadline:.0f} s "
-                        f"({wire:,} bytes so far)"
+                        f"no whole answer within {limit:.0f} s ({wire:,} bytes so far)"
                     )
                 if encoding == "deflate" and decoder is None:
                     # "deflate" is zlib-wrapped by the standard and raw deflate by some
