@@ -18,50 +18,53 @@ from tally.vocabulary import Announcement, Markup
 # parameter it fills (``to``) when not its own name. A table: a row a line, however long.
 OPTIONS: dict[str, Opt] = {
     "quiet": Opt(("--quiet", "-q"), bool, "No progress bar, no page summary.", False),
+    "color": Opt(("--color/--no-color",), bool | None, "Colour on the terminal, or none [default: colour on a terminal, unless NO_COLOR or the config says no].", more={"show_default": False}),
     "fresh": Opt(("--fresh",), bool, "Ignore cached pages: fetch every page again.", False),
-    "cache_dir": Opt(("--cache-dir",), Path | None, "Where pages are kept between runs [default: $XDG_CACHE_HOME/tally]."),
-    "cookies": Opt(("--cookies",), Path | None, "A Netscape cookie file (browser export) for boards closed to guests."),
-    "boards": Opt(("--boards",), Path | None, "Board profiles (TOML) for boards whose theme tally cannot read alone [default: ~/.config/tally/boards.toml].", more={"metavar": "FILE"}),
-    "archive": Opt(("--archive",), Path | None, "Take the game's threads from this archive (tally archive's CSV or SQLite file), not from the forum."),
+    "cache_dir": Opt(("--cache-dir",), Path | None, "Where pages are kept between runs [default: $XDG_CACHE_HOME/tally].", more={"metavar": "DIR"}),
+    "cookies": Opt(("--cookies",), Path | None, "A Netscape cookies.txt exported from a browser that is logged in, for boards closed to guests.", more={"metavar": "FILE"}),
+    "boards": Opt(("--boards",), Path | None, "Board profiles (TOML) for boards whose theme tally cannot read alone [default: boards.toml beside the config file].", more={"metavar": "FILE"}),
+    "archive": Opt(("--archive",), Path | None, "Take the game's threads from this archive (tally archive's CSV or SQLite file), not from the forum.", more={"metavar": "FILE"}),
     "as_json": Opt(("--json",), bool, "Print JSON (see README, JSON) instead of the table.", False),
-    "game": Opt(("--game",), Path, "The game file.", REQUIRED),
-    "vote_day": Opt(("--day",), int | None, "The day; by default the day whose vote thread it is.", to="day"),
-    "last_day": Opt(("--day",), int | None, "The day to check; by default the last closed day.", to="day"),
-    "day": Opt(("--day",), int, "The day.", REQUIRED),
-    "card_day": Opt(("--day",), int, "The day the card is for.", REQUIRED, to="day"),
-    "only_day": Opt(("--day",), int | None, "Only this day's cards.", to="day"),
-    "only_player": Opt(("--player",), str | None, "Only this player's.", to="player"),
-    "fmt": Opt(("--format",), Markup | None, "bbcode (Discuz!) or text (Tieba); by default, what the game's forum uses."),
-    "kind": Opt(("--kind",), Announcement, "close (the day's result), morning (A1), elevator (A2) or reminder (催票).", Announcement.CLOSE),
+    "game": Opt(("--game",), Path, "The game file.", REQUIRED, more={"metavar": "FILE"}),
+    "vote_day": Opt(("--day",), int | None, "The day; by default the day whose vote thread it is.", to="day", more={"metavar": "N"}),
+    "last_day": Opt(("--day",), int | None, "The day to check; by default the last closed day.", to="day", more={"metavar": "N"}),
+    "day": Opt(("--day",), int, "The day.", REQUIRED, more={"metavar": "N"}),
+    "card_day": Opt(("--day",), int, "The day the card is for.", REQUIRED, to="day", more={"metavar": "N"}),
+    "only_day": Opt(("--day",), int | None, "Only this day's cards.", to="day", more={"metavar": "N"}),
+    "only_player": Opt(("--player",), str | None, "Only this player's.", to="player", more={"metavar": "NAME"}),
+    "fmt": Opt(("--format",), Markup | None, "bbcode (Discuz!) or text (Tieba); by default, what the game's forum uses.", more={"metavar": "bbcode|text"}),
+    "kind": Opt(("--kind",), Announcement, "close (the day's result), morning (A1), elevator (A2) or reminder (催票).", Announcement.CLOSE, more={"metavar": "close|morning|elevator|reminder"}),
     "announce": Opt(("--announce",), bool, "Print the announcement after the table.", False),
-    "chart": Opt(("--chart",), Path | None, "Also draw the day's votes as a PNG picture, to post."),
+    "chart": Opt(("--chart",), Path | None, "Also draw the day's votes as a PNG picture, to post.", more={"metavar": "FILE"}),
     "late_ok": Opt(("--late-ok",), bool, "Ballots after the close are late, as you mean: count them void instead of stopping (late_ok under the day does the same).", False),
     "write": Opt(("--write/--no-write",), bool, "Add the proposed cards to the ledger.", True),
-    "seed": Opt(("--seed",), int | None, "Makes the elevator's random order repeatable."),
-    "template_dir": Opt(("--template-dir",), Path | None, "Your own templates (run sandboxed)."),
+    "seed": Opt(("--seed",), int | None, "Makes the elevator's random order repeatable.", more={"metavar": "N"}),
+    "template_dir": Opt(("--template-dir",), Path | None, "Your own templates (tally templates export DIR makes a start); one missing there is the built-in.", more={"metavar": "DIR"}),
     "provisional": Opt(("--provisional",), bool, "Before the close: a mid-day standing (暂计) instead of a refusal.", False),
     "show_rules": Opt(("--show-rules",), bool, "Print the rule ids (C5, L1) in the post; the players' post leaves them out.", False),
-    "csv": Opt(("--output", "-o"), Path | None, "The CSV file to write [default: posts.csv, unless --db].", to="output"),
+    "csv": Opt(("--output", "-o"), Path | None, "The CSV file to write [default: posts.csv, unless --db].", to="output", more={"metavar": "FILE"}),
     "db": Opt(("--db",), Path | None, "Also write (or bring up to date) this SQLite database.", more={"metavar": "FILE"}),
-    "game_file": Opt(("--game",), Path | None, "Archive every thread of this game file (and its closed days' ballots).", to="game"),
-    "timezone": Opt(("--timezone",), str, "The forum's clock, when no game file gives it.", "Asia/Shanghai"),
+    "game_file": Opt(("--game",), Path | None, "Archive every thread of this game file (and its closed days' ballots).", to="game", more={"metavar": "FILE"}),
+    "timezone": Opt(("--timezone",), str | None, "The forum's clock, when no game file gives it [default: the config's, else Asia/Shanghai].", more={"metavar": "ZONE"}),
     "partial": Opt(("--partial",), bool, "Saved pages: write what they hold when pages or 楼中楼 are missing, and list what is missing.", False),
-    "game_out": Opt(("--output", "-o"), Path, "The game file to write (never over one).", Path("game.toml"), to="output"),
-    "html_out": Opt(("--output", "-o"), Path, "The HTML file to write.", Path("report.html"), to="output"),
-    "every": Opt(("--every",), float, "Seconds between polls (at least 1).", 60.0, more={"min": 1.0}),
-    "polls": Opt(("--polls",), int | None, "Stop after this many polls; by default at the close.", more={"min": 1}),
-    "full_every": Opt(("--full-every",), int, "Read every page again every N polls (点评 and 楼中楼 under earlier floors); 0: only at the close.", 10, more={"min": 0}),
-    "announce_to": Opt(("--announce-to",), Path | None, "At the close, write the announcement to this file."),
+    "game_out": Opt(("--output", "-o"), Path, "The game file to write (never over one).", Path("game.toml"), to="output", more={"metavar": "FILE"}),
+    "html_out": Opt(("--output", "-o"), Path, "The HTML file to write.", Path("report.html"), to="output", more={"metavar": "FILE"}),
+    "every": Opt(("--every",), float, "Seconds between polls (at least 1).", 60.0, more={"min": 1.0, "metavar": "SECONDS"}),
+    "polls": Opt(("--polls",), int | None, "Stop after this many polls; by default at the close.", more={"min": 1, "metavar": "N"}),
+    "full_every": Opt(("--full-every",), int, "Read every page again every N polls (点评 and 楼中楼 under earlier floors); 0: only at the close.", 10, more={"min": 0, "metavar": "N"}),
+    "announce_to": Opt(("--announce-to",), Path | None, "At the close, write the announcement to this file.", more={"metavar": "FILE"}),
     "sources": Opt((), list[str] | None, "Thread URLs, saved page files, or archives.", more={"metavar": "URL-OR-FILE"}),
     "vote_sources": Opt((), list[str], "The vote thread's URL, its saved pages, or an archive.", REQUIRED, to="sources", more={"metavar": "URL-OR-FILE"}),
     "threads": Opt((), list[str], "The game's threads: discussion and vote threads, URLs or saved pages.", REQUIRED, to="sources", more={"metavar": "URL-OR-FILE"}),
     "url": Opt((), str, "The vote thread's URL.", REQUIRED, more={"metavar": "URL"}),
     "source": Opt((), str, "One page: a thread URL as you would paste it, or a saved page file.", REQUIRED, more={"metavar": "URL-OR-FILE"}),
-    "player": Opt((), str, "The player.", REQUIRED),
-    "colour": Opt((), str, "blue, yellow or red (蓝, 黄, 红).", REQUIRED),
-    "rule": Opt((), str, "The rule: L4, L8, …", REQUIRED),
-    "reason": Opt((), str, "Why, as the morning post will say it.", REQUIRED),
-    "which": Opt((), str | None, "Which card, when several match.", to="reason"),
+    "player": Opt((), str, "The player.", REQUIRED, more={"metavar": "PLAYER"}),
+    "colour": Opt((), str, "blue, yellow or red (蓝, 黄, 红).", REQUIRED, more={"metavar": "COLOUR"}),
+    "rule": Opt((), str, "The rule: L4, L8, …", REQUIRED, more={"metavar": "RULE"}),
+    "reason": Opt((), str, "Why, as the morning post will say it.", REQUIRED, more={"metavar": "REASON"}),
+    "which": Opt((), str | None, "Which card, when several match: its reason.", to="reason", more={"metavar": "REASON"}),
+    "folder": Opt((), Path, "The folder to copy them into (made if need be; never over a file there).", REQUIRED, more={"metavar": "DIR"}),
+    "config_game": Opt(("--game",), Path | None, "Also what this game file sets.", to="game", more={"metavar": "FILE"}),
 }
 
 # Each command: its name, the function it calls, what it does, an example, and what it takes.
@@ -71,7 +74,7 @@ COMMANDS = (
             "tally archive --game game.toml -o game.csv --db games.sqlite", ("sources", "csv", "db", "game_file", "timezone", "partial", *FETCH)),
     Command("votes", "tally.workflows:votes", "Count a day's votes: every ballot judged, the totals and who is out (or sheriff).",
             "tally votes https://bbs.example.com/thread-102-1-1.html --game game.toml",
-            ("vote_sources", "game", "vote_day", "as_json", "announce", "fmt", "chart", "late_ok", "archive", *FETCH)),
+            ("vote_sources", "game", "vote_day", "as_json", "announce", "fmt", "template_dir", "chart", "late_ok", "archive", *FETCH)),
     Command("lurkers", "tally.workflows:lurker_day", "Posts per player per day, the yellow cards they earn, and posts the director should see.\n\nThe cards go into the ledger beside the game file (GAME.cards.csv), once.",
             "tally lurkers --game game.toml --day 3", ("game", "last_day", "as_json", "write", "late_ok", "archive", *FETCH)),
     Command("announce", "tally.workflows:announcement", "The announcement to paste into the forum: BBCode for Discuz!, plain text for Tieba.",
@@ -80,13 +83,19 @@ COMMANDS = (
     Command("init", "tally.workflows:init", "Write a first game file from the game's threads: director, players, days.",
             "tally init https://bbs.example.com/thread-101-1-1.html URL-OF-THE-VOTE -o game.toml", ("threads", "game_out", "timezone", *FETCH)),
     Command("report", "tally.workflows:report", "The game so far as one HTML page: each closed day's votes as pictures, posts, cards.",
-            "tally report --game game.toml -o report.html", ("game", "html_out", "late_ok", "archive", *FETCH)),
+            "tally report --game game.toml -o report.html", ("game", "html_out", "template_dir", "late_ok", "archive", *FETCH)),
     Command("watch", "tally.watch:watch", "Watch a vote until its close: the count, what changed, who has not voted, live.\n\nAt the close (and a grace minute) it reads every page once more, prints the final count and writes the announcement to --announce-to.",
             "tally watch https://bbs.example.com/thread-102-1-1.html --game game.toml",
-            ("url", "game", "vote_day", "every", "polls", "full_every", "announce_to", "fmt", "late_ok", "as_json", *FETCH)),
-    Command("doctor", "tally.workflows:doctor", "How tally reads one page of a board, field by field: where each was found, what is missing, the board profile used. Run it first on a new board; exits 4 on a page that is no thread, 5 when a field tally needs is missing.",
+            ("url", "game", "vote_day", "every", "polls", "full_every", "announce_to", "fmt", "template_dir", "late_ok", "as_json", *FETCH)),
+    Command("doctor", "tally.workflows:doctor", "How tally reads one page of a board, field by field: run it first on a new board.\n\nWhere each field was found, what is missing, the board profile used; exits 4 on a page that is no thread, 5 when a field tally needs is missing.",
             "tally doctor 'https://bbs.example.com/forum.php?mod=viewthread&tid=101'", ("source", "timezone", "as_json", "cookies", "boards")),
+    Command("config", "tally.settings:shown", "The settings a run uses and where each comes from: the command line, the game file, the config file, tally's default.\n\nThe config file (TOML, written by hand) sets once what you would give every command: template_dir, cookies, boards, cache_dir, timezone, color, politeness; a game file may set the same keys for one game; an option on the command line wins over both.",
+            "tally config --game game.toml", ("config_game", "template_dir", "cookies", "boards", "cache_dir", "timezone", "as_json")),
     Command("demo", "tally.demo:run_demo", "Run tally on the bundled sample game, served from 127.0.0.1 (no network needed).", "tally demo"),
+)
+TEMPLATES = (
+    Command("export", "tally.outputs.announce:export_templates", "Copy the built-in templates and their README (the values each gets) into a folder, to start your own.",
+            "tally templates export my-templates && tally announce --game game.toml --day 2 --template-dir my-templates", ("folder",)),
 )
 CARDS = (
     Command("add", "tally.cards:add_card", "Give a card; the escalations it makes (K1) come with it, and a card given twice is one card.",
@@ -99,19 +108,33 @@ CARDS = (
 
 app = typer.Typer(
     name="tally", cls=OneSentence, context_settings={"help_option_names": ["-h", "--help"]},
-    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    no_args_is_help=True, add_completion=True, pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain help: no boxes, brackets kept, no "<bool>" after flags
 )  # fmt: skip
 cards = typer.Typer(name="cards", no_args_is_help=True, rich_markup_mode=None,
-                    help="The card ledger by hand: the cards that are the director's calls (L4, L8, …).")
+                    help="The card ledger by hand: the cards that are the director's calls (L4, L8, …).",
+                    short_help="The card ledger by hand: add, remove, list.")
+templates = typer.Typer(name="templates", no_args_is_help=True, rich_markup_mode=None,
+                        help="The announcement templates: export the built-ins to make your own.",
+                        short_help="Export the built-in templates, to make your own.")
 app.add_typer(cards)
-for group, row in [(app, row) for row in COMMANDS] + [(cards, row) for row in CARDS]:
-    add(group, row, OPTIONS)
+app.add_typer(templates)
+for group, rows in ((app, COMMANDS), (cards, CARDS), (templates, TEMPLATES)):
+    for row in rows:
+        add(group, row, OPTIONS)
 
 
 @app.callback(invoke_without_command=True)
 def root(version: Annotated[bool, typer.Option("--version", help="Print tally's version and exit.", is_eager=True)] = False) -> None:
-    """Count votes, check lurkers and write announcements for forum werewolf games (版杀)."""
+    """Count votes, check lurkers and write announcements for forum werewolf games (版杀).
+
+    \b
+    Examples:
+      tally init THREAD-URL VOTE-URL -o game.toml    a first game file from the threads
+      tally votes VOTE-URL --game game.toml          the day's count, ballot by ballot
+      tally announce --game game.toml --day 2        the closing post to paste
+      tally config                                   the settings and where each comes from
+    """
     if version:
         typer.echo(f"tally {__version__}")
         raise typer.Exit()

@@ -4,15 +4,17 @@ calls and the result it shows; tally's own errors as one sentence and an exit st
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
+import re
 import sys
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from tally.environment import Environment
 from tally.errors import ExitStatus, TallyError
@@ -49,32 +51,53 @@ class Command:
 
 def call(row: Command, opts: dict[str, Opt], env: Environment, show: Terminal,
          stack: ExitStack, given: dict[str, Any]) -> Any:  # fmt: skip
-    """Run ``row``'s function with what the command line gave (``given``), in one run."""
+    """Run ``row``'s function with what the command line gave (``given``), in one run: the
+    settings merged (tally.settings), the game loaded, one reader."""
+    from tally import settings as config
     from tally.forums.reader import Reader, Reading
 
-    chosen = {k: given.pop(k) for k in READING if k in given}
+    game_opt = next((k for k in given if (opts[k].to or k) == "game"), None)
+    game_path = given.pop(game_opt) if game_opt else None
+    typed = {k: v for k, v in given.items() if k in config.NAMES and v is not None}
+    found = config.config_file()
+    own = found, config.load_config(found)
+    game = None
+    if game_path is not None:
+        from tally.rules.gamefile import load_game
+
+        zone = config.merge(typed, config=own)["timezone"]  # for a file that names none
+        game = load_game(game_path, default_timezone=zone)
+    chosen = config.merge(typed, game.settings if game else None, f"game file {game_path}",
+                          config=own)  # fmt: skip
+    show.color = chosen["color"]
+    if chosen.given("politeness"):
+        env = dataclasses.replace(env, http=dataclasses.replace(
+            env.http, host_delay=chosen["politeness"]))  # fmt: skip
+    given.update({k: chosen[k] for k in given if k in config.NAMES})
+    given.pop("color", None)
+    reading = {k: given.pop(k) for k in READING if k in given}
     bar = stack.enter_context(show.progress())
-    how = Reading(**chosen, progress=bar, warn=show.warn, thread_read=show.thread_read)
+    how = Reading(**reading, progress=bar, warn=show.warn, thread_read=show.thread_read)
     reader = stack.enter_context(Reader(env, how))
     module, name = row.call.split(":")
     function = getattr(importlib.import_module(module), name)
-    front = []
-    if "game" in row.takes:  # a command about one game: the game comes first
-        from tally.rules.gamefile import load_game
-
-        front.append(load_game(given.pop("game")))
+    front = [game] if "game" in row.takes else []  # a command about one game: the game first
     wants = inspect.signature(function).parameters
-    extra = {k: v for k, v in {"reader": reader, "env": env, "show": show}.items() if k in wants}
+    extra = {k: v for k, v in {"reader": reader, "env": env, "show": show,
+                               "settings": chosen}.items() if k in wants}  # fmt: skip
+    if game_opt is not None and "game" not in row.takes:
+        extra["game"] = game  # a game file that is optional (archive --game, config --game)
     return function(*front, **{opts[k].to or k: v for k, v in given.items()}, **extra)
 
 
 def add(app: typer.Typer, row: Command, table: dict[str, Opt]) -> None:
     """Put ``row`` on ``app`` as a typer command whose signature is built from ``table``."""
-    opts = {name: table[name] for name in ("quiet", *row.takes)}
+    opts = {name: table[name] for name in ("quiet", "color", *row.takes)}
 
     def command(ctx: typer.Context, **given: Any) -> None:
         env = ctx.obj if isinstance(ctx.obj, Environment) else Environment()
-        show = Terminal(env, quiet=given.pop("quiet"), as_json=given.pop("as_json", False))
+        show = Terminal(env, quiet=given.pop("quiet"), as_json=given.pop("as_json", False),
+                        color=given["color"])  # fmt: skip
         try:
             with ExitStack() as stack:
                 result = call(row, opts, env, show, stack, given)
@@ -98,7 +121,24 @@ def add(app: typer.Typer, row: Command, table: dict[str, Opt]) -> None:
         params.append(P(name, kind, annotation=Annotated[o.kind, info], default=o.default))
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__doc__ = f"{row.help}\n\n\b\nExample: {row.example}"
-    app.command(row.name)(command)
+    summary = row.help.split("\n\n")[0]  # whole in `tally --help`, never cut with "..."
+    app.command(row.name, cls=Plain, short_help=summary)(command)
+
+
+class Plain(TyperCommand):
+    """A command whose help names what to give (URL-OR-FILE, FILE, N), never a Python type
+    (typer prints ``<list[str]>`` after an argument whatever its metavar)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if isinstance(param, TyperArgument) and param.metavar:
+                param.display_type_rich = lambda ctx: None  # type: ignore[method-assign]
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        # "tally cards add PLAYER …", as man pages write it: typer braces {PLAYER}.
+        pieces = super().collect_usage_pieces(ctx)
+        return [re.sub(r"^\{(.*)\}(\.\.\.)?$", r"\1\2", p) for p in pieces]
 
 
 try:  # typer vendors click from 0.2x on; before, click is a package of its own

@@ -35,7 +35,7 @@ from tally.rules.guards import vote_day_of
 from tally.rules.polls import Poll, changes
 from tally.rules.verdicts import ThreadRole
 from tally.rules.votes import DayResult, tally_day
-from tally.vocabulary import Markup
+from tally.vocabulary import Announcement, Markup
 
 # Forums and the director's computer disagree on the time by seconds; the final read waits
 # this long after the close.
@@ -84,15 +84,19 @@ def watch(
     announce_to: Path | None = None,
     fmt: Markup | None = None,
     late_ok: bool = False,
+    template_dir: Path | None = None,
 ) -> None:
     """The whole watch: every poll shown, the wait between polls (``every`` seconds; a full
     read every ``full_every`` polls; ``polls`` at most), the final count shown and then (a
     count is never lost to a file that cannot be written) the closing announcement written
     to ``announce_to``, atomically. Ctrl-C shows the last good count and raises."""
+    from tally.outputs.announce import check_templates
     from tally.workflows import check_output
 
     if announce_to is not None:
         check_output(announce_to, "announcement")
+        # A broken template is found now, not at the close hours later.
+        check_templates(Announcement.CLOSE, template_dir)
     schedule = Schedule(every, polls, full_every)
     show.start(game)
     last = None
@@ -106,7 +110,7 @@ def watch(
     show.stop(last)
     if last is not None and last.final and last.result is not None and announce_to is not None:
         fmt = fmt or reader.markup_for(last.result.day.vote_ref)
-        write_announcement(announce_to, last.result, game, fmt)
+        write_announcement(announce_to, last.result, game, fmt, template_dir=template_dir)
         show.note(f"wrote the announcement to {announce_to}")
 
 
@@ -236,10 +240,15 @@ def _polite(every: float, reader: Reader, url: str) -> float:
 
 
 def write_announcement(
-    path: Path, result: DayResult, game: Game, fmt: Markup | None = None
+    path: Path,
+    result: DayResult,
+    game: Game,
+    fmt: Markup | None = None,
+    *,
+    template_dir: Path | None = None,
 ) -> None:
     """The closing announcement of the final count, written atomically to ``path``."""
     from tally.atomic import write_atomic
     from tally.outputs.announce import closing_post
 
-    write_atomic(path, closing_post(result, game, fmt).encode("utf-8"))
+    write_atomic(path, closing_post(result, game, fmt, template_dir=template_dir).encode("utf-8"))

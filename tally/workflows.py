@@ -55,6 +55,7 @@ from tally.rules.lurkers import DayCheck, check, history
 from tally.rules.state import resolve
 from tally.rules.verdicts import ThreadRole
 from tally.rules.votes import Chain, DayResult, in_order, tally_day
+from tally.settings import DEFAULT_ZONE
 from tally.times import short
 from tally.vocabulary import Announcement, Markup
 
@@ -96,17 +97,25 @@ def votes(
     announce: bool = False,
     fmt: Markup | None = None,
     late_ok: bool = False,
+    template_dir: Path | None = None,
 ) -> Counted:
     """The `tally votes` command: the count, and with ``announce`` the post (a day not
-    closed gets the mid-day standing, headed as such), with ``chart`` the picture (PNG)."""
-    from tally.outputs.announce import closing_post
+    closed gets the mid-day standing, headed as such), with ``chart`` the picture (PNG);
+    ``template_dir`` holds the director's own templates (each missing one is the built-in)."""
+    from tally.outputs.announce import check_templates, closing_post
 
+    if announce:
+        check_templates(Announcement.CLOSE, template_dir)  # before the pages are read
     if chart is not None:
         check_output(chart, "picture")
     result = vote_day(game, sources, day=day, reader=reader, late_ok=late_ok)
     warning = draw_chart(result, game, chart) if chart is not None else None
     fmt = fmt or reader.markup_for(result.day.vote_ref)
-    text = closing_post(result, game, fmt, provisional=True) if announce else None
+    text = (
+        closing_post(result, game, fmt, provisional=True, template_dir=template_dir)
+        if announce
+        else None
+    )
     return Counted(result, text, chart, warning)
 
 
@@ -269,8 +278,8 @@ def archive(
     output: Path | None,
     *,
     db: Path | None = None,
-    game: Path | None = None,
-    timezone: str = "Asia/Shanghai",
+    game: Game | Path | None = None,
+    timezone: str = DEFAULT_ZONE,
     reader: Reader,
 ) -> Archived:
     """`tally archive`: every post of the threads (and of the game's) to one CSV, and/or a
@@ -287,7 +296,7 @@ def archive(
     wanted = list(sources or ())
     loaded = None
     if game is not None:
-        loaded = load_game(game)
+        loaded = game if isinstance(game, Game) else load_game(game, default_timezone=timezone)
         wanted.extend(loaded.thread_urls())
         tz: tzinfo = loaded.timezone
     else:
@@ -327,7 +336,7 @@ def closed_days(
 
 
 def init(
-    sources: Sequence[str], output: Path, *, timezone: str = "Asia/Shanghai", reader: Reader
+    sources: Sequence[str], output: Path, *, timezone: str = DEFAULT_ZONE, reader: Reader
 ) -> Drafted:
     """`tally init`: a first game file from the game's threads; never over an existing file."""
     from tally.atomic import write_atomic
@@ -340,7 +349,7 @@ def init(
     return Drafted(output, written)
 
 
-def doctor(source: str, *, timezone: str = "Asia/Shanghai", reader: Reader) -> Diagnosed:
+def doctor(source: str, *, timezone: str = DEFAULT_ZONE, reader: Reader) -> Diagnosed:
     """`tally doctor`: how tally reads one page of a board (a URL, or a saved file), field by
     field, where each was found, what is missing, and the board profile used."""
     from tally.forums.diagnosis import look
@@ -397,6 +406,7 @@ def announcement(
     """`tally announce`: the post to paste, rendered from its template; rule ids (C5, L1) only
     with ``show_rules``, since the post is for the players."""
     from tally.outputs.announce import (
+        check_templates,
         closing_post,
         elevator_context,
         format_for,
@@ -406,6 +416,7 @@ def announcement(
     )
 
     kind, fmt = Announcement(kind), Markup(fmt) if fmt is not None else None
+    check_templates(kind, template_dir)  # before the pages are read
     chosen = game.day(day)
     fmt = fmt or reader.markup_for(chosen.vote_ref)  # a board profile's markup
     context: dict[str, object]
@@ -438,16 +449,25 @@ def announcement(
     return Announced(render(kind, fmt or format_for(game, chosen), context, template_dir))
 
 
-def report(game: Game, output: Path, *, reader: Reader, late_ok: bool = False) -> Reported:
+def report(
+    game: Game,
+    output: Path,
+    *,
+    reader: Reader,
+    late_ok: bool = False,
+    template_dir: Path | None = None,
+) -> Reported:
     """`tally report`: the game so far as one self-contained HTML page (written atomically).
 
     Each thread is read once; a day's threads read at or after its close trust no page
     cached before it, as `tally votes` does.
     """
     from tally.atomic import write_atomic
+    from tally.outputs.announce import check_templates
     from tally.outputs.report import render_report
 
     check_output(output, "report")
+    check_templates("report", template_dir, html=True)  # before the pages are read
     now = reader.now()
     threads = day_threads(game, reader)
     closed = game.closed(now)
@@ -460,7 +480,8 @@ def report(game: Game, output: Path, *, reader: Reader, late_ok: bool = False) -
     cards = cardfile.load(cardfile.ledger_path(game.path)) if game.path is not None else []
     drawn = {r.day.day for r in results}
     pending = tuple(d.day for d in game.days if d.day not in drawn)
-    page = render_report(game, results, posts, cards, generated=now, pending=pending)
+    page = render_report(game, results, posts, cards, generated=now, pending=pending,
+                         template_dir=template_dir)  # fmt: skip
     data = page.encode("utf-8")
     write_atomic(output, data)
     return Reported(output, tuple(sorted(drawn)), pending, len(data))

@@ -102,9 +102,12 @@ def page_text(name: str) -> str:
 
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path_factory, monkeypatch):
-    """No test touches the user's own cache folder, nor reads their board profiles."""
+    """No test touches the user's own cache folder, nor reads their config or board profiles
+    (nor sees their NO_COLOR)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+    monkeypatch.delenv("TALLY_CONFIG", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
 
 
 class FakeClock:

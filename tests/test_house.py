@@ -183,11 +183,22 @@ def test_readme_layout_names_every_module():
 
 
 def test_every_announcement_has_a_template_in_each_markup():
+    """The templates sit at the top of the repository (the design card's layout), and the
+    installed package reads the same files as tally.templates."""
+    from importlib import resources
+
     from tally.vocabulary import Announcement, Markup
 
+    shipped = resources.files("tally.templates")
     for kind in Announcement:
         for fmt in Markup:
-            assert (TALLY / "outputs" / "templates" / f"{kind}.{fmt}.j2").is_file()
+            name = f"{kind}.{fmt}.j2"
+            assert (ROOT / "templates" / name).is_file()
+            assert shipped.joinpath(name).read_bytes() == (ROOT / "templates" / name).read_bytes()
+    assert not (TALLY / "outputs" / "templates").exists()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme[readme.index("## Layout") :]
+    assert re.search(r"^templates/\s", layout, re.M)
 
 
 def test_reading_goes_through_the_reader():
@@ -234,10 +245,10 @@ def test_every_command_fills_its_functions_parameters():
     import importlib
     import inspect
 
-    from tally.cli import CARDS, COMMANDS, OPTIONS
+    from tally.cli import CARDS, COMMANDS, OPTIONS, TEMPLATES
     from tally.cli_run import READING
 
-    for row in (*COMMANDS, *CARDS):
+    for row in (*COMMANDS, *CARDS, *TEMPLATES):
         module, name = row.call.split(":")
         wants = set(inspect.signature(getattr(importlib.import_module(module), name)).parameters)
         for key in row.takes:

@@ -85,6 +85,11 @@ def test_every_command_from_the_wheel(installed, tmp_path):
     from tally.demo import sample_game_text
     from tally.demo.localforum import LocalForum
 
+    exported = tally(installed, "templates", "export", str(tmp_path / "mine"), cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    assert (tmp_path / "mine" / "close.bbcode.j2").read_bytes() == (
+        ROOT / "templates" / "close.bbcode.j2"
+    ).read_bytes()
     with LocalForum() as forum:
         forum.add_discuz_thread("23", FIXTURES / "discuz", "vote")
         forum.add_discuz_thread("24", FIXTURES / "discuz", "talk")
@@ -103,6 +108,9 @@ def test_every_command_from_the_wheel(installed, tmp_path):
         done = {
             name: tally(installed, name, *args, "-q", cwd=tmp_path) for name, args in runs.items()
         }
+        own = tally(installed, "announce", "--game", str(game), "--day", "2", "-q",
+                    "--template-dir", str(tmp_path / "mine"), cwd=tmp_path)  # fmt: skip
+    assert own.returncode == 0 and own.stdout == done["announce"].stdout, own.stderr
     for name, result in done.items():
         assert result.returncode == 0, (name, result.stderr)
     assert done["announce"].stdout.startswith("[b][D01] 月下古堡（示例） 第2天投票结果[/b]")

@@ -19,7 +19,6 @@ chosen for a page by its host, else by text only its theme's pages hold (``marks
 from __future__ import annotations
 
 import functools
-import os
 import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -142,9 +141,11 @@ class Boards:
 
 
 def user_boards_file() -> Path:
-    """Where a director's own profiles live when no --boards is given."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "tally" / "boards.toml"
+    """Where a director's own profiles live when no --boards is given: beside the config
+    file (``~/.config/tally/boards.toml`` on Linux)."""
+    from tally.settings import config_folder
+
+    return config_folder() / "boards.toml"
 
 
 def load_boards(path: Path | None = None) -> Boards:

@@ -1,8 +1,9 @@
 """Announcements, rendered with Jinja2: BBCode for Discuz!, plain text for Tieba (RULES A1, A2, C7).
 
-Templates live in ``templates/`` as ``<kind>.<format>.j2``; a director may point
-``--template-dir`` at a folder of their own with the same names, and those run in Jinja's
-sandbox. Every value a template prints passes through ``inert()``: a name or a reason
+Templates live in ``templates/`` (the package ``tally.templates`` once installed) as
+``<kind>.<format>.j2``; a director may point ``--template-dir`` at a folder of their own with
+the same names (a template missing there is the built-in one), and every template runs in
+Jinja's sandbox. Every value a template prints passes through ``inert()``: a name or a reason
 that holds ``[color=red]`` or ``[url=…]`` shows as text, never as markup, because red
 font is the director's alone (RULES L7). Undefined values are errors (StrictUndefined).
 """
@@ -19,6 +20,7 @@ from typing import Any
 from tally.errors import InputError
 from tally.forums import platform_of
 from tally.model import Thread
+from tally.outputs.results import Exported
 from tally.rules.count import votes_text
 from tally.rules.game import Day, Game
 from tally.rules.ledger import Card
@@ -29,9 +31,9 @@ from tally.sanitise import one_line
 from tally.times import short
 from tally.vocabulary import Announcement, Markup
 
-# The built-in templates, inside the package (read with importlib.resources by Jinja's
-# PackageLoader, so a wheel install has them too).
-TEMPLATES = "tally.outputs:templates"
+# The built-in templates: templates/ in a checkout, the package tally.templates in a wheel
+# (read with importlib.resources by Jinja's PackageLoader).
+TEMPLATES = "tally.templates"
 _ZWSP = "\u200b"
 
 
@@ -64,26 +66,30 @@ def format_for(game: Game, day: Day) -> Markup:
     return platform_of(day.vote_ref).markup
 
 
-def _environment(template_dir: Path | None) -> Any:
+def _environment(template_dir: Path | None, *, html: bool = False) -> Any:
     if template_dir is not None and not template_dir.is_dir():
         raise InputError(f"the template folder {template_dir} does not exist.")
-    return _jinja(str(template_dir) if template_dir is not None else None)
+    return _jinja(str(template_dir) if template_dir is not None else None, html)
 
 
 @functools.lru_cache(maxsize=8)
-def _jinja(folder: str | None) -> Any:
+def _jinja(folder: str | None, html: bool = False) -> Any:
     """One Jinja environment per template folder: it keeps the templates it compiled (and
     compiles again a template whose file changed), so a watch or a script that renders
-    many posts compiles each once."""
-    from jinja2 import BaseLoader, FileSystemLoader, PackageLoader, StrictUndefined
+    many posts compiles each once. The director's folder first, the built-ins behind it;
+    sandboxed whichever answers (the built-ins need nothing the sandbox forbids)."""
+    from jinja2 import BaseLoader, ChoiceLoader, FileSystemLoader, PackageLoader, StrictUndefined
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    loader: BaseLoader
-    if folder is None:
-        loader = PackageLoader("tally.outputs", "templates")
-    else:
-        loader = FileSystemLoader(folder)
-    # Sandboxed for every folder: the built-in templates need nothing the sandbox forbids.
+    built_in = PackageLoader(TEMPLATES, ".")
+    loader: BaseLoader = built_in
+    if folder is not None:
+        loader = ChoiceLoader([FileSystemLoader(folder), built_in])
+    if html:  # the report: HTML escaped, no BBCode to break
+        return ImmutableSandboxedEnvironment(
+            loader=loader, autoescape=True, undefined=StrictUndefined,
+            trim_blocks=True, lstrip_blocks=True,
+        )  # fmt: skip
     return ImmutableSandboxedEnvironment(
         loader=loader,
         undefined=StrictUndefined,
@@ -95,28 +101,104 @@ def _jinja(folder: str | None) -> Any:
     )
 
 
+def template_text(
+    name: str, context: Mapping[str, Any], template_dir: Path | None = None, *, html: bool = False
+) -> str:
+    """Render the template ``name`` (the director's, else the built-in one); a template that
+    fails is one sentence naming its file and line."""
+    from jinja2 import TemplateError, UndefinedError
+    from jinja2.exceptions import SecurityError
+
+    template = _template(_environment(template_dir, html=html), name, template_dir)
+    try:
+        return str(template.render(**context))
+    except SecurityError as exc:
+        raise InputError(
+            f"{_where(exc, name)}: the template tried something the sandbox forbids ({exc})."
+        ) from None
+    except UndefinedError as exc:
+        raise InputError(
+            f"{_where(exc, name)}: the template uses a value tally does not give ({exc})."
+        ) from None
+    except TemplateError as exc:
+        raise InputError(f"{_where(exc, name)}: the template is broken ({exc}).") from None
+    except Exception as exc:  # the director's code failed (1 // 0, "a" + 1): say where
+        raise InputError(
+            f"{_where(exc, name)}: the template failed ({type(exc).__name__}: {exc})."
+        ) from None
+
+
+def check_templates(
+    kind: Announcement | str, template_dir: Path | None, *, html: bool = False
+) -> None:
+    """Compile the templates of ``kind`` now (each markup's, or the report's), so that a
+    broken one in the director's folder stops the command before any page is read."""
+    env = _environment(template_dir, html=html)
+    names = [f"{kind}.html.j2"] if html else [f"{kind}.{fmt}.j2" for fmt in Markup]
+    for name in names:
+        _template(env, name, template_dir)
+
+
+def _template(env: Any, name: str, template_dir: Path | None) -> Any:
+    """The compiled template ``name``; one sentence with the file and line when it is not."""
+    from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
+
+    try:
+        return env.get_template(name)
+    except TemplateNotFound:
+        raise InputError(f"no template {name} in {template_dir or 'tally'}.") from None
+    except TemplateSyntaxError as exc:
+        where = f"{exc.filename or name}, line {exc.lineno}"
+        raise InputError(f"{where}: the template is broken ({exc.message}).") from None
+    except TemplateError as exc:
+        raise InputError(f"{_where(exc, name)}: the template is broken ({exc}).") from None
+
+
+def _where(exc: BaseException, name: str) -> str:
+    """The template file and line a render failed at, from the traceback Jinja rewrites."""
+    tb = exc.__traceback__
+    found = name
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename.endswith(".j2"):
+            found = f"{code.co_filename}, line {tb.tb_lineno}"
+        tb = tb.tb_next
+    return found
+
+
+def export_templates(folder: Path) -> Exported:
+    """Copy the built-in templates and their README into ``folder`` (made if need be), to
+    start a house style from; never over a file that is there."""
+    from importlib import resources
+
+    from tally.atomic import write_atomic
+
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"{folder} is a file, not a folder.")
+    sources = sorted(
+        (p for p in resources.files(TEMPLATES).iterdir() if p.name.endswith((".j2", ".md"))),
+        key=lambda p: p.name,
+    )
+    clash = [folder / p.name for p in sources if (folder / p.name).exists()]
+    if clash:
+        raise InputError(
+            f"{clash[0]} exists; tally never writes over a template: export into an empty folder."
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for source in sources:
+        target = folder / source.name
+        write_atomic(target, source.read_bytes())
+        written.append(target)
+    return Exported(folder, tuple(written))
+
+
 def render(
     kind: Announcement, fmt: Markup, context: Mapping[str, Any], template_dir: Path | None = None
 ) -> str:
-    from jinja2 import TemplateError, TemplateNotFound, UndefinedError
-    from jinja2.exceptions import SecurityError
-
     if fmt not in tuple(Markup):
         raise InputError(f"--format must be one of {', '.join(Markup)}, not {fmt!r}.")
-    env = _environment(template_dir)
-    name = f"{Announcement(kind)}.{Markup(fmt)}.j2"
-    try:
-        return str(env.get_template(name).render(**context))
-    except TemplateNotFound:
-        raise InputError(f"no template {name} in {template_dir or TEMPLATES}.") from None
-    except SecurityError as exc:
-        raise InputError(
-            f"the template {name} tried something the sandbox forbids ({exc})."
-        ) from None
-    except UndefinedError as exc:
-        raise InputError(f"the template {name} uses a value tally does not give ({exc}).") from None
-    except TemplateError as exc:
-        raise InputError(f"the template {name} is broken ({exc}).") from None
+    return template_text(f"{Announcement(kind)}.{Markup(fmt)}.j2", context, template_dir)
 
 
 # -- the closing announcement --------------------------------------------------------------

@@ -120,7 +120,9 @@ def svg(draw: Any, *args: Any, salt: str) -> str:
         warnings.simplefilter("ignore", UserWarning)  # "Glyph missing": the browser draws it
         fig = draw(*args)
         out = io.StringIO()
-        fig.savefig(out, format="svg")
+        # No date of drawing: the page says when it was made (the run's clock), and two
+        # runs over the same game make the same page.
+        fig.savefig(out, format="svg", metadata={"Date": None})
     text = out.getvalue()
     return text[text.index("<svg") :]
 

@@ -16,6 +16,7 @@ from tally.outputs.results import (
     Counted,
     Diagnosed,
     Drafted,
+    Exported,
     Lurked,
     Reported,
 )
@@ -24,6 +25,7 @@ from tally.rules.state import Kind, Source
 from tally.rules.verdicts import DayKind, OutcomeResult, Status
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
+from tally.settings import Settings
 from tally.times import duration, long, short
 
 if TYPE_CHECKING:
@@ -476,3 +478,29 @@ def _(done: LedgerEdit, terminal: Terminal) -> None:
 @show.register(LedgerView)
 def _(ledger: LedgerView, terminal: Terminal) -> None:
     print_cards(terminal.stdout(), ledger.cards)
+
+
+@show.register(Exported)
+def _(done: Exported, terminal: Terminal) -> None:
+    names = ", ".join(p.name for p in done.files)
+    terminal.note(
+        f"wrote {len(done.files)} files to {done.folder}: {names}. Edit the ones you want "
+        f"(README.md there lists the values each gets), delete the others, and pass "
+        f"--template-dir {done.folder} (or set template_dir in the config file)."
+    )
+
+
+@show.register(Settings)
+def _(settings: Settings, terminal: Terminal) -> None:
+    out = terminal.stdout()
+    found = "" if settings.config_found else " (not there: nothing set in it)"
+    say(out, f"config file: {settings.config}{found}")
+    table = Table()
+    for column in ("setting", "value", "from"):
+        table.add_column(column)
+    for s in settings.values.values():
+        value = s.key.unset if s.value is None else str(s.value)
+        if isinstance(s.value, bool):
+            value = value.lower()  # as TOML writes it
+        table.add_row(cell(s.key.name), cell(value), cell(s.source))
+    out.print(table)

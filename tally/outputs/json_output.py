@@ -14,6 +14,7 @@ from tally.rules.count import votes_number
 from tally.rules.state import Fact, Kind
 from tally.rules.verdicts import Status
 from tally.rules.votes import DayResult
+from tally.settings import Settings
 from tally.times import iso
 
 if TYPE_CHECKING:
@@ -305,4 +306,20 @@ def _(done: Diagnosed) -> dict[str, Any]:
             }
             for f in d.fields
         ],
+    }
+
+
+@to_json.register(Settings)
+def _(settings: Settings) -> dict[str, Any]:
+    return {
+        "config_file": str(settings.config),
+        "config_found": settings.config_found,
+        "settings": {
+            name: {
+                "value": s.value if s.value is None or isinstance(s.value, bool | int | float | str)
+                else str(s.value),
+                "from": s.source,
+            }
+            for name, s in settings.values.items()
+        },
     }

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from tally.forums import platform_of
 from tally.outputs import charts
-from tally.outputs.announce import outcome_sentence
+from tally.outputs.announce import outcome_sentence, template_text
 from tally.rules.count import votes_text
 from tally.rules.game import Game
 from tally.rules.ledger import Card
@@ -91,11 +92,11 @@ def render_report(
     *,
     generated: datetime,
     pending: Sequence[int] = (),
+    template_dir: Path | None = None,
 ) -> str:
     """The report page; ``posts`` is each discussion day's counts, ``pending`` the days
-    not closed yet (named, not drawn)."""
-    from jinja2 import Environment, PackageLoader, StrictUndefined
-
+    not closed yet (named, not drawn); ``template_dir`` may hold the director's own
+    report.html.j2 (else the built-in one)."""
     days = sorted(posts)
     counts = {(p.player, d): p.posts for d in days for p in posts[d]}
     marks: dict[tuple[str, int], str] = {}
@@ -106,14 +107,7 @@ def render_report(
         heatmap = charts.svg(
             charts.heatmap_figure, list(game.players), days, counts, marks, salt="posts"
         )
-    env = Environment(
-        loader=PackageLoader("tally.outputs", "templates"),
-        autoescape=True,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    return env.get_template("report.html.j2").render(
+    context = dict(
         game=game.name,
         ruleset=game.rules.name,
         generated=f"{long(generated)}",
@@ -133,3 +127,4 @@ def render_report(
             for c in sorted(cards, key=lambda c: (c.day, c.player))
         ],
     )
+    return template_text("report.html.j2", context, template_dir, html=True)

@@ -103,3 +103,12 @@ class Diagnosed:
         if self.diagnosis.problem is not None:
             return ExitStatus.NOT_A_THREAD
         return ExitStatus.UNREADABLE if self.diagnosis.missing else ExitStatus.OK
+
+
+@dataclass(frozen=True)
+class Exported:
+    """`tally templates export`: the built-in templates copied into a folder."""
+
+    folder: Path
+    files: tuple[Path, ...]
+    warnings: tuple[str, ...] = ()

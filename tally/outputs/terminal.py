@@ -30,22 +30,38 @@ if TYPE_CHECKING:
 
 
 class Terminal:
-    def __init__(self, env: Environment, *, quiet: bool = False, as_json: bool = False):
+    def __init__(
+        self,
+        env: Environment,
+        *,
+        quiet: bool = False,
+        as_json: bool = False,
+        color: bool | None = None,
+    ):
         self.env = env
         self.quiet = quiet
         self.as_json = as_json
+        # False: no colour (--no-color, color = false); None: rich's choice (NO_COLOR, a
+        # terminal or not); True: colour, NO_COLOR or not.
+        self.color = color
         self._screen: LiveScreen | None = None
         self._warned: set[str] = set()
 
     def stdout(self) -> Console:
         from rich.console import Console
 
-        return Console(file=self.env.out, highlight=False)
+        return Console(file=self.env.out, highlight=False, no_color=self._no_color)
 
     def stderr(self) -> Console:
         from rich.console import Console
 
-        return Console(file=self.env.err, highlight=False, soft_wrap=True)
+        return Console(
+            file=self.env.err, highlight=False, soft_wrap=True, no_color=self._no_color
+        )
+
+    @property
+    def _no_color(self) -> bool | None:
+        return None if self.color is None else not self.color
 
     def error(self, message: str) -> None:
         from tally.outputs.console import say

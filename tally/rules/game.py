@@ -13,6 +13,7 @@ from datetime import datetime
 from decimal import Decimal
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from tally.errors import GameFileError, InputError
@@ -118,6 +119,8 @@ class Game:
     path: Path | None = None
     # The game file's own id (``id = "…"``), when it gives one.
     given_id: str = ""
+    # What the file sets of what the config file may set (tally.settings), checked.
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
     @cached_property
     def id(self) -> str:

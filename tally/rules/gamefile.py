@@ -8,7 +8,6 @@ once: a URL that names no thread is a game-file error at load, not at closing ti
 from __future__ import annotations
 
 import difflib
-import tomllib
 from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from tally import settings, tomlfile
 from tally.errors import GameFileError, InputError
 from tally.forums import resolve_url
 from tally.model import ThreadKey, ThreadRef
@@ -45,6 +45,7 @@ _TOP_KEYS = {
     "camps",
     "outsiders",
     "roles",
+    *settings.NAMES,  # what the config file may set, set for this game (tally config)
 }
 _DAY_KEYS = {
     "day",
@@ -75,26 +76,24 @@ _RULING_KEYS = {"day", "floor", "comment", "action", "target", "note"}
 _DECLARATIONS = ("独裁", "自由", "秩序")
 
 
-def load_game(path: str | Path) -> Game:
-    """Read and check a game file. Raises GameFileError with one sentence on any mistake."""
+def load_game(path: str | Path, *, default_timezone: str = settings.DEFAULT_ZONE) -> Game:
+    """Read and check a game file. Raises GameFileError with one sentence on any mistake.
+    ``default_timezone`` is the forum's clock when the file names none (the config's)."""
     p = Path(path)
-    try:
-        # utf-8-sig: Windows Notepad saves with a byte-order mark, which is no mistake.
-        text = p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise GameFileError(f"{p}: no such game file.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GameFileError(f"{p}: cannot be read ({exc}).") from None
-    return parse_game(text, source=str(p), path=p)
+    text = tomlfile.read_text(p, "game file", GameFileError)
+    return parse_game(text, source=str(p), path=p, default_timezone=default_timezone)
 
 
-def parse_game(text: str, *, source: str = "game file", path: Path | None = None) -> Game:
+def parse_game(
+    text: str,
+    *,
+    source: str = "game file",
+    path: Path | None = None,
+    default_timezone: str = settings.DEFAULT_ZONE,
+) -> Game:
     """Parse game-file text; ``source`` names it in error messages."""
-    try:
-        data = tomllib.loads(text.removeprefix("\ufeff"))
-    except tomllib.TOMLDecodeError as exc:
-        raise GameFileError(f"{source}: not valid TOML ({exc}).") from None
-    return _Checker(source).game(data, path)
+    data = tomlfile.parse(text, source, GameFileError)
+    return _Checker(source).game(data, path, default_timezone)
 
 
 class _Checker:
@@ -184,7 +183,7 @@ class _Checker:
             raise self.fail(key, f"{value} has no time of day; write it like {value}T21:30:00")
         raise self.fail(key, "must be a date and time like 2024-05-08T09:30:00")
 
-    def game(self, data: dict[str, Any], path: Path | None) -> Game:
+    def game(self, data: dict[str, Any], path: Path | None, default_timezone: str) -> Game:
         self.unknown_keys(data, _TOP_KEYS, "")
         if "players" not in data:
             raise self.fail("players", "is required (the list of every game account)")
@@ -193,8 +192,9 @@ class _Checker:
             raise self.fail("players", "lists nobody")
         for p in players:
             self.claim(p, "players", "player", p)
-        tz_name = data.get("timezone", "Asia/Shanghai")
-        tz = self.timezone(tz_name)
+        tz = self.timezone(data.get("timezone", default_timezone))
+        base = path.parent if path is not None else Path.cwd()
+        own = settings.check(data, self.source, base)
         ruleset = data.get("ruleset", "default")
         if isinstance(ruleset, str) and ruleset.strip().upper().startswith(PLACEHOLDER):
             raise self.fail(
@@ -271,6 +271,7 @@ class _Checker:
             outsiders=outsiders,
             roles=roles,
             path=path,
+            settings=own,
         )
 
     def timezone(self, value: Any) -> ZoneInfo:
