@@ -41,7 +41,9 @@ def colour_of(text: str) -> Colour:
 def _player(game: Game, name: str) -> str:
     player = game.identify(name, None)
     if player is None:
-        raise InputError(f"{name!r} is not a player of {game.where()}.")
+        close = game.roster.suggest(name)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        raise InputError(f"{name!r} is not a player of {game.where()}{hint}.")
     return player
 
 

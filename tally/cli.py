@@ -20,6 +20,7 @@ OPTIONS: dict[str, Opt] = {
     "quiet": Opt(("--quiet", "-q"), bool, "No progress bar, no page summary.", False),
     "color": Opt(("--color/--no-color",), bool | None, "Colour on the terminal, or none [default: colour on a terminal, unless NO_COLOR or the config says no].", more={"show_default": False}),
     "fresh": Opt(("--fresh",), bool, "Ignore cached pages: fetch every page again.", False),
+    "offline": Opt(("--offline",), bool, "The forum is down: count from the pages tally cached (a closed day's, read after its close), never the network.", False),
     "cache_dir": Opt(("--cache-dir",), Path | None, "Where pages are kept between runs [default: $XDG_CACHE_HOME/tally].", more={"metavar": "DIR"}),
     "cookies": Opt(("--cookies",), Path | None, "A Netscape cookies.txt exported from a browser that is logged in, for boards closed to guests.", more={"metavar": "FILE"}),
     "boards": Opt(("--boards",), Path | None, "Board profiles (TOML) for boards whose theme tally cannot read alone [default: boards.toml beside the config file].", more={"metavar": "FILE"}),
@@ -68,7 +69,8 @@ OPTIONS: dict[str, Opt] = {
 }
 
 # Each command: its name, the function it calls, what it does, an example, and what it takes.
-FETCH = ("fresh", "cache_dir", "cookies", "boards")
+LIVE = ("fresh", "cache_dir", "cookies", "boards")  # watch reads the forum, never --offline
+FETCH = (*LIVE, "offline")
 COMMANDS = (
     Command("archive", "tally.workflows:archive", "Write every post and comment of the threads to a CSV file that Excel opens, and/or a SQLite database.",
             "tally archive --game game.toml -o game.csv --db games.sqlite", ("sources", "csv", "db", "game_file", "timezone", "partial", *FETCH)),
@@ -86,7 +88,7 @@ COMMANDS = (
             "tally report --game game.toml -o report.html", ("game", "html_out", "template_dir", "late_ok", "archive", *FETCH)),
     Command("watch", "tally.watch:watch", "Watch a vote until its close: the count, what changed, who has not voted, live.\n\nAt the close (and a grace minute) it reads every page once more, prints the final count and writes the announcement to --announce-to.",
             "tally watch https://bbs.example.com/thread-102-1-1.html --game game.toml",
-            ("url", "game", "vote_day", "every", "polls", "full_every", "announce_to", "fmt", "template_dir", "late_ok", "as_json", *FETCH)),
+            ("url", "game", "vote_day", "every", "polls", "full_every", "announce_to", "fmt", "template_dir", "late_ok", "as_json", *LIVE)),
     Command("doctor", "tally.workflows:doctor", "How tally reads one page of a board, field by field: run it first on a new board.\n\nWhere each field was found, what is missing, the board profile used; exits 4 on a page that is no thread, 5 when a field tally needs is missing.",
             "tally doctor 'https://bbs.example.com/forum.php?mod=viewthread&tid=101'", ("source", "timezone", "as_json", "cookies", "boards")),
     Command("config", "tally.settings:shown", "The settings a run uses and where each comes from: the command line, the game file, the config file, tally's default.\n\nThe config file (TOML, written by hand) sets once what you would give every command: template_dir, cookies, boards, cache_dir, timezone, color, politeness; a game file may set the same keys for one game; an option on the command line wins over both.",

@@ -22,7 +22,7 @@ from tally.outputs.terminal import Terminal
 
 REQUIRED = inspect.Parameter.empty
 # The options that say how the run reads forums (``Reading``), not what a command does.
-READING = ("fresh", "cookies", "cache_dir", "archive", "partial", "boards")
+READING = ("fresh", "offline", "cookies", "cache_dir", "archive", "partial", "boards")
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ chosen for a page by its host, else by text only its theme's pages hold (``marks
 from __future__ import annotations
 
 import functools
-import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from tally import tomlfile
 from tally.errors import InputError
 from tally.vocabulary import Markup
 
@@ -156,11 +156,7 @@ def load_boards(path: Path | None = None) -> Boards:
     if path is not None and not path.is_file():
         raise InputError(f"no such board profile file: {path}.")
     if source.is_file():
-        try:
-            text = source.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"{source} cannot be read as UTF-8 text ({exc}).") from None
-        own = parse_boards(text, str(source))
+        own = parse_boards(tomlfile.read_text(source, "board profile file"), str(source))
     return Boards([*own, *built_in()])
 
 
@@ -172,10 +168,7 @@ def built_in() -> tuple[Board, ...]:
 
 def parse_boards(text: str, origin: str) -> list[Board]:
     """Profiles from a TOML text; ``origin`` names it in messages."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{origin} is not valid TOML ({exc}).") from None
+    data = tomlfile.parse(text, origin)
     unknown = set(data) - {"board"}
     if unknown:
         raise InputError(

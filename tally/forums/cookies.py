@@ -53,6 +53,11 @@ def load_cookies(path: Path, *, now: float | None = None) -> CookieFile:
         raise InputError(f"{path}: no such cookie file.") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror}).") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(
+            f"{path} is a folder; give the cookie file itself (cookies.txt, exported in "
+            "Netscape format from a browser that is logged in to the board)."
+        )
     if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise InputError(
             f"{path} can be read by other users and holds your login; run: chmod 600 {path}"
@@ -61,11 +66,18 @@ def load_cookies(path: Path, *, now: float | None = None) -> CookieFile:
         raw = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror}).") from None
+    text = _text(path, raw)
+    if text.lstrip()[:1] in ("[", "{"):
+        # EditThisCookie, Cookie-Editor and the browsers' devtools export JSON.
+        raise InputError(
+            f"{path} is a JSON cookie export; tally reads the Netscape cookies.txt format: "
+            "export again choosing Netscape (or use an extension such as Get cookies.txt)."
+        )
     now = time.time() if now is None else now
     jar = CookieJar()
     domains: set[str] = set()
     expired = 0
-    for number, line in enumerate(_text(path, raw).splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         line = line.strip("\r\n")
         if line.startswith("#HttpOnly_"):
             line = line[len("#HttpOnly_") :]

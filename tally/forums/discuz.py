@@ -191,6 +191,8 @@ class Discuz(Platform):
         "https://bbs.example.com/thread-101-2-1.html",
         "https://bbs.example.com/archiver/tid-101.html",
         "http://www.example.com/forum/viewthread.php?tid=101&extra=page%3D1&page=2",
+        "https://bbs.example.com/forum.php?mod=redirect&goto=findpost&ptid=101&pid=2024",
+        "http://www.example.com/forum/redirect.php?tid=101&goto=lastpost",
     )
 
     def match_url(self, url: str) -> ThreadRef | None:
@@ -211,6 +213,15 @@ class Discuz(Platform):
                 int(page) if page.isdigit() else 1,
                 script="viewthread.php" if legacy else "",
             )
+        old_redirect = parts.path.endswith("/redirect.php")
+        if (parts.path.endswith("forum.php") and query.get("mod") == ["redirect"]) or old_redirect:
+            # A floor's link (goto=findpost&ptid=N&pid=M, what tally writes in its posts
+            # too) or the newest post's (tid=N&goto=lastpost): the thread they are in.
+            tid = (query.get("ptid") or query.get("tid") or [""])[0]
+            if not tid.isdigit():
+                return None
+            script = "viewthread.php" if old_redirect else ""
+            return ThreadRef(self.name, tid, _site_root(url), 1, script=script)
         m = _REWRITE.search(parts.path)
         if m:
             return ThreadRef(self.name, m.group(1), _site_root(url), int(m.group(2)))

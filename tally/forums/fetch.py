@@ -62,6 +62,8 @@ class FetchOptions:
     warn: Callable[[str], None] | None = None
     # The board profiles a page is read with (None: the built-in ones).
     boards: Boards | None = None
+    # Every page from the cache, never the forum (--offline): the network is down.
+    offline: bool = False
 
 
 def is_url(source: str) -> bool:
@@ -152,10 +154,15 @@ class _Get:
         platform = self.reader.platform
         url = request.url
         cached = self._entry(request)
-        if self.cached_ok and cached is not None and self._trusted(cached):
+        offline = self.reader.options.offline
+        if (self.cached_ok or offline) and cached is not None and self._trusted(cached):
             self.origins.append(Origin.CACHE)
             self.fetched.append(cached.fetched_at)
             return Answer(cached.body, cached.content_type)
+        if offline:
+            why = "is not in the cache" if cached is None else "was cached before the close"
+            raise FetchError(f"{url} {why}: --offline counts only from a whole thread cached "
+                             "(after the close, for a closed day); run without it.")  # fmt: skip
         headers = dict(request.headers)
         if cached is not None and request.body is None:
             headers.update(cached.validators())
@@ -241,9 +248,18 @@ def fetch_thread(
     if not options.fresh:
         known = held.page_count if held and held.page_count else None
         known = known or (store.page_count if store is not None else None)
+    if options.offline and known is None:
+        raise FetchError(f"{url}: no page of this thread is in the cache, which --offline "
+                         "counts from; run without it.")  # fmt: skip
     start = known or 1
     try:
-        first, origin, when = reader.read(start, cached_ok=False)
+        first, origin, when = reader.read(start, cached_ok=options.offline)
+    except FetchError as exc:
+        if options.offline or not _whole_in_cache(url, tz, http, options):
+            raise
+        said = "after the close" if options.not_before is not None else "before the close"
+        raise FetchError(f"{exc} The cache holds every page of this thread as read {said}: "
+                         "add --offline to count from it.") from None  # fmt: skip
     except PageMismatchError:
         # The thread lost pages since the last run: start again from the top.
         start = 1
@@ -306,6 +322,18 @@ def fetch_thread(
     )
     check_complete(thread, [p for p, _ in ordered], url)
     return thread
+
+
+def _whole_in_cache(url: str, tz: tzinfo, http: Http, options: FetchOptions) -> bool:
+    """Whether --offline would read the thread: every page (and 楼中楼) cached, and trusted
+    (after ``not_before``), the thread whole. Asked only once the forum has failed."""
+    if options.cache_dir is None or options.fresh:
+        return False
+    try:
+        fetch_thread(url, tz, http=http, options=replace(options, offline=True))
+    except TallyError:
+        return False
+    return True
 
 
 def check_complete(thread: Thread, pages: Sequence[Page], source: str) -> None:

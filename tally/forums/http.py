@@ -222,6 +222,21 @@ class _Host:
     robots_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+# Suffixes under which a site's own name is the third label from the end (bbs.foo.com.cn).
+_SECOND_LEVEL = {"com", "net", "org", "edu", "gov", "co", "ac"}
+
+
+def site_of(host: str) -> str:
+    """The site a host belongs to, for saying things once a site: its last two labels
+    (three under com.cn, co.uk, …), the port dropped; an address as it is."""
+    name = host.lower().rsplit(":", 1)[0] if host.count(":") == 1 else host.lower()
+    labels = name.split(".")
+    if name.replace(".", "").isdigit() or ":" in name or len(labels) <= 2:
+        return name
+    keep = 3 if labels[-2] in _SECOND_LEVEL and len(labels[-1]) == 2 else 2
+    return ".".join(labels[-keep:])
+
+
 class Http:
     """The one place tally talks HTTP. Thread-safe; use as a context manager."""
 
@@ -260,6 +275,7 @@ class Http:
         )
         self._hosts: dict[str, _Host] = {}
         self._hosts_lock = threading.Lock()
+        self._guest_sites: set[str] = set()  # sites warned of: read as a guest
         # Requests sent so far, robots.txt and retries included (tally watch reports them).
         self.requests = 0
 
@@ -277,9 +293,14 @@ class Http:
         with self._hosts_lock:
             if key not in self._hosts:
                 self._hosts[key] = _Host(threading.BoundedSemaphore(self.options.max_in_flight))
-                if self._cookies is not None and not covers(self._cookies.domains, key):
+                site = site_of(key)
+                if (self._cookies is not None and not covers(self._cookies.domains, key)
+                        and site not in self._guest_sites):  # fmt: skip
+                    # Once a site: tieba.baidu.com and its API host, a board and its www.,
+                    # are one warning (a run said it twice).
+                    self._guest_sites.add(site)
                     self._warn(
-                        f"the cookie file {self.cookie_file} holds no cookie for {key}; "
+                        f"the cookie file {self.cookie_file} holds no cookie for {site}; "
                         "tally reads it as a guest."
                     )
             return self._hosts[key]

@@ -52,6 +52,7 @@ class Reading:
     tell the person waiting."""
 
     fresh: bool = False  # ignore cached pages (on the first read of each thread)
+    offline: bool = False  # every page from the cache, never the forum
     cookies: Path | None = None  # a Netscape cookie file
     cache_dir: Path | None = None  # None: the platform's cache folder
     use_cache: bool = True
@@ -191,6 +192,7 @@ class Reader:
             clock=self.env.clock,
             warn=how.warn,
             boards=self.boards,
+            offline=how.offline,
         )
         held = self._held.setdefault(ref.key, Held()) if hold else None
         progress = how.progress if first else None
