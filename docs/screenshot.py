@@ -1,5 +1,6 @@
-"""Makes docs/report.png, the screenshot README shows: `tally report` on the four-day test
-game of tests/test_report.py, drawn by headless Chromium (Debian's `chromium`).
+"""Makes docs/report.png and docs/report-phone.png, the screenshots README shows: `tally
+report` on the four-day test game of tests/test_report.py, drawn by headless Chromium
+(Debian's `chromium`) at 1100 px and at 390 px (a phone).
 
     .venv/bin/python docs/screenshot.py
 """
@@ -23,6 +24,16 @@ from tests.conftest import Runner  # noqa: E402
 from tests.test_report import build, env  # noqa: E402
 
 
+def shot(page_file: Path, width: int, height: int, target: Path, scale: float) -> None:
+    with Browser(width=width, height=height, mobile=width < 600) as browser:
+        page = browser.open(page_file)
+        page.evaluate("document.getElementById('day-3').scrollIntoView()")
+        image = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
+    small = image.resize((int(image.width * scale), int(image.height * scale)), Image.LANCZOS)
+    small.quantize(colors=96).save(target, optimize=True)
+    print(f"{target}: {target.stat().st_size // 1024} KB")
+
+
 def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="tally-shot-"))
     with LocalForum() as forum:
@@ -32,15 +43,8 @@ def main() -> None:
             app, ["report", "--game", str(game), "-o", str(out)], obj=env(work)
         )
         assert result.exit_code == 0, result.output
-    with Browser(width=1100, height=1500) as browser:
-        page = browser.open(out)
-        page.evaluate("document.getElementById('day-2').scrollIntoView()")
-        shot = page.screenshot()
-    image = Image.open(io.BytesIO(shot)).convert("RGB")
-    small = image.resize((image.width * 3 // 4, image.height * 3 // 4), Image.LANCZOS)
-    target = ROOT / "docs" / "report.png"
-    small.quantize(colors=96).save(target, optimize=True)
-    print(f"{target}: {target.stat().st_size // 1024} KB")
+    shot(out, 1100, 1500, ROOT / "docs" / "report.png", 0.75)
+    shot(out, 390, 1400, ROOT / "docs" / "report-phone.png", 0.75)
 
 
 if __name__ == "__main__":

@@ -76,12 +76,14 @@ def vote_day(
     vote = _the_vote_thread(game, given, chosen)
     started = vote.posts[0].time if vote.posts else None
     the_day = vote_day_of(game, vote.key, day, started=started)
-    requests, why_not = _request_threads(game, the_day, sources, given, reader)
+    requests, why_not = None, None
+    if game.rules.acceleration:
+        requests, why_not = _request_threads(game, the_day, sources, given, reader)
     carried = days_before(game, the_day.day, reader, given).carried
     result = tally_day(
         vote, game, the_day.day, requests=requests, carried=carried, late_ok=late_ok
     )
-    if why_not is not None:
+    if why_not is not None and the_day.accelerated:  # the file says so, tally cannot check
         note = Flag("S3", f"加速: not counted: {why_not}")
         result = dataclasses.replace(result, flags=(*result.flags, note))
     return result
@@ -315,7 +317,8 @@ def archive(
 
         if loaded is not None:
             results = closed_days(loaded, threads)
-        database = write_db(db, threads, game=loaded, results=results, now=reader.now())
+        database = write_db(db, threads, game=loaded, results=results,
+                            now=reader.now().astimezone(tz))  # fmt: skip
     days = tuple(r.day.day for r in results)
     return Archived(threads, output, written, db, database, days, partial)
 
@@ -480,7 +483,8 @@ def report(
     cards = cardfile.load(cardfile.ledger_path(game.path)) if game.path is not None else []
     drawn = {r.day.day for r in results}
     pending = tuple(d.day for d in game.days if d.day not in drawn)
-    page = render_report(game, results, posts, cards, generated=now, pending=pending,
+    page = render_report(game, results, posts, cards, pending=pending,
+                         generated=now.astimezone(game.timezone),
                          template_dir=template_dir)  # fmt: skip
     data = page.encode("utf-8")
     write_atomic(output, data)

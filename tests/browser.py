@@ -40,7 +40,9 @@ def chromium() -> str | None:
 
 
 class Browser:
-    def __init__(self, width: int = 1200, height: int = 900):
+    def __init__(self, width: int = 1200, height: int = 900, *, mobile: bool = False):
+        """``mobile``: a phone's viewport (the page's meta viewport honoured, touch)."""
+        self.mobile = mobile
         exe = chromium()
         if exe is None:
             raise FileNotFoundError("chromium is not installed")
@@ -148,7 +150,7 @@ class Browser:
             "width": self.width,
             "height": self.height,
             "deviceScaleFactor": 1,
-            "mobile": False,
+            "mobile": self.mobile,
         }
         self.call("Emulation.setDeviceMetricsOverride", metrics, session=session)
         self.call("Page.navigate", {"url": path.resolve().as_uri()}, session=session)

@@ -155,3 +155,34 @@ def test_archive_saved_files(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert len(read_csv(out)) == 18
+
+
+def test_times_are_in_the_forums_zone_everywhere(forum, tmp_path):
+    """The run's clock is UTC (as the system's is); what tally writes of it (when a thread
+    was read, when a post went missing, when the report was made) is in the forum's zone,
+    as the posts' own times are: S2."""
+    import json
+    import sqlite3
+    from datetime import UTC, datetime
+
+    from .conftest import FakeClock
+    from .test_votes_game import game_file, vote_thread
+
+    url = vote_thread().serve(forum)
+    game = game_file(tmp_path, url)
+    clock = FakeClock(datetime(2024, 5, 9, 14, 0, tzinfo=UTC))  # 22:00 in China
+    out, db = tmp_path / "posts.csv", tmp_path / "game.sqlite"
+    result = runner.invoke(app, ["archive", url, "-o", str(out), "--db", str(db), "--game", game],
+                           obj=clock.env())  # fmt: skip
+    assert result.exit_code == 0, result.output
+    read = {r["thread_read_at"] for r in read_csv(out)}
+    assert read == {"2024-05-09T22:00:00+08:00"}
+    with sqlite3.connect(db) as con:
+        [(when,)] = con.execute("select read_at from threads").fetchall()
+    assert when == "2024-05-09T22:00:00+08:00"
+    votes = runner.invoke(app, ["votes", url, "--game", game, "--json", "-q"], obj=clock.env())
+    assert json.loads(votes.stdout)["as_of"] == "2024-05-09T22:00:00+08:00"
+    report = tmp_path / "report.html"
+    made = runner.invoke(app, ["report", "--game", game, "-o", str(report)], obj=clock.env())
+    assert made.exit_code == 0, made.output
+    assert "生成于 2024-05-09 22:00" in report.read_text(encoding="utf-8")

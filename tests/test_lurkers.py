@@ -156,11 +156,11 @@ def test_four_days_of_cards_flags_and_ledger(forum, tmp_path):
     assert day3["ledger"]["totals"]["糖糖"] == {"blue": 0, "yellow": 3, "red": 1}
     assert day3["ledger"]["sent_off"] == ["糖糖"]  # K2
     flags3 = [(f["rule"], f["player"]) for f in day3["flags"]]
-    # The long 楼中楼; red font ("哈哈" is chat); and nobody asked for 加速 (S3).
-    assert flags3 == [("L6", "冷月"), ("L7", "风铃"), ("S3", None)]
-    assert day3["flags"][-1]["note"] == (
-        "加速: 0 of 7 living asked by 05-09 21:30 (needs 4): not accelerated"
-    )
+    # The long 楼中楼; red font ("哈哈" is chat). Nobody asked for 加速 and the file does
+    # not say accelerated: no S3 line (it said "0 of 7 asked" on every day), though the
+    # count is in the JSON.
+    assert flags3 == [("L6", "冷月"), ("L7", "风铃")]
+    assert (day3["acceleration"]["asked"], day3["acceleration"]["accelerates"]) == ([], False)
 
     day4 = run(game, 4)
     assert cards(day4) == [("kiwi", "yellow", "L2")]  # days 1, 3, 4: day 2 does not break it
@@ -174,7 +174,6 @@ def test_four_days_of_cards_flags_and_ledger(forum, tmp_path):
         ("L5", "老K", "204", 71),
         ("L8", "小眯", "204", 72),
         ("L7", "风铃", "304", 6),
-        ("S3", None, None, None),
     ]
 
     rows = [(c.day, c.player, c.colour, c.rule) for c in load(ledger)]

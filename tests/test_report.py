@@ -44,9 +44,9 @@ def at(stamp: str, minutes: int = 0) -> str:
     return t.strftime("%Y-%m-%d %H:%M:%S")
 
 
-def build(forum, tmp_path: Path) -> Path:
+def build(forum, tmp_path: Path, plan: dict | None = None) -> Path:
     days = []
-    for day, (opens, closes, dead, sheriff, votes) in PLAN.items():
+    for day, (opens, closes, dead, sheriff, votes) in (plan or PLAN).items():
         alive = [p for p in PLAYERS if p not in dead]
         talk = Thread(str(400 + day), f"[复盘局] 第{day}天讨论帖", {}, first_pid=40000 * day)
         talk.add(P("导演A", at(opens), "讨论帖开门"))
@@ -75,6 +75,8 @@ def build(forum, tmp_path: Path) -> Path:
         ]
         if sheriff:
             lines.append(f'sheriff = "{sheriff}"')
+        if day == 3:  # C2: a bonus in the pictures, in words
+            lines.append('slandered = ["糖糖"]')
         days.append("\n".join(lines) + "\n")
     names = ", ".join(f'"{p}"' for p in PLAYERS)
     game = tmp_path / "game.toml"
@@ -214,3 +216,68 @@ def test_a_chart_into_a_missing_folder_stops_before_any_download(forum, tmp_path
     )  # fmt: skip
     assert result.exit_code == 2 and "does not exist" in result.stderr
     assert forum.requests == []
+
+
+# Every <text> of every picture inside its picture's frame, every picture inside the window,
+# and the page as wide as the window (a wide table scrolls in its own box): [problems].
+CLIPPED = """(() => {
+  const found = [], width = window.innerWidth;
+  document.querySelectorAll('figure.chart svg').forEach(svg => {
+    const frame = svg.getBoundingClientRect(), where = svg.closest('figure').className;
+    if (frame.left < -1 || frame.right > width + 1)
+      found.push([where, 'the picture', Math.round(frame.left), Math.round(frame.right)]);
+    svg.querySelectorAll('text').forEach(t => {
+      const box = t.getBoundingClientRect();
+      if (!box.width) return;
+      const out = [frame.left - box.left, box.right - frame.right,
+                   frame.top - box.top, box.bottom - frame.bottom].map(Math.round);
+      if (out.some(x => x > 1)) found.push([where, t.textContent, ...out]);
+    });
+  });
+  if (document.documentElement.scrollWidth > width)
+    found.push(['page', 'wider than the window', document.documentElement.scrollWidth]);
+  return found;
+})()"""
+
+
+@pytest.fixture(scope="module")
+def one_day_report(tmp_path_factory) -> Path:
+    """A game of one closed day: the narrowest heat map, a title that must still fit."""
+    tmp_path = tmp_path_factory.mktemp("one-day")
+    with LocalForum() as forum:
+        game = build(forum, tmp_path, {3: PLAN[3]})
+        out = tmp_path / "report.html"
+        made = runner.invoke(app, ["report", "--game", str(game), "-o", str(out),
+                                   "--cache-dir", str(tmp_path / "cache")], obj=env(tmp_path))  # fmt: skip
+        assert made.exit_code == 0, made.output
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_text_is_clipped_on_a_desktop_or_a_phone(report, one_day_report, width):
+    """The report at 1280 px and at 390 px (a phone): no word of a picture outside its frame
+    (matplotlib lays them out, the browser draws them), no picture outside the window."""
+    if chromium() is None:
+        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
+    for page_file in (report[0], one_day_report):
+        with Browser(width=width, height=900, mobile=width < 600) as browser:
+            page = browser.open(page_file)
+            assert page.errors == []
+            assert page.evaluate("document.querySelectorAll('figure.chart svg text').length") > 50
+            assert page.evaluate(CLIPPED) == [], (page_file.parent.name, width)
+
+
+def test_the_pictures_speak_chinese_and_count_whole_votes(report):
+    """Labels in Chinese (no '(totals)', no 'votes'), the slander bonus in words (诽谤 +2,
+    not +2 C2), ticks at whole votes only, the close in the legend, the band explained."""
+    html = report[0].read_text(encoding="utf-8")
+    texts = [t.strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", html)]
+    assert "诽谤 +2" in texts and not any("C2" in t for t in texts)
+    assert not [t for t in texts if re.search(r"[A-Za-z]{4,}", t) and t not in PLAYERS]
+    labels = re.findall(r'<g id="[xy]tick_\d+">.*?<text[^>]*>([^<]*)</text>', html, re.S)
+    numbers = [t for t in labels if re.fullmatch(r"[\d.]+", t.strip())]
+    assert len(numbers) > 30 and all(t.strip().isdigit() for t in numbers), numbers
+    assert "关门 21:30" in texts and "顶部色带：当时领先者" in texts
+    assert "冷月 ×2.5" in texts  # the sheriff's weight beside the name, not on the lines
+    assert "每天发言数" in texts

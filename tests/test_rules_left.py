@@ -270,6 +270,51 @@ def test_S3_the_real_progress_thread(forum, tmp_path):
     assert (acc["living"], acc["needed"], acc["accelerates"]) == (5, 3, False)
 
 
+def test_S3_is_said_only_where_someone_asked_or_the_file_says_so(forum, tmp_path):
+    """Nobody asked and the day is not marked accelerated: no S3 line in votes or lurkers
+    (it said "0 of 11 … not accelerated" on every run); the JSON still has the count."""
+    talk = Thread("633", "第三天讨论帖", {}, first_pid=6330)
+    talk.add(P("导演A", "2024-05-09 09:30:00", "讨论帖开门，需要加速请回复申请加速"))
+    talk.add(P("冷月", "2024-05-09 09:40:00", "我觉得今天不该加速，票型还没出来"))
+    vote = Thread("634", "第三天投票帖", {}, first_pid=6340)
+    vote.add(P("导演A", "2024-05-09 09:30:00", "投票格式：\n投票对象：\n投票理由："))
+    vote.add(P("冷月", "2024-05-09 11:00:00", "投票对象：白桃\n投票理由：x"))
+    t_url, url = talk.serve(forum), vote.serve(forum)
+    game = write_game(tmp_path, "000", (
+        "[[days]]\nday = 3\nopens = 2024-05-09T09:30:00\ncloses = 2024-05-10T21:30:00\n"
+        f'discussion = "{t_url}"\nvote = "{url}"\ndead = ["长夜"]\n'))  # fmt: skip
+    table = invoke("2024-05-10 22:00", "votes", url, "--game", str(game), "-q")
+    assert table.exit_code == 0, table.output
+    assert "flag S3" not in table.stdout and "加速" not in table.stdout
+    data = invoke("2024-05-10 22:00", "votes", url, "--game", str(game), "--json", "-q")
+    assert json.loads(data.stdout)["acceleration"]["asked"] == []
+    lurk = invoke("2024-05-10 22:00", "lurkers", "--game", str(game), "--day", "3", "--no-write", "-q")
+    assert lurk.exit_code == 0, lurk.output
+    assert "flag S3" not in lurk.stdout and "floor None" not in lurk.stdout
+    # One request is enough to say the count, without a floor it does not have.
+    talk.add(P("kiwi", "2024-05-09 10:00:00", "申请加速"))
+    talk.serve(forum)
+    lurk = invoke("2024-05-10 22:00", "lurkers", "--game", str(game), "--day", "3", "--no-write",
+                  "-q", "--fresh")  # fmt: skip
+    said = [line for line in lurk.stdout.splitlines() if "flag S3" in line]
+    assert said == ["flag S3: 加速: 1 of 11 living asked by 05-09 21:30 (needs 6): not accelerated"]
+
+
+def test_S3_a_game_without_acceleration_counts_no_request(forum, tmp_path):
+    """[rules] acceleration = false: requests are not counted, the discussion thread is not
+    even read for them, and no S3 line is printed."""
+    game, url = s3_game(forum, tmp_path, "000", FIVE_EARLY)
+    text = game.read_text(encoding="utf-8").replace("[[days]]", "[rules]\nacceleration = false\n\n[[days]]", 1)
+    game.write_text(text, encoding="utf-8")
+    forum.requests.clear()
+    data = invoke("2024-05-10 22:00", "votes", url, "--game", str(game), "--json", "-q")
+    assert data.exit_code == 0, data.output
+    assert json.loads(data.stdout)["acceleration"] is None
+    assert not [r for r in forum.requests if "tid=623" in r]
+    lurk = invoke("2024-05-10 22:00", "lurkers", "--game", str(game), "--day", "3", "--no-write", "-q")
+    assert lurk.exit_code == 0 and "flag S3" not in lurk.stdout
+
+
 # -- L4 by hand, K1 twice in a day ------------------------------------------------------------
 
 
@@ -290,7 +335,7 @@ def test_L4_by_hand_reaches_the_morning_post(tmp_path):
     morning = invoke("2024-05-09 09:00", "announce", "--game", str(game), "--day", "3",
                      "--kind", "morning")  # fmt: skip
     assert morning.exit_code == 0, morning.output
-    assert "[b]第2天判罚[/b]\n糖糖：黄牌（第2晚未按时行动）" in morning.stdout
+    assert "[b]第2天判罚[/b]\n糖糖：黄牌，第2晚未按时行动" in morning.stdout
     listed = invoke("2024-05-09 09:00", "cards", "list", "--game", str(game))
     assert "L4" in listed.stdout and "糖糖: 0 blue, 1 yellow, 0 red" in listed.stdout
     removed = invoke("2024-05-09 09:00", "cards", "remove", "--game", str(game), "--day", "2",

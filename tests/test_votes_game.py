@@ -203,7 +203,7 @@ def test_table_explains_every_ballot(forum, tmp_path):
     out = result.stdout
     for phrase in (
         "second_change: only 1 change(s) allowed (V4)",
-        "change_in_final_hour: no change after 20:30 (V5, V8)",
+        "change_in_final_hour: no change after 20:30 (V5)",  # no proxy: V8 is not cited
         "unknown_target: '月彰' is not a player; closest: 月影 (V7)",
         "format: no colon after 投票对象 (V1, V7)",
         "dead_voter: 橘子 is out and cannot vote (V9)",

@@ -318,7 +318,7 @@ def fetch_thread(
         url,
         [p for p, _ in ordered],
         [o for _, o in ordered],
-        read_at=options.clock(),
+        read_at=options.clock().astimezone(tz),  # the forum's zone, as the posts' times
     )
     check_complete(thread, [p for p, _ in ordered], url)
     return thread

@@ -44,6 +44,7 @@ CJK_FAMILIES = (
 _HINTS = ("cjk", "wqy", "wenquan", "han", "hei", "song", "ming", "kai", "yahei", "msyh",
           "simsun", "pingfang", "hiragino", "notosanssc", "fallback")  # fmt: skip
 _PROBE = "月影长夜"
+TIED = "#bbbbbb"  # the leader band while several lead
 COLOURS = ("#c0392b", "#2980b9", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#2c3e50",
            "#f39c12", "#7f8c8d", "#e84393", "#00838f", "#6d4c41")  # fmt: skip
 
@@ -156,6 +157,17 @@ def _title(result: DayResult) -> str:
     return f"第{result.day.day}天{what}"
 
 
+# A bonus as the players know it (RULES C2, C3), not by its rule id.
+BONUS_WORDS = {"C2": "诽谤", "C3": "众志成城"}
+
+
+def _whole_ticks(axis: Any) -> None:
+    """Ticks at whole votes (or posts) only: half a vote is never a mark on the axis."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
 # -- the pictures -----------------------------------------------------------------------------
 
 
@@ -183,13 +195,15 @@ def draw_totals(ax: Any, result: DayResult) -> None:
         for amount, _why, rule in t.bonuses:
             ax.barh(row, float(amount), left=float(left), color="#f0b429", edgecolor="white",
                     hatch="//")  # fmt: skip
-            ax.text(float(left + amount / 2), row, f"+{votes_text(amount)} {rule}",
+            word = BONUS_WORDS.get(rule, rule)
+            ax.text(float(left + amount / 2), row, f"{word} +{votes_text(amount)}",
                     ha="center", va="center", fontsize=8)  # fmt: skip
             left += amount
         ax.text(float(left) + 0.1, row, votes_text(t.votes), va="center", fontweight="bold")
     ax.set_yticks(range(len(names)), names)
-    ax.set_xlabel("票数 votes")
-    ax.set_title(f"{_title(result)}：得票 (totals)")
+    _whole_ticks(ax.xaxis)
+    ax.set_xlabel("票数（蓝：每位投票人的票，按票权；黄斜纹：加票）", fontsize=8)
+    ax.set_title(f"{_title(result)}：得票")
     if not totals:
         ax.text(0.5, 0.5, "无人得票", transform=ax.transAxes, ha="center")
 
@@ -221,7 +235,8 @@ def draw_flow(ax: Any, result: DayResult) -> None:
         offset = (rows - len(items)) / 2
         return rows - 1 - offset - items.index(name)
 
-    colours = _colour(targets)
+    # Each player in one colour in every picture of the day: the order of the totals.
+    colours = _colour(list(dict.fromkeys([t.player for t in result.totals] + targets)))
     for b in counted:
         assert b.voter is not None and b.target is not None
         w = weights.get(b.voter, (Decimal(1), None))[0]
@@ -229,16 +244,19 @@ def draw_flow(ax: Any, result: DayResult) -> None:
         style = "--" if b.abstain else "-"
         ax.plot([0, 1], [y0, y1], style, color=colours[b.target], linewidth=1 + 2 * float(w),
                 alpha=0.75)  # fmt: skip
-        if w != 1:
-            ax.text(0.5, (y0 + y1) / 2, f"×{votes_text(w)}", ha="center", va="bottom", fontsize=8)
     for name in voters:
-        ax.text(-0.03, y(voters, name), name, ha="right", va="center")
+        # The weight beside the voter's name: in the middle it sat on the crossing lines.
+        w = weights.get(name, (Decimal(1), None))[0]
+        label = f"{name} ×{votes_text(w)}" if w != 1 else name
+        ax.text(-0.03, y(voters, name), label, ha="right", va="center")
     totals = {t.player: t.votes for t in result.totals}
     for name in targets:
         label = f"{name}  {votes_text(totals[name])}" if name in totals else name
         ax.text(1.03, y(targets, name), label, ha="left", va="center", fontweight="bold",
                 color=colours[name])  # fmt: skip
-    ax.set_title(f"{_title(result)}：谁投了谁 (who voted whom)")
+    ax.set_title(f"{_title(result)}：谁投了谁")
+    if any(b.abstain for b in counted):
+        ax.text(0.5, -0.7, "虚线：弃权票", ha="center", va="center", fontsize=8, color="#555")
     if not counted:
         ax.text(0.5, 0.5, "无有效票", ha="center")
 
@@ -261,24 +279,32 @@ def timeline_figure(result: DayResult) -> Figure:
         values = [float(m.totals.get(player, 0)) for m in seen]
         ax.step(times, values, where="post", color=colours.get(player, "#555"), label=player,
                 linewidth=2)  # fmt: skip
-    ax.axvline(result.day.closes, color="#c0392b", linestyle="--")
+    from matplotlib.patches import Patch
+
+    # The close in the legend, not as words on the plot: there they sat on the line.
+    ax.axvline(result.day.closes, color="#c0392b", linestyle="--",
+               label=f"关门 {clock(result.day.closes)}")  # fmt: skip
     top = max((float(v) for m in seen for v in m.totals.values()), default=1.0)
-    ax.text(result.day.closes, top * 1.22, f"关门 {clock(result.day.closes)} ", color="#c0392b",
-            ha="right", va="bottom", fontsize=8)  # fmt: skip
     # Along the top, a band in the colour of who leads (grey while several tie).
+    tied = False
     for now, then in itertools.pairwise(seen):
         if not now.leaders:
             continue
-        colour = colours.get(now.leaders[0], "#555") if len(now.leaders) == 1 else "#bbbbbb"
+        tied = tied or len(now.leaders) > 1
+        colour = colours.get(now.leaders[0], "#555") if len(now.leaders) == 1 else TIED
         ax.fill_between([now.time, then.time], top * 1.1, top * 1.18, color=colour,
                         linewidth=0)  # fmt: skip
-    ax.text(seen[0].time, top * 1.2, "领先 leader", fontsize=8, va="bottom")
+    handles, _ = ax.get_legend_handles_labels()
+    handles.append(Patch(facecolor="none", edgecolor="none", label="顶部色带：当时领先者"))
+    if tied:
+        handles.append(Patch(color=TIED, label="灰：并列领先"))
     ax.set_ylim(0, top * 1.3 + 0.5)
+    _whole_ticks(ax.yaxis)
     ax.xaxis.set_major_formatter(mdates.DateFormatter("%m-%d %H:%M", tz=tz))  # type: ignore[no-untyped-call]
-    ax.set_ylabel("票数 votes")
-    ax.set_title(f"{_title(result)}：票数变化 (votes over time)")
-    if players:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    ax.set_ylabel("票数")
+    ax.set_title(f"{_title(result)}：票数变化")
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
+              frameon=False)  # fmt: skip
     fig.autofmt_xdate()
     return fig
 
@@ -312,7 +338,8 @@ def heatmap_figure(
 
     grid = np.array([[posts.get((p, d), -1) for d in days] for p in players], dtype=float)
     masked = np.ma.masked_less(grid, 0)
-    fig = _figure(1.2 + 0.9 * max(2, len(days)), 0.36 * max(3, len(players)) + 1.2)
+    # Wide enough for its title and key whatever the number of days (two were clipped).
+    fig = _figure(max(4.6, 1.6 + 0.9 * len(days)), 0.36 * max(3, len(players)) + 1.6)
     ax: Any = fig.add_subplot()
     image = ax.imshow(masked, cmap="Blues", aspect="auto")
     for i, p in enumerate(players):
@@ -325,6 +352,8 @@ def heatmap_figure(
                     color="white" if dark else "black")  # fmt: skip
     ax.set_xticks(range(len(days)), [f"第{d}天" for d in days])
     ax.set_yticks(range(len(players)), list(players))
-    ax.set_title("发言数 posts per day (黄 yellow, 红 red card)")
-    fig.colorbar(image, ax=ax, shrink=0.6)
+    ax.set_title("每天发言数")
+    ax.set_xlabel("格内：发言数；黄、红：当天的黄牌、红牌；—：已出局", fontsize=8)
+    bar = fig.colorbar(image, ax=ax, shrink=0.6, label="发言数")
+    _whole_ticks(bar.ax.yaxis)
     return fig

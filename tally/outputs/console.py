@@ -275,8 +275,10 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
         if c.rule == "K1":
             say(console, f"  {c.player}: {c.reason}")
     for flag in result.flags:
+        # A flag of the day as a whole (S3) has no floor: "floor None" said nothing.
         where = f"thread {flag.thread_id}, " if flag.thread_id else ""
-        say(console, f"flag {flag.rule}: {where}floor {flag.floor}: {flag.note}")
+        where += f"floor {flag.floor}: " if flag.floor is not None else ""
+        say(console, f"flag {flag.rule}: {where}{flag.note}")
     if view.totals:
         say(console, "Ledger totals (blue / yellow / red):")
         for player, t in sorted(view.totals.items()):

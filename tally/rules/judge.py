@@ -382,7 +382,9 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
                 final, day.closes - timedelta(minutes=rules.proxy_change_deadline_minutes)
             )
         if not v9 and window and w.posted_at >= deadline:
-            w.void(VoidReason.CHANGE_IN_FINAL_HOUR, f"no change after {clock(deadline)} (V5, V8)")
+            # V8 only for a proxy change (its own, earlier deadline, seed 001).
+            rule = "V5, V8" if w.proxy else "V5"
+            w.void(VoidReason.CHANGE_IN_FINAL_HOUR, f"no change after {clock(deadline)} ({rule})")
             continue
         if day.bar_owner == voter:
             limit = day.opens + timedelta(hours=_bar_owner_hours(day, rules)[1])

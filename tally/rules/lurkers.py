@@ -227,9 +227,13 @@ def check(
     place = {t.thread_id: i for i, t in enumerate(target.threads)}
     flags = sorted(found, key=lambda f: (place.get(f.thread_id or "", len(place)), f.floor or 0))
     asked = [t for t in (target.progress, target.discussion) if t is not None]
-    acceleration = count_requests(game, day, asked) if asked else None
-    if acceleration is not None:
-        flags.append(Flag("S3", acceleration.text))
+    acceleration = None
+    if asked and game.rules.acceleration:
+        acceleration = count_requests(game, day, asked)
+        # A line only where someone asked or the file says accelerated: "0 of 15 asked"
+        # on every day said nothing.
+        if acceleration.asked or acceleration.marked:
+            flags.append(Flag("S3", acceleration.text))
         if acceleration.warning:
             flags.append(Flag("S3", "warning: " + acceleration.warning))
     ordered = sorted(cards, key=lambda c: (game.players.index(c.player), c.rule))

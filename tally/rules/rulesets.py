@@ -144,7 +144,9 @@ class Ruleset:
     election_voters: tuple[str, ...] = ()
     # L5 (seed 003): the roles whose players may post after they are out (侦探).
     may_post_when_dead: tuple[str, ...] = ()
-    # S3: the share of the living (at the open) who must ask for acceleration (加速).
+    # S3: whether the game knows acceleration (加速) at all (every seed does)...
+    acceleration: bool = True
+    # ... and the share of the living (at the open) who must ask for it.
     acceleration_share: Share = Share.MORE_THAN_HALF
     # S3 (seed 001): requests count until this many hours before the accelerated close.
     acceleration_cutoff_hours: int = 0

@@ -124,7 +124,9 @@ def tally_day(
         late_ballots(game, day, thread, late, voters, max(b.posted_at for b in late))
     counted = count(ballots, game, day)
     acceleration = count_requests(game, day, requests) if requests is not None else None
-    s3 = [] if acceleration is None else [Flag("S3", acceleration.text)]
+    s3 = []
+    if acceleration is not None and (acceleration.asked or acceleration.marked):
+        s3.append(Flag("S3", acceleration.text))  # said where someone asked, or the file
     if acceleration is not None and acceleration.warning:
         s3.append(Flag("S3", "warning: " + acceleration.warning))
     voted = {b.voter for b in ballots if b.status == Status.COUNTED}
