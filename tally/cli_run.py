@@ -103,6 +103,9 @@ def add(app: typer.Typer, row: Command, table: dict[str, Opt]) -> None:
                 result = call(row, opts, env, show, stack, given)
                 if result is not None:
                     show.show(result)
+            failure = getattr(result, "failure", None)  # shown first (the text to paste)
+            if failure is not None:
+                show.error(str(failure))
             if getattr(result, "exit_status", 0):  # a result that is a failure (doctor)
                 raise typer.Exit(result.exit_status)
         except TallyError as exc:  # the one place tally's errors become a sentence

@@ -19,6 +19,7 @@ class ExitStatus(IntEnum):
     NOT_A_THREAD = 4  # missing, login or permission required, anti-scraping check
     UNREADABLE = 5  # a page that looks like a thread but cannot be read
     OUTPUT = 6  # the output could not be written
+    NOT_POSTED = 7  # --post: the forum refused the post, or tally's checks stopped it
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tally.errors import FetchError, InputError, NotAThreadError, ParseError
 from tally.forums import resolve_url
@@ -36,6 +36,9 @@ from tally.rules.polls import Poll, changes
 from tally.rules.verdicts import ThreadRole
 from tally.rules.votes import DayResult, tally_day
 from tally.vocabulary import Announcement, Markup
+
+if TYPE_CHECKING:
+    from tally.outputs.results import Posted
 
 # Forums and the director's computer disagree on the time by seconds; the final read waits
 # this long after the close.
@@ -70,6 +73,9 @@ class Watcher(Protocol):
 
     def warn(self, message: str) -> None: ...
 
+    def posted(self, posted: Posted) -> None:
+        """A post the watch made (--post, --remind-at)."""
+
 
 def watch(
     game: Game,
@@ -85,6 +91,8 @@ def watch(
     fmt: Markup | None = None,
     late_ok: bool = False,
     template_dir: Path | None = None,
+    post: bool = False,
+    remind_at: int | None = None,
 ) -> None:
     """The whole watch: every poll shown, the wait between polls (``every`` seconds; a full
     read every ``full_every`` polls; ``polls`` at most), the final count shown and then (a
@@ -95,23 +103,76 @@ def watch(
 
     if announce_to is not None:
         check_output(announce_to, "announcement")
+    if announce_to is not None or post:
         # A broken template is found now, not at the close hours later.
         check_templates(Announcement.CLOSE, template_dir)
+    if remind_at is not None:
+        check_templates(Announcement.REMINDER, template_dir)
+    if post or remind_at is not None:
+        from tally.publish import ready
+
+        # The cookies, the account and the reply box checked now, not at the close.
+        ready(game, _vote_day(game, url, day, reader).vote_ref, 1, reader)
     schedule = Schedule(every, polls, full_every)
     show.start(game)
     last = None
+    reminder: Reminder | None = Reminder(remind_at) if remind_at is not None else None
     try:
         for last in read_polls(game, url, day=day, schedule=schedule, reader=reader,
                                wait=show.wait, late_ok=late_ok):  # fmt: skip
             show.poll(last)
+            if reminder is not None:
+                reminder.at(last, game, reader, show, fmt, template_dir)
     except KeyboardInterrupt:
         show.stop(last, interrupted=True)
         raise
     show.stop(last)
-    if last is not None and last.final and last.result is not None and announce_to is not None:
-        fmt = fmt or reader.markup_for(last.result.day.vote_ref)
+    if last is None or not last.final or last.result is None:
+        return
+    fmt = fmt or reader.markup_for(last.result.day.vote_ref)
+    if announce_to is not None:
         write_announcement(announce_to, last.result, game, fmt, template_dir=template_dir)
         show.note(f"wrote the announcement to {announce_to}")
+    if post:
+        from tally.outputs.announce import closing_post
+        from tally.publish import post_or_keep
+
+        text = closing_post(last.result, game, fmt, template_dir=template_dir)
+        show.posted(post_or_keep(game, last.result.day, Announcement.CLOSE, text,
+                                 reader=reader, keep=announce_to))  # fmt: skip
+    if reminder is not None and reminder.failure is not None:
+        raise reminder.failure  # the close went well; the reminder did not: said again
+
+
+@dataclass
+class Reminder:
+    """`--remind-at N`: the 催票 post, once, at the first poll N minutes or less before the
+    close. A reminder that fails is said at once and again at the end (the command fails),
+    its text kept to paste; the watch goes on to the close."""
+
+    minutes: int
+    done: bool = False
+    failure: Exception | None = None
+
+    def at(self, poll: Poll, game: Game, reader: Reader, show: Watcher,
+           fmt: Markup | None, template_dir: Path | None) -> None:  # fmt: skip
+        from tally.forums.posting import PostError
+        from tally.outputs.announce import reminder_context, render
+        from tally.publish import post_or_keep
+
+        result = poll.result
+        if self.done or result is None or poll.final or not result.provisional:
+            return
+        if poll.at < result.day.closes - timedelta(minutes=self.minutes):
+            return
+        self.done = True
+        markup = fmt or reader.markup_for(result.day.vote_ref) or Markup.BBCODE
+        text = render(Announcement.REMINDER, markup, reminder_context(result, game), template_dir)
+        try:
+            show.posted(post_or_keep(game, result.day, Announcement.REMINDER, text, reader=reader))
+        except (PostError, FetchError) as exc:
+            self.failure = exc
+            show.warn(f"the reminder was not posted: {exc}")
 
 
 def read_polls(

@@ -23,6 +23,7 @@ import dataclasses
 from collections.abc import Sequence
 from datetime import tzinfo
 from pathlib import Path
+from typing import Protocol
 
 from tally.errors import (
     FetchError,
@@ -35,6 +36,7 @@ from tally.errors import (
 )
 from tally.forums import resolve_url
 from tally.forums.fetch import is_url
+from tally.forums.posting import PostError
 from tally.forums.reader import Reader
 from tally.model import Thread, ThreadKey, origin_of
 from tally.outputs import cardfile
@@ -405,9 +407,14 @@ def announcement(
     show_rules: bool = False,
     reader: Reader,
     late_ok: bool = False,
+    post: bool = False,
+    yes: bool = False,
+    show: Asker | None = None,
 ) -> Announced:
     """`tally announce`: the post to paste, rendered from its template; rule ids (C5, L1) only
-    with ``show_rules``, since the post is for the players."""
+    with ``show_rules``, since the post is for the players. With ``post`` (Discuz!) it is
+    also replied into the day's thread as the director (tally.publish: never provisional,
+    never twice, asked first unless ``yes``, read back)."""
     from tally.outputs.announce import (
         check_templates,
         closing_post,
@@ -432,7 +439,12 @@ def announcement(
             result, game, fmt, provisional=provisional, show_rules=show_rules,
             template_dir=template_dir,
         )  # fmt: skip
-        return Announced(text)
+        if post and result.provisional:
+            raise PostError(
+                f"day {day} has not closed (read {short(result.as_of)}): a provisional count "
+                "(暂计) is never posted; post the result after the close."
+            )
+        return _posted(game, chosen, kind, text, post, yes, show, reader)
     if kind is Announcement.REMINDER:
         context = reminder_context(result, game, show_rules=show_rules)
     elif kind is Announcement.MORNING:
@@ -449,7 +461,29 @@ def announcement(
         role = ThreadRole.DISCUSSION if chosen.discussion else ThreadRole.VOTE
         thread_fits_day(game, thread, chosen, role)
         context = elevator_context(game, chosen, thread, seed)
-    return Announced(render(kind, fmt or format_for(game, chosen), context, template_dir))
+    text = render(kind, fmt or format_for(game, chosen), context, template_dir)
+    return _posted(game, chosen, kind, text, post, yes, show, reader)
+
+
+class Asker(Protocol):
+    """Who is asked before a post (the terminal); None from ``confirm``: nobody to ask."""
+
+    def confirm(self, question: str) -> bool | None: ...
+
+
+def _posted(game: Game, day: Day, kind: Announcement, text: str, post: bool, yes: bool,
+            show: Asker | None, reader: Reader) -> Announced:  # fmt: skip
+    """The announcement, posted when asked: the text is kept (shown) whatever happens."""
+    if not post:
+        return Announced(text)
+    from tally.publish import post_text
+
+    try:
+        posted = post_text(game, day, kind, text, reader=reader, yes=yes,
+                           confirm=show.confirm if show is not None else None)  # fmt: skip
+    except PostError as exc:
+        return Announced(text, failure=exc)
+    return Announced(text, posted=posted)
 
 
 def report(

@@ -36,6 +36,7 @@ class P:
     comments: list[Comment] = field(default_factory=list)
     edited: tuple[str, str] | None = None  # (by, "2024-05-09 22:00")
     red: bool = False
+    html: str | None = None  # the message as the forum rendered it (a reply posted by tally)
 
 
 def _load() -> tuple[str, str, str]:
@@ -122,7 +123,7 @@ class Thread:
                 f'&amp;ptid={self.tid}" target="_blank"><font color="#999999">{post.reply}#</font></a> '
                 f"<i>{r.author}</i> </strong><br />\n<br />\n"
             )
-        body = _text_html(post.text)
+        body = post.html if post.html is not None else _text_html(post.text)
         parts.append(f'<font color="#FF0000">{body}</font>' if post.red else body)
         return "".join(parts)
 
@@ -180,3 +181,21 @@ class Thread:
         for number, body in enumerate(self.pages(), start=1):
             forum.add_discuz_page(self.tid, number, body)
         return forum.url(f"forum.php?mod=viewthread&tid={self.tid}")
+
+
+def discuz_render(bbcode: str) -> str:
+    """The BBCode of a post as Discuz! X3.5 renders it, for the tags tally uses and a few
+    players try; checked against real pages in test_announce's
+    test_renderer_matches_real_discuz."""
+    html = bbcode.replace("\n", "<br />\n")
+    rules = [
+        (r"\[b\](.*?)\[/b\]", r"<strong>\1</strong>"),
+        (r"\[color=([#\w]+?)\](.*?)\[/color\]", r'<font color="\1">\2</font>'),
+        (r"\[size=(\d+)\](.*?)\[/size\]", r'<font size="\1">\2</font>'),
+        (r"\[url=([^\]\s]+?)\](.*?)\[/url\]", r'<a href="\1" target="_blank">\2</a>'),
+        (r"\[img\](.*?)\[/img\]", r'<img src="\1" />'),
+    ]
+    for _ in range(3):  # nested tags
+        for pattern, repl in rules:
+            html = re.sub(pattern, repl, html, flags=re.I | re.S)
+    return html

@@ -21,7 +21,7 @@ from tally.errors import InputError
 from tally.outputs.announce import inert, render
 
 from .conftest import DISCUZ, Runner
-from .discuzgen import P
+from .discuzgen import P, discuz_render
 from .test_votes_game import game_file, vote_thread
 from .tiebaapi import TiebaApi
 from .tiebagen import game_toml, sample
@@ -172,23 +172,6 @@ def test_votes_announce_prints_after_the_table(forum, tmp_path):
 # -- player text is inert -------------------------------------------------------------------
 
 NASTY = "[color=red]红字[/color][size=7]大字[/size][url=http://evil.example]点我[/url][img]http://evil.example/a.png[/img]"
-
-
-def discuz_render(bbcode: str) -> str:
-    """The BBCode of a post as Discuz! X3.5 renders it, for the tags tally uses and a few
-    players try; checked against real pages in test_renderer_matches_real_discuz."""
-    html = bbcode.replace("\n", "<br />\n")
-    rules = [
-        (r"\[b\](.*?)\[/b\]", r"<strong>\1</strong>"),
-        (r"\[color=([#\w]+?)\](.*?)\[/color\]", r'<font color="\1">\2</font>'),
-        (r"\[size=(\d+)\](.*?)\[/size\]", r'<font size="\1">\2</font>'),
-        (r"\[url=([^\]\s]+?)\](.*?)\[/url\]", r'<a href="\1" target="_blank">\2</a>'),
-        (r"\[img\](.*?)\[/img\]", r'<img src="\1" />'),
-    ]
-    for _ in range(3):  # nested tags
-        for pattern, repl in rules:
-            html = re.sub(pattern, repl, html, flags=re.I | re.S)
-    return html
 
 
 def test_renderer_matches_real_discuz():

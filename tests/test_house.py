@@ -73,6 +73,7 @@ STAGES = {
     "workflows": 3,
     "watch": 3,
     "cards": 3,
+    "publish": 3,
     "cli": 4,
     "cli_run": 4,
 }

@@ -42,6 +42,9 @@ class Reply:
 Hook = Callable[[str], Reply | None]
 # Answers a POST (path and query, request headers, body): an API double.
 PostHook = Callable[[str, dict[str, str], bytes], Reply]
+# Answers any request (path and query, headers with lower-case names, the body or None for
+# a GET) or lets the routes answer (None): a board whose pages depend on who asks.
+RequestHook = Callable[[str, dict[str, str], bytes | None], Reply | None]
 _REWRITE = re.compile(r"^/thread-(\d+)-(\d+)-\d+\.html$")
 
 
@@ -71,6 +74,7 @@ class LocalForum:
         self.request_headers: list[dict[str, str]] = []
         self.hook: Hook | None = None
         self.post_hook: PostHook | None = None
+        self.request_hook: RequestHook | None = None
         # Seconds added to every answer (a busy forum), and how many were served at once.
         self.latency = 0.0
         self.in_flight = 0
@@ -159,6 +163,9 @@ class LocalForum:
 
             def _answer(self, posted: bytes | None) -> None:
                 reply = forum.hook(self.path) if forum.hook else None
+                if reply is None and forum.request_hook is not None:
+                    asked = {k.lower(): v for k, v in self.headers.items()}
+                    reply = forum.request_hook(self.path, asked, posted)
                 if reply is None and posted is not None:
                     headers = {k.lower(): v for k, v in self.headers.items()}
                     reply = forum.post_hook(self.path, headers, posted) if forum.post_hook else None

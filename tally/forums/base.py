@@ -284,6 +284,9 @@ class Platform(ABC):
     comment_word: str = "楼中楼"
     # Whether "@name " in a post notifies the user (a reminder mentions who has not voted).
     mentions: bool = False
+    # Why tally does not post here (--post), in one sentence; "" where it posts (Discuz!'s
+    # reply form, tally.forums.posting).
+    no_posting: str = "tally does not post to this forum; paste the text above by hand."
 
     @abstractmethod
     def match_url(self, url: str) -> ThreadRef | None:

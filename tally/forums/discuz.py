@@ -184,6 +184,7 @@ class Discuz(Platform):
     pages = DiscuzPages()
     comment_word = "点评"
     mentions = True  # Discuz! X: "@name " notifies the user (its @ feature)
+    no_posting = ""  # its fast-reply form, as the logged-in director (tally.forums.posting)
     example_urls = (
         "https://bbs.example.com/forum.php?mod=viewthread&tid=101",
         "https://bbs.example.com/forum.php?mod=viewthread&tid=101&extra=page%3D1&page=3",

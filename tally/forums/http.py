@@ -358,6 +358,23 @@ class Http:
                 body = None  # as browsers do: a POST redirected is a GET
         raise FetchError(f"{url}: more than {MAX_REDIRECTS} redirects; tally stops there.")
 
+    def submit(
+        self, url: str, body: bytes, headers: dict[str, str], explain: Explain | None = None
+    ) -> Response:
+        """One POST a person makes (a reply to a thread): sent once, never retried and never
+        redirected, since a forum that took it and failed to answer would show it twice. Not
+        asked of robots.txt, which speaks to crawlers, not to a member's own form (Discuz!'s
+        disallows forum.php?mod=post for them). ``explain`` turns a 5xx answer's body into
+        tally's own error."""
+        try:
+            return self._once(url, headers, explain, body, None, None)
+        except _Transient as exc:
+            host = urlsplit(url).netloc
+            raise FetchError(
+                f"the post to {host} got no answer ({exc}); it may or may not have been made: "
+                "look at the thread before posting again."
+            ) from None
+
     def cookie(self, name: str, url: str) -> str | None:
         """The value of the cookie ``name`` the cookie file holds for ``url``'s host."""
         if self._cookies is None:

@@ -77,6 +77,10 @@ class Tieba(Platform):
     name = "tieba"
     title = "Tieba"
     markup = Markup.TEXT  # Tieba renders no markup in posts
+    no_posting = (
+        "tally does not post to Tieba: its client API needs your BDUSS login and Baidu's risk "
+        "control blocks accounts that post by program; paste the text above by hand."
+    )
     # Saved desktop pages (before 2026); live threads come from the client API.
     pages = tieba_html.SavedPages()
     example_urls = (

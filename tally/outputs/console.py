@@ -390,7 +390,14 @@ def _(done: Lurked, terminal: Terminal) -> None:
 
 @show.register(Announced)
 def _(done: Announced, terminal: Terminal) -> None:
+    from tally.outputs.terminal import posted_line
+
     terminal.text(done.text)
+    if done.posted is not None:
+        terminal.note(posted_line(done.posted))
+        if done.posted.difference is not None:
+            terminal.warn(f"post {done.posted.pid} as the forum shows it differs: "
+                          f"{done.posted.difference}.")  # fmt: skip
 
 
 @show.register(Archived)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from tally.outputs.results import Counted, Diagnosed, Lurked
+from tally.outputs.results import Announced, Counted, Diagnosed, Lurked
 from tally.rules.ballots import Remark
 from tally.rules.count import votes_number
 from tally.rules.state import Fact, Kind
@@ -18,6 +18,7 @@ from tally.settings import Settings
 from tally.times import iso
 
 if TYPE_CHECKING:
+    from tally.outputs.results import Posted
     from tally.rules.acceleration import Acceleration
     from tally.rules.ledger import LedgerView
     from tally.rules.lurkers import DayCheck
@@ -322,4 +323,29 @@ def _(settings: Settings) -> dict[str, Any]:
             }
             for name, s in settings.values.items()
         },
+    }
+
+
+def posted_json(posted: Posted) -> dict[str, Any]:
+    """A post tally made: what, where and when, and whether it reads back as sent."""
+    return {
+        "kind": str(posted.kind),
+        "day": posted.day,
+        "pid": posted.pid,
+        "url": posted.url,
+        "thread_url": posted.thread_url,
+        "floor": posted.floor,
+        "member": posted.member,
+        "at": iso(posted.at),
+        "read_back": posted.read_back,
+        "difference": posted.difference,
+    }
+
+
+@to_json.register(Announced)
+def _(done: Announced) -> dict[str, Any]:
+    return {
+        "text": done.text,
+        "posted": posted_json(done.posted) if done.posted is not None else None,
+        "error": str(done.failure) if done.failure is not None else None,
     }

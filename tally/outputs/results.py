@@ -8,10 +8,12 @@ them itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from tally.errors import TallyError
     from tally.forums.diagnosis import Diagnosis
     from tally.model import Thread
     from tally.outputs.database import Written
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from tally.rules.ledger import LedgerView
     from tally.rules.lurkers import DayCheck
     from tally.rules.votes import DayResult
+    from tally.vocabulary import Announcement
 
 
 @dataclass(frozen=True)
@@ -49,10 +52,17 @@ class Lurked:
 
 @dataclass(frozen=True)
 class Announced:
-    """`tally announce`: the post to paste."""
+    """`tally announce`: the post to paste; with --post, the post made (``posted``) or why
+    not (``failure``: the command fails with it, after the text is shown to paste)."""
 
     text: str
     warnings: tuple[str, ...] = ()
+    posted: Posted | None = None
+    failure: TallyError | None = None
+
+    @property
+    def exit_status(self) -> int:
+        return self.failure.exit_code if self.failure is not None else 0
 
 
 @dataclass(frozen=True)
@@ -112,3 +122,22 @@ class Exported:
     folder: Path
     files: tuple[Path, ...]
     warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Posted:
+    """A post tally made, where, when, and whether the forum shows what was sent."""
+
+    kind: Announcement
+    day: int
+    pid: str
+    url: str  # the post's own link
+    thread_url: str
+    at: datetime  # in the game's zone
+    member: str  # the account it was posted as
+    floor: int | None  # the floor the forum gave it, once read back
+    difference: str | None  # None: the forum shows what was sent
+
+    @property
+    def read_back(self) -> bool:
+        return self.difference is None

@@ -13,6 +13,7 @@ standard error. Everything a forum user wrote is sanitised on the way
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
     from tally.model import Thread
     from tally.outputs.live import LiveScreen
+    from tally.outputs.results import Posted
     from tally.rules.game import Game
     from tally.rules.polls import Poll
 
@@ -74,6 +76,28 @@ class Terminal:
         if message not in self._warned:
             self._warned.add(message)
             self.error(f"warning: {message}")
+
+    def confirm(self, question: str) -> bool | None:
+        """Ask yes or no on the terminal (no by default); None when nobody is there to ask
+        (standard input or error is no terminal)."""
+        import typer
+
+        stdin_tty = self.env.terminal if self.env.terminal is not None else sys.stdin.isatty()
+        if not (self.env.interactive and stdin_tty):
+            return None
+        return bool(typer.confirm(question, default=False, err=True))
+
+    def posted(self, posted: Posted) -> None:
+        """A post tally watch made: a JSON line among the polls', or a line under the live
+        screen."""
+        if self._screen is None:
+            from tally.outputs.json_output import posted_json
+
+            self.json_line({"posted": posted_json(posted)})
+        else:
+            self.note(posted_line(posted))
+        if posted.difference is not None:
+            self.warn(f"post {posted.pid} as the forum shows it differs: {posted.difference}.")
 
     def note(self, message: str) -> None:
         """A line on standard error that --quiet silences."""
@@ -189,3 +213,9 @@ class _Bar:
         if self.bar is not None:
             self.bar.stop()
             self.bar = None
+
+
+def posted_line(posted: Posted) -> str:
+    floor = f"floor {posted.floor}" if posted.floor is not None else f"post {posted.pid}"
+    checked = "read back: the forum shows what was sent" if posted.read_back else "read back"
+    return f"posted as {posted.member}, {floor}: {posted.url} ({checked})"

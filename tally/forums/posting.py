@@ -1,0 +1,214 @@
+"""A reply in a Discuz! thread, posted as the director through the forum's own fast-reply form.
+
+What a browser does when the director types into the box under a thread and presses 发表回复:
+the thread page holds the form (``#fastpostform``: its action, the session's ``formhash``, the
+hidden fields), the message goes in the board's charset (GBK boards take GBK), and the forum
+answers the ajax form (``inajax=1``) with a small XML whose script names the new post
+(``succeedhandle_fastpost(url, message, {'pid': …})``) or the refusal
+(``errorhandle_fastpost(message, …)``); the plain form answers a refusal as a 提示信息 page
+and a success with a redirect to ``…&pid=N#pidN``. X3.5 answers a formhash it did not issue
+with HTTP 503, "System Error … 含有非法字符".
+
+The forms and answers are Discuz!'s own (source/include/post/post_newreply.php,
+source/class/model/model_forum_post.php, template/default/forum/viewthread_fastpost.htm and
+source/language/lang_message.php of X3.4 and X3.5). A post is sent once: never retried, since
+a forum that took it and then failed to answer would show it twice.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from urllib.parse import parse_qs, quote_plus, urljoin, urlsplit
+
+from tally.errors import ExitStatus, TallyError
+
+
+class PostError(TallyError):
+    """The post was not made: refused by the forum, or stopped by tally's own checks."""
+
+    exit_code = ExitStatus.NOT_POSTED
+
+
+@dataclass(frozen=True)
+class ReplyForm:
+    """The fast-reply form of a thread page, as the logged-in member sees it."""
+
+    action: str  # absolute URL of the form's action
+    fields: tuple[tuple[str, str], ...]  # the hidden fields, in page order
+    charset: str  # what the board reads the message in
+    uid: str  # "0": a guest
+    member: str  # the logged-in member's name ("" for a guest)
+    page_url: str  # the page the form was read from (the Referer a browser sends)
+
+
+_UID = re.compile(r"discuz_uid\s*=\s*'(\d+)'")
+_MEMBER = re.compile(r'<strong class="vwmy[^"]*"><a [^>]*>([^<]+)</a>')
+_FORM = re.compile(r'<form\b[^>]*\bid="fastpostform"[^>]*>(.*?)</form>', re.S)
+_ACTION = re.compile(r'\baction="([^"]+)"')
+_INPUT = re.compile(r"<input\b[^>]*>", re.I)
+_ATTR = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
+
+
+def reply_form(text: str, page_url: str, charset: str) -> ReplyForm | None:
+    """The page's fast-reply form; None when the page has none (a closed thread, a board
+    without the box, a theme that moved it)."""
+    m = _FORM.search(text)
+    if m is None:
+        return None
+    opening = text[m.start() : text.index(">", m.start()) + 1]
+    action = _ACTION.search(opening)
+    if action is None:
+        return None
+    fields = []
+    for tag in _INPUT.findall(m.group(1)):
+        attrs = {k.lower(): html.unescape(v) for k, v in _ATTR.findall(tag)}
+        if attrs.get("type", "").lower() == "hidden" and attrs.get("name"):
+            fields.append((attrs["name"], attrs.get("value", "")))
+    uid = _UID.search(text)
+    member = _MEMBER.search(text)
+    return ReplyForm(
+        action=urljoin(page_url, html.unescape(action.group(1))),
+        fields=tuple(fields),
+        charset=_codec(charset),
+        uid=uid.group(1) if uid else "0",
+        member=html.unescape(member.group(1)).strip() if member else "",
+        page_url=page_url,
+    )
+
+
+def form_body(form: ReplyForm, message: str) -> bytes:
+    """The form as the browser submits it: its hidden fields, the message, 表情 off (a
+    player's ":)" in a reason stays text), in the board's charset."""
+    fields = [(k, v) for k, v in form.fields if k not in ("message", "smileyoff")]
+    fields += [("message", message), ("smileyoff", "1"), ("replysubmit", "yes")]
+    encoding = _codec(form.charset)
+    try:
+        return "&".join(
+            f"{quote_plus(k, encoding=encoding)}={quote_plus(v, encoding=encoding)}"
+            for k, v in fields
+        ).encode("ascii")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise PostError(
+            f"the board reads posts as {form.charset.upper()}, which cannot hold {bad!r}; "
+            "take it out of the post (or the name it comes from) and post again."
+        ) from None
+
+
+def ajax_url(form: ReplyForm) -> str:
+    """The form's action as the fast-reply box sends it: answered as XML (inajax=1)."""
+    action = form.action
+    query = parse_qs(urlsplit(action).query)
+    if "inajax" not in query:
+        action += "&inajax=1"
+    if "handlekey" not in query:
+        action += "&handlekey=fastpost"
+    return action
+
+
+def _codec(charset: str) -> str:
+    # tally reads GBK pages as GB18030 (a superset, for what a page may hold), but a board
+    # reads a post as GBK: what GBK cannot hold must not be sent.
+    name = charset.lower().replace("_", "-")
+    return "gbk" if name in ("gbk", "gb2312", "gb18030", "x-gbk") else name
+
+
+# -- the forum's answer -----------------------------------------------------------------------
+
+_SUCCEED = re.compile(r"succeedhandle_\w+\('([^']*)',\s*'([^']*)'(?:,\s*(\{.*?\}))?\)", re.S)
+_ERROR = re.compile(r"errorhandle_\w+\('([^']*)'", re.S)
+_PID = re.compile(r"'pid'\s*:\s*'(\d+)'")
+_LOCATION_PID = re.compile(r"[?&]pid=(\d+)")
+_MESSAGE = re.compile(r'<div id="messagetext"[^>]*>\s*<p>(.*?)</p>', re.S)
+_SYSTEM = re.compile(r"System Error|含有非法字符|非法字符")
+_TAG = re.compile(r"<[^>]+>")
+
+
+@dataclass(frozen=True)
+class Accepted:
+    pid: str
+    url: str  # where the forum says the post is
+
+
+def read_answer(status: int, headers: dict[str, str], body: str, board: str) -> Accepted:
+    """The forum's answer to a reply: the new post, or one sentence for each refusal."""
+    location = {k.lower(): v for k, v in headers.items()}.get("location", "")
+    if status in (301, 302, 303) and location:
+        pid = _LOCATION_PID.search(location)
+        if pid:
+            return Accepted(pid.group(1), urljoin(board, location))
+    if status == 503 and _SYSTEM.search(body):
+        raise PostError(
+            "the forum refused the form as a System Error (HTTP 503, 含有非法字符): it did not "
+            "accept the session's formhash; log in again in the browser, export the cookies "
+            "again and post again."
+        )
+    succeed = _SUCCEED.search(body)
+    if succeed:
+        url, said, extra = succeed.group(1), succeed.group(2), succeed.group(3) or ""
+        pid = _PID.search(extra) or _LOCATION_PID.search(url)
+        if pid:
+            return Accepted(pid.group(1), urljoin(board, html.unescape(url)))
+        if "审核" in said:
+            raise PostError(_MODERATED)
+    error = _ERROR.search(body)
+    found = _MESSAGE.search(body)
+    said = error.group(1) if error else found.group(1) if found else ""
+    said = html.unescape(_TAG.sub("", said)).strip()
+    if "审核" in said and "回复" in said:
+        raise PostError(_MODERATED)
+    if said:
+        raise PostError(refusal(said))
+    raise PostError(
+        f"the forum answered HTTP {status} and neither a new post nor a reason tally knows; "
+        "look at the thread before posting again: it may hold the post."
+    )
+
+
+_MODERATED = (
+    "the forum took the post for a moderator to approve (回复需要审核): it is not shown yet; "
+    "ask a moderator, or post by hand from an account that need not wait."
+)
+# Each refusal Discuz! gives a reply (lang_message.php), and what the director can do.
+_REFUSALS: tuple[tuple[str, str], ...] = (
+    ("尚未登录", "the forum does not see tally as logged in ({said}): export the cookies again "
+     "from a browser that is logged in as the director, and pass them with --cookies"),
+    ("来路不正确", "the forum refused the form ({said}): the formhash or the page it was sent "
+     "from did not match the session; export the cookies again and post again"),
+    ("间隔少于", "the forum's flood control refused it ({said}); tally does not try again on "
+     "its own: post again after that wait"),
+    ("每小时限制", "the forum's hourly limit refused it ({said}); post by hand later or from "
+     "another director's account"),
+    ("小于", "the forum finds the post too short ({said})"),
+    ("超过", "the forum finds the post too long ({said}); shorten the template"),
+    ("已关闭", "the thread is closed to new replies ({said}); ask a moderator to open it, or "
+     "post the result in another thread"),
+    ("不再接受新回复", "the thread is closed to new replies ({said})"),
+    ("验证码", "the forum wants a verification code (验证码) for this post ({said}), which only "
+     "a person can type: post by hand"),
+    ("验证问答", "the forum wants its verification question answered ({said}): post by hand"),
+    ("不存在", "the thread is gone ({said})"),
+    ("没有权限", "the account has no right to reply here ({said})"),
+    ("敏感词", "the forum's word filter refused the post ({said}); a name or reason in it is "
+     "on the board's list: edit the text and post by hand"),
+    ("尚未输入", "the post was empty to the forum ({said})"),
+)  # fmt: skip
+
+
+def refusal(said: str) -> str:
+    """One sentence for a refusal the forum gave in its own words."""
+    for words, sentence in _REFUSALS:
+        if words in said:
+            return sentence.format(said=said) + "."
+    return f"the forum refused the post: {said}."
+
+
+def member_check(form: ReplyForm, board: str) -> None:
+    """A form of a guest is no form to post with: said before anything is sent."""
+    if form.uid == "0":
+        raise PostError(
+            f"the cookie file does not log tally in to {board} (the page shows a guest): "
+            "export the cookies again from a browser that is logged in as the director."
+        )
