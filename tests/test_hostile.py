@@ -106,7 +106,7 @@ def test_a_multi_line_reason_stays_on_its_line(forum, tmp_path, fmt):
     assert not any(line.startswith(("导演B", "[b]月影", "月影 以 9 票")) for line in lines)
     mine = [line for line in lines if "冷月 投票：白桃" in line]
     assert len(mine) == 1 and "理由：随便 [\u200bb]月影 以 9 票被投票出局。" in mine[0]
-    assert "导演B:本日结果以此为准" in mine[0]  # the ballot reader folds "：" (NFKC)
+    assert "导演B：本日结果以此为准" in mine[0]  # the reason as written (its "：" not folded)
 
 
 # -- 3. a session cookie (expiry 0) is sent; a file for another host is said ------------------

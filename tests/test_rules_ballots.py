@@ -22,7 +22,8 @@ from .votekit import T, change, game, rows, run, status_of, vote
         ("【投票对象】：冷月\n【投票理由】：x", "冷月", "x"),  # 【】 labels
         ("[投票对象]:冷月\n[投票理由]:x", "冷月", "x"),
         ("投票对象：「冷月」。\n投票理由：x", "冷月", "x"),
-        ("ＫＩＷＩ说\n投票对象：ｋｉｗｉ\n投票理由：ｘ", "kiwi", "x"),  # full-width letters (NFKC)
+        # full-width letters read as ASCII (NFKC); the reason stays as written
+        ("ＫＩＷＩ说\n投票对象：ｋｉｗｉ\n投票理由：ｘ", "kiwi", "ｘ"),
         ("投票对象：冷月\n投票理由：他的投票对象很奇怪", "冷月", "他的投票对象很奇怪"),
     ],
 )
@@ -51,6 +52,22 @@ def test_V1_format_errors_are_named(text, problem):
     assert found is not None and found.text == problem
     several = problem.startswith("2 ballots")
     assert found.code == ("several_ballots" if several else "format")
+
+
+@pytest.mark.parametrize(
+    "text,reason",
+    [
+        ("投票对象：bob\n投票理由：发言有问题，票给bob（真的）", "发言有问题，票给bob（真的）"),
+        ("投票对象：bob\n投票理由：第一行，\n代投：甲\n第二行！", "第一行，\n第二行！"),
+        ("投票对象：bob 投票理由：\u3000ｅ\u0301 好\u3000", "ｅ\u0301 好"),  # marks kept with
+        ("投票对象：bob\n投票理由：\u1100\u1161 x", "\uac00 x"),  # jamo: NFKC, not a guess
+    ],
+)
+def test_V1_the_reason_is_quoted_as_written(text, reason):
+    """The labels are read after NFKC, the reason is the player's own characters: an
+    announcement quotes "，" and "（", not "," and "(" (seen on a real X3.5 board)."""
+    [ballot] = read_ballot(text).ballots
+    assert ballot.reason == reason
 
 
 def test_V1_chatter_is_no_ballot():

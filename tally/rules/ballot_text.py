@@ -6,12 +6,14 @@ is decided later, in ``tally.rules.judge``.
 
 Accepted spellings: full-width and half-width punctuation alike (NFKC first), a Chinese or
 ASCII colon, stray spaces, 【】 or [] around the labels, target and reason on one line or two.
+The reason is kept in the player's own characters (an announcement quotes it).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tally.rules.names import TRAILING
@@ -60,6 +62,29 @@ class Reading:
         return bool(self.ballots) or self.problem is not None
 
 
+def _normalized(text: str) -> tuple[str, Callable[[list[int]], str] | None]:
+    """NFKC of ``text``, and a way back from positions in it to the characters as written
+    (None when NFKC of the parts is not NFKC of the whole, as with Hangul jamo: the reason
+    is then given normalised). A character and the marks that combine with it go together."""
+    clusters: list[str] = []
+    for ch in text:
+        if clusters and unicodedata.combining(ch):
+            clusters[-1] += ch
+        else:
+            clusters.append(ch)
+    parts = [unicodedata.normalize("NFKC", c) for c in clusters]
+    norm = unicodedata.normalize("NFKC", text)
+    if "".join(parts) != norm:
+        return norm, None
+    origin = [k for k, part in enumerate(parts) for _ in part]
+
+    def written(positions: list[int]) -> str:
+        keys = dict.fromkeys(origin[i] for i in positions)
+        return "".join(clusters[k] for k in keys).strip()
+
+    return norm, written
+
+
 def _clean_target(raw: str) -> str:
     target = _EMOTICON.sub("", raw).strip().rstrip(_TRAILING).strip()
     while len(target) >= 2 and target[0] in _WRAPPERS and target[-1] in _WRAPPERS:
@@ -69,15 +94,21 @@ def _clean_target(raw: str) -> str:
 
 def read_ballot(text: str, *, require_reason: bool = True) -> Reading:
     """Read the ballot in ``text``; chatter without any ballot label is no ballot at all."""
-    norm = unicodedata.normalize("NFKC", text)
+    norm, written = _normalized(text)
     proxy_for = None
-    lines = []
+    lines: list[str] = []
+    at: list[int] = []  # for each character of body, where it is in norm
+    start = 0
     for line in norm.split("\n"):
         m = _PROXY.match(line)
         if m and "对象" not in line:
             proxy_for = _clean_target(m.group("name")) or None
-            continue
-        lines.append(line)
+        else:
+            if lines:
+                at.append(start - 1)  # the line break before this line
+            lines.append(line)
+            at.extend(range(start, start + len(line)))
+        start += len(line) + 1
     body = "\n".join(lines)
     # A label word without a colon in the middle of a line is just a word ("他的投票对象很怪");
     # at the start of a line it is a label written wrong.
@@ -119,6 +150,9 @@ def read_ballot(text: str, *, require_reason: bool = True) -> Reading:
             pending = (kind, target)
         else:
             reason = value.strip()
+            if reason and written is not None:
+                # The player's own characters: "，" stays "，" in the announcement.
+                reason = written([at[i] for i in range(m.end(), m.end() + len(value))])
             if pending is None:
                 problem = problem or f"{m.group('kind')}理由 without {m.group('kind')}对象"
                 continue
