@@ -18,6 +18,7 @@ from tally.outputs.results import (
     Drafted,
     Exported,
     Lurked,
+    Posted,
     Reported,
 )
 from tally.rules.ledger import Card, LedgerEdit, LedgerView
@@ -390,14 +391,23 @@ def _(done: Lurked, terminal: Terminal) -> None:
 
 @show.register(Announced)
 def _(done: Announced, terminal: Terminal) -> None:
-    from tally.outputs.terminal import posted_line
-
     terminal.text(done.text)
     if done.posted is not None:
-        terminal.note(posted_line(done.posted))
-        if done.posted.difference is not None:
-            terminal.warn(f"post {done.posted.pid} as the forum shows it differs: "
-                          f"{done.posted.difference}.")  # fmt: skip
+        tell_posted(done.posted, terminal)
+
+
+def posted_line(posted: Posted) -> str:
+    floor = f"floor {posted.floor}" if posted.floor is not None else f"post {posted.pid}"
+    checked = "read back: the forum shows what was sent" if posted.read_back else "read back"
+    return f"posted as {posted.member}, {floor}: {posted.url} ({checked})"
+
+
+def tell_posted(posted: Posted, terminal: Terminal, *, line: bool = True) -> None:
+    """Where the post went (``line``), and a difference the read back found, never hidden."""
+    if line:
+        terminal.note(posted_line(posted))
+    if posted.difference is not None:
+        terminal.warn(f"post {posted.pid} as the forum shows it differs: {posted.difference}.")
 
 
 @show.register(Archived)

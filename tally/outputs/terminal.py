@@ -90,14 +90,13 @@ class Terminal:
     def posted(self, posted: Posted) -> None:
         """A post tally watch made: a JSON line among the polls', or a line under the live
         screen."""
+        from tally.outputs.console import tell_posted
+
         if self._screen is None:
             from tally.outputs.json_output import posted_json
 
             self.json_line({"posted": posted_json(posted)})
-        else:
-            self.note(posted_line(posted))
-        if posted.difference is not None:
-            self.warn(f"post {posted.pid} as the forum shows it differs: {posted.difference}.")
+        tell_posted(posted, self, line=self._screen is not None)
 
     def note(self, message: str) -> None:
         """A line on standard error that --quiet silences."""
@@ -213,9 +212,3 @@ class _Bar:
         if self.bar is not None:
             self.bar.stop()
             self.bar = None
-
-
-def posted_line(posted: Posted) -> str:
-    floor = f"floor {posted.floor}" if posted.floor is not None else f"post {posted.pid}"
-    checked = "read back: the forum shows what was sent" if posted.read_back else "read back"
-    return f"posted as {posted.member}, {floor}: {posted.url} ({checked})"
