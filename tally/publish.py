@@ -37,6 +37,7 @@ from tally.forums.posting import (
     ajax_url,
     form_body,
     member_check,
+    person_check,
     read_answer,
     reply_form,
 )
@@ -131,6 +132,7 @@ def ready(game: Game, ref: ThreadRef, page: int, reader: Reader) -> ReplyForm:
             f"{game.where()}: tally posts as the director only (add the account to directors "
             "if it is one)."
         )
+    person_check(form)
     return form
 
 

@@ -66,7 +66,8 @@ class Board:
     posts_per_hour: int | None = None
     minpostsize: int = 10
     maxpostsize: int = 10000
-    seccode: bool = False  # a verification code for replies
+    seccode: bool = False  # a verification code asked on submit (the rule found it then)
+    seccode_form: bool = False  # ... and shown in the form (common/seccheck.htm)
     moderate: bool = False  # replies wait for a moderator
     clock: Callable[[], datetime] | None = None  # the posts' times (the run's clock)
     members: dict[str, Member] = field(default_factory=dict)
@@ -140,7 +141,7 @@ class Board:
             page = len(pages)  # as Discuz! does: the last page
         text = pages[page - 1].decode("utf-8")
         if who is not None:
-            text = _as_member(text, who)
+            text = _as_member(text, who, asks=self.seccode_form)
         return self._html(200, text)
 
     def _html(self, status: int, text: str, extra: dict[str, str] | None = None) -> Reply:
@@ -233,8 +234,20 @@ _LOGIN_FORM = re.compile(r'<form method="post" autocomplete="off" id="lsform".*?
 _LOGIN_PROMPT = re.compile(r'<div class="pt hm">\n您需要登录后才可以回帖.*?</div>', re.S)
 
 
-def _as_member(text: str, who: Member) -> str:
-    """The guest page as ``who`` sees it when logged in (what a real X3.5 shows)."""
+# forum/seccheck_post.htm and common/seccheck.htm in the fast-reply form, as a real X3.5 shows
+# it with the post rule on: the code is loaded by a script (sechash "S" + the session id).
+_SECCHECK = (
+    '<div id="seccheck_fastpost">\n<div class="mtm"><span id="seccode_cSqqTqK1"></span>\t\t\n'
+    '<script type="text/javascript" reload="1">updateseccode(\'cSqqTqK1\', \'<sec> <span '
+    'id="sec<hash>" onclick="showMenu(this.id)"><sec></span><div id="sec<hash>_menu" '
+    'class="p_pop p_opt" style="display:none"><sec></div>\', \'forum::viewthread\');</script>\n'
+    "</div></div>\n"
+)
+
+
+def _as_member(text: str, who: Member, *, asks: bool = False) -> str:
+    """The guest page as ``who`` sees it when logged in (what a real X3.5 shows); ``asks``:
+    with the verification code in the reply form."""
     text = text.replace("discuz_uid = '0'", f"discuz_uid = '{who.uid}'")
     header = (f'<div id="um">\n<p>\n<strong class="vwmy"><a href="space-uid-{who.uid}.html" '
               f'target="_blank" title="访问我的空间">{html.escape(who.name)}</a></strong>\n</p>\n</div>')  # fmt: skip
@@ -242,7 +255,11 @@ def _as_member(text: str, who: Member) -> str:
     box = ('<textarea rows="6" cols="80" name="message" id="fastpostmessage" class="pt">'
            "</textarea>")  # fmt: skip
     text = _LOGIN_PROMPT.sub(lambda _: box, text, count=1)
-    text = text.replace(f'name="formhash" value="{GUEST_FORMHASH}"', f'name="formhash" value="{who.formhash}"')
+    formhash = f'<input type="hidden" name="formhash" value="{who.formhash}" />'
+    text = text.replace(f'<input type="hidden" name="formhash" value="{GUEST_FORMHASH}" />', formhash)
+    if asks:  # inside the fast-reply form, before its formhash, as the template has it
+        at = text.index(formhash, text.index('id="fastpostform"'))
+        text = text[:at] + _SECCHECK + text[at:]
     return text.replace(
         '<input type="hidden" name="usesig" value="" />',
         '<input type="hidden" name="posttime" id="posttime" value="1715262000" />\n'

@@ -155,6 +155,7 @@ def test_flood_control_is_said_and_not_retried(board, tmp_path):
         (lambda b: b.closed.add("102"), "the thread is closed to new replies (抱歉，本主题已关闭"),
         (lambda b: setattr(b, "minpostsize", 100000), "the forum finds the post too short"),
         (lambda b: setattr(b, "maxpostsize", 20), "the forum finds the post too long"),
+        # asked on submit only (the rule counted the account's posts then)
         (lambda b: setattr(b, "seccode", True), "the forum wants a verification code (验证码)"),
         (lambda b: setattr(b, "moderate", True), "the forum took the post for a moderator"),
         (lambda b: setattr(b, "posts_per_hour", 0), "the forum's hourly limit refused it"),
@@ -168,6 +169,25 @@ def test_each_refusal_is_one_sentence(board, tmp_path, change, said):
     lines = result.stderr.strip().splitlines()
     assert lines[-1].startswith("tally: " + said), lines[-1]
     assert len(board.answers) == 1
+
+
+def test_a_verification_code_in_the_form_stops_it_before_sending(board, tmp_path):
+    """common/seccheck.htm in the fast-reply box: a code only a person can read. Said before
+    anything is sent, and by watch --post at its start, not at the close."""
+    url, game, cookies = setup(board, tmp_path)
+    board.seccode = board.seccode_form = True
+    result = announce(game, cookies, after_close(board), "--yes")
+    assert result.exit_code == NOT_POSTED
+    assert result.stderr.strip().splitlines()[-1] == (
+        "tally: the board asks 导演A for a 验证码 with each reply, which only a person can "
+        "give: tally cannot post there; post by hand (or ask the board's admin to exempt the "
+        "director's group)."
+    )
+    assert board.answers == []  # nothing sent
+    clock = FakeClock("2024-05-09 19:00:00", CHINA)
+    watched = watch(url, game, cookies, clock, "--post")
+    assert watched.exit_code == NOT_POSTED and "验证码" in watched.stderr
+    assert watched.stdout == ""  # not one poll
 
 
 def test_a_formhash_the_forum_did_not_issue(board, tmp_path):

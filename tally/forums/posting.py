@@ -41,6 +41,8 @@ class ReplyForm:
     uid: str  # "0": a guest
     member: str  # the logged-in member's name ("" for a guest)
     page_url: str  # the page the form was read from (the Referer a browser sends)
+    # What the form asks a person for with each reply ("验证码", "验证问答"), "" for nothing.
+    asks: str = ""
 
 
 _UID = re.compile(r"discuz_uid\s*=\s*'(\d+)'")
@@ -49,6 +51,8 @@ _FORM = re.compile(r'<form\b[^>]*\bid="fastpostform"[^>]*>(.*?)</form>', re.S)
 _ACTION = re.compile(r'\baction="([^"]+)"')
 _INPUT = re.compile(r"<input\b[^>]*>", re.I)
 _ATTR = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
+# common/seccheck.htm inside the form: the code or the question is loaded by a script.
+_ASKS = (("updateseccode(", "验证码"), ("updatesecqaa(", "验证问答"))
 
 
 def reply_form(text: str, page_url: str, charset: str) -> ReplyForm | None:
@@ -75,6 +79,7 @@ def reply_form(text: str, page_url: str, charset: str) -> ReplyForm | None:
         uid=uid.group(1) if uid else "0",
         member=html.unescape(member.group(1)).strip() if member else "",
         page_url=page_url,
+        asks="、".join(word for call, word in _ASKS if call in m.group(1)),
     )
 
 
@@ -211,4 +216,15 @@ def member_check(form: ReplyForm, board: str) -> None:
         raise PostError(
             f"the cookie file does not log tally in to {board} (the page shows a guest): "
             "export the cookies again from a browser that is logged in as the director."
+        )
+
+
+def person_check(form: ReplyForm) -> None:
+    """A form that wants a person to read a code or answer a question: said before anything
+    is sent (by `tally watch --post` at its start, hours before the close)."""
+    if form.asks:
+        raise PostError(
+            f"the board asks {form.member} for a {form.asks} with each reply, which only a "
+            "person can give: tally cannot post there; post by hand (or ask the board's admin "
+            "to exempt the director's group)."
         )
