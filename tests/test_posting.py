@@ -113,6 +113,29 @@ def test_never_a_provisional_count(board, tmp_path):
     assert board.replies == [] and board.answers == []
 
 
+def test_never_a_count_a_check_of_the_game_file_stopped(board, tmp_path):
+    """Day 2's vote pasted as day 1's election thread (test_game_checks' game, on the board):
+    the check stops the count, so there is nothing to post; with the right thread the same
+    board takes the post."""
+    from .test_game_checks import DAYS, day2_vote, day3_vote, election, game_text, talk, write
+
+    urls = {f"talk{d}": board.thread(talk(str(700 + d), d, o, c)) for d, (o, _, c) in DAYS.items()}
+    urls |= {"vote1": board.thread(election()), "vote2": board.thread(day2_vote()),
+             "vote3": board.thread(day3_vote())}  # fmt: skip
+    cookies = board.cookies(board.member("导演A", 7), tmp_path / "cookies.txt")
+    clock = FakeClock("2024-11-30 12:00:00", CHINA)
+    board.clock = clock.now
+    pasted = write(tmp_path, game_text(urls, day1=False).replace(urls["vote2"], urls["vote1"]))
+    result = announce(str(pasted), cookies, clock, "--yes")
+    assert result.exit_code == 2
+    assert "is titled for day 1, not day 2" in result.stderr
+    assert board.replies == [] and board.answers == []
+    right = write(tmp_path, game_text(urls))
+    assert announce(str(right), cookies, clock, "--yes").exit_code == 0
+    [(tid, _, message)] = board.replies
+    assert tid == "803" and "第2天投票结果" in message
+
+
 def test_asked_first_on_a_terminal(board, tmp_path):
     _, game, cookies = setup(board, tmp_path)
     clock = after_close(board)
