@@ -32,6 +32,7 @@ from tally.forums import platform_of, resolve_url
 from tally.forums.charset import charset_of, decode_page
 from tally.forums.posting import (
     Accepted,
+    AlreadyPosted,
     PostError,
     ReplyForm,
     ajax_url,
@@ -146,7 +147,7 @@ def _never_twice(game: Game, thread: Thread, head: str) -> None:
         raise PostError("the post has no first line to know it by; tally does not post it.")
     for p in thread.posts:
         if game.is_director(p.author, p.author_display) and head in _markup_free(p.text):
-            raise PostError(
+            raise AlreadyPosted(
                 f"floor {p.floor} of the thread already holds this post ({head}), posted by "
                 f"{p.author} at {short(p.time)}: tally posts it once."
             )
@@ -233,6 +234,8 @@ def post_or_keep(
 
     try:
         return post_text(game, day, kind, text, reader=reader, yes=True)
+    except AlreadyPosted:
+        raise  # it is in the thread: nothing to paste
     except (PostError, FetchError) as exc:
         path = keep or kept_path(game, day.day, kind)
         try:

@@ -156,7 +156,7 @@ class Reminder:
 
     def at(self, poll: Poll, game: Game, reader: Reader, show: Watcher,
            fmt: Markup | None, template_dir: Path | None) -> None:  # fmt: skip
-        from tally.forums.posting import PostError
+        from tally.forums.posting import AlreadyPosted, PostError
         from tally.outputs.announce import reminder_context, render
         from tally.publish import post_or_keep
 
@@ -170,6 +170,8 @@ class Reminder:
         text = render(Announcement.REMINDER, markup, reminder_context(result, game), template_dir)
         try:
             show.posted(post_or_keep(game, result.day, Announcement.REMINDER, text, reader=reader))
+        except AlreadyPosted as exc:  # a watch started again: the players were reminded
+            show.note(f"no second reminder: {exc}")
         except (PostError, FetchError) as exc:
             self.failure = exc
             show.warn(f"the reminder was not posted: {exc}")

@@ -392,6 +392,22 @@ def test_watch_reminds_once_before_the_close(board, tmp_path):
     assert posted["kind"] == "reminder" and posted["at"].startswith("2024-05-09T20:30")
 
 
+def test_a_watch_started_again_does_not_remind_twice(board, tmp_path):
+    """The reminder already in the thread (a watch that was stopped and started again): a
+    note, not a failure; the close is still posted."""
+    url, game, cookies = setup(board, tmp_path)
+    clock = FakeClock("2024-05-09 20:40:00", CHINA)
+    board.clock = clock.now
+    first = watch(url, game, cookies, clock, "--remind-at", "60", "--polls", "1")
+    assert first.exit_code == 0, first.stderr
+    again = watch(url, game, cookies, clock, "--remind-at", "60", "--post")
+    assert again.exit_code == 0, again.stderr
+    assert "no second reminder: floor 20 of the thread already holds this post" in again.stderr
+    assert [m.split("\n")[0] for _, _, m in board.replies] == [
+        "[b]测试局 第2天投票 催票[/b]", "[b]测试局 第2天投票结果[/b]"]
+    assert not list(tmp_path.glob("*.reminder.txt"))  # nothing kept to paste
+
+
 def test_watch_post_checks_the_cookies_before_the_first_poll(board, tmp_path):
     url, game, _ = setup(board, tmp_path)
     stranger = board.cookies(board.member("冷月", 8), tmp_path / "player.txt")

@@ -31,6 +31,10 @@ class PostError(TallyError):
     exit_code = ExitStatus.NOT_POSTED
 
 
+class AlreadyPosted(PostError):
+    """The thread already holds this post, by a director: nothing to post, nothing to keep."""
+
+
 @dataclass(frozen=True)
 class ReplyForm:
     """The fast-reply form of a thread page, as the logged-in member sees it."""
