@@ -38,6 +38,9 @@ MESSAGES = {
     "post_message_toolong": "抱歉，您的帖子超过 {maxpostsize} 个字符的限制",
     "post_message_tooshort": "抱歉，您的帖子小于 {minpostsize} 个字符的限制",
     "submit_seccode_invalid": "抱歉，验证码填写错误",
+    "word_banned": "抱歉，您填写的内容包含敏感词而无法提交",
+    "replyperm_none_nopermission": "抱歉，您没有权限在该版块回帖</p></div><div>",
+    "post_newbie_span": "抱歉，您在注册时间起 {newbiespan} 分钟后才能拥有发帖权限",
     "submit_invalid": "抱歉，您的请求来路不正确或表单验证串不符，无法提交",
     "post_reply_mod_succeed": "回复需要审核，请等待通过",
     "post_reply_succeed": "非常感谢，回复发布成功，现在将转入主题页，请稍候……[ 点击这里转入主题列表 ]",
@@ -69,6 +72,7 @@ class Board:
     seccode: bool = False  # a verification code asked on submit (the rule found it then)
     seccode_form: bool = False  # ... and shown in the form (common/seccheck.htm)
     moderate: bool = False  # replies wait for a moderator
+    banned: tuple[str, ...] = ()  # the word filter's words that refuse a post (censor level 3)
     clock: Callable[[], datetime] | None = None  # the posts' times (the run's clock)
     members: dict[str, Member] = field(default_factory=dict)
     threads: dict[str, Thread] = field(default_factory=dict)
@@ -182,6 +186,8 @@ class Board:
             return self._refuse(ajax, "post_message_tooshort", {"minpostsize": str(self.minpostsize)})
         if len(message) > self.maxpostsize:
             return self._refuse(ajax, "post_message_toolong", {"maxpostsize": str(self.maxpostsize)})
+        if any(word in message for word in self.banned):
+            return self._refuse(ajax, "word_banned")
         if self.seccode:
             return self._refuse(ajax, "submit_seccode_invalid")
         self.last_post[who.uid] = stamp

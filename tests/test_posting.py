@@ -181,6 +181,7 @@ def test_flood_control_is_said_and_not_retried(board, tmp_path):
         # asked on submit only (the rule counted the account's posts then)
         (lambda b: setattr(b, "seccode", True), "the forum wants a verification code (验证码)"),
         (lambda b: setattr(b, "moderate", True), "the forum took the post for a moderator"),
+        (lambda b: setattr(b, "banned", ("白桃",)), "the forum's word filter refused the post"),
         (lambda b: setattr(b, "posts_per_hour", 0), "the forum's hourly limit refused it"),
     ],
 )
@@ -321,7 +322,8 @@ def test_the_fast_reply_form_of_a_real_page():
 
 @pytest.mark.parametrize("key", sorted(set(MESSAGES) - {"post_reply_succeed"}))
 def test_every_refusal_discuz_gives_a_reply_has_its_sentence(key):
-    said = MESSAGES[key].format(floodctrl=15, posts_per_hour=20, maxpostsize=10000, minpostsize=10)
+    said = MESSAGES[key].format(floodctrl=15, posts_per_hour=20, maxpostsize=10000, minpostsize=10,
+                                newbiespan=120)  # fmt: skip
     sentence = refusal(said) if key != "post_reply_mod_succeed" else ""
     if key == "post_reply_mod_succeed":
         with pytest.raises(PostError, match="moderator"):

@@ -200,6 +200,8 @@ _REFUSALS: tuple[tuple[str, str], ...] = (
     ("验证问答", "the forum wants its verification question answered ({said}): post by hand"),
     ("不存在", "the thread is gone ({said})"),
     ("没有权限", "the account has no right to reply here ({said})"),
+    ("注册时间起", "the account is too new to post on this board ({said}); post after that "
+     "time, or from an older director account"),
     ("敏感词", "the forum's word filter refused the post ({said}); a name or reason in it is "
      "on the board's list: edit the text and post by hand"),
     ("尚未输入", "the post was empty to the forum ({said})"),
