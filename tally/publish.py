@@ -44,6 +44,7 @@ from tally.forums.posting import (
 )
 from tally.forums.reader import Reader
 from tally.model import Thread, ThreadRef
+from tally.outputs.announce import BBCODE_TAG
 from tally.outputs.results import Posted
 from tally.rules.game import Day, Game
 from tally.times import short
@@ -183,16 +184,11 @@ def _read_back(
     return found.floor, difference(text, found.text)
 
 
-_TAGS = re.compile(
-    r"\[/?(?:b|i|u|s|p|color|size|font|align|url|email|img|quote|code|hide|list|\*|table|tr|td|"
-    r"th|float|indent|hr|backcolor|sup|sub|strike)(?:=[^\]]*)?\]",
-    re.IGNORECASE,
-)
 _SPACE = re.compile(r"[\s\u200b\u200c\u200d\u2060\ufeff]+")
 
 
 def _markup_free(text: str) -> str:
-    return _TAGS.sub("", text)
+    return BBCODE_TAG.sub("", text)
 
 
 def _plain(text: str) -> str:

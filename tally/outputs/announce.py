@@ -40,12 +40,14 @@ _ZWSP = "\u200b"
 # The tags a Discuz! board renders (its discuzcode, with the common plugins'); Tieba renders
 # none, but a post may be copied between them. Only these are made inert: "[A01]" in a
 # game's name is no tag and stays as it is.
-_BBCODE = re.compile(
-    r"\[(?=/?(?:b|i|u|s|p|color|size|font|align|url|email|img|quote|code|hide|free|list|\*|"
+_TAG_NAMES = (
+    r"b|i|u|s|p|color|size|font|align|url|email|img|quote|code|hide|free|list|\*|"
     r"table|tr|td|th|media|audio|flash|qq|float|indent|hr|backcolor|sup|sub|strike|attach|"
-    r"attachimg|password|postbg|ed2k|flv|wmv|rm|sound|swf)(?:[=\]\s]))",
-    re.IGNORECASE,
+    r"attachimg|password|postbg|ed2k|flv|wmv|rm|sound|swf"
 )
+_BBCODE = re.compile(rf"\[(?=/?(?:{_TAG_NAMES})(?:[=\]\s]))", re.IGNORECASE)
+# One whole tag of those, as the board takes it away when it shows a post (reading back).
+BBCODE_TAG = re.compile(rf"\[/?(?:{_TAG_NAMES})(?:=[^\]]*)?\]", re.IGNORECASE)
 
 
 def inert(value: Any) -> Any:
