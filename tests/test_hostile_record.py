@@ -15,21 +15,14 @@ from tally.demo.localforum import LocalForum
 from tally.errors import InputError
 from tally.forums.archived import archive_kind, read_archive
 
+from . import test_record
 from .conftest import read_csv
 from .discuzgen import P
 from .test_record import columns, env_after_close, resave, run, runner
 from .test_votes_game import game_file, vote_thread
 
-
-@pytest.fixture
-def archived(forum, tmp_path):
-    url = vote_thread().serve(forum)
-    game = game_file(tmp_path, url)
-    env = env_after_close(tmp_path)
-    csv_path = tmp_path / "day2.csv"
-    run(env, "archive", url, "-o", str(csv_path), "-q")
-    expected = run(env, "votes", url, "--game", game, "--json", "-q")
-    return csv_path, game, env, expected
+# The fixture of test_record: day 2 archived to a CSV, and its count from the forum.
+archived = test_record.archived
 
 
 def game_in(folder: Path, url: str) -> str:
