@@ -481,7 +481,7 @@ def _posted(game: Game, day: Day, kind: Announcement, text: str, post: bool, yes
     try:
         posted = post_text(game, day, kind, text, reader=reader, yes=yes,
                            confirm=show.confirm if show is not None else None)  # fmt: skip
-    except PostError as exc:
+    except (PostError, FetchError) as exc:  # the forum gone mid-way: still the text to paste
         return Announced(text, failure=exc)
     return Announced(text, posted=posted)
 

@@ -159,6 +159,32 @@ def test_without_a_terminal_only_with_yes(board, tmp_path):
 # -- what the forum says ---------------------------------------------------------------------
 
 
+def test_the_forum_gone_at_the_post_still_shows_the_text(board, tmp_path):
+    """The thread read, then the page with the reply box answers HTTP 500: the text is
+    printed to paste, the command fails with the forum's sentence, nothing is sent."""
+    from tally.demo.localforum import Reply
+
+    _, game, cookies = setup(board, tmp_path)
+    clock = after_close(board)
+    original = board.forum.request_hook
+    last_page: list[str] = []
+
+    def down_after_the_read(path, headers, body):  # type: ignore[no-untyped-def]
+        if body is None and "tid=102" in path and "page=2" in path:
+            last_page.append(path)
+            if len(last_page) > 1:  # the read had it; the reply box's fetch does not
+                return Reply(500, b"<html>down</html>", {"Content-Type": "text/html"})
+        return original(path, headers, body)  # type: ignore[misc]
+
+    board.forum.request_hook = down_after_the_read
+    result = announce(game, cookies, clock, "--yes")
+    assert result.exit_code == ExitStatus.FETCH
+    assert result.stdout.startswith("[b]测试局 第2天投票结果[/b]")
+    last = result.stderr.strip().splitlines()[-1]
+    assert "page=2: gave up after 4 attempts (last: HTTP 500)" in last
+    assert board.answers == []
+
+
 def test_flood_control_is_said_and_not_retried(board, tmp_path):
     _, game, cookies = setup(board, tmp_path)
     clock = after_close(board)
