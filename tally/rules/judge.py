@@ -114,8 +114,8 @@ def judge(
 def _candidates(thread: Thread, rules: Ruleset, game: Game) -> Iterator[_Work]:
     for w in thread.writings():
         # The opening post is the director's header, with an empty ballot template in it.
-        if w.post.floor == 1:
-            continue
+        if w.post.floor == 1 or (not w.is_comment and banned(w.post)):
+            continue  # a 屏蔽ed post is a row of its own, whoever's cookies show its words
         reading = read_ballot(w.text, require_reason=rules.require_reason)
         if reading.is_ballot and not _director_note(w, reading, game):
             parsed = reading.ballots[0] if reading.ballots else None
@@ -149,6 +149,9 @@ def remarks(thread: Thread, game: Game, rules: Ruleset | None = None) -> tuple[R
     for w in thread.writings():
         if w.post.floor == 1 or game.is_director(w.author, w.author_display):
             continue
+        if not w.is_comment and banned(w.post):
+            found.append(banned_row(w.post, game))
+            continue
         if read_ballot(w.text, require_reason=rules.require_reason).is_ballot:
             continue
         words = " ".join(w.text.split())
@@ -165,6 +168,29 @@ def remarks(thread: Thread, game: Game, rules: Ruleset | None = None) -> tuple[R
             )
         )
     return tuple(found)
+
+
+# Why the forum 屏蔽s a post (Post.hidden): a moderator's banpost, or its author banned.
+BANNED = {"moderated": "屏蔽ed by a moderator", "author_banned": "屏蔽ed: its author is banned"}
+
+
+def banned(post: Post) -> bool:
+    return post.hidden in BANNED
+
+
+def banned_row(post: Post, game: Game) -> Remark:
+    """A 屏蔽ed post as its row: the same whoever reads it. Its words are never shown (the
+    forum hides them from the players; a moderator's cookies would read them)."""
+    return Remark(
+        floor=post.floor,
+        post_id=post.post_id,
+        author=post.author,
+        player=game.identify(post.author, post.author_display),
+        time=post.time,
+        words=Status.BANNED.label,
+        status=Status.BANNED,
+        note=f"{BANNED[post.hidden or '']}: never counted, whoever's cookies read it",
+    )
 
 
 def _identify(w: _Work, game: Game) -> None:
