@@ -142,3 +142,218 @@ def test_a_banned_post_is_listed_in_the_closing_post(forum, tmp_path):
     assert result.exit_code == 0, result.output
     assert "5楼：被屏蔽" in result.stdout  # M126 names no voter (C7)
     assert "dave也投carol" not in result.stdout  # what the forum hides stays unsaid
+
+
+# -- the thread's history: versions, deletions, the close --------------------------------------
+
+
+def read_at(forum, tmp_path, clock: str, name: str, *args: str, closes: str = "17:05:00"):
+    """One run of `tally votes --json` at ``clock`` while the forum serves page ``name``; the
+    cache (and so the history) is the test's, shared by its runs."""
+    forum.add_discuz_page("1", 1, page(name))
+    return votes(forum, tmp_path, at(clock), "--json", *args, closes=closes)
+
+
+def test_every_read_is_kept_as_a_version_and_an_unchanged_one_costs_nothing(forum, tmp_path):
+    from tally.forums.cache import Cache
+
+    for clock in ("17:04:50", "17:04:52", "17:04:54"):
+        assert read_at(forum, tmp_path, clock, "vote-1-guest").exit_code == 0
+    read_at(forum, tmp_path, "17:10:00", "vote-2-banned-guest")
+    [folder] = (tmp_path / "cache").iterdir()
+    store = Cache(tmp_path / "cache").thread("discuz", folder.name.split("-", 1)[1].rsplit("-", 1)[0], "1")
+    kept = store.versions()
+    assert [(n, when.strftime("%H:%M:%S")) for n, when, _ in kept] == [
+        (1, "17:04:50"),
+        (1, "17:10:00"),
+    ]
+    assert len(list((folder / "versions").iterdir())) == 2
+
+
+@pytest.mark.rules("V7")
+def test_a_post_deleted_between_two_reads_is_a_deleted_row(forum, tmp_path):
+    """bob's ballot (pid 3) deleted by a moderator: carol's post is floor 3 now. The row is
+    bob's, by post id, with what tally last read of it, and a flag names it."""
+    assert read_at(forum, tmp_path, "17:04:50", "vote-2-banned-guest").exit_code == 0
+    result = read_at(forum, tmp_path, "17:10:00", "vote-3-deleted-guest")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [(b["floor"], b["post_id"], b["author"], b["status"]) for b in data["ballots"]] == [
+        (2, "2", "alice", "counted"),
+        (3, "4", "carol", "counted"),
+        (3, "3", "bob", "deleted"),
+        (4, "5", "dave", "banned"),
+        (5, "6", "eve", "counted"),
+    ]
+    [flag] = [f for f in data["flags"] if f["rule"] == "deleted"]
+    assert flag["post_id"] == "3" and flag["player"] == "bob"
+    assert "bob跟alice一起" in flag["note"] and "read 12-01 17:04" in flag["note"]
+    assert data["not_voted"] == ["bob", "dave"]
+
+
+def test_without_an_earlier_read_a_deleted_post_is_only_a_gap(forum, tmp_path):
+    result = read_at(forum, tmp_path, "17:10:00", "vote-3-deleted-guest")
+    assert result.exit_code == 0, result.output
+    assert "deleted" not in [b["status"] for b in json.loads(result.stdout)["ballots"]]
+
+
+@pytest.mark.rules("V5")
+def test_an_edit_in_the_closing_minute_counts_as_read_before_the_close(forum, tmp_path):
+    """alice's edit mark says 17:05, the close is 17:05: the edit may be after it. tally read
+    the thread at 17:04:55, so her ballot counts as it stood then (carol), with both texts."""
+    assert read_at(forum, tmp_path, "17:04:55", "vote-1-guest").exit_code == 0
+    result = read_at(forum, tmp_path, "17:10:00", "vote-5-edited-guest")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    [alice] = [b for b in data["ballots"] if b["author"] == "alice"]
+    assert (alice["target"], alice["status"]) == ("carol", "counted")
+    [flag] = [f for f in data["flags"] if f["rule"] == "edited"]
+    assert flag["floor"] == 2 and flag["player"] == "alice"
+    assert flag["note"] == (
+        "changed after the close (edit mark 12-01 17:05): counted as tally read it 12-01 17:04, "
+        "“投票对象：carol 投票理由：alice觉得carol发言有问题”, not as it reads now, "
+        "“投票对象：eve 投票理由：alice再次改主意”"
+    )
+    assert data["provisional"] is False
+
+
+@pytest.mark.rules("V5")
+def test_an_edit_after_the_close_counts_as_read_before_it(forum, tmp_path):
+    """The close at 17:04:56, the mark 17:05: after it for certain."""
+    assert read_at(forum, tmp_path, "17:04:55", "vote-1-admin", closes="17:04:56").exit_code == 0
+    result = read_at(forum, tmp_path, "17:10:00", "vote-5-edited-admin", closes="17:04:56")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    [alice] = [b for b in data["ballots"] if b["author"] == "alice"]
+    assert (alice["target"], alice["status"]) == ("carol", "counted")
+
+
+@pytest.mark.rules("V5")
+def test_a_silent_edit_is_seen_by_its_words(forum, tmp_path):
+    """X3.5 writes no edit mark within a minute of posting: alice's ballot reads dave now,
+    carol before the close. The words differ from the read before the close: carol counts."""
+    assert read_at(forum, tmp_path, "17:04:55", "vote-1-guest").exit_code == 0
+    result = read_at(forum, tmp_path, "17:10:00", "vote-4-silent-edit-guest")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    [alice] = [b for b in data["ballots"] if b["author"] == "alice"]
+    assert alice["target"] == "carol"
+    [flag] = [f for f in data["flags"] if f["rule"] == "edited"]
+    assert flag["note"].startswith("changed after the close: counted as tally read it 12-01 17:04")
+    assert "“投票对象：dave 投票理由：alice改主意了”" in flag["note"]
+
+
+@pytest.mark.rules("V5")
+@pytest.mark.parametrize("reader", ["guest", "admin"])
+def test_an_edit_at_the_close_never_read_before_it_stops_the_count(forum, tmp_path, reader):
+    result = read_at(forum, tmp_path, "17:10:00", f"vote-5-edited-{reader}")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] + "\n" == (
+        "tally: floor 2 (alice) was edited 12-01 17:05, at or after the close 12-01 17:05 (an "
+        "edit mark says minutes only), and tally never read the thread before the close: what "
+        "it said at the close is not known. Rule on it in the game file ([[rulings]] day = 2, "
+        'floor = 2, action = "accept" or "void"), or count it as edited with --as-edited.\n'
+    )
+
+
+@pytest.mark.rules("V5")
+def test_as_edited_or_a_ruling_counts_the_edit(forum, tmp_path):
+    result = read_at(forum, tmp_path, "17:10:00", "vote-5-edited-guest", "--as-edited")
+    assert result.exit_code == 0, result.output
+    [alice] = [b for b in json.loads(result.stdout)["ballots"] if b["author"] == "alice"]
+    assert alice["target"] == "eve"
+    assert alice["flags"] == ["edited in the closing minute, 12-01 17:05: perhaps after the close"]
+    ruling = '[[rulings]]\nday = 2\nfloor = 2\naction = "void"\nnote = "edited after the close"\n'
+    forum.add_discuz_page("1", 1, page("vote-5-edited-guest"))
+    result = votes(forum, tmp_path / "ruled", at("17:10:00"), "--json", extra=ruling)
+    assert result.exit_code == 0, result.output
+    [alice] = [b for b in json.loads(result.stdout)["ballots"] if b["author"] == "alice"]
+    assert (alice["status"], alice["reason"]) == ("void", "ruling")
+
+
+def test_a_count_as_edited_is_never_posted(forum, tmp_path):
+    url = forum.url("forum.php?mod=viewthread&tid=1")
+    forum.add_discuz_page("1", 1, page("vote-5-edited-admin"))
+    game = game_file(tmp_path, url)
+    args = ["announce", "--game", game, "--day", "2", "--as-edited", "--post", "--yes"]
+    result = runner.invoke(app, [*args, "--cache-dir", str(tmp_path / "c")], obj=env(at("17:10:00")))
+    assert result.exit_code == 7
+    assert "a count taken --as-edited is never posted" in result.stderr
+    assert not any("action=reply" in r for r in forum.requests)
+
+
+# -- --as-of -------------------------------------------------------------------------------------
+
+
+def test_as_of_a_time_and_a_floor_counts_the_thread_as_it_stood(forum, tmp_path):
+    assert read_at(forum, tmp_path, "17:04:55", "vote-1-guest").exit_code == 0
+    assert read_at(forum, tmp_path, "17:10:00", "vote-3-deleted-guest").exit_code == 0
+    then = read_at(forum, tmp_path, "17:20:00", "vote-3-deleted-guest", "--as-of", "17:04:58")
+    assert then.exit_code == 0, then.output
+    data = json.loads(then.stdout)
+    assert (data["provisional"], data["as_of"]) == (True, "2026-12-01T17:04:58+08:00")
+    assert [(b["floor"], b["author"], b["status"]) for b in data["ballots"]] == [
+        (2, "alice", "counted"),
+        (3, "bob", "counted"),
+        (4, "carol", "counted"),
+        (5, "dave", "counted"),
+        (6, "eve", "counted"),
+    ]
+    now = read_at(forum, tmp_path, "17:20:00", "vote-3-deleted-guest", "--as-of", "2026-12-01 17:15")
+    assert [b["status"] for b in json.loads(now.stdout)["ballots"]] == [
+        "counted", "counted", "deleted", "banned", "counted",
+    ]  # fmt: skip
+    floor = read_at(forum, tmp_path, "17:20:00", "vote-3-deleted-guest", "--as-of", "3")
+    assert floor.exit_code == 0, floor.output
+    # Floor 3 is carol's now (bob's was deleted): the thread as it stood when she posted,
+    # bob's ballot still there, numbered as it was then.
+    assert [b["author"] for b in json.loads(floor.stdout)["ballots"]] == ["alice", "bob", "carol"]
+
+
+def test_as_of_before_the_first_read_or_without_history_is_refused(forum, tmp_path):
+    assert read_at(forum, tmp_path, "17:04:55", "vote-1-guest").exit_code == 0
+    early = read_at(forum, tmp_path, "17:20:00", "vote-1-guest", "--as-of", "2026-12-01 10:00")
+    assert early.exit_code == 2
+    assert "nothing of it is known then" in early.stderr
+    game = game_file(tmp_path / "saved", "https://bbs.example.com/forum.php?mod=viewthread&tid=1")
+    saved = runner.invoke(
+        app, ["votes", str(CHANGES / "vote-1-guest.html"), "--game", game, "--as-of", "17:00"]
+    )
+    assert saved.exit_code == 2 and "has no history in the cache" in saved.stderr
+
+
+# -- hidden replies (回帖仅作者可见) ---------------------------------------------------------------
+
+
+def hidden(forum, tmp_path, reader: str):
+    url = forum.url("forum.php?mod=viewthread&tid=2")
+    forum.add_discuz_page("2", 1, page(f"hidden-{reader}"))
+    game = game_file(tmp_path, url, closes="17:30:00")
+    return runner.invoke(app, ["votes", url, "--game", game, "--json"], obj=env(at("17:40:00")))
+
+
+@pytest.mark.parametrize("reader,floors", [("guest", "floors 2, 3 and 4"), ("player", "floors 3 and 4")])
+def test_hidden_replies_read_by_a_guest_or_a_player_stop(forum, tmp_path, reader, floors):
+    result = hidden(forum, tmp_path, reader)
+    assert result.exit_code == 4
+    assert result.stderr.splitlines()[-1] + "\n" == (
+        "tally: thread 2's replies are hidden (回帖仅作者可见): the forum showed "
+        f"{floors} only as 此帖仅作者可见 to the cookies that read it; only their authors, the "
+        "thread's author admin and moderators can read them: read the thread with admin's or "
+        "a moderator's cookies (--cookies FILE).\n"
+    )
+
+
+def test_hidden_replies_read_by_the_author_are_counted_and_said(forum, tmp_path):
+    result = hidden(forum, tmp_path, "author")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [(b["author"], b["target"], b["status"]) for b in data["ballots"]] == [
+        ("alice", "carol", "counted"),
+        ("bob", "carol", "counted"),
+        ("carol", "bob", "counted"),
+    ]
+    assert (
+        "thread 2's replies are hidden from the players (回帖仅作者可见); these cookies read all "
+        "3 of them, and all are counted." in result.stderr
+    )

@@ -486,6 +486,10 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
         if edit is not None and not w.is_comment:
             if edit.at > day.closes:
                 w.flags.append(("edited", f"edited after the close, {short(edit.at)}"))
+            elif edit.at >= day.closes.replace(second=0, microsecond=0):
+                # A mark says minutes only: 21:30 may be before the 21:30:00 close or after.
+                note = f"edited in the closing minute, {short(edit.at)}: perhaps after the close"
+                w.flags.append(("edited", note))
             elif window and edit.at >= day.closes - window:
                 w.flags.append(("edited", f"edited in the final hour, {short(edit.at)}"))
         for rule, text in w.flags:
