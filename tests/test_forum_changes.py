@@ -10,6 +10,7 @@ forum served them.
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -53,7 +54,9 @@ vote = "{url}"
 
 
 def at(clock: str) -> FakeClock:
-    return FakeClock(f"2026-12-01 {clock}", CHINA)
+    # In UTC, as the computer's clock gives it: what tally says is in the forum's clock.
+    start = datetime.fromisoformat(f"2026-12-01 {clock}").replace(tzinfo=CHINA)
+    return FakeClock(start.astimezone(UTC))
 
 
 def env(clock: FakeClock) -> Environment:
@@ -163,7 +166,7 @@ def test_every_read_is_kept_as_a_version_and_an_unchanged_one_costs_nothing(foru
     [folder] = (tmp_path / "cache").iterdir()
     store = Cache(tmp_path / "cache").thread("discuz", folder.name.split("-", 1)[1].rsplit("-", 1)[0], "1")
     kept = store.versions()
-    assert [(n, when.strftime("%H:%M:%S")) for n, when, _ in kept] == [
+    assert [(n, when.astimezone(CHINA).strftime("%H:%M:%S")) for n, when, _ in kept] == [
         (1, "17:04:50"),
         (1, "17:10:00"),
     ]
@@ -187,7 +190,10 @@ def test_a_post_deleted_between_two_reads_is_a_deleted_row(forum, tmp_path):
     ]
     [flag] = [f for f in data["flags"] if f["rule"] == "deleted"]
     assert flag["post_id"] == "3" and flag["player"] == "bob"
-    assert "bob跟alice一起" in flag["note"] and "read 12-01 17:04" in flag["note"]
+    assert flag["note"] == (
+        "floor 3 (bob) was deleted: gone from the thread since tally read it 12-01 17:04; it "
+        "said “投票对象：@carol 投票理由：bob跟alice一起”"
+    )
     assert data["not_voted"] == ["bob", "dave"]
 
 
@@ -357,3 +363,37 @@ def test_hidden_replies_read_by_the_author_are_counted_and_said(forum, tmp_path)
         "thread 2's replies are hidden from the players (回帖仅作者可见); these cookies read all "
         "3 of them, and all are counted." in result.stderr
     )
+
+
+# -- an edit in the final hour (V5), on the post model ---------------------------------------------
+
+
+@pytest.mark.rules("V5")
+@pytest.mark.parametrize("ruleset,target", [("000", "甲"), ("M126", "丙")])
+def test_an_edit_in_the_final_hour_that_changes_the_target_follows_V5(ruleset, target):
+    """乙 voted 甲 at 10:00 (read at 20:00) and edited it to 丙 at 21:00, inside the final hour
+    of a 21:30 close: a change then is void where the ruleset forbids it (000), and counts
+    where changes are free (M126)."""
+    from dataclasses import replace as swap
+
+    from tally.forums.history import History, Version
+    from tally.model import Edit
+    from tally.rules.votes import tally_day
+
+    from .votekit import T, at, game, vote
+
+    before = T().post("乙", "08 10:00", vote("甲"))
+    after = T().post("乙", "08 10:00", vote("丙"))
+    edited = swap(after.posts[1], edited=Edit("乙", at("09 21:00")))
+    history = History((Version(1, at("09 20:00"), tuple(before.posts)),))
+    thread = swap(after.thread(), posts=(after.posts[0], edited), history=history,
+                  read_at=at("09 21:40"))  # fmt: skip
+    result = tally_day(thread, game(ruleset), 2)
+    [ballot] = result.ballots
+    assert (ballot.target, ballot.status) == (target, "counted")
+    edits = [f.note for f in result.flags if f.rule == "edited"]
+    if ruleset == "000":
+        assert edits == [
+            "changed in the final hour (V5) (edit mark 05-09 21:00): counted as tally read it "
+            "05-09 20:00, “投票对象：甲 投票理由：理由”, not as it reads now, “投票对象：丙 投票理由：理由”"
+        ]

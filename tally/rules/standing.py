@@ -79,10 +79,8 @@ def deleted_rows(thread: Thread, game: Game) -> tuple[list[Remark], list[Flag]]:
             continue
         player = game.identify(post.author, post.author_display)
         said = _words(post.text) if not banned(post) else Status.BANNED.label
-        note = (
-            f"deleted: floor {post.floor} ({post.author}), read {short(seen.read_at)}, is gone "
-            f"from the thread; it said “{said}”"
-        )
+        read = short(seen.read_at.astimezone(game.timezone))
+        gone = f"gone from the thread since tally read it {read}; it said “{said}”"
         rows.append(
             Remark(
                 floor=post.floor,
@@ -92,9 +90,10 @@ def deleted_rows(thread: Thread, game: Game) -> tuple[list[Remark], list[Flag]]:
                 time=post.time,
                 words=Status.DELETED.label,
                 status=Status.DELETED,
-                note=note + ": never counted",
+                note=gone + ": never counted",
             )
         )
+        note = f"floor {post.floor} ({post.author}) was deleted: {gone}"
         flags.append(Flag("deleted", note, player, post.floor, pid))
     return rows, flags
 
@@ -115,7 +114,7 @@ def as_it_stood(
         if _may_be_a_ballot(post, game, day):
             earlier = closing.get(post.post_id)
             if earlier is not None and _changed_after(post, earlier, day):
-                kept = _taken_back(post, earlier, "the close", flags, game)
+                kept = _taken_back(post, earlier, "after the close", flags, game)
             elif earlier is None and _edited_at_close(post, day):
                 if not (as_edited or post.floor in ruled):
                     raise InputError(_unknown_at_close(thread, post, day))
@@ -124,7 +123,7 @@ def as_it_stood(
                 if start <= post.edited.at < day.closes:
                     before = history.at(start).get(post.post_id)
                     if before is not None and _target(before.post) != _target(post):
-                        kept = _taken_back(post, before, "the final hour (V5)", flags, game)
+                        kept = _taken_back(post, before, "in the final hour (V5)", flags, game)
         posts.append(kept)
     return replace(thread, posts=tuple(posts)), flags
 
@@ -161,10 +160,11 @@ def _taken_back(post: Post, earlier: Seen, when: str, flags: list[Flag], game: G
     old = earlier.post
     player = game.identify(post.author, post.author_display)
     mark = f" (edit mark {short(post.edited.at)})" if post.edited is not None else ""
+    read = short(earlier.read_at.astimezone(game.timezone))
     flags.append(
         Flag(
             "edited",
-            f"changed after {when}{mark}: counted as tally read it {short(earlier.read_at)}, "
+            f"changed {when}{mark}: counted as tally read it {read}, "
             f"“{_words(old.text, 60)}”, not as it reads now, “{_words(post.text, 60)}”",
             player,
             post.floor,
