@@ -397,3 +397,29 @@ def test_an_edit_in_the_final_hour_that_changes_the_target_follows_V5(ruleset, t
             "changed in the final hour (V5) (edit mark 05-09 21:00): counted as tally read it "
             "05-09 20:00, “投票对象：甲 投票理由：理由”, not as it reads now, “投票对象：丙 投票理由：理由”"
         ]
+
+
+def test_as_of_any_minute_of_a_thread_watch_read(forum, tmp_path):
+    """`tally watch` reads the thread every minute while the forum changes it; `votes --as-of`
+    then gives the count at any of those minutes."""
+    from tally.rules.gamefile import load_game
+    from tally.watch import Schedule
+
+    from .test_watch import watching
+
+    url = forum.url("forum.php?mod=viewthread&tid=1")
+    game = load_game(Path(game_file(tmp_path, url, closes="17:30:00")))
+    clock = at("17:04:50")
+    polls = watching(game, url, clock, tmp_path, Schedule(every=60, full_every=0))
+    for name in ("vote-1-guest", "vote-2-banned-guest", "vote-3-deleted-guest"):
+        forum.add_discuz_page("1", 1, page(name))
+        assert next(polls).ok
+    statuses = {}
+    for minute in ("17:05:30", "17:06:30", "17:07:30"):
+        result = read_at(forum, tmp_path, "17:20:00", "vote-3-deleted-guest", "--as-of", minute,
+                         closes="17:30:00")  # fmt: skip
+        assert result.exit_code == 0, result.output
+        statuses[minute] = [(b["author"], b["status"]) for b in json.loads(result.stdout)["ballots"]]
+    assert statuses["17:05:30"] == [(a, "counted") for a in ("alice", "bob", "carol", "dave", "eve")]
+    assert ("dave", "banned") in statuses["17:06:30"] and ("bob", "counted") in statuses["17:06:30"]
+    assert ("bob", "deleted") in statuses["17:07:30"]
