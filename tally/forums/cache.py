@@ -143,23 +143,24 @@ class ThreadCache:
                 self._index[url] = meta
                 self._save()
 
-    def keep(self, page: int, data: bytes, read_at: datetime) -> bool:
-        """Add a version of ``page`` read at ``read_at`` to the history (nothing when it is
-        the page as last kept); False when the history is full (``MAX_VERSIONS``)."""
+    def keep(self, page: int, data: bytes, read_at: datetime) -> str:
+        """Add a version of ``page`` read at ``read_at`` to the history: "kept", "same" (the
+        page as last kept: nothing added), "full" (``MAX_VERSIONS`` reached) or "unwritable"."""
         digest = hashlib.sha256(data).hexdigest()
         with self._lock:
             listed = self._versions()
             last = next((e for e in reversed(listed) if e[0] == page), None)
             if last is not None and last[1] == digest:
-                return True
+                return "same"
             if len(listed) >= MAX_VERSIONS:
-                return False
+                return "full"
             name = f"versions/{digest}.json"
             if not (self.folder / name).is_file() and not self._write(name, data):
-                return True  # the cache cannot be written: said once already
+                return "unwritable"  # said once already
             listed.append((page, digest, read_at.isoformat()))
-            self._write("history.json", json.dumps(listed).encode())
-        return True
+            if not self._write("history.json", json.dumps(listed).encode()):
+                return "unwritable"
+        return "kept"
 
     def versions(self) -> list[tuple[int, datetime, bytes]]:
         """The history's versions in the order read: (page, read at, the stored posts); one

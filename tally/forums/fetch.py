@@ -226,6 +226,8 @@ class Held:
 
     pages: dict[int, tuple[Page, datetime]] = field(default_factory=dict)
     page_count: int | None = None
+    # The thread's history as last read: a poll adds what it kept, never reads it all again.
+    history: History | None = None
 
 
 def fetch_thread(
@@ -312,7 +314,10 @@ def fetch_thread(
         store.set_page_count(total)
         fresh = {Origin.NETWORK, Origin.REVALIDATED}
         just_read = [(n, page, read_at[n]) for n, (page, o) in pages.items() if o in fresh]
-        history = keep_versions(store, just_read, f"thread {ref.thread_id}", options)
+        so_far = held.history if held is not None and not options.fresh else None
+        history = keep_versions(store, just_read, f"thread {ref.thread_id}", options, so_far)
+        if held is not None:
+            held.history = history
     if held is not None:
         held.pages = {n: (page, read_at[n]) for n, (page, _) in pages.items()}
         held.page_count = total
@@ -334,15 +339,25 @@ def keep_versions(
     pages: Sequence[tuple[int, Page, datetime]],
     name: str,
     options: FetchOptions,
+    known: History | None = None,
 ) -> History:
-    """Keep the pages just read as versions of the thread's history, and give the history."""
+    """Keep the pages just read as versions of the thread's history, and give the history
+    (``known`` and what was added to it, else all of it read from the cache)."""
+    added = []
     for number, page, when in sorted(pages, key=lambda p: p[0]):
-        if not store.keep(number, page_data(page.posts), when):
+        kept = store.keep(number, page_data(page.posts), when)
+        if kept == "full":
             (options.warn or logging.getLogger("tally").warning)(
                 f"{name}'s history holds {MAX_VERSIONS} versions, as many as tally keeps: this "
                 f"read is not kept (the history is in {store.folder})."
             )
             break
+        if kept == "kept":
+            added.append(Version(number, when, page.posts))
+        elif kept == "unwritable":
+            known = None
+    if known is not None:
+        return History((*known.versions, *added), known.capped)
     versions = []
     for number, when, data in store.versions():
         try:
