@@ -91,7 +91,7 @@ COMMANDS = (
     Command("init", "tally.workflows:init", "Write a first game file from the game's threads: director, players, days.",
             "tally init https://bbs.example.com/thread-101-1-1.html URL-OF-THE-VOTE -o game.toml", ("threads", "game_out", "timezone", *FETCH)),
     Command("report", "tally.workflows:report", "The game so far as one HTML page: each closed day's votes as pictures, posts, cards.",
-            "tally report --game game.toml -o report.html", ("game", "html_out", "template_dir", "late_ok", "archive", *FETCH)),
+            "tally report --game game.toml -o report.html", ("game", "html_out", "template_dir", "late_ok", "as_of", "archive", *FETCH)),
     Command("watch", "tally.watch:watch", "Watch a vote until its close: the count, what changed, who has not voted, live.\n\nAt the close (and a grace minute) it reads every page once more, prints the final count and writes the announcement to --announce-to.",
             "tally watch https://bbs.example.com/thread-102-1-1.html --game game.toml",
             ("url", "game", "vote_day", "every", "polls", "full_every", "announce_to", "watch_post", "remind_at", "fmt", "template_dir", "late_ok", "as_json", *LIVE)),

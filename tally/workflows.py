@@ -512,11 +512,13 @@ def report(
     reader: Reader,
     late_ok: bool = False,
     template_dir: Path | None = None,
+    as_of: str | None = None,
 ) -> Reported:
     """`tally report`: the game so far as one self-contained HTML page (written atomically).
 
     Each thread is read once; a day's threads read at or after its close trust no page
-    cached before it, as `tally votes` does.
+    cached before it, as `tally votes` does. With ``as_of`` (a date and time), the days
+    closed by then, each vote thread as tally's reads show it stood then.
     """
     from tally.atomic import write_atomic
     from tally.outputs.announce import check_templates
@@ -526,8 +528,17 @@ def report(
     check_templates("report", template_dir, html=True)  # before the pages are read
     now = reader.now()
     threads = day_threads(game, reader)
-    closed = game.closed(now)
-    results = closed_days(game, [t for d in closed for t in threads([d.vote], d)], late_ok=late_ok)
+    moment = None
+    if as_of is not None:
+        if ":" not in as_of or "-" not in as_of:
+            raise InputError(f"--as-of {as_of!r}: the report takes a date and time "
+                             "(2026-12-01 20:30), the moment every day is counted at.")  # fmt: skip
+        moment = as_of_time(Thread("", "", "", "", 0, ()), as_of, game, game.days[0])
+    closed = game.closed(moment or now)
+    votes_read = [t for d in closed for t in threads([d.vote], d)]
+    if moment is not None:
+        votes_read = [thread_as_of(t, moment) for t in votes_read]
+    results = closed_days(game, votes_read, late_ok=late_ok)
     talked = [d.day for d in closed if d.discussion is not None]
     posts = {}
     if talked:

@@ -423,3 +423,24 @@ def test_as_of_any_minute_of_a_thread_watch_read(forum, tmp_path):
     assert statuses["17:05:30"] == [(a, "counted") for a in ("alice", "bob", "carol", "dave", "eve")]
     assert ("dave", "banned") in statuses["17:06:30"] and ("bob", "counted") in statuses["17:06:30"]
     assert ("bob", "deleted") in statuses["17:07:30"]
+
+
+def test_the_report_as_of_a_moment_and_its_rows(forum, tmp_path):
+    """The report draws deleted and banned rows; --as-of counts each day as it stood then."""
+    assert read_at(forum, tmp_path, "17:04:55", "vote-1-guest").exit_code == 0
+    assert read_at(forum, tmp_path, "17:10:00", "vote-3-deleted-guest").exit_code == 0
+    game = str(tmp_path / "game.toml")
+    pages = {}
+    for name, extra in (("now", []), ("then", ["--as-of", "2026-12-01 17:05:30"])):
+        out = tmp_path / f"{name}.html"
+        result = runner.invoke(
+            app,
+            ["report", "--game", game, "-o", str(out), "--cache-dir", str(tmp_path / "cache"), *extra],
+            obj=env(at("17:20:00")),
+        )
+        assert result.exit_code == 0, result.output
+        pages[name] = out.read_text(encoding="utf-8")
+    assert "已删除" in pages["now"] and "被屏蔽" in pages["now"]
+    assert "已删除" not in pages["then"] and "被屏蔽" not in pages["then"]
+    wrong = runner.invoke(app, ["report", "--game", game, "--as-of", "3"], obj=env(at("17:20:00")))
+    assert wrong.exit_code == 2 and "the report takes a date and time" in wrong.stderr
