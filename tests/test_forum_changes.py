@@ -444,3 +444,37 @@ def test_the_report_as_of_a_moment_and_its_rows(forum, tmp_path):
     assert "已删除" not in pages["then"] and "被屏蔽" not in pages["then"]
     wrong = runner.invoke(app, ["report", "--game", game, "--as-of", "3"], obj=env(at("17:20:00")))
     assert wrong.exit_code == 2 and "the report takes a date and time" in wrong.stderr
+
+
+@pytest.mark.rules("V8")
+def test_tallys_own_reminder_on_the_real_board_is_no_row(forum, tmp_path):
+    """The 催票 `announce --kind reminder --post` put on the real X3.5 (floor 4: its line
+    "改票请在自己的投票楼层下点评…" read as a broken ballot, listed as 4楼 导演帖 under 废票)."""
+    url = forum.url("forum.php?mod=viewthread&tid=17")
+    forum.add_discuz_page("17", 1, page("reminder-guest"))
+    game = game_file(tmp_path, url, closes="19:00:00")
+    result = runner.invoke(app, ["votes", url, "--game", game, "--json"], obj=env(at("17:40:00")))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [(b["floor"], b["target"], b["status"]) for b in data["ballots"]] == [
+        (2, "carol", "counted"),
+        (3, "carol", "counted"),
+    ]
+    args = ["announce", "--game", game, "--day", "2", "--provisional", "--format", "text"]
+    posted = runner.invoke(app, args, obj=env(at("17:40:00")))
+    assert posted.exit_code == 0, posted.output
+    assert "导演帖" not in posted.stdout and "4楼" not in posted.stdout
+
+
+@pytest.mark.rules("V7")
+def test_a_mention_the_forum_linked_is_its_target(forum, tmp_path):
+    """Where the board turns @name into a link (allowat), the text read is still @carol."""
+    body = page("vote-1-guest").replace(
+        "投票对象：@carol".encode(),
+        '投票对象：<a href="home.php?mod=space&amp;username=carol" target="_blank">@carol</a>'.encode(),
+    )
+    forum.add_discuz_page("1", 1, body)
+    result = votes(forum, tmp_path, at("17:10:00"), "--json")
+    assert result.exit_code == 0, result.output
+    [bob] = [b for b in json.loads(result.stdout)["ballots"] if b["author"] == "bob"]
+    assert (bob["target"], bob["status"]) == ("carol", "counted")
