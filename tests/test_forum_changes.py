@@ -478,3 +478,20 @@ def test_a_mention_the_forum_linked_is_its_target(forum, tmp_path):
     assert result.exit_code == 0, result.output
     [bob] = [b for b in json.loads(result.stdout)["ballots"] if b["author"] == "bob"]
     assert (bob["target"], bob["status"]) == ("carol", "counted")
+
+
+def test_the_history_is_capped_with_a_sentence(forum, tmp_path, monkeypatch):
+    import tally.forums.cache
+    import tally.forums.fetch
+
+    monkeypatch.setattr(tally.forums.cache, "MAX_VERSIONS", 2)
+    monkeypatch.setattr(tally.forums.fetch, "MAX_VERSIONS", 2)
+    assert read_at(forum, tmp_path, "17:04:50", "vote-1-guest").exit_code == 0
+    assert read_at(forum, tmp_path, "17:04:52", "vote-2-banned-guest").exit_code == 0
+    third = read_at(forum, tmp_path, "17:04:54", "vote-3-deleted-guest")
+    assert third.exit_code == 0, third.output
+    assert "thread 1's history holds 2 versions, as many as tally keeps: this read is not kept" in (
+        third.stderr
+    )
+    again = read_at(forum, tmp_path, "17:04:56", "vote-2-banned-guest")  # the page as kept
+    assert "history holds" not in again.stderr
