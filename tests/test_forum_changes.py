@@ -495,3 +495,21 @@ def test_the_history_is_capped_with_a_sentence(forum, tmp_path, monkeypatch):
     )
     again = read_at(forum, tmp_path, "17:04:56", "vote-2-banned-guest")  # the page as kept
     assert "history holds" not in again.stderr
+
+
+def test_a_read_that_could_not_see_a_reply_is_no_version_of_it(forum, tmp_path):
+    """The same cache read by a guest (every reply 此帖仅作者可见, the count stopped) and
+    then by the author: the guest's read holds no words to count the replies from."""
+    url = forum.url("forum.php?mod=viewthread&tid=2")
+    game = game_file(tmp_path, url, closes="17:30:00")
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    forum.add_discuz_page("2", 1, page("hidden-guest"))
+    guest = runner.invoke(app, ["votes", url, "--game", game, *cache], obj=env(at("17:20:00")))
+    assert guest.exit_code == 4
+    forum.add_discuz_page("2", 1, page("hidden-author"))
+    args = ["votes", url, "--game", game, "--json", *cache]
+    author = runner.invoke(app, args, obj=env(at("17:40:00")))
+    assert author.exit_code == 0, author.output
+    data = json.loads(author.stdout)
+    assert [b["target"] for b in data["ballots"]] == ["carol", "carol", "bob"]
+    assert not [f for f in data["flags"] if f["rule"] == "edited"]

@@ -112,7 +112,7 @@ def as_it_stood(
     for post in thread.posts:
         kept = post
         if _may_be_a_ballot(post, game, day):
-            earlier = closing.get(post.post_id)
+            earlier = _readable(closing.get(post.post_id))
             if earlier is not None and _changed_after(post, earlier, day):
                 kept = _taken_back(post, earlier, "after the close", flags, game)
             elif earlier is None and _edited_at_close(post, day):
@@ -121,7 +121,7 @@ def as_it_stood(
             elif window and post.edited is not None:
                 start = day.closes - window
                 if start <= post.edited.at < day.closes:
-                    before = history.at(start).get(post.post_id)
+                    before = _readable(history.at(start).get(post.post_id))
                     if before is not None and _target(before.post) != _target(post):
                         kept = _taken_back(post, before, "in the final hour (V5)", flags, game)
         posts.append(kept)
@@ -133,6 +133,14 @@ def _may_be_a_ballot(post: Post, game: Game, day: Day) -> bool:
         return False
     director = game.is_director(post.author, post.author_display)
     return not director or "代投" in post.text
+
+
+def _readable(seen: Seen | None) -> Seen | None:
+    """A version that showed the post's words: one read with cookies the forum hid them
+    from (a hidden reply read as a guest) says nothing of them."""
+    if seen is None or (seen.post.hidden and not seen.post.text.strip()):
+        return None
+    return seen
 
 
 def _changed_after(post: Post, earlier: Seen, day: Day) -> bool:
