@@ -9,7 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from tally.forums.history import History
 
 
 @dataclass(frozen=True, order=True)
@@ -195,6 +199,9 @@ class Thread:
     # "tieba.baidu.com"): thread 23 of one board is not thread 23 of another. "" for saved
     # pages that name no board.
     origin: str = ""
+    # Every version of its pages tally read from the forum (tally.forums.history), when
+    # it was read through the cache; None for saved pages and archives.
+    history: History | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> ThreadKey:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from datetime import tzinfo
+from datetime import datetime, time, tzinfo
 from pathlib import Path
 from typing import Protocol
 
@@ -54,6 +54,7 @@ from tally.rules.game import Day, Game
 from tally.rules.guards import thread_fits_day, vote_day_of
 from tally.rules.ledger import LedgerView
 from tally.rules.lurkers import DayCheck, check, history
+from tally.rules.standing import floor_time, thread_as_of
 from tally.rules.state import resolve
 from tally.rules.verdicts import ThreadRole
 from tally.rules.votes import Chain, DayResult, in_order, tally_day
@@ -69,22 +70,28 @@ def vote_day(
     day: int | None = None,
     reader: Reader,
     late_ok: bool = False,
+    as_edited: bool = False,
+    as_of: str | None = None,
 ) -> DayResult:
     """`tally votes`: read one day's vote thread (URL, saved pages or an archive) and count
-    it, with the day's acceleration requests (S3) when its other threads can be had."""
+    it, with the day's acceleration requests (S3) when its other threads can be had; with
+    ``as_of`` (a time or a floor), as the thread stood then by tally's earlier reads."""
     chosen = _day_of_urls(game, sources, day)
     closes = chosen.closes if chosen is not None else None
     given = reader.read(sources, game.timezone, closes=closes)
     vote = _the_vote_thread(game, given, chosen)
     started = vote.posts[0].time if vote.posts else None
     the_day = vote_day_of(game, vote.key, day, started=started)
+    if as_of is not None:
+        vote = thread_as_of(vote, as_of_time(vote, as_of, game, the_day))
     requests, why_not = None, None
     if game.rules.acceleration:
         requests, why_not = _request_threads(game, the_day, sources, given, reader)
     carried = days_before(game, the_day.day, reader, given).carried
     result = tally_day(
-        vote, game, the_day.day, requests=requests, carried=carried, late_ok=late_ok
-    )
+        vote, game, the_day.day, requests=requests, carried=carried, late_ok=late_ok,
+        as_edited=as_edited,
+    )  # fmt: skip
     if why_not is not None and the_day.accelerated:  # the file says so, tally cannot check
         note = Flag("S3", f"加速: not counted: {why_not}")
         result = dataclasses.replace(result, flags=(*result.flags, note))
@@ -102,6 +109,8 @@ def votes(
     fmt: Markup | None = None,
     late_ok: bool = False,
     template_dir: Path | None = None,
+    as_edited: bool = False,
+    as_of: str | None = None,
 ) -> Counted:
     """The `tally votes` command: the count, and with ``announce`` the post (a day not
     closed gets the mid-day standing, headed as such), with ``chart`` the picture (PNG);
@@ -112,7 +121,9 @@ def votes(
         check_templates(Announcement.CLOSE, template_dir)  # before the pages are read
     if chart is not None:
         check_output(chart, "picture")
-    result = vote_day(game, sources, day=day, reader=reader, late_ok=late_ok)
+    result = vote_day(
+        game, sources, day=day, reader=reader, late_ok=late_ok, as_edited=as_edited, as_of=as_of
+    )
     warning = draw_chart(result, game, chart) if chart is not None else None
     fmt = fmt or reader.markup_for(result.day.vote_ref)
     text = (
@@ -410,6 +421,7 @@ def announcement(
     post: bool = False,
     yes: bool = False,
     show: Asker | None = None,
+    as_edited: bool = False,
 ) -> Announced:
     """`tally announce`: the post to paste, rendered from its template; rule ids (C5, L1) only
     with ``show_rules``, since the post is for the players. With ``post`` (Discuz!) it is
@@ -433,12 +445,19 @@ def announcement(
     if kind in (Announcement.CLOSE, Announcement.REMINDER):
         [thread] = reader.read([chosen.vote], game.timezone, closes=chosen.closes)
         carried = days_before(game, day, reader, [thread]).carried
-        result = tally_day(thread, game, day, carried=carried, late_ok=late_ok)
+        result = tally_day(
+            thread, game, day, carried=carried, late_ok=late_ok, as_edited=as_edited
+        )
     if kind is Announcement.CLOSE:
         text = closing_post(
             result, game, fmt, provisional=provisional, show_rules=show_rules,
             template_dir=template_dir,
         )  # fmt: skip
+        if post and as_edited:
+            raise PostError(
+                "a count taken --as-edited is never posted: rule on the edited floor in the "
+                "game file ([[rulings]]) to post the result."
+            )
         if post and result.provisional:
             raise PostError(
                 f"day {day} has not closed (read {short(result.as_of)}): a provisional count "
@@ -493,11 +512,13 @@ def report(
     reader: Reader,
     late_ok: bool = False,
     template_dir: Path | None = None,
+    as_of: str | None = None,
 ) -> Reported:
     """`tally report`: the game so far as one self-contained HTML page (written atomically).
 
     Each thread is read once; a day's threads read at or after its close trust no page
-    cached before it, as `tally votes` does.
+    cached before it, as `tally votes` does. With ``as_of`` (a date and time), the days
+    closed by then, each vote thread as tally's reads show it stood then.
     """
     from tally.atomic import write_atomic
     from tally.outputs.announce import check_templates
@@ -507,8 +528,17 @@ def report(
     check_templates("report", template_dir, html=True)  # before the pages are read
     now = reader.now()
     threads = day_threads(game, reader)
-    closed = game.closed(now)
-    results = closed_days(game, [t for d in closed for t in threads([d.vote], d)], late_ok=late_ok)
+    moment = None
+    if as_of is not None:
+        if ":" not in as_of or "-" not in as_of:
+            raise InputError(f"--as-of {as_of!r}: the report takes a date and time "
+                             "(2026-12-01 20:30), the moment every day is counted at.")  # fmt: skip
+        moment = as_of_time(Thread("", "", "", "", 0, ()), as_of, game, game.days[0])
+    closed = game.closed(moment or now)
+    votes_read = [t for d in closed for t in threads([d.vote], d)]
+    if moment is not None:
+        votes_read = [thread_as_of(t, moment) for t in votes_read]
+    results = closed_days(game, votes_read, late_ok=late_ok)
     talked = [d.day for d in closed if d.discussion is not None]
     posts = {}
     if talked:
@@ -535,3 +565,24 @@ def draw_chart(result: DayResult, game: Game, output: Path) -> str | None:
     picture = charts.png(charts.day_figure, result, outcome_sentence(result, game))
     write_atomic(output, picture.data)
     return picture.warning
+
+
+def as_of_time(thread: Thread, given: str, game: Game, day: Day) -> datetime:
+    """``--as-of``: a floor number (the moment it was posted), a date and time in the game's
+    clock ("2026-12-01 20:30"), or a time alone on the day of the close ("20:30")."""
+    text = given.strip()
+    if text.isdigit():
+        return floor_time(thread, int(text))
+    try:
+        if len(text) <= 8 and ":" in text:
+            moment = datetime.combine(day.closes.date(), time.fromisoformat(text))
+        else:
+            moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise InputError(
+            f"--as-of {given!r} is neither a floor number nor a time (2026-12-01 20:30, or "
+            "20:30 on the day of the close)."
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=game.timezone)
+    return moment

@@ -296,7 +296,39 @@ def test_V8_only_directors_post_proxies_and_only_for_players():
     assert [(b.status, b.reason) for b in result.ballots] == [
         ("void", "proxy_not_director"),
         ("void", "unknown_voter"),
-        ("void", "director"),
+    ]
+
+
+@pytest.mark.rules("V8")
+def test_V8_the_directors_own_posts_are_no_ballot_and_no_row():
+    """The 催票 shows the format (投票对象：…); a director's notice holds a target: neither is
+    a ballot, a 废票 or a not_a_ballot row (issue 31: "11楼 admin：导演帖" in the 废票)."""
+    t = T().post("乙", "08 10:00", vote("甲"))
+    t.post("导演", "09 20:00", "催票：还没投票的请按格式投票\n投票对象：\n投票理由：")
+    t.post("导演", "09 20:05", vote("甲"))
+    t.post("导演", "09 20:06", "公告：请大家注意时间")
+    result = run(game("000"), t)
+    assert [(b.floor, b.status) for b in result.ballots] == [(2, "counted")]
+    assert result.remarks == ()
+
+
+@pytest.mark.rules("V1", "V7")
+@pytest.mark.parametrize("written", ["@甲", "＠甲", "@ 甲"])
+def test_V7_a_mention_is_its_target(written):
+    """`投票对象：@dave`, as players type it (Discuz! links the mention): the player named."""
+    t = T().post("乙", "08 10:00", f"投票对象：{written}\n投票理由：x")
+    result = run(game("000"), t)
+    assert [(b.status, b.target) for b in result.ballots] == [("counted", "甲")]
+
+
+@pytest.mark.rules("V7")
+def test_V7_a_name_that_begins_with_at_is_matched_whole_first():
+    t = T().post("乙", "08 10:00", "投票对象：@甲\n投票理由：x")
+    t.post("丙", "08 10:01", "投票对象：@路人\n投票理由：x")
+    result = run(game("000", players=["@甲", "甲", "乙", "丙"]), t)
+    assert [(b.status, b.target) for b in result.ballots] == [
+        ("counted", "@甲"),
+        ("void", None),
     ]
 
 

@@ -92,8 +92,8 @@ def vote_thread() -> Thread:
         P(
             "青山",
             "2024-05-08 17:30:00",
-            "投票对象：长夜\n投票理由：站边",  # 14 edited after close
-            edited=("青山", "2024-05-09 22:00"),
+            "投票对象：长夜\n投票理由：站边",  # 14 edited in the final hour, same target
+            edited=("青山", "2024-05-09 21:00"),
         ),
         P("月影", "2024-05-08 18:00:00", "投票对象：白桃\n投票理由：跟警长"),  # 15
         P("糖糖", "2024-05-09 10:00:00", "投票对象：白桃\n投票理由：重新投"),  # 16
@@ -180,14 +180,14 @@ def test_json_matches_the_hand_count(forum, tmp_path):
     # The typo: void, and the director is shown who was probably meant (V7).
     assert by_floor[(9, "2009")]["suggestions"] == ["月影"]
     assert by_floor[(9, "2009")]["written"] == "月彰"
-    # The edit after the close is flagged (V5): the vote seen may not be the vote cast.
-    assert by_floor[(14, "2014")]["flags"] == ["edited after the close, 05-09 22:00"]
+    # The edit in the final hour is flagged (V5): tally never read the ballot before it.
+    assert by_floor[(14, "2014")]["flags"] == ["edited in the final hour, 05-09 21:00"]
     assert {
         "rule": "edited",
         "player": "青山",
         "floor": 14,
         "post_id": "2014",
-        "note": "edited after the close, 05-09 22:00",
+        "note": "edited in the final hour, 05-09 21:00",
     } in data["flags"]
     # Weights are shown per ballot (C1).
     assert by_floor[(2, "2002")]["weight"] == 2.5 and by_floor[(3, "2003")]["weight"] == 1.5

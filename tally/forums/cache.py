@@ -2,10 +2,13 @@
 
 One folder per thread under the cache root; in it each fetched URL's body and an index
 (``index.json``) with the URL, the time it was fetched, its SHA-256, and the validators
-(ETag, Last-Modified) for conditional requests. Every write is atomic; a body whose
-checksum does not match, or an index entry of the wrong shape, is treated as absent,
-never used. A cache that cannot be written (a read-only or full disk) is no reason to
-stop a count: the run goes on without it, after one warning.
+(ETag, Last-Modified) for conditional requests. Beside them the thread's history
+(``tally.forums.history``): each page's posts as each read found them, in ``versions/`` by
+their SHA-256, listed with the time of the read in ``history.json``; a read that finds a
+page as the last one did adds nothing, and a thread keeps at most ``MAX_VERSIONS``.
+Every write is atomic; a body whose checksum does not match, or an index entry of the
+wrong shape, is treated as absent, never used. A cache that cannot be written (a read-only
+or full disk) is no reason to stop a count: the run goes on without it, after one warning.
 """
 
 from __future__ import annotations
@@ -61,6 +64,11 @@ class Entry:
         if self.last_modified:
             headers["If-Modified-Since"] = self.last_modified
         return headers
+
+
+# The versions one thread's history keeps (a day's vote thread read every minute by watch
+# and growing a post a minute makes about 1,500).
+MAX_VERSIONS = 5000
 
 
 def _entries(loaded: Any) -> dict[str, dict[str, object]]:
@@ -135,6 +143,53 @@ class ThreadCache:
                 self._index[url] = meta
                 self._save()
 
+    def keep(self, page: int, data: bytes, read_at: datetime) -> str:
+        """Add a version of ``page`` read at ``read_at`` to the history: "kept", "same" (the
+        page as last kept: nothing added), "full" (``MAX_VERSIONS`` reached) or "unwritable"."""
+        digest = hashlib.sha256(data).hexdigest()
+        with self._lock:
+            listed = self._versions()
+            last = next((e for e in reversed(listed) if e[0] == page), None)
+            if last is not None and last[1] == digest:
+                return "same"
+            if len(listed) >= MAX_VERSIONS:
+                return "full"
+            name = f"versions/{digest}.json"
+            if not (self.folder / name).is_file() and not self._write(name, data):
+                return "unwritable"  # said once already
+            listed.append((page, digest, read_at.isoformat()))
+            if not self._write("history.json", json.dumps(listed).encode()):
+                return "unwritable"
+        return "kept"
+
+    def versions(self) -> list[tuple[int, datetime, bytes]]:
+        """The history's versions in the order read: (page, read at, the stored posts); one
+        whose file is missing or damaged is left out, as never kept."""
+        found = []
+        for page, digest, when in self._versions():
+            try:
+                data = (self.folder / "versions" / f"{digest}.json").read_bytes()
+                read_at = datetime.fromisoformat(when)
+            except (OSError, ValueError):
+                continue
+            if hashlib.sha256(data).hexdigest() == digest and read_at.tzinfo is not None:
+                found.append((page, read_at, data))
+        return found
+
+    def _versions(self) -> list[tuple[int, str, str]]:
+        try:
+            loaded = json.loads((self.folder / "history.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        if not isinstance(loaded, list):
+            return []
+        return [
+            (e[0], e[1], e[2])
+            for e in loaded
+            if isinstance(e, list) and len(e) == 3 and isinstance(e[0], int)
+            and isinstance(e[1], str) and isinstance(e[2], str)
+        ]  # fmt: skip
+
     def forget(self, url: str) -> None:
         with self._lock:
             if self._index.pop(url, None) is not None:
@@ -154,7 +209,7 @@ class ThreadCache:
             return False
         try:
             try:
-                self.folder.mkdir(parents=True, exist_ok=True)
+                (self.folder / name).parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise OutputError(f"cannot create {self.folder} ({exc.strerror})") from None
             write_atomic(self.folder / name, data)

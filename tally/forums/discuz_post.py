@@ -54,6 +54,9 @@ _FLOOR_NAMES = {"楼主": 1, "沙发": 2, "板凳": 3, "地板": 4, "樓主": 1,
 _HIDDEN = (
     ("作者被禁止或删除", "author_banned"),
     ("被管理员或版主屏蔽", "moderated"),
+    # 回帖仅作者可见 (the thread's hiddenreplies): the reply is shown to its author, the
+    # thread's author and moderators only.
+    ("仅作者可见", "hidden_reply"),
 )
 
 
@@ -284,6 +287,10 @@ def read_post(node: Node, place: Place, index: int) -> Post:
         note = node_text(node.css_first("div.locked"))
         hidden = next((code for marker, code in _HIDDEN if marker in note), "hidden")
     else:
+        # A moderator is shown the body of a 屏蔽ed post (and a hidden reply) with the same
+        # notice above it ("…，只有管理员或有管理权限的成员可见"): the post is still hidden, so
+        # that a count is the same whoever's cookies read it.
+        hidden = _shown_anyway(node, body)
         marks = {"i": [], "div": [], "strong": []}  # type: dict[str, list[Node]]
         for hit in body.css("i.pstatus, div.quote, strong"):
             marks[hit.tag].append(hit)
@@ -310,6 +317,22 @@ def read_post(node: Node, place: Place, index: int) -> Post:
         hidden=hidden,
         page=place.page,
     )
+
+
+def _shown_anyway(node: Node, body: Node) -> str | None:
+    """Why the forum hides a post whose body it still shows (to a moderator), from the
+    notices (div.locked) beside the body; None for a post shown to all."""
+    for lock in node.css("div.locked"):
+        parent = lock.parent
+        while parent is not None and parent is not node and parent is not body:
+            parent = parent.parent
+        if parent is body:
+            continue  # inside what the author wrote: the author's words, not the forum's
+        note = node_text(lock)
+        code = next((code for marker, code in _HIDDEN if marker in note), None)
+        if code is not None:
+            return code
+    return None
 
 
 def _key_nodes(node: Node, pid: str) -> dict[str, Node]:

@@ -11,6 +11,7 @@ or after the close never rests on a page cached before it) or ``--fresh`` is giv
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,8 +32,9 @@ from tally.errors import (
 from tally.forums import PLATFORMS, Platform, ThreadRef, by_name, recognise_text, resolve_url
 from tally.forums.base import Answer, CommentBatch, Request
 from tally.forums.boards import Boards
-from tally.forums.cache import Cache, Entry, ThreadCache
+from tally.forums.cache import MAX_VERSIONS, Cache, Entry, ThreadCache
 from tally.forums.charset import decode_page
+from tally.forums.history import History, Version, page_data, page_posts
 from tally.forums.http import Http
 from tally.model import Page, Post, Thread
 from tally.vocabulary import Origin
@@ -224,6 +226,8 @@ class Held:
 
     pages: dict[int, tuple[Page, datetime]] = field(default_factory=dict)
     page_count: int | None = None
+    # The thread's history as last read: a poll adds what it kept, never reads it all again.
+    history: History | None = None
 
 
 def fetch_thread(
@@ -308,6 +312,12 @@ def fetch_thread(
         total = max(total, max(p.page_count for p, _ in pages.values()))
     if store is not None:
         store.set_page_count(total)
+        fresh = {Origin.NETWORK, Origin.REVALIDATED}
+        just_read = [(n, page, read_at[n]) for n, (page, o) in pages.items() if o in fresh]
+        so_far = held.history if held is not None and not options.fresh else None
+        history = keep_versions(store, just_read, f"thread {ref.thread_id}", options, so_far)
+        if held is not None:
+            held.history = history
     if held is not None:
         held.pages = {n: (page, read_at[n]) for n, (page, _) in pages.items()}
         held.page_count = total
@@ -321,7 +331,40 @@ def fetch_thread(
         read_at=options.clock().astimezone(tz),  # the forum's zone, as the posts' times
     )
     check_complete(thread, [p for p, _ in ordered], url)
-    return thread
+    return thread if store is None else replace(thread, history=history)
+
+
+def keep_versions(
+    store: ThreadCache,
+    pages: Sequence[tuple[int, Page, datetime]],
+    name: str,
+    options: FetchOptions,
+    known: History | None = None,
+) -> History:
+    """Keep the pages just read as versions of the thread's history, and give the history
+    (``known`` and what was added to it, else all of it read from the cache)."""
+    added = []
+    for number, page, when in sorted(pages, key=lambda p: p[0]):
+        kept = store.keep(number, page_data(page.posts), when)
+        if kept == "full":
+            (options.warn or logging.getLogger("tally").warning)(
+                f"{name}'s history holds {MAX_VERSIONS} versions, as many as tally keeps: this "
+                f"read is not kept (the history is in {store.folder})."
+            )
+            break
+        if kept == "kept":
+            added.append(Version(number, when, page.posts))
+        elif kept == "unwritable":
+            known = None
+    if known is not None:
+        return History((*known.versions, *added), known.capped)
+    versions = []
+    for number, when, data in store.versions():
+        try:
+            versions.append(Version(number, when, page_posts(data)))
+        except (ValueError, KeyError, TypeError, IndexError):
+            continue  # a damaged version is as if never kept
+    return History(tuple(versions), capped=len(versions) >= MAX_VERSIONS)
 
 
 def _whole_in_cache(url: str, tz: tzinfo, http: Http, options: FetchOptions) -> bool:

@@ -299,6 +299,8 @@ def close_context(
     # how many more), so they see why they are not counted as having voted.
     firsts: dict[str, Any] = {}
     for r in result.remarks:
+        if r.status != Status.NOT_A_BALLOT:
+            continue  # banned and deleted posts: each listed below
         if r.player in result.not_voted:
             first = firsts.setdefault(r.player, {"remark": r, "more": -1})
             first["more"] += 1
@@ -316,6 +318,20 @@ def close_context(
                 "void_reason": label,
             }
         )
+    # A post the forum 屏蔽s or no longer shows is listed whoever wrote it: its author sees
+    # why it was not counted (its words stay unsaid: the forum hides them).
+    remarks += [
+        {
+            "floor": r.floor,
+            "comment": r.comment,
+            "link": platform.post_url(ref, r.parent_post_id or r.post_id),
+            "voter": r.player or r.author,
+            "words": r.status.label,
+            "void_reason": r.status.label,
+        }
+        for r in result.remarks
+        if r.status != Status.NOT_A_BALLOT
+    ]
     return {
         "game": game.name,
         "day": result.day.day,

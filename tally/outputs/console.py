@@ -117,6 +117,11 @@ def print_threads(console: Console, threads: Iterable[Thread]) -> None:
 # From this many columns on, the ballots are a table; below, two lines each.
 WIDE = 100
 _STATUS_STYLE = {Status.COUNTED: "green", Status.SUPERSEDED: "yellow", Status.VOID: "red"}
+_REMARK_STATUS = {
+    Status.NOT_A_BALLOT: "not a ballot",
+    Status.BANNED: "banned",
+    Status.DELETED: "deleted",
+}
 
 
 def totals_table(result: DayResult) -> Table:
@@ -186,7 +191,8 @@ def print_day(console: Console, result: DayResult) -> None:
     for r in result.remarks:
         floor = f"{r.floor}" + (" 点评" if r.comment else "")
         rows.append(((r.floor, r.comment, r.time), floor, r.player or r.author, "", "",
-                     short(r.time), "not a ballot", "dim", r.words))  # fmt: skip
+                     short(r.time), _REMARK_STATUS[r.status], "dim" if r.status ==
+                     Status.NOT_A_BALLOT else "red", r.note or r.words))  # fmt: skip
     rows.sort(key=lambda row: row[0])
     if console.width >= WIDE:
         ballots = Table(title="Ballots, floor by floor")

@@ -40,7 +40,6 @@ from tally.model import Thread
 from tally.records import COLUMNS, KEY, THREAD_COLUMNS, rows
 from tally.rules.count import votes_number
 from tally.rules.game import Game
-from tally.rules.verdicts import Status
 from tally.rules.votes import DayResult
 from tally.times import iso
 
@@ -312,9 +311,9 @@ def _game(db: Any, game: Game, results: Sequence[DayResult], tally: _Tally) -> N
                 "weight": None,
                 "time": iso(r.time),
                 "posted_at": iso(r.time),
-                "status": str(Status.NOT_A_BALLOT),
+                "status": str(r.status),
                 "reason": None,
-                "note": r.words,
+                "note": r.note or r.words,
             }
             for r in result.remarks  # a post that holds no ballot: listed, never counted
         ]

@@ -12,7 +12,6 @@ from tally.outputs.results import Announced, Counted, Diagnosed, Lurked
 from tally.rules.ballots import Remark
 from tally.rules.count import votes_number
 from tally.rules.state import Fact, Kind
-from tally.rules.verdicts import Status
 from tally.rules.votes import DayResult
 from tally.settings import Settings
 from tally.times import iso
@@ -107,7 +106,8 @@ def day_json(result: DayResult) -> dict[str, Any]:
 
 def _remark(r: Remark) -> dict[str, Any]:
     """A post of the vote thread that holds no ballot, as a row of ``ballots`` (status
-    "not_a_ballot"): its floor, author and first words."""
+    "not_a_ballot"; "banned" and "deleted" for a post the forum 屏蔽s or no longer shows):
+    its floor, author and first words, and for banned and deleted rows why."""
     return {
         "floor": r.floor,
         "post_id": r.post_id,
@@ -115,7 +115,7 @@ def _remark(r: Remark) -> dict[str, Any]:
         "kind": None,
         "target": None,
         "time": iso(r.time),
-        "status": Status.NOT_A_BALLOT,
+        "status": r.status,
         "reason": None,
         "author": r.author,
         "comment": r.comment,
@@ -123,7 +123,7 @@ def _remark(r: Remark) -> dict[str, Any]:
         "posted_at": iso(r.time),
         "written": "",
         "weight": None,
-        "note": r.words,
+        "note": r.note or r.words,
         "words": r.words,
         "suggestions": [],
         "flags": [],

@@ -72,9 +72,9 @@ def _day(result: DayResult, game: Game) -> dict[str, Any]:
                     "target": "",
                     "weight": "",
                     "time": f"{short(r.time)}",
-                    "status": str(Status.NOT_A_BALLOT),
-                    "status_label": Status.NOT_A_BALLOT.label,
-                    "reason": r.words,
+                    "status": str(r.status),
+                    "status_label": r.status.label,
+                    "reason": r.note or r.words,
                 }
                 for r in result.remarks  # a post that holds no ballot: listed, never counted
             ],

@@ -39,6 +39,10 @@ class Remark:
     words: str  # its first words
     comment: bool = False
     parent_post_id: str | None = None
+    # NOT_A_BALLOT, or BANNED (屏蔽ed by the forum) or DELETED (gone since tally read it).
+    status: Status = Status.NOT_A_BALLOT
+    # Why, for a banned or deleted row: a sentence for the director.
+    note: str = ""
 
 
 @dataclass(frozen=True)

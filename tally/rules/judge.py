@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from tally.errors import GameFileError
-from tally.model import Post, Thread
+from tally.model import Post, Thread, Writing
 from tally.rules.ballot_text import ParsedBallot, Reading, read_ballot
 from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.game import Day, Game, Ruling
@@ -21,7 +21,8 @@ from tally.rules.rulesets import ChangeMethod, Ruleset
 from tally.rules.verdicts import FIXABLE, BallotKind, RulingAction, Status, VoidReason
 from tally.times import clock, short
 
-# A void first ballot with one of these reasons may be fixed (RULES V7).
+# How a post mentions a member: "@name" (Discuz! links it, Tieba writes it as text).
+_MENTION = "@＠"
 
 
 @dataclass
@@ -88,7 +89,7 @@ def judge(
     rulings = {(r.floor, r.comment): r for r in game.rulings if r.day == day.day}
     electors = _electors(game, day, rules)
     works: list[_Work] = []
-    for work in _candidates(thread, rules):
+    for work in _candidates(thread, rules, game):
         work.ruling = rulings.pop((work.post.floor, work.comment_index), None)
         _identify(work, game)
         _check(work, roster, day, rules, electors)
@@ -110,13 +111,13 @@ def judge(
     return [_freeze(w, provisional) for w in works], flags
 
 
-def _candidates(thread: Thread, rules: Ruleset) -> Iterator[_Work]:
+def _candidates(thread: Thread, rules: Ruleset, game: Game) -> Iterator[_Work]:
     for w in thread.writings():
         # The opening post is the director's header, with an empty ballot template in it.
-        if w.post.floor == 1:
-            continue
+        if w.post.floor == 1 or (not w.is_comment and banned(w.post)):
+            continue  # a 屏蔽ed post is a row of its own, whoever's cookies show its words
         reading = read_ballot(w.text, require_reason=rules.require_reason)
-        if reading.is_ballot:
+        if reading.is_ballot and not _director_note(w, reading, game):
             parsed = reading.ballots[0] if reading.ballots else None
             yield _Work(
                 w.post,
@@ -132,6 +133,14 @@ def _candidates(thread: Thread, rules: Ruleset) -> Iterator[_Work]:
             )
 
 
+def _director_note(w: Writing, reading: Reading, game: Game) -> bool:
+    """Whether a director wrote it and it is no proxy ballot (not even a broken one): a 催票
+    that shows the ballot format, a notice, a ruling. Neither a ballot nor a 废票 row."""
+    if reading.proxy_for is not None or "代投" in w.text:
+        return False
+    return game.is_director(w.author, w.author_display)
+
+
 def remarks(thread: Thread, game: Game, rules: Ruleset | None = None) -> tuple[Remark, ...]:
     """The posts and comments of the vote thread that hold no ballot, but for the
     director's (the opening post, reminders): each one listed, none counted."""
@@ -139,6 +148,9 @@ def remarks(thread: Thread, game: Game, rules: Ruleset | None = None) -> tuple[R
     found = []
     for w in thread.writings():
         if w.post.floor == 1 or game.is_director(w.author, w.author_display):
+            continue
+        if not w.is_comment and banned(w.post):
+            found.append(banned_row(w.post, game))
             continue
         if read_ballot(w.text, require_reason=rules.require_reason).is_ballot:
             continue
@@ -156,6 +168,29 @@ def remarks(thread: Thread, game: Game, rules: Ruleset | None = None) -> tuple[R
             )
         )
     return tuple(found)
+
+
+# Why the forum 屏蔽s a post (Post.hidden): a moderator's banpost, or its author banned.
+BANNED = {"moderated": "屏蔽ed by a moderator", "author_banned": "屏蔽ed: its author is banned"}
+
+
+def banned(post: Post) -> bool:
+    return post.hidden in BANNED
+
+
+def banned_row(post: Post, game: Game) -> Remark:
+    """A 屏蔽ed post as its row: the same whoever reads it. Its words are never shown (the
+    forum hides them from the players; a moderator's cookies would read them)."""
+    return Remark(
+        floor=post.floor,
+        post_id=post.post_id,
+        author=post.author,
+        player=game.identify(post.author, post.author_display),
+        time=post.time,
+        words=Status.BANNED.label,
+        status=Status.BANNED,
+        note=f"{BANNED[post.hidden or '']}: never counted, whoever's cookies read it",
+    )
 
 
 def _identify(w: _Work, game: Game) -> None:
@@ -241,6 +276,12 @@ def _read_target(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
             w.flags.append(("V11", "the 主管 may not abstain"))
         return
     match = roster.match(written)
+    if match.player is None and written[:1] in _MENTION:
+        # "@dave" (the forum's mention, typed or linked) names dave (V1, V7); a name that
+        # itself begins with @ was matched whole above.
+        mentioned = roster.match(written[1:].strip())
+        if mentioned.player is not None:
+            match = mentioned
     if match.player is None:
         w.suggestions = match.suggestions
         if match.lookalike:
@@ -445,6 +486,10 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
         if edit is not None and not w.is_comment:
             if edit.at > day.closes:
                 w.flags.append(("edited", f"edited after the close, {short(edit.at)}"))
+            elif edit.at >= day.closes.replace(second=0, microsecond=0):
+                # A mark says minutes only: 21:30 may be before the 21:30:00 close or after.
+                note = f"edited in the closing minute, {short(edit.at)}: perhaps after the close"
+                w.flags.append(("edited", note))
             elif window and edit.at >= day.closes - window:
                 w.flags.append(("edited", f"edited in the final hour, {short(edit.at)}"))
         for rule, text in w.flags:

@@ -179,6 +179,8 @@ def check(
     cards: list[Card] = []
     unballots: dict[str, list[int]] = {}
     for r in remarks(target.vote, game) if target.vote is not None else ():
+        if r.status is Status.BANNED:
+            continue  # 屏蔽ed: the forum hid it; its words are not the director's to judge here
         if r.player is not None and r.floor not in unballots.get(r.player, []):
             unballots.setdefault(r.player, []).append(r.floor)
     if not day.accelerated:  # S3: an accelerated day carries no lurking cards

@@ -33,6 +33,11 @@ class Status(_Labelled):
     VOID = "void", "V7", "废票"  # never counts
     # A post in the vote thread that holds no ballot: never counted, always listed.
     NOT_A_BALLOT = "not_a_ballot", "V6", "不是选票"
+    # A post the forum shows 屏蔽ed (a moderator's banpost, or its author banned): never
+    # counted, whoever's cookies read it (a moderator's are shown its words).
+    BANNED = "banned", "V7", "被屏蔽"
+    # A post tally read earlier that the forum no longer shows: never counted.
+    DELETED = "deleted", "V7", "已删除"
 
 
 class BallotKind(_Labelled):

@@ -24,6 +24,7 @@ from tally.rules.guards import (
     vote_day_of,
 )
 from tally.rules.judge import judge, remarks
+from tally.rules.standing import as_it_stood, deleted_rows, hidden_replies
 from tally.rules.state import Carried, Fact, resolve
 from tally.rules.verdicts import DayKind, OutcomeResult, Status, ThreadRole, VoidReason
 from tally.times import short
@@ -52,8 +53,11 @@ class DayResult:
     unchecked: tuple[str, ...] = ()
     # Ballots after the close were taken as late, as the director said (--late-ok).
     late_ok: bool = False
-    # The posts of the vote thread that hold no ballot: listed, never counted.
+    # The posts of the vote thread that hold no ballot: listed, never counted (and those
+    # the forum 屏蔽s or no longer shows: banned and deleted rows).
     remarks: tuple[Remark, ...] = ()
+    # Lines the director should read with the count (the replies are hidden from players).
+    notices: tuple[str, ...] = ()
 
     @property
     def kind(self) -> DayKind:
@@ -72,7 +76,7 @@ class DayResult:
         """What the director should hear besides the count (S3: the requests disagree with
         the game file)."""
         warning = self.acceleration.warning if self.acceleration is not None else None
-        return (*self.unchecked, *((warning,) if warning else ()))
+        return (*self.unchecked, *((warning,) if warning else ()), *self.notices)
 
     @property
     def leaders(self) -> tuple[str, ...]:
@@ -88,6 +92,7 @@ def tally_day(
     requests: Sequence[Thread] | None = None,
     carried: Carried | None = None,
     late_ok: bool = False,
+    as_edited: bool = False,
 ) -> DayResult:
     """Judge and count the ballots of one day's vote thread; with ``requests`` (the day's
     discussion and progress threads), count the acceleration requests too (S3); with
@@ -98,7 +103,10 @@ def tally_day(
     title or its times), a vote thread without a ballot, a close that is not the one the
     thread announced or that leaves a real share of the ballots late (unless ``late_ok``),
     a roster that misspells a player (see ``tally.rules.guards``), and a game file the
-    earlier days' counts contradict.
+    earlier days' counts contradict. Each ballot is judged as it stood at the close
+    (``tally.rules.standing``): one edited at or after it that tally never read before it
+    stops the count, unless ruled on or ``as_edited``; replies the forum hid from the
+    reader stop it too.
     """
     started = thread.posts[0].time if thread.posts else None
     day = vote_day_of(game, thread.key, day_number, started=started)
@@ -115,8 +123,11 @@ def tally_day(
     provisional = as_of < day.closes
     ruled = {(r.floor, r.comment) for r in game.rulings if r.day == day.day}
     check_roster(game, [thread], exempt=lambda _t, w: (w.post.floor, w.comment_index) in ruled)
-    ballots, flags = judge(thread, game, day, provisional=provisional)
-    ensure_ballots(game, thread, ballots)
+    notice = hidden_replies(thread)
+    stood, edits = as_it_stood(thread, game, day, as_edited=as_edited)
+    ballots, flags = judge(stood, game, day, provisional=provisional)
+    gone, gone_flags = deleted_rows(thread, game)
+    ensure_ballots(game, thread, [*ballots, *gone])
     late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
     late_ok = late_ok or day.late_ok
     if late and not late_ok:
@@ -142,14 +153,15 @@ def tally_day(
         ballots=tuple(ballots),
         count=counted,
         not_voted=not_voted,
-        flags=(*flags, *_stranger_flags(ballots), *counted.flags, *s3),
+        flags=(*edits, *gone_flags, *flags, *_stranger_flags(ballots), *counted.flags, *s3),
         as_of=as_of,
         provisional=provisional,
         acceleration=acceleration,
         facts=facts,
         unchecked=carried.unchecked if carried is not None else (),
         late_ok=bool(late and late_ok),
-        remarks=remarks(thread, game),
+        remarks=tuple(sorted((*remarks(stood, game), *gone), key=lambda r: r.floor)),
+        notices=(notice,) if notice else (),
     )
 
 

@@ -1,0 +1,165 @@
+"""What a thread looked like when: every page tally read, kept as a version.
+
+A board changes a thread during the day (an edit, a delete, a 屏蔽), and keeps no history
+of it. tally does: each page it reads from the forum is kept, as the posts it parsed, in
+the thread's cache folder (``tally.forums.cache.ThreadCache.keep``), addressed by their
+content and listed with the time they were read. A read that finds a page as it was costs
+nothing. From the versions, ``History.at`` gives the thread as it stood at a moment (the
+close, or ``--as-of``), and ``History.last_seen`` each post as tally last saw it (a post
+gone since is a deleted one).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from tally.model import Comment, Edit, Post, Quote
+
+
+@dataclass(frozen=True)
+class Version:
+    """One page as one read found it."""
+
+    page: int
+    read_at: datetime
+    posts: tuple[Post, ...]
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A post as a version showed it, and when that version was read."""
+
+    post: Post
+    read_at: datetime
+
+
+@dataclass(frozen=True)
+class History:
+    """The versions of one thread's pages, oldest read first."""
+
+    versions: tuple[Version, ...] = ()
+    # The cap of versions a thread keeps was reached: reads after it were not kept.
+    capped: bool = False
+
+    @property
+    def first_read(self) -> datetime | None:
+        return self.versions[0].read_at if self.versions else None
+
+    def until(self, when: datetime) -> History:
+        """The history as it was at ``when``: the versions read by then."""
+        return History(tuple(v for v in self.versions if v.read_at <= when), self.capped)
+
+    def at(self, when: datetime) -> dict[str, Seen]:
+        """Each post as the thread stood at ``when``: the newest version of each page read
+        by then, a post on two pages (floors that moved) taken from the newer read."""
+        newest: dict[int, Version] = {}
+        for v in self.versions:
+            if v.read_at <= when:
+                newest[v.page] = v
+        return _by_post(newest.values())
+
+    def last_seen(self) -> dict[str, Seen]:
+        """Each post tally ever read, as the newest version that held it showed it."""
+        return _by_post(self.versions)
+
+    def after(self, when: datetime) -> dict[str, Seen]:
+        """Each post as the first version read after ``when`` showed it."""
+        found: dict[str, Seen] = {}
+        for v in self.versions:
+            if v.read_at > when:
+                for p in v.posts:
+                    found.setdefault(p.post_id, Seen(p, v.read_at))
+        return found
+
+
+def _by_post(versions: Iterable[Version]) -> dict[str, Seen]:
+    found: dict[str, Seen] = {}
+    for v in sorted(versions, key=lambda v: v.read_at):
+        for p in v.posts:
+            found[p.post_id] = Seen(p, v.read_at)
+    return found
+
+
+# -- the stored form -----------------------------------------------------------------------
+
+
+def page_data(posts: Iterable[Post]) -> bytes:
+    """A page's posts as stored: canonical JSON, so that an unchanged page is the same bytes
+    (and the same address) whenever it is read."""
+    return json.dumps(
+        [_post(p) for p in posts], ensure_ascii=False, sort_keys=True, separators=(",", ":")
+    ).encode("utf-8")
+
+
+def page_posts(data: bytes) -> tuple[Post, ...]:
+    """The posts of a stored page; ValueError (or KeyError, TypeError) when it is damaged."""
+    loaded = json.loads(data.decode("utf-8"))
+    if not isinstance(loaded, list):
+        raise ValueError("not a list of posts")
+    return tuple(_unpost(d) for d in loaded)
+
+
+def _post(p: Post) -> dict[str, Any]:
+    return {
+        "platform": p.platform,
+        "thread_id": p.thread_id,
+        "post_id": p.post_id,
+        "floor": p.floor,
+        "author": p.author,
+        "author_id": p.author_id,
+        "time": p.time.isoformat(),
+        "text": p.text,
+        "quotes": [[q.text, q.post_id, q.author] for q in p.quotes],
+        "reply_to": p.reply_to,
+        "edited": [p.edited.by, p.edited.at.isoformat()] if p.edited else None,
+        "comments": [
+            [c.comment_id, c.author, c.author_id, c.time.isoformat(), c.text, c.author_display]
+            for c in p.comments
+        ],
+        "red_font": p.red_font,
+        "large_font": p.large_font,
+        "hidden": p.hidden,
+        "author_display": p.author_display,
+        "page": p.page,
+    }
+
+
+def _unpost(d: Mapping[str, Any]) -> Post:
+    edited = d["edited"]
+    return Post(
+        platform=str(d["platform"]),
+        thread_id=str(d["thread_id"]),
+        post_id=str(d["post_id"]),
+        floor=int(d["floor"]),
+        author=str(d["author"]),
+        author_id=_opt(d["author_id"]),
+        time=_time(d["time"]),
+        text=str(d["text"]),
+        quotes=tuple(Quote(str(t), _opt(pid), _opt(a)) for t, pid, a in d["quotes"]),
+        reply_to=_opt(d["reply_to"]),
+        edited=Edit(str(edited[0]), _time(edited[1])) if edited else None,
+        comments=tuple(
+            Comment(str(i), str(a), _opt(uid), _time(t), str(text), _opt(shown))
+            for i, a, uid, t, text, shown in d["comments"]
+        ),
+        red_font=bool(d["red_font"]),
+        large_font=bool(d["large_font"]),
+        hidden=_opt(d["hidden"]),
+        author_display=_opt(d["author_display"]),
+        page=int(d["page"]),
+    )
+
+
+def _opt(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _time(value: object) -> datetime:
+    when = datetime.fromisoformat(str(value))
+    if when.tzinfo is None:
+        raise ValueError("a time without its zone")
+    return when

@@ -1,0 +1,242 @@
+"""The thread as it stood: at the close, at a moment asked for, and what the forum took away.
+
+A board changes a vote thread during the day and keeps no history; tally's reads do
+(``tally.forums.history``). From them:
+
+- a ballot whose post changed after the close (an edit mark after the close, one in the
+  closing minute, which cannot be told apart from it, or words that differ from a version
+  read before the close) is counted as the last version read before the close showed it
+  (RULES V5: what was cast by the close is the vote), named in a flag with both texts; with
+  no such version the count stops, unless the director ruled on the floor or said
+  ``--as-edited``;
+- an edit in the final hour that changes the target is a change in the final hour (V5),
+  where the ruleset has that rule;
+- a post tally read before and the forum no longer shows is a ``deleted`` row;
+- replies the forum hides from the reader (回帖仅作者可见) stop the count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+from tally.errors import InputError, NotAThreadError
+from tally.forums.history import History, Seen
+from tally.model import Post, Thread
+from tally.rules.ballot_text import read_ballot
+from tally.rules.ballots import Flag, Remark
+from tally.rules.game import Day, Game
+from tally.rules.guards import floors_text
+from tally.rules.judge import banned
+from tally.rules.names import normalise
+from tally.rules.verdicts import Status
+from tally.times import short
+
+HIDDEN_REPLY = "hidden_reply"
+
+
+def _words(text: str, n: int = 30) -> str:
+    words = " ".join(text.split())
+    return words if len(words) <= n else words[: n - 1] + "…"
+
+
+def _minute(when: datetime) -> datetime:
+    return when.replace(second=0, microsecond=0)
+
+
+def hidden_replies(thread: Thread) -> str | None:
+    """Stop (NotAThreadError) when the forum hid replies from whoever read the thread; the
+    line to say when they were all shown (to the thread's author or a moderator)."""
+    hidden = [p for p in thread.posts if p.hidden == HIDDEN_REPLY]
+    if not hidden:
+        return None
+    author = thread.posts[0].author if thread.posts else "the thread's author"
+    unread = [p for p in hidden if not p.text.strip() and not p.comments]
+    if unread:
+        raise NotAThreadError(
+            f"thread {thread.thread_id}'s replies are hidden (回帖仅作者可见): the forum showed "
+            f"{floors_text(p.floor for p in unread)} only as 此帖仅作者可见 to the cookies that "
+            f"read it; only their authors, the thread's author {author} and moderators can read "
+            f"them: read the thread with {author}'s or a moderator's cookies (--cookies FILE)."
+        )
+    return (
+        f"thread {thread.thread_id}'s replies are hidden from the players (回帖仅作者可见); "
+        f"these cookies read all {len(hidden)} of them, and all are counted."
+    )
+
+
+def deleted_rows(thread: Thread, game: Game) -> tuple[list[Remark], list[Flag]]:
+    """The posts tally read earlier that the thread no longer shows, matched by post id
+    (the floors after a deleted one are numbered again)."""
+    history = thread.history
+    if history is None:
+        return [], []
+    shown = {p.post_id for p in thread.posts}
+    rows, flags = [], []
+    for pid, seen in sorted(history.last_seen().items(), key=lambda kv: kv[1].post.floor):
+        post = seen.post
+        if pid in shown or post.floor == 1 or game.is_director(post.author, post.author_display):
+            continue
+        player = game.identify(post.author, post.author_display)
+        said = _words(post.text) if not banned(post) else Status.BANNED.label
+        read = short(seen.read_at.astimezone(game.timezone))
+        gone = f"gone from the thread since tally read it {read}; it said “{said}”"
+        rows.append(
+            Remark(
+                floor=post.floor,
+                post_id=pid,
+                author=post.author,
+                player=player,
+                time=post.time,
+                words=Status.DELETED.label,
+                status=Status.DELETED,
+                note=gone + ": never counted",
+            )
+        )
+        note = f"floor {post.floor} ({post.author}) was deleted: {gone}"
+        flags.append(Flag("deleted", note, player, post.floor, pid))
+    return rows, flags
+
+
+def as_it_stood(
+    thread: Thread, game: Game, day: Day, *, as_edited: bool = False
+) -> tuple[Thread, list[Flag]]:
+    """The thread with each ballot as it stood at the close (or before the final hour, for
+    an edit that changed the target inside it, V5), and a flag for each one taken back."""
+    history = thread.history or History()
+    closing = history.at(day.closes)
+    window = timedelta(minutes=game.rules.change_window_minutes)
+    ruled = {r.floor for r in game.rulings if r.day == day.day and r.comment is None}
+    posts: list[Post] = []
+    flags: list[Flag] = []
+    for post in thread.posts:
+        kept = post
+        if _may_be_a_ballot(post, game, day):
+            earlier = _readable(closing.get(post.post_id))
+            if earlier is not None and _changed_after(post, earlier, day):
+                kept = _taken_back(post, earlier, "after the close", flags, game)
+            elif earlier is None and _edited_at_close(post, day):
+                if not (as_edited or post.floor in ruled):
+                    raise InputError(_unknown_at_close(thread, post, day))
+            elif window and post.edited is not None:
+                start = day.closes - window
+                if start <= post.edited.at < day.closes:
+                    before = _readable(history.at(start).get(post.post_id))
+                    if before is not None and _target(before.post) != _target(post):
+                        kept = _taken_back(post, before, "in the final hour (V5)", flags, game)
+        posts.append(kept)
+    return replace(thread, posts=tuple(posts)), flags
+
+
+def _may_be_a_ballot(post: Post, game: Game, day: Day) -> bool:
+    if post.floor == 1 or post.time > day.closes or banned(post):
+        return False
+    director = game.is_director(post.author, post.author_display)
+    return not director or "代投" in post.text
+
+
+def _readable(seen: Seen | None) -> Seen | None:
+    """A version that showed the post's words: one read with cookies the forum hid them
+    from (a hidden reply read as a guest) says nothing of them."""
+    if seen is None or (seen.post.hidden and not seen.post.text.strip()):
+        return None
+    return seen
+
+
+def _changed_after(post: Post, earlier: Seen, day: Day) -> bool:
+    """Whether the words now are not those read before the close, and no edit mark shows
+    the change was made before the close (after that read)."""
+    if earlier.post.text == post.text:
+        return False
+    mark = post.edited
+    if mark is None:
+        return True  # an edit with no mark (a moderator's, or within a minute of posting)
+    return not (_minute(earlier.read_at) <= mark.at < _minute(day.closes))
+
+
+def _edited_at_close(post: Post, day: Day) -> bool:
+    """An edit mark in the closing minute or after (marks say minutes only)."""
+    return post.edited is not None and post.edited.at >= _minute(day.closes)
+
+
+def _target(post: Post) -> str | None:
+    reading = read_ballot(post.text, require_reason=False)
+    return normalise(reading.ballots[0].target) if reading.ballots else None
+
+
+def _taken_back(post: Post, earlier: Seen, when: str, flags: list[Flag], game: Game) -> Post:
+    old = earlier.post
+    player = game.identify(post.author, post.author_display)
+    mark = f" (edit mark {short(post.edited.at)})" if post.edited is not None else ""
+    read = short(earlier.read_at.astimezone(game.timezone))
+    flags.append(
+        Flag(
+            "edited",
+            f"changed {when}{mark}: counted as tally read it {read}, "
+            f"“{_words(old.text, 60)}”, not as it reads now, “{_words(post.text, 60)}”",
+            player,
+            post.floor,
+            post.post_id,
+        )
+    )
+    return replace(post, text=old.text, quotes=old.quotes, reply_to=old.reply_to, edited=old.edited)
+
+
+def _unknown_at_close(thread: Thread, post: Post, day: Day) -> str:
+    assert post.edited is not None
+    read = thread.history.first_read if thread.history is not None else None
+    never = (
+        "tally never read the thread before the close"
+        if read is None or read > day.closes
+        else "no read before the close shows it"
+    )
+    return (
+        f"floor {post.floor} ({post.author}) was edited {short(post.edited.at)}, at or after "
+        f"the close {short(day.closes)} (an edit mark says minutes only), and {never}: what "
+        "it said at the close is not known. Rule on it in the game file ([[rulings]] "
+        f'day = {day.day}, floor = {post.floor}, action = "accept" or "void"), or count it as '
+        "edited with --as-edited."
+    )
+
+
+def thread_as_of(thread: Thread, when: datetime) -> Thread:
+    """The thread as tally's reads show it stood at ``when`` (``--as-of``): each page as the
+    last read by then found it; a post made by then and first read after it, as first read."""
+    history = thread.history
+    if history is None or history.first_read is None:
+        raise InputError(
+            f"thread {thread.thread_id} has no history in the cache (saved pages and archives "
+            "have none): --as-of counts from the pages tally read from the forum."
+        )
+    stood = history.at(when)
+    for pid, seen in history.after(when).items():
+        if pid not in stood and seen.post.time <= when:
+            stood[pid] = seen
+    if not stood:
+        raise InputError(
+            f"tally first read thread {thread.thread_id} {short(history.first_read)}, after "
+            f"{short(when)}: nothing of it is known then."
+        )
+    by_floor: dict[int, Seen] = {}
+    for seen in sorted(stood.values(), key=lambda s: s.read_at):
+        by_floor[seen.post.floor] = seen  # a floor numbered again: the newer read
+    posts = tuple(s.post for s in sorted(by_floor.values(), key=lambda s: s.post.floor))
+    floors = {p.floor for p in posts}
+    return replace(
+        thread,
+        posts=posts,
+        read_at=when,
+        gaps=tuple(f for f in range(1, max(floors) + 1) if f not in floors),
+        history=history.until(when),
+    )
+
+
+def floor_time(thread: Thread, floor: int) -> datetime:
+    """When floor ``floor`` was posted (``--as-of FLOOR``), as last read."""
+    for p in thread.posts:
+        if p.floor == floor:
+            return p.time
+    seen = [s for s in (thread.history or History()).last_seen().values() if s.post.floor == floor]
+    if seen:
+        return seen[-1].post.time
+    raise InputError(f"thread {thread.thread_id} has no floor {floor}.")

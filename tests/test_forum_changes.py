@@ -1,0 +1,515 @@
+"""The thread as the forum changes it (issue 31), on pages a real Discuz! X3.5 rendered.
+
+fixtures/discuz-x35-changes holds one vote thread read at each step of what a board does to
+it during a day (a 屏蔽, a delete, a silent edit, an edit with its mark), as a guest and as
+the director (an admin, who is shown what the forum hides), and a thread with 回帖仅作者可见
+read by a guest, its author and a player. The pages are served over loopback HTTP, as the
+forum served them.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tally.cli import app
+from tally.environment import Environment
+from tally.forums.http import HttpOptions
+
+from .conftest import FIXTURES, FakeClock, Runner
+
+CHANGES = FIXTURES / "discuz-x35-changes"
+CHINA = ZoneInfo("Asia/Shanghai")
+runner = Runner()
+
+
+def page(name: str) -> bytes:
+    return (CHANGES / f"{name}.html").read_bytes()
+
+
+def game_file(tmp_path: Path, url: str, closes: str = "17:05:00", extra: str = "") -> str:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "game.toml"
+    path.write_text(
+        f"""
+name = "issue31"
+ruleset = "M126"
+directors = ["admin"]
+players = ["alice", "bob", "carol", "dave", "eve"]
+
+[[days]]
+day = 2
+opens = 2026-12-01T09:00:00
+closes = 2026-12-01T{closes}
+vote = "{url}"
+{extra}
+""",
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+def at(clock: str) -> FakeClock:
+    # In UTC, as the computer's clock gives it: what tally says is in the forum's clock.
+    start = datetime.fromisoformat(f"2026-12-01 {clock}").replace(tzinfo=CHINA)
+    return FakeClock(start.astimezone(UTC))
+
+
+def env(clock: FakeClock) -> Environment:
+    return clock.env(http=HttpOptions(host_delay=0))  # type: ignore[arg-type]
+
+
+def votes(forum, tmp_path, clock, *args: str, closes: str = "17:05:00", extra: str = ""):
+    url = forum.url("forum.php?mod=viewthread&tid=1")
+    game = game_file(tmp_path, url, closes, extra)
+    cache = str(tmp_path / "cache")
+    result = runner.invoke(
+        app, ["votes", url, "--game", game, "--cache-dir", cache, *args], obj=env(clock)
+    )
+    return result
+
+
+def rows(result) -> list[tuple[int, str | None, str | None, str]]:
+    data = json.loads(result.stdout)
+    return [(b["floor"], b["author"], b["target"], b["status"]) for b in data["ballots"]]
+
+
+# -- the director's posts, and @name ---------------------------------------------------------
+
+
+@pytest.mark.rules("V1", "V7", "V8")
+def test_the_directors_reminder_is_no_row_and_a_mention_is_its_target(forum, tmp_path):
+    """Floor 3 (bob) votes `@carol`; floor 7 is the director's 催票 showing the format."""
+    forum.add_discuz_page("1", 1, page("vote-1-guest"))
+    result = votes(forum, tmp_path, at("17:10:00"), "--json")
+    assert result.exit_code == 0, result.output
+    assert rows(result) == [
+        (2, "alice", "carol", "counted"),
+        (3, "bob", "carol", "counted"),
+        (4, "carol", "dave", "counted"),
+        (5, "dave", "carol", "counted"),
+        (6, "eve", "dave", "counted"),
+    ]
+    assert json.loads(result.stdout)["outcome"]["player"] == "carol"
+
+
+# -- 屏蔽 ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.rules("V7")
+@pytest.mark.parametrize("reader", ["guest", "admin"])
+def test_a_banned_post_is_a_banned_row_whoever_reads(forum, tmp_path, reader):
+    """dave's ballot 屏蔽ed by a moderator: a guest is shown 该帖被管理员或版主屏蔽, the admin
+    its words under the same notice. Both count it as a banned row, never a ballot."""
+    forum.add_discuz_page("1", 1, page(f"vote-2-banned-{reader}"))
+    result = votes(forum, tmp_path, at("17:10:00"), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert rows(result) == [
+        (2, "alice", "carol", "counted"),
+        (3, "bob", "carol", "counted"),
+        (4, "carol", "dave", "counted"),
+        (5, "dave", None, "banned"),
+        (6, "eve", "dave", "counted"),
+    ]
+    [banned] = [b for b in data["ballots"] if b["status"] == "banned"]
+    assert banned["note"] == "屏蔽ed by a moderator: never counted, whoever's cookies read it"
+    assert banned["words"] == "被屏蔽"
+    assert data["not_voted"] == ["dave"]
+    assert [t["player"] for t in data["totals"]][:1] == ["carol"]
+
+
+@pytest.mark.rules("V7")
+def test_a_banned_post_is_the_same_for_guest_and_director(forum, tmp_path):
+    outputs = []
+    for reader in ("guest", "admin"):
+        forum.add_discuz_page("1", 1, page(f"vote-2-banned-{reader}"))
+        result = votes(forum, tmp_path / reader, at("17:10:00"), "--json", "--fresh")
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.stdout)
+        data.pop("as_of", None)
+        data.pop("read_at", None)
+        outputs.append(data)
+    assert outputs[0]["ballots"] == outputs[1]["ballots"]
+    assert outputs[0]["outcome"] == outputs[1]["outcome"]
+
+
+@pytest.mark.rules("V7")
+def test_a_banned_post_is_listed_in_the_closing_post(forum, tmp_path):
+    forum.add_discuz_page("1", 1, page("vote-2-banned-admin"))
+    result = votes(forum, tmp_path, at("17:10:00"), "--announce", "--format", "text")
+    assert result.exit_code == 0, result.output
+    assert "5楼：被屏蔽" in result.stdout  # M126 names no voter (C7)
+    assert "dave也投carol" not in result.stdout  # what the forum hides stays unsaid
+
+
+# -- the thread's history: versions, deletions, the close --------------------------------------
+
+
+def read_at(forum, tmp_path, clock: str, name: str, *args: str, closes: str = "17:05:00"):
+    """One run of `tally votes --json` at ``clock`` while the forum serves page ``name``; the
+    cache (and so the history) is the test's, shared by its runs."""
+    forum.add_discuz_page("1", 1, page(name))
+    return votes(forum, tmp_path, at(clock), "--json", *args, closes=closes)
+
+
+def test_every_read_is_kept_as_a_version_and_an_unchanged_one_costs_nothing(forum, tmp_path):
+    from tally.forums.cache import Cache
+
+    for clock in ("17:04:50", "17:04:52", "17:04:54"):
+        assert read_at(forum, tmp_path, clock, "vote-1-guest").exit_code == 0
+    read_at(forum, tmp_path, "17:10:00", "vote-2-banned-guest")
+    [folder] = (tmp_path / "cache").iterdir()
+    store = Cache(tmp_path / "cache").thread("discuz", folder.name.split("-", 1)[1].rsplit("-", 1)[0], "1")
+    kept = store.versions()
+    assert [(n, when.astimezone(CHINA).strftime("%H:%M:%S")) for n, when, _ in kept] == [
+        (1, "17:04:50"),
+        (1, "17:10:00"),
+    ]
+    assert len(list((folder / "versions").iterdir())) == 2
+
+
+@pytest.mark.rules("V7")
+def test_a_post_deleted_between_two_reads_is_a_deleted_row(forum, tmp_path):
+    """bob's ballot (pid 3) deleted by a moderator: carol's post is floor 3 now. The row is
+    bob's, by post id, with what tally last read of it, and a flag names it."""
+    assert read_at(forum, tmp_path, "17:04:50", "vote-2-banned-guest").exit_code == 0
+    result = read_at(forum, tmp_path, "17:10:00", "vote-3-deleted-guest")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [(b["floor"], b["post_id"], b["author"], b["status"]) for b in data["ballots"]] == [
+        (2, "2", "alice", "counted"),
+        (3, "4", "carol", "counted"),
+        (3, "3", "bob", "deleted"),
+        (4, "5", "dave", "banned"),
+        (5, "6", "eve", "counted"),
+    ]
+    [flag] = [f for f in data["flags"] if f["rule"] == "deleted"]
+    assert flag["post_id"] == "3" and flag["player"] == "bob"
+    assert flag["note"] == (
+        "floor 3 (bob) was deleted: gone from the thread since tally read it 12-01 17:04; it "
+        "said “投票对象：@carol 投票理由：bob跟alice一起”"
+    )
+    assert data["not_voted"] == ["bob", "dave"]
+
+
+def test_without_an_earlier_read_a_deleted_post_is_only_a_gap(forum, tmp_path):
+    result = read_at(forum, tmp_path, "17:10:00", "vote-3-deleted-guest")
+    assert result.exit_code == 0, result.output
+    assert "deleted" not in [b["status"] for b in json.loads(result.stdout)["ballots"]]
+
+
+@pytest.mark.rules("V5")
+def test_an_edit_in_the_closing_minute_counts_as_read_before_the_close(forum, tmp_path):
+    """alice's edit mark says 17:05, the close is 17:05: the edit may be after it. tally read
+    the thread at 17:04:55, so her ballot counts as it stood then (carol), with both texts."""
+    assert read_at(forum, tmp_path, "17:04:55", "vote-1-guest").exit_code == 0
+    result = read_at(forum, tmp_path, "17:10:00", "vote-5-edited-guest")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    [alice] = [b for b in data["ballots"] if b["author"] == "alice"]
+    assert (alice["target"], alice["status"]) == ("carol", "counted")
+    [flag] = [f for f in data["flags"] if f["rule"] == "edited"]
+    assert flag["floor"] == 2 and flag["player"] == "alice"
+    assert flag["note"] == (
+        "changed after the close (edit mark 12-01 17:05): counted as tally read it 12-01 17:04, "
+        "“投票对象：carol 投票理由：alice觉得carol发言有问题”, not as it reads now, "
+        "“投票对象：eve 投票理由：alice再次改主意”"
+    )
+    assert data["provisional"] is False
+
+
+@pytest.mark.rules("V5")
+def test_an_edit_after_the_close_counts_as_read_before_it(forum, tmp_path):
+    """The close at 17:04:56, the mark 17:05: after it for certain."""
+    assert read_at(forum, tmp_path, "17:04:55", "vote-1-admin", closes="17:04:56").exit_code == 0
+    result = read_at(forum, tmp_path, "17:10:00", "vote-5-edited-admin", closes="17:04:56")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    [alice] = [b for b in data["ballots"] if b["author"] == "alice"]
+    assert (alice["target"], alice["status"]) == ("carol", "counted")
+
+
+@pytest.mark.rules("V5")
+def test_a_silent_edit_is_seen_by_its_words(forum, tmp_path):
+    """X3.5 writes no edit mark within a minute of posting: alice's ballot reads dave now,
+    carol before the close. The words differ from the read before the close: carol counts."""
+    assert read_at(forum, tmp_path, "17:04:55", "vote-1-guest").exit_code == 0
+    result = read_at(forum, tmp_path, "17:10:00", "vote-4-silent-edit-guest")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    [alice] = [b for b in data["ballots"] if b["author"] == "alice"]
+    assert alice["target"] == "carol"
+    [flag] = [f for f in data["flags"] if f["rule"] == "edited"]
+    assert flag["note"].startswith("changed after the close: counted as tally read it 12-01 17:04")
+    assert "“投票对象：dave 投票理由：alice改主意了”" in flag["note"]
+
+
+@pytest.mark.rules("V5")
+@pytest.mark.parametrize("reader", ["guest", "admin"])
+def test_an_edit_at_the_close_never_read_before_it_stops_the_count(forum, tmp_path, reader):
+    result = read_at(forum, tmp_path, "17:10:00", f"vote-5-edited-{reader}")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] + "\n" == (
+        "tally: floor 2 (alice) was edited 12-01 17:05, at or after the close 12-01 17:05 (an "
+        "edit mark says minutes only), and tally never read the thread before the close: what "
+        "it said at the close is not known. Rule on it in the game file ([[rulings]] day = 2, "
+        'floor = 2, action = "accept" or "void"), or count it as edited with --as-edited.\n'
+    )
+
+
+@pytest.mark.rules("V5")
+def test_as_edited_or_a_ruling_counts_the_edit(forum, tmp_path):
+    result = read_at(forum, tmp_path, "17:10:00", "vote-5-edited-guest", "--as-edited")
+    assert result.exit_code == 0, result.output
+    [alice] = [b for b in json.loads(result.stdout)["ballots"] if b["author"] == "alice"]
+    assert alice["target"] == "eve"
+    assert alice["flags"] == ["edited in the closing minute, 12-01 17:05: perhaps after the close"]
+    ruling = '[[rulings]]\nday = 2\nfloor = 2\naction = "void"\nnote = "edited after the close"\n'
+    forum.add_discuz_page("1", 1, page("vote-5-edited-guest"))
+    result = votes(forum, tmp_path / "ruled", at("17:10:00"), "--json", extra=ruling)
+    assert result.exit_code == 0, result.output
+    [alice] = [b for b in json.loads(result.stdout)["ballots"] if b["author"] == "alice"]
+    assert (alice["status"], alice["reason"]) == ("void", "ruling")
+
+
+def test_a_count_as_edited_is_never_posted(forum, tmp_path):
+    url = forum.url("forum.php?mod=viewthread&tid=1")
+    forum.add_discuz_page("1", 1, page("vote-5-edited-admin"))
+    game = game_file(tmp_path, url)
+    args = ["announce", "--game", game, "--day", "2", "--as-edited", "--post", "--yes"]
+    result = runner.invoke(app, [*args, "--cache-dir", str(tmp_path / "c")], obj=env(at("17:10:00")))
+    assert result.exit_code == 7
+    assert "a count taken --as-edited is never posted" in result.stderr
+    assert not any("action=reply" in r for r in forum.requests)
+
+
+# -- --as-of -------------------------------------------------------------------------------------
+
+
+def test_as_of_a_time_and_a_floor_counts_the_thread_as_it_stood(forum, tmp_path):
+    assert read_at(forum, tmp_path, "17:04:55", "vote-1-guest").exit_code == 0
+    assert read_at(forum, tmp_path, "17:10:00", "vote-3-deleted-guest").exit_code == 0
+    then = read_at(forum, tmp_path, "17:20:00", "vote-3-deleted-guest", "--as-of", "17:04:58")
+    assert then.exit_code == 0, then.output
+    data = json.loads(then.stdout)
+    assert (data["provisional"], data["as_of"]) == (True, "2026-12-01T17:04:58+08:00")
+    assert [(b["floor"], b["author"], b["status"]) for b in data["ballots"]] == [
+        (2, "alice", "counted"),
+        (3, "bob", "counted"),
+        (4, "carol", "counted"),
+        (5, "dave", "counted"),
+        (6, "eve", "counted"),
+    ]
+    now = read_at(forum, tmp_path, "17:20:00", "vote-3-deleted-guest", "--as-of", "2026-12-01 17:15")
+    assert [b["status"] for b in json.loads(now.stdout)["ballots"]] == [
+        "counted", "counted", "deleted", "banned", "counted",
+    ]  # fmt: skip
+    floor = read_at(forum, tmp_path, "17:20:00", "vote-3-deleted-guest", "--as-of", "3")
+    assert floor.exit_code == 0, floor.output
+    # Floor 3 is carol's now (bob's was deleted): the thread as it stood when she posted,
+    # bob's ballot still there, numbered as it was then.
+    assert [b["author"] for b in json.loads(floor.stdout)["ballots"]] == ["alice", "bob", "carol"]
+
+
+def test_as_of_before_the_first_read_or_without_history_is_refused(forum, tmp_path):
+    assert read_at(forum, tmp_path, "17:04:55", "vote-1-guest").exit_code == 0
+    early = read_at(forum, tmp_path, "17:20:00", "vote-1-guest", "--as-of", "2026-12-01 10:00")
+    assert early.exit_code == 2
+    assert "nothing of it is known then" in early.stderr
+    game = game_file(tmp_path / "saved", "https://bbs.example.com/forum.php?mod=viewthread&tid=1")
+    saved = runner.invoke(
+        app, ["votes", str(CHANGES / "vote-1-guest.html"), "--game", game, "--as-of", "17:00"]
+    )
+    assert saved.exit_code == 2 and "has no history in the cache" in saved.stderr
+
+
+# -- hidden replies (回帖仅作者可见) ---------------------------------------------------------------
+
+
+def hidden(forum, tmp_path, reader: str):
+    url = forum.url("forum.php?mod=viewthread&tid=2")
+    forum.add_discuz_page("2", 1, page(f"hidden-{reader}"))
+    game = game_file(tmp_path, url, closes="17:30:00")
+    return runner.invoke(app, ["votes", url, "--game", game, "--json"], obj=env(at("17:40:00")))
+
+
+@pytest.mark.parametrize("reader,floors", [("guest", "floors 2, 3 and 4"), ("player", "floors 3 and 4")])
+def test_hidden_replies_read_by_a_guest_or_a_player_stop(forum, tmp_path, reader, floors):
+    result = hidden(forum, tmp_path, reader)
+    assert result.exit_code == 4
+    assert result.stderr.splitlines()[-1] + "\n" == (
+        "tally: thread 2's replies are hidden (回帖仅作者可见): the forum showed "
+        f"{floors} only as 此帖仅作者可见 to the cookies that read it; only their authors, the "
+        "thread's author admin and moderators can read them: read the thread with admin's or "
+        "a moderator's cookies (--cookies FILE).\n"
+    )
+
+
+def test_hidden_replies_read_by_the_author_are_counted_and_said(forum, tmp_path):
+    result = hidden(forum, tmp_path, "author")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [(b["author"], b["target"], b["status"]) for b in data["ballots"]] == [
+        ("alice", "carol", "counted"),
+        ("bob", "carol", "counted"),
+        ("carol", "bob", "counted"),
+    ]
+    assert (
+        "thread 2's replies are hidden from the players (回帖仅作者可见); these cookies read all "
+        "3 of them, and all are counted." in result.stderr
+    )
+
+
+# -- an edit in the final hour (V5), on the post model ---------------------------------------------
+
+
+@pytest.mark.rules("V5")
+@pytest.mark.parametrize("ruleset,target", [("000", "甲"), ("M126", "丙")])
+def test_an_edit_in_the_final_hour_that_changes_the_target_follows_V5(ruleset, target):
+    """乙 voted 甲 at 10:00 (read at 20:00) and edited it to 丙 at 21:00, inside the final hour
+    of a 21:30 close: a change then is void where the ruleset forbids it (000), and counts
+    where changes are free (M126)."""
+    from dataclasses import replace as swap
+
+    from tally.forums.history import History, Version
+    from tally.model import Edit
+    from tally.rules.votes import tally_day
+
+    from .votekit import T, at, game, vote
+
+    before = T().post("乙", "08 10:00", vote("甲"))
+    after = T().post("乙", "08 10:00", vote("丙"))
+    edited = swap(after.posts[1], edited=Edit("乙", at("09 21:00")))
+    history = History((Version(1, at("09 20:00"), tuple(before.posts)),))
+    thread = swap(after.thread(), posts=(after.posts[0], edited), history=history,
+                  read_at=at("09 21:40"))  # fmt: skip
+    result = tally_day(thread, game(ruleset), 2)
+    [ballot] = result.ballots
+    assert (ballot.target, ballot.status) == (target, "counted")
+    edits = [f.note for f in result.flags if f.rule == "edited"]
+    if ruleset == "000":
+        assert edits == [
+            "changed in the final hour (V5) (edit mark 05-09 21:00): counted as tally read it "
+            "05-09 20:00, “投票对象：甲 投票理由：理由”, not as it reads now, “投票对象：丙 投票理由：理由”"
+        ]
+
+
+def test_as_of_any_minute_of_a_thread_watch_read(forum, tmp_path):
+    """`tally watch` reads the thread every minute while the forum changes it; `votes --as-of`
+    then gives the count at any of those minutes."""
+    from tally.rules.gamefile import load_game
+    from tally.watch import Schedule
+
+    from .test_watch import watching
+
+    url = forum.url("forum.php?mod=viewthread&tid=1")
+    game = load_game(Path(game_file(tmp_path, url, closes="17:30:00")))
+    clock = at("17:04:50")
+    polls = watching(game, url, clock, tmp_path, Schedule(every=60, full_every=0))
+    for name in ("vote-1-guest", "vote-2-banned-guest", "vote-3-deleted-guest"):
+        forum.add_discuz_page("1", 1, page(name))
+        assert next(polls).ok
+    statuses = {}
+    for minute in ("17:05:30", "17:06:30", "17:07:30"):
+        result = read_at(forum, tmp_path, "17:20:00", "vote-3-deleted-guest", "--as-of", minute,
+                         closes="17:30:00")  # fmt: skip
+        assert result.exit_code == 0, result.output
+        statuses[minute] = [(b["author"], b["status"]) for b in json.loads(result.stdout)["ballots"]]
+    assert statuses["17:05:30"] == [(a, "counted") for a in ("alice", "bob", "carol", "dave", "eve")]
+    assert ("dave", "banned") in statuses["17:06:30"] and ("bob", "counted") in statuses["17:06:30"]
+    assert ("bob", "deleted") in statuses["17:07:30"]
+
+
+def test_the_report_as_of_a_moment_and_its_rows(forum, tmp_path):
+    """The report draws deleted and banned rows; --as-of counts each day as it stood then."""
+    assert read_at(forum, tmp_path, "17:04:55", "vote-1-guest").exit_code == 0
+    assert read_at(forum, tmp_path, "17:10:00", "vote-3-deleted-guest").exit_code == 0
+    game = str(tmp_path / "game.toml")
+    pages = {}
+    for name, extra in (("now", []), ("then", ["--as-of", "2026-12-01 17:05:30"])):
+        out = tmp_path / f"{name}.html"
+        result = runner.invoke(
+            app,
+            ["report", "--game", game, "-o", str(out), "--cache-dir", str(tmp_path / "cache"), *extra],
+            obj=env(at("17:20:00")),
+        )
+        assert result.exit_code == 0, result.output
+        pages[name] = out.read_text(encoding="utf-8")
+    assert "已删除" in pages["now"] and "被屏蔽" in pages["now"]
+    assert "已删除" not in pages["then"] and "被屏蔽" not in pages["then"]
+    wrong = runner.invoke(app, ["report", "--game", game, "--as-of", "3"], obj=env(at("17:20:00")))
+    assert wrong.exit_code == 2 and "the report takes a date and time" in wrong.stderr
+
+
+@pytest.mark.rules("V8")
+def test_tallys_own_reminder_on_the_real_board_is_no_row(forum, tmp_path):
+    """The 催票 `announce --kind reminder --post` put on the real X3.5 (floor 4: its line
+    "改票请在自己的投票楼层下点评…" read as a broken ballot, listed as 4楼 导演帖 under 废票)."""
+    url = forum.url("forum.php?mod=viewthread&tid=17")
+    forum.add_discuz_page("17", 1, page("reminder-guest"))
+    game = game_file(tmp_path, url, closes="19:00:00")
+    result = runner.invoke(app, ["votes", url, "--game", game, "--json"], obj=env(at("17:40:00")))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [(b["floor"], b["target"], b["status"]) for b in data["ballots"]] == [
+        (2, "carol", "counted"),
+        (3, "carol", "counted"),
+    ]
+    args = ["announce", "--game", game, "--day", "2", "--provisional", "--format", "text"]
+    posted = runner.invoke(app, args, obj=env(at("17:40:00")))
+    assert posted.exit_code == 0, posted.output
+    assert "导演帖" not in posted.stdout and "4楼" not in posted.stdout
+
+
+@pytest.mark.rules("V7")
+def test_a_mention_the_forum_linked_is_its_target(forum, tmp_path):
+    """Where the board turns @name into a link (allowat), the text read is still @carol."""
+    body = page("vote-1-guest").replace(
+        "投票对象：@carol".encode(),
+        '投票对象：<a href="home.php?mod=space&amp;username=carol" target="_blank">@carol</a>'.encode(),
+    )
+    forum.add_discuz_page("1", 1, body)
+    result = votes(forum, tmp_path, at("17:10:00"), "--json")
+    assert result.exit_code == 0, result.output
+    [bob] = [b for b in json.loads(result.stdout)["ballots"] if b["author"] == "bob"]
+    assert (bob["target"], bob["status"]) == ("carol", "counted")
+
+
+def test_the_history_is_capped_with_a_sentence(forum, tmp_path, monkeypatch):
+    import tally.forums.cache
+    import tally.forums.fetch
+
+    monkeypatch.setattr(tally.forums.cache, "MAX_VERSIONS", 2)
+    monkeypatch.setattr(tally.forums.fetch, "MAX_VERSIONS", 2)
+    assert read_at(forum, tmp_path, "17:04:50", "vote-1-guest").exit_code == 0
+    assert read_at(forum, tmp_path, "17:04:52", "vote-2-banned-guest").exit_code == 0
+    third = read_at(forum, tmp_path, "17:04:54", "vote-3-deleted-guest")
+    assert third.exit_code == 0, third.output
+    assert "thread 1's history holds 2 versions, as many as tally keeps: this read is not kept" in (
+        third.stderr
+    )
+    again = read_at(forum, tmp_path, "17:04:56", "vote-2-banned-guest")  # the page as kept
+    assert "history holds" not in again.stderr
+
+
+def test_a_read_that_could_not_see_a_reply_is_no_version_of_it(forum, tmp_path):
+    """The same cache read by a guest (every reply 此帖仅作者可见, the count stopped) and
+    then by the author: the guest's read holds no words to count the replies from."""
+    url = forum.url("forum.php?mod=viewthread&tid=2")
+    game = game_file(tmp_path, url, closes="17:30:00")
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    forum.add_discuz_page("2", 1, page("hidden-guest"))
+    guest = runner.invoke(app, ["votes", url, "--game", game, *cache], obj=env(at("17:20:00")))
+    assert guest.exit_code == 4
+    forum.add_discuz_page("2", 1, page("hidden-author"))
+    args = ["votes", url, "--game", game, "--json", *cache]
+    author = runner.invoke(app, args, obj=env(at("17:40:00")))
+    assert author.exit_code == 0, author.output
+    data = json.loads(author.stdout)
+    assert [b["target"] for b in data["ballots"]] == ["carol", "carol", "bob"]
+    assert not [f for f in data["flags"] if f["rule"] == "edited"]
