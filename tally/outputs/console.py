@@ -14,6 +14,7 @@ from tally.outputs.results import (
     Announced,
     Archived,
     Counted,
+    DayAdded,
     Diagnosed,
     Drafted,
     Exported,
@@ -437,11 +438,33 @@ def _(done: Reported, terminal: Terminal) -> None:
 @show.register(Drafted)
 def _(done: Drafted, terminal: Terminal) -> None:
     made = done.draft
+    todo = "; ".join(made.todo)
     terminal.note(
         f"wrote {done.path}: {len(made.directors)} director, {len(made.players)} players, "
-        f"{made.days} day(s); fill in each day's closes, check the roster, then run "
-        f"`tally votes VOTE-URL --game {done.path}`."
+        f"{made.days} day(s); still to do: {todo}; then run "
+        f"`tally votes VOTE-URL --game {done.path}`, and `tally day add` each morning."
     )
+
+
+@show.register(DayAdded)
+def _(done: DayAdded, terminal: Terminal) -> None:
+    p = done.proposal
+    closes = f", closes {short(p.closes)}" if p.closes is not None else ""
+    terminal.note(f"added day {p.day} to {done.path}: opens {short(p.opens)}{closes}")
+    for what in p.todo:  # even with --quiet: the file is not finished
+        say(terminal.stderr(), f"still to do: {what}", "yellow")
+    if not p.todo:
+        terminal.note(f"then: `tally votes {p.vote} --game {done.path}` once it closes.")
+
+
+def proposed_block(text: str, terminal: Terminal) -> None:
+    """The block `tally day add` proposes, before it asks: on standard output, or on standard
+    error when standard output is JSON."""
+    from tally.sanitise import text_block
+
+    out = terminal.stderr() if terminal.as_json else terminal.stdout()
+    # The file's own layout (two spaces before a comment) kept; controls made visible.
+    out.print(Text(text_block(text).rstrip("\n")), soft_wrap=True)
 
 
 @show.register(Diagnosed)
