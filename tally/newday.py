@@ -21,10 +21,9 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tally import tomlfile
-
 from tally.errors import GameFileError, InputError
 from tally.forums import resolve_url
 from tally.model import Thread
@@ -49,8 +48,7 @@ _DAY_KEYS: tuple[tuple[str, str, Callable[[Ruleset], bool]], ...] = (
     ("dead", '["…"]  # out in the night, before the day opened', lambda r: True),
     ("died", '{ "…" = 2024-01-01T12:00:00 }  # out during the day, at that time', lambda r: True),
     ("deputy", '"…"  # the deputy (执警)', lambda r: r.sheriff_election_day is not None),
-    ("sheriff_declaration", '"独裁"  # the sheriff\'s 任职宣言: 独裁, 自由 or 秩序',
-     lambda r: r.dictator_bonus),  # fmt: skip
+    ("sheriff_declaration", '"独裁"  # 任职宣言: 独裁, 自由 or 秩序', lambda r: r.dictator_bonus),
     ("slandered", '["…"]  # each receives the slander bonus', lambda r: r.slander_bonus > 0),
     ("acolyte", '"…"  # the living 侍僧', lambda r: TieStep.ACOLYTE in r.tie_chain),
     ("bar_owner", '"…"  # the 主管', lambda r: r.based_on == "023"),
@@ -147,7 +145,8 @@ def propose(
         plain = [c for c in closes_said if not c.accelerated]
         fast = fast or next((c for c in closes_said if c.accelerated), None)
         if plain and closes is None:
-            closes, closes_from = plain[0].at, f"the {which} thread's first post: {_q(plain[0].line)}"
+            closes = plain[0].at
+            closes_from = f"the {which} thread's first post: {_q(plain[0].line)}"
     day = Day(
         day=number,
         opens=opens,
@@ -223,7 +222,8 @@ def _block(rules: Ruleset, day: Day, closes: datetime | None, opens_from: str,
             'write sheriff = "…" with sheriff_change = "…" if the badge passed)'
         )
     elif carried.sheriff is not None:
-        lines.append(f'# sheriff = "…"  # {carried.sheriff} (the sheriff) is out: who has the badge?')
+        gone = carried.sheriff
+        lines.append(f'# sheriff = "…"  # {gone}, the sheriff, is out: who has the badge?')
     if out:
         shown = ", ".join(f"{p} ({how})" for p, how in out)
         lines.append(f"# out so far (tally derives them): {shown}")
@@ -253,7 +253,7 @@ def appended(text: str, block: str) -> str:
     if len(days):
         last: Table = days[-1]
         body = last.value.body
-        tail = []
+        tail: list[tuple[Any, Any]] = []
         while body and body[-1][0] is None:  # comments and blank lines after the last key
             tail.insert(0, body.pop())
         last.value.body.append((None, Whitespace("\n")))

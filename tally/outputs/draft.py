@@ -100,7 +100,9 @@ def draft(
         todo.append("choose the rules (ruleset; see docs/rulesets.md)")
     elif PRESETS[ruleset].election_voters:
         roles = "、".join(PRESETS[ruleset].election_voters)
-        todo.append(f"give [roles] (only {roles} elect the sheriff), or [rules] election_voters = []")
+        todo.append(
+            f"give [roles] (only {roles} elect the sheriff), or [rules] election_voters = []"
+        )
     lines = [
         f"# The game file tally init wrote from {len(threads)} thread(s); every key is in",
         "# docs/game-file.md. Fill in every TODO (tally refuses the file until then) and check",
