@@ -35,7 +35,7 @@ from tally.rules.guards import thread_fits_day
 from tally.rules.rulesets import Ruleset, TieStep
 from tally.rules.state import Carried
 from tally.rules.verdicts import ThreadRole
-from tally.times import short
+from tally.times import compared
 
 if TYPE_CHECKING:
     from tomlkit.items import Table
@@ -133,10 +133,10 @@ def propose(
         opens, opens_from = first.time, "the discussion thread's first post"
     opens = opens.astimezone(game.timezone)
     if opens > now:
+        at, it_is = compared(opens, now.astimezone(game.timezone))
         raise InputError(
-            f"day {number} is not open yet: {opens_from.split(':')[0]} says it opens "
-            f"{short(opens)}, and it is {short(now.astimezone(game.timezone))}; add the day "
-            "once it has opened."
+            f"day {number} is not open yet: {opens_from.split(':')[0]} says it opens {at}, "
+            f"and it is {it_is}; add the day once it has opened."
         )
     closes, closes_from, fast = None, "", None
     for thread, which in ((vote, "vote"), (talk, "discussion")):
@@ -159,9 +159,10 @@ def propose(
         },
     )
     if closes is not None and closes <= opens:
+        shut, opened = compared(closes, opens)
         raise InputError(
-            f"{closes_from} says day {number} closes {short(closes)}, not after it opens "
-            f"{short(opens)} ({opens_from})."
+            f"{closes_from} says day {number} closes {shut}, not after it opens "
+            f"{opened} ({opens_from})."
         )
     with_day = dataclasses.replace(game, days=(*game.days, day))
     thread_fits_day(with_day, talk, day, ThreadRole.DISCUSSION)

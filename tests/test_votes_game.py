@@ -203,7 +203,7 @@ def test_table_explains_every_ballot(forum, tmp_path):
     out = result.stdout
     for phrase in (
         "second_change: only 1 change(s) allowed (V4)",
-        "change_in_final_hour: no change after 20:30 (V5)",  # no proxy: V8 is not cited
+        "change_in_final_hour: no change in the last 60 minutes before the close, after 20:30 (V5)",  # no proxy: V8 is not cited
         "unknown_target: '月彰' is not a player; closest: 月影 (V7)",
         "format: no colon after 投票对象 (V1, V7)",
         "dead_voter: 橘子 is out and cannot vote (V9)",
@@ -338,5 +338,5 @@ def test_edit_in_the_final_hour_is_flagged():
         **{**p.__dict__, "edited": Edit("乙", p.time.replace(day=9, hour=21, minute=0))}
     )
     result = run(game("000"), t)
-    assert result.ballots[0].flags == ("edited in the final hour, 05-09 21:00",)
+    assert result.ballots[0].flags == ("edited in the last 60 minutes before the close, 05-09 21:00",)
     assert result.ballots[0].status == "counted"

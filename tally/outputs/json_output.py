@@ -12,7 +12,7 @@ from tally.outputs.results import Announced, Counted, DayAdded, Diagnosed, Lurke
 from tally.rules.ballots import Remark
 from tally.rules.count import votes_number
 from tally.rules.state import Fact, Kind
-from tally.rules.verdicts import Status
+from tally.rules.verdicts import Status, void_words
 from tally.rules.votes import DayResult
 from tally.settings import Settings
 from tally.times import iso
@@ -51,6 +51,8 @@ def day_json(result: DayResult) -> dict[str, Any]:
                     "time": iso(b.time),
                     "status": b.status,
                     "reason": b.reason,
+                    # As the announcement words it, with the ruleset's numbers.
+                    "reason_words": void_words(b.reason, result.rules) if b.reason else None,
                     "author": b.author,
                     "comment": b.comment,
                     "parent_post_id": b.parent_post_id,

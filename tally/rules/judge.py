@@ -19,7 +19,7 @@ from tally.rules.game import Day, Game, Ruling
 from tally.rules.names import Roster, normalise
 from tally.rules.rulesets import ChangeMethod, Ruleset
 from tally.rules.verdicts import FIXABLE, BallotKind, RulingAction, Status, VoidReason
-from tally.times import clock, short
+from tally.times import clock, compared, short
 
 # A void first ballot with one of these reasons may be fixed (RULES V7).
 
@@ -199,15 +199,11 @@ def _check(
     if w.is_void or w.voter is None:
         return
     if w.posted_at < day.opens:
-        w.void(
-            VoidReason.BEFORE_OPEN,
-            f"posted {short(w.posted_at)}, before the open {short(day.opens)}",
-        )
+        posted, opens = compared(w.posted_at, day.opens)
+        w.void(VoidReason.BEFORE_OPEN, f"posted {posted}, before the open {opens}")
     elif w.posted_at > day.closes:
-        w.void(
-            VoidReason.AFTER_CLOSE,
-            f"posted {short(w.posted_at)}, after the close {short(day.closes)}",
-        )
+        posted, closes = compared(w.posted_at, day.closes)
+        w.void(VoidReason.AFTER_CLOSE, f"posted {posted}, after the close {closes}")
     elif day.out_at(w.voter, w.posted_at):
         w.void(VoidReason.DEAD_VOTER, f"{w.voter} is out and cannot vote (V9)")
     elif w.voter in day.cannot_vote:
@@ -229,7 +225,11 @@ def _check(
     if w.proxy and rules.proxy_deadline_minutes is not None:
         due = day.closes - timedelta(minutes=rules.proxy_deadline_minutes)
         if w.posted_at > due:
-            w.void(VoidReason.PROXY_LATE, f"proxy ballots are due by {clock(due)} (V8)")
+            w.void(
+                VoidReason.PROXY_LATE,
+                f"proxy ballots are due {rules.proxy_deadline_minutes} minutes before the "
+                f"close, by {clock(due)} (V8)",
+            )
 
 
 def _read_target(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
@@ -384,7 +384,12 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
         if not v9 and window and w.posted_at >= deadline:
             # V8 only for a proxy change (its own, earlier deadline, seed 001).
             rule = "V5, V8" if w.proxy else "V5"
-            w.void(VoidReason.CHANGE_IN_FINAL_HOUR, f"no change after {clock(deadline)} ({rule})")
+            minutes = int((day.closes - deadline).total_seconds() // 60)
+            w.void(
+                VoidReason.CHANGE_IN_FINAL_HOUR,
+                f"no change in the last {minutes} minutes before the close, after "
+                f"{clock(deadline)} ({rule})",
+            )
             continue
         if day.bar_owner == voter:
             limit = day.opens + timedelta(hours=_bar_owner_hours(day, rules)[1])
@@ -446,7 +451,13 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
             if edit.at > day.closes:
                 w.flags.append(("edited", f"edited after the close, {short(edit.at)}"))
             elif window and edit.at >= day.closes - window:
-                w.flags.append(("edited", f"edited in the final hour, {short(edit.at)}"))
+                w.flags.append(
+                    (
+                        "edited",
+                        f"edited in the last {rules.change_window_minutes} minutes before the "
+                        f"close, {short(edit.at)}",
+                    )
+                )
         for rule, text in w.flags:
             flags.append(Flag(rule, text, w.voter, w.post.floor, w.post_id))
     if day.bar_owner:

@@ -24,6 +24,7 @@ from tally.rules.guards import (
     vote_day_of,
 )
 from tally.rules.judge import judge, remarks
+from tally.rules.rulesets import Ruleset
 from tally.rules.state import Carried, Fact, resolve
 from tally.rules.verdicts import DayKind, OutcomeResult, Status, ThreadRole, VoidReason
 from tally.times import short
@@ -54,6 +55,9 @@ class DayResult:
     late_ok: bool = False
     # The posts of the vote thread that hold no ballot: listed, never counted.
     remarks: tuple[Remark, ...] = ()
+    # The rules it was counted by (the preset with the game file's [rules]): what a
+    # sentence about the count takes its numbers from (the change window, the deadlines).
+    rules: Ruleset | None = None
 
     @property
     def kind(self) -> DayKind:
@@ -150,6 +154,7 @@ def tally_day(
         unchecked=carried.unchecked if carried is not None else (),
         late_ok=bool(late and late_ok),
         remarks=remarks(thread, game),
+        rules=game.rules,
     )
 
 
