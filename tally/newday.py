@@ -31,7 +31,7 @@ from tally.outputs.results import DayAdded
 from tally.rules.announced import Close, announced_closes, announced_open
 from tally.rules.game import Day, Game
 from tally.rules.gamefile import PLACEHOLDER
-from tally.rules.guards import thread_fits_day
+from tally.rules.guards import close_as_announced, thread_fits_day
 from tally.rules.rulesets import Ruleset, TieStep
 from tally.rules.state import Carried
 from tally.rules.verdicts import ThreadRole
@@ -164,9 +164,19 @@ def propose(
             f"{closes_from} says day {number} closes {shut}, not after it opens "
             f"{opened} ({opens_from})."
         )
+    from tally.outputs.draft import is_vote_thread
+
+    if is_vote_thread(talk) and not is_vote_thread(vote):
+        raise InputError(
+            f"thread {talk.thread_id} “{talk.title}” is a vote thread and thread "
+            f"{vote.thread_id} “{vote.title}” is not: give the discussion thread first, then "
+            "the vote thread."
+        )
     with_day = dataclasses.replace(game, days=(*game.days, day))
     thread_fits_day(with_day, talk, day, ThreadRole.DISCUSSION)
     thread_fits_day(with_day, vote, day, ThreadRole.VOTE)
+    if closes is not None:  # the two first posts must not say two closes
+        close_as_announced(with_day, day, (vote, talk))
     out = tuple(
         (p, how) for p, (since, how) in sorted(carried.out.items(), key=lambda i: i[1][0])
         if since <= number

@@ -180,6 +180,11 @@ def test_day_add_refuses_a_thread_of_another_day_or_not_yet_open(forum, tmp_path
         "tally: day 2 is not open yet: the discussion thread's 开门 line says it opens 11-25 "
         "09:30, and it is 11-25 09:25; add the day once it has opened."
     )
+    swapped = run("day", "add", urls[2][1], urls[2][0], "--game", str(game), "--yes", now=morning(2))
+    assert one_sentence(swapped) == (
+        "tally: thread 905 “[测试局] 第二天投票帖” is a vote thread and thread 904 “[测试局] 第二天讨论帖” "
+        "is not: give the discussion thread first, then the vote thread."
+    )
     taken = run("day", "add", *urls[2], "--game", str(game), "--yes", "--day", "1", now=morning(2))
     assert "has day 1 already" in one_sentence(taken)
     assert game.read_bytes() == before

@@ -67,7 +67,7 @@ def test_V5_the_change_window_of_the_game_is_the_one_every_output_states(forum, 
 
 
 def test_templates_get_the_rules_numbers_as_values(forum, tmp_path):
-    url, path = game(forum, tmp_path)
+    _url, path = game(forum, tmp_path)
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "close.bbcode.j2").write_text(
