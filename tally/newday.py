@@ -132,12 +132,6 @@ def propose(
     else:
         opens, opens_from = first.time, "the discussion thread's first post"
     opens = opens.astimezone(game.timezone)
-    if opens > now:
-        at, it_is = compared(opens, now.astimezone(game.timezone))
-        raise InputError(
-            f"day {number} is not open yet: {opens_from.split(':')[0]} says it opens {at}, "
-            f"and it is {it_is}; add the day once it has opened."
-        )
     closes, closes_from, fast = None, "", None
     for thread, which in ((vote, "vote"), (talk, "discussion")):
         post = thread.posts[0]
@@ -177,6 +171,13 @@ def propose(
     thread_fits_day(with_day, vote, day, ThreadRole.VOTE)
     if closes is not None:  # the two first posts must not say two closes
         close_as_announced(with_day, day, (vote, talk))
+    # Last: a thread of the wrong day is said as such, not as a day that has not opened.
+    if opens > now:
+        at, it_is = compared(opens, now.astimezone(game.timezone))
+        raise InputError(
+            f"day {number} is not open yet: {opens_from.split(':')[0]} says it opens {at}, "
+            f"and it is {it_is}; add the day once it has opened."
+        )
     out = tuple(
         (p, how) for p, (since, how) in sorted(carried.out.items(), key=lambda i: i[1][0])
         if since <= number
