@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 # offered as a placeholder only where the ruleset in force has the rule it serves.
 _DAY_KEYS: tuple[tuple[str, str, Callable[[Ruleset], bool]], ...] = (
     ("dead", '["…"]  # out in the night, before the day opened', lambda r: True),
-    ("died", '{ "…" = 2024-01-01T12:00:00 }  # out during the day, at that time', lambda r: True),
+    ("died", '{ "…" = NOON }  # out during the day, at that time', lambda r: True),
     ("deputy", '"…"  # the deputy (执警)', lambda r: r.sheriff_election_day is not None),
     ("sheriff_declaration", '"独裁"  # 任职宣言: 独裁, 自由 or 秩序', lambda r: r.dictator_bonus),
     ("slandered", '["…"]  # each receives the slander bonus', lambda r: r.slander_bonus > 0),
@@ -239,7 +239,8 @@ def _block(rules: Ruleset, day: Day, closes: datetime | None, opens_from: str,
     if out:
         shown = ", ".join(f"{p} ({how})" for p, how in out)
         lines.append(f"# out so far (tally derives them): {shown}")
-    lines += [f"# {key} = {hint}" for key, hint, wanted in _DAY_KEYS if wanted(rules)]
+    noon = _when(day.opens.replace(hour=12, minute=0, second=0))
+    lines += [f"# {k} = {hint.replace('NOON', noon)}" for k, hint, wanted in _DAY_KEYS if wanted(rules)]
     return "\n".join(lines) + "\n"
 
 

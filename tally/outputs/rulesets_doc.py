@@ -18,12 +18,15 @@ from tally.rules.rulesets import ABOUT, PRESETS, ChangeMethod, Ruleset, Share, T
 
 # How a change is posted, by the button a player presses (RULES V3): on Discuz! and on Tieba.
 _DISCUZ = {
-    ChangeMethod.COMMENT: "the vote floor's 点评 button (a 点评 under one's own vote floor)",
-    ChangeMethod.REPLY: "the vote floor's 回复 button (its 回复 #N header links the floor; the "
-    "引用 button links it too); a post from the reply box at the foot of the page is void as "
+    ChangeMethod.COMMENT: "the vote floor's 点评 button (a 点评 under one's own vote floor; "
+    "the board must allow 点评)",
+    ChangeMethod.REPLY: "the vote floor's 回复 button: on X3.5 it quotes the floor with its "
+    "link, on X3.4 and before it heads the post 回复 N# with the link (引用 links it too); a "
+    "post from the reply box at the foot of the page links no floor: void as "
     "`change_not_reply`",
-    ChangeMethod.QUOTE: "the vote floor's 引用 button (the new post quotes one's own vote); a "
-    "回复 or a post from the reply box quotes nothing and is void as `change_not_reply`",
+    ChangeMethod.QUOTE: "the vote floor's 引用 button (X3.5 shows only 回复, which quotes the "
+    "floor: that does too); X3.4's 回复 (a 回复 N# header, no quote) and a post from the reply "
+    "box are void as `change_not_reply`",
     ChangeMethod.POST: "any new post (回复, 引用, 点评 or the reply box)",
 }
 _TIEBA = {

@@ -227,8 +227,8 @@ def _check(
         if w.posted_at > due:
             w.void(
                 VoidReason.PROXY_LATE,
-                f"proxy ballots are due {rules.proxy_deadline_minutes} minutes before the "
-                f"close, by {clock(due)} (V8)",
+                f"proxy ballots are due {window_text(rules.proxy_deadline_minutes)} before "
+                f"the close, by {clock(due)} (V8)",
             )
 
 
@@ -387,7 +387,7 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
             minutes = int((day.closes - deadline).total_seconds() // 60)
             w.void(
                 VoidReason.CHANGE_IN_FINAL_HOUR,
-                f"no change in the last {minutes} minutes before the close, after "
+                f"no change in the last {window_text(minutes)} before the close, after "
                 f"{clock(deadline)} ({rule})",
             )
             continue
@@ -418,6 +418,11 @@ def _supersede(current: _Work, w: _Work, own_floors: set[str]) -> _Work:
     current.superseded_at = w.time
     current.notes.append(f"replaced by the change on floor {w.post.floor}")
     return _count(w, own_floors)
+
+
+def window_text(minutes: int) -> str:
+    """ "10 minutes", "1 minute": a rule's span in a sentence."""
+    return f"{minutes} minute{'s' * (minutes != 1)}"
 
 
 def _bar_owner_hours(day: Day, rules: Ruleset) -> tuple[int, int]:
@@ -454,8 +459,8 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
                 w.flags.append(
                     (
                         "edited",
-                        f"edited in the last {rules.change_window_minutes} minutes before the "
-                        f"close, {short(edit.at)}",
+                        f"edited in the last {window_text(rules.change_window_minutes)} before "
+                        f"the close, {short(edit.at)}",
                     )
                 )
         for rule, text in w.flags:
