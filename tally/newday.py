@@ -240,7 +240,9 @@ def _block(rules: Ruleset, day: Day, closes: datetime | None, opens_from: str,
         shown = ", ".join(f"{p} ({how})" for p, how in out)
         lines.append(f"# out so far (tally derives them): {shown}")
     noon = _when(day.opens.replace(hour=12, minute=0, second=0))
-    lines += [f"# {k} = {hint.replace('NOON', noon)}" for k, hint, wanted in _DAY_KEYS if wanted(rules)]
+    for key, hint, wanted in _DAY_KEYS:
+        if wanted(rules):
+            lines.append(f"# {key} = {hint.replace('NOON', noon)}")
     return "\n".join(lines) + "\n"
 
 
