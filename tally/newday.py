@@ -249,14 +249,15 @@ def _block(rules: Ruleset, day: Day, closes: datetime | None, opens_from: str,
 def appended(text: str, block: str) -> str:
     """The game file's text with ``block`` (one ``[[days]]`` table) after its last day,
     every other line as it was: the comments and blank lines that stood before what follows
-    the days (a ``[[rulings]]``) stay before it."""
+    the days (a ``[[rulings]]``) stay before it; a file of Windows line ends keeps them."""
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
     from tomlkit.items import AoT, Whitespace
 
+    newline = "\r\n" if "\r\n" in text else "\n"
     try:
         doc = tomlkit.parse(text)
-        new: Table = tomlkit.parse(block)["days"][0]
+        new: Table = tomlkit.parse(block.replace("\n", newline))["days"][0]
     except TOMLKitError as exc:  # the loader read it; tomlkit should too
         raise GameFileError(f"the game file cannot be edited ({exc}).") from None
     days = doc.get("days")
@@ -271,10 +272,10 @@ def appended(text: str, block: str) -> str:
         tail: list[tuple[Any, Any]] = []
         while body and body[-1][0] is None:  # comments and blank lines after the last key
             tail.insert(0, body.pop())
-        last.value.body.append((None, Whitespace("\n")))
-        new.value.body.extend(tail or [(None, Whitespace("\n"))])
+        last.value.body.append((None, Whitespace(newline)))
+        new.value.body.extend(tail or [(None, Whitespace(newline))])
     days.append(new)
-    return tomlkit.dumps(doc).rstrip("\n") + "\n"
+    return tomlkit.dumps(doc).rstrip("\r\n") + newline
 
 
 class Asker(Protocol):
@@ -329,5 +330,7 @@ def add_day(
             )
         if not asked:
             raise InputError(f"not added: you said no; {game.path} is as it was.")
-    write_atomic(game.path, edited.encode("utf-8"))
+    # Notepad's byte-order mark, where the file had one, stays.
+    bom = b"\xef\xbb\xbf" if game.path.read_bytes().startswith(b"\xef\xbb\xbf") else b""
+    write_atomic(game.path, bom + edited.encode("utf-8"))
     return DayAdded(game.path, proposal, True)

@@ -155,6 +155,17 @@ def test_a_hand_made_comment_and_the_files_order_survive_day_add(forum, tmp_path
     assert [d.day for d in load_game(game).days] == [1, 2]
 
 
+def test_a_file_saved_by_notepad_keeps_its_line_ends_and_byte_order_mark(forum, tmp_path):
+    game, urls = start(forum, tmp_path)
+    crlf = b"\xef\xbb\xbf" + game.read_bytes().replace(b"\n", b"\r\n")
+    game.write_bytes(crlf)
+    assert run("day", "add", *urls[2], "--game", str(game), "--yes", now=morning(2)).exit_code == 0
+    after = game.read_bytes()
+    assert after.startswith(crlf) and b"\r\nday = 2\r\n" in after
+    assert after.count(b"\n") == after.count(b"\r\n")
+    assert [d.day for d in load_game(game).days] == [1, 2]
+
+
 def one_sentence(result, code: int = 2) -> str:
     assert result.exit_code == code, result.output
     lines = [line for line in result.stderr.splitlines() if line.startswith("tally:")]
