@@ -33,7 +33,7 @@ from tally.rules.game import Day, Game
 from tally.rules.gamefile import PLACEHOLDER
 from tally.rules.guards import close_as_announced, thread_fits_day
 from tally.rules.rulesets import Ruleset, TieStep
-from tally.rules.state import Carried
+from tally.rules.state import Carried, resolve
 from tally.rules.verdicts import ThreadRole
 from tally.times import compared
 
@@ -187,12 +187,10 @@ def propose(
         todo.append(
             f"write day {number}'s closes (neither first post says it, like 关门：11月26日 21:30)"
         )
-    sheriff_out = carried.sheriff is not None and carried.sheriff in dict(out)
-    if sheriff_out:
-        todo.append(
-            f"{carried.sheriff}, the sheriff, is out: write who holds the badge "
-            f'(sheriff = "…") or sheriff = "none" under day {number}'
-        )
+    try:  # what the day inherits, held against it as a count will (a sheriff who is out)
+        resolve(with_day, day, carried)
+    except GameFileError as exc:
+        todo.append(str(exc).rstrip("."))
     if carried.unchecked:
         todo.append("count the days before first: " + "; ".join(carried.unchecked))
     block = _block(game.rules, day, closes, opens_from, closes_from, fast, carried, out)

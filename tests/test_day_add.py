@@ -227,3 +227,25 @@ def test_init_takes_the_opening_from_the_discussion_thread_and_says_only_what_is
     named = run("init", *serve(forum)[1], "-o", str(tmp_path / "g3.toml"), "--ruleset", "000",
                 "--name", "x", now=morning(1))  # fmt: skip
     assert "name" not in named.stderr.split("still to do:")[1].split(";")[0]
+
+
+def test_a_sheriff_voted_out_is_left_to_the_director_with_the_sentence_of_the_count(forum, tmp_path, monkeypatch):
+    """Day 2 votes out 冷月, the sheriff: day 3 is added, and what is still to do is the
+    sentence a count of day 3 would stop with (tally.rules.state)."""
+    monkeypatch.setitem(VOTES, 2, [(p, "冷月") for p in PLAYERS if p != "冷月"] + [("冷月", "kiwi")])
+    game, urls = start(forum, tmp_path)
+    run("day", "add", *urls[2], "--game", str(game), "--yes", now=morning(2))
+    added = run("day", "add", *urls[3], "--game", str(game), "--yes", "--json", "-q", now=morning(3))
+    assert added.exit_code == 0, added.output
+    data = json.loads(added.stdout)
+    assert data["todo"] == [
+        f"day 1's election made 冷月 sheriff, and 冷月 is out; day 3 in {game} names no sheriff — "
+        'add sheriff = "…" (who holds the badge now) or sheriff = "none" (the badge is gone)'
+    ]
+    assert '# sheriff = "…"  # 冷月, the sheriff, is out: who has the badge?' in data["block"]
+    # Until the director says, day 3 cannot be counted, and day 4 is not added on it.
+    before = game.read_bytes()
+    refused = run("day", "add", *urls[4], "--game", str(game), "--yes", now=morning(4))
+    assert one_sentence(refused).endswith(f"day 3 in {game} names no sheriff — add sheriff = \"…\" "
+                                          '(who holds the badge now) or sheriff = "none" (the badge is gone)')
+    assert game.read_bytes() == before
