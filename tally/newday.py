@@ -28,7 +28,7 @@ from tally.errors import GameFileError, InputError
 from tally.forums import resolve_url
 from tally.model import Thread
 from tally.outputs.results import DayAdded
-from tally.rules.announced import Close, announced_closes, announced_open
+from tally.rules.announced import Close, announced_closes
 from tally.rules.game import Day, Game
 from tally.rules.gamefile import PLACEHOLDER
 from tally.rules.guards import close_as_announced, thread_fits_day
@@ -125,13 +125,11 @@ def propose(
                 f"thread {thread.thread_id} “{thread.title}” has no first post to read the "
                 f"day from; is it the day's {role} thread?"
             )
-    first = talk.posts[0]
-    said = announced_open(first.text, first.time, game.timezone)
-    if said is not None:
-        opens, opens_from = said[0], f"the discussion thread's 开门 line: {_q(said[1])}"
-    else:
-        opens, opens_from = first.time, "the discussion thread's first post"
-    opens = opens.astimezone(game.timezone)
+    from tally.outputs.draft import is_vote_thread, opening
+
+    opened = opening(vote, talk)
+    assert opened is not None  # both threads have their first post
+    opens, opens_from = opened[0].astimezone(game.timezone), opened[1]
     closes, closes_from, fast = None, "", None
     for thread, which in ((vote, "vote"), (talk, "discussion")):
         post = thread.posts[0]
@@ -153,13 +151,11 @@ def propose(
         },
     )
     if closes is not None and closes <= opens:
-        shut, opened = compared(closes, opens)
+        shut, begun = compared(closes, opens)
         raise InputError(
             f"{closes_from} says day {number} closes {shut}, not after it opens "
-            f"{opened} ({opens_from})."
+            f"{begun} ({opens_from})."
         )
-    from tally.outputs.draft import is_vote_thread
-
     if is_vote_thread(talk) and not is_vote_thread(vote):
         raise InputError(
             f"thread {talk.thread_id} “{talk.title}” is a vote thread and thread "

@@ -249,3 +249,20 @@ def test_a_sheriff_voted_out_is_left_to_the_director_with_the_sentence_of_the_co
     assert one_sentence(refused).endswith(f"day 3 in {game} names no sheriff — add sheriff = \"…\" "
                                           '(who holds the badge now) or sheriff = "none" (the badge is gone)')
     assert game.read_bytes() == before
+
+
+def test_a_close_no_first_post_states_is_a_placeholder_and_said(forum, tmp_path):
+    game, urls = start(forum, tmp_path)
+    talk, vote = threads(2)
+    talk.tid, vote.tid = "950", "951"
+    talk.posts[0] = P("导演A", "2024-11-25 09:30:00", "第二天讨论帖开门")
+    vote.posts[0] = P("导演A", "2024-11-25 09:31:00", "投票格式：\n投票对象：\n投票理由：")
+    added = run("day", "add", talk.serve(forum), vote.serve(forum), "--game", str(game), "--yes",
+                now=morning(2))  # fmt: skip
+    assert added.exit_code == 0, added.output
+    assert "still to do: write day 2's closes (neither first post says it" in added.stderr
+    text = game.read_text(encoding="utf-8")
+    assert "opens = 2024-11-25T09:30:00  # the discussion thread's first post\n" in text
+    assert 'closes = "TODO: the close, like 2024-05-09T21:30:00"' in text
+    refused = run("votes", urls[1][1], "--game", str(game), now=morning(2))
+    assert "key 'day 2.closes': is still the placeholder" in one_sentence(refused)
