@@ -35,7 +35,7 @@ from tally.rules.verdicts import (
 )
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
-from tally.times import short
+from tally.times import compared, short
 from tally.vocabulary import Announcement, Markup
 
 # The built-in templates: templates/ in a checkout, the package tally.templates in a wheel
@@ -260,9 +260,10 @@ def close_context(
     mid-day standing (截至 … 暂计), with who leads and no elimination line.
     """
     if result.provisional and not provisional:
+        closes, read = compared(result.day.closes, result.as_of)
         raise InputError(
-            f"day {result.day.day} closes at {short(result.day.closes)}, after the "
-            f"count's time ({short(result.as_of)}): the result is not final; run again "
+            f"day {result.day.day} closes at {closes}, after the "
+            f"count's time ({read}): the result is not final; run again "
             "after the close, or pass --provisional for a mid-day standing."
         )
     rules = game.rules

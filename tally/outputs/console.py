@@ -28,7 +28,7 @@ from tally.rules.verdicts import DayKind, OutcomeResult, Status
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
 from tally.settings import Settings
-from tally.times import duration, long, short
+from tally.times import compared, duration, long, short
 
 if TYPE_CHECKING:
     from tally.model import Post, Thread
@@ -152,11 +152,11 @@ def print_day(console: Console, result: DayResult) -> None:
         f"{thread.page_count} page(s), {len(thread.posts)} posts",
     )
     if result.provisional:
+        closes, read = compared(day.closes, result.as_of)
         say(
             console,
-            f"PROVISIONAL: the day closes {short(day.closes)}, "
-            f"{duration(day.closes - result.as_of)} after this count "
-            f"({short(result.as_of)}); ballots and changes may still come.",
+            f"PROVISIONAL: the day closes {closes}, {duration(day.closes - result.as_of)} "
+            f"after this count ({read}); ballots and changes may still come.",
             style="bold yellow",
         )
     derived = [f for f in result.facts if f.source is Source.DERIVED]
