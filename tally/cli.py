@@ -151,7 +151,8 @@ def root(version: Annotated[bool, typer.Option("--version", help="Print tally's 
     \b
     Examples:
       tally init THREAD-URL VOTE-URL -o game.toml    a first game file from the threads
-      tally day add TALK-URL VOTE-URL --game game.toml   the next day, from its threads
+      tally day add TALK-URL VOTE-URL --game game.toml
+                                                     the next day added, from its threads
       tally votes VOTE-URL --game game.toml          the day's count, ballot by ballot
       tally announce --game game.toml --day 2        the closing post to paste
       tally config                                   the settings and where each comes from
