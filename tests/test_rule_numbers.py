@@ -15,7 +15,6 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tally.cli import app
-from tally.times import compared
 
 from .conftest import FakeClock, Runner
 from .discuzgen import P
@@ -90,6 +89,8 @@ def test_S2_times_compared_in_one_minute_carry_their_seconds(forum, tmp_path):
 
 
 def test_compared_gives_seconds_only_where_the_minutes_are_equal():
+    from tally.times import compared
+
     a = datetime(2026, 12, 1, 15, 33, 10, tzinfo=CHINA)
     b = datetime(2026, 12, 1, 15, 33, 40, tzinfo=CHINA)
     c = datetime(2026, 12, 1, 15, 40, 0, tzinfo=CHINA)
