@@ -32,6 +32,7 @@ def game(forum, tmp_path, window: int = 10):
     t.add(P("丙", "2024-05-08 10:10:00", "投票对象：乙\n投票理由：狼"))  # 4
     t.add(P("甲", "2024-05-09 21:25:00", "改票对象：丙\n改票理由：改主意", reply=2))  # 5
     t.add(P("丁", "2024-05-08 09:30:10", "投票对象：乙\n投票理由：抢先"))  # 6
+    t.add(P("乙", "2024-05-08 12:00:00", "改票对象：丙\n改票理由：从回帖框"))  # 7: links no floor
     url = t.serve(forum)
     path = tmp_path / "game.toml"
     path.write_text(
@@ -77,6 +78,17 @@ def test_templates_get_the_rules_numbers_as_values(forum, tmp_path):
     post = run("announce", "--game", str(path), "--day", "2", "-q", "--template-dir", str(mine))
     assert post.exit_code == 0, post.output
     assert post.stdout == "关门前10分钟（10 分钟）内不得改票；代投截止关门前30分钟；发言少于5条记黄牌\n"
+
+
+@pytest.mark.rules("V3")
+def test_V3_a_change_that_links_no_floor_says_which_button_posts_one(forum, tmp_path):
+    url, path = game(forum, tmp_path)
+    data = json.loads(run("votes", url, "--game", str(path), "--json", "-q").stdout)
+    [change] = [b for b in data["ballots"] if b["floor"] == 7]
+    assert change["reason"] == "change_not_reply"
+    assert change["note"] == (
+        "a change must be posted as a reply of one's own vote (V3): the vote floor's 回复 button"
+    )
 
 
 @pytest.mark.rules("S2")

@@ -17,7 +17,7 @@ from tally.rules.ballot_text import ParsedBallot, Reading, read_ballot
 from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.game import Day, Game, Ruling
 from tally.rules.names import Roster, normalise
-from tally.rules.rulesets import ChangeMethod, Ruleset
+from tally.rules.rulesets import CHANGE_BUTTONS, ChangeMethod, Ruleset
 from tally.rules.verdicts import FIXABLE, BallotKind, RulingAction, Status, VoidReason
 from tally.times import clock, compared, short
 
@@ -360,9 +360,12 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
             continue
         if not w.proxy and not _answers_one_of(w, own_floors, rules.change_via, w.author):
             how = " or ".join(rules.change_via)
+            buttons = CHANGE_BUTTONS.get(w.post.platform, {})
+            hint = " or ".join(buttons[m] for m in rules.change_via if m in buttons)
             w.void(
                 VoidReason.CHANGE_NOT_REPLY,
-                f"a change must be posted as a {how} of one's own vote (V3)",
+                f"a change must be posted as a {how} of one's own vote (V3)"
+                + (f": {hint}" if hint else ""),
             )
             continue
         death = day.died.get(current.target or "")
