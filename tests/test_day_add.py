@@ -266,3 +266,23 @@ def test_a_close_no_first_post_states_is_a_placeholder_and_said(forum, tmp_path)
     assert 'closes = "TODO: the close, like 2024-05-09T21:30:00"' in text
     refused = run("votes", urls[1][1], "--game", str(game), now=morning(2))
     assert "key 'day 2.closes': is still the placeholder" in one_sentence(refused)
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("第二天讨论帖\n开门：11月25日 09:30\n关门：11月26日 21:30", (9, 30, "开门：11月25日 09:30")),
+        ("第二天讨论帖开门，关门：11月26日 21:30", (9, 20, "第二天讨论帖开门，关门：11月26日 21:30")),
+        ("11月25日 上午9点半开门", (9, 30, "11月25日 上午9点半开门")),
+        ("关门：11月26日 21:30", None),  # a close is no opening
+    ],
+)
+def test_the_opening_a_first_post_announces(text, expected):
+    from datetime import datetime
+
+    from tally.rules.announced import announced_open
+
+    written = datetime(2024, 11, 25, 9, 20, tzinfo=CHINA)
+    said = announced_open(text, written, CHINA)
+    got = (said[0].hour, said[0].minute, said[1]) if said is not None else None
+    assert got == expected
