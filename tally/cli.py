@@ -54,6 +54,8 @@ OPTIONS: dict[str, Opt] = {
     "game_file": Opt(("--game",), Path | None, "Archive every thread of this game file (and its closed days' ballots).", to="game", more={"metavar": "FILE"}),
     "timezone": Opt(("--timezone",), str | None, "The forum's clock, when no game file gives it [default: the config's, else Asia/Shanghai].", more={"metavar": "ZONE"}),
     "partial": Opt(("--partial",), bool, "Saved pages: write what they hold when pages or 楼中楼 are missing, and list what is missing.", False),
+    "init_ruleset": Opt(("--ruleset",), str | None, "The rules: 000, 245, 023 or M126 (see docs/rulesets.md); by default a placeholder to fill in.", to="ruleset", more={"metavar": "RULESET"}),
+    "init_name": Opt(("--name",), str | None, "The game's name as the announcements print it; by default a placeholder with the name the titles share.", to="name", more={"metavar": "NAME"}),
     "game_out": Opt(("--output", "-o"), Path, "The game file to write (never over one).", Path("game.toml"), to="output", more={"metavar": "FILE"}),
     "html_out": Opt(("--output", "-o"), Path, "The HTML file to write.", Path("report.html"), to="output", more={"metavar": "FILE"}),
     "every": Opt(("--every",), float, "Seconds between polls (at least 1).", 60.0, more={"min": 1.0, "metavar": "SECONDS"}),
@@ -71,6 +73,10 @@ OPTIONS: dict[str, Opt] = {
     "reason": Opt((), str, "Why, as the morning post will say it.", REQUIRED, more={"metavar": "REASON"}),
     "which": Opt((), str | None, "Which card, when several match: its reason.", to="reason", more={"metavar": "REASON"}),
     "folder": Opt((), Path, "The folder to copy them into (made if need be; never over a file there).", REQUIRED, more={"metavar": "DIR"}),
+    "new_day": Opt(("--day",), int | None, "The day's number; by default the one after the game file's last day.", to="day", more={"metavar": "N", "min": 1}),
+    "add_yes": Opt(("--yes", "-y"), bool, "Add the day without asking.", False, to="yes"),
+    "talk_url": Opt((), str, "The day's discussion thread (its first post says 开门).", REQUIRED, to="discussion", more={"metavar": "DISCUSSION-URL"}),
+    "vote_url": Opt((), str, "The day's vote thread (its first post says the close).", REQUIRED, to="vote", more={"metavar": "VOTE-URL"}),
     "config_game": Opt(("--game",), Path | None, "Also what this game file sets.", to="game", more={"metavar": "FILE"}),
 }
 
@@ -89,7 +95,7 @@ COMMANDS = (
             "tally announce --game game.toml --day 2 > day2.txt",
             ("game", "day", "kind", "fmt", "seed", "template_dir", "provisional", "show_rules", "late_ok", "as_edited", "post", "yes", "as_json", "archive", *FETCH)),
     Command("init", "tally.workflows:init", "Write a first game file from the game's threads: director, players, days.",
-            "tally init https://bbs.example.com/thread-101-1-1.html URL-OF-THE-VOTE -o game.toml", ("threads", "game_out", "timezone", *FETCH)),
+            "tally init https://bbs.example.com/thread-101-1-1.html URL-OF-THE-VOTE -o game.toml", ("threads", "game_out", "init_ruleset", "init_name", "timezone", *FETCH)),
     Command("report", "tally.workflows:report", "The game so far as one HTML page: each closed day's votes as pictures, posts, cards.",
             "tally report --game game.toml -o report.html", ("game", "html_out", "template_dir", "late_ok", "as_of", "archive", *FETCH)),
     Command("watch", "tally.watch:watch", "Watch a vote until its close: the count, what changed, who has not voted, live.\n\nAt the close (and a grace minute) it reads every page once more, prints the final count and writes the announcement to --announce-to.",
@@ -104,6 +110,10 @@ COMMANDS = (
 TEMPLATES = (
     Command("export", "tally.outputs.announce:export_templates", "Copy the built-in templates and their README (the values each gets) into a folder, to start your own.",
             "tally templates export my-templates && tally announce --game game.toml --day 2 --template-dir my-templates", ("folder",)),
+)
+DAY = (
+    Command("add", "tally.newday:add_day", "Add the next day to the game file from its two threads: number, URLs, open and close from the first posts, shown and asked first.\n\nThe threads are checked as a count checks them (another day's, titled for another day, not yet open: refused); the sheriff and who is out are left for tally to derive from the days before, and said in comments; the file's comments and order are kept.",
+            "tally day add DISCUSSION-URL VOTE-URL --game game.toml", ("talk_url", "vote_url", "game", "new_day", "add_yes", "as_json", *FETCH)),
 )
 CARDS = (
     Command("add", "tally.cards:add_card", "Give a card; the escalations it makes (K1) come with it, and a card given twice is one card.",
@@ -125,9 +135,13 @@ cards = typer.Typer(name="cards", no_args_is_help=True, rich_markup_mode=None,
 templates = typer.Typer(name="templates", no_args_is_help=True, rich_markup_mode=None,
                         help="The announcement templates: export the built-ins to make your own.",
                         short_help="Export the built-in templates, to make your own.")
+days = typer.Typer(name="day", no_args_is_help=True, rich_markup_mode=None,
+                   help="The game file's days: add the next one from its threads.",
+                   short_help="Add the next day to the game file from its threads.")
 app.add_typer(cards)
 app.add_typer(templates)
-for group, rows in ((app, COMMANDS), (cards, CARDS), (templates, TEMPLATES)):
+app.add_typer(days)
+for group, rows in ((app, COMMANDS), (cards, CARDS), (templates, TEMPLATES), (days, DAY)):
     for row in rows:
         add(group, row, OPTIONS)
 
@@ -139,6 +153,8 @@ def root(version: Annotated[bool, typer.Option("--version", help="Print tally's 
     \b
     Examples:
       tally init THREAD-URL VOTE-URL -o game.toml    a first game file from the threads
+      tally day add TALK-URL VOTE-URL --game game.toml
+                                                     the next day added, from its threads
       tally votes VOTE-URL --game game.toml          the day's count, ballot by ballot
       tally announce --game game.toml --day 2        the closing post to paste
       tally config                                   the settings and where each comes from

@@ -4,7 +4,8 @@ A director reads times on a screen, in a post and in a spreadsheet; each of thos
 takes its form from here, so the same instant never reads two ways:
 
 - ``short``: "05-09 21:30", the console, the announcements, messages (to the second with
-  ``seconds=True``);
+  ``seconds=True``; ``compared`` for times a sentence compares, to the second where the
+  minutes are equal);
 - ``long``: "2024-05-09 21:30", where the year matters (a thread's posts, the report);
 - ``clock``: "21:30" (or "21:30:05"), a time of the day whose date is plain;
 - ``iso``: "2024-05-09T21:30:00+08:00", JSON, CSV and SQLite (empty for no time);
@@ -20,6 +21,19 @@ from tally.errors import ParseError
 
 def short(t: datetime, *, seconds: bool = False) -> str:
     return t.strftime("%m-%d %H:%M:%S" if seconds else "%m-%d %H:%M")
+
+
+def compared(*times: datetime) -> tuple[str, ...]:
+    """Times a sentence holds against each other, in ``short`` form, to the second whenever
+    two of them read the same to the minute and are not the same instant: "posted 12-01
+    15:33:10, before the open 12-01 15:33:40", never a contradiction."""
+    shown = [short(t) for t in times]
+    clash = any(
+        shown[i] == shown[j] and times[i] != times[j]
+        for i in range(len(times))
+        for j in range(i + 1, len(times))
+    )
+    return tuple(short(t, seconds=True) for t in times) if clash else tuple(shown)
 
 
 def long(t: datetime) -> str:

@@ -53,7 +53,8 @@ def test_init_writes_a_game_file_from_the_threads(forum, tmp_path):
     assert 'directors = ["导演A"]' in text
     # Every poster but the director, in the order they first posted.
     assert 'players = ["小眯", "冷月", "kiwi", "阿澈", "风铃", "老K"]' in text
-    assert "day = 1\nopens = 2024-05-06T09:31:00" in text
+    # The day opens with the discussion thread's first post (开门), not the vote thread's.
+    assert "day = 1\nopens = 2024-05-06T09:30:00  # the discussion thread's first post" in text
     assert f'vote = "{vote}"' in text and f'discussion = "{talk}"' in text
     # The presets, each in a line; the game's name proposed from the titles' common start.
     assert '#   "023"  [023] 明星大侦探: changes quote the vote post' in text

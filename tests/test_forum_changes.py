@@ -394,7 +394,7 @@ def test_an_edit_in_the_final_hour_that_changes_the_target_follows_V5(ruleset, t
     edits = [f.note for f in result.flags if f.rule == "edited"]
     if ruleset == "000":
         assert edits == [
-            "changed in the final hour (V5) (edit mark 05-09 21:00): counted as tally read it "
+            "changed in the last 60 minutes before the close (V5) (edit mark 05-09 21:00): counted as tally read it "
             "05-09 20:00, “投票对象：甲 投票理由：理由”, not as it reads now, “投票对象：丙 投票理由：理由”"
         ]
 

@@ -273,7 +273,7 @@ def test_V8_023_proxy_change_due_an_hour_before_close():
         ("proxy", "counted", None),
         ("proxy", "void", "change_in_final_hour"),
     ]
-    assert result.ballots[1].note == "no change after 20:30 (V5, V8)"
+    assert result.ballots[1].note == "no change in the last 60 minutes before the close, after 20:30 (V5, V8)"
 
 
 def test_V5_a_players_own_late_change_cites_V5_alone():
@@ -282,7 +282,7 @@ def test_V5_a_players_own_late_change_cites_V5_alone():
     result = run(game("000", rules='change_via = ["reply", "quote", "comment", "post"]'), t)
     late = result.ballots[-1]
     assert (late.kind, late.reason, late.note) == (
-        "change", "change_in_final_hour", "no change after 20:30 (V5)")  # fmt: skip
+        "change", "change_in_final_hour", "no change in the last 60 minutes before the close, after 20:30 (V5)")  # fmt: skip
 
 
 def test_V8_only_directors_post_proxies_and_only_for_players():

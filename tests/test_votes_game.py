@@ -181,13 +181,13 @@ def test_json_matches_the_hand_count(forum, tmp_path):
     assert by_floor[(9, "2009")]["suggestions"] == ["月影"]
     assert by_floor[(9, "2009")]["written"] == "月彰"
     # The edit in the final hour is flagged (V5): tally never read the ballot before it.
-    assert by_floor[(14, "2014")]["flags"] == ["edited in the final hour, 05-09 21:00"]
+    assert by_floor[(14, "2014")]["flags"] == ["edited in the last 60 minutes before the close, 05-09 21:00"]
     assert {
         "rule": "edited",
         "player": "青山",
         "floor": 14,
         "post_id": "2014",
-        "note": "edited in the final hour, 05-09 21:00",
+        "note": "edited in the last 60 minutes before the close, 05-09 21:00",
     } in data["flags"]
     # Weights are shown per ballot (C1).
     assert by_floor[(2, "2002")]["weight"] == 2.5 and by_floor[(3, "2003")]["weight"] == 1.5
@@ -203,7 +203,7 @@ def test_table_explains_every_ballot(forum, tmp_path):
     out = result.stdout
     for phrase in (
         "second_change: only 1 change(s) allowed (V4)",
-        "change_in_final_hour: no change after 20:30 (V5)",  # no proxy: V8 is not cited
+        "change_in_final_hour: no change in the last 60 minutes before the close, after 20:30 (V5)",  # no proxy: V8 is not cited
         "unknown_target: '月彰' is not a player; closest: 月影 (V7)",
         "format: no colon after 投票对象 (V1, V7)",
         "dead_voter: 橘子 is out and cannot vote (V9)",
@@ -338,5 +338,5 @@ def test_edit_in_the_final_hour_is_flagged():
         **{**p.__dict__, "edited": Edit("乙", p.time.replace(day=9, hour=21, minute=0))}
     )
     result = run(game("000"), t)
-    assert result.ballots[0].flags == ("edited in the final hour, 05-09 21:00",)
+    assert result.ballots[0].flags == ("edited in the last 60 minutes before the close, 05-09 21:00",)
     assert result.ballots[0].status == "counted"

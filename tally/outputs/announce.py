@@ -24,11 +24,18 @@ from tally.outputs.results import Exported
 from tally.rules.count import votes_text
 from tally.rules.game import Day, Game
 from tally.rules.ledger import Card
-from tally.rules.rulesets import ChangeMethod, NonBallots
-from tally.rules.verdicts import BallotKind, OutcomeCode, Status, ThreadRole
+from tally.rules.rulesets import ChangeMethod, NonBallots, Ruleset
+from tally.rules.verdicts import (
+    BallotKind,
+    OutcomeCode,
+    Status,
+    ThreadRole,
+    span_words,
+    void_words,
+)
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
-from tally.times import short
+from tally.times import compared, short
 from tally.vocabulary import Announcement, Markup
 
 # The built-in templates: templates/ in a checkout, the package tally.templates in a wheel
@@ -253,9 +260,10 @@ def close_context(
     mid-day standing (截至 … 暂计), with who leads and no elimination line.
     """
     if result.provisional and not provisional:
+        closes, read = compared(result.day.closes, result.as_of)
         raise InputError(
-            f"day {result.day.day} closes at {short(result.day.closes)}, after the "
-            f"count's time ({short(result.as_of)}): the result is not final; run again "
+            f"day {result.day.day} closes at {closes}, after the "
+            f"count's time ({read}): the result is not final; run again "
             "after the close, or pass --provisional for a mid-day standing."
         )
     rules = game.rules
@@ -290,7 +298,7 @@ def close_context(
             "reason": b.written_reason or "",
             "status": b.status,
             "abstain": b.kind == BallotKind.ABSTAIN,
-            "void_reason": b.reason.label if b.reason else "",
+            "void_reason": void_words(b.reason, rules) if b.reason else "",
             "weight": votes_text(weights[b.voter][0]) if b.voter in weights else "1",
         }
         for b in result.ballots
@@ -373,6 +381,7 @@ def close_context(
         "as_of": f"{short(result.as_of)}",
         "closes": f"{short(result.day.closes)}",
         "standing": standing,
+        **rule_numbers(rules),
         "outcome": {
             "result": o.result,
             "player": o.player or "",
@@ -399,6 +408,21 @@ def closing_post(
 
 
 # -- the reminder (催票) ------------------------------------------------------------------------
+
+
+def rule_numbers(rules: Ruleset) -> dict[str, Any]:
+    """The numbers of the ruleset in force, for a template's own sentences: every template
+    gets them, so that none types "一小时" where the game's window is 10 minutes."""
+    return {
+        "change_window_minutes": rules.change_window_minutes,
+        "change_window": span_words(rules.change_window_minutes),  # 一小时, 10分钟
+        "max_changes": rules.max_changes,
+        "proxy_deadline_minutes": rules.proxy_deadline_minutes,
+        "proxy_change_deadline_minutes": rules.proxy_change_deadline_minutes,
+        "min_posts": rules.min_posts,
+        "streak_posts": rules.streak_posts,
+        "streak_days": rules.streak_days,
+    }
 
 
 def change_rule_line(game: Game, day: Day, *, show_rules: bool = False) -> str:
@@ -450,6 +474,7 @@ def reminder_context(result: DayResult, game: Game, *, show_rules: bool = False)
         "not_voted": [{"player": p, "mention": accounts.get(p, p)} for p in result.not_voted],
         "change_rule": change_rule_line(game, day, show_rules=show_rules),
         "show_rules": show_rules,
+        **rule_numbers(game.rules),
     }
 
 
@@ -481,6 +506,7 @@ def morning_context(
         "slandered": list(day.slandered),
         "alive": [p for p in game.players if p not in day.dead],
         "show_rules": show_rules,
+        **rule_numbers(game.rules),
         "cards": [
             {
                 "player": c.player,

@@ -14,6 +14,7 @@ from tally.outputs.results import (
     Announced,
     Archived,
     Counted,
+    DayAdded,
     Diagnosed,
     Drafted,
     Exported,
@@ -27,7 +28,7 @@ from tally.rules.verdicts import DayKind, OutcomeResult, Status
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
 from tally.settings import Settings
-from tally.times import duration, long, short
+from tally.times import compared, duration, long, short
 
 if TYPE_CHECKING:
     from tally.model import Post, Thread
@@ -156,11 +157,11 @@ def print_day(console: Console, result: DayResult) -> None:
         f"{thread.page_count} page(s), {len(thread.posts)} posts",
     )
     if result.provisional:
+        closes, read = compared(day.closes, result.as_of)
         say(
             console,
-            f"PROVISIONAL: the day closes {short(day.closes)}, "
-            f"{duration(day.closes - result.as_of)} after this count "
-            f"({short(result.as_of)}); ballots and changes may still come.",
+            f"PROVISIONAL: the day closes {closes}, {duration(day.closes - result.as_of)} "
+            f"after this count ({read}); ballots and changes may still come.",
             style="bold yellow",
         )
     derived = [f for f in result.facts if f.source is Source.DERIVED]
@@ -443,11 +444,33 @@ def _(done: Reported, terminal: Terminal) -> None:
 @show.register(Drafted)
 def _(done: Drafted, terminal: Terminal) -> None:
     made = done.draft
+    todo = "; ".join(made.todo)
     terminal.note(
         f"wrote {done.path}: {len(made.directors)} director, {len(made.players)} players, "
-        f"{made.days} day(s); fill in each day's closes, check the roster, then run "
-        f"`tally votes VOTE-URL --game {done.path}`."
+        f"{made.days} day(s); still to do: {todo}; then run "
+        f"`tally votes VOTE-URL --game {done.path}`, and `tally day add` each morning."
     )
+
+
+@show.register(DayAdded)
+def _(done: DayAdded, terminal: Terminal) -> None:
+    p = done.proposal
+    closes = f", closes {short(p.closes)}" if p.closes is not None else ""
+    terminal.note(f"added day {p.day} to {done.path}: opens {short(p.opens)}{closes}")
+    for what in p.todo:  # even with --quiet: the file is not finished
+        say(terminal.stderr(), f"still to do: {what}", "yellow")
+    if not p.todo:
+        terminal.note(f"then: `tally votes {p.vote} --game {done.path}` once it closes.")
+
+
+def proposed_block(text: str, terminal: Terminal) -> None:
+    """The block `tally day add` proposes, before it asks: on standard output, or on standard
+    error when standard output is JSON."""
+    from tally.sanitise import text_block
+
+    out = terminal.stderr() if terminal.as_json else terminal.stdout()
+    # The file's own layout (two spaces before a comment) kept; controls made visible.
+    out.print(Text(text_block(text).rstrip("\n")), soft_wrap=True)
 
 
 @show.register(Diagnosed)

@@ -2,9 +2,11 @@
 
 What the threads tell: the forum's clock (China time unless told), the director (who
 started the threads), the players (everyone else who posted, in the order they first
-posted), and the days (one per vote thread, numbered by the thread's title, opening at its
-first post, with the discussion thread of the same day). What only the director knows, the
-close of each day, is a placeholder the loader refuses until it is filled in.
+posted), and the days (one per vote thread, numbered by the thread's title, with the
+discussion thread of the same day, opening as that thread's first post says: its 开门 line,
+else its time; closing as a first post announces). What only the director knows (the rules,
+the name, a close no post states) is a placeholder the loader refuses until it is filled in,
+and each is said in ``Draft.todo``.
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ from datetime import UTC, datetime
 
 from tally.forums import by_name
 from tally.model import Thread
-from tally.rules.announced import Close, announced_closes, day_in_title
+from tally.rules.announced import Close, announced_closes, announced_open, day_in_title
 from tally.rules.ballot_text import read_ballot
 from tally.rules.gamefile import PLACEHOLDER
-from tally.rules.rulesets import ABOUT
+from tally.rules.rulesets import ABOUT, PRESETS
 
 # Where a title stops naming the game and starts naming the day or the thread.
 _DAY = re.compile(
@@ -46,6 +48,8 @@ class Draft:
     directors: tuple[str, ...]
     players: tuple[str, ...]
     days: int
+    # What is left for the director, each a phrase ("choose the rules (ruleset)").
+    todo: tuple[str, ...] = ()
 
 
 def _q(value: str) -> str:
@@ -57,8 +61,16 @@ def _when(value: datetime) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def draft(threads: Sequence[Thread], urls: Sequence[str | None], timezone: str) -> Draft:
-    """The game file's text for these threads (``urls``: where each was read, or None)."""
+def draft(
+    threads: Sequence[Thread],
+    urls: Sequence[str | None],
+    timezone: str,
+    *,
+    ruleset: str | None = None,
+    name: str | None = None,
+) -> Draft:
+    """The game file's text for these threads (``urls``: where each was read, or None);
+    ``ruleset`` and ``name`` when the director gave them, else placeholders."""
     starters = Counter(t.posts[0].author for t in threads if t.posts)
     directors = tuple(name for name, _ in starters.most_common(1))
     first_seen: dict[str, tuple[datetime, str | None]] = {}
@@ -81,15 +93,25 @@ def draft(threads: Sequence[Thread], urls: Sequence[str | None], timezone: str) 
     votes.sort(key=lambda tu: tu[0].posts[0].time if tu[0].posts else datetime.max)
     numbered = [(day_in_title(t.title) or i, t, u) for i, (t, u) in enumerate(votes, start=1)]
 
+    todo: list[str] = []
+    if name is None:
+        todo.append("write the game's name (name)")
+    if ruleset is None:
+        todo.append("choose the rules (ruleset; see docs/rulesets.md)")
+    elif PRESETS[ruleset].election_voters:
+        roles = "、".join(PRESETS[ruleset].election_voters)
+        todo.append(
+            f"give [roles] (only {roles} elect the sheriff), or [rules] election_voters = []"
+        )
     lines = [
         f"# The game file tally init wrote from {len(threads)} thread(s); every key is in",
-        "# docs/game-file.md. Fill in every TODO (tally refuses the file until then), check",
-        "# the roster and each day's close.",
+        "# docs/game-file.md. Fill in every TODO (tally refuses the file until then) and check",
+        "# the roster.",
         "# The game's name, as the announcements print it (proposed from the threads' titles):",
-        f"name = {_q(f'{PLACEHOLDER}: {game_name(threads)}')}",
-        "# The rules, one of:",
+        f"name = {_q(name if name is not None else f'{PLACEHOLDER}: {game_name(threads)}')}",
+        "# The rules, one of (docs/rulesets.md):",
         *(f'#   "{key}"  {about}' for key, about in ABOUT.items()),
-        f'ruleset = "{PLACEHOLDER}"',
+        f'ruleset = "{ruleset or PLACEHOLDER}"',
         f"timezone = {_q(timezone)}  # the forum's clock",
         f"directors = [{', '.join(_q(d) for d in directors)}]  # who started the threads",
         "# Everyone else who posted, in the order they first posted: remove who does not play,",
@@ -102,25 +124,45 @@ def draft(threads: Sequence[Thread], urls: Sequence[str | None], timezone: str) 
         lines += [f"{_q(name)} = [{_q(account)}]" for name, account in aliases.items()]
     for number, vote, url in numbered:
         talk = _discussion_for(number, vote, talks)
-        opens = vote.posts[0].time if vote.posts else None
+        opened = opening(vote, talk[0] if talk is not None else None)
         said = announced_close(vote, talk[0] if talk is not None else None)
         close = (
             f"closes = {_when(said.at)}  # as the first post says: {_q(said.line)}"
             if said is not None
             else f'closes = "{PLACEHOLDER}: the close, like 2024-05-09T21:30:00"'
         )
+        if said is None:
+            todo.append(f"write day {number}'s closes (no first post says it)")
+        links = [_link(vote, url), *([_link(*talk)] if talk is not None else [])]
+        if any(link.startswith(PLACEHOLDER) for link in links):
+            todo.append(f"paste day {number}'s thread URLs")
         lines += [
             "",
             "[[days]]",
             f"day = {number}",
-            f"opens = {_when(opens)}  # the vote thread's first post" if opens else "",
+            f"opens = {_when(opened[0])}  # {opened[1]}" if opened else "",
             close,
             f"vote = {_q(_link(vote, url))}",
         ]
         if talk is not None:
             lines.append(f"discussion = {_q(_link(*talk))}")
     text = "\n".join(line for line in lines if line is not None) + "\n"
-    return Draft(text, directors, players, len(numbered))
+    todo.append("check the roster (everyone who posted but the director is a player)")
+    return Draft(text, directors, players, len(numbered), tuple(todo))
+
+
+def opening(vote: Thread, talk: Thread | None) -> tuple[datetime, str] | None:
+    """When a day opens, and what says so: the discussion thread's first post (its 开门 line
+    with a date and time, else its time), else the vote thread's first post."""
+    if talk is not None and talk.posts:
+        first = talk.posts[0]
+        said = announced_open(first.text, first.time, first.time.tzinfo or UTC)
+        if said is not None and said[0] != first.time:
+            return said[0], f"the discussion thread's 开门 line: {_q(said[1])}"
+        return first.time, "the discussion thread's first post"
+    if vote.posts:
+        return vote.posts[0].time, "the vote thread's first post"
+    return None
 
 
 def game_name(threads: Sequence[Thread]) -> str:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from tally.outputs.results import Announced, Counted, Diagnosed, Lurked
+from tally.outputs.results import Announced, Counted, DayAdded, Diagnosed, Lurked
 from tally.rules.ballots import Remark
 from tally.rules.count import votes_number
 from tally.rules.state import Fact, Kind
+from tally.rules.verdicts import void_words
 from tally.rules.votes import DayResult
 from tally.settings import Settings
 from tally.times import iso
@@ -50,6 +51,8 @@ def day_json(result: DayResult) -> dict[str, Any]:
                     "time": iso(b.time),
                     "status": b.status,
                     "reason": b.reason,
+                    # As the announcement words it, with the ruleset's numbers.
+                    "reason_words": void_words(b.reason, result.rules) if b.reason else None,
                     "author": b.author,
                     "comment": b.comment,
                     "parent_post_id": b.parent_post_id,
@@ -281,6 +284,28 @@ def _(done: Counted) -> dict[str, Any]:
 @to_json.register(Lurked)
 def _(done: Lurked) -> dict[str, Any]:
     return lurkers_json(done.check, done.ledger)
+
+
+@to_json.register(DayAdded)
+def _(done: DayAdded) -> dict[str, Any]:
+    p = done.proposal
+    return {
+        "game_file": str(done.path),
+        "written": done.written,
+        "day": p.day,
+        "discussion": p.discussion,
+        "vote": p.vote,
+        "opens": iso(p.opens),
+        "opens_from": p.opens_from,
+        "closes": iso(p.closes) or None,
+        "closes_from": p.closes_from or None,
+        "accelerated_closes": iso(p.accelerated_close.at) if p.accelerated_close else None,
+        "sheriff": {"player": p.sheriff, "from": p.sheriff_how or None},
+        "out": [{"player": who, "how": how} for who, how in p.out],
+        "unchecked": list(p.unchecked),
+        "todo": list(p.todo),
+        "block": p.block,
+    }
 
 
 @to_json.register(Diagnosed)

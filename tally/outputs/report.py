@@ -21,7 +21,7 @@ from tally.rules.count import votes_text
 from tally.rules.game import Game
 from tally.rules.ledger import Card
 from tally.rules.lurkers import PlayerDay
-from tally.rules.verdicts import Colour, DayKind, Status
+from tally.rules.verdicts import Colour, DayKind, Status, void_words
 from tally.rules.votes import DayResult
 from tally.times import long, short
 
@@ -58,7 +58,7 @@ def _day(result: DayResult, game: Game) -> dict[str, Any]:
                     "time": f"{short(b.time)}",
                     "status": str(b.status),
                     "status_label": b.status.label,
-                    "reason": b.reason.label if b.reason else "",
+                    "reason": void_words(b.reason, game.rules) if b.reason else "",
                 }
                 for b in result.ballots
             ]

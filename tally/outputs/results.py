@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from tally.errors import TallyError
     from tally.forums.diagnosis import Diagnosis
     from tally.model import Thread
+    from tally.newday import Proposal
     from tally.outputs.database import Written
     from tally.outputs.draft import Draft
     from tally.rules.ledger import LedgerView
@@ -95,6 +96,16 @@ class Drafted:
 
     path: Path
     draft: Draft
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DayAdded:
+    """`tally day add`: the day's block as proposed, appended to the game file."""
+
+    path: Path
+    proposal: Proposal
+    written: bool
     warnings: tuple[str, ...] = ()
 
 

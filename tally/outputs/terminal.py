@@ -87,6 +87,12 @@ class Terminal:
             return None
         return bool(typer.confirm(question, default=False, err=True))
 
+    def proposed(self, text: str) -> None:
+        """What a command proposes to write (a game file's new day), before it asks."""
+        from tally.outputs.console import proposed_block
+
+        proposed_block(text, self)
+
     def posted(self, posted: Posted) -> None:
         """A post tally watch made: a JSON line among the polls', or a line under the live
         screen."""

@@ -99,3 +99,24 @@ def _when(m: re.Match[str], written: datetime, tz: tzinfo) -> datetime | None:
     if not m["y"] and at < local - timedelta(days=183):
         at = at.replace(year=year + 1)  # "1月2日" written in late December
     return at
+
+
+# An opening is a line that says 开门 (or 开放, 开始投票), with or without a date and time:
+# "第二天讨论帖开门", "开门：11月25日 09:30". 关门 on the same line is a close, not an opening.
+_OPENING = re.compile(r"开门|开放|开始投票|开始讨论")
+
+
+def announced_open(text: str, written: datetime, tz: tzinfo) -> tuple[datetime, str] | None:
+    """The opening a post announces, with its line: the date and time on the 开门 line (the
+    text before any close on it), else the post's own time when the line names none (the
+    post opens the day as it is made). None for a post that says no 开门."""
+    for line in text.splitlines():
+        m = _OPENING.search(line)
+        if m is None:
+            continue
+        before = _CLOSING.search(line, m.end())
+        rest = line[m.start() : before.start() if before else len(line)]
+        found = _DATE.search(rest) or _DATE.search(line[: m.start()].split("关门")[0])
+        at = _when(found, written, tz) if found is not None else None
+        return (at or written.astimezone(tz), line.strip())
+    return None

@@ -27,7 +27,7 @@ from tally.rules.ballot_text import read_ballot
 from tally.rules.game import Day, Game
 from tally.rules.names import likely_same, normalise
 from tally.rules.verdicts import ThreadRole
-from tally.times import short
+from tally.times import compared
 
 
 def vote_day_of(
@@ -186,10 +186,10 @@ def thread_fits_day(game: Game, thread: Thread, day: Day, role: ThreadRole) -> N
         return  # opened early, used in its day
     other = next((d for d in game.days if d is not day and _near(d, opened)), None)
     where = f", in day {other.day}'s window" if other is not None else ""
+    at, opens, closes = compared(opened, day.opens, day.closes)
     raise InputError(
-        f"{name} was opened {short(opened)}{where}, not in day {day.day}'s "
-        f"({short(day.opens)} to {short(day.closes)}); "
-        f"{_own(game, other.day, role) if other else f'day {day.day} is from {short(day.opens)}'}"
+        f"{name} was opened {at}{where}, not in day {day.day}'s ({opens} to {closes}); "
+        f"{_own(game, other.day, role) if other else f'day {day.day} is from {opens}'}"
     )
 
 
@@ -220,10 +220,11 @@ def close_as_announced(game: Game, day: Day, threads: Iterable[Thread]) -> None:
                 if c.accelerated == day.accelerated]  # fmt: skip
         if said and said[0].at != day.closes:
             close = "the accelerated close" if day.accelerated else "the close"
+            posted, filed = compared(said[0].at, day.closes)
             raise InputError(
                 f"the first post of thread {thread.thread_id} says {close} is "
-                f"{short(said[0].at)} (“{said[0].line}”), and {game.where()} says day "
-                f"{day.day} closes {short(day.closes)}: fix closes, or say why they differ "
+                f"{posted} (“{said[0].line}”), and {game.where()} says day "
+                f"{day.day} closes {filed}: fix closes, or say why they differ "
                 f'with close_changed = "…" under day {day.day}'
             )
 
@@ -236,9 +237,10 @@ def late_ballots(
     says they are late (``--late-ok``, ``late_ok`` under the day)."""
     n = len(late)
     if n >= 3 or (n >= 2 and n * 5 >= voters):
+        closes, at = compared(day.closes, last)
         raise InputError(
             f"{n} of {voters} ballots in thread {thread.thread_id} were posted after day "
-            f"{day.day}'s close {short(day.closes)}, the last at {short(last)}: is the close "
+            f"{day.day}'s close {closes}, the last at {at}: is the close "
             f"right? Fix closes in {game.where()}, or pass --late-ok (late_ok = true under day "
             f"{day.day}) if they really are late."
         )

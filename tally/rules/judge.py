@@ -17,9 +17,9 @@ from tally.rules.ballot_text import ParsedBallot, Reading, read_ballot
 from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.game import Day, Game, Ruling
 from tally.rules.names import Roster, normalise
-from tally.rules.rulesets import ChangeMethod, Ruleset
+from tally.rules.rulesets import CHANGE_BUTTONS, ChangeMethod, Ruleset
 from tally.rules.verdicts import FIXABLE, BallotKind, RulingAction, Status, VoidReason
-from tally.times import clock, short
+from tally.times import clock, compared, short
 
 # How a post mentions a member: "@name" (Discuz! links it, Tieba writes it as text).
 _MENTION = "@＠"
@@ -234,15 +234,11 @@ def _check(
     if w.is_void or w.voter is None:
         return
     if w.posted_at < day.opens:
-        w.void(
-            VoidReason.BEFORE_OPEN,
-            f"posted {short(w.posted_at)}, before the open {short(day.opens)}",
-        )
+        posted, opens = compared(w.posted_at, day.opens)
+        w.void(VoidReason.BEFORE_OPEN, f"posted {posted}, before the open {opens}")
     elif w.posted_at > day.closes:
-        w.void(
-            VoidReason.AFTER_CLOSE,
-            f"posted {short(w.posted_at)}, after the close {short(day.closes)}",
-        )
+        posted, closes = compared(w.posted_at, day.closes)
+        w.void(VoidReason.AFTER_CLOSE, f"posted {posted}, after the close {closes}")
     elif day.out_at(w.voter, w.posted_at):
         w.void(VoidReason.DEAD_VOTER, f"{w.voter} is out and cannot vote (V9)")
     elif w.voter in day.cannot_vote:
@@ -264,7 +260,11 @@ def _check(
     if w.proxy and rules.proxy_deadline_minutes is not None:
         due = day.closes - timedelta(minutes=rules.proxy_deadline_minutes)
         if w.posted_at > due:
-            w.void(VoidReason.PROXY_LATE, f"proxy ballots are due by {clock(due)} (V8)")
+            w.void(
+                VoidReason.PROXY_LATE,
+                f"proxy ballots are due {window_text(rules.proxy_deadline_minutes)} before "
+                f"the close, by {clock(due)} (V8)",
+            )
 
 
 def _read_target(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
@@ -401,9 +401,12 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
             continue
         if not w.proxy and not _answers_one_of(w, own_floors, rules.change_via, w.author):
             how = " or ".join(rules.change_via)
+            buttons = CHANGE_BUTTONS.get(w.post.platform, {})
+            hint = " or ".join(buttons[m] for m in rules.change_via if m in buttons)
             w.void(
                 VoidReason.CHANGE_NOT_REPLY,
-                f"a change must be posted as a {how} of one's own vote (V3)",
+                f"a change must be posted as a {how} of one's own vote (V3)"
+                + (f": {hint}" if hint else ""),
             )
             continue
         death = day.died.get(current.target or "")
@@ -425,7 +428,12 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
         if not v9 and window and w.posted_at >= deadline:
             # V8 only for a proxy change (its own, earlier deadline, seed 001).
             rule = "V5, V8" if w.proxy else "V5"
-            w.void(VoidReason.CHANGE_IN_FINAL_HOUR, f"no change after {clock(deadline)} ({rule})")
+            minutes = int((day.closes - deadline).total_seconds() // 60)
+            w.void(
+                VoidReason.CHANGE_IN_FINAL_HOUR,
+                f"no change in the last {window_text(minutes)} before the close, after "
+                f"{clock(deadline)} ({rule})",
+            )
             continue
         if day.bar_owner == voter:
             limit = day.opens + timedelta(hours=_bar_owner_hours(day, rules)[1])
@@ -454,6 +462,11 @@ def _supersede(current: _Work, w: _Work, own_floors: set[str]) -> _Work:
     current.superseded_at = w.time
     current.notes.append(f"replaced by the change on floor {w.post.floor}")
     return _count(w, own_floors)
+
+
+def window_text(minutes: int) -> str:
+    """ "10 minutes", "1 minute": a rule's span in a sentence."""
+    return f"{minutes} minute{'s' * (minutes != 1)}"
 
 
 def _bar_owner_hours(day: Day, rules: Ruleset) -> tuple[int, int]:
@@ -491,7 +504,13 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
                 note = f"edited in the closing minute, {short(edit.at)}: perhaps after the close"
                 w.flags.append(("edited", note))
             elif window and edit.at >= day.closes - window:
-                w.flags.append(("edited", f"edited in the final hour, {short(edit.at)}"))
+                w.flags.append(
+                    (
+                        "edited",
+                        f"edited in the last {window_text(rules.change_window_minutes)} before "
+                        f"the close, {short(edit.at)}",
+                    )
+                )
         for rule, text in w.flags:
             flags.append(Flag(rule, text, w.voter, w.post.floor, w.post_id))
     if day.bar_owner:

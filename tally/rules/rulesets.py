@@ -52,6 +52,22 @@ class NonBallots(StrEnum):
 
 
 CHANGE_METHODS = tuple(ChangeMethod)
+# How a player posts a change each way, by the button pressed (RULES V3), on each platform:
+# what the sentence of a change void as change_not_reply says to do.
+CHANGE_BUTTONS = {
+    "discuz": {
+        ChangeMethod.COMMENT: "the vote floor's 点评 button",
+        ChangeMethod.REPLY: "the vote floor's 回复 button",
+        ChangeMethod.QUOTE: "the vote floor's 引用 button (X3.5: 回复, which quotes it)",
+        ChangeMethod.POST: "a new post",
+    },
+    "tieba": {
+        ChangeMethod.COMMENT: "a 楼中楼 under the vote floor",
+        ChangeMethod.REPLY: "no Tieba post links the floor it answers",
+        ChangeMethod.QUOTE: "Tieba has no 引用",
+        ChangeMethod.POST: "a new floor",
+    },
+}
 # Each preset in a line, as `tally init` lists them for the director to choose.
 ABOUT = {
     "000": "冷焰's compendium (Tieba 塔达林, 天灾, 苏联): changes as 楼中楼, sheriff 2.5, "

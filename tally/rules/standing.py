@@ -27,7 +27,7 @@ from tally.rules.ballot_text import read_ballot
 from tally.rules.ballots import Flag, Remark
 from tally.rules.game import Day, Game
 from tally.rules.guards import floors_text
-from tally.rules.judge import banned
+from tally.rules.judge import banned, window_text
 from tally.rules.names import normalise
 from tally.rules.verdicts import Status
 from tally.times import short
@@ -123,7 +123,9 @@ def as_it_stood(
                 if start <= post.edited.at < day.closes:
                     before = _readable(history.at(start).get(post.post_id))
                     if before is not None and _target(before.post) != _target(post):
-                        kept = _taken_back(post, before, "in the final hour (V5)", flags, game)
+                        minutes = window_text(game.rules.change_window_minutes)
+                        when = f"in the last {minutes} before the close (V5)"
+                        kept = _taken_back(post, before, when, flags, game)
         posts.append(kept)
     return replace(thread, posts=tuple(posts)), flags
 

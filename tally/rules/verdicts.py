@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Self
+from typing import TYPE_CHECKING, Self
+
+if TYPE_CHECKING:
+    from tally.rules.rulesets import Ruleset
 
 
 class _Labelled(StrEnum):
@@ -73,6 +76,22 @@ class VoidReason(_Labelled):
     NOT_ELECTOR = "not_elector", "V12", "无警长竞选投票权"
     NOT_ELECTABLE = "not_electable", "V12", "不可当选警长"
     RULING = "ruling", "", "导演裁定作废"  # the director's [[rulings]]
+
+
+def span_words(minutes: int) -> str:
+    """A span as a rule post says it: 一小时, 两小时, 90分钟, 10分钟."""
+    hours, rest = divmod(minutes, 60)
+    if minutes and not rest:
+        return {1: "一", 2: "两"}.get(hours, str(hours)) + "小时"
+    return f"{minutes}分钟"
+
+
+def void_words(reason: VoidReason, rules: Ruleset | None) -> str:
+    """Why a ballot is void, as the announcement prints it, with the numbers of the ruleset
+    in force (a 10-minute window is not 关门前一小时); ``label`` is the preset's wording."""
+    if reason is VoidReason.CHANGE_IN_FINAL_HOUR and rules is not None:
+        return f"关门前{span_words(rules.change_window_minutes)}内改票"
+    return reason.label
 
 
 # A void first ballot with one of these may be fixed, and the fix is no change (V7).

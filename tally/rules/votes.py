@@ -24,6 +24,7 @@ from tally.rules.guards import (
     vote_day_of,
 )
 from tally.rules.judge import judge, remarks
+from tally.rules.rulesets import Ruleset
 from tally.rules.standing import as_it_stood, deleted_rows, hidden_replies
 from tally.rules.state import Carried, Fact, resolve
 from tally.rules.verdicts import DayKind, OutcomeResult, Status, ThreadRole, VoidReason
@@ -58,6 +59,9 @@ class DayResult:
     remarks: tuple[Remark, ...] = ()
     # Lines the director should read with the count (the replies are hidden from players).
     notices: tuple[str, ...] = ()
+    # The rules it was counted by (the preset with the game file's [rules]): what a
+    # sentence about the count takes its numbers from (the change window, the deadlines).
+    rules: Ruleset | None = None
 
     @property
     def kind(self) -> DayKind:
@@ -162,6 +166,7 @@ def tally_day(
         late_ok=bool(late and late_ok),
         remarks=tuple(sorted((*remarks(stood, game), *gone), key=lambda r: r.floor)),
         notices=(notice,) if notice else (),
+        rules=game.rules,
     )
 
 

@@ -1,0 +1,330 @@
+"""`tally day add`: the next day's ``[[days]]`` block, proposed from the day's two threads and
+appended to the game file.
+
+Every morning a director opens two threads and types the day into the game file: its number,
+the URLs, the open and the close copied from the first posts. Each slip in that edit is one
+the checks of ``tally.rules.guards`` catch at closing time; here the block is made from the
+threads themselves, held against the same checks before anything is written, shown, and
+appended with tomlkit, which keeps the file's comments and order (a hand-written text edit
+would have to re-implement TOML's layout rules to do that).
+
+What a day inherits (the sheriff, who is out) is left for tally to derive from its own counts
+of the days before (``tally.rules.state``), and said in comments; the keys only the director
+knows (who died in the night, who is slandered…) are commented placeholders, those of the
+ruleset in force only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, Protocol
+
+from tally import tomlfile
+from tally.errors import GameFileError, InputError
+from tally.forums import resolve_url
+from tally.model import Thread
+from tally.outputs.results import DayAdded
+from tally.rules.announced import Close, announced_closes
+from tally.rules.game import Day, Game
+from tally.rules.gamefile import PLACEHOLDER
+from tally.rules.guards import close_as_announced, thread_fits_day
+from tally.rules.rulesets import Ruleset, TieStep
+from tally.rules.state import Carried, resolve
+from tally.rules.verdicts import ThreadRole
+from tally.times import compared
+
+if TYPE_CHECKING:
+    from tomlkit.items import Table
+
+    from tally.forums.reader import Reader
+
+# The day-specific keys a ruleset uses, each with what it asks of the director: a key is
+# offered as a placeholder only where the ruleset in force has the rule it serves.
+_DAY_KEYS: tuple[tuple[str, str, Callable[[Ruleset], bool]], ...] = (
+    ("dead", '["…"]  # out in the night, before the day opened', lambda r: True),
+    ("died", '{ "…" = NOON }  # out during the day, at that time', lambda r: True),
+    ("deputy", '"…"  # the deputy (执警)', lambda r: r.sheriff_election_day is not None),
+    ("sheriff_declaration", '"独裁"  # 任职宣言: 独裁, 自由 or 秩序', lambda r: r.dictator_bonus),
+    ("slandered", '["…"]  # each receives the slander bonus', lambda r: r.slander_bonus > 0),
+    ("acolyte", '"…"  # the living 侍僧', lambda r: TieStep.ACOLYTE in r.tie_chain),
+    ("bar_owner", '"…"  # the 主管', lambda r: r.based_on == "023"),
+    ("trapped", '["…"]  # the living 受困者', lambda r: r.unity_bonus > 0),
+    ("cannot_vote", '["…"]  # may not vote today', lambda r: True),
+    ("cannot_be_voted", '["…"]  # may not be voted for today', lambda r: True),
+    ("immune", '["…"]  # not eliminated though top-voted', lambda r: True),
+    ("weights", '{ "…" = 0 }  # today\'s weight of a vote (迷魂 0)', lambda r: True),
+)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """The block ``tally day add`` proposes: what it says, where each time comes from, what
+    the days before made, and what is left for the director (``todo``)."""
+
+    day: int
+    discussion: str
+    vote: str
+    opens: datetime
+    opens_from: str
+    closes: datetime | None
+    closes_from: str
+    accelerated_close: Close | None
+    sheriff: str | None
+    sheriff_how: str
+    out: tuple[tuple[str, str], ...]  # (player, how)
+    unchecked: tuple[str, ...]
+    block: str
+    todo: tuple[str, ...]
+
+
+def next_number(game: Game, day: int | None) -> int:
+    """The day to add: the one named, else the one after the file's last."""
+    number = day if day is not None else max((d.day for d in game.days), default=0) + 1
+    if any(d.day == number for d in game.days):
+        raise InputError(
+            f"{game.where()} has day {number} already; give another with --day N, or edit "
+            "that day's block."
+        )
+    return number
+
+
+def refuse_known_threads(game: Game, discussion: str, vote: str) -> None:
+    """Before anything is read: neither thread may be another day's already."""
+    keys = []
+    for url, role in ((discussion, ThreadRole.DISCUSSION), (vote, ThreadRole.VOTE)):
+        key = resolve_url(url)[1].key
+        keys.append(key)
+        found = game.locate(key)
+        if found is not None:
+            raise InputError(
+                f"thread {key.thread_id} is day {found[0].day}'s {found[1]} thread in "
+                f"{game.where()} already, not a new day's {role} thread; give the new day's "
+                "threads."
+            )
+    if keys[0] == keys[1]:
+        raise InputError(
+            f"thread {keys[0].thread_id} is given as both the discussion and the vote thread; "
+            "give the day's discussion thread, then its vote thread."
+        )
+
+
+def propose(
+    game: Game, number: int, talk: Thread, vote: Thread, urls: tuple[str, str],
+    now: datetime, carried: Carried,
+) -> Proposal:  # fmt: skip
+    """The block for day ``number`` from its discussion and vote threads (read), checked as
+    a count would check them; InputError with the checks' sentence when a thread is not the
+    day's."""
+    for thread, role in ((talk, ThreadRole.DISCUSSION), (vote, ThreadRole.VOTE)):
+        if not thread.posts or thread.posts[0].floor != 1:
+            raise InputError(
+                f"thread {thread.thread_id} “{thread.title}” has no first post to read the "
+                f"day from; is it the day's {role} thread?"
+            )
+    from tally.outputs.draft import is_vote_thread, opening
+
+    opened = opening(vote, talk)
+    assert opened is not None  # both threads have their first post
+    opens, opens_from = opened[0].astimezone(game.timezone), opened[1]
+    closes, closes_from, fast = None, "", None
+    for thread, which in ((vote, "vote"), (talk, "discussion")):
+        post = thread.posts[0]
+        closes_said = announced_closes(post.text, post.time, game.timezone)
+        plain = [c for c in closes_said if not c.accelerated]
+        fast = fast or next((c for c in closes_said if c.accelerated), None)
+        if plain and closes is None:
+            closes = plain[0].at
+            closes_from = f"the {which} thread's first post: {_q(plain[0].line)}"
+    day = Day(
+        day=number,
+        opens=opens,
+        closes=closes or opens + timedelta(days=1),  # only for the checks below
+        vote=urls[1],
+        discussion=urls[0],
+        threads={
+            ThreadRole.VOTE: resolve_url(urls[1])[1],
+            ThreadRole.DISCUSSION: resolve_url(urls[0])[1],
+        },
+    )
+    if closes is not None and closes <= opens:
+        shut, begun = compared(closes, opens)
+        raise InputError(
+            f"{closes_from} says day {number} closes {shut}, not after it opens "
+            f"{begun} ({opens_from})."
+        )
+    if is_vote_thread(talk) and not is_vote_thread(vote):
+        raise InputError(
+            f"thread {talk.thread_id} “{talk.title}” is a vote thread and thread "
+            f"{vote.thread_id} “{vote.title}” is not: give the discussion thread first, then "
+            "the vote thread."
+        )
+    with_day = dataclasses.replace(game, days=(*game.days, day))
+    thread_fits_day(with_day, talk, day, ThreadRole.DISCUSSION)
+    thread_fits_day(with_day, vote, day, ThreadRole.VOTE)
+    if closes is not None:  # the two first posts must not say two closes
+        close_as_announced(with_day, day, (vote, talk))
+    # Last: a thread of the wrong day is said as such, not as a day that has not opened.
+    if opens > now:
+        at, it_is = compared(opens, now.astimezone(game.timezone))
+        raise InputError(
+            f"day {number} is not open yet: {opens_from.split(':')[0]} says it opens {at}, "
+            f"and it is {it_is}; add the day once it has opened."
+        )
+    out = tuple(
+        (p, how) for p, (since, how) in sorted(carried.out.items(), key=lambda i: i[1][0])
+        if since <= number
+    )  # fmt: skip
+    todo = []
+    if closes is None:
+        todo.append(
+            f"write day {number}'s closes (neither first post says it, like 关门：11月26日 21:30)"
+        )
+    try:  # what the day inherits, held against it as a count will (a sheriff who is out)
+        resolve(with_day, day, carried)
+    except GameFileError as exc:
+        todo.append(str(exc).rstrip("."))
+    if carried.unchecked:
+        todo.append("count the days before first: " + "; ".join(carried.unchecked))
+    block = _block(game.rules, day, closes, opens_from, closes_from, fast, carried, out)
+    return Proposal(
+        number, urls[0], urls[1], opens, opens_from, closes, closes_from, fast,
+        carried.sheriff, carried.sheriff_how, out, carried.unchecked, block, tuple(todo),
+    )  # fmt: skip
+
+
+def _q(value: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _when(value: datetime) -> str:
+    return value.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _block(rules: Ruleset, day: Day, closes: datetime | None, opens_from: str,
+           closes_from: str, fast: Close | None, carried: Carried,
+           out: tuple[tuple[str, str], ...]) -> str:  # fmt: skip
+    lines = [
+        "[[days]]",
+        f"day = {day.day}",
+        f"opens = {_when(day.opens)}  # {opens_from}",
+        f"closes = {_when(closes)}  # {closes_from}"
+        if closes is not None
+        else f'closes = "{PLACEHOLDER}: the close, like 2024-05-09T21:30:00"',
+    ]
+    if fast is not None and rules.acceleration:
+        lines.append(
+            f"# accelerated: closes = {_when(fast.at)} and accelerated = true, if the day is "
+            f"accelerated ({_q(fast.line)})"
+        )
+    lines += [f"discussion = {_q(day.discussion or '')}", f"vote = {_q(day.vote)}"]
+    if carried.sheriff is not None and carried.sheriff not in dict(out):
+        lines.append(
+            f"# sheriff: {carried.sheriff}, from {carried.sheriff_how} (tally derives it; "
+            'write sheriff = "…" with sheriff_change = "…" if the badge passed)'
+        )
+    elif carried.sheriff is not None:
+        gone = carried.sheriff
+        lines.append(f'# sheriff = "…"  # {gone}, the sheriff, is out: who has the badge?')
+    if out:
+        shown = ", ".join(f"{p} ({how})" for p, how in out)
+        lines.append(f"# out so far (tally derives them): {shown}")
+    noon = _when(day.opens.replace(hour=12, minute=0, second=0))
+    for key, hint, wanted in _DAY_KEYS:
+        if wanted(rules):
+            lines.append(f"# {key} = {hint.replace('NOON', noon)}")
+    return "\n".join(lines) + "\n"
+
+
+def appended(text: str, block: str) -> str:
+    """The game file's text with ``block`` (one ``[[days]]`` table) after its last day,
+    every other line as it was: the comments and blank lines that stood before what follows
+    the days (a ``[[rulings]]``) stay before it; a file of Windows line ends keeps them."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+    from tomlkit.items import AoT, Whitespace
+
+    newline = "\r\n" if "\r\n" in text else "\n"
+    try:
+        doc = tomlkit.parse(text)
+        new: Table = tomlkit.parse(block.replace("\n", newline))["days"][0]
+    except TOMLKitError as exc:  # the loader read it; tomlkit should too
+        raise GameFileError(f"the game file cannot be edited ({exc}).") from None
+    days = doc.get("days")
+    if days is None:
+        doc.append("days", tomlkit.aot())
+        days = doc["days"]
+    if not isinstance(days, AoT):
+        raise GameFileError("the game file's days are not [[days]] tables; add the day by hand.")
+    if len(days):
+        last: Table = days[-1]
+        body = last.value.body
+        tail: list[tuple[Any, Any]] = []
+        while body and body[-1][0] is None:  # comments and blank lines after the last key
+            tail.insert(0, body.pop())
+        last.value.body.append((None, Whitespace(newline)))
+        new.value.body.extend(tail or [(None, Whitespace(newline))])
+    days.append(new)
+    return tomlkit.dumps(doc).rstrip("\r\n") + newline
+
+
+class Asker(Protocol):
+    """Who shows the block and is asked before the file changes (the terminal)."""
+
+    def confirm(self, question: str) -> bool | None: ...
+
+    def proposed(self, text: str) -> None: ...
+
+
+def add_day(
+    game: Game,
+    discussion: str,
+    vote: str,
+    *,
+    day: int | None = None,
+    yes: bool = False,
+    reader: Reader,
+    show: Asker | None = None,
+) -> DayAdded:
+    """`tally day add`: read the day's two threads, propose its block, show it, ask (unless
+    ``yes``: without a terminal to ask, nothing is written), and append it atomically."""
+    from tally.atomic import write_atomic
+    from tally.rules.gamefile import parse_game
+    from tally.workflows import days_before
+
+    if game.path is None:
+        raise InputError("a day is added to a game file; load one.")
+    number = next_number(game, day)
+    refuse_known_threads(game, discussion, vote)
+    talk, poll = reader.read([discussion, vote], game.timezone)
+    carried = days_before(game, number, reader, [talk, poll]).carried
+    proposal = propose(game, number, talk, poll, (discussion, vote), reader.now(), carried)
+    text = tomlfile.read_text(game.path, "game file", GameFileError)
+    edited = appended(text, proposal.block)
+    check = edited
+    if proposal.closes is None:  # the placeholder is the director's to fill; the rest is checked
+        check = edited.replace(
+            f'"{PLACEHOLDER}: the close, like 2024-05-09T21:30:00"',
+            _when(proposal.opens + timedelta(days=1)),
+        )
+    parse_game(check, source=str(game.path), path=game.path,
+               default_timezone=str(game.timezone))
+    if show is not None:
+        show.proposed(proposal.block)
+    if not yes:
+        asked = show.confirm(f"Add day {number} to {game.path}?") if show is not None else None
+        if asked is None:
+            raise InputError(
+                f"there is no terminal to ask before changing {game.path}: add --yes to add "
+                "the day without asking."
+            )
+        if not asked:
+            raise InputError(f"not added: you said no; {game.path} is as it was.")
+    # Notepad's byte-order mark, where the file had one, stays.
+    bom = b"\xef\xbb\xbf" if game.path.read_bytes().startswith(b"\xef\xbb\xbf") else b""
+    write_atomic(game.path, bom + edited.encode("utf-8"))
+    return DayAdded(game.path, proposal, True)

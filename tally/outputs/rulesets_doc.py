@@ -1,0 +1,179 @@
+"""docs/rulesets.md, written from the built-in rulesets themselves (``PRESETS``), so that what a
+director reads before choosing one cannot drift from what tally applies.
+
+    python -m tally.outputs.rulesets_doc docs/rulesets.md
+
+tests/test_rulesets_doc.py writes it again and compares: a field changed in
+``tally.rules.rulesets`` without the page made again fails the suite.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from decimal import Decimal
+from pathlib import Path
+
+from tally.rules.rulesets import ABOUT, PRESETS, ChangeMethod, Ruleset, Share, TieStep
+
+# How a change is posted, by the button a player presses (RULES V3): on Discuz! and on Tieba.
+_DISCUZ = {
+    ChangeMethod.COMMENT: "the vote floor's 点评 button (a 点评 under one's own vote floor; "
+    "the board must allow 点评)",
+    ChangeMethod.REPLY: "the vote floor's 回复 button: on X3.5 it quotes the floor with its "
+    "link, on X3.4 and before it heads the post 回复 N# with the link (引用 links it too); a "
+    "post from the reply box at the foot of the page links no floor: void as "
+    "`change_not_reply`",
+    ChangeMethod.QUOTE: "the vote floor's 引用 button (X3.5 shows only 回复, which quotes the "
+    "floor: that does too); X3.4's 回复 (a 回复 N# header, no quote) and a post from the reply "
+    "box are void as `change_not_reply`",
+    ChangeMethod.POST: "any new post (回复, 引用, 点评 or the reply box)",
+}
+_TIEBA = {
+    ChangeMethod.COMMENT: "a 楼中楼 under one's own vote floor (its 回复 link)",
+    ChangeMethod.REPLY: "no way: a Tieba floor links no floor it answers",
+    ChangeMethod.QUOTE: "no way: Tieba has no 引用",
+    ChangeMethod.POST: "any new floor or 楼中楼",
+}
+_TIES = {
+    TieStep.ACOLYTE: "the 侍僧 dies instead (`acolyte`)",
+    TieStep.SHERIFF_TARGET: "the sheriff's target is out",
+    TieStep.NONE: "nobody is out",
+}
+
+
+def _n(value: Decimal) -> str:
+    return format(value.normalize(), "f")
+
+
+def _either(words: Mapping[ChangeMethod, str], rules: Ruleset) -> str:
+    if set(rules.change_via) == set(ChangeMethod):
+        return words[ChangeMethod.POST]
+    said = [words[m] for m in rules.change_via]
+    possible = [w for w in said if not w.startswith("no way")]
+    return "; or ".join(possible or said[:1])
+
+
+def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
+    """The ruleset's table: (what, how this ruleset does it, the rules it applies)."""
+    day1 = (
+        f"a sheriff election (警长竞选) on day {rules.sheriff_election_day}, the first to reach "
+        "the most votes wins"
+        if rules.sheriff_election_day is not None
+        else "a vote like every day's (no sheriff election)"
+    )
+    if rules.election_voters:
+        day1 += f"; only {'、'.join(rules.election_voters)} vote and stand (`[roles]`)"
+    ballot = "`投票对象：名字` alone"
+    if rules.require_reason:
+        ballot = "`投票对象：名字` and `投票理由：…`"
+    ballot += f"; `{rules.abstain_word}` abstains; a change `改票对象：名字`"
+    changes = "no limit" if rules.max_changes is None else f"{rules.max_changes}"
+    window = (
+        f"none in the last {rules.change_window_minutes} minutes before the close"
+        if rules.change_window_minutes
+        else "until the close"
+    )
+    extra = ""
+    if rules.change_after_target_death:
+        extra = "; one more, even then, when one's target is out during the day"
+    weights = f"sheriff {_n(rules.sheriff_weight)}, deputy {_n(rules.deputy_weight)}"
+    if rules.dictator_bonus:
+        weights += (
+            f"; a 独裁 sheriff {_n(rules.dictator_weight)}, +1 for every {rules.dictator_every} "
+            f"living from {rules.dictator_from}"
+        )
+    if rules.deputy_immune_to_zero:
+        weights += "; the deputy keeps their weight under 迷魂"
+    weights += f"; the slandered +{_n(rules.slander_bonus)}"
+    if rules.unity_bonus:
+        weights += f"; 众志成城 +{_n(rules.unity_bonus)} each"
+    out = (
+        "out only with more than half of all votes cast, abstentions included"
+        if rules.majority_of_all
+        else "the most votes is out; a tie: " + ", else ".join(_TIES[s] for s in rules.tie_chain)
+    )
+    streak = f"fewer than {rules.streak_posts} on each of {rules.streak_days} days in a row (L2)"
+    cards = [f"fewer than {rules.min_posts} posts on a day (L1)", streak]
+    if rules.card_no_vote:
+        cards.append("no vote (L3)")
+    dead = "the dead posting (L5"
+    if rules.dead_post_allowance:
+        dead += f"; “{rules.dead_post_allowance}” once a day is allowed"
+    if rules.may_post_when_dead:
+        dead += f"; {'、'.join(rules.may_post_when_dead)} may post"
+    cards.append(dead + ", flagged)")
+    if rules.flag_comment_discussion:
+        chars = rules.comment_chat_chars
+        cards.append(f"discussion as 楼中楼 (L6, flagged beyond {chars} characters)")
+    cards.append(
+        f"floods: {rules.flood_posts} posts of at most {rules.flood_chars} characters in "
+        f"{rules.flood_minutes} minutes (L8, flagged)"
+    )
+    proxy = (
+        f"due {rules.proxy_deadline_minutes} minutes before the close"
+        if rules.proxy_deadline_minutes is not None
+        else "no deadline"
+    )
+    if rules.proxy_change_deadline_minutes is not None:
+        proxy += f"; a proxy change {rules.proxy_change_deadline_minutes} minutes before"
+    share = "at least half" if rules.acceleration_share is Share.AT_LEAST_HALF else "more than half"
+    fast = f"when {share} of the living ask"
+    if rules.acceleration_cutoff_hours:
+        fast += f", counted {rules.acceleration_cutoff_hours} h before the accelerated close"
+    if not rules.acceleration:
+        fast = "none"
+    shown = {
+        (True, True): "counts and who voted whom",
+        (False, True): "who voted whom, no counts",
+        (True, False): "counts, not who voted whom",
+        (False, False): "only who is out",
+    }
+    return [
+        ("day 1", day1, "C4, V12"),
+        ("ballot", ballot, "V1, V2, V6"),
+        ("a change on Discuz!", _either(_DISCUZ, rules), "V3"),
+        ("a change on Tieba", _either(_TIEBA, rules), "V3"),
+        ("changes", f"{changes}; {window}{extra}", "V4, V5, V9"),
+        ("proxy ballots (代投)", proxy, "V8"),
+        ("weights", weights, "C1, C2, C3"),
+        ("who is out", out, "C5, C6"),
+        ("carded", "; ".join(cards), "L1–L8"),
+        ("acceleration (加速)", fast, "S3"),
+        ("the announcement shows", shown[rules.publish_counts, rules.publish_voters], "C7"),
+    ]
+
+
+def markdown(presets: Mapping[str, Ruleset] = PRESETS) -> str:
+    """The page: one short table for each built-in ruleset (``default`` is ``000``)."""
+    lines = [
+        "# The built-in rulesets",
+        "",
+        "<!-- Written by `python -m tally.outputs.rulesets_doc docs/rulesets.md` from",
+        "tally/rules/rulesets.py; tests/test_rulesets_doc.py checks it. Do not edit by hand. -->",
+        "",
+        "A game file picks one with `ruleset = \"…\"` (or `tally init --ruleset …`); any line "
+        "may be changed for one game under `[rules]` ([game-file.md](game-file.md), *Rules*). "
+        "The ids (V3, C5, L1…) are the rules' in README, *The rules*.",
+    ]
+    for key, rules in presets.items():
+        if key == "default":
+            continue
+        lines += ["", f"## `{key}`", "", ABOUT.get(key, rules.name) + ".", "",
+                  "| | | rule |", "|---|---|---|"]  # fmt: skip
+        lines += [f"| {what} | {how} | {rule} |" for what, how, rule in rows(rules)]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    text = markdown()
+    if args:
+        Path(args[0]).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
