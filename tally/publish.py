@@ -128,11 +128,18 @@ def ready(game: Game, ref: ThreadRef, page: int, reader: Reader) -> ReplyForm:
             "elsewhere): post by hand."
         )
     member_check(form, board)
-    if not game.is_director(form.member):
+    if not game.is_director(form.member, None, form.uid):
+        who = game.author(form.member, None, form.uid)
+        also = (
+            f" ({form.member} is uid {form.uid}; the director {who.lookalike} is uid "
+            f"{who.lookalike_id})"
+            if who.lookalike
+            else ""
+        )
         raise PostError(
             f"the cookies log tally in as {form.member}, who is not a director of "
-            f"{game.where()}: tally posts as the director only (add the account to directors "
-            "if it is one)."
+            f"{game.where()}{also}: tally posts as the director only (add the account to "
+            "directors if it is one)."
         )
     person_check(form)
     return form

@@ -39,6 +39,7 @@ class Remark:
     words: str  # its first words
     comment: bool = False
     parent_post_id: str | None = None
+    author_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,3 +65,5 @@ class Ballot:
     abstain: bool = False
     # The player's own reason (投票理由), as written.
     written_reason: str | None = None
+    # The author's account id (Discuz! uid, Tieba user id), when the page shows it.
+    author_id: str | None = None

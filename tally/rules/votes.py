@@ -142,7 +142,14 @@ def tally_day(
         ballots=tuple(ballots),
         count=counted,
         not_voted=not_voted,
-        flags=(*flags, *_stranger_flags(ballots), *counted.flags, *s3),
+        flags=(
+            *flags,
+            *_stranger_flags(ballots),
+            *renamed_flags(game, thread),
+            *accounts_note(game, thread),
+            *counted.flags,
+            *s3,
+        ),
         as_of=as_of,
         provisional=provisional,
         acceleration=acceleration,
@@ -151,6 +158,31 @@ def tally_day(
         late_ok=bool(late and late_ok),
         remarks=remarks(thread, game),
     )
+
+
+def renamed_flags(game: Game, thread: Thread) -> list[Flag]:
+    """A player whose account the forum renamed (its id is the file's, its name is not):
+    said once, with the name it posts under now."""
+    flags: dict[str, Flag] = {}
+    for w in thread.writings():
+        who = game.author(w.author, w.author_display, w.author_id)
+        if who.renamed and who.name is not None and who.name not in flags:
+            note = (f"{who.name} (uid {w.author_id}) posts as {w.author} now: the same account, "
+                    f"counted as {who.name}")  # fmt: skip
+            flags[who.name] = Flag("renamed", note, who.name, w.post.floor, w.item_id)
+    return list(flags.values())
+
+
+def accounts_note(game: Game, thread: Thread) -> tuple[Flag, ...]:
+    """Said once when the forum shows account ids and the game file gives none: players are
+    told apart by their names alone, and a look-alike name is another account."""
+    if game.has_ids or not any(w.author_id for w in thread.writings()):
+        return ()
+    return (Flag("accounts",
+        "the game file gives no account ids, so players are known by their names alone (a "
+        "renamed player is lost, a look-alike account is told apart only by its spelling); "
+        'give each its id, players = [{ name = "bob", id = 3 }] (the uid of its space page), '
+        "or let tally init write them"),)  # fmt: skip
 
 
 def _stranger_flags(ballots: list[Ballot]) -> list[Flag]:
