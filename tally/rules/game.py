@@ -57,6 +57,9 @@ class Day:
     late_ok: bool = False
     # Why the close differs from the one the thread's first post announced.
     close_changed: str | None = None
+    # Why the day's announced result changed (tally.rules.closed): without it, a recount
+    # that comes out otherwise than the result tally posted stops.
+    result_changed: str | None = None
     # The threads above as the forum names them, resolved when the file is loaded (a URL
     # that names no thread is a game-file error then, not a surprise at closing time).
     threads: Mapping[ThreadRole, ThreadRef] = field(default_factory=dict)
@@ -137,6 +140,8 @@ class Game:
     # Each account's forum id (Discuz! uid, Tieba user id) by the name the file gives it
     # (players, aliases, directors, outsiders): with it, an account is known by its id.
     ids: Mapping[str, str] = field(default_factory=dict)
+    # What tally posted as each day's result (the journal of posts beside the file), by day.
+    announced: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
 
     @cached_property
     def id(self) -> str:

@@ -7,6 +7,7 @@ once: a URL that names no thread is a game-file error at load, not at closing ti
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Mapping
 from datetime import date, datetime
@@ -71,6 +72,7 @@ _DAY_KEYS = {
     "progress",
     "late_ok",
     "close_changed",
+    "result_changed",
 }
 _RULING_KEYS = {"day", "floor", "comment", "action", "target", "note"}
 _DECLARATIONS = ("独裁", "自由", "秩序")
@@ -81,7 +83,11 @@ def load_game(path: str | Path, *, default_timezone: str = settings.DEFAULT_ZONE
     ``default_timezone`` is the forum's clock when the file names none (the config's)."""
     p = Path(path)
     text = tomlfile.read_text(p, "game file", GameFileError)
-    return parse_game(text, source=str(p), path=p, default_timezone=default_timezone)
+    game = parse_game(text, source=str(p), path=p, default_timezone=default_timezone)
+    from tally.rules.closed import announced
+
+    found = announced(game)
+    return dataclasses.replace(game, announced=found) if found else game
 
 
 def parse_game(
@@ -464,6 +470,11 @@ class _Checker:
             late_ok=late_ok,
             close_changed=(
                 self.string(close_changed, f"{where}.close_changed") if close_changed else None
+            ),
+            result_changed=(
+                self.string(t["result_changed"], f"{where}.result_changed")
+                if t.get("result_changed")
+                else None
             ),
             sheriff=None if no_sheriff else one("sheriff"),
             no_sheriff=no_sheriff,
