@@ -345,7 +345,14 @@ def _send(form: ReplyForm, text: str, ref: ThreadRef, reader: Reader) -> Accepte
 def _read_back(
     reader: Reader, url: str, game: Game, pid: str, text: str
 ) -> tuple[int | None, str | None]:
-    thread = _read(reader, url, game)
+    try:
+        thread = _read(reader, url, game)
+    except FetchError as exc:  # posted: the read back alone failed; never "--offline" here
+        said = str(exc).split(" The cache holds")[0].rstrip(".")
+        return None, (
+            f"post {pid} was made, and the thread could not be read back ({said}): look at the "
+            "thread"
+        )
     found = next((p for p in thread.posts if p.post_id == pid), None)
     if found is None:
         return None, f"the thread does not show post {pid} (yet): look at it before posting again"

@@ -104,7 +104,7 @@ def test_a_no_break_space_in_the_name_is_posted_once(board, tmp_path):
 def test_an_impostor_named_like_the_director_neither_blocks_nor_is_the_director(board, tmp_path):
     """admin。 (another account) posts a fake result carrying the mark, after the close: not
     the director's post, so the director's is made; admin。's cookies cannot post."""
-    url, game, cookies = setup(board, tmp_path)
+    _, game, cookies = setup(board, tmp_path)
     text = Path(game).read_text(encoding="utf-8").replace(
         'directors = ["导演A"]', 'directors = [{ name = "导演A", id = 7 }]')  # fmt: skip
     Path(game).write_text(text, encoding="utf-8")
@@ -132,7 +132,7 @@ def test_an_impostor_named_like_the_director_neither_blocks_nor_is_the_director(
 def test_a_post_whose_answer_never_came_is_looked_for_not_pasted(board, tmp_path):
     """The forum stores the post and answers a body tally cannot read: the thread read again
     shows it, so it is the post (recorded), and a second run does not post again."""
-    url, game, cookies = setup(board, tmp_path)
+    _, game, cookies = setup(board, tmp_path)
     clock = after_close(board)
     original = board._reply
 
@@ -295,6 +295,7 @@ def test_two_announces_at_once_post_once(board, tmp_path):
     answer each page: the lock lets one in; the other, let in after, reads the thread again
     and finds the post."""
     _, game, cookies = setup(board, tmp_path)
+    board.floodctrl = 0  # the board's flood control would stop a second post on its own
     board.clock = FakeClock("2024-05-09 22:00:00", CHINA).now  # the posts' times; the runs' are now
     original = board.forum.request_hook
 
@@ -311,7 +312,7 @@ def test_two_announces_at_once_post_once(board, tmp_path):
              "--yes", "--cookies", str(cookies), "--cache-dir", str(tmp_path / f"cache{i}")],
             cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env={**os.environ, "NO_COLOR": "1"},
-        )  # fmt: skip
+        )
         for i in range(2)
     ]
     done = [r.communicate(timeout=120) for r in runs]
@@ -341,3 +342,25 @@ def test_the_lock_is_one_poster_at_a_time(tmp_path):
     a.join()
     assert order == ["a in", "a out", "b in", "b out"]
     assert Journal(journal_path(game)).entries() == ()
+
+
+def test_a_read_back_that_fails_says_look_at_the_thread_never_offline(board, tmp_path):
+    """The post made, the forum down for the read back: the post is not lost to a "paste by
+    hand", and the advice is the thread, not --offline (the cache holds the thread)."""
+    _, game, cookies = setup(board, tmp_path)
+    after_close(board)
+    original = board.forum.request_hook
+
+    def down_after_the_post(path, headers, body):  # type: ignore[no-untyped-def]
+        if body is None and "viewthread" in path and board.replies:
+            return Reply(500, b"<html>down</html>", {"Content-Type": "text/html"})
+        return original(path, headers, body)  # type: ignore[misc]
+
+    board.forum.request_hook = down_after_the_post
+    result = watch(board.forum.url("forum.php?mod=viewthread&tid=102"), game, cookies,
+                   FakeClock("2024-05-09 21:20:00", CHINA), "--post")  # fmt: skip
+    assert len(board.replies) == 1
+    assert "post 2020 was made, and the thread could not be read back" in result.stderr
+    assert "look at the thread" in result.stderr
+    assert "--offline" not in result.stderr and "paste" not in result.stderr
+    assert entries(game)[-1]["pid"] == "2020"
