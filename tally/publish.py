@@ -32,11 +32,9 @@ checked:
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +59,7 @@ from tally.journal import POSTED, REFUSED, UNKNOWN, Entry, Journal, journal_path
 from tally.model import Post, Thread, ThreadRef
 from tally.outputs.announce import BBCODE_TAG
 from tally.outputs.results import Posted
+from tally.rules.closed import mark, marked_post, outcome_code, since
 from tally.rules.game import Day, Game
 from tally.times import short
 from tally.vocabulary import Announcement
@@ -87,14 +86,6 @@ def where_to_post(game: Game, day: Day, kind: Announcement) -> tuple[str, Thread
     return url, resolve_url(url)[1]
 
 
-def mark(game: Game, day: int, kind: Announcement | str) -> str:
-    """tally's mark for this game, day and kind, the last line of every post it makes: what
-    "this post again" is known by in the thread (a director's template may change every
-    other line). ASCII, so that every board's charset holds it."""
-    game_hash = hashlib.sha256(game.id.encode("utf-8")).hexdigest()[:8]
-    return f"tally#{game_hash}/d{day}/{Announcement(kind).value}"
-
-
 # Spaces a board shows as something else, or that GBK cannot hold: one plain space; and
 # characters that show as nothing: gone (a player's invisible characters never stop a post).
 _AS_SPACE = dict.fromkeys(map(ord, "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
@@ -105,16 +96,20 @@ _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), Non
 INERT_BBCODE = "[[i][/i]"
 
 
-def final_text(game: Game, day: int, kind: Announcement | str, text: str) -> str:
+def final_text(game: Game, day: int, kind: Announcement | str, text: str,
+               outcome: Mapping[str, Any] | None = None) -> str:  # fmt: skip
     """The text as tally posts it, made once, so that what is checked, kept and shown is what
     is sent: line breaks as "\n", the spaces of ``_AS_SPACE`` plain, invisible characters out
     (the zero-width space ``inert`` breaks a player's tag with becomes ``INERT_BBCODE``), and
-    tally's ``mark`` on the last line."""
+    tally's ``mark`` on the last line (a closing post's with its ``outcome``'s code, by which
+    a recount knows what was posted: tally.rules.closed)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = text.replace("[\u200b", INERT_BBCODE).translate(_AS_SPACE).translate(_INVISIBLE)
     own = mark(game, day, kind)
     if own in text:
         return text
+    if outcome and Announcement(kind) is Announcement.CLOSE:
+        own += "/" + outcome_code(outcome.get("result"), outcome.get("player"))
     return text.rstrip("\n") + f"\n\n{own}\n"
 
 
@@ -137,7 +132,7 @@ def post_text(
     if platform.no_posting:  # Tieba: see README, Posting the result
         raise PostError(platform.no_posting)
     live_only(reader)
-    text = final_text(game, day.day, kind, text)
+    text = final_text(game, day.day, kind, text, outcome)
     journal = Journal(journal_path(game.path))
     with post_lock(game.path, day.day, kind):
         # Read inside the lock: a poster let in after another finds its post.
@@ -245,27 +240,10 @@ def _read(reader: Reader, url: str, game: Game) -> Thread:
     return thread
 
 
-def _since(day: Day, kind: Announcement) -> datetime:
-    """A post of this kind is looked for after this time: the close's after the close."""
-    return day.closes if kind is Announcement.CLOSE else day.opens
-
-
 def _live(reader: Reader, url: str, game: Game, day: Day, kind: Announcement) -> Thread:
     """The thread as the forum shows it now: no page cached before the post could be there
     decides (the last page is always read again)."""
-    return reader.thread(url, game.timezone, not_before=min(_since(day, kind), reader.now()))
-
-
-def marked_post(game: Game, day: Day, kind: Announcement, thread: Thread) -> Post | None:
-    """The post in ``thread`` that is this one: by a director's account (by its id when the
-    game file gives it), after the close (a reminder: after the open), carrying the mark."""
-    own = mark(game, day.day, kind)
-    since = _since(day, kind)
-    for p in thread.posts:
-        director = game.is_director(p.author, p.author_display, p.author_id)
-        if p.time >= since and own in p.text and director:
-            return p
-    return None
+    return reader.thread(url, game.timezone, not_before=min(since(day, kind), reader.now()))
 
 
 def _never_twice(
@@ -406,7 +384,7 @@ def post_or_keep(
 
     from tally.atomic import write_atomic
 
-    text = final_text(game, day.day, kind, text)
+    text = final_text(game, day.day, kind, text, outcome)
     try:
         return post_text(game, day, kind, text, reader=reader, yes=True, outcome=outcome)
     except AlreadyPosted:

@@ -492,7 +492,7 @@ def _posted(game: Game, day: Day, kind: Announcement, text: str, post: bool, yes
         return Announced(text)
     from tally.publish import final_text, post_text
 
-    text = final_text(game, day.day, kind, text)
+    text = final_text(game, day.day, kind, text, outcome)
 
     def confirm(question: str) -> bool | None:
         return show.confirm(f"{text.rstrip()}\n\n{question}") if show is not None else None

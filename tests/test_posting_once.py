@@ -49,7 +49,8 @@ def test_the_journal_says_what_was_posted_before_and_after(board, tmp_path):
     assert entry["at"] == "2024-05-09T22:00:00+08:00" and len(entry["digest"]) == 64
     assert entry["outcome"]["result"] == "eliminated" and entry["outcome"]["player"] == "白桃"
     [(_, _, message)] = board.replies
-    assert MARK.search(message.splitlines()[-1])  # the mark: the post's last line
+    # the mark, the post's last line: game, day, kind, and the outcome's code
+    assert re.fullmatch(r"tally#[0-9a-f]{8}/d2/close/[0-9a-f]{6}", message.splitlines()[-1])
     import hashlib
 
     assert entry["digest"] == hashlib.sha256(message.encode()).hexdigest()
@@ -281,6 +282,11 @@ def test_a_closed_day_keeps_its_result(board, tmp_path):
     said = again.stderr.strip().splitlines()[-1]
     assert said.startswith("tally: day 2's result was announced as eliminated 白桃, and counts now as")
     assert "floor " in said and "(uid " in said and 'result_changed = "…"' in said
+    # Without the journal (another machine): the director's post in the thread says it.
+    journal_path(Path(game)).unlink()
+    elsewhere = runner.invoke(app, args, obj=env(clock))
+    assert elsewhere.exit_code == 2
+    assert "day 2's result was posted on floor 20 by 导演A, and counts now as" in elsewhere.stderr
     text = Path(game).read_text(encoding="utf-8").replace(
         "deputy = ", 'result_changed = "two ballots fixed on appeal"\ndeputy = ')  # fmt: skip
     Path(game).write_text(text, encoding="utf-8")

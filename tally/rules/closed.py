@@ -10,18 +10,74 @@ deleted, a ruling added).
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Mapping
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from tally.errors import GameFileError
+from tally.vocabulary import Announcement
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from tally.model import Post, Thread
     from tally.rules.ballots import Ballot
     from tally.rules.count import Outcome
     from tally.rules.game import Day, Game
     from tally.rules.votes import DayResult
+
+
+def mark(game: Game, day: int, kind: Announcement | str) -> str:
+    """tally's mark for this game, day and kind, the last line of every post it makes: what
+    "this post again" is known by in the thread (a director's template may change every
+    other line). ASCII, so that every board's charset holds it. A closing post's mark ends
+    with its outcome's code (``outcome_code``)."""
+    game_hash = hashlib.sha256(game.id.encode("utf-8")).hexdigest()[:8]
+    return f"tally#{game_hash}/d{day}/{Announcement(kind).value}"
+
+
+def outcome_code(result: object, player: object) -> str:
+    return hashlib.sha256(f"{result}:{player or ''}".encode()).hexdigest()[:6]
+
+
+def since(day: Day, kind: Announcement) -> datetime:
+    """A post of this kind is looked for after this time: the close's after the close."""
+    return day.closes if kind is Announcement.CLOSE else day.opens
+
+
+def marked_post(game: Game, day: Day, kind: Announcement, thread: Thread) -> Post | None:
+    """The post in ``thread`` that is this one: by a director's account (by its id when the
+    game file gives it), after the close (a reminder: after the open), carrying the mark."""
+    own = mark(game, day.day, kind)
+    after = since(day, kind)
+    for p in thread.posts:
+        director = game.is_director(p.author, p.author_display, p.author_id)
+        if p.time >= after and own in p.text and director:
+            return p
+    return None
+
+
+def check_posted(game: Game, day: Day, thread: Thread, outcome: Outcome) -> None:
+    """Without the journal (another machine, a co-director): the director's closing post in
+    the vote thread says by its mark's code what was posted; a recount that comes out
+    otherwise stops (which floors changed the journal alone could say)."""
+    found = marked_post(game, day, Announcement.CLOSE, thread)
+    if found is None:
+        return
+    said = re.search(re.escape(mark(game, day.day, Announcement.CLOSE)) + r"/([0-9a-f]{6})",
+                     found.text)  # fmt: skip
+    if said is None or said.group(1) == outcome_code(outcome.result, outcome.player):
+        return
+    now = f"{outcome.result}" + (f" {outcome.player}" if outcome.player else "")
+    raise GameFileError(
+        f"day {day.day}'s result was posted on floor {found.floor} by {found.author}, and "
+        f"counts now as {now}, another outcome (the journal of posts, which would say which "
+        "floors changed, is not beside this game file). A closed day keeps its result: if "
+        f'the change is right, say why under day {day.day}, result_changed = "…", and count '
+        "again."
+    )
 
 
 def announced(game: Game) -> dict[int, Mapping[str, Any]]:

@@ -129,10 +129,13 @@ def tally_day(
         s3.append(Flag("S3", acceleration.text))  # said where someone asked, or the file
     if acceleration is not None and acceleration.warning:
         s3.append(Flag("S3", "warning: " + acceleration.warning))
-    if not provisional and day.day in game.announced:  # a closed day keeps its result
-        from tally.rules.closed import compare
+    if not provisional and not day.result_changed:  # a closed day keeps its result
+        from tally.rules.closed import check_posted, compare
 
-        compare(game.announced[day.day], ballots, counted.outcome, day, why=day.result_changed)
+        if day.day in game.announced:
+            compare(game.announced[day.day], ballots, counted.outcome, day, why=None)
+        else:
+            check_posted(game, day, thread, counted.outcome)
     voted = {b.voter for b in ballots if b.status == Status.COUNTED}
     not_voted = tuple(
         p
