@@ -196,7 +196,8 @@ def _stranger_flags(ballots: list[Ballot]) -> list[Flag]:
     """One flag per author whose ballots are void because they are no player."""
     theirs: dict[str, list[Ballot]] = {}
     for b in ballots:
-        if b.reason == VoidReason.NOT_A_PLAYER:
+        # A look-alike has its own flag, naming whose name it takes.
+        if b.reason == VoidReason.NOT_A_PLAYER and " is a look-alike of " not in b.note:
             theirs.setdefault(b.author, []).append(b)
     flags = []
     for author, mine in theirs.items():
