@@ -139,6 +139,7 @@ def post_text(
         thread = _live(reader, url, game, day, kind)
         _never_twice(game, day, kind, thread, journal)
         form = ready(game, ref, thread.page_count, reader)
+        text = players_unheld(text, form.charset, game, thread, reader)
         check_size(form, text)
         if not yes:
             asked = confirm(f"Post this to {url} as {form.member}?") if confirm else None
@@ -168,6 +169,39 @@ def post_text(
     link = platform.post_url(ref, accepted.pid)
     floor, difference = _read_back(reader, url, game, accepted.pid, text)
     return Posted(kind, day.day, accepted.pid, link, url, at, form.member, floor, difference)
+
+
+def players_unheld(text: str, charset: str, game: Game, thread: Thread, reader: Reader) -> str:
+    """Characters of the text the board's charset cannot hold (an emoji on a GBK board) that
+    only players wrote (in the thread: a reason, a name) become "?", said in a warning:
+    nothing a player writes stops the post. One the director's own text holds (the game's
+    name, a template) is the director's to change: form_body refuses it, named."""
+    codec = charset.lower()
+    unheld = {c for c in set(text) if not _holds(c, codec)}
+    if not unheld:
+        return text
+    theirs = "".join(
+        p.text + p.author + "".join(c.text + c.author for c in p.comments)
+        for p in thread.posts
+        if not game.is_director(p.author, p.author_display, p.author_id)
+    )
+    if any(c not in theirs for c in unheld):
+        return text
+    if reader.how.warn is not None:
+        shown = "".join(sorted(unheld))
+        reader.how.warn(
+            f"the board reads posts as {charset.upper()}, which cannot hold {shown!r} that "
+            "players wrote: posted as '?'."
+        )
+    return text.translate({ord(c): "?" for c in unheld})
+
+
+def _holds(char: str, codec: str) -> bool:
+    try:
+        char.encode(codec)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def live_only(reader: Reader) -> None:

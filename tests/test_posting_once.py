@@ -214,6 +214,22 @@ def test_a_players_tag_on_a_gbk_board_is_inert_and_posted(forum, tmp_path):
     assert "read back: the forum shows what was sent" in result.stderr
 
 
+def test_a_character_only_a_player_wrote_that_gbk_cannot_hold_does_not_stop_it(forum, tmp_path):
+    """🐺 in a ballot's reason on a GBK board: posted as "?", said; the same character in the
+    director's own game name still stops the post (test_posting)."""
+    from .test_votes_game import game_file, vote_thread
+
+    board = Board(forum, charset="gbk")
+    t = vote_thread()
+    t.posts = [replace(p, text=p.text.replace("狼面大", "狼面大🐺")) for p in t.posts]
+    url = board.thread(t)
+    cookies = board.cookies(board.member("导演A", 7), tmp_path / "cookies.txt")
+    result = announce(game_file(tmp_path, url), cookies, after_close(board), "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert "狼面大?" in board.replies[0][2]
+    assert "which cannot hold '🐺' that players wrote: posted as '?'" in result.stderr
+
+
 def test_a_post_over_the_boards_limit_is_said_before_sending(board, tmp_path):
     _, game, cookies = setup(board, tmp_path)
     original = board._page
