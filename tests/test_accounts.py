@@ -153,3 +153,17 @@ def test_a_page_without_uids_falls_back_to_the_name():
     result = count(game(), t)
     assert [r[1] for r in rows(result)[:2]] == ["bob", None]
     assert at("08 10:00") == result.ballots[0].posted_at
+
+
+def test_a_reminder_mentions_a_renamed_player_by_the_name_it_posts_under():
+    """ncfrank (uid 7), renamed 弗兰克, said something but has not voted: the 催票 @-mentions
+    弗兰克, the name the forum knows now."""
+    from tally.outputs.announce import reminder_context
+    from tally.rules.votes import tally_day
+
+    t = thread(("弗兰克", "7", "08 10:00", "我晚点投"), ("bob", "3", "08 11:00", vote("carol")))
+    result = tally_day(t.thread(), game(), 2)  # the thread ends 08 11:00: before the close
+    assert result.provisional
+    context = reminder_context(result, game())
+    mentions = {n["player"]: n["mention"] for n in context["not_voted"]}
+    assert mentions["ncfrank"] == "弗兰克" and mentions["carol"] == "carol"
