@@ -149,6 +149,8 @@ class Writing:
     author_display: str | None
     time: datetime
     text: str
+    # The author's account id (Discuz! uid, Tieba user id), when the page shows it.
+    author_id: str | None = None
 
     @property
     def is_comment(self) -> bool:
@@ -230,7 +232,9 @@ class Thread:
     def writings(self, *, comments: bool = True) -> Iterator[Writing]:
         """Every floor, each followed by its comments (oldest first) when asked for."""
         for p in self.posts:
-            yield Writing(p, None, p.post_id, p.author, p.author_display, p.time, p.text)
+            yield Writing(p, None, p.post_id, p.author, p.author_display, p.time, p.text,
+                          p.author_id)  # fmt: skip
             if comments:
                 for i, c in enumerate(p.comments, start=1):
-                    yield Writing(p, i, c.comment_id, c.author, c.author_display, c.time, c.text)
+                    yield Writing(p, i, c.comment_id, c.author, c.author_display, c.time, c.text,
+                                  c.author_id)  # fmt: skip

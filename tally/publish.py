@@ -5,18 +5,28 @@ cookie file the director already gives tally. The safety rules, in the order the
 checked:
 
 1. only where the platform posts (Discuz!; on Tieba its client API wants the BDUSS login
-   and trips Baidu's risk control): elsewhere the text is printed to paste by hand;
+   and trips Baidu's risk control): elsewhere the text is printed to paste by hand; only
+   from the live thread (never --offline, never --archive);
 2. never a provisional count (the caller refuses those as `tally announce` does), never
    a count a check of the game file stopped (the count raised before there is a post);
-3. never twice: the thread is read again first, and a director's post that already holds
-   the post's heading (its first line) stops it;
-4. only as a director of the game, logged in (the page must show the member);
-5. asked on the terminal unless ``yes`` (tally watch --post is unattended by design);
-6. sent once, never retried;
-7. read back: the new post is looked up in the thread and its text compared with what was
+3. the text made once (``final_text``): spaces the board would show otherwise (NBSP and
+   friends) made plain, invisible characters out, players' tags inert in a way every
+   charset holds, and tally's mark for the game, day and kind on its last line, outside any
+   template (``mark``);
+4. one poster at a time (``tally.journal.post_lock``), and never twice: inside the lock the
+   journal of posts beside the game file and the live thread are read, and a post there by
+   a director's account (by its id when the file gives it) carrying the mark stops it; a
+   journal entry whose answer never came is looked for in the thread, never sent blindly;
+5. only as a director of the game, logged in (the page must show the member; its uid when
+   the game file gives the directors' ids);
+6. shown in full and asked on the terminal unless ``yes`` (tally watch --post is unattended
+   by design);
+7. recorded in the journal before it is sent, sent once, never retried, the answer recorded;
+8. read back: the new post is looked up in the thread and its text compared with what was
    sent; a difference is reported (``Posted.difference``), never hidden.
 
-    from tally.publish import post_text
+    from tally.publish import final_text, post_text
+    text = final_text(game, 2, "close", text)
     posted = post_text(game, game.day(2), "close", text, reader=reader, yes=True)
 """
 
@@ -24,8 +34,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from tally.errors import FetchError
 from tally.forums import platform_of, resolve_url
@@ -33,6 +44,7 @@ from tally.forums.charset import charset_of, decode_page
 from tally.forums.posting import (
     Accepted,
     AlreadyPosted,
+    MaybePosted,
     PostError,
     ReplyForm,
     ajax_url,
@@ -43,9 +55,11 @@ from tally.forums.posting import (
     reply_form,
 )
 from tally.forums.reader import Reader
-from tally.model import Thread, ThreadRef
+from tally.journal import POSTED, REFUSED, UNKNOWN, Entry, Journal, journal_path, post_lock
+from tally.model import Post, Thread, ThreadRef
 from tally.outputs.announce import BBCODE_TAG
 from tally.outputs.results import Posted
+from tally.rules.closed import mark, marked_post, outcome_code, since
 from tally.rules.game import Day, Game
 from tally.times import short
 from tally.vocabulary import Announcement
@@ -72,6 +86,33 @@ def where_to_post(game: Game, day: Day, kind: Announcement) -> tuple[str, Thread
     return url, resolve_url(url)[1]
 
 
+# Spaces a board shows as something else, or that GBK cannot hold: one plain space; and
+# characters that show as nothing: gone (a player's invisible characters never stop a post).
+_AS_SPACE = dict.fromkeys(map(ord, "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+                              "\u2007\u2008\u2009\u200a\u202f\u205f"), " ")  # fmt: skip
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
+# A player's tag made inert: Discuz! replaces "[i]" and "[/i]" by themselves (str_replace),
+# so "[" + an empty [i][/i] + "b]" shows "[b]" and is no tag; every charset holds it.
+INERT_BBCODE = "[[i][/i]"
+
+
+def final_text(game: Game, day: int, kind: Announcement | str, text: str,
+               outcome: Mapping[str, Any] | None = None) -> str:  # fmt: skip
+    """The text as tally posts it, made once, so that what is checked, kept and shown is what
+    is sent: line breaks as "\n", the spaces of ``_AS_SPACE`` plain, invisible characters out
+    (the zero-width space ``inert`` breaks a player's tag with becomes ``INERT_BBCODE``), and
+    tally's ``mark`` on the last line (a closing post's with its ``outcome``'s code, by which
+    a recount knows what was posted: tally.rules.closed)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("[\u200b", INERT_BBCODE).translate(_AS_SPACE).translate(_INVISIBLE)
+    own = mark(game, day, kind)
+    if own in text:
+        return text
+    if outcome and Announcement(kind) is Announcement.CLOSE:
+        own += "/" + outcome_code(outcome.get("result"), outcome.get("player"))
+    return text.rstrip("\n") + f"\n\n{own}\n"
+
+
 def post_text(
     game: Game,
     day: Day,
@@ -81,30 +122,113 @@ def post_text(
     reader: Reader,
     yes: bool = False,
     confirm: Confirm | None = None,
+    outcome: Mapping[str, Any] | None = None,
 ) -> Posted:
-    """Post ``text`` (the announcement of ``kind`` for ``day``) as a reply, under the rules
-    of this module's docstring; PostError with one sentence when any stops it."""
+    """Post ``text`` (the announcement of ``kind`` for ``day``, made by ``final_text``) as a
+    reply, under the rules of this module's docstring; PostError with one sentence when any
+    stops it. ``outcome``: what the journal keeps of a closing post's count."""
     url, ref = where_to_post(game, day, kind)
     platform = platform_of(ref)
     if platform.no_posting:  # Tieba: see README, Posting the result
         raise PostError(platform.no_posting)
-    head = heading(text)
-    thread = _read(reader, url, game)
-    _never_twice(game, thread, head)
-    form = ready(game, ref, thread.page_count, reader)
-    if not yes:
-        asked = confirm(f"Post this to {url} as {form.member}?") if confirm else None
-        if asked is None:
-            raise PostError(
-                "there is no terminal to ask before posting: add --yes to post without asking."
-            )
-        if not asked:
-            raise PostError("not posted: you said no.")
-    accepted = _send(form, text, ref, reader)
-    at = reader.now().astimezone(game.timezone)
+    live_only(reader)
+    text = final_text(game, day.day, kind, text, outcome)
+    journal = Journal(journal_path(game.path))
+    with post_lock(game.path, day.day, kind):
+        # Read inside the lock: a poster let in after another finds its post.
+        thread = _live(reader, url, game, day, kind)
+        _never_twice(game, day, kind, thread, journal)
+        form = ready(game, ref, thread.page_count, reader)
+        text = players_unheld(text, form.charset, game, thread, reader)
+        check_size(form, text)
+        if not yes:
+            asked = confirm(f"Post this to {url} as {form.member}?") if confirm else None
+            if asked is None:
+                raise PostError(
+                    "there is no terminal to ask before posting: add --yes to post without "
+                    "asking."
+                )
+            if not asked:
+                raise PostError("not posted: you said no.")
+        at = reader.now().astimezone(game.timezone)
+        entry = journal.begin(game.id, day.day, kind, text, at, outcome)
+        try:
+            accepted = _send(form, text, ref, reader)
+        except MaybePosted as exc:
+            journal.end(entry, UNKNOWN)
+            found = _look_for(reader, url, game, day, kind, journal, entry)
+            if found is None:
+                said = f"{str(exc).rstrip('.')}; {_not_found(game, day, kind)}"
+                raise MaybePosted(said) from None
+            accepted = Accepted(found.post_id, platform.post_url(ref, found.post_id))
+        except PostError:
+            journal.end(entry, REFUSED)
+            raise
+        else:
+            journal.end(entry, POSTED, accepted.pid)
     link = platform.post_url(ref, accepted.pid)
     floor, difference = _read_back(reader, url, game, accepted.pid, text)
     return Posted(kind, day.day, accepted.pid, link, url, at, form.member, floor, difference)
+
+
+def players_unheld(text: str, charset: str, game: Game, thread: Thread, reader: Reader) -> str:
+    """Characters of the text the board's charset cannot hold (an emoji on a GBK board) that
+    only players wrote (in the thread: a reason, a name) become "?", said in a warning:
+    nothing a player writes stops the post. One the director's own text holds (the game's
+    name, a template) is the director's to change: form_body refuses it, named."""
+    codec = charset.lower()
+    unheld = {c for c in set(text) if not _holds(c, codec)}
+    if not unheld:
+        return text
+    theirs = "".join(
+        p.text + p.author + "".join(c.text + c.author for c in p.comments)
+        for p in thread.posts
+        if not game.is_director(p.author, p.author_display, p.author_id)
+    )
+    if any(c not in theirs for c in unheld):
+        return text
+    if reader.how.warn is not None:
+        shown = "".join(sorted(unheld))
+        reader.how.warn(
+            f"the board reads posts as {charset.upper()}, which cannot hold {shown!r} that "
+            "players wrote: posted as '?'."
+        )
+    return text.translate({ord(c): "?" for c in unheld})
+
+
+def _holds(char: str, codec: str) -> bool:
+    try:
+        char.encode(codec)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def live_only(reader: Reader) -> None:
+    """--post answers to the live thread: the cache or an archive is older than the post."""
+    if reader.how.offline or reader.how.archive is not None:
+        which = "--offline" if reader.how.offline else "--archive"
+        raise PostError(
+            f"--post reads the live thread to know whether the post is there already; "
+            f"{which} reads an older copy of it: leave out {which} to post, or --post to "
+            "print the text."
+        )
+
+
+def check_size(form: ReplyForm, text: str) -> None:
+    """The body against the forum's limit on a post's length (the reply box's
+    ``postmaxchars``, the board's maxpostsize, which Discuz! checks with strlen: bytes in the
+    board's charset, 3 a Chinese character in UTF-8), said in its own sentence before
+    anything is sent."""
+    if form.max_chars is None:
+        return
+    size = len(text.encode(form.charset, errors="replace"))
+    if size > form.max_chars:
+        raise PostError(
+            f"the post is {size} bytes in the board's {form.charset.upper()} and the board "
+            f"takes at most {form.max_chars} (its maxpostsize): shorten the template, or post "
+            "it in two parts by hand."
+        )
 
 
 def ready(game: Game, ref: ThreadRef, page: int, reader: Reader) -> ReplyForm:
@@ -128,11 +252,18 @@ def ready(game: Game, ref: ThreadRef, page: int, reader: Reader) -> ReplyForm:
             "elsewhere): post by hand."
         )
     member_check(form, board)
-    if not game.is_director(form.member):
+    if not game.is_director(form.member, None, form.uid):
+        who = game.author(form.member, None, form.uid)
+        also = (
+            f" ({form.member} is uid {form.uid}; the director {who.lookalike} is uid "
+            f"{who.lookalike_id})"
+            if who.lookalike
+            else ""
+        )
         raise PostError(
             f"the cookies log tally in as {form.member}, who is not a director of "
-            f"{game.where()}: tally posts as the director only (add the account to directors "
-            "if it is one)."
+            f"{game.where()}{also}: tally posts as the director only (add the account to "
+            "directors if it is one)."
         )
     person_check(form)
     return form
@@ -143,15 +274,61 @@ def _read(reader: Reader, url: str, game: Game) -> Thread:
     return thread
 
 
-def _never_twice(game: Game, thread: Thread, head: str) -> None:
-    if not head:
-        raise PostError("the post has no first line to know it by; tally does not post it.")
-    for p in thread.posts:
-        if game.is_director(p.author, p.author_display) and head in _markup_free(p.text):
-            raise AlreadyPosted(
-                f"floor {p.floor} of the thread already holds this post ({head}), posted by "
-                f"{p.author} at {short(p.time)}: tally posts it once."
-            )
+def _live(reader: Reader, url: str, game: Game, day: Day, kind: Announcement) -> Thread:
+    """The thread as the forum shows it now: no page cached before the post could be there
+    decides (the last page is always read again)."""
+    return reader.thread(url, game.timezone, not_before=min(since(day, kind), reader.now()))
+
+
+def _never_twice(
+    game: Game, day: Day, kind: Announcement, thread: Thread, journal: Journal
+) -> None:
+    found = marked_post(game, day, kind, thread)
+    entries = [e for e in journal.of(game.id, day.day, kind) if e.open]
+    if found is not None:
+        for e in entries:
+            if e.pid is None:
+                journal.end(e, POSTED, found.post_id, found.floor)
+        raise AlreadyPosted(
+            f"floor {found.floor} of the thread already holds this post "
+            f"({mark(game, day.day, kind)}), posted by {found.author} at {short(found.time)}: "
+            "tally posts it once."
+        )
+    posted = next((e for e in reversed(entries) if e.pid is not None), None)
+    if posted is not None:
+        raise AlreadyPosted(
+            f"the journal of posts ({journal.path}) says tally posted day {day.day}'s {kind} "
+            f"at {posted.at[:16].replace('T', ' ')} as post {posted.pid}, which the thread does "
+            "not show now (deleted, or held for a moderator): tally posts it once; look at the "
+            "thread."
+        )
+    if entries:
+        e = entries[-1]
+        raise MaybePosted(
+            f"tally sent day {day.day}'s {kind} at {e.at[:16].replace('T', ' ')} and never "
+            f"heard the forum's answer; {_not_found(game, day, kind)}. If it is not there, "
+            f"delete that line of {journal.path} and post again."
+        )
+
+
+def _not_found(game: Game, day: Day, kind: Announcement) -> str:
+    return (
+        f"the thread read again shows no post of it (no director's post with "
+        f"{mark(game, day.day, kind)}): look at the thread before posting again (a moderator "
+        "may hold it)"
+    )
+
+
+def _look_for(reader: Reader, url: str, game: Game, day: Day, kind: Announcement,
+              journal: Journal, entry: Entry) -> Post | None:  # fmt: skip
+    """After an answer tally could not read: the thread, for the post (recorded if found)."""
+    try:
+        found = marked_post(game, day, kind, _live(reader, url, game, day, kind))
+    except FetchError:
+        return None
+    if found is not None:
+        journal.end(entry, POSTED, found.post_id, found.floor)
+    return found
 
 
 def _send(form: ReplyForm, text: str, ref: ThreadRef, reader: Reader) -> Accepted:
@@ -169,7 +346,10 @@ def _send(form: ReplyForm, text: str, ref: ThreadRef, reader: Reader) -> Accepte
             return exc
         return None
 
-    answer = reader.http.submit(ajax_url(form), body, headers, explain)
+    try:
+        answer = reader.http.submit(ajax_url(form), body, headers, explain)
+    except FetchError as exc:  # sent, and no answer: it may be in the thread
+        raise MaybePosted(str(exc)) from None
     said = decode_page(answer.body, answer.headers.get("content-type"), source="the answer")
     return read_answer(answer.status, answer.headers, said, ref.base)
 
@@ -177,7 +357,14 @@ def _send(form: ReplyForm, text: str, ref: ThreadRef, reader: Reader) -> Accepte
 def _read_back(
     reader: Reader, url: str, game: Game, pid: str, text: str
 ) -> tuple[int | None, str | None]:
-    thread = _read(reader, url, game)
+    try:
+        thread = _read(reader, url, game)
+    except FetchError as exc:  # posted: the read back alone failed; never "--offline" here
+        said = str(exc).split(" The cache holds")[0].rstrip(".")
+        return None, (
+            f"post {pid} was made, and the thread could not be read back ({said}): look at the "
+            "thread"
+        )
     found = next((p for p in thread.posts if p.post_id == pid), None)
     if found is None:
         return None, f"the thread does not show post {pid} (yet): look at it before posting again"
@@ -222,16 +409,26 @@ def kept_path(game: Game, day: int, kind: Announcement) -> Path:
 
 def post_or_keep(
     game: Game, day: Day, kind: Announcement, text: str, *, reader: Reader,
-    keep: Path | None = None,
+    keep: Path | None = None, outcome: Mapping[str, Any] | None = None,
 ) -> Posted:  # fmt: skip
     """Post unattended; when it fails, the text goes to ``keep`` (else beside the game file)
-    and the sentence says where: the director pastes it by hand."""
+    and the sentence says where: the director pastes it by hand (unless the thread may hold
+    it: then the sentence says to look at the thread)."""
+    import contextlib
+
     from tally.atomic import write_atomic
 
+    text = final_text(game, day.day, kind, text, outcome)
     try:
-        return post_text(game, day, kind, text, reader=reader, yes=True)
+        return post_text(game, day, kind, text, reader=reader, yes=True, outcome=outcome)
     except AlreadyPosted:
         raise  # it is in the thread: nothing to paste
+    except MaybePosted as exc:  # the thread may hold it: never "paste by hand"
+        path = keep or kept_path(game, day.day, kind)
+        with contextlib.suppress(OSError):
+            if keep is None or not path.exists():
+                write_atomic(path, text.encode("utf-8"))
+        raise MaybePosted(f"{str(exc).rstrip('.')}; the text is in {path}.") from None
     except (PostError, FetchError) as exc:
         path = keep or kept_path(game, day.day, kind)
         try:

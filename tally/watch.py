@@ -136,10 +136,12 @@ def watch(
     if post:
         from tally.outputs.announce import closing_post
         from tally.publish import post_or_keep
+        from tally.rules.closed import record
 
         text = closing_post(last.result, game, fmt, template_dir=template_dir)
         show.posted(post_or_keep(game, last.result.day, Announcement.CLOSE, text,
-                                 reader=reader, keep=announce_to))  # fmt: skip
+                                 reader=reader, keep=announce_to,
+                                 outcome=record(last.result)))  # fmt: skip
     if reminder is not None and reminder.failure is not None:
         raise reminder.failure  # the close went well; the reminder did not: said again
 
@@ -166,6 +168,11 @@ class Reminder:
         if poll.at < result.day.closes - timedelta(minutes=self.minutes):
             return
         self.done = True
+        if not result.not_voted:  # nobody to remind: a 催票 would only be noise
+            show.note(
+                f"no reminder posted: every living player has voted on day {result.day.day}."
+            )
+            return
         markup = fmt or reader.markup_for(result.day.vote_ref) or Markup.BBCODE
         text = render(Announcement.REMINDER, markup, reminder_context(result, game), template_dir)
         try:

@@ -20,7 +20,7 @@ the clock; ``tally.forums.reader``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, time, tzinfo
 from pathlib import Path
 from typing import Protocol
@@ -452,6 +452,10 @@ def announcement(
     )
 
     kind, fmt = Announcement(kind), Markup(fmt) if fmt is not None else None
+    if post:
+        from tally.publish import live_only
+
+        live_only(reader)  # before anything is read: the post needs the live thread
     check_templates(kind, template_dir)  # before the pages are read
     chosen = game.day(day)
     fmt = fmt or reader.markup_for(chosen.vote_ref)  # a board profile's markup
@@ -477,9 +481,16 @@ def announcement(
                 f"day {day} has not closed (read {short(result.as_of)}): a provisional count "
                 "(暂计) is never posted; post the result after the close."
             )
-        return _posted(game, chosen, kind, text, post, yes, show, reader)
+        from tally.rules.closed import record
+
+        return _posted(game, chosen, kind, text, post, yes, show, reader, record(result))
     if kind is Announcement.REMINDER:
         context = reminder_context(result, game, show_rules=show_rules)
+        if post and not result.not_voted:
+            raise PostError(
+                f"every living player has voted on day {day}: there is nobody to remind, so "
+                "no reminder is posted."
+            )
     elif kind is Announcement.MORNING:
         if game.path is None:
             raise InputError("the morning announcement reads the ledger beside the game file.")
@@ -505,15 +516,23 @@ class Asker(Protocol):
 
 
 def _posted(game: Game, day: Day, kind: Announcement, text: str, post: bool, yes: bool,
-            show: Asker | None, reader: Reader) -> Announced:  # fmt: skip
-    """The announcement, posted when asked: the text is kept (shown) whatever happens."""
+            show: Asker | None, reader: Reader,
+            outcome: Mapping[str, object] | None = None) -> Announced:  # fmt: skip
+    """The announcement, posted when asked: the text is kept (shown) whatever happens, as it
+    is posted (tally's mark on its last line); on a terminal it is shown in full before the
+    question."""
     if not post:
         return Announced(text)
-    from tally.publish import post_text
+    from tally.publish import final_text, post_text
+
+    text = final_text(game, day.day, kind, text, outcome)
+
+    def confirm(question: str) -> bool | None:
+        return show.confirm(f"{text.rstrip()}\n\n{question}") if show is not None else None
 
     try:
-        posted = post_text(game, day, kind, text, reader=reader, yes=yes,
-                           confirm=show.confirm if show is not None else None)  # fmt: skip
+        posted = post_text(game, day, kind, text, reader=reader, yes=yes, confirm=confirm,
+                           outcome=outcome)  # fmt: skip
     except (PostError, FetchError) as exc:  # the forum gone mid-way: still the text to paste
         return Announced(text, failure=exc)
     return Announced(text, posted=posted)

@@ -188,6 +188,9 @@ def discuz_render(bbcode: str) -> str:
     players try; checked against real pages in test_announce's
     test_renderer_matches_real_discuz."""
     html = bbcode.replace("\n", "<br />\n")
+    # discuzcode() takes these by str_replace, matched or not (seen on a real X3.5: "[[i][/i]b]"
+    # shows as "[<i></i>b]").
+    html = html.replace("[i]", "<i>").replace("[/i]", "</i>")
     rules = [
         (r"\[b\](.*?)\[/b\]", r"<strong>\1</strong>"),
         (r"\[color=([#\w]+?)\](.*?)\[/color\]", r'<font color="\1">\2</font>'),

@@ -46,6 +46,7 @@ def test_the_example_loads():
     assert [d.day for d in game.days] == [1, 2] and game.day(2).died
     assert game.rulings[1].comment == 2 and game.rulings[1].target == "冷月"
     assert game.roles["阿澈"] == "侦探" and game.rules.election_voters == ("嫌疑人",)
+    assert game.ids["冷月"] == "101" and "阿澈" not in game.ids and game.ids["导演A"] == "1"
 
 
 def test_the_readme_stands_alone():

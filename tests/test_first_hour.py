@@ -50,9 +50,13 @@ def test_init_writes_a_game_file_from_the_threads(forum, tmp_path):
     assert result.exit_code == 0, result.output
     assert f"wrote {out}: 1 director, 6 players, 1 day(s)" in result.stderr
     text = out.read_text(encoding="utf-8")
-    assert 'directors = ["导演A"]' in text
-    # Every poster but the director, in the order they first posted.
-    assert 'players = ["小眯", "冷月", "kiwi", "阿澈", "风铃", "老K"]' in text
+    assert 'directors = [{ name = "导演A", id = 100 }]' in text
+    # Every poster but the director, in the order they first posted, each with its uid.
+    assert (
+        'players = [\n  { name = "小眯", id = 101 },\n  { name = "冷月", id = 102 },\n'
+        '  { name = "kiwi", id = 103 },\n  { name = "阿澈", id = 104 },\n'
+        '  { name = "风铃", id = 105 },\n  { name = "老K", id = 106 },\n]'
+    ) in text
     # The day opens with the discussion thread's first post (开门), not the vote thread's.
     assert "day = 1\nopens = 2024-05-06T09:30:00  # the discussion thread's first post" in text
     assert f'vote = "{vote}"' in text and f'discussion = "{talk}"' in text
@@ -122,7 +126,8 @@ def test_init_on_tieba_lists_the_names_shown_with_the_accounts_as_aliases(forum,
     out = tmp_path / "game.toml"
     assert runner.invoke(app, ["init", url, "-o", str(out)]).exit_code == 0
     text = out.read_text(encoding="utf-8")
-    assert 'directors = ["daoyan_a"]' in text
+    assert 'directors = [{ name = "daoyan_a", id = 5000 }]' in text
+    assert '  { name = "冷月", id = 5001 },\n' in text  # the shown name, the account's user id
     assert '"冷月" = ["lengyue2019"]' in text and '"kiwi"' in text
     assert "day = 2\n" in text  # 第二天 in the title
 

@@ -392,16 +392,16 @@ def test_V11_bar_owner():
         (3, "void", "bar_owner_late_change"),
         (4, "void", "banned_target"),
     ]
-    assert [f.rule for f in result.flags] == ["V11"]  # a void ballot: yellow card
+    assert [f.rule for f in result.flags if f.rule != "accounts"] == ["V11"]  # a void ballot: yellow card
 
 
 def test_V11_bar_owner_late_first_vote_is_flagged():
     t = T().post("乙", "08 22:00", vote("甲"))
     result = run(game("023", day='bar_owner = "乙"'), t)
     assert status_of(result, 2) == ("counted", None)
-    assert [f.rule for f in result.flags] == ["V11"]
+    assert [f.rule for f in result.flags if f.rule != "accounts"] == ["V11"]
     on_time = run(game("023", day='bar_owner = "乙"'), T().post("乙", "08 21:00", vote("甲")))
-    assert on_time.flags == ()
+    assert [f for f in on_time.flags if f.rule != "accounts"] == []
 
 
 # -- S3: acceleration ------------------------------------------------------------------------

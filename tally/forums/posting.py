@@ -35,6 +35,11 @@ class AlreadyPosted(PostError):
     """The thread already holds this post, by a director: nothing to post, nothing to keep."""
 
 
+class MaybePosted(PostError):
+    """The post was sent and the forum's answer never came or was not understood: the
+    thread may hold it, so the director is told to look at the thread, never to paste it."""
+
+
 @dataclass(frozen=True)
 class ReplyForm:
     """The fast-reply form of a thread page, as the logged-in member sees it."""
@@ -47,6 +52,8 @@ class ReplyForm:
     page_url: str  # the page the form was read from (the Referer a browser sends)
     # What the form asks a person for with each reply ("验证码", "验证问答"), "" for nothing.
     asks: str = ""
+    # The board's longest post (the page's postmaxchars), when the page says.
+    max_chars: int | None = None
 
 
 _UID = re.compile(r"discuz_uid\s*=\s*'(\d+)'")
@@ -57,6 +64,8 @@ _INPUT = re.compile(r"<input\b[^>]*>", re.I)
 _ATTR = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
 # common/seccheck.htm inside the form: the code or the question is loaded by a script.
 _ASKS = (("updateseccode(", "验证码"), ("updatesecqaa(", "验证问答"))
+# forum/viewthread.htm's script: var postminchars = parseInt('10'); postmaxchars …
+_MAX_CHARS = re.compile(r"postmaxchars\s*=\s*parseInt\('(\d+)'\)")
 
 
 def reply_form(text: str, page_url: str, charset: str) -> ReplyForm | None:
@@ -84,6 +93,7 @@ def reply_form(text: str, page_url: str, charset: str) -> ReplyForm | None:
         member=html.unescape(member.group(1)).strip() if member else "",
         page_url=page_url,
         asks="、".join(word for call, word in _ASKS if call in m.group(1)),
+        max_chars=int(most.group(1)) if (most := _MAX_CHARS.search(text)) else None,
     )
 
 
@@ -170,7 +180,7 @@ def read_answer(status: int, headers: dict[str, str], body: str, board: str) -> 
         raise PostError(_MODERATED)
     if said:
         raise PostError(refusal(said))
-    raise PostError(
+    raise MaybePosted(
         f"the forum answered HTTP {status} and neither a new post nor a reason tally knows; "
         "look at the thread before posting again: it may hold the post."
     )

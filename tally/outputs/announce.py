@@ -460,9 +460,9 @@ def reminder_context(result: DayResult, game: Game, *, show_rules: bool = False)
     platform = platform_of(day.vote_ref)
     accounts: dict[str, str] = {}
     for post in result.thread.posts:
-        player = game.identify(post.author, post.author_display)
-        if player is not None:
-            accounts.setdefault(player, post.author)
+        player = game.identify(post.author, post.author_display, post.author_id)
+        if player is not None:  # the name it posts under now (a renamed account's new name)
+            accounts[player] = post.author
     return {
         "game": game.name,
         "day": day.day,
@@ -529,7 +529,7 @@ def elevator_context(
     accounts: dict[str, tuple[str, str | None]] = {}
     if discussion is not None:
         for post in discussion.posts:
-            player = game.identify(post.author, post.author_display)
+            player = game.identify(post.author, post.author_display, post.author_id)
             if player and player not in accounts:
                 accounts[player] = (post.author, post.author_id)
     ref = day.ref(ThreadRole.DISCUSSION) or day.vote_ref

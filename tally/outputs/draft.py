@@ -57,6 +57,20 @@ def _q(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _account(name: str, ids: dict[str, str]) -> str:
+    """A roster entry: the name, with the account's id beside it when the page shows it."""
+    uid = ids.get(name)
+    return f"{{ name = {_q(name)}, id = {uid} }}" if uid and uid.isdigit() else _q(name)
+
+
+def _roster(players: Sequence[str], ids: dict[str, str]) -> str:
+    """``players = [...]``: a line, or an account a line when they carry their ids."""
+    entries = [_account(p, ids) for p in players]
+    if not any(p in ids for p in players):
+        return f"players = [{', '.join(entries)}]"
+    return "players = [\n" + "".join(f"  {e},\n" for e in entries) + "]"
+
+
 def _when(value: datetime) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%S")
 
@@ -74,8 +88,13 @@ def draft(
     starters = Counter(t.posts[0].author for t in threads if t.posts)
     directors = tuple(name for name, _ in starters.most_common(1))
     first_seen: dict[str, tuple[datetime, str | None]] = {}
+    # Each account's id beside its name: with it, a renamed account is still known and a
+    # look-alike name is another account (docs/game-file.md, Accounts).
+    ids: dict[str, str] = {}
     for thread in threads:
         for w in thread.writings():
+            if w.author_id:
+                ids.setdefault(w.author, w.author_id)
             if w.author in directors:
                 continue
             seen = first_seen.get(w.author)
@@ -85,6 +104,7 @@ def draft(
     # Tieba: the name shown is the one players know; the account name becomes an alias.
     shown = {a: first_seen[a][1] or a for a in order}
     players = tuple(shown[a] for a in order)
+    ids = {shown.get(a, a): uid for a, uid in ids.items()}
     aliases = {shown[a]: a for a in order if shown[a] != a}
 
     located = [(t, u) for t, u in zip(threads, urls, strict=True)]
@@ -113,10 +133,13 @@ def draft(
         *(f'#   "{key}"  {about}' for key, about in ABOUT.items()),
         f'ruleset = "{ruleset or PLACEHOLDER}"',
         f"timezone = {_q(timezone)}  # the forum's clock",
-        f"directors = [{', '.join(_q(d) for d in directors)}]  # who started the threads",
+        "# Who started the threads:",
+        f"directors = [{', '.join(_account(d, ids) for d in directors)}]",
         "# Everyone else who posted, in the order they first posted: remove who does not play,",
         "# or move them to outsiders.",
-        f"players = [{', '.join(_q(p) for p in players)}]",
+        "# Each with its account id (the uid): a renamed account stays the player, a look-alike",
+        "# name (bob。 for bob) is another account.",
+        _roster(players, ids),
         "outsiders = []",
     ]
     if aliases:

@@ -54,6 +54,7 @@ def day_json(result: DayResult) -> dict[str, Any]:
                     # As the announcement words it, with the ruleset's numbers.
                     "reason_words": void_words(b.reason, result.rules) if b.reason else None,
                     "author": b.author,
+                    "author_id": b.author_id,
                     "comment": b.comment,
                     "parent_post_id": b.parent_post_id,
                     "posted_at": iso(b.posted_at),
@@ -121,6 +122,7 @@ def _remark(r: Remark) -> dict[str, Any]:
         "status": r.status,
         "reason": None,
         "author": r.author,
+        "author_id": r.author_id,
         "comment": r.comment,
         "parent_post_id": r.parent_post_id,
         "posted_at": iso(r.time),

@@ -120,9 +120,9 @@ def count_requests(game: Game, day: Day, threads: Iterable[Thread]) -> Accelerat
     first: dict[str, Request] = {}
     for thread in threads:
         for w in thread.writings():
-            if game.is_director(w.author, w.author_display):
+            if game.is_director(w.author, w.author_display, w.author_id):
                 continue
-            player = game.identify(w.author, w.author_display)
+            player = game.identify(w.author, w.author_display, w.author_id)
             if player is None or player not in alive or day.out_at(player, w.time):
                 continue
             if not (day.opens <= w.time <= until) or not is_request(w.text):

@@ -43,6 +43,7 @@ class Remark:
     status: Status = Status.NOT_A_BALLOT
     # Why, for a banned or deleted row: a sentence for the director.
     note: str = ""
+    author_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -68,3 +69,5 @@ class Ballot:
     abstain: bool = False
     # The player's own reason (投票理由), as written.
     written_reason: str | None = None
+    # The author's account id (Discuz! uid, Tieba user id), when the page shows it.
+    author_id: str | None = None

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 from tally.errors import GameFileError, InputError
 from tally.model import ThreadKey, ThreadRef, origin_of
-from tally.rules.names import Roster, normalise
+from tally.rules.names import Roster, author_key, normalise
 from tally.rules.rulesets import PRESETS, Ruleset
 from tally.rules.verdicts import RulingAction, ThreadRole
 
@@ -57,6 +57,9 @@ class Day:
     late_ok: bool = False
     # Why the close differs from the one the thread's first post announced.
     close_changed: str | None = None
+    # Why the day's announced result changed (tally.rules.closed): without it, a recount
+    # that comes out otherwise than the result tally posted stops.
+    result_changed: str | None = None
     # The threads above as the forum names them, resolved when the file is loaded (a URL
     # that names no thread is a game-file error then, not a surprise at closing time).
     threads: Mapping[ThreadRole, ThreadRef] = field(default_factory=dict)
@@ -97,6 +100,19 @@ class Ruling:
 
 
 @dataclass(frozen=True)
+class Author:
+    """Who wrote a post, as the game file knows its accounts (``Game.author``)."""
+
+    role: str | None  # "player", "director", "outsider"; None: no account of the game
+    name: str | None = None  # the player, director or outsider as the file names them
+    # A name the file gives to another account (its id differs): a look-alike, never it.
+    lookalike: str | None = None
+    lookalike_id: str | None = None
+    # The account's id is the file's, its name is not (the forum renamed it).
+    renamed: bool = False
+
+
+@dataclass(frozen=True)
 class Game:
     name: str
     players: tuple[str, ...]
@@ -121,6 +137,11 @@ class Game:
     given_id: str = ""
     # What the file sets of what the config file may set (tally.settings), checked.
     settings: Mapping[str, Any] = field(default_factory=dict)
+    # Each account's forum id (Discuz! uid, Tieba user id) by the name the file gives it
+    # (players, aliases, directors, outsiders): with it, an account is known by its id.
+    ids: Mapping[str, str] = field(default_factory=dict)
+    # What tally posted as each day's result (the journal of posts beside the file), by day.
+    announced: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
 
     @cached_property
     def id(self) -> str:
@@ -143,30 +164,84 @@ class Game:
         return Roster(self.players, self.aliases)
 
     @cached_property
-    def _directors(self) -> frozenset[str]:
-        return frozenset(normalise(d) for d in self.directors)
+    def _accounts(self) -> tuple[dict[str, tuple[str, str]], ...]:
+        """The file's accounts by id, by name (``author_key``) and by the name folded
+        (``normalise``: what a look-alike shares): (role, whose)."""
+        by_id: dict[str, tuple[str, str]] = {}
+        by_name: dict[str, tuple[str, str]] = {}
+        by_fold: dict[str, tuple[str, str]] = {}
+        names: list[tuple[str, str, str]] = [(p, "player", p) for p in self.players]
+        names += [(a, "player", p) for p, spellings in self.aliases.items() for a in spellings]
+        names += [(d, "director", d) for d in self.directors]
+        names += [(o, "outsider", o) for o in self.outsiders]
+        for name, role, owner in names:
+            by_name.setdefault(author_key(name), (role, owner))
+            by_fold.setdefault(normalise(name), (role, owner))
+            uid = self.ids.get(name)
+            if uid is not None:
+                by_id.setdefault(uid, (role, owner))
+        return by_id, by_name, by_fold
 
-    @cached_property
-    def _outsiders(self) -> frozenset[str]:
-        return frozenset(normalise(o) for o in self.outsiders)
+    def _ids_of(self, role: str, owner: str) -> set[str]:
+        by_id = self._accounts[0]
+        return {uid for uid, held in by_id.items() if held == (role, owner)}
 
-    def is_director(self, author: str, display: str | None = None) -> bool:
-        return any(normalise(n) in self._directors for n in (author, display) if n)
+    def author(
+        self, author: str, display: str | None = None, author_id: str | None = None
+    ) -> Author:
+        """Who wrote a post: by its author's account id when the file gives ids (whatever the
+        account is called now), else by its name, exactly (``author_key``: "bob。" is not
+        "bob"); a name the file gives to an account with another id is a look-alike."""
+        by_id, by_name, by_fold = self._accounts
+        if author_id and author_id in by_id:
+            role, owner = by_id[author_id]
+            known = {author_key(n) for n, uid in self.ids.items() if uid == author_id}
+            renamed = not any(author_key(n) in known for n in (author, display) if n)
+            return Author(role, owner, renamed=renamed)
+        for name in (author, display):
+            if not name:
+                continue
+            held = by_name.get(author_key(name))
+            if held is None:
+                continue
+            theirs = self._ids_of(*held)
+            if author_id and theirs:
+                return Author(None, lookalike=held[1], lookalike_id=min(theirs))
+            return Author(*held)
+        for name in (author, display):
+            held = by_fold.get(normalise(name)) if name else None
+            if held is not None:  # "bob。", "Bob": another account, named like one of the game
+                theirs = self._ids_of(*held)
+                return Author(None, lookalike=held[1], lookalike_id=min(theirs, default=None))
+        return Author(None)
 
-    def is_outsider(self, author: str, display: str | None = None) -> bool:
-        return any(normalise(n) in self._outsiders for n in (author, display) if n)
+    @property
+    def has_ids(self) -> bool:
+        return bool(self.ids)
+
+    def director_ids(self) -> frozenset[str]:
+        return frozenset(uid for d in self.directors for uid in self._ids_of("director", d))
+
+    def is_director(
+        self, author: str, display: str | None = None, author_id: str | None = None
+    ) -> bool:
+        return self.author(author, display, author_id).role == "director"
+
+    def is_outsider(
+        self, author: str, display: str | None = None, author_id: str | None = None
+    ) -> bool:
+        return self.author(author, display, author_id).role == "outsider"
 
     def has_role(self, player: str, roles: tuple[str, ...]) -> bool:
         return self.roles.get(player) in roles
 
-    def identify(self, author: str, display: str | None = None) -> str | None:
-        """The player who wrote a post: by account name, else by the name shown (Tieba)."""
-        for name in (author, display):
-            if name:
-                player = self.roster.match(name).player
-                if player is not None:
-                    return player
-        return None
+    def identify(
+        self, author: str, display: str | None = None, author_id: str | None = None
+    ) -> str | None:
+        """The player who wrote a post: by account id, else by account name, else by the
+        name shown (Tieba)."""
+        found = self.author(author, display, author_id)
+        return found.name if found.role == "player" else None
 
     def day(self, number: int) -> Day:
         for d in self.days:
@@ -216,5 +291,3 @@ class Game:
                 if url:
                     seen.setdefault(url, None)
         return tuple(seen)
-
-

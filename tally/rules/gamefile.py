@@ -7,6 +7,7 @@ once: a URL that names no thread is a game-file error at load, not at closing ti
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Mapping
 from datetime import date, datetime
@@ -71,6 +72,7 @@ _DAY_KEYS = {
     "progress",
     "late_ok",
     "close_changed",
+    "result_changed",
 }
 _RULING_KEYS = {"day", "floor", "comment", "action", "target", "note"}
 _DECLARATIONS = ("独裁", "自由", "秩序")
@@ -81,7 +83,11 @@ def load_game(path: str | Path, *, default_timezone: str = settings.DEFAULT_ZONE
     ``default_timezone`` is the forum's clock when the file names none (the config's)."""
     p = Path(path)
     text = tomlfile.read_text(p, "game file", GameFileError)
-    return parse_game(text, source=str(p), path=p, default_timezone=default_timezone)
+    game = parse_game(text, source=str(p), path=p, default_timezone=default_timezone)
+    from tally.rules.closed import announced
+
+    found = announced(game)
+    return dataclasses.replace(game, announced=found) if found else game
 
 
 def parse_game(
@@ -99,6 +105,9 @@ def parse_game(
 class _Checker:
     def __init__(self, source: str) -> None:
         self.source = source
+        # Each account's forum id, by the name the file gives it; and whose each id is.
+        self.ids: dict[str, str] = {}
+        self.id_owner: dict[str, tuple[str, str]] = {}
         # Every name the file gives, under the one folding tally compares names in
         # (tally.rules.names.normalise): folded -> (what it is, whose it is, as written).
         self.claimed: dict[str, tuple[str, str, str]] = {}
@@ -122,6 +131,39 @@ class _Checker:
         if not isinstance(value, list):
             raise self.fail(key, "must be a list of names")
         return tuple(self.string(v, key) for v in value)
+
+    def accounts(self, value: Any, key: str, owner: str | None = None) -> tuple[str, ...]:
+        """A list of accounts: each a name, or ``{ name = "bob", id = 3 }`` with the
+        account's forum id (Discuz! uid, Tieba user id) beside it. ``owner``: the player
+        whose aliases they are (an alias may be the player's account under its old name)."""
+        if not isinstance(value, list):
+            raise self.fail(key, "must be a list of names")
+        out = []
+        for v in value:
+            if not isinstance(v, dict):
+                out.append(self.string(v, key))
+                continue
+            self.unknown_keys(v, {"name", "id"}, f"{key}.")
+            if "name" not in v:
+                raise self.fail(key, f"{dict(v)!r} has no name")
+            name = self.string(v["name"], f"{key}.name")
+            if "id" in v:
+                self.account_id(name, v["id"], key, owner or name)
+            out.append(name)
+        return tuple(out)
+
+    def account_id(self, name: str, value: Any, key: str, owner: str) -> None:
+        raw = str(value).strip() if isinstance(value, int | str) else ""
+        if isinstance(value, bool) or not raw.isascii() or not raw.isdigit():
+            raise self.fail(f"{key}.id", f"the id of {name!r} must be a number, like 3 (its uid)")
+        uid = str(int(raw))
+        held = self.id_owner.get(uid)
+        if held is not None and held[1] != owner:
+            raise self.fail(
+                f"{key}.id", f"{name!r} and {held[0]!r} are given one id, {uid}: one account"
+            )
+        self.id_owner.setdefault(uid, (name, owner))
+        self.ids[name] = uid
 
     def claim(self, name: str, key: str, what: str, owner: str) -> None:
         """Register a name; two names that read the same to tally are an error naming both.
@@ -187,7 +229,7 @@ class _Checker:
         self.unknown_keys(data, _TOP_KEYS, "")
         if "players" not in data:
             raise self.fail("players", "is required (the list of every game account)")
-        players = self.names(data["players"], "players")
+        players = self.accounts(data["players"], "players")
         if not players:
             raise self.fail("players", "lists nobody")
         for p in players:
@@ -206,10 +248,10 @@ class _Checker:
             raise self.fail("ruleset", f"{ruleset!r} is not one of {', '.join(RULESETS)}")
         roster = set(players)
         aliases = self.aliases(data.get("aliases", {}), roster)
-        directors = self.names(data.get("directors", []), "directors")
+        directors = self.accounts(data.get("directors", []), "directors")
         for d in directors:
             self.claim(d, "directors", "director", d)
-        outsiders = self.names(data.get("outsiders", []), "outsiders")
+        outsiders = self.accounts(data.get("outsiders", []), "outsiders")
         for o in outsiders:
             self.claim(o, "outsiders", "outsider", o)
         days = self.days(data.get("days", []), roster, tz)
@@ -272,6 +314,7 @@ class _Checker:
             roles=roles,
             path=path,
             settings=own,
+            ids=self.ids,
         )
 
     def timezone(self, value: Any) -> ZoneInfo:
@@ -301,9 +344,9 @@ class _Checker:
         for written, spellings in value.items():
             key = f"aliases.{written}"
             player = self.player(written, key, roster)
-            if isinstance(spellings, str):
+            if isinstance(spellings, str | dict):
                 spellings = [spellings]
-            out[player] = (*out.get(player, ()), *self.names(spellings, key))
+            out[player] = (*out.get(player, ()), *self.accounts(spellings, key, player))
             for s in out[player]:
                 self.claim(s, key, "alias", player)
         return out
@@ -427,6 +470,11 @@ class _Checker:
             late_ok=late_ok,
             close_changed=(
                 self.string(close_changed, f"{where}.close_changed") if close_changed else None
+            ),
+            result_changed=(
+                self.string(t["result_changed"], f"{where}.result_changed")
+                if t.get("result_changed")
+                else None
             ),
             sheriff=None if no_sheriff else one("sheriff"),
             no_sheriff=no_sheriff,

@@ -25,7 +25,7 @@ from tally.model import Thread, ThreadKey, Writing
 from tally.rules.announced import ELECTION, announced_closes, day_in_title
 from tally.rules.ballot_text import read_ballot
 from tally.rules.game import Day, Game
-from tally.rules.names import likely_same, normalise
+from tally.rules.names import likely_same
 from tally.rules.verdicts import ThreadRole
 from tally.times import compared
 
@@ -83,7 +83,9 @@ def ensure_ballots(game: Game, thread: Thread, ballots: Sized) -> None:
     if len(ballots):
         return
     replies = [
-        p for p in thread.posts if p.floor > 1 and not game.is_director(p.author, p.author_display)
+        p
+        for p in thread.posts
+        if p.floor > 1 and not game.is_director(p.author, p.author_display, p.author_id)
     ]
     if replies:
         many = "replies" if len(replies) > 1 else "reply"
@@ -113,21 +115,23 @@ def check_roster(
     threads = list(threads)
     for thread in threads:
         for w in thread.writings():
-            player = game.identify(w.author, w.author_display)
+            player = game.identify(w.author, w.author_display, w.author_id)
             if player is not None:
                 posted.add(player)
-            elif game.is_director(w.author, w.author_display):
-                directors.update(normalise(n) for n in (w.author, w.author_display) if n)
-            elif not game.is_outsider(w.author, w.author_display) and not (
+            elif game.is_director(w.author, w.author_display, w.author_id):
+                directors.add(game.author(w.author, w.author_display, w.author_id).name or "")
+            elif not game.is_outsider(w.author, w.author_display, w.author_id) and not (
                 exempt is not None and exempt(thread, w)
             ):
                 strangers.setdefault(w.author, []).append(w)
     silent = [("players", p) for p in game.players if p not in posted]
-    silent += [("directors", d) for d in game.directors if normalise(d) not in directors]
+    silent += [("directors", d) for d in game.directors if d not in directors]
     for author, writings in strangers.items():
         names = {author, *(w.author_display for w in writings if w.author_display)}
         for key, listed in silent:
-            if any(likely_same(n, listed) for n in names):
+            # An account of another id is another account, however alike the names.
+            other = listed in game.ids and any(w.author_id for w in writings)
+            if not other and any(likely_same(n, listed) for n in names):
                 did = (
                     "posted ballots"
                     if any(read_ballot(w.text).is_ballot for w in writings)
@@ -180,7 +184,7 @@ def thread_fits_day(game: Game, thread: Thread, day: Day, role: ThreadRole) -> N
     others = [
         w.time
         for w in thread.writings()
-        if w.post.floor > 1 and not game.is_director(w.author, w.author_display)
+        if w.post.floor > 1 and not game.is_director(w.author, w.author_display, w.author_id)
     ]
     if others and sum(not _near(day, t) for t in others) * 2 <= len(others):
         return  # opened early, used in its day

@@ -37,6 +37,7 @@ class _Work:
     reading: Reading
     parsed: ParsedBallot | None
     author_display: str | None = None
+    author_id: str | None = None
     voter: str | None = None
     proxy: bool = False
     target: str | None = None
@@ -129,6 +130,7 @@ def _candidates(thread: Thread, rules: Ruleset, game: Game) -> Iterator[_Work]:
                 parsed,
                 time=w.time,
                 author_display=w.author_display,
+                author_id=w.author_id,
                 damaged="\ufffd" in w.text or "\ufffd" in w.author,
             )
 
@@ -138,7 +140,7 @@ def _director_note(w: Writing, reading: Reading, game: Game) -> bool:
     that shows the ballot format, a notice, a ruling. Neither a ballot nor a 废票 row."""
     if reading.proxy_for is not None or "代投" in w.text:
         return False
-    return game.is_director(w.author, w.author_display)
+    return game.is_director(w.author, w.author_display, w.author_id)
 
 
 def remarks(thread: Thread, game: Game, rules: Ruleset | None = None) -> tuple[Remark, ...]:
@@ -147,7 +149,7 @@ def remarks(thread: Thread, game: Game, rules: Ruleset | None = None) -> tuple[R
     rules = rules or game.rules
     found = []
     for w in thread.writings():
-        if w.post.floor == 1 or game.is_director(w.author, w.author_display):
+        if w.post.floor == 1 or game.is_director(w.author, w.author_display, w.author_id):
             continue
         if not w.is_comment and banned(w.post):
             found.append(banned_row(w.post, game))
@@ -160,11 +162,12 @@ def remarks(thread: Thread, game: Game, rules: Ruleset | None = None) -> tuple[R
                 floor=w.post.floor,
                 post_id=w.item_id,
                 author=w.author,
-                player=game.identify(w.author, w.author_display),
+                player=game.identify(w.author, w.author_display, w.author_id),
                 time=w.time,
                 words=words if len(words) <= 30 else words[:29] + "…",
                 comment=w.is_comment,
                 parent_post_id=w.post.post_id if w.is_comment else None,
+                author_id=w.author_id,
             )
         )
     return tuple(found)
@@ -185,16 +188,18 @@ def banned_row(post: Post, game: Game) -> Remark:
         floor=post.floor,
         post_id=post.post_id,
         author=post.author,
-        player=game.identify(post.author, post.author_display),
+        player=game.identify(post.author, post.author_display, post.author_id),
         time=post.time,
         words=Status.BANNED.label,
         status=Status.BANNED,
+        author_id=post.author_id,
         note=f"{BANNED[post.hidden or '']}: never counted, whoever's cookies read it",
     )
 
 
 def _identify(w: _Work, game: Game) -> None:
-    if game.is_director(w.author, w.author_display):
+    who = game.author(w.author, w.author_display, w.author_id)
+    if who.role == "director":
         if w.reading.proxy_for is None:
             w.void(VoidReason.DIRECTOR, "a director's own post is not a ballot")
             return
@@ -208,10 +213,24 @@ def _identify(w: _Work, game: Game) -> None:
             return
         w.voter, w.proxy = match.player, True
         return
-    # The account name first; on Tieba the nickname shown is the other name a roster uses.
-    player = game.identify(w.author, w.author_display)
+    # The account id first, then the account name; on Tieba the nickname shown is the
+    # other name a roster uses.
+    player = who.name if who.role == "player" else None
     if player is None:
         names = " / ".join(n for n in (w.author, w.author_display) if n)
+        if who.lookalike is not None:
+            note = (
+                f"{names} is a look-alike of {who.lookalike}"
+                + (
+                    f" (uid {who.lookalike_id}), posted by uid {w.author_id}"
+                    if who.lookalike_id and w.author_id
+                    else ", another account"
+                )
+                + ": not a player of this game"
+            )
+            w.flags.append(("lookalike", note))
+            w.void(VoidReason.NOT_A_PLAYER, note)
+            return
         w.void(VoidReason.NOT_A_PLAYER, f"{names} is not a player of this game")
         return
     w.voter = player
@@ -568,6 +587,7 @@ def _freeze(w: _Work, provisional: bool = False) -> Ballot:
         written=w.parsed.target if w.parsed else "",
         time=w.time or w.posted_at,
         posted_at=w.posted_at,
+        author_id=w.author_id,
         status=w.status,
         reason=w.reason,
         note=note,

@@ -98,9 +98,11 @@ def _by_players(
     if thread is None:
         return
     for w in thread.writings(comments=comments):
-        if game.is_director(w.author, w.author_display) or not (day.opens <= w.time <= day.closes):
+        if game.is_director(w.author, w.author_display, w.author_id) or not (
+            day.opens <= w.time <= day.closes
+        ):
             continue
-        player = game.identify(w.author, w.author_display)
+        player = game.identify(w.author, w.author_display, w.author_id)
         if player is not None:
             yield player, w
 
@@ -300,8 +302,7 @@ def _strangers(strangers: Mapping[str, Sequence[Writing]], t: DayThreads) -> lis
         here = [
             w
             for w in writings
-            if w.post.thread_key in threads
-            and t.day.opens <= w.time <= t.day.closes
+            if w.post.thread_key in threads and t.day.opens <= w.time <= t.day.closes
         ]
         if here:
             where = floors_text(w.post.floor for w in here)

@@ -71,6 +71,14 @@ def normalise(name: str) -> str:
     return folded.rstrip(TRAILING).rstrip() or folded
 
 
+def author_key(name: str) -> str:
+    """The form an account name is compared in: NFKC alone (and the ends trimmed). A forum
+    takes "bob。" and "bob!" as accounts of their own beside "bob", so the folding of
+    ``normalise`` (case, trailing punctuation, invisible characters) would make one account
+    of several; a ballot's target is another matter (``normalise``)."""
+    return unicodedata.normalize("NFKC", name).strip()
+
+
 def skeleton(name: str) -> str:
     """What a name looks like: letters from other scripts folded to the Latin ones."""
     return normalise(name).translate(_LOOKALIKE)

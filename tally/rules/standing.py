@@ -75,9 +75,11 @@ def deleted_rows(thread: Thread, game: Game) -> tuple[list[Remark], list[Flag]]:
     rows, flags = [], []
     for pid, seen in sorted(history.last_seen().items(), key=lambda kv: kv[1].post.floor):
         post = seen.post
-        if pid in shown or post.floor == 1 or game.is_director(post.author, post.author_display):
+        if pid in shown or post.floor == 1:
             continue
-        player = game.identify(post.author, post.author_display)
+        if game.is_director(post.author, post.author_display, post.author_id):
+            continue
+        player = game.identify(post.author, post.author_display, post.author_id)
         said = _words(post.text) if not banned(post) else Status.BANNED.label
         read = short(seen.read_at.astimezone(game.timezone))
         gone = f"gone from the thread since tally read it {read}; it said “{said}”"
@@ -89,6 +91,7 @@ def deleted_rows(thread: Thread, game: Game) -> tuple[list[Remark], list[Flag]]:
                 player=player,
                 time=post.time,
                 words=Status.DELETED.label,
+                author_id=post.author_id,
                 status=Status.DELETED,
                 note=gone + ": never counted",
             )
@@ -133,7 +136,7 @@ def as_it_stood(
 def _may_be_a_ballot(post: Post, game: Game, day: Day) -> bool:
     if post.floor == 1 or post.time > day.closes or banned(post):
         return False
-    director = game.is_director(post.author, post.author_display)
+    director = game.is_director(post.author, post.author_display, post.author_id)
     return not director or "代投" in post.text
 
 
@@ -168,7 +171,7 @@ def _target(post: Post) -> str | None:
 
 def _taken_back(post: Post, earlier: Seen, when: str, flags: list[Flag], game: Game) -> Post:
     old = earlier.post
-    player = game.identify(post.author, post.author_display)
+    player = game.identify(post.author, post.author_display, post.author_id)
     mark = f" (edit mark {short(post.edited.at)})" if post.edited is not None else ""
     read = short(earlier.read_at.astimezone(game.timezone))
     flags.append(

@@ -144,6 +144,13 @@ def tally_day(
         s3.append(Flag("S3", acceleration.text))  # said where someone asked, or the file
     if acceleration is not None and acceleration.warning:
         s3.append(Flag("S3", "warning: " + acceleration.warning))
+    if not provisional and not day.result_changed:  # a closed day keeps its result
+        from tally.rules.closed import check_posted, compare
+
+        if day.day in game.announced:
+            compare(game.announced[day.day], ballots, counted.outcome, day, why=None)
+        else:
+            check_posted(game, day, thread, counted.outcome)
     voted = {b.voter for b in ballots if b.status == Status.COUNTED}
     not_voted = tuple(
         p
@@ -157,7 +164,16 @@ def tally_day(
         ballots=tuple(ballots),
         count=counted,
         not_voted=not_voted,
-        flags=(*edits, *gone_flags, *flags, *_stranger_flags(ballots), *counted.flags, *s3),
+        flags=(
+            *edits,
+            *gone_flags,
+            *flags,
+            *_stranger_flags(ballots),
+            *renamed_flags(game, thread),
+            *accounts_note(game, thread),
+            *counted.flags,
+            *s3,
+        ),
         as_of=as_of,
         provisional=provisional,
         acceleration=acceleration,
@@ -170,11 +186,37 @@ def tally_day(
     )
 
 
+def renamed_flags(game: Game, thread: Thread) -> list[Flag]:
+    """A player whose account the forum renamed (its id is the file's, its name is not):
+    said once, with the name it posts under now."""
+    flags: dict[str, Flag] = {}
+    for w in thread.writings():
+        who = game.author(w.author, w.author_display, w.author_id)
+        if who.renamed and who.name is not None and who.name not in flags:
+            note = (f"{who.name} (uid {w.author_id}) posts as {w.author} now: the same account, "
+                    f"counted as {who.name}")  # fmt: skip
+            flags[who.name] = Flag("renamed", note, who.name, w.post.floor, w.item_id)
+    return list(flags.values())
+
+
+def accounts_note(game: Game, thread: Thread) -> tuple[Flag, ...]:
+    """Said once when the forum shows account ids and the game file gives none: players are
+    told apart by their names alone, and a look-alike name is another account."""
+    if game.has_ids or not any(w.author_id for w in thread.writings()):
+        return ()
+    return (Flag("accounts",
+        "the game file gives no account ids, so players are known by their names alone (a "
+        "renamed player is lost, a look-alike account is told apart only by its spelling); "
+        'give each its id, players = [{ name = "bob", id = 3 }] (the uid of its space page), '
+        "or let tally init write them"),)  # fmt: skip
+
+
 def _stranger_flags(ballots: list[Ballot]) -> list[Flag]:
     """One flag per author whose ballots are void because they are no player."""
     theirs: dict[str, list[Ballot]] = {}
     for b in ballots:
-        if b.reason == VoidReason.NOT_A_PLAYER:
+        # A look-alike has its own flag, naming whose name it takes.
+        if b.reason == VoidReason.NOT_A_PLAYER and " is a look-alike of " not in b.note:
             theirs.setdefault(b.author, []).append(b)
     flags = []
     for author, mine in theirs.items():

@@ -1,0 +1,145 @@
+"""What tally posts, recorded before it is sent: the journal beside the game file, and the
+lock that lets one poster at a time send a day's post.
+
+``GAME.posts.jsonl`` holds one line per post tally set out to make: the game's id, the day,
+the kind, the digest of the text, the time, and (once the forum answered) the new post's id,
+or how the attempt ended. An entry written before the send and never completed (the answer
+never came) is the case the journal is for: the post may be in the thread, so tally reads
+the thread for it rather than sending again.
+
+The file is rewritten whole (tally.atomic) under an exclusive ``flock`` of its ``.lock``
+file; ``post_lock`` is a second lock, per game, day and kind, held from the live read of the
+thread to the journal's record of the answer, so that two watches or announces on one
+machine send once (the second, let in after the first, reads the thread again and finds
+the post).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from tally.atomic import write_atomic
+from tally.errors import InputError, OutputError
+
+# How an attempt ended. SENDING: written before the send, the answer not (yet) heard;
+# UNKNOWN: the forum answered, but neither a post nor a refusal tally knows.
+SENDING, POSTED, REFUSED, UNKNOWN = "sending", "posted", "refused", "unknown"
+
+
+@dataclass(frozen=True)
+class Entry:
+    game: str
+    day: int
+    kind: str
+    digest: str  # sha256 of the text sent, hex
+    at: str  # ISO time the send began, in the forum's clock
+    state: str = SENDING
+    pid: str | None = None
+    floor: int | None = None
+    # A closing post's outcome and its ballots (floor, account, voter, status, target), so
+    # that a recount of the day can say what changed (tally.rules.closed).
+    outcome: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def open(self) -> bool:
+        """Sent, or about to be, and not known to have failed: the post may be there."""
+        return self.state in (SENDING, UNKNOWN, POSTED)
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def beside(game_path: Path | None, suffix: str) -> Path:
+    folder = game_path.parent if game_path is not None else Path.cwd()
+    stem = game_path.stem if game_path is not None else "game"
+    return folder / f"{stem}{suffix}"
+
+
+def journal_path(game_path: Path | None) -> Path:
+    return beside(game_path, ".posts.jsonl")
+
+
+@contextlib.contextmanager
+def _flock(path: Path) -> Iterator[None]:
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise OutputError(f"cannot lock {path} ({exc.strerror}): nothing was posted.") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # waits for the other poster, never fails on it
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def post_lock(
+    game_path: Path | None, day: int, kind: str
+) -> contextlib.AbstractContextManager[None]:
+    """One poster at a time for this game, day and kind, on this machine."""
+    return _flock(beside(game_path, f".day{day}.{kind}.lock"))
+
+
+class Journal:
+    """``Journal(path)``: read with ``entries()``; change with ``write(entry)`` (an entry of
+    the same game, day, kind and time is replaced, others kept)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def entries(self) -> tuple[Entry, ...]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return ()
+        except OSError as exc:
+            raise InputError(
+                f"cannot read the journal of posts {self.path} ({exc.strerror})."
+            ) from None
+        found = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+                found.append(Entry(**data))
+            except (ValueError, TypeError):
+                raise InputError(
+                    f"{self.path}, line {number}, is not a journal entry tally wrote; put the "
+                    "line back as it was, or delete it if you know that post's fate."
+                ) from None
+        return tuple(found)
+
+    def of(self, game: str, day: int, kind: str) -> tuple[Entry, ...]:
+        return tuple(e for e in self.entries() if (e.game, e.day, e.kind) == (game, day, kind))
+
+    def write(self, entry: Entry) -> Entry:
+        with _flock(self.path.with_name(self.path.name + ".lock")):
+            kept = [e for e in self.entries() if _key(e) != _key(entry)]
+            lines = [json.dumps(asdict(e), ensure_ascii=False) for e in [*kept, entry]]
+            write_atomic(self.path, ("\n".join(lines) + "\n").encode("utf-8"))
+        return entry
+
+    def begin(self, game: str, day: int, kind: str, text: str, at: datetime,
+              outcome: Mapping[str, Any] | None = None) -> Entry:  # fmt: skip
+        """Before the send: what is about to be posted."""
+        return self.write(Entry(game, day, kind, digest(text), at.isoformat(),
+                                outcome=dict(outcome or {})))  # fmt: skip
+
+    def end(self, entry: Entry, state: str, pid: str | None = None,
+            floor: int | None = None) -> Entry:  # fmt: skip
+        return self.write(replace(entry, state=state, pid=pid, floor=floor))
+
+
+def _key(e: Entry) -> tuple[str, int, str, str]:
+    return (e.game, e.day, e.kind, e.at)

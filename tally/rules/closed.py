@@ -1,0 +1,164 @@
+"""A closed day keeps its result: once tally posted a day's result, a recount that comes out
+otherwise stops, saying what changed, unless the game file says why (``result_changed``).
+
+What was announced is what the journal of posts kept of the closing post (``record``): the
+outcome, and each ballot's floor, account, voter, status and target. A recount is compared
+with it (``compare``): the same outcome passes; another outcome is an error naming the
+floors and accounts whose ballots read otherwise now (a renamed player, a ballot edited or
+deleted, a ruling added).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from tally.errors import GameFileError
+from tally.vocabulary import Announcement
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from tally.model import Post, Thread
+    from tally.rules.ballots import Ballot
+    from tally.rules.count import Outcome
+    from tally.rules.game import Day, Game
+    from tally.rules.votes import DayResult
+
+
+def mark(game: Game, day: int, kind: Announcement | str) -> str:
+    """tally's mark for this game, day and kind, the last line of every post it makes: what
+    "this post again" is known by in the thread (a director's template may change every
+    other line). ASCII, so that every board's charset holds it. A closing post's mark ends
+    with its outcome's code (``outcome_code``)."""
+    game_hash = hashlib.sha256(game.id.encode("utf-8")).hexdigest()[:8]
+    return f"tally#{game_hash}/d{day}/{Announcement(kind).value}"
+
+
+def outcome_code(result: object, player: object) -> str:
+    return hashlib.sha256(f"{result}:{player or ''}".encode()).hexdigest()[:6]
+
+
+def since(day: Day, kind: Announcement) -> datetime:
+    """A post of this kind is looked for after this time: the close's after the close."""
+    return day.closes if kind is Announcement.CLOSE else day.opens
+
+
+def marked_post(game: Game, day: Day, kind: Announcement, thread: Thread) -> Post | None:
+    """The post in ``thread`` that is this one: by a director's account (by its id when the
+    game file gives it), after the close (a reminder: after the open), carrying the mark."""
+    own = mark(game, day.day, kind)
+    after = since(day, kind)
+    for p in thread.posts:
+        director = game.is_director(p.author, p.author_display, p.author_id)
+        if p.time >= after and own in p.text and director:
+            return p
+    return None
+
+
+def check_posted(game: Game, day: Day, thread: Thread, outcome: Outcome) -> None:
+    """Without the journal (another machine, a co-director): the director's closing post in
+    the vote thread says by its mark's code what was posted; a recount that comes out
+    otherwise stops (which floors changed the journal alone could say)."""
+    found = marked_post(game, day, Announcement.CLOSE, thread)
+    if found is None:
+        return
+    said = re.search(re.escape(mark(game, day.day, Announcement.CLOSE)) + r"/([0-9a-f]{6})",
+                     found.text)  # fmt: skip
+    if said is None or said.group(1) == outcome_code(outcome.result, outcome.player):
+        return
+    now = f"{outcome.result}" + (f" {outcome.player}" if outcome.player else "")
+    raise GameFileError(
+        f"day {day.day}'s result was posted on floor {found.floor} by {found.author}, and "
+        f"counts now as {now}, another outcome (the journal of posts, which would say which "
+        "floors changed, is not beside this game file). A closed day keeps its result: if "
+        f'the change is right, say why under day {day.day}, result_changed = "…", and count '
+        "again."
+    )
+
+
+def announced(game: Game) -> dict[int, Mapping[str, Any]]:
+    """What tally posted as each day's result, from the journal beside the game file: the
+    last closing post the forum took (or tally found in the thread), by day."""
+    from tally.journal import POSTED, Journal, journal_path
+    from tally.vocabulary import Announcement
+
+    if game.path is None:
+        return {}
+    found: dict[int, Mapping[str, Any]] = {}
+    for e in Journal(journal_path(game.path)).entries():
+        if e.game == game.id and e.kind == Announcement.CLOSE and e.state == POSTED and e.outcome:
+            found[e.day] = e.outcome
+    return found
+
+
+def record(result: DayResult) -> dict[str, Any]:
+    """What the journal keeps of a closing post's count."""
+    return _record(result.ballots, result.outcome)
+
+
+def _record(ballots: Sequence[Ballot], outcome: Outcome) -> dict[str, Any]:
+    return {
+        "result": str(outcome.result),
+        "player": outcome.player,
+        "ballots": [
+            {
+                "floor": b.floor,
+                "post_id": b.post_id,
+                "author": b.author,
+                "author_id": b.author_id,
+                "voter": b.voter,
+                "status": str(b.status),
+                "target": b.target,
+            }
+            for b in ballots
+        ],
+    }
+
+
+def _said(outcome: Mapping[str, Any]) -> str:
+    player = outcome.get("player")
+    return f"{outcome.get('result')}" + (f" {player}" if player else "")
+
+
+def _row(b: Mapping[str, Any]) -> str:
+    who = b.get("voter") or "no player"
+    uid = f" (uid {b['author_id']})" if b.get("author_id") else ""
+    return f"{b.get('author')}{uid} as {who}: {b.get('status')} {b.get('target') or ''}".strip()
+
+
+def compare(
+    announced: Mapping[str, Any],
+    ballots: Sequence[Ballot],
+    outcome: Outcome,
+    day: Day,
+    *,
+    why: str | None,
+) -> None:
+    """Stop when the recount (``ballots``, ``outcome``) comes out otherwise than what was
+    ``announced``, unless the game file says ``why``."""
+    if not announced or why:
+        return
+    now = _record(ballots, outcome)
+    before, after = _said(announced), _said(now)
+    if before == after:
+        return
+    then = {b["post_id"]: b for b in announced.get("ballots", [])}
+    changed = []
+    for b in now["ballots"]:
+        old = then.pop(b["post_id"], None)
+        keys = ("author_id", "voter", "status", "target")
+        if old is None or any(old.get(k) != b.get(k) for k in keys):
+            was = _row(old) if old else "not there"
+            changed.append(f"floor {b['floor']}: {_row(b)} (announced: {was})")
+    changed += [f"floor {b['floor']}: gone (announced: {_row(b)})" for b in then.values()]
+    what = "; ".join(changed[:5]) or "no ballot reads otherwise; the rules or the file did"
+    more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+    raise GameFileError(
+        f"day {day.day}'s result was announced as {before}, and counts now as {after}: {what}"
+        f"{more}. A closed day keeps its result: if the change is right, say why under day "
+        f'{day.day}, result_changed = "…", and count again.'
+    )

@@ -1,0 +1,169 @@
+"""Who is who: players and directors are forum accounts, known by their id (Discuz! uid,
+Tieba user id) when the game file gives it, by their exact name (NFKC alone) when it does
+not. A look-alike account (``bob。`` beside ``bob``) is never the player; a renamed account
+still is."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from tally.errors import GameFileError
+from tally.rules.gamefile import parse_game
+from tally.rules.names import author_key
+
+from .votekit import T, at, rows, vote
+
+GAME = """
+ruleset = "000"
+directors = [{{ name = "admin", id = 1 }}]
+players = [{players}]
+[[days]]
+day = 2
+opens = 2024-05-08T09:30:00
+closes = 2024-05-09T21:30:00
+vote = "https://bbs.example.com/thread-102-1-1.html"
+"""
+WITH_IDS = (
+    '{ name = "bob", id = 3 }, { name = "carol", id = 4 }, { name = "ncfrank", id = 7 }, '
+    '{ name = "dave", id = 5 }'
+)
+WITHOUT_IDS = '"bob", "carol", "ncfrank", "dave"'
+
+
+def game(players: str = WITH_IDS):  # type: ignore[no-untyped-def]
+    text = GAME.format(players=players)
+    if players == WITHOUT_IDS:  # an old game file: no id anywhere
+        text = text.replace('{ name = "admin", id = 1 }', '"admin"')
+    return parse_game(text, source="game.toml")
+
+
+def thread(*posts: tuple[str, str | None, str, str]) -> T:
+    """A vote thread of (author, uid, time, text) posts, the director's opening by uid 1."""
+    t = T()
+    t.posts[0] = replace(t.posts[0], author="admin", author_id="1")
+    for author, uid, when, text in posts:
+        t.post(author, when, text)
+        t.posts[-1] = replace(t.posts[-1], author_id=uid)
+    return t
+
+
+def count(g, t):  # type: ignore[no-untyped-def]
+    from tally.rules.votes import tally_day
+
+    return tally_day(t.thread(), g, 2)
+
+
+def test_the_game_file_gives_each_account_its_id():
+    g = game()
+    assert g.players == ("bob", "carol", "ncfrank", "dave") and g.directors == ("admin",)
+    assert g.ids == {"admin": "1", "bob": "3", "carol": "4", "ncfrank": "7", "dave": "5"}
+    mixed = parse_game(GAME.format(players='"bob", { name = "carol", id = "4" }'), source="g")
+    assert mixed.ids == {"admin": "1", "carol": "4"}  # old names beside new entries
+
+
+@pytest.mark.parametrize(
+    ("players", "said"),
+    [
+        ('{ name = "bob", id = "three" }', "the id of 'bob' must be a number, like 3"),
+        ('{ name = "bob", id = 3 }, { name = "carol", id = 3 }', "'carol' and 'bob' are given one id, 3"),
+        ('{ id = 3 }', "has no name"),
+        ('{ name = "bob", uid = 3 }', "'players.uid': is not a key tally knows"),
+        ('{ name = "bob", id = 1 }', "'admin' and 'bob' are given one id, 1: one account"),
+    ],
+)
+def test_a_wrong_id_is_one_sentence(players, said):
+    with pytest.raises(GameFileError, match=said.replace("(", r"\(")):
+        game(players)
+
+
+def test_a_lookalike_account_is_not_the_player():
+    """bob。 (uid 9) posts a ballot: not bob's, a row naming the look-alike; bob's own
+    ballot (uid 3) is bob's."""
+    t = thread(
+        ("bob", "3", "08 10:00", vote("carol")),
+        ("bob。", "9", "08 11:00", "改票对象：dave\n改票理由：x"),
+    )
+    result = count(game(), t)
+    assert rows(result)[:2] == [
+        (2, "bob", "vote", "carol", "counted", None),
+        (3, None, "vote", None, "void", "not_a_player"),
+    ]
+    fake = result.ballots[1]
+    assert fake.author == "bob。" and fake.author_id == "9"
+    assert "bob。 is a look-alike of bob (uid 3), posted by uid 9" in fake.note
+    assert next(f.rule for f in result.flags if f.floor == 3) == "lookalike"
+
+
+def test_the_same_name_with_another_id_is_a_lookalike_too():
+    """A name written exactly as the player's, by another account (a saved page of another
+    board, an account renamed to take the name): never the player."""
+    result = count(game(), thread(("bob", "9", "08 10:00", vote("carol"))))
+    assert rows(result)[0] == (2, None, "vote", None, "void", "not_a_player")
+
+
+def test_a_renamed_account_is_still_the_player_and_said_once():
+    t = thread(
+        ("弗兰克", "7", "08 10:00", vote("carol")),
+        ("弗兰克", "7", "08 11:00", "同上"),
+    )
+    result = count(game(), t)
+    assert rows(result)[0] == (2, "ncfrank", "vote", "carol", "counted", None)
+    assert "ncfrank" not in result.not_voted
+    [renamed] = [f for f in result.flags if f.rule == "renamed"]
+    assert renamed.note == (
+        "ncfrank (uid 7) posts as 弗兰克 now: the same account, counted as ncfrank"
+    )
+
+
+def test_without_ids_names_match_exactly_after_nfkc_only():
+    """No punctuation fold, no case fold for authors: bob。 and Bob are other accounts;
+    full-width letters are the same letters (NFKC)."""
+    assert author_key("ｂｏｂ") == "bob" and author_key("bob。") != "bob"
+    t = thread(
+        ("bob。", "9", "08 10:00", vote("carol")),
+        ("Bob", "10", "08 10:30", vote("carol")),
+        ("ｃａｒｏｌ", "4", "08 11:00", vote("dave")),
+        ("bob", "3", "08 12:00", vote("dave")),
+    )
+    result = count(game(WITHOUT_IDS), t)
+    assert [r[1] for r in rows(result)[:4]] == [None, None, "carol", "bob"]
+    assert "bob。 is a look-alike of bob, another account" in result.ballots[0].note
+    [note] = [f for f in result.flags if f.rule == "accounts"]
+    assert "the game file gives no account ids" in note.note
+    assert 'players = [{ name = "bob", id = 3 }]' in note.note
+    assert not [f for f in count(game(), t).flags if f.rule == "accounts"]  # with ids: quiet
+
+
+def test_a_lookalike_of_the_director_is_no_director():
+    """admin。 (uid 12) posts a "result": a post of a stranger, not the director's; the
+    director's own account (uid 1) renamed stays the director."""
+    g = game()
+    assert not g.is_director("admin。", None, "12") and not g.is_director("admin", None, "12")
+    assert g.is_director("管理员", None, "1") and g.is_director("admin", None, "1")
+    assert g.is_director("admin") and not g.is_director("admin!")  # no id shown: the name
+    result = count(g, thread(("admin。", "12", "08 10:00", "代投：bob\n" + vote("carol"))))
+    assert rows(result)[0][1:] == (None, "vote", None, "void", "not_a_player")
+
+
+def test_a_page_without_uids_falls_back_to_the_name():
+    """A saved page that shows no uid: the name, exactly."""
+    t = thread(("bob", None, "08 10:00", vote("carol")), ("bob。", None, "08 11:00", vote("dave")))
+    result = count(game(), t)
+    assert [r[1] for r in rows(result)[:2]] == ["bob", None]
+    assert at("08 10:00") == result.ballots[0].posted_at
+
+
+def test_a_reminder_mentions_a_renamed_player_by_the_name_it_posts_under():
+    """ncfrank (uid 7), renamed 弗兰克, said something but has not voted: the 催票 @-mentions
+    弗兰克, the name the forum knows now."""
+    from tally.outputs.announce import reminder_context
+    from tally.rules.votes import tally_day
+
+    t = thread(("弗兰克", "7", "08 10:00", "我晚点投"), ("bob", "3", "08 11:00", vote("carol")))
+    result = tally_day(t.thread(), game(), 2)  # the thread ends 08 11:00: before the close
+    assert result.provisional
+    context = reminder_context(result, game())
+    mentions = {n["player"]: n["mention"] for n in context["not_voted"]}
+    assert mentions["ncfrank"] == "弗兰克" and mentions["carol"] == "carol"

@@ -1,0 +1,93 @@
+"""Accounts by their id on pages a real Discuz! X3.5 rendered (fixtures/discuz-accounts):
+the uid in each post's markup decides who wrote it — a renamed account is still the player
+(and its closed day's result stands), a look-alike (`bob。`) is not bob, an impostor named
+like the director (`admin。`) is no director and its fake 催票 carrying tally's mark stops
+nothing."""
+
+from __future__ import annotations
+
+import json
+
+from tally.cli import app
+
+from .conftest import CHINA, FIXTURES, FakeClock, Runner
+
+runner = Runner()
+PAGES = FIXTURES / "discuz-accounts"
+BOARD = "http://127.0.0.1:8600/forum.php?mod=viewthread&tid="
+
+
+def game(tmp_path, ids: bool = True) -> str:  # type: ignore[no-untyped-def]
+    players = (
+        '{ name = "alice", id = 2 }, { name = "bob", id = 3 }, { name = "dave", id = 5 }, '
+        '{ name = "carol", id = 4 }, { name = "ncfrank32", id = 10 }'
+        if ids
+        else '"alice", "bob", "dave", "carol", "ncfrank32"'
+    )
+    director = '{ name = "admin", id = 1 }' if ids else '"admin"'
+    path = tmp_path / "game.toml"
+    path.write_text(
+        f"""name = "[I32局]"
+ruleset = "M126"
+directors = [{director}]
+players = [{players}]
+
+[[days]]
+day = 2
+opens = 2026-12-01T17:22:29
+closes = 2026-12-01T17:27:00
+vote = "{BOARD}11"
+
+[[days]]
+day = 3
+opens = 2026-12-01T17:27:20
+closes = 2026-12-01T17:37:00
+vote = "{BOARD}14"
+""",
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+def votes(game_path: str, page: str) -> dict:  # type: ignore[type-arg]
+    clock = FakeClock("2026-12-01 18:00:00", CHINA)
+    result = runner.invoke(app, ["votes", str(PAGES / page), "--game", game_path, "--json", "-q"],
+                           obj=clock.env())  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def rows(data: dict) -> dict[int, tuple]:  # type: ignore[type-arg]
+    return {b["floor"]: (b["author"], b["author_id"], b["voter"], b["status"], b["reason"])
+            for b in data["ballots"]}  # fmt: skip
+
+
+def test_the_renamed_account_and_the_lookalike_by_their_uids(tmp_path):
+    data = votes(game(tmp_path), "day3-vote-p1.html")
+    floors = rows(data)
+    assert floors[2] == ("弗兰克32", "10", "ncfrank32", "counted", None)  # renamed: still the player
+    assert floors[4] == ("bob", "3", "bob", "counted", None)
+    assert floors[5] == ("bob。", "7", None, "void", "not_a_player")  # the look-alike
+    assert floors[6][:4] == ("admin。", "9", None, "not_a_ballot")  # the fake 催票
+    assert 7 not in floors  # the director's own reminder: no row at all (issue 31)
+    assert "ncfrank32" not in data["not_voted"] and data["not_voted"] == ["dave"]
+    assert data["outcome"]["player"] == "dave"
+    look = next(b for b in data["ballots"] if b["floor"] == 5)
+    assert "bob。 is a look-alike of bob (uid 3), posted by uid 7" in look["note"]
+
+
+def test_the_closed_day_counts_as_announced_after_the_rename(tmp_path):
+    """Day 2, read after ncfrank32 became 弗兰克32: carol out, 4 of 5, as the director's
+    post on floor 7 (with tally's mark) said."""
+    data = votes(game(tmp_path), "day2-vote-p1.html")
+    assert data["outcome"]["result"] == "eliminated" and data["outcome"]["player"] == "carol"
+    assert [t["votes"] for t in data["totals"]] == [4, 1]
+
+
+def test_without_ids_the_names_alone_and_the_advice_once(tmp_path):
+    data = votes(game(tmp_path, ids=False), "day3-vote-p1.html")
+    floors = rows(data)
+    assert floors[5][2:4] == (None, "void")  # bob。 is not bob, even without ids
+    assert floors[2][2:4] == (None, "void")  # the renamed account is lost without its id
+    [advice] = [f for f in data["flags"] if f["rule"] == "accounts"]
+    assert "the game file gives no account ids" in advice["note"]

@@ -1,0 +1,388 @@
+"""A result posted exactly once, on the loopback Discuz! board (tests/discuzboard.py): the
+journal of posts, tally's mark, the director's account id, one poster at a time; a post
+needs the live thread; nothing a player writes stops it; a closed day keeps its result."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tally.cli import app
+from tally.demo.localforum import Reply
+from tally.journal import Journal, journal_path
+
+from .conftest import CHINA, FakeClock
+from .discuzboard import Board
+from .discuzgen import P
+from .test_posting import NOT_POSTED, after_close, announce, env, runner, setup, watch
+
+MARK = re.compile(r"tally#[0-9a-f]{8}/d2/close")
+
+
+@pytest.fixture
+def board(forum) -> Board:
+    return Board(forum)
+
+
+def entries(game: str) -> list[dict]:
+    return [json.loads(line) for line in journal_path(Path(game)).read_text("utf-8").splitlines()]
+
+
+# -- the journal and the mark ----------------------------------------------------------------
+
+
+def test_the_journal_says_what_was_posted_before_and_after(board, tmp_path):
+    _, game, cookies = setup(board, tmp_path)
+    result = announce(game, cookies, after_close(board), "--yes")
+    assert result.exit_code == 0, result.stderr
+    [entry] = entries(game)
+    assert (entry["day"], entry["kind"], entry["state"], entry["pid"]) == (2, "close", "posted", "2020")
+    assert entry["at"] == "2024-05-09T22:00:00+08:00" and len(entry["digest"]) == 64
+    assert entry["outcome"]["result"] == "eliminated" and entry["outcome"]["player"] == "白桃"
+    [(_, _, message)] = board.replies
+    # the mark, the post's last line: game, day, kind, and the outcome's code
+    assert re.fullmatch(r"tally#[0-9a-f]{8}/d2/close/[0-9a-f]{6}", message.splitlines()[-1])
+    import hashlib
+
+    assert entry["digest"] == hashlib.sha256(message.encode()).hexdigest()
+
+
+def test_the_journal_is_written_before_the_post_is_sent(board, tmp_path):
+    _, game, cookies = setup(board, tmp_path)
+    seen: list[list[dict]] = []
+    original = board._reply
+
+    def looking(query, headers, form, who):  # type: ignore[no-untyped-def]
+        seen.append(entries(game))
+        return original(query, headers, form, who)
+
+    board._reply = looking  # type: ignore[method-assign]
+    assert announce(game, cookies, after_close(board), "--yes").exit_code == 0
+    [[before]] = seen
+    assert before["state"] == "sending" and before["pid"] is None
+
+
+def test_a_template_with_another_first_line_is_not_posted_twice(board, tmp_path):
+    """The director's own template changes its first line between two runs: the mark is
+    still the last line, so the second run finds the first post."""
+    _, game, cookies = setup(board, tmp_path)
+    clock = after_close(board)
+    assert announce(game, cookies, clock, "--yes").exit_code == 0
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "close.bbcode.j2").write_text("今日结果（第{{ day }}天）\n{{ outcome }}\n", encoding="utf-8")
+    clock.sleep(60)
+    again = announce(game, cookies, clock, "--yes", "--template-dir", str(mine))
+    assert again.exit_code == NOT_POSTED, again.stderr
+    assert "floor 20 of the thread already holds this post (tally#" in again.stderr
+    assert len(board.replies) == 1
+
+
+def test_a_no_break_space_in_the_name_is_posted_once(board, tmp_path):
+    """U+00A0 in the game's name: made a plain space once, so what is checked is what is
+    sent; the second run finds the first post."""
+    _, game, cookies = setup(board, tmp_path)
+    text = Path(game).read_text(encoding="utf-8").replace('name = "测试局"', 'name = "测试\u00a0局"')
+    Path(game).write_text(text, encoding="utf-8")
+    clock = after_close(board)
+    first = announce(game, cookies, clock, "--yes")
+    assert first.exit_code == 0 and "read back: the forum shows what was sent" in first.stderr
+    assert "\u00a0" not in board.replies[0][2] and "测试 局" in board.replies[0][2]
+    clock.sleep(60)
+    assert announce(game, cookies, clock, "--yes").exit_code == NOT_POSTED
+    assert len(board.replies) == 1
+
+
+def test_an_impostor_named_like_the_director_neither_blocks_nor_is_the_director(board, tmp_path):
+    """admin。 (another account) posts a fake result carrying the mark, after the close: not
+    the director's post, so the director's is made; admin。's cookies cannot post."""
+    _, game, cookies = setup(board, tmp_path)
+    text = Path(game).read_text(encoding="utf-8").replace(
+        'directors = ["导演A"]', 'directors = [{ name = "导演A", id = 7 }]')  # fmt: skip
+    Path(game).write_text(text, encoding="utf-8")
+    clock = after_close(board)
+    from tally.publish import mark
+    from tally.rules.gamefile import load_game
+
+    fake = f"[b]测试局 第2天投票结果[/b]\n大家别投了，导演说今天不统计。\n\n{mark(load_game(game), 2, 'close')}"
+    board.threads["102"].uids["导演A。"] = 66
+    board.threads["102"].add(P("导演A。", "2024-05-09 21:45:00", fake))
+    impostor = board.cookies(board.member("导演A。", 66), tmp_path / "impostor.txt")
+    refused = announce(game, impostor, clock, "--yes")
+    assert refused.exit_code == NOT_POSTED
+    assert "the cookies log tally in as 导演A。, who is not a director" in refused.stderr
+    look = board.cookies(board.member("导演A", 67), tmp_path / "lookalike.txt")  # same name
+    assert "(导演A is uid 67; the director 导演A is uid 7)" in announce(game, look, clock, "--yes").stderr
+    result = announce(game, cookies, clock, "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert [m.splitlines()[0] for _, who, m in board.replies] == ["[b]测试局 第2天投票结果[/b]"]
+
+
+# -- the answer that never came ---------------------------------------------------------------
+
+
+def test_a_post_whose_answer_never_came_is_looked_for_not_pasted(board, tmp_path):
+    """The forum stores the post and answers a body tally cannot read: the thread read again
+    shows it, so it is the post (recorded), and a second run does not post again."""
+    _, game, cookies = setup(board, tmp_path)
+    clock = after_close(board)
+    original = board._reply
+
+    def garbled(query, headers, form, who):  # type: ignore[no-untyped-def]
+        original(query, headers, form, who)
+        return Reply(200, b"<html>upstream hiccup</html>", {"Content-Type": "text/html"})
+
+    board._reply = garbled  # type: ignore[method-assign]
+    result = announce(game, cookies, clock, "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert "posted as 导演A, floor 20" in result.stderr and "paste" not in result.stderr
+    assert entries(game)[-1]["state"] == "posted" and entries(game)[-1]["pid"] == "2020"
+    board._reply = original  # type: ignore[method-assign]
+    clock.sleep(60)
+    assert announce(game, cookies, clock, "--yes").exit_code == NOT_POSTED
+    assert len(board.replies) == 1
+
+
+def test_an_answer_lost_and_no_post_in_the_thread_is_never_sent_again_blindly(board, tmp_path):
+    """The forum took nothing and answered garbage: tally says what it found and to look at
+    the thread — never "paste by hand" — and the next run stops on the journal's entry."""
+    url, game, cookies = setup(board, tmp_path)
+    clock = after_close(board)
+    board._reply = lambda *a: Reply(200, b"<html>?</html>", {"Content-Type": "text/html"})  # type: ignore[method-assign]
+    first = watch(url, game, cookies, FakeClock("2024-05-09 21:20:00", CHINA), "--post")
+    assert first.exit_code == NOT_POSTED
+    last = first.stderr.strip().splitlines()[-1]
+    assert "the thread read again shows no post of it" in last and "look at the thread" in last
+    assert "paste" not in last
+    again = announce(game, cookies, clock, "--yes")
+    assert again.exit_code == NOT_POSTED
+    assert "never heard the forum's answer" in again.stderr
+    assert "delete that line of" in again.stderr and len(board.answers) == 1
+
+
+# -- a post needs the live thread ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["--offline", "--archive"])
+def test_post_with_offline_or_archive_is_refused_in_one_sentence(board, tmp_path, where):
+    _, game, cookies = setup(board, tmp_path)
+    extra = [where] if where == "--offline" else [where, str(tmp_path / "a.csv")]
+    result = announce(game, cookies, after_close(board), "--yes", *extra)
+    assert result.exit_code == NOT_POSTED
+    assert result.stderr.strip().splitlines() == [
+        f"tally: --post reads the live thread to know whether the post is there already; "
+        f"{where} reads an older copy of it: leave out {where} to post, or --post to print "
+        "the text."
+    ]
+    assert board.answers == []
+
+
+# -- nothing a player writes stops the post --------------------------------------------------------
+
+
+def test_a_players_tag_on_a_gbk_board_is_inert_and_posted(forum, tmp_path):
+    """A reason with [b]…[/b] on a GBK board: made inert with [[i][/i] (GBK holds it, the
+    zero-width space it used to be cannot be held), shown as the player typed it."""
+    from .test_votes_game import vote_thread
+
+    board = Board(forum, charset="gbk")
+    t = vote_thread()
+    t.posts = [
+        replace(p, text=p.text.replace("投票理由：", "投票理由：[b]狼[/b]"))
+        if "投票对象：白桃" in p.text
+        else p
+        for p in t.posts
+    ]
+    url = board.thread(t)
+    cookies = board.cookies(board.member("导演A", 7), tmp_path / "cookies.txt")
+    from .test_votes_game import game_file
+
+    game = game_file(tmp_path, url)
+    result = announce(game, cookies, after_close(board), "--yes")
+    assert result.exit_code == 0, result.stderr
+    message = board.replies[0][2]
+    assert "[[i][/i]b]狼[[i][/i]/b]" in message and "\u200b" not in message
+    assert "read back: the forum shows what was sent" in result.stderr
+
+
+def test_a_character_only_a_player_wrote_that_gbk_cannot_hold_does_not_stop_it(forum, tmp_path):
+    """🐺 in a ballot's reason on a GBK board: posted as "?", said; the same character in the
+    director's own game name still stops the post (test_posting)."""
+    from .test_votes_game import game_file, vote_thread
+
+    board = Board(forum, charset="gbk")
+    t = vote_thread()
+    t.posts = [replace(p, text=p.text.replace("狼面大", "狼面大🐺")) for p in t.posts]
+    url = board.thread(t)
+    cookies = board.cookies(board.member("导演A", 7), tmp_path / "cookies.txt")
+    result = announce(game_file(tmp_path, url), cookies, after_close(board), "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert "狼面大?" in board.replies[0][2]
+    assert "which cannot hold '🐺' that players wrote: posted as '?'" in result.stderr
+
+
+def test_a_post_over_the_boards_limit_is_said_before_sending(board, tmp_path):
+    _, game, cookies = setup(board, tmp_path)
+    original = board._page
+
+    def small(tid, page, who):  # type: ignore[no-untyped-def]
+        reply = original(tid, page, who)
+        body = reply.body.replace(b"postmaxchars = parseInt('10000')", b"postmaxchars = parseInt('100')")
+        return Reply(reply.status, body, reply.headers)
+
+    board._page = small  # type: ignore[method-assign]
+    result = announce(game, cookies, after_close(board), "--yes")
+    assert result.exit_code == NOT_POSTED
+    assert re.search(r"the post is \d+ bytes in the board's UTF-8 and the board takes at most "
+                     r"100 \(its maxpostsize\)", result.stderr)  # fmt: skip
+    assert board.answers == []
+
+
+# -- shown, then asked; a reminder with nobody to remind ---------------------------------------------
+
+
+def test_the_post_is_shown_in_full_before_the_question(board, tmp_path):
+    _, game, cookies = setup(board, tmp_path)
+    no = announce(game, cookies, after_close(board), input="n\n", env={"terminal": True})
+    assert no.exit_code == NOT_POSTED
+    shown, asked = no.stderr.index("白桃 被投票出局"), no.stderr.index("Post this to")
+    mark = MARK.search(no.stderr)
+    assert mark is not None and shown < mark.start() < asked
+
+
+def test_no_reminder_when_everyone_has_voted(board, tmp_path):
+    url, game, cookies = setup(board, tmp_path)
+    clock = FakeClock("2024-05-09 20:40:00", CHINA)
+    board.clock = clock.now
+    counted = runner.invoke(app, ["votes", url, "--game", game, "--json", "-q"], obj=env(clock))
+    waiting = json.loads(counted.stdout)["not_voted"]
+    assert waiting  # then nobody of them may vote: nobody is left to remind
+    names = ", ".join(f'"{p}"' for p in waiting)
+    text = Path(game).read_text(encoding="utf-8").replace("deputy = ", f"cannot_vote = [{names}]\ndeputy = ")
+    Path(game).write_text(text, encoding="utf-8")
+    result = watch(url, game, cookies, clock, "--remind-at", "60", "--polls", "1")
+    assert result.exit_code == 0, result.stderr
+    assert "no reminder posted: every living player has voted on day 2." in result.stderr
+    assert board.replies == []
+    told = announce(game, cookies, clock, "--kind", "reminder", "--yes")
+    assert told.exit_code == NOT_POSTED and "there is nobody to remind" in told.stderr
+
+
+# -- a closed day keeps its result -----------------------------------------------------------------
+
+
+def test_a_closed_day_keeps_its_result(board, tmp_path):
+    """Posted: 白桃 out. A ballot edited after the announcement turns the count: the recount
+    stops, naming the floor and the account, until the file says why."""
+    url, game, cookies = setup(board, tmp_path)
+    clock = after_close(board)
+    assert announce(game, cookies, clock, "--yes").exit_code == 0
+    t = board.threads["102"]
+    votes_for = [i for i, p in enumerate(t.posts) if "投票对象：白桃" in p.text]
+    for i in votes_for:
+        t.posts[i] = replace(t.posts[i], text=t.posts[i].text.replace("白桃", "长夜"))
+    board.thread(t)
+    clock.sleep(120)
+    args = ["votes", url, "--game", game, "--fresh", "-q"]
+    again = runner.invoke(app, args, obj=env(clock))
+    assert again.exit_code == 2, again.stderr
+    said = again.stderr.strip().splitlines()[-1]
+    assert said.startswith("tally: day 2's result was announced as eliminated 白桃, and counts now as")
+    assert "floor " in said and "(uid " in said and 'result_changed = "…"' in said
+    # Without the journal (another machine): the director's post in the thread says it.
+    journal_path(Path(game)).unlink()
+    elsewhere = runner.invoke(app, args, obj=env(clock))
+    assert elsewhere.exit_code == 2
+    assert "day 2's result was posted on floor 20 by 导演A, and counts now as" in elsewhere.stderr
+    text = Path(game).read_text(encoding="utf-8").replace(
+        "deputy = ", 'result_changed = "two ballots fixed on appeal"\ndeputy = ')  # fmt: skip
+    Path(game).write_text(text, encoding="utf-8")
+    assert runner.invoke(app, args, obj=env(clock)).exit_code == 0
+
+
+# -- one poster at a time ---------------------------------------------------------------------------
+
+
+def test_two_announces_at_once_post_once(board, tmp_path):
+    """Two `tally announce --post --yes` processes at once on a forum that takes a while to
+    answer each page: the lock lets one in; the other, let in after, reads the thread again
+    and finds the post."""
+    _, game, cookies = setup(board, tmp_path)
+    board.floodctrl = 0  # the board's flood control would stop a second post on its own
+    board.clock = FakeClock("2024-05-09 22:00:00", CHINA).now  # the posts' times; the runs' are now
+    original = board.forum.request_hook
+
+    def slow(path, headers, body):  # type: ignore[no-untyped-def]
+        if body is None and "viewthread" in path:
+            time.sleep(0.4)
+        return original(path, headers, body)  # type: ignore[misc]
+
+    board.forum.request_hook = slow
+    root = Path(__file__).resolve().parent.parent
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tally", "announce", "--game", game, "--day", "2", "--post",
+             "--yes", "--cookies", str(cookies), "--cache-dir", str(tmp_path / f"cache{i}")],
+            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
+        for i in range(2)
+    ]
+    done = [r.communicate(timeout=120) for r in runs]
+    codes = sorted(r.returncode for r in runs)
+    assert codes == [0, NOT_POSTED], done
+    assert len(board.replies) == 1
+    refused = next(err for (_, err), r in zip(done, runs, strict=True) if r.returncode)
+    assert "already holds this post" in refused
+
+
+def test_the_lock_is_one_poster_at_a_time(tmp_path):
+    from tally.journal import post_lock
+
+    game = tmp_path / "g.toml"
+    order: list[str] = []
+
+    def hold(name: str) -> None:
+        with post_lock(game, 2, "close"):
+            order.append(f"{name} in")
+            time.sleep(0.2)
+            order.append(f"{name} out")
+
+    a = threading.Thread(target=hold, args=("a",))
+    a.start()
+    time.sleep(0.05)
+    hold("b")
+    a.join()
+    assert order == ["a in", "a out", "b in", "b out"]
+    assert Journal(journal_path(game)).entries() == ()
+
+
+def test_a_read_back_that_fails_says_look_at_the_thread_never_offline(board, tmp_path):
+    """The post made, the forum down for the read back: the post is not lost to a "paste by
+    hand", and the advice is the thread, not --offline (the cache holds the thread)."""
+    _, game, cookies = setup(board, tmp_path)
+    after_close(board)
+    original = board.forum.request_hook
+
+    def down_after_the_post(path, headers, body):  # type: ignore[no-untyped-def]
+        if body is None and "viewthread" in path and board.replies:
+            return Reply(500, b"<html>down</html>", {"Content-Type": "text/html"})
+        return original(path, headers, body)  # type: ignore[misc]
+
+    board.forum.request_hook = down_after_the_post
+    result = watch(board.forum.url("forum.php?mod=viewthread&tid=102"), game, cookies,
+                   FakeClock("2024-05-09 21:20:00", CHINA), "--post")  # fmt: skip
+    assert len(board.replies) == 1
+    assert "post 2020 was made, and the thread could not be read back" in result.stderr
+    assert "look at the thread" in result.stderr
+    assert "--offline" not in result.stderr and "paste" not in result.stderr
+    assert entries(game)[-1]["pid"] == "2020"
