@@ -260,12 +260,16 @@ def _site_root(url: str) -> str:
 
 
 def _around_the_posts(text: str) -> str:
-    """Where a theme's marks are looked for: its post markup, around the first post (a
-    whole page is ten times longer, and looked through for every page read)."""
+    """Where a theme's marks are looked for: the page's head (a theme's IMGDIR, STYLEID,
+    style sheets) and its post markup around the first post (the whole page is ten times
+    longer, and looked through for every page read)."""
+    head_end = text.find("</head>")
+    head = text[: head_end if 0 <= head_end < 60000 else 20000]
     first = text.find('id="post_')
     if first < 0:
         first = text.find('id="pid')
-    return text[max(0, first - 4000) : first + 40000] if first >= 0 else text[:60000]
+    posts = text[max(0, first - 4000) : first + 40000] if first >= 0 else text[:60000]
+    return f"{head}\n{posts}"
 
 
 def saved_from(text: str) -> tuple[str, str] | None:
@@ -432,16 +436,18 @@ def _title(page: PageText) -> tuple[str, str]:
 
 
 def _reply_count(page: PageText) -> int | None:
-    # The default template's header, read straight from the text; the selectors are the
-    # fallback for other templates.
+    # The default template's header, read straight from the text; then its elements,
+    # whatever the language pack's words (views, then replies, each in a span.xi1); then
+    # the Chinese words of other templates.
     head = page.text[:40000]  # the header sits above the first post
     m = _REPLIES_HTML.search(head)
     if m:
         return int(m.group(1))
-    if "回复" not in head:
-        return None  # later pages carry no header
     header = page.tree.css_first("div.hm.ptn") or page.tree.css_first("td.pls.ptn")
     if header is None:
-        return None
+        return None  # later pages carry no header
+    counts = [n.text().strip() for n in header.css("span.xi1")]
+    if len(counts) == 2 and all(c.isdigit() for c in counts):
+        return int(counts[1])
     m = _REPLIES.search(header.text())
     return int(m.group(1)) if m else None
