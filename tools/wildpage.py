@@ -1,0 +1,277 @@
+"""Make a fixture from a real saved page of a board: every text a user wrote (names, post
+bodies, signatures, 点评, the thread's title) replaced by made-up text of the same shape,
+everything the forum wrote kept byte for byte (tags, attributes, classes, ids, scripts,
+white space, uids, pids, times, floor labels), the page written back in its own charset.
+
+    python tools/wildpage.py SAVED.html OUT.html --repo OWNER/NAME --path PATH \\
+        --commit SHA --licence MIT [--note "what was trimmed"]
+
+The source is recorded in the README.md beside OUT (one line per page made). The made-up
+text is deterministic: the same page gives the same fixture, so a fixture can be made
+again and compared. Only text is touched: a name is replaced wherever it stands in text
+(and in alt/title attributes), the same way each time, so the page's authors stay one
+account each; the text inside a post body is replaced character by character (a CJK
+character by another, a letter by a letter, a digit by a digit; punctuation, white space
+and entities kept), except Discuz!'s own words inside it (the edit mark, a quote's header).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+# Characters the same in simplified and traditional Chinese, in GB2312 and in Big5: the
+# made-up text encodes in the page's own charset whatever it is.
+_HAN = (
+    "一二三四五六七八九十人大小中上下天日月山水火木土石田目口手心白由甲申公子女王今古本末名"
+    "文字同合千百方正主工生用力米平安半去可北南西"
+)
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+_UPPER = _LOWER.upper()
+_DIGITS = "0123456789"
+
+# One token of a page: a comment, a script or style element whole, a tag, or text.
+_TOKEN = re.compile(
+    r"<!--.*?-->|<script\b.*?</script\s*>|<style\b.*?</style\s*>|<[^>]*>|[^<]+|<",
+    re.S | re.I,
+)
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)", re.S)
+_ATTR = re.compile(r"""([\w:-]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>"']+)""")
+_ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|\w+);")
+# Kept as they are: entities (markup), and times (the forum's: a 点评's, a quote header's).
+_ENTITY_KEPT = re.compile(
+    r"(&(?:#\d+|#x[0-9a-fA-F]+|\w+);|\d{4}-\d{1,2}-\d{1,2}(?:\s+\d{1,2}:\d{2}(?::\d{2})?)?)"
+)
+_WORDY = re.compile(r"[A-Za-z\u3400-\u9fff]")
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+_PROFILE = re.compile(
+    r"home\.php\?mod=space|space\.php\?|space-uid-\d+|space-username-|/space/uid/"
+)
+
+# Where users write: a post's body (every version's id and class for it), its signature,
+# the 点评 under it, the thread's title.
+_USER_ID = re.compile(r"^(?:postmessage_\d+|thread_subject|comment_\d+)$")
+_USER_CLASS = frozenset({"t_f", "t_msgfont", "sign", "psti", "signatures", "message"})
+# Discuz!'s own words inside a body: its edit mark, a quote's "X 发表于 T" header link,
+# the reply header's floor link.
+_FORUM_CLASS = frozenset({"pstatus"})
+_CONTENT = re.compile(r'content="([^"]*)"')
+_META_USER = re.compile(r"""<meta\s+name=["'](?:keywords|description)["']""", re.I)
+
+
+def made_up(text: str, salt: str) -> str:
+    """``text`` with every CJK character, letter and digit replaced, deterministically;
+    white space, punctuation and HTML entities kept."""
+    seed = hashlib.sha256((salt + "\0" + text).encode("utf-8")).digest()
+    out: list[str] = []
+    position = 0
+    for i, piece in enumerate(_ENTITY_KEPT.split(text)):
+        if i % 2:
+            out.append(piece)  # an entity or a time, kept
+            continue
+        for ch in piece:
+            k = seed[position % len(seed)] + position
+            position += 1
+            if "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf":
+                out.append(_HAN[k % len(_HAN)])
+            elif ch in _LOWER:
+                out.append(_LOWER[k % 26])
+            elif ch in _UPPER:
+                out.append(_UPPER[k % 26])
+            elif ch in _DIGITS:
+                out.append(_DIGITS[k % 10])
+            else:
+                out.append(ch)
+    return "".join(out)
+
+
+@dataclass
+class _Open:
+    tag: str
+    user: bool
+    forum: bool
+
+
+def tokens(text: str) -> Iterator[str]:
+    for m in _TOKEN.finditer(text):
+        yield m.group(0)
+
+
+def names_of(text: str) -> list[str]:
+    """The names the page shows in links to members' profiles (what users chose)."""
+    found: set[str] = set()
+    in_link = 0
+    hidden = 0
+    stack: list[tuple[str, bool, bool]] = []
+    for token in tokens(text):
+        if token.startswith("<"):
+            m = _TAG.match(token)
+            if m is None or token.startswith(("<!", "<script", "<style")):
+                continue
+            closing, name = m.group(1), m.group(2).lower()
+            if closing:
+                while stack:
+                    tag, link, hid = stack.pop()
+                    in_link -= link
+                    hidden -= hid
+                    if tag == name:
+                        break
+                continue
+            if name in _VOID or token.endswith("/>"):
+                continue
+            attrs = dict((k.lower(), v.strip("\"'")) for k, v in _ATTR.findall(token))
+            link = name == "a" and bool(_PROFILE.search(attrs.get("href", "")))
+            hid = "display_none" in attrs.get("class", "").split()
+            stack.append((name, link, hid))
+            in_link += link
+            hidden += hid
+        elif in_link and not hidden:
+            name = token.strip()
+            # A link's count ("12" posts) or a sign is the forum's, not a name.
+            if _WORDY.search(name) and not _ENTITY.fullmatch(name):
+                found.add(name)
+    return sorted(found, key=len, reverse=True)
+
+
+class Replacer:
+    def __init__(self, names: list[str], subject: str | None):
+        self.map = {n: made_up(n, "name") for n in names}
+        if subject:
+            self.map[subject] = made_up(subject, "title")
+        self._pattern = (
+            re.compile("|".join(re.escape(k) for k in sorted(self.map, key=len, reverse=True)))
+            if self.map
+            else None
+        )
+
+    def post(self, text: str) -> str:
+        if self._pattern is None:
+            return made_up(text, "body")
+        out, last = [], 0
+        for m in self._pattern.finditer(text):
+            out += [made_up(text[last : m.start()], "body"), self.map[m.group(0)]]
+            last = m.end()
+        out.append(made_up(text[last:], "body"))
+        return "".join(out)
+
+    def names(self, text: str) -> str:
+        if self._pattern is None:
+            return text
+        return self._pattern.sub(lambda m: self.map[m.group(0)], text)
+
+
+def _subject(text: str) -> str | None:
+    m = re.search(r'id="thread_subject"[^>]*>([^<]+)<', text)
+    return m.group(1).strip() if m else None
+
+
+def _attrs_named(token: str, replacer: Replacer) -> str:
+    """A tag with the names in its alt and title attributes replaced; the rest as it was."""
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(1).lower() not in ("alt", "title"):
+            return m.group(0)
+        return m.group(1) + "=" + replacer.names(m.group(2))
+
+    return _ATTR.sub(one, token)
+
+
+def anonymise(text: str) -> str:
+    """The page ``text`` with what its users wrote made up (see the module's docstring)."""
+    replacer = Replacer(names_of(text), _subject(text))
+    out: list[str] = []
+    stack: list[_Open] = []
+    for token in tokens(text):
+        user = any(o.user for o in stack) and not any(o.forum for o in stack)
+        if not token.startswith("<") or token == "<":
+            # A name in a post (a ballot's target, an @mention) is made up as the name is
+            # everywhere; the rest of the post character by character.
+            out.append(replacer.post(token) if user else replacer.names(token))
+            continue
+        if token.startswith(("<!--", "<script", "<style", "<!", "<?")):
+            out.append(token)
+            continue
+        m = _TAG.match(token)
+        if m is None:
+            out.append(token)
+            continue
+        closing, name = m.group(1), m.group(2).lower()
+        if closing:
+            if any(o.tag == name for o in stack):
+                while stack and stack.pop().tag != name:
+                    pass
+            out.append(token)
+            continue
+        if _META_USER.match(token):
+            # The title and the opening post's first words, as the forum copies them.
+            out.append(_CONTENT.sub(lambda c: f'content="{made_up(c[1], "meta")}"', token))
+            continue
+        out.append(_attrs_named(token, replacer))
+        if name in _VOID or token.endswith("/>"):
+            continue
+        attrs = dict((k.lower(), v.strip("\"'")) for k, v in _ATTR.findall(token))
+        classes = set(attrs.get("class", "").split())
+        href = attrs.get("href", "")
+        stack.append(
+            _Open(
+                name,
+                user=bool(_USER_ID.match(attrs.get("id", ""))) or bool(classes & _USER_CLASS),
+                forum=bool(classes & _FORUM_CLASS) or (user and "findpost" in href),
+            )
+        )
+    return "".join(out)
+
+
+def charset(body: bytes) -> str:
+    m = re.search(rb"<meta[^>]+charset\s*=\s*[\"']?([\w.:-]+)", body[:4096], re.I)
+    name = m.group(1).decode("ascii").lower() if m else "utf-8"
+    return {"gbk": "gb18030", "gb2312": "gb18030", "utf8": "utf-8"}.get(name, name)
+
+
+def make(source: Path, out: Path) -> None:
+    body = source.read_bytes()
+    encoding = charset(body)
+    bom = body.startswith(b"\xef\xbb\xbf")
+    text = body[3:].decode(encoding) if bom else body.decode(encoding)
+    made = anonymise(text).encode(encoding)
+    out.write_bytes((b"\xef\xbb\xbf" if bom else b"") + made)
+
+
+def record(out: Path, repo: str, path: str, commit: str, licence: str, note: str) -> None:
+    """One line per page in the README beside ``out``: where the real page came from."""
+    readme = out.parent / "README.md"
+    head = (
+        "# Source of these pages\n\nMade by `tools/wildpage.py` from real saved pages: every "
+        "user-written text replaced, the markup kept byte for byte.\n\n"
+        "| page | repository | path | commit | licence | note |\n|---|---|---|---|---|---|\n"
+    )
+    lines = [head]
+    if readme.exists():
+        lines = readme.read_text(encoding="utf-8").splitlines(keepends=True)
+    mine = f"| `{out.name}` | {repo} | `{path}` | {commit} | {licence} | {note} |\n"
+    lines = [line for line in lines if not line.startswith(f"| `{out.name}` |")] + [mine]
+    readme.write_text("".join(lines), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("source", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--repo", required=True)
+    parser.add_argument("--path", required=True)
+    parser.add_argument("--commit", required=True)
+    parser.add_argument("--licence", required=True)
+    parser.add_argument("--note", default="")
+    args = parser.parse_args(argv)
+    make(args.source, args.out)
+    record(args.out, args.repo, args.path, args.commit, args.licence, args.note)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
