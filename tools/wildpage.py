@@ -56,10 +56,14 @@ _PROFILE = re.compile(
 # Where users write: a post's body (every version's id and class for it), its signature,
 # the 点评 under it, the thread's title.
 _USER_ID = re.compile(r"^(?:postmessage_\d+|thread_subject|comment_\d+)$")
-_USER_CLASS = frozenset({"t_f", "t_msgfont", "sign", "psti", "signatures", "message"})
+_USER_CLASS = frozenset(
+    {"t_f", "t_msgfont", "postmessage", "sign", "psti", "signatures", "message", "customstatus"}
+)
 # Discuz!'s own words inside a body: its edit mark, a quote's "X 发表于 T" header link,
 # the reply header's floor link.
 _FORUM_CLASS = frozenset({"pstatus"})
+# "本帖最后由 NAME 于 TIME 编辑" (and Big5's), as Discuz! 6/7 writes it into the post.
+_EDIT_MARK = re.compile(r"\s*本帖最[后後]由\s+(?P<by>\S+)\s+[于於]\s+[\d: -]+\s*[编編][辑輯]\s*$")
 _CONTENT = re.compile(r'content="([^"]*)"')
 _META_USER = re.compile(r"""<meta\s+name=["'](?:keywords|description)["']""", re.I)
 
@@ -125,7 +129,10 @@ def names_of(text: str) -> list[str]:
             if name in _VOID or token.endswith("/>"):
                 continue
             attrs = dict((k.lower(), v.strip("\"'")) for k, v in _ATTR.findall(token))
-            link = name == "a" and bool(_PROFILE.search(attrs.get("href", "")))
+            # A profile link, or Discuz! 6/7's own account in its header (a#viewpro).
+            link = name == "a" and (
+                bool(_PROFILE.search(attrs.get("href", ""))) or attrs.get("id") == "viewpro"
+            )
             hid = "display_none" in attrs.get("class", "").split()
             stack.append((name, link, hid))
             in_link += link
@@ -150,6 +157,9 @@ class Replacer:
         )
 
     def post(self, text: str) -> str:
+        m = _EDIT_MARK.match(text)
+        if m:  # Discuz! 6/7's edit mark, a plain <i> in the post: the forum's words
+            return text[: m.start("by")] + self.names(m["by"]) + text[m.end("by") :]
         if self._pattern is None:
             return made_up(text, "body")
         out, last = [], 0
@@ -166,8 +176,12 @@ class Replacer:
 
 
 def _subject(text: str) -> str | None:
-    m = re.search(r'id="thread_subject"[^>]*>([^<]+)<', text)
-    return m.group(1).strip() if m else None
+    """The thread's title as the page shows it (X2 and later: #thread_subject; Discuz! 6/7:
+    the last words of the h1 in div.mainbox.viewthread)."""
+    m = re.search(r'id="thread_subject"[^>]*>([^<]+)<', text) or re.search(
+        r'class="mainbox viewthread">.*?<h1>(?:<a [^>]*>[^<]*</a>)?([^<]+)</h1>', text, re.S
+    )
+    return m.group(1).strip() or None if m else None
 
 
 def _attrs_named(token: str, replacer: Replacer) -> str:
@@ -181,9 +195,12 @@ def _attrs_named(token: str, replacer: Replacer) -> str:
     return _ATTR.sub(one, token)
 
 
-def anonymise(text: str) -> str:
-    """The page ``text`` with what its users wrote made up (see the module's docstring)."""
-    replacer = Replacer(names_of(text), _subject(text))
+def anonymise(text: str, *, also: tuple[str, ...] = (), names: tuple[str, ...] = ()) -> str:
+    """The page ``text`` with what its users wrote made up (see the module's docstring).
+    ``also``: ids or classes of more places users write on this board (an announcement,
+    a theme's own signature box); ``names``: more names to replace (the saver's own
+    account in the header, written without a profile link)."""
+    replacer = Replacer(sorted({*names_of(text), *names}, key=len, reverse=True), _subject(text))
     out: list[str] = []
     stack: list[_Open] = []
     for token in tokens(text):
@@ -220,7 +237,10 @@ def anonymise(text: str) -> str:
         stack.append(
             _Open(
                 name,
-                user=bool(_USER_ID.match(attrs.get("id", ""))) or bool(classes & _USER_CLASS),
+                user=bool(_USER_ID.match(attrs.get("id", "")))
+                or bool(classes & _USER_CLASS)
+                or attrs.get("id", "") in also
+                or bool(classes & set(also)),
                 forum=bool(classes & _FORUM_CLASS) or (user and "findpost" in href),
             )
         )
@@ -233,12 +253,15 @@ def charset(body: bytes) -> str:
     return {"gbk": "gb18030", "gb2312": "gb18030", "utf8": "utf-8"}.get(name, name)
 
 
-def make(source: Path, out: Path) -> None:
+def make(
+    source: Path, out: Path, *, also: tuple[str, ...] = (), names: tuple[str, ...] = ()
+) -> None:
     body = source.read_bytes()
     encoding = charset(body)
     bom = body.startswith(b"\xef\xbb\xbf")
     text = body[3:].decode(encoding) if bom else body.decode(encoding)
-    made = anonymise(text).encode(encoding)
+    made = anonymise(text, also=also, names=names).encode(encoding)
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes((b"\xef\xbb\xbf" if bom else b"") + made)
 
 
@@ -267,8 +290,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commit", required=True)
     parser.add_argument("--licence", required=True)
     parser.add_argument("--note", default="")
+    parser.add_argument("--also", action="append", default=[], help="an id or class users write in")
+    parser.add_argument("--name", action="append", default=[], help="a name to replace too")
     args = parser.parse_args(argv)
-    make(args.source, args.out)
+    make(args.source, args.out, also=tuple(args.also), names=tuple(args.name))
     record(args.out, args.repo, args.path, args.commit, args.licence, args.note)
     return 0
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from tally.errors import ParseError
 from tally.forums.boards import Board
-from tally.forums.htmltext import Node, font_flags, node_text, seen_text
+from tally.forums.htmltext import Node, font_flags, node_text, seen_text, tidy_text
 from tally.forums.timeparse import parse_forum_time
 from tally.model import Comment, Edit, Post, Quote
 
@@ -317,13 +317,16 @@ def read_post(node: Node, place: Place, index: int) -> Post:
         hidden = next((code for marker, code in _HIDDEN if marker in note), "hidden")
     else:
         marks = {"i": [], "div": [], "strong": []}  # type: dict[str, list[Node]]
-        for hit in body.css("i.pstatus, div.quote, strong"):
+        for hit in body.css("i, div.quote, strong"):
             marks[hit.tag].append(hit)
-        edited = _edit_mark(marks["i"], tz, where)
+        edited, bracketed = _edit_mark(marks["i"], tz, where)
         reply_to = _take_reply_header(marks["strong"])
         quotes = _take_quotes(marks["div"])
         red, large = font_flags(body)
         text = node_text(body)
+        if bracketed:
+            # Discuz! 6/7 writes its mark as "[<i> 本帖最后由 … 编辑 </i>]": its brackets go too.
+            text = tidy_text(text.replace("[]", "", 1))
     return Post(
         platform="discuz",
         thread_id=place.thread_id,
@@ -371,20 +374,25 @@ def _exact_time(node: Node) -> str | None:
     return title if title and re.search(r"\d{4}-\d", title) else None
 
 
-def _edit_mark(found: list[Node], tz: tzinfo, where: str) -> Edit | None:
+def _edit_mark(found: list[Node], tz: tzinfo, where: str) -> tuple[Edit | None, bool]:
     """Discuz!'s own edit mark, ``<i class="pstatus">`` (what [i=s] renders), in any
-    language pack: its time read, its words left out of the post's text."""
-    if not found:
-        return None
-    mark = found[0]
+    language pack: its time read, its words left out of the post's text; else, by its
+    Chinese words, Discuz! 6/7's plain ``<i>`` (and whether it stood in brackets)."""
+    own = [i for i in found if "pstatus" in (i.attributes.get("class") or "").split()]
+    legacy = not own
+    if legacy:
+        own = [i for i in found if _EDIT_WORDS.match(seen_text(i))]
+    if not own:
+        return None, False
+    mark = own[0]
     text = seen_text(mark)
     stamp = _EDIT_TIME.search(text)
     if stamp is None:
-        return None
+        return None, False
     raw = _exact_time(mark) or text[stamp.start() :]
     at = parse_forum_time(raw, tz, what=f"{where}: edit time")
     mark.decompose()
-    return Edit(by=_editor(text[: stamp.start()]), at=at)
+    return Edit(by=_editor(text[: stamp.start()]), at=at), legacy
 
 
 def _editor(before: str) -> str:
