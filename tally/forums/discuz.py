@@ -100,7 +100,10 @@ class DiscuzPages(Pages):
                 "without floor numbers or post ids; save the thread's own pages "
                 "(forum.php?mod=viewthread&tid=N) instead."
             )
-        if b"Discuz!" in body[-4000:] and (b"mobile=2" in body or b"static/image/mobile" in head):
+        # The touch template loads its own style sheet (X3: static/image/mobile/); X3.5
+        # names Discuz! only in its head.
+        touch = b"static/image/mobile" in head
+        if (b"Discuz!" in body[-4000:] or b"Discuz!" in head) and (b"mobile=2" in body or touch):
             return InputError(
                 f"{source} is the forum's mobile view of a thread (mobile=2); save the "
                 "desktop pages (forum.php?mod=viewthread&tid=N, 电脑版) instead."
