@@ -446,9 +446,11 @@ def _reply_count(page: PageText) -> int | None:
     m = _REPLIES_HTML.search(head)
     if m:
         return int(m.group(1))
+    if "ptn" not in head:
+        return None  # later pages carry no header
     header = page.tree.css_first("div.hm.ptn") or page.tree.css_first("td.pls.ptn")
     if header is None:
-        return None  # later pages carry no header
+        return None
     counts = [n.text().strip() for n in header.css("span.xi1")]
     if len(counts) == 2 and all(c.isdigit() for c in counts):
         return int(counts[1])

@@ -90,7 +90,8 @@ def hides(node: Node) -> bool:
 def seen_text(node: Node) -> str:
     """The text of ``node`` a reader sees, on one line: ``node.text()`` without what the
     page hides inside it."""
-    if not hides(node):
+    # Most names, times and labels hold only text: nothing inside them can be hidden.
+    if next(node.iter(), None) is None or not hides(node):
         return str(node.text()).strip()
     return _HTML_SPACE.sub(" ", "".join(_seen_parts(node))).replace("\xa0", " ").strip()
 
