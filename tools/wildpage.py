@@ -24,6 +24,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 # Characters the same in simplified and traditional Chinese, in GB2312 and in Big5: the
 # made-up text encodes in the page's own charset whatever it is.
@@ -57,7 +58,17 @@ _PROFILE = re.compile(
 # the 点评 under it, the thread's title.
 _USER_ID = re.compile(r"^(?:postmessage_\d+|thread_subject|comment_\d+)$")
 _USER_CLASS = frozenset(
-    {"t_f", "t_msgfont", "postmessage", "sign", "psti", "signatures", "message", "customstatus"}
+    {
+        "t_f",
+        "t_msgfont",
+        "postmessage",
+        "sign",
+        "psti",
+        "signatures",
+        "message",
+        "customstatus",
+        "lzl_content_main",
+    }
 )
 # Discuz!'s own words inside a body: its edit mark, a quote's "X 发表于 T" header link,
 # the reply header's floor link.
@@ -111,6 +122,7 @@ def names_of(text: str) -> list[str]:
     found: set[str] = set()
     in_link = 0
     hidden = 0
+    counting = False  # inside a link to a member's threads or friends: its text is a count
     stack: list[tuple[str, bool, bool]] = []
     for token in tokens(text):
         if token.startswith("<"):
@@ -134,27 +146,65 @@ def names_of(text: str) -> list[str]:
                 bool(_PROFILE.search(attrs.get("href", ""))) or attrs.get("id") == "viewpro"
             )
             hid = "display_none" in attrs.get("class", "").split()
+            if link:
+                counting = bool(re.search(r"[?&;](?:do|view|type)=", attrs.get("href", "")))
             stack.append((name, link, hid))
             in_link += link
             hidden += hid
         elif in_link and not hidden:
             name = token.strip()
-            # A link's count ("12" posts) or a sign is the forum's, not a name.
-            if _WORDY.search(name) and not _ENTITY.fullmatch(name):
+            # A link's count ("12" posts, home.php?mod=space&uid=N&do=thread) or a sign is
+            # the forum's, not a name; a name may be all digits (a QQ number).
+            wordy = _WORDY.search(name) or (name.isdigit() and not counting and len(name) > 3)
+            if wordy and not _ENTITY.fullmatch(name):
                 found.add(name)
     return sorted(found, key=len, reverse=True)
 
 
+def _word(name: str) -> str:
+    """A name as a pattern: a Latin name or number only as a whole word ("2019" is not in
+    "2019-8-2 00:20", "ab" not in "table"); a CJK one wherever it stands."""
+    escaped = re.escape(name)
+    if name[:1].isascii() and name[:1].isalnum():
+        escaped = rf"(?<![A-Za-z0-9_-]){escaped}"
+    if name[-1:].isascii() and name[-1:].isalnum():
+        escaped = rf"{escaped}(?![A-Za-z0-9_-])"
+    return escaped
+
+
 class Replacer:
-    def __init__(self, names: list[str], subject: str | None):
+    def __init__(self, names: list[str], subject: str | None, encoding: str = "utf-8"):
         self.map = {n: made_up(n, "name") for n in names}
         if subject:
             self.map[subject] = made_up(subject, "title")
         self._pattern = (
-            re.compile("|".join(re.escape(k) for k in sorted(self.map, key=len, reverse=True)))
+            re.compile("|".join(_word(k) for k in sorted(self.map, key=len, reverse=True)))
             if self.map
             else None
         )
+        # In links and handlers a name stands as it is or percent-encoded (in the page's
+        # charset and in UTF-8), and only as a whole word: "forum" in forum.php is no name.
+        self.attr_map: dict[str, str] = {}
+        for name, fake in self.map.items():
+            if len(name) < 2:
+                continue
+            self.attr_map[name] = fake
+            for charset in {encoding, "utf-8"}:
+                try:
+                    self.attr_map[quote(name, encoding=charset)] = quote(fake, encoding=charset)
+                except UnicodeEncodeError:
+                    continue
+        keys = sorted(self.attr_map, key=len, reverse=True)
+        self._attr_pattern = (
+            re.compile("|".join(rf"(?<![A-Za-z0-9_]){re.escape(k)}(?![A-Za-z0-9_])" for k in keys))
+            if keys
+            else None
+        )
+
+    def attribute(self, value: str) -> str:
+        if self._attr_pattern is None:
+            return value
+        return self._attr_pattern.sub(lambda m: self.attr_map[m.group(0)], value)
 
     def post(self, text: str) -> str:
         m = _EDIT_MARK.match(text)
@@ -184,23 +234,35 @@ def _subject(text: str) -> str | None:
     return m.group(1).strip() or None if m else None
 
 
+# Attributes that may hold a name or a title: what a reader sees (alt, title, value) and
+# links and handlers that carry one (a search for it, 回复 NAME, a magic's target).
+_NAMED_ATTRS = frozenset({"alt", "title", "value", "href", "onclick", "onmouseover"})
+
+
 def _attrs_named(token: str, replacer: Replacer) -> str:
-    """A tag with the names in its alt and title attributes replaced; the rest as it was."""
+    """A tag with the names in those attributes replaced; the rest as it was."""
 
     def one(m: re.Match[str]) -> str:
-        if m.group(1).lower() not in ("alt", "title"):
+        if m.group(1).lower() not in _NAMED_ATTRS:
             return m.group(0)
-        return m.group(1) + "=" + replacer.names(m.group(2))
+        return m.group(1) + "=" + replacer.attribute(m.group(2))
 
     return _ATTR.sub(one, token)
 
 
-def anonymise(text: str, *, also: tuple[str, ...] = (), names: tuple[str, ...] = ()) -> str:
+def anonymise(
+    text: str,
+    *,
+    also: tuple[str, ...] = (),
+    names: tuple[str, ...] = (),
+    encoding: str = "utf-8",
+) -> str:
     """The page ``text`` with what its users wrote made up (see the module's docstring).
     ``also``: ids or classes of more places users write on this board (an announcement,
     a theme's own signature box); ``names``: more names to replace (the saver's own
     account in the header, written without a profile link)."""
-    replacer = Replacer(sorted({*names_of(text), *names}, key=len, reverse=True), _subject(text))
+    found = sorted({*names_of(text), *names}, key=len, reverse=True)
+    replacer = Replacer(found, _subject(text), encoding)
     out: list[str] = []
     stack: list[_Open] = []
     for token in tokens(text):
@@ -260,7 +322,7 @@ def make(
     encoding = charset(body)
     bom = body.startswith(b"\xef\xbb\xbf")
     text = body[3:].decode(encoding) if bom else body.decode(encoding)
-    made = anonymise(text, also=also, names=names).encode(encoding)
+    made = anonymise(text, also=also, names=names, encoding=encoding).encode(encoding)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes((b"\xef\xbb\xbf" if bom else b"") + made)
 

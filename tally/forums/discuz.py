@@ -446,8 +446,8 @@ def _reply_count(page: PageText) -> int | None:
     m = _REPLIES_HTML.search(head)
     if m:
         return int(m.group(1))
-    if "ptn" not in head:
-        return None  # later pages carry no header
+    if 'ptn"' not in page.text:
+        return None  # later pages carry no header (a saved page's head may be long)
     header = page.tree.css_first("div.hm.ptn") or page.tree.css_first("td.pls.ptn")
     if header is None:
         return None
