@@ -190,6 +190,11 @@ def test_a_profiles_mark_that_stands_only_in_the_head_is_found(tmp_path):
     plain = Discuz().pages.parse_saved(vote(), CHINA, source="p1.html")
     # The profile's zone applied: the same wall-clock times, eight hours later.
     assert (chosen.posts[0].time - plain.posts[0].time).total_seconds() == 8 * 3600
+    # And one that stands only in the footer.
+    footer = vote().replace("</body>", '<div class="qc_theme_footer"></div></body>')
+    boards.write_text('[board.qc]\nmarks = ["qc_theme_footer"]\ntimezone = "UTC"\n', "utf-8")
+    chosen = Discuz().pages.parse_saved(footer, CHINA, source="p1.html", boards=load_boards(boards))
+    assert (chosen.posts[0].time - plain.posts[0].time).total_seconds() == 8 * 3600
 
 
 # -- doctor on the touch template -------------------------------------------------------
