@@ -124,3 +124,24 @@ def test_hidden_labels_stay_and_only_the_name_is_made_up():
     fake = wildpage.made_up("admin", "name")
     assert f"</em>{fake}</a>" in out and "admin" not in out
     assert f" {fake} " in out  # the ballot names the same made-up account
+
+
+def test_names_in_links_handlers_and_楼中楼_are_made_up_and_counts_kept():
+    """As the real TalkOP page holds them: an all-digit name, a name in a reply button's
+    handler and percent-encoded in a link, a 楼中楼 reply; a count in a link stays."""
+    page = (
+        '<html><head><meta charset="utf-8"></head><body>'
+        '<a href="home.php?mod=space&amp;uid=7">1696907775</a>'
+        '<a href="home.php?mod=space&amp;uid=8">kingkingchou</a>'
+        '<a href="home.php?mod=space&amp;uid=8&amp;do=thread">1234</a>'
+        '<a href="javascript:;" onclick="lchfckDiv(this,&#39;7&#39;,&#39;kingkingchou&#39;)">回复</a>'
+        '<a href="home.php?mod=magic&amp;id=%3Cfont%3Ekingkingchou%3C%2Ffont%3E">x</a>'
+        '<span class="lzl_content_main">厉害了</span>'
+        "<p>2026-3-5 1696907775 uid=1696907775x</p></body></html>"
+    )
+    out = wildpage.anonymise(page)
+    assert "kingkingchou" not in out and "厉害了" not in out
+    assert out.count("1696907775") == 1  # only inside the longer word, not a name there
+    assert ">1234</a>" in out and "2026-3-5" in out
+    fake = wildpage.made_up("kingkingchou", "name")
+    assert f"&#39;{fake}&#39;" in out and f"%3E{fake}%3C" in out

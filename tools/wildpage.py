@@ -48,10 +48,11 @@ _ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|\w+);")
 _ENTITY_KEPT = re.compile(
     r"(&(?:#\d+|#x[0-9a-fA-F]+|\w+);|\d{4}-\d{1,2}-\d{1,2}(?:\s+\d{1,2}:\d{2}(?::\d{2})?)?)"
 )
+_FEATURE = re.compile(r"[?&;](?:do=(?!profile)|view=|type=)")
 _WORDY = re.compile(r"[A-Za-z\u3400-\u9fff]")
 _VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 _PROFILE = re.compile(
-    r"home\.php\?mod=space|space\.php\?|space-uid-\d+|space-username-|/space/uid/"
+    r"home\.php\?mod=space(?=&|\"|$)|space\.php\?|space-uid-\d+|space-username-|/space/uid/"
 )
 
 # Where users write: a post's body (every version's id and class for it), its signature,
@@ -123,6 +124,7 @@ def names_of(text: str) -> list[str]:
     in_link = 0
     hidden = 0
     counting = False  # inside a link to a member's threads or friends: its text is a count
+    plain = False
     stack: list[tuple[str, bool, bool]] = []
     for token in tokens(text):
         if token.startswith("<"):
@@ -147,7 +149,10 @@ def names_of(text: str) -> list[str]:
             )
             hid = "display_none" in attrs.get("class", "").split()
             if link:
-                counting = bool(re.search(r"[?&;](?:do|view|type)=", attrs.get("href", "")))
+                # A member's threads, friends, messages: the forum's words or a count.
+                counting = bool(_FEATURE.search(attrs.get("href", "")))
+                # A user card's do=profile links also hold its counts (积分 44712).
+                plain = "do=profile" in attrs.get("href", "")
             stack.append((name, link, hid))
             in_link += link
             hidden += hid
@@ -155,10 +160,28 @@ def names_of(text: str) -> list[str]:
             name = token.strip()
             # A link's count ("12" posts, home.php?mod=space&uid=N&do=thread) or a sign is
             # the forum's, not a name; a name may be all digits (a QQ number).
-            wordy = _WORDY.search(name) or (name.isdigit() and not counting and len(name) > 3)
-            if wordy and not _ENTITY.fullmatch(name):
+            if name.isdigit():  # a QQ number as a name, in a plain profile link only
+                named = len(name) > 3 and not plain
+            else:
+                named = bool(_WORDY.search(name)) and not _forum_words(name)
+            if named and not counting:
                 found.add(name)
     return sorted(found, key=len, reverse=True)
+
+
+# A word starts after a character that is not part of one, or after a percent escape.
+_WORD_START = r"(?:(?<![A-Za-z0-9_])|(?<=%[0-9A-Fa-f]{2}))"
+
+
+# Discuz!'s own words in links to a member's profile, and counts ("4万", "12").
+_LINK_WORDS = frozenset(
+    {"查看详细资料", "查看个人网站", "个人资料", "发消息", "加为好友", "打招呼", "发短消息"}
+)
+_COUNT = re.compile(r"^[\d.,]+\s*[万千亿kKwW]?$")
+
+
+def _forum_words(text: str) -> bool:
+    return text in _LINK_WORDS or bool(_COUNT.match(text)) or bool(_ENTITY.fullmatch(text))
 
 
 def _word(name: str) -> str:
@@ -196,7 +219,7 @@ class Replacer:
                     continue
         keys = sorted(self.attr_map, key=len, reverse=True)
         self._attr_pattern = (
-            re.compile("|".join(rf"(?<![A-Za-z0-9_]){re.escape(k)}(?![A-Za-z0-9_])" for k in keys))
+            re.compile("|".join(rf"{_WORD_START}{re.escape(k)}(?![A-Za-z0-9_])" for k in keys))
             if keys
             else None
         )
