@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from tally.forums.charset import charset_of
+
 # Characters the same in simplified and traditional Chinese, in GB2312 and in Big5: the
 # made-up text encodes in the page's own charset whatever it is.
 _HAN = (
@@ -332,17 +334,11 @@ def anonymise(
     return "".join(out)
 
 
-def charset(body: bytes) -> str:
-    m = re.search(rb"<meta[^>]+charset\s*=\s*[\"']?([\w.:-]+)", body[:4096], re.I)
-    name = m.group(1).decode("ascii").lower() if m else "utf-8"
-    return {"gbk": "gb18030", "gb2312": "gb18030", "utf8": "utf-8"}.get(name, name)
-
-
 def make(
     source: Path, out: Path, *, also: tuple[str, ...] = (), names: tuple[str, ...] = ()
 ) -> None:
     body = source.read_bytes()
-    encoding = charset(body)
+    encoding = charset_of(body)  # as tally reads it: GBK pages as GB18030
     bom = body.startswith(b"\xef\xbb\xbf")
     text = body[3:].decode(encoding) if bom else body.decode(encoding)
     made = anonymise(text, also=also, names=names, encoding=encoding).encode(encoding)
