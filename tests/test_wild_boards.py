@@ -33,6 +33,7 @@ SETS = {
     "x2": ("x2", "forum.php", "utf-8"),
     "x32-gbk": ("x32-gbk", "forum.php", "gbk"),
     "d7-gbk": ("d7-gbk", "viewthread.php", "gbk"),
+    "d7-gbk-pager": ("d7-gbk-pager", "viewthread.php", "gbk"),
     "comiis": ("comiis", "forum.php", "utf-8"),
     "weimei": ("weimei", "forum.php", "utf-8"),
     "viewbox": ("viewbox", "forum.php", "utf-8"),
@@ -62,7 +63,9 @@ def written(want: dict) -> list[list[object]]:
     time when the post shows one."""
     out = []
     for floor, pid, author, uid, at, *edited in want["floors"]:
-        out.append([floor, pid, author, uid, _when(at), _when(edited[0]) if edited else None])
+        # A member deleted since has a name and no uid ("").
+        edit = _when(edited[0]) if edited else None
+        out.append([floor, pid, author, uid or None, _when(at), edit])
     return out
 
 

@@ -227,12 +227,21 @@ class PostFields:
         beside = self._beside_time()
         if beside is not None:
             return *_named_link(beside), "the profile link beside #authorposton{pid}"
-        # Anonymous posts and guests have a name but no profile link.
-        plain = self.node.css_first("td.pls div.pi") or self.node.css_first("td.pls .authi")
+        # Anonymous posts and guests have a name but no profile link, and so has a member
+        # deleted since (Discuz! 6/7: the name alone in td.postauthor cite, "该用户已被删除").
+        plain = (
+            self.node.css_first("td.pls div.pi")
+            or self.node.css_first("td.pls .authi")
+            or self.node.css_first("td.postauthor cite")
+        )
         if plain is not None:
             name = node_text(plain).split("\n")[0].strip()
             if name:
-                return name, None, "the name without a link (a guest or an anonymous post)"
+                return (
+                    name,
+                    None,
+                    "the name without a link (a guest, an anonymous post, a deleted member)",
+                )
         raise ParseError(f"{self.where} has no author.")
 
     def _beside_time(self) -> Node | None:
