@@ -30,6 +30,7 @@ SETS = {
     "x35-httrack": ("x35", "forum.php", "utf-8"),
     "x35-wget": ("x35", "forum.php", "utf-8"),
     "x34-browser": ("x34-browser", "forum.php", "utf-8"),
+    "x34-edits": ("x34-edits", "forum.php", "utf-8"),
     "x2": ("x2", "forum.php", "utf-8"),
     "x32-gbk": ("x32-gbk", "forum.php", "gbk"),
     "d7-gbk": ("d7-gbk", "viewthread.php", "gbk"),

@@ -145,3 +145,20 @@ def test_names_in_links_handlers_and_楼中楼_are_made_up_and_counts_kept():
     assert ">1234</a>" in out and "2026-3-5" in out
     fake = wildpage.made_up("kingkingchou", "name")
     assert f"&#39;{fake}&#39;" in out and f"%3E{fake}%3C" in out
+
+
+def test_an_editor_named_only_in_the_edit_mark_is_made_up_and_the_marks_words_kept():
+    """A moderator's edit: their name stands nowhere else on the page."""
+    page = (
+        '<html><head><meta charset="utf-8"></head><body>'
+        '<a href="space-uid-3.html" class="xw1">作者甲</a>'
+        '<td class="t_f" id="postmessage_9"><i class="pstatus"> 本帖最后由 版主乙 于 2018-10-4 19:28'
+        " 编辑 </i><br />投票：作者甲</td>"
+        '<td class="t_f" id="postmessage_10"><i class="pstatus"> 本帖最后由 作者甲 于 2018-10-4 19:30'
+        " 编辑 </i></td></body></html>"
+    )
+    out = wildpage.anonymise(page)
+    assert "版主乙" not in out
+    editor, author = wildpage.made_up("版主乙", "name"), wildpage.made_up("作者甲", "name")
+    assert f"本帖最后由 {editor} 于 2018-10-4 19:28 编辑" in out
+    assert f"本帖最后由 {author} 于 2018-10-4 19:30 编辑" in out

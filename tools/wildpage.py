@@ -76,6 +76,8 @@ _USER_CLASS = frozenset(
 # Discuz!'s own words inside a body: its edit mark, a quote's "X 发表于 T" header link,
 # the reply header's floor link.
 _FORUM_CLASS = frozenset({"pstatus"})
+# The editor in an edit mark, in the language packs tally knows the words of.
+_EDITOR = re.compile(r"(本帖最[后後]由\s+|edited by\s+)(\S+)(\s+(?:[于於]|at)\s)")
 # "本帖最后由 NAME 于 TIME 编辑" (and Big5's), as Discuz! 6/7 writes it into the post.
 _EDIT_MARK = re.compile(r"\s*本帖最[后後]由\s+(?P<by>\S+)\s+[于於]\s+[\d: -]+\s*[编編][辑輯]\s*$")
 _CONTENT = re.compile(r'content="([^"]*)"')
@@ -231,10 +233,20 @@ class Replacer:
             return value
         return self._attr_pattern.sub(lambda m: self.attr_map[m.group(0)], value)
 
+    def mark(self, text: str) -> str:
+        """Discuz!'s own words inside a post (its edit mark): kept, but the editor's name
+        made up as every name is, even one the page shows nowhere else (a moderator)."""
+        out, last = [], 0
+        for m in _EDITOR.finditer(text):
+            editor = self.map.get(m[2]) or made_up(m[2], "name")
+            out += [self.names(text[last : m.start()]), m[1], editor, m[3]]
+            last = m.end()
+        out.append(self.names(text[last:]))
+        return "".join(out)
+
     def post(self, text: str) -> str:
-        m = _EDIT_MARK.match(text)
-        if m:  # Discuz! 6/7's edit mark, a plain <i> in the post: the forum's words
-            return text[: m.start("by")] + self.names(m["by"]) + text[m.end("by") :]
+        if _EDIT_MARK.match(text):  # Discuz! 6/7's edit mark, a plain <i> in the post
+            return self.mark(text)
         if self._pattern is None:
             return made_up(text, "body")
         out, last = [], 0
@@ -295,7 +307,11 @@ def anonymise(
         if not token.startswith("<") or token == "<":
             # A name in a post (a ballot's target, an @mention) is made up as the name is
             # everywhere; the rest of the post character by character.
-            out.append(replacer.post(token) if user else replacer.names(token))
+            inside_mark = any(o.forum for o in stack) and any(o.user for o in stack)
+            if user:
+                out.append(replacer.post(token))
+            else:
+                out.append(replacer.mark(token) if inside_mark else replacer.names(token))
             continue
         if token.startswith(("<!--", "<script", "<style", "<!", "<?")):
             out.append(token)
