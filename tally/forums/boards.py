@@ -33,7 +33,9 @@ from tally.vocabulary import Markup
 # What a profile may give selectors for. ``post`` finds the post nodes on the page; the
 # others are read inside one post node, where ``{pid}`` stands for the post's id.
 FIELDS = ("post", "floor", "author", "time", "body", "title")
-_KEYS = {"hosts", "marks", "selectors", "posts_per_page", "timezone", "markup", "about"}
+_KEYS = {
+    "hosts", "marks", "selectors", "posts_per_page", "floor_names", "timezone", "markup", "about"
+}
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,9 @@ class Board:
     # How many posts a page holds: floors are numbered from a post's place on its page when
     # the theme prints no floor numbers.
     posts_per_page: int | None = None
+    # The names the board gives its first floors (Discuz!'s postno setting: "楼主", "沙发"…,
+    # or its own words), floor 1 first: a label holding one of them is that floor.
+    floor_names: Mapping[str, int] = field(default_factory=dict)
     # The zone the board's clock shows (an IANA name); None: the game's.
     timezone: str | None = None
     # What the board's posts render; None: the platform's.
@@ -75,7 +80,10 @@ class Board:
     @property
     def acts(self) -> bool:
         """Whether the profile changes how a page is read (not only names it)."""
-        return bool(self.selectors or self.posts_per_page or self.timezone or self.markup)
+        return bool(
+            self.selectors or self.posts_per_page or self.floor_names or self.timezone
+            or self.markup
+        )
 
     def selectors_for(self, name: str) -> tuple[str, ...]:
         return self.selectors.get(name, ())
@@ -97,6 +105,7 @@ class Board:
             marks=self.marks + below.marks,
             selectors=selectors,
             posts_per_page=self.posts_per_page or below.posts_per_page,
+            floor_names=self.floor_names or below.floor_names,
             timezone=self.timezone or below.timezone,
             markup=self.markup or below.markup,
             about=self.about or below.about,
@@ -213,6 +222,11 @@ def _board(name: str, table: Any, origin: str) -> Board:
         isinstance(per_page, bool) or not isinstance(per_page, int) or not 1 <= per_page <= 1000
     ):
         raise InputError(f"{where}: posts_per_page must be a whole number from 1 to 1000.")
+    names = _strings(table.get("floor_names", []), f"{where} floor_names")
+    if len(set(names)) < len(names):
+        raise InputError(f"{where}: floor_names names a floor twice.")
+    if any(n[0].isdigit() for n in names):
+        raise InputError(f"{where}: floor_names are words; a label with a number is read as it.")
     zone = table.get("timezone")
     if zone is not None:
         try:
@@ -231,6 +245,7 @@ def _board(name: str, table: Any, origin: str) -> Board:
         marks=marks,
         selectors=chosen,
         posts_per_page=per_page,
+        floor_names={name: floor for floor, name in enumerate(names, start=1)},
         timezone=zone,
         markup=Markup(markup) if markup is not None else None,
         about=str(table.get("about", "")),

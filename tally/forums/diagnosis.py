@@ -58,6 +58,8 @@ class Diagnosis:
     problem: str | None = None
     posts: int = 0
     fields: tuple[FieldFound, ...] = field(default_factory=tuple)
+    # What tally read instead of the URL given, and why ("" when it read that URL).
+    read_instead: str = ""
 
     @property
     def missing(self) -> tuple[FieldFound, ...]:
@@ -72,15 +74,26 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
     """Read one page (a URL, as the forum answers it, or a saved file) and diagnose it."""
     status = None
     url_known: bool | None = None
+    instead = ""
     if "://" in source:
+        url = source
         try:
-            resolve_url(source)
+            platform, ref = resolve_url(source)
             url_known = True
+            if isinstance(platform.pages, DiscuzPages) and _touch(source):
+                # The URL a phone shows: the forum answers it with its touch template,
+                # another page than the one tally reads; every command reads the desktop
+                # page of the same thread, and so does doctor.
+                url = platform.page_url(ref, ref.page)
+                instead = (
+                    f"the touch template's URL (mobile=…): tally reads the desktop page {url} "
+                    "instead, as every command does; give that URL"
+                )
         except InputError:
             url_known = False
         if urlsplit(source).scheme not in ("http", "https"):
             raise InputError(f"{source!r} is not an http or https URL.")
-        response = reader.page(source)
+        response = reader.page(url)
         status = response.status
         text = decode_page(response.body, response.headers.get("content-type"), source=source)
     else:
@@ -99,8 +112,16 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
     found = diagnose(text, tz, source, reader.boards)
     return Diagnosis(
         found.source, found.software, found.board, url_known, status, found.problem,
-        found.posts, found.fields,
+        found.posts, found.fields, instead,
     )  # fmt: skip
+
+
+def _touch(url: str) -> bool:
+    """Whether a Discuz! URL asks for the touch (phone) template: mobile=2 (X3), mobile=yes
+    or mobile=1 (X2)."""
+    from urllib.parse import parse_qs
+
+    return bool(parse_qs(urlsplit(url).query).get("mobile"))
 
 
 def diagnose(text: str, tz: tzinfo, source: str, boards: Boards | None = None) -> Diagnosis:

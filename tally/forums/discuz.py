@@ -100,7 +100,10 @@ class DiscuzPages(Pages):
                 "without floor numbers or post ids; save the thread's own pages "
                 "(forum.php?mod=viewthread&tid=N) instead."
             )
-        if b"Discuz!" in body[-4000:] and (b"mobile=2" in body or b"static/image/mobile" in head):
+        # The touch template loads its own style sheet (X3: static/image/mobile/); X3.5
+        # names Discuz! only in its head.
+        touch = b"static/image/mobile" in head
+        if (b"Discuz!" in body[-4000:] or b"Discuz!" in head) and (b"mobile=2" in body or touch):
             return InputError(
                 f"{source} is the forum's mobile view of a thread (mobile=2); save the "
                 "desktop pages (forum.php?mod=viewthread&tid=N, 电脑版) instead."
@@ -124,7 +127,9 @@ class DiscuzPages(Pages):
         chosen = boards or built_in_boards()
         # Only a profile that names hosts needs the page's host (for a saved page, a search).
         host = board_host(tree, text, source) if chosen.names_hosts else None
-        board = chosen.choose(host, lambda: _around_the_posts(text), naming=naming)
+        # A theme's marks are looked for in the whole page (its head's IMGDIR and style
+        # sheets, its posts, its footer): a substring search, at C speed.
+        board = chosen.choose(host, text, naming=naming)
         return PageText(text, tree, source, tz, board)
 
     def post_nodes(self, page: PageText) -> list[Node]:
@@ -257,15 +262,6 @@ def _site_root(url: str) -> str:
     parts = urlsplit(url)
     directory = parts.path.rsplit("/", 1)[0] + "/"
     return f"{parts.scheme}://{parts.netloc}{directory}"
-
-
-def _around_the_posts(text: str) -> str:
-    """Where a theme's marks are looked for: its post markup, around the first post (a
-    whole page is ten times longer, and looked through for every page read)."""
-    first = text.find('id="post_')
-    if first < 0:
-        first = text.find('id="pid')
-    return text[max(0, first - 4000) : first + 40000] if first >= 0 else text[:60000]
 
 
 def saved_from(text: str) -> tuple[str, str] | None:
@@ -432,16 +428,20 @@ def _title(page: PageText) -> tuple[str, str]:
 
 
 def _reply_count(page: PageText) -> int | None:
-    # The default template's header, read straight from the text; the selectors are the
-    # fallback for other templates.
+    # The default template's header, read straight from the text; then its elements,
+    # whatever the language pack's words (views, then replies, each in a span.xi1); then
+    # the Chinese words of other templates.
     head = page.text[:40000]  # the header sits above the first post
     m = _REPLIES_HTML.search(head)
     if m:
         return int(m.group(1))
-    if "回复" not in head:
-        return None  # later pages carry no header
+    if 'ptn"' not in page.text:
+        return None  # later pages carry no header (a saved page's head may be long)
     header = page.tree.css_first("div.hm.ptn") or page.tree.css_first("td.pls.ptn")
     if header is None:
         return None
+    counts = [n.text().strip() for n in header.css("span.xi1")]
+    if len(counts) == 2 and all(c.isdigit() for c in counts):
+        return int(counts[1])
     m = _REPLIES.search(header.text())
     return int(m.group(1)) if m else None

@@ -19,7 +19,7 @@ from typing import Any
 
 from tally.errors import ParseError
 from tally.forums.boards import Board
-from tally.forums.htmltext import Node, font_flags, node_text
+from tally.forums.htmltext import Node, font_flags, node_text, seen_text, tidy_text
 from tally.forums.timeparse import parse_forum_time
 from tally.model import Comment, Edit, Post, Quote
 
@@ -45,11 +45,20 @@ _FULL_TIME = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\s+\d{1,2}:\d{2}")
 _POSTED = re.compile(
     r"(?:发表于|發表於)\s*(?:<span[^>]*?title=\"(?P<title>[^\"]+)\"[^>]*>)?\s*(?P<shown>[^<]{6,40})"
 )
-_EDIT = re.compile(r"本帖最后由\s*(?P<by>.+?)\s*于\s*(?P<at>.+?)\s*编辑")
-# "12#", "<em>12</em><sup>#</sup>", "12楼" (Discuz! 6/7), "第12楼", and "来自 12#": a reply
-# stuck to the top of page 1 (置顶回复) names the floor it comes from.
-_FLOOR_LABEL = re.compile(r"^(?:第|来自|來自)?\s*(\d+)\s*(?:#|楼|樓|F)?$")
-# The site setting "postno" names the first floors; these are the defaults (and Big5's).
+# The edit mark Discuz! writes into the post in the board's language pack (its post_edit
+# string: "本帖最后由 {editor} 于 {edittime} 编辑", "This post was last edited by {editor} at
+# {edittime}", Big5's "本帖最後由 … 於 … 編輯"): the editor is the word before the one before
+# the time, whatever the words are.
+_EDIT_TIME = re.compile(r"\d{4}[-/年]\d{1,2}[-/月]\d{1,2}")
+_EDIT_WORDS = re.compile(r"(?:本帖最后由|本帖最後由)\s*(?P<by>\S+?)\s*(?:于|於)\s*")
+# A floor label is its number when it holds one: "12#", "<em>12</em><sup>#</sup>", "12楼"
+# (Discuz! 6/7), "第12楼", "<em>13</em>#分享本帖地址" (a board's own words after the number),
+# and "来自 12#": a reply stuck to the top of page 1 (置顶回复) names the floor it comes from.
+_FLOOR_LABEL = re.compile(r"^(?:第|来自|來自)?\s*(\d+)(?!\d)")
+# What follows a floor's name ("沙发#", "沙发 楼"), not part of it.
+_NAME_TAIL = re.compile(r"[\s#＃楼樓]+$")
+# The site setting "postno" names the first floors; these are the defaults (and Big5's). A
+# board that names them otherwise says so in its profile (floor_names).
 _FLOOR_NAMES = {"楼主": 1, "沙发": 2, "板凳": 3, "地板": 4, "樓主": 1, "沙發": 2}
 _HIDDEN = (
     ("作者被禁止或删除", "author_banned"),
@@ -126,13 +135,36 @@ class PostFields:
     def floor(self) -> tuple[int, str]:
         anchor = self.keys.get(f"postnum{self.pid}")
         if anchor is not None:
-            return _floor_label(anchor, self.where), "#postnum{pid}"
+            return self._label(anchor, "#postnum{pid}")
         found = self._board("floor")
         if found is not None:
-            return _floor_label(found[0], self.where), found[1]
+            return self._label(*found)
         label = self.node.css_first("div.pi strong a")
         if label is not None:
-            return _floor_label(label, self.where), "div.pi strong a (older templates)"
+            return self._label(label, "div.pi strong a (older templates)")
+        return self._by_place()
+
+    def _label(self, anchor: Node, where: str) -> tuple[int, str]:
+        """A floor label: its number when it holds one, else a name the board gives its
+        first floors (its profile's floor_names, else Discuz!'s defaults); never a guess."""
+        label = seen_text(anchor)
+        m = _FLOOR_LABEL.match(label)
+        if m:
+            return int(m.group(1)), where
+        name = _NAME_TAIL.sub("", label)
+        board = self.place.board
+        names = board.floor_names or _FLOOR_NAMES
+        if name in names:
+            said = f", a name in board {board.name}'s floor_names" if board.floor_names else ""
+            return names[name], f"{where}{said}"
+        # Not by the post's place: a deleted floor before it would shift it unseen.
+        raise ParseError(
+            f"{self.where} has a floor label tally cannot number ({label!r}). If the board "
+            "names its first floors (Discuz!'s postno setting), list the names in order in "
+            "a board profile's floor_names (docs/boards.md)."
+        )
+
+    def _by_place(self) -> tuple[int, str]:
         place = self.place
         if place.board.posts_per_page:
             per_page = place.board.posts_per_page
@@ -159,9 +191,9 @@ class PostFields:
                 f"{self.where}: {name!r} is not a Discuz! user name; the page is damaged."
             )
         card = self.keys.get("card")
-        if card is not None and card.text().strip() not in ("", name):
+        if card is not None and seen_text(card) not in ("", name):
             raise ParseError(
-                f"{self.where} names two authors ({name!r} and {card.text().strip()!r}); the "
+                f"{self.where} names two authors ({name!r} and {seen_text(card)!r}); the "
                 "page is damaged."
             )
         return (name, uid), where
@@ -174,7 +206,7 @@ class PostFields:
         found = self._board("author")
         if found is not None:
             hit, where = found
-            if hit.tag == "a" and hit.text().strip():
+            if hit.tag == "a" and seen_text(hit):
                 return *_named_link(hit), where
             name = node_text(hit).split("\n")[0].strip()
             if name:
@@ -186,24 +218,33 @@ class PostFields:
             (f"a#userinfo{self.pid}", "a#userinfo{pid} (Discuz! 6/7)"),
         ):
             hit = self.node.css_first(selector)
-            if hit is not None and hit.text().strip():
+            if hit is not None and seen_text(hit):
                 return *_named_link(hit), said
         for hit in self.node.css("a[href]"):
             if (
                 _PROFILE.search(hit.attributes.get("href") or "")
-                and hit.text().strip()
+                and seen_text(hit)
                 and self._outside_text(hit)
             ):
                 return *_named_link(hit), "the first profile link in the post's header"
         beside = self._beside_time()
         if beside is not None:
             return *_named_link(beside), "the profile link beside #authorposton{pid}"
-        # Anonymous posts and guests have a name but no profile link.
-        plain = self.node.css_first("td.pls div.pi") or self.node.css_first("td.pls .authi")
+        # Anonymous posts and guests have a name but no profile link, and so has a member
+        # deleted since (Discuz! 6/7: the name alone in td.postauthor cite, "该用户已被删除").
+        plain = (
+            self.node.css_first("td.pls div.pi")
+            or self.node.css_first("td.pls .authi")
+            or self.node.css_first("td.postauthor cite")
+        )
         if plain is not None:
             name = node_text(plain).split("\n")[0].strip()
             if name:
-                return name, None, "the name without a link (a guest or an anonymous post)"
+                return (
+                    name,
+                    None,
+                    "the name without a link (a guest, an anonymous post, a deleted member)",
+                )
         raise ParseError(f"{self.where} has no author.")
 
     def _beside_time(self) -> Node | None:
@@ -215,7 +256,7 @@ class PostFields:
             if parent is None:
                 break
             for hit in parent.css("a[href]"):
-                if _PROFILE.search(hit.attributes.get("href") or "") and hit.text().strip():
+                if _PROFILE.search(hit.attributes.get("href") or "") and seen_text(hit):
                     return hit
             parent = parent.parent
         return None
@@ -245,7 +286,7 @@ class PostFields:
         raise ParseError(f"{self.where} has no post time.")
 
     def _stamp(self, stamp: Node) -> datetime:
-        shown = stamp.text()
+        shown = seen_text(stamp)
         # Most posts show the full time; only recent ones ("3 小时前") need the span's title.
         raw = shown if _FULL_TIME.search(shown) else (_exact_time(stamp) or shown)
         return parse_forum_time(raw, self.tz, what=f"{self.where}: post time")
@@ -292,13 +333,16 @@ def read_post(node: Node, place: Place, index: int) -> Post:
         # that a count is the same whoever's cookies read it.
         hidden = _shown_anyway(node, body)
         marks = {"i": [], "div": [], "strong": []}  # type: dict[str, list[Node]]
-        for hit in body.css("i.pstatus, div.quote, strong"):
+        for hit in body.css("i, div.quote, strong"):
             marks[hit.tag].append(hit)
-        edited = _edit_mark(marks["i"], tz, where)
+        edited, bracketed = _edit_mark(marks["i"], tz, where)
         reply_to = _take_reply_header(marks["strong"])
         quotes = _take_quotes(marks["div"])
         red, large = font_flags(body)
         text = node_text(body)
+        if bracketed:
+            # Discuz! 6/7 writes its mark as "[<i> 本帖最后由 … 编辑 </i>]": its brackets go too.
+            text = tidy_text(text.replace("[]", "", 1))
     return Post(
         platform="discuz",
         thread_id=place.thread_id,
@@ -352,20 +396,7 @@ def _key_nodes(node: Node, pid: str) -> dict[str, Node]:
 
 def _named_link(link: Node, href: str | None = None) -> tuple[str, str | None]:
     m = _UID.search(href if href is not None else link.attributes.get("href") or "")
-    return link.text().strip(), (m.group(1) or m.group(2) or m.group(3)) if m else None
-
-
-def _floor_label(anchor: Node, where: str) -> int:
-    label = anchor.text().strip()
-    digits = label.rstrip("#").rstrip()
-    if digits.isdigit():  # "12#", the usual label
-        return int(digits)
-    m = _FLOOR_LABEL.match(label)
-    if m:
-        return int(m.group(1))
-    if label in _FLOOR_NAMES:
-        return _FLOOR_NAMES[label]
-    raise ParseError(f"{where} has a floor label tally cannot number ({label!r}).")
+    return seen_text(link), (m.group(1) or m.group(2) or m.group(3)) if m else None
 
 
 def _exact_time(node: Node) -> str | None:
@@ -375,17 +406,35 @@ def _exact_time(node: Node) -> str | None:
     return title if title and re.search(r"\d{4}-\d", title) else None
 
 
-def _edit_mark(found: list[Node], tz: tzinfo, where: str) -> Edit | None:
-    if not found:
-        return None
-    mark = found[0]
-    m = _EDIT.search(node_text(mark))
-    if m is None:
-        return None
-    raw = _exact_time(mark) or m.group("at")
+def _edit_mark(found: list[Node], tz: tzinfo, where: str) -> tuple[Edit | None, bool]:
+    """Discuz!'s own edit mark, ``<i class="pstatus">`` (what [i=s] renders), in any
+    language pack: its time read, its words left out of the post's text; else, by its
+    Chinese words, Discuz! 6/7's plain ``<i>`` (and whether it stood in brackets)."""
+    own = [i for i in found if "pstatus" in (i.attributes.get("class") or "").split()]
+    legacy = not own
+    if legacy:
+        own = [i for i in found if _EDIT_WORDS.match(seen_text(i))]
+    if not own:
+        return None, False
+    mark = own[0]
+    text = seen_text(mark)
+    stamp = _EDIT_TIME.search(text)
+    if stamp is None:
+        return None, False
+    raw = _exact_time(mark) or text[stamp.start() :]
     at = parse_forum_time(raw, tz, what=f"{where}: edit time")
     mark.decompose()
-    return Edit(by=m.group("by"), at=at)
+    return Edit(by=_editor(text[: stamp.start()]), at=at), legacy
+
+
+def _editor(before: str) -> str:
+    m = _EDIT_WORDS.search(before)
+    if m:
+        return m.group("by")
+    words = before.split()
+    # "… edited by NAME at": a user name holds no white space, and one word stands
+    # between it and the time.
+    return words[-2] if len(words) >= 2 else (words[-1] if words else "")
 
 
 def _inside_quote(node: Node) -> bool:

@@ -379,16 +379,20 @@ def _whole_in_cache(url: str, tz: tzinfo, http: Http, options: FetchOptions) -> 
     return True
 
 
-def check_complete(thread: Thread, pages: Sequence[Page], source: str) -> None:
+def check_complete(
+    thread: Thread, pages: Sequence[Page], source: str, *, saved: bool = False
+) -> None:
     """The floors read must account for the replies the thread says it has."""
     if not thread.short_of_replies():
         return
     replies = len(thread.posts) - 1
     comments = sum(len(p.comments) for p in thread.posts)
     where = f"page {_short_page(thread, pages)}"
+    # --fresh reads the forum again; a saved file is what it is: it is saved again.
+    advice = "Save it again from the forum." if saved else "Run again with --fresh."
     raise FetchError(
         f"{source}: the thread says it has {thread.reply_count} replies but tally read "
-        f"{replies} (and {comments} comments); {where} may be incomplete. Run again with --fresh."
+        f"{replies} (and {comments} comments); {where} may be incomplete. {advice}"
     )
 
 
@@ -461,11 +465,13 @@ def read_saved_thread_files(
         origins = [Origin.FILE] * len(with_comments)
         thread = _build(platform_name, tid, source, with_comments, origins)
         try:
-            check_complete(thread, with_comments, source)
+            check_complete(thread, with_comments, source, saved=True)
         except FetchError as exc:
             if not partial:
                 raise
-            notes.append(str(exc).rstrip("."))
+            if not absent:
+                notes.append(str(exc).rsplit(". ", 1)[0])
+            # else the pages not given hold the replies not read: the note above says so.
         if notes:
             thread = replace(thread, missing=tuple(notes))
         threads.append(thread)
@@ -512,7 +518,8 @@ def _build(
         thread_id=tid,
         url=source,
         title=first.title,
-        page_count=len(pages),
+        # The thread's page count, as its pages say (a partial read holds fewer).
+        page_count=max(len(pages), *(p.page_count for p in pages)),
         posts=tuple(posts),
         reply_count=first.reply_count,
         sources=tuple(origins),

@@ -73,8 +73,56 @@ _BREAK = "\x00"
 _END_OF_BLOCK = object()
 
 
+# What a page hides from its reader: Discuz!'s display_none class (the viewbox theme's
+# "作者：" label inside the author link), an inline display:none (Discuz!'s jammer text in a
+# post body), the hidden attribute. Text a reader does not see is never a field.
+HIDDEN = (
+    ".display_none, [hidden], [style*='display:none' i], [style*='display: none' i], "
+    "[style*='display :none' i]"
+)
+
+
+def hides(node: Node) -> bool:
+    """Whether ``node`` holds an element its page hides (a cheap test before the walk)."""
+    return node.css_first(HIDDEN) is not None
+
+
+def seen_text(node: Node) -> str:
+    """The text of ``node`` a reader sees, on one line: ``node.text()`` without what the
+    page hides inside it."""
+    # Most names, times and labels hold only text: nothing inside them can be hidden.
+    if next(node.iter(), None) is None or not hides(node):
+        return str(node.text()).strip()
+    return _HTML_SPACE.sub(" ", "".join(_seen_parts(node))).replace("\xa0", " ").strip()
+
+
+def _seen_parts(node: Node) -> list[str]:
+    hidden = {id_of(n) for n in node.css(HIDDEN)}
+    parts: list[str] = []
+    stack: list[Any] = list(node.iter(include_text=True))
+    stack.reverse()
+    while stack:
+        item = stack.pop()
+        if item.tag == "-text":
+            parts.append(item.text_content or "")
+        elif item.tag and item.tag not in _SKIP and item.tag[0] not in "-!":
+            if id_of(item) in hidden:
+                continue
+            children = list(item.iter(include_text=True))
+            children.reverse()
+            stack.extend(children)
+    return parts
+
+
+def id_of(node: Node) -> int:
+    """The identity of a node across selectolax's wrappers (each query makes new ones)."""
+    return int(node.mem_id)
+
+
 def node_text(node: Node) -> str:
-    """The text of ``node`` as a browser lays it out: <br> and blocks make new lines."""
+    """The text of ``node`` as a browser lays it out: <br> and blocks make new lines; what
+    the page hides is left out."""
+    hidden = {id_of(n) for n in node.css(HIDDEN)} if hides(node) else None
     parts: list[str] = []
     push = parts.append
     # An explicit stack, not recursion: a mangled page may nest thousands of tags deep.
@@ -92,6 +140,8 @@ def node_text(node: Node) -> str:
         elif tag == "br":
             push(_BREAK)
         elif tag and tag not in _SKIP and tag[0] not in "-!":
+            if hidden is not None and id_of(item) in hidden:
+                continue
             children = list(item.iter(include_text=True))
             if tag in _BLOCK:
                 push(_BREAK)

@@ -473,6 +473,9 @@ def proposed_block(text: str, terminal: Terminal) -> None:
     out.print(Text(text_block(text).rstrip("\n")), soft_wrap=True)
 
 
+_PROFILE_KEYS = ("floor_names", "posts_per_page")
+
+
 @show.register(Diagnosed)
 def _(done: Diagnosed, terminal: Terminal) -> None:
     d = done.diagnosis
@@ -482,6 +485,8 @@ def _(done: Diagnosed, terminal: Terminal) -> None:
     if d.url_known is False:
         say(out, "  not a thread URL tally knows: paste forum.php?mod=viewthread&tid=N, "
                  "thread-N-1-1.html or viewthread.php?tid=N", "yellow")  # fmt: skip
+    if d.read_instead:
+        say(out, f"  {d.read_instead}", "yellow")
     if d.software:
         board = d.board
         about = f": {board.about}" if board.about else ""
@@ -506,8 +511,13 @@ def _(done: Diagnosed, terminal: Terminal) -> None:
         say(out, "tally can read this page.", "green")
     else:
         names = ", ".join(f.name for f in d.missing)
-        say(out, f"tally cannot read this page: {names} not found on every post. A board "
-                 "profile can say where (docs/boards.md).", "red")  # fmt: skip
+        # The key the sentences above name, when they name one (floor_names, posts_per_page).
+        keys = sorted({k for f in d.missing for said in f.missing for k in _PROFILE_KEYS
+                       if k in said})  # fmt: skip
+        hint = (f"A board profile's {' or '.join(keys)} can say it" if keys
+                else "A board profile can say where")  # fmt: skip
+        say(out, f"tally cannot read this page: {names} not found on every post. {hint} "
+                 "(docs/boards.md).", "red")  # fmt: skip
 
 
 @show.register(LedgerEdit)

@@ -317,6 +317,7 @@ def _(done: Diagnosed) -> dict[str, Any]:
         "source": d.source,
         "status": d.status,
         "url_known": d.url_known,
+        "read_instead": d.read_instead or None,
         "software": d.software or None,
         "board": {"name": d.board.name, "origin": d.board.origin, "about": d.board.about},
         "readable": d.readable,
