@@ -85,7 +85,7 @@ def until(page: Page, expression: str, timeout: float = 20.0) -> None:
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_every_page_loads_without_a_console_error(served, width):
-    setup, desk, base = served
+    _setup, _desk, base = served
     with Browser(width=width, height=900, mobile=width < 500) as browser:
         page = go(browser, None, f"{base}/?token={TOKEN}")
         assert page.evaluate("document.location.search") == ""  # the token left the address
@@ -149,7 +149,7 @@ def test_a_day_from_open_to_posted_through_the_desk_alone(served):
 
 def test_another_page_cannot_drive_the_desk(served, tmp_path):
     """A page from elsewhere (a file here) that posts a form to the desk changes nothing."""
-    setup, desk, base = served
+    setup, _desk, base = served
     setup.close()
     attack = tmp_path / "attack.html"
     attack.write_text(
