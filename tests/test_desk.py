@@ -247,3 +247,57 @@ def test_templates_of_the_desk_escape_by_default():
     from tally.desk.views import _jinja
 
     assert _jinja().from_string("{{ x }}").render(x=SCRIPT) == "&lt;script&gt;alert(1)&lt;/script&gt;"
+
+
+def test_the_command_prints_the_address_and_opens_it(setup, monkeypatch):
+    """`tally desk`: bound to 127.0.0.1 on a free port, the address with its token printed
+    and handed to the browser (webbrowser); --no-browser prints it only; --port is kept."""
+    import uvicorn
+
+    served: list[tuple[object, str]] = []
+    opened: list[str] = []
+
+    def run(server, sockets):  # type: ignore[no-untyped-def]
+        [sock] = sockets
+        served.append((sock.getsockname(), server.config.app))
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    monkeypatch.setattr("webbrowser.open", lambda url: opened.append(url))
+    game = str(setup.game_path)
+    done = runner.invoke(cli, ["desk", "--game", game], obj=setup.env())
+    assert done.exit_code == 0, done.output
+    [address] = re.findall(r"http://127\.0\.0\.1:\d+/\?token=[\w-]+", done.stdout)
+    assert opened == [address]
+    (host, port), app = served[0]
+    assert host == "127.0.0.1" and address.startswith(f"http://127.0.0.1:{port}/?token=")
+    token = address.split("token=")[1]
+    assert len(token) >= 32 and token not in str(setup.game_path.read_text(encoding="utf-8"))
+    c = TestClient(app, base_url=f"http://127.0.0.1:{port}")  # type: ignore[arg-type]
+    assert c.get("/").status_code == 403
+    assert c.get(f"/static/desk.css?token={token}").status_code == 200  # no poller started
+
+    free = bind(None)
+    wanted = free.getsockname()[1]
+    free.close()
+    quiet = runner.invoke(cli, ["desk", "--game", game, "--no-browser", "--port", str(wanted)],
+                          obj=setup.env())  # fmt: skip
+    assert quiet.exit_code == 0, quiet.output
+    assert f"http://127.0.0.1:{wanted}/?token=" in quiet.stdout and len(opened) == 1
+    taken = bind(None)
+    try:
+        busy = runner.invoke(cli, ["desk", "--game", game, "--no-browser", "--port",
+                                   str(taken.getsockname()[1])], obj=setup.env())  # fmt: skip
+        assert busy.exit_code == 2 and "cannot listen on 127.0.0.1" in busy.stderr
+    finally:
+        taken.close()
+
+
+def test_the_day_shows_what_its_count_rests_on(setup, desk):
+    c = client(desk)
+    c.get("/")
+    settled(desk, 1)
+    settled(desk, 2)
+    assert "sheriff 长夜 (derived, day 1)" in c.get("/day/2").text
+    home = c.get("/").text
+    assert "sheriff 长夜 (derived, day 1)" in home and "closed" in home and "open" in home
+    assert c.get("/day/2/pictures").text.count("<svg") == 3

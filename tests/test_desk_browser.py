@@ -95,6 +95,11 @@ def test_every_page_loads_without_a_console_error(served, width):
             assert page.evaluate("document.querySelector('main') !== null"), path
             # Nothing wider than the screen but the tables' own scrolling boxes.
             assert page.evaluate("document.documentElement.scrollWidth") <= width + 1, path
+        go(browser, page, base + "/day/2/posts")
+        page.evaluate("document.querySelector('#kind-close button.copy').click()")
+        until(page, "document.querySelector('#kind-close button.copy').textContent !== 'copy'")
+        assert page.evaluate("document.getSelection().toString()").startswith("[b]桌面局")
+        assert page.evaluate("document.querySelector('#kind-close .preview strong') !== null")
         assert page.errors == []
         # The cookie is HttpOnly: the page's script cannot read it.
         assert page.evaluate("document.cookie") == ""

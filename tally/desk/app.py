@@ -63,6 +63,8 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
         return {n: p.poll for n, p in desk.pollers.items()}
 
     def home(request: Request) -> Response:
+        for n in desk.opened():
+            desk.poller(n)  # each day counted once, the open one polled
         game = views.game_view(desk.game, desk.reader.now(), polls(), posted)
         return html("game.html.j2", page="game", game=game)
 
@@ -105,7 +107,7 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
 
     def read_now(request: Request) -> Response:
         n = number(request)
-        desk.poller(n).read_now()
+        desk.poller(n, again=True).read_now()
         return RedirectResponse(f"/day/{n}", status_code=303)
 
     def cards(request: Request) -> Response:

@@ -111,13 +111,20 @@ class Desk:
     def day(self, number: int) -> Day:
         return self.game.day(number)  # InputError for a day the file does not have
 
-    def poller(self, number: int) -> DayPoller:
-        """The day's one poller, started by the first that asks."""
+    def poller(self, number: int, *, again: bool = False) -> DayPoller:
+        """The day's one poller, started by the first that asks; ``again``: a poller whose
+        first read failed (the forum down, a wrong URL fixed since) starts over."""
         day = self.day(number)
         with self._pollers_lock:
-            if number not in self._pollers:
-                self._pollers[number] = DayPoller(self, day)
-            return self._pollers[number]
+            found = self._pollers.get(number)
+            if found is None or (again and found.done and found.poll is None):
+                found = self._pollers[number] = DayPoller(self, day)
+            return found
+
+    def opened(self) -> list[int]:
+        """The days that have opened: the game page counts them (their facts, their state)."""
+        now = self.reader.now()
+        return [d.day for d in self.game.days if d.opens <= now]
 
     @property
     def pollers(self) -> dict[int, DayPoller]:
