@@ -213,7 +213,14 @@ def test_a_card_confirmed_and_the_result_posted_once(setup, desk, forum, tmp_pat
     assert (tid, member) == ("502", "导演A") and message.startswith("[b]桌面局 第2天投票结果[/b]")
     again = post_form(c, "/day/2/post", digest=digest)
     assert "tally posts it once" in again.text and len(setup.board.replies) == 1
-    assert "posted" in c.get("/").text
+    assert 'class="state-posted"' in c.get("/").text
+    later = setup.desk()  # the desk started again: the post is found in the thread
+    try:
+        client(later).get("/")
+        settled(later, 2)
+        assert '<tr class="state-posted">\n  <td><a href="/day/2">' in client(later).get("/").text
+    finally:
+        later.close()
     count = desk.poller(2).poll
 
     # The same day through the commands, on a board of its own.

@@ -65,7 +65,9 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
     def home(request: Request) -> Response:
         for n in desk.opened():
             desk.poller(n)  # each day counted once, the open one polled
-        game = views.game_view(desk.game, desk.reader.now(), polls(), posted)
+        done = {n for n, p in polls().items() if p is not None and p.final and n not in posted
+                and views.closing_posted(desk.game, p.result, _closing(desk, n, p.result))}
+        game = views.game_view(desk.game, desk.reader.now(), polls(), {*posted, *done})
         return html("game.html.j2", page="game", game=game)
 
     def live_context(n: int) -> dict[str, Any]:
@@ -231,6 +233,17 @@ async def _form(request: Request) -> dict[str, str]:
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _closing(desk: Desk, n: int, result: Any) -> str | None:
+    """The closing post of a final count, as `--post` would send it (to know it again)."""
+    from tally.outputs.announce import closing_post
+
+    try:
+        return closing_post(result, desk.game, desk.reader.markup_for(desk.day(n).vote_ref),
+                            template_dir=desk.options.template_dir)  # fmt: skip
+    except TallyError:
+        return None
 
 
 def _markup(desk: Desk, n: int) -> Any:

@@ -6,7 +6,7 @@ pictures. The pages are Jinja2 templates with autoescaping on: every name is tex
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -63,7 +63,7 @@ def closing_posted(game: Game, result: DayResult | None, text: str | None) -> in
 
 
 def game_view(game: Game, now: datetime, polls: Mapping[int, Poll | None],
-              posted: Mapping[int, Posted]) -> dict[str, Any]:  # fmt: skip
+              posted: Collection[int]) -> dict[str, Any]:  # fmt: skip
     """The game: each day, its threads, whether it is open, closed or posted, and the facts
     a count of it rests on (the game file's, or derived from an earlier day's count)."""
     from tally.outputs.json_output import facts_json
