@@ -308,3 +308,16 @@ def test_the_day_shows_what_its_count_rests_on(setup, desk):
     home = c.get("/").text
     assert "sheriff 长夜 (derived, day 1)" in home and "closed" in home and "open" in home
     assert c.get("/day/2/pictures").text.count("<svg") == 3
+
+
+def test_other_commands_do_not_import_the_desk():
+    """Start-up stays quick: Starlette, uvicorn and the desk are imported by `tally desk` only."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom tally.cli import app\ntry:\n    app(['desk', '--help'])\n"
+            "except SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('starlette', 'uvicorn', 'sse_starlette', 'anyio') or m.startswith('tally.desk')))")  # fmt: skip
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert got.stdout.strip().endswith("[]"), got.stdout[-500:]
