@@ -321,3 +321,26 @@ def test_other_commands_do_not_import_the_desk():
             "('starlette', 'uvicorn', 'sse_starlette', 'anyio') or m.startswith('tally.desk')))")  # fmt: skip
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert got.stdout.strip().endswith("[]"), got.stdout[-500:]
+
+
+@pytest.mark.parametrize(
+    ("bbcode", "html_out"),
+    [
+        ("[b]结果[/b]\n下一行", "<strong>结果</strong><br>\n下一行"),
+        ("[url=http://x.test/a?b=1&c=2]帖子[/url]",
+         '<a href="http://x.test/a?b=1&amp;c=2" rel="noopener noreferrer">帖子</a>'),
+        ("[url=javascript:alert(1)]x[/url]", "[url=javascript:alert(1)]x[/url]"),
+        ('[color=red" onmouseover="alert(1)]x[/color]',
+         "[color=red&quot; onmouseover=&quot;alert(1)]x[/color]"),
+        ("[color=#f00]红[/color]", '<span style="color:#f00">红</span>'),
+        ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
+        ("[b]未闭合", "<strong>未闭合</strong>"),
+        ("[/b]多余", "[/b]多余"),
+        ("[i][b]x[/i]", "<em><strong>x</strong></em>"),
+    ],
+)  # fmt: skip
+def test_the_preview_makes_only_safe_tags_markup(bbcode, html_out):
+    from tally.desk.bbcode import preview
+
+    assert str(preview(bbcode)) == html_out
+    assert str(preview("[b]<i>[/b]", bbcode=False)) == "[b]&lt;i&gt;[/b]"
