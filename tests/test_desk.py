@@ -213,6 +213,17 @@ def test_a_card_confirmed_and_the_result_posted_once(setup, desk, forum, tmp_pat
     assert (tid, member) == ("502", "导演A") and message.startswith("[b]桌面局 第2天投票结果[/b]")
     again = post_form(c, "/day/2/post", digest=digest)
     assert "tally posts it once" in again.text and len(setup.board.replies) == 1
+    # Started again, the desk does not know it posted: the thread says so (publish).
+    restarted = setup.desk()
+    try:
+        fresh = client(restarted)
+        shown = fresh.get("/day/2/post").text
+        digest = shown.split('name="digest" value="')[1].split('"')[0]
+        refused = post_form(fresh, "/day/2/post", digest=digest).text
+        assert "already holds this post" in refused and "tally posts it once" in refused
+        assert len(setup.board.replies) == 1
+    finally:
+        restarted.close()
     assert 'class="state-posted"' in c.get("/").text
     later = setup.desk()  # the desk started again: the post is found in the thread
     try:

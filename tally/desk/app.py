@@ -24,6 +24,7 @@ from tally.desk import views
 from tally.desk.guard import Guard
 from tally.desk.state import Desk
 from tally.errors import InputError, TallyError
+from tally.forums.posting import PostError
 from tally.outputs.results import Posted
 from tally.vocabulary import Announcement
 
@@ -174,6 +175,9 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
         error, result = None, None
         text = ""
         try:
+            if n in posted:  # this desk posted it: said before the thread is read again
+                raise PostError(f"day {n}'s result is posted already, floor "
+                                f"{posted[n].floor}: {posted[n].url}; tally posts it once.")  # fmt: skip
             shown = await run_in_threadpool(desk.announcement, n, Announcement.CLOSE)
             text = shown.text
             if str(form.get("digest", "")) != _digest(text):
