@@ -176,8 +176,9 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
         text = ""
         try:
             if n in posted:  # this desk posted it: said before the thread is read again
-                raise PostError(f"day {n}'s result is posted already, floor "
-                                f"{posted[n].floor}: {posted[n].url}; tally posts it once.")  # fmt: skip
+                before = posted[n]
+                raise PostError(f"day {n}'s result is posted already, floor {before.floor}: "
+                                f"{before.url}; tally posts it once.")  # fmt: skip
             shown = await run_in_threadpool(desk.announcement, n, Announcement.CLOSE)
             text = shown.text
             if str(form.get("digest", "")) != _digest(text):
