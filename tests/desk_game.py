@@ -108,3 +108,41 @@ class Setup:
         from datetime import datetime
 
         self.clock.t = datetime(2024, 5, 9, 21, 40, tzinfo=CHINA)
+
+
+def through_the_commands(tmp_path: Path, result, ledger: str, message: str, forum) -> None:  # type: ignore[no-untyped-def]
+    """The same day on a board of its own through `tally votes`, `tally lurkers` and `tally
+    announce --post`: the same count (its JSON whole), the same ledger, the same post."""
+    import json
+
+    from tally.cli import app
+    from tally.demo.localforum import LocalForum
+    from tally.outputs.json_output import day_json
+
+    from .conftest import Runner
+
+    runner = Runner()
+    with LocalForum() as forum2:
+        (tmp_path / "cli").mkdir()
+        other = Setup(forum2, tmp_path / "cli")
+        other.ballot("白桃", "长夜", "2024-05-09 20:10:00")
+        other.close()
+        env, game = other.env(), str(other.game_path)
+        votes = runner.invoke(app, ["votes", other.vote_url(), "--game", game, "--json", "-q"],
+                              obj=env)  # fmt: skip
+        assert votes.exit_code == 0, votes.output
+        theirs_count, mine = json.loads(votes.stdout), json.loads(json.dumps(day_json(result)))
+        # All but the acceleration requests (S3): `tally votes` reads the discussion thread
+        # for them, `tally watch`'s polls (the desk's) read the vote thread only.
+        differ = {k: (theirs_count.get(k), mine.get(k)) for k in {*theirs_count, *mine}
+                  if theirs_count.get(k) != mine.get(k) and k != "acceleration"}  # fmt: skip
+        assert theirs_count["acceleration"]["accelerates"] is False
+        assert not differ, differ
+        lurk = runner.invoke(app, ["lurkers", "--game", game, "--day", "2", "-q"], obj=env)
+        assert lurk.exit_code == 0, lurk.output
+        assert other.game_path.with_name("game.cards.csv").read_text(encoding="utf-8") == ledger
+        posted = runner.invoke(app, ["announce", "--game", game, "--day", "2", "--post", "--yes",
+                                     "--cookies", str(other.cookies)], obj=env)  # fmt: skip
+        assert posted.exit_code == 0, posted.output
+        [(_, _, theirs)] = other.board.replies
+        assert theirs.replace(forum2.url(""), "") == message.replace(forum.url(""), "")

@@ -5,7 +5,6 @@ once through the same functions as `tally lurkers --write` and `tally announce -
 from __future__ import annotations
 
 import html
-import json
 import re
 import socket
 import time
@@ -20,7 +19,7 @@ from tally.desk.serve import HOST, bind
 from tally.errors import InputError
 
 from .conftest import Runner
-from .desk_game import HOSTILE, MARKUP, SCRIPT, Setup
+from .desk_game import HOSTILE, MARKUP, SCRIPT, Setup, through_the_commands
 
 TOKEN = "s3cret-desk-token"
 PORT = 8765
@@ -234,31 +233,7 @@ def test_a_card_confirmed_and_the_result_posted_once(setup, desk, forum, tmp_pat
         later.close()
     count = desk.poller(2).poll
 
-    # The same day through the commands, on a board of its own.
-    from tally.demo.localforum import LocalForum
-
-    with LocalForum() as forum2:
-        (tmp_path / "cli").mkdir()
-        other = Setup(forum2, tmp_path / "cli")
-        other.ballot("白桃", "长夜", "2024-05-09 20:10:00")
-        other.close()
-        env, game = other.env(), str(other.game_path)
-        votes = runner.invoke(cli, ["votes", other.vote_url(), "--game", game, "--json", "-q"],
-                              obj=env)  # fmt: skip
-        assert votes.exit_code == 0, votes.output
-        counted = json.loads(votes.stdout)
-        assert counted["totals"] == [
-            {"player": t.player, "votes": float(t.votes) if t.votes % 1 else int(t.votes),
-             "voters": list(t.voters), "bonuses": []} for t in count.result.totals]  # fmt: skip
-        assert counted["outcome"]["player"] == count.result.outcome.player
-        lurk = runner.invoke(cli, ["lurkers", "--game", game, "--day", "2", "-q"], obj=env)
-        assert lurk.exit_code == 0, lurk.output
-        assert other.game_path.with_name("game.cards.csv").read_text(encoding="utf-8") == ledger
-        posted = runner.invoke(cli, ["announce", "--game", game, "--day", "2", "--post", "--yes",
-                                     "--cookies", str(other.cookies)], obj=env)  # fmt: skip
-        assert posted.exit_code == 0, posted.output
-        [(_, _, theirs)] = other.board.replies
-        assert theirs.replace(forum2.url(""), "") == message.replace(forum.url(""), "")
+    through_the_commands(tmp_path, count.result, ledger, message, forum)
 
 
 def test_templates_of_the_desk_escape_by_default():
