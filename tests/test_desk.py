@@ -192,6 +192,7 @@ def test_a_card_confirmed_and_the_result_posted_once(setup, desk, forum, tmp_pat
 
     cards = c.get("/day/2/cards").text
     assert "confirm: add to the ledger" in cards and "糖糖" in cards
+    assert "加速 (S3): 0 of 6 living asked by 05-09 21:30 (needs 4): not accelerated" in cards
     proposed = re.findall(r'name="player" value="([^"]*)">\s*<input type="hidden" name="colour" '
                           r'value="([^"]*)">\s*<input type="hidden" name="rule" value="([^"]*)">'
                           r'\s*<input type="hidden" name="reason" value="([^"]*)">', cards)  # fmt: skip

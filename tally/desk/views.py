@@ -157,8 +157,10 @@ def _status(ballot: Mapping[str, Any], provisional: bool) -> str:
 
 
 def lurkers_view(done: Lurked | None, error: str | None) -> dict[str, Any]:
+    from tally.outputs.json_output import acceleration_json
+
     if done is None:
-        return {"error": error, "players": [], "cards": [], "flags": []}
+        return {"error": error, "players": [], "cards": [], "flags": [], "acceleration": None}
     check, view = done.check, done.ledger
     ledger = {c.key for c in view.cards} - {c.key for c in view.new}
     return {
@@ -172,6 +174,7 @@ def lurkers_view(done: Lurked | None, error: str | None) -> dict[str, Any]:
         "flags": [{"player": f.player, "rule": f.rule, "floor": f.floor, "note": f.note}
                   for f in check.flags],
         "warnings": list(done.warnings),
+        "acceleration": acceleration_json(check.acceleration),
     }
 
 
