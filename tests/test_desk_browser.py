@@ -118,9 +118,15 @@ def test_a_day_from_open_to_posted_through_the_desk_alone(served, tmp_path):
                                ".map(td => td.textContent)")  # fmt: skip
         assert MARKUP in voters
         assert page.evaluate("document.querySelectorAll('main img, main script, main b').length") == 0
+        tab = go(browser, None, f"{base}/day/2")  # a second tab: the same poller
+        until(tab, "document.querySelectorAll('#live table.ballots tbody tr').length >= 3")
+        sent = len(setup.board.forum.requests)
         setup.ballot("白桃", "长夜", "2024-05-09 20:10:00")
         desk.poller(2).read_now()
         until(page, "document.querySelectorAll('#live tr.changed').length === 1")
+        until(tab, "document.querySelectorAll('#live tr.changed').length === 1")
+        # One poll for both tabs: one request, for the thread's one page.
+        assert len(setup.board.forum.requests) - sent == 1 and sorted(desk.pollers) == [1, 2]
         assert page.evaluate("document.querySelector('#live tr.changed td.voter').textContent") == "白桃"
         assert "floor" in page.evaluate("document.querySelector('#live .changes').textContent")
         shot = page.screenshot()
