@@ -129,9 +129,8 @@ def test_a_day_from_open_to_posted_through_the_desk_alone(served, tmp_path):
         assert len(setup.board.forum.requests) - sent == 1 and sorted(desk.pollers) == [1, 2]
         assert page.evaluate("document.querySelector('#live tr.changed td.voter').textContent") == "白桃"
         assert "floor" in page.evaluate("document.querySelector('#live .changes').textContent")
-        shot = page.screenshot()
         if os.environ.get("TALLY_DESK_PNG"):  # README's picture: docs/desk.png
-            Path(os.environ["TALLY_DESK_PNG"]).write_bytes(shot)
+            Path(os.environ["TALLY_DESK_PNG"]).write_bytes(page.screenshot())
         setup.close()
         desk.poller(2).read_now()
         until(page, "document.querySelector('#live').textContent.includes('FINAL COUNT')")

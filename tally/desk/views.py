@@ -142,8 +142,23 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
         "not_voted": data["not_voted"],
         "flags": data["flags"],
         "changes": [c.text for c in poll.changes] if poll.number > 1 else [],
-        "facts": data["facts"],
+        "rests_on": _rests_on(data["facts"]),
     }
+
+
+def _rests_on(facts: Mapping[str, Any]) -> list[str]:
+    """What the count rests on, each with where it comes from (the game file, or the count
+    of an earlier day)."""
+
+    def where(f: Mapping[str, Any]) -> str:
+        return f"{f['from']}, day {f['day']}" if f["day"] else str(f["from"])
+
+    said = []
+    if facts["sheriff"] is not None:
+        said.append(f"sheriff {facts['sheriff']['player']} ({where(facts['sheriff'])})")
+    said.extend(f"{f['player']} out ({where(f)})" for f in facts["dead"])
+    said.extend(f"unchecked: {u}" for u in facts["unchecked"])
+    return said
 
 
 def _status(ballot: Mapping[str, Any], provisional: bool) -> str:
