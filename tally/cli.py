@@ -77,6 +77,8 @@ OPTIONS: dict[str, Opt] = {
     "add_yes": Opt(("--yes", "-y"), bool, "Add the day without asking.", False, to="yes"),
     "talk_url": Opt((), str, "The day's discussion thread (its first post says 开门).", REQUIRED, to="discussion", more={"metavar": "DISCUSSION-URL"}),
     "vote_url": Opt((), str, "The day's vote thread (its first post says the close).", REQUIRED, to="vote", more={"metavar": "VOTE-URL"}),
+    "port": Opt(("--port",), int | None, "The port on 127.0.0.1 to serve on [default: a free one].", more={"min": 1, "max": 65535, "metavar": "N"}),
+    "no_browser": Opt(("--no-browser",), bool, "Print the desk's address; do not open it in the browser.", False),
     "config_game": Opt(("--game",), Path | None, "Also what this game file sets.", to="game", more={"metavar": "FILE"}),
 }
 
@@ -101,6 +103,8 @@ COMMANDS = (
     Command("watch", "tally.watch:watch", "Watch a vote until its close: the count, what changed, who has not voted, live.\n\nAt the close (and a grace minute) it reads every page once more, prints the final count and writes the announcement to --announce-to.",
             "tally watch https://bbs.example.com/thread-102-1-1.html --game game.toml",
             ("url", "game", "vote_day", "every", "polls", "full_every", "announce_to", "watch_post", "remind_at", "fmt", "template_dir", "late_ok", "as_json", *LIVE)),
+    Command("desk", "tally.desk.serve:desk", "The evening of a game in a local web page: the count live, the cards to confirm, the announcements, one button to post the result.\n\nServed on 127.0.0.1 only, at an address with a key (printed, and opened in the browser); the same reading, counting and posting as the commands, one poller per day as in tally watch.",
+            "tally desk --game game.toml", ("game", "port", "no_browser", "every", "full_every", "late_ok", "template_dir", *LIVE)),
     Command("doctor", "tally.workflows:doctor", "How tally reads one page of a board, field by field: run it first on a new board.\n\nWhere each field was found, what is missing, the board profile used; exits 4 on a page that is no thread, 5 when a field tally needs is missing.",
             "tally doctor 'https://bbs.example.com/forum.php?mod=viewthread&tid=101'", ("source", "timezone", "as_json", "cookies", "boards")),
     Command("config", "tally.settings:shown", "The settings a run uses and where each comes from: the command line, the game file, the config file, tally's default.\n\nThe config file (TOML, written by hand) sets once what you would give every command: template_dir, cookies, boards, cache_dir, timezone, color, politeness; a game file may set the same keys for one game; an option on the command line wins over both.",

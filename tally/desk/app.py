@@ -1,0 +1,247 @@
+"""The desk's pages and actions (Starlette). Each page asks ``tally.desk.state`` for what
+the matching command computes and renders it (``tally.desk.views``); the guard in front
+(``tally.desk.guard``) refuses every request without the desk's token and every change
+that comes from another page."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+from sse_starlette.sse import EventSourceResponse
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from tally.desk import views
+from tally.desk.guard import Guard
+from tally.desk.state import Desk
+from tally.errors import InputError, TallyError
+from tally.forums.posting import PostError
+from tally.outputs.results import Posted
+from tally.vocabulary import Announcement
+
+STATIC = Path(__file__).parent / "static"
+# How often a stream sends the count again when nothing changed: the clocks move.
+TICK = 30.0
+# The page's own script and style only; nothing from elsewhere, no inline script.
+POLICY = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+          "img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; "
+          "frame-ancestors 'none'")  # fmt: skip
+
+
+def make_app(desk: Desk, token: str, port: int) -> Guard:
+    """The desk's ASGI app for ``desk``, answering at 127.0.0.1:``port`` to ``token``."""
+    posted: dict[int, Posted] = {}
+    said: dict[int, list[str]] = {}
+
+    # Referrer-Policy same-origin, not no-referrer: under no-referrer Chromium sends
+    # "Origin: null" with a form POST, and the guard refuses the desk its own forms.
+    def html(name: str, **context: Any) -> HTMLResponse:
+        body = views.page(name, token=token, game_name=desk.game.name,
+                          day_numbers=[d.day for d in desk.game.days], **context)  # fmt: skip
+        return HTMLResponse(body, headers={"Content-Security-Policy": POLICY,
+                                           "Cache-Control": "no-store",
+                                           "X-Content-Type-Options": "nosniff",
+                                           "Referrer-Policy": "same-origin"})  # fmt: skip
+
+    def number(request: Request) -> int:
+        try:
+            n = int(request.path_params["day"])
+            desk.day(n)
+        except (ValueError, TallyError):
+            raise _NotFound from None
+        return n
+
+    def polls() -> dict[int, Any]:
+        return {n: p.poll for n, p in desk.pollers.items()}
+
+    def home(request: Request) -> Response:
+        for n in desk.opened():
+            desk.poller(n)  # each day counted once, the open one polled
+        done = {n for n, p in polls().items() if p is not None and p.final and n not in posted
+                and views.closing_posted(desk.game, p.result)}
+        game = views.game_view(desk.game, desk.reader.now(), polls(), {*posted, *done})
+        return html("game.html.j2", page="game", game=game)
+
+    def live_context(n: int) -> dict[str, Any]:
+        poller = desk.poller(n)
+        return views.live_view(desk.game, poller.poll, poller.error, desk.reader.now())
+
+    def day(request: Request) -> Response:
+        n = number(request)
+        return html("day.html.j2", page="count", day=n, live=live_context(n),
+                    said=said.pop(n, []), posted=_posted(n))  # fmt: skip
+
+    def _posted(n: int) -> dict[str, Any] | None:
+        return views.posted_view(posted[n]) if n in posted else None
+
+    def live(request: Request) -> Response:
+        n = number(request)
+        return html("live.html.j2", live=live_context(n))
+
+    async def events(request: Request) -> Response:
+        n = number(request)
+        poller = desk.poller(n)
+
+        async def stream() -> Any:
+            seen, last = -1, 0.0
+            while not desk.stopped.is_set():
+                now = anyio.current_time()
+                version = poller.version
+                if version != seen or now - last >= TICK:
+                    seen, last = version, now
+                    body = await run_in_threadpool(
+                        lambda: views.page("live.html.j2", live=live_context(n)))
+                    yield {"event": "count", "data": body, "id": str(version)}
+                if poller.done and seen == poller.version:
+                    yield {"event": "done", "data": "final"}
+                    return
+                await anyio.sleep(0.25)
+
+        return EventSourceResponse(stream(), ping=15, headers={"Cache-Control": "no-store"})
+
+    def read_now(request: Request) -> Response:
+        n = number(request)
+        desk.poller(n, again=True).read_now()
+        return RedirectResponse(f"/day/{n}", status_code=303)
+
+    def cards(request: Request) -> Response:
+        n = number(request)
+        try:
+            done, error = desk.lurkers(n), None
+        except TallyError as exc:
+            done, error = None, str(exc)
+        return html("cards.html.j2", page="cards", day=n, lurkers=views.lurkers_view(done, error),
+                    said=said.pop(n, []))  # fmt: skip
+
+    async def confirm_card(request: Request) -> Response:
+        n = number(request)
+        form = await _form(request)
+        fields = [str(form.get(k, "")) for k in ("player", "colour", "rule", "reason")]
+        try:
+            view = await run_in_threadpool(desk.confirm_card, n, *fields)
+            news = [f"{c.colour.label} {c.player} {c.rule}" for c in view.new]
+            message = (f"added to the ledger {view.path.name}: {', '.join(news)}" if view.written
+                       else "already in the ledger: nothing written")  # fmt: skip
+        except TallyError as exc:
+            message = f"not added: {exc}"
+        said.setdefault(n, []).append(message)
+        return RedirectResponse(f"/day/{n}/cards", status_code=303)
+
+    def announcements(request: Request) -> Response:
+        n = number(request)
+        shown = []
+        markup = desk.reader.markup_for(desk.day(n).vote_ref) or _markup(desk, n)
+        for kind in views.KINDS:
+            try:
+                done, error = desk.announcement(n, kind), None
+            except TallyError as exc:
+                done, error = None, str(exc)
+            shown.append(views.announcement_view(kind, done, error, markup))
+        return html("posts.html.j2", page="posts", day=n, posts=shown)
+
+    def pictures(request: Request) -> Response:
+        n = number(request)
+        poller = desk.poller(n)
+        result = poller.poll.result if poller.poll is not None else None
+        return html("pictures.html.j2", page="pictures", day=n,
+                    charts=views.charts_view(result))  # fmt: skip
+
+    def confirm_post(request: Request) -> Response:
+        n = number(request)
+        text, error = "", None
+        try:
+            if not desk.closed(n):
+                raise InputError(
+                    f"day {n} has not closed: a provisional count (暂计) is never posted; "
+                    "post the result after the close.")  # fmt: skip
+            shown = desk.announcement(n, Announcement.CLOSE)
+            text = shown.as_posted or shown.text  # what the Post button sends, mark and all
+        except TallyError as exc:
+            error = str(exc)
+        return html("post.html.j2", page="post", day=n, text=text, error=error,
+                    digest=_digest(text), posted=_posted(n), result=None)  # fmt: skip
+
+    async def post(request: Request) -> Response:
+        n = number(request)
+        form = await _form(request)
+        error, result = None, None
+        text = ""
+        try:
+            if n in posted:  # this desk posted it: said before the thread is read again
+                before = posted[n]
+                raise PostError(f"day {n}'s result is posted already, floor {before.floor}: "
+                                f"{before.url}; tally posts it once.")  # fmt: skip
+            shown = await run_in_threadpool(desk.announcement, n, Announcement.CLOSE)
+            text = shown.as_posted or shown.text
+            if str(form.get("digest", "")) != _digest(text):
+                raise InputError("the count changed since the text was shown: read it again "
+                                 "before posting.")  # fmt: skip
+            done = await run_in_threadpool(lambda: desk.announcement(n, Announcement.CLOSE,
+                                                                     post=True))  # fmt: skip
+            if done.failure is not None:
+                raise done.failure
+            if done.posted is not None:
+                posted[n] = done.posted
+                result = views.posted_view(done.posted)
+        except TallyError as exc:
+            error = str(exc)
+        return html("post.html.j2", page="post", day=n, text=text, error=error,
+                    digest=_digest(text), posted=_posted(n), result=result)  # fmt: skip
+
+    routes = [
+        Route("/", home),
+        Route("/day/{day}", day),
+        Route("/day/{day}/live", live),
+        Route("/day/{day}/events", events),
+        Route("/day/{day}/read", read_now, methods=["POST"]),
+        Route("/day/{day}/cards", cards),
+        Route("/day/{day}/cards", confirm_card, methods=["POST"]),
+        Route("/day/{day}/posts", announcements),
+        Route("/day/{day}/pictures", pictures),
+        Route("/day/{day}/post", confirm_post),
+        Route("/day/{day}/post", post, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return Response("no such page of the desk\n", status_code=404, media_type="text/plain")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await run_in_threadpool(desk.close)  # the pollers stop with the server
+
+    app = Starlette(routes=routes, exception_handlers={_NotFound: not_found},
+                    lifespan=lifespan)  # fmt: skip
+    return Guard(app, token, port)
+
+
+class _NotFound(Exception):
+    pass
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """The page's forms are urlencoded (the guard has read and kept the body)."""
+    from urllib.parse import parse_qs
+
+    fields = parse_qs((await request.body()).decode("utf-8", "replace"))
+    return {k: v[0] for k, v in fields.items()}
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _markup(desk: Desk, n: int) -> Any:
+    from tally.outputs.announce import format_for
+
+    return format_for(desk.game, desk.day(n))

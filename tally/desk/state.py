@@ -1,0 +1,192 @@
+"""What the desk holds while it runs: the game, the run's one ``Reader`` (behind one lock:
+an HTTP client and a page cache are not shared between threads), and one poller per day,
+started by the first page or stream that asks for the day, however many tabs follow.
+
+A poller is `tally watch`'s own loop (``tally.watch.read_polls``): the same reads, counts
+and checks, with its waits made on an event, so that "read now" wakes it and the desk's
+end stops it. Every action the director takes is the call its command makes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from tally.errors import InputError, TallyError
+from tally.forums.reader import Reader
+from tally.outputs.results import Announced, Lurked
+from tally.rules.game import Day, Game
+from tally.rules.ledger import LedgerView
+from tally.rules.polls import Poll
+from tally.vocabulary import Announcement
+from tally.watch import Schedule, read_polls
+
+T = TypeVar("T")
+
+
+class _Stopped(Exception):
+    """The desk is closing: a poller's wait ends its loop."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the command line gave the desk for its reads and posts."""
+
+    every: float = 60.0
+    full_every: int = 10
+    late_ok: bool = False
+    template_dir: Path | None = None
+
+
+class DayPoller:
+    """The polls of one day's vote thread, in a thread of its own; ``version`` grows with
+    each poll, so that every stream sends what is new once."""
+
+    def __init__(self, desk: Desk, day: Day):
+        self.desk, self.day = desk, day
+        self.poll: Poll | None = None
+        self.error: str | None = None  # the first read failed: the sentence, no count
+        self.version = 0
+        self.changed = threading.Condition()
+        self._wake = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"desk-day-{day.day}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        desk = self.desk
+        schedule = Schedule(every=desk.options.every, full_every=desk.options.full_every)
+        try:
+            with desk.lock:
+                polls = read_polls(desk.game, self.day.vote, day=self.day.day, schedule=schedule,
+                                   reader=desk.reader, wait=self._wait,
+                                   late_ok=desk.options.late_ok)  # fmt: skip
+                for poll in polls:
+                    self._publish(poll, None)
+        except _Stopped:
+            return
+        except TallyError as exc:
+            self._publish(self.poll, str(exc))
+
+    def _publish(self, poll: Poll | None, error: str | None) -> None:
+        with self.changed:
+            self.poll, self.error = poll, error
+            self.version += 1
+            self.changed.notify_all()
+
+    def _wait(self, seconds: float) -> None:
+        # The reader is free while the poller waits: the director's pages read meanwhile.
+        self.desk.lock.release()
+        try:
+            self._wake.wait(seconds)
+            self._wake.clear()
+        finally:
+            self.desk.lock.acquire()
+        if self.desk.stopped.is_set():
+            raise _Stopped
+
+    def read_now(self) -> None:
+        self._wake.set()
+
+    @property
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+
+class Desk:
+    def __init__(self, game: Game, reader: Reader, options: Options = Options()):
+        self.game, self.reader, self.options = game, reader, options
+        self.lock = threading.Lock()  # the reader's: one request at a time
+        self.stopped = threading.Event()
+        self._pollers: dict[int, DayPoller] = {}
+        self._pollers_lock = threading.Lock()
+
+    def day(self, number: int) -> Day:
+        return self.game.day(number)  # InputError for a day the file does not have
+
+    def poller(self, number: int, *, again: bool = False) -> DayPoller:
+        """The day's one poller, started by the first that asks; ``again``: a poller whose
+        first read failed (the forum down, a wrong URL fixed since) starts over."""
+        day = self.day(number)
+        with self._pollers_lock:
+            found = self._pollers.get(number)
+            if found is None or (again and found.done and found.poll is None):
+                found = self._pollers[number] = DayPoller(self, day)
+            return found
+
+    def opened(self) -> list[int]:
+        """The days that have opened: the game page counts them (their facts, their state)."""
+        now = self.reader.now()
+        return [d.day for d in self.game.days if d.opens <= now]
+
+    @property
+    def pollers(self) -> dict[int, DayPoller]:
+        return dict(self._pollers)
+
+    def close(self) -> None:
+        self.stopped.set()
+        for poller in self.pollers.values():
+            poller.read_now()
+        for poller in self.pollers.values():
+            poller.join(timeout=10)
+
+    @contextmanager
+    def reading(self) -> Iterator[Reader]:
+        with self.lock:
+            yield self.reader
+
+    def call(self, work: Callable[[Reader], T]) -> T:
+        with self.reading() as reader:
+            return work(reader)
+
+    # -- the director's actions: each the call its command makes --------------------------
+
+    def lurkers(self, number: int) -> Lurked:
+        """`tally lurkers --day N --no-write`: the counts and the cards the day earns."""
+        from tally.workflows import lurker_day
+
+        return self.call(lambda r: lurker_day(self.game, day=number, write=False, reader=r,
+                                              late_ok=self.options.late_ok))  # fmt: skip
+
+    def confirm_card(self, number: int, player: str, colour: str, rule: str,
+                     reason: str) -> LedgerView:  # fmt: skip
+        """One proposed card into the ledger, as `tally lurkers --write` writes it (with the
+        K1 escalations it makes): the card must be one the check proposes now."""
+        from tally.workflows import record
+
+        if self.game.path is None:
+            raise InputError("the card ledger lives beside the game file; load one.")
+        check = self.lurkers(number).check
+        wanted = (player, colour, rule, reason)
+        card = next((c for c in check.cards
+                     if (c.player, str(c.colour), c.rule, c.reason) == wanted), None)  # fmt: skip
+        if card is None:
+            raise InputError(
+                f"the lurker check of day {number} proposes no {colour} card for {player} "
+                f"under {rule} ({reason}): read the day again."
+            )
+        one = dataclasses.replace(check, cards=(card,))
+        return record(self.game, self.game.path, one, write=True)
+
+    def announcement(self, number: int, kind: Announcement, *, post: bool = False) -> Announced:
+        """`tally announce --day N --kind K` (with ``post``: `--post --yes`, the director
+        having read the text on the confirmation page). Before the close the closing post
+        is the mid-day standing (暂计), which is never posted."""
+        from tally.workflows import announcement
+
+        provisional = kind is Announcement.CLOSE and not post and not self.closed(number)
+        return self.call(lambda r: announcement(
+            self.game, day=number, kind=kind, reader=r, provisional=provisional,
+            template_dir=self.options.template_dir, late_ok=self.options.late_ok,
+            post=post, yes=post,
+        ))  # fmt: skip
+
+    def closed(self, number: int) -> bool:
+        return self.reader.now() >= self.day(number).closes

@@ -1,0 +1,233 @@
+"""What the desk's pages show, from what the library returns: the count as `tally votes
+--json` gives it (``poll_json``), the sentences of the terminal (``outcome_line``,
+``majority_text``), the announcements as `tally announce` renders them, the report's
+pictures. The pages are Jinja2 templates with autoescaping on: every name is text."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Collection, Mapping
+from datetime import datetime
+from typing import Any
+
+from tally.desk.bbcode import preview
+from tally.errors import TallyError
+from tally.forums import platform_of
+from tally.outputs.json_output import poll_json
+from tally.outputs.results import Announced, Lurked, Posted
+from tally.rules.game import Day, Game
+from tally.rules.polls import Poll
+from tally.rules.verdicts import Status
+from tally.rules.votes import DayResult
+from tally.times import duration, short
+from tally.vocabulary import Announcement, Markup
+
+
+@functools.lru_cache(maxsize=1)
+def _jinja() -> Any:
+    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+    return Environment(
+        loader=PackageLoader("tally.desk", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def page(name: str, **context: Any) -> str:
+    return str(_jinja().get_template(name).render(**context))
+
+
+def state_of(day: Day, now: datetime, posted: bool) -> str:
+    if posted:
+        return "posted"
+    if now < day.opens:
+        return "not open yet"
+    return "open" if now < day.closes else "closed"
+
+
+def closing_posted(game: Game, result: DayResult | None) -> int | None:
+    """The floor of the day's closing post when it is made: by the journal of posts beside
+    the game file, else by tally's mark in a director's post of the thread as last read
+    (what `--post` knows a post again by; tally.rules.closed)."""
+    from tally.journal import POSTED, Journal, journal_path
+    from tally.rules.closed import marked_post
+
+    if result is None:
+        return None
+    day = result.day
+    if game.path is not None:
+        for e in reversed(Journal(journal_path(game.path)).of(game.id, day.day, "close")):
+            if e.state == POSTED and e.floor is not None:
+                return e.floor
+    found = marked_post(game, day, Announcement.CLOSE, result.thread)
+    return found.floor if found is not None else None
+
+
+def game_view(game: Game, now: datetime, polls: Mapping[int, Poll | None],
+              posted: Collection[int]) -> dict[str, Any]:  # fmt: skip
+    """The game: each day, its threads, whether it is open, closed or posted, and the facts
+    a count of it rests on (the game file's, or derived from an earlier day's count)."""
+    from tally.outputs.json_output import facts_json
+
+    days = []
+    for day in game.days:
+        poll = polls.get(day.day)
+        result = poll.result if poll is not None else None
+        facts = facts_json(result) if result is not None else None
+        days.append({
+            "day": day.day,
+            "opens": short(day.opens),
+            "closes": short(day.closes),
+            "vote": day.vote,
+            "discussion": day.discussion,
+            "state": state_of(day, now, day.day in posted),
+            "facts": facts,
+            "outcome": _outcome(result) if result is not None and not result.provisional else "",
+        })  # fmt: skip
+    return {"name": game.name, "ruleset": game.rules.name, "days": days,
+            "players": list(game.players), "directors": list(game.directors),
+            "file": game.path.name if game.path is not None else ""}  # fmt: skip
+
+
+def _outcome(result: DayResult) -> str:
+    from tally.outputs.console import outcome_line
+
+    return outcome_line(result)
+
+
+def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -> dict[str, Any]:
+    """The open day as the last poll counted it: ballots (status, flags, rulings), totals,
+    the leader and the gap, who has not voted, the time to the close, what changed."""
+    from tally.outputs.live import majority_text
+
+    if poll is None or poll.result is None:
+        return {"counted": False, "error": error or "reading the vote thread…"}
+    result = poll.result
+    data = poll_json(poll)
+    changed = {(c.floor, c.comment) for c in poll.changes if c.floor is not None}
+    ref = result.day.vote_ref
+    platform = platform_of(ref)
+    rows = []
+    for b in data["ballots"]:
+        rows.append({
+            **b,
+            "status_text": _status(b, result.provisional),
+            "link": platform.post_url(ref, b["parent_post_id"] or b["post_id"]),
+            "changed": poll.number > 1 and (b["floor"], b["comment"]) in changed,
+        })  # fmt: skip
+    totals = data["totals"]
+    gap = None
+    if len(totals) > 1:
+        gap = totals[0]["votes"] - totals[1]["votes"]
+    day = result.day
+    if now < day.closes:
+        clock = f"closes {short(day.closes)}, in {duration(day.closes - now, seconds=True)}"
+    else:
+        clock = f"closed {short(day.closes)}"
+    return {
+        "counted": True,
+        "error": poll.error,
+        "day": day.day,
+        "final": poll.final,
+        "provisional": result.provisional,
+        "poll": data["poll"],
+        "as_of": short(result.as_of, seconds=True),
+        "clock": clock,
+        "ballots": rows,
+        "totals": totals,
+        "abstained": data["abstained"],
+        "leaders": data["leaders"],
+        "gap": gap,
+        "majority": majority_text(result, game.rules),
+        "outcome": _outcome(result),
+        "not_voted": data["not_voted"],
+        "flags": data["flags"],
+        "changes": [c.text for c in poll.changes] if poll.number > 1 else [],
+        "rests_on": _rests_on(data["facts"]),
+    }
+
+
+def _rests_on(facts: Mapping[str, Any]) -> list[str]:
+    """What the count rests on, each with where it comes from (the game file, or the count
+    of an earlier day)."""
+
+    def where(f: Mapping[str, Any]) -> str:
+        return f"{f['from']}, day {f['day']}" if f["day"] else str(f["from"])
+
+    said = []
+    if facts["sheriff"] is not None:
+        said.append(f"sheriff {facts['sheriff']['player']} ({where(facts['sheriff'])})")
+    said.extend(f"{f['player']} out ({where(f)})" for f in facts["dead"])
+    said.extend(f"unchecked: {u}" for u in facts["unchecked"])
+    return said
+
+
+def _status(ballot: Mapping[str, Any], provisional: bool) -> str:
+    """The status as `tally votes` prints it."""
+    status = ballot["status"]
+    if status == Status.COUNTED and provisional:
+        return "in force now"
+    if status == Status.NOT_A_BALLOT:
+        return "not a ballot"
+    return str(status)
+
+
+def lurkers_view(done: Lurked | None, error: str | None) -> dict[str, Any]:
+    from tally.outputs.json_output import acceleration_json
+
+    if done is None:
+        return {"error": error, "players": [], "cards": [], "flags": [], "acceleration": None}
+    check, view = done.check, done.ledger
+    ledger = {c.key for c in view.cards} - {c.key for c in view.new}
+    return {
+        "error": None,
+        "provisional": check.provisional,
+        "players": [{"player": p.player, "posts": p.posts, "voted": p.voted}
+                    for p in check.players],
+        "cards": [{"player": c.player, "colour": str(c.colour), "label": c.colour.label,
+                   "rule": c.rule, "reason": c.reason, "in_ledger": c.key in ledger}
+                  for c in check.cards],
+        "flags": [{"player": f.player, "rule": f.rule, "floor": f.floor, "note": f.note}
+                  for f in check.flags],
+        "warnings": list(done.warnings),
+        "acceleration": acceleration_json(check.acceleration),
+    }
+
+
+KINDS = (Announcement.CLOSE, Announcement.REMINDER, Announcement.MORNING, Announcement.ELEVATOR)
+
+
+def announcement_view(kind: Announcement, done: Announced | None, error: str | None,
+                      markup: Markup) -> dict[str, Any]:  # fmt: skip
+    text = done.text if done is not None else ""
+    shown = preview(text) if markup is Markup.BBCODE else preview(text, bbcode=False)
+    return {"kind": str(kind), "text": text, "preview": shown, "error": error,
+            "markup": str(markup)}  # fmt: skip
+
+
+def charts_view(result: DayResult | None) -> list[dict[str, Any]]:
+    """The report's three pictures of the day, as the report draws them (inline SVG)."""
+    from tally.outputs import charts
+
+    if result is None or not result.ballots:
+        return []
+    salt = f"desk{result.day.day}"
+    return [
+        {"title": "totals", "svg": charts.svg(charts.totals_figure, result, salt=salt + "t")},
+        {"title": "who voted whom", "svg": charts.svg(charts.flow_figure, result, salt=salt + "f")},
+        {"title": "over time",
+         "svg": charts.svg(charts.timeline_figure, result, salt=salt + "l")},
+    ]  # fmt: skip
+
+
+def posted_view(posted: Posted) -> dict[str, Any]:
+    return {"pid": posted.pid, "floor": posted.floor, "link": posted.url,
+            "member": posted.member, "at": short(posted.at, seconds=True),
+            "difference": posted.difference}  # fmt: skip
+
+
+def sentence(exc: TallyError) -> str:
+    return str(exc)

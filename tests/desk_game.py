@@ -1,0 +1,149 @@
+"""A small game for the desk's tests on the loopback Discuz! board that takes posts
+(tests/discuzboard): day 1 closed, day 2 open at 20:00 on the test's clock, a discussion
+thread where one player posts too little (an L1 yellow card) and a player whose name is
+markup and script."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from tally.desk.state import Desk, Options
+from tally.forums.http import HttpOptions
+from tally.forums.reader import Reader, Reading
+
+from .conftest import CHINA, FakeClock
+from .discuzboard import Board
+from .discuzgen import P, Thread
+
+# Discuz! refuses <, >, & and quotes in a user name: markup in names is BBCode and Jinja's;
+# HTML and script come in what players write (a ballot's target, its reason).
+MARKUP = "[b]粗体[/b]"
+JINJA = "甲{{7}}乙"
+SCRIPT = "<script>alert(1)</script>"
+HOSTILE = "<img src=x onerror=alert(2)>"
+PLAYERS = ["冷月", "白桃", "长夜", "糖糖", MARKUP, JINJA]
+
+
+def shown(name: str) -> str:
+    """A user name as Discuz! writes it into its page (escaped; discuzgen pastes it as is)."""
+    return html.escape(name, quote=False)
+
+
+def threads() -> tuple[Thread, Thread, Thread]:
+    talk = Thread("401", "[桌面局] 第2天讨论帖", {}, first_pid=40000)
+    talk.add(P("导演A", "2024-05-09 09:30:00", "讨论帖开门"))
+    for i in range(6):  # 糖糖 posts once: fewer than five (L1)
+        for player in PLAYERS:
+            if player != "糖糖" or i == 0:
+                talk.add(P(shown(player), f"2024-05-09 1{i}:{10 + PLAYERS.index(player):02d}:00",
+                           f"第{i}条发言"))  # fmt: skip
+    day1 = Thread("501", "[桌面局] 第1天投票帖", {}, first_pid=50000)
+    day1.add(P("导演A", "2024-05-08 09:30:00", "投票格式：\n投票对象：\n投票理由："))
+    for player in PLAYERS:
+        day1.add(P(shown(player), "2024-05-08 12:00:00", "投票对象：长夜\n投票理由：一"))
+    vote = Thread("502", "[桌面局] 第2天投票帖", {}, first_pid=60000)
+    vote.add(P("导演A", "2024-05-09 09:30:00", "投票格式：\n投票对象：\n投票理由："))
+    vote.add(P("冷月", "2024-05-09 10:01:00", "投票对象：白桃\n投票理由：狼面大"))
+    vote.add(P(shown(MARKUP), "2024-05-09 10:05:00", f"投票对象：{HOSTILE}\n投票理由：{SCRIPT}"))
+    vote.add(P(shown(JINJA), "2024-05-09 10:06:00", f"投票对象：{MARKUP}\n投票理由：{SCRIPT}"))
+    return talk, day1, vote
+
+
+def game_text(talk: str, day1: str, vote: str) -> str:
+    names = ", ".join(f"'{p}'" for p in PLAYERS)
+    return f"""id = "desk-test-game"
+name = "桌面局"
+ruleset = "000"
+directors = ["导演A"]
+players = [{names}]
+
+[[days]]
+day = 1
+opens = 2024-05-08T09:30:00
+closes = 2024-05-08T21:30:00
+vote = "{day1}"
+
+[[days]]
+day = 2
+opens = 2024-05-09T09:30:00
+closes = 2024-05-09T21:30:00
+discussion = "{talk}"
+vote = "{vote}"
+"""
+
+
+class Setup:
+    """The board, the game file, the director's cookies and the clock (20:00, day 2)."""
+
+    def __init__(self, forum, tmp_path: Path):  # type: ignore[no-untyped-def]
+        self.clock = FakeClock("2024-05-09 20:00:00", CHINA)
+        self.board = Board(forum, clock=self.clock.now)
+        self.talk, self.day1, self.vote = threads()
+        urls = [self.board.thread(t) for t in (self.talk, self.day1, self.vote)]
+        self.game_path = tmp_path / "game.toml"
+        self.game_path.write_text(game_text(*urls), encoding="utf-8")
+        self.cookies = self.board.cookies(self.board.member("导演A", 7), tmp_path / "cookies.txt")
+        self.cache = tmp_path / "cache"
+
+    def vote_url(self) -> str:
+        return self.board.forum.url(f"forum.php?mod=viewthread&tid={self.vote.tid}")
+
+    def env(self):  # type: ignore[no-untyped-def]
+        return self.clock.env(http=HttpOptions(host_delay=0))
+
+    def reader(self) -> Reader:
+        return Reader(self.env(), Reading(cookies=self.cookies, cache_dir=self.cache))
+
+    def desk(self, **options: object) -> Desk:
+        from tally.rules.gamefile import load_game
+
+        return Desk(load_game(self.game_path), self.reader(), Options(**options))  # type: ignore[arg-type]
+
+    def ballot(self, author: str, target: str, time: str) -> None:
+        self.vote.add(P(shown(author), time, f"投票对象：{target}\n投票理由：新票"))
+        self.board.thread(self.vote)
+
+    def close(self) -> None:
+        """Past the close and its grace minute."""
+        from datetime import datetime
+
+        self.clock.t = datetime(2024, 5, 9, 21, 40, tzinfo=CHINA)
+
+
+def through_the_commands(tmp_path: Path, result, ledger: str, message: str, forum) -> None:  # type: ignore[no-untyped-def]
+    """The same day on a board of its own through `tally votes`, `tally lurkers` and `tally
+    announce --post`: the same count (its JSON whole), the same ledger, the same post."""
+    import json
+
+    from tally.cli import app
+    from tally.demo.localforum import LocalForum
+    from tally.outputs.json_output import day_json
+
+    from .conftest import Runner
+
+    runner = Runner()
+    with LocalForum() as forum2:
+        (tmp_path / "cli").mkdir()
+        other = Setup(forum2, tmp_path / "cli")
+        other.ballot("白桃", "长夜", "2024-05-09 20:10:00")
+        other.close()
+        env, game = other.env(), str(other.game_path)
+        votes = runner.invoke(app, ["votes", other.vote_url(), "--game", game, "--json", "-q"],
+                              obj=env)  # fmt: skip
+        assert votes.exit_code == 0, votes.output
+        theirs_count, mine = json.loads(votes.stdout), json.loads(json.dumps(day_json(result)))
+        # All but the acceleration requests (S3): `tally votes` reads the discussion thread
+        # for them, `tally watch`'s polls (the desk's) read the vote thread only.
+        differ = {k: (theirs_count.get(k), mine.get(k)) for k in {*theirs_count, *mine}
+                  if theirs_count.get(k) != mine.get(k) and k != "acceleration"}  # fmt: skip
+        assert theirs_count["acceleration"]["accelerates"] is False
+        assert not differ, differ
+        lurk = runner.invoke(app, ["lurkers", "--game", game, "--day", "2", "-q"], obj=env)
+        assert lurk.exit_code == 0, lurk.output
+        assert other.game_path.with_name("game.cards.csv").read_text(encoding="utf-8") == ledger
+        posted = runner.invoke(app, ["announce", "--game", game, "--day", "2", "--post", "--yes",
+                                     "--cookies", str(other.cookies)], obj=env)  # fmt: skip
+        assert posted.exit_code == 0, posted.output
+        [(_, _, theirs)] = other.board.replies
+        assert theirs.replace(forum2.url(""), "") == message.replace(forum.url(""), "")

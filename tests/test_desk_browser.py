@@ -1,0 +1,177 @@
+"""`tally desk` in headless Chromium (the report's harness, tests/browser.py), served by
+uvicorn on 127.0.0.1: every page loads without a console error on a desktop and a phone;
+a ballot posted to the loopback forum appears without a reload; a card is confirmed and the
+closing post made once by clicks; what players wrote shows as text."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tally.desk.app import make_app
+from tally.desk.serve import bind
+
+from .browser import Browser, Page, chromium
+from .desk_game import MARKUP, Setup, through_the_commands
+
+TOKEN = "browser-token"
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def served(forum, tmp_path) -> Iterator[tuple[Setup, object, str]]:
+    if chromium() is None:
+        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
+    import uvicorn
+
+    setup = Setup(forum, tmp_path)
+    desk = setup.desk(every=3600.0)  # the test says when to read again
+    sock = bind(None)
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(make_app(desk, TOKEN, port), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    try:
+        yield setup, desk, f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        desk.close()
+        sock.close()
+
+
+def go(browser: Browser, page: Page | None, url: str) -> Page:
+    """Browser.open for an http address (it opens files)."""
+    if page is None:
+        target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
+        for domain in ("Page", "Runtime", "Log"):
+            browser.call(f"{domain}.enable", session=session)
+        browser.call("Emulation.setDeviceMetricsOverride", {"width": browser.width,
+                     "height": browser.height, "deviceScaleFactor": 1,
+                     "mobile": browser.mobile}, session=session)  # fmt: skip
+        page = Page(browser, session)
+    loaded(browser, page, lambda: browser.call("Page.navigate", {"url": url},
+                                               session=page.session))  # fmt: skip
+    return page
+
+
+def loaded(browser: Browser, page: Page, action) -> None:  # type: ignore[no-untyped-def]
+    browser.events[:] = [e for e in browser.events if e.get("method") != "Page.loadEventFired"]
+    action()
+    browser.wait_for("Page.loadEventFired", page.session)
+
+
+def click(browser: Browser, page: Page, selector: str) -> None:
+    loaded(browser, page, lambda: page.evaluate(f"document.querySelector('{selector}').click()"))
+
+
+def until(page: Page, expression: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never true: {expression}")
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_page_loads_without_a_console_error(served, width):
+    _setup, _desk, base = served
+    with Browser(width=width, height=900, mobile=width < 500) as browser:
+        page = go(browser, None, f"{base}/?token={TOKEN}")
+        assert page.evaluate("document.location.search") == ""  # the token left the address
+        for path in ("/", "/day/2", "/day/2/cards", "/day/2/posts", "/day/2/pictures",
+                     "/day/2/post", "/day/1"):  # fmt: skip
+            go(browser, page, base + path)
+            assert page.evaluate("document.querySelector('main') !== null"), path
+            # Nothing wider than the screen but the tables' own scrolling boxes.
+            assert page.evaluate("document.documentElement.scrollWidth") <= width + 1, path
+        go(browser, page, base + "/day/2/posts")
+        page.evaluate("document.querySelector('#kind-close button.copy').click()")
+        until(page, "document.querySelector('#kind-close button.copy').textContent !== 'copy'")
+        assert page.evaluate("document.getSelection().toString()").startswith("[b]桌面局")
+        assert page.evaluate("document.querySelector('#kind-close .preview strong') !== null")
+        assert page.errors == []
+        # The cookie is HttpOnly: the page's script cannot read it.
+        assert page.evaluate("document.cookie") == ""
+
+
+def test_a_day_from_open_to_posted_through_the_desk_alone(served, tmp_path):
+    """A ballot appears live, what players wrote is text, a card is confirmed, the result is
+    posted once and a second click is refused."""
+    setup, desk, base = served
+    with Browser(width=1280, height=1000) as browser:
+        page = go(browser, None, f"{base}/?token={TOKEN}")
+        go(browser, page, f"{base}/day/2")
+        until(page, "document.querySelectorAll('#live table.ballots tbody tr').length >= 3")
+        # Markup in names and ballots is text: no element made of it, no script ran.
+        voters = page.evaluate("Array.from(document.querySelectorAll('#live td.voter'))"
+                               ".map(td => td.textContent)")  # fmt: skip
+        assert MARKUP in voters
+        assert page.evaluate("document.querySelectorAll('main img, main script, main b').length") == 0
+        tab = go(browser, None, f"{base}/day/2")  # a second tab: the same poller
+        until(tab, "document.querySelectorAll('#live table.ballots tbody tr').length >= 3")
+        sent = len(setup.board.forum.requests)
+        setup.ballot("白桃", "长夜", "2024-05-09 20:10:00")
+        desk.poller(2).read_now()
+        until(page, "document.querySelectorAll('#live tr.changed').length === 1")
+        until(tab, "document.querySelectorAll('#live tr.changed').length === 1")
+        # One poll for both tabs: one request, for the thread's one page.
+        assert len(setup.board.forum.requests) - sent == 1 and sorted(desk.pollers) == [1, 2]
+        assert page.evaluate("document.querySelector('#live tr.changed td.voter').textContent") == "白桃"
+        assert "floor" in page.evaluate("document.querySelector('#live .changes').textContent")
+        if os.environ.get("TALLY_DESK_PNG"):  # README's picture: docs/desk.png
+            Path(os.environ["TALLY_DESK_PNG"]).write_bytes(page.screenshot())
+        setup.close()
+        desk.poller(2).read_now()
+        until(page, "document.querySelector('#live').textContent.includes('FINAL COUNT')")
+
+        go(browser, page, f"{base}/day/2/cards")
+        before = page.evaluate("document.querySelectorAll('button.confirm-card').length")
+        assert before >= 2
+        for left in range(before, 0, -1):  # each card confirmed by its own button
+            click(browser, page, "button.confirm-card")
+            assert "added to the ledger" in page.evaluate("document.querySelector('.said').textContent")
+            assert page.evaluate("document.querySelectorAll('button.confirm-card').length") == left - 1
+        ledger = setup.game_path.with_name("game.cards.csv").read_text(encoding="utf-8")
+
+        go(browser, page, f"{base}/day/2/post")
+        text = page.evaluate("document.querySelector('#post-text').value")
+        assert text.startswith("[b]桌面局 第2天投票结果[/b]")
+        click(browser, page, "#post-button")
+        said = page.evaluate("document.querySelector('.posted').textContent")
+        assert "Posted as 导演A" in said and "floor" in said
+        [(_, _, message)] = setup.board.replies
+        assert message == text  # the text shown is the text posted
+        go(browser, page, f"{base}/day/2/post")
+        click(browser, page, "#post-button")
+        assert "tally posts it once" in page.evaluate("document.querySelector('.refusal').textContent")
+        assert len(setup.board.replies) == 1
+        assert page.errors == []
+    # The same day through the commands: the same count, cards and post.
+    through_the_commands(tmp_path, desk.poller(2).poll.result, ledger, message, setup.board.forum)
+
+
+def test_another_page_cannot_drive_the_desk(served, tmp_path):
+    """A page from elsewhere (a file here) that posts a form to the desk changes nothing."""
+    setup, _desk, base = served
+    setup.close()
+    attack = tmp_path / "attack.html"
+    attack.write_text(
+        f'<form id="f" method="post" action="{base}/day/2/post"><input name="token" value="x">'
+        '<input name="digest" value="x"></form>', encoding="utf-8")  # fmt: skip
+    with Browser(width=1280, height=900) as browser:
+        page = go(browser, None, f"{base}/?token={TOKEN}")  # the director is logged in
+        go(browser, page, attack.as_uri())
+        loaded(browser, page, lambda: page.evaluate("document.getElementById('f').submit()"))
+        assert setup.board.replies == []
+        assert "refused" in page.evaluate("document.body.textContent")
