@@ -27,6 +27,7 @@ from tally.errors import (
 from tally.forums.boards import DEFAULT, Board, Boards
 from tally.forums.charset import decode_page
 from tally.forums.htmltext import Node, html_tree
+from tally.forums.timeparse import backwards
 from tally.model import Comment, Page, Post, ThreadRef, origin_of
 from tally.vocabulary import Markup
 
@@ -113,6 +114,20 @@ class PageFrame:
     found: Mapping[str, str] = field(default_factory=dict)
 
 
+def _check_clock(posts: Sequence[Post], tz: tzinfo, source: str) -> None:
+    turned = backwards([(p.floor, p.time) for p in posts], tz)
+    if turned is None:
+        return
+    first, then = (next(p for p in posts if p.floor == f) for f in turned)
+    raise ParseError(
+        f"{source}: floor {then.floor} was posted at {then.time:%Y-%m-%d %H:%M}, before "
+        f"floor {first.floor} at {first.time:%Y-%m-%d %H:%M}, and no time on the page is past "
+        "12 o'clock: the board prints a 12-hour clock without AM/PM, which cannot be read; "
+        "ask its admin for a 24-hour time format (H:i), or save the pages with a theme that "
+        "shows the marker."
+    )
+
+
 @dataclass(frozen=True)
 class PageText:
     """One page being parsed: its text and tree, what names it in messages, the zone its
@@ -194,6 +209,7 @@ class Pages(ABC):
         posts = tuple(
             self.parse_post(page, node, index, tid, frame.page) for index, node in enumerate(nodes)
         )
+        _check_clock(posts, page.board.zone or tz, source)
         return Page(
             platform=self.platform,
             thread_id=tid,

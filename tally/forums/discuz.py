@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from datetime import tzinfo
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
@@ -44,6 +44,11 @@ _SAVED = (
     (re.compile(r"<!--\s*saved from url=\(\d+\)(\S+?)\s*-->"), "a browser's saved-from mark"),
     (re.compile(r"<!--\s*Mirrored from (\S+) by HTTrack"), "HTTrack's mirrored-from mark"),
     (re.compile(r"Page saved with SingleFile\s*\n\s*url:\s*(\S+)"), "SingleFile's url mark"),
+)
+# The footer's clock: "GMT+8, 2026-12-1 17:03", "GMT, …" (offset 0), "GMT-3.5, …".
+_FOOTER_ZONE = re.compile(
+    r"GMT(?P<off>[+-]\d{1,2}(?:\.\d{1,2})?)?,\s*(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})\s+"
+    r"(?P<h>\d{1,2}):(?P<mi>\d{2})"
 )
 _PAGE_COUNT = re.compile(r"共\s*(\d+)\s*页")
 _REPLIES = re.compile(r"回复:?\s*(\d+)")
@@ -145,6 +150,7 @@ class DiscuzPages(Pages):
         current, count, found["page"], found["page_count"] = _pager(page)
         title, found["title"] = _title(page)
         _check_places(page, nodes, current, count)
+        _check_zone(page)
         return PageFrame(
             thread_id=tid,
             page=current,
@@ -416,6 +422,32 @@ def _check_places(page: PageText, nodes: Sequence[Node], current: int, count: in
             f"board shows {per_page}: a post was deleted or is hidden, and the theme prints no "
             "floor numbers, so the floors after it cannot be numbered; read them in a browser."
         )
+
+
+def _check_zone(page: PageText) -> None:
+    """The zone the times are read in against the one the page prints them in: every
+    Discuz! footer says "GMT+8, 2026-12-1 17:03" (the board's, or the member's own, offset)."""
+    m = _FOOTER_ZONE.search(page.text, max(0, len(page.text) - 20000))
+    if m is None:
+        return
+    zone = page.board.zone or page.tz
+    try:
+        shown = datetime(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]))
+        said = timedelta(hours=float(m["off"] or 0))
+    except (ValueError, OverflowError):
+        return
+    read = zone.utcoffset(shown) or timedelta()
+    if read != said:
+        raise InputError(
+            f"{page.source} prints its times in GMT{m['off'] or ''} (its footer), but tally "
+            f"would read them in {zone} (UTC{_offset(read)}), {_offset(said - read)} h off; "
+            "set timezone (in the game file, a board profile or the config) to the board's."
+        )
+
+
+def _offset(delta: timedelta) -> str:
+    hours = delta.total_seconds() / 3600
+    return f"{hours:+g}"
 
 
 def _title(page: PageText) -> tuple[str, str]:
