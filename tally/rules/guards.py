@@ -218,12 +218,16 @@ def close_as_announced(game: Game, day: Day, threads: Iterable[Thread]) -> None:
         first = thread.posts[0]
         said = [c for c in announced_closes(first.text, first.time, game.timezone)
                 if c.accelerated == day.accelerated]  # fmt: skip
-        if said and said[0].at != day.closes:
+        # A line to the minute says nothing of the second: held against the file's minute.
+        closes = day.closes if said and said[0].seconds else day.closes.replace(second=0)
+        if said and said[0].at != closes.replace(microsecond=0):
             close = "the accelerated close" if day.accelerated else "the close"
+            to_the_second = said[0].seconds or day.closes.second != 0
             raise InputError(
                 f"the first post of thread {thread.thread_id} says {close} is "
-                f"{short(said[0].at)} (“{said[0].line}”), and {game.where()} says day "
-                f"{day.day} closes {short(day.closes)}: fix closes, or say why they differ "
+                f"{short(said[0].at, seconds=to_the_second)} (“{said[0].line}”), and "
+                f"{game.where()} says day {day.day} closes "
+                f"{short(day.closes, seconds=to_the_second)}: fix closes, or say why they differ "
                 f'with close_changed = "…" under day {day.day}'
             )
 
