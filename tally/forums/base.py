@@ -114,6 +114,19 @@ class PageFrame:
     found: Mapping[str, str] = field(default_factory=dict)
 
 
+def url_page(value: str, url: str) -> int:
+    """A page number from a URL (page=, pn=): ASCII digits, 1 to a million ("²" and "٣" are
+    digits to Python's isdigit, and no page); anything else one sentence."""
+    if value.isascii() and value.isdigit() and 1 <= int(value) <= 1_000_000:
+        return int(value)
+    raise InputError(f"{url!r} asks for page {value!r}, which is not a page number.")
+
+
+def url_id(value: str) -> bool:
+    """Whether a thread or post id from a URL is one: ASCII digits, at most 18 of them."""
+    return value.isascii() and value.isdigit() and len(value) <= 18
+
+
 def _check_clock(posts: Sequence[Post], tz: tzinfo, source: str) -> None:
     turned = backwards([(p.floor, p.time) for p in posts], tz)
     if turned is None:

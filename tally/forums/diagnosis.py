@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tally.errors import InputError, ParseError, TallyError
+from tally.files import PAGE, read_capped
 from tally.forums import PLATFORMS, resolve_url
 from tally.forums.base import Pages, PageText
 from tally.forums.boards import DEFAULT, Board, Boards
@@ -87,10 +88,7 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
         path = Path(source)
         if not path.is_file():
             raise InputError(f"no such file: {source}.")
-        try:
-            body = path.read_bytes()
-        except OSError as exc:
-            raise InputError(f"{source}: cannot be read ({exc.strerror}).") from None
+        body = read_capped(path, "saved page", PAGE)
         for platform in PLATFORMS:  # a view of a thread saved by mistake (archiver, mobile)
             refused = platform.pages.saved_refusal(body, source)
             if refused is not None:

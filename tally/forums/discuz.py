@@ -18,15 +18,15 @@ from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 from tally.errors import InputError, NotAThreadError, ParseError
-from tally.forums.base import PageFrame, Pages, PageText, Platform
+from tally.forums.base import PageFrame, Pages, PageText, Platform, url_id, url_page
 from tally.forums.boards import Boards, built_in
 from tally.forums.discuz_post import Place, read_post
 from tally.forums.htmltext import Node, html_tree, node_text
 from tally.model import Page, Post, ThreadRef, origin_of
 from tally.vocabulary import Markup
 
-_REWRITE = re.compile(r"/thread-(\d+)-(\d+)-\d+\.html$")
-_ARCHIVER = re.compile(r"/archiver/tid-(\d+)\.html$")
+_REWRITE = re.compile(r"/thread-([0-9]{1,18})-([0-9]+)-[0-9]+\.html$")
+_ARCHIVER = re.compile(r"/archiver/tid-([0-9]{1,18})\.html$")
 _POST_NODE = re.compile(r"^post_\d+$")
 _PID_NODE = re.compile(r"^pid\d+$")
 # A thread id in a link or a form's action, as the forum writes it, as URL rewriting writes
@@ -210,14 +210,14 @@ class Discuz(Platform):
         legacy = parts.path.endswith("/viewthread.php")
         if (parts.path.endswith("forum.php") and query.get("mod") == ["viewthread"]) or legacy:
             tid = query.get("tid", [""])[0]
-            if not tid.isdigit():
+            if not url_id(tid):
                 return None
             page = query.get("page", ["1"])[0]
             return ThreadRef(
                 self.name,
                 tid,
                 _site_root(url),
-                int(page) if page.isdigit() else 1,
+                url_page(page, url),
                 script="viewthread.php" if legacy else "",
             )
         old_redirect = parts.path.endswith("/redirect.php")
@@ -225,13 +225,13 @@ class Discuz(Platform):
             # A floor's link (goto=findpost&ptid=N&pid=M, what tally writes in its posts
             # too) or the newest post's (tid=N&goto=lastpost): the thread they are in.
             tid = (query.get("ptid") or query.get("tid") or [""])[0]
-            if not tid.isdigit():
+            if not url_id(tid):
                 return None
             script = "viewthread.php" if old_redirect else ""
             return ThreadRef(self.name, tid, _site_root(url), 1, script=script)
         m = _REWRITE.search(parts.path)
         if m:
-            return ThreadRef(self.name, m.group(1), _site_root(url), int(m.group(2)))
+            return ThreadRef(self.name, m.group(1), _site_root(url), url_page(m.group(2), url))
         m = _ARCHIVER.search(parts.path)
         if m:
             root = urljoin(url, "../")

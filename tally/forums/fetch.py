@@ -28,6 +28,7 @@ from tally.errors import (
     TallyError,
     TruncatedPageError,
 )
+from tally.files import PAGE, read_capped
 from tally.forums import PLATFORMS, Platform, ThreadRef, by_name, recognise_text, resolve_url
 from tally.forums.base import Answer, CommentBatch, Request
 from tally.forums.boards import Boards
@@ -376,10 +377,7 @@ def read_saved_thread_files(
     names: dict[tuple[str, str, str], str] = {}
     batches: dict[str, list[tuple[CommentBatch, str]]] = {}
     for path in paths:
-        try:
-            body = path.read_bytes()
-        except OSError as exc:
-            raise InputError(f"{path}: cannot be read ({exc.strerror}).") from None
+        body = read_capped(path, "saved page", PAGE)
         for candidate in PLATFORMS:
             refused = candidate.pages.saved_refusal(body, str(path))
             if refused is not None:

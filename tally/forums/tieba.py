@@ -35,13 +35,14 @@ from tally.forums.base import (
     Getter,
     Platform,
     Request,
+    url_page,
 )
 from tally.forums.boards import Boards
 from tally.model import Comment, Page, Post, ThreadRef
 from tally.times import from_unix
 from tally.vocabulary import Markup
 
-_THREAD_PATH = re.compile(r"^/p/(\d+)/?$")
+_THREAD_PATH = re.compile(r"^/p/([0-9]{1,18})/?$")
 API_HOST = "tiebac.baidu.com"
 FLOORS_PER_PAGE = 30
 COMMENTS_PER_PAGE = 10
@@ -103,9 +104,7 @@ class Tieba(Platform):
             # m.tieba, http:// and share links are the same thread: links point at the site.
             host, scheme = "tieba.baidu.com", "https"
         pn = parse_qs(parts.query).get("pn", ["1"])[0]
-        return ThreadRef(
-            self.name, m.group(1), f"{scheme}://{host}/", int(pn) if pn.isdigit() else 1
-        )
+        return ThreadRef(self.name, m.group(1), f"{scheme}://{host}/", url_page(pn, url))
 
     def page_url(self, ref: ThreadRef, page: int) -> str:
         # Without see_lz: tally reads every floor, not only the thread owner's.
