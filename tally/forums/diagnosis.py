@@ -83,7 +83,10 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
             raise InputError(f"{source!r} is not an http or https URL.")
         response = reader.page(source)
         status = response.status
-        text = decode_page(response.body, response.headers.get("content-type"), source=source)
+        try:
+            text = decode_page(response.body, response.headers.get("content-type"), source=source)
+        except ParseError as exc:  # a diagnosis too (--json prints it)
+            return Diagnosis(source, "", url_known=url_known, status=status, problem=str(exc))
     else:
         path = Path(source)
         if not path.is_file():
@@ -93,7 +96,10 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
             refused = platform.pages.saved_refusal(body, source)
             if refused is not None:
                 return Diagnosis(source, platform.title, problem=str(refused))
-        text = decode_page(body, None, source=source)
+        try:
+            text = decode_page(body, None, source=source)
+        except ParseError as exc:
+            return Diagnosis(source, "", problem=str(exc))
     found = diagnose(text, tz, source, reader.boards)
     return Diagnosis(
         found.source, found.software, found.board, url_known, status, found.problem,
