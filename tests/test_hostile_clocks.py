@@ -198,3 +198,20 @@ def test_the_footers_other_offsets_are_read(footer, zone):
     assert page.posts[0].time.hour == 20
     with pytest.raises(InputError, match=re.escape(f"prints its times in {footer} ")):
         Discuz().pages.parse_page(text, CHINA, source="page 1")
+
+
+@pytest.mark.rules("S2")
+def test_tieba_pages_are_read_on_baidus_clock_whatever_the_games_zone():
+    """Baidu prints Tieba's times in Beijing time, and its JSON carries Unix times: a game
+    whose zone is another reads the same moments from both, not 8 hours apart."""
+    from .conftest import read
+    from .test_tieba import TIEBA
+
+    files = sorted(str(p) for p in TIEBA.iterdir() if p.suffix in (".html", ".json"))
+    [china] = read(files)
+    [utc] = read(files, ZoneInfo("UTC"))
+    assert [p.time for p in utc.posts] == [p.time for p in china.posts]
+    assert [c.time for p in utc.posts for c in p.comments] == [
+        c.time for p in china.posts for c in p.comments
+    ]
+    assert utc.posts[1].time.isoformat() == "2024-05-08T02:01:00+00:00"
