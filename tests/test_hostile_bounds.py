@@ -97,6 +97,10 @@ def test_a_fifo_given_for_any_file_is_one_sentence_not_a_wait(tmp_path, option):
     assert said.startswith("tally: ") and str(fifo) in said and said.count("\n") == 1
     if option == "--cookies":
         assert said == f"tally: {fifo} is a named pipe (FIFO), not a cookie file; give a file.\n"
+    if option == "--boards":
+        assert said == (
+            f"tally: {fifo} is a named pipe (FIFO), not a board profile file; give a file.\n"
+        )
 
 
 # -- paths and numbers ----------------------------------------------------------------------

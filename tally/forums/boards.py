@@ -155,9 +155,9 @@ def load_boards(path: Path | None = None) -> Boards:
     exists). A profile that cannot be used is an error naming the file and the key."""
     own: list[Board] = []
     source = path if path is not None else user_boards_file()
-    if path is not None and not path.is_file():
+    if path is not None and not path.exists():
         raise InputError(f"no such board profile file: {path}.")
-    if source.is_file():
+    if path is not None or source.is_file():  # a FIFO or a folder given: said by the read
         own = parse_boards(tomlfile.read_text(source, "board profile file"), str(source))
     return Boards([*own, *built_in()])
 
