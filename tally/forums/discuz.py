@@ -433,13 +433,18 @@ def _check_zone(page: PageText) -> None:
     zone = page.board.zone or page.tz
     try:
         shown = datetime(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]))
-        said = timedelta(hours=float(m["off"] or 0))
+        # Discuz! prints the setting (+5.5) but shifts the times by its whole hours
+        # (dgmdate's intval): the times are at +5.
+        said = timedelta(hours=int(float(m["off"] or 0)))
     except (ValueError, OverflowError):
         return
     read = zone.utcoffset(shown) or timedelta()
     if read != said:
+        footer = f"GMT{m['off'] or ''}"
+        if said != timedelta(hours=float(m["off"] or 0)):
+            footer += f", shifted by whole hours: UTC{_offset(said)}"
         raise InputError(
-            f"{page.source} prints its times in GMT{m['off'] or ''} (its footer), but tally "
+            f"{page.source} prints its times in {footer} (its footer), but tally "
             f"would read them in {zone} (UTC{_offset(read)}), {_offset(said - read)} h off; "
             "set timezone (in the game file, a board profile or the config) to the board's."
         )
