@@ -55,6 +55,13 @@ def test_a_template_that_loops_without_end_is_stopped(tmp_path, quick):
     assert "(a render may take 0.5 seconds and write 1,000,000 characters)" in said
 
 
+def test_a_loop_in_an_included_file_of_any_name_is_stopped(tmp_path, quick):
+    folder = house(tmp_path, "{% include 'loop.txt' %}")
+    (folder / "loop.txt").write_text(LOOPS, encoding="utf-8")
+    with pytest.raises(InputError, match=r"loop\.txt, line 1: the template was stopped, it ran"):
+        close(folder)
+
+
 @pytest.mark.parametrize(
     "text",
     [

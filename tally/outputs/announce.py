@@ -174,7 +174,8 @@ def _where(exc: BaseException, name: str) -> str:
     found = name
     while tb is not None:
         code = tb.tb_frame.f_code
-        if code.co_filename.endswith(".j2"):
+        # Jinja's frames of a template's lines (any file name: an include may be part.txt).
+        if code.co_filename.endswith(".j2") or "__jinja_exception__" in tb.tb_frame.f_globals:
             found = f"{code.co_filename}, line {tb.tb_lineno}"
         tb = tb.tb_next
     return found

@@ -162,9 +162,10 @@ def bounded_render(chunks: Iterator[str], limit: int, seconds: float | None = No
         return local
 
     def calls(frame: FrameType, event: str, arg: Any) -> Any:
-        # Only the template's code is watched (Jinja compiles it to a function of the
-        # template's file): tally's own and the libraries' calls run untraced.
-        if frame.f_code.co_filename.endswith((".j2", "<template>")):
+        # Only templates' code is watched (Jinja runs each compiled template in a namespace
+        # of its own, holding its environment), whatever the file's name (an included
+        # "part.txt" too): tally's own and the libraries' calls run untraced.
+        if "environment" in frame.f_globals and "__file__" in frame.f_globals:
             return local
         return None
 
