@@ -75,6 +75,8 @@ def test_every_twelve_hour_marker_is_read_wherever_it_stands(shown, meant):
         "2026-3-5 上午 08:40 下午",
         "2026-3-5 凌晨 00:30",
         "2026-3-5 午後 13:05",
+        "0001-01-01 00:00",  # years no post has: any move of zone would overflow
+        "9999-12-31 23:59",
     ],
 )
 def test_a_marker_that_cannot_be_read_with_its_hour_is_refused(shown):

@@ -45,6 +45,11 @@ def test_a_close_line_is_read_with_its_weekday_and_seconds(line, meant):
     assert close.seconds == (meant.count(":") == 2)
 
 
+def test_a_close_in_a_year_no_game_has_is_no_close():
+    assert announced_closes("投票截止：9999年12月31日 23:59", WRITTEN, CHINA) == ()
+    assert announced_closes("投票截止：0001年1月1日 00:00", WRITTEN, CHINA) == ()
+
+
 @pytest.mark.rules("S2")
 @pytest.mark.parametrize("bracketed", ["（周二）", "(星期二)", "【礼拜二】", " 周二 "])
 def test_a_close_with_a_weekday_is_held_against_the_game_file(forum, tmp_path, bracketed):

@@ -101,6 +101,9 @@ def parse_forum_time(text: str, tz: tzinfo, *, what: str = "time") -> datetime:
             "its time, which tally cannot read."
         )
     try:
+        # A year no forum post has (0001, 9999) would overflow any move of zone later.
+        if not 1990 <= int(m["y"]) <= 2200:
+            raise ValueError
         naive = datetime(
             int(m["y"]), int(m["mo"]), int(m["d"]), hour, int(m["mi"]), int(m["s"] or 0)
         )

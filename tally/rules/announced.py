@@ -102,6 +102,8 @@ def _when(m: re.Match[str], written: datetime, tz: tzinfo) -> datetime | None:
         hour += 12
     local = written.astimezone(tz)
     year = int(m["y"]) if m["y"] else local.year
+    if not 1990 <= year <= 2200:
+        return None  # no game's close; a year Python cannot move a zone from
     try:
         second = int(m["s"] or m["s2"] or 0)
         at = datetime(year, int(m["mo"]), int(m["d"]), hour, minute, second, tzinfo=tz)
