@@ -218,3 +218,20 @@ def test_tieba_pages_are_read_on_baidus_clock_whatever_the_games_zone():
         c.time for p in china.posts for c in p.comments
     ]
     assert utc.posts[1].time.isoformat() == "2024-05-08T02:01:00+00:00"
+
+
+@pytest.mark.rules("S2")
+def test_a_twelve_hour_clock_is_seen_across_pages(forum):
+    """Each page's times run forward (10:00 to 11:30, then 01:05 and 02:00 for 13:05 and
+    14:00): between page 1 and page 2 they run back, and the thread is refused."""
+    from .conftest import read_one
+
+    t = Thread("7", "第二天投票帖", {f"p{i}": i + 1 for i in range(12)})
+    t.add(*(P(f"p{i}", f"2026-3-5 {10 + i // 6}:{(i % 6) * 10:02d}") for i in range(10)))
+    t.add(P("p10", "2026-3-5 01:05"), P("p11", "2026-3-5 02:00"))
+    pages = [Discuz().pages.parse_page(b.decode("utf-8"), CHINA, source="p") for b in t.pages()]
+    assert [len(p.posts) for p in pages] == [10, 2]  # each page alone is read
+    with pytest.raises(
+        ParseError, match="floor 11 was posted at 2026-03-05 01:05, before floor 10"
+    ):
+        read_one(t.serve(forum))

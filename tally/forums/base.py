@@ -127,7 +127,9 @@ def url_id(value: str) -> bool:
     return value.isascii() and value.isdigit() and len(value) <= 18
 
 
-def _check_clock(posts: Sequence[Post], tz: tzinfo, source: str) -> None:
+def check_clock(posts: Sequence[Post], tz: tzinfo, source: str) -> None:
+    """Refuse posts whose times run backwards against their floors as a 12-hour clock
+    printed without its marker (``tally.forums.timeparse.backwards``)."""
     turned = backwards([(p.floor, p.time) for p in posts], tz)
     if turned is None:
         return
@@ -222,7 +224,7 @@ class Pages(ABC):
         posts = tuple(
             self.parse_post(page, node, index, tid, frame.page) for index, node in enumerate(nodes)
         )
-        _check_clock(posts, page.board.zone or tz, source)
+        check_clock(posts, page.board.zone or tz, source)
         return Page(
             platform=self.platform,
             thread_id=tid,
