@@ -71,6 +71,8 @@ def test_a_loop_in_an_included_file_of_any_name_is_stopped(tmp_path, quick):
         "{{ 'x'.ljust(100000000) }}",
         "{{ 'x' | center(100000000) }}",
         "{{ 10 ** 100000000 }}",
+        "{{ '%0999999999d' % 1 }}",
+        "{{ '%999999999s' | format('x') }}",
         "{% for i in range(3000) %}{{ 'x' * 1000 }}{% endfor %}",
     ],
 )
@@ -80,7 +82,8 @@ def test_a_template_that_writes_too_much_is_stopped(tmp_path, text):
 
 
 def test_a_template_within_the_bounds_renders(tmp_path):
-    assert close(house(tmp_path, "{{ game }}{{ 'x' * 3 }}{{ 2 ** 10 }}")) == "局xxx1024"
+    text = "{{ game }}{{ 'x' * 3 }}{{ 2 ** 10 }}{{ 1700000000 | string }}{{ '%05d' % 7 }}"
+    assert close(house(tmp_path, text)) == "局xxx1024170000000000007"
 
 
 def test_a_link_out_of_the_folder_is_refused(tmp_path):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import stat
 import sys
 import time
@@ -99,19 +100,27 @@ def _unchanged(path: str, mtime: float) -> bool:
         return False
 
 
+# A width or precision of seven digits and more in a format string ("%999999999d",
+# "{:>999999999}"): a gigabyte of padding from a short text.
+_WIDE = re.compile(r"%[-#0 +]*\d{7,}|%[-#0 +]*\d*\.\d{7,}|\{[^{}]*:[^{}]*\d{7,}[^{}]*\}")
+
+
 def sandbox(limit: int) -> Any:
     """Jinja's immutable sandbox, with no value larger than ``limit`` built by a template:
-    ``*`` and ``**`` refused past it before they run, and no call or filter given a number
-    past it (``'x'.ljust(10**9)``, ``|center(10**9)``)."""
+    ``*`` and ``**`` refused past it before they run, no call or filter given a number past
+    it (``'x'.ljust(10**9)``, ``|center(10**9)``), no format string padding past it."""
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     def check(args: Any) -> None:
         for value in args:
             if isinstance(value, int) and not isinstance(value, bool) and abs(value) > limit:
                 raise RenderLimit(f"it asks for a value of {value:,}")
+            wide = _WIDE.search(value) if isinstance(value, str) else None
+            if wide is not None:
+                raise RenderLimit(f"it formats with a width of {wide[0]!r}")
 
     class Bounded(ImmutableSandboxedEnvironment):
-        intercepted_binops = frozenset({"*", "**"})
+        intercepted_binops = frozenset({"*", "**", "%"})
 
         def __init__(self, **options: Any) -> None:
             super().__init__(**options)
@@ -124,23 +133,32 @@ def sandbox(limit: int) -> Any:
                     if sized and len(seq) * n > limit:
                         raise RenderLimit(f"it builds a value of {len(seq) * n:,} items")
                 return left * right
+            if operator == "%":
+                check([left])
             whole = isinstance(left, int) and isinstance(right, int) and abs(left) > 1
-            if whole and right * abs(left).bit_length() > 4 * limit:
+            if operator == "**" and whole and right * abs(left).bit_length() > 4 * limit:
                 raise RenderLimit(f"it computes {left} ** {right}")
             return super().call_binop(context, operator, left, right)
 
         def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
             check(args)
             check(kwargs.values())
+            check([getattr(__obj, "__self__", None)])  # "{:>999999999}".format(1)
             return super().call(__context, __obj, *args, **kwargs)
 
     return Bounded
 
 
 def _checked(f: Callable[..., Any], check: Callable[[Any], None]) -> Callable[..., Any]:
+    """A filter whose parameters are checked; the value it filters is not (a big number
+    shown is no big text), the format string of ``|format`` is."""
+    skip = 2 if getattr(f, "jinja_pass_arg", None) is not None else 1
+    if f.__name__ == "do_format":
+        skip -= 1
+
     @functools.wraps(f)
     def filtered(*args: Any, **kwargs: Any) -> Any:
-        check(args)
+        check(args[skip:])
         check(kwargs.values())
         return f(*args, **kwargs)
 
