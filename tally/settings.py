@@ -27,6 +27,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tally.errors import InputError
+from tally.files import user_path
 
 DEFAULT_ZONE = "Asia/Shanghai"
 COMMAND_LINE = "command line"
@@ -117,7 +118,9 @@ def config_folder(environ: Mapping[str, str] | None = None, platform: str = sys.
 def config_file(environ: Mapping[str, str] | None = None, platform: str = sys.platform) -> Path:
     environ = os.environ if environ is None else environ
     named = environ.get("TALLY_CONFIG", "")
-    return Path(named).expanduser() if named else config_folder(environ, platform) / "config.toml"
+    if named:
+        return user_path(named, "TALLY_CONFIG")
+    return config_folder(environ, platform) / "config.toml"
 
 
 def check(table: Mapping[str, Any], source: str, base: Path) -> dict[str, Any]:
@@ -134,7 +137,7 @@ def _value(key: Key, value: Any, source: str, base: Path) -> Any:
     if key.kind in (Kind.FOLDER, Kind.FILE):
         if not isinstance(value, str) or not value.strip():
             raise fail(f"must be the path of a {key.kind}, in quotes")
-        return base / Path(value.strip()).expanduser()
+        return base / user_path(value.strip(), f"{source}, key {key.name!r}")
     if key.kind is Kind.ZONE:
         if not isinstance(value, str):
             raise fail("must be a time zone name like Asia/Shanghai, in quotes")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tally.errors import InputError
+from tally.files import SMALL, read_capped
 
 # What an input method in full-width (全角) mode types instead of TOML's ASCII punctuation.
 _FULL_WIDTH = {
@@ -28,14 +29,7 @@ _AT_LINE = re.compile(r"at line (\d+)")
 def read_text(path: Path, what: str, error: type[InputError] = InputError) -> str:
     """The file's text: UTF-8 (with or without Notepad's byte-order mark), or one sentence
     saying how to save it (``what`` names the file: "game file", "config file")."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise error(f"{path}: no such {what}.") from None
-    except IsADirectoryError:
-        raise error(f"{path} is a folder, not a {what}.") from None
-    except OSError as exc:
-        raise error(f"{path}: the {what} cannot be read ({exc.strerror}).") from None
+    raw = read_capped(path, what, SMALL, error)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -130,18 +130,20 @@ def watch(
     if last is None or not last.final or last.result is None:
         return
     fmt = fmt or reader.markup_for(last.result.day.vote_ref)
-    if announce_to is not None:
-        write_announcement(announce_to, last.result, game, fmt, template_dir=template_dir)
-        show.note(f"wrote the announcement to {announce_to}")
-    if post:
-        from tally.outputs.announce import closing_post
-        from tally.publish import post_or_keep
-        from tally.rules.closed import record
+    if announce_to is not None or post:
+        text = _closing_text(last.result, game, fmt, template_dir, post)
+        if announce_to is not None:
+            from tally.atomic import write_atomic
 
-        text = closing_post(last.result, game, fmt, template_dir=template_dir)
-        show.posted(post_or_keep(game, last.result.day, Announcement.CLOSE, text,
-                                 reader=reader, keep=announce_to,
-                                 outcome=record(last.result)))  # fmt: skip
+            write_atomic(announce_to, text.encode("utf-8"))
+            show.note(f"wrote the announcement to {announce_to}")
+        if post:
+            from tally.publish import post_or_keep
+            from tally.rules.closed import record
+
+            show.posted(post_or_keep(game, last.result.day, Announcement.CLOSE, text,
+                                     reader=reader, keep=announce_to,
+                                     outcome=record(last.result)))  # fmt: skip
     if reminder is not None and reminder.failure is not None:
         raise reminder.failure  # the close went well; the reminder did not: said again
 
@@ -309,16 +311,20 @@ def _polite(every: float, reader: Reader, url: str) -> float:
     return every
 
 
-def write_announcement(
-    path: Path,
-    result: DayResult,
-    game: Game,
-    fmt: Markup | None = None,
-    *,
-    template_dir: Path | None = None,
-) -> None:
-    """The closing announcement of the final count, written atomically to ``path``."""
-    from tally.atomic import write_atomic
+def _closing_text(result: DayResult, game: Game, fmt: Markup | None,
+                  template_dir: Path | None, post: bool) -> str:  # fmt: skip
+    """The closing post, rendered once for the file and the post. A template that fails
+    at the close (stopped at its time or size limit, or broken since the start) posts
+    nothing: with --post, the command fails as a post that was not made does (exit 7)."""
+    from tally.forums.posting import PostError
     from tally.outputs.announce import closing_post
 
-    write_atomic(path, closing_post(result, game, fmt, template_dir=template_dir).encode("utf-8"))
+    try:
+        return closing_post(result, game, fmt, template_dir=template_dir)
+    except InputError as exc:
+        if not post:
+            raise
+        raise PostError(
+            f"the closing announcement was not posted, nor written: {str(exc).rstrip('.')}; the "
+            "final count is above."
+        ) from None

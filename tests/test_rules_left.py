@@ -175,8 +175,8 @@ def requests_thread(forum, tid: str, day_open: str, asked: list[tuple[str, str]]
     for player, when in asked:
         t.add(P(player, when + ":00", "申请加速+1"))
     floor = len(t.posts)
-    t.add(P("白桃", "2024-05-09 10:30:00", "同意楼上", quote=floor))  # a quote of a request
-    t.add(P("长夜", "2024-05-09 10:35:00", "申请加速"))  # out since day 2
+    t.add(P("白桃", "2024-05-09 13:30:00", "同意楼上", quote=floor))  # a quote of a request
+    t.add(P("长夜", "2024-05-09 13:35:00", "申请加速"))  # out since day 2
     t.posts[1].comments.append(Comment("小眯", "2024-05-09 10:40", "加速"))  # a 点评 request
     return t.serve(forum)
 

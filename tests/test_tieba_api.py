@@ -83,19 +83,25 @@ def check_sample(thread) -> None:
 
 
 def test_the_sample_thread_through_the_api(forum):
-    api = TiebaApi(sample())
+    t = sample()
+    api = TiebaApi(t)
     thread = read_one(api.serve(forum))
     check_sample(thread)
-    # Every page, and every page of the 楼中楼 of every floor that has any; nothing else.
+    # Every page, every page of the 楼中楼 of every floor that has any, and the first of each
+    # floor that may hold a ballot (its text says 票), whatever the page counts; nothing else.
+    ballots = {("floor", t.pid(n), 1) for n, p in enumerate(t.floors, start=1)
+               if "票" in p.text and not p.deleted}  # fmt: skip
+    assert ("floor", t.pid(3), 1) in ballots and len(ballots) > 6
     assert sorted(api.asked, key=str) == sorted(
-        [
+        {
             ("page", 1),
             ("page", 2),
             ("page", 3),
             ("floor", 150000004, 1),
             ("floor", 150000077, 1),
             ("floor", 150000077, 2),
-        ],
+            *ballots,
+        },
         key=str,
     )
     sent = api.headers[0]

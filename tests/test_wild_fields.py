@@ -181,7 +181,9 @@ def test_a_reply_count_the_floors_do_not_reach_is_caught_in_any_language(tmp_pat
 
 
 def test_a_profiles_mark_that_stands_only_in_the_head_is_found(tmp_path):
-    text = vote().replace("IMGDIR = 'static/image/common'", "IMGDIR = 'template/qc_theme/img'")
+    # A board on UTC prints GMT in its footer (the zone is held against it).
+    utc = vote().replace("GMT+8", "GMT")
+    text = utc.replace("IMGDIR = 'static/image/common'", "IMGDIR = 'template/qc_theme/img'")
     assert text.count("qc_theme") == 1 and text.find("qc_theme") < text.find("</head>")
     assert text.find('id="post_') - 4000 > text.find("</head>")  # far above the posts
     boards = page(tmp_path, '[board.qc]\nmarks = ["template/qc_theme/"]\ntimezone = "UTC"\n',
@@ -191,7 +193,7 @@ def test_a_profiles_mark_that_stands_only_in_the_head_is_found(tmp_path):
     # The profile's zone applied: the same wall-clock times, eight hours later.
     assert (chosen.posts[0].time - plain.posts[0].time).total_seconds() == 8 * 3600
     # And one that stands only in the footer.
-    footer = vote().replace("</body>", '<div class="qc_theme_footer"></div></body>')
+    footer = utc.replace("</body>", '<div class="qc_theme_footer"></div></body>')
     boards.write_text('[board.qc]\nmarks = ["qc_theme_footer"]\ntimezone = "UTC"\n', "utf-8")
     chosen = Discuz().pages.parse_saved(footer, CHINA, source="p1.html", boards=load_boards(boards))
     assert (chosen.posts[0].time - plain.posts[0].time).total_seconds() == 8 * 3600

@@ -23,6 +23,7 @@ from typing import Any
 
 from tally.csvfile import read_long_cells, restore
 from tally.errors import InputError
+from tally.files import ARCHIVE, read_capped
 from tally.model import Comment, Edit, Post, Quote, Thread, origin_of
 from tally.records import COLUMNS, LATER_COLUMNS, THREAD_COLUMNS, RowKind
 from tally.vocabulary import Origin
@@ -59,7 +60,7 @@ def read_archive(path: Path) -> list[Thread]:
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[Mapping[str, Any], str]]:
-    data = path.read_bytes()
+    data = read_capped(path, "archive", ARCHIVE)
     for encoding in ("utf-8-sig", "gb18030"):
         try:
             text = data.decode(encoding)

@@ -27,6 +27,7 @@ from tally.errors import (
 from tally.forums.boards import DEFAULT, Board, Boards
 from tally.forums.charset import decode_page
 from tally.forums.htmltext import Node, html_tree
+from tally.forums.timeparse import backwards
 from tally.model import Comment, Page, Post, ThreadRef, origin_of
 from tally.vocabulary import Markup
 
@@ -113,6 +114,35 @@ class PageFrame:
     found: Mapping[str, str] = field(default_factory=dict)
 
 
+def url_page(value: str, url: str) -> int:
+    """A page number from a URL (page=, pn=): ASCII digits, 1 to a million ("²" and "٣" are
+    digits to Python's isdigit, and no page); anything else one sentence."""
+    if value.isascii() and value.isdigit() and 1 <= int(value) <= 1_000_000:
+        return int(value)
+    raise InputError(f"{url!r} asks for page {value!r}, which is not a page number.")
+
+
+def url_id(value: str) -> bool:
+    """Whether a thread or post id from a URL is one: ASCII digits, at most 18 of them."""
+    return value.isascii() and value.isdigit() and len(value) <= 18
+
+
+def check_clock(posts: Sequence[Post], tz: tzinfo, source: str) -> None:
+    """Refuse posts whose times run backwards against their floors as a 12-hour clock
+    printed without its marker (``tally.forums.timeparse.backwards``)."""
+    turned = backwards([(p.floor, p.time) for p in posts], tz)
+    if turned is None:
+        return
+    first, then = (next(p for p in posts if p.floor == f) for f in turned)
+    raise ParseError(
+        f"{source}: floor {then.floor} was posted at {then.time:%Y-%m-%d %H:%M}, before "
+        f"floor {first.floor} at {first.time:%Y-%m-%d %H:%M}, and no time on the page is past "
+        "12 o'clock: the board prints a 12-hour clock without AM/PM, which cannot be read; "
+        "ask its admin for a 24-hour time format (H:i), or save the pages with a theme that "
+        "shows the marker."
+    )
+
+
 @dataclass(frozen=True)
 class PageText:
     """One page being parsed: its text and tree, what names it in messages, the zone its
@@ -194,6 +224,7 @@ class Pages(ABC):
         posts = tuple(
             self.parse_post(page, node, index, tid, frame.page) for index, node in enumerate(nodes)
         )
+        check_clock(posts, page.board.zone or tz, source)
         return Page(
             platform=self.platform,
             thread_id=tid,

@@ -33,6 +33,8 @@ from tally.vocabulary import Markup
 # What a profile may give selectors for. ``post`` finds the post nodes on the page; the
 # others are read inside one post node, where ``{pid}`` stands for the post's id.
 FIELDS = ("post", "floor", "author", "time", "body", "title")
+# The fields read on the whole page, not inside one post: no {pid} there.
+_PAGE_FIELDS = ("post", "title")
 _KEYS = {
     "hosts", "marks", "selectors", "posts_per_page", "floor_names", "timezone", "markup", "about"
 }
@@ -162,9 +164,9 @@ def load_boards(path: Path | None = None) -> Boards:
     exists). A profile that cannot be used is an error naming the file and the key."""
     own: list[Board] = []
     source = path if path is not None else user_boards_file()
-    if path is not None and not path.is_file():
+    if path is not None and not path.exists():
         raise InputError(f"no such board profile file: {path}.")
-    if source.is_file():
+    if path is not None or source.is_file():  # a FIFO or a folder given: said by the read
         own = parse_boards(tomlfile.read_text(source, "board profile file"), str(source))
     return Boards([*own, *built_in()])
 
@@ -215,6 +217,12 @@ def _board(name: str, table: Any, origin: str) -> Board:
             )
         found = _strings(value, f"{where} selectors.{key}")
         for selector in found:
+            if "{pid}" in selector and key in _PAGE_FIELDS:
+                raise InputError(
+                    f"{where} selectors.{key}: {selector!r} holds {{pid}}, which stands for a "
+                    f"post's id only in a field read inside a post; {key} is read on the whole "
+                    "page."
+                )
             _check_selector(selector, f"{where} selectors.{key}")
         chosen[key] = found
     per_page = table.get("posts_per_page")
@@ -260,11 +268,26 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value)
 
 
+def selected(board: Board, name: str, node: Any, selector: str) -> Any:
+    """``node.css_first(selector)``, a selector of ``board``'s field ``name`` as used: one
+    lexbor cannot parse is one sentence naming the profile and the field."""
+    from selectolax.lexbor import SelectolaxError
+
+    try:
+        return node.css_first(selector)
+    except SelectolaxError:
+        raise InputError(
+            f"{board.origin}, [board.{board.name}] selectors.{name}: {selector!r} is not a CSS "
+            "selector tally can use."
+        ) from None
+
+
 def _check_selector(selector: str, where: str) -> None:
     from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
-    probe = selector.replace("{pid}", "1")
+    # A post's id is digits: the selector is tried with the shortest and a long one.
     try:
-        LexborHTMLParser("<p></p>").css_first(probe)
+        for pid in ("1", "123456789012"):
+            LexborHTMLParser("<p></p>").css_first(selector.replace("{pid}", pid))
     except SelectolaxError:
         raise InputError(f"{where}: {selector!r} is not a CSS selector tally can use.") from None

@@ -51,8 +51,12 @@ def decode_page(body: bytes, content_type: str | None = None, *, source: str = "
     �, never dropped); more are an error.
     """
     charset = charset_of(body, content_type)
+    # A byte-order mark names the encoding above any label, as in a browser (Notepad saves
+    # "Unicode" as UTF-16 with one).
     if body.startswith(b"\xef\xbb\xbf"):
         charset, body = "utf-8", body[3:]
+    elif body.startswith((b"\xff\xfe", b"\xfe\xff")):
+        charset = "utf-16"
     try:
         return body.decode(charset)
     except LookupError:

@@ -17,6 +17,7 @@ from http.cookiejar import Cookie, CookieJar
 from pathlib import Path
 
 from tally.errors import InputError
+from tally.files import read_capped
 
 _FIELDS = 7
 
@@ -62,10 +63,7 @@ def load_cookies(path: Path, *, now: float | None = None) -> CookieFile:
         raise InputError(
             f"{path} can be read by other users and holds your login; run: chmod 600 {path}"
         )
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror}).") from None
+    raw = read_capped(path, "cookie file")
     text = _text(path, raw)
     if text.lstrip()[:1] in ("[", "{"):
         # EditThisCookie, Cookie-Editor and the browsers' devtools export JSON.

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tally.errors import InputError, ParseError, TallyError
+from tally.files import PAGE, read_capped
 from tally.forums import PLATFORMS, resolve_url
 from tally.forums.base import Pages, PageText
 from tally.forums.boards import DEFAULT, Board, Boards
@@ -95,20 +96,23 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
             raise InputError(f"{source!r} is not an http or https URL.")
         response = reader.page(url)
         status = response.status
-        text = decode_page(response.body, response.headers.get("content-type"), source=source)
+        try:
+            text = decode_page(response.body, response.headers.get("content-type"), source=source)
+        except ParseError as exc:  # a diagnosis too (--json prints it)
+            return Diagnosis(source, "", url_known=url_known, status=status, problem=str(exc))
     else:
         path = Path(source)
         if not path.is_file():
             raise InputError(f"no such file: {source}.")
-        try:
-            body = path.read_bytes()
-        except OSError as exc:
-            raise InputError(f"{source}: cannot be read ({exc.strerror}).") from None
+        body = read_capped(path, "saved page", PAGE)
         for platform in PLATFORMS:  # a view of a thread saved by mistake (archiver, mobile)
             refused = platform.pages.saved_refusal(body, source)
             if refused is not None:
                 return Diagnosis(source, platform.title, problem=str(refused))
-        text = decode_page(body, None, source=source)
+        try:
+            text = decode_page(body, None, source=source)
+        except ParseError as exc:
+            return Diagnosis(source, "", problem=str(exc))
     found = diagnose(text, tz, source, reader.boards)
     return Diagnosis(
         found.source, found.software, found.board, url_known, status, found.problem,

@@ -13,20 +13,20 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from datetime import tzinfo
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 from tally.errors import InputError, NotAThreadError, ParseError
-from tally.forums.base import PageFrame, Pages, PageText, Platform
+from tally.forums.base import PageFrame, Pages, PageText, Platform, url_id, url_page
 from tally.forums.boards import Boards, built_in
 from tally.forums.discuz_post import Place, read_post
 from tally.forums.htmltext import Node, html_tree, node_text
 from tally.model import Page, Post, ThreadRef, origin_of
 from tally.vocabulary import Markup
 
-_REWRITE = re.compile(r"/thread-(\d+)-(\d+)-\d+\.html$")
-_ARCHIVER = re.compile(r"/archiver/tid-(\d+)\.html$")
+_REWRITE = re.compile(r"/thread-([0-9]{1,18})-([0-9]+)-[0-9]+\.html$")
+_ARCHIVER = re.compile(r"/archiver/tid-([0-9]{1,18})\.html$")
 _POST_NODE = re.compile(r"^post_\d+$")
 _PID_NODE = re.compile(r"^pid\d+$")
 # A thread id in a link or a form's action, as the forum writes it, as URL rewriting writes
@@ -44,6 +44,11 @@ _SAVED = (
     (re.compile(r"<!--\s*saved from url=\(\d+\)(\S+?)\s*-->"), "a browser's saved-from mark"),
     (re.compile(r"<!--\s*Mirrored from (\S+) by HTTrack"), "HTTrack's mirrored-from mark"),
     (re.compile(r"Page saved with SingleFile\s*\n\s*url:\s*(\S+)"), "SingleFile's url mark"),
+)
+# The footer's clock: "GMT+8, 2026-12-1 17:03", "GMT, …" (offset 0), "GMT-3.5, …".
+_FOOTER_ZONE = re.compile(
+    r"GMT(?P<off>[+-]\d{1,2}(?:\.\d{1,2})?)?,\s*(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})\s+"
+    r"(?P<h>\d{1,2}):(?P<mi>\d{2})"
 )
 _PAGE_COUNT = re.compile(r"共\s*(\d+)\s*页")
 _REPLIES = re.compile(r"回复:?\s*(\d+)")
@@ -150,6 +155,7 @@ class DiscuzPages(Pages):
         current, count, found["page"], found["page_count"] = _pager(page)
         title, found["title"] = _title(page)
         _check_places(page, nodes, current, count)
+        _check_zone(page)
         return PageFrame(
             thread_id=tid,
             page=current,
@@ -209,14 +215,14 @@ class Discuz(Platform):
         legacy = parts.path.endswith("/viewthread.php")
         if (parts.path.endswith("forum.php") and query.get("mod") == ["viewthread"]) or legacy:
             tid = query.get("tid", [""])[0]
-            if not tid.isdigit():
+            if not url_id(tid):
                 return None
             page = query.get("page", ["1"])[0]
             return ThreadRef(
                 self.name,
                 tid,
                 _site_root(url),
-                int(page) if page.isdigit() else 1,
+                url_page(page, url),
                 script="viewthread.php" if legacy else "",
             )
         old_redirect = parts.path.endswith("/redirect.php")
@@ -224,13 +230,13 @@ class Discuz(Platform):
             # A floor's link (goto=findpost&ptid=N&pid=M, what tally writes in its posts
             # too) or the newest post's (tid=N&goto=lastpost): the thread they are in.
             tid = (query.get("ptid") or query.get("tid") or [""])[0]
-            if not tid.isdigit():
+            if not url_id(tid):
                 return None
             script = "viewthread.php" if old_redirect else ""
             return ThreadRef(self.name, tid, _site_root(url), 1, script=script)
         m = _REWRITE.search(parts.path)
         if m:
-            return ThreadRef(self.name, m.group(1), _site_root(url), int(m.group(2)))
+            return ThreadRef(self.name, m.group(1), _site_root(url), url_page(m.group(2), url))
         m = _ARCHIVER.search(parts.path)
         if m:
             root = urljoin(url, "../")
@@ -412,6 +418,37 @@ def _check_places(page: PageText, nodes: Sequence[Node], current: int, count: in
             f"board shows {per_page}: a post was deleted or is hidden, and the theme prints no "
             "floor numbers, so the floors after it cannot be numbered; read them in a browser."
         )
+
+
+def _check_zone(page: PageText) -> None:
+    """The zone the times are read in against the one the page prints them in: every
+    Discuz! footer says "GMT+8, 2026-12-1 17:03" (the board's, or the member's own, offset)."""
+    m = _FOOTER_ZONE.search(page.text, max(0, len(page.text) - 20000))
+    if m is None:
+        return
+    zone = page.board.zone or page.tz
+    try:
+        shown = datetime(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]))
+        # Discuz! prints the setting (+5.5) but shifts the times by its whole hours
+        # (dgmdate's intval): the times are at +5.
+        said = timedelta(hours=int(float(m["off"] or 0)))
+    except (ValueError, OverflowError):
+        return
+    read = zone.utcoffset(shown) or timedelta()
+    if read != said:
+        footer = f"GMT{m['off'] or ''}"
+        if said != timedelta(hours=float(m["off"] or 0)):
+            footer += f", shifted by whole hours: UTC{_offset(said)}"
+        raise InputError(
+            f"{page.source} prints its times in {footer} (its footer), but tally "
+            f"would read them in {zone} (UTC{_offset(read)}), {_offset(said - read)} h off; "
+            "set timezone (in the game file, a board profile or the config) to the board's."
+        )
+
+
+def _offset(delta: timedelta) -> str:
+    hours = delta.total_seconds() / 3600
+    return f"{hours:+g}"
 
 
 def _title(page: PageText) -> tuple[str, str]:

@@ -18,7 +18,7 @@ from datetime import datetime, tzinfo
 from typing import Any
 
 from tally.errors import ParseError
-from tally.forums.boards import Board
+from tally.forums.boards import Board, selected
 from tally.forums.htmltext import Node, font_flags, node_text, seen_text, tidy_text
 from tally.forums.timeparse import parse_forum_time
 from tally.model import Comment, Edit, Post, Quote
@@ -111,7 +111,7 @@ class PostFields:
 
     def _board(self, name: str) -> tuple[Node, str] | None:
         for selector in self.place.board.selectors_for(name):
-            hit = self.node.css_first(selector.replace("{pid}", self.pid))
+            hit = selected(self.place.board, name, self.node, selector.replace("{pid}", self.pid))
             if hit is not None:
                 return hit, f"{selector} (board {self.place.board.name})"
         return None

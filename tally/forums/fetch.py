@@ -29,8 +29,9 @@ from tally.errors import (
     TallyError,
     TruncatedPageError,
 )
+from tally.files import PAGE, read_capped
 from tally.forums import PLATFORMS, Platform, ThreadRef, by_name, recognise_text, resolve_url
-from tally.forums.base import Answer, CommentBatch, Request
+from tally.forums.base import Answer, CommentBatch, Request, check_clock
 from tally.forums.boards import Boards
 from tally.forums.cache import MAX_VERSIONS, Cache, Entry, ThreadCache
 from tally.forums.charset import decode_page
@@ -423,10 +424,7 @@ def read_saved_thread_files(
     names: dict[tuple[str, str, str], str] = {}
     batches: dict[str, list[tuple[CommentBatch, str]]] = {}
     for path in paths:
-        try:
-            body = path.read_bytes()
-        except OSError as exc:
-            raise InputError(f"{path}: cannot be read ({exc.strerror}).") from None
+        body = read_capped(path, "saved page", PAGE)
         for candidate in PLATFORMS:
             refused = candidate.pages.saved_refusal(body, str(path))
             if refused is not None:
@@ -510,6 +508,8 @@ def _build(
                 f"{source}: posts {before.post_id} and {after.post_id} both claim floor "
                 f"{after.floor}; the pages disagree (read the thread again with --fresh)."
             )
+    if posts and posts[0].time.tzinfo is not None:  # pages alike may run back between them
+        check_clock(posts, posts[0].time.tzinfo, source)
     floors = {p.floor for p in posts}
     gaps = tuple(f for f in range(1, max(floors, default=0) + 1) if f not in floors)
     first = pages[0]

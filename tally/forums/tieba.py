@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 from collections.abc import Sequence
 from datetime import tzinfo
 from typing import Any
@@ -35,16 +36,19 @@ from tally.forums.base import (
     Getter,
     Platform,
     Request,
+    url_page,
 )
 from tally.forums.boards import Boards
 from tally.model import Comment, Page, Post, ThreadRef
 from tally.times import from_unix
 from tally.vocabulary import Markup
 
-_THREAD_PATH = re.compile(r"^/p/(\d+)/?$")
+_THREAD_PATH = re.compile(r"^/p/([0-9]{1,18})/?$")
 API_HOST = "tiebac.baidu.com"
 FLOORS_PER_PAGE = 30
 COMMENTS_PER_PAGE = 10
+# A floor that may hold a ballot (投票, 改票, 弃票, 代投, 弃权; after NFKC).
+_MAY_BE_A_BALLOT = re.compile(r"票|代投|弃权")
 # The most 楼中楼 pages tally reads of one floor, whatever an answer claims (Tieba shows a
 # floor's first 10 and pages on; 5,000 replies under one floor is beyond any game).
 MAX_COMMENT_PAGES = 500
@@ -103,9 +107,7 @@ class Tieba(Platform):
             # m.tieba, http:// and share links are the same thread: links point at the site.
             host, scheme = "tieba.baidu.com", "https"
         pn = parse_qs(parts.query).get("pn", ["1"])[0]
-        return ThreadRef(
-            self.name, m.group(1), f"{scheme}://{host}/", int(pn) if pn.isdigit() else 1
-        )
+        return ThreadRef(self.name, m.group(1), f"{scheme}://{host}/", url_page(pn, url))
 
     def page_url(self, ref: ThreadRef, page: int) -> str:
         # Without see_lz: tally reads every floor, not only the thread owner's.
@@ -218,10 +220,13 @@ class Tieba(Platform):
             )
         posts = []
         for post in page.posts:
-            # The page's count of a floor's 楼中楼 is trusted for whether to ask (a floor it
-            # counts 0 is not asked: a request per floor otherwise); what is asked is checked.
+            # The page's count of a floor's 楼中楼 says whether to ask, except for a floor
+            # that may hold a ballot: a page that counted 0 under one hid a 改票 there, so
+            # those are asked whatever it says (a vote thread has few); what is asked is checked.
             count = page.comment_counts.get(post.post_id, 0)
-            found = self._comments(ref, post, count, get, tz) if count else []
+            ballot = _MAY_BE_A_BALLOT.search(unicodedata.normalize("NFKC", post.text))
+            asked = count > 0 or ballot is not None
+            found = self._comments(ref, post, count, get, tz) if asked else []
             posts.append(_with(post, comments=tuple(found)) if found else post)
         return Page(**{**page.__dict__, "posts": tuple(posts)})
 

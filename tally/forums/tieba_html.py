@@ -24,6 +24,7 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -34,6 +35,11 @@ from tally.forums.htmltext import Node, font_flags, html_tree, node_text
 from tally.forums.timeparse import parse_forum_time
 from tally.model import Comment, Page, Post
 from tally.times import from_unix
+
+# The clock Baidu prints Tieba's times in, whoever reads them: Beijing time (its client and
+# its site alike; the Unix times of its JSON need no zone). A game in another zone gets the
+# same moments, not the same wall-clock figures.
+BAIDU_CLOCK = ZoneInfo("Asia/Shanghai")
 
 _PAGER_JSON = re.compile(r"PageData\.pager\s*=\s*(\{[^;]*?\})\s*;", re.S)
 _TOTAL_PAGE = re.compile(r"[\"']?total_page[\"']?\s*:\s*[\"']?(\d+)")
@@ -233,7 +239,9 @@ def _comment_items(items: Sequence[Node], tz: tzinfo, source: str) -> list[Comme
                 comment_id=spid,
                 author=name,
                 author_id=None,
-                time=parse_forum_time(node_text(stamp), tz, what=f"{where}: time"),
+                time=parse_forum_time(
+                    node_text(stamp), BAIDU_CLOCK, what=f"{where}: time"
+                ).astimezone(tz),
                 text=node_text(body),
                 author_display=shown if shown and shown != name else None,
             )
@@ -348,7 +356,7 @@ class SavedPages(Pages):
         stamp = stamps[-1] if stamps else content.get("date")
         if not stamp:
             raise ParseError(f"{where} has no post time.")
-        time = parse_forum_time(str(stamp), tz, what=f"{where}: post time")
+        time = parse_forum_time(str(stamp), BAIDU_CLOCK, what=f"{where}: post time").astimezone(tz)
         user_name = str(author.get("user_name") or "").strip()
         nickname = str(author.get("user_nickname") or author.get("name_show") or "").strip()
         shown = node.css_first(".p_author_name") or node.css_first(".d_name a")

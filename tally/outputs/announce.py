@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tally.errors import InputError
+from tally.errors import InputError, OutputError, TallyError
 from tally.forums import platform_of
 from tally.model import Thread
 from tally.outputs.results import Exported
@@ -87,19 +87,20 @@ def _jinja(folder: str | None, html: bool = False) -> Any:
     compiles again a template whose file changed), so a watch or a script that renders
     many posts compiles each once. The director's folder first, the built-ins behind it;
     sandboxed whichever answers (the built-ins need nothing the sandbox forbids)."""
-    from jinja2 import BaseLoader, ChoiceLoader, FileSystemLoader, PackageLoader, StrictUndefined
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from jinja2 import BaseLoader, ChoiceLoader, PackageLoader, StrictUndefined
+
+    from tally.outputs.template_bounds import PAGE_CHARS, POST_CHARS, folder_loader, sandbox
 
     built_in = PackageLoader(TEMPLATES, ".")
     loader: BaseLoader = built_in
     if folder is not None:
-        loader = ChoiceLoader([FileSystemLoader(folder), built_in])
+        loader = ChoiceLoader([folder_loader(folder), built_in])
     if html:  # the report: HTML escaped, no BBCode to break
-        return ImmutableSandboxedEnvironment(
+        return sandbox(PAGE_CHARS)(
             loader=loader, autoescape=True, undefined=StrictUndefined,
             trim_blocks=True, lstrip_blocks=True,
         )  # fmt: skip
-    return ImmutableSandboxedEnvironment(
+    return sandbox(POST_CHARS)(
         loader=loader,
         undefined=StrictUndefined,
         finalize=inert,
@@ -118,9 +119,20 @@ def template_text(
     from jinja2 import TemplateError, UndefinedError
     from jinja2.exceptions import SecurityError
 
+    from tally.outputs import template_bounds as bounds
+
     template = _template(_environment(template_dir, html=html), name, template_dir)
+    limit = bounds.PAGE_CHARS if html else bounds.POST_CHARS
     try:
-        return str(template.render(**context))
+        return bounds.bounded_render(template.generate(**context), limit)
+    except TallyError:
+        raise  # an included file refused (a link out of the folder, not UTF-8): said so
+    except bounds.RenderLimit as exc:
+        where = _where(exc, template.filename or name)
+        raise InputError(
+            f"{where}: the template was stopped, {exc} (a render may take "
+            f"{bounds.RENDER_SECONDS:g} seconds and write {limit:,} characters)."
+        ) from None
     except SecurityError as exc:
         raise InputError(
             f"{_where(exc, name)}: the template tried something the sandbox forbids ({exc})."
@@ -169,7 +181,8 @@ def _where(exc: BaseException, name: str) -> str:
     found = name
     while tb is not None:
         code = tb.tb_frame.f_code
-        if code.co_filename.endswith(".j2"):
+        # Jinja's frames of a template's lines (any file name: an include may be part.txt).
+        if code.co_filename.endswith(".j2") or "__jinja_exception__" in tb.tb_frame.f_globals:
             found = f"{code.co_filename}, line {tb.tb_lineno}"
         tb = tb.tb_next
     return found
@@ -193,7 +206,10 @@ def export_templates(folder: Path) -> Exported:
         raise InputError(
             f"{clash[0]} exists; tally never writes over a template: export into an empty folder."
         )
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"the folder {folder} cannot be made ({exc.strerror}).") from None
     written = []
     for source in sources:
         target = folder / source.name

@@ -20,6 +20,7 @@ from typing import IO
 
 from tally.csvfile import read_long_cells, restore, write_excel_csv
 from tally.errors import GameFileError, OutputError
+from tally.files import read_capped
 from tally.rules.ledger import Card
 from tally.rules.verdicts import Colour
 
@@ -37,8 +38,8 @@ def load(path: Path) -> list[Card]:
     if not path.exists():
         return []
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_capped(path, "card ledger", error=GameFileError).decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise GameFileError(f"{path}: the card ledger cannot be read ({exc}).") from None
     if not text.strip():
         return []

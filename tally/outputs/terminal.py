@@ -31,6 +31,26 @@ if TYPE_CHECKING:
     from tally.rules.polls import Poll
 
 
+def settle_streams() -> None:
+    """Standard output and error as any terminal or file can take them. Sent to a file or a
+    pipe, the text is UTF-8 whatever the locale: Windows would write its code page (GBK on
+    a Chinese one), which holds no 🐺, and `tally announce … > post.txt` would end in a
+    traceback, the file half written. On a terminal, the terminal's own encoding, with a
+    character it cannot show escaped (\\U0001f43a) rather than a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:  # pragma: no cover - replaced by an embedding program
+            continue
+        try:
+            screen = stream.isatty()
+        except ValueError:  # pragma: no cover - closed
+            continue
+        if screen:
+            reconfigure(errors="backslashreplace")
+        else:
+            reconfigure(encoding="utf-8", errors="backslashreplace")
+
+
 class Terminal:
     def __init__(
         self,

@@ -52,22 +52,32 @@ def day_in_title(title: str) -> int | None:
 
 # A close is a line that says 截止, 关门, 结束 or 关闭, with a date and a time on it.
 _CLOSING = re.compile(r"截止|关门|结束|关闭")
+# The weekday a director may add after the date, in any bracket or none: （周六）, (星期六),
+# 【礼拜天】, 周六.
+_WEEKDAY = (
+    r"(?:\s*[（(\[【〔［<＜《「]?\s*(?:周|星期|礼拜|禮拜|週)[一二三四五六日天七]"
+    r"\s*[）)\]】〕］>＞》」]?)?"
+)
 _DATE = re.compile(
     r"(?:(?P<y>\d{4})\s*[年/.-]\s*)?(?P<mo>\d{1,2})\s*[月/.-]\s*(?P<d>\d{1,2})\s*[日号]?"
-    r"\s*(?P<part>凌晨|早上|上午|中午|下午|傍晚|晚上|晚)?\s*"
-    r"(?P<h>\d{1,2})\s*(?:[:：]\s*(?P<mi>\d{2})|[点时]\s*(?:(?P<mi2>\d{1,2})\s*分?|(?P<half>半))?)"
+    + _WEEKDAY
+    + r"\s*(?P<part>凌晨|早上|上午|中午|下午|傍晚|晚上|晚)?\s*"
+    r"(?P<h>\d{1,2})\s*(?:[:：]\s*(?P<mi>\d{2})(?:\s*[:：]\s*(?P<s>\d{2}))?"
+    r"|[点时]\s*(?:(?P<mi2>\d{1,2})\s*分?(?:\s*(?P<s2>\d{1,2})\s*秒)?|(?P<half>半))?)"
 )
 _AFTERNOON = ("下午", "傍晚", "晚上", "晚")
 
 
 @dataclass(frozen=True)
 class Close:
-    """A close a post announces: when, the line that says it, and whether it is the close
-    of an accelerated day (加速)."""
+    """A close a post announces: when, the line that says it, whether it is the close
+    of an accelerated day (加速), and whether the line names the second (else it says
+    the minute, and is held against the game file's close to the minute)."""
 
     at: datetime
     line: str
     accelerated: bool
+    seconds: bool = False
 
 
 def announced_closes(text: str, written: datetime, tz: tzinfo) -> tuple[Close, ...]:
@@ -82,7 +92,7 @@ def announced_closes(text: str, written: datetime, tz: tzinfo) -> tuple[Close, .
             continue
         at = _when(m, written, tz)
         if at is not None:
-            found.append(Close(at, line.strip(), "加速" in line))
+            found.append(Close(at, line.strip(), "加速" in line, bool(m["s"] or m["s2"])))
     return tuple(found)
 
 
@@ -92,9 +102,12 @@ def _when(m: re.Match[str], written: datetime, tz: tzinfo) -> datetime | None:
         hour += 12
     local = written.astimezone(tz)
     year = int(m["y"]) if m["y"] else local.year
+    if not 1990 <= year <= 2200:
+        return None  # no game's close; a year Python cannot move a zone from
     try:
-        at = datetime(year, int(m["mo"]), int(m["d"]), hour, minute, tzinfo=tz)
-    except ValueError:
+        second = int(m["s"] or m["s2"] or 0)
+        at = datetime(year, int(m["mo"]), int(m["d"]), hour, minute, second, tzinfo=tz)
+    except (ValueError, OverflowError):
         return None
     if not m["y"] and at < local - timedelta(days=183):
         at = at.replace(year=year + 1)  # "1月2日" written in late December

@@ -219,6 +219,10 @@ class _Checker:
                     key, f"{value!r} is not a date and time like 2024-05-08T09:30:00"
                 ) from None
         if isinstance(value, datetime):
+            # A game is played in a forum's lifetime: a year Python cannot move a day or a
+            # zone from (0001, 9999) would be an OverflowError wherever it is used.
+            if not 1990 <= value.year <= 2200:
+                raise self.fail(key, f"{value.isoformat()} is not a date of a forum game")
             # A local time is in the game's zone; an explicit offset is converted to it.
             return value.replace(tzinfo=tz) if value.tzinfo is None else value.astimezone(tz)
         if isinstance(value, date):

@@ -27,7 +27,7 @@ from tally.rules.ballot_text import read_ballot
 from tally.rules.game import Day, Game
 from tally.rules.names import likely_same
 from tally.rules.verdicts import ThreadRole
-from tally.times import compared
+from tally.times import compared, short
 
 
 def vote_day_of(
@@ -222,9 +222,15 @@ def close_as_announced(game: Game, day: Day, threads: Iterable[Thread]) -> None:
         first = thread.posts[0]
         said = [c for c in announced_closes(first.text, first.time, game.timezone)
                 if c.accelerated == day.accelerated]  # fmt: skip
-        if said and said[0].at != day.closes:
+        # A line to the minute says nothing of the second: held against the file's minute.
+        closes = day.closes if said and said[0].seconds else day.closes.replace(second=0)
+        if said and said[0].at != closes.replace(microsecond=0):
             close = "the accelerated close" if day.accelerated else "the close"
-            posted, filed = compared(said[0].at, day.closes)
+            # To the second where either side names seconds, or the minutes read the same.
+            if said[0].seconds or day.closes.second != 0:
+                posted, filed = short(said[0].at, seconds=True), short(day.closes, seconds=True)
+            else:
+                posted, filed = compared(said[0].at, day.closes)
             raise InputError(
                 f"the first post of thread {thread.thread_id} says {close} is "
                 f"{posted} (“{said[0].line}”), and {game.where()} says day "

@@ -1,0 +1,202 @@
+"""A director's templates within bounds: the files of their folder and nothing else, and a
+render that ends, in time and in size.
+
+A template is code someone else may have written (a house style passed around a forum): a
+loop of loops hangs ``announce`` and, at the close, ``watch --post``; ``{{ 'x' * 10**8 }}``
+makes a 100 MB post; a link in the folder makes a file elsewhere the announcement. So:
+
+- every template file is resolved inside its folder (a link out of it, or an
+  ``{% include %}`` through a linked folder, is refused), and must be a readable regular file
+  (a FIFO, a folder or a dangling link of that name is named, never passed over for the
+  built-in), of at most ``FILE_BYTES``, in UTF-8 (else one sentence with the line);
+- a render stops after ``RENDER_SECONDS`` of work and at ``POST_CHARS`` characters of output
+  (``PAGE_CHARS`` for the report's HTML page), and ``*`` and ``**`` in a template cannot build
+  a value past that size first.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import stat
+import sys
+import time
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import Any
+
+from tally.errors import InputError
+
+RENDER_SECONDS = 10.0
+POST_CHARS = 1_000_000  # a Discuz! post is at most tens of thousands (maxpostsize)
+PAGE_CHARS = 64_000_000  # the report's page, its pictures inline
+FILE_BYTES = 1 << 20
+
+
+class RenderLimit(Exception):
+    """A render went past a bound; its message is the sentence's end."""
+
+
+def folder_loader(folder: str) -> Any:
+    """A Jinja loader of the templates in ``folder``, within bounds (see the module)."""
+    from jinja2 import BaseLoader, TemplateNotFound
+    from jinja2.loaders import split_template_path
+
+    root = os.path.realpath(folder)
+
+    class FolderLoader(BaseLoader):
+        def get_source(
+            self, environment: Any, template: str
+        ) -> tuple[str, str, Callable[[], bool]]:
+            path = os.path.join(folder, *split_template_path(template))
+            if not os.path.lexists(path):
+                raise TemplateNotFound(template)  # the built-in, behind this loader
+            real = os.path.realpath(path)
+            if os.path.commonpath([root, real]) != root:
+                raise InputError(
+                    f"{path} leads out of the template folder {folder} (to {real}); a template "
+                    "must be a file in the folder itself."
+                )
+            data = _read(path)
+            try:
+                text = data.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                line = data.count(b"\n", 0, exc.start) + 1
+                raise InputError(
+                    f"{path}, line {line}: the template is not UTF-8 text (byte "
+                    f"{exc.start:,}); save it as UTF-8."
+                ) from None
+            mtime = os.path.getmtime(path)
+            return text, path, lambda: _unchanged(path, mtime)
+
+    return FolderLoader()
+
+
+def _read(path: str) -> bytes:
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputError(f"{path} is a link to nothing; remove it or make it a file.") from None
+    except OSError as exc:
+        raise InputError(f"{path}: the template cannot be read ({exc.strerror}).") from None
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "not a file (a pipe or a device)"
+        raise InputError(f"{path} is {kind}; a template must be a file.")
+    try:
+        with open(path, "rb") as f:
+            data = f.read(FILE_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"{path}: the template cannot be read ({exc.strerror}).") from None
+    if len(data) > FILE_BYTES:
+        raise InputError(f"{path} is larger than {FILE_BYTES >> 20} MB; it is no template.")
+    return data
+
+
+def _unchanged(path: str, mtime: float) -> bool:
+    try:
+        return os.path.getmtime(path) == mtime
+    except OSError:
+        return False
+
+
+# A width or precision of seven digits and more in a format string ("%999999999d",
+# "{:>999999999}"): a gigabyte of padding from a short text.
+_WIDE = re.compile(r"%[-#0 +]*\d{7,}|%[-#0 +]*\d*\.\d{7,}|\{[^{}]*:[^{}]*\d{7,}[^{}]*\}")
+
+
+def sandbox(limit: int) -> Any:
+    """Jinja's immutable sandbox, with no value larger than ``limit`` built by a template:
+    ``*`` and ``**`` refused past it before they run, no call or filter given a number past
+    it (``'x'.ljust(10**9)``, ``|center(10**9)``), no format string padding past it."""
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    def check(args: Any) -> None:
+        for value in args:
+            if isinstance(value, int) and not isinstance(value, bool) and abs(value) > limit:
+                raise RenderLimit(f"it asks for a value of {value:,}")
+            wide = _WIDE.search(value) if isinstance(value, str) else None
+            if wide is not None:
+                raise RenderLimit(f"it formats with a width of {wide[0]!r}")
+
+    class Bounded(ImmutableSandboxedEnvironment):
+        intercepted_binops = frozenset({"*", "**", "%"})
+
+        def __init__(self, **options: Any) -> None:
+            super().__init__(**options)
+            self.filters = {name: _checked(f, check) for name, f in self.filters.items()}
+
+        def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+            if operator == "*":
+                for seq, n in ((left, right), (right, left)):
+                    sized = isinstance(seq, str | list | tuple) and isinstance(n, int)
+                    if sized and len(seq) * n > limit:
+                        raise RenderLimit(f"it builds a value of {len(seq) * n:,} items")
+                return left * right
+            if operator == "%":
+                check([left])
+            whole = isinstance(left, int) and isinstance(right, int) and abs(left) > 1
+            if operator == "**" and whole and right * abs(left).bit_length() > 4 * limit:
+                raise RenderLimit(f"it computes {left} ** {right}")
+            return super().call_binop(context, operator, left, right)
+
+        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+            check(args)
+            check(kwargs.values())
+            check([getattr(__obj, "__self__", None)])  # "{:>999999999}".format(1)
+            return super().call(__context, __obj, *args, **kwargs)
+
+    return Bounded
+
+
+def _checked(f: Callable[..., Any], check: Callable[[Any], None]) -> Callable[..., Any]:
+    """A filter whose parameters are checked; the value it filters is not (a big number
+    shown is no big text), the format string of ``|format`` is."""
+    skip = 2 if getattr(f, "jinja_pass_arg", None) is not None else 1
+    if f.__name__ == "do_format":
+        skip -= 1
+
+    @functools.wraps(f)
+    def filtered(*args: Any, **kwargs: Any) -> Any:
+        check(args[skip:])
+        check(kwargs.values())
+        return f(*args, **kwargs)
+
+    return filtered
+
+
+def bounded_render(chunks: Iterator[str], limit: int, seconds: float | None = None) -> str:
+    """The render's output, joined from ``chunks`` (a template's ``generate``), stopped at
+    ``limit`` characters or after ``seconds`` spent in the template's own code."""
+    deadline = time.monotonic() + (RENDER_SECONDS if seconds is None else seconds)
+    spent = seconds if seconds is not None else RENDER_SECONDS
+
+    lines = [0]
+
+    def local(frame: FrameType, event: str, arg: Any) -> Any:
+        lines[0] += 1
+        if lines[0] % 256 == 0 and time.monotonic() > deadline:  # the clock, now and then
+            raise RenderLimit(f"it ran for more than {spent:g} seconds")
+        return local
+
+    def calls(frame: FrameType, event: str, arg: Any) -> Any:
+        # Only templates' code is watched (Jinja runs each compiled template in a namespace
+        # of its own, holding its environment), whatever the file's name (an included
+        # "part.txt" too): tally's own and the libraries' calls run untraced.
+        if "environment" in frame.f_globals and "__file__" in frame.f_globals:
+            return local
+        return None
+
+    previous = sys.gettrace()
+    out: list[str] = []
+    size = 0
+    sys.settrace(calls)
+    try:
+        for chunk in chunks:
+            size += len(chunk)
+            if size > limit:
+                raise RenderLimit(f"its text passes {limit:,} characters")
+            out.append(chunk)
+    finally:
+        sys.settrace(previous)
+    return "".join(out)
