@@ -19,10 +19,10 @@ from __future__ import annotations
 import functools
 import os
 import re
-import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -74,23 +74,13 @@ def folder_loader(folder: str) -> Any:
 
 
 def _read(path: str) -> bytes:
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise InputError(f"{path} is a link to nothing; remove it or make it a file.") from None
-    except OSError as exc:
-        raise InputError(f"{path}: the template cannot be read ({exc.strerror}).") from None
-    if not stat.S_ISREG(mode):
-        kind = "a folder" if stat.S_ISDIR(mode) else "not a file (a pipe or a device)"
-        raise InputError(f"{path} is {kind}; a template must be a file.")
-    try:
-        with open(path, "rb") as f:
-            data = f.read(FILE_BYTES + 1)
-    except OSError as exc:
-        raise InputError(f"{path}: the template cannot be read ({exc.strerror}).") from None
-    if len(data) > FILE_BYTES:
-        raise InputError(f"{path} is larger than {FILE_BYTES >> 20} MB; it is no template.")
-    return data
+    """A template file's bytes, read as every file a user names is (tally.files): a regular
+    file within its cap, or one sentence."""
+    from tally.files import read_capped
+
+    if os.path.islink(path) and not os.path.exists(path):
+        raise InputError(f"{path} is a link to nothing; remove it or make it a file.")
+    return read_capped(Path(path), "template", FILE_BYTES)
 
 
 def _unchanged(path: str, mtime: float) -> bool:
