@@ -83,6 +83,20 @@ def test_hidden_text_in_a_floor_label_and_a_post_is_left_out(tmp_path, forum):
         )
 
 
+def test_the_jammer_text_a_board_paints_in_its_background_is_not_in_a_post(tmp_path, forum):
+    """Discuz!'s other jammer form, <font class="jammer"> (module.css paints it in the page's
+    background colour; the real X2 page of fixtures/discuz-wild/x2 holds it): random
+    characters, digits among them, a reader does not see. Read into the ballot before."""
+    text = vote().replace(
+        'id="postmessage_953">',
+        'id="postmessage_953"><font class="jammer">7 @/ N3 |, 白桃 f/ C\' j</font>\r\n',
+        1,
+    )
+    for thread in both(tmp_path, forum, text):
+        assert "白桃" not in thread.posts[1].text and "N3" not in thread.posts[1].text
+        assert thread.posts[1].text.startswith("投票对象：长夜")
+
+
 # -- floor labels ----------------------------------------------------------------------
 
 

@@ -75,10 +75,12 @@ _END_OF_BLOCK = object()
 
 # What a page hides from its reader: Discuz!'s display_none class (the viewbox theme's
 # "作者：" label inside the author link), an inline display:none (Discuz!'s jammer text in a
-# post body), the hidden attribute. Text a reader does not see is never a field.
+# post body), the hidden attribute, and the jammer's other form, font.jammer, which
+# Discuz!'s module.css paints in the page's background colour. Text a reader does not see
+# is never a field.
 HIDDEN = (
     ".display_none, [hidden], [style*='display:none' i], [style*='display: none' i], "
-    "[style*='display :none' i]"
+    "[style*='display :none' i], font.jammer"
 )
 
 
