@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +123,7 @@ def post_text(
     yes: bool = False,
     confirm: Confirm | None = None,
     outcome: Mapping[str, Any] | None = None,
+    unchecked: Sequence[str] = (),
 ) -> Posted:
     """Post ``text`` (the announcement of ``kind`` for ``day``, made by ``final_text``) as a
     reply, under the rules of this module's docstring; PostError with one sentence when any
@@ -132,6 +133,7 @@ def post_text(
     if platform.no_posting:  # Tieba: see README, Posting the result
         raise PostError(platform.no_posting)
     live_only(reader)
+    resting_on(day, kind, unchecked)
     text = final_text(game, day.day, kind, text, outcome)
     journal = Journal(journal_path(game.path))
     with post_lock(game.path, day.day, kind):
@@ -169,6 +171,18 @@ def post_text(
     link = platform.post_url(ref, accepted.pid)
     floor, difference = _read_back(reader, url, game, accepted.pid, text)
     return Posted(kind, day.day, accepted.pid, link, url, at, form.member, floor, difference)
+
+
+def resting_on(day: Day, kind: Announcement, unchecked: Sequence[str]) -> None:
+    """Never a result that rests on a day tally could not count: who that day made sheriff or
+    put out is the game file's word alone, and a sheriff left out of the file turns a tie
+    into "nobody out" (seen on a real board: an unattended watch posted it)."""
+    if unchecked and Announcement(kind) is Announcement.CLOSE:
+        raise PostError(
+            f"day {day.day}'s count rests on a day tally could not count here: "
+            f"{unchecked[0].rstrip('.')}; a result that may be wrong is not posted: make that "
+            "day count (its sentence says how), then post."
+        )
 
 
 def players_unheld(text: str, charset: str, game: Game, thread: Thread, reader: Reader) -> str:
@@ -410,6 +424,7 @@ def kept_path(game: Game, day: int, kind: Announcement) -> Path:
 def post_or_keep(
     game: Game, day: Day, kind: Announcement, text: str, *, reader: Reader,
     keep: Path | None = None, outcome: Mapping[str, Any] | None = None,
+    unchecked: Sequence[str] = (),
 ) -> Posted:  # fmt: skip
     """Post unattended; when it fails, the text goes to ``keep`` (else beside the game file)
     and the sentence says where: the director pastes it by hand (unless the thread may hold
@@ -420,7 +435,8 @@ def post_or_keep(
 
     text = final_text(game, day.day, kind, text, outcome)
     try:
-        return post_text(game, day, kind, text, reader=reader, yes=True, outcome=outcome)
+        return post_text(game, day, kind, text, reader=reader, yes=True, outcome=outcome,
+                         unchecked=unchecked)  # fmt: skip
     except AlreadyPosted:
         raise  # it is in the thread: nothing to paste
     except MaybePosted as exc:  # the thread may hold it: never "paste by hand"

@@ -143,7 +143,8 @@ def watch(
 
             show.posted(post_or_keep(game, last.result.day, Announcement.CLOSE, text,
                                      reader=reader, keep=announce_to,
-                                     outcome=record(last.result)))  # fmt: skip
+                                     outcome=record(last.result),
+                                     unchecked=last.result.unchecked))  # fmt: skip
     if reminder is not None and reminder.failure is not None:
         raise reminder.failure  # the close went well; the reminder did not: said again
 

@@ -483,7 +483,8 @@ def announcement(
             )
         from tally.rules.closed import record
 
-        return _posted(game, chosen, kind, text, post, yes, show, reader, record(result))
+        return _posted(game, chosen, kind, text, post, yes, show, reader, record(result),
+                       result.unchecked)  # fmt: skip
     if kind is Announcement.REMINDER:
         context = reminder_context(result, game, show_rules=show_rules)
         if post and not result.not_voted:
@@ -517,7 +518,8 @@ class Asker(Protocol):
 
 def _posted(game: Game, day: Day, kind: Announcement, text: str, post: bool, yes: bool,
             show: Asker | None, reader: Reader,
-            outcome: Mapping[str, object] | None = None) -> Announced:  # fmt: skip
+            outcome: Mapping[str, object] | None = None,
+            unchecked: Sequence[str] = ()) -> Announced:  # fmt: skip
     """The announcement, posted when asked: the text is kept (shown) whatever happens, as it
     is posted (tally's mark on its last line); on a terminal it is shown in full before the
     question."""
@@ -533,7 +535,7 @@ def _posted(game: Game, day: Day, kind: Announcement, text: str, post: bool, yes
 
     try:
         posted = post_text(game, day, kind, text, reader=reader, yes=yes, confirm=confirm,
-                           outcome=outcome)  # fmt: skip
+                           outcome=outcome, unchecked=unchecked)  # fmt: skip
     except (PostError, FetchError) as exc:  # the forum gone mid-way: still the text to paste
         return Announced(text, failure=exc)
     return Announced(text, posted=posted)

@@ -381,3 +381,50 @@ def test_watch_in_the_library_refuses_another_days_thread_with_the_sentence_of_v
     refused = pytest.raises(InputError, match="is day 2's discussion thread, not a vote thread")
     with refused, library("2024-11-26 20:00") as reader:
         next(read_polls(game, urls["talk2"], reader=reader))
+
+
+# -- a day tally cannot count: what the later days rest on ------------------------------------
+
+
+def _day1_gone(forum, tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """Day 1's vote thread no longer reads (404): day 2 cannot know its sheriff by a count."""
+    urls = serve(forum)
+    urls["vote1"] = forum.url("forum.php?mod=viewthread&tid=899")  # never served
+    return urls, write(tmp_path, game_text(urls))
+
+
+@pytest.mark.rules("C4", "C5")
+def test_C5_a_result_resting_on_a_day_not_counted_is_never_posted(forum, tmp_path):
+    """Seen on a real X3.5: a watch whose cache could not count day 1 took no sheriff from it
+    and posted 'nobody out' unattended. Without the sheriff the 5:5 tie is 5:4 for 白露: a
+    count that says so is shown with its warning, and --post refuses it before any request
+    to the forum's reply box."""
+    urls, game = _day1_gone(forum, tmp_path)
+    shown = invoke("votes", urls["vote2"], "--game", str(game), "-q")
+    assert shown.exit_code == 0 and "day 1 is not counted here" in shown.stderr
+    posted = invoke("announce", "--game", str(game), "--day", "2", "--post", "--yes", "-q")
+    assert posted.exit_code == 7, posted.output
+    said = [line for line in posted.stderr.splitlines() if line.startswith("tally:")][-1]
+    assert said.startswith("tally: day 2's count rests on a day tally could not count here: day 1")
+    assert said.endswith("a result that may be wrong is not posted: make that day count (its "
+                         "sentence says how), then post.")  # fmt: skip
+    assert not any("mod=post" in path for path in forum.requests)
+
+
+@pytest.mark.rules("C4", "C5")
+def test_C4_the_result_tally_posted_for_a_day_it_cannot_count_is_carried(forum, tmp_path):
+    """Day 1's result as tally posted it (the journal of posts) stands for the days after it
+    when day 1 cannot be counted again: kiwi is sheriff, and the tie goes to kiwi's target."""
+    from tally.journal import POSTED, Entry, Journal, journal_path
+
+    urls, game = _day1_gone(forum, tmp_path)
+    outcome = {"result": "sheriff", "player": "kiwi", "ballots": []}
+    entry = Entry(load_game(game).id, 1, "close", "0" * 64, "2024-11-24T21:31:00+08:00",
+                  state=POSTED, pid="80108", floor=8, outcome=outcome)  # fmt: skip
+    Journal(journal_path(game)).write(entry)
+    data = votes_json(game, urls["vote2"])
+    assert (data["outcome"]["player"], data["outcome"]["rule"]) == ("墨染", "tie_sheriff_target")
+    sheriff = data["facts"]["sheriff"]
+    assert (sheriff["player"], sheriff["from"], sheriff["day"]) == ("kiwi", "derived", 1)
+    assert sheriff["note"].startswith("day 1's result as tally posted it (the journal of posts;")
+    assert data["facts"]["unchecked"] == []
