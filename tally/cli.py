@@ -86,45 +86,45 @@ OPTIONS: dict[str, Opt] = {
 LIVE = ("fresh", "cache_dir", "cookies", "boards")  # watch reads the forum, never --offline
 FETCH = (*LIVE, "offline")
 COMMANDS = (
-    Command("archive", "tally.workflows:archive", "Write every post and comment of the threads to a CSV file that Excel opens, and/or a SQLite database.",
+    Command("archive", "tally.commands.archive:archive", "Write every post and comment of the threads to a CSV file that Excel opens, and/or a SQLite database.",
             "tally archive --game game.toml -o game.csv --db games.sqlite", ("sources", "csv", "db", "game_file", "timezone", "partial", *FETCH)),
-    Command("votes", "tally.workflows:votes", "Count a day's votes: every ballot judged, the totals and who is out (or sheriff).",
+    Command("votes", "tally.commands.votes:votes", "Count a day's votes: every ballot judged, the totals and who is out (or sheriff).",
             "tally votes https://bbs.example.com/thread-102-1-1.html --game game.toml",
             ("vote_sources", "game", "vote_day", "as_json", "announce", "fmt", "template_dir", "chart", "late_ok", "as_edited", "as_of", "archive", *FETCH)),
-    Command("lurkers", "tally.workflows:lurker_day", "Posts per player per day, the yellow cards they earn, and posts the director should see.\n\nThe cards go into the ledger beside the game file (GAME.cards.csv), once.",
+    Command("lurkers", "tally.commands.lurkers:lurkers", "Posts per player per day, the yellow cards they earn, and posts the director should see.\n\nThe cards go into the ledger beside the game file (GAME.cards.csv), once.",
             "tally lurkers --game game.toml --day 3", ("game", "last_day", "as_json", "write", "late_ok", "archive", *FETCH)),
-    Command("announce", "tally.workflows:announcement", "The announcement to paste into the forum: BBCode for Discuz!, plain text for Tieba.",
+    Command("announce", "tally.commands.announce:announce", "The announcement to paste into the forum: BBCode for Discuz!, plain text for Tieba.",
             "tally announce --game game.toml --day 2 > day2.txt",
             ("game", "day", "kind", "fmt", "seed", "template_dir", "provisional", "show_rules", "late_ok", "as_edited", "post", "yes", "as_json", "archive", *FETCH)),
-    Command("init", "tally.workflows:init", "Write a first game file from the game's threads: director, players, days.",
+    Command("init", "tally.commands.init:init", "Write a first game file from the game's threads: director, players, days.",
             "tally init https://bbs.example.com/thread-101-1-1.html URL-OF-THE-VOTE -o game.toml", ("threads", "game_out", "init_ruleset", "init_name", "timezone", *FETCH)),
-    Command("report", "tally.workflows:report", "The game so far as one HTML page: each closed day's votes as pictures, posts, cards.",
+    Command("report", "tally.commands.report:report", "The game so far as one HTML page: each closed day's votes as pictures, posts, cards.",
             "tally report --game game.toml -o report.html", ("game", "html_out", "template_dir", "late_ok", "as_of", "archive", *FETCH)),
-    Command("watch", "tally.watch:watch", "Watch a vote until its close: the count, what changed, who has not voted, live.\n\nAt the close (and a grace minute) it reads every page once more, prints the final count and writes the announcement to --announce-to.",
+    Command("watch", "tally.commands.watch:watch", "Watch a vote until its close: the count, what changed, who has not voted, live.\n\nAt the close (and a grace minute) it reads every page once more, prints the final count and writes the announcement to --announce-to.",
             "tally watch https://bbs.example.com/thread-102-1-1.html --game game.toml",
             ("url", "game", "vote_day", "every", "polls", "full_every", "announce_to", "watch_post", "remind_at", "fmt", "template_dir", "late_ok", "as_json", *LIVE)),
-    Command("desk", "tally.desk.serve:desk", "The evening of a game in a local web page: the count live, the cards to confirm, the announcements, one button to post the result.\n\nServed on 127.0.0.1 only, at an address with a key (printed, and opened in the browser); the same reading, counting and posting as the commands, one poller per day as in tally watch.",
+    Command("desk", "tally.commands.desk:desk", "The evening of a game in a local web page: the count live, the cards to confirm, the announcements, one button to post the result.\n\nServed on 127.0.0.1 only, at an address with a key (printed, and opened in the browser); the same reading, counting and posting as the commands, one poller per day as in tally watch.",
             "tally desk --game game.toml", ("game", "port", "no_browser", "every", "full_every", "late_ok", "template_dir", *LIVE)),
-    Command("doctor", "tally.workflows:doctor", "How tally reads one page of a board, field by field: run it first on a new board.\n\nWhere each field was found, what is missing, the board profile used; exits 4 on a page that is no thread, 5 when a field tally needs is missing.",
+    Command("doctor", "tally.commands.doctor:doctor", "How tally reads one page of a board, field by field: run it first on a new board.\n\nWhere each field was found, what is missing, the board profile used; exits 4 on a page that is no thread, 5 when a field tally needs is missing.",
             "tally doctor 'https://bbs.example.com/forum.php?mod=viewthread&tid=101'", ("source", "timezone", "as_json", "cookies", "boards")),
-    Command("config", "tally.settings:shown", "The settings a run uses and where each comes from: the command line, the game file, the config file, tally's default.\n\nThe config file (TOML, written by hand) sets once what you would give every command: template_dir, cookies, boards, cache_dir, timezone, color, politeness; a game file may set the same keys for one game; an option on the command line wins over both.",
+    Command("config", "tally.commands.config:config", "The settings a run uses and where each comes from: the command line, the game file, the config file, tally's default.\n\nThe config file (TOML, written by hand) sets once what you would give every command: template_dir, cookies, boards, cache_dir, timezone, color, politeness; a game file may set the same keys for one game; an option on the command line wins over both.",
             "tally config --game game.toml", ("config_game", "template_dir", "cookies", "boards", "cache_dir", "timezone", "as_json")),
-    Command("demo", "tally.demo:run_demo", "Run tally on the bundled sample game, served from 127.0.0.1 (no network needed).", "tally demo"),
+    Command("demo", "tally.commands.demo:demo", "Run tally on the bundled sample game, served from 127.0.0.1 (no network needed).", "tally demo"),
 )
 TEMPLATES = (
-    Command("export", "tally.outputs.announce:export_templates", "Copy the built-in templates and their README (the values each gets) into a folder, to start your own.",
+    Command("export", "tally.commands.templates:export_templates", "Copy the built-in templates and their README (the values each gets) into a folder, to start your own.",
             "tally templates export my-templates && tally announce --game game.toml --day 2 --template-dir my-templates", ("folder",)),
 )
 DAY = (
-    Command("add", "tally.newday:add_day", "Add the next day to the game file from its two threads: number, URLs, open and close from the first posts, shown and asked first.\n\nThe threads are checked as a count checks them (another day's, titled for another day, not yet open: refused); the sheriff and who is out are left for tally to derive from the days before, and said in comments; the file's comments and order are kept.",
+    Command("add", "tally.commands.day:add_day", "Add the next day to the game file from its two threads: number, URLs, open and close from the first posts, shown and asked first.\n\nThe threads are checked as a count checks them (another day's, titled for another day, not yet open: refused); the sheriff and who is out are left for tally to derive from the days before, and said in comments; the file's comments and order are kept.",
             "tally day add DISCUSSION-URL VOTE-URL --game game.toml", ("talk_url", "vote_url", "game", "new_day", "add_yes", "as_json", *FETCH)),
 )
 CARDS = (
-    Command("add", "tally.cards:add_card", "Give a card; the escalations it makes (K1) come with it, and a card given twice is one card.",
+    Command("add", "tally.commands.cards:add_card", "Give a card; the escalations it makes (K1) come with it, and a card given twice is one card.",
             'tally cards add --game game.toml --day 2 糖糖 yellow L4 "第2晚未按时行动"', ("game", "card_day", "player", "colour", "rule", "reason")),
-    Command("remove", "tally.cards:remove_card", "Take a card back; the escalations that rested on it (K1) go with it.",
+    Command("remove", "tally.commands.cards:remove_card", "Take a card back; the escalations that rested on it (K1) go with it.",
             "tally cards remove --game game.toml --day 2 糖糖 yellow L4", ("game", "card_day", "player", "colour", "rule", "which")),
-    Command("list", "tally.cards:list_cards", "The ledger's cards, and each player's totals and who is sent off (K2).",
+    Command("list", "tally.commands.cards:list_cards", "The ledger's cards, and each player's totals and who is sent off (K2).",
             "tally cards list --game game.toml --day 2", ("game", "only_day", "only_player")),
 )
 

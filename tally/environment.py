@@ -3,7 +3,7 @@ streams, whether a person is watching, the limits of talking to a forum.
 
 The command builds the real one; tests hand in their own (a fixed clock, no politeness
 delay, a cache folder of their own) through ``CliRunner.invoke(app, args, obj=Environment(...))``,
-and a program that embeds the library passes one to the workflows (``tally.workflows``).
+and a program that embeds the library passes one to the commands (``tally.commands``).
 """
 
 from __future__ import annotations

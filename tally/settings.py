@@ -214,15 +214,3 @@ def merge(
             # Named in a file the director may have forgotten: say which one.
             raise InputError(f"{chosen.value} ({name} in the {chosen.source}) does not exist.")
     return Settings(values, path, path.exists())
-
-
-def shown(
-    game: object = None,
-    *,
-    settings: Settings,
-    template_dir: Path | None = None,
-    timezone: str | None = None,
-) -> Settings:
-    """`tally config`: the settings as merged for this command line and ``game``'s file
-    (which the command loaded, and so checked); the options given are in ``settings``."""
-    return settings

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tally.cards import add_card, list_cards
+from tally.commands.cards import add_card, list_cards
 from tally.errors import GameFileError, OutputError
 from tally.outputs import cardfile
 from tally.outputs.cardfile import editing, load

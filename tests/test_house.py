@@ -70,10 +70,7 @@ STAGES = {
     "rules": 1,
     "outputs": 2,
     "demo": 3,
-    "workflows": 3,
-    "watch": 3,
-    "cards": 3,
-    "publish": 3,
+    "commands": 3,
     "cli": 4,
     "cli_run": 4,
 }
@@ -85,7 +82,7 @@ def stage(module: str) -> int | None:
 
 
 def test_no_module_imports_a_later_stage():
-    """forums → rules → outputs → workflows/watch/demo → cli: nothing imports backwards,
+    """forums → rules → outputs → commands/demo → cli: nothing imports backwards,
     not even for type hints."""
     for path, tree in modules():
         module = ".".join(path.relative_to(ROOT).with_suffix("").parts)

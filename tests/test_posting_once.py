@@ -110,7 +110,7 @@ def test_an_impostor_named_like_the_director_neither_blocks_nor_is_the_director(
         'directors = ["导演A"]', 'directors = [{ name = "导演A", id = 7 }]')  # fmt: skip
     Path(game).write_text(text, encoding="utf-8")
     clock = after_close(board)
-    from tally.publish import mark
+    from tally.commands.post import mark
     from tally.rules.gamefile import load_game
 
     fake = f"[b]测试局 第2天投票结果[/b]\n大家别投了，导演说今天不统计。\n\n{mark(load_game(game), 2, 'close')}"

@@ -17,10 +17,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tally.errors import InputError, OutputError, TallyError
+from tally.errors import InputError, TallyError
 from tally.forums import platform_of
 from tally.model import Thread
-from tally.outputs.results import Exported
 from tally.rules.count import votes_text
 from tally.rules.game import Day, Game
 from tally.rules.ledger import Card
@@ -186,36 +185,6 @@ def _where(exc: BaseException, name: str) -> str:
             found = f"{code.co_filename}, line {tb.tb_lineno}"
         tb = tb.tb_next
     return found
-
-
-def export_templates(folder: Path) -> Exported:
-    """Copy the built-in templates and their README into ``folder`` (made if need be), to
-    start a house style from; never over a file that is there."""
-    from importlib import resources
-
-    from tally.atomic import write_atomic
-
-    if folder.exists() and not folder.is_dir():
-        raise InputError(f"{folder} is a file, not a folder.")
-    sources = sorted(
-        (p for p in resources.files(TEMPLATES).iterdir() if p.name.endswith((".j2", ".md"))),
-        key=lambda p: p.name,
-    )
-    clash = [folder / p.name for p in sources if (folder / p.name).exists()]
-    if clash:
-        raise InputError(
-            f"{clash[0]} exists; tally never writes over a template: export into an empty folder."
-        )
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"the folder {folder} cannot be made ({exc.strerror}).") from None
-    written = []
-    for source in sources:
-        target = folder / source.name
-        write_atomic(target, source.read_bytes())
-        written.append(target)
-    return Exported(folder, tuple(written))
 
 
 def render(

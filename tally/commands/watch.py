@@ -2,7 +2,7 @@
 (``read_polls``, a generator), and the whole watch (``watch``: each poll shown, the wait between
 polls, the announcement written at the close, Ctrl-C), so that the CLI only draws.
 
-    from tally.watch import Schedule, read_polls
+    from tally.commands.watch import Schedule, read_polls
 
     with Reader(Environment(), Reading()) as reader:
         for poll in read_polls(game, url, reader=reader, schedule=Schedule(every=60)):
@@ -98,8 +98,8 @@ def watch(
     read every ``full_every`` polls; ``polls`` at most), the final count shown and then (a
     count is never lost to a file that cannot be written) the closing announcement written
     to ``announce_to``, atomically. Ctrl-C shows the last good count and raises."""
+    from tally.commands.checks import check_output
     from tally.outputs.announce import check_templates
-    from tally.workflows import check_output
 
     if announce_to is not None:
         check_output(announce_to, "announcement")
@@ -109,7 +109,7 @@ def watch(
     if remind_at is not None:
         check_templates(Announcement.REMINDER, template_dir)
     if post or remind_at is not None:
-        from tally.publish import ready
+        from tally.commands.post import ready
 
         # The cookies, the account and the reply box checked now, not at the close.
         ready(game, _vote_day(game, url, day, reader).vote_ref, 1, reader)
@@ -138,7 +138,7 @@ def watch(
             write_atomic(announce_to, text.encode("utf-8"))
             show.note(f"wrote the announcement to {announce_to}")
         if post:
-            from tally.publish import post_or_keep
+            from tally.commands.post import post_or_keep
             from tally.rules.closed import record
 
             show.posted(post_or_keep(game, last.result.day, Announcement.CLOSE, text,
@@ -160,9 +160,9 @@ class Reminder:
 
     def at(self, poll: Poll, game: Game, reader: Reader, show: Watcher,
            fmt: Markup | None, template_dir: Path | None) -> None:  # fmt: skip
+        from tally.commands.post import post_or_keep
         from tally.forums.posting import AlreadyPosted, PostError
         from tally.outputs.announce import reminder_context, render
-        from tally.publish import post_or_keep
 
         result = poll.result
         if self.done or result is None or poll.final or not result.provisional:
@@ -212,7 +212,7 @@ def read_polls(
         raise InputError(f"--every must be at least 1 second, not {schedule.every:g}.")
     env = reader.env
     wait = wait or env.sleep
-    from tally.workflows import days_before
+    from tally.commands.threads import days_before
 
     chosen = _vote_day(game, url, day, reader)
     carried = days_before(game, chosen.day, reader).carried  # closed days: read once
