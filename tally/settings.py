@@ -34,7 +34,7 @@ COMMAND_LINE = "command line"
 BUILT_IN = "tally's default"
 
 
-class Kind(StrEnum):
+class SettingType(StrEnum):
     """What a setting's value is."""
 
     FOLDER = "folder"
@@ -50,7 +50,7 @@ class Key:
     is, what it is for, and the option that gives it on the command line ("" for none)."""
 
     name: str
-    kind: Kind
+    kind: SettingType
     help: str
     option: str
     default: Any = None
@@ -58,19 +58,20 @@ class Key:
 
 
 KEYS: tuple[Key, ...] = (
-    Key("template_dir", Kind.FOLDER, "your announcement templates; a missing one is the built-in",
-        "--template-dir", unset="the built-in templates"),
-    Key("cookies", Kind.FILE, "a Netscape cookies.txt exported from a logged-in browser",
+    Key("template_dir", SettingType.FOLDER,
+        "your announcement templates; a missing one is the built-in", "--template-dir",
+        unset="the built-in templates"),
+    Key("cookies", SettingType.FILE, "a Netscape cookies.txt exported from a logged-in browser",
         "--cookies", unset="none: tally reads as a guest"),
-    Key("boards", Kind.FILE, "board profiles for themes tally cannot read alone", "--boards",
+    Key("boards", SettingType.FILE, "board profiles for themes tally cannot read alone", "--boards",
         unset="boards.toml beside the config file when there, and the built-in profiles"),
-    Key("cache_dir", Kind.FOLDER, "where pages are kept between runs", "--cache-dir",
+    Key("cache_dir", SettingType.FOLDER, "where pages are kept between runs", "--cache-dir",
         unset="the platform's cache folder"),
-    Key("timezone", Kind.ZONE, "the forum's clock where the game file names none", "--timezone",
-        DEFAULT_ZONE),
-    Key("color", Kind.FLAG, "colour on the terminal (NO_COLOR in the environment: none)",
+    Key("timezone", SettingType.ZONE, "the forum's clock where the game file names none",
+        "--timezone", DEFAULT_ZONE),
+    Key("color", SettingType.FLAG, "colour on the terminal (NO_COLOR in the environment: none)",
         "--color/--no-color", unset="colour on a terminal"),
-    Key("politeness", Kind.SECONDS, "seconds between two requests to one forum", "", 0.025),
+    Key("politeness", SettingType.SECONDS, "seconds between two requests to one forum", "", 0.025),
 )  # fmt: skip
 BY_NAME = {k.name: k for k in KEYS}
 NAMES = frozenset(BY_NAME)
@@ -134,11 +135,11 @@ def _value(key: Key, value: Any, source: str, base: Path) -> Any:
     def fail(problem: str) -> InputError:
         return InputError(f"{source}, key {key.name!r}: {problem}.")
 
-    if key.kind in (Kind.FOLDER, Kind.FILE):
+    if key.kind in (SettingType.FOLDER, SettingType.FILE):
         if not isinstance(value, str) or not value.strip():
             raise fail(f"must be the path of a {key.kind}, in quotes")
         return base / user_path(value.strip(), f"{source}, key {key.name!r}")
-    if key.kind is Kind.ZONE:
+    if key.kind is SettingType.ZONE:
         if not isinstance(value, str):
             raise fail("must be a time zone name like Asia/Shanghai, in quotes")
         try:
@@ -146,7 +147,7 @@ def _value(key: Key, value: Any, source: str, base: Path) -> Any:
         except (ZoneInfoNotFoundError, ValueError, OSError):
             raise fail(f"{value[:40]!r} is not a time zone name like Asia/Shanghai") from None
         return value.strip()
-    if key.kind is Kind.FLAG:
+    if key.kind is SettingType.FLAG:
         if not isinstance(value, bool):
             raise fail("must be true or false (no quotes)")
         return value

@@ -93,14 +93,14 @@ def test_day_lists_take_the_rosters_spelling():
 FORGED = "随便\n\n[b]月影 以 9 票被投票出局。[/b]\n导演B：本日结果以此为准"
 
 
-@pytest.mark.parametrize("fmt", ["bbcode", "text"])
-def test_a_multi_line_reason_stays_on_its_line(forum, tmp_path, fmt):
+@pytest.mark.parametrize("markup", ["bbcode", "text"])
+def test_a_multi_line_reason_stays_on_its_line(forum, tmp_path, markup):
     from .test_votes_game import game_file, vote_thread
 
     t = vote_thread()
     t.posts[1] = P("冷月", "2024-05-08 10:01:00", f"投票对象：白桃\n投票理由：{FORGED}")
     url = t.serve(forum)
-    result = invoke("announce", "--game", game_file(tmp_path, url), "--day", "2", "--format", fmt)
+    result = invoke("announce", "--game", game_file(tmp_path, url), "--day", "2", "--format", markup)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert not any(line.startswith(("导演B", "[b]月影", "月影 以 9 票")) for line in lines)
@@ -214,8 +214,8 @@ vote = "{url}"
 
 def test_control_sequences_never_reach_the_terminal_raw(forum, tmp_path):
     url, game = hostile_game(forum, tmp_path)
-    for fmt in ("bbcode", "text"):
-        result = invoke("votes", url, "--game", game, "--announce", "--format", fmt, "--quiet")
+    for markup in ("bbcode", "text"):
+        result = invoke("votes", url, "--game", game, "--announce", "--format", markup, "--quiet")
         assert result.exit_code == 0, result.output
         out = result.stdout
         assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out

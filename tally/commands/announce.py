@@ -27,7 +27,7 @@ def announce(
     *,
     day: int,
     kind: Announcement = Announcement.CLOSE,
-    fmt: Markup | None = None,
+    markup: Markup | None = None,
     seed: int | None = None,
     template_dir: Path | None = None,
     provisional: bool = False,
@@ -47,20 +47,20 @@ def announce(
         check_templates,
         closing_post,
         elevator_context,
-        format_for,
         morning_context,
+        platform_markup,
         reminder_context,
         render,
     )
 
-    kind, fmt = Announcement(kind), Markup(fmt) if fmt is not None else None
+    kind, markup = Announcement(kind), Markup(markup) if markup is not None else None
     if post:
         from tally.commands.post import live_only
 
         live_only(reader)  # before anything is read: the post needs the live thread
     check_templates(kind, template_dir)  # before the pages are read
     chosen = game.day(day)
-    fmt = fmt or reader.markup_for(chosen.vote_ref)  # a board profile's markup
+    markup = markup or reader.markup_for(chosen.vote_ref)  # a board profile's markup
     context: dict[str, object]
     if kind in (Announcement.CLOSE, Announcement.REMINDER):
         [thread] = reader.read([chosen.vote], game.timezone, closes=chosen.closes)
@@ -70,7 +70,7 @@ def announce(
         )
     if kind is Announcement.CLOSE:
         text = closing_post(
-            result, game, fmt, provisional=provisional, show_rules=show_rules,
+            result, game, markup, provisional=provisional, show_rules=show_rules,
             template_dir=template_dir,
         )  # fmt: skip
         if post and as_edited:
@@ -107,7 +107,7 @@ def announce(
         role = ThreadRole.DISCUSSION if chosen.discussion else ThreadRole.VOTE
         thread_fits_day(game, thread, chosen, role)
         context = elevator_context(game, chosen, thread, seed)
-    text = render(kind, fmt or format_for(game, chosen), context, template_dir)
+    text = render(kind, markup or platform_markup(game, chosen), context, template_dir)
     return _posted(game, chosen, kind, text, post, yes, show, reader)
 
 

@@ -11,7 +11,7 @@ from tally.outputs.terminal import Terminal
 def demo(env: Environment, show: Terminal) -> None:
     """`tally demo`: the sample game read from its local forum, counted and announced."""
     from tally.forums.reader import Reader, Reading
-    from tally.outputs.announce import closing_post, format_for
+    from tally.outputs.announce import closing_post, platform_markup
     from tally.outputs.console import print_demo
     from tally.rules.verdicts import ThreadRole
     from tally.rules.votes import tally_day
@@ -22,9 +22,9 @@ def demo(env: Environment, show: Terminal) -> None:
         threads = reader.read(list(game.thread_urls()), game.timezone)
         [vote] = [t for t in threads if (game.locate(t.key) or (None, None))[1] is ThreadRole.VOTE]
         result = tally_day(vote, game)
-        fmt = format_for(game, result.day)
-        print_demo(show.stdout(), game.name, forum.base, threads, result, fmt)
-        show.text(closing_post(result, game, fmt))
+        markup = platform_markup(game, result.day)
+        print_demo(show.stdout(), game.name, forum.base, threads, result, markup)
+        show.text(closing_post(result, game, markup))
         show.text(
             "\nNext: describe your own game with `tally init THREAD-URL… -o game.toml`, then "
             "`tally votes VOTE-URL --game game.toml`.\n"

@@ -78,7 +78,7 @@ def votes(
     reader: Reader,
     chart: Path | None = None,
     announce: bool = False,
-    fmt: Markup | None = None,
+    markup: Markup | None = None,
     late_ok: bool = False,
     template_dir: Path | None = None,
     as_edited: bool = False,
@@ -97,9 +97,9 @@ def votes(
         game, sources, day=day, reader=reader, late_ok=late_ok, as_edited=as_edited, as_of=as_of
     )
     warning = draw_chart(result, game, chart) if chart is not None else None
-    fmt = fmt or reader.markup_for(result.day.vote_ref)
+    markup = markup or reader.markup_for(result.day.vote_ref)
     text = (
-        closing_post(result, game, fmt, provisional=True, template_dir=template_dir)
+        closing_post(result, game, markup, provisional=True, template_dir=template_dir)
         if announce
         else None
     )

@@ -88,7 +88,7 @@ def watch(
     reader: Reader,
     show: Watcher,
     announce_to: Path | None = None,
-    fmt: Markup | None = None,
+    markup: Markup | None = None,
     late_ok: bool = False,
     template_dir: Path | None = None,
     post: bool = False,
@@ -122,16 +122,16 @@ def watch(
                                wait=show.wait, late_ok=late_ok):  # fmt: skip
             show.poll(last)
             if reminder is not None:
-                reminder.at(last, game, reader, show, fmt, template_dir)
+                reminder.at(last, game, reader, show, markup, template_dir)
     except KeyboardInterrupt:
         show.stop(last, interrupted=True)
         raise
     show.stop(last)
     if last is None or not last.final or last.result is None:
         return
-    fmt = fmt or reader.markup_for(last.result.day.vote_ref)
+    markup = markup or reader.markup_for(last.result.day.vote_ref)
     if announce_to is not None or post:
-        text = _closing_text(last.result, game, fmt, template_dir, post)
+        text = _closing_text(last.result, game, markup, template_dir, post)
         if announce_to is not None:
             from tally.atomic import write_atomic
 
@@ -159,7 +159,7 @@ class Reminder:
     failure: Exception | None = None
 
     def at(self, poll: Poll, game: Game, reader: Reader, show: Watcher,
-           fmt: Markup | None, template_dir: Path | None) -> None:  # fmt: skip
+           markup: Markup | None, template_dir: Path | None) -> None:  # fmt: skip
         from tally.commands.post import post_or_keep
         from tally.forums.posting import AlreadyPosted, PostError
         from tally.outputs.announce import reminder_context, render
@@ -175,7 +175,7 @@ class Reminder:
                 f"no reminder posted: every living player has voted on day {result.day.day}."
             )
             return
-        markup = fmt or reader.markup_for(result.day.vote_ref) or Markup.BBCODE
+        markup = markup or reader.markup_for(result.day.vote_ref) or Markup.BBCODE
         text = render(Announcement.REMINDER, markup, reminder_context(result, game), template_dir)
         try:
             show.posted(post_or_keep(game, result.day, Announcement.REMINDER, text, reader=reader))
@@ -311,7 +311,7 @@ def _polite(every: float, reader: Reader, url: str) -> float:
     return every
 
 
-def _closing_text(result: DayResult, game: Game, fmt: Markup | None,
+def _closing_text(result: DayResult, game: Game, markup: Markup | None,
                   template_dir: Path | None, post: bool) -> str:  # fmt: skip
     """The closing post, rendered once for the file and the post. A template that fails
     at the close (stopped at its time or size limit, or broken since the start) posts
@@ -320,7 +320,7 @@ def _closing_text(result: DayResult, game: Game, fmt: Markup | None,
     from tally.outputs.announce import closing_post
 
     try:
-        return closing_post(result, game, fmt, template_dir=template_dir)
+        return closing_post(result, game, markup, template_dir=template_dir)
     except InputError as exc:
         if not post:
             raise

@@ -69,7 +69,7 @@ def inert(value: Any) -> Any:
     return value
 
 
-def format_for(game: Game, day: Day) -> Markup:
+def platform_markup(game: Game, day: Day) -> Markup:
     """The markup the forum of the day's vote thread renders (BBCode, or plain text)."""
     return platform_of(day.vote_ref).markup
 
@@ -154,7 +154,7 @@ def check_templates(
     """Compile the templates of ``kind`` now (each markup's, or the report's), so that a
     broken one in the director's folder stops the command before any page is read."""
     env = _environment(template_dir, html=html)
-    names = [f"{kind}.html.j2"] if html else [f"{kind}.{fmt}.j2" for fmt in Markup]
+    names = [f"{kind}.html.j2"] if html else [f"{kind}.{markup}.j2" for markup in Markup]
     for name in names:
         _template(env, name, template_dir)
 
@@ -188,11 +188,11 @@ def _where(exc: BaseException, name: str) -> str:
 
 
 def render(
-    kind: Announcement, fmt: Markup, context: Mapping[str, Any], template_dir: Path | None = None
+    kind: Announcement, markup: Markup, context: Mapping[str, Any], template_dir: Path | None = None
 ) -> str:
-    if fmt not in tuple(Markup):
-        raise InputError(f"--format must be one of {', '.join(Markup)}, not {fmt!r}.")
-    return template_text(f"{Announcement(kind)}.{Markup(fmt)}.j2", context, template_dir)
+    if markup not in tuple(Markup):
+        raise InputError(f"--format must be one of {', '.join(Markup)}, not {markup!r}.")
+    return template_text(f"{Announcement(kind)}.{Markup(markup)}.j2", context, template_dir)
 
 
 # -- the closing announcement --------------------------------------------------------------
@@ -380,16 +380,16 @@ def close_context(
 def closing_post(
     result: DayResult,
     game: Game,
-    fmt: Markup | None = None,
+    markup: Markup | None = None,
     *,
     provisional: bool = False,
     show_rules: bool = False,
     template_dir: Path | None = None,
 ) -> str:
-    """The closing announcement of a counted day, in the forum's markup unless ``fmt``."""
+    """The closing announcement of a counted day, in the forum's markup unless ``markup``."""
     context = close_context(result, game, provisional=provisional, show_rules=show_rules)
-    fmt = fmt or format_for(game, result.day)
-    return render(Announcement.CLOSE, fmt, context, template_dir)
+    markup = markup or platform_markup(game, result.day)
+    return render(Announcement.CLOSE, markup, context, template_dir)
 
 
 # -- the reminder (催票) ------------------------------------------------------------------------
