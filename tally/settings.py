@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import difflib
 import math
-import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -26,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from tally.environment import config_file
 from tally.errors import InputError
 from tally.files import user_path
 
@@ -104,26 +103,6 @@ class Settings:
         return ()
 
 
-def config_folder(environ: Mapping[str, str] | None = None, platform: str = sys.platform) -> Path:
-    """The platform's folder for tally's settings (config.toml, boards.toml)."""
-    environ = os.environ if environ is None else environ
-    if platform == "win32":
-        base = environ.get("APPDATA")
-        return (Path(base) if base else Path.home() / "AppData" / "Roaming") / "tally"
-    if platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "tally"
-    xdg = environ.get("XDG_CONFIG_HOME", "")
-    return (Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".config") / "tally"
-
-
-def config_file(environ: Mapping[str, str] | None = None, platform: str = sys.platform) -> Path:
-    environ = os.environ if environ is None else environ
-    named = environ.get("TALLY_CONFIG", "")
-    if named:
-        return user_path(named, "TALLY_CONFIG")
-    return config_folder(environ, platform) / "config.toml"
-
-
 def check(table: Mapping[str, Any], source: str, base: Path) -> dict[str, Any]:
     """The settings of a file's table (keys it does not hold are left out), checked; paths
     read from the file's own folder (``base``) and ``~`` as the home folder."""
@@ -188,7 +167,6 @@ def merge(
     """Every setting: the command line's (values not None), else the game file's, else the
     config file's (``config``: its path and settings, else read now), else tally's default
     (the game file's time zone before all)."""
-    environ = os.environ if environ is None else environ
     game = game or {}
     if config is None:
         found = config_file(environ)
@@ -204,7 +182,7 @@ def merge(
         ]
         if key.name == "timezone":  # the game's clock is the game's (S2)
             layers.insert(0, layers.pop(1))
-        if key.name == "color" and "NO_COLOR" in environ and environ["NO_COLOR"]:
+        if key.name == "color" and environ is not None and environ.get("NO_COLOR"):
             layers.append((False, "NO_COLOR"))  # https://no-color.org: below what is written
         value, source = next(((v, s) for v, s in layers if v is not None),
                              (key.default, BUILT_IN))  # fmt: skip

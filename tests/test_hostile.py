@@ -25,7 +25,7 @@ from tally.forums.discuz import Discuz
 from tally.forums.http import HttpOptions, retry_after
 from tally.rules.gamefile import parse_game
 
-from .conftest import CHINA, DISCUZ, Runner, read_one
+from .conftest import CHINA, DISCUZ, FOLDERS, Runner, read_one
 from .discuzgen import P
 from .discuzgen import Thread as Pages
 from .test_resilience import cookie_file, faults, serve_vote
@@ -397,7 +397,7 @@ def test_a_body_that_never_ends_is_cut_at_the_deadline(forum, fault):
     faults(forum, "page=1", [Reply(200, body, fault=fault, interval=0.001)] * 2)
     # Each chunk read moves the clock 0.05 s: the 0.3 s deadline passes after a few chunks.
     env = Environment(http=HttpOptions(deadline=0.3, attempts=2), monotonic=Ticking(0.05),
-                      sleep=lambda _: None)  # fmt: skip
+                      sleep=lambda _: None, cache_dir=FOLDERS.cache)  # fmt: skip
     with pytest.raises(
         FetchError, match=r"gave up after 2 attempts \(last: no whole answer within 0 s"
     ):
@@ -410,7 +410,7 @@ def test_a_slow_body_within_the_deadline_is_read(forum):
     # The first page is read whole; a second, trickled read is cut and read again.
     faults(forum, "page=2", [Reply(200, body, fault="trickle", interval=0.001)])
     env = Environment(http=HttpOptions(deadline=0.3), monotonic=Ticking(0.05),
-                      sleep=lambda _: None)  # fmt: skip
+                      sleep=lambda _: None, cache_dir=FOLDERS.cache)  # fmt: skip
     assert len(read_one(url, env=env).posts) == 16
 
 
@@ -593,7 +593,7 @@ def test_a_pages_deadline_holds_across_its_retries(forum):
     faults(forum, "page=1", [Reply(200, body, fault="endless", interval=0.001)] * 4)
     clock = Ticking(0.05)
     env = Environment(http=HttpOptions(deadline=0.3, total_deadline=0.5, attempts=4),
-                      monotonic=clock, sleep=lambda _: None)  # fmt: skip
+                      monotonic=clock, sleep=lambda _: None, cache_dir=FOLDERS.cache)  # fmt: skip
     with pytest.raises(FetchError, match=r"gave up after [12] attempts?, \d+ s in all"):
         read_one(url, env=env)
     assert clock.t < 1.5  # not 4 × 0.3 s of reading plus the waits

@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 
 from tally.commands.cards import add_card, list_cards
+from tally.environment import Environment
 from tally.errors import GameFileError, OutputError
 from tally.outputs import cardfile
 from tally.outputs.cardfile import editing, load
 from tally.rules.gamefile import load_game
 
+from .conftest import FOLDERS, quiet_environ
 from .test_rules_left import invoke, write_game
 
 DAYS = (
@@ -26,13 +28,13 @@ DAYS = (
 PLAYERS = ["冷月", "小眯", "kiwi", "阿澈", "风铃", "老K", "糖糖", "雪见", "南瓜", "白桃", "长夜", "青山"]
 
 
-def _add_in_a_process(barrier: Any, args: list[str]) -> None:
+def _add_in_a_process(barrier: Any, args: list[str], env: Environment) -> None:
     """One `tally cards add`, as the command runs it (its exit status is the process's),
     once all twelve are ready."""
     from tally.cli import app
 
     barrier.wait(timeout=30)
-    app(args, prog_name="tally")
+    app(args, prog_name="tally", obj=env)
 
 
 def test_twelve_cards_added_at_once_all_land(tmp_path):
@@ -44,12 +46,13 @@ def test_twelve_cards_added_at_once_all_land(tmp_path):
     game = write_game(tmp_path, "000", DAYS)
     assert invoke("2024-05-08 22:00", "cards", "list", "--game", str(game)).exit_code == 0
     cardfile.save(tmp_path / "elsewhere.cards.csv", [])
+    own = Environment(config_dir=FOLDERS.config, cache_dir=FOLDERS.cache, environ=quiet_environ())
     forks = multiprocessing.get_context("fork")
     barrier = forks.Barrier(len(PLAYERS))
     running = [
         forks.Process(target=_add_in_a_process, args=(barrier, [
             "cards", "add", "--game", str(game), "--day", "2", player, "yellow", "L4",
-            f"第2晚未按时行动 {i}"]))
+            f"第2晚未按时行动 {i}"], own))
         for i, player in enumerate(PLAYERS)
     ]  # fmt: skip
     for p in running:

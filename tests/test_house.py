@@ -11,6 +11,7 @@ import ast
 import dataclasses
 import functools
 import re
+import sys
 import typing
 from decimal import Decimal
 from pathlib import Path
@@ -73,6 +74,7 @@ STAGES = {
     "commands": 3,
     "cli": 4,
     "cli_run": 4,
+    "cli_doc": 4,
 }
 
 
@@ -270,3 +272,24 @@ def test_every_command_fills_its_functions_parameters():
             if key in READING or key in ("as_json", "game"):
                 continue
             assert (OPTIONS[key].to or key) in wants, (row.name, key)
+
+
+def test_the_process_variables_are_read_by_the_environment_only(tmp_path):
+    """os.environ is read in tally/environment.py alone; a run's folders are its
+    environment's, so a test hands in its own instead of patching the variables."""
+    from tally.environment import Environment
+
+    for path, tree in modules():
+        if path.name == "environment.py":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv"):
+                assert not (isinstance(node.value, ast.Name) and node.value.id == "os"), path
+    env = Environment(config_dir=tmp_path / "c", cache_dir=tmp_path / "k", environ={})
+    assert env.config_file() == tmp_path / "c" / "config.toml"
+    assert env.cache_folder() == tmp_path / "k"
+    named = Environment(config_dir=tmp_path / "c", environ={"TALLY_CONFIG": str(tmp_path / "t")})
+    assert named.config_file() == tmp_path / "t"
+    if sys.platform == "linux":  # the platform's own folder, from the variables handed in
+        cached = Environment(environ={"XDG_CACHE_HOME": str(tmp_path)}).cache_folder()
+        assert cached == tmp_path / "tally"

@@ -31,7 +31,7 @@ def setup(given: Mapping[str, Any], game_path: Path | None, env: Environment) ->
     """The run of a command line: ``given`` its options (those that are settings are merged
     with the game file's and the config file's), ``game_path`` the game file, if any."""
     typed = {k: v for k, v in given.items() if k in config.NAMES and v is not None}
-    found = config.config_file()
+    found = env.config_file()
     own = found, config.load_config(found)
     game = None
     if game_path is not None:
@@ -40,7 +40,7 @@ def setup(given: Mapping[str, Any], game_path: Path | None, env: Environment) ->
         zone = config.merge(typed, config=own)["timezone"]  # for a file that names none
         game = load_game(game_path, default_timezone=zone)
     chosen = config.merge(typed, game.settings if game else None, f"game file {game_path}",
-                          config=own)  # fmt: skip
+                          config=own, environ=env.environ)  # fmt: skip
     if chosen.given("politeness"):
         env = dataclasses.replace(env, http=dataclasses.replace(
             env.http, host_delay=chosen["politeness"]))  # fmt: skip
