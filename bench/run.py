@@ -363,12 +363,12 @@ def bench_watch() -> None:
     for)."""
     from datetime import datetime, timedelta
 
+    from tally.commands.watch import Schedule, read_polls
     from tally.demo.localforum import LocalForum
     from tally.environment import Environment
     from tally.forums.reader import Reader, Reading
     from tally.rules.gamefile import parse_game
     from tally.rules.votes import tally_day
-    from tally.watch import Schedule, read_polls
 
     print("3b. a poll of tally watch on an unchanged 60-page vote thread", flush=True)
     thread, players = big_thread(60, tid="600")
@@ -442,12 +442,12 @@ def bench_post() -> None:
     (every page read afresh), in the same run."""
     from datetime import datetime, timedelta
 
+    from tally.commands.watch import watch
     from tally.demo.localforum import LocalForum
     from tally.environment import Environment
     from tally.forums.reader import Reader, Reading
     from tally.rules.gamefile import parse_game
     from tally.rules.votes import tally_day
-    from tally.watch import watch
     from tests.discuzboard import Board
 
     print("3c. tally watch --post: from the close to the result posted and read back", flush=True)

@@ -4,7 +4,6 @@ calls and the result it shows; tally's own errors as one sentence and an exit st
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import inspect
 import re
@@ -51,28 +50,17 @@ class Command:
 
 def call(row: Command, opts: dict[str, Opt], env: Environment, show: Terminal,
          stack: ExitStack, given: dict[str, Any]) -> Any:  # fmt: skip
-    """Run ``row``'s function with what the command line gave (``given``), in one run: the
-    settings merged (tally.settings), the game loaded, one reader."""
+    """Run ``row``'s function with what the command line gave (``given``), in one run (its
+    setup: ``tally.commands.run``), with one reader."""
     from tally import settings as config
+    from tally.commands.run import setup
     from tally.forums.reader import Reader, Reading
 
     game_opt = next((k for k in given if (opts[k].to or k) == "game"), None)
     game_path = given.pop(game_opt) if game_opt else None
-    typed = {k: v for k, v in given.items() if k in config.NAMES and v is not None}
-    found = config.config_file()
-    own = found, config.load_config(found)
-    game = None
-    if game_path is not None:
-        from tally.rules.gamefile import load_game
-
-        zone = config.merge(typed, config=own)["timezone"]  # for a file that names none
-        game = load_game(game_path, default_timezone=zone)
-    chosen = config.merge(typed, game.settings if game else None, f"game file {game_path}",
-                          config=own)  # fmt: skip
+    run = setup(given, game_path, env)
+    game, chosen, env = run.game, run.settings, run.env
     show.color = chosen["color"]
-    if chosen.given("politeness"):
-        env = dataclasses.replace(env, http=dataclasses.replace(
-            env.http, host_delay=chosen["politeness"]))  # fmt: skip
     given.update({k: chosen[k] for k in given if k in config.NAMES})
     given.pop("color", None)
     reading = {k: given.pop(k) for k in READING if k in given}

@@ -1,19 +1,24 @@
 """What a run of tally takes from the world, in one place: the clocks, how to wait, the
-streams, whether a person is watching, the limits of talking to a forum.
+streams, whether a person is watching, the limits of talking to a forum, the folders tally
+keeps its files in (the config folder, the page cache) and the process's variables.
 
 The command builds the real one; tests hand in their own (a fixed clock, no politeness
-delay, a cache folder of their own) through ``CliRunner.invoke(app, args, obj=Environment(...))``,
-and a program that embeds the library passes one to the workflows (``tally.workflows``).
+delay, folders of their own) through ``CliRunner.invoke(app, args, obj=Environment(...))``,
+and a program that embeds the library passes one to the commands (``tally.commands``).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
+
+from tally.files import user_path
 
 if TYPE_CHECKING:
     from tally.forums.http import HttpOptions
@@ -27,6 +32,40 @@ def _http_defaults() -> HttpOptions:
     from tally.forums.http import HttpOptions
 
     return HttpOptions()
+
+
+def config_folder(environ: Mapping[str, str] | None = None, platform: str = sys.platform) -> Path:
+    """The platform's folder for tally's settings (config.toml, boards.toml). Found by hand
+    rather than with platformdirs: three lines of rules."""
+    environ = os.environ if environ is None else environ
+    if platform == "win32":
+        base = environ.get("APPDATA")
+        return (Path(base) if base else Path.home() / "AppData" / "Roaming") / "tally"
+    if platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "tally"
+    xdg = environ.get("XDG_CONFIG_HOME", "")
+    return (Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".config") / "tally"
+
+
+def config_file(environ: Mapping[str, str] | None = None, platform: str = sys.platform) -> Path:
+    """The config file: the one ``TALLY_CONFIG`` names, else config.toml in the folder."""
+    environ = os.environ if environ is None else environ
+    named = environ.get("TALLY_CONFIG", "")
+    if named:
+        return user_path(named, "TALLY_CONFIG")
+    return config_folder(environ, platform) / "config.toml"
+
+
+def cache_folder(environ: Mapping[str, str] | None = None, platform: str = sys.platform) -> Path:
+    """``$XDG_CACHE_HOME/tally`` on Linux, and the platform's convention elsewhere."""
+    environ = os.environ if environ is None else environ
+    if platform == "win32":
+        base = Path(environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+        return base / "tally" / "Cache"
+    if platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "tally"
+    xdg = environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache") / "tally"
 
 
 @dataclass(frozen=True)
@@ -49,6 +88,25 @@ class Environment:
     # How to wait (between polls, before a retry, between two requests to one host); tests
     # pass one that moves their clock at once.
     sleep: Callable[[float], None] = time.sleep
+    # The folders tally keeps its files in: config.toml and boards.toml, and the pages
+    # cached between runs; None: the platform's, found from ``environ``.
+    config_dir: Path | None = None
+    cache_dir: Path | None = None
+    # The process's variables (TALLY_CONFIG, NO_COLOR, the platform's folders): read here,
+    # nowhere else in tally.
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+
+    def config_folder(self) -> Path:
+        return self.config_dir if self.config_dir is not None else config_folder(self.environ)
+
+    def config_file(self) -> Path:
+        """``TALLY_CONFIG``, when it names one, else config.toml in the config folder."""
+        if self.environ.get("TALLY_CONFIG") or self.config_dir is None:
+            return config_file(self.environ)
+        return self.config_dir / "config.toml"
+
+    def cache_folder(self) -> Path:
+        return self.cache_dir if self.cache_dir is not None else cache_folder(self.environ)
 
     def now(self) -> datetime:
         return self.clock()

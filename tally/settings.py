@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import difflib
 import math
-import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -26,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from tally.environment import config_file
 from tally.errors import InputError
 from tally.files import user_path
 
@@ -34,7 +33,7 @@ COMMAND_LINE = "command line"
 BUILT_IN = "tally's default"
 
 
-class Kind(StrEnum):
+class SettingType(StrEnum):
     """What a setting's value is."""
 
     FOLDER = "folder"
@@ -50,7 +49,7 @@ class Key:
     is, what it is for, and the option that gives it on the command line ("" for none)."""
 
     name: str
-    kind: Kind
+    kind: SettingType
     help: str
     option: str
     default: Any = None
@@ -58,19 +57,20 @@ class Key:
 
 
 KEYS: tuple[Key, ...] = (
-    Key("template_dir", Kind.FOLDER, "your announcement templates; a missing one is the built-in",
-        "--template-dir", unset="the built-in templates"),
-    Key("cookies", Kind.FILE, "a Netscape cookies.txt exported from a logged-in browser",
+    Key("template_dir", SettingType.FOLDER,
+        "your announcement templates; a missing one is the built-in", "--template-dir",
+        unset="the built-in templates"),
+    Key("cookies", SettingType.FILE, "a Netscape cookies.txt exported from a logged-in browser",
         "--cookies", unset="none: tally reads as a guest"),
-    Key("boards", Kind.FILE, "board profiles for themes tally cannot read alone", "--boards",
+    Key("boards", SettingType.FILE, "board profiles for themes tally cannot read alone", "--boards",
         unset="boards.toml beside the config file when there, and the built-in profiles"),
-    Key("cache_dir", Kind.FOLDER, "where pages are kept between runs", "--cache-dir",
+    Key("cache_dir", SettingType.FOLDER, "where pages are kept between runs", "--cache-dir",
         unset="the platform's cache folder"),
-    Key("timezone", Kind.ZONE, "the forum's clock where the game file names none", "--timezone",
-        DEFAULT_ZONE),
-    Key("color", Kind.FLAG, "colour on the terminal (NO_COLOR in the environment: none)",
+    Key("timezone", SettingType.ZONE, "the forum's clock where the game file names none",
+        "--timezone", DEFAULT_ZONE),
+    Key("color", SettingType.FLAG, "colour on the terminal (NO_COLOR in the environment: none)",
         "--color/--no-color", unset="colour on a terminal"),
-    Key("politeness", Kind.SECONDS, "seconds between two requests to one forum", "", 0.025),
+    Key("politeness", SettingType.SECONDS, "seconds between two requests to one forum", "", 0.025),
 )  # fmt: skip
 BY_NAME = {k.name: k for k in KEYS}
 NAMES = frozenset(BY_NAME)
@@ -103,26 +103,6 @@ class Settings:
         return ()
 
 
-def config_folder(environ: Mapping[str, str] | None = None, platform: str = sys.platform) -> Path:
-    """The platform's folder for tally's settings (config.toml, boards.toml)."""
-    environ = os.environ if environ is None else environ
-    if platform == "win32":
-        base = environ.get("APPDATA")
-        return (Path(base) if base else Path.home() / "AppData" / "Roaming") / "tally"
-    if platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "tally"
-    xdg = environ.get("XDG_CONFIG_HOME", "")
-    return (Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".config") / "tally"
-
-
-def config_file(environ: Mapping[str, str] | None = None, platform: str = sys.platform) -> Path:
-    environ = os.environ if environ is None else environ
-    named = environ.get("TALLY_CONFIG", "")
-    if named:
-        return user_path(named, "TALLY_CONFIG")
-    return config_folder(environ, platform) / "config.toml"
-
-
 def check(table: Mapping[str, Any], source: str, base: Path) -> dict[str, Any]:
     """The settings of a file's table (keys it does not hold are left out), checked; paths
     read from the file's own folder (``base``) and ``~`` as the home folder."""
@@ -134,11 +114,11 @@ def _value(key: Key, value: Any, source: str, base: Path) -> Any:
     def fail(problem: str) -> InputError:
         return InputError(f"{source}, key {key.name!r}: {problem}.")
 
-    if key.kind in (Kind.FOLDER, Kind.FILE):
+    if key.kind in (SettingType.FOLDER, SettingType.FILE):
         if not isinstance(value, str) or not value.strip():
             raise fail(f"must be the path of a {key.kind}, in quotes")
         return base / user_path(value.strip(), f"{source}, key {key.name!r}")
-    if key.kind is Kind.ZONE:
+    if key.kind is SettingType.ZONE:
         if not isinstance(value, str):
             raise fail("must be a time zone name like Asia/Shanghai, in quotes")
         try:
@@ -146,7 +126,7 @@ def _value(key: Key, value: Any, source: str, base: Path) -> Any:
         except (ZoneInfoNotFoundError, ValueError, OSError):
             raise fail(f"{value[:40]!r} is not a time zone name like Asia/Shanghai") from None
         return value.strip()
-    if key.kind is Kind.FLAG:
+    if key.kind is SettingType.FLAG:
         if not isinstance(value, bool):
             raise fail("must be true or false (no quotes)")
         return value
@@ -187,7 +167,6 @@ def merge(
     """Every setting: the command line's (values not None), else the game file's, else the
     config file's (``config``: its path and settings, else read now), else tally's default
     (the game file's time zone before all)."""
-    environ = os.environ if environ is None else environ
     game = game or {}
     if config is None:
         found = config_file(environ)
@@ -203,7 +182,7 @@ def merge(
         ]
         if key.name == "timezone":  # the game's clock is the game's (S2)
             layers.insert(0, layers.pop(1))
-        if key.name == "color" and "NO_COLOR" in environ and environ["NO_COLOR"]:
+        if key.name == "color" and environ is not None and environ.get("NO_COLOR"):
             layers.append((False, "NO_COLOR"))  # https://no-color.org: below what is written
         value, source = next(((v, s) for v, s in layers if v is not None),
                              (key.default, BUILT_IN))  # fmt: skip
@@ -214,15 +193,3 @@ def merge(
             # Named in a file the director may have forgotten: say which one.
             raise InputError(f"{chosen.value} ({name} in the {chosen.source}) does not exist.")
     return Settings(values, path, path.exists())
-
-
-def shown(
-    game: object = None,
-    *,
-    settings: Settings,
-    template_dir: Path | None = None,
-    timezone: str | None = None,
-) -> Settings:
-    """`tally config`: the settings as merged for this command line and ``game``'s file
-    (which the command loaded, and so checked); the options given are in ``settings``."""
-    return settings

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -100,14 +102,48 @@ def page_text(name: str) -> str:
     return (DISCUZ / name).read_text(encoding="utf-8")
 
 
+class Folders:
+    """The running test's own folders, as $XDG_CONFIG_HOME and $XDG_CACHE_HOME would hold
+    them: ``config`` (config.toml, boards.toml) and ``cache`` (the pages)."""
+
+    # Until the first test starts (an environment made as a module is imported): one
+    # private folder for the session's own.
+    home: Path = Path(tempfile.mkdtemp(prefix="tally-tests-"))
+
+    @property
+    def config(self) -> Path:
+        return self.home / "config" / "tally"
+
+    @property
+    def cache(self) -> Path:
+        return self.home / "cache" / "tally"
+
+
+FOLDERS = Folders()
+# What a user's environment says that no test may hear: another config file, no colour,
+# the user's own folders.
+_THEIRS = ("TALLY_CONFIG", "NO_COLOR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
+
+
 @pytest.fixture(autouse=True)
-def private_cache(tmp_path_factory, monkeypatch):
-    """No test touches the user's own cache folder, nor reads their config or board profiles
-    (nor sees their NO_COLOR)."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
-    monkeypatch.delenv("TALLY_CONFIG", raising=False)
-    monkeypatch.delenv("NO_COLOR", raising=False)
+def private_folders(tmp_path_factory) -> Folders:
+    """Every test's own config and cache folders, handed to each environment it makes
+    (``FakeClock.env``, ``child_env`` for a tally in another process): no test touches the
+    user's cache, nor reads their config or board profiles, nor sees their NO_COLOR."""
+    FOLDERS.home = tmp_path_factory.mktemp("folders")
+    return FOLDERS
+
+
+def quiet_environ(**extra: str) -> dict[str, str]:
+    """This process's variables without the user's (``_THEIRS``), and ``extra``."""
+    return {k: v for k, v in os.environ.items() if k not in _THEIRS} | extra
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """The variables for a tally run in another process: the test's folders as the
+    platform's (Linux), and ``extra``."""
+    return quiet_environ(XDG_CONFIG_HOME=str(FOLDERS.home / "config"),
+                         XDG_CACHE_HOME=str(FOLDERS.home / "cache"), **extra)  # fmt: skip
 
 
 class FakeClock:
@@ -137,7 +173,9 @@ class FakeClock:
             self.t += timedelta(seconds=max(0.0, seconds))
 
     def env(self, **kw: object) -> Environment:
-        """An environment on this clock (its sleep too)."""
+        """An environment on this clock (its sleep too), with the test's own folders."""
+        kw = {"config_dir": FOLDERS.config, "cache_dir": FOLDERS.cache,
+              "environ": quiet_environ(), **kw}  # fmt: skip
         return Environment(clock=self.now, monotonic=self.monotonic, sleep=self.sleep, **kw)  # type: ignore[arg-type]
 
 

@@ -57,11 +57,11 @@ def with_ruleset(path: str, ruleset: str, extra: str = "") -> str:
     return str(out)
 
 
-@pytest.mark.parametrize("fmt", ["bbcode", "text"])
-def test_close_000_publishes_counts_and_voters(forum, tmp_path, fmt):
+@pytest.mark.parametrize("markup", ["bbcode", "text"])
+def test_close_000_publishes_counts_and_voters(forum, tmp_path, markup):
     url = vote_thread().serve(forum)
-    out = announce("--game", game_file(tmp_path, url), "--day", "2", "--format", fmt)
-    golden(f"close-000.{fmt}", out, forum.base)
+    out = announce("--game", game_file(tmp_path, url), "--day", "2", "--format", markup)
+    golden(f"close-000.{markup}", out, forum.base)
 
 
 def test_close_023_as_000(forum, tmp_path):
@@ -105,8 +105,8 @@ def test_close_tieba_is_plain_text_by_default(forum, tmp_path):
 
 
 @pytest.mark.rules("A1")
-@pytest.mark.parametrize("fmt", ["bbcode", "text"])
-def test_morning(tmp_path, fmt):
+@pytest.mark.parametrize("markup", ["bbcode", "text"])
+def test_morning(tmp_path, markup):
     game = tmp_path / "game.toml"
     game.write_text(
         'name = "[023] 明星大侦探"\nruleset = "023"\nplayers = ["冷月", "小眯", "kiwi", "阿澈", "风铃"]\n'
@@ -122,8 +122,8 @@ def test_morning(tmp_path, fmt):
         "1,冷月,yellow,L3,第1天未投票,tally\n",
         encoding="utf-8",
     )
-    out = announce("--game", str(game), "--day", "3", "--kind", "morning", "--format", fmt)
-    golden(f"morning.{fmt}", out, "")
+    out = announce("--game", str(game), "--day", "3", "--kind", "morning", "--format", markup)
+    golden(f"morning.{markup}", out, "")
     assert "阿澈、小眯" in out  # in the order the director listed them (A1)
     assert "冷月" in out and "第1天未投票" not in out  # only yesterday's cards
 
@@ -191,17 +191,17 @@ def test_renderer_matches_real_discuz():
     )
 
 
-@pytest.mark.parametrize("fmt", ["bbcode", "text"])
-def test_bbcode_in_player_text_is_inert(forum, tmp_path, fmt):
+@pytest.mark.parametrize("markup", ["bbcode", "text"])
+def test_bbcode_in_player_text_is_inert(forum, tmp_path, markup):
     t = vote_thread()
     t.posts[1] = P("冷月", "2024-05-08 10:01:00", f"投票对象：白桃\n投票理由：{NASTY}")
     url = t.serve(forum)
-    out = announce("--game", game_file(tmp_path, url), "--day", "2", "--format", fmt)
+    out = announce("--game", game_file(tmp_path, url), "--day", "2", "--format", markup)
     assert NASTY in out.replace("\u200b", "")  # the player's words, as written
     rendered = discuz_render(out)
     tree = LexborHTMLParser(rendered)
     fonts = [(n.attributes.get("color"), n.text()) for n in tree.css("font")]
-    if fmt == "bbcode":
+    if markup == "bbcode":
         assert fonts == [
             ("#FF0000", "白桃、长夜 平票（6.5 票），按警长投票对象，白桃 被投票出局。")
         ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -13,7 +12,7 @@ import pytest
 
 from tally.cli import app
 
-from .conftest import Runner
+from .conftest import Runner, child_env
 
 runner = Runner()
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +35,7 @@ def test_demo_runs_the_real_fetch_path():
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "COLUMNS": "80"},
+        env=child_env(COLUMNS="80"),
     )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout

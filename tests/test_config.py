@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tally import settings
+from tally import environment, settings
 from tally.cli import app
 from tally.environment import Environment
 from tally.errors import InputError
 from tally.outputs.terminal import Terminal
 
-from .conftest import CHINA, FakeClock, Runner
+from .conftest import CHINA, FakeClock, Runner, quiet_environ
 from .test_votes_game import game_file, vote_thread
 from .test_watch import env_at
 
@@ -24,17 +24,18 @@ runner = Runner()
 
 
 @pytest.fixture
-def config(tmp_path, monkeypatch) -> Path:
-    """The config file where tally looks on Linux ($XDG_CONFIG_HOME/tally/config.toml)."""
-    home = tmp_path / "xdg"
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
-    path = home / "tally" / "config.toml"
+def config(private_folders) -> Path:
+    """The config file where tally looks: config.toml in the config folder the test's
+    environment hands in."""
+    path = private_folders.config / "config.toml"
     path.parent.mkdir(parents=True)
     return path
 
 
 def shown(*args: str, env: dict[str, str] | None = None) -> dict:
-    result = runner.invoke(app, ["config", "--json", *args], env=env)
+    """`tally config --json`, the process's variables being ``env`` (handed in)."""
+    given = FakeClock().env(environ=quiet_environ(**(env or {})))
+    result = runner.invoke(app, ["config", "--json", *args], obj=given)
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     return {k: (v["value"], v["from"]) for k, v in data["settings"].items()} | {
@@ -134,7 +135,7 @@ def test_a_folder_the_config_names_must_exist(config, tmp_path, forum):
 def test_cookies_from_the_config_are_the_runs(config, tmp_path, forum):
     """The cookie file the config names is read (and refused, like one on the command line,
     when others may read it)."""
-    cookies = tmp_path / "cookies.txt"
+    cookies = config.parent.parent.parent / "cookies.txt"  # ../../ from the config file
     cookies.write_text("# Netscape HTTP Cookie File\n", encoding="utf-8")
     os.chmod(cookies, 0o644)
     config.write_text('cookies = "../../cookies.txt"\n', encoding="utf-8")
@@ -200,13 +201,13 @@ def test_tally_config_names_another_file(tmp_path):
 
 def test_the_config_folder_of_each_platform(tmp_path):
     home = Path.home()
-    assert settings.config_folder({}, "linux") == home / ".config" / "tally"
-    assert settings.config_folder({"XDG_CONFIG_HOME": "/x/y"}, "linux") == Path("/x/y/tally")
-    assert settings.config_folder({"XDG_CONFIG_HOME": "relative"}, "linux") == home / ".config" / "tally"
-    assert settings.config_folder({}, "darwin") == home / "Library" / "Application Support" / "tally"
-    assert settings.config_folder({"APPDATA": "C:/Users/l/AppData/Roaming"}, "win32") == Path(
+    assert environment.config_folder({}, "linux") == home / ".config" / "tally"
+    assert environment.config_folder({"XDG_CONFIG_HOME": "/x/y"}, "linux") == Path("/x/y/tally")
+    assert environment.config_folder({"XDG_CONFIG_HOME": "relative"}, "linux") == home / ".config" / "tally"
+    assert environment.config_folder({}, "darwin") == home / "Library" / "Application Support" / "tally"
+    assert environment.config_folder({"APPDATA": "C:/Users/l/AppData/Roaming"}, "win32") == Path(
         "C:/Users/l/AppData/Roaming/tally")
-    assert settings.config_file({"TALLY_CONFIG": "~/t.toml"}, "linux") == home / "t.toml"
+    assert environment.config_file({"TALLY_CONFIG": "~/t.toml"}, "linux") == home / "t.toml"
 
 
 def test_a_game_file_setting_of_the_wrong_kind_names_the_game_file(tmp_path, forum):

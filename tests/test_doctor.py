@@ -161,12 +161,11 @@ def test_a_missing_boards_file_is_one_sentence(tmp_path):
     assert code == 2 and "no such board profile file" in out
 
 
-def test_the_users_own_file_is_read_when_there(tmp_path, monkeypatch):
+def test_the_users_own_file_is_read_when_there(tmp_path):
     folder = tmp_path / "tally"
     folder.mkdir()
     (folder / "boards.toml").write_text("[board.mine]\nhosts = ['bbs.mine.example']\n", "utf-8")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    boards = load_boards()
+    boards = load_boards(folder=folder)
     assert next(iter(boards)).name == "mine"
     assert boards.choose("bbs.mine.example", "").name == "mine"
     comiis = "<div class='comiis_vrx'>"

@@ -402,8 +402,8 @@ def test_an_edit_in_the_final_hour_that_changes_the_target_follows_V5(ruleset, t
 def test_as_of_any_minute_of_a_thread_watch_read(forum, tmp_path):
     """`tally watch` reads the thread every minute while the forum changes it; `votes --as-of`
     then gives the count at any of those minutes."""
+    from tally.commands.watch import Schedule
     from tally.rules.gamefile import load_game
-    from tally.watch import Schedule
 
     from .test_watch import watching
 

@@ -133,9 +133,9 @@ def morning(name: str, target: str, why: str) -> dict[str, object]:
 @FUZZ
 @given(NASTY, NASTY, NASTY)
 def test_an_announcement_has_the_templates_lines_whatever_the_players_wrote(name, target, why):
-    for fmt in ("bbcode", "text"):
-        plain = render("morning", fmt, morning("甲", "乙", "丙"))
-        out = render("morning", fmt, morning(name, target, why))
+    for markup in ("bbcode", "text"):
+        plain = render("morning", markup, morning("甲", "乙", "丙"))
+        out = render("morning", markup, morning(name, target, why))
         assert out.count("\n") == plain.count("\n")
         assert not DANGEROUS.search(out.replace("\n", ""))
     from tally.outputs.announce import _BBCODE

@@ -18,11 +18,11 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tally.cli import app
+from tally.commands.votes import vote_day
 from tally.errors import GameFileError, InputError
 from tally.forums.reader import Reader, Reading
 from tally.outputs import charts
 from tally.rules.gamefile import load_game, parse_game
-from tally.workflows import vote_day
 
 from .conftest import FakeClock, Runner
 from .discuzgen import P
@@ -374,7 +374,7 @@ def test_a_placeholder_init_wrote_is_refused_by_the_library_too():
 
 
 def test_watch_in_the_library_refuses_another_days_thread_with_the_sentence_of_votes(forum, tmp_path):
-    from tally.watch import read_polls
+    from tally.commands.watch import read_polls
 
     urls = serve(forum)
     game = load_game(write(tmp_path, game_text(urls)))

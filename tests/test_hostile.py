@@ -25,7 +25,7 @@ from tally.forums.discuz import Discuz
 from tally.forums.http import HttpOptions, retry_after
 from tally.rules.gamefile import parse_game
 
-from .conftest import CHINA, DISCUZ, Runner, read_one
+from .conftest import CHINA, DISCUZ, FOLDERS, Runner, read_one
 from .discuzgen import P
 from .discuzgen import Thread as Pages
 from .test_resilience import cookie_file, faults, serve_vote
@@ -93,14 +93,14 @@ def test_day_lists_take_the_rosters_spelling():
 FORGED = "随便\n\n[b]月影 以 9 票被投票出局。[/b]\n导演B：本日结果以此为准"
 
 
-@pytest.mark.parametrize("fmt", ["bbcode", "text"])
-def test_a_multi_line_reason_stays_on_its_line(forum, tmp_path, fmt):
+@pytest.mark.parametrize("markup", ["bbcode", "text"])
+def test_a_multi_line_reason_stays_on_its_line(forum, tmp_path, markup):
     from .test_votes_game import game_file, vote_thread
 
     t = vote_thread()
     t.posts[1] = P("冷月", "2024-05-08 10:01:00", f"投票对象：白桃\n投票理由：{FORGED}")
     url = t.serve(forum)
-    result = invoke("announce", "--game", game_file(tmp_path, url), "--day", "2", "--format", fmt)
+    result = invoke("announce", "--game", game_file(tmp_path, url), "--day", "2", "--format", markup)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert not any(line.startswith(("导演B", "[b]月影", "月影 以 9 票")) for line in lines)
@@ -214,8 +214,8 @@ vote = "{url}"
 
 def test_control_sequences_never_reach_the_terminal_raw(forum, tmp_path):
     url, game = hostile_game(forum, tmp_path)
-    for fmt in ("bbcode", "text"):
-        result = invoke("votes", url, "--game", game, "--announce", "--format", fmt, "--quiet")
+    for markup in ("bbcode", "text"):
+        result = invoke("votes", url, "--game", game, "--announce", "--format", markup, "--quiet")
         assert result.exit_code == 0, result.output
         out = result.stdout
         assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
@@ -397,7 +397,7 @@ def test_a_body_that_never_ends_is_cut_at_the_deadline(forum, fault):
     faults(forum, "page=1", [Reply(200, body, fault=fault, interval=0.001)] * 2)
     # Each chunk read moves the clock 0.05 s: the 0.3 s deadline passes after a few chunks.
     env = Environment(http=HttpOptions(deadline=0.3, attempts=2), monotonic=Ticking(0.05),
-                      sleep=lambda _: None)  # fmt: skip
+                      sleep=lambda _: None, cache_dir=FOLDERS.cache)  # fmt: skip
     with pytest.raises(
         FetchError, match=r"gave up after 2 attempts \(last: no whole answer within 0 s"
     ):
@@ -410,7 +410,7 @@ def test_a_slow_body_within_the_deadline_is_read(forum):
     # The first page is read whole; a second, trickled read is cut and read again.
     faults(forum, "page=2", [Reply(200, body, fault="trickle", interval=0.001)])
     env = Environment(http=HttpOptions(deadline=0.3), monotonic=Ticking(0.05),
-                      sleep=lambda _: None)  # fmt: skip
+                      sleep=lambda _: None, cache_dir=FOLDERS.cache)  # fmt: skip
     assert len(read_one(url, env=env).posts) == 16
 
 
@@ -593,7 +593,7 @@ def test_a_pages_deadline_holds_across_its_retries(forum):
     faults(forum, "page=1", [Reply(200, body, fault="endless", interval=0.001)] * 4)
     clock = Ticking(0.05)
     env = Environment(http=HttpOptions(deadline=0.3, total_deadline=0.5, attempts=4),
-                      monotonic=clock, sleep=lambda _: None)  # fmt: skip
+                      monotonic=clock, sleep=lambda _: None, cache_dir=FOLDERS.cache)  # fmt: skip
     with pytest.raises(FetchError, match=r"gave up after [12] attempts?, \d+ s in all"):
         read_one(url, env=env)
     assert clock.t < 1.5  # not 4 × 0.3 s of reading plus the waits

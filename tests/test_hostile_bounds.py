@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tally import environment
 from tally import settings as config
 from tally.cli import app
 from tally.errors import ExitStatus, GameFileError, InputError, TallyError
@@ -25,7 +26,7 @@ from tally.forums.boards import Boards, built_in, parse_boards
 from tally.forums.discuz import Discuz
 from tally.rules.gamefile import load_game, parse_game
 
-from .conftest import CHINA, DISCUZ, Runner
+from .conftest import CHINA, DISCUZ, FakeClock, Runner, child_env, quiet_environ
 
 FUZZ = settings(
     max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
@@ -49,7 +50,7 @@ def game_text(**swap: str) -> str:
 def test_a_fifo_as_the_config_file_does_not_block(tmp_path):
     fifo = tmp_path / "config.toml"
     os.mkfifo(fifo)
-    env = {**os.environ, "TALLY_CONFIG": str(fifo)}
+    env = child_env(TALLY_CONFIG=str(fifo))
     done = subprocess.run([sys.executable, "-m", "tally", "config"], env=env, timeout=30,
                           capture_output=True, check=False)  # fmt: skip
     assert done.returncode == ExitStatus.BAD_INPUT
@@ -62,7 +63,7 @@ def test_a_fifo_as_the_config_file_does_not_block(tmp_path):
 def test_dev_zero_is_no_file(tmp_path, what):
     args = ["cards", "list", "--game", "/dev/zero"] if what == "game" else ["config"]
     env = {"TALLY_CONFIG": "/dev/zero"} if what == "config" else {}
-    result = runner.invoke(app, args, env=env)
+    result = runner.invoke(app, args, obj=FakeClock().env(environ=quiet_environ(**env)))
     assert result.exit_code == ExitStatus.BAD_INPUT
     kind = "config file" if what == "config" else "game file"
     assert (
@@ -74,7 +75,8 @@ def test_dev_zero_is_no_file(tmp_path, what):
 def test_a_file_past_the_cap_is_refused_before_it_is_parsed(tmp_path):
     big = tmp_path / "config.toml"
     big.write_bytes(b"# " + b"x" * (5 << 20) + b"\n")
-    result = runner.invoke(app, ["config"], env={"TALLY_CONFIG": str(big)})
+    result = runner.invoke(app, ["config"],
+                           obj=FakeClock().env(environ=quiet_environ(TALLY_CONFIG=str(big))))
     assert result.exit_code == ExitStatus.BAD_INPUT
     assert result.stderr == (
         f"tally: {big} is larger than 4 MB, more than any config file; is it the right file?\n"
@@ -91,7 +93,7 @@ def test_a_fifo_given_for_any_file_is_one_sentence_not_a_wait(tmp_path, option):
     extra = [] if option == "saved page" else [option, str(fifo)]
     args = ["votes", source, "--game", str(game), *extra]
     done = subprocess.run([sys.executable, "-m", "tally", *args], timeout=30, capture_output=True,
-                          check=False, env={**os.environ, "TALLY_CONFIG": str(tmp_path / "none")})  # fmt: skip
+                          check=False, env=child_env(TALLY_CONFIG=str(tmp_path / "none")))  # fmt: skip
     said = done.stderr.decode("utf-8")
     assert done.returncode == ExitStatus.BAD_INPUT, said
     assert said.startswith("tally: ") and str(fifo) in said and said.count("\n") == 1
@@ -116,7 +118,7 @@ def test_a_home_folder_of_nobody_is_one_sentence(tmp_path):
         "folder of ~nosuchuser34, and there is no such user here."
     )
     with pytest.raises(InputError, match=r"TALLY_CONFIG: '~nosuchuser34/c\.toml' starts with"):
-        config.config_file({"TALLY_CONFIG": "~nosuchuser34/c.toml"}, "linux")
+        environment.config_file({"TALLY_CONFIG": "~nosuchuser34/c.toml"}, "linux")
 
 
 @pytest.mark.parametrize(

@@ -8,10 +8,10 @@ from datetime import datetime
 
 import pytest
 
+from tally.commands.votes import vote_day
 from tally.errors import InputError
 from tally.rules.announced import announced_closes
 from tally.rules.gamefile import load_game
-from tally.workflows import vote_day
 
 from .conftest import CHINA
 from .test_game_checks import day2_vote, game_text, invoke, library, one_sentence, serve, write

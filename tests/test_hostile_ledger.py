@@ -4,19 +4,21 @@ its first card at the next add); a huge reason goes and comes back."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import multiprocessing
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tally.cards import add_card, list_cards
+from tally.commands.cards import add_card, list_cards
+from tally.environment import Environment
 from tally.errors import GameFileError, OutputError
 from tally.outputs import cardfile
 from tally.outputs.cardfile import editing, load
 from tally.rules.gamefile import load_game
 
+from .conftest import FOLDERS, quiet_environ
 from .test_rules_left import invoke, write_game
 
 DAYS = (
@@ -26,20 +28,38 @@ DAYS = (
 PLAYERS = ["冷月", "小眯", "kiwi", "阿澈", "风铃", "老K", "糖糖", "雪见", "南瓜", "白桃", "长夜", "青山"]
 
 
-@pytest.mark.slow
+def _add_in_a_process(barrier: Any, args: list[str], env: Environment) -> None:
+    """One `tally cards add`, as the command runs it (its exit status is the process's),
+    once all twelve are ready."""
+    from tally.cli import app
+
+    barrier.wait(timeout=30)
+    app(args, prog_name="tally", obj=env)
+
+
 def test_twelve_cards_added_at_once_all_land(tmp_path):
-    """Twelve processes, each `tally cards add`, started together: twelve cards (one used
-    to be kept, every command exiting 0)."""
+    """Twelve processes, each `tally cards add`, released together: twelve cards (one used
+    to be kept, every command exiting 0). The processes are forked from this one, tally
+    already imported (a `tally cards list` and a ledger written elsewhere load here first
+    what the command loads as it runs: the CLI, the reader, pandas), so the race is the
+    ledger's and not twelve interpreters starting."""
     game = write_game(tmp_path, "000", DAYS)
-    commands = [
-        [sys.executable, "-m", "tally", "cards", "add", "--game", str(game), "--day", "2",
-         player, "yellow", "L4", f"第2晚未按时行动 {i}"]
+    assert invoke("2024-05-08 22:00", "cards", "list", "--game", str(game)).exit_code == 0
+    cardfile.save(tmp_path / "elsewhere.cards.csv", [])
+    own = Environment(config_dir=FOLDERS.config, cache_dir=FOLDERS.cache, environ=quiet_environ())
+    forks = multiprocessing.get_context("fork")
+    barrier = forks.Barrier(len(PLAYERS))
+    running = [
+        forks.Process(target=_add_in_a_process, args=(barrier, [
+            "cards", "add", "--game", str(game), "--day", "2", player, "yellow", "L4",
+            f"第2晚未按时行动 {i}"], own))
         for i, player in enumerate(PLAYERS)
     ]  # fmt: skip
-    running = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for c in commands]
     for p in running:
-        _, err = p.communicate(timeout=120)
-        assert p.returncode == 0, err.decode()
+        p.start()
+    for p in running:
+        p.join(timeout=120)
+        assert p.exitcode == 0, p
     cards = load(tmp_path / "game.cards.csv")
     assert sorted(c.player for c in cards) == sorted(PLAYERS)
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import child_env
+
 GAME = Path(__file__).resolve().parent.parent / "tally" / "demo" / "sample" / "game.toml"
 
 
@@ -25,7 +27,7 @@ def game_with_mika(tmp_path: Path) -> Path:
 
 
 def tally(*args: str, **kw: object) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "PYTHONIOENCODING": "gbk", "NO_COLOR": "1", "COLUMNS": "120"}
+    env = child_env(PYTHONIOENCODING="gbk", NO_COLOR="1", COLUMNS="120")
     return subprocess.run([sys.executable, "-m", "tally", *args], env=env, timeout=60,
                           check=False, **kw)  # type: ignore[call-overload]  # fmt: skip
 

@@ -11,6 +11,7 @@ import ast
 import dataclasses
 import functools
 import re
+import sys
 import typing
 from decimal import Decimal
 from pathlib import Path
@@ -70,12 +71,10 @@ STAGES = {
     "rules": 1,
     "outputs": 2,
     "demo": 3,
-    "workflows": 3,
-    "watch": 3,
-    "cards": 3,
-    "publish": 3,
+    "commands": 3,
     "cli": 4,
     "cli_run": 4,
+    "cli_doc": 4,
 }
 
 
@@ -85,7 +84,7 @@ def stage(module: str) -> int | None:
 
 
 def test_no_module_imports_a_later_stage():
-    """forums → rules → outputs → workflows/watch/demo → cli: nothing imports backwards,
+    """forums → rules → outputs → commands/demo → cli: nothing imports backwards,
     not even for type hints."""
     for path, tree in modules():
         module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
@@ -192,8 +191,8 @@ def test_every_announcement_has_a_template_in_each_markup():
 
     shipped = resources.files("tally.templates")
     for kind in Announcement:
-        for fmt in Markup:
-            name = f"{kind}.{fmt}.j2"
+        for markup in Markup:
+            name = f"{kind}.{markup}.j2"
             assert (ROOT / "templates" / name).is_file()
             assert shipped.joinpath(name).read_bytes() == (ROOT / "templates" / name).read_bytes()
     assert not (TALLY / "outputs" / "templates").exists()
@@ -215,18 +214,35 @@ def test_reading_goes_through_the_reader():
                 assert not used, f"{path.relative_to(ROOT)} imports {used}"
 
 
-# Words with an enum of their own: compared as the enum, never as a string.
-WORDS = {
-    "sheriff", "elimination", "comment", "reply", "quote", "post", "discuz", "tieba",
-    "vote", "discussion", "progress", "network", "revalidated", "cache", "memory", "file",
-    "archive", "bbcode", "text", "close", "morning", "elevator", "reminder",
-}  # fmt: skip
+# The enums whose words are compared: each word is compared as its enum, never as a string.
+def enum_words() -> set[str]:
+    from tally.records import RowKind
+    from tally.rules.polls import ChangeKind
+    from tally.rules.rulesets import ChangeMethod, TieStep
+    from tally.rules.state import FactKind
+    from tally.rules.verdicts import DayKind, ThreadRole
+    from tally.vocabulary import Announcement, Markup, Origin
+
+    enums = (DayKind, RowKind, ChangeMethod, ChangeKind, ThreadRole, Origin, Markup,
+             Announcement, TieStep, FactKind)  # fmt: skip
+    return {str(m) for e in enums for m in e} | {p.name for p in PLATFORMS}
+
+
+def test_the_word_list_is_the_enums():
+    """The words once listed by hand, and the tie steps they missed, all come from enums."""
+    words = enum_words()
+    assert {"sheriff", "elimination", "comment", "reply", "quote", "post", "discuz", "tieba",
+            "vote", "discussion", "progress", "network", "revalidated", "cache", "memory",
+            "file", "archive", "bbcode", "text", "close", "morning", "elevator",
+            "reminder"} <= words  # fmt: skip
+    assert {"acolyte", "sheriff_target", "none"} <= words
 
 
 def test_no_word_with_an_enum_is_compared_as_a_string():
     """Outside the enums and the platforms, whose markup has words of its own ("quote" is a
     Discuz! class name)."""
     platforms = {"discuz.py", "discuz_post.py", "tieba.py", "tieba_html.py"}
+    words = enum_words()
     for path, tree in modules():
         if path.parent.name == "forums" and path.name in platforms:
             continue
@@ -237,7 +253,7 @@ def test_no_word_with_an_enum_is_compared_as_a_string():
                 values = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side]
                 for v in values:
                     said = v.value if isinstance(v, ast.Constant) else None
-                    assert said not in WORDS, f"{path.relative_to(ROOT)}:{node.lineno}: {said!r}"
+                    assert said not in words, f"{path.relative_to(ROOT)}:{node.lineno}: {said!r}"
 
 
 def test_every_command_fills_its_functions_parameters():
@@ -256,3 +272,24 @@ def test_every_command_fills_its_functions_parameters():
             if key in READING or key in ("as_json", "game"):
                 continue
             assert (OPTIONS[key].to or key) in wants, (row.name, key)
+
+
+def test_the_process_variables_are_read_by_the_environment_only(tmp_path):
+    """os.environ is read in tally/environment.py alone; a run's folders are its
+    environment's, so a test hands in its own instead of patching the variables."""
+    from tally.environment import Environment
+
+    for path, tree in modules():
+        if path.name == "environment.py":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv"):
+                assert not (isinstance(node.value, ast.Name) and node.value.id == "os"), path
+    env = Environment(config_dir=tmp_path / "c", cache_dir=tmp_path / "k", environ={})
+    assert env.config_file() == tmp_path / "c" / "config.toml"
+    assert env.cache_folder() == tmp_path / "k"
+    named = Environment(config_dir=tmp_path / "c", environ={"TALLY_CONFIG": str(tmp_path / "t")})
+    assert named.config_file() == tmp_path / "t"
+    if sys.platform == "linux":  # the platform's own folder, from the variables handed in
+        cached = Environment(environ={"XDG_CACHE_HOME": str(tmp_path)}).cache_folder()
+        assert cached == tmp_path / "tally"

@@ -9,7 +9,6 @@ sample game (templates and the sample from the package).
 from __future__ import annotations
 
 import json
-import os
 import site
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, child_env
 
 # A wheel built and installed into a fresh environment: seconds each (CI runs them).
 pytestmark = pytest.mark.slow
@@ -58,7 +57,7 @@ def installed(tmp_path_factory) -> Path:
 
 
 def tally(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env = {k: v for k, v in child_env().items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     return subprocess.run(
         [str(python), "-m", "tally", *args],
         capture_output=True, text=True, timeout=120, cwd=cwd, env={**env, "COLUMNS": "200"},

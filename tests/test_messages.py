@@ -19,7 +19,7 @@ from tally.forums.cookies import load_cookies
 from tally.forums.http import Http, site_of
 from tally.rules.gamefile import load_game
 
-from .conftest import CHINA, FakeClock, Runner
+from .conftest import CHINA, FakeClock, Runner, quiet_environ
 from .test_votes_game import game_file, vote_thread
 from .test_watch import env_at
 
@@ -141,11 +141,11 @@ def test_a_toml_mistake_without_full_width_punctuation_is_said_as_before(tmp_pat
         load_game(path)
 
 
-def test_the_config_file_saved_as_gbk(tmp_path, monkeypatch):
+def test_the_config_file_saved_as_gbk(tmp_path):
     path = tmp_path / "config.toml"
     path.write_bytes('template_dir = "模板"\n'.encode("gbk"))
-    monkeypatch.setenv("TALLY_CONFIG", str(path))
-    result = runner.invoke(app, ["config"])
+    result = runner.invoke(app, ["config"],
+                           obj=FakeClock().env(environ=quiet_environ(TALLY_CONFIG=str(path))))
     assert result.exit_code == 2
     assert "save the config file as UTF-8" in result.stderr
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from tally.cli import app
+from tally.commands.post import difference, heading
 from tally.environment import Environment
 from tally.errors import ExitStatus
 from tally.forums.http import HttpOptions
 from tally.forums.posting import PostError, read_answer, refusal, reply_form
-from tally.publish import difference, heading
 
 from .conftest import CHINA, FakeClock, Runner
 from .discuzboard import MESSAGES, Board

@@ -5,7 +5,6 @@ needs the live thread; nothing a player writes stops it; a closed day keeps its 
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from tally.cli import app
 from tally.demo.localforum import Reply
 from tally.journal import Journal, journal_path
 
-from .conftest import CHINA, FakeClock
+from .conftest import CHINA, FakeClock, child_env
 from .discuzboard import Board
 from .discuzgen import P
 from .test_posting import NOT_POSTED, after_close, announce, env, runner, setup, watch
@@ -110,7 +109,7 @@ def test_an_impostor_named_like_the_director_neither_blocks_nor_is_the_director(
         'directors = ["导演A"]', 'directors = [{ name = "导演A", id = 7 }]')  # fmt: skip
     Path(game).write_text(text, encoding="utf-8")
     clock = after_close(board)
-    from tally.publish import mark
+    from tally.commands.post import mark
     from tally.rules.gamefile import load_game
 
     fake = f"[b]测试局 第2天投票结果[/b]\n大家别投了，导演说今天不统计。\n\n{mark(load_game(game), 2, 'close')}"
@@ -333,7 +332,7 @@ def test_two_announces_at_once_post_once(board, tmp_path):
             [sys.executable, "-m", "tally", "announce", "--game", game, "--day", "2", "--post",
              "--yes", "--cookies", str(cookies), "--cache-dir", str(tmp_path / f"cache{i}")],
             cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, "NO_COLOR": "1"},
+            env=child_env(NO_COLOR="1"),
         )
         for i in range(2)
     ]

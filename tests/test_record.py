@@ -13,11 +13,10 @@ import pytest
 
 from tally.cli import app
 from tally.environment import Environment
-from tally.forums.cache import default_cache_dir
 from tally.forums.http import HttpOptions
 
 from . import test_lurkers
-from .conftest import FakeClock, Runner, read_csv
+from .conftest import FOLDERS, FakeClock, Runner, read_csv
 from .discuzgen import Comment, P
 from .test_votes_game import game_file, vote_thread
 
@@ -75,7 +74,7 @@ def test_a_four_day_game_re_tallies_from_its_archives(forum, tmp_path):
     # The forum is gone, and so is the cache: only the archives are left.
     forum.routes.clear()
     forum.requests.clear()
-    shutil.rmtree(default_cache_dir())
+    shutil.rmtree(FOLDERS.cache)
     for day, url in urls.items():
         from_csv = run(
             env, "votes", str(csv_path), "--game", str(game), "--day", str(day), "--json"
@@ -98,7 +97,7 @@ def test_a_rich_vote_thread_round_trips_ballot_for_ballot(forum, tmp_path):
     csv_path, db = tmp_path / "day2.csv", tmp_path / "day2.sqlite"
     run(env, "archive", url, "-o", str(csv_path), "--db", str(db), "-q")
     forum.routes.clear()
-    shutil.rmtree(default_cache_dir())
+    shutil.rmtree(FOLDERS.cache)
     assert run(env, "votes", str(csv_path), "--game", game, "--json") == expected
     assert run(env, "votes", str(db), "--game", game, "--json") == expected
     data = json.loads(expected)

@@ -13,8 +13,9 @@ import pytest
 
 from tally.cli import app
 from tally.demo.localforum import LocalForum, Reply
+from tally.environment import cache_folder
 from tally.errors import FetchError, InputError, TruncatedPageError
-from tally.forums.cache import Cache, default_cache_dir
+from tally.forums.cache import Cache
 from tally.forums.http import Http, HttpOptions, Robots
 
 from .conftest import DISCUZ, FakeClock, Runner, read_one
@@ -368,10 +369,8 @@ def test_damaged_cache_is_never_used(forum, tmp_path):
     assert index[""]["page_count"] == 2
 
 
-def test_cache_folder_follows_xdg(monkeypatch, tmp_path):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    if os.name == "posix" and os.uname().sysname == "Linux":
-        assert default_cache_dir() == tmp_path / "tally"
+def test_cache_folder_follows_xdg(tmp_path):
+    assert cache_folder({"XDG_CACHE_HOME": str(tmp_path)}, "linux") == tmp_path / "tally"
     assert (
         Cache(tmp_path).thread("discuz", "bbs.example.com:8080", "23").folder.name
         == "discuz-bbs.example.com_8080-23"

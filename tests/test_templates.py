@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from tally.cli import app
+from tally.commands.templates import export_templates
 from tally.errors import InputError
-from tally.outputs.announce import check_templates, export_templates, render
+from tally.outputs.announce import check_templates, render
 
 from .conftest import CHINA, FakeClock, Runner
 from .test_votes_game import game_file, vote_thread
@@ -46,13 +47,13 @@ def test_a_folder_with_only_the_close_changes_the_close_of_announce(forum, tmp_p
     assert code == 0, err
     assert mine == "【测试局】第2天：白桃 出局（本局模板）\n"
     # The reminder and the plain-text close are not in the folder: the built-in ones.
-    for kind, fmt in (("reminder", "bbcode"), ("close", "text"), ("elevator", "bbcode")):
+    for kind, markup in (("reminder", "bbcode"), ("close", "text"), ("elevator", "bbcode")):
         extra = ["--seed", "1"] if kind == "elevator" else []
-        args = ["announce", "--game", game, "--day", "2", "--kind", kind, "--format", fmt,
+        args = ["announce", "--game", game, "--day", "2", "--kind", kind, "--format", markup,
                 "--provisional", *extra]  # fmt: skip
         with_dir = run(*args, "--template-dir", str(closing_only), obj=before_the_close(tmp_path))
         without = run(*args, obj=before_the_close(tmp_path))
-        assert with_dir == without and with_dir[0] == 0, (kind, fmt, with_dir[2])
+        assert with_dir == without and with_dir[0] == 0, (kind, markup, with_dir[2])
         assert "本局模板" not in with_dir[1]
 
 
@@ -122,12 +123,12 @@ def test_export_then_template_dir_renders_byte_for_byte(forum, tmp_path):
     assert "README.md" in names and "report.html.j2" in names
     assert {"close.bbcode.j2", "close.text.j2", "morning.bbcode.j2", "reminder.text.j2"} <= set(names)
     for kind in ("close", "reminder", "elevator", "morning"):
-        for fmt in ("bbcode", "text"):
-            args = ["announce", "--game", game, "--day", "2", "--kind", kind, "--format", fmt,
+        for markup in ("bbcode", "text"):
+            args = ["announce", "--game", game, "--day", "2", "--kind", kind, "--format", markup,
                     "--provisional", "--seed", "3"]  # fmt: skip
             built_in = run(*args, obj=before_the_close(tmp_path))
             own = run(*args, "--template-dir", str(folder), obj=before_the_close(tmp_path))
-            assert built_in[0] == 0 and own == built_in, (kind, fmt)
+            assert built_in[0] == 0 and own == built_in, (kind, markup)
     # The folder's copy is what renders: changing it changes the post.
     close = folder / "close.text.j2"
     close.write_text("自家：" + close.read_text(encoding="utf-8"), encoding="utf-8")

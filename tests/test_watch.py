@@ -15,6 +15,7 @@ import pytest
 from rich.console import Console
 
 from tally.cli import app
+from tally.commands.watch import Schedule, read_polls
 from tally.demo.localforum import Reply
 from tally.environment import Environment
 from tally.forums.http import HttpOptions, Robots
@@ -23,7 +24,6 @@ from tally.outputs.live import majority_text
 from tally.rules.gamefile import load_game
 from tally.rules.polls import ChangeKind, Poll
 from tally.rules.verdicts import Status, VoidReason
-from tally.watch import Schedule, read_polls
 
 from .conftest import FakeClock, Runner, read_one
 from .discuzgen import Comment, P

@@ -12,8 +12,6 @@ from contextlib import contextmanager
 from importlib import resources
 
 from tally.demo.localforum import LocalForum
-from tally.environment import Environment
-from tally.outputs.terminal import Terminal
 from tally.rules.game import Game
 from tally.rules.gamefile import parse_game
 
@@ -40,26 +38,3 @@ def sample_game() -> Iterator[tuple[Game, LocalForum]]:
             for page in range(1, pages + 1):
                 forum.add_discuz_page(tid, page, sample_page(stem, page))
         yield parse_game(sample_game_text(forum.base), source="the sample game"), forum
-
-
-def run_demo(env: Environment, show: Terminal) -> None:
-    """`tally demo`: the sample game read from its local forum, counted and announced."""
-    from tally.forums.reader import Reader, Reading
-    from tally.outputs.announce import closing_post, format_for
-    from tally.outputs.console import print_demo
-    from tally.rules.verdicts import ThreadRole
-    from tally.rules.votes import tally_day
-
-    # A new local forum every time: nothing to cache.
-    how = Reading(use_cache=False, warn=show.warn)
-    with sample_game() as (game, forum), Reader(env, how) as reader:
-        threads = reader.read(list(game.thread_urls()), game.timezone)
-        [vote] = [t for t in threads if (game.locate(t.key) or (None, None))[1] is ThreadRole.VOTE]
-        result = tally_day(vote, game)
-        fmt = format_for(game, result.day)
-        print_demo(show.stdout(), game.name, forum.base, threads, result, fmt)
-        show.text(closing_post(result, game, fmt))
-        show.text(
-            "\nNext: describe your own game with `tally init THREAD-URL… -o game.toml`, then "
-            "`tally votes VOTE-URL --game game.toml`.\n"
-        )

@@ -242,6 +242,6 @@ def _digest(text: str) -> str:
 
 
 def _markup(desk: Desk, n: int) -> Any:
-    from tally.outputs.announce import format_for
+    from tally.outputs.announce import platform_markup
 
-    return format_for(desk.game, desk.day(n))
+    return platform_markup(desk.game, desk.day(n))

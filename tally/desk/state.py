@@ -2,7 +2,7 @@
 an HTTP client and a page cache are not shared between threads), and one poller per day,
 started by the first page or stream that asks for the day, however many tabs follow.
 
-A poller is `tally watch`'s own loop (``tally.watch.read_polls``): the same reads, counts
+A poller is `tally watch`'s own loop (``tally.commands.watch.read_polls``): the same reads, counts
 and checks, with its waits made on an event, so that "read now" wakes it and the desk's
 end stops it. Every action the director takes is the call its command makes.
 """
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from tally.commands.watch import Schedule, read_polls
 from tally.errors import InputError, TallyError
 from tally.forums.reader import Reader
 from tally.outputs.results import Announced, Lurked
@@ -24,7 +25,6 @@ from tally.rules.game import Day, Game
 from tally.rules.ledger import LedgerView
 from tally.rules.polls import Poll
 from tally.vocabulary import Announcement
-from tally.watch import Schedule, read_polls
 
 T = TypeVar("T")
 
@@ -150,16 +150,16 @@ class Desk:
 
     def lurkers(self, number: int) -> Lurked:
         """`tally lurkers --day N --no-write`: the counts and the cards the day earns."""
-        from tally.workflows import lurker_day
+        from tally.commands.lurkers import lurkers
 
-        return self.call(lambda r: lurker_day(self.game, day=number, write=False, reader=r,
+        return self.call(lambda r: lurkers(self.game, day=number, write=False, reader=r,
                                               late_ok=self.options.late_ok))  # fmt: skip
 
     def confirm_card(self, number: int, player: str, colour: str, rule: str,
                      reason: str) -> LedgerView:  # fmt: skip
         """One proposed card into the ledger, as `tally lurkers --write` writes it (with the
         K1 escalations it makes): the card must be one the check proposes now."""
-        from tally.workflows import record
+        from tally.commands.lurkers import record
 
         if self.game.path is None:
             raise InputError("the card ledger lives beside the game file; load one.")
@@ -179,10 +179,10 @@ class Desk:
         """`tally announce --day N --kind K` (with ``post``: `--post --yes`, the director
         having read the text on the confirmation page). Before the close the closing post
         is the mid-day standing (暂计), which is never posted."""
-        from tally.workflows import announcement
+        from tally.commands.announce import announce
 
         provisional = kind is Announcement.CLOSE and not post and not self.closed(number)
-        return self.call(lambda r: announcement(
+        return self.call(lambda r: announce(
             self.game, day=number, kind=kind, reader=r, provisional=provisional,
             template_dir=self.options.template_dir, late_ok=self.options.late_ok,
             post=post, yes=post,

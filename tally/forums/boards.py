@@ -151,19 +151,20 @@ class Boards:
         return iter(self.boards)
 
 
-def user_boards_file() -> Path:
+def user_boards_file(folder: Path | None = None) -> Path:
     """Where a director's own profiles live when no --boards is given: beside the config
-    file (``~/.config/tally/boards.toml`` on Linux)."""
-    from tally.settings import config_folder
+    file, in ``folder`` (``~/.config/tally/boards.toml`` on Linux, where none is given)."""
+    from tally.environment import config_folder
 
-    return config_folder() / "boards.toml"
+    return (folder if folder is not None else config_folder()) / "boards.toml"
 
 
-def load_boards(path: Path | None = None) -> Boards:
-    """The built-in profiles, after the director's (``path``, or the user's file when it
-    exists). A profile that cannot be used is an error naming the file and the key."""
+def load_boards(path: Path | None = None, *, folder: Path | None = None) -> Boards:
+    """The built-in profiles, after the director's (``path``, or the user's file in the
+    config ``folder`` when it exists). A profile that cannot be used is an error naming the
+    file and the key."""
     own: list[Board] = []
-    source = path if path is not None else user_boards_file()
+    source = path if path is not None else user_boards_file(folder)
     if path is not None and not path.exists():
         raise InputError(f"no such board profile file: {path}.")
     if path is not None or source.is_file():  # a FIFO or a folder given: said by the read

@@ -16,8 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,17 +25,6 @@ from typing import Any
 
 from tally.atomic import write_atomic
 from tally.errors import OutputError
-
-
-def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/tally`` on Linux, and the platform's convention elsewhere."""
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-        return base / "tally" / "Cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "tally"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache") / "tally"
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ from tally.errors import InputError
 from tally.forums import resolve_url
 from tally.forums.archived import archive_kind, read_archive
 from tally.forums.boards import Boards, load_boards
-from tally.forums.cache import default_cache_dir
 from tally.forums.fetch import (
     MAX_PAGES,
     FetchOptions,
@@ -105,7 +104,7 @@ class Reader:
     def boards(self) -> Boards:
         """The run's board profiles: the director's, then the built-in ones."""
         if self._boards is None:
-            self._boards = load_boards(self.how.boards)
+            self._boards = load_boards(self.how.boards, folder=self.env.config_folder())
         return self._boards
 
     def markup_for(self, ref: ThreadRef | None) -> Markup | None:
@@ -185,7 +184,7 @@ class Reader:
         self._seen.add(ref.key)
         how = self.how
         options = FetchOptions(
-            cache_dir=(how.cache_dir or default_cache_dir()) if how.use_cache else None,
+            cache_dir=(how.cache_dir or self.env.cache_folder()) if how.use_cache else None,
             fresh=how.fresh and first,
             not_before=not_before,
             max_pages=how.max_pages,

@@ -17,10 +17,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tally.errors import InputError, OutputError, TallyError
+from tally.errors import InputError, TallyError
 from tally.forums import platform_of
 from tally.model import Thread
-from tally.outputs.results import Exported
 from tally.rules.count import votes_text
 from tally.rules.game import Day, Game
 from tally.rules.ledger import Card
@@ -70,7 +69,7 @@ def inert(value: Any) -> Any:
     return value
 
 
-def format_for(game: Game, day: Day) -> Markup:
+def platform_markup(game: Game, day: Day) -> Markup:
     """The markup the forum of the day's vote thread renders (BBCode, or plain text)."""
     return platform_of(day.vote_ref).markup
 
@@ -155,7 +154,7 @@ def check_templates(
     """Compile the templates of ``kind`` now (each markup's, or the report's), so that a
     broken one in the director's folder stops the command before any page is read."""
     env = _environment(template_dir, html=html)
-    names = [f"{kind}.html.j2"] if html else [f"{kind}.{fmt}.j2" for fmt in Markup]
+    names = [f"{kind}.html.j2"] if html else [f"{kind}.{markup}.j2" for markup in Markup]
     for name in names:
         _template(env, name, template_dir)
 
@@ -188,42 +187,12 @@ def _where(exc: BaseException, name: str) -> str:
     return found
 
 
-def export_templates(folder: Path) -> Exported:
-    """Copy the built-in templates and their README into ``folder`` (made if need be), to
-    start a house style from; never over a file that is there."""
-    from importlib import resources
-
-    from tally.atomic import write_atomic
-
-    if folder.exists() and not folder.is_dir():
-        raise InputError(f"{folder} is a file, not a folder.")
-    sources = sorted(
-        (p for p in resources.files(TEMPLATES).iterdir() if p.name.endswith((".j2", ".md"))),
-        key=lambda p: p.name,
-    )
-    clash = [folder / p.name for p in sources if (folder / p.name).exists()]
-    if clash:
-        raise InputError(
-            f"{clash[0]} exists; tally never writes over a template: export into an empty folder."
-        )
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"the folder {folder} cannot be made ({exc.strerror}).") from None
-    written = []
-    for source in sources:
-        target = folder / source.name
-        write_atomic(target, source.read_bytes())
-        written.append(target)
-    return Exported(folder, tuple(written))
-
-
 def render(
-    kind: Announcement, fmt: Markup, context: Mapping[str, Any], template_dir: Path | None = None
+    kind: Announcement, markup: Markup, context: Mapping[str, Any], template_dir: Path | None = None
 ) -> str:
-    if fmt not in tuple(Markup):
-        raise InputError(f"--format must be one of {', '.join(Markup)}, not {fmt!r}.")
-    return template_text(f"{Announcement(kind)}.{Markup(fmt)}.j2", context, template_dir)
+    if markup not in tuple(Markup):
+        raise InputError(f"--format must be one of {', '.join(Markup)}, not {markup!r}.")
+    return template_text(f"{Announcement(kind)}.{Markup(markup)}.j2", context, template_dir)
 
 
 # -- the closing announcement --------------------------------------------------------------
@@ -411,16 +380,16 @@ def close_context(
 def closing_post(
     result: DayResult,
     game: Game,
-    fmt: Markup | None = None,
+    markup: Markup | None = None,
     *,
     provisional: bool = False,
     show_rules: bool = False,
     template_dir: Path | None = None,
 ) -> str:
-    """The closing announcement of a counted day, in the forum's markup unless ``fmt``."""
+    """The closing announcement of a counted day, in the forum's markup unless ``markup``."""
     context = close_context(result, game, provisional=provisional, show_rules=show_rules)
-    fmt = fmt or format_for(game, result.day)
-    return render(Announcement.CLOSE, fmt, context, template_dir)
+    markup = markup or platform_markup(game, result.day)
+    return render(Announcement.CLOSE, markup, context, template_dir)
 
 
 # -- the reminder (催票) ------------------------------------------------------------------------

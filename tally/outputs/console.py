@@ -23,7 +23,7 @@ from tally.outputs.results import (
     Reported,
 )
 from tally.rules.ledger import Card, LedgerEdit, LedgerView
-from tally.rules.state import Kind, Source
+from tally.rules.state import FactKind, Source
 from tally.rules.verdicts import DayKind, OutcomeResult, Status
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
@@ -167,7 +167,7 @@ def print_day(console: Console, result: DayResult) -> None:
     derived = [f for f in result.facts if f.source is Source.DERIVED]
     if derived:
         said = "; ".join(
-            f"sheriff {f.player} ({f.note})" if f.what is Kind.SHERIFF else f"{f.player} out"
+            f"sheriff {f.player} ({f.note})" if f.what is FactKind.SHERIFF else f"{f.player} out"
             f" ({f.note})"
             for f in derived
         )
@@ -314,7 +314,7 @@ def print_demo(
     forum: str,
     threads: Iterable[Thread],
     result: DayResult,
-    fmt: str,
+    markup: str,
 ) -> None:
     """The demo in a dozen lines: what was read, how the day was counted, what it says."""
     from tally.rules.count import votes_text
@@ -344,7 +344,7 @@ def print_demo(
         OutcomeResult.NONE: "nobody",
     }[o.result]
     say(console, f"Outcome: {verdict} — {o.note} [rule {o.code}]")
-    say(console, f"\nThe announcement to paste ({fmt}), as `tally announce` prints it:")
+    say(console, f"\nThe announcement to paste ({markup}), as `tally announce` prints it:")
     console.print()
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from tally.outputs.results import Announced, Counted, DayAdded, Diagnosed, Lurked
 from tally.rules.ballots import Remark
 from tally.rules.count import votes_number
-from tally.rules.state import Fact, Kind
+from tally.rules.state import Fact, FactKind
 from tally.rules.verdicts import void_words
 from tally.rules.votes import DayResult
 from tally.settings import Settings
@@ -143,10 +143,10 @@ def facts_json(result: DayResult) -> dict[str, Any]:
     def fact(f: Fact) -> dict[str, Any]:
         return {"player": f.player, "from": f.source, "day": f.day, "note": f.note}
 
-    sheriff = next((f for f in result.facts if f.what is Kind.SHERIFF), None)
+    sheriff = next((f for f in result.facts if f.what is FactKind.SHERIFF), None)
     return {
         "sheriff": fact(sheriff) if sheriff is not None else None,
-        "dead": [fact(f) for f in result.facts if f.what is Kind.DEAD],
+        "dead": [fact(f) for f in result.facts if f.what is FactKind.DEAD],
         "unchecked": list(result.unchecked),
     }
 

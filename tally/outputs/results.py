@@ -1,4 +1,4 @@
-"""What each command made, as one value: the workflows return these, and the terminal shows
+"""What each command made, as one value: the commands return these, and the terminal shows
 them (a table, JSON, a sentence) by their type, whatever command made them.
 
 Each carries the warnings its making raised (``warnings``), so that no command prints
@@ -16,9 +16,9 @@ if TYPE_CHECKING:
     from tally.errors import TallyError
     from tally.forums.diagnosis import Diagnosis
     from tally.model import Thread
-    from tally.newday import Proposal
     from tally.outputs.database import Written
     from tally.outputs.draft import Draft
+    from tally.rules.announced import Close
     from tally.rules.ledger import LedgerView
     from tally.rules.lurkers import DayCheck
     from tally.rules.votes import DayResult
@@ -60,7 +60,7 @@ class Announced:
     warnings: tuple[str, ...] = ()
     posted: Posted | None = None
     failure: TallyError | None = None
-    # The text as --post sends it (tally.publish.final_text: tally's mark on its last line),
+    # The text as --post sends it (tally.commands.post.final_text: tally's mark on its last line),
     # to show before a post is asked for (the desk); None when it is the text itself.
     as_posted: str | None = None
 
@@ -100,6 +100,27 @@ class Drafted:
     path: Path
     draft: Draft
     warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """The block ``tally day add`` proposes: what it says, where each time comes from, what
+    the days before made, and what is left for the director (``todo``)."""
+
+    day: int
+    discussion: str
+    vote: str
+    opens: datetime
+    opens_from: str
+    closes: datetime | None
+    closes_from: str
+    accelerated_close: Close | None
+    sheriff: str | None
+    sheriff_how: str
+    out: tuple[tuple[str, str], ...]  # (player, how)
+    unchecked: tuple[str, ...]
+    block: str
+    todo: tuple[str, ...]
 
 
 @dataclass(frozen=True)

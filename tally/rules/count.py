@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from tally.rules.ballots import Ballot, Flag
 from tally.rules.game import Day, Game
-from tally.rules.rulesets import Ruleset
+from tally.rules.rulesets import Ruleset, TieStep
 from tally.rules.verdicts import DayKind, OutcomeCode, OutcomeResult, Status
 from tally.times import short
 
@@ -156,7 +156,7 @@ def _eliminate(
     acolyte = day.acolyte if day.acolyte and day.acolyte not in day.died else None
     top, tied = _top(totals)
     if not tied:
-        if "acolyte" in rules.tie_chain and acolyte:
+        if TieStep.ACOLYTE in rules.tie_chain and acolyte:
             return Outcome(
                 OutcomeResult.ELIMINATED,
                 acolyte,
@@ -195,14 +195,14 @@ def _eliminate(
         )
     names = "、".join(tied)
     for step in rules.tie_chain:
-        if step == "acolyte" and acolyte:
+        if step is TieStep.ACOLYTE and acolyte:
             return Outcome(
                 OutcomeResult.ELIMINATED,
                 acolyte,
                 OutcomeCode.TIE_ACOLYTE,
                 f"{names} tie on {votes_text(top)}: the 侍僧 {acolyte} dies instead (C5)",
             )
-        if step == "sheriff_target" and day.sheriff:
+        if step is TieStep.SHERIFF_TARGET and day.sheriff:
             pick = next(
                 (b.target for b in counted if b.voter == day.sheriff and not b.abstain), None
             )
@@ -226,7 +226,7 @@ def _eliminate(
                         day.sheriff,
                     )
                 )
-        if step == "none":
+        if step is TieStep.NONE:
             break
     return Outcome(
         OutcomeResult.NONE,

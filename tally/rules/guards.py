@@ -31,18 +31,18 @@ from tally.times import compared, short
 
 
 def vote_day_of(
-    game: Game, key: ThreadKey, day_number: int | None = None, *, started: datetime | None = None
+    game: Game, key: ThreadKey, number: int | None = None, *, started: datetime | None = None
 ) -> Day:
     """The day whose vote thread ``key`` is; refuses any other thread.
 
-    With ``day_number`` the thread must be that day's vote thread. Without it, it must be
+    With ``number`` the thread must be that day's vote thread. Without it, it must be
     the vote thread of one of the game's days. ``started`` (the time of the thread's first
     post, once read) narrows the days a thread the game file does not name was meant for.
     """
     name = f"thread {key.thread_id}"
     found = game.locate(key)
-    if day_number is not None:
-        day = game.day(day_number)
+    if number is not None:
+        day = game.day(number)
         if day.vote_ref.key == key:
             return day
         if found is not None and found[1] is ThreadRole.VOTE:

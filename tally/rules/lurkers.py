@@ -136,12 +136,12 @@ def count_day(game: Game, threads: DayThreads) -> tuple[PlayerDay, ...]:
 
 
 def history(
-    game: Game, day_number: int, read: Callable[[list[str], Day], list[Thread]]
+    game: Game, number: int, read: Callable[[list[str], Day], list[Thread]]
 ) -> list[DayThreads]:
-    """The threads of every day up to ``day_number``, read with ``read(urls, day)``."""
+    """The threads of every day up to ``number``, read with ``read(urls, day)``."""
     out = []
     for day in game.days:
-        if day.day > day_number:
+        if day.day > number:
             continue
         urls = [u for u in (day.discussion, day.vote, day.progress) if u]
         got = dict(zip(urls, read(urls, day), strict=True))
@@ -154,9 +154,9 @@ def history(
 
 
 def check(
-    game: Game, history: Sequence[DayThreads], day_number: int, *, late_ok: bool = False
+    game: Game, history: Sequence[DayThreads], number: int, *, late_ok: bool = False
 ) -> DayCheck:
-    """The cards and flags of ``day_number``; ``history`` holds it and the days before it.
+    """The cards and flags of day ``number``; ``history`` holds it and the days before it.
 
     Stops (InputError) before any card is proposed on: a thread that is not its day's (by
     its title or its times), a close the day's threads announce otherwise or that leaves a
@@ -167,16 +167,16 @@ def check(
     chain = in_order(game, {t.day.day: t.vote or "its vote thread was not read" for t in history})
     history = [dataclasses.replace(t, day=chain.days.get(t.day.day, t.day)) for t in history]
     by_day = {t.day.day: t for t in history}
-    if day_number not in by_day:
-        raise ValueError(f"day {day_number} is not in the history")
+    if number not in by_day:
+        raise ValueError(f"day {number} is not in the history")
     for t in history:
         for role, thread in ((ThreadRole.DISCUSSION, t.discussion), (ThreadRole.VOTE, t.vote)):
             if thread is not None:
                 thread_fits_day(game, thread, t.day, role)
-    _closed_as_announced(game, by_day[day_number], late_ok)
+    _closed_as_announced(game, by_day[number], late_ok)
     strangers = check_roster(game, [t for d in history for t in d.threads])
     counts = {t.day.day: {pd.player: pd for pd in count_day(game, t)} for t in history}
-    target = by_day[day_number]
+    target = by_day[number]
     day, rules = target.day, game.rules
     cards: list[Card] = []
     unballots: dict[str, list[int]] = {}
@@ -186,7 +186,7 @@ def check(
         if r.player is not None and r.floor not in unballots.get(r.player, []):
             unballots.setdefault(r.player, []).append(r.floor)
     if not day.accelerated:  # S3: an accelerated day carries no lurking cards
-        for pd in counts[day_number].values():
+        for pd in counts[number].values():
             if pd.until is not None:
                 continue  # out during the day: the rules card the living
             if pd.posts < rules.min_posts:
@@ -207,7 +207,7 @@ def check(
                 reason = f"第{day.day}天未投票{where}"
                 cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", reason))
             streak = _streak(
-                counts, game, pd.player, day_number, rules.streak_posts, rules.streak_days
+                counts, game, pd.player, number, rules.streak_posts, rules.streak_days
             )
             if streak:
                 days = "、".join(map(str, streak))
@@ -244,7 +244,7 @@ def check(
     checked = {n: tuple(c.values()) for n, c in counts.items()}
     provisional = not all(t.closed for t in history)
     return DayCheck(
-        day, checked[day_number], tuple(ordered), tuple(flags), checked,
+        day, checked[number], tuple(ordered), tuple(flags), checked,
         provisional=provisional, acceleration=acceleration,
         unchecked=chain.carried.unchecked,
     )  # fmt: skip
@@ -267,7 +267,7 @@ def _streak(
     counts: Mapping[int, Mapping[str, PlayerDay]],
     game: Game,
     player: str,
-    day_number: int,
+    number: int,
     threshold: int,
     length: int,
 ) -> list[int]:
@@ -278,7 +278,7 @@ def _streak(
     the second card, not days 4 and 5.
     """
     run: list[int] = []
-    for d in sorted(n for n in counts if n <= day_number):
+    for d in sorted(n for n in counts if n <= number):
         day = game.day(d)
         pd = counts[d].get(player)
         if day.accelerated:
@@ -288,7 +288,7 @@ def _streak(
             continue
         run.append(d)
         if len(run) == length:
-            if d == day_number:
+            if d == number:
                 return run
             run = []
     return []

@@ -80,6 +80,8 @@ ABOUT = {
     "than half of all votes",
 }
 TIE_STEPS = tuple(TieStep)
+# What a game file writes for "no value" (a field that is X | None): not the tie step "none".
+NO_VALUE = ("", "none")
 
 
 @dataclass(frozen=True)
@@ -304,7 +306,7 @@ def _coerce(value: Any, hint: Any) -> Any:
     args = typing.get_args(hint)
     if type(None) in args:  # X | None: "none", "" or false is None
         (inner,) = (a for a in args if a is not type(None))
-        if value is False or value in ("", "none"):
+        if value is False or value in NO_VALUE:
             return None
         try:
             return _coerce(value, inner)

@@ -27,7 +27,7 @@ from tally.rules.game import Day, Game
 from tally.rules.verdicts import OutcomeResult
 
 
-class Kind(StrEnum):
+class FactKind(StrEnum):
     """What a fact is about."""
 
     SHERIFF = "sheriff"
@@ -45,7 +45,7 @@ class Source(StrEnum):
 class Fact:
     """One thing a day rests on (its sheriff, a player out), and where it comes from."""
 
-    what: Kind
+    what: FactKind
     player: str | None
     source: Source
     day: int | None  # the day whose count (or game-file entry) it comes from
@@ -92,12 +92,12 @@ def resolve(game: Game, day: Day, carried: Carried) -> tuple[Day, tuple[Fact, ..
     facts: list[Fact] = []
     dead = list(day.dead)
     for player in day.dead:
-        facts.append(Fact(Kind.DEAD, player, Source.GAME_FILE, day.day, "out (game file)"))
+        facts.append(Fact(FactKind.DEAD, player, Source.GAME_FILE, day.day, "out (game file)"))
     for player, (since, how) in sorted(carried.out.items(), key=lambda item: item[1][0]):
         if since > day.day or player in day.dead:
             continue
         dead.append(player)
-        facts.append(Fact(Kind.DEAD, player, Source.DERIVED, since, how))
+        facts.append(Fact(FactKind.DEAD, player, Source.DERIVED, since, how))
     sheriff, fact = _sheriff(game, day, carried, set(dead))
     if fact is not None:
         facts.append(fact)
@@ -114,7 +114,8 @@ def _sheriff(
     if known is None:
         if said is None:
             return None, None
-        return said, Fact(Kind.SHERIFF, said, Source.GAME_FILE, day.day, "named in the game file")
+        named = "named in the game file"
+        return said, Fact(FactKind.SHERIFF, said, Source.GAME_FILE, day.day, named)
     made = f"{carried.sheriff_how} made {known} sheriff"
     gone = known in dead
     if said is not None and said in dead:
@@ -126,10 +127,10 @@ def _sheriff(
                 f'sheriff = "…" (who holds the badge now) or sheriff = "none" (the badge is gone)'
             )
         since, how = carried.sheriff_since, carried.sheriff_how
-        return known, Fact(Kind.SHERIFF, known, Source.DERIVED, since, how)
+        return known, Fact(FactKind.SHERIFF, known, Source.DERIVED, since, how)
     if said == known and not day.no_sheriff:
         note = f"named in the game file, as {carried.sheriff_how} made"
-        return said, Fact(Kind.SHERIFF, said, Source.GAME_FILE, day.day, note)
+        return said, Fact(FactKind.SHERIFF, said, Source.GAME_FILE, day.day, note)
     named = "no sheriff" if day.no_sheriff else f"{said} sheriff"
     if not gone and not day.sheriff_change:
         raise GameFileError(
@@ -138,5 +139,5 @@ def _sheriff(
         )
     why = day.sheriff_change or f"{known} is out: the badge passed"
     if day.no_sheriff:
-        return None, Fact(Kind.SHERIFF, None, Source.GAME_FILE, day.day, f"no sheriff ({why})")
-    return said, Fact(Kind.SHERIFF, said, Source.GAME_FILE, day.day, why)
+        return None, Fact(FactKind.SHERIFF, None, Source.GAME_FILE, day.day, f"no sheriff ({why})")
+    return said, Fact(FactKind.SHERIFF, said, Source.GAME_FILE, day.day, why)

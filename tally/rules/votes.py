@@ -91,7 +91,7 @@ class DayResult:
 def tally_day(
     thread: Thread,
     game: Game,
-    day_number: int | None = None,
+    number: int | None = None,
     *,
     requests: Sequence[Thread] | None = None,
     carried: Carried | None = None,
@@ -113,7 +113,7 @@ def tally_day(
     reader stop it too.
     """
     started = thread.posts[0].time if thread.posts else None
-    day = vote_day_of(game, thread.key, day_number, started=started)
+    day = vote_day_of(game, thread.key, number, started=started)
     facts: tuple[Fact, ...] = ()
     if carried is not None:
         day, facts = resolve(game, day, carried)

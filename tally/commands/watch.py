@@ -2,7 +2,7 @@
 (``read_polls``, a generator), and the whole watch (``watch``: each poll shown, the wait between
 polls, the announcement written at the close, Ctrl-C), so that the CLI only draws.
 
-    from tally.watch import Schedule, read_polls
+    from tally.commands.watch import Schedule, read_polls
 
     with Reader(Environment(), Reading()) as reader:
         for poll in read_polls(game, url, reader=reader, schedule=Schedule(every=60)):
@@ -88,7 +88,7 @@ def watch(
     reader: Reader,
     show: Watcher,
     announce_to: Path | None = None,
-    fmt: Markup | None = None,
+    markup: Markup | None = None,
     late_ok: bool = False,
     template_dir: Path | None = None,
     post: bool = False,
@@ -98,8 +98,8 @@ def watch(
     read every ``full_every`` polls; ``polls`` at most), the final count shown and then (a
     count is never lost to a file that cannot be written) the closing announcement written
     to ``announce_to``, atomically. Ctrl-C shows the last good count and raises."""
+    from tally.commands.checks import check_output
     from tally.outputs.announce import check_templates
-    from tally.workflows import check_output
 
     if announce_to is not None:
         check_output(announce_to, "announcement")
@@ -109,7 +109,7 @@ def watch(
     if remind_at is not None:
         check_templates(Announcement.REMINDER, template_dir)
     if post or remind_at is not None:
-        from tally.publish import ready
+        from tally.commands.post import ready
 
         # The cookies, the account and the reply box checked now, not at the close.
         ready(game, _vote_day(game, url, day, reader).vote_ref, 1, reader)
@@ -122,23 +122,23 @@ def watch(
                                wait=show.wait, late_ok=late_ok):  # fmt: skip
             show.poll(last)
             if reminder is not None:
-                reminder.at(last, game, reader, show, fmt, template_dir)
+                reminder.at(last, game, reader, show, markup, template_dir)
     except KeyboardInterrupt:
         show.stop(last, interrupted=True)
         raise
     show.stop(last)
     if last is None or not last.final or last.result is None:
         return
-    fmt = fmt or reader.markup_for(last.result.day.vote_ref)
+    markup = markup or reader.markup_for(last.result.day.vote_ref)
     if announce_to is not None or post:
-        text = _closing_text(last.result, game, fmt, template_dir, post)
+        text = _closing_text(last.result, game, markup, template_dir, post)
         if announce_to is not None:
             from tally.atomic import write_atomic
 
             write_atomic(announce_to, text.encode("utf-8"))
             show.note(f"wrote the announcement to {announce_to}")
         if post:
-            from tally.publish import post_or_keep
+            from tally.commands.post import post_or_keep
             from tally.rules.closed import record
 
             show.posted(post_or_keep(game, last.result.day, Announcement.CLOSE, text,
@@ -160,10 +160,10 @@ class Reminder:
     failure: Exception | None = None
 
     def at(self, poll: Poll, game: Game, reader: Reader, show: Watcher,
-           fmt: Markup | None, template_dir: Path | None) -> None:  # fmt: skip
+           markup: Markup | None, template_dir: Path | None) -> None:  # fmt: skip
+        from tally.commands.post import post_or_keep
         from tally.forums.posting import AlreadyPosted, PostError
         from tally.outputs.announce import reminder_context, render
-        from tally.publish import post_or_keep
 
         result = poll.result
         if self.done or result is None or poll.final or not result.provisional:
@@ -176,7 +176,7 @@ class Reminder:
                 f"no reminder posted: every living player has voted on day {result.day.day}."
             )
             return
-        markup = fmt or reader.markup_for(result.day.vote_ref) or Markup.BBCODE
+        markup = markup or reader.markup_for(result.day.vote_ref) or Markup.BBCODE
         text = render(Announcement.REMINDER, markup, reminder_context(result, game), template_dir)
         try:
             show.posted(post_or_keep(game, result.day, Announcement.REMINDER, text, reader=reader))
@@ -213,7 +213,7 @@ def read_polls(
         raise InputError(f"--every must be at least 1 second, not {schedule.every:g}.")
     env = reader.env
     wait = wait or env.sleep
-    from tally.workflows import days_before
+    from tally.commands.threads import days_before
 
     chosen = _vote_day(game, url, day, reader)
     carried = days_before(game, chosen.day, reader).carried  # closed days: read once
@@ -312,7 +312,7 @@ def _polite(every: float, reader: Reader, url: str) -> float:
     return every
 
 
-def _closing_text(result: DayResult, game: Game, fmt: Markup | None,
+def _closing_text(result: DayResult, game: Game, markup: Markup | None,
                   template_dir: Path | None, post: bool) -> str:  # fmt: skip
     """The closing post, rendered once for the file and the post. A template that fails
     at the close (stopped at its time or size limit, or broken since the start) posts
@@ -321,7 +321,7 @@ def _closing_text(result: DayResult, game: Game, fmt: Markup | None,
     from tally.outputs.announce import closing_post
 
     try:
-        return closing_post(result, game, fmt, template_dir=template_dir)
+        return closing_post(result, game, markup, template_dir=template_dir)
     except InputError as exc:
         if not post:
             raise

@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -27,7 +26,7 @@ from tally import tomlfile
 from tally.errors import GameFileError, InputError
 from tally.forums import resolve_url
 from tally.model import Thread
-from tally.outputs.results import DayAdded
+from tally.outputs.results import DayAdded, Proposal
 from tally.rules.announced import Close, announced_closes
 from tally.rules.game import Day, Game
 from tally.rules.gamefile import PLACEHOLDER
@@ -58,27 +57,6 @@ _DAY_KEYS: tuple[tuple[str, str, Callable[[Ruleset], bool]], ...] = (
     ("immune", '["…"]  # not eliminated though top-voted', lambda r: True),
     ("weights", '{ "…" = 0 }  # today\'s weight of a vote (迷魂 0)', lambda r: True),
 )
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """The block ``tally day add`` proposes: what it says, where each time comes from, what
-    the days before made, and what is left for the director (``todo``)."""
-
-    day: int
-    discussion: str
-    vote: str
-    opens: datetime
-    opens_from: str
-    closes: datetime | None
-    closes_from: str
-    accelerated_close: Close | None
-    sheriff: str | None
-    sheriff_how: str
-    out: tuple[tuple[str, str], ...]  # (player, how)
-    unchecked: tuple[str, ...]
-    block: str
-    todo: tuple[str, ...]
 
 
 def next_number(game: Game, day: int | None) -> int:
@@ -293,8 +271,8 @@ def add_day(
     """`tally day add`: read the day's two threads, propose its block, show it, ask (unless
     ``yes``: without a terminal to ask, nothing is written), and append it atomically."""
     from tally.atomic import write_atomic
+    from tally.commands.threads import days_before
     from tally.rules.gamefile import parse_game
-    from tally.workflows import days_before
 
     if game.path is None:
         raise InputError("a day is added to a game file; load one.")

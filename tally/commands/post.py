@@ -25,7 +25,7 @@ checked:
 8. read back: the new post is looked up in the thread and its text compared with what was
    sent; a difference is reported (``Posted.difference``), never hidden.
 
-    from tally.publish import final_text, post_text
+    from tally.commands.post import final_text, post_text
     text = final_text(game, 2, "close", text)
     posted = post_text(game, game.day(2), "close", text, reader=reader, yes=True)
 """

@@ -5,7 +5,7 @@ The same ledger the lurker check writes (``GAME.cards.csv`` beside the game file
 same rules: a card added twice is one card, K1 escalations follow the card that made them
 (and go when it goes), and every write is atomic.
 
-    from tally.cards import add_card
+    from tally.commands.cards import add_card
     from tally.rules.gamefile import load_game
 
     add_card(load_game("game.toml"), day=2, player="糖糖", colour="yellow", rule="L4",

@@ -1,0 +1,143 @@
+"""`tally announce`: the announcement rendered from its template, and posted when asked
+(``tally.commands.post``: the safety rules)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from tally.commands.threads import days_before
+from tally.errors import FetchError, InputError
+from tally.forums.posting import PostError
+from tally.forums.reader import Reader
+from tally.outputs import cardfile
+from tally.outputs.results import Announced
+from tally.rules.game import Day, Game
+from tally.rules.guards import thread_fits_day
+from tally.rules.state import resolve
+from tally.rules.verdicts import ThreadRole
+from tally.rules.votes import tally_day
+from tally.times import short
+from tally.vocabulary import Announcement, Markup
+
+
+def announce(
+    game: Game,
+    *,
+    day: int,
+    kind: Announcement = Announcement.CLOSE,
+    markup: Markup | None = None,
+    seed: int | None = None,
+    template_dir: Path | None = None,
+    provisional: bool = False,
+    show_rules: bool = False,
+    reader: Reader,
+    late_ok: bool = False,
+    post: bool = False,
+    yes: bool = False,
+    show: Asker | None = None,
+    as_edited: bool = False,
+) -> Announced:
+    """`tally announce`: the post to paste, rendered from its template; rule ids (C5, L1) only
+    with ``show_rules``, since the post is for the players. With ``post`` (Discuz!) it is
+    also replied into the day's thread as the director (tally.commands.post: never provisional,
+    never twice, asked first unless ``yes``, read back)."""
+    from tally.outputs.announce import (
+        check_templates,
+        closing_post,
+        elevator_context,
+        morning_context,
+        platform_markup,
+        reminder_context,
+        render,
+    )
+
+    kind, markup = Announcement(kind), Markup(markup) if markup is not None else None
+    if post:
+        from tally.commands.post import live_only
+
+        live_only(reader)  # before anything is read: the post needs the live thread
+    check_templates(kind, template_dir)  # before the pages are read
+    chosen = game.day(day)
+    markup = markup or reader.markup_for(chosen.vote_ref)  # a board profile's markup
+    context: dict[str, object]
+    if kind in (Announcement.CLOSE, Announcement.REMINDER):
+        [thread] = reader.read([chosen.vote], game.timezone, closes=chosen.closes)
+        carried = days_before(game, day, reader, [thread]).carried
+        result = tally_day(
+            thread, game, day, carried=carried, late_ok=late_ok, as_edited=as_edited
+        )
+    if kind is Announcement.CLOSE:
+        text = closing_post(
+            result, game, markup, provisional=provisional, show_rules=show_rules,
+            template_dir=template_dir,
+        )  # fmt: skip
+        if post and as_edited:
+            raise PostError(
+                "a count taken --as-edited is never posted: rule on the edited floor in the "
+                "game file ([[rulings]]) to post the result."
+            )
+        if post and result.provisional:
+            raise PostError(
+                f"day {day} has not closed (read {short(result.as_of)}): a provisional count "
+                "(暂计) is never posted; post the result after the close."
+            )
+        from tally.rules.closed import record
+
+        return _posted(game, chosen, kind, text, post, yes, show, reader, record(result),
+                       result.unchecked)  # fmt: skip
+    if kind is Announcement.REMINDER:
+        context = reminder_context(result, game, show_rules=show_rules)
+        if post and not result.not_voted:
+            raise PostError(
+                f"every living player has voted on day {day}: there is nobody to remind, so "
+                "no reminder is posted."
+            )
+    elif kind is Announcement.MORNING:
+        if game.path is None:
+            raise InputError("the morning announcement reads the ledger beside the game file.")
+        cards = cardfile.load(cardfile.ledger_path(game.path))
+        chain = days_before(game, day, reader)
+        today, _ = resolve(game, chosen, chain.carried)
+        context = morning_context(game, today, chain.days, cards, show_rules=show_rules)
+    else:
+        # The players' own views of the discussion thread (the vote thread without one).
+        url = chosen.discussion or chosen.vote
+        [thread] = reader.read([url], game.timezone, closes=chosen.closes)
+        role = ThreadRole.DISCUSSION if chosen.discussion else ThreadRole.VOTE
+        thread_fits_day(game, thread, chosen, role)
+        context = elevator_context(game, chosen, thread, seed)
+    text = render(kind, markup or platform_markup(game, chosen), context, template_dir)
+    return _posted(game, chosen, kind, text, post, yes, show, reader)
+
+
+class Asker(Protocol):
+    """Who is asked before a post (the terminal); None from ``confirm``: nobody to ask."""
+
+    def confirm(self, question: str) -> bool | None: ...
+
+
+def _posted(game: Game, day: Day, kind: Announcement, text: str, post: bool, yes: bool,
+            show: Asker | None, reader: Reader,
+            outcome: Mapping[str, object] | None = None,
+            unchecked: Sequence[str] = ()) -> Announced:  # fmt: skip
+    """The announcement, posted when asked: the text is kept (shown) whatever happens, as it
+    is posted (tally's mark on its last line); on a terminal it is shown in full before the
+    question."""
+    from tally.commands.post import final_text, post_text
+
+    if not post:
+        return Announced(text, as_posted=final_text(game, day.day, kind, text, outcome))
+
+    text = final_text(game, day.day, kind, text, outcome)
+
+    def confirm(question: str) -> bool | None:
+        return show.confirm(f"{text.rstrip()}\n\n{question}") if show is not None else None
+
+    try:
+        posted = post_text(game, day, kind, text, reader=reader, yes=yes, confirm=confirm,
+                           outcome=outcome, unchecked=unchecked)  # fmt: skip
+    except (PostError, FetchError) as exc:  # the forum gone mid-way: still the text to paste
+        return Announced(text, failure=exc)
+    return Announced(text, posted=posted)

@@ -1,0 +1,64 @@
+"""`tally archive`: the threads' posts to a CSV file and/or a SQLite database."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import tzinfo
+from pathlib import Path
+
+from tally.commands.checks import check_output, zone
+from tally.commands.threads import closed_days
+from tally.errors import InputError
+from tally.forums.reader import Reader
+from tally.outputs.results import Archived
+from tally.rules.game import Game
+from tally.rules.votes import DayResult
+from tally.settings import DEFAULT_ZONE
+
+
+def archive(
+    sources: Sequence[str] | None,
+    output: Path | None,
+    *,
+    db: Path | None = None,
+    game: Game | Path | None = None,
+    timezone: str = DEFAULT_ZONE,
+    reader: Reader,
+) -> Archived:
+    """`tally archive`: every post of the threads (and of the game's) to one CSV, and/or a
+    SQLite database (with a game file: every closed day's ballots too)."""
+    from tally.outputs.archive import write_csv
+    from tally.rules.gamefile import load_game
+
+    if output is None and db is None:
+        output = Path("posts.csv")
+    if output is not None:
+        check_output(output, "CSV file")
+    if db is not None:
+        check_output(db, "database")
+    wanted = list(sources or ())
+    loaded = None
+    if game is not None:
+        loaded = game if isinstance(game, Game) else load_game(game, default_timezone=timezone)
+        wanted.extend(loaded.thread_urls())
+        tz: tzinfo = loaded.timezone
+    else:
+        tz = zone(timezone)
+    if not wanted:
+        raise InputError("give at least one thread URL or saved page, or --game GAME.toml.")
+    threads = reader.read(wanted, tz)
+    partial = tuple(
+        f"thread {t.thread_id} is partial: {gap} missing" for t in threads for gap in t.missing
+    )
+    written = write_csv(threads, output) if output is not None else None
+    database = None
+    results: list[DayResult] = []
+    if db is not None:
+        from tally.outputs.database import write_db
+
+        if loaded is not None:
+            results = closed_days(loaded, threads)
+        database = write_db(db, threads, game=loaded, results=results,
+                            now=reader.now().astimezone(tz))  # fmt: skip
+    days = tuple(r.day.day for r in results)
+    return Archived(threads, output, written, db, database, days, partial)

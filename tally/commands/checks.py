@@ -1,0 +1,42 @@
+"""What a command checks before it reads anything: the file it will write can be written,
+the zone it is given is a zone."""
+
+from __future__ import annotations
+
+from datetime import tzinfo
+from pathlib import Path
+
+from tally.errors import InputError, OutputError
+
+
+def zone(name: str) -> tzinfo:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise InputError(f"{name!r} is not a time zone name like Asia/Shanghai.") from None
+
+
+def check_output(path: Path, what: str, *, overwrite: bool = True) -> None:
+    """Before anything is downloaded: can ``path`` be written?"""
+    if not overwrite and path.exists():
+        raise InputError(
+            f"{path} exists; tally never writes over a {what}: give another name with -o."
+        )
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"cannot write {path}: the folder {folder} does not exist.")
+    if path.is_dir():
+        raise InputError(f"cannot write {path}: it is a folder.")
+    # The file is written as a new file beside it, then renamed (tally.atomic): the folder
+    # must take a new file, found out now rather than after an hour of watching.
+    import tempfile
+
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".tally-", suffix=".probe"):
+            pass
+    except OSError as exc:
+        raise OutputError(
+            f"cannot write {path}: the folder {folder} takes no new file ({exc.strerror})."
+        ) from None

@@ -1,0 +1,66 @@
+"""`tally report`: the game so far as one self-contained HTML page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tally.commands.checks import check_output
+from tally.commands.threads import as_of_time, closed_days, day_threads
+from tally.errors import InputError
+from tally.forums.reader import Reader
+from tally.model import Thread
+from tally.outputs import cardfile
+from tally.outputs.results import Reported
+from tally.rules.game import Game
+from tally.rules.lurkers import check, history
+from tally.rules.standing import thread_as_of
+
+
+def report(
+    game: Game,
+    output: Path,
+    *,
+    reader: Reader,
+    late_ok: bool = False,
+    template_dir: Path | None = None,
+    as_of: str | None = None,
+) -> Reported:
+    """`tally report`: the game so far as one self-contained HTML page (written atomically).
+
+    Each thread is read once; a day's threads read at or after its close trust no page
+    cached before it, as `tally votes` does. With ``as_of`` (a date and time), the days
+    closed by then, each vote thread as tally's reads show it stood then.
+    """
+    from tally.atomic import write_atomic
+    from tally.outputs.announce import check_templates
+    from tally.outputs.report import render_report
+
+    check_output(output, "report")
+    check_templates("report", template_dir, html=True)  # before the pages are read
+    now = reader.now()
+    threads = day_threads(game, reader)
+    moment = None
+    if as_of is not None:
+        if ":" not in as_of or "-" not in as_of:
+            raise InputError(f"--as-of {as_of!r}: the report takes a date and time "
+                             "(2026-12-01 20:30), the moment every day is counted at.")  # fmt: skip
+        moment = as_of_time(Thread("", "", "", "", 0, ()), as_of, game, game.days[0])
+    closed = game.closed(moment or now)
+    votes_read = [t for d in closed for t in threads([d.vote], d)]
+    if moment is not None:
+        votes_read = [thread_as_of(t, moment) for t in votes_read]
+    results = closed_days(game, votes_read, late_ok=late_ok)
+    talked = [d.day for d in closed if d.discussion is not None]
+    posts = {}
+    if talked:
+        posts = dict(check(game, history(game, max(talked), threads), max(talked)).days)
+        posts = {n: counts for n, counts in posts.items() if n in talked}
+    cards = cardfile.load(cardfile.ledger_path(game.path)) if game.path is not None else []
+    drawn = {r.day.day for r in results}
+    pending = tuple(d.day for d in game.days if d.day not in drawn)
+    page = render_report(game, results, posts, cards, pending=pending,
+                         generated=now.astimezone(game.timezone),
+                         template_dir=template_dir)  # fmt: skip
+    data = page.encode("utf-8")
+    write_atomic(output, data)
+    return Reported(output, tuple(sorted(drawn)), pending, len(data))

@@ -1,0 +1,47 @@
+"""A run's setup, the same for every command: the settings merged (the command line, the game
+file, the config file, tally's default; ``tally.settings``), the game loaded in the zone
+they name, and the politeness they set put into the environment."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tally import settings as config
+from tally.environment import Environment
+
+if TYPE_CHECKING:
+    from tally.rules.game import Game
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a command runs with: its game (None for a command about no game file), the
+    settings as merged, the environment with their politeness."""
+
+    game: Game | None
+    settings: config.Settings
+    env: Environment
+
+
+def setup(given: Mapping[str, Any], game_path: Path | None, env: Environment) -> Run:
+    """The run of a command line: ``given`` its options (those that are settings are merged
+    with the game file's and the config file's), ``game_path`` the game file, if any."""
+    typed = {k: v for k, v in given.items() if k in config.NAMES and v is not None}
+    found = env.config_file()
+    own = found, config.load_config(found)
+    game = None
+    if game_path is not None:
+        from tally.rules.gamefile import load_game
+
+        zone = config.merge(typed, config=own)["timezone"]  # for a file that names none
+        game = load_game(game_path, default_timezone=zone)
+    chosen = config.merge(typed, game.settings if game else None, f"game file {game_path}",
+                          config=own, environ=env.environ)  # fmt: skip
+    if chosen.given("politeness"):
+        env = dataclasses.replace(env, http=dataclasses.replace(
+            env.http, host_delay=chosen["politeness"]))  # fmt: skip
+    return Run(game, chosen, env)

@@ -1,0 +1,181 @@
+"""`tally votes`: one day's vote thread read and counted (``vote_day``), and the command with
+its post and picture (``votes``).
+
+    from tally.environment import Environment
+    from tally.forums.reader import Reader, Reading
+    from tally.rules.gamefile import load_game
+    from tally.commands.votes import vote_day
+
+    game = load_game("game.toml")
+    with Reader(Environment(), Reading()) as reader:
+        result = vote_day(game, [game.day(2).vote], reader=reader)
+    print(result.outcome.player)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+
+from tally.commands.checks import check_output
+from tally.commands.threads import as_of_time, days_before
+from tally.errors import FetchError, InputError, NotAThreadError, ParseError
+from tally.forums import resolve_url
+from tally.forums.fetch import is_url
+from tally.forums.reader import Reader
+from tally.model import Thread, origin_of
+from tally.outputs.results import Counted
+from tally.rules.ballots import Flag
+from tally.rules.game import Day, Game
+from tally.rules.guards import vote_day_of
+from tally.rules.standing import thread_as_of
+from tally.rules.verdicts import ThreadRole
+from tally.rules.votes import DayResult, tally_day
+from tally.vocabulary import Announcement, Markup
+
+
+def vote_day(
+    game: Game,
+    sources: Sequence[str],
+    *,
+    day: int | None = None,
+    reader: Reader,
+    late_ok: bool = False,
+    as_edited: bool = False,
+    as_of: str | None = None,
+) -> DayResult:
+    """`tally votes`: read one day's vote thread (URL, saved pages or an archive) and count
+    it, with the day's acceleration requests (S3) when its other threads can be had; with
+    ``as_of`` (a time or a floor), as the thread stood then by tally's earlier reads."""
+    chosen = _day_of_urls(game, sources, day)
+    closes = chosen.closes if chosen is not None else None
+    given = reader.read(sources, game.timezone, closes=closes)
+    vote = _the_vote_thread(game, given, chosen)
+    started = vote.posts[0].time if vote.posts else None
+    the_day = vote_day_of(game, vote.key, day, started=started)
+    if as_of is not None:
+        vote = thread_as_of(vote, as_of_time(vote, as_of, game, the_day))
+    requests, why_not = None, None
+    if game.rules.acceleration:
+        requests, why_not = _request_threads(game, the_day, sources, given, reader)
+    carried = days_before(game, the_day.day, reader, given).carried
+    result = tally_day(
+        vote, game, the_day.day, requests=requests, carried=carried, late_ok=late_ok,
+        as_edited=as_edited,
+    )  # fmt: skip
+    if why_not is not None and the_day.accelerated:  # the file says so, tally cannot check
+        note = Flag("S3", f"加速: not counted: {why_not}")
+        result = dataclasses.replace(result, flags=(*result.flags, note))
+    return result
+
+
+def votes(
+    game: Game,
+    sources: Sequence[str],
+    *,
+    day: int | None = None,
+    reader: Reader,
+    chart: Path | None = None,
+    announce: bool = False,
+    markup: Markup | None = None,
+    late_ok: bool = False,
+    template_dir: Path | None = None,
+    as_edited: bool = False,
+    as_of: str | None = None,
+) -> Counted:
+    """The `tally votes` command: the count, and with ``announce`` the post (a day not
+    closed gets the mid-day standing, headed as such), with ``chart`` the picture (PNG);
+    ``template_dir`` holds the director's own templates (each missing one is the built-in)."""
+    from tally.outputs.announce import check_templates, closing_post
+
+    if announce:
+        check_templates(Announcement.CLOSE, template_dir)  # before the pages are read
+    if chart is not None:
+        check_output(chart, "picture")
+    result = vote_day(
+        game, sources, day=day, reader=reader, late_ok=late_ok, as_edited=as_edited, as_of=as_of
+    )
+    warning = draw_chart(result, game, chart) if chart is not None else None
+    markup = markup or reader.markup_for(result.day.vote_ref)
+    text = (
+        closing_post(result, game, markup, provisional=True, template_dir=template_dir)
+        if announce
+        else None
+    )
+    return Counted(result, text, chart, warning)
+
+
+def _day_of_urls(game: Game, sources: Sequence[str], day: int | None) -> Day | None:
+    """The day a count is about, known before anything is read when it can be: the day
+    named, or the day whose vote thread a URL given is."""
+    if day is not None:
+        return game.day(day)
+    for source in sources:
+        if is_url(source):
+            found = game.locate(resolve_url(source)[1].key)
+            if found is not None and found[1] is ThreadRole.VOTE:
+                return found[0]
+    return None
+
+
+def _the_vote_thread(game: Game, threads: list[Thread], chosen: Day | None) -> Thread:
+    """The one vote thread among the threads read (an archive holds many)."""
+    if len(threads) == 1:
+        return threads[0]
+    days = [chosen] if chosen is not None else list(game.days)
+    votes = {d.vote_ref.key: d.day for d in days}
+    boards = {d.vote_ref.key: origin_of(d.vote_ref.base) for d in days}
+    # Thread 23 of another board is not the day's: an archive may hold both.
+    found = [t for t in threads if t.key in votes and t.origin in ("", boards[t.key])]
+    if len(found) > 1:
+        numbers = ", ".join(str(votes[t.key]) for t in found)
+        raise InputError(
+            f"the sources hold the vote threads of days {numbers}; name one with --day N."
+        )
+    if not found and chosen is not None:
+        raise InputError(
+            f"the sources hold {len(threads)} threads and none is day {chosen.day}'s vote "
+            f"thread ({chosen.vote})."
+        )
+    if len(found) != 1:
+        raise InputError(f"give the pages of one vote thread, not of {len(threads)} threads.")
+    return found[0]
+
+
+def _request_threads(
+    game: Game, day: Day, sources: Sequence[str], given: list[Thread], reader: Reader
+) -> tuple[list[Thread] | None, str | None]:
+    """The day's discussion and progress threads, where acceleration is asked for (S3):
+    among the threads given, else read (from the forum or the archive) when the vote thread
+    was; pages cached after the requests' deadline are good enough. (None, why) when they
+    cannot be had."""
+    from tally.rules.acceleration import deadline
+
+    roles = (ThreadRole.PROGRESS, ThreadRole.DISCUSSION)
+    keys = {ref.key for ref in map(day.ref, roles) if ref is not None}
+    if not keys:
+        return None, f"day {day.day} names no discussion or progress thread in {game.where()}"
+    found = [t for t in given if t.key in keys]
+    if found:
+        return found, None
+    if not any(is_url(s) for s in sources) and reader.how.archive is None:
+        return None, "give the discussion thread's saved pages with the vote thread's"
+    urls = [u for u in map(day.url, roles) if u]
+    until = deadline(day, game.rules.acceleration_cutoff_hours)
+    try:
+        return reader.read(urls, game.timezone, closes=until), None
+    except (FetchError, NotAThreadError, ParseError) as exc:
+        return None, f"the discussion thread could not be read ({str(exc).rstrip('.')})"
+
+
+def draw_chart(result: DayResult, game: Game, output: Path) -> str | None:
+    """`tally votes --chart`: the day's picture as PNG (written atomically); the sentence to
+    show when no font can draw the names."""
+    from tally.atomic import write_atomic
+    from tally.outputs import charts
+    from tally.outputs.announce import outcome_sentence
+
+    picture = charts.png(charts.day_figure, result, outcome_sentence(result, game))
+    write_atomic(output, picture.data)
+    return picture.warning

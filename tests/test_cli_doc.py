@@ -1,0 +1,30 @@
+"""docs/cli.md is the commands' own --help: written from tally.cli's rows, compared here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tally.cli import CARDS, COMMANDS, DAY, OPTIONS, TEMPLATES
+from tally.cli_doc import markdown
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_cli_reference_is_written_from_the_commands():
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert page == markdown(), "docs/cli.md is stale: run python -m tally.cli_doc docs/cli.md"
+
+
+def test_the_reference_names_every_command_and_option():
+    page = markdown()
+    groups = {"": COMMANDS, "cards ": CARDS, "templates ": TEMPLATES, "day ": DAY}
+    for prefix, rows in groups.items():
+        for row in rows:
+            assert f"## `tally {prefix}{row.name}`" in page, row.name
+            for key in row.takes:
+                for flag in OPTIONS[key].flags:
+                    assert flag.split("/")[0] in page, (row.name, flag)
+
+
+def test_readme_points_at_the_reference():
+    assert "docs/cli.md" in (ROOT / "README.md").read_text(encoding="utf-8")
