@@ -69,6 +69,9 @@ def test_the_renamed_account_and_the_lookalike_by_their_uids(tmp_path):
     assert floors[4] == ("bob", "3", "bob", "counted", None)
     assert floors[5] == ("bob。", "7", None, "void", "not_a_player")  # the look-alike
     assert floors[6][:4] == ("admin。", "9", None, "not_a_ballot")  # the fake 催票
+    fake = next(b for b in data["ballots"] if b["floor"] == 6)
+    # A look-alike's post that holds no ballot is a row naming whom it looks like (uid 1).
+    assert fake["note"] == "admin。 is a look-alike of admin (uid 1), posted by uid 9: not a player of this game"
     assert 7 not in floors  # the director's own reminder: no row at all (issue 31)
     assert "ncfrank32" not in data["not_voted"] and data["not_voted"] == ["dave"]
     assert data["outcome"]["player"] == "dave"

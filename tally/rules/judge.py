@@ -168,9 +168,28 @@ def remarks(thread: Thread, game: Game, rules: Ruleset | None = None) -> tuple[R
                 comment=w.is_comment,
                 parent_post_id=w.post.post_id if w.is_comment else None,
                 author_id=w.author_id,
+                # A look-alike's post is a row of its own that names whom it looks like.
+                note=lookalike_note(game, w.author, w.author_display, w.author_id) or "",
             )
         )
     return tuple(found)
+
+
+def lookalike_note(
+    game: Game, author: str, display: str | None, author_id: str | None
+) -> str | None:
+    """The sentence for an account named like a player (or a director) that is not that
+    account (another uid, or a name that matches only once folded); None for anyone else."""
+    who = game.author(author, display, author_id)
+    if who.lookalike is None:
+        return None
+    names = " / ".join(n for n in (author, display) if n)
+    uids = (
+        f" (uid {who.lookalike_id}), posted by uid {author_id}"
+        if who.lookalike_id and author_id
+        else ", another account"
+    )
+    return f"{names} is a look-alike of {who.lookalike}{uids}: not a player of this game"
 
 
 # Why the forum 屏蔽s a post (Post.hidden): a moderator's banpost, or its author banned.
@@ -217,20 +236,12 @@ def _identify(w: _Work, game: Game) -> None:
     # other name a roster uses.
     player = who.name if who.role == "player" else None
     if player is None:
-        names = " / ".join(n for n in (w.author, w.author_display) if n)
-        if who.lookalike is not None:
-            note = (
-                f"{names} is a look-alike of {who.lookalike}"
-                + (
-                    f" (uid {who.lookalike_id}), posted by uid {w.author_id}"
-                    if who.lookalike_id and w.author_id
-                    else ", another account"
-                )
-                + ": not a player of this game"
-            )
+        note = lookalike_note(game, w.author, w.author_display, w.author_id)
+        if note is not None:
             w.flags.append(("lookalike", note))
             w.void(VoidReason.NOT_A_PLAYER, note)
             return
+        names = " / ".join(n for n in (w.author, w.author_display) if n)
         w.void(VoidReason.NOT_A_PLAYER, f"{names} is not a player of this game")
         return
     w.voter = player
