@@ -385,3 +385,24 @@ def test_a_read_back_that_fails_says_look_at_the_thread_never_offline(board, tmp
     assert "look at the thread" in result.stderr
     assert "--offline" not in result.stderr and "paste" not in result.stderr
     assert entries(game)[-1]["pid"] == "2020"
+
+
+def test_a_closed_day_keeps_its_result_when_counted_from_an_archive(board, tmp_path):
+    """Counted from `tally archive`'s CSV on another machine (no journal): the archived
+    thread holds the director's posted result, whose mark says the outcome it posted."""
+    url, game, cookies = setup(board, tmp_path)
+    clock = after_close(board)
+    assert announce(game, cookies, clock, "--yes").exit_code == 0
+    t = board.threads["102"]
+    for i, p in enumerate(t.posts):
+        if "投票对象：白桃" in p.text:
+            t.posts[i] = replace(p, text=p.text.replace("白桃", "长夜"))
+    board.thread(t)
+    clock.sleep(120)
+    csv = tmp_path / "posts.csv"
+    archived = runner.invoke(app, ["archive", url, "-o", str(csv), "--fresh", "-q"], obj=env(clock))
+    assert archived.exit_code == 0, archived.stderr
+    journal_path(Path(game)).unlink()
+    again = runner.invoke(app, ["votes", str(csv), "--game", game, "-q"], obj=env(clock))
+    assert again.exit_code == 2, again.stderr
+    assert "day 2's result was posted on floor 20 by 导演A, and counts now as" in again.stderr
