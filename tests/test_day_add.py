@@ -286,3 +286,28 @@ def test_the_opening_a_first_post_announces(text, expected):
     said = announced_open(text, written, CHINA)
     got = (said[0].hour, said[0].minute, said[1]) if said is not None else None
     assert got == expected
+
+
+def test_a_file_saved_while_day_add_asks_is_not_written_over(forum, tmp_path):
+    """The director saves the game file in an editor while tally waits at its question: the
+    block is not written over that edit; one sentence says to run day add again."""
+    from tally.commands.day import add_day
+    from tally.errors import InputError
+    from tally.forums.reader import Reader, Reading
+
+    game, urls = start(forum, tmp_path)
+
+    class Editing:
+        def proposed(self, text: str) -> None:
+            pass
+
+        def confirm(self, question: str) -> bool:
+            game.write_text(game.read_text(encoding="utf-8") + "\n# 导演：第2天改了\n", "utf-8")
+            return True
+
+    edited_before = None
+    with Reader(FakeClock(morning(2), CHINA).env(), Reading(use_cache=False)) as reader:
+        with pytest.raises(InputError, match="changed while tally asked: nothing was added"):
+            add_day(load_game(game), *urls[2], reader=reader, show=Editing())
+        edited_before = game.read_text(encoding="utf-8")
+    assert edited_before.endswith("# 导演：第2天改了\n") and "day = 2\n" not in edited_before

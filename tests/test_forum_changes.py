@@ -513,3 +513,42 @@ def test_a_read_that_could_not_see_a_reply_is_no_version_of_it(forum, tmp_path):
     data = json.loads(author.stdout)
     assert [b["target"] for b in data["ballots"]] == ["carol", "carol", "bob"]
     assert not [f for f in data["flags"] if f["rule"] == "edited"]
+
+
+@pytest.mark.rules("V5")
+def test_V5_a_ballot_first_read_inside_the_final_hour_and_edited_there_is_taken_back():
+    """Posted at 20:40 and first read at 20:45, both inside 000's last hour, then edited to
+    another target at 21:00: a change in the final hour, counted as first read."""
+    from dataclasses import replace as swap
+
+    from tally.forums.history import History, Version
+    from tally.model import Edit
+    from tally.rules.votes import tally_day
+
+    from .votekit import T, at, game, vote
+
+    before = T().post("乙", "09 20:40", vote("甲"))
+    after = T().post("乙", "09 20:40", vote("丙"))
+    edited = swap(after.posts[1], edited=Edit("乙", at("09 21:00")))
+    history = History((Version(1, at("09 20:45"), tuple(before.posts)),))
+    thread = swap(after.thread(), posts=(after.posts[0], edited), history=history,
+                  read_at=at("09 21:40"))  # fmt: skip
+    [ballot] = tally_day(thread, game("000"), 2).ballots
+    assert (ballot.target, ballot.status) == ("甲", "counted")
+
+
+def test_as_of_past_the_last_read_is_as_of_that_read():
+    """--as-of 23:00 with the last read at 20:30 (say --offline): the thread is known up to
+    20:30 only, so the count is as of 20:30 and provisional before a 21:30 close."""
+    from dataclasses import replace as swap
+
+    from tally.forums.history import History, Version
+    from tally.rules.standing import thread_as_of
+
+    from .votekit import T, at, vote
+
+    t = T().post("乙", "09 20:00", vote("甲"))
+    history = History((Version(1, at("09 20:30"), tuple(t.posts)),))
+    thread = swap(t.thread(), history=history, read_at=at("09 20:30"))
+    assert thread_as_of(thread, at("09 23:00")).read_at == at("09 20:30")
+    assert thread_as_of(thread, at("09 20:10")).read_at == at("09 20:10")

@@ -460,6 +460,20 @@ def test_watch_post_that_fails_keeps_the_text_and_fails_loudly(board, tmp_path):
     assert "final" in result.stdout  # the final count was shown before
 
 
+def test_watch_post_keeps_in_announce_to_the_text_as_it_would_be_posted(board, tmp_path):
+    """--announce-to with --post: the file holds the post with tally's mark, so that a copy
+    pasted by hand is known again by the next --post (never twice)."""
+    url, game, cookies = setup(board, tmp_path)
+    clock = FakeClock("2024-05-09 21:20:00", CHINA)
+    board.clock = clock.now
+    board.closed.add("102")
+    out = tmp_path / "close.txt"
+    result = watch(url, game, cookies, clock, "--post", "--announce-to", str(out))
+    assert result.exit_code == NOT_POSTED
+    last = out.read_text(encoding="utf-8").rstrip("\n").splitlines()[-1]
+    assert re.fullmatch(r"tally#[0-9a-f]{8}/d2/close/[0-9a-f]{6}", last), last
+
+
 def test_a_post_made_with_the_director_account_is_not_counted(board, tmp_path):
     """The result on floor 20 is the director's: a later count is the same count."""
     url, game, cookies = setup(board, tmp_path)

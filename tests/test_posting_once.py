@@ -406,3 +406,61 @@ def test_a_closed_day_keeps_its_result_when_counted_from_an_archive(board, tmp_p
     again = runner.invoke(app, ["votes", str(csv), "--game", game, "-q"], obj=env(clock))
     assert again.exit_code == 2, again.stderr
     assert "day 2's result was posted on floor 20 by 导演A, and counts now as" in again.stderr
+
+
+def test_a_post_held_for_a_moderator_is_never_sent_again(board, tmp_path):
+    """回复需要审核: the forum took it and will show it once approved. The journal keeps it
+    open, so a second --post (or watch, or the desk) sends nothing; no 'paste by hand'."""
+    _, game, cookies = setup(board, tmp_path)
+    board.moderate = True
+    clock = after_close(board)
+    first = announce(game, cookies, clock, "--yes")
+    assert first.exit_code == NOT_POSTED
+    assert "the forum took the post for a moderator to approve" in first.stderr
+    assert "paste by hand" not in first.stderr and "post by hand" not in first.stderr
+    assert [e["state"] for e in entries(game)] == ["unknown"]
+    clock.sleep(300)
+    again = announce(game, cookies, clock, "--yes")
+    assert again.exit_code == NOT_POSTED, again.stderr
+    assert len(board.answers) == 1  # sent once
+
+
+def test_the_mark_survives_a_renamed_file_and_a_thread_added_to_day_1(board, tmp_path):
+    """A co-director's copy under another name, or a discussion thread added to day 1 later:
+    the same game, so the same mark, and the post already made is found again."""
+    from tally.rules.closed import mark
+    from tally.rules.gamefile import load_game
+
+    url, game, cookies = setup(board, tmp_path)
+    original = Path(game).read_text(encoding="utf-8")
+    own = mark(load_game(game), 2, "close")
+    copy = tmp_path / "wolves.toml"
+    copy.write_text(original, encoding="utf-8")
+    assert mark(load_game(copy), 2, "close") == own
+    talk = original.replace(f'vote = "{url}"', f'vote = "{url}"\ndiscussion = "{url[:-3]}101"')
+    assert talk != original
+    copy.write_text(talk, encoding="utf-8")
+    assert mark(load_game(copy), 2, "close") == own
+    clock = after_close(board)
+    assert announce(game, cookies, clock, "--yes").exit_code == 0
+    clock.sleep(60)
+    again = announce(str(copy), cookies, clock, "--yes")  # no journal beside the copy
+    assert again.exit_code == NOT_POSTED, again.stderr
+    assert "already holds this post" in again.stderr and len(board.replies) == 1
+
+
+def test_a_result_posted_in_the_closes_own_minute_is_found_on_a_board_showing_minutes():
+    """Close 21:30:30; the result posted at 21:30:50 shows as 21:30 on a board that prints
+    minutes only: still the post already made."""
+    from dataclasses import replace as swap
+
+    from tally.rules.closed import mark, marked_post
+    from tally.vocabulary import Announcement
+
+    from .votekit import T, game
+
+    g = game("000", day="")
+    day = swap(g.day(2), closes=g.day(2).closes.replace(second=30))
+    t = T().post("导演", "09 21:30", f"第2天结果\n\n{mark(g, 2, 'close')}/abcdef")
+    found = marked_post(g, day, Announcement.CLOSE, t.thread())
+    assert found is not None and found.floor == 2

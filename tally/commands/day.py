@@ -302,6 +302,13 @@ def add_day(
             )
         if not asked:
             raise InputError(f"not added: you said no; {game.path} is as it was.")
+    # The file saved again while the question waited (an editor open beside it): that edit
+    # would be lost under the block; say so rather than write over it.
+    if tomlfile.read_text(game.path, "game file", GameFileError) != text:
+        raise InputError(
+            f"{game.path} changed while tally asked: nothing was added; run tally day add "
+            "again, and it proposes the day from the file as it is now."
+        )
     # Notepad's byte-order mark, where the file had one, stays.
     bom = b"\xef\xbb\xbf" if game.path.read_bytes().startswith(b"\xef\xbb\xbf") else b""
     write_atomic(game.path, bom + edited.encode("utf-8"))

@@ -131,19 +131,21 @@ def watch(
         return
     markup = markup or reader.markup_for(last.result.day.vote_ref)
     if announce_to is not None or post:
+        from tally.commands.post import final_text, post_or_keep
+        from tally.rules.closed import record
+
         text = _closing_text(last.result, game, markup, template_dir, post)
+        outcome = record(last.result)
+        if post:  # the file holds what is posted, mark and all: pasted, it is known again
+            text = final_text(game, last.result.day.day, Announcement.CLOSE, text, outcome)
         if announce_to is not None:
             from tally.atomic import write_atomic
 
             write_atomic(announce_to, text.encode("utf-8"))
             show.note(f"wrote the announcement to {announce_to}")
         if post:
-            from tally.commands.post import post_or_keep
-            from tally.rules.closed import record
-
             show.posted(post_or_keep(game, last.result.day, Announcement.CLOSE, text,
-                                     reader=reader, keep=announce_to,
-                                     outcome=record(last.result),
+                                     reader=reader, keep=announce_to, outcome=outcome,
                                      unchecked=last.result.unchecked))  # fmt: skip
     if reminder is not None and reminder.failure is not None:
         raise reminder.failure  # the close went well; the reminder did not: said again

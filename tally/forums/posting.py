@@ -40,6 +40,11 @@ class MaybePosted(PostError):
     thread may hold it, so the director is told to look at the thread, never to paste it."""
 
 
+class HeldPost(MaybePosted):
+    """The forum took the post for a moderator to approve (回复需要审核): not shown yet, but
+    it will be once approved, so it is never sent again (the journal keeps it open)."""
+
+
 @dataclass(frozen=True)
 class ReplyForm:
     """The fast-reply form of a thread page, as the logged-in member sees it."""
@@ -171,13 +176,13 @@ def read_answer(status: int, headers: dict[str, str], body: str, board: str) -> 
         if pid:
             return Accepted(pid.group(1), urljoin(board, html.unescape(url)))
         if "审核" in said:
-            raise PostError(_MODERATED)
+            raise HeldPost(_MODERATED)
     error = _ERROR.search(body)
     found = _MESSAGE.search(body)
     said = error.group(1) if error else found.group(1) if found else ""
     said = html.unescape(_TAG.sub("", said)).strip()
     if "审核" in said and "回复" in said:
-        raise PostError(_MODERATED)
+        raise HeldPost(_MODERATED)
     if said:
         raise PostError(refusal(said))
     raise MaybePosted(
@@ -188,7 +193,8 @@ def read_answer(status: int, headers: dict[str, str], body: str, board: str) -> 
 
 _MODERATED = (
     "the forum took the post for a moderator to approve (回复需要审核): it is not shown yet; "
-    "ask a moderator, or post by hand from an account that need not wait."
+    "ask a moderator to approve it. It is not sent again: the journal of posts holds it "
+    "until the thread shows it"
 )
 # Each refusal Discuz! gives a reply (lang_message.php), and what the director can do.
 _REFUSALS: tuple[tuple[str, str], ...] = (

@@ -34,7 +34,7 @@ def mark(game: Game, day: int, kind: Announcement | str) -> str:
     "this post again" is known by in the thread (a director's template may change every
     other line). ASCII, so that every board's charset holds it. A closing post's mark ends
     with its outcome's code (``outcome_code``)."""
-    game_hash = hashlib.sha256(game.id.encode("utf-8")).hexdigest()[:8]
+    game_hash = hashlib.sha256(game.post_key.encode("utf-8")).hexdigest()[:8]
     return f"tally#{game_hash}/d{day}/{Announcement(kind).value}"
 
 
@@ -43,8 +43,11 @@ def outcome_code(result: object, player: object) -> str:
 
 
 def since(day: Day, kind: Announcement) -> datetime:
-    """A post of this kind is looked for after this time: the close's after the close."""
-    return day.closes if kind is Announcement.CLOSE else day.opens
+    """A post of this kind is looked for after this time: the close's after the close. To
+    the minute: a board that shows minutes only shows a post at 21:30:50 as 21:30, before a
+    close at 21:30:30."""
+    at = day.closes if kind is Announcement.CLOSE else day.opens
+    return at.replace(second=0, microsecond=0)
 
 
 def marked_post(game: Game, day: Day, kind: Announcement, thread: Thread) -> Post | None:

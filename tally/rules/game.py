@@ -160,6 +160,20 @@ class Game:
         return f"{stem}-{digest}"
 
     @cached_property
+    def post_key(self) -> str:
+        """What tally's mark on its posts names the game by (tally.rules.closed.mark): the
+        file's ``id``, else the first day's vote thread (board and thread id) alone, which
+        a renamed or copied game file (a co-director's) and a thread added to day 1 later
+        leave as it was: the mark found again is what stops a second post."""
+        if self.given_id:
+            return self.given_id
+        first = self.days[0] if self.days else None
+        if first is None:
+            return self.id
+        ref = first.vote_ref
+        return f"{origin_of(ref.base)}{ref.platform}:{ref.thread_id}"
+
+    @cached_property
     def roster(self) -> Roster:
         return Roster(self.players, self.aliases)
 

@@ -125,6 +125,8 @@ def as_it_stood(
                 start = day.closes - window
                 if start <= post.edited.at < day.closes:
                     before = _readable(history.at(start).get(post.post_id))
+                    if before is None:  # first read inside the window, before the edit
+                        before = _first_read(history, post.post_id, start, post.edited.at)
                     if before is not None and _target(before.post) != _target(post):
                         minutes = window_text(game.rules.change_window_minutes)
                         when = f"in the last {minutes} before the close (V5)"
@@ -138,6 +140,15 @@ def _may_be_a_ballot(post: Post, game: Game, day: Day) -> bool:
         return False
     director = game.is_director(post.author, post.author_display, post.author_id)
     return not director or "代投" in post.text
+
+
+def _first_read(history: History, pid: str, start: datetime, edited: datetime) -> Seen | None:
+    """The post as tally first read it from ``start`` on, when that read came before the
+    edit mark's minute (marks say minutes only: a read in that minute may be after it)."""
+    seen = history.after(start - timedelta(microseconds=1)).get(pid)
+    if seen is None or seen.read_at >= _minute(edited):
+        return None
+    return _readable(seen)
 
 
 def _readable(seen: Seen | None) -> Seen | None:
@@ -227,10 +238,13 @@ def thread_as_of(thread: Thread, when: datetime) -> Thread:
         by_floor[seen.post.floor] = seen  # a floor numbered again: the newer read
     posts = tuple(s.post for s in sorted(by_floor.values(), key=lambda s: s.post.floor))
     floors = {p.floor for p in posts}
+    # Known up to ``when`` only if tally read the thread at or after it: a moment past the
+    # last read is counted as of that read (provisional when it is before the close).
+    last = max(v.read_at for v in history.versions)
     return replace(
         thread,
         posts=posts,
-        read_at=when,
+        read_at=min(when, last),
         gaps=tuple(f for f in range(1, max(floors) + 1) if f not in floors),
         history=history.until(when),
     )
