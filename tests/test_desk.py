@@ -207,6 +207,13 @@ def test_a_card_confirmed_and_the_result_posted_once(setup, desk, forum, tmp_pat
 
     confirm = c.get("/day/2/post").text
     digest = confirm.split('name="digest" value="')[1].split('"')[0]
+    # The text confirmed is held against the text about to be sent, inside the post's lock:
+    # a count that changed after the director read it (here: another text) is not posted.
+    from tally.vocabulary import Announcement
+
+    stale = desk.announcement(2, Announcement.CLOSE, post=True, confirmed="0" * 16)
+    assert stale.failure is not None and not setup.board.replies
+    assert "the count changed since the text was shown: nothing was posted" in str(stale.failure)
     done = post_form(c, "/day/2/post", digest=digest)
     assert "Posted as 导演A" in done.text, done.text
     [(tid, member, message)] = setup.board.replies

@@ -6,7 +6,6 @@ that comes from another page."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -185,8 +184,9 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
             if str(form.get("digest", "")) != _digest(text):
                 raise InputError("the count changed since the text was shown: read it again "
                                  "before posting.")  # fmt: skip
-            done = await run_in_threadpool(lambda: desk.announcement(n, Announcement.CLOSE,
-                                                                     post=True))  # fmt: skip
+            confirmed = str(form.get("digest", ""))
+            done = await run_in_threadpool(lambda: desk.announcement(
+                n, Announcement.CLOSE, post=True, confirmed=confirmed))  # fmt: skip
             if done.failure is not None:
                 raise done.failure
             if done.posted is not None:
@@ -238,7 +238,9 @@ async def _form(request: Request) -> dict[str, str]:
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    from tally.desk.state import text_digest
+
+    return text_digest(text)
 
 
 def _markup(desk: Desk, n: int) -> Any:

@@ -175,18 +175,48 @@ class Desk:
         one = dataclasses.replace(check, cards=(card,))
         return record(self.game, self.game.path, one, write=True)
 
-    def announcement(self, number: int, kind: Announcement, *, post: bool = False) -> Announced:
-        """`tally announce --day N --kind K` (with ``post``: `--post --yes`, the director
-        having read the text on the confirmation page). Before the close the closing post
-        is the mid-day standing (暂计), which is never posted."""
+    def announcement(self, number: int, kind: Announcement, *, post: bool = False,
+                     confirmed: str | None = None) -> Announced:  # fmt: skip
+        """`tally announce --day N --kind K`. With ``post``: `--post`, the director having
+        read the text on the confirmation page: ``confirmed`` is the digest of that text,
+        held against the text post_text is about to send, inside its lock (a count that
+        changed in between is not posted). Before the close the closing post is the mid-day
+        standing (暂计), which is never posted."""
         from tally.commands.announce import announce
 
         provisional = kind is Announcement.CLOSE and not post and not self.closed(number)
+        asker = _Confirmed(confirmed) if post and confirmed is not None else None
         return self.call(lambda r: announce(
             self.game, day=number, kind=kind, reader=r, provisional=provisional,
             template_dir=self.options.template_dir, late_ok=self.options.late_ok,
-            post=post, yes=post,
+            post=post, yes=post and asker is None, show=asker,
         ))  # fmt: skip
 
     def closed(self, number: int) -> bool:
         return self.reader.now() >= self.day(number).closes
+
+
+def text_digest(text: str) -> str:
+    """What the confirmation page and the Post button know a text by."""
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+class _Confirmed:
+    """The director's "yes" on the confirmation page, given for one text: the question
+    post_text asks (the text, then the question) is answered yes only for that text."""
+
+    def __init__(self, digest: str) -> None:
+        self.digest = digest
+
+    def confirm(self, question: str) -> bool:
+        from tally.forums.posting import PostError
+
+        text = question.rsplit("\n\n", 1)[0]
+        if text_digest(text) != self.digest and text_digest(text + "\n") != self.digest:
+            raise PostError(
+                "the count changed since the text was shown: nothing was posted; read it "
+                "again before posting."
+            )
+        return True
