@@ -21,7 +21,7 @@ from starlette.staticfiles import StaticFiles
 
 from tally.desk import views
 from tally.desk.guard import Guard
-from tally.desk.state import Desk
+from tally.desk.state import Desk, text_digest
 from tally.errors import InputError, TallyError
 from tally.forums.posting import PostError
 from tally.outputs.results import Posted
@@ -167,7 +167,7 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
         except TallyError as exc:
             error = str(exc)
         return html("post.html.j2", page="post", day=n, text=text, error=error,
-                    digest=_digest(text), posted=_posted(n), result=None)  # fmt: skip
+                    digest=text_digest(text), posted=_posted(n), result=None)  # fmt: skip
 
     async def post(request: Request) -> Response:
         n = number(request)
@@ -181,7 +181,7 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
                                 f"{before.url}; tally posts it once.")  # fmt: skip
             shown = await run_in_threadpool(desk.announcement, n, Announcement.CLOSE)
             text = shown.as_posted or shown.text
-            if str(form.get("digest", "")) != _digest(text):
+            if str(form.get("digest", "")) != text_digest(text):
                 raise InputError("the count changed since the text was shown: read it again "
                                  "before posting.")  # fmt: skip
             confirmed = str(form.get("digest", ""))
@@ -195,7 +195,7 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
         except TallyError as exc:
             error = str(exc)
         return html("post.html.j2", page="post", day=n, text=text, error=error,
-                    digest=_digest(text), posted=_posted(n), result=result)  # fmt: skip
+                    digest=text_digest(text), posted=_posted(n), result=result)  # fmt: skip
 
     routes = [
         Route("/", home),
@@ -235,12 +235,6 @@ async def _form(request: Request) -> dict[str, str]:
 
     fields = parse_qs((await request.body()).decode("utf-8", "replace"))
     return {k: v[0] for k, v in fields.items()}
-
-
-def _digest(text: str) -> str:
-    from tally.desk.state import text_digest
-
-    return text_digest(text)
 
 
 def _markup(desk: Desk, n: int) -> Any:

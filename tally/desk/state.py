@@ -197,10 +197,11 @@ class Desk:
 
 
 def text_digest(text: str) -> str:
-    """What the confirmation page and the Post button know a text by."""
+    """What the confirmation page and the Post button know a text by (its trailing line
+    breaks aside: the question post_text asks shows the text without them)."""
     import hashlib
 
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(text.rstrip().encode("utf-8")).hexdigest()[:16]
 
 
 class _Confirmed:
@@ -213,8 +214,7 @@ class _Confirmed:
     def confirm(self, question: str) -> bool:
         from tally.forums.posting import PostError
 
-        text = question.rsplit("\n\n", 1)[0]
-        if text_digest(text) != self.digest and text_digest(text + "\n") != self.digest:
+        if text_digest(question.rsplit("\n\n", 1)[0]) != self.digest:
             raise PostError(
                 "the count changed since the text was shown: nothing was posted; read it "
                 "again before posting."

@@ -298,10 +298,8 @@ def in_order(
 
 def _posted_result(game: Game, number: int) -> tuple[OutcomeResult, str | None] | None:
     """The outcome of the result tally posted for day ``number``, by the journal of posts
-    beside the game file (tally.rules.closed.announced); None when none was posted."""
-    from tally.rules.closed import announced
-
-    said = announced(game).get(number)
+    beside the game file (read with the file: ``Game.announced``); None when none was."""
+    said = game.announced.get(number)
     if not said:
         return None
     try:
