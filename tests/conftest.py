@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import socket
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
@@ -122,6 +124,30 @@ class Folders:
 FOLDERS = Folders()
 # What a user's environment says that no test may hear: another config file, no colour,
 # the user's own folders.
+# The real Discuz! X3.5 a developer stands up beside the suite listens here (its web server
+# and its database); a test that reached it passed on that machine and failed on every other.
+_REAL_FORUM_PORTS = frozenset({8600, 3607})
+_connect = socket.socket.connect
+
+
+def _loopback_only(sock: socket.socket, address: object) -> None:
+    """Tests never touch the internet, nor a real forum left running on this machine: a
+    connection elsewhere than loopback, or to the real forum's ports, is refused here as a
+    closed port would refuse it, whatever this machine runs."""
+    if sock.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple):
+        host, port = str(address[0]), int(address[1])
+        try:
+            loopback = ipaddress.ip_address(host.split("%")[0]).is_loopback
+        except ValueError:
+            loopback = host == "localhost"
+        if not loopback or port in _REAL_FORUM_PORTS:
+            raise ConnectionRefusedError(111, f"tests reach no {host}:{port}")
+    _connect(sock, address)  # type: ignore[arg-type]
+
+
+socket.socket.connect = _loopback_only  # type: ignore[method-assign]
+
+
 _THEIRS = ("TALLY_CONFIG", "NO_COLOR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
 
 

@@ -8,16 +8,28 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tally.cli import app
+from tally.demo.localforum import LocalForum
 
 from .conftest import CHINA, FIXTURES, FakeClock, Runner
 
 runner = Runner()
 PAGES = FIXTURES / "discuz-accounts"
-BOARD = "http://127.0.0.1:8600/forum.php?mod=viewthread&tid="
+THREAD = "forum.php?mod=viewthread&tid="
 
 
-def game(tmp_path, ids: bool = True) -> str:  # type: ignore[no-untyped-def]
+@pytest.fixture
+def board(forum: LocalForum) -> LocalForum:
+    """The two saved threads served again over HTTP as the board had them (tids 11 and 14),
+    so that day 3's count reads day 2's thread as a director's run would."""
+    forum.add_discuz_thread("11", PAGES, "day2-vote")
+    forum.add_discuz_thread("14", PAGES, "day3-vote")
+    return forum
+
+
+def game(tmp_path, board: LocalForum, ids: bool = True) -> str:  # type: ignore[no-untyped-def]
     players = (
         '{ name = "alice", id = 2 }, { name = "bob", id = 3 }, { name = "dave", id = 5 }, '
         '{ name = "carol", id = 4 }, { name = "ncfrank32", id = 10 }'
@@ -36,22 +48,22 @@ players = [{players}]
 day = 2
 opens = 2026-12-01T17:22:29
 closes = 2026-12-01T17:27:00
-vote = "{BOARD}11"
+vote = "{board.url(THREAD + "11")}"
 
 [[days]]
 day = 3
 opens = 2026-12-01T17:27:20
 closes = 2026-12-01T17:37:00
-vote = "{BOARD}14"
+vote = "{board.url(THREAD + "14")}"
 """,
         encoding="utf-8",
     )
     return str(path)
 
 
-def votes(game_path: str, page: str) -> dict:  # type: ignore[type-arg]
+def votes(game_path: str, board: LocalForum, tid: str) -> dict:  # type: ignore[type-arg]
     clock = FakeClock("2026-12-01 18:00:00", CHINA)
-    result = runner.invoke(app, ["votes", str(PAGES / page), "--game", game_path, "--json", "-q"],
+    result = runner.invoke(app, ["votes", board.url(THREAD + tid), "--game", game_path, "--json", "-q"],
                            obj=clock.env())  # fmt: skip
     assert result.exit_code == 0, result.stderr
     return json.loads(result.stdout)  # type: ignore[no-any-return]
@@ -62,8 +74,8 @@ def rows(data: dict) -> dict[int, tuple]:  # type: ignore[type-arg]
             for b in data["ballots"]}  # fmt: skip
 
 
-def test_the_renamed_account_and_the_lookalike_by_their_uids(tmp_path):
-    data = votes(game(tmp_path), "day3-vote-p1.html")
+def test_the_renamed_account_and_the_lookalike_by_their_uids(tmp_path, board):
+    data = votes(game(tmp_path, board), board, "14")
     floors = rows(data)
     assert floors[2] == ("弗兰克32", "10", "ncfrank32", "counted", None)  # renamed: still the player
     assert floors[4] == ("bob", "3", "bob", "counted", None)
@@ -79,16 +91,16 @@ def test_the_renamed_account_and_the_lookalike_by_their_uids(tmp_path):
     assert "bob。 is a look-alike of bob (uid 3), posted by uid 7" in look["note"]
 
 
-def test_the_closed_day_counts_as_announced_after_the_rename(tmp_path):
+def test_the_closed_day_counts_as_announced_after_the_rename(tmp_path, board):
     """Day 2, read after ncfrank32 became 弗兰克32: carol out, 4 of 5, as the director's
     post on floor 7 (with tally's mark) said."""
-    data = votes(game(tmp_path), "day2-vote-p1.html")
+    data = votes(game(tmp_path, board), board, "11")
     assert data["outcome"]["result"] == "eliminated" and data["outcome"]["player"] == "carol"
     assert [t["votes"] for t in data["totals"]] == [4, 1]
 
 
-def test_without_ids_the_names_alone_and_the_advice_once(tmp_path):
-    data = votes(game(tmp_path, ids=False), "day3-vote-p1.html")
+def test_without_ids_the_names_alone_and_the_advice_once(tmp_path, board):
+    data = votes(game(tmp_path, board, ids=False), board, "14")
     floors = rows(data)
     assert floors[5][2:4] == (None, "void")  # bob。 is not bob, even without ids
     assert floors[2][2:4] == (None, "void")  # the renamed account is lost without its id
