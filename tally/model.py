@@ -6,14 +6,10 @@ forum markup, so a Discuz! thread and a Tieba thread look the same to them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
-
-if TYPE_CHECKING:
-    from tally.forums.history import History
 
 
 @dataclass(frozen=True, order=True)
@@ -176,6 +172,73 @@ class Page:
     origin: str = ""
 
 
+# -- what a thread looked like when (its stored form: tally.forums.history) ------------
+
+
+@dataclass(frozen=True)
+class Version:
+    """One page as one read found it."""
+
+    page: int
+    read_at: datetime
+    posts: tuple[Post, ...]
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A post as a version showed it, and when that version was read."""
+
+    post: Post
+    read_at: datetime
+
+
+@dataclass(frozen=True)
+class History:
+    """The versions of one thread's pages, oldest read first."""
+
+    versions: tuple[Version, ...] = ()
+    # The cap of versions a thread keeps was reached: reads after it were not kept.
+    capped: bool = False
+
+    @property
+    def first_read(self) -> datetime | None:
+        return self.versions[0].read_at if self.versions else None
+
+    def until(self, when: datetime) -> History:
+        """The history as it was at ``when``: the versions read by then."""
+        return History(tuple(v for v in self.versions if v.read_at <= when), self.capped)
+
+    def at(self, when: datetime) -> dict[str, Seen]:
+        """Each post as the thread stood at ``when``: the newest version of each page read
+        by then, a post on two pages (floors that moved) taken from the newer read."""
+        newest: dict[int, Version] = {}
+        for v in self.versions:
+            if v.read_at <= when:
+                newest[v.page] = v
+        return _by_post(newest.values())
+
+    def last_seen(self) -> dict[str, Seen]:
+        """Each post tally ever read, as the newest version that held it showed it."""
+        return _by_post(self.versions)
+
+    def after(self, when: datetime) -> dict[str, Seen]:
+        """Each post as the first version read after ``when`` showed it."""
+        found: dict[str, Seen] = {}
+        for v in self.versions:
+            if v.read_at > when:
+                for p in v.posts:
+                    found.setdefault(p.post_id, Seen(p, v.read_at))
+        return found
+
+
+def _by_post(versions: Iterable[Version]) -> dict[str, Seen]:
+    found: dict[str, Seen] = {}
+    for v in sorted(versions, key=lambda v: v.read_at):
+        for p in v.posts:
+            found[p.post_id] = Seen(p, v.read_at)
+    return found
+
+
 @dataclass(frozen=True)
 class Thread:
     """Every page of one thread, read and parsed."""
@@ -201,7 +264,7 @@ class Thread:
     # "tieba.baidu.com"): thread 23 of one board is not thread 23 of another. "" for saved
     # pages that name no board.
     origin: str = ""
-    # Every version of its pages tally read from the forum (tally.forums.history), when
+    # Every version of its pages tally read from the forum (kept in its cache), when
     # it was read through the cache; None for saved pages and archives.
     history: History | None = field(default=None, compare=False, repr=False)
 

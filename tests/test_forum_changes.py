@@ -376,8 +376,7 @@ def test_an_edit_in_the_final_hour_that_changes_the_target_follows_V5(ruleset, t
     where changes are free (M126)."""
     from dataclasses import replace as swap
 
-    from tally.forums.history import History, Version
-    from tally.model import Edit
+    from tally.model import Edit, History, Version
     from tally.rules.votes import tally_day
 
     from .votekit import T, at, game, vote
@@ -521,8 +520,7 @@ def test_V5_a_ballot_first_read_inside_the_final_hour_and_edited_there_is_taken_
     another target at 21:00: a change in the final hour, counted as first read."""
     from dataclasses import replace as swap
 
-    from tally.forums.history import History, Version
-    from tally.model import Edit
+    from tally.model import Edit, History, Version
     from tally.rules.votes import tally_day
 
     from .votekit import T, at, game, vote
@@ -542,7 +540,7 @@ def test_as_of_past_the_last_read_is_as_of_that_read():
     20:30 only, so the count is as of 20:30 and provisional before a 21:30 close."""
     from dataclasses import replace as swap
 
-    from tally.forums.history import History, Version
+    from tally.model import History, Version
     from tally.rules.standing import thread_as_of
 
     from .votekit import T, at, vote

@@ -85,8 +85,8 @@ def announce(
             )
         from tally.rules.closed import record
 
-        return _posted(game, chosen, kind, text, post, yes, show, reader, record(result),
-                       result.unchecked)  # fmt: skip
+        said = record(result.ballots, result.outcome)
+        return _posted(game, chosen, kind, text, post, yes, show, reader, said, result.unchecked)
     if kind is Announcement.REMINDER:
         context = reminder_context(result, game, show_rules=show_rules)
         if post and not result.not_voted:

@@ -135,7 +135,7 @@ def watch(
         from tally.rules.closed import record
 
         text = _closing_text(last.result, game, markup, template_dir, post)
-        outcome = record(last.result)
+        outcome = record(last.result.ballots, last.result.outcome)
         if post:  # the file holds what is posted, mark and all: pasted, it is known again
             text = final_text(game, last.result.day.day, Announcement.CLOSE, text, outcome)
         if announce_to is not None:

@@ -35,9 +35,9 @@ from tally.forums.base import Answer, CommentBatch, Request, check_clock
 from tally.forums.boards import Boards
 from tally.forums.cache import MAX_VERSIONS, Cache, Entry, ThreadCache
 from tally.forums.charset import decode_page
-from tally.forums.history import History, Version, page_data, page_posts
+from tally.forums.history import page_data, page_posts
 from tally.forums.http import Http
-from tally.model import Page, Post, Thread
+from tally.model import History, Page, Post, Thread, Version
 from tally.vocabulary import Origin
 
 MAX_PAGES = 2000

@@ -1,4 +1,6 @@
-"""What a thread looked like when: every page tally read, kept as a version.
+"""What a thread looked like when: every page tally read, kept as a version (the classes,
+``Version`` and ``History``, are in tally.model beside the thread that holds them; this module
+is their stored form).
 
 A board changes a thread during the day (an edit, a delete, a 屏蔽), and keeps no history
 of it. tally does: each page it reads from the forum is kept, as the posts it parsed, in
@@ -13,76 +15,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from tally.model import Comment, Edit, Post, Quote
-
-
-@dataclass(frozen=True)
-class Version:
-    """One page as one read found it."""
-
-    page: int
-    read_at: datetime
-    posts: tuple[Post, ...]
-
-
-@dataclass(frozen=True)
-class Seen:
-    """A post as a version showed it, and when that version was read."""
-
-    post: Post
-    read_at: datetime
-
-
-@dataclass(frozen=True)
-class History:
-    """The versions of one thread's pages, oldest read first."""
-
-    versions: tuple[Version, ...] = ()
-    # The cap of versions a thread keeps was reached: reads after it were not kept.
-    capped: bool = False
-
-    @property
-    def first_read(self) -> datetime | None:
-        return self.versions[0].read_at if self.versions else None
-
-    def until(self, when: datetime) -> History:
-        """The history as it was at ``when``: the versions read by then."""
-        return History(tuple(v for v in self.versions if v.read_at <= when), self.capped)
-
-    def at(self, when: datetime) -> dict[str, Seen]:
-        """Each post as the thread stood at ``when``: the newest version of each page read
-        by then, a post on two pages (floors that moved) taken from the newer read."""
-        newest: dict[int, Version] = {}
-        for v in self.versions:
-            if v.read_at <= when:
-                newest[v.page] = v
-        return _by_post(newest.values())
-
-    def last_seen(self) -> dict[str, Seen]:
-        """Each post tally ever read, as the newest version that held it showed it."""
-        return _by_post(self.versions)
-
-    def after(self, when: datetime) -> dict[str, Seen]:
-        """Each post as the first version read after ``when`` showed it."""
-        found: dict[str, Seen] = {}
-        for v in self.versions:
-            if v.read_at > when:
-                for p in v.posts:
-                    found.setdefault(p.post_id, Seen(p, v.read_at))
-        return found
-
-
-def _by_post(versions: Iterable[Version]) -> dict[str, Seen]:
-    found: dict[str, Seen] = {}
-    for v in sorted(versions, key=lambda v: v.read_at):
-        for p in v.posts:
-            found[p.post_id] = Seen(p, v.read_at)
-    return found
-
 
 # -- the stored form -----------------------------------------------------------------------
 

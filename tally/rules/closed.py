@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from tally.rules.ballots import Ballot
     from tally.rules.count import Outcome
     from tally.rules.game import Day, Game
-    from tally.rules.votes import DayResult
 
 
 def mark(game: Game, day: int, kind: Announcement | str) -> str:
@@ -98,12 +97,8 @@ def announced(game: Game) -> dict[int, Mapping[str, Any]]:
     return found
 
 
-def record(result: DayResult) -> dict[str, Any]:
-    """What the journal keeps of a closing post's count."""
-    return _record(result.ballots, result.outcome)
-
-
-def _record(ballots: Sequence[Ballot], outcome: Outcome) -> dict[str, Any]:
+def record(ballots: Sequence[Ballot], outcome: Outcome) -> dict[str, Any]:
+    """What the journal keeps of a closing post's count (a day's ballots and outcome)."""
     return {
         "result": str(outcome.result),
         "player": outcome.player,
@@ -145,7 +140,7 @@ def compare(
     ``announced``, unless the game file says ``why``."""
     if not announced or why:
         return
-    now = _record(ballots, outcome)
+    now = record(ballots, outcome)
     before, after = _said(announced), _said(now)
     if before == after:
         return

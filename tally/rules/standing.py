@@ -21,8 +21,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from tally.errors import InputError, NotAThreadError
-from tally.forums.history import History, Seen
-from tally.model import Post, Thread
+from tally.model import History, Post, Seen, Thread
 from tally.rules.ballot_text import read_ballot
 from tally.rules.ballots import Flag, Remark
 from tally.rules.game import Day, Game
