@@ -20,7 +20,7 @@ from tally.demo.localforum import Reply
 from tally.environment import Environment
 from tally.forums.http import HttpOptions, Robots
 from tally.forums.reader import Reader, Reading
-from tally.outputs.live import majority_text
+from tally.outputs.shown.live import majority_text
 from tally.rules.gamefile import load_game
 from tally.rules.polls import ChangeKind, Poll
 from tally.rules.verdicts import Status, VoidReason
@@ -270,7 +270,7 @@ def test_the_live_screen(forum, tmp_path):
 
 
 def screen_text(poll: Poll, game, now: datetime) -> str:
-    from tally.outputs.live import live_view
+    from tally.outputs.shown.live import live_view
 
     console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
     console.print(live_view(poll, game, now))
