@@ -222,15 +222,24 @@ def test_two_watchers_see_the_same_polls(forum, tmp_path):
     t, url, game_path = setup(forum, tmp_path)
     game = load_game(game_path)
     clock = Clock("2024-05-09 21:25:00")
+
+    class Growing(Recording):
+        def poll(self, poll: Poll) -> None:
+            super().poll(poll)
+            if poll.number == 1:  # a ballot comes in before the second poll
+                t.add(P("kiwi", "2024-05-09 21:26:00", "投票对象：小眯\n投票理由：跟票"))
+                t.serve(forum)
+
     out, err = io.StringIO(), io.StringIO()
     env = clock.env(http=HttpOptions(host_delay=0), stdout=out, stderr=err)
-    terminal, recording = Terminal(env, as_json=True), Recording()
+    terminal, recording = Terminal(env, as_json=True), Growing()
     with Reader(env, Reading(cache_dir=tmp_path / "cache")) as reader:
         watch(game, url, every=120, reader=reader, show=terminal,
               watchers=[terminal.watcher(), recording])  # fmt: skip
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [line["poll"]["at"][11:16] for line in lines] == ["21:25", "21:27", "21:29", "21:31"]
     assert lines == [json.loads(json.dumps(poll_json(p), ensure_ascii=False)) for p in recording.polls]
+    assert [len(line["changes"]) > 0 for line in lines] == [False, True, False, False]
     assert recording.started is game and recording.stopped == (recording.polls[-1], False)
     assert recording.polls[-1].final and recording.polls[-1].result.outcome.player == "白桃"
     # Six minutes from the first poll to the final read, waited a second at a time.

@@ -1,6 +1,8 @@
 """`tally watch`: the last hour of a vote, live: the polls of a vote thread until its close
-(``read_polls``, a generator), and the whole watch (``watch``: each poll shown, the wait between
-polls, the announcement written at the close, Ctrl-C), so that the CLI only draws.
+(``read_polls``, a generator), and the whole watch (``watch``: each poll handed to every
+watcher, the wait between polls, the announcement written at the close, Ctrl-C). A watcher
+(``tally.outputs.shown.watchers.Watcher``) is whatever follows the watch: the terminal's live
+screen or JSON lines, and any other live output beside it.
 
     from tally.commands.watch import Schedule, read_polls
 
