@@ -2,6 +2,9 @@
 text to paste go to standard output; progress, warnings, where pages came from and the
 one-sentence errors go to standard error. Everything a forum user wrote is sanitised on the
 way (``tally.outputs.shown.console.say``), JSON included (``json_text``).
+
+What a command needs is imported when it is used (rich, the tables): `tally --help` and a
+command that fails at its first check start in a fraction of a second.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from tally.environment import Environment
-from tally.outputs.shown.console import say
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -71,6 +73,8 @@ class Streams:
         return None if self.color is None else not self.color
 
     def error(self, message: str) -> None:
+        from tally.outputs.shown.console import say
+
         # The sentence may quote what a forum user wrote (an author, a title): sanitised.
         say(self.stderr(), f"tally: {message}")
 
@@ -83,6 +87,8 @@ class Streams:
     def note(self, message: str) -> None:
         """A line on standard error that --quiet silences."""
         if not self.quiet:
+            from tally.outputs.shown.console import say
+
             say(self.stderr(), message)
 
     def thread_read(self, thread: Thread) -> None:
