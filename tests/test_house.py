@@ -158,6 +158,11 @@ def test_the_outputs_import_no_circle_even_inside_functions():
     graph = imports_within("tally.outputs")
     assert "tally.outputs.shown.terminal" in graph and "tally.outputs.written.templating" in graph
     assert circles(graph) == []
+    # What the director sees and what a run writes stand side by side, neither on the other.
+    for module, imported in graph.items():
+        for part, other in (("shown", "written"), ("written", "shown")):
+            if module.startswith(f"tally.outputs.{part}"):
+                assert not {m for m in imported if m.startswith(f"tally.outputs.{other}")}, module
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
