@@ -486,10 +486,10 @@ def bench_post() -> None:
         posted: list[tuple[float, datetime, object]] = []
 
         class Show:
+            ticks = False
             def start(self, game: object) -> None: ...
             def poll(self, poll: object) -> None: ...
-            def wait(self, seconds: float) -> None:
-                sleep(seconds)
+            def tick(self) -> None: ...
             def stop(self, last: object, *, interrupted: bool = False) -> None: ...
             def note(self, message: str) -> None: ...
             def warn(self, message: str) -> None:
@@ -498,7 +498,9 @@ def bench_post() -> None:
                 posted.append((time.perf_counter(), now[0], p))
 
         with Reader(env, Reading(cache_dir=cache, cookies=cookies)) as reader:
-            watch(game, url, day=2, every=60, reader=reader, show=Show(), post=True)  # type: ignore[arg-type]
+            show = Show()
+            watch(game, url, day=2, every=60, reader=reader, show=show, watchers=[show],  # type: ignore[list-item]
+                  post=True)
     shutil.rmtree(cache, ignore_errors=True)
     [(done, clock_done, result)] = posted
     assert getattr(result, "read_back", False), result
@@ -551,7 +553,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 sys.path.insert(0, sys.argv[2])
 from tally.forums.reader import Reader, Reading
-from tally.outputs.archive import write_csv
+from tally.outputs.written.archive import write_csv
 from tally.rules.gamefile import parse_game
 from tally.rules.votes import tally_day
 from tally.heap import keep_freed_heap

@@ -170,7 +170,7 @@ def root(version: Annotated[bool, typer.Option("--version", help="Print tally's 
 
 def main() -> None:
     from tally.heap import keep_freed_heap
-    from tally.outputs.terminal import settle_streams
+    from tally.outputs.shown.streams import settle_streams
 
     keep_freed_heap()  # see tally/heap.py: the parser runs ~1.6× as fast
     settle_streams()

@@ -17,7 +17,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from tally.environment import Environment
 from tally.errors import ExitStatus, TallyError
-from tally.outputs.terminal import Terminal
+from tally.outputs.shown.terminal import Terminal
 
 REQUIRED = inspect.Parameter.empty
 # The options that say how the run reads forums (``Reading``), not what a command does.
@@ -39,7 +39,8 @@ class Opt:
 @dataclass(frozen=True)
 class Command:
     """A command: the function ("module:function") it calls with the game first when it takes
-    --game, each option by name, and ``reader``, ``env``, ``show`` when it asks for them."""
+    --game, each option by name, and ``reader``, ``env``, ``show``, ``watchers`` when it asks
+    for them."""
 
     name: str
     call: str
@@ -73,6 +74,8 @@ def call(row: Command, opts: dict[str, Opt], env: Environment, show: Terminal,
     wants = inspect.signature(function).parameters
     extra = {k: v for k, v in {"reader": reader, "env": env, "show": show,
                                "settings": chosen}.items() if k in wants}  # fmt: skip
+    if "watchers" in wants:  # tally watch: the terminal follows it (the live screen, or JSON)
+        extra["watchers"] = [show.watcher()]
     if game_opt is not None and "game" not in row.takes:
         extra["game"] = game  # a game file that is optional (archive --game, config --game)
     return function(*front, **{opts[k].to or k: v for k, v in given.items()}, **extra)

@@ -14,7 +14,7 @@ overwrite one, a bidi override can reverse one, and a newline in a one-line fiel
 - ``json_text``: JSON keeps the data exact but escapes those characters as \\uXXXX.
 
 Rich console markup is not this module's concern: the console prints player text as
-``rich.text.Text``, which is never read as markup (see ``tally.outputs.console``).
+``rich.text.Text``, which is never read as markup (see ``tally.outputs.shown.console``).
 """
 
 from __future__ import annotations

@@ -118,7 +118,7 @@ def through_the_commands(tmp_path: Path, result, ledger: str, message: str, foru
 
     from tally.cli import app
     from tally.demo.localforum import LocalForum
-    from tally.outputs.json_output import day_json
+    from tally.outputs.shown.json_output import day_json
 
     from .conftest import Runner
 

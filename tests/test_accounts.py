@@ -158,7 +158,7 @@ def test_a_page_without_uids_falls_back_to_the_name():
 def test_a_reminder_mentions_a_renamed_player_by_the_name_it_posts_under():
     """ncfrank (uid 7), renamed 弗兰克, said something but has not voted: the 催票 @-mentions
     弗兰克, the name the forum knows now."""
-    from tally.outputs.announce import reminder_context
+    from tally.outputs.written.announce import reminder_context
     from tally.rules.votes import tally_day
 
     t = thread(("弗兰克", "7", "08 10:00", "我晚点投"), ("bob", "3", "08 11:00", vote("carol")))

@@ -18,7 +18,7 @@ from selectolax.lexbor import LexborHTMLParser
 from tally.cli import app
 from tally.demo import sample_game_text
 from tally.errors import InputError
-from tally.outputs.announce import inert, render
+from tally.outputs.written.announce import inert, render
 
 from .conftest import DISCUZ, Runner
 from .discuzgen import P, discuz_render

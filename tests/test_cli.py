@@ -93,7 +93,7 @@ def test_progress_bar_only_on_a_terminal_and_not_with_quiet():
     import io
 
     from tally.environment import Environment
-    from tally.outputs.terminal import Terminal
+    from tally.outputs.shown.terminal import Terminal
 
     stream = io.StringIO()
     with Terminal(Environment(stderr=stream, terminal=False)).progress() as bar:

@@ -14,7 +14,7 @@ from tally import environment, settings
 from tally.cli import app
 from tally.environment import Environment
 from tally.errors import InputError
-from tally.outputs.terminal import Terminal
+from tally.outputs.shown.terminal import Terminal
 
 from .conftest import CHINA, FakeClock, Runner, quiet_environ
 from .test_votes_game import game_file, vote_thread

@@ -37,7 +37,7 @@ from tally.forums.charset import charset_of, decode_page
 from tally.forums.cookies import load_cookies
 from tally.forums.discuz import Discuz
 from tally.forums.http import retry_after
-from tally.outputs.announce import inert, render
+from tally.outputs.written.announce import inert, render
 from tally.rules.gamefile import parse_game
 from tally.rules.names import normalise
 from tally.sanitise import json_text, one_line, text_block
@@ -138,7 +138,7 @@ def test_an_announcement_has_the_templates_lines_whatever_the_players_wrote(name
         out = render("morning", markup, morning(name, target, why))
         assert out.count("\n") == plain.count("\n")
         assert not DANGEROUS.search(out.replace("\n", ""))
-    from tally.outputs.announce import _BBCODE
+    from tally.outputs.written.announce import _BBCODE
 
     assert not _BBCODE.search(inert(name))  # no tag the forum knows stays a tag
 

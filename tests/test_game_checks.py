@@ -21,7 +21,7 @@ from tally.cli import app
 from tally.commands.votes import vote_day
 from tally.errors import GameFileError, InputError
 from tally.forums.reader import Reader, Reading
-from tally.outputs import charts
+from tally.outputs.written import charts
 from tally.rules.gamefile import load_game, parse_game
 
 from .conftest import FakeClock, Runner

@@ -14,8 +14,8 @@ import pytest
 from tally.commands.cards import add_card, list_cards
 from tally.environment import Environment
 from tally.errors import GameFileError, OutputError
-from tally.outputs import cardfile
-from tally.outputs.cardfile import editing, load
+from tally.outputs.written import cardfile
+from tally.outputs.written.cardfile import editing, load
 from tally.rules.gamefile import load_game
 
 from .conftest import FOLDERS, quiet_environ

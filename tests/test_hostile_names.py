@@ -73,7 +73,7 @@ def test_names_with_dollars_are_drawn_as_written(forum, tmp_path):
 
 def test_pictures_read_no_maths(tmp_path):
     """The one place every text reaches matplotlib: maths off, TeX off."""
-    from tally.outputs.charts import _style
+    from tally.outputs.written.charts import _style
 
     style = _style()
     assert style["text.parse_math"] is False and style["text.usetex"] is False

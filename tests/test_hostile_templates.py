@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tally.errors import InputError
-from tally.outputs import template_bounds
-from tally.outputs.announce import render
+from tally.outputs.written import template_bounds
+from tally.outputs.written.announce import render
 from tally.vocabulary import Announcement, Markup
 
 from .conftest import CHINA, FakeClock

@@ -98,6 +98,74 @@ def test_no_module_imports_a_later_stage():
                     assert theirs <= mine, f"{module} imports {node.module}"
 
 
+def imports_within(package: str) -> dict[str, set[str]]:
+    """Each module of ``package`` (dotted) and the modules of the package it imports, read
+    from every import statement: at the top, inside a function, under TYPE_CHECKING."""
+    folder = ROOT.joinpath(*package.split("."))
+    named = {".".join(p.relative_to(ROOT).with_suffix("").parts): p for p in folder.rglob("*.py")}
+    named = {m.removesuffix(".__init__"): p for m, p in named.items()}
+    graph: dict[str, set[str]] = {m: set() for m in named}
+    for module, path in named.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                wanted = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                # "from tally.outputs.shown import display" imports the module display
+                wanted = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in named
+                          else node.module for a in node.names]  # fmt: skip
+            else:
+                continue
+            graph[module] |= {w for w in wanted if w in named and w != module}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_outputs_import_no_circle_even_inside_functions():
+    """What the director sees and what a run writes are layers, not a knot: no module of
+    tally/outputs/ imports one that imports it back, even from inside a function or for a
+    type hint (console, live and terminal once did, closed only by in-function imports)."""
+    graph = imports_within("tally.outputs")
+    assert "tally.outputs.shown.terminal" in graph and "tally.outputs.written.templating" in graph
+    assert circles(graph) == []
+    # What the director sees and what a run writes stand side by side, neither on the other.
+    for module, imported in graph.items():
+        for part, other in (("shown", "written"), ("written", "shown")):
+            if module.startswith(f"tally.outputs.{part}"):
+                assert not {m for m in imported if m.startswith(f"tally.outputs.{other}")}, module
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
 GAME = """
 players = ["甲", "乙"]
 [[days]]
@@ -155,7 +223,7 @@ def test_what_was_hard_coded_is_a_rule_now():
 
 def test_one_csv_writer_for_the_archive_and_the_ledger(tmp_path):
     from tally.csvfile import excel_csv
-    from tally.outputs import cardfile as ledger
+    from tally.outputs.written import cardfile as ledger
     from tally.rules.ledger import Card
     from tally.rules.verdicts import Colour
 

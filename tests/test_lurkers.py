@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from tally.cli import app
-from tally.outputs.cardfile import load
+from tally.outputs.written.cardfile import load
 
 from .conftest import Runner
 from .discuzgen import Comment, P, Thread

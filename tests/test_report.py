@@ -190,7 +190,7 @@ def test_votes_chart_writes_a_png(forum, tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     data = out.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 20_000
-    from tally.outputs import charts
+    from tally.outputs.written import charts
 
     if charts.cjk_font() is not None:
         assert "warning" not in result.stderr

@@ -13,7 +13,7 @@ import pytest
 from tally.cli import app
 from tally.environment import Environment
 from tally.errors import GameFileError
-from tally.outputs.cardfile import load
+from tally.outputs.written.cardfile import load
 from tally.rules.acceleration import is_request
 from tally.rules.gamefile import parse_game
 from tally.rules.ledger import Card, add

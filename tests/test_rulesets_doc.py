@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tally.outputs.rulesets_doc import markdown, rows
+from tally.outputs.written.rulesets_doc import markdown, rows
 from tally.rules.rulesets import PRESETS, ChangeMethod
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "rulesets.md"
@@ -15,7 +15,7 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "rulesets.md"
 
 def test_docs_rulesets_md_is_the_page_the_rulesets_make():
     assert DOC.read_text(encoding="utf-8") == markdown(), (
-        "docs/rulesets.md is stale: run python -m tally.outputs.rulesets_doc docs/rulesets.md"
+        "docs/rulesets.md is stale: run python -m tally.outputs.written.rulesets_doc docs/rulesets.md"
     )
 
 

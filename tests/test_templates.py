@@ -12,7 +12,7 @@ import pytest
 from tally.cli import app
 from tally.commands.templates import export_templates
 from tally.errors import InputError
-from tally.outputs.announce import check_templates, render
+from tally.outputs.written.announce import check_templates, render
 
 from .conftest import CHINA, FakeClock, Runner
 from .test_votes_game import game_file, vote_thread

@@ -20,7 +20,7 @@ from tally.demo.localforum import Reply
 from tally.environment import Environment
 from tally.forums.http import HttpOptions, Robots
 from tally.forums.reader import Reader, Reading
-from tally.outputs.live import majority_text
+from tally.outputs.shown.live import majority_text
 from tally.rules.gamefile import load_game
 from tally.rules.polls import ChangeKind, Poll
 from tally.rules.verdicts import Status, VoidReason
@@ -41,7 +41,7 @@ def Clock(start: str) -> FakeClock:
 def env_at(clock: FakeClock, tmp_path: Path, **http: object) -> Environment:
     # The polls' times are asserted to the second: the politeness gap between requests,
     # which moves this clock like any wait, is left out here.
-    return clock.env(http=HttpOptions(host_delay=0, **http))  # type: ignore[arg-type]
+    return clock.env(http=HttpOptions(host_delay=0, **http))
 
 
 def watching(game, url, clock, tmp_path, schedule, *, http=None, **how):
@@ -183,6 +183,69 @@ def test_watch_json_lines_and_the_announcement_at_the_close(forum, tmp_path):
     assert f"wrote the announcement to {out}" in result.stderr
 
 
+class Recording:
+    """A watcher of the test's own, beside the terminal's: what a new live output would get."""
+
+    ticks = True  # woken each second between polls, as the live screen is
+
+    def __init__(self) -> None:
+        self.polls: list[Poll] = []
+        self.ticked = 0
+        self.started = self.stopped = None
+
+    def start(self, game) -> None:
+        self.started = game
+
+    def poll(self, poll: Poll) -> None:
+        self.polls.append(poll)
+
+    def tick(self) -> None:
+        self.ticked += 1
+
+    def stop(self, last: Poll | None, *, interrupted: bool = False) -> None:
+        self.stopped = (last, interrupted)
+
+    def posted(self, posted) -> None:  # pragma: no cover - no --post here
+        raise AssertionError(posted)
+
+
+def test_two_watchers_see_the_same_polls(forum, tmp_path):
+    """watch takes any number of watchers: the terminal (a JSON line per poll) and one more
+    see every poll alike, the close included; only the one that ticks is woken between polls,
+    and the terminal's lines are those of `tally watch --json`."""
+    import io
+
+    from tally.commands.watch import watch
+    from tally.outputs.shown.json_output import poll_json
+    from tally.outputs.shown.terminal import Terminal
+
+    t, url, game_path = setup(forum, tmp_path)
+    game = load_game(game_path)
+    clock = Clock("2024-05-09 21:25:00")
+
+    class Growing(Recording):
+        def poll(self, poll: Poll) -> None:
+            super().poll(poll)
+            if poll.number == 1:  # a ballot comes in before the second poll
+                t.add(P("kiwi", "2024-05-09 21:26:00", "投票对象：小眯\n投票理由：跟票"))
+                t.serve(forum)
+
+    out, err = io.StringIO(), io.StringIO()
+    env = clock.env(http=HttpOptions(host_delay=0), stdout=out, stderr=err)
+    terminal, recording = Terminal(env, as_json=True), Growing()
+    with Reader(env, Reading(cache_dir=tmp_path / "cache")) as reader:
+        watch(game, url, every=120, reader=reader, show=terminal,
+              watchers=[terminal.watcher(), recording])  # fmt: skip
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [line["poll"]["at"][11:16] for line in lines] == ["21:25", "21:27", "21:29", "21:31"]
+    assert lines == [json.loads(json.dumps(poll_json(p), ensure_ascii=False)) for p in recording.polls]
+    assert [len(line["changes"]) > 0 for line in lines] == [False, True, False, False]
+    assert recording.started is game and recording.stopped == (recording.polls[-1], False)
+    assert recording.polls[-1].final and recording.polls[-1].result.outcome.player == "白桃"
+    # Six minutes from the first poll to the final read, waited a second at a time.
+    assert recording.ticked >= 300 and clock.sleeps.count(1.0) >= 300
+
+
 def test_the_first_read_must_work(forum, tmp_path):
     _, url, game_path = setup(forum, tmp_path)
     wrong = url.replace("tid=102", "tid=999")
@@ -270,7 +333,7 @@ def test_the_live_screen(forum, tmp_path):
 
 
 def screen_text(poll: Poll, game, now: datetime) -> str:
-    from tally.outputs.live import live_view
+    from tally.outputs.shown.live import live_view
 
     console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
     console.print(live_view(poll, game, now))

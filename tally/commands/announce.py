@@ -11,8 +11,8 @@ from tally.commands.threads import days_before
 from tally.errors import FetchError, InputError
 from tally.forums.posting import PostError
 from tally.forums.reader import Reader
-from tally.outputs import cardfile
 from tally.outputs.results import Announced
+from tally.outputs.written import cardfile
 from tally.rules.game import Day, Game
 from tally.rules.guards import thread_fits_day
 from tally.rules.state import resolve
@@ -43,7 +43,7 @@ def announce(
     with ``show_rules``, since the post is for the players. With ``post`` (Discuz!) it is
     also replied into the day's thread as the director (tally.commands.post: never provisional,
     never twice, asked first unless ``yes``, read back)."""
-    from tally.outputs.announce import (
+    from tally.outputs.written.announce import (
         check_templates,
         closing_post,
         elevator_context,

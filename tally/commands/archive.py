@@ -27,7 +27,7 @@ def archive(
 ) -> Archived:
     """`tally archive`: every post of the threads (and of the game's) to one CSV, and/or a
     SQLite database (with a game file: every closed day's ballots too)."""
-    from tally.outputs.archive import write_csv
+    from tally.outputs.written.archive import write_csv
     from tally.rules.gamefile import load_game
 
     if output is None and db is None:
@@ -54,7 +54,7 @@ def archive(
     database = None
     results: list[DayResult] = []
     if db is not None:
-        from tally.outputs.database import write_db
+        from tally.outputs.written.database import write_db
 
         if loaded is not None:
             results = closed_days(loaded, threads)

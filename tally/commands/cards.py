@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tally.errors import InputError
-from tally.outputs import cardfile
+from tally.outputs.written import cardfile
 from tally.rules import ledger
 from tally.rules.game import Game
 from tally.rules.ledger import Card, LedgerEdit, LedgerView

@@ -103,7 +103,7 @@ def propose(
                 f"thread {thread.thread_id} “{thread.title}” has no first post to read the "
                 f"day from; is it the day's {role} thread?"
             )
-    from tally.outputs.draft import is_vote_thread, opening
+    from tally.outputs.written.draft import is_vote_thread, opening
 
     opened = opening(vote, talk)
     assert opened is not None  # both threads have their first post

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from tally.demo import sample_game
 from tally.environment import Environment
-from tally.outputs.terminal import Terminal
+from tally.outputs.shown.terminal import Terminal
 
 
 def demo(env: Environment, show: Terminal) -> None:
     """`tally demo`: the sample game read from its local forum, counted and announced."""
     from tally.forums.reader import Reader, Reading
-    from tally.outputs.announce import closing_post, platform_markup
-    from tally.outputs.console import print_demo
+    from tally.outputs.shown.console import print_demo
+    from tally.outputs.written.announce import closing_post, platform_markup
     from tally.rules.verdicts import ThreadRole
     from tally.rules.votes import tally_day
 

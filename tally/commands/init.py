@@ -25,7 +25,7 @@ def init(
     """`tally init`: a first game file from the game's threads; never over an existing file.
     ``ruleset`` and ``name``, when given, are written instead of placeholders."""
     from tally.atomic import write_atomic
-    from tally.outputs.draft import draft
+    from tally.outputs.written.draft import draft
     from tally.rules.gamefile import RULESETS
 
     if ruleset is not None and ruleset not in RULESETS:

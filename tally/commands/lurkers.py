@@ -7,8 +7,8 @@ from pathlib import Path
 from tally.commands.threads import day_threads
 from tally.errors import InputError
 from tally.forums.reader import Reader
-from tally.outputs import cardfile
 from tally.outputs.results import Lurked
+from tally.outputs.written import cardfile
 from tally.rules.game import Game
 from tally.rules.ledger import LedgerView
 from tally.rules.lurkers import DayCheck, check, history

@@ -57,8 +57,8 @@ from tally.forums.posting import (
 from tally.forums.reader import Reader
 from tally.journal import POSTED, REFUSED, UNKNOWN, Entry, Journal, journal_path, post_lock
 from tally.model import Post, Thread, ThreadRef
-from tally.outputs.announce import BBCODE_TAG
 from tally.outputs.results import Posted
+from tally.outputs.written.announce import BBCODE_TAG
 from tally.rules.closed import mark, marked_post, outcome_code, since
 from tally.rules.game import Day, Game
 from tally.times import short

@@ -9,8 +9,8 @@ from tally.commands.threads import as_of_time, closed_days, day_threads
 from tally.errors import InputError
 from tally.forums.reader import Reader
 from tally.model import Thread
-from tally.outputs import cardfile
 from tally.outputs.results import Reported
+from tally.outputs.written import cardfile
 from tally.rules.game import Game
 from tally.rules.lurkers import check, history
 from tally.rules.standing import thread_as_of
@@ -32,8 +32,8 @@ def report(
     closed by then, each vote thread as tally's reads show it stood then.
     """
     from tally.atomic import write_atomic
-    from tally.outputs.announce import check_templates
-    from tally.outputs.report import render_report
+    from tally.outputs.written.announce import check_templates
+    from tally.outputs.written.report import render_report
 
     check_output(output, "report")
     check_templates("report", template_dir, html=True)  # before the pages are read

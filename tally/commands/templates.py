@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tally.errors import InputError, OutputError
-from tally.outputs.announce import TEMPLATES
 from tally.outputs.results import Exported
+from tally.outputs.written.templating import TEMPLATES
 
 
 def export_templates(folder: Path) -> Exported:

@@ -87,7 +87,7 @@ def votes(
     """The `tally votes` command: the count, and with ``announce`` the post (a day not
     closed gets the mid-day standing, headed as such), with ``chart`` the picture (PNG);
     ``template_dir`` holds the director's own templates (each missing one is the built-in)."""
-    from tally.outputs.announce import check_templates, closing_post
+    from tally.outputs.written.announce import check_templates, closing_post
 
     if announce:
         check_templates(Announcement.CLOSE, template_dir)  # before the pages are read
@@ -173,8 +173,8 @@ def draw_chart(result: DayResult, game: Game, output: Path) -> str | None:
     """`tally votes --chart`: the day's picture as PNG (written atomically); the sentence to
     show when no font can draw the names."""
     from tally.atomic import write_atomic
-    from tally.outputs import charts
-    from tally.outputs.announce import outcome_sentence
+    from tally.outputs.written import charts
+    from tally.outputs.written.announce import outcome_sentence
 
     picture = charts.png(charts.day_figure, result, outcome_sentence(result, game))
     write_atomic(output, picture.data)

@@ -1,6 +1,8 @@
 """`tally watch`: the last hour of a vote, live: the polls of a vote thread until its close
-(``read_polls``, a generator), and the whole watch (``watch``: each poll shown, the wait between
-polls, the announcement written at the close, Ctrl-C), so that the CLI only draws.
+(``read_polls``, a generator), and the whole watch (``watch``: each poll handed to every
+watcher, the wait between polls, the announcement written at the close, Ctrl-C). A watcher
+(``tally.outputs.shown.watchers.Watcher``) is whatever follows the watch: the terminal's live
+screen or JSON lines, and any other live output beside it.
 
     from tally.commands.watch import Schedule, read_polls
 
@@ -20,7 +22,7 @@ on trying, keeping the last good count.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -38,7 +40,9 @@ from tally.rules.votes import DayResult, tally_day
 from tally.vocabulary import Announcement, Markup
 
 if TYPE_CHECKING:
+    from tally.environment import Environment
     from tally.outputs.results import Posted
+    from tally.outputs.shown.watchers import Watcher
 
 # Forums and the director's computer disagree on the time by seconds; the final read waits
 # this long after the close.
@@ -55,26 +59,12 @@ class Schedule:
     grace: timedelta = GRACE
 
 
-class Watcher(Protocol):
-    """Where a watch shows itself: the live screen, or a JSON line per poll."""
-
-    def start(self, game: Game) -> None:
-        """The watch of ``game``'s vote begins."""
-
-    def poll(self, poll: Poll) -> None: ...
-
-    def wait(self, seconds: float) -> None:
-        """Wait between two polls (the live screen ticks its clocks meanwhile)."""
-
-    def stop(self, last: Poll | None, *, interrupted: bool = False) -> None:
-        """The watch is over: the final count, or the last good one after Ctrl-C."""
+class Says(Protocol):
+    """Where a watch says what it did (a file written) and what went wrong (standard error)."""
 
     def note(self, message: str) -> None: ...
 
     def warn(self, message: str) -> None: ...
-
-    def posted(self, posted: Posted) -> None:
-        """A post the watch made (--post, --remind-at)."""
 
 
 def watch(
@@ -86,7 +76,8 @@ def watch(
     polls: int | None = None,
     full_every: int = 10,
     reader: Reader,
-    show: Watcher,
+    show: Says,
+    watchers: Sequence[Watcher] = (),
     announce_to: Path | None = None,
     markup: Markup | None = None,
     late_ok: bool = False,
@@ -94,12 +85,13 @@ def watch(
     post: bool = False,
     remind_at: int | None = None,
 ) -> None:
-    """The whole watch: every poll shown, the wait between polls (``every`` seconds; a full
-    read every ``full_every`` polls; ``polls`` at most), the final count shown and then (a
-    count is never lost to a file that cannot be written) the closing announcement written
-    to ``announce_to``, atomically. Ctrl-C shows the last good count and raises."""
+    """The whole watch: every poll shown to each of ``watchers`` (the terminal is one), the
+    wait between polls (``every`` seconds; a full read every ``full_every`` polls; ``polls``
+    at most), the final count shown and then (a count is never lost to a file that cannot be
+    written) the closing announcement written to ``announce_to``, atomically. Ctrl-C shows
+    the last good count and raises. ``show`` says what was written and what failed."""
     from tally.commands.checks import check_output
-    from tally.outputs.announce import check_templates
+    from tally.outputs.written.announce import check_templates
 
     if announce_to is not None:
         check_output(announce_to, "announcement")
@@ -114,19 +106,23 @@ def watch(
         # The cookies, the account and the reply box checked now, not at the close.
         ready(game, _vote_day(game, url, day, reader).vote_ref, 1, reader)
     schedule = Schedule(every, polls, full_every)
-    show.start(game)
+    for watcher in watchers:
+        watcher.start(game)
     last = None
     reminder: Reminder | None = Reminder(remind_at) if remind_at is not None else None
     try:
         for last in read_polls(game, url, day=day, schedule=schedule, reader=reader,
-                               wait=show.wait, late_ok=late_ok):  # fmt: skip
-            show.poll(last)
+                               wait=_waiting(reader.env, watchers), late_ok=late_ok):  # fmt: skip
+            for watcher in watchers:
+                watcher.poll(last)
             if reminder is not None:
-                reminder.at(last, game, reader, show, markup, template_dir)
+                reminder.at(last, game, reader, show, watchers, markup, template_dir)
     except KeyboardInterrupt:
-        show.stop(last, interrupted=True)
+        for watcher in watchers:
+            watcher.stop(last, interrupted=True)
         raise
-    show.stop(last)
+    for watcher in watchers:
+        watcher.stop(last)
     if last is None or not last.final or last.result is None:
         return
     markup = markup or reader.markup_for(last.result.day.vote_ref)
@@ -144,9 +140,9 @@ def watch(
             write_atomic(announce_to, text.encode("utf-8"))
             show.note(f"wrote the announcement to {announce_to}")
         if post:
-            show.posted(post_or_keep(game, last.result.day, Announcement.CLOSE, text,
-                                     reader=reader, keep=announce_to, outcome=outcome,
-                                     unchecked=last.result.unchecked))  # fmt: skip
+            _posted(watchers, post_or_keep(game, last.result.day, Announcement.CLOSE, text,
+                                           reader=reader, keep=announce_to, outcome=outcome,
+                                           unchecked=last.result.unchecked))  # fmt: skip
     if reminder is not None and reminder.failure is not None:
         raise reminder.failure  # the close went well; the reminder did not: said again
 
@@ -161,11 +157,12 @@ class Reminder:
     done: bool = False
     failure: Exception | None = None
 
-    def at(self, poll: Poll, game: Game, reader: Reader, show: Watcher,
-           markup: Markup | None, template_dir: Path | None) -> None:  # fmt: skip
+    def at(self, poll: Poll, game: Game, reader: Reader, show: Says,
+           watchers: Sequence[Watcher], markup: Markup | None,
+           template_dir: Path | None) -> None:  # fmt: skip
         from tally.commands.post import post_or_keep
         from tally.forums.posting import AlreadyPosted, PostError
-        from tally.outputs.announce import reminder_context, render
+        from tally.outputs.written.announce import reminder_context, render
 
         result = poll.result
         if self.done or result is None or poll.final or not result.provisional:
@@ -181,12 +178,35 @@ class Reminder:
         markup = markup or reader.markup_for(result.day.vote_ref) or Markup.BBCODE
         text = render(Announcement.REMINDER, markup, reminder_context(result, game), template_dir)
         try:
-            show.posted(post_or_keep(game, result.day, Announcement.REMINDER, text, reader=reader))
+            _posted(watchers, post_or_keep(game, result.day, Announcement.REMINDER, text,
+                                           reader=reader))  # fmt: skip
         except AlreadyPosted as exc:  # a watch started again: the players were reminded
             show.note(f"no second reminder: {exc}")
         except (PostError, FetchError) as exc:
             self.failure = exc
             show.warn(f"the reminder was not posted: {exc}")
+
+
+def _posted(watchers: Sequence[Watcher], posted: Posted) -> None:
+    for watcher in watchers:
+        watcher.posted(posted)
+
+
+def _waiting(env: Environment, watchers: Sequence[Watcher]) -> Callable[[float], None]:
+    """How the watch waits between polls: the environment's sleep; in steps of a second,
+    each watcher that ticks woken after each, when one does (the live screen's clocks)."""
+    ticking = [w for w in watchers if w.ticks]
+    if not ticking:
+        return env.sleep
+
+    def wait(seconds: float) -> None:
+        end = env.now() + timedelta(seconds=seconds)
+        while (left := (end - env.now()).total_seconds()) > 0:
+            env.sleep(min(1.0, left))
+            for watcher in ticking:
+                watcher.tick()
+
+    return wait
 
 
 def read_polls(
@@ -320,7 +340,7 @@ def _closing_text(result: DayResult, game: Game, markup: Markup | None,
     at the close (stopped at its time or size limit, or broken since the start) posts
     nothing: with --post, the command fails as a post that was not made does (exit 7)."""
     from tally.forums.posting import PostError
-    from tally.outputs.announce import closing_post
+    from tally.outputs.written.announce import closing_post
 
     try:
         return closing_post(result, game, markup, template_dir=template_dir)

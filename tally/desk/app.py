@@ -238,6 +238,6 @@ async def _form(request: Request) -> dict[str, str]:
 
 
 def _markup(desk: Desk, n: int) -> Any:
-    from tally.outputs.announce import platform_markup
+    from tally.outputs.written.announce import platform_markup
 
     return platform_markup(desk.game, desk.day(n))

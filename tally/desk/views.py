@@ -13,8 +13,8 @@ from typing import Any
 from tally.desk.bbcode import preview
 from tally.errors import TallyError
 from tally.forums import platform_of
-from tally.outputs.json_output import poll_json
 from tally.outputs.results import Announced, Lurked, Posted
+from tally.outputs.shown.json_output import poll_json
 from tally.rules.game import Day, Game
 from tally.rules.polls import Poll
 from tally.rules.verdicts import Status
@@ -70,7 +70,7 @@ def game_view(game: Game, now: datetime, polls: Mapping[int, Poll | None],
               posted: Collection[int]) -> dict[str, Any]:  # fmt: skip
     """The game: each day, its threads, whether it is open, closed or posted, and the facts
     a count of it rests on (the game file's, or derived from an earlier day's count)."""
-    from tally.outputs.json_output import facts_json
+    from tally.outputs.shown.json_output import facts_json
 
     days = []
     for day in game.days:
@@ -93,7 +93,7 @@ def game_view(game: Game, now: datetime, polls: Mapping[int, Poll | None],
 
 
 def _outcome(result: DayResult) -> str:
-    from tally.outputs.console import outcome_line
+    from tally.outputs.shown.console import outcome_line
 
     return outcome_line(result)
 
@@ -101,7 +101,7 @@ def _outcome(result: DayResult) -> str:
 def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -> dict[str, Any]:
     """The open day as the last poll counted it: ballots (status, flags, rulings), totals,
     the leader and the gap, who has not voted, the time to the close, what changed."""
-    from tally.outputs.live import majority_text
+    from tally.outputs.shown.live import majority_text
 
     if poll is None or poll.result is None:
         return {"counted": False, "error": error or "reading the vote thread…"}
@@ -176,7 +176,7 @@ def _status(ballot: Mapping[str, Any], provisional: bool) -> str:
 
 
 def lurkers_view(done: Lurked | None, error: str | None) -> dict[str, Any]:
-    from tally.outputs.json_output import acceleration_json
+    from tally.outputs.shown.json_output import acceleration_json
 
     if done is None:
         return {"error": error, "players": [], "cards": [], "flags": [], "acceleration": None}
@@ -210,7 +210,7 @@ def announcement_view(kind: Announcement, done: Announced | None, error: str | N
 
 def charts_view(result: DayResult | None) -> list[dict[str, Any]]:
     """The report's three pictures of the day, as the report draws them (inline SVG)."""
-    from tally.outputs import charts
+    from tally.outputs.written import charts
 
     if result is None or not result.ballots:
         return []

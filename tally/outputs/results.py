@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from tally.errors import TallyError
     from tally.forums.diagnosis import Diagnosis
     from tally.model import Thread
-    from tally.outputs.database import Written
-    from tally.outputs.draft import Draft
+    from tally.outputs.written.database import Written
+    from tally.outputs.written.draft import Draft
     from tally.rules.announced import Close
     from tally.rules.ledger import LedgerView
     from tally.rules.lurkers import DayCheck

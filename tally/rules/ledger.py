@@ -1,6 +1,6 @@
 """The card ledger: every card of a game, and what the cards make (RULES K1-K3).
 
-The ledger is kept in a CSV file beside the game file (``tally.outputs.cardfile``), which
+The ledger is kept in a CSV file beside the game file (``tally.outputs.written.cardfile``), which
 the director may open and edit, or change with `tally cards add|list|remove`. tally adds
 the cards a check proposes, once, so checking a day again changes nothing. What makes two
 cards the same card (``Card.key``):

@@ -1,6 +1,6 @@
 """`tally votes`: one day's vote thread in, the decision and every reason for it out.
 
-``tally_day`` is the library entry point; ``tally.outputs.json_output`` writes its JSON.
+``tally_day`` is the library entry point; ``tally.outputs.shown.json_output`` writes its JSON.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
-"""What a command shows the person running it: standard output and standard error.
+"""Standard output and standard error of one run, as the director reads them: tables and the
+text to paste go to standard output; progress, warnings, where pages came from and the
+one-sentence errors go to standard error. Everything a forum user wrote is sanitised on the
+way (``tally.outputs.shown.console.say``), JSON included (``json_text``).
 
-One ``Terminal`` per run, its sink chosen once (``as_json``): every result a workflow
-returns (``tally.outputs.results``, a ``DayResult``, a poll of `tally watch`, …) is handed
-to ``show``, which prints its warnings and then the result as tables and sentences
-(``tally.outputs.console``) or as JSON (``tally.outputs.json_output``), as gallery-dl hands
-its results to interchangeable output handlers. Tables and the announcement go to standard
-output; progress, warnings, where pages came from and the one-sentence errors go to
-standard error. Everything a forum user wrote is sanitised on the way
-(``tally.outputs.console.say``), JSON included (``json_text``).
+What a command needs is imported when it is used (rich, the tables): `tally --help` and a
+command that fails at its first check start in a fraction of a second.
 """
 
 from __future__ import annotations
@@ -25,10 +22,6 @@ if TYPE_CHECKING:
     from rich.progress import Progress as RichProgress
 
     from tally.model import Thread
-    from tally.outputs.live import LiveScreen
-    from tally.outputs.results import Posted
-    from tally.rules.game import Game
-    from tally.rules.polls import Poll
 
 
 def settle_streams() -> None:
@@ -51,22 +44,16 @@ def settle_streams() -> None:
             reconfigure(encoding="utf-8", errors="backslashreplace")
 
 
-class Terminal:
-    def __init__(
-        self,
-        env: Environment,
-        *,
-        quiet: bool = False,
-        as_json: bool = False,
-        color: bool | None = None,
-    ):
+class Streams:
+    """The run's standard output and error (the environment's), with its --quiet and its
+    colour; a warning said once however many times it is raised."""
+
+    def __init__(self, env: Environment, *, quiet: bool = False, color: bool | None = None):
         self.env = env
         self.quiet = quiet
-        self.as_json = as_json
         # False: no colour (--no-color, color = false); None: rich's choice (NO_COLOR, a
         # terminal or not); True: colour, NO_COLOR or not.
         self.color = color
-        self._screen: LiveScreen | None = None
         self._warned: set[str] = set()
 
     def stdout(self) -> Console:
@@ -86,7 +73,7 @@ class Terminal:
         return None if self.color is None else not self.color
 
     def error(self, message: str) -> None:
-        from tally.outputs.console import say
+        from tally.outputs.shown.console import say
 
         # The sentence may quote what a forum user wrote (an author, a title): sanitised.
         say(self.stderr(), f"tally: {message}")
@@ -97,37 +84,10 @@ class Terminal:
             self._warned.add(message)
             self.error(f"warning: {message}")
 
-    def confirm(self, question: str) -> bool | None:
-        """Ask yes or no on the terminal (no by default); None when nobody is there to ask
-        (standard input or error is no terminal)."""
-        import typer
-
-        stdin_tty = self.env.terminal if self.env.terminal is not None else sys.stdin.isatty()
-        if not (self.env.interactive and stdin_tty):
-            return None
-        return bool(typer.confirm(question, default=False, err=True))
-
-    def proposed(self, text: str) -> None:
-        """What a command proposes to write (a game file's new day), before it asks."""
-        from tally.outputs.console import proposed_block
-
-        proposed_block(text, self)
-
-    def posted(self, posted: Posted) -> None:
-        """A post tally watch made: a JSON line among the polls', or a line under the live
-        screen."""
-        from tally.outputs.console import tell_posted
-
-        if self._screen is None:
-            from tally.outputs.json_output import posted_json
-
-            self.json_line({"posted": posted_json(posted)})
-        tell_posted(posted, self, line=self._screen is not None)
-
     def note(self, message: str) -> None:
         """A line on standard error that --quiet silences."""
         if not self.quiet:
-            from tally.outputs.console import say
+            from tally.outputs.shown.console import say
 
             say(self.stderr(), message)
 
@@ -135,19 +95,6 @@ class Terminal:
         from tally.forums.fetch import summary
 
         self.note(summary(thread))
-
-    def show(self, result: Any) -> None:
-        """A workflow's result: its warnings, then the result as the run prints results."""
-        for warning in getattr(result, "warnings", ()):
-            self.warn(warning)
-        if self.as_json:
-            from tally.outputs.json_output import to_json
-
-            self.json(to_json(result))
-        else:
-            from tally.outputs.console import show
-
-            show(result, self)
 
     def json(self, data: Any) -> None:
         from tally.sanitise import json_text
@@ -164,34 +111,6 @@ class Terminal:
     def text(self, text: str) -> None:
         """Text to paste (an announcement): as it is, never wrapped at the terminal width."""
         self.env.out.write(text)
-
-    # -- tally watch: a live screen on a terminal, else a JSON line per poll ----------------
-
-    def start(self, game: Game) -> None:
-        """Get ready to show the polls of ``game``'s vote: the live screen when standard
-        output is a screen a person watches and JSON was not asked for."""
-        if not self.as_json and self.env.on_screen:
-            from tally.outputs.live import LiveScreen
-
-            self._screen = LiveScreen(self.stdout(), game, self.env)
-
-    def poll(self, poll: Poll) -> None:
-        if self._screen is not None:
-            self._screen.show(poll)
-        else:
-            from tally.outputs.json_output import poll_json
-
-            self.json_line(poll_json(poll))
-
-    def wait(self, seconds: float) -> None:
-        if self._screen is not None:
-            self._screen.sleep(seconds)  # the clocks tick between polls
-        else:
-            self.env.sleep(seconds)
-
-    def stop(self, last: Poll | None, *, interrupted: bool = False) -> None:
-        if self._screen is not None:
-            self._screen.close(last, interrupted=interrupted)
 
     @contextmanager
     def progress(self) -> Iterator[_Bar | None]:

@@ -1,7 +1,7 @@
 """`tally report`: one self-contained HTML page about a game so far (复盘).
 
 For each closed day: the totals, who voted whom and the votes over time as pictures (SVG
-from ``tally.outputs.charts``, inline), and every ballot with a link to its floor; then
+from ``tally.outputs.written.charts``, inline), and every ballot with a link to its floor; then
 posts per player per day with the cards, and the ledger. Nothing is fetched when the page
 is opened: no CDN, no font, no script from elsewhere. The page is rendered with Jinja2's
 autoescaping (every name is text); the pictures are matplotlib's SVG.
@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from tally.forums import platform_of
-from tally.outputs import charts
-from tally.outputs.announce import outcome_sentence, template_text
+from tally.outputs.written import charts
+from tally.outputs.written.announce import outcome_sentence
+from tally.outputs.written.templating import template_text
 from tally.rules.count import votes_text
 from tally.rules.game import Game
 from tally.rules.ledger import Card

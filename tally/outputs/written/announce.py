@@ -1,25 +1,25 @@
-"""Announcements, rendered with Jinja2: BBCode for Discuz!, plain text for Tieba (RULES A1, A2, C7).
+"""Announcements: what each says (the values its template gets), in BBCode for Discuz! and
+plain text for Tieba (RULES A1, A2, C7).
 
-Templates live in ``templates/`` (the package ``tally.templates`` once installed) as
-``<kind>.<format>.j2``; a director may point ``--template-dir`` at a folder of their own with
-the same names (a template missing there is the built-in one), and every template runs in
-Jinja's sandbox. Every value a template prints passes through ``inert()``: a name or a reason
-that holds ``[color=red]`` or ``[url=…]`` shows as text, never as markup, because red
-font is the director's alone (RULES L7). Undefined values are errors (StrictUndefined).
+Each kind is a template ``<kind>.<markup>.j2``, rendered in tally's Jinja machinery
+(``tally.outputs.written.templating``: the director's folder, the sandbox, the bounds).
+Every value a template prints passes through ``inert()``: a name or a reason that holds
+``[color=red]`` or ``[url=…]`` shows as text, never as markup, because red font is the
+director's alone (RULES L7).
 """
 
 from __future__ import annotations
 
-import functools
 import random
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tally.errors import InputError, TallyError
+from tally.errors import InputError
 from tally.forums import platform_of
 from tally.model import Thread
+from tally.outputs.written.templating import compile_templates, template_text
 from tally.rules.count import votes_text
 from tally.rules.game import Day, Game
 from tally.rules.ledger import Card
@@ -37,9 +37,6 @@ from tally.sanitise import one_line
 from tally.times import compared, short
 from tally.vocabulary import Announcement, Markup
 
-# The built-in templates: templates/ in a checkout, the package tally.templates in a wheel
-# (read with importlib.resources by Jinja's PackageLoader).
-TEMPLATES = "tally.templates"
 _ZWSP = "\u200b"
 
 
@@ -74,78 +71,13 @@ def platform_markup(game: Game, day: Day) -> Markup:
     return platform_of(day.vote_ref).markup
 
 
-def _environment(template_dir: Path | None, *, html: bool = False) -> Any:
-    if template_dir is not None and not template_dir.is_dir():
-        raise InputError(f"the template folder {template_dir} does not exist.")
-    return _jinja(str(template_dir) if template_dir is not None else None, html)
-
-
-@functools.lru_cache(maxsize=8)
-def _jinja(folder: str | None, html: bool = False) -> Any:
-    """One Jinja environment per template folder: it keeps the templates it compiled (and
-    compiles again a template whose file changed), so a watch or a script that renders
-    many posts compiles each once. The director's folder first, the built-ins behind it;
-    sandboxed whichever answers (the built-ins need nothing the sandbox forbids)."""
-    from jinja2 import BaseLoader, ChoiceLoader, PackageLoader, StrictUndefined
-
-    from tally.outputs.template_bounds import PAGE_CHARS, POST_CHARS, folder_loader, sandbox
-
-    built_in = PackageLoader(TEMPLATES, ".")
-    loader: BaseLoader = built_in
-    if folder is not None:
-        loader = ChoiceLoader([folder_loader(folder), built_in])
-    if html:  # the report: HTML escaped, no BBCode to break
-        return sandbox(PAGE_CHARS)(
-            loader=loader, autoescape=True, undefined=StrictUndefined,
-            trim_blocks=True, lstrip_blocks=True,
-        )  # fmt: skip
-    return sandbox(POST_CHARS)(
-        loader=loader,
-        undefined=StrictUndefined,
-        finalize=inert,
-        autoescape=False,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-
-
-def template_text(
-    name: str, context: Mapping[str, Any], template_dir: Path | None = None, *, html: bool = False
+def render(
+    kind: Announcement, markup: Markup, context: Mapping[str, Any], template_dir: Path | None = None
 ) -> str:
-    """Render the template ``name`` (the director's, else the built-in one); a template that
-    fails is one sentence naming its file and line."""
-    from jinja2 import TemplateError, UndefinedError
-    from jinja2.exceptions import SecurityError
-
-    from tally.outputs import template_bounds as bounds
-
-    template = _template(_environment(template_dir, html=html), name, template_dir)
-    limit = bounds.PAGE_CHARS if html else bounds.POST_CHARS
-    try:
-        return bounds.bounded_render(template.generate(**context), limit)
-    except TallyError:
-        raise  # an included file refused (a link out of the folder, not UTF-8): said so
-    except bounds.RenderLimit as exc:
-        where = _where(exc, template.filename or name)
-        raise InputError(
-            f"{where}: the template was stopped, {exc} (a render may take "
-            f"{bounds.RENDER_SECONDS:g} seconds and write {limit:,} characters)."
-        ) from None
-    except SecurityError as exc:
-        raise InputError(
-            f"{_where(exc, name)}: the template tried something the sandbox forbids ({exc})."
-        ) from None
-    except UndefinedError as exc:
-        raise InputError(
-            f"{_where(exc, name)}: the template uses a value tally does not give ({exc})."
-        ) from None
-    except TemplateError as exc:
-        raise InputError(f"{_where(exc, name)}: the template is broken ({exc}).") from None
-    except Exception as exc:  # the director's code failed (1 // 0, "a" + 1): say where
-        raise InputError(
-            f"{_where(exc, name)}: the template failed ({type(exc).__name__}: {exc})."
-        ) from None
+    if markup not in tuple(Markup):
+        raise InputError(f"--format must be one of {', '.join(Markup)}, not {markup!r}.")
+    name = f"{Announcement(kind)}.{Markup(markup)}.j2"
+    return template_text(name, context, template_dir, finalize=inert)
 
 
 def check_templates(
@@ -153,46 +85,11 @@ def check_templates(
 ) -> None:
     """Compile the templates of ``kind`` now (each markup's, or the report's), so that a
     broken one in the director's folder stops the command before any page is read."""
-    env = _environment(template_dir, html=html)
-    names = [f"{kind}.html.j2"] if html else [f"{kind}.{markup}.j2" for markup in Markup]
-    for name in names:
-        _template(env, name, template_dir)
-
-
-def _template(env: Any, name: str, template_dir: Path | None) -> Any:
-    """The compiled template ``name``; one sentence with the file and line when it is not."""
-    from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
-
-    try:
-        return env.get_template(name)
-    except TemplateNotFound:
-        raise InputError(f"no template {name} in {template_dir or 'tally'}.") from None
-    except TemplateSyntaxError as exc:
-        where = f"{exc.filename or name}, line {exc.lineno}"
-        raise InputError(f"{where}: the template is broken ({exc.message}).") from None
-    except TemplateError as exc:
-        raise InputError(f"{_where(exc, name)}: the template is broken ({exc}).") from None
-
-
-def _where(exc: BaseException, name: str) -> str:
-    """The template file and line a render failed at, from the traceback Jinja rewrites."""
-    tb = exc.__traceback__
-    found = name
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        # Jinja's frames of a template's lines (any file name: an include may be part.txt).
-        if code.co_filename.endswith(".j2") or "__jinja_exception__" in tb.tb_frame.f_globals:
-            found = f"{code.co_filename}, line {tb.tb_lineno}"
-        tb = tb.tb_next
-    return found
-
-
-def render(
-    kind: Announcement, markup: Markup, context: Mapping[str, Any], template_dir: Path | None = None
-) -> str:
-    if markup not in tuple(Markup):
-        raise InputError(f"--format must be one of {', '.join(Markup)}, not {markup!r}.")
-    return template_text(f"{Announcement(kind)}.{Markup(markup)}.j2", context, template_dir)
+    if html:
+        compile_templates([f"{kind}.html.j2"], template_dir, html=True)
+    else:
+        names = [f"{kind}.{markup}.j2" for markup in Markup]
+        compile_templates(names, template_dir, finalize=inert)
 
 
 # -- the closing announcement --------------------------------------------------------------

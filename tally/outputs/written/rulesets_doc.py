@@ -1,7 +1,7 @@
 """docs/rulesets.md, written from the built-in rulesets themselves (``PRESETS``), so that what a
 director reads before choosing one cannot drift from what tally applies.
 
-    python -m tally.outputs.rulesets_doc docs/rulesets.md
+    python -m tally.outputs.written.rulesets_doc docs/rulesets.md
 
 tests/test_rulesets_doc.py writes it again and compares: a field changed in
 ``tally.rules.rulesets`` without the page made again fails the suite.
@@ -149,7 +149,7 @@ def markdown(presets: Mapping[str, Ruleset] = PRESETS) -> str:
     lines = [
         "# The built-in rulesets",
         "",
-        "<!-- Written by `python -m tally.outputs.rulesets_doc docs/rulesets.md` from",
+        "<!-- Written by `python -m tally.outputs.written.rulesets_doc docs/rulesets.md` from",
         "tally/rules/rulesets.py; tests/test_rulesets_doc.py checks it. Do not edit by hand. -->",
         "",
         "A game file picks one with `ruleset = \"…\"` (or `tally init --ruleset …`); any line "

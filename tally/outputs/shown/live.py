@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tally.outputs.console import cell, outcome_line, totals_table
+from tally.outputs.shown.console import cell, outcome_line, print_day, say, totals_table
 from tally.rules.count import majority_gap, votes_text
 from tally.rules.polls import ChangeKind
 from tally.rules.verdicts import DayKind
@@ -137,8 +137,9 @@ def live_view(poll: Poll, game: Game, now: datetime) -> RenderableType:
 
 
 class LiveScreen:
-    """The watch on a terminal: the view of the last poll, redrawn in place, with clocks
-    that tick each second between polls; at the end, the full table of the last count."""
+    """The watch on a terminal: the view of the last poll, redrawn in place (``draw``: the
+    clocks tick when it is drawn again between polls); at the end, the full table of the
+    last count."""
 
     def __init__(self, console: Console, game: Game, env: Environment):
         from rich.live import Live
@@ -148,7 +149,7 @@ class LiveScreen:
         self.live = Live(console=console, auto_refresh=False, transient=False)
         self.started = False
 
-    def _draw(self) -> None:
+    def draw(self) -> None:
         if self.poll is None:
             return
         if not self.started:
@@ -158,18 +159,9 @@ class LiveScreen:
 
     def show(self, poll: Poll) -> None:
         self.poll = poll
-        self._draw()
-
-    def sleep(self, seconds: float) -> None:
-        """Wait as the environment waits, redrawing once a second."""
-        end = self.env.now() + timedelta(seconds=seconds)
-        while (left := (end - self.env.now()).total_seconds()) > 0:
-            self.env.sleep(min(1.0, left))
-            self._draw()
+        self.draw()
 
     def close(self, last: Poll | None, *, interrupted: bool = False) -> None:
-        from tally.outputs.console import print_day, say
-
         if self.started:
             self.live.stop()
         if last is None or last.result is None:

@@ -1,0 +1,269 @@
+"""Rich tables and sentences of threads and counts, for the director to read: a line that
+may hold what a forum user wrote (``say``, ``cell``), a thread's floors, a day's count, its
+outcome, the demo. Each takes a rich ``Console`` and knows nothing of the terminal around it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from tally.rules.state import FactKind, Source
+from tally.rules.verdicts import DayKind, OutcomeResult, Status
+from tally.rules.votes import DayResult
+from tally.sanitise import one_line
+from tally.times import compared, duration, long, short
+
+if TYPE_CHECKING:
+    from tally.model import Post, Thread
+
+
+def cell(value: object, style: str = "") -> Text:
+    """Anything that may hold what a forum user wrote, ready for a table cell or a line.
+
+    Sanitised (no control characters, one line), and a ``Text``: rich never reads it as
+    markup (``[red]``, ``[link=…]``, a stray ``[/b]``) or as emoji codes.
+    """
+    return Text(one_line(str(value)), style=style)
+
+
+def say(console: Console, value: object, style: str = "") -> None:
+    """Print one line that may hold what a forum user wrote.
+
+    Leading line breaks and spaces are tally's own layout (a blank line before a heading,
+    an indent) and are kept; the rest is one sanitised line.
+    """
+    text = str(value)
+    body = text.lstrip("\n ")
+    lead = text[: len(text) - len(body)]
+    for _ in range(lead.count("\n")):
+        console.print()
+    # Soft wrap: the terminal wraps a long line, and copying it gives the line back whole.
+    console.print(Text(" " * lead.count(" ") + one_line(body), style=style), soft_wrap=True)
+
+
+def _first_line(text: str, width: int = 40) -> str:
+    line = text.split("\n", 1)[0]
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _marks(post: Post, floors: dict[str, int]) -> str:
+    marks = []
+    for q in post.quotes:
+        target = floors.get(q.post_id or "")
+        marks.append(f"quotes #{target}" if target else "quotes")
+    if post.edited:
+        marks.append(f"edited {short(post.edited.at)} by {post.edited.by}")
+    if post.comments:
+        marks.append(f"{len(post.comments)} 点评")
+    if post.red_font:
+        marks.append("red font")
+    if post.large_font:
+        marks.append("large font")
+    if post.hidden:
+        marks.append(f"hidden ({post.hidden})")
+    return "; ".join(marks)
+
+
+def print_threads(console: Console, threads: Iterable[Thread]) -> None:
+    """Each thread as a table of floors, with its comments indented under them."""
+    for thread in threads:
+        comments = sum(len(p.comments) for p in thread.posts)
+        say(
+            console,
+            f"\nThread {thread.thread_id} “{thread.title}”: {thread.page_count} page(s), "
+            f"{len(thread.posts)} posts, {comments} comments",
+        )
+        floors = {p.post_id: p.floor for p in thread.posts}
+        table = Table(show_lines=False)
+        for column in ("floor", "author", "time", "text", "marks"):
+            table.add_column(column)
+        for post in thread.posts:
+            table.add_row(
+                str(post.floor),
+                cell(post.author),
+                f"{long(post.time)}",
+                cell(_first_line(post.text)),
+                cell(_marks(post, floors)),
+            )
+            for c in post.comments:
+                table.add_row(
+                    "",
+                    Text("  └ ") + cell(c.author),
+                    f"{long(c.time)}",
+                    cell(_first_line(c.text)),
+                    "点评",
+                )
+        console.print(table)
+
+
+# From this many columns on, the ballots are a table; below, two lines each.
+WIDE = 100
+_STATUS_STYLE = {Status.COUNTED: "green", Status.SUPERSEDED: "yellow", Status.VOID: "red"}
+_REMARK_STATUS = {
+    Status.NOT_A_BALLOT: "not a ballot",
+    Status.BANNED: "banned",
+    Status.DELETED: "deleted",
+}
+
+
+def totals_table(result: DayResult) -> Table:
+    """Each player's votes, the voters with their weights, and the bonuses with their rule."""
+    from tally.rules.count import votes_text
+
+    weights = result.count.weights
+    totals = Table(title="Totals")
+    for column in ("player", "votes", "voters (weight)", "bonus"):
+        totals.add_column(column)
+    for t in result.totals:
+        voters = ", ".join(
+            f"{v} ×{votes_text(weights[v][0])}" if v in weights and weights[v][0] != 1 else v
+            for v in t.voters
+        )
+        bonus = "; ".join(f"+{votes_text(a)} {why} ({rule})" for a, why, rule in t.bonuses)
+        totals.add_row(cell(t.player), votes_text(t.votes), cell(voters), cell(bonus))
+    if result.count.abstained:
+        totals.add_row("(弃权)", votes_text(result.count.abstained), "", "")
+    return totals
+
+
+def print_day(console: Console, result: DayResult) -> None:
+    """The table a director checks against the thread, floor by floor."""
+
+    thread = result.thread
+    day = result.day
+    say(
+        console,
+        f"\nDay {day.day} {'sheriff election' if result.kind == DayKind.SHERIFF else 'vote'} "
+        f"(ruleset {result.ruleset}), thread {thread.thread_id} “{thread.title}”: "
+        f"{thread.page_count} page(s), {len(thread.posts)} posts",
+    )
+    if result.provisional:
+        closes, read = compared(day.closes, result.as_of)
+        say(
+            console,
+            f"PROVISIONAL: the day closes {closes}, {duration(day.closes - result.as_of)} "
+            f"after this count ({read}); ballots and changes may still come.",
+            style="bold yellow",
+        )
+    derived = [f for f in result.facts if f.source is Source.DERIVED]
+    if derived:
+        said = "; ".join(
+            f"sheriff {f.player} ({f.note})" if f.what is FactKind.SHERIFF else f"{f.player} out"
+            f" ({f.note})"
+            for f in derived
+        )
+        say(console, f"From the earlier days' counts (not in the game file): {said}")
+    console.print(totals_table(result))
+
+    # (order, floor, who, kind, target, time, status, style, why), in the thread's order:
+    # the ballots, and the posts that hold none (listed, never counted).
+    rows = []
+    for b in result.ballots:
+        counted = b.status == Status.COUNTED
+        status = "in force now" if result.provisional and counted else str(b.status)
+        why = "" if b.note == status else b.note
+        if b.reason:
+            why = f"{b.reason}: {why}"  # the code once, then what it means here
+        if b.flags:
+            why += " [flag: " + "; ".join(b.flags) + "]"
+        floor = f"{b.floor}" + (" 点评" if b.comment else "")
+        target, style = b.target or b.written or "", _STATUS_STYLE[b.status]
+        rows.append(((b.floor, b.comment, b.posted_at), floor, b.voter or b.author, str(b.kind),
+                     target, short(b.time), status, style, why.strip()))  # fmt: skip
+    for r in result.remarks:
+        floor = f"{r.floor}" + (" 点评" if r.comment else "")
+        rows.append(((r.floor, r.comment, r.time), floor, r.player or r.author, "", "",
+                     short(r.time), _REMARK_STATUS[r.status], "dim" if r.status ==
+                     Status.NOT_A_BALLOT else "red", r.note or r.words))  # fmt: skip
+    rows.sort(key=lambda row: row[0])
+    if console.width >= WIDE:
+        ballots = Table(title="Ballots, floor by floor")
+        for column in ("floor", "voter", "kind", "target", "time", "status"):
+            ballots.add_column(column, no_wrap=True)
+        ballots.add_column("why", overflow="fold")  # wrapped at spaces, never cut short
+        for _, floor, who, kind, target, when, status, style, why in rows:
+            ballots.add_row(floor, cell(who), kind, cell(target), when, cell(status, style),
+                            cell(why))  # fmt: skip
+        console.print(ballots)
+    else:  # a narrow terminal: each ballot on a line, why it stands so on the next
+        say(console, "\nBallots, floor by floor")
+        for _, floor, who, kind, target, when, status, style, why in rows:
+            head = Text(f"{floor:>6}  ") + cell(who) + Text(f"  {kind} ")
+            head += cell(target) + Text(f"  {when}  ") + cell(status, style)
+            console.print(head, soft_wrap=True)
+            if why:
+                say(console, f"        {why}")
+    for flag in result.flags:
+        where = f"floor {flag.floor}: " if flag.floor else ""
+        say(console, f"flag {flag.rule}: {where}{flag.note}")
+    if result.not_voted:
+        say(console, f"Not voted ({len(result.not_voted)}): {'、'.join(result.not_voted)}")
+    say(console, outcome_line(result))
+
+
+def outcome_line(result: DayResult) -> str:
+    """The last line of a count: who is out (or sheriff) and by which rule; before the
+    close, who leads and what would happen if the day closed now."""
+    o = result.outcome
+    if result.provisional:
+        verdict = {
+            OutcomeResult.ELIMINATED: f"{o.player} would be out",
+            OutcomeResult.SHERIFF: f"{o.player} would be sheriff",
+            OutcomeResult.NONE: "nobody would be "
+            + ("sheriff" if result.kind == DayKind.SHERIFF else "out"),
+        }[o.result]
+        leaders = "、".join(result.leaders) or "nobody"
+        return (
+            f"Standing now (not final): {leaders} leading; if the day closed now, {verdict} — "
+            f"{o.note} [rule {o.code}]"
+        )
+    verdict = {
+        OutcomeResult.ELIMINATED: f"{o.player} is out",
+        OutcomeResult.SHERIFF: f"{o.player} is sheriff",
+        OutcomeResult.NONE: "nobody",
+    }[o.result]
+    return f"Outcome: {verdict} — {o.note} [rule {o.code}]"
+
+def print_demo(
+    console: Console,
+    name: str,
+    forum: str,
+    threads: Iterable[Thread],
+    result: DayResult,
+    markup: str,
+) -> None:
+    """The demo in a dozen lines: what was read, how the day was counted, what it says."""
+    from tally.rules.count import votes_text
+
+    say(console, f"Sample game {name}, served at {forum} (pages a real Discuz! X3.5 rendered)")
+    for t in threads:
+        comments = sum(len(p.comments) for p in t.posts)
+        say(
+            console,
+            f"  read thread {t.thread_id} “{t.title}”: {t.page_count} page(s), "
+            f"{len(t.posts)} posts, {comments} 点评",
+        )
+    by_status = {s: [b for b in result.ballots if b.status == s] for s in Status}
+    reasons = "、".join(dict.fromkeys(str(b.reason) for b in by_status[Status.VOID]))
+    say(
+        console,
+        f"Day {result.day.day} (ruleset {result.ruleset}): {len(result.ballots)} ballots — "
+        f"{len(by_status[Status.COUNTED])} in force, {len(by_status[Status.SUPERSEDED])} "
+        f"changed, {len(by_status[Status.VOID])} void" + (f" ({reasons})" if reasons else ""),
+    )
+    totals = " · ".join(f"{t.player} {votes_text(t.votes)}" for t in result.totals)
+    say(console, f"Totals: {totals or 'none'}; not voted: {'、'.join(result.not_voted) or 'none'}")
+    o = result.outcome
+    verdict = {
+        OutcomeResult.ELIMINATED: f"{o.player} is out",
+        OutcomeResult.SHERIFF: f"{o.player} is sheriff",
+        OutcomeResult.NONE: "nobody",
+    }[o.result]
+    say(console, f"Outcome: {verdict} — {o.note} [rule {o.code}]")
+    say(console, f"\nThe announcement to paste ({markup}), as `tally announce` prints it:")
+    console.print()

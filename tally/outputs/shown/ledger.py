@@ -1,0 +1,100 @@
+"""The lurker check and the card ledger as tables, for the director to read."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.table import Table
+
+from tally.outputs.shown.console import cell, say
+from tally.rules.ledger import Card, LedgerView
+from tally.times import short
+
+if TYPE_CHECKING:
+    from tally.rules.lurkers import DayCheck
+
+
+def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
+    """Players × days, the cards proposed, the flags, and the ledger."""
+    day = result.day
+    note = " (accelerated: no lurking cards, S3)" if day.accelerated else ""
+    say(console, f"\nLurker check for day {day.day}{note}")
+    if result.provisional:
+        say(
+            console,
+            f"PROVISIONAL: day {day.day} closes {short(day.closes)}; these are the counts "
+            "so far, and the cards below are what they would give. Nothing is written.",
+            style="bold yellow",
+        )
+    table = Table(title="Posts (voted) per day")
+    table.add_column("player")
+    numbers = sorted(result.days)
+    for n in numbers:
+        table.add_column(f"day {n}", justify="right")
+    rows: dict[str, list[str]] = {}
+    for n in numbers:
+        for pd in result.days[n]:
+            mark = {True: "✓", False: "✗", None: "?"}[pd.voted]
+            rows.setdefault(pd.player, ["-"] * len(numbers))[numbers.index(n)] = (
+                f"{pd.posts} {mark}"
+            )
+    for player, cells in rows.items():
+        table.add_row(cell(player), *cells)
+    console.print(table)
+    if result.cards:
+        say(console, "Cards for this day:")
+        new = {c.key for c in view.new}
+        for c in result.cards:
+            state = "new" if c.key in new else "already in the ledger"
+            say(console, f"  {c.player}: {c.colour} card ({c.rule}) — {c.reason} [{state}]")
+    else:
+        say(console, "No cards for this day.")
+    for c in view.new:
+        if c.rule == "K1":
+            say(console, f"  {c.player}: {c.reason}")
+    for flag in result.flags:
+        # A flag of the day as a whole (S3) has no floor: "floor None" said nothing.
+        where = f"thread {flag.thread_id}, " if flag.thread_id else ""
+        where += f"floor {flag.floor}: " if flag.floor is not None else ""
+        say(console, f"flag {flag.rule}: {where}{flag.note}")
+    if view.totals:
+        say(console, "Ledger totals (blue / yellow / red):")
+        for player, t in sorted(view.totals.items()):
+            say(console, f"  {player}: {t.blue} / {t.yellow} / {t.red}")
+    if view.sent_off:
+        say(console, f"Sent off (red card, K2): {'、'.join(view.sent_off)}")
+    for camp, players in view.camps_lost.items():
+        say(
+            console,
+            f"Camp {camp} has {len(players)} red cards ({'、'.join(players)}): it loses (K2)",
+        )
+    saved = (
+        "written to"
+        if view.written
+        else "unchanged:"
+        if not view.new
+        else "not written (--no-write):"
+    )
+    say(console, f"Ledger {saved} {view.path}")
+
+def print_cards(console: Console, cards: Sequence[Card]) -> None:
+    """The ledger as a table, with each player's totals and who is sent off (K2)."""
+    from tally.rules.ledger import sent_off, totals
+
+    if not cards:
+        say(console, "No card.")
+        return
+    table = Table(title="Cards")
+    for column in ("day", "player", "card", "rule", "reason", "by"):
+        table.add_column(column)
+    for c in cards:
+        table.add_row(str(c.day), cell(c.player), c.colour.label, cell(c.rule), cell(c.reason),
+                      c.source)  # fmt: skip
+    console.print(table)
+    for player, t in sorted(totals(cards).items()):
+        say(console, f"{player}: {t.blue} blue, {t.yellow} yellow, {t.red} red")
+    gone = sent_off(cards)
+    if gone:
+        say(console, f"Sent off (red card, K2): {'、'.join(gone)}")

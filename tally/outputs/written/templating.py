@@ -1,0 +1,148 @@
+"""The Jinja machinery every template of tally runs in: the director's folder before the
+built-in templates, Jinja's sandbox within bounds (``template_bounds``), undefined values as
+errors (StrictUndefined), and a template that fails said in one sentence with its file and
+line. What a template renders (an announcement, the report) is its caller's business: the
+announcements hand in ``finalize`` (every printed value made inert), the report asks for
+HTML (autoescaped).
+
+The built-in templates live in ``templates/`` (the package ``tally.templates`` once
+installed); a director may point ``--template-dir`` at a folder of their own with the same
+names (a template missing there is the built-in one).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from tally.errors import InputError, TallyError
+from tally.outputs.written import template_bounds as bounds
+
+# The built-in templates: templates/ in a checkout, the package tally.templates in a wheel
+# (read with importlib.resources by Jinja's PackageLoader).
+TEMPLATES = "tally.templates"
+
+Finalize = Callable[[Any], Any]
+
+
+def environment(
+    template_dir: Path | None, *, html: bool = False, finalize: Finalize | None = None
+) -> Any:
+    """The Jinja environment of ``template_dir`` (None: the built-ins alone)."""
+    if template_dir is not None and not template_dir.is_dir():
+        raise InputError(f"the template folder {template_dir} does not exist.")
+    return _jinja(str(template_dir) if template_dir is not None else None, html, finalize)
+
+
+@functools.lru_cache(maxsize=8)
+def _jinja(folder: str | None, html: bool, finalize: Finalize | None) -> Any:
+    """One Jinja environment per template folder: it keeps the templates it compiled (and
+    compiles again a template whose file changed), so a watch or a script that renders
+    many posts compiles each once. The director's folder first, the built-ins behind it;
+    sandboxed whichever answers (the built-ins need nothing the sandbox forbids)."""
+    from jinja2 import BaseLoader, ChoiceLoader, PackageLoader, StrictUndefined
+
+    built_in = PackageLoader(TEMPLATES, ".")
+    loader: BaseLoader = built_in
+    if folder is not None:
+        loader = ChoiceLoader([bounds.folder_loader(folder), built_in])
+    if html:  # the report: HTML escaped, no BBCode to break
+        return bounds.sandbox(bounds.PAGE_CHARS)(
+            loader=loader, autoescape=True, undefined=StrictUndefined,
+            trim_blocks=True, lstrip_blocks=True,
+        )  # fmt: skip
+    return bounds.sandbox(bounds.POST_CHARS)(
+        loader=loader,
+        undefined=StrictUndefined,
+        finalize=finalize,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def template_text(
+    name: str,
+    context: Mapping[str, Any],
+    template_dir: Path | None = None,
+    *,
+    html: bool = False,
+    finalize: Finalize | None = None,
+) -> str:
+    """Render the template ``name`` (the director's, else the built-in one); a template that
+    fails is one sentence naming its file and line."""
+    from jinja2 import TemplateError, UndefinedError
+    from jinja2.exceptions import SecurityError
+
+    env = environment(template_dir, html=html, finalize=finalize)
+    template = _template(env, name, template_dir)
+    limit = bounds.PAGE_CHARS if html else bounds.POST_CHARS
+    try:
+        return bounds.bounded_render(template.generate(**context), limit)
+    except TallyError:
+        raise  # an included file refused (a link out of the folder, not UTF-8): said so
+    except bounds.RenderLimit as exc:
+        where = _where(exc, template.filename or name)
+        raise InputError(
+            f"{where}: the template was stopped, {exc} (a render may take "
+            f"{bounds.RENDER_SECONDS:g} seconds and write {limit:,} characters)."
+        ) from None
+    except SecurityError as exc:
+        raise InputError(
+            f"{_where(exc, name)}: the template tried something the sandbox forbids ({exc})."
+        ) from None
+    except UndefinedError as exc:
+        raise InputError(
+            f"{_where(exc, name)}: the template uses a value tally does not give ({exc})."
+        ) from None
+    except TemplateError as exc:
+        raise InputError(f"{_where(exc, name)}: the template is broken ({exc}).") from None
+    except Exception as exc:  # the director's code failed (1 // 0, "a" + 1): say where
+        raise InputError(
+            f"{_where(exc, name)}: the template failed ({type(exc).__name__}: {exc})."
+        ) from None
+
+
+def compile_templates(
+    names: Iterable[str],
+    template_dir: Path | None,
+    *,
+    html: bool = False,
+    finalize: Finalize | None = None,
+) -> None:
+    """Compile the templates ``names`` now, so that a broken one in the director's folder
+    stops the command before any page is read."""
+    env = environment(template_dir, html=html, finalize=finalize)
+    for name in names:
+        _template(env, name, template_dir)
+
+
+def _template(env: Any, name: str, template_dir: Path | None) -> Any:
+    """The compiled template ``name``; one sentence with the file and line when it is not."""
+    from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
+
+    try:
+        return env.get_template(name)
+    except TemplateNotFound:
+        raise InputError(f"no template {name} in {template_dir or 'tally'}.") from None
+    except TemplateSyntaxError as exc:
+        where = f"{exc.filename or name}, line {exc.lineno}"
+        raise InputError(f"{where}: the template is broken ({exc.message}).") from None
+    except TemplateError as exc:
+        raise InputError(f"{_where(exc, name)}: the template is broken ({exc}).") from None
+
+
+def _where(exc: BaseException, name: str) -> str:
+    """The template file and line a render failed at, from the traceback Jinja rewrites."""
+    tb = exc.__traceback__
+    found = name
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        # Jinja's frames of a template's lines (any file name: an include may be part.txt).
+        if code.co_filename.endswith(".j2") or "__jinja_exception__" in tb.tb_frame.f_globals:
+            found = f"{code.co_filename}, line {tb.tb_lineno}"
+        tb = tb.tb_next
+    return found
