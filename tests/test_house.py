@@ -361,3 +361,13 @@ def test_the_process_variables_are_read_by_the_environment_only(tmp_path):
     if sys.platform == "linux":  # the platform's own folder, from the variables handed in
         cached = Environment(environ={"XDG_CACHE_HOME": str(tmp_path)}).cache_folder()
         assert cached == tmp_path / "tally"
+
+
+def test_no_import_circle_in_the_house_even_through_function_level_imports():
+    """Issue 30: the whole of tally has no circle of imports, not at the top of a file, not
+    in a function, not for a type hint (an import put in a function to dodge a circle is
+    still one). History lives beside the Thread that holds it; the journal's record of a
+    count takes the count's parts, not votes' DayResult."""
+    graph = imports_within("tally")
+    assert "tally.model" in graph and "tally.forums.history" in graph["tally.forums.fetch"]
+    assert circles(graph) == []
