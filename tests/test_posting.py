@@ -15,9 +15,9 @@ import pytest
 from tally.cli import app
 from tally.commands.post import difference, heading
 from tally.environment import Environment
-from tally.errors import ExitStatus
+from tally.errors import ExitStatus, PostError
+from tally.forums.discuz_reply import read_answer, refusal, reply_form
 from tally.forums.http import HttpOptions
-from tally.forums.posting import PostError, read_answer, refusal, reply_form
 
 from .conftest import CHINA, FakeClock, Runner
 from .discuzboard import MESSAGES, Board
