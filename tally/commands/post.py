@@ -114,7 +114,7 @@ def post_text(
     stops it. ``outcome``: what the journal keeps of a closing post's count."""
     url, ref = where_to_post(game, day, kind)
     platform = platform_of(ref)
-    if platform.no_posting:  # Tieba: see README, Posting the result
+    if platform.no_posting:  # see README, Posting the result
         raise PostError(platform.no_posting)
     live_only(reader)
     resting_on(day, kind, unchecked)
