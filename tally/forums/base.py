@@ -29,7 +29,7 @@ from tally.errors import (
 )
 from tally.forums.boards import DEFAULT, Board, Boards
 from tally.forums.charset import decode_page
-from tally.forums.fields import Diagnosis, FieldFound
+from tally.forums.fields import Diagnosis, read_whole
 from tally.forums.htmltext import Node, html_tree
 from tally.forums.replies import Accepted, ReplyForm, Submit
 from tally.forums.timeparse import backwards
@@ -318,12 +318,7 @@ class Pages(ABC):
         except TallyError as exc:
             return Diagnosis(source, self.title, problem=str(exc))
         posts = getattr(parsed, "posts", ())
-        where = ((f"the {self.title} reader", len(posts)),)
-        fields = tuple(
-            FieldFound(name, True, len(posts), len(posts), where)
-            for name in ("post id", "floor", "author", "time", "body")
-        )
-        return Diagnosis(source, self.title, problem=None, posts=len(posts), fields=fields)
+        return read_whole(source, self.title, posts, f"the {self.title} reader")
 
     # -- saved files ----------------------------------------------------------------------
 

@@ -9,16 +9,17 @@ thread page says what it is instead.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import tzinfo
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from tally.errors import InputError, ParseError
+from tally.errors import InputError, NotAThreadError, ParseError
 from tally.files import PAGE, read_capped
 from tally.forums import PLATFORMS, resolve_url
 from tally.forums.boards import Boards
 from tally.forums.charset import decode_page
-from tally.forums.fields import Diagnosis, FieldFound
+from tally.forums.fields import Diagnosis, FieldFound, read_whole
 from tally.forums.reader import Reader
 
 __all__ = ["Diagnosis", "FieldFound", "diagnose", "look"]
@@ -38,6 +39,9 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
             url, instead = platform.desktop_url(source, ref) or (url, "")
         except InputError:
             url_known = False
+        else:
+            if platform.page_request(ref, ref.page).body is not None:
+                return _through_api(source, platform.title, reader, tz)
         if urlsplit(source).scheme not in ("http", "https"):
             raise InputError(f"{source!r} is not an http or https URL.")
         response = reader.page(url)
@@ -64,6 +68,17 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
         found.source, found.software, found.board, url_known, status, found.problem,
         found.posts, found.fields, instead,
     )  # fmt: skip
+
+
+def _through_api(source: str, title: str, reader: Reader, tz: tzinfo) -> Diagnosis:
+    """A live thread whose pages an API answers (no HTML page to read field by field): read
+    as every command reads it, each essential field in every post, or what stopped it."""
+    try:
+        thread = reader.thread(source, tz)
+    except (NotAThreadError, ParseError) as exc:
+        return Diagnosis(source, title, url_known=True, problem=str(exc))
+    found = read_whole(source, title, thread.posts, f"the {title} reader, every page of its API")
+    return dataclasses.replace(found, url_known=True)
 
 
 def diagnose(text: str, tz: tzinfo, source: str, boards: Boards | None = None) -> Diagnosis:

@@ -5,6 +5,7 @@ Each platform's pages make it (``Pages.diagnose``); ``tally.forums.diagnosis`` r
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from dataclasses import dataclass, field
 
 from tally.forums.boards import DEFAULT, Board
@@ -58,3 +59,15 @@ def page_field(name: str, essential: bool, value: str | None, where: str) -> Fie
     if value is None:
         return FieldFound(name, essential, 0, 1, missing=(f"{where}.",))
     return FieldFound(name, essential, 1, 1, ((where, 1),), value)
+
+
+def read_whole(source: str, software: str, posts: Sized, by: str) -> Diagnosis:
+    """What a reader that reads a page one way only (or a thread through an API) found:
+    each essential field in every post, ``by`` that reader; anything less is an error it
+    raised, said as the diagnosis's problem instead."""
+    where = ((by, len(posts)),)
+    fields = tuple(
+        FieldFound(name, True, len(posts), len(posts), where)
+        for name in ("post id", "floor", "author", "time", "body")
+    )
+    return Diagnosis(source, software, problem=None, posts=len(posts), fields=fields)
