@@ -351,11 +351,13 @@ class Pages(ABC):
 
 
 class Platform(ABC):
-    """One forum software: its URLs, the requests that answer a thread's pages, and how its
-    HTML pages are read (``pages``).
+    """One forum software: its URLs, the requests that answer a thread's pages, how its HTML
+    pages are read and diagnosed (``pages``), and, where tally posts, its reply form and the
+    sending of a reply (``reply_form``, ``send_reply``; elsewhere ``no_posting`` says why not).
 
     Individual forums are data (a URL's host and path); a platform is the software they
-    run, and declares what differs.
+    run, and declares what differs. Outside tally/forums/ a forum is reached through this
+    interface alone (tests/test_house.py).
     """
 
     name: str
