@@ -69,3 +69,23 @@ class OutputError(TallyError):
     """A result could not be written."""
 
     exit_code = ExitStatus.OUTPUT
+
+
+class PostError(TallyError):
+    """The post was not made: refused by the forum, or stopped by tally's own checks."""
+
+    exit_code = ExitStatus.NOT_POSTED
+
+
+class AlreadyPosted(PostError):
+    """The thread already holds this post, by a director: nothing to post, nothing to keep."""
+
+
+class MaybePosted(PostError):
+    """The post was sent and the forum's answer never came or was not understood: the
+    thread may hold it, so the director is told to look at the thread, never to paste it."""
+
+
+class HeldPost(MaybePosted):
+    """The forum took the post for a moderator to approve (回复需要审核): not shown yet, but
+    it will be once approved, so it is never sent again (the journal keeps it open)."""

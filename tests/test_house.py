@@ -100,23 +100,11 @@ def test_no_module_imports_a_later_stage():
 
 def imports_within(package: str) -> dict[str, set[str]]:
     """Each module of ``package`` (dotted) and the modules of the package it imports, read
-    from every import statement: at the top, inside a function, under TYPE_CHECKING."""
-    folder = ROOT.joinpath(*package.split("."))
-    named = {".".join(p.relative_to(ROOT).with_suffix("").parts): p for p in folder.rglob("*.py")}
-    named = {m.removesuffix(".__init__"): p for m, p in named.items()}
-    graph: dict[str, set[str]] = {m: set() for m in named}
-    for module, path in named.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                wanted = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                # "from tally.outputs.shown import display" imports the module display
-                wanted = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in named
-                          else node.module for a in node.names]  # fmt: skip
-            else:
-                continue
-            graph[module] |= {w for w in wanted if w in named and w != module}
-    return graph
+    from every import statement (``imported``): at the top, inside a function, under
+    TYPE_CHECKING."""
+    inside = {module_name(p): tree for p, tree in modules()}
+    inside = {m: t for m, t in inside.items() if m == package or m.startswith(f"{package}.")}
+    return {m: {i for i in imported(t, m) if i in inside} for m, t in inside.items()}
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -309,10 +297,9 @@ def test_the_word_list_is_the_enums():
 def test_no_word_with_an_enum_is_compared_as_a_string():
     """Outside the enums and the platforms, whose markup has words of its own ("quote" is a
     Discuz! class name)."""
-    platforms = {"discuz.py", "discuz_post.py", "tieba.py", "tieba_html.py"}
     words = enum_words()
     for path, tree in modules():
-        if path.parent.name == "forums" and path.name in platforms:
+        if module_name(path) in platform_modules():
             continue
         for node in ast.walk(tree):
             if not isinstance(node, ast.Compare):
@@ -371,3 +358,234 @@ def test_no_import_circle_in_the_house_even_through_function_level_imports():
     graph = imports_within("tally")
     assert "tally.model" in graph and "tally.forums.history" in graph["tally.forums.fetch"]
     assert circles(graph) == []
+
+# -- the platform as the only door ---------------------------------------------------------------
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(tree: ast.Module, module: str) -> set[str]:
+    """Every module of tally an import anywhere in ``tree`` names (at the top, inside a
+    function, under TYPE_CHECKING): ``from P import N`` names P, and P.N when that is a module."""
+    known = {module_name(p) for p, _ in modules()}
+    package = module if module in _packages() else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: from the module's own package up
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*up, *filter(None, [base])])
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in known)
+    return {m for m in found if m in known and m != module}
+
+
+@functools.cache
+def _packages() -> frozenset[str]:
+    return frozenset(module_name(p) for p, _ in modules() if p.name == "__init__.py")
+
+
+def names_a_platform(tree: ast.Module) -> bool:
+    """Whether a module's code (not its docstrings, nor a board profile's ``about``) names a
+    forum software: its name or title in an identifier or a string."""
+    words = {w.lower() for p in PLATFORMS for w in (p.name, p.title)}
+    spoken = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            spoken.add(id(body[0].value))  # a docstring
+        if isinstance(node, ast.keyword) and node.arg == "about":
+            spoken.add(id(node.value))
+    for node in ast.walk(tree):
+        said = (
+            node.value if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in spoken
+            else node.id if isinstance(node, ast.Name)
+            else node.attr if isinstance(node, ast.Attribute)
+            else None
+        )  # fmt: skip
+        if said is not None and any(w in said.lower() for w in words):
+            return True
+    return False
+
+
+@functools.cache
+def platform_modules() -> frozenset[str]:
+    """The modules of one forum software: tally/forums/ modules named for a platform
+    (discuz.py, discuz_post.py, tieba_html.py, …), and any other whose code names one (the
+    list of platforms, tally/forums/__init__.py, apart)."""
+    names = tuple(p.name for p in PLATFORMS)
+    return frozenset(
+        module_name(path)
+        for path, tree in modules()
+        if path.parent == TALLY / "forums"
+        and path.name != "__init__.py"
+        and (path.stem.startswith(names) or names_a_platform(tree))
+    )
+
+
+def test_the_platform_modules_are_named_for_their_platform():
+    """A module whose code names a forum software is named for it: what is the platform's
+    stays with the platform (a generic module such as fetch, base or diagnosis names none)."""
+    names = tuple(p.name for p in PLATFORMS)
+    for module in platform_modules():
+        assert module.rpartition(".")[2].startswith(names), module
+
+
+def test_what_a_forum_software_holds_is_in_its_platform_modules():
+    """A class of a platform or of its pages is defined in a module named for its platform,
+    and nowhere else: the house tests below know the platform modules by their names."""
+    from tally.forums.base import Pages, Platform
+
+    homes = {type(p).__module__ for p in PLATFORMS} | {type(p.pages).__module__ for p in PLATFORMS}
+    assert homes <= platform_modules()
+    assert {"tally.forums.discuz_reply", "tally.forums.discuz_fields"} <= platform_modules()
+    for path, tree in modules():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases = {b.id for b in node.bases if isinstance(b, ast.Name)}
+                if bases & {Platform.__name__, Pages.__name__}:
+                    assert module_name(path) in platform_modules(), (path, node.name)
+
+
+def test_no_module_outside_the_forums_imports_a_platform_module():
+    """Outside tally/forums/ a forum is reached through the Platform interface only (reading,
+    doctor's diagnosis, posting): no module imports one forum software's module, not even
+    inside a function or for type hints."""
+    platform = platform_modules()
+    for path, tree in modules():
+        module = module_name(path)
+        if module == "tally.forums" or module.startswith("tally.forums."):
+            continue
+        reached = imported(tree, module) & platform
+        assert not reached, f"{module} imports {sorted(reached)}"
+
+
+def test_the_generic_forums_modules_reach_a_platform_through_the_list_of_platforms():
+    """Inside tally/forums/ too, only the list of platforms (tally/forums/__init__.py) and the
+    platform modules themselves import a platform module: the generic ones (fetch, reader,
+    diagnosis, base, …) know a platform by its interface."""
+    platform = platform_modules()
+    for path, tree in modules():
+        module = module_name(path)
+        if path.parent != TALLY / "forums" or module in platform or module == "tally.forums":
+            continue
+        reached = imported(tree, module) & platform
+        assert not reached, f"{module} imports {sorted(reached)}"
+
+
+def test_no_import_circle_within_the_forums():
+    """Within tally/forums/ no module reaches itself through imports, counting those inside
+    functions and under TYPE_CHECKING (``from tally.forums import x`` runs the package's
+    __init__, and counts as an import of it: tieba once did so, and __init__ imports tieba)."""
+    graph = imports_within("tally.forums")
+    assert "tally.forums.tieba" in graph["tally.forums"]
+    assert circles(graph) == []
+
+
+def test_the_url_shapes_said_are_built_from_the_platforms_examples():
+    """The sentence for a URL of no known shape names every shape the platforms' example
+    URLs have (a shape with more parameters than another said once), each platform by its
+    title."""
+    from tally.errors import InputError
+    from tally.forums import url_shapes
+
+    with pytest.raises(InputError) as info:
+        resolve_url("https://bbs.example.com/forum.php?mod=forumdisplay&fid=2")
+    said = str(info.value)
+    assert url_shapes() in said
+    assert "Discuz!: /forum.php?mod=viewthread&tid=N, /thread-N-P-1.html" in said
+    assert "/archiver/tid-N.html" in said and "Tieba: /p/N)" in said
+    assert "&page=P" not in said and "see_lz" not in said  # more parameters: read as well
+    for platform in PLATFORMS:
+        assert platform.title in said
+
+
+def test_each_platform_posts_or_says_in_one_sentence_why_not():
+    """A platform that posts reads its reply form and sends through it; one that does not
+    says why in one sentence, which is what --post stops with (exit 7)."""
+    from tally.errors import ExitStatus, PostError
+    from tally.forums.base import Platform
+    from tally.forums.replies import ReplyForm
+
+    form = ReplyForm("http://x/post", (), "utf-8", "1", "导演", "http://x/t")
+    for platform in PLATFORMS:
+        overrides = {
+            name for name in ("reply_form", "send_reply")
+            if getattr(type(platform), name) is not getattr(Platform, name)
+        }  # fmt: skip
+        if platform.no_posting:
+            assert not overrides, platform.name
+            assert platform.no_posting.endswith(".") and platform.no_posting.count(". ") == 0
+            ref = resolve_url(platform.example_urls[0])[1]
+            with pytest.raises(PostError) as info:
+                platform.reply_form("<html></html>", "http://x/t", "utf-8")
+            assert str(info.value) == platform.no_posting
+            assert info.value.exit_code == ExitStatus.NOT_POSTED
+            with pytest.raises(PostError) as info:
+                platform.send_reply(form, "text", ref, submit=None)
+            assert str(info.value) == platform.no_posting
+        else:
+            assert overrides == {"reply_form", "send_reply"}, platform.name
+
+
+def test_post_keeps_the_safety_rules_and_names_no_platform():
+    """tally/commands/post.py asks the platform for the form and the sending: it names no
+    forum software, in its code or its words."""
+    text = (TALLY / "commands" / "post.py").read_text(encoding="utf-8")
+    for platform in PLATFORMS:
+        assert platform.title not in text and platform.name not in text.lower()
+
+
+def test_the_bbcode_tags_are_the_markups():
+    """The tags made inert in a template's values and taken away when a post is read back are
+    one list, beside the markup they belong to."""
+    from tally.outputs.written import announce
+    from tally.vocabulary import BBCODE_TAG, BBCODE_TAGS
+
+    for tag in BBCODE_TAGS:
+        assert BBCODE_TAG.fullmatch(f"[{tag}]") and BBCODE_TAG.fullmatch(f"[/{tag}]")
+        assert announce.inert(f"[{tag}]") != f"[{tag}]"
+    assert announce.inert("[A01]") == "[A01]" and not BBCODE_TAG.search("[A01]")
+    for path, tree in modules():
+        if path.name == "vocabulary.py":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                assert "attachimg|" not in node.value and "|attachimg" not in node.value, path
+
+
+@pytest.mark.parametrize(
+    ("value", "fatal", "said"),
+    [("甲", True, None), ("  ", True, "p.html, post 7 has no author."), (None, False, None)],
+)
+def test_one_helper_says_a_required_field_missing(value, fatal, said):
+    """yt-dlp's fatal=: a required field found nowhere is one sentence naming the field and
+    where it was looked for; an optional one is None."""
+    from tally.errors import InputError, ParseError
+    from tally.forums.base import field_value
+
+    if said is None:
+        assert field_value(value, "p.html, post 7", "author", fatal=fatal) == value
+    else:
+        with pytest.raises(ParseError) as info:
+            field_value(value, "p.html, post 7", "author", fatal=fatal)
+        assert str(info.value) == said
+    with pytest.raises(InputError, match=r"^posts.csv, row 3: author is empty\.$"):
+        field_value("", "posts.csv, row 3", "author", error=InputError,
+                    said="{where}: {name} is empty.")  # fmt: skip
+
+
+def test_the_required_field_sentence_is_written_once():
+    """The parsers and the archive say a missing field through the helper, not by hand."""
+    by_hand = re.compile(r"raise \w+\(f\"\{[\w.]+\} (has no|lacks its) |is empty\.\"\)")
+    parsers = {*platform_modules(), "tally.forums.archived"}
+    for path, _ in modules():
+        if module_name(path) in parsers:
+            assert not by_hand.search(path.read_text(encoding="utf-8")), path

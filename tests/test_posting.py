@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from tally.cli import app
-from tally.commands.post import difference, heading
+from tally.commands.post import difference
 from tally.environment import Environment
-from tally.errors import ExitStatus
+from tally.errors import ExitStatus, PostError
+from tally.forums.discuz_reply import read_answer, refusal, reply_form
 from tally.forums.http import HttpOptions
-from tally.forums.posting import PostError, read_answer, refusal, reply_form
 
 from .conftest import CHINA, FakeClock, Runner
 from .discuzboard import MESSAGES, Board
@@ -376,8 +376,7 @@ def test_answers_as_a_real_x35_gave_them():
         read_answer(200, {}, "<html>something else</html>", "http://x/")
 
 
-def test_heading_and_difference():
-    assert heading("\n[b]测试局 第2天投票结果[/b]\n其余") == "测试局 第2天投票结果"
+def test_difference():
     assert difference("[b]甲[/b]\n乙 丙", "甲\n乙丙") is None
     assert difference("[\u200bb]x", "[b]x") is None  # inert tags show as typed
     assert "'甲乙丁'" in (difference("甲乙丙", "甲乙丁") or "")

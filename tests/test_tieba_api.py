@@ -414,3 +414,32 @@ def test_a_floor_short_of_its_comments_is_an_error(forum):
         FetchError, match=r"floor 77 of thread 8800123456 has 14 楼中楼 but 13 were read"
     ):
         read_one(url)
+
+
+# -- tally doctor on a live Tieba thread --------------------------------------------------
+
+
+def test_doctor_reads_a_live_thread_through_the_api(forum):
+    """Tieba's pages are answered by its API, not HTML: doctor reads the thread as every
+    command does and says what it found, each essential field in every floor."""
+    import json
+
+    api = TiebaApi(sample())
+    url = api.serve(forum)
+    result = runner.invoke(app, ["doctor", url, "--json"], obj=AFTER_CLOSE)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    floors = len(read_one(url).posts)
+    assert report["software"] == "Tieba" and report["readable"] and report["posts"] == floors
+    assert {f["name"] for f in report["fields"]} == {"post id", "floor", "author", "time", "body"}
+    for f in report["fields"]:
+        assert (f["found"], f["of"]) == (floors, floors)
+        assert f["where"] == [{"place": "the Tieba reader, every page of its API", "posts": floors}]
+
+
+def test_doctor_on_a_tieba_thread_that_is_gone_says_so_in_one_sentence(forum):
+    api = TiebaApi(sample())
+    api.errors = [Fault(errorno=4, errmsg="贴子可能已被删除")]
+    result = runner.invoke(app, ["doctor", api.serve(forum)], obj=AFTER_CLOSE)
+    assert result.exit_code == 4
+    assert "Baidu says the thread does not exist or was deleted" in result.stdout

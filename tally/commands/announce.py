@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Protocol
 
 from tally.commands.threads import days_before
-from tally.errors import FetchError, InputError
-from tally.forums.posting import PostError
+from tally.errors import FetchError, InputError, PostError
 from tally.forums.reader import Reader
 from tally.outputs.results import Announced
 from tally.outputs.written import cardfile

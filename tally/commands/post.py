@@ -1,12 +1,12 @@
 """Posting the result: tally's announcement replied into the day's thread as the director.
 
-Discuz! only, through the forum's own fast-reply form (``tally.forums.posting``), with the
-cookie file the director already gives tally. The safety rules, in the order they are
-checked:
+Through the platform's own reply form (``Platform.reply_form``, ``Platform.send_reply``), with
+the cookie file the director already gives tally; this module holds the safety rules alone,
+in the order they are checked:
 
-1. only where the platform posts (Discuz!; on Tieba its client API wants the BDUSS login
-   and trips Baidu's risk control): elsewhere the text is printed to paste by hand; only
-   from the live thread (never --offline, never --archive);
+1. only where the platform posts (its ``no_posting`` sentence says why not elsewhere, and
+   the text is printed to paste by hand); only from the live thread (never --offline, never
+   --archive);
 2. never a provisional count (the caller refuses those as `tally announce` does), never
    a count a check of the game file stopped (the count raised before there is a post);
 3. the text made once (``final_text``): spaces the board would show otherwise (NBSP and
@@ -38,43 +38,21 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tally.errors import FetchError
+from tally.errors import AlreadyPosted, FetchError, MaybePosted, PostError
 from tally.forums import platform_of, resolve_url
 from tally.forums.charset import charset_of, decode_page
-from tally.forums.posting import (
-    Accepted,
-    AlreadyPosted,
-    MaybePosted,
-    PostError,
-    ReplyForm,
-    ajax_url,
-    form_body,
-    member_check,
-    person_check,
-    read_answer,
-    reply_form,
-)
 from tally.forums.reader import Reader
+from tally.forums.replies import Accepted, ReplyForm, member_check, person_check
 from tally.journal import POSTED, REFUSED, UNKNOWN, Entry, Journal, journal_path, post_lock
 from tally.model import Post, Thread, ThreadRef
 from tally.outputs.results import Posted
-from tally.outputs.written.announce import BBCODE_TAG
 from tally.rules.closed import mark, marked_post, outcome_code, since
 from tally.rules.game import Day, Game
 from tally.times import short
-from tally.vocabulary import Announcement
+from tally.vocabulary import BBCODE_TAG, INERT_BBCODE, Announcement
 
 # Ask the person at the terminal; None when there is nobody to ask.
 Confirm = Callable[[str], "bool | None"]
-
-
-def heading(text: str) -> str:
-    """The post's first line, without markup: what "this post again" is looked for by."""
-    for line in text.splitlines():
-        plain = _markup_free(line).strip()
-        if plain:
-            return plain
-    return ""
 
 
 def where_to_post(game: Game, day: Day, kind: Announcement) -> tuple[str, ThreadRef]:
@@ -91,9 +69,6 @@ def where_to_post(game: Game, day: Day, kind: Announcement) -> tuple[str, Thread
 _AS_SPACE = dict.fromkeys(map(ord, "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
                               "\u2007\u2008\u2009\u200a\u202f\u205f"), " ")  # fmt: skip
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
-# A player's tag made inert: Discuz! replaces "[i]" and "[/i]" by themselves (str_replace),
-# so "[" + an empty [i][/i] + "b]" shows "[b]" and is no tag; every charset holds it.
-INERT_BBCODE = "[[i][/i]"
 
 
 def final_text(game: Game, day: int, kind: Announcement | str, text: str,
@@ -130,7 +105,7 @@ def post_text(
     stops it. ``outcome``: what the journal keeps of a closing post's count."""
     url, ref = where_to_post(game, day, kind)
     platform = platform_of(ref)
-    if platform.no_posting:  # Tieba: see README, Posting the result
+    if platform.no_posting:  # see README, Posting the result
         raise PostError(platform.no_posting)
     live_only(reader)
     resting_on(day, kind, unchecked)
@@ -155,7 +130,7 @@ def post_text(
         at = reader.now().astimezone(game.timezone)
         entry = journal.begin(game.id, day.day, kind, text, at, outcome)
         try:
-            accepted = _send(form, text, ref, reader)
+            accepted = platform.send_reply(form, text, ref, reader.http.submit)
         except MaybePosted as exc:
             journal.end(entry, UNKNOWN)
             found = _look_for(reader, url, game, day, kind, journal, entry)
@@ -189,7 +164,8 @@ def players_unheld(text: str, charset: str, game: Game, thread: Thread, reader: 
     """Characters of the text the board's charset cannot hold (an emoji on a GBK board) that
     only players wrote (in the thread: a reason, a name) become "?", said in a warning:
     nothing a player writes stops the post. One the director's own text holds (the game's
-    name, a template) is the director's to change: form_body refuses it, named."""
+    name, a template) is the director's to change: the platform refuses it, named, before
+    it sends."""
     codec = charset.lower()
     unheld = {c for c in set(text) if not _holds(c, codec)}
     if not unheld:
@@ -230,10 +206,9 @@ def live_only(reader: Reader) -> None:
 
 
 def check_size(form: ReplyForm, text: str) -> None:
-    """The body against the forum's limit on a post's length (the reply box's
-    ``postmaxchars``, the board's maxpostsize, which Discuz! checks with strlen: bytes in the
-    board's charset, 3 a Chinese character in UTF-8), said in its own sentence before
-    anything is sent."""
+    """The body against the forum's limit on a post's length (the form's ``max_chars``, which
+    the forum counts in bytes of the board's charset: 3 a Chinese character in UTF-8), said
+    in its own sentence before anything is sent."""
     if form.max_chars is None:
         return
     size = len(text.encode(form.charset, errors="replace"))
@@ -258,7 +233,7 @@ def ready(game: Game, ref: ThreadRef, page: int, reader: Reader) -> ReplyForm:
         raise FetchError(f"{page_url} answered HTTP {answer.status}: no form to post with.")
     content_type = answer.headers.get("content-type")
     text = decode_page(answer.body, content_type, source=page_url)
-    form = reply_form(text, page_url, charset_of(answer.body, content_type))
+    form = platform.reply_form(text, page_url, charset_of(answer.body, content_type))
     board = ref.base
     if form is None:
         raise PostError(
@@ -343,29 +318,6 @@ def _look_for(reader: Reader, url: str, game: Game, day: Day, kind: Announcement
     if found is not None:
         journal.end(entry, POSTED, found.post_id, found.floor)
     return found
-
-
-def _send(form: ReplyForm, text: str, ref: ThreadRef, reader: Reader) -> Accepted:
-    body = form_body(form, text)
-    headers = {
-        "Content-Type": f"application/x-www-form-urlencoded; charset={form.charset}",
-        "Referer": form.page_url,
-    }
-
-    def explain(raw: bytes, content_type: str | None) -> PostError | None:
-        # X3.5 answers a formhash it did not issue with HTTP 503, "System Error".
-        try:
-            read_answer(503, {}, raw.decode(form.charset, errors="replace"), ref.base)
-        except PostError as exc:
-            return exc
-        return None
-
-    try:
-        answer = reader.http.submit(ajax_url(form), body, headers, explain)
-    except FetchError as exc:  # sent, and no answer: it may be in the thread
-        raise MaybePosted(str(exc)) from None
-    said = decode_page(answer.body, answer.headers.get("content-type"), source="the answer")
-    return read_answer(answer.status, answer.headers, said, ref.base)
 
 
 def _read_back(

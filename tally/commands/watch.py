@@ -161,7 +161,7 @@ class Reminder:
            watchers: Sequence[Watcher], markup: Markup | None,
            template_dir: Path | None) -> None:  # fmt: skip
         from tally.commands.post import post_or_keep
-        from tally.forums.posting import AlreadyPosted, PostError
+        from tally.errors import AlreadyPosted, PostError
         from tally.outputs.written.announce import reminder_context, render
 
         result = poll.result
@@ -339,7 +339,7 @@ def _closing_text(result: DayResult, game: Game, markup: Markup | None,
     """The closing post, rendered once for the file and the post. A template that fails
     at the close (stopped at its time or size limit, or broken since the start) posts
     nothing: with --post, the command fails as a post that was not made does (exit 7)."""
-    from tally.forums.posting import PostError
+    from tally.errors import PostError
     from tally.outputs.written.announce import closing_post
 
     try:

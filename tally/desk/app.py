@@ -22,8 +22,7 @@ from starlette.staticfiles import StaticFiles
 from tally.desk import views
 from tally.desk.guard import Guard
 from tally.desk.state import Desk, text_digest
-from tally.errors import InputError, TallyError
-from tally.forums.posting import PostError
+from tally.errors import InputError, PostError, TallyError
 from tally.outputs.results import Posted
 from tally.vocabulary import Announcement
 

@@ -212,7 +212,7 @@ class _Confirmed:
         self.digest = digest
 
     def confirm(self, question: str) -> bool:
-        from tally.forums.posting import PostError
+        from tally.errors import PostError
 
         if text_digest(question.rsplit("\n\n", 1)[0]) != self.digest:
             raise PostError(

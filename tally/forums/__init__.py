@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from tally.errors import InputError
@@ -41,10 +42,50 @@ def resolve_url(url: str) -> tuple[Platform, ThreadRef]:
     if claims:  # pragma: no cover - the platforms' shapes are disjoint (tested)
         names = ", ".join(p.name for p, _ in claims)
         raise InputError(f"{stripped!r} is claimed by several forum platforms ({names}).")
-    raise InputError(
-        f"{stripped!r} is not a thread URL tally knows (Discuz!: forum.php?mod=viewthread&tid=N "
-        "or thread-N-P-1.html; Tieba: /p/N)."
+    raise InputError(f"{stripped!r} is not a thread URL tally knows ({url_shapes()}).")
+
+
+_NUMBER = re.compile(r"(?<=[/-])\d+(?=[-./]|$)")
+
+
+def url_shape(url: str, platform: Platform) -> tuple[str, frozenset[str]]:
+    """An example URL as a shape: its path from the board's root, the thread's id as N and
+    the page as P (in the query, any other number as "…"); and its query's parts."""
+    ref = platform.match_url(url)
+    assert ref is not None, url  # every example is its platform's (tests/test_house.py)
+
+    def number(value: str, other: str) -> str:
+        if value == ref.thread_id:
+            return "N"
+        return "P" if ref.page > 1 and value == str(ref.page) else other
+
+    parts, root = urlsplit(url), urlsplit(ref.base).path
+    path = _NUMBER.sub(lambda m: number(m.group(), m.group()), parts.path)
+    path = path[len(root) - 1 :] if path.startswith(root) else path
+    query = tuple(
+        f"{k}={number(v, '…') if v.isdigit() else v}"
+        for k, _, v in (item.partition("=") for item in parts.query.split("&") if item)
     )
+    return path + ("?" + "&".join(query) if query else ""), frozenset(query)
+
+
+def url_shapes() -> str:
+    """The URL shapes tally reads, per platform, from each one's example URLs: a shape that
+    is another's with more parameters is left out (any extra parameters are read)."""
+    said = []
+    for platform in PLATFORMS:
+        shapes = [url_shape(url, platform) for url in platform.example_urls]
+        kept: list[str] = []
+        for shape, query in shapes:
+            path = shape.split("?")[0]
+            covered = any(
+                other != shape and other.split("?")[0] == path and more < query
+                for other, more in shapes
+            )
+            if not covered and shape not in kept:
+                kept.append(shape)
+        said.append(f"{platform.title}: {', '.join(kept)}")
+    return "; ".join(said)
 
 
 def platform_of(ref: ThreadRef) -> Platform:

@@ -19,11 +19,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tally.csvfile import read_long_cells, restore
 from tally.errors import InputError
 from tally.files import ARCHIVE, read_capped
+from tally.forums.base import field_value
 from tally.model import Comment, Edit, Post, Quote, Thread, origin_of
 from tally.records import COLUMNS, LATER_COLUMNS, THREAD_COLUMNS, RowKind
 from tally.vocabulary import Origin
@@ -125,6 +126,9 @@ def _db_rows(path: Path) -> Iterator[tuple[Mapping[str, Any], str]]:
 
 # -- rows back to threads ---------------------------------------------------------------------
 
+T = TypeVar("T")
+# A required cell left empty, as a row's sentence says it.
+_EMPTY = "{where}: {name} is empty."
 # What Excel makes of a long number when it saves a CSV: "1.5E+11".
 _SCIENTIFIC = re.compile(r"^\d(\.\d+)?E\+\d+$", re.IGNORECASE)
 
@@ -144,10 +148,11 @@ class _Cells:
         return self.text(column) or None
 
     def required(self, column: str) -> str:
-        value = self.text(column)
-        if not value.strip():
-            raise InputError(f"{self.where}: {column} is empty.")
-        return value
+        return self.given(self.optional(column), column)
+
+    def given(self, value: T | None, column: str) -> T:
+        """A required cell's value; an empty one is the row's one sentence."""
+        return field_value(value, self.where, column, error=InputError, said=_EMPTY)
 
     def ident(self, column: str) -> str:
         value = self.text(column).strip()
@@ -156,15 +161,10 @@ class _Cells:
                 f"{self.where}: {column} is {value!r}, a number a spreadsheet shortened; "
                 "save the CSV with that column as text, or archive the game again."
             )
-        if not value:
-            raise InputError(f"{self.where}: {column} is empty.")
-        return value
+        return self.given(value, column)
 
     def number(self, column: str) -> int:
-        value = self.maybe_number(column)
-        if value is None:
-            raise InputError(f"{self.where}: {column} is empty.")
-        return value
+        return self.given(self.maybe_number(column), column)
 
     def maybe_number(self, column: str) -> int | None:
         value = self.text(column).strip()
@@ -182,10 +182,7 @@ class _Cells:
         return value == "1"
 
     def time(self, column: str) -> datetime:
-        value = self.maybe_time(column)
-        if value is None:
-            raise InputError(f"{self.where}: {column} is empty.")
-        return value
+        return self.given(self.maybe_time(column), column)
 
     def maybe_time(self, column: str) -> datetime | None:
         value = self.text(column).strip()

@@ -1,8 +1,10 @@
-"""The small interface every forum platform implements (gallery-dl style).
+"""The small interface every forum platform implements (gallery-dl style), the only door
+through which the rest of tally reaches a forum.
 
-A platform answers three questions: does this URL (or saved file) belong to me, which
-request answers page P of the thread (a page's URL, or an API call), and what posts does
-an answer hold. Parsing is pure: bytes or text in, frozen dataclasses out. Fetching,
+A platform answers: does this URL (or saved file) belong to me, which request answers page P
+of the thread (a page's URL, or an API call), what posts does an answer hold, what does a
+page hold field by field (``tally doctor``), and, where it posts, the reply form and the
+sending of a reply. Parsing is pure: bytes or text in, frozen dataclasses out. Fetching,
 the cache and retries live in ``tally.forums.fetch`` and ``tally.forums.http``.
 """
 
@@ -14,19 +16,22 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, TypeVar, overload
 
 from tally.errors import (
     InputError,
     NotAThreadError,
     PageMismatchError,
     ParseError,
+    PostError,
     TallyError,
     TruncatedPageError,
 )
 from tally.forums.boards import DEFAULT, Board, Boards
 from tally.forums.charset import decode_page
+from tally.forums.fields import Diagnosis, read_whole
 from tally.forums.htmltext import Node, html_tree
+from tally.forums.replies import Accepted, ReplyForm, Submit
 from tally.forums.timeparse import backwards
 from tally.model import Comment, Page, Post, ThreadRef, origin_of
 from tally.vocabulary import Markup
@@ -125,6 +130,43 @@ def url_page(value: str, url: str) -> int:
 def url_id(value: str) -> bool:
     """Whether a thread or post id from a URL is one: ASCII digits, at most 18 of them."""
     return value.isascii() and value.isdigit() and len(value) <= 18
+
+
+T = TypeVar("T")
+# What a required field found nowhere is called (a module may say it otherwise: an archive's
+# empty cell).
+MISSING = "{where} has no {name}."
+
+
+def missing_field(
+    where: str, name: str, *, error: type[TallyError] = ParseError, said: str = MISSING
+) -> TallyError:
+    """The one sentence for a required field found nowhere: which, and where it was looked for."""
+    return error(said.format(where=where, name=name))
+
+
+@overload
+def field_value(
+    value: T | None, where: str, name: str, *, fatal: Literal[True] = ...,
+    error: type[TallyError] = ..., said: str = ...,
+) -> T: ...
+@overload
+def field_value(
+    value: T | None, where: str, name: str, *, fatal: bool, error: type[TallyError] = ...,
+    said: str = ...,
+) -> T | None: ...
+def field_value(
+    value: T | None, where: str, name: str, *, fatal: bool = True,
+    error: type[TallyError] = ParseError, said: str = MISSING,
+) -> T | None:  # fmt: skip
+    """A field as read (yt-dlp's ``fatal=``): a value found is returned; one not found (None,
+    or a blank string) is ``missing_field`` when the field is required (``fatal``), never a
+    guess, and None when it is optional."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if fatal:
+            raise missing_field(where, name, error=error, said=said)
+        return None
+    return value
 
 
 def check_clock(posts: Sequence[Post], tz: tzinfo, source: str) -> None:
@@ -265,6 +307,19 @@ class Pages(ABC):
         """How many nested comments the page says each post has, where it says so."""
         return {}
 
+    def diagnose(
+        self, text: str, tz: tzinfo, source: str, boards: Boards | None = None
+    ) -> Diagnosis:
+        """What tally reads from the page, field by field (``tally doctor``). A software whose
+        pages are read one way only (Tieba's saved pages) says it for the page parsed whole:
+        each essential field found in every post, or what stopped the reading."""
+        try:
+            parsed = self.parse_saved(text, tz, source=source, boards=boards)
+        except TallyError as exc:
+            return Diagnosis(source, self.title, problem=str(exc))
+        posts = getattr(parsed, "posts", ())
+        return read_whole(source, self.title, posts, f"the {self.title} reader")
+
     # -- saved files ----------------------------------------------------------------------
 
     def saved_refusal(self, body: bytes, source: str) -> InputError | None:
@@ -296,11 +351,13 @@ class Pages(ABC):
 
 
 class Platform(ABC):
-    """One forum software: its URLs, the requests that answer a thread's pages, and how its
-    HTML pages are read (``pages``).
+    """One forum software: its URLs, the requests that answer a thread's pages, how its HTML
+    pages are read and diagnosed (``pages``), and, where tally posts, its reply form and the
+    sending of a reply (``reply_form``, ``send_reply``; elsewhere ``no_posting`` says why not).
 
     Individual forums are data (a URL's host and path); a platform is the software they
-    run, and declares what differs.
+    run, and declares what differs. Outside tally/forums/ a forum is reached through this
+    interface alone (tests/test_house.py).
     """
 
     name: str
@@ -315,8 +372,8 @@ class Platform(ABC):
     comment_word: str = "楼中楼"
     # Whether "@name " in a post notifies the user (a reminder mentions who has not voted).
     mentions: bool = False
-    # Why tally does not post here (--post), in one sentence; "" where it posts (Discuz!'s
-    # reply form, tally.forums.posting).
+    # Why tally does not post here (--post), in one sentence; "" where it posts (and the
+    # platform reads its reply form and sends through it: reply_form, send_reply).
     no_posting: str = "tally does not post to this forum; paste the text above by hand."
 
     @abstractmethod
@@ -381,3 +438,20 @@ class Platform(ABC):
             # Forums answer a page past the end with the last page; that is not page ``number``.
             raise PageMismatchError(f"{url} returned page {page.page} instead of page {number}.")
         return page
+
+    def desktop_url(self, url: str, ref: ThreadRef) -> tuple[str, str] | None:
+        """The page every command reads instead of the URL given, and why, when the URL asks
+        for another view of the thread than the one tally reads (``tally doctor``)."""
+        return None
+
+    # -- posting (where the platform posts: no_posting is "") -------------------------------
+
+    def reply_form(self, text: str, page_url: str, charset: str) -> ReplyForm | None:
+        """The reply form of a thread page as the cookies' member sees it; None when the page
+        has none (a closed thread, a theme that moved it)."""
+        raise PostError(self.no_posting)
+
+    def send_reply(self, form: ReplyForm, text: str, ref: ThreadRef, submit: Submit) -> Accepted:
+        """``text`` sent once as a reply through ``form``: the new post, or one sentence for
+        each refusal (``MaybePosted`` when the thread may hold it)."""
+        raise PostError(self.no_posting)

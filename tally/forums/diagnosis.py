@@ -1,74 +1,28 @@
 """What tally reads from one page of a board, field by field, and where (``tally doctor``).
 
-The first thing a director runs on a new board, and what they paste into a bug report: for
-each field a count of the posts it was found in, the places it was found (the selector or
-fallback, as the readers of ``tally.forums.discuz_post`` name them), an example, and what
-could not be read. A page that is no thread page says what it is instead.
+The first thing a director runs on a new board, and what they paste into a bug report: the
+page is read (a URL as the forum answers it, or a saved file) and its platform's pages say
+what they find in it (``Pages.diagnose``): for each field a count of the posts it was found
+in, the places it was found, an example, and what could not be read. A page that is no
+thread page says what it is instead.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime, tzinfo
+import dataclasses
+from datetime import tzinfo
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
-from tally.errors import InputError, ParseError, TallyError
+from tally.errors import InputError, NotAThreadError, ParseError
 from tally.files import PAGE, read_capped
 from tally.forums import PLATFORMS, resolve_url
-from tally.forums.base import Pages, PageText
-from tally.forums.boards import DEFAULT, Board, Boards
+from tally.forums.boards import Boards
 from tally.forums.charset import decode_page
-from tally.forums.discuz import DiscuzPages, place
-from tally.forums.discuz_post import READERS, PostFields
+from tally.forums.fields import Diagnosis, FieldFound, read_whole
 from tally.forums.reader import Reader
-from tally.times import long
 
-
-@dataclass(frozen=True)
-class FieldFound:
-    """One field over the page's posts (or the page itself): how often, where, an example."""
-
-    name: str
-    essential: bool
-    found: int
-    of: int
-    # The places it was found, most used first, with how many posts each answered.
-    where: tuple[tuple[str, int], ...] = ()
-    example: str = ""
-    # What could not be read, as tally says it (the first few).
-    missing: tuple[str, ...] = ()
-
-    @property
-    def complete(self) -> bool:
-        return self.found == self.of
-
-
-@dataclass(frozen=True)
-class Diagnosis:
-    source: str
-    software: str  # "Discuz!", "Tieba", or "" when tally knows no forum in the page
-    board: Board = DEFAULT
-    # Whether tally knows the shape of the URL (a file: None).
-    url_known: bool | None = None
-    status: int | None = None  # the HTTP status, for a URL
-    # Why the page is no thread page tally can read; None when it is one.
-    problem: str | None = None
-    posts: int = 0
-    fields: tuple[FieldFound, ...] = field(default_factory=tuple)
-    # What tally read instead of the URL given, and why ("" when it read that URL).
-    read_instead: str = ""
-
-    @property
-    def missing(self) -> tuple[FieldFound, ...]:
-        return tuple(f for f in self.fields if f.essential and not f.complete)
-
-    @property
-    def readable(self) -> bool:
-        return self.problem is None and not self.missing
+__all__ = ["Diagnosis", "FieldFound", "diagnose", "look"]
 
 
 def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
@@ -81,17 +35,13 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
         try:
             platform, ref = resolve_url(source)
             url_known = True
-            if isinstance(platform.pages, DiscuzPages) and _touch(source):
-                # The URL a phone shows: the forum answers it with its touch template,
-                # another page than the one tally reads; every command reads the desktop
-                # page of the same thread, and so does doctor.
-                url = platform.page_url(ref, ref.page)
-                instead = (
-                    f"the touch template's URL (mobile=…): tally reads the desktop page {url} "
-                    "instead, as every command does; give that URL"
-                )
+            # Every command reads the view of the thread tally reads, and so does doctor.
+            url, instead = platform.desktop_url(source, ref) or (url, "")
         except InputError:
             url_known = False
+        else:
+            if platform.page_request(ref, ref.page).body is not None:
+                return _through_api(source, platform.title, reader, tz)
         if urlsplit(source).scheme not in ("http", "https"):
             raise InputError(f"{source!r} is not an http or https URL.")
         response = reader.page(url)
@@ -120,12 +70,15 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
     )  # fmt: skip
 
 
-def _touch(url: str) -> bool:
-    """Whether a Discuz! URL asks for the touch (phone) template: mobile=2 (X3), mobile=yes
-    or mobile=1 (X2)."""
-    from urllib.parse import parse_qs
-
-    return bool(parse_qs(urlsplit(url).query).get("mobile"))
+def _through_api(source: str, title: str, reader: Reader, tz: tzinfo) -> Diagnosis:
+    """A live thread whose pages an API answers (no HTML page to read field by field): read
+    as every command reads it, each essential field in every post, or what stopped it."""
+    try:
+        thread = reader.thread(source, tz)
+    except (NotAThreadError, ParseError) as exc:
+        return Diagnosis(source, title, url_known=True, problem=str(exc))
+    found = read_whole(source, title, thread.posts, f"the {title} reader, every page of its API")
+    return dataclasses.replace(found, url_known=True)
 
 
 def diagnose(text: str, tz: tzinfo, source: str, boards: Boards | None = None) -> Diagnosis:
@@ -133,105 +86,4 @@ def diagnose(text: str, tz: tzinfo, source: str, boards: Boards | None = None) -
     software = next((p for p in PLATFORMS if p.pages.recognises(text)), None)
     if software is None:
         return Diagnosis(source, "", problem="no forum tally knows rendered this page.")
-    pages = software.pages
-    if not isinstance(pages, DiscuzPages):
-        return _by_parsing(pages, text, tz, source, boards)
-    page = pages.open(text, tz, source, boards, naming=True)
-    nodes = pages.post_nodes(page)
-    if not nodes:
-        message = pages.error_page(text, source)
-        why = str(message) if message is not None else (
-            "it holds no posts tally can find (div#post_N, table#pidN, or a board profile's "
-            "post selectors)."
-        )
-        return Diagnosis(source, pages.title, page.board, problem=why)
-    try:
-        frame = pages.frame(page, nodes)
-    except TallyError as exc:
-        return Diagnosis(source, pages.title, page.board, problem=str(exc), posts=len(nodes))
-    page_fields = [
-        _page_field("thread id", True, frame.thread_id, frame.found["thread_id"]),
-        _page_field("page", True, f"{frame.page} of {frame.page_count}", frame.found["page"]),
-        _page_field("page count", True, str(frame.page_count), frame.found["page_count"]),
-        _page_field("title", False, frame.title or None, frame.found["title"]),
-    ]
-    tid = frame.thread_id or "?"
-    post_fields = _post_fields(page, nodes, tid, frame.page)
-    return Diagnosis(
-        source, pages.title, page.board, problem=None, posts=len(nodes),
-        fields=(*page_fields, *post_fields),
-    )  # fmt: skip
-
-
-def _page_field(name: str, essential: bool, value: str | None, where: str) -> FieldFound:
-    if value is None:
-        return FieldFound(name, essential, 0, 1, missing=(f"{where}.",))
-    return FieldFound(name, essential, 1, 1, ((where, 1),), value)
-
-
-# How each post field is shown as an example.
-_SHOWN: dict[str, Callable[[Any], str]] = {
-    "floor": str,
-    "author": lambda v: v[0],
-    "time": lambda v: long(v) if isinstance(v, datetime) else str(v),
-    "body": lambda v: "(hidden by the forum)" if v is None else v.text().strip()[:30],
-}
-
-
-def _post_fields(page: PageText, nodes: list[Any], tid: str, number: int) -> list[FieldFound]:
-    names = ("post id", "floor", "author", "uid", "time", "body")
-    wheres: dict[str, Counter[str]] = {n: Counter() for n in names}
-    examples: dict[str, str] = {}
-    missing: dict[str, list[str]] = {n: [] for n in names}
-    for index, node in enumerate(nodes):
-        try:
-            fields = PostFields(node, place(page, tid, number), index)
-        except ParseError as exc:
-            missing["post id"].append(str(exc))
-            continue
-        wheres["post id"][fields.pid_where] += 1
-        examples.setdefault("post id", fields.pid)
-        for name, read in READERS.items():
-            try:
-                value, where = read(fields)
-            except ParseError as exc:
-                missing[name].append(str(exc))
-                continue
-            wheres[name][where] += 1
-            examples.setdefault(name, _SHOWN[name](value))
-            if name == "author":
-                uid = value[1]
-                if uid is None:
-                    missing["uid"].append(f"post {fields.pid}: {value[0]} has no uid in its link.")
-                else:
-                    wheres["uid"][where] += 1
-                    examples.setdefault("uid", uid)
-    return [
-        FieldFound(
-            name,
-            name != "uid",  # guests and anonymous posts have none
-            sum(wheres[name].values()),
-            len(nodes),
-            tuple(wheres[name].most_common()),
-            examples.get(name, ""),
-            tuple(missing[name][:3]),
-        )
-        for name in names
-    ]
-
-
-def _by_parsing(
-    pages: Pages, text: str, tz: tzinfo, source: str, boards: Boards | None
-) -> Diagnosis:
-    """A software whose pages tally reads one way only (Tieba's saved pages): parsed whole."""
-    try:
-        parsed = pages.parse_saved(text, tz, source=source, boards=boards)
-    except TallyError as exc:
-        return Diagnosis(source, pages.title, problem=str(exc))
-    posts = getattr(parsed, "posts", ())
-    where = ((f"the {pages.title} reader", len(posts)),)
-    fields = tuple(
-        FieldFound(name, True, len(posts), len(posts), where)
-        for name in ("post id", "floor", "author", "time", "body")
-    )
-    return Diagnosis(source, pages.title, problem=None, posts=len(posts), fields=fields)
+    return software.pages.diagnose(text, tz, source, boards)

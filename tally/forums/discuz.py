@@ -17,11 +17,16 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
-from tally.errors import InputError, NotAThreadError, ParseError
+from tally.errors import InputError, NotAThreadError, ParseError, TallyError
 from tally.forums.base import PageFrame, Pages, PageText, Platform, url_id, url_page
 from tally.forums.boards import Boards, built_in
+from tally.forums.discuz_fields import diagnosed
 from tally.forums.discuz_post import Place, read_post
+from tally.forums.discuz_reply import reply_form as form_on_page
+from tally.forums.discuz_reply import send
+from tally.forums.fields import Diagnosis
 from tally.forums.htmltext import Node, html_tree, node_text
+from tally.forums.replies import Accepted, ReplyForm, Submit
 from tally.model import Page, Post, ThreadRef, origin_of
 from tally.vocabulary import Markup
 
@@ -171,6 +176,26 @@ class DiscuzPages(Pages):
     ) -> Post:
         return read_post(node, place(page, thread_id, number), index)
 
+    def diagnose(
+        self, text: str, tz: tzinfo, source: str, boards: Boards | None = None
+    ) -> Diagnosis:
+        """Each field of the page and of every post, with where it was found (the board
+        profile named by its marks), as far as the page can be read."""
+        page = self.open(text, tz, source, boards, naming=True)
+        nodes = self.post_nodes(page)
+        if not nodes:
+            message = self.error_page(text, source)
+            why = str(message) if message is not None else (
+                "it holds no posts tally can find (div#post_N, table#pidN, or a board "
+                "profile's post selectors)."
+            )  # fmt: skip
+            return Diagnosis(source, self.title, page.board, problem=why)
+        try:
+            frame = self.frame(page, nodes)
+        except TallyError as exc:
+            return Diagnosis(source, self.title, page.board, problem=str(exc), posts=len(nodes))
+        return diagnosed(page, nodes, frame, place(page, frame.thread_id or "?", frame.page))
+
 
 def place(page: PageText, thread_id: str, number: int) -> Place:
     """The page's ``Place``, made once for all its posts."""
@@ -195,13 +220,14 @@ class Discuz(Platform):
     pages = DiscuzPages()
     comment_word = "点评"
     mentions = True  # Discuz! X: "@name " notifies the user (its @ feature)
-    no_posting = ""  # its fast-reply form, as the logged-in director (tally.forums.posting)
+    no_posting = ""  # its fast-reply form, as the logged-in director (discuz_reply)
     example_urls = (
         "https://bbs.example.com/forum.php?mod=viewthread&tid=101",
         "https://bbs.example.com/forum.php?mod=viewthread&tid=101&extra=page%3D1&page=3",
         "http://www.example.com/bbs/forum.php?mod=viewthread&tid=101&authorid=7",
         "https://bbs.example.com/thread-101-2-1.html",
         "https://bbs.example.com/archiver/tid-101.html",
+        "http://www.example.com/forum/viewthread.php?tid=101",
         "http://www.example.com/forum/viewthread.php?tid=101&extra=page%3D1&page=2",
         "https://bbs.example.com/forum.php?mod=redirect&goto=findpost&ptid=101&pid=2024",
         "http://www.example.com/forum/redirect.php?tid=101&goto=lastpost",
@@ -262,6 +288,23 @@ class Discuz(Platform):
         if ref.script == "viewthread.php":
             return f"{ref.base}viewthread.php?tid={ref.thread_id}&authorid={author_id}"
         return f"{ref.base}forum.php?mod=viewthread&tid={ref.thread_id}&authorid={author_id}"
+
+    def desktop_url(self, url: str, ref: ThreadRef) -> tuple[str, str] | None:
+        # The URL a phone shows (mobile=2 on X3, mobile=yes or 1 on X2): the forum answers
+        # it with its touch template, another page than the one tally reads.
+        if not parse_qs(urlsplit(url).query).get("mobile"):
+            return None
+        desktop = self.page_url(ref, ref.page)
+        return desktop, (
+            f"the touch template's URL (mobile=…): tally reads the desktop page {desktop} "
+            "instead, as every command does; give that URL"
+        )
+
+    def reply_form(self, text: str, page_url: str, charset: str) -> ReplyForm | None:
+        return form_on_page(text, page_url, charset)
+
+    def send_reply(self, form: ReplyForm, text: str, ref: ThreadRef, submit: Submit) -> Accepted:
+        return send(form, text, ref.base, submit)
 
 
 def _site_root(url: str) -> str:

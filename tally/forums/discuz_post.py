@@ -18,6 +18,7 @@ from datetime import datetime, tzinfo
 from typing import Any
 
 from tally.errors import ParseError
+from tally.forums.base import field_value, missing_field
 from tally.forums.boards import Board, selected
 from tally.forums.htmltext import Node, font_flags, node_text, seen_text, tidy_text
 from tally.forums.timeparse import parse_forum_time
@@ -92,7 +93,7 @@ def post_id(node: Node) -> tuple[str, str]:
         m = _INNER_ID.match(inner.id or "")
         if m:
             return m.group(1), f"#{_ID_DIGITS.sub('{pid}', inner.id)} inside the post"
-    raise ParseError("a post on the page has no post id (no post_N, pidN or postmessage_N).")
+    raise missing_field("a post on the page", "post id (no post_N, pidN or postmessage_N)")
 
 
 class PostFields:
@@ -245,7 +246,7 @@ class PostFields:
                     None,
                     "the name without a link (a guest, an anonymous post, a deleted member)",
                 )
-        raise ParseError(f"{self.where} has no author.")
+        raise missing_field(self.where, "author")
 
     def _beside_time(self) -> Node | None:
         """A theme that shows the opening post's author and time in the thread's header,
@@ -283,7 +284,7 @@ class PostFields:
                 parse_forum_time(raw, self.tz, what=f"{self.where}: post time"),
                 "the 发表于 text of the post's header",
             )
-        raise ParseError(f"{self.where} has no post time.")
+        raise missing_field(self.where, "post time")
 
     def _stamp(self, stamp: Node) -> datetime:
         shown = seen_text(stamp)
@@ -301,7 +302,7 @@ class PostFields:
             return found
         if self.node.css_first("div.locked") is not None:
             return None, "div.locked (the forum hides this post)"
-        raise ParseError(f"{self.where} has no body.")
+        raise missing_field(self.where, "body")
 
 
 READERS: dict[str, Callable[[PostFields], tuple[Any, str]]] = {
@@ -493,14 +494,10 @@ def _comments(box: Node | None, pid: str, tz: tzinfo, where: str) -> tuple[Comme
     for item in box.css("div.pstl"):
         link = item.css_first("div.psta a.xi2") or item.css_first("div.psta a:last-child")
         if link is None or not link.text().strip():
-            raise ParseError(f"{where} has a 点评 without an author.")
+            raise missing_field(f"{where}: a 点评", "author")
         name, uid = _named_link(link)
-        body = item.css_first("div.psti")
-        if body is None:
-            raise ParseError(f"{where} has a 点评 without text.")
-        stamp = body.css_first("span.xg1")
-        if stamp is None:
-            raise ParseError(f"{where} has a 点评 without a time.")
+        body = field_value(item.css_first("div.psti"), f"{where}: a 点评", "text")
+        stamp = field_value(body.css_first("span.xg1"), f"{where}: a 点评", "time")
         raw = _exact_time(stamp) or stamp.text()
         time = parse_forum_time(raw, tz, what=f"{where}: 点评 time")
         stamp.decompose()

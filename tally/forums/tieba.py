@@ -30,15 +30,16 @@ from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 from tally.errors import FetchError, NotAThreadError, PageMismatchError, ParseError, TallyError
-from tally.forums import tieba_html
 from tally.forums.base import (
     Answer,
     Getter,
     Platform,
     Request,
+    field_value,
     url_page,
 )
 from tally.forums.boards import Boards
+from tally.forums.tieba_html import SavedPages
 from tally.model import Comment, Page, Post, ThreadRef
 from tally.times import from_unix
 from tally.vocabulary import Markup
@@ -86,7 +87,7 @@ class Tieba(Platform):
         "control blocks accounts that post by program; paste the text above by hand."
     )
     # Saved desktop pages (before 2026); live threads come from the client API.
-    pages = tieba_html.SavedPages()
+    pages = SavedPages()
     example_urls = (
         "https://tieba.baidu.com/p/8800123456",
         "https://tieba.baidu.com/p/8800123456?pn=3",
@@ -324,8 +325,8 @@ def parse_page_answer(answer: Answer, request: Request, ref: ThreadRef, tz: tzin
     floors = []
     counts: dict[str, int] = {}
     for p in posts.objs:
-        if not p.pid or not p.floor:
-            raise ParseError(f"{where} has a floor without an id or a number.")
+        field_value(p.pid or None, f"{where}: a floor", "id")
+        field_value(p.floor or None, f"{where}, post {p.pid}", "floor number")
         if replies == 0 and p.floor > 1:
             raise _damaged(request, f"the thread has no reply, and floor {p.floor}")
         if p.reply_num < 0:
@@ -409,8 +410,7 @@ def parse_floor_answer(
     out = []
     for c in comments.objs:
         where = f"{request.name}, 楼中楼 {c.pid or '?'}"
-        if not c.pid:
-            raise ParseError(f"{where} has no id.")
+        field_value(c.pid or None, where, "id")
         author, display = _names(c.user, where)
         out.append(
             Comment(
@@ -445,9 +445,7 @@ def _names(user: Any, where: str) -> tuple[str, str | None]:
     """(account name, the name shown when it differs): the user name, else the nickname."""
     account = str(getattr(user, "user_name", "") or "").strip()
     shown = str(getattr(user, "nick_name_new", "") or "").strip()
-    name = account or shown
-    if not name:
-        raise ParseError(f"{where} has no author.")
+    name = field_value(account or shown, where, "author")
     return name, shown if shown and shown != name else None
 
 

@@ -29,7 +29,7 @@ from zoneinfo import ZoneInfo
 from selectolax.lexbor import LexborHTMLParser
 
 from tally.errors import InputError, NotAThreadError, ParseError
-from tally.forums.base import CommentBatch, PageFrame, Pages, PageText
+from tally.forums.base import CommentBatch, PageFrame, Pages, PageText, field_value
 from tally.forums.boards import Boards
 from tally.forums.htmltext import Node, font_flags, html_tree, node_text
 from tally.forums.timeparse import parse_forum_time
@@ -194,8 +194,8 @@ def parse_total_comment(text: str, tz: tzinfo, *, source: str) -> CommentBatch:
                 raise bad(f"comment of post {pid}")
             where = f"{source}, 楼中楼 {item.get('comment_id')}"
             name = str(item.get("username") or item.get("show_nickname") or "").strip()
-            if not item.get("comment_id") or not name:
-                raise ParseError(f"{where} lacks its id or author.")
+            field_value(item.get("comment_id") or None, where, "id")
+            field_value(name, where, "author")
             shown = str(item.get("show_nickname") or "").strip()
             tids.add(str(item.get("thread_id") or ""))
             items.append(
@@ -227,12 +227,10 @@ def _comment_items(items: Sequence[Node], tz: tzinfo, source: str) -> list[Comme
         spid = str(data.get("spid") or "")
         where = f"{source}, 楼中楼 {spid or '?'}"
         name = str(data.get("user_name") or data.get("showname") or "").strip()
-        if not spid.isdigit() or not name:
-            raise ParseError(f"{where} lacks its id or author.")
-        body = li.css_first("span.lzl_content_main")
-        stamp = li.css_first("span.lzl_time")
-        if body is None or stamp is None:
-            raise ParseError(f"{where} lacks its text or time.")
+        field_value(spid if spid.isdigit() else None, where, "id")
+        field_value(name, where, "author")
+        body = field_value(li.css_first("span.lzl_content_main"), where, "text")
+        stamp = field_value(li.css_first("span.lzl_time"), where, "time")
         shown = str(data.get("showname") or "").strip()
         found.append(
             Comment(
@@ -342,32 +340,26 @@ class SavedPages(Pages):
         author = data.get("author") or {}
         content = data.get("content") or {}
         pid = str(content.get("post_id") or node.attributes.get("data-pid") or "")
-        if not pid.isdigit():
-            raise ParseError(f"{source} has a floor without a post id.")
+        field_value(pid if pid.isdigit() else None, f"{source}: a floor", "post id")
         where = f"{source}, post {pid}"
         tails = [node_text(t) for t in node.css("span.tail-info")]
         floor = content.get("post_no")
         if not isinstance(floor, int):
             floor = next((int(m.group(1)) for t in tails if (m := _FLOOR.match(t))), None)
-        if floor is None:
-            raise ParseError(f"{where} has no floor number.")
+        floor = field_value(floor, where, "floor number")
         # The time is the last tail item that is neither the floor nor "来自…客户端".
         stamps = [t for t in tails if not _FLOOR.match(t) and not t.startswith("来自")]
-        stamp = stamps[-1] if stamps else content.get("date")
-        if not stamp:
-            raise ParseError(f"{where} has no post time.")
+        found = stamps[-1] if stamps else content.get("date") or None
+        stamp = field_value(found, where, "post time")
         time = parse_forum_time(str(stamp), BAIDU_CLOCK, what=f"{where}: post time").astimezone(tz)
         user_name = str(author.get("user_name") or "").strip()
         nickname = str(author.get("user_nickname") or author.get("name_show") or "").strip()
         shown = node.css_first(".p_author_name") or node.css_first(".d_name a")
         shown_name = node_text(shown) if shown is not None else ""
-        name = user_name or nickname or shown_name
-        if not name:
-            raise ParseError(f"{where} has no author.")
+        name = field_value(user_name or nickname or shown_name, where, "author")
         display = nickname or shown_name
         body = node.css_first(f"#post_content_{pid}") or node.css_first(".d_post_content")
-        if body is None:
-            raise ParseError(f"{where} has no body.")
+        body = field_value(body, where, "body")
         red, large = font_flags(body)
         user_id = author.get("user_id")
         inline = _comment_items(node.css("li.lzl_single_post"), tz, where)

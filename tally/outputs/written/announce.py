@@ -11,7 +11,6 @@ director's alone (RULES L7).
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,22 +34,10 @@ from tally.rules.verdicts import (
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
 from tally.times import compared, short
+from tally.vocabulary import BBCODE_OPENING as _BBCODE
 from tally.vocabulary import Announcement, Markup
 
 _ZWSP = "\u200b"
-
-
-# The tags a Discuz! board renders (its discuzcode, with the common plugins'); Tieba renders
-# none, but a post may be copied between them. Only these are made inert: "[A01]" in a
-# game's name is no tag and stays as it is.
-_TAG_NAMES = (
-    r"b|i|u|s|p|color|size|font|align|url|email|img|quote|code|hide|free|list|\*|"
-    r"table|tr|td|th|media|audio|flash|qq|float|indent|hr|backcolor|sup|sub|strike|attach|"
-    r"attachimg|password|postbg|ed2k|flv|wmv|rm|sound|swf"
-)
-_BBCODE = re.compile(rf"\[(?=/?(?:{_TAG_NAMES})(?:[=\]\s]))", re.IGNORECASE)
-# One whole tag of those, as the board takes it away when it shows a post (reading back).
-BBCODE_TAG = re.compile(rf"\[/?(?:{_TAG_NAMES})(?:=[^\]]*)?\]", re.IGNORECASE)
 
 
 def inert(value: Any) -> Any:

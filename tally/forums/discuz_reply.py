@@ -19,47 +19,11 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
 from urllib.parse import parse_qs, quote_plus, urljoin, urlsplit
 
-from tally.errors import ExitStatus, TallyError
-
-
-class PostError(TallyError):
-    """The post was not made: refused by the forum, or stopped by tally's own checks."""
-
-    exit_code = ExitStatus.NOT_POSTED
-
-
-class AlreadyPosted(PostError):
-    """The thread already holds this post, by a director: nothing to post, nothing to keep."""
-
-
-class MaybePosted(PostError):
-    """The post was sent and the forum's answer never came or was not understood: the
-    thread may hold it, so the director is told to look at the thread, never to paste it."""
-
-
-class HeldPost(MaybePosted):
-    """The forum took the post for a moderator to approve (回复需要审核): not shown yet, but
-    it will be once approved, so it is never sent again (the journal keeps it open)."""
-
-
-@dataclass(frozen=True)
-class ReplyForm:
-    """The fast-reply form of a thread page, as the logged-in member sees it."""
-
-    action: str  # absolute URL of the form's action
-    fields: tuple[tuple[str, str], ...]  # the hidden fields, in page order
-    charset: str  # what the board reads the message in
-    uid: str  # "0": a guest
-    member: str  # the logged-in member's name ("" for a guest)
-    page_url: str  # the page the form was read from (the Referer a browser sends)
-    # What the form asks a person for with each reply ("验证码", "验证问答"), "" for nothing.
-    asks: str = ""
-    # The board's longest post (the page's postmaxchars), when the page says.
-    max_chars: int | None = None
-
+from tally.errors import FetchError, HeldPost, MaybePosted, PostError
+from tally.forums.charset import decode_page
+from tally.forums.replies import Accepted, ReplyForm, Submit
 
 _UID = re.compile(r"discuz_uid\s*=\s*'(\d+)'")
 _MEMBER = re.compile(r'<strong class="vwmy[^"]*"><a [^>]*>([^<]+)</a>')
@@ -139,6 +103,31 @@ def _codec(charset: str) -> str:
     return "gbk" if name in ("gbk", "gb2312", "gb18030", "x-gbk") else name
 
 
+def send(form: ReplyForm, text: str, board: str, submit: Submit) -> Accepted:
+    """The reply sent once through the form as the fast-reply box sends it, and the forum's
+    answer read; a post sent that got no answer is ``MaybePosted`` (it may be in the thread)."""
+    body = form_body(form, text)
+    headers = {
+        "Content-Type": f"application/x-www-form-urlencoded; charset={form.charset}",
+        "Referer": form.page_url,
+    }
+
+    def explain(raw: bytes, content_type: str | None) -> PostError | None:
+        # X3.5 answers a formhash it did not issue with HTTP 503, "System Error".
+        try:
+            read_answer(503, {}, raw.decode(form.charset, errors="replace"), board)
+        except PostError as exc:
+            return exc
+        return None
+
+    try:
+        answer = submit(ajax_url(form), body, headers, explain)
+    except FetchError as exc:  # sent, and no answer: it may be in the thread
+        raise MaybePosted(str(exc)) from None
+    said = decode_page(answer.body, answer.headers.get("content-type"), source="the answer")
+    return read_answer(answer.status, answer.headers, said, board)
+
+
 # -- the forum's answer -----------------------------------------------------------------------
 
 _SUCCEED = re.compile(r"succeedhandle_\w+\('([^']*)',\s*'([^']*)'(?:,\s*(\{.*?\}))?\)", re.S)
@@ -148,12 +137,6 @@ _LOCATION_PID = re.compile(r"[?&]pid=(\d+)")
 _MESSAGE = re.compile(r'<div id="messagetext"[^>]*>\s*<p>(.*?)</p>', re.S)
 _SYSTEM = re.compile(r"System Error|含有非法字符|非法字符")
 _TAG = re.compile(r"<[^>]+>")
-
-
-@dataclass(frozen=True)
-class Accepted:
-    pid: str
-    url: str  # where the forum says the post is
 
 
 def read_answer(status: int, headers: dict[str, str], body: str, board: str) -> Accepted:
@@ -230,23 +213,3 @@ def refusal(said: str) -> str:
         if words in said:
             return sentence.format(said=said) + "."
     return f"the forum refused the post: {said}."
-
-
-def member_check(form: ReplyForm, board: str) -> None:
-    """A form of a guest is no form to post with: said before anything is sent."""
-    if form.uid == "0":
-        raise PostError(
-            f"the cookie file does not log tally in to {board} (the page shows a guest): "
-            "export the cookies again from a browser that is logged in as the director."
-        )
-
-
-def person_check(form: ReplyForm) -> None:
-    """A form that wants a person to read a code or answer a question: said before anything
-    is sent (by `tally watch --post` at its start, hours before the close)."""
-    if form.asks:
-        raise PostError(
-            f"the board asks {form.member} for a {form.asks} with each reply, which only a "
-            "person can give: tally cannot post there; post by hand (or ask the board's admin "
-            "to exempt the director's group)."
-        )

@@ -1,0 +1,85 @@
+"""What tally reads from one Discuz! thread page, field by field, and where (``tally doctor``).
+
+For each field a count of the posts it was found in, the places it was found (the selector or
+fallback, as the readers of ``tally.forums.discuz_post`` name them), an example, and what
+could not be read.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+from tally.errors import ParseError
+from tally.forums.base import PageFrame, PageText
+from tally.forums.discuz_post import READERS, Place, PostFields
+from tally.forums.fields import Diagnosis, FieldFound, page_field
+from tally.forums.htmltext import Node
+from tally.times import long
+
+
+def diagnosed(page: PageText, nodes: Sequence[Node], frame: PageFrame, place: Place) -> Diagnosis:
+    """The page's own fields (what ``frame`` says of it) and each post's."""
+    page_fields = [
+        page_field("thread id", True, frame.thread_id, frame.found["thread_id"]),
+        page_field("page", True, f"{frame.page} of {frame.page_count}", frame.found["page"]),
+        page_field("page count", True, str(frame.page_count), frame.found["page_count"]),
+        page_field("title", False, frame.title or None, frame.found["title"]),
+    ]
+    return Diagnosis(
+        page.source, "Discuz!", page.board, problem=None, posts=len(nodes),
+        fields=(*page_fields, *_post_fields(nodes, place)),
+    )  # fmt: skip
+
+
+# How each post field is shown as an example.
+_SHOWN: dict[str, Callable[[Any], str]] = {
+    "floor": str,
+    "author": lambda v: v[0],
+    "time": lambda v: long(v) if isinstance(v, datetime) else str(v),
+    "body": lambda v: "(hidden by the forum)" if v is None else v.text().strip()[:30],
+}
+
+
+def _post_fields(nodes: Sequence[Node], place: Place) -> list[FieldFound]:
+    names = ("post id", "floor", "author", "uid", "time", "body")
+    wheres: dict[str, Counter[str]] = {n: Counter() for n in names}
+    examples: dict[str, str] = {}
+    missing: dict[str, list[str]] = {n: [] for n in names}
+    for index, node in enumerate(nodes):
+        try:
+            fields = PostFields(node, place, index)
+        except ParseError as exc:
+            missing["post id"].append(str(exc))
+            continue
+        wheres["post id"][fields.pid_where] += 1
+        examples.setdefault("post id", fields.pid)
+        for name, read in READERS.items():
+            try:
+                value, where = read(fields)
+            except ParseError as exc:
+                missing[name].append(str(exc))
+                continue
+            wheres[name][where] += 1
+            examples.setdefault(name, _SHOWN[name](value))
+            if name == "author":
+                uid = value[1]
+                if uid is None:
+                    missing["uid"].append(f"post {fields.pid}: {value[0]} has no uid in its link.")
+                else:
+                    wheres["uid"][where] += 1
+                    examples.setdefault("uid", uid)
+    return [
+        FieldFound(
+            name,
+            name != "uid",  # guests and anonymous posts have none
+            sum(wheres[name].values()),
+            len(nodes),
+            tuple(wheres[name].most_common()),
+            examples.get(name, ""),
+            tuple(missing[name][:3]),
+        )
+        for name in names
+    ]
