@@ -140,9 +140,9 @@ def test_a_lookalike_of_the_director_is_no_director():
     """admin。 (uid 12) posts a "result": a post of a stranger, not the director's; the
     director's own account (uid 1) renamed stays the director."""
     g = game()
-    assert not g.is_director("admin。", None, "12") and not g.is_director("admin", None, "12")
-    assert g.is_director("管理员", None, "1") and g.is_director("admin", None, "1")
-    assert g.is_director("admin") and not g.is_director("admin!")  # no id shown: the name
+    assert not g.author("admin。", None, "12").is_director and not g.author("admin", None, "12").is_director
+    assert g.author("管理员", None, "1").is_director and g.author("admin", None, "1").is_director
+    assert g.author("admin").is_director and not g.author("admin!").is_director  # no id shown: the name
     result = count(g, thread(("admin。", "12", "08 10:00", "代投：bob\n" + vote("carol"))))
     assert rows(result)[0][1:] == (None, "vote", None, "void", "not_a_player")
 

@@ -97,7 +97,7 @@ def test_two_names_are_one_error_or_two_players(a, b):
         return
     first, second = game.players
     assert normalise(first) != normalise(second)
-    assert game.identify(a) == first and game.identify(b) == second
+    assert game.author(a).player == first and game.author(b).player == second
 
 
 # -- player text in outputs ----------------------------------------------------------------

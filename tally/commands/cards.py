@@ -39,7 +39,7 @@ def colour_of(text: str) -> Colour:
 
 
 def _player(game: Game, name: str) -> str:
-    player = game.identify(name, None)
+    player = game.author(name).player
     if player is None:
         close = game.roster.suggest(name)
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""

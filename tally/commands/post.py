@@ -173,7 +173,7 @@ def players_unheld(text: str, charset: str, game: Game, thread: Thread, reader: 
     theirs = "".join(
         p.text + p.author + "".join(c.text + c.author for c in p.comments)
         for p in thread.posts
-        if not game.is_director(p.author, p.author_display, p.author_id)
+        if not game.author(p.author, p.author_display, p.author_id).is_director
     )
     if any(c not in theirs for c in unheld):
         return text
@@ -241,8 +241,8 @@ def ready(game: Game, ref: ThreadRef, page: int, reader: Reader) -> ReplyForm:
             "elsewhere): post by hand."
         )
     member_check(form, board)
-    if not game.is_director(form.member, None, form.uid):
-        who = game.author(form.member, None, form.uid)
+    who = game.author(form.member, None, form.uid)
+    if not who.is_director:
         also = (
             f" ({form.member} is uid {form.uid}; the director {who.lookalike} is uid "
             f"{who.lookalike_id})"
@@ -272,7 +272,7 @@ def _live(reader: Reader, url: str, game: Game, day: Day, kind: Announcement) ->
 def _never_twice(
     game: Game, day: Day, kind: Announcement, thread: Thread, journal: Journal
 ) -> None:
-    found = marked_post(game, day, kind, thread)
+    found = marked_post(game, day, kind, thread, cast=game.cast(thread))
     entries = [e for e in journal.of(game.id, day.day, kind) if e.open]
     if found is not None:
         for e in entries:
@@ -312,7 +312,8 @@ def _look_for(reader: Reader, url: str, game: Game, day: Day, kind: Announcement
               journal: Journal, entry: Entry) -> Post | None:  # fmt: skip
     """After an answer tally could not read: the thread, for the post (recorded if found)."""
     try:
-        found = marked_post(game, day, kind, _live(reader, url, game, day, kind))
+        live = _live(reader, url, game, day, kind)
+        found = marked_post(game, day, kind, live, cast=game.cast(live))
     except FetchError:
         return None
     if found is not None:

@@ -118,11 +118,14 @@ def count_requests(game: Game, day: Day, threads: Iterable[Thread]) -> Accelerat
     alive = [p for p in game.players if p not in day.dead]
     until = deadline(day, rules.acceleration_cutoff_hours)
     first: dict[str, Request] = {}
+    threads = list(threads)
+    cast = game.cast(*threads)
     for thread in threads:
         for w in thread.writings():
-            if game.is_director(w.author, w.author_display, w.author_id):
+            who = cast.of(w)
+            if who.is_director:
                 continue
-            player = game.identify(w.author, w.author_display, w.author_id)
+            player = who.player
             if player is None or player not in alive or day.out_at(player, w.time):
                 continue
             if not (day.opens <= w.time <= until) or not is_request(w.text):

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from tally.model import Post, Thread
     from tally.rules.ballots import Ballot
     from tally.rules.count import Outcome
-    from tally.rules.game import Day, Game
+    from tally.rules.game import Cast, Day, Game
 
 
 def mark(game: Game, day: int, kind: Announcement | str) -> str:
@@ -49,23 +49,26 @@ def since(day: Day, kind: Announcement) -> datetime:
     return at.replace(second=0, microsecond=0)
 
 
-def marked_post(game: Game, day: Day, kind: Announcement, thread: Thread) -> Post | None:
+def marked_post(
+    game: Game, day: Day, kind: Announcement, thread: Thread, *, cast: Cast
+) -> Post | None:
     """The post in ``thread`` that is this one: by a director's account (by its id when the
     game file gives it), after the close (a reminder: after the open), carrying the mark."""
     own = mark(game, day.day, kind)
     after = since(day, kind)
     for p in thread.posts:
-        director = game.is_director(p.author, p.author_display, p.author_id)
-        if p.time >= after and own in p.text and director:
+        if p.time >= after and own in p.text and cast.of(p).is_director:
             return p
     return None
 
 
-def check_posted(game: Game, day: Day, thread: Thread, outcome: Outcome) -> None:
+def check_posted(
+    game: Game, day: Day, thread: Thread, outcome: Outcome, *, cast: Cast
+) -> None:
     """Without the journal (another machine, a co-director): the director's closing post in
     the vote thread says by its mark's code what was posted; a recount that comes out
     otherwise stops (which floors changed the journal alone could say)."""
-    found = marked_post(game, day, Announcement.CLOSE, thread)
+    found = marked_post(game, day, Announcement.CLOSE, thread, cast=cast)
     if found is None:
         return
     said = re.search(re.escape(mark(game, day.day, Announcement.CLOSE)) + r"/([0-9a-f]{6})",

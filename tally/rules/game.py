@@ -13,11 +13,11 @@ from datetime import datetime
 from decimal import Decimal
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from tally.errors import GameFileError, InputError
-from tally.model import ThreadKey, ThreadRef, origin_of
+from tally.model import Thread, ThreadKey, ThreadRef, origin_of
 from tally.rules.names import Roster, author_key, normalise
 from tally.rules.rulesets import PRESETS, Ruleset
 from tally.rules.verdicts import RulingAction, ThreadRole
@@ -110,6 +110,37 @@ class Author:
     lookalike_id: str | None = None
     # The account's id is the file's, its name is not (the forum renamed it).
     renamed: bool = False
+
+    @property
+    def player(self) -> str | None:
+        return self.name if self.role == "player" else None
+
+    @property
+    def is_director(self) -> bool:
+        return self.role == "director"
+
+
+class Signed(Protocol):
+    """What was written by someone: a post, a 楼中楼, a writing."""
+
+    @property
+    def author(self) -> str: ...
+    @property
+    def author_display(self) -> str | None: ...
+    @property
+    def author_id(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Cast:
+    """Who wrote each post and 楼中楼 of a count's threads (``Game.cast``): decided once, from
+    the game file's accounts, and read by every stage of the count alike, so that no two
+    stages can take one account for two people."""
+
+    authors: Mapping[tuple[str, str | None, str | None], Author]
+
+    def of(self, w: Signed) -> Author:
+        return self.authors[(w.author, w.author_display, w.author_id)]
 
 
 @dataclass(frozen=True)
@@ -229,6 +260,19 @@ class Game:
                 return Author(None, lookalike=held[1], lookalike_id=min(theirs, default=None))
         return Author(None)
 
+    def cast(self, *threads: Thread) -> Cast:
+        """Who wrote each post and 楼中楼 of ``threads``, as they read now and as every
+        earlier read of them showed them (a post deleted or edited since is someone's too)."""
+        keys: set[tuple[str, str | None, str | None]] = set()
+        for thread in threads:
+            posts = [*thread.posts]
+            if thread.history is not None:
+                posts += [p for v in thread.history.versions for p in v.posts]
+            for post in posts:
+                keys.add((post.author, post.author_display, post.author_id))
+                keys.update((c.author, c.author_display, c.author_id) for c in post.comments)
+        return Cast({key: self.author(*key) for key in keys})
+
     @property
     def has_ids(self) -> bool:
         return bool(self.ids)
@@ -236,26 +280,8 @@ class Game:
     def director_ids(self) -> frozenset[str]:
         return frozenset(uid for d in self.directors for uid in self._ids_of("director", d))
 
-    def is_director(
-        self, author: str, display: str | None = None, author_id: str | None = None
-    ) -> bool:
-        return self.author(author, display, author_id).role == "director"
-
-    def is_outsider(
-        self, author: str, display: str | None = None, author_id: str | None = None
-    ) -> bool:
-        return self.author(author, display, author_id).role == "outsider"
-
     def has_role(self, player: str, roles: tuple[str, ...]) -> bool:
         return self.roles.get(player) in roles
-
-    def identify(
-        self, author: str, display: str | None = None, author_id: str | None = None
-    ) -> str | None:
-        """The player who wrote a post: by account id, else by account name, else by the
-        name shown (Tieba)."""
-        found = self.author(author, display, author_id)
-        return found.name if found.role == "player" else None
 
     def day(self, number: int) -> Day:
         for d in self.days:

@@ -24,7 +24,7 @@ from tally.errors import InputError
 from tally.model import Thread, ThreadKey, Writing
 from tally.rules.announced import ELECTION, announced_closes, day_in_title
 from tally.rules.ballot_text import read_ballot
-from tally.rules.game import Day, Game
+from tally.rules.game import Cast, Day, Game
 from tally.rules.names import likely_same
 from tally.rules.verdicts import ThreadRole
 from tally.times import compared, short
@@ -78,15 +78,11 @@ def _candidate_days(game: Game, started: datetime | None) -> list[Day]:
     return list(game.days)
 
 
-def ensure_ballots(game: Game, thread: Thread, ballots: Sized) -> None:
+def ensure_ballots(game: Game, thread: Thread, ballots: Sized, *, cast: Cast) -> None:
     """A vote thread whose replies hold not one ballot is not the vote thread."""
     if len(ballots):
         return
-    replies = [
-        p
-        for p in thread.posts
-        if p.floor > 1 and not game.is_director(p.author, p.author_display, p.author_id)
-    ]
+    replies = [p for p in thread.posts if p.floor > 1 and not cast.of(p).is_director]
     if replies:
         many = "replies" if len(replies) > 1 else "reply"
         raise InputError(
@@ -99,7 +95,11 @@ Exempt = Callable[[Thread, Writing], bool]
 
 
 def check_roster(
-    game: Game, threads: Iterable[Thread], *, exempt: Exempt | None = None
+    game: Game,
+    threads: Iterable[Thread],
+    *,
+    exempt: Exempt | None = None,
+    cast: Cast,
 ) -> Mapping[str, tuple[Writing, ...]]:
     """Stop on a likely misspelt roster; return the other authors who are not players.
 
@@ -115,12 +115,12 @@ def check_roster(
     threads = list(threads)
     for thread in threads:
         for w in thread.writings():
-            player = game.identify(w.author, w.author_display, w.author_id)
-            if player is not None:
-                posted.add(player)
-            elif game.is_director(w.author, w.author_display, w.author_id):
-                directors.add(game.author(w.author, w.author_display, w.author_id).name or "")
-            elif not game.is_outsider(w.author, w.author_display, w.author_id) and not (
+            who = cast.of(w)
+            if who.player is not None:
+                posted.add(who.player)
+            elif who.is_director:
+                directors.add(who.name or "")
+            elif who.role != "outsider" and not (
                 exempt is not None and exempt(thread, w)
             ):
                 strangers.setdefault(w.author, []).append(w)
@@ -159,7 +159,9 @@ def floors_text(floors: Iterable[int]) -> str:
 EARLY = timedelta(hours=12)
 
 
-def thread_fits_day(game: Game, thread: Thread, day: Day, role: ThreadRole) -> None:
+def thread_fits_day(
+    game: Game, thread: Thread, day: Day, role: ThreadRole, *, cast: Cast
+) -> None:
     """A thread given as ``day``'s ``role`` thread must look like it: a title that names a
     day (第二天, Day 2) names this one, an election thread is the election day's, and the
     thread was opened in or near the day's window (else most of its posts were)."""
@@ -181,11 +183,7 @@ def thread_fits_day(game: Game, thread: Thread, day: Day, role: ThreadRole) -> N
     opened = thread.posts[0].time
     if _near(day, opened):
         return
-    others = [
-        w.time
-        for w in thread.writings()
-        if w.post.floor > 1 and not game.is_director(w.author, w.author_display, w.author_id)
-    ]
+    others = [w.time for w in thread.writings() if w.post.floor > 1 and not cast.of(w).is_director]
     if others and sum(not _near(day, t) for t in others) * 2 <= len(others):
         return  # opened early, used in its day
     other = next((d for d in game.days if d is not day and _near(d, opened)), None)

@@ -15,7 +15,7 @@ from tally.errors import GameFileError
 from tally.model import Post, Thread, Writing
 from tally.rules.ballot_text import ParsedBallot, Reading, read_ballot
 from tally.rules.ballots import Ballot, Flag, Remark
-from tally.rules.game import Day, Game, Ruling
+from tally.rules.game import Author, Cast, Day, Game, Ruling, Signed
 from tally.rules.names import Roster, normalise
 from tally.rules.rulesets import CHANGE_BUTTONS, ChangeMethod, Ruleset
 from tally.rules.verdicts import FIXABLE, BallotKind, RulingAction, Status, VoidReason
@@ -79,20 +79,21 @@ def judge(
     rules: Ruleset | None = None,
     *,
     provisional: bool = False,
+    cast: Cast,
 ) -> tuple[list[Ballot], list[Flag]]:
     """Every ballot of ``day``'s vote thread, judged; and the flags for the director.
 
     ``provisional``: the day has not closed, so a ballot in force is in force now, not
-    at the close.
+    at the close. ``cast``: who wrote what, as the count decided it (else decided here).
     """
     rules = rules or game.rules
     roster = game.roster
     rulings = {(r.floor, r.comment): r for r in game.rulings if r.day == day.day}
     electors = _electors(game, day, rules)
     works: list[_Work] = []
-    for work in _candidates(thread, rules, game):
+    for work in _candidates(thread, rules, cast):
         work.ruling = rulings.pop((work.post.floor, work.comment_index), None)
-        _identify(work, game)
+        _identify(work, cast.of(work), roster)
         _check(work, roster, day, rules, electors)
         works.append(work)
     if rulings:
@@ -112,13 +113,13 @@ def judge(
     return [_freeze(w, provisional) for w in works], flags
 
 
-def _candidates(thread: Thread, rules: Ruleset, game: Game) -> Iterator[_Work]:
+def _candidates(thread: Thread, rules: Ruleset, cast: Cast) -> Iterator[_Work]:
     for w in thread.writings():
         # The opening post is the director's header, with an empty ballot template in it.
         if w.post.floor == 1 or (not w.is_comment and banned(w.post)):
             continue  # a 屏蔽ed post is a row of its own, whoever's cookies show its words
         reading = read_ballot(w.text, require_reason=rules.require_reason)
-        if reading.is_ballot and not _director_note(w, reading, game):
+        if reading.is_ballot and not _director_note(w, reading, cast):
             parsed = reading.ballots[0] if reading.ballots else None
             yield _Work(
                 w.post,
@@ -135,24 +136,27 @@ def _candidates(thread: Thread, rules: Ruleset, game: Game) -> Iterator[_Work]:
             )
 
 
-def _director_note(w: Writing, reading: Reading, game: Game) -> bool:
+def _director_note(w: Writing, reading: Reading, cast: Cast) -> bool:
     """Whether a director wrote it and it is no proxy ballot (not even a broken one): a 催票
     that shows the ballot format, a notice, a ruling. Neither a ballot nor a 废票 row."""
     if reading.proxy_for is not None or "代投" in w.text:
         return False
-    return game.is_director(w.author, w.author_display, w.author_id)
+    return cast.of(w).is_director
 
 
-def remarks(thread: Thread, game: Game, rules: Ruleset | None = None) -> tuple[Remark, ...]:
+def remarks(
+    thread: Thread, game: Game, rules: Ruleset | None = None, *, cast: Cast
+) -> tuple[Remark, ...]:
     """The posts and comments of the vote thread that hold no ballot, but for the
     director's (the opening post, reminders): each one listed, none counted."""
     rules = rules or game.rules
     found = []
     for w in thread.writings():
-        if w.post.floor == 1 or game.is_director(w.author, w.author_display, w.author_id):
+        who = cast.of(w)
+        if w.post.floor == 1 or who.is_director:
             continue
         if not w.is_comment and banned(w.post):
-            found.append(banned_row(w.post, game))
+            found.append(banned_row(w.post, who))
             continue
         if read_ballot(w.text, require_reason=rules.require_reason).is_ballot:
             continue
@@ -162,31 +166,28 @@ def remarks(thread: Thread, game: Game, rules: Ruleset | None = None) -> tuple[R
                 floor=w.post.floor,
                 post_id=w.item_id,
                 author=w.author,
-                player=game.identify(w.author, w.author_display, w.author_id),
+                player=who.player,
                 time=w.time,
                 words=words if len(words) <= 30 else words[:29] + "…",
                 comment=w.is_comment,
                 parent_post_id=w.post.post_id if w.is_comment else None,
                 author_id=w.author_id,
                 # A look-alike's post is a row of its own that names whom it looks like.
-                note=lookalike_note(game, w.author, w.author_display, w.author_id) or "",
+                note=lookalike_note(who, w) or "",
             )
         )
     return tuple(found)
 
 
-def lookalike_note(
-    game: Game, author: str, display: str | None, author_id: str | None
-) -> str | None:
+def lookalike_note(who: Author, w: Signed) -> str | None:
     """The sentence for an account named like a player (or a director) that is not that
     account (another uid, or a name that matches only once folded); None for anyone else."""
-    who = game.author(author, display, author_id)
     if who.lookalike is None:
         return None
-    names = " / ".join(n for n in (author, display) if n)
+    names = " / ".join(n for n in (w.author, w.author_display) if n)
     uids = (
-        f" (uid {who.lookalike_id}), posted by uid {author_id}"
-        if who.lookalike_id and author_id
+        f" (uid {who.lookalike_id}), posted by uid {w.author_id}"
+        if who.lookalike_id and w.author_id
         else ", another account"
     )
     return f"{names} is a look-alike of {who.lookalike}{uids}: not a player of this game"
@@ -200,14 +201,14 @@ def banned(post: Post) -> bool:
     return post.hidden in BANNED
 
 
-def banned_row(post: Post, game: Game) -> Remark:
+def banned_row(post: Post, who: Author) -> Remark:
     """A 屏蔽ed post as its row: the same whoever reads it. Its words are never shown (the
     forum hides them from the players; a moderator's cookies would read them)."""
     return Remark(
         floor=post.floor,
         post_id=post.post_id,
         author=post.author,
-        player=game.identify(post.author, post.author_display, post.author_id),
+        player=who.player,
         time=post.time,
         words=Status.BANNED.label,
         status=Status.BANNED,
@@ -216,13 +217,12 @@ def banned_row(post: Post, game: Game) -> Remark:
     )
 
 
-def _identify(w: _Work, game: Game) -> None:
-    who = game.author(w.author, w.author_display, w.author_id)
-    if who.role == "director":
+def _identify(w: _Work, who: Author, roster: Roster) -> None:
+    if who.is_director:
         if w.reading.proxy_for is None:
             w.void(VoidReason.DIRECTOR, "a director's own post is not a ballot")
             return
-        match = game.roster.match(w.reading.proxy_for)
+        match = roster.match(w.reading.proxy_for)
         if match.player is None:
             w.suggestions = match.suggestions
             w.void(
@@ -234,9 +234,9 @@ def _identify(w: _Work, game: Game) -> None:
         return
     # The account id first, then the account name; on Tieba the nickname shown is the
     # other name a roster uses.
-    player = who.name if who.role == "player" else None
+    player = who.player
     if player is None:
-        note = lookalike_note(game, w.author, w.author_display, w.author_id)
+        note = lookalike_note(who, w)
         if note is not None:
             w.flags.append(("lookalike", note))
             w.void(VoidReason.NOT_A_PLAYER, note)

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from tally.model import Thread, Writing
 from tally.rules.acceleration import Acceleration, count_requests
 from tally.rules.ballots import Flag
-from tally.rules.game import Day, Game
+from tally.rules.game import Cast, Day, Game
 from tally.rules.guards import (
     check_roster,
     close_as_announced,
@@ -97,12 +97,12 @@ def _by_players(
     """What players (not directors) wrote in ``thread`` inside the day's window."""
     if thread is None:
         return
+    cast = game.cast(thread)
     for w in thread.writings(comments=comments):
-        if game.is_director(w.author, w.author_display, w.author_id) or not (
-            day.opens <= w.time <= day.closes
-        ):
+        who = cast.of(w)
+        if who.is_director or not (day.opens <= w.time <= day.closes):
             continue
-        player = game.identify(w.author, w.author_display, w.author_id)
+        player = who.player
         if player is not None:
             yield player, w
 
@@ -118,7 +118,7 @@ def count_day(game: Game, threads: DayThreads) -> tuple[PlayerDay, ...]:
             times[player].append(w.time)
     voted: set[str] | None = None
     if threads.vote is not None:
-        ballots, _ = judge(threads.vote, game, day)
+        ballots, _ = judge(threads.vote, game, day, cast=game.cast(threads.vote))
         voted = {
             b.voter for b in ballots if b.status in (Status.COUNTED, Status.SUPERSEDED) and b.voter
         }
@@ -169,18 +169,20 @@ def check(
     by_day = {t.day.day: t for t in history}
     if number not in by_day:
         raise ValueError(f"day {number} is not in the history")
+    threads = [t for d in history for t in d.threads]
+    cast = game.cast(*threads)  # who wrote what, in every thread of the days: decided once
     for t in history:
         for role, thread in ((ThreadRole.DISCUSSION, t.discussion), (ThreadRole.VOTE, t.vote)):
             if thread is not None:
-                thread_fits_day(game, thread, t.day, role)
-    _closed_as_announced(game, by_day[number], late_ok)
-    strangers = check_roster(game, [t for d in history for t in d.threads])
+                thread_fits_day(game, thread, t.day, role, cast=cast)
+    _closed_as_announced(game, by_day[number], late_ok, cast)
+    strangers = check_roster(game, threads, cast=cast)
     counts = {t.day.day: {pd.player: pd for pd in count_day(game, t)} for t in history}
     target = by_day[number]
     day, rules = target.day, game.rules
     cards: list[Card] = []
     unballots: dict[str, list[int]] = {}
-    for r in remarks(target.vote, game) if target.vote is not None else ():
+    for r in remarks(target.vote, game, cast=cast) if target.vote is not None else ():
         if r.status is Status.BANNED:
             continue  # 屏蔽ed: the forum hid it; its words are not the director's to judge here
         if r.player is not None and r.floor not in unballots.get(r.player, []):
@@ -250,13 +252,13 @@ def check(
     )  # fmt: skip
 
 
-def _closed_as_announced(game: Game, t: DayThreads, late_ok: bool) -> None:
+def _closed_as_announced(game: Game, t: DayThreads, late_ok: bool, cast: Cast) -> None:
     """The day's close, as its threads announced it, and not one that leaves a real share of
     its ballots late: a wrong close would card the players who posted after it."""
     close_as_announced(game, t.day, [x for x in (t.vote, t.discussion) if x is not None])
     if t.vote is None or late_ok or t.day.late_ok:
         return
-    ballots, _ = judge(t.vote, game, t.day)
+    ballots, _ = judge(t.vote, game, t.day, cast=cast)
     late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
     if late:
         voters = sum(1 for b in ballots if b.voter is not None)

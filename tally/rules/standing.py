@@ -24,7 +24,7 @@ from tally.errors import InputError, NotAThreadError
 from tally.model import History, Post, Seen, Thread
 from tally.rules.ballot_text import read_ballot
 from tally.rules.ballots import Flag, Remark
-from tally.rules.game import Day, Game
+from tally.rules.game import Cast, Day, Game
 from tally.rules.guards import floors_text
 from tally.rules.judge import banned, window_text
 from tally.rules.names import normalise
@@ -64,7 +64,9 @@ def hidden_replies(thread: Thread) -> str | None:
     )
 
 
-def deleted_rows(thread: Thread, game: Game) -> tuple[list[Remark], list[Flag]]:
+def deleted_rows(
+    thread: Thread, game: Game, *, cast: Cast
+) -> tuple[list[Remark], list[Flag]]:
     """The posts tally read earlier that the thread no longer shows, matched by post id
     (the floors after a deleted one are numbered again)."""
     history = thread.history
@@ -76,9 +78,10 @@ def deleted_rows(thread: Thread, game: Game) -> tuple[list[Remark], list[Flag]]:
         post = seen.post
         if pid in shown or post.floor == 1:
             continue
-        if game.is_director(post.author, post.author_display, post.author_id):
+        who = cast.of(post)
+        if who.is_director:
             continue
-        player = game.identify(post.author, post.author_display, post.author_id)
+        player = who.player
         said = _words(post.text) if not banned(post) else Status.BANNED.label
         read = short(seen.read_at.astimezone(game.timezone))
         gone = f"gone from the thread since tally read it {read}; it said “{said}”"
@@ -101,7 +104,12 @@ def deleted_rows(thread: Thread, game: Game) -> tuple[list[Remark], list[Flag]]:
 
 
 def as_it_stood(
-    thread: Thread, game: Game, day: Day, *, as_edited: bool = False
+    thread: Thread,
+    game: Game,
+    day: Day,
+    *,
+    as_edited: bool = False,
+    cast: Cast,
 ) -> tuple[Thread, list[Flag]]:
     """The thread with each ballot as it stood at the close (or before the final hour, for
     an edit that changed the target inside it, V5), and a flag for each one taken back."""
@@ -113,10 +121,10 @@ def as_it_stood(
     flags: list[Flag] = []
     for post in thread.posts:
         kept = post
-        if _may_be_a_ballot(post, game, day):
+        if _may_be_a_ballot(post, cast, day):
             earlier = _readable(closing.get(post.post_id))
             if earlier is not None and _changed_after(post, earlier, day):
-                kept = _taken_back(post, earlier, "after the close", flags, game)
+                kept = _taken_back(post, earlier, "after the close", flags, game, cast)
             elif earlier is None and _edited_at_close(post, day):
                 if not (as_edited or post.floor in ruled):
                     raise InputError(_unknown_at_close(thread, post, day))
@@ -129,16 +137,15 @@ def as_it_stood(
                     if before is not None and _target(before.post) != _target(post):
                         minutes = window_text(game.rules.change_window_minutes)
                         when = f"in the last {minutes} before the close (V5)"
-                        kept = _taken_back(post, before, when, flags, game)
+                        kept = _taken_back(post, before, when, flags, game, cast)
         posts.append(kept)
     return replace(thread, posts=tuple(posts)), flags
 
 
-def _may_be_a_ballot(post: Post, game: Game, day: Day) -> bool:
+def _may_be_a_ballot(post: Post, cast: Cast, day: Day) -> bool:
     if post.floor == 1 or post.time > day.closes or banned(post):
         return False
-    director = game.is_director(post.author, post.author_display, post.author_id)
-    return not director or "代投" in post.text
+    return not cast.of(post).is_director or "代投" in post.text
 
 
 def _first_read(history: History, pid: str, start: datetime, edited: datetime) -> Seen | None:
@@ -179,9 +186,11 @@ def _target(post: Post) -> str | None:
     return normalise(reading.ballots[0].target) if reading.ballots else None
 
 
-def _taken_back(post: Post, earlier: Seen, when: str, flags: list[Flag], game: Game) -> Post:
+def _taken_back(
+    post: Post, earlier: Seen, when: str, flags: list[Flag], game: Game, cast: Cast
+) -> Post:
     old = earlier.post
-    player = game.identify(post.author, post.author_display, post.author_id)
+    player = cast.of(post).player
     mark = f" (edit mark {short(post.edited.at)})" if post.edited is not None else ""
     read = short(earlier.read_at.astimezone(game.timezone))
     flags.append(

@@ -13,7 +13,7 @@ from tally.model import Thread
 from tally.rules.acceleration import Acceleration, count_requests
 from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.count import Count, Outcome, Total, count
-from tally.rules.game import Day, Game
+from tally.rules.game import Cast, Day, Game
 from tally.rules.guards import (
     check_roster,
     close_as_announced,
@@ -117,7 +117,8 @@ def tally_day(
     facts: tuple[Fact, ...] = ()
     if carried is not None:
         day, facts = resolve(game, day, carried)
-    thread_fits_day(game, thread, day, ThreadRole.VOTE)
+    cast = game.cast(thread)  # who wrote what: decided once, for every stage below
+    thread_fits_day(game, thread, day, ThreadRole.VOTE, cast=cast)
     talk = day.ref(ThreadRole.DISCUSSION)
     close_as_announced(
         game, day, [thread, *(t for t in requests or () if talk and t.key == talk.key)]
@@ -126,12 +127,13 @@ def tally_day(
     as_of = (thread.as_of or day.opens).astimezone(game.timezone)
     provisional = as_of < day.closes
     ruled = {(r.floor, r.comment) for r in game.rulings if r.day == day.day}
-    check_roster(game, [thread], exempt=lambda _t, w: (w.post.floor, w.comment_index) in ruled)
+    check_roster(game, [thread], cast=cast,
+                 exempt=lambda _t, w: (w.post.floor, w.comment_index) in ruled)  # fmt: skip
     notice = hidden_replies(thread)
-    stood, edits = as_it_stood(thread, game, day, as_edited=as_edited)
-    ballots, flags = judge(stood, game, day, provisional=provisional)
-    gone, gone_flags = deleted_rows(thread, game)
-    ensure_ballots(game, thread, [*ballots, *gone])
+    stood, edits = as_it_stood(thread, game, day, as_edited=as_edited, cast=cast)
+    ballots, flags = judge(stood, game, day, provisional=provisional, cast=cast)
+    gone, gone_flags = deleted_rows(thread, game, cast=cast)
+    ensure_ballots(game, thread, [*ballots, *gone], cast=cast)
     late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
     late_ok = late_ok or day.late_ok
     if late and not late_ok:
@@ -150,7 +152,7 @@ def tally_day(
         if day.day in game.announced:
             compare(game.announced[day.day], ballots, counted.outcome, day, why=None)
         else:
-            check_posted(game, day, thread, counted.outcome)
+            check_posted(game, day, thread, counted.outcome, cast=cast)
     voted = {b.voter for b in ballots if b.status == Status.COUNTED}
     not_voted = tuple(
         p
@@ -169,7 +171,7 @@ def tally_day(
             *gone_flags,
             *flags,
             *_stranger_flags(ballots),
-            *renamed_flags(game, thread),
+            *renamed_flags(thread, cast),
             *accounts_note(game, thread),
             *counted.flags,
             *s3,
@@ -180,18 +182,18 @@ def tally_day(
         facts=facts,
         unchecked=carried.unchecked if carried is not None else (),
         late_ok=bool(late and late_ok),
-        remarks=tuple(sorted((*remarks(stood, game), *gone), key=lambda r: r.floor)),
+        remarks=tuple(sorted((*remarks(stood, game, cast=cast), *gone), key=lambda r: r.floor)),
         notices=(notice,) if notice else (),
         rules=game.rules,
     )
 
 
-def renamed_flags(game: Game, thread: Thread) -> list[Flag]:
+def renamed_flags(thread: Thread, cast: Cast) -> list[Flag]:
     """A player whose account the forum renamed (its id is the file's, its name is not):
     said once, with the name it posts under now."""
     flags: dict[str, Flag] = {}
     for w in thread.writings():
-        who = game.author(w.author, w.author_display, w.author_id)
+        who = cast.of(w)
         if who.renamed and who.name is not None and who.name not in flags:
             note = (f"{who.name} (uid {w.author_id}) posts as {w.author} now: the same account, "
                     f"counted as {who.name}")  # fmt: skip

@@ -328,8 +328,9 @@ def reminder_context(result: DayResult, game: Game, *, show_rules: bool = False)
         )
     platform = platform_of(day.vote_ref)
     accounts: dict[str, str] = {}
+    cast = game.cast(result.thread)
     for post in result.thread.posts:
-        player = game.identify(post.author, post.author_display, post.author_id)
+        player = cast.of(post).player
         if player is not None:  # the name it posts under now (a renamed account's new name)
             accounts[player] = post.author
     return {
@@ -397,8 +398,9 @@ def elevator_context(
     """Every player in random order, with a link to their posts alone."""
     accounts: dict[str, tuple[str, str | None]] = {}
     if discussion is not None:
+        cast = game.cast(discussion)
         for post in discussion.posts:
-            player = game.identify(post.author, post.author_display, post.author_id)
+            player = cast.of(post).player
             if player and player not in accounts:
                 accounts[player] = (post.author, post.author_id)
     ref = day.ref(ThreadRole.DISCUSSION) or day.vote_ref
