@@ -122,6 +122,8 @@ def test_doctor_says_when_a_url_is_of_no_shape_tally_knows(forum):
     code, out = doctor(forum.url("read.php?id=3"))
     assert code == 0
     assert "not a thread URL tally knows" in out
+    # The shapes said are the platforms' own (their example URLs), not a list kept by hand.
+    assert "thread-N-P-1.html" in out and "Tieba: /p/N" in out
 
 
 def test_diagnose_as_a_library_call():

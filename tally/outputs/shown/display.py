@@ -7,6 +7,7 @@ import functools
 
 from rich.table import Table
 
+from tally.forums import url_shapes
 from tally.outputs.results import (
     Announced,
     Archived,
@@ -129,8 +130,7 @@ def _(done: Diagnosed, terminal: Streams) -> None:
     status = f" (HTTP {d.status})" if d.status is not None else ""
     say(out, f"{d.source}{status}")
     if d.url_known is False:
-        say(out, "  not a thread URL tally knows: paste forum.php?mod=viewthread&tid=N, "
-                 "thread-N-1-1.html or viewthread.php?tid=N", "yellow")  # fmt: skip
+        say(out, f"  not a thread URL tally knows; its shapes are {url_shapes()}", "yellow")
     if d.read_instead:
         say(out, f"  {d.read_instead}", "yellow")
     if d.software:
