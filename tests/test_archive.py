@@ -157,6 +157,7 @@ def test_archive_saved_files(tmp_path):
     assert len(read_csv(out)) == 18
 
 
+@pytest.mark.slow
 def test_times_are_in_the_forums_zone_everywhere(forum, tmp_path):
     """The run's clock is UTC (as the system's is); what tally writes of it (when a thread
     was read, when a post went missing, when the report was made) is in the forum's zone,

@@ -131,6 +131,7 @@ def test_the_desk_listens_on_127_0_0_1_only():
         sock.close()
 
 
+@pytest.mark.slow
 def test_every_page_escapes_what_players_wrote_and_one_poller_per_day(setup, desk):
     c, other = client(desk), client(desk)
     for path in PAGES:
@@ -170,6 +171,7 @@ def test_a_closed_days_stream_sends_the_final_count_and_ends(setup, desk):
     assert "Outcome: " in text and "长夜" in text.split("Outcome: ")[1][:20], text.split("outcome")[1][:300]
 
 
+@pytest.mark.slow
 def test_a_card_confirmed_and_the_result_posted_once(setup, desk, forum, tmp_path):
     """Done when: the day from open to posted through the desk, and the same day through
     the commands gives the same count, cards and post."""

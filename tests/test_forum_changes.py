@@ -424,6 +424,7 @@ def test_as_of_any_minute_of_a_thread_watch_read(forum, tmp_path):
     assert ("bob", "deleted") in statuses["17:07:30"]
 
 
+@pytest.mark.slow
 def test_the_report_as_of_a_moment_and_its_rows(forum, tmp_path):
     """The report draws deleted and banned rows; --as-of counts each day as it stood then."""
     assert read_at(forum, tmp_path, "17:04:55", "vote-1-guest").exit_code == 0

@@ -154,6 +154,7 @@ def test_mangled_real_pages(index, edits):
     parse_everywhere(page)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(soup())
 def test_random_tags(text):

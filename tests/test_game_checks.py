@@ -211,6 +211,7 @@ def test_a_sheriff_who_is_out_must_hand_on_the_badge(forum, tmp_path):
     assert votes_json(game, urls["vote3"])["facts"]["sheriff"]["player"] == "青山"
 
 
+@pytest.mark.slow
 def test_the_report_counts_day_2_with_the_sheriff_of_day_1(forum, tmp_path):
     urls = serve(forum)
     game = write(tmp_path, game_text(urls))

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 from typer.main import get_command
 
 from tally.cli import app
@@ -60,6 +61,7 @@ def test_the_top_help_has_examples_and_completion():
     assert "--install-completion" in text and "--show-completion" in text
 
 
+@pytest.mark.slow
 def test_shell_completion_answers_commands_and_options():
     env = {**os.environ, "_TALLY_COMPLETE": "complete_bash", "COMP_WORDS": "tally temp",
            "COMP_CWORD": "1"}  # fmt: skip
@@ -71,6 +73,7 @@ def test_shell_completion_answers_commands_and_options():
     assert out.stdout.split() == ["--no-color"], out.stderr
 
 
+@pytest.mark.slow
 def test_the_completion_script_for_each_shell():
     env = {**os.environ, "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
     run = [sys.executable, "-c", RUN, "--show-completion"]

@@ -32,6 +32,7 @@ def tally(*args: str, **kw: object) -> subprocess.CompletedProcess[bytes]:
                           check=False, **kw)  # type: ignore[call-overload]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_name_the_code_page_cannot_hold_goes_to_a_file_as_utf8(tmp_path):
     game = game_with_mika(tmp_path)
     added = tally("cards", "add", "--game", str(game), "--day", "2", "Mika🐺", "yellow", "L4",
@@ -54,6 +55,7 @@ def test_an_error_naming_such_a_player_is_one_utf8_sentence(tmp_path):
     assert said.count("\n") == 1 and "Traceback" not in said
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(pty, "openpty"), reason="no pseudo-terminals here")
 def test_a_terminal_that_cannot_show_a_character_gets_it_escaped(tmp_path):
     game = game_with_mika(tmp_path)

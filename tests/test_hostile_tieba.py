@@ -91,6 +91,7 @@ def test_counts_that_contradict_the_floors_are_refused(forum, edit, says):
         read_one(api.serve(forum))
 
 
+@pytest.mark.slow
 def test_a_page_of_twenty_thousand_floors_is_refused(forum):
     api = TiebaApi(sample())
 

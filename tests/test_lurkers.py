@@ -122,6 +122,7 @@ def cards(data: dict) -> list[tuple[str, str, str]]:
     return [(c["player"], c["colour"], c["rule"]) for c in data["cards"]]
 
 
+@pytest.mark.slow
 @pytest.mark.rules("L1", "L2", "L3", "L5", "L6", "L7", "L8", "S3", "K1", "K2")
 def test_four_days_of_cards_flags_and_ledger(forum, tmp_path):
     game, ledger = setup(forum, tmp_path)

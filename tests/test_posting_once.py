@@ -311,6 +311,7 @@ def test_a_closed_day_keeps_its_result(board, tmp_path):
 # -- one poster at a time ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_announces_at_once_post_once(board, tmp_path):
     """Two `tally announce --post --yes` processes at once on a forum that takes a while to
     answer each page: the lock lets one in; the other, let in after, reads the thread again

@@ -268,6 +268,7 @@ def test_no_text_is_clipped_on_a_desktop_or_a_phone(report, one_day_report, widt
             assert page.evaluate(CLIPPED) == [], (page_file.parent.name, width)
 
 
+@pytest.mark.slow
 def test_the_pictures_speak_chinese_and_count_whole_votes(report):
     """Labels in Chinese (no '(totals)', no 'votes'), the slander bonus in words (诽谤 +2,
     not +2 C2), ticks at whole votes only, the close in the legend, the band explained."""
