@@ -167,3 +167,20 @@ def test_a_reminder_mentions_a_renamed_player_by_the_name_it_posts_under():
     context = reminder_context(result, game())
     mentions = {n["player"]: n["mention"] for n in context["not_voted"]}
     assert mentions["ncfrank"] == "弗兰克" and mentions["carol"] == "carol"
+
+
+def test_who_wrote_what_is_decided_once_and_the_same_for_a_thread_it_did_not_see():
+    """Game.cast decides each author of a count's threads once (by uid, then by name, the
+    look-alike told apart); a writing of another thread is decided the same way on the
+    spot, never a KeyError."""
+    from tally.rules.judge import judge
+
+    g = game()
+    seen = thread(("bob", "3", "08 10:00", vote("carol"))).thread()
+    other = thread(("bob。", "9", "08 10:00", vote("carol")), ("弗兰克", "5", "08 11:00", vote("bob")))
+    cast = g.cast(seen)
+    assert {a.name for a in cast.authors.values()} == {"admin", "bob"}
+    for post in other.thread().posts:
+        assert cast.of(post) == g.author(post.author, post.author_display, post.author_id)
+    day = g.day(2)
+    assert judge(other.thread(), g, day, cast=cast) == judge(other.thread(), g, day, cast=g.cast(other.thread()))

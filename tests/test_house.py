@@ -541,6 +541,17 @@ def test_post_keeps_the_safety_rules_and_names_no_platform():
     text = (TALLY / "commands" / "post.py").read_text(encoding="utf-8")
     for platform in PLATFORMS:
         assert platform.title not in text and platform.name not in text.lower()
+    # The safety rules stayed with the command: inside the one lock, the thread is read live
+    # and searched for the post (never twice), the journal records it, then it is sent.
+    tree = ast.parse(text)
+    [lock] = [n for n in ast.walk(tree) if isinstance(n, ast.With)
+              and "post_lock" in ast.unparse(n.items[0].context_expr)]  # fmt: skip
+    calls = sorted((n for n in ast.walk(lock) if isinstance(n, ast.Call)),
+                   key=lambda n: (n.lineno, n.col_offset))  # fmt: skip
+    inside = [ast.unparse(n) for n in calls]
+    order = [next(i for i, c in enumerate(inside) if c.startswith(name))
+             for name in ("_live(", "_never_twice(", "journal.begin(", "platform.send_reply(")]  # fmt: skip
+    assert order == sorted(order), inside
 
 
 def test_the_bbcode_tags_are_the_markups():

@@ -77,7 +77,7 @@ def watch(
     full_every: int = 10,
     reader: Reader,
     show: Says,
-    watchers: Sequence[Watcher] = (),
+    watchers: Sequence[Watcher],
     announce_to: Path | None = None,
     markup: Markup | None = None,
     late_ok: bool = False,

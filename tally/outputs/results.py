@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tally.errors import TallyError
-    from tally.forums.diagnosis import Diagnosis
+    from tally.forums.fields import Diagnosis
     from tally.model import Thread
     from tally.outputs.written.database import Written
     from tally.outputs.written.draft import Draft

@@ -7,7 +7,7 @@ once, and ``Game.closed`` which days have closed by a given time.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -138,9 +138,14 @@ class Cast:
     stages can take one account for two people."""
 
     authors: Mapping[tuple[str, str | None, str | None], Author]
+    # How the game file decides an author the threads cast did not hold (a library caller's
+    # other thread): the same decision, made on the spot, never a KeyError.
+    decide: Callable[[str, str | None, str | None], Author] = field(repr=False, compare=False)
 
     def of(self, w: Signed) -> Author:
-        return self.authors[(w.author, w.author_display, w.author_id)]
+        key = (w.author, w.author_display, w.author_id)
+        found = self.authors.get(key)
+        return found if found is not None else self.decide(*key)
 
 
 @dataclass(frozen=True)
@@ -271,14 +276,12 @@ class Game:
             for post in posts:
                 keys.add((post.author, post.author_display, post.author_id))
                 keys.update((c.author, c.author_display, c.author_id) for c in post.comments)
-        return Cast({key: self.author(*key) for key in keys})
+        return Cast({key: self.author(*key) for key in keys}, self.author)
 
     @property
     def has_ids(self) -> bool:
         return bool(self.ids)
 
-    def director_ids(self) -> frozenset[str]:
-        return frozenset(uid for d in self.directors for uid in self._ids_of("director", d))
 
     def has_role(self, player: str, roles: tuple[str, ...]) -> bool:
         return self.roles.get(player) in roles

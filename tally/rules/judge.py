@@ -84,7 +84,7 @@ def judge(
     """Every ballot of ``day``'s vote thread, judged; and the flags for the director.
 
     ``provisional``: the day has not closed, so a ballot in force is in force now, not
-    at the close. ``cast``: who wrote what, as the count decided it (else decided here).
+    at the close. ``cast``: who wrote what, as the count decided it (``Game.cast``).
     """
     rules = rules or game.rules
     roster = game.roster

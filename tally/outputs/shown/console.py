@@ -16,10 +16,10 @@ from tally.rules.state import FactKind, Source
 from tally.rules.verdicts import DayKind, OutcomeResult, Status
 from tally.rules.votes import DayResult
 from tally.sanitise import one_line
-from tally.times import compared, duration, long, short
+from tally.times import compared, duration, short
 
 if TYPE_CHECKING:
-    from tally.model import Post, Thread
+    from tally.model import Thread
 
 
 def cell(value: object, style: str = "") -> Text:
@@ -44,61 +44,6 @@ def say(console: Console, value: object, style: str = "") -> None:
         console.print()
     # Soft wrap: the terminal wraps a long line, and copying it gives the line back whole.
     console.print(Text(" " * lead.count(" ") + one_line(body), style=style), soft_wrap=True)
-
-
-def _first_line(text: str, width: int = 40) -> str:
-    line = text.split("\n", 1)[0]
-    return line if len(line) <= width else line[: width - 1] + "…"
-
-
-def _marks(post: Post, floors: dict[str, int]) -> str:
-    marks = []
-    for q in post.quotes:
-        target = floors.get(q.post_id or "")
-        marks.append(f"quotes #{target}" if target else "quotes")
-    if post.edited:
-        marks.append(f"edited {short(post.edited.at)} by {post.edited.by}")
-    if post.comments:
-        marks.append(f"{len(post.comments)} 点评")
-    if post.red_font:
-        marks.append("red font")
-    if post.large_font:
-        marks.append("large font")
-    if post.hidden:
-        marks.append(f"hidden ({post.hidden})")
-    return "; ".join(marks)
-
-
-def print_threads(console: Console, threads: Iterable[Thread]) -> None:
-    """Each thread as a table of floors, with its comments indented under them."""
-    for thread in threads:
-        comments = sum(len(p.comments) for p in thread.posts)
-        say(
-            console,
-            f"\nThread {thread.thread_id} “{thread.title}”: {thread.page_count} page(s), "
-            f"{len(thread.posts)} posts, {comments} comments",
-        )
-        floors = {p.post_id: p.floor for p in thread.posts}
-        table = Table(show_lines=False)
-        for column in ("floor", "author", "time", "text", "marks"):
-            table.add_column(column)
-        for post in thread.posts:
-            table.add_row(
-                str(post.floor),
-                cell(post.author),
-                f"{long(post.time)}",
-                cell(_first_line(post.text)),
-                cell(_marks(post, floors)),
-            )
-            for c in post.comments:
-                table.add_row(
-                    "",
-                    Text("  └ ") + cell(c.author),
-                    f"{long(c.time)}",
-                    cell(_first_line(c.text)),
-                    "点评",
-                )
-        console.print(table)
 
 
 # From this many columns on, the ballots are a table; below, two lines each.

@@ -73,7 +73,7 @@ def check_templates(
     """Compile the templates of ``kind`` now (each markup's, or the report's), so that a
     broken one in the director's folder stops the command before any page is read."""
     if html:
-        compile_templates([f"{kind}.html.j2"], template_dir, html=True)
+        compile_templates([f"{kind}.html.j2"], template_dir, html=True, finalize=None)
     else:
         names = [f"{kind}.{markup}.j2" for markup in Markup]
         compile_templates(names, template_dir, finalize=inert)

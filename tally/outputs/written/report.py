@@ -128,4 +128,4 @@ def render_report(
             for c in sorted(cards, key=lambda c: (c.day, c.player))
         ],
     )
-    return template_text("report.html.j2", context, template_dir, html=True)
+    return template_text("report.html.j2", context, template_dir, html=True, finalize=None)

@@ -28,7 +28,7 @@ Finalize = Callable[[Any], Any]
 
 
 def environment(
-    template_dir: Path | None, *, html: bool = False, finalize: Finalize | None = None
+    template_dir: Path | None, *, html: bool = False, finalize: Finalize | None
 ) -> Any:
     """The Jinja environment of ``template_dir`` (None: the built-ins alone)."""
     if template_dir is not None and not template_dir.is_dir():
@@ -70,10 +70,12 @@ def template_text(
     template_dir: Path | None = None,
     *,
     html: bool = False,
-    finalize: Finalize | None = None,
+    finalize: Finalize | None,
 ) -> str:
     """Render the template ``name`` (the director's, else the built-in one); a template that
-    fails is one sentence naming its file and line."""
+    fails is one sentence naming its file and line. ``finalize`` is what every value goes
+    through: asked of each caller (an announcement's makes players' BBCode inert, RULES L7;
+    an HTML page escapes instead), so that no caller forgets it."""
     from jinja2 import TemplateError, UndefinedError
     from jinja2.exceptions import SecurityError
 
@@ -111,7 +113,7 @@ def compile_templates(
     template_dir: Path | None,
     *,
     html: bool = False,
-    finalize: Finalize | None = None,
+    finalize: Finalize | None,
 ) -> None:
     """Compile the templates ``names`` now, so that a broken one in the director's folder
     stops the command before any page is read."""
