@@ -6,7 +6,7 @@ forum markup, so a Discuz! thread and a Tieba thread look the same to them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from urllib.parse import urlsplit
@@ -185,58 +185,13 @@ class Version:
 
 
 @dataclass(frozen=True)
-class Seen:
-    """A post as a version showed it, and when that version was read."""
-
-    post: Post
-    read_at: datetime
-
-
-@dataclass(frozen=True)
 class History:
-    """The versions of one thread's pages, oldest read first."""
+    """The versions of one thread's pages, oldest read first (read as of a moment by
+    tally.rules.standing)."""
 
     versions: tuple[Version, ...] = ()
     # The cap of versions a thread keeps was reached: reads after it were not kept.
     capped: bool = False
-
-    @property
-    def first_read(self) -> datetime | None:
-        return self.versions[0].read_at if self.versions else None
-
-    def until(self, when: datetime) -> History:
-        """The history as it was at ``when``: the versions read by then."""
-        return History(tuple(v for v in self.versions if v.read_at <= when), self.capped)
-
-    def at(self, when: datetime) -> dict[str, Seen]:
-        """Each post as the thread stood at ``when``: the newest version of each page read
-        by then, a post on two pages (floors that moved) taken from the newer read."""
-        newest: dict[int, Version] = {}
-        for v in self.versions:
-            if v.read_at <= when:
-                newest[v.page] = v
-        return _by_post(newest.values())
-
-    def last_seen(self) -> dict[str, Seen]:
-        """Each post tally ever read, as the newest version that held it showed it."""
-        return _by_post(self.versions)
-
-    def after(self, when: datetime) -> dict[str, Seen]:
-        """Each post as the first version read after ``when`` showed it."""
-        found: dict[str, Seen] = {}
-        for v in self.versions:
-            if v.read_at > when:
-                for p in v.posts:
-                    found.setdefault(p.post_id, Seen(p, v.read_at))
-        return found
-
-
-def _by_post(versions: Iterable[Version]) -> dict[str, Seen]:
-    found: dict[str, Seen] = {}
-    for v in sorted(versions, key=lambda v: v.read_at):
-        for p in v.posts:
-            found[p.post_id] = Seen(p, v.read_at)
-    return found
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,12 @@ A board changes a vote thread during the day and keeps no history; tally's reads
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from tally.errors import InputError, NotAThreadError
-from tally.model import History, Post, Seen, Thread
+from tally.model import History, Post, Thread, Version
 from tally.rules.ballot_text import read_ballot
 from tally.rules.ballots import Flag, Remark
 from tally.rules.game import Cast, Day, Game
@@ -74,7 +75,7 @@ def deleted_rows(
         return [], []
     shown = {p.post_id for p in thread.posts}
     rows, flags = [], []
-    for pid, seen in sorted(history.last_seen().items(), key=lambda kv: kv[1].post.floor):
+    for pid, seen in sorted(last_seen(history).items(), key=lambda kv: kv[1].post.floor):
         post = seen.post
         if pid in shown or post.floor == 1:
             continue
@@ -114,7 +115,7 @@ def as_it_stood(
     """The thread with each ballot as it stood at the close (or before the final hour, for
     an edit that changed the target inside it, V5), and a flag for each one taken back."""
     history = thread.history or History()
-    closing = history.at(day.closes)
+    closing = stood_at(history, day.closes)
     window = timedelta(minutes=game.rules.change_window_minutes)
     ruled = {r.floor for r in game.rulings if r.day == day.day and r.comment is None}
     posts: list[Post] = []
@@ -131,7 +132,7 @@ def as_it_stood(
             elif window and post.edited is not None:
                 start = day.closes - window
                 if start <= post.edited.at < day.closes:
-                    before = _readable(history.at(start).get(post.post_id))
+                    before = _readable(stood_at(history, start).get(post.post_id))
                     if before is None:  # first read inside the window, before the edit
                         before = _first_read(history, post.post_id, start, post.edited.at)
                     if before is not None and _target(before.post) != _target(post):
@@ -151,7 +152,7 @@ def _may_be_a_ballot(post: Post, cast: Cast, day: Day) -> bool:
 def _first_read(history: History, pid: str, start: datetime, edited: datetime) -> Seen | None:
     """The post as tally first read it from ``start`` on, when that read came before the
     edit mark's minute (marks say minutes only: a read in that minute may be after it)."""
-    seen = history.after(start - timedelta(microseconds=1)).get(pid)
+    seen = seen_after(history, start - timedelta(microseconds=1)).get(pid)
     if seen is None or seen.read_at >= _minute(edited):
         return None
     return _readable(seen)
@@ -208,7 +209,7 @@ def _taken_back(
 
 def _unknown_at_close(thread: Thread, post: Post, day: Day) -> str:
     assert post.edited is not None
-    read = thread.history.first_read if thread.history is not None else None
+    read = first_read(thread.history)
     never = (
         "tally never read the thread before the close"
         if read is None or read > day.closes
@@ -227,18 +228,19 @@ def thread_as_of(thread: Thread, when: datetime) -> Thread:
     """The thread as tally's reads show it stood at ``when`` (``--as-of``): each page as the
     last read by then found it; a post made by then and first read after it, as first read."""
     history = thread.history
-    if history is None or history.first_read is None:
+    first = first_read(history)
+    if history is None or first is None:
         raise InputError(
             f"thread {thread.thread_id} has no history in the cache (saved pages and archives "
             "have none): --as-of counts from the pages tally read from the forum."
         )
-    stood = history.at(when)
-    for pid, seen in history.after(when).items():
+    stood = stood_at(history, when)
+    for pid, seen in seen_after(history, when).items():
         if pid not in stood and seen.post.time <= when:
             stood[pid] = seen
     if not stood:
         raise InputError(
-            f"tally first read thread {thread.thread_id} {short(history.first_read)}, after "
+            f"tally first read thread {thread.thread_id} {short(first)}, after "
             f"{short(when)}: nothing of it is known then."
         )
     by_floor: dict[int, Seen] = {}
@@ -254,7 +256,7 @@ def thread_as_of(thread: Thread, when: datetime) -> Thread:
         posts=posts,
         read_at=min(when, last),
         gaps=tuple(f for f in range(1, max(floors) + 1) if f not in floors),
-        history=history.until(when),
+        history=read_by(history, when),
     )
 
 
@@ -263,7 +265,60 @@ def floor_time(thread: Thread, floor: int) -> datetime:
     for p in thread.posts:
         if p.floor == floor:
             return p.time
-    seen = [s for s in (thread.history or History()).last_seen().values() if s.post.floor == floor]
+    seen = [s for s in last_seen(thread.history or History()).values() if s.post.floor == floor]
     if seen:
         return seen[-1].post.time
     raise InputError(f"thread {thread.thread_id} has no floor {floor}.")
+
+
+# -- the history read as of a moment --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A post as a version showed it, and when that version was read."""
+
+    post: Post
+    read_at: datetime
+
+
+def first_read(history: History | None) -> datetime | None:
+    return history.versions[0].read_at if history is not None and history.versions else None
+
+
+def read_by(history: History, when: datetime) -> History:
+    """The history as it was at ``when``: the versions read by then."""
+    return History(tuple(v for v in history.versions if v.read_at <= when), history.capped)
+
+
+def stood_at(history: History, when: datetime) -> dict[str, Seen]:
+    """Each post as the thread stood at ``when``: the newest version of each page read by
+    then, a post on two pages (floors that moved) taken from the newer read."""
+    newest: dict[int, Version] = {}
+    for v in history.versions:
+        if v.read_at <= when:
+            newest[v.page] = v
+    return _by_post(newest.values())
+
+
+def last_seen(history: History) -> dict[str, Seen]:
+    """Each post tally ever read, as the newest version that held it showed it."""
+    return _by_post(history.versions)
+
+
+def seen_after(history: History, when: datetime) -> dict[str, Seen]:
+    """Each post as the first version read after ``when`` showed it."""
+    found: dict[str, Seen] = {}
+    for v in history.versions:
+        if v.read_at > when:
+            for p in v.posts:
+                found.setdefault(p.post_id, Seen(p, v.read_at))
+    return found
+
+
+def _by_post(versions: Iterable[Version]) -> dict[str, Seen]:
+    found: dict[str, Seen] = {}
+    for v in sorted(versions, key=lambda v: v.read_at):
+        for p in v.posts:
+            found[p.post_id] = Seen(p, v.read_at)
+    return found
