@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tally.commands.checks import check_output
-from tally.commands.threads import as_of_time, closed_days, day_threads
+from tally.commands.threads import closed_days, day_threads
 from tally.errors import InputError
 from tally.forums.reader import Reader
 from tally.model import Thread
@@ -13,7 +13,7 @@ from tally.outputs.results import Reported
 from tally.outputs.written import cardfile
 from tally.rules.game import Game
 from tally.rules.lurkers import check, history
-from tally.rules.standing import thread_as_of
+from tally.rules.standing import as_of_time, thread_as_of
 
 
 def report(

@@ -1,18 +1,19 @@
 """A day's threads as the commands read them: the days before a day counted in order
 (``days_before``), a day's threads each read once in a run (``day_threads``), the closed days
-among threads read (``closed_days``), and the moment ``--as-of`` names (``as_of_time``)."""
+among threads read (``closed_days``), and the day's discussion and progress threads for its
+acceleration requests (``request_threads``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, time
 
-from tally.errors import GameFileError, InputError, TallyError
+from tally.errors import FetchError, GameFileError, NotAThreadError, ParseError, TallyError
 from tally.forums import resolve_url
+from tally.forums.fetch import is_url
 from tally.forums.reader import Reader
 from tally.model import Thread, ThreadKey
 from tally.rules.game import Day, Game
-from tally.rules.standing import floor_time
+from tally.rules.verdicts import ThreadRole
 from tally.rules.votes import Chain, DayResult, in_order
 from tally.times import short
 
@@ -78,22 +79,27 @@ def closed_days(
     return list(in_order(game, found, strict=True, late_ok=late_ok).results.values())
 
 
-def as_of_time(thread: Thread, given: str, game: Game, day: Day) -> datetime:
-    """``--as-of``: a floor number (the moment it was posted), a date and time in the game's
-    clock ("2026-12-01 20:30"), or a time alone on the day of the close ("20:30")."""
-    text = given.strip()
-    if text.isdigit():
-        return floor_time(thread, int(text))
+def request_threads(
+    game: Game, day: Day, sources: Sequence[str], given: list[Thread], reader: Reader
+) -> tuple[list[Thread] | None, str | None]:
+    """The day's discussion and progress threads, where acceleration is asked for (S3):
+    among the threads given, else read (from the forum or the archive) when the vote thread
+    was; pages cached after the requests' deadline are good enough. (None, why) when they
+    cannot be had."""
+    from tally.rules.acceleration import deadline
+
+    roles = (ThreadRole.PROGRESS, ThreadRole.DISCUSSION)
+    keys = {ref.key for ref in map(day.ref, roles) if ref is not None}
+    if not keys:
+        return None, f"day {day.day} names no discussion or progress thread in {game.where()}"
+    found = [t for t in given if t.key in keys]
+    if found:
+        return found, None
+    if not any(is_url(s) for s in sources) and reader.how.archive is None:
+        return None, "give the discussion thread's saved pages with the vote thread's"
+    urls = [u for u in map(day.url, roles) if u]
+    until = deadline(day, game.rules.acceleration_cutoff_hours)
     try:
-        if len(text) <= 8 and ":" in text:
-            moment = datetime.combine(day.closes.date(), time.fromisoformat(text))
-        else:
-            moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise InputError(
-            f"--as-of {given!r} is neither a floor number nor a time (2026-12-01 20:30, or "
-            "20:30 on the day of the close)."
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=game.timezone)
-    return moment
+        return reader.read(urls, game.timezone, closes=until), None
+    except (FetchError, NotAThreadError, ParseError) as exc:
+        return None, f"the discussion thread could not be read ({str(exc).rstrip('.')})"

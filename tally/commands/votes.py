@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tally.commands.checks import check_output
-from tally.commands.threads import as_of_time, days_before
-from tally.errors import FetchError, InputError, NotAThreadError, ParseError
+from tally.commands.threads import days_before, request_threads
+from tally.errors import InputError
 from tally.forums import resolve_url
 from tally.forums.fetch import is_url
 from tally.forums.reader import Reader
@@ -29,7 +29,7 @@ from tally.outputs.results import Counted
 from tally.rules.ballots import Flag
 from tally.rules.game import Day, Game
 from tally.rules.guards import vote_day_of
-from tally.rules.standing import thread_as_of
+from tally.rules.standing import as_of_time, thread_as_of
 from tally.rules.verdicts import ThreadRole
 from tally.rules.votes import DayResult, tally_day
 from tally.vocabulary import Announcement, Markup
@@ -58,7 +58,7 @@ def vote_day(
         vote = thread_as_of(vote, as_of_time(vote, as_of, game, the_day))
     requests, why_not = None, None
     if game.rules.acceleration:
-        requests, why_not = _request_threads(game, the_day, sources, given, reader)
+        requests, why_not = request_threads(game, the_day, sources, given, reader)
     carried = days_before(game, the_day.day, reader, given).carried
     result = tally_day(
         vote, game, the_day.day, requests=requests, carried=carried, late_ok=late_ok,
@@ -141,32 +141,6 @@ def _the_vote_thread(game: Game, threads: list[Thread], chosen: Day | None) -> T
     if len(found) != 1:
         raise InputError(f"give the pages of one vote thread, not of {len(threads)} threads.")
     return found[0]
-
-
-def _request_threads(
-    game: Game, day: Day, sources: Sequence[str], given: list[Thread], reader: Reader
-) -> tuple[list[Thread] | None, str | None]:
-    """The day's discussion and progress threads, where acceleration is asked for (S3):
-    among the threads given, else read (from the forum or the archive) when the vote thread
-    was; pages cached after the requests' deadline are good enough. (None, why) when they
-    cannot be had."""
-    from tally.rules.acceleration import deadline
-
-    roles = (ThreadRole.PROGRESS, ThreadRole.DISCUSSION)
-    keys = {ref.key for ref in map(day.ref, roles) if ref is not None}
-    if not keys:
-        return None, f"day {day.day} names no discussion or progress thread in {game.where()}"
-    found = [t for t in given if t.key in keys]
-    if found:
-        return found, None
-    if not any(is_url(s) for s in sources) and reader.how.archive is None:
-        return None, "give the discussion thread's saved pages with the vote thread's"
-    urls = [u for u in map(day.url, roles) if u]
-    until = deadline(day, game.rules.acceleration_cutoff_hours)
-    try:
-        return reader.read(urls, game.timezone, closes=until), None
-    except (FetchError, NotAThreadError, ParseError) as exc:
-        return None, f"the discussion thread could not be read ({str(exc).rstrip('.')})"
 
 
 def draw_chart(result: DayResult, game: Game, output: Path) -> str | None:

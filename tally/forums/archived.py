@@ -50,6 +50,17 @@ def archive_kind(path: Path) -> str | None:
     return "csv" if names >= _NAMED else None
 
 
+def whole(threads: list[Thread], source: str, partial: bool = False) -> list[Thread]:
+    """Threads from an archive, refused when it holds one only in part (unless ``partial``)."""
+    for thread in threads:
+        if thread.missing and not partial:
+            raise InputError(
+                f"{source} holds thread {thread.thread_id} only in part "
+                f"({'; '.join(thread.missing)}); a count needs the whole thread."
+            )
+    return threads
+
+
 def read_archive(path: Path) -> list[Thread]:
     """Every thread an archive holds."""
     kind = archive_kind(path)

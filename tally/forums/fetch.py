@@ -73,17 +73,6 @@ def is_url(source: str) -> bool:
     return "://" in source
 
 
-def whole(threads: list[Thread], source: str, partial: bool = False) -> list[Thread]:
-    """Threads from an archive, refused when it holds one only in part (unless ``partial``)."""
-    for thread in threads:
-        if thread.missing and not partial:
-            raise InputError(
-                f"{source} holds thread {thread.thread_id} only in part "
-                f"({'; '.join(thread.missing)}); a count needs the whole thread."
-            )
-    return threads
-
-
 @dataclass
 class _PageReader:
     """Reads one page (and its sub-requests), from the cache where the policy allows."""

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from tally.environment import Environment
 from tally.errors import InputError
 from tally.forums import resolve_url
-from tally.forums.archived import archive_kind, read_archive
+from tally.forums.archived import archive_kind, read_archive, whole
 from tally.forums.boards import Boards, load_boards
 from tally.forums.fetch import (
     MAX_PAGES,
@@ -36,7 +36,6 @@ from tally.forums.fetch import (
     fetch_thread,
     is_url,
     read_saved_thread_files,
-    whole,
 )
 from tally.forums.http import Http, Response
 from tally.model import Thread, ThreadKey, ThreadRef, origin_of

@@ -12,14 +12,16 @@ A board changes a vote thread during the day and keeps no history; tally's reads
 - an edit in the final hour that changes the target is a change in the final hour (V5),
   where the ruleset has that rule;
 - a post tally read before and the forum no longer shows is a ``deleted`` row;
-- replies the forum hides from the reader (回帖仅作者可见) stop the count.
+- replies the forum hides from the reader (回帖仅作者可见) stop the count;
+- ``--as-of`` (a floor or a time, ``as_of_time``) is the thread as the reads by then show it
+  (``thread_as_of``), read from the history by ``stood_at`` and ``seen_after``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 
 from tally.errors import InputError, NotAThreadError
 from tally.model import History, Post, Thread, Version
@@ -270,6 +272,27 @@ def floor_time(thread: Thread, floor: int) -> datetime:
         return seen[-1].post.time
     raise InputError(f"thread {thread.thread_id} has no floor {floor}.")
 
+
+
+def as_of_time(thread: Thread, given: str, game: Game, day: Day) -> datetime:
+    """``--as-of``: a floor number (the moment it was posted), a date and time in the game's
+    clock ("2026-12-01 20:30"), or a time alone on the day of the close ("20:30")."""
+    text = given.strip()
+    if text.isdigit():
+        return floor_time(thread, int(text))
+    try:
+        if len(text) <= 8 and ":" in text:
+            moment = datetime.combine(day.closes.date(), time.fromisoformat(text))
+        else:
+            moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise InputError(
+            f"--as-of {given!r} is neither a floor number nor a time (2026-12-01 20:30, or "
+            "20:30 on the day of the close)."
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=game.timezone)
+    return moment
 
 # -- the history read as of a moment --------------------------------------------------------
 
