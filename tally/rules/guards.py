@@ -24,9 +24,10 @@ from tally.errors import InputError
 from tally.model import Thread, ThreadKey, Writing
 from tally.rules.announced import ELECTION, announced_closes, day_in_title
 from tally.rules.ballot_text import read_ballot
+from tally.rules.ballots import Ballot, Flag
 from tally.rules.game import Cast, Day, Game
 from tally.rules.names import likely_same
-from tally.rules.verdicts import ThreadRole
+from tally.rules.verdicts import ThreadRole, VoidReason
 from tally.times import compared, short
 
 
@@ -252,3 +253,22 @@ def late_ballots(
             f"right? Fix closes in {game.where()}, or pass --late-ok (late_ok = true under day "
             f"{day.day}) if they really are late."
         )
+
+
+def stranger_flags(ballots: list[Ballot]) -> list[Flag]:
+    """One flag per author whose ballots are void because they are no player."""
+    theirs: dict[str, list[Ballot]] = {}
+    for b in ballots:
+        # A look-alike has its own flag, naming whose name it takes.
+        if b.reason == VoidReason.NOT_A_PLAYER and " is a look-alike of " not in b.note:
+            theirs.setdefault(b.author, []).append(b)
+    flags = []
+    for author, mine in theirs.items():
+        many = len(mine) > 1
+        where = floors_text(b.floor for b in mine)
+        note = (
+            f"{author} is not a player of this game; the ballot{'s' if many else ''} on {where} "
+            f"{'are' if many else 'is'} void"
+        )
+        flags.append(Flag("roster", note, None, mine[0].floor, mine[0].post_id))
+    return flags

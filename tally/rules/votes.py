@@ -18,8 +18,8 @@ from tally.rules.guards import (
     check_roster,
     close_as_announced,
     ensure_ballots,
-    floors_text,
     late_ballots,
+    stranger_flags,
     thread_fits_day,
     vote_day_of,
 )
@@ -170,7 +170,7 @@ def tally_day(
             *edits,
             *gone_flags,
             *flags,
-            *_stranger_flags(ballots),
+            *stranger_flags(ballots),
             *renamed_flags(thread, cast),
             *accounts_note(game, thread),
             *counted.flags,
@@ -211,25 +211,6 @@ def accounts_note(game: Game, thread: Thread) -> tuple[Flag, ...]:
         "renamed player is lost, a look-alike account is told apart only by its spelling); "
         'give each its id, players = [{ name = "bob", id = 3 }] (the uid of its space page), '
         "or let tally init write them"),)  # fmt: skip
-
-
-def _stranger_flags(ballots: list[Ballot]) -> list[Flag]:
-    """One flag per author whose ballots are void because they are no player."""
-    theirs: dict[str, list[Ballot]] = {}
-    for b in ballots:
-        # A look-alike has its own flag, naming whose name it takes.
-        if b.reason == VoidReason.NOT_A_PLAYER and " is a look-alike of " not in b.note:
-            theirs.setdefault(b.author, []).append(b)
-    flags = []
-    for author, mine in theirs.items():
-        many = len(mine) > 1
-        where = floors_text(b.floor for b in mine)
-        note = (
-            f"{author} is not a player of this game; the ballot{'s' if many else ''} on {where} "
-            f"{'are' if many else 'is'} void"
-        )
-        flags.append(Flag("roster", note, None, mine[0].floor, mine[0].post_id))
-    return flags
 
 
 @dataclass(frozen=True)
