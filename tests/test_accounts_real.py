@@ -106,3 +106,16 @@ def test_without_ids_the_names_alone_and_the_advice_once(tmp_path, board):
     assert floors[2][2:4] == (None, "void")  # the renamed account is lost without its id
     [advice] = [f for f in data["flags"] if f["rule"] == "accounts"]
     assert "the game file gives no account ids" in advice["note"]
+
+
+def test_the_lookalike_is_named_once_on_its_row(tmp_path, board):
+    """The terminal's row for the look-alike's ballot says who it looks like once: its note
+    is also its flag, and a flag that repeats the note is not said again."""
+    clock = FakeClock("2026-12-01 18:00:00", CHINA)
+    result = runner.invoke(app, ["votes", board.url(THREAD + "14"), "--game", game(tmp_path, board)],
+                           obj=clock.env())  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "not_a_player: bob。 is a look-alike of bob (uid 3)" in text  # the row
+    assert "[flag: bob。 is a look-alike" not in text  # not said again on it
+    assert "flag lookalike: floor 5: bob。 is a look-alike of bob (uid 3)" in text  # the list

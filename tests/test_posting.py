@@ -88,6 +88,11 @@ def test_the_json_says_what_was_posted_where_and_when(board, tmp_path):
     assert posted["pid"] == "2020" and posted["floor"] == 20 and posted["member"] == "导演A"
     assert posted["at"] == "2024-05-09T22:00:00+08:00" and posted["read_back"] is True
     assert posted["url"].endswith("goto=findpost&ptid=102&pid=2020")
+    # The journal keeps the floor the forum gave it, as read back (the desk finds it there).
+    from tally.journal import POSTED, Journal, journal_path
+
+    [entry] = Journal(journal_path(Path(game))).entries()
+    assert (entry.state, entry.pid, entry.floor) == (POSTED, "2020", 20)
 
 
 def test_never_twice(board, tmp_path):

@@ -145,6 +145,8 @@ def post_text(
             journal.end(entry, POSTED, accepted.pid)
     link = platform.post_url(ref, accepted.pid)
     floor, difference = _read_back(reader, url, game, accepted.pid, text)
+    if floor is not None:  # the floor the forum gave it, known once read back
+        journal.end(entry, POSTED, accepted.pid, floor)
     return Posted(kind, day.day, accepted.pid, link, url, at, form.member, floor, difference)
 
 

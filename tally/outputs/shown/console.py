@@ -114,8 +114,9 @@ def print_day(console: Console, result: DayResult) -> None:
         why = "" if b.note == status else b.note
         if b.reason:
             why = f"{b.reason}: {why}"  # the code once, then what it means here
-        if b.flags:
-            why += " [flag: " + "; ".join(b.flags) + "]"
+        flags = [f for f in b.flags if f != b.note]  # a look-alike's note is its flag too
+        if flags:
+            why += " [flag: " + "; ".join(flags) + "]"
         floor = f"{b.floor}" + (" 点评" if b.comment else "")
         target, style = b.target or b.written or "", _STATUS_STYLE[b.status]
         rows.append(((b.floor, b.comment, b.posted_at), floor, b.voter or b.author, str(b.kind),
