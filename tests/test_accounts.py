@@ -169,18 +169,19 @@ def test_a_reminder_mentions_a_renamed_player_by_the_name_it_posts_under():
     assert mentions["ncfrank"] == "弗兰克" and mentions["carol"] == "carol"
 
 
-def test_who_wrote_what_is_decided_once_and_the_same_for_a_thread_it_did_not_see():
-    """Game.cast decides each author of a count's threads once (by uid, then by name, the
-    look-alike told apart); a writing of another thread is decided the same way on the
-    spot, never a KeyError."""
+def test_who_wrote_what_is_decided_once_per_count():
+    """Game.cast decides each account once, when a stage first asks (by uid, then by name,
+    the look-alike told apart), and gives every later stage that same decision."""
     from tally.rules.judge import judge
 
     g = game()
-    seen = thread(("bob", "3", "08 10:00", vote("carol"))).thread()
-    other = thread(("bob。", "9", "08 10:00", vote("carol")), ("弗兰克", "5", "08 11:00", vote("bob")))
-    cast = g.cast(seen)
-    assert {a.name for a in cast.authors.values()} == {"admin", "bob"}
-    for post in other.thread().posts:
-        assert cast.of(post) == g.author(post.author, post.author_display, post.author_id)
+    t = thread(("bob", "3", "08 10:00", vote("carol")), ("bob。", "9", "08 10:00", vote("carol")),
+               ("弗兰克", "5", "08 11:00", vote("bob"))).thread()  # fmt: skip
+    cast = g.cast()
+    for post in t.posts:
+        first = cast.of(post)
+        assert first == g.author(post.author, post.author_display, post.author_id)
+        assert cast.of(post) is first  # asked again: the same decision, not a new one
+    assert cast.of(t.posts[1]).player == "bob" and cast.of(t.posts[2]).lookalike == "bob"
     day = g.day(2)
-    assert judge(other.thread(), g, day, cast=cast) == judge(other.thread(), g, day, cast=g.cast(other.thread()))
+    assert judge(t, g, day, cast=cast) == judge(t, g, day, cast=g.cast())

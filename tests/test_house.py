@@ -87,7 +87,7 @@ def test_no_module_imports_a_later_stage():
     """forums → rules → outputs → commands/demo → cli: nothing imports backwards,
     not even for type hints."""
     for path, tree in modules():
-        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        module = module_name(path)
         mine = stage(module)
         if mine is None:
             continue

@@ -464,5 +464,5 @@ def test_a_result_posted_in_the_closes_own_minute_is_found_on_a_board_showing_mi
     day = swap(g.day(2), closes=g.day(2).closes.replace(second=30))
     t = T().post("导演", "09 21:30", f"第2天结果\n\n{mark(g, 2, 'close')}/abcdef")
     thread = t.thread()
-    found = marked_post(g, day, Announcement.CLOSE, thread, cast=g.cast(thread))
+    found = marked_post(g, day, Announcement.CLOSE, thread, cast=g.cast())
     assert found is not None and found.floor == 2

@@ -105,7 +105,7 @@ def announce(
         url = chosen.discussion or chosen.vote
         [thread] = reader.read([url], game.timezone, closes=chosen.closes)
         role = ThreadRole.DISCUSSION if chosen.discussion else ThreadRole.VOTE
-        thread_fits_day(game, thread, chosen, role, cast=game.cast(thread))
+        thread_fits_day(game, thread, chosen, role, cast=game.cast())
         context = elevator_context(game, chosen, thread, seed)
     text = render(kind, markup or platform_markup(game, chosen), context, template_dir)
     return _posted(game, chosen, kind, text, post, yes, show, reader)

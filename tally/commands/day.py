@@ -141,8 +141,8 @@ def propose(
             "the vote thread."
         )
     with_day = dataclasses.replace(game, days=(*game.days, day))
-    thread_fits_day(with_day, talk, day, ThreadRole.DISCUSSION, cast=with_day.cast(talk))
-    thread_fits_day(with_day, vote, day, ThreadRole.VOTE, cast=with_day.cast(vote))
+    thread_fits_day(with_day, talk, day, ThreadRole.DISCUSSION, cast=with_day.cast())
+    thread_fits_day(with_day, vote, day, ThreadRole.VOTE, cast=with_day.cast())
     if closes is not None:  # the two first posts must not say two closes
         close_as_announced(with_day, day, (vote, talk))
     # Last: a thread of the wrong day is said as such, not as a day that has not opened.

@@ -274,7 +274,7 @@ def _live(reader: Reader, url: str, game: Game, day: Day, kind: Announcement) ->
 def _never_twice(
     game: Game, day: Day, kind: Announcement, thread: Thread, journal: Journal
 ) -> None:
-    found = marked_post(game, day, kind, thread, cast=game.cast(thread))
+    found = marked_post(game, day, kind, thread, cast=game.cast())
     entries = [e for e in journal.of(game.id, day.day, kind) if e.open]
     if found is not None:
         for e in entries:
@@ -315,7 +315,7 @@ def _look_for(reader: Reader, url: str, game: Game, day: Day, kind: Announcement
     """After an answer tally could not read: the thread, for the post (recorded if found)."""
     try:
         live = _live(reader, url, game, day, kind)
-        found = marked_post(game, day, kind, live, cast=game.cast(live))
+        found = marked_post(game, day, kind, live, cast=game.cast())
     except FetchError:
         return None
     if found is not None:

@@ -62,7 +62,7 @@ def closing_posted(game: Game, result: DayResult | None) -> int | None:
         for e in reversed(Journal(journal_path(game.path)).of(game.id, day.day, "close")):
             if e.state == POSTED and e.floor is not None:
                 return e.floor
-    found = marked_post(game, day, Announcement.CLOSE, result.thread, cast=game.cast(result.thread))
+    found = marked_post(game, day, Announcement.CLOSE, result.thread, cast=game.cast())
     return found.floor if found is not None else None
 
 

@@ -118,8 +118,7 @@ def count_requests(game: Game, day: Day, threads: Iterable[Thread]) -> Accelerat
     alive = [p for p in game.players if p not in day.dead]
     until = deadline(day, rules.acceleration_cutoff_hours)
     first: dict[str, Request] = {}
-    threads = list(threads)
-    cast = game.cast(*threads)
+    cast = game.cast()
     for thread in threads:
         for w in thread.writings():
             who = cast.of(w)

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from tally.errors import GameFileError, InputError
-from tally.model import Thread, ThreadKey, ThreadRef, origin_of
+from tally.model import ThreadKey, ThreadRef, origin_of
 from tally.rules.names import Roster, author_key, normalise
 from tally.rules.rulesets import PRESETS, Ruleset
 from tally.rules.verdicts import RulingAction, ThreadRole
@@ -133,19 +133,21 @@ class Signed(Protocol):
 
 @dataclass(frozen=True)
 class Cast:
-    """Who wrote each post and 楼中楼 of a count's threads (``Game.cast``): decided once, from
-    the game file's accounts, and read by every stage of the count alike, so that no two
-    stages can take one account for two people."""
+    """Who wrote what in one count (``Game.cast``): each account decided once, from the game
+    file's accounts, when a stage first asks, and the same answer to every stage after it, so
+    that no two stages can take one account for two people."""
 
-    authors: Mapping[tuple[str, str | None, str | None], Author]
-    # How the game file decides an author the threads cast did not hold (a library caller's
-    # other thread): the same decision, made on the spot, never a KeyError.
-    decide: Callable[[str, str | None, str | None], Author] = field(repr=False, compare=False)
+    decide: Callable[[str, str | None, str | None], Author] = field(repr=False)
+    _known: dict[tuple[str, str | None, str | None], Author] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def of(self, w: Signed) -> Author:
         key = (w.author, w.author_display, w.author_id)
-        found = self.authors.get(key)
-        return found if found is not None else self.decide(*key)
+        found = self._known.get(key)
+        if found is None:
+            found = self._known[key] = self.decide(*key)
+        return found
 
 
 @dataclass(frozen=True)
@@ -265,18 +267,9 @@ class Game:
                 return Author(None, lookalike=held[1], lookalike_id=min(theirs, default=None))
         return Author(None)
 
-    def cast(self, *threads: Thread) -> Cast:
-        """Who wrote each post and 楼中楼 of ``threads``, as they read now and as every
-        earlier read of them showed them (a post deleted or edited since is someone's too)."""
-        keys: set[tuple[str, str | None, str | None]] = set()
-        for thread in threads:
-            posts = [*thread.posts]
-            if thread.history is not None:
-                posts += [p for v in thread.history.versions for p in v.posts]
-            for post in posts:
-                keys.add((post.author, post.author_display, post.author_id))
-                keys.update((c.author, c.author_display, c.author_id) for c in post.comments)
-        return Cast({key: self.author(*key) for key in keys}, self.author)
+    def cast(self) -> Cast:
+        """Who wrote what, for one count: every stage of it asks the one ``Cast``."""
+        return Cast(self.author)
 
     @property
     def has_ids(self) -> bool:

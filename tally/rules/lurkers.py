@@ -92,12 +92,11 @@ class DayCheck:
 
 
 def _by_players(
-    game: Game, day: Day, thread: Thread | None, *, comments: bool = True
+    cast: Cast, day: Day, thread: Thread | None, *, comments: bool = True
 ) -> Iterator[tuple[str, Writing]]:
     """What players (not directors) wrote in ``thread`` inside the day's window."""
     if thread is None:
         return
-    cast = game.cast(thread)
     for w in thread.writings(comments=comments):
         who = cast.of(w)
         if who.is_director or not (day.opens <= w.time <= day.closes):
@@ -107,18 +106,19 @@ def _by_players(
             yield player, w
 
 
-def count_day(game: Game, threads: DayThreads) -> tuple[PlayerDay, ...]:
-    """Posts per living player inside the day's window, and whether they voted."""
+def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, ...]:
+    """Posts per living player inside the day's window, and whether they voted; ``cast``
+    says who wrote what in the day's threads (``Game.cast``)."""
     day = threads.day
     times: dict[str, list[datetime]] = {p: [] for p in game.players if p not in day.dead}
     comments = game.rules.count_comments_as_posts
-    for player, w in _by_players(game, day, threads.discussion, comments=comments):
+    for player, w in _by_players(cast, day, threads.discussion, comments=comments):
         death = day.died.get(player)
         if player in times and (death is None or w.time < death):
             times[player].append(w.time)
     voted: set[str] | None = None
     if threads.vote is not None:
-        ballots, _ = judge(threads.vote, game, day, cast=game.cast(threads.vote))
+        ballots, _ = judge(threads.vote, game, day, cast=cast)
         voted = {
             b.voter for b in ballots if b.status in (Status.COUNTED, Status.SUPERSEDED) and b.voter
         }
@@ -170,14 +170,14 @@ def check(
     if number not in by_day:
         raise ValueError(f"day {number} is not in the history")
     threads = [t for d in history for t in d.threads]
-    cast = game.cast(*threads)  # who wrote what, in every thread of the days: decided once
+    cast = game.cast()  # who wrote what, in every thread of the days: decided once
     for t in history:
         for role, thread in ((ThreadRole.DISCUSSION, t.discussion), (ThreadRole.VOTE, t.vote)):
             if thread is not None:
                 thread_fits_day(game, thread, t.day, role, cast=cast)
     _closed_as_announced(game, by_day[number], late_ok, cast)
     strangers = check_roster(game, threads, cast=cast)
-    counts = {t.day.day: {pd.player: pd for pd in count_day(game, t)} for t in history}
+    counts = {t.day.day: {pd.player: pd for pd in count_day(game, t, cast)} for t in history}
     target = by_day[number]
     day, rules = target.day, game.rules
     cards: list[Card] = []
@@ -224,10 +224,10 @@ def check(
                 )
     found = [
         *_strangers(strangers, target),
-        *_dead_posting(game, target),
-        *_comment_discussion(game, target),
-        *_fonts(game, target),
-        *_floods(game, target),
+        *_dead_posting(game, target, cast),
+        *_comment_discussion(game, target, cast),
+        *_fonts(game, target, cast),
+        *_floods(game, target, cast),
     ]
     # Thread by thread (discussion, vote, progress), floor by floor: as the director reads.
     place = {t.thread_id: i for i, t in enumerate(target.threads)}
@@ -316,14 +316,14 @@ def _strangers(strangers: Mapping[str, Sequence[Writing]], t: DayThreads) -> lis
     return flags
 
 
-def _dead_posting(game: Game, t: DayThreads) -> list[Flag]:
+def _dead_posting(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
     """L5: the dead do not post in the discussion, vote or progress threads (诈尸); a role
     the rules let post after death (seed 003's 侦探) may."""
     day, allowance = t.day, game.rules.dead_post_allowance
     flags = []
     allowed_on: set[tuple[str, object]] = set()
     for thread in (t.discussion, t.vote, t.progress):
-        for player, w in sorted(_by_players(game, day, thread), key=lambda pw: pw[1].time):
+        for player, w in sorted(_by_players(cast, day, thread), key=lambda pw: pw[1].time):
             if not day.out_at(player, w.time):
                 continue
             if game.has_role(player, game.rules.may_post_when_dead):
@@ -337,13 +337,13 @@ def _dead_posting(game: Game, t: DayThreads) -> list[Flag]:
     return flags
 
 
-def _comment_discussion(game: Game, t: DayThreads) -> list[Flag]:
+def _comment_discussion(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
     """L6 (seed 000): discussion belongs in floors; a long 楼中楼 is probably discussion."""
     if not game.rules.flag_comment_discussion:
         return []
     limit = game.rules.comment_chat_chars
     flags = []
-    for player, w in _by_players(game, t.day, t.discussion):
+    for player, w in _by_players(cast, t.day, t.discussion):
         if w.is_comment and len(_NOT_CONTENT.sub("", w.text)) > limit:
             note = (
                 f"{player} wrote {len(w.text)} characters in a 楼中楼 under floor "
@@ -353,11 +353,11 @@ def _comment_discussion(game: Game, t: DayThreads) -> list[Flag]:
     return flags
 
 
-def _fonts(game: Game, t: DayThreads) -> list[Flag]:
+def _fonts(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
     """L7: red and enlarged font are the director's."""
     flags = []
     for thread in (t.discussion, t.vote, t.progress):
-        for player, w in _by_players(game, t.day, thread, comments=False):
+        for player, w in _by_players(cast, t.day, thread, comments=False):
             p = w.post
             if p.red_font or p.large_font:
                 what = " and ".join(
@@ -368,14 +368,14 @@ def _fonts(game: Game, t: DayThreads) -> list[Flag]:
     return flags
 
 
-def _floods(game: Game, t: DayThreads) -> list[Flag]:
+def _floods(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
     """L8: many near-empty posts in a short time ("连发十楼数字只为抢占某一层")."""
     rules = game.rules
     window = timedelta(minutes=rules.flood_minutes)
     flags = []
     by_player: dict[str, list[tuple[datetime, int, str, str]]] = {}
     for thread in (t.discussion, t.vote):
-        for player, w in _by_players(game, t.day, thread, comments=False):
+        for player, w in _by_players(cast, t.day, thread, comments=False):
             content = _NOT_CONTENT.sub("", unicodedata.normalize("NFKC", w.text))
             if len(content) <= rules.flood_chars:
                 entry = (w.time, w.post.floor, w.item_id, w.post.thread_id)

@@ -117,7 +117,7 @@ def tally_day(
     facts: tuple[Fact, ...] = ()
     if carried is not None:
         day, facts = resolve(game, day, carried)
-    cast = game.cast(thread)  # who wrote what: decided once, for every stage below
+    cast = game.cast()  # who wrote what: decided once, for every stage below
     thread_fits_day(game, thread, day, ThreadRole.VOTE, cast=cast)
     talk = day.ref(ThreadRole.DISCUSSION)
     close_as_announced(

@@ -328,7 +328,7 @@ def reminder_context(result: DayResult, game: Game, *, show_rules: bool = False)
         )
     platform = platform_of(day.vote_ref)
     accounts: dict[str, str] = {}
-    cast = game.cast(result.thread)
+    cast = game.cast()
     for post in result.thread.posts:
         player = cast.of(post).player
         if player is not None:  # the name it posts under now (a renamed account's new name)
@@ -398,7 +398,7 @@ def elevator_context(
     """Every player in random order, with a link to their posts alone."""
     accounts: dict[str, tuple[str, str | None]] = {}
     if discussion is not None:
-        cast = game.cast(discussion)
+        cast = game.cast()
         for post in discussion.posts:
             player = cast.of(post).player
             if player and player not in accounts:
