@@ -7,9 +7,10 @@ counted (in force at the close), superseded (replaced by a valid change) or void
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from tally.errors import GameFileError
 from tally.model import Post, Thread, Writing
@@ -80,8 +81,9 @@ def judge(
     *,
     provisional: bool = False,
     cast: Cast,
-) -> tuple[list[Ballot], list[Flag]]:
-    """Every ballot of ``day``'s vote thread, judged; and the flags for the director.
+) -> Judged:
+    """Every ballot of ``day``'s vote thread, judged; the flags for the director; and the
+    posts that hold no ballot (``remarks``), found in the same reading of each writing.
 
     ``provisional``: the day has not closed, so a ballot in force is in force now, not
     at the close. ``cast``: who wrote what, as the count decided it (``Game.cast``).
@@ -90,8 +92,9 @@ def judge(
     roster = game.roster
     rulings = {(r.floor, r.comment): r for r in game.rulings if r.day == day.day}
     electors = _electors(game, day, rules)
+    candidates, rows = _sorted(thread, rules, cast)
     works: list[_Work] = []
-    for work in _candidates(thread, rules, cast):
+    for work in candidates:
         work.ruling = rulings.pop((work.post.floor, work.comment_index), None)
         _identify(work, cast.of(work), roster)
         _check(work, roster, day, rules, electors)
@@ -110,18 +113,39 @@ def judge(
         _sequence(voter, seq, day, rules)
     flags = _lapse_and_flag(works, day, rules)
     works.sort(key=lambda w: (w.post.floor, w.comment_index or 0))
-    return [_freeze(w, provisional) for w in works], flags
+    return Judged([_freeze(w, provisional) for w in works], flags, rows)
 
 
-def _candidates(thread: Thread, rules: Ruleset, cast: Cast) -> Iterator[_Work]:
+class Judged(NamedTuple):
+    ballots: list[Ballot]
+    flags: list[Flag]
+    # The posts and comments that hold no ballot (and the 屏蔽ed ones): listed, never counted.
+    remarks: tuple[Remark, ...]
+
+
+def _sorted(thread: Thread, rules: Ruleset, cast: Cast) -> tuple[list[_Work], tuple[Remark, ...]]:
+    """Each writing read once: a ballot to judge, a row that holds none, or the director's
+    own (the opening post, a 催票 that shows the format, a notice), which is neither."""
+    works: list[_Work] = []
+    rows: list[Remark] = []
     for w in thread.writings():
         # The opening post is the director's header, with an empty ballot template in it.
-        if w.post.floor == 1 or (not w.is_comment and banned(w.post)):
-            continue  # a 屏蔽ed post is a row of its own, whoever's cookies show its words
+        if w.post.floor == 1:
+            continue
+        who = cast.of(w)
+        if not w.is_comment and banned(w.post):
+            # A 屏蔽ed post is a row of its own, whoever's cookies show its words.
+            if not who.is_director:
+                rows.append(banned_row(w.post, who))
+            continue
         reading = read_ballot(w.text, require_reason=rules.require_reason)
-        if reading.is_ballot and not _director_note(w, reading, cast):
+        if not reading.is_ballot:
+            if not who.is_director:
+                rows.append(_row(w, who))
+            continue
+        if not _director_note(w, reading, cast):
             parsed = reading.ballots[0] if reading.ballots else None
-            yield _Work(
+            works.append(_Work(
                 w.post,
                 w.comment_index,
                 w.item_id,
@@ -133,7 +157,8 @@ def _candidates(thread: Thread, rules: Ruleset, cast: Cast) -> Iterator[_Work]:
                 author_display=w.author_display,
                 author_id=w.author_id,
                 damaged="\ufffd" in w.text or "\ufffd" in w.author,
-            )
+            ))  # fmt: skip
+    return works, tuple(rows)
 
 
 def _director_note(w: Writing, reading: Reading, cast: Cast) -> bool:
@@ -149,34 +174,24 @@ def remarks(
 ) -> tuple[Remark, ...]:
     """The posts and comments of the vote thread that hold no ballot, but for the
     director's (the opening post, reminders): each one listed, none counted."""
-    rules = rules or game.rules
-    found = []
-    for w in thread.writings():
-        who = cast.of(w)
-        if w.post.floor == 1 or who.is_director:
-            continue
-        if not w.is_comment and banned(w.post):
-            found.append(banned_row(w.post, who))
-            continue
-        if read_ballot(w.text, require_reason=rules.require_reason).is_ballot:
-            continue
-        words = " ".join(w.text.split())
-        found.append(
-            Remark(
-                floor=w.post.floor,
-                post_id=w.item_id,
-                author=w.author,
-                player=who.player,
-                time=w.time,
-                words=words if len(words) <= 30 else words[:29] + "…",
-                comment=w.is_comment,
-                parent_post_id=w.post.post_id if w.is_comment else None,
-                author_id=w.author_id,
-                # A look-alike's post is a row of its own that names whom it looks like.
-                note=lookalike_note(who, w) or "",
-            )
-        )
-    return tuple(found)
+    return _sorted(thread, rules or game.rules, cast)[1]
+
+
+def _row(w: Writing, who: Author) -> Remark:
+    words = " ".join(w.text.split())
+    return Remark(
+        floor=w.post.floor,
+        post_id=w.item_id,
+        author=w.author,
+        player=who.player,
+        time=w.time,
+        words=words if len(words) <= 30 else words[:29] + "…",
+        comment=w.is_comment,
+        parent_post_id=w.post.post_id if w.is_comment else None,
+        author_id=w.author_id,
+        # A look-alike's post is a row of its own that names whom it looks like.
+        note=lookalike_note(who, w) or "",
+    )
 
 
 def lookalike_note(who: Author, w: Signed) -> str | None:

@@ -118,7 +118,7 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
             times[player].append(w.time)
     voted: set[str] | None = None
     if threads.vote is not None:
-        ballots, _ = judge(threads.vote, game, day, cast=cast)
+        ballots = judge(threads.vote, game, day, cast=cast).ballots
         voted = {
             b.voter for b in ballots if b.status in (Status.COUNTED, Status.SUPERSEDED) and b.voter
         }
@@ -258,7 +258,7 @@ def _closed_as_announced(game: Game, t: DayThreads, late_ok: bool, cast: Cast) -
     close_as_announced(game, t.day, [x for x in (t.vote, t.discussion) if x is not None])
     if t.vote is None or late_ok or t.day.late_ok:
         return
-    ballots, _ = judge(t.vote, game, t.day, cast=cast)
+    ballots = judge(t.vote, game, t.day, cast=cast).ballots
     late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
     if late:
         voters = sum(1 for b in ballots if b.voter is not None)

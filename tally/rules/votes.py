@@ -23,7 +23,7 @@ from tally.rules.guards import (
     thread_fits_day,
     vote_day_of,
 )
-from tally.rules.judge import judge, remarks
+from tally.rules.judge import judge
 from tally.rules.rulesets import Ruleset
 from tally.rules.standing import as_it_stood, deleted_rows, hidden_replies
 from tally.rules.state import Carried, Fact, resolve
@@ -129,11 +129,13 @@ def tally_day(
     ruled = {(r.floor, r.comment) for r in game.rulings if r.day == day.day}
     check_roster(game, [thread], cast=cast,
                  exempt=lambda _t, w: (w.post.floor, w.comment_index) in ruled)  # fmt: skip
+    # The thread as the forum changed it: what it hides, what was edited, what is gone.
     notice = hidden_replies(thread)
     stood, edits = as_it_stood(thread, game, day, as_edited=as_edited, cast=cast)
-    ballots, flags = judge(stood, game, day, provisional=provisional, cast=cast)
     gone, gone_flags = deleted_rows(thread, game, cast=cast)
+    ballots, flags, rows = judge(stood, game, day, provisional=provisional, cast=cast)
     ensure_ballots(game, thread, [*ballots, *gone], cast=cast)
+    strangers = stranger_flags(ballots)
     late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
     late_ok = late_ok or day.late_ok
     if late and not late_ok:
@@ -170,7 +172,7 @@ def tally_day(
             *edits,
             *gone_flags,
             *flags,
-            *stranger_flags(ballots),
+            *strangers,
             *renamed_flags(thread, cast),
             *accounts_note(game, thread),
             *counted.flags,
@@ -182,7 +184,7 @@ def tally_day(
         facts=facts,
         unchecked=carried.unchecked if carried is not None else (),
         late_ok=bool(late and late_ok),
-        remarks=tuple(sorted((*remarks(stood, game, cast=cast), *gone), key=lambda r: r.floor)),
+        remarks=tuple(sorted((*rows, *gone), key=lambda r: r.floor)),
         notices=(notice,) if notice else (),
         rules=game.rules,
     )
