@@ -28,7 +28,6 @@ from tally.model import Thread, origin_of
 from tally.outputs.results import Counted
 from tally.rules.ballots import Flag
 from tally.rules.game import Day, Game
-from tally.rules.guards import vote_day_of
 from tally.rules.standing import as_of_time, thread_as_of
 from tally.rules.verdicts import ThreadRole
 from tally.rules.votes import DayResult, tally_day
@@ -53,7 +52,7 @@ def vote_day(
     given = reader.read(sources, game.timezone, closes=closes)
     vote = _the_vote_thread(game, given, chosen)
     started = vote.posts[0].time if vote.posts else None
-    the_day = vote_day_of(game, vote.key, day, started=started)
+    the_day = game.vote_day(vote.key, day, started=started)
     if as_of is not None:
         vote = thread_as_of(vote, as_of_time(vote, as_of, game, the_day))
     requests, why_not = None, None

@@ -33,7 +33,6 @@ from tally.forums import resolve_url
 from tally.forums.fetch import is_url
 from tally.forums.reader import Reader
 from tally.rules.game import Day, Game
-from tally.rules.guards import vote_day_of
 from tally.rules.polls import Poll, changes
 from tally.rules.verdicts import ThreadRole
 from tally.rules.votes import DayResult, tally_day
@@ -309,7 +308,7 @@ def _vote_day(game: Game, url: str, day: int | None, reader: Reader) -> Day:
     if found is not None and found[1] is ThreadRole.VOTE and day in (None, found[0].day):
         return found[0]
     thread = reader.thread(url, game.timezone)
-    return vote_day_of(game, key, day, started=thread.posts[0].time if thread.posts else None)
+    return game.vote_day(key, day, started=thread.posts[0].time if thread.posts else None)
 
 
 def _next(now: datetime, every: float, closes: datetime, close_at: datetime) -> datetime:

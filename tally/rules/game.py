@@ -2,14 +2,15 @@
 
 Frozen once loaded (``tally.rules.gamefile`` reads and checks the file). The game knows
 its threads: ``Game.locate`` says which day and role a thread has, from an index made
-once, and ``Game.closed`` which days have closed by a given time.
+once, ``Game.vote_day`` whose vote thread one is (or why it is none), and ``Game.closed``
+which days have closed by a given time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import cached_property
 from pathlib import Path
@@ -307,6 +308,54 @@ class Game:
     def closed(self, now: datetime) -> tuple[Day, ...]:
         """The days that have closed by ``now``, in order."""
         return tuple(d for d in self.days if d.closes <= now)
+
+    def vote_day(
+        self, key: ThreadKey, number: int | None = None, *, started: datetime | None = None
+    ) -> Day:
+        """The day whose vote thread ``key`` is; refuses (InputError) any other thread.
+
+        With ``number`` the thread must be that day's vote thread. Without it, it must be
+        the vote thread of one of the game's days. ``started`` (the time of the thread's
+        first post, once read) narrows the days a thread the game file does not name was
+        meant for."""
+        name = f"thread {key.thread_id}"
+        found = self.locate(key)
+        if number is not None:
+            day = self.day(number)
+            if day.vote_ref.key == key:
+                return day
+            if found is not None and found[1] is ThreadRole.VOTE:
+                what = f"{name} is day {found[0].day}'s vote thread, not day {day.day}'s"
+            elif found is not None:
+                what = f"{name} is day {found[0].day}'s {found[1]} thread, not a vote thread"
+            else:
+                what = f"{name} is not day {day.day}'s vote thread in {self.where()}"
+            raise InputError(f"{what}; day {day.day}'s vote thread is {day.vote}")
+        if found is not None and found[1] is ThreadRole.VOTE:
+            return found[0]
+        if found is not None:
+            day = found[0]
+            raise InputError(
+                f"{name} is day {day.day}'s {found[1]} thread, not a vote thread; "
+                f"day {day.day}'s vote thread is {day.vote}"
+            )
+        days = self.open_around(started)
+        if len(days) == 1:
+            listed = f"day {days[0].day}'s vote thread is {days[0].vote}"
+        else:
+            listed = "the vote threads are " + ", ".join(f"day {d.day}: {d.vote}" for d in days)
+        raise InputError(f"{name} is not the vote thread of any day in {self.where()}; {listed}")
+
+    def open_around(self, started: datetime | None) -> tuple[Day, ...]:
+        """The days a thread started at ``started`` could be meant for: those open then (or
+        up to 12 hours before they open, as a director opens a thread the night before),
+        else every day."""
+        if started is not None:
+            slack = timedelta(hours=12)
+            near = tuple(d for d in self.days if d.opens - slack <= started <= d.closes)
+            if near:
+                return near
+        return tuple(self.days)
 
     def last_closed(self, now: datetime) -> Day:
         """What a check is about when no day is named: the last day that has closed."""

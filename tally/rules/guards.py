@@ -5,7 +5,7 @@ a right one, and at closing time the director trusts what tally prints. So these
 refuse, with one sentence that says what to fix, instead of counting:
 
 - the thread given is not the day's vote thread (another day's, the discussion thread,
-  a thread the game file does not name);
+  a thread the game file does not name: ``Game.vote_day``, the game's own query);
 - a vote thread with replies but not one ballot-shaped post;
 - an author who is not a player but whose name is one slip away from a player (or a
   director) who never posted: a typo in the game file, most likely.
@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sized
 from datetime import datetime, timedelta
 
 from tally.errors import InputError
-from tally.model import Thread, ThreadKey, Writing
+from tally.model import Thread, Writing
 from tally.rules.announced import ELECTION, announced_closes, day_in_title
 from tally.rules.ballot_text import read_ballot
 from tally.rules.ballots import Ballot, Flag
@@ -29,54 +29,6 @@ from tally.rules.game import Cast, Day, Game
 from tally.rules.names import likely_same
 from tally.rules.verdicts import ThreadRole, VoidReason
 from tally.times import compared, short
-
-
-def vote_day_of(
-    game: Game, key: ThreadKey, number: int | None = None, *, started: datetime | None = None
-) -> Day:
-    """The day whose vote thread ``key`` is; refuses any other thread.
-
-    With ``number`` the thread must be that day's vote thread. Without it, it must be
-    the vote thread of one of the game's days. ``started`` (the time of the thread's first
-    post, once read) narrows the days a thread the game file does not name was meant for.
-    """
-    name = f"thread {key.thread_id}"
-    found = game.locate(key)
-    if number is not None:
-        day = game.day(number)
-        if day.vote_ref.key == key:
-            return day
-        if found is not None and found[1] is ThreadRole.VOTE:
-            what = f"{name} is day {found[0].day}'s vote thread, not day {day.day}'s"
-        elif found is not None:
-            what = f"{name} is day {found[0].day}'s {found[1]} thread, not a vote thread"
-        else:
-            what = f"{name} is not day {day.day}'s vote thread in {game.where()}"
-        raise InputError(f"{what}; day {day.day}'s vote thread is {day.vote}")
-    if found is not None and found[1] is ThreadRole.VOTE:
-        return found[0]
-    if found is not None:
-        day = found[0]
-        raise InputError(
-            f"{name} is day {day.day}'s {found[1]} thread, not a vote thread; "
-            f"day {day.day}'s vote thread is {day.vote}"
-        )
-    candidates = _candidate_days(game, started)
-    if len(candidates) == 1:
-        listed = f"day {candidates[0].day}'s vote thread is {candidates[0].vote}"
-    else:
-        listed = "the vote threads are " + ", ".join(f"day {d.day}: {d.vote}" for d in candidates)
-    raise InputError(f"{name} is not the vote thread of any day in {game.where()}; {listed}")
-
-
-def _candidate_days(game: Game, started: datetime | None) -> list[Day]:
-    """The days a thread could be meant for: those open when it was started, else all."""
-    if started is not None:
-        slack = timedelta(hours=12)
-        near = [d for d in game.days if d.opens - slack <= started <= d.closes]
-        if near:
-            return near
-    return list(game.days)
 
 
 def ensure_ballots(game: Game, thread: Thread, ballots: Sized, *, cast: Cast) -> None:

@@ -82,6 +82,41 @@ class Carried:
     def could_not(self, why: str) -> Carried:
         return dataclasses.replace(self, unchecked=(*self.unchecked, why))
 
+    def uncounted(self, game: Game, day: Day, why: str) -> Carried:
+        """What a later day inherits from ``day`` when this run cannot count it (``why``):
+        the result tally posted for it, which stands (a closed day keeps its result), else
+        only what its game-file entry says, and the days after it say so."""
+        posted = _posted_result(game, day.day)
+        if posted is None:
+            return self.after(day, OutcomeResult.NONE, None).could_not(
+                f"day {day.day} is not counted here — {why} — so who it made sheriff or put "
+                "out is taken from the game file alone"
+            )
+        result, player = posted
+        new = self.after(day, result, player)
+        how = f"day {day.day}'s result as tally posted it (the journal of posts; this run: {why})"
+        if result is OutcomeResult.SHERIFF and player is not None:
+            return dataclasses.replace(new, sheriff_how=how)
+        if result is OutcomeResult.ELIMINATED and player is not None:
+            out = dict(new.out)
+            out[player] = (out[player][0], how)
+            return dataclasses.replace(new, out=out)
+        return new
+
+
+def _posted_result(game: Game, number: int) -> tuple[OutcomeResult, str | None] | None:
+    """The outcome of the result tally posted for day ``number``, by the journal of posts
+    beside the game file (read with the file: ``Game.announced``); None when none was."""
+    said = game.announced.get(number)
+    if not said:
+        return None
+    try:
+        result = OutcomeResult(str(said.get("result")))
+    except ValueError:
+        return None
+    player = said.get("player")
+    return result, str(player) if player else None
+
 
 def resolve(game: Game, day: Day, carried: Carried) -> tuple[Day, tuple[Fact, ...]]:
     """``day`` as it stands after the days before it, and the facts it rests on.

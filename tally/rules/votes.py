@@ -21,13 +21,12 @@ from tally.rules.guards import (
     late_ballots,
     stranger_flags,
     thread_fits_day,
-    vote_day_of,
 )
 from tally.rules.judge import judge
 from tally.rules.rulesets import Ruleset
 from tally.rules.standing import as_it_stood, deleted_rows, hidden_replies
 from tally.rules.state import Carried, Fact, resolve
-from tally.rules.verdicts import DayKind, OutcomeResult, Status, ThreadRole, VoidReason
+from tally.rules.verdicts import DayKind, Status, ThreadRole, VoidReason
 from tally.times import short
 
 
@@ -113,11 +112,11 @@ def tally_day(
     reader stop it too.
     """
     started = thread.posts[0].time if thread.posts else None
-    day = vote_day_of(game, thread.key, number, started=started)
+    day = game.vote_day(thread.key, number, started=started)
+    cast = game.cast()  # who wrote what: decided once, for every stage below
     facts: tuple[Fact, ...] = ()
     if carried is not None:
         day, facts = resolve(game, day, carried)
-    cast = game.cast()  # who wrote what: decided once, for every stage below
     thread_fits_day(game, thread, day, ThreadRole.VOTE, cast=cast)
     talk = day.ref(ThreadRole.DISCUSSION)
     close_as_announced(
@@ -268,47 +267,5 @@ def in_order(
                     continue
                 why = f"it has not closed (read {short(result.as_of)})"
         days[day.day], _ = resolve(game, day, state)
-        posted = _posted_result(game, day.day)
-        if posted is not None:
-            # The result tally posted for the day stands (a closed day keeps its result):
-            # what it made is carried, though this run cannot count the day again.
-            state = _as_posted(state, days[day.day], posted, why)
-            continue
-        state = state.after(days[day.day], OutcomeResult.NONE, None).could_not(
-            f"day {day.day} is not counted here — {why} — so who it made sheriff or put out "
-            "is taken from the game file alone"
-        )
+        state = state.uncounted(game, days[day.day], why or "")
     return Chain(counted, days, state)
-
-
-def _posted_result(game: Game, number: int) -> tuple[OutcomeResult, str | None] | None:
-    """The outcome of the result tally posted for day ``number``, by the journal of posts
-    beside the game file (read with the file: ``Game.announced``); None when none was."""
-    said = game.announced.get(number)
-    if not said:
-        return None
-    try:
-        result = OutcomeResult(str(said.get("result")))
-    except ValueError:
-        return None
-    player = said.get("player")
-    return result, str(player) if player else None
-
-
-def _as_posted(
-    state: Carried, day: Day, posted: tuple[OutcomeResult, str | None], why: str | None
-) -> Carried:
-    """What ``day`` made, as its posted result says: the sheriff it elected, or who it put
-    out, with where that comes from (the facts say it)."""
-    import dataclasses
-
-    result, player = posted
-    new = state.after(day, result, player)
-    how = f"day {day.day}'s result as tally posted it (the journal of posts; this run: {why})"
-    if result is OutcomeResult.SHERIFF and player is not None:
-        return dataclasses.replace(new, sheriff_how=how)
-    if result is OutcomeResult.ELIMINATED and player is not None:
-        out = dict(new.out)
-        out[player] = (out[player][0], how)
-        return dataclasses.replace(new, out=out)
-    return new
