@@ -55,10 +55,10 @@ def vote_day(
     the_day = game.vote_day(vote.key, day, started=started)
     if as_of is not None:
         vote = thread_as_of(vote, as_of_time(vote, as_of, game, the_day))
+    carried = days_before(game, the_day.day, reader, given).carried
     requests, why_not = None, None
     if game.rules.acceleration:
         requests, why_not = request_threads(game, the_day, sources, given, reader)
-    carried = days_before(game, the_day.day, reader, given).carried
     result = tally_day(
         vote, game, the_day.day, requests=requests, carried=carried, late_ok=late_ok,
         as_edited=as_edited,
