@@ -185,3 +185,26 @@ def test_who_wrote_what_is_decided_once_per_count():
     assert cast.of(t.posts[1]).player == "bob" and cast.of(t.posts[2]).lookalike == "bob"
     day = g.day(2)
     assert judge(t, g, day, cast=cast) == judge(t, g, day, cast=g.cast())
+
+
+def test_each_writing_is_read_once_per_count(monkeypatch):
+    """Each word once: a count reads the ballot of each writing of the vote thread once, and
+    the rows that hold no ballot (V6: listed, never counted) come from that same reading,
+    not from a second pass over the thread."""
+    from tally.rules import ballot_text, judge
+
+    g = game()
+    t = thread(("bob", "3", "08 10:00", vote("carol")), ("carol", "4", "08 10:05", "我来了"),
+               ("dave", "5", "08 11:00", vote("bob")),
+               ("ncfrank", "7", "08 11:30", "没想好，晚点投"))  # fmt: skip
+    read: list[str] = []
+
+    def counted(text: str, **kw: object) -> ballot_text.Reading:
+        read.append(text)
+        return ballot_text.read_ballot(text, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(judge, "read_ballot", counted)
+    result = count(g, t)
+    assert sorted(read) == sorted(p.text for p in t.thread().posts[1:])
+    assert [r.floor for r in result.remarks] == [3, 5]
+    assert {b.voter for b in result.ballots} == {"bob", "dave"}
