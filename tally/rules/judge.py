@@ -91,13 +91,13 @@ def judge(
     rules = rules or game.rules
     roster = game.roster
     rulings = {(r.floor, r.comment): r for r in game.rulings if r.day == day.day}
-    electors = _electors(game, day, rules)
+    voters = electors(game, day, rules)
     candidates, rows = _sorted(thread, rules, cast)
     works: list[_Work] = []
     for work in candidates:
         work.ruling = rulings.pop((work.post.floor, work.comment_index), None)
         _identify(work, cast.of(work), roster)
-        _check(work, roster, day, rules, electors)
+        _check(work, roster, day, rules, voters)
         works.append(work)
     if rulings:
         (floor, comment), _ = next(iter(rulings.items()))
@@ -264,7 +264,7 @@ def _identify(w: _Work, who: Author, roster: Roster) -> None:
         w.void(VoidReason.PROXY_NOT_DIRECTOR, "only a director may post a proxy ballot (V8)")
 
 
-def _electors(game: Game, day: Day, rules: Ruleset) -> frozenset[str] | None:
+def electors(game: Game, day: Day, rules: Ruleset) -> frozenset[str] | None:
     """V12 (seed 002): on the sheriff election day, the players who may vote and be elected
     (those whose role is one of ``election_voters``); None where everyone may."""
     if not rules.election_voters or day.day != rules.sheriff_election_day:

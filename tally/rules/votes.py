@@ -22,7 +22,7 @@ from tally.rules.guards import (
     stranger_flags,
     thread_fits_day,
 )
-from tally.rules.judge import judge
+from tally.rules.judge import electors, judge
 from tally.rules.rulesets import Ruleset
 from tally.rules.standing import as_it_stood, deleted_rows, hidden_replies
 from tally.rules.state import Carried, Fact, resolve
@@ -155,10 +155,16 @@ def tally_day(
         else:
             check_posted(game, day, thread, counted.outcome, cast=cast)
     voted = {b.voter for b in ballots if b.status == Status.COUNTED}
+    # Who had a vote to cast and did not: not the dead, not those banned from voting (V10),
+    # and on an election day where only some roles vote, not the others (V12).
+    may_elect = electors(game, day, game.rules)
     not_voted = tuple(
         p
         for p in game.players
-        if p not in voted and not day.out_at(p, day.closes) and p not in day.cannot_vote
+        if p not in voted
+        and not day.out_at(p, day.closes)
+        and p not in day.cannot_vote
+        and (may_elect is None or p in may_elect)
     )
     return DayResult(
         day=day,
