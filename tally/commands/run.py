@@ -1,6 +1,7 @@
 """A run's setup, the same for every command: the settings merged (the command line, the game
 file, the config file, tally's default; ``tally.settings``), the game loaded in the zone
-they name, and the politeness they set put into the environment."""
+they name with who its card ledger sends off (K2), and the politeness they set put into the
+environment."""
 
 from __future__ import annotations
 
@@ -38,10 +39,25 @@ def setup(given: Mapping[str, Any], game_path: Path | None, env: Environment) ->
         from tally.rules.gamefile import load_game
 
         zone = config.merge(typed, config=own)["timezone"]  # for a file that names none
-        game = load_game(game_path, default_timezone=zone)
+        game = with_ledger(load_game(game_path, default_timezone=zone))
     chosen = config.merge(typed, game.settings if game else None, f"game file {game_path}",
                           config=own, environ=env.environ)  # fmt: skip
     if chosen.given("politeness"):
         env = dataclasses.replace(env, http=dataclasses.replace(
             env.http, host_delay=chosen["politeness"]))  # fmt: skip
     return Run(game, chosen, env)
+
+
+def with_ledger(game: Game) -> Game:
+    """The game with who its card ledger sends off (K2: a red card), each by the day of the
+    first red card: such a player is out from the next day on (``tally.rules.state``)."""
+    if game.path is None:
+        return game
+    from tally.outputs.written import cardfile
+    from tally.rules.verdicts import Colour
+
+    off: dict[str, int] = {}
+    for card in cardfile.load(cardfile.ledger_path(game.path)):
+        if card.colour == Colour.RED:
+            off[card.player] = min(card.day, off.get(card.player, card.day))
+    return dataclasses.replace(game, sent_off=off) if off else game

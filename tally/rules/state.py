@@ -39,6 +39,7 @@ class Source(StrEnum):
 
     GAME_FILE = "game file"
     DERIVED = "derived"  # from tally's count of an earlier day
+    LEDGER = "card ledger"  # a red card sends the player off (K2)
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,14 @@ def resolve(game: Game, day: Day, carried: Carried) -> tuple[Day, tuple[Fact, ..
             continue
         dead.append(player)
         facts.append(Fact(FactKind.DEAD, player, Source.DERIVED, since, how))
+    # K2: a red card sends the player off from the day after the day it is for (the ledger
+    # says the day, not the hour: a card given during a day is not taken back into it).
+    for player, carded in sorted(game.sent_off.items(), key=lambda item: item[1]):
+        if carded >= day.day or player in dead:
+            continue
+        dead.append(player)
+        how = f"sent off by a red card for day {carded} (K2, the card ledger)"
+        facts.append(Fact(FactKind.DEAD, player, Source.LEDGER, carded, how))
     sheriff, fact = _sheriff(game, day, carried, set(dead))
     if fact is not None:
         facts.append(fact)
