@@ -25,7 +25,7 @@ from tally.rules.guards import (
     late_ballots,
     thread_fits_day,
 )
-from tally.rules.judge import judge, remarks
+from tally.rules.judge import _electors, judge, remarks
 from tally.rules.ledger import Card
 from tally.rules.verdicts import Colour, Status, ThreadRole, VoidReason
 from tally.rules.votes import in_order
@@ -38,7 +38,7 @@ _NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
 class PlayerDay:
     player: str
     posts: int
-    voted: bool | None  # None when the day's vote thread was not read
+    voted: bool | None  # None: the vote thread was not read, or the player may not vote (V10, V12)
     first: datetime | None = None
     last: datetime | None = None
     # Out during the day: counted up to this time.
@@ -122,11 +122,14 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
         voted = {
             b.voter for b in ballots if b.status in (Status.COUNTED, Status.SUPERSEDED) and b.voter
         }
+    # Who may not vote this day (V10, and V12 on the election day) has no vote to miss (L3).
+    electors = _electors(game, day, game.rules)
+    barred = {p for p in times if p in day.cannot_vote or (electors is not None and p not in electors)}
     return tuple(
         PlayerDay(
             player=p,
             posts=len(ts),
-            voted=None if voted is None else p in voted,
+            voted=None if voted is None or p in barred else p in voted,
             first=min(ts) if ts else None,
             last=max(ts) if ts else None,
             until=day.died.get(p),

@@ -1,0 +1,87 @@
+"""What a three-day game on a real Discuz! X3.5 showed tally getting wrong, each as it
+happened there, made again on loopback pages (tests/discuzgen.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tally.cli import app
+from tally.commands.watch import Schedule, read_polls
+from tally.demo.localforum import Reply
+from tally.forums.http import HttpOptions
+from tally.forums.reader import Reader, Reading
+from tally.rules.gamefile import load_game
+
+from .conftest import FakeClock, Runner
+from .discuzgen import P, Thread
+
+runner = Runner()
+CHINA = ZoneInfo("Asia/Shanghai")
+SUSPECTS = ["alice", "bob", "carol", "dave"]
+PLAYERS = [*SUSPECTS, "heidi", "ivan"]
+
+
+def _election_game(forum, tmp_path: Path) -> Path:
+    talk = Thread("701", "【T01】测试村 第一天讨论帖", {}, first_pid=7000)
+    talk.add(P("admin", "2026-12-01 21:48:00", "开门：12月1日 21:48\n关门：12月1日 22:10"))
+    for i in range(5):
+        for n, p in enumerate(PLAYERS):
+            talk.add(P(p, f"2026-12-01 21:5{i}:{10 + n:02d}", f"第一天发言第{i + 1}条，我是{p}"))
+    vote = Thread("702", "【T01】测试村 第一天 警长竞选投票帖", {}, first_pid=7100)
+    vote.add(P("admin", "2026-12-01 21:48:30", "投票截止：12月1日 22:10"))
+    vote.add(P("alice", "2026-12-01 21:58:00", "投票对象：carol\n投票理由：好人"))
+    vote.add(P("bob", "2026-12-01 21:58:10", "投票对象：dave\n投票理由：稳"))
+    vote.add(P("carol", "2026-12-01 21:58:20", "投票对象：dave\n投票理由：稳"))
+    vote.add(P("dave", "2026-12-01 21:58:30", "投票对象：carol\n投票理由：好"))
+    # heidi is no 嫌疑人: she may not vote in the election (V12), and tries.
+    vote.add(P("heidi", "2026-12-01 21:58:40", "投票对象：carol\n投票理由：支持"))
+    names = ", ".join(f'"{p}"' for p in PLAYERS)
+    roles = "\n".join(f'"{p}" = "嫌疑人"' for p in SUSPECTS)
+    game = tmp_path / "game.toml"
+    game.write_text(
+        f'name = "测试村"\nruleset = "000"\ndirectors = ["admin"]\nplayers = [{names}]\n'
+        f'[roles]\n{roles}\n"heidi" = "证人"\n"ivan" = "证人"\n'
+        '[rules]\nelection_voters = ["嫌疑人"]\n\n'
+        "[[days]]\nday = 1\nopens = 2026-12-01T21:48:00\ncloses = 2026-12-01T22:10:00\n"
+        f'discussion = "{talk.serve(forum)}"\nvote = "{vote.serve(forum)}"\n',
+        encoding="utf-8",
+    )
+    return game
+
+
+@pytest.mark.rules("V12", "L3")
+def test_L3_no_card_for_not_voting_in_an_election_one_may_not_vote_in(forum, tmp_path):
+    """Real X3.5, day 1 of the check game: heidi (no 嫌疑人) posted a ballot, void as
+    not_elector, and ivan (no 嫌疑人) posted none; `tally lurkers` gave both a yellow card
+    "第1天未投票". V12 takes the vote from them that day, so L3 has nothing to card."""
+    game = _election_game(forum, tmp_path)
+    args = ["lurkers", "--game", str(game), "--day", "1", "--json", "-q", "--no-write"]
+    result = runner.invoke(app, args, obj=FakeClock("2026-12-02 10:00:00", CHINA).env())
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [(c["player"], c["rule"]) for c in data["cards"]] == []
+    voted = {p["player"]: p["voted"] for p in data["players"]}
+    assert voted["carol"] is True and voted["heidi"] is None and voted["ivan"] is None
+
+
+def test_a_watch_that_cannot_read_is_not_told_to_add_offline(forum, tmp_path):
+    """Real X3.5 stopped (down.sh) under `tally watch`: each failing poll said "… The cache
+    holds every page of this thread as read before the close: add --offline to count from
+    it." — watch takes no --offline (it never counts from the cache), so the advice is one it
+    cannot follow. The poll says the forum failed, and nothing about --offline."""
+    game = load_game(_election_game(forum, tmp_path))
+    clock = FakeClock("2026-12-01 21:59:00", CHINA)
+    reader = Reader(
+        clock.env(http=HttpOptions(host_delay=0, attempts=1)),
+        Reading(cache_dir=tmp_path / "cache"),
+    )
+    polls = read_polls(game, game.day(1).vote or "", schedule=Schedule(every=60), reader=reader)
+    assert next(polls).ok
+    forum.hook = lambda path: Reply(503, b"busy", {})
+    failed = next(polls)
+    assert not failed.ok and "503" in (failed.error or "")
+    assert "--offline" not in (failed.error or "")
