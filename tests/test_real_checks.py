@@ -85,3 +85,19 @@ def test_a_watch_that_cannot_read_is_not_told_to_add_offline(forum, tmp_path):
     failed = next(polls)
     assert not failed.ok and "503" in (failed.error or "")
     assert "--offline" not in (failed.error or "")
+
+
+@pytest.mark.rules("V12")
+@pytest.mark.xfail(
+    strict=True,
+    reason="tally/rules/votes.py's not_voted leaves out day.cannot_vote (V10) but not the "
+    "players V12 takes the election vote from; the integrator's file",
+)
+def test_V12_who_may_not_elect_is_not_listed_as_not_voted(forum, tmp_path):
+    """Real X3.5, day 1: the closing post said 尚未投票：frank、heidi、grace; heidi is no 嫌疑人
+    and may not vote in the election (V12), so she has no vote to be missing."""
+    game = _election_game(forum, tmp_path)
+    args = ["votes", str(load_game(game).day(1).vote), "--game", str(game), "--json", "-q"]
+    result = runner.invoke(app, args, obj=FakeClock("2026-12-02 10:00:00", CHINA).env())
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["not_voted"] == []
