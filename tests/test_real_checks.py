@@ -14,7 +14,9 @@ from tally.commands.watch import Schedule, read_polls
 from tally.demo.localforum import Reply
 from tally.forums.http import HttpOptions
 from tally.forums.reader import Reader, Reading
+from tally.rules.ballot_text import read_ballot
 from tally.rules.gamefile import load_game
+from tally.rules.verdicts import VoidReason
 
 from .conftest import FakeClock, Runner
 from .discuzgen import P, Thread
@@ -101,3 +103,16 @@ def test_V12_who_may_not_elect_is_not_listed_as_not_voted(forum, tmp_path):
     result = runner.invoke(app, args, obj=FakeClock("2026-12-02 10:00:00", CHINA).env())
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["not_voted"] == []
+
+
+@pytest.mark.rules("V6", "V1")
+def test_two_targets_under_one_reason_are_several_ballots_not_a_missing_reason():
+    """Real X3.5, day 2, floor 13 (grace): "投票对象：bob / 投票对象：eve / 投票理由：两个都可疑"
+    was void as format, "no 投票理由", though the post has one; it holds two ballots (V6)."""
+    reading = read_ballot("投票对象：bob\n投票对象：eve\n投票理由：两个都可疑")
+    assert reading.problem is not None
+    assert reading.problem.code is VoidReason.SEVERAL_BALLOTS
+    assert [b.target for b in reading.ballots] == ["bob", "eve"]
+    # One target without its reason is still the format's fault (V1).
+    alone = read_ballot("投票对象：bob")
+    assert alone.problem is not None and alone.problem.code is VoidReason.FORMAT
