@@ -124,7 +124,9 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
         }
     # Who may not vote this day (V10, and V12 on the election day) has no vote to miss (L3).
     electors = _electors(game, day, game.rules)
-    barred = {p for p in times if p in day.cannot_vote or (electors is not None and p not in electors)}
+    barred = {
+        p for p in times if p in day.cannot_vote or (electors is not None and p not in electors)
+    }
     return tuple(
         PlayerDay(
             player=p,
