@@ -116,3 +116,33 @@ def test_two_targets_under_one_reason_are_several_ballots_not_a_missing_reason()
     # One target without its reason is still the format's fault (V1).
     alone = read_ballot("投票对象：bob")
     assert alone.problem is not None and alone.problem.code is VoidReason.FORMAT
+
+
+def test_init_leaves_out_look_alike_accounts_so_its_file_loads(forum, tmp_path):
+    """Real X3.5, day 1: `tally init` wrote bob。 (uid 10) and admin! (uid 11) as players
+    beside bob and the director admin, and tally then refused its own file: "'bob。' and
+    'bob' (a player) are one name to tally". They are left out, said so, and the file
+    counts them as the look-alikes they are."""
+    uids = {"admin": 1, "alice": 2, "bob": 3, "carol": 4, "bob。": 10, "admin!": 11}
+    talk = Thread("711", "【T01】测试村 第一天讨论帖", uids, first_pid=7200)
+    talk.add(P("admin", "2026-12-01 21:48:00", "开门：12月1日 21:48\n关门：12月1日 22:10"))
+    vote = Thread("712", "【T01】测试村 第一天投票帖", uids, first_pid=7300)
+    vote.add(P("admin", "2026-12-01 21:48:30", "投票截止：12月1日 22:10"))
+    vote.add(P("alice", "2026-12-01 21:50:00", "投票对象：carol\n投票理由：好人"))
+    vote.add(P("bob", "2026-12-01 21:50:10", "投票对象：carol\n投票理由：稳"))
+    vote.add(P("carol", "2026-12-01 21:50:20", "投票对象：bob\n投票理由：稳"))
+    vote.add(P("bob。", "2026-12-01 21:50:30", "投票对象：carol\n投票理由：我是bob"))
+    vote.add(P("admin!", "2026-12-01 21:50:40", "代投：alice\n投票对象：bob\n投票理由：代投"))
+    urls = [talk.serve(forum), vote.serve(forum)]
+    game = tmp_path / "game.toml"
+    env = FakeClock("2026-12-02 10:00:00", CHINA).env()
+    made = runner.invoke(app, ["init", *urls, "-o", str(game), "--ruleset", "M126", "--name", "T"], obj=env)
+    assert made.exit_code == 0, made.output
+    assert "look-alikes (bob。、admin!)" in made.output
+    text = game.read_text("utf-8")
+    assert '# left out: { name = "bob。", id = 10 } reads as bob to tally' in text
+    assert '# left out: { name = "admin!", id = 11 } reads as admin to tally' in text
+    counted = runner.invoke(app, ["votes", urls[1], "--game", str(game), "--json", "-q"], obj=env)
+    assert counted.exit_code == 0, counted.output
+    rows = {b["floor"]: (b["status"], b["reason"]) for b in json.loads(counted.stdout)["ballots"]}
+    assert rows[5] == ("void", "not_a_player") and rows[6] == ("void", "not_a_player")
