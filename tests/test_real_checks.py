@@ -18,7 +18,7 @@ from tally.rules.ballot_text import read_ballot
 from tally.rules.gamefile import load_game
 from tally.rules.verdicts import VoidReason
 
-from .conftest import FakeClock, Runner
+from .conftest import FIXTURES, FakeClock, Runner
 from .discuzgen import P, Thread
 
 runner = Runner()
@@ -146,3 +146,31 @@ def test_init_leaves_out_look_alike_accounts_so_its_file_loads(forum, tmp_path):
     assert counted.exit_code == 0, counted.output
     rows = {b["floor"]: (b["status"], b["reason"]) for b in json.loads(counted.stdout)["ballots"]}
     assert rows[5] == ("void", "not_a_player") and rows[6] == ("void", "not_a_player")
+
+
+@pytest.mark.rules("V5")
+def test_an_edit_with_no_mark_is_not_said_to_be_after_the_close(forum, tmp_path):
+    """Real X3.5, day 2, floor 2: the administrator changed alice's ballot at 22:29:30, three
+    minutes before the close, and X3.5 wrote no mark; tally's next full read came after the
+    close, and its flag said "changed after the close" — which nothing showed. Here the
+    fixture's silent edit (fixtures/discuz-x35-changes): the flag says what is known."""
+    changes = FIXTURES / "discuz-x35-changes"
+    url = forum.url("forum.php?mod=viewthread&tid=1")
+    game = tmp_path / "game.toml"
+    game.write_text(
+        'name = "t"\nruleset = "M126"\ndirectors = ["admin"]\n'
+        'players = ["alice", "bob", "carol", "dave", "eve"]\n[[days]]\nday = 2\n'
+        f'opens = 2026-12-01T09:00:00\ncloses = 2026-12-01T17:05:00\nvote = "{url}"\n',
+        encoding="utf-8",
+    )
+    notes = []
+    for clock, name in (("17:04:55", "vote-1-guest"), ("17:10:00", "vote-4-silent-edit-guest")):
+        forum.add_discuz_page("1", 1, (changes / f"{name}.html").read_bytes())
+        env = FakeClock(f"2026-12-01 {clock}", CHINA).env(http=HttpOptions(host_delay=0))
+        args = ["votes", url, "--game", str(game), "--cache-dir", str(tmp_path / "c"), "--json"]
+        result = runner.invoke(app, args, obj=env)
+        assert result.exit_code == 0, result.output
+        notes = [f["note"] for f in json.loads(result.stdout)["flags"] if f["rule"] == "edited"]
+    [note] = notes
+    assert note.startswith("changed after tally's last read before the close, and no edit mark")
+    assert "after the close:" not in note
