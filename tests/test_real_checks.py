@@ -174,3 +174,37 @@ def test_an_edit_with_no_mark_is_not_said_to_be_after_the_close(forum, tmp_path)
     [note] = notes
     assert note.startswith("changed after tally's last read before the close, and no edit mark")
     assert "after the close:" not in note
+
+
+@pytest.mark.rules("K2", "V9")
+@pytest.mark.xfail(
+    strict=True,
+    reason="who is out comes from the counts and the game file (tally/rules/state.py, "
+    "rules/votes.py: the integrator's), never from the ledger's red cards",
+)
+def test_a_player_sent_off_by_a_red_card_cannot_vote(forum, tmp_path):
+    """Real X3.5: `tally lurkers --day 2` wrote grace's third yellow, made it red (K1) and
+    printed "Sent off (red card, K2): grace"; on day 3 grace posted 投票对象：carol and
+    `tally votes` counted it, in force, with no flag. A player sent off is out (K2)."""
+    vote = Thread("721", "【T01】测试村 第二天投票帖", {}, first_pid=7400)
+    vote.add(P("admin", "2026-12-01 22:12:00", "投票截止：12月1日 22:32"))
+    vote.add(P("alice", "2026-12-01 22:13:00", "投票对象：carol\n投票理由：好人"))
+    vote.add(P("heidi", "2026-12-01 22:14:00", "投票对象：carol\n投票理由：红牌了也投"))
+    url = vote.serve(forum)
+    names = ", ".join(f'"{p}"' for p in PLAYERS)
+    game = tmp_path / "game.toml"
+    game.write_text(
+        f'name = "t"\nruleset = "M126"\ndirectors = ["admin"]\nplayers = [{names}]\n'
+        f"[[days]]\nday = 2\nopens = 2026-12-01T22:12:00\ncloses = 2026-12-01T22:32:00\n"
+        f'vote = "{url}"\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "game.cards.csv").write_text(
+        "\ufeffday,player,colour,rule,reason,source\r\n1,heidi,red,L8,刷屏,director\r\n",
+        encoding="utf-8",
+    )
+    args = ["votes", url, "--game", str(game), "--json", "-q"]
+    result = runner.invoke(app, args, obj=FakeClock("2026-12-02 10:00:00", CHINA).env())
+    assert result.exit_code == 0, result.output
+    [heidi] = [b for b in json.loads(result.stdout)["ballots"] if b["voter"] == "heidi"]
+    assert heidi["status"] != "counted"
