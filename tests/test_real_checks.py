@@ -27,7 +27,7 @@ SUSPECTS = ["alice", "bob", "carol", "dave"]
 PLAYERS = [*SUSPECTS, "heidi", "ivan"]
 
 
-def _election_game(forum, tmp_path: Path) -> Path:
+def _election_game(forum, tmp_path: Path, *, void_vote: bool = False) -> Path:
     talk = Thread("701", "【T01】测试村 第一天讨论帖", {}, first_pid=7000)
     talk.add(P("admin", "2026-12-01 21:48:00", "开门：12月1日 21:48\n关门：12月1日 22:10"))
     for i in range(5):
@@ -41,6 +41,8 @@ def _election_game(forum, tmp_path: Path) -> Path:
     vote.add(P("dave", "2026-12-01 21:58:30", "投票对象：carol\n投票理由：好"))
     # heidi is no 嫌疑人: she may not vote in the election (V12), and tries.
     vote.add(P("heidi", "2026-12-01 21:58:40", "投票对象：carol\n投票理由：支持"))
+    if void_vote:  # a 嫌疑人 who votes for one who may not be elected (V12)
+        vote.add(P("dave", "2026-12-01 21:58:50", "投票对象：heidi\n投票理由：想让她当"))
     names = ", ".join(f'"{p}"' for p in PLAYERS)
     roles = "\n".join(f'"{p}" = "嫌疑人"' for p in SUSPECTS)
     game = tmp_path / "game.toml"
@@ -208,3 +210,20 @@ def test_a_player_sent_off_by_a_red_card_cannot_vote(forum, tmp_path):
     assert result.exit_code == 0, result.output
     [heidi] = [b for b in json.loads(result.stdout)["ballots"] if b["voter"] == "heidi"]
     assert heidi["status"] != "counted"
+
+
+@pytest.mark.rules("L3", "V12")
+def test_an_L3_card_for_a_void_ballot_names_it(forum, tmp_path):
+    """Real X3.5, day 1: frank's only ballot was void (not_electable, floor 7) and his L3
+    card said "第1天未投票", as if he had posted none, while grace's named her post that was
+    no ballot. The card names the void ballot and why, for the director to judge."""
+    game = _election_game(forum, tmp_path, void_vote=True)
+    # The director voids dave's first ballot: all he has left are void ones.
+    ruling = '[[rulings]]\nday = 1\nfloor = 5\naction = "void"\n\n[[days]]'
+    text = game.read_text("utf-8").replace("[[days]]", ruling)
+    game.write_text(text, "utf-8")
+    args = ["lurkers", "--game", str(game), "--day", "1", "--json", "-q", "--no-write"]
+    result = runner.invoke(app, args, obj=FakeClock("2026-12-02 10:00:00", CHINA).env())
+    assert result.exit_code == 0, result.output
+    reasons = {c["player"]: c["reason"] for c in json.loads(result.stdout)["cards"]}
+    assert reasons == {"dave": "第1天未投票（投票帖5楼的票作废：导演裁定作废；7楼的票作废：不可当选警长）"}

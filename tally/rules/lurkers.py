@@ -27,7 +27,7 @@ from tally.rules.guards import (
 )
 from tally.rules.judge import _electors, judge, remarks
 from tally.rules.ledger import Card
-from tally.rules.verdicts import Colour, Status, ThreadRole, VoidReason
+from tally.rules.verdicts import Colour, Status, ThreadRole, VoidReason, void_words
 from tally.rules.votes import in_order
 from tally.times import short
 
@@ -43,6 +43,8 @@ class PlayerDay:
     last: datetime | None = None
     # Out during the day: counted up to this time.
     until: datetime | None = None
+    # The void ballots the player posted that day, as an L3 card names them.
+    void: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,11 +119,16 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
         if player in times and (death is None or w.time < death):
             times[player].append(w.time)
     voted: set[str] | None = None
+    void: dict[str, list[str]] = {}
     if threads.vote is not None:
         ballots = judge(threads.vote, game, day, cast=cast).ballots
         voted = {
             b.voter for b in ballots if b.status in (Status.COUNTED, Status.SUPERSEDED) and b.voter
         }
+        for b in ballots:
+            if b.status is Status.VOID and b.voter and b.reason is not None:
+                words = void_words(b.reason, game.rules)
+                void.setdefault(b.voter, []).append(f"{b.floor}楼的票作废：{words}")
     # Who may not vote this day (V10, and V12 on the election day) has no vote to miss (L3).
     electors = _electors(game, day, game.rules)
     barred = {
@@ -135,6 +142,7 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
             first=min(ts) if ts else None,
             last=max(ts) if ts else None,
             until=day.died.get(p),
+            void=tuple(void.get(p, ())),
         )
         for p, ts in times.items()
     )
@@ -208,9 +216,12 @@ def check(
                 )
             if rules.card_no_vote and pd.voted is False:
                 said = unballots.get(pd.player)
-                # Posts in the vote thread that hold no ballot: named, for the director to judge.
+                # Posts in the vote thread that hold no ballot, and void ballots: named, for
+                # the director to judge.
                 floors = "、".join(f"{f}楼" for f in said or ())
                 where = f"（投票帖{floors}的发言不是选票）" if said else ""
+                if pd.void:
+                    where += f"（投票帖{'；'.join(pd.void)}）"
                 reason = f"第{day.day}天未投票{where}"
                 cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", reason))
             streak = _streak(
