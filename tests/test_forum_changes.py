@@ -245,7 +245,10 @@ def test_a_silent_edit_is_seen_by_its_words(forum, tmp_path):
     [alice] = [b for b in data["ballots"] if b["author"] == "alice"]
     assert alice["target"] == "carol"
     [flag] = [f for f in data["flags"] if f["rule"] == "edited"]
-    assert flag["note"].startswith("changed after the close: counted as tally read it 12-01 17:04")
+    assert flag["note"].startswith(
+        "changed after tally's last read before the close, and no edit mark says when: "
+        "counted as tally read it 12-01 17:04"
+    )
     assert "“投票对象：dave 投票理由：alice改主意了”" in flag["note"]
 
 

@@ -249,7 +249,8 @@ def fetch_thread(
     try:
         first, origin, when = reader.read(start, cached_ok=options.offline)
     except FetchError as exc:
-        if options.offline or not _whole_in_cache(url, tz, http, options):
+        # A thread held across polls is a watch's or the desk's: they take no --offline.
+        if options.offline or held is not None or not _whole_in_cache(url, tz, http, options):
             raise
         said = "after the close" if options.not_before is not None else "before the close"
         raise FetchError(f"{exc} The cache holds every page of this thread as read {said}: "

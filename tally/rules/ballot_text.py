@@ -160,7 +160,8 @@ def read_ballot(text: str, *, require_reason: bool = True) -> Reading:
             pending = None
     if pending is not None:
         ballots.append(ParsedBallot(pending[0], pending[1], None))
-    if problem is None and require_reason:
+    # Two targets under one reason are two ballots, not one ballot short of its reason.
+    if problem is None and require_reason and len(ballots) < 2:
         missing = [b for b in ballots if not b.reason]
         if missing:
             word = "投票理由" if missing[0].label == BallotKind.VOTE else "改票理由"

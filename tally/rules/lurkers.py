@@ -25,9 +25,9 @@ from tally.rules.guards import (
     late_ballots,
     thread_fits_day,
 )
-from tally.rules.judge import judge, remarks
+from tally.rules.judge import _electors, judge, remarks
 from tally.rules.ledger import Card
-from tally.rules.verdicts import Colour, Status, ThreadRole, VoidReason
+from tally.rules.verdicts import Colour, Status, ThreadRole, VoidReason, void_words
 from tally.rules.votes import in_order
 from tally.times import short
 
@@ -38,11 +38,13 @@ _NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
 class PlayerDay:
     player: str
     posts: int
-    voted: bool | None  # None when the day's vote thread was not read
+    voted: bool | None  # None: the vote thread was not read, or the player may not vote (V10, V12)
     first: datetime | None = None
     last: datetime | None = None
     # Out during the day: counted up to this time.
     until: datetime | None = None
+    # The void ballots the player posted that day, as an L3 card names them.
+    void: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,19 +119,30 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
         if player in times and (death is None or w.time < death):
             times[player].append(w.time)
     voted: set[str] | None = None
+    void: dict[str, list[str]] = {}
     if threads.vote is not None:
         ballots = judge(threads.vote, game, day, cast=cast).ballots
         voted = {
             b.voter for b in ballots if b.status in (Status.COUNTED, Status.SUPERSEDED) and b.voter
         }
+        for b in ballots:
+            if b.status is Status.VOID and b.voter and b.reason is not None:
+                words = void_words(b.reason, game.rules)
+                void.setdefault(b.voter, []).append(f"{b.floor}楼的票作废：{words}")
+    # Who may not vote this day (V10, and V12 on the election day) has no vote to miss (L3).
+    electors = _electors(game, day, game.rules)
+    barred = {
+        p for p in times if p in day.cannot_vote or (electors is not None and p not in electors)
+    }
     return tuple(
         PlayerDay(
             player=p,
             posts=len(ts),
-            voted=None if voted is None else p in voted,
+            voted=None if voted is None or p in barred else p in voted,
             first=min(ts) if ts else None,
             last=max(ts) if ts else None,
             until=day.died.get(p),
+            void=tuple(void.get(p, ())),
         )
         for p, ts in times.items()
     )
@@ -203,9 +216,12 @@ def check(
                 )
             if rules.card_no_vote and pd.voted is False:
                 said = unballots.get(pd.player)
-                # Posts in the vote thread that hold no ballot: named, for the director to judge.
+                # Posts in the vote thread that hold no ballot, and void ballots: named, for
+                # the director to judge.
                 floors = "、".join(f"{f}楼" for f in said or ())
                 where = f"（投票帖{floors}的发言不是选票）" if said else ""
+                if pd.void:
+                    where += f"（投票帖{'；'.join(pd.void)}）"
                 reason = f"第{day.day}天未投票{where}"
                 cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", reason))
             streak = _streak(

@@ -127,7 +127,10 @@ def as_it_stood(
         if _may_be_a_ballot(post, cast, day):
             earlier = _readable(closing.get(post.post_id))
             if earlier is not None and _changed_after(post, earlier, day):
-                kept = _taken_back(post, earlier, "after the close", flags, game, cast)
+                # No mark (a moderator's edit, or one within a minute of posting): the words
+                # changed after tally's read, which may be before the close or after it.
+                when = "after the close" if post.edited is not None else _UNMARKED
+                kept = _taken_back(post, earlier, when, flags, game, cast)
             elif earlier is None and _edited_at_close(post, day):
                 if not (as_edited or post.floor in ruled):
                     raise InputError(_unknown_at_close(thread, post, day))
@@ -143,6 +146,9 @@ def as_it_stood(
                         kept = _taken_back(post, before, when, flags, game, cast)
         posts.append(kept)
     return replace(thread, posts=tuple(posts)), flags
+
+
+_UNMARKED = "after tally's last read before the close, and no edit mark says when"
 
 
 def _may_be_a_ballot(post: Post, cast: Cast, day: Day) -> bool:
