@@ -92,11 +92,6 @@ def test_a_watch_that_cannot_read_is_not_told_to_add_offline(forum, tmp_path):
 
 
 @pytest.mark.rules("V12")
-@pytest.mark.xfail(
-    strict=True,
-    reason="tally/rules/votes.py's not_voted leaves out day.cannot_vote (V10) but not the "
-    "players V12 takes the election vote from; the integrator's file",
-)
 def test_V12_who_may_not_elect_is_not_listed_as_not_voted(forum, tmp_path):
     """Real X3.5, day 1: the closing post said 尚未投票：frank、heidi、grace; heidi is no 嫌疑人
     and may not vote in the election (V12), so she has no vote to be missing."""
@@ -179,11 +174,6 @@ def test_an_edit_with_no_mark_is_not_said_to_be_after_the_close(forum, tmp_path)
 
 
 @pytest.mark.rules("K2", "V9")
-@pytest.mark.xfail(
-    strict=True,
-    reason="who is out comes from the counts and the game file (tally/rules/state.py, "
-    "rules/votes.py: the integrator's), never from the ledger's red cards",
-)
 def test_a_player_sent_off_by_a_red_card_cannot_vote(forum, tmp_path):
     """Real X3.5: `tally lurkers --day 2` wrote grace's third yellow, made it red (K1) and
     printed "Sent off (red card, K2): grace"; on day 3 grace posted 投票对象：carol and

@@ -25,7 +25,7 @@ from tally.rules.guards import (
     late_ballots,
     thread_fits_day,
 )
-from tally.rules.judge import _electors, judge, remarks
+from tally.rules.judge import electors, judge, remarks
 from tally.rules.ledger import Card
 from tally.rules.verdicts import Colour, Status, ThreadRole, VoidReason, void_words
 from tally.rules.votes import in_order
@@ -130,9 +130,9 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
                 words = void_words(b.reason, game.rules)
                 void.setdefault(b.voter, []).append(f"{b.floor}楼的票作废：{words}")
     # Who may not vote this day (V10, and V12 on the election day) has no vote to miss (L3).
-    electors = _electors(game, day, game.rules)
+    may_elect = electors(game, day, game.rules)
     barred = {
-        p for p in times if p in day.cannot_vote or (electors is not None and p not in electors)
+        p for p in times if p in day.cannot_vote or (may_elect is not None and p not in may_elect)
     }
     return tuple(
         PlayerDay(
