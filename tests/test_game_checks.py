@@ -429,3 +429,44 @@ def test_C4_the_result_tally_posted_for_a_day_it_cannot_count_is_carried(forum, 
     assert (sheriff["player"], sheriff["from"], sheriff["day"]) == ("kiwi", "derived", 1)
     assert sheriff["note"].startswith("day 1's result as tally posted it (the journal of posts;")
     assert data["facts"]["unchecked"] == []
+
+
+@pytest.mark.rules("K2", "V9")
+def test_K2_a_red_card_puts_the_player_out_from_the_next_day(tmp_path):
+    """The run's setup reads who the card ledger sends off; a day after the card's day stands
+    with them out (a fact from the ledger), the card's own day does not (the ledger says the
+    day, not the hour)."""
+    import dataclasses
+
+    from tally.commands.run import with_ledger
+    from tally.rules.state import Carried, FactKind, Source, resolve
+
+    game_file = tmp_path / "g.toml"
+    game_file.write_text(
+        'players = ["alice", "bob", "heidi"]\n'
+        + "".join(
+            f"[[days]]\nday = {n}\nopens = 2024-05-0{n + 6}T09:00:00\n"
+            f'closes = 2024-05-0{n + 6}T21:00:00\nvote = "https://bbs.example.com/thread-{n}-1-1.html"\n'
+            for n in (1, 2, 3)
+        ),
+        encoding="utf-8",
+    )
+    assert with_ledger(load_game(game_file)).sent_off == {}  # no ledger: nobody
+    (tmp_path / "g.cards.csv").write_text(
+        "\ufeffday,player,colour,rule,reason,source\r\n"
+        "1,bob,yellow,L1,第1天发言不足,tally\r\n"
+        "2,heidi,red,L8,刷屏,director\r\n3,heidi,red,K1,第3张黄牌,tally\r\n",
+        encoding="utf-8",
+    )
+    game = with_ledger(load_game(game_file))
+    assert game.sent_off == {"heidi": 2}  # the first red card, and only red ones
+    day2, facts2 = resolve(game, game.day(2), Carried())
+    assert "heidi" not in day2.dead and not facts2
+    day3, facts3 = resolve(game, game.day(3), Carried())
+    assert day3.out_at("heidi", day3.opens)
+    [fact] = facts3
+    assert (fact.what, fact.player, fact.source, fact.day) == (FactKind.DEAD, "heidi", Source.LEDGER, 2)
+    assert "red card for day 2 (K2" in fact.note
+    # A player the game file already has out is not said out twice.
+    filed = dataclasses.replace(game.day(3), dead=("heidi",))
+    assert [f.source for f in resolve(game, filed, Carried())[1]] == [Source.GAME_FILE]
