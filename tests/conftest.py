@@ -44,6 +44,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(trylast=True)  # after -k and -m have chosen
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # --collect-only runs no test: nothing to start (and nothing killed half-way).
+    if config.option.collectonly:
+        return
     if not _worker(config) and any(i.nodeid.startswith(LINT) for i in items):
         lint.start_all()
 
