@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -22,6 +23,9 @@ from tally.forums.reader import Reader, Reading
 from tally.model import Thread
 
 from . import lint
+
+if TYPE_CHECKING:
+    from .browser import Browser
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DISCUZ = FIXTURES / "discuz"
@@ -69,6 +73,17 @@ LINT = "tests/test_lint.py::"
 def forum() -> Iterator[LocalForum]:
     with LocalForum() as f:
         yield f
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for the session (tests/browser.py); a test takes ``fresh`` of it."""
+    from .browser import Browser, chromium
+
+    if chromium() is None:
+        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
+    with Browser() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="session")
