@@ -61,6 +61,32 @@ def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
         lint.start_all()
 
 
+# The modules whose tests share what is made once a module (a fixture of scope="module", a
+# cache): each runs on one worker; every other test goes to whichever worker is free.
+TOGETHER = frozenset({
+    "tests/test_install.py",  # the wheel, built in the checkout's build/ (once at a time)
+    "tests/test_report.py",  # two reports of a four-day game
+    "tests/test_house.py",  # tally's code, parsed
+})  # fmt: skip
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """--dist loadgroup, its groups the modules of TOGETHER. pytest-xdist groups the tests
+    marked xdist_group by renaming their nodeid, which pytest 9 no longer lets a plugin do
+    (each marked test went to any worker: the wheel was built twice at once)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ModulesTogether(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in TOGETHER else nodeid
+
+    return ModulesTogether(config, log)  # type: ignore[arg-type]
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     if not _worker(config):
         lint.stop_all()

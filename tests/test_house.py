@@ -26,8 +26,6 @@ from tally.rules.verdicts import BallotKind, Colour, OutcomeCode, Status, VoidRe
 
 ROOT = Path(__file__).resolve().parent.parent
 TALLY = ROOT / "tally"
-# tally's code is parsed once, on one worker (pyproject.toml: --dist loadgroup).
-pytestmark = pytest.mark.xdist_group("house")
 
 
 @functools.cache

@@ -25,7 +25,7 @@ import pytest
 from .conftest import FIXTURES, child_env
 
 # A wheel built and installed into a fresh environment: seconds each (CI runs them).
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -22,9 +22,6 @@ from . import test_votes_game as votes_game
 from .conftest import FakeClock, Runner
 from .discuzgen import Comment, P, Thread
 
-# The module's two reports are made once, on one worker (pyproject.toml: --dist loadgroup).
-pytestmark = pytest.mark.xdist_group("report")
-
 runner = Runner()
 CHINA = ZoneInfo("Asia/Shanghai")
 PLAYERS = list(votes_game.PLAYERS[:12])  # 冷月 … 青山
