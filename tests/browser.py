@@ -4,6 +4,10 @@ no driver, no websocket library, only the browser Debian packages (`chromium`).
     with Browser() as browser:
         page = browser.open(Path("report.html"))
         page.evaluate("document.title"), page.errors, page.screenshot()
+
+One Chromium serves a session's tests (the ``browser`` fixture of conftest.py): each test
+takes ``Browser.fresh``, a browser context of its own (its own cookies, storage and cache,
+as a new profile would have), and the second a launch and a close take is paid once.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,6 +82,7 @@ class Browser:
         self._buffer = b""
         self._next = 0
         self.events: list[dict[str, Any]] = []
+        self.context: str | None = None  # the browser context new pages open in
 
     def __enter__(self) -> Browser:
         return self
@@ -139,12 +145,16 @@ class Browser:
             if event.get("method") == method and event.get("sessionId") == session:
                 return event
 
-    def open(self, path: Path) -> Page:
-        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+    def new_page(self, domains: tuple[str, ...] = ("Page", "Runtime", "Log", "DOM", "CSS")) -> Page:
+        """A blank tab (in this browser's context), its viewport width × height."""
+        blank: dict[str, Any] = {"url": "about:blank"}
+        if self.context is not None:
+            blank["browserContextId"] = self.context
+        target = self.call("Target.createTarget", blank)["targetId"]
         session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
             "sessionId"
         ]
-        for domain in ("Page", "Runtime", "Log", "DOM", "CSS"):
+        for domain in domains:
             self.call(f"{domain}.enable", session=session)
         metrics = {
             "width": self.width,
@@ -153,9 +163,26 @@ class Browser:
             "mobile": self.mobile,
         }
         self.call("Emulation.setDeviceMetricsOverride", metrics, session=session)
-        self.call("Page.navigate", {"url": path.resolve().as_uri()}, session=session)
-        self.wait_for("Page.loadEventFired", session)
         return Page(self, session)
+
+    def open(self, path: Path) -> Page:
+        page = self.new_page()
+        self.call("Page.navigate", {"url": path.resolve().as_uri()}, session=page.session)
+        self.wait_for("Page.loadEventFired", page.session)
+        return page
+
+    @contextlib.contextmanager
+    def fresh(self, width: int = 1200, height: int = 900, *, mobile: bool = False) -> Iterator[Browser]:
+        """This browser as if launched anew: a browser context of its own (cookies, storage,
+        cache), its pages width × height; the context and its pages go at the end."""
+        context = self.call("Target.createBrowserContext")["browserContextId"]
+        saved = (self.width, self.height, self.mobile, self.context)
+        self.width, self.height, self.mobile, self.context = width, height, mobile, context
+        try:
+            yield self
+        finally:
+            self.width, self.height, self.mobile, self.context = saved
+            self.call("Target.disposeBrowserContext", {"browserContextId": context})
 
 
 @dataclass

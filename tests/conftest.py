@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -22,6 +23,9 @@ from tally.forums.reader import Reader, Reading
 from tally.model import Thread
 
 from . import lint
+
+if TYPE_CHECKING:
+    from .browser import Browser
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DISCUZ = FIXTURES / "discuz"
@@ -44,6 +48,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(trylast=True)  # after -k and -m have chosen
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # --collect-only runs no test: nothing to start (and nothing killed half-way).
+    if config.option.collectonly:
+        return
     if not _worker(config) and any(i.nodeid.startswith(LINT) for i in items):
         lint.start_all()
 
@@ -52,6 +59,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
     if any(i.startswith(LINT) for i in ids):
         lint.start_all()
+
+
+# The modules whose tests share what is made once a module (a fixture of scope="module", a
+# cache): each runs on one worker; every other test goes to whichever worker is free.
+TOGETHER = frozenset({
+    "tests/test_install.py",  # the wheel, built in the checkout's build/ (once at a time)
+    "tests/test_report.py",  # two reports of a four-day game
+    "tests/test_house.py",  # tally's code, parsed
+})  # fmt: skip
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """--dist loadgroup, its groups the modules of TOGETHER. pytest-xdist groups the tests
+    marked xdist_group by renaming their nodeid, which pytest 9 no longer lets a plugin do
+    (each marked test went to any worker: the wheel was built twice at once)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ModulesTogether(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in TOGETHER else nodeid
+
+    return ModulesTogether(config, log)  # type: ignore[arg-type]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -66,6 +99,17 @@ LINT = "tests/test_lint.py::"
 def forum() -> Iterator[LocalForum]:
     with LocalForum() as f:
         yield f
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for the session (tests/browser.py); a test takes ``fresh`` of it."""
+    from .browser import Browser, chromium
+
+    if chromium() is None:
+        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
+    with Browser() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="session")

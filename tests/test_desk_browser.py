@@ -50,16 +50,7 @@ def served(forum, tmp_path) -> Iterator[tuple[Setup, object, str]]:
 def go(browser: Browser, page: Page | None, url: str) -> Page:
     """Browser.open for an http address (it opens files)."""
     if page is None:
-        target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
-            "sessionId"
-        ]
-        for domain in ("Page", "Runtime", "Log"):
-            browser.call(f"{domain}.enable", session=session)
-        browser.call("Emulation.setDeviceMetricsOverride", {"width": browser.width,
-                     "height": browser.height, "deviceScaleFactor": 1,
-                     "mobile": browser.mobile}, session=session)  # fmt: skip
-        page = Page(browser, session)
+        page = browser.new_page(("Page", "Runtime", "Log"))
     loaded(browser, page, lambda: browser.call("Page.navigate", {"url": url},
                                                session=page.session))  # fmt: skip
     return page
@@ -84,9 +75,9 @@ def until(page: Page, expression: str, timeout: float = 20.0) -> None:
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_every_page_loads_without_a_console_error(served, width):
+def test_every_page_loads_without_a_console_error(served, width, browser):
     _setup, _desk, base = served
-    with Browser(width=width, height=900, mobile=width < 500) as browser:
+    with browser.fresh(width=width, height=900, mobile=width < 500) as browser:
         page = go(browser, None, f"{base}/?token={TOKEN}")
         assert page.evaluate("document.location.search") == ""  # the token left the address
         for path in ("/", "/day/2", "/day/2/cards", "/day/2/posts", "/day/2/pictures",
@@ -105,11 +96,11 @@ def test_every_page_loads_without_a_console_error(served, width):
         assert page.evaluate("document.cookie") == ""
 
 
-def test_a_day_from_open_to_posted_through_the_desk_alone(served, tmp_path):
+def test_a_day_from_open_to_posted_through_the_desk_alone(served, tmp_path, browser):
     """A ballot appears live, what players wrote is text, a card is confirmed, the result is
     posted once and a second click is refused."""
     setup, desk, base = served
-    with Browser(width=1280, height=1000) as browser:
+    with browser.fresh(width=1280, height=1000) as browser:
         page = go(browser, None, f"{base}/?token={TOKEN}")
         go(browser, page, f"{base}/day/2")
         until(page, "document.querySelectorAll('#live table.ballots tbody tr').length >= 3")
@@ -161,7 +152,7 @@ def test_a_day_from_open_to_posted_through_the_desk_alone(served, tmp_path):
     through_the_commands(tmp_path, desk.poller(2).poll.result, ledger, message, setup.board.forum)
 
 
-def test_another_page_cannot_drive_the_desk(served, tmp_path):
+def test_another_page_cannot_drive_the_desk(served, tmp_path, browser):
     """A page from elsewhere (a file here) that posts a form to the desk changes nothing."""
     setup, _desk, base = served
     setup.close()
@@ -169,7 +160,7 @@ def test_another_page_cannot_drive_the_desk(served, tmp_path):
     attack.write_text(
         f'<form id="f" method="post" action="{base}/day/2/post"><input name="token" value="x">'
         '<input name="digest" value="x"></form>', encoding="utf-8")  # fmt: skip
-    with Browser(width=1280, height=900) as browser:
+    with browser.fresh(width=1280, height=900) as browser:
         page = go(browser, None, f"{base}/?token={TOKEN}")  # the director is logged in
         go(browser, page, attack.as_uri())
         loaded(browser, page, lambda: page.evaluate("document.getElementById('f').submit()"))

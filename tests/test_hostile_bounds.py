@@ -7,10 +7,11 @@ config files (TALLY_FUZZ_EXAMPLES examples each, 80 by default)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import subprocess
-import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ from tally.forums.boards import Boards, built_in, parse_boards
 from tally.forums.discuz import Discuz
 from tally.rules.gamefile import load_game, parse_game
 
-from .conftest import CHINA, DISCUZ, FakeClock, Runner, child_env, quiet_environ
+from .conftest import CHINA, DISCUZ, FakeClock, Runner, quiet_environ
 
 FUZZ = settings(
     max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
@@ -47,14 +48,41 @@ def game_text(**swap: str) -> str:
 # -- files: regular, and capped -------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def never_read(fifo: Path) -> Iterator[list[str]]:
+    """While tally runs in this process: whoever opens ``fifo`` to read is written down and
+    let go at once (a writer comes and leaves: the read ends instead of hanging the suite,
+    which is what a run in another process with a timeout was for)."""
+    readers: list[str] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.005):
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:  # ENXIO: nobody has it open to read
+                continue
+            readers.append(f"{fifo} was opened to read")
+            os.close(fd)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield readers
+    finally:
+        done.set()
+        watcher.join()
+
+
 def test_a_fifo_as_the_config_file_does_not_block(tmp_path):
     fifo = tmp_path / "config.toml"
     os.mkfifo(fifo)
-    env = child_env(TALLY_CONFIG=str(fifo))
-    done = subprocess.run([sys.executable, "-m", "tally", "config"], env=env, timeout=30,
-                          capture_output=True, check=False)  # fmt: skip
-    assert done.returncode == ExitStatus.BAD_INPUT
-    assert done.stderr.decode("utf-8") == (
+    with never_read(fifo) as readers:
+        result = runner.invoke(app, ["config"],
+                               obj=FakeClock().env(environ=quiet_environ(TALLY_CONFIG=str(fifo))))
+    assert readers == []
+    assert result.exit_code == ExitStatus.BAD_INPUT
+    assert result.stderr == (
         f"tally: {fifo} is a named pipe (FIFO), not a config file; give a file.\n"
     )
 
@@ -92,10 +120,12 @@ def test_a_fifo_given_for_any_file_is_one_sentence_not_a_wait(tmp_path, option):
     source = str(fifo) if option == "saved page" else "http://127.0.0.1:9/thread-23-1-1.html"
     extra = [] if option == "saved page" else [option, str(fifo)]
     args = ["votes", source, "--game", str(game), *extra]
-    done = subprocess.run([sys.executable, "-m", "tally", *args], timeout=30, capture_output=True,
-                          check=False, env=child_env(TALLY_CONFIG=str(tmp_path / "none")))  # fmt: skip
-    said = done.stderr.decode("utf-8")
-    assert done.returncode == ExitStatus.BAD_INPUT, said
+    with never_read(fifo) as readers:
+        done = runner.invoke(app, args, obj=FakeClock().env(
+            environ=quiet_environ(TALLY_CONFIG=str(tmp_path / "none"))))  # fmt: skip
+    said = done.stderr
+    assert readers == []
+    assert done.exit_code == ExitStatus.BAD_INPUT, said
     assert said.startswith("tally: ") and str(fifo) in said and said.count("\n") == 1
     if option == "--cookies":
         assert said == f"tally: {fifo} is a named pipe (FIFO), not a cookie file; give a file.\n"

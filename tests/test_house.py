@@ -34,6 +34,13 @@ def modules() -> tuple[tuple[Path, ast.Module], ...]:
     return tuple((p, ast.parse(p.read_text(encoding="utf-8"))) for p in sorted(TALLY.rglob("*.py")))
 
 
+@functools.cache
+def nodes(tree: ast.AST) -> tuple[ast.AST, ...]:
+    """Every node of a module of ``modules()``, in ``ast.walk``'s order, walked once for the
+    tests that look at them all (a walk of the whole of tally takes a tenth of a second)."""
+    return tuple(ast.walk(tree))
+
+
 def test_readme_lists_every_void_reason_with_its_rule_and_label():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     listed = re.findall(r"^\| `(\w+)` \| ([\w—]+) \| (\S+) \|$", readme, re.M)
@@ -91,7 +98,7 @@ def test_no_module_imports_a_later_stage():
         mine = stage(module)
         if mine is None:
             continue
-        for node in ast.walk(tree):
+        for node in nodes(tree):
             if isinstance(node, ast.ImportFrom) and node.module:
                 theirs = stage(node.module)
                 if theirs is not None:
@@ -264,7 +271,7 @@ def test_reading_goes_through_the_reader():
     for path, tree in modules():
         if "forums" in path.parts:
             continue
-        for node in ast.walk(tree):
+        for node in nodes(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tally.forums"):
                 used = {a.name for a in node.names} & private
                 assert not used, f"{path.relative_to(ROOT)} imports {used}"
@@ -301,7 +308,7 @@ def test_no_word_with_an_enum_is_compared_as_a_string():
     for path, tree in modules():
         if module_name(path) in platform_modules():
             continue
-        for node in ast.walk(tree):
+        for node in nodes(tree):
             if not isinstance(node, ast.Compare):
                 continue
             for side in (node.left, *node.comparators):
@@ -337,7 +344,7 @@ def test_the_process_variables_are_read_by_the_environment_only(tmp_path):
     for path, tree in modules():
         if path.name == "environment.py":
             continue
-        for node in ast.walk(tree):
+        for node in nodes(tree):
             if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv"):
                 assert not (isinstance(node.value, ast.Name) and node.value.id == "os"), path
     env = Environment(config_dir=tmp_path / "c", cache_dir=tmp_path / "k", environ={})
@@ -370,10 +377,10 @@ def module_name(path: Path) -> str:
 def imported(tree: ast.Module, module: str) -> set[str]:
     """Every module of tally an import anywhere in ``tree`` names (at the top, inside a
     function, under TYPE_CHECKING): ``from P import N`` names P, and P.N when that is a module."""
-    known = {module_name(p) for p, _ in modules()}
+    known = _known()
     package = module if module in _packages() else module.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -387,6 +394,11 @@ def imported(tree: ast.Module, module: str) -> set[str]:
 
 
 @functools.cache
+def _known() -> frozenset[str]:
+    return frozenset(module_name(p) for p, _ in modules())
+
+
+@functools.cache
 def _packages() -> frozenset[str]:
     return frozenset(module_name(p) for p, _ in modules() if p.name == "__init__.py")
 
@@ -396,13 +408,13 @@ def names_a_platform(tree: ast.Module) -> bool:
     forum software: its name or title in an identifier or a string."""
     words = {w.lower() for p in PLATFORMS for w in (p.name, p.title)}
     spoken = set()
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
             spoken.add(id(body[0].value))  # a docstring
         if isinstance(node, ast.keyword) and node.arg == "about":
             spoken.add(id(node.value))
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         said = (
             node.value if isinstance(node, ast.Constant) and isinstance(node.value, str)
             and id(node) not in spoken
@@ -447,7 +459,7 @@ def test_what_a_forum_software_holds_is_in_its_platform_modules():
     assert homes <= platform_modules()
     assert {"tally.forums.discuz_reply", "tally.forums.discuz_fields"} <= platform_modules()
     for path, tree in modules():
-        for node in ast.walk(tree):
+        for node in nodes(tree):
             if isinstance(node, ast.ClassDef):
                 bases = {b.id for b in node.bases if isinstance(b, ast.Name)}
                 if bases & {Platform.__name__, Pages.__name__}:
@@ -567,7 +579,7 @@ def test_the_bbcode_tags_are_the_markups():
     for path, tree in modules():
         if path.name == "vocabulary.py":
             continue
-        for node in ast.walk(tree):
+        for node in nodes(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 assert "attachimg|" not in node.value and "|attachimg" not in node.value, path
 

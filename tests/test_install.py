@@ -1,9 +1,12 @@
 """tally installed from its wheel, not from this checkout: every command finds what it needs.
 
-The wheel is built here (offline: no build isolation), installed into a fresh virtual
-environment that borrows this one's dependencies but not its editable tally, and run from a
-folder outside the checkout: `tally --version`, `tally demo`, and every other command on the
-sample game (templates and the sample from the package).
+The wheel is built here by the build backend pyproject.toml names, as pip would call it
+(offline: no build isolation), installed by pip into a fresh virtual environment that
+borrows this one's dependencies but not its editable tally, and run from a folder outside
+the checkout: `python -m tally --version`, `tally demo`, and every other command on the
+sample game (templates and the sample from the package), each command in a process of its
+own forked from one interpreter of the installed tally (ten interpreters importing the same
+libraries took ten seconds).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import json
 import site
 import subprocess
 import sys
+import tempfile
+import tomllib
 import venv
 from pathlib import Path
 
@@ -29,10 +34,14 @@ ROOT = Path(__file__).resolve().parent.parent
 def installed(tmp_path_factory) -> Path:
     """The python of a fresh environment with tally installed from a freshly built wheel."""
     work = tmp_path_factory.mktemp("wheel")
+    # PEP 517's build_wheel of the backend pyproject.toml names, in a process of its own,
+    # as `pip wheel --no-build-isolation` calls it (without pip's two seconds of start).
+    backend = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+        "build-system"]["build-backend"]  # fmt: skip
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(work / "dist"), str(ROOT)],
-        capture_output=True, text=True, timeout=300,
+        [sys.executable, "-c", f"import sys, {backend} as b; b.build_wheel(sys.argv[1])",
+         str(work / "dist")],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
     )  # fmt: skip
     assert built.returncode == 0, built.stdout + built.stderr
     [wheel] = (work / "dist").glob("tally-*.whl")
@@ -49,19 +58,85 @@ def installed(tmp_path_factory) -> Path:
         "\n".join(p for p in site.getsitepackages() if "site-packages" in p) + "\n"
     )
     installed = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", purelib, str(wheel)],
+        # --no-compile: the installed tally writes its bytecode as it is first imported.
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-compile", "--target",
+         purelib, str(wheel)],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert installed.returncode == 0, installed.stdout + installed.stderr
     return python
 
 
-def tally(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _env() -> dict[str, str]:
     env = {k: v for k, v in child_env().items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return {**env, "COLUMNS": "200"}
+
+
+def tally(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(python), "-m", "tally", *args],
-        capture_output=True, text=True, timeout=120, cwd=cwd, env={**env, "COLUMNS": "200"},
+        capture_output=True, text=True, timeout=120, cwd=cwd, env=_env(),
     )  # fmt: skip
+
+
+# Run by the installed python: tally imported once (every module, and the libraries its
+# commands import as they run), then each command in a child forked from it, its own process with
+# its own exit status, stdout and stderr (files), as `python -m tally NAME …` runs it.
+_FORKED = """
+import importlib, json, os, pkgutil, sys, traceback
+import tally, httpx, jinja2, matplotlib.pyplot, pandas
+import typer._adapters  # what typer imports to read the arguments: pydantic, 0.3 s a run
+# Every module of the installed tally (each must import), but the one that runs the CLI.
+for module in pkgutil.walk_packages(tally.__path__, "tally."):
+    if not module.name.endswith("__main__"):
+        importlib.import_module(module.name)
+import tally.cli
+
+runs, out = json.loads(sys.argv[1]), sys.argv[2]
+codes = {}
+for name, args in runs.items():
+    pid = os.fork()
+    if pid == 0:
+        for fd, ext in ((1, "out"), (2, "err")):
+            with open(os.path.join(out, f"{name}.{ext}"), "wb") as f:
+                os.dup2(f.fileno(), fd)
+        sys.argv = ["tally", *args]
+        code = 0
+        try:
+            tally.cli.main()
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    codes[name] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+print(json.dumps(codes))
+"""
+
+
+def forked(
+    python: Path, runs: dict[str, list[str]], cwd: Path
+) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Each of ``runs`` (a name: its arguments) as the installed tally runs it, in a process
+    forked from one interpreter of the installed tally (``_FORKED``)."""
+    out = Path(tempfile.mkdtemp(prefix="forked-", dir=cwd))
+    parent = subprocess.run(
+        [str(python), "-c", _FORKED, json.dumps(runs), str(out)],
+        capture_output=True, text=True, timeout=300, cwd=cwd, env=_env(),
+    )  # fmt: skip
+    assert parent.returncode == 0, parent.stdout + parent.stderr
+    codes = json.loads(parent.stdout)
+
+    def said(name: str, ext: str) -> str:
+        return (out / f"{name}.{ext}").read_text(encoding="utf-8")
+
+    return {
+        name: subprocess.CompletedProcess(args, codes[name], said(name, "out"), said(name, "err"))
+        for name, args in runs.items()
+    }
 
 
 def test_the_wheel_is_the_tally_that_runs(installed, tmp_path):
@@ -84,11 +159,6 @@ def test_every_command_from_the_wheel(installed, tmp_path):
     from tally.demo import sample_game_text
     from tally.demo.localforum import LocalForum
 
-    exported = tally(installed, "templates", "export", str(tmp_path / "mine"), cwd=tmp_path)
-    assert exported.returncode == 0, exported.stderr
-    assert (tmp_path / "mine" / "close.bbcode.j2").read_bytes() == (
-        ROOT / "templates" / "close.bbcode.j2"
-    ).read_bytes()
     with LocalForum() as forum:
         forum.add_discuz_thread("23", FIXTURES / "discuz", "vote")
         forum.add_discuz_thread("24", FIXTURES / "discuz", "talk")
@@ -104,11 +174,18 @@ def test_every_command_from_the_wheel(installed, tmp_path):
             "report": ["--game", str(game), "-o", str(tmp_path / "report.html")],
             "watch": [vote, "--game", str(game), "--polls", "1", "--json"],
         }
-        done = {
-            name: tally(installed, name, *args, "-q", cwd=tmp_path) for name, args in runs.items()
-        }
-        own = tally(installed, "announce", "--game", str(game), "--day", "2", "-q",
-                    "--template-dir", str(tmp_path / "mine"), cwd=tmp_path)  # fmt: skip
+        done = forked(installed, {  # in this order: the templates exported, then used
+            "export": ["templates", "export", str(tmp_path / "mine")],
+            **{name: [name, *args, "-q"] for name, args in runs.items()},
+            "own": ["announce", "--game", str(game), "--day", "2", "-q",
+                    "--template-dir", str(tmp_path / "mine")],
+            "cards": ["cards", "list", "--game", str(game)],
+        }, cwd=tmp_path)  # fmt: skip
+        exported, own, cards = done.pop("export"), done.pop("own"), done.pop("cards")
+    assert exported.returncode == 0, exported.stderr
+    assert (tmp_path / "mine" / "close.bbcode.j2").read_bytes() == (
+        ROOT / "templates" / "close.bbcode.j2"
+    ).read_bytes()
     assert own.returncode == 0 and own.stdout == done["announce"].stdout, own.stderr
     for name, result in done.items():
         assert result.returncode == 0, (name, result.stderr)
@@ -119,5 +196,4 @@ def test_every_command_from_the_wheel(installed, tmp_path):
     assert "[[days]]" in (tmp_path / "new.toml").read_text(encoding="utf-8")
     assert (tmp_path / "report.html").read_text(encoding="utf-8").count("<svg") >= 3
     assert json.loads(done["watch"].stdout)["poll"]["final"]  # the sample day closed in 2024
-    cards = tally(installed, "cards", "list", "--game", str(game), cwd=tmp_path)
     assert cards.returncode == 0 and cards.stdout == "No card.\n", cards.stderr

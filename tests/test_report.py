@@ -19,7 +19,6 @@ from tally.demo.localforum import LocalForum
 from tally.environment import Environment
 
 from . import test_votes_game as votes_game
-from .browser import Browser, chromium
 from .conftest import FakeClock, Runner
 from .discuzgen import Comment, P, Thread
 
@@ -147,11 +146,9 @@ def test_the_report_is_one_small_page_with_every_day(report):
 
 
 @pytest.mark.slow
-def test_chromium_renders_the_report(report, tmp_path):
-    if chromium() is None:
-        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
+def test_chromium_renders_the_report(report, tmp_path, browser):
     out, _ = report
-    with Browser(width=1200, height=1000) as browser:
+    with browser.fresh(width=1200, height=1000) as browser:
         page = browser.open(out)
         assert page.errors == []
         assert page.evaluate("document.querySelectorAll('figure.chart svg').length") == 13
@@ -255,14 +252,12 @@ def one_day_report(tmp_path_factory) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("width", [1280, 390])
-def test_no_text_is_clipped_on_a_desktop_or_a_phone(report, one_day_report, width):
+def test_no_text_is_clipped_on_a_desktop_or_a_phone(report, one_day_report, width, browser):
     """The report at 1280 px and at 390 px (a phone): no word of a picture outside its frame
     (matplotlib lays them out, the browser draws them), no picture outside the window."""
-    if chromium() is None:
-        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
     for page_file in (report[0], one_day_report):
-        with Browser(width=width, height=900, mobile=width < 600) as browser:
-            page = browser.open(page_file)
+        with browser.fresh(width=width, height=900, mobile=width < 600) as fresh:
+            page = fresh.open(page_file)
             assert page.errors == []
             assert page.evaluate("document.querySelectorAll('figure.chart svg text').length") > 50
             assert page.evaluate(CLIPPED) == [], (page_file.parent.name, width)

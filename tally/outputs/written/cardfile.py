@@ -25,8 +25,10 @@ from tally.rules.ledger import Card
 from tally.rules.verdicts import Colour
 
 COLUMNS = ("day", "player", "colour", "rule", "reason", "source")
-# How long a change waits for another tally's change of the same ledger.
+# How long a change waits for another tally's change of the same ledger, looking again
+# every LOCK_POLL seconds.
 LOCK_WAIT = 30.0
+LOCK_POLL = 0.05
 
 
 def ledger_path(game_path: Path) -> Path:
@@ -100,7 +102,7 @@ def editing(path: Path, wait: float = LOCK_WAIT) -> Iterator[None]:
                     f"{wait:g} s; run again when it is done (or remove {lock_path.name} if no "
                     "tally runs)."
                 )
-            time.sleep(0.05)
+            time.sleep(LOCK_POLL)
         yield
     finally:
         _unlock(handle)
