@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -286,8 +287,7 @@ def ruleset_for(preset: str, overrides: Mapping[str, Any], *, source: str = "gam
     number, a text, a list of a StrEnum's values…), so a new field needs no new reader.
     """
     base = PRESETS[preset]
-    hints = typing.get_type_hints(Ruleset)
-    fields = {f.name for f in dataclasses.fields(Ruleset) if f.name != "based_on"}
+    hints, fields = _fields()
     changes: dict[str, Any] = {}
     for key, value in overrides.items():
         if key not in fields:
@@ -299,6 +299,14 @@ def ruleset_for(preset: str, overrides: Mapping[str, Any], *, source: str = "gam
         except ValueError as exc:
             raise GameFileError(f"{source}, key 'rules.{key}': {exc}.") from None
     return dataclasses.replace(base, **changes)
+
+
+@functools.cache
+def _fields() -> tuple[dict[str, Any], frozenset[str]]:
+    """Each rule's declared type, and the rules a game file may set: read from the class
+    once (``get_type_hints`` evaluates every annotation again on each call)."""
+    hints = typing.get_type_hints(Ruleset)
+    return hints, frozenset(f.name for f in dataclasses.fields(Ruleset) if f.name != "based_on")
 
 
 def _coerce(value: Any, hint: Any) -> Any:
