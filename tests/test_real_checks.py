@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tally.cli import app
+from tally.commands.post import hidden_from_players
 from tally.commands.watch import Schedule, read_polls
 from tally.demo.localforum import Reply
 from tally.forums.http import HttpOptions
@@ -217,3 +218,27 @@ def test_an_L3_card_for_a_void_ballot_names_it(forum, tmp_path):
     assert result.exit_code == 0, result.output
     reasons = {c["player"]: c["reason"] for c in json.loads(result.stdout)["cards"]}
     assert reasons == {"dave": "第1天未投票（投票帖5楼的票作废：导演裁定作废；7楼的票作废：不可当选警长）"}
+
+
+@pytest.mark.parametrize(("name", "hidden"), [("hidden-author", True), ("vote-1-admin", False)])
+def test_a_post_in_a_thread_of_hidden_replies_says_the_players_will_not_see_it(
+    forum, tmp_path, name, hidden
+):
+    """Real X3.5, day 3: the vote thread had 回帖仅作者可见; `tally watch --post` replied the
+    result there as admin, read it back ("read back: true"), and said nothing: alice's page
+    and a guest's show that floor only as 此帖仅作者可见. Read as its author (an admin: the
+    page marks every hidden reply), the thread is said to hide the post from the players."""
+    tid = "2" if hidden else "1"
+    forum.add_discuz_page(tid, 1, (FIXTURES / "discuz-x35-changes" / f"{name}.html").read_bytes())
+    reader = Reader(FakeClock("2026-12-01 17:10:00", CHINA).env(), Reading(use_cache=False))
+    with reader:
+        thread = reader.thread(forum.url(f"forum.php?mod=viewthread&tid={tid}"), CHINA)
+    said = hidden_from_players(thread)
+    if not hidden:
+        assert said is None
+        return
+    assert said == (
+        f"thread {thread.thread_id}'s replies are hidden from the players (回帖仅作者可见), and so "
+        "is this post: they see it only as 此帖仅作者可见; post the result where they can read it "
+        "too (the discussion thread)."
+    )

@@ -48,6 +48,7 @@ from tally.model import Post, Thread, ThreadRef
 from tally.outputs.results import Posted
 from tally.rules.closed import mark, marked_post, outcome_code, since
 from tally.rules.game import Day, Game
+from tally.rules.standing import HIDDEN_REPLY
 from tally.times import short
 from tally.vocabulary import BBCODE_TAG, INERT_BBCODE, Announcement
 
@@ -115,6 +116,9 @@ def post_text(
         # Read inside the lock: a poster let in after another finds its post.
         thread = _live(reader, url, game, day, kind)
         _never_twice(game, day, kind, thread, journal)
+        hidden = hidden_from_players(thread)
+        if hidden is not None and reader.how.warn is not None:
+            reader.how.warn(hidden)
         form = ready(game, ref, thread.page_count, reader)
         text = players_unheld(text, form.charset, game, thread, reader)
         check_size(form, text)
@@ -160,6 +164,19 @@ def resting_on(day: Day, kind: Announcement, unchecked: Sequence[str]) -> None:
             f"{unchecked[0].rstrip('.')}; a result that may be wrong is not posted: make that "
             "day count (its sentence says how), then post."
         )
+
+
+def hidden_from_players(thread: Thread) -> str | None:
+    """The sentence for a thread whose replies the forum shows only to their authors, the
+    thread's author and moderators (回帖仅作者可见, as a moderator's page marks them): a reply
+    tally posts there is hidden from the players too."""
+    if not any(p.hidden == HIDDEN_REPLY for p in thread.posts[1:]):
+        return None
+    return (
+        f"thread {thread.thread_id}'s replies are hidden from the players (回帖仅作者可见), "
+        "and so is this post: they see it only as 此帖仅作者可见; post the result where they "
+        "can read it too (the discussion thread)."
+    )
 
 
 def players_unheld(text: str, charset: str, game: Game, thread: Thread, reader: Reader) -> str:
