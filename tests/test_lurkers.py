@@ -166,15 +166,21 @@ def test_four_days_of_cards_flags_and_ledger(forum, tmp_path):
     day4 = run(game, 4)
     assert cards(day4) == [("kiwi", "yellow", "L2")]  # days 1, 3, 4: day 2 does not break it
     assert day4["cards"][0]["reason"] == "第1、3、4天发言均少于10条"
-    assert "老K" not in {p["player"] for p in day4["players"]}  # only the living are checked
+    living4 = {p["player"] for p in day4["players"]}
+    assert "老K" not in living4  # only the living are checked
+    # K2: 糖糖's red card for day 3 sends them off, so day 4 counts them out, and every post
+    # of theirs on day 4 is a dead player's (L5), their ballot too.
+    assert "糖糖" not in living4
     flags4 = [(f["rule"], f["player"], f["thread_id"], f["floor"]) for f in day4["flags"]]
-    # 67 floors of discussion, then 老K on 69, "抵制斯大林" on 70 (allowed) and 71 (not);
-    # thread by thread, floor by floor: the vote thread's red font comes last.
+    # 67 floors of discussion (糖糖's on 57-68), then 老K on 69, "抵制斯大林" on 70 (allowed)
+    # and 71 (not); thread by thread, floor by floor: the vote thread's comes last.
     assert flags4 == [
+        *(("L5", "糖糖", "204", floor) for floor in range(57, 69)),
         ("L5", "老K", "204", 69),
         ("L5", "老K", "204", 71),
         ("L8", "小眯", "204", 72),
         ("L7", "风铃", "304", 6),
+        ("L5", "糖糖", "304", 7),
     ]
 
     rows = [(c.day, c.player, c.colour, c.rule) for c in load(ledger)]
