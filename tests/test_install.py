@@ -12,6 +12,7 @@ libraries took ten seconds).
 from __future__ import annotations
 
 import json
+import shutil
 import site
 import subprocess
 import sys
@@ -38,10 +39,15 @@ def installed(tmp_path_factory) -> Path:
     # as `pip wheel --no-build-isolation` calls it (without pip's two seconds of start).
     backend = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
         "build-system"]["build-backend"]  # fmt: skip
+    # From a copy of the checkout without what earlier builds left: setuptools packs all of
+    # build/lib, so a module a checkout once had (tally/watch.py) came back into the wheel.
+    source = work / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        "build", "dist", "*.egg-info", "__pycache__", ".*"))  # fmt: skip
     built = subprocess.run(
         [sys.executable, "-c", f"import sys, {backend} as b; b.build_wheel(sys.argv[1])",
          str(work / "dist")],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
+        capture_output=True, text=True, timeout=300, cwd=source,
     )  # fmt: skip
     assert built.returncode == 0, built.stdout + built.stderr
     [wheel] = (work / "dist").glob("tally-*.whl")
