@@ -113,7 +113,7 @@ def judge(
         _sequence(voter, seq, day, rules)
     flags = _lapse_and_flag(works, day, rules)
     works.sort(key=lambda w: (w.post.floor, w.comment_index or 0))
-    return Judged([_freeze(w, provisional) for w in works], flags, rows)
+    return Judged([_freeze(w, provisional) for w in works], flags, rows, voters)
 
 
 class Judged(NamedTuple):
@@ -121,6 +121,8 @@ class Judged(NamedTuple):
     flags: list[Flag]
     # The posts and comments that hold no ballot (and the 屏蔽ed ones): listed, never counted.
     remarks: tuple[Remark, ...]
+    # Who may vote on the day, where only some may (V12's election); None: every player.
+    electors: frozenset[str] | None = None
 
 
 def _sorted(thread: Thread, rules: Ruleset, cast: Cast) -> tuple[list[_Work], tuple[Remark, ...]]:

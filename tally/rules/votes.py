@@ -22,7 +22,7 @@ from tally.rules.guards import (
     stranger_flags,
     thread_fits_day,
 )
-from tally.rules.judge import electors, judge
+from tally.rules.judge import judge
 from tally.rules.rulesets import Ruleset
 from tally.rules.standing import as_it_stood, deleted_rows, hidden_replies
 from tally.rules.state import Carried, Fact, resolve
@@ -132,7 +132,7 @@ def tally_day(
     notice = hidden_replies(thread)
     stood, edits = as_it_stood(thread, game, day, as_edited=as_edited, cast=cast)
     gone, gone_flags = deleted_rows(thread, game, cast=cast)
-    ballots, flags, rows = judge(stood, game, day, provisional=provisional, cast=cast)
+    ballots, flags, rows, may_elect = judge(stood, game, day, provisional=provisional, cast=cast)
     ensure_ballots(game, thread, [*ballots, *gone], cast=cast)
     strangers = stranger_flags(ballots)
     late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
@@ -157,7 +157,6 @@ def tally_day(
     voted = {b.voter for b in ballots if b.status == Status.COUNTED}
     # Who had a vote to cast and did not: not the dead, not those banned from voting (V10),
     # and on an election day where only some roles vote, not the others (V12).
-    may_elect = electors(game, day, game.rules)
     not_voted = tuple(
         p
         for p in game.players
