@@ -4,9 +4,10 @@ its post and picture (``votes``).
     from tally.environment import Environment
     from tally.forums.reader import Reader, Reading
     from tally.rules.gamefile import load_game
+    from tally.commands.run import with_ledger
     from tally.commands.votes import vote_day
 
-    game = load_game("game.toml")
+    game = with_ledger(load_game("game.toml"))  # and who its card ledger sends off (K2)
     with Reader(Environment(), Reading()) as reader:
         result = vote_day(game, [game.day(2).vote], reader=reader)
     print(result.outcome.player)
