@@ -197,6 +197,19 @@ def test_a_post_deleted_between_two_reads_is_a_deleted_row(forum, tmp_path):
     assert data["not_voted"] == ["bob", "dave"]
 
 
+@pytest.mark.rules("V7")
+def test_a_deleted_row_in_the_closing_post_says_the_floor_was_its_own_before(forum, tmp_path):
+    """Floor 3 is carol's now and was bob's before the moderator deleted it: the closing post
+    lists both, and the deleted one says its number is the one it had (found on a real X3.5,
+    where "6楼 frank：被屏蔽" and "6楼 eve：已删除" stood one above the other)."""
+    assert read_at(forum, tmp_path, "17:04:50", "vote-2-banned-guest").exit_code == 0
+    forum.add_discuz_page("1", 1, page("vote-3-deleted-guest"))
+    result = votes(forum, tmp_path, at("17:10:00"), "--announce", "--format", "text")
+    assert result.exit_code == 0, result.output
+    assert "3楼：已删除（删除前在3楼）" in result.stdout
+    assert "4楼：被屏蔽" in result.stdout and "被屏蔽（" not in result.stdout
+
+
 def test_without_an_earlier_read_a_deleted_post_is_only_a_gap(forum, tmp_path):
     result = read_at(forum, tmp_path, "17:10:00", "vote-3-deleted-guest")
     assert result.exit_code == 0, result.output

@@ -19,6 +19,7 @@ from tally.errors import InputError
 from tally.forums import platform_of
 from tally.model import Thread
 from tally.outputs.written.templating import compile_templates, template_text
+from tally.rules.ballots import Remark
 from tally.rules.count import votes_text
 from tally.rules.game import Day, Game
 from tally.rules.ledger import Card
@@ -196,15 +197,17 @@ def close_context(
             }
         )
     # A post the forum 屏蔽s or no longer shows is listed whoever wrote it: its author sees
-    # why it was not counted (its words stay unsaid: the forum hides them).
+    # why it was not counted (its words stay unsaid: the forum hides them). A deleted post's
+    # floor is the one it had when tally read it, said so: a Discuz! board numbers the floors
+    # after it again, so that number may now be another post's.
     remarks += [
         {
             "floor": r.floor,
             "comment": r.comment,
             "link": platform.post_url(ref, r.parent_post_id or r.post_id),
             "voter": r.player or r.author,
-            "words": r.status.label,
-            "void_reason": r.status.label,
+            "words": _gone_label(r),
+            "void_reason": _gone_label(r),
         }
         for r in result.remarks
         if r.status != Status.NOT_A_BALLOT
@@ -260,6 +263,12 @@ def close_context(
         },
     }
 
+
+
+def _gone_label(r: Remark) -> str:
+    if r.status is Status.DELETED:
+        return f"{r.status.label}（删除前在{r.floor}楼）"
+    return r.status.label
 
 def closing_post(
     result: DayResult,
