@@ -20,7 +20,10 @@ def _in_memory(folder: str = "/dev/shm", room: int = 1 << 30) -> str | None:
     except OSError:
         return None
     writable = os.access(folder, os.W_OK | os.X_OK)
-    return folder if writable and fs.f_bavail * fs.f_frsize >= room else None
+    # Mounted noexec (hardened hosts): the install tests' virtual environment could not run
+    # the python it copies there.
+    runnable = not fs.f_flag & os.ST_NOEXEC
+    return folder if writable and runnable and fs.f_bavail * fs.f_frsize >= room else None
 
 
 # The tests' temporary folders (tmp_path, the folders of every test, the pages' caches) in

@@ -567,3 +567,30 @@ def test_as_of_past_the_last_read_is_as_of_that_read():
     thread = swap(t.thread(), history=history, read_at=at("09 20:30"))
     assert thread_as_of(thread, at("09 23:00")).read_at == at("09 20:30")
     assert thread_as_of(thread, at("09 20:10")).read_at == at("09 20:10")
+
+
+@pytest.mark.rules("V5")
+def test_a_mark_older_than_the_read_does_not_date_a_later_change():
+    """乙 edited at 19:50 (the mark), tally read 甲 at 20:00, then a moderator changed it to 丙
+    with no new mark: the words changed after that read, which the old mark cannot date, so
+    the flag does not say "after the close" (a cold read found it)."""
+    from dataclasses import replace as swap
+
+    from tally.model import Edit, History, Version
+    from tally.rules.votes import tally_day
+
+    from .votekit import T, at, game, vote
+
+    mark = Edit("乙", at("09 19:50"))
+    before = T().post("乙", "08 10:00", vote("甲"))
+    after = T().post("乙", "08 10:00", vote("丙"))
+    read = swap(before.posts[1], edited=mark)
+    history = History((Version(1, at("09 20:00"), (before.posts[0], read)),))
+    thread = swap(after.thread(), posts=(after.posts[0], swap(after.posts[1], edited=mark)),
+                  history=history, read_at=at("09 21:40"))  # fmt: skip
+    result = tally_day(thread, game("000"), 2)
+    [ballot] = result.ballots
+    assert ballot.target == "甲"  # as tally read it before the close
+    [note] = [f.note for f in result.flags if f.rule == "edited"]
+    assert note.startswith("changed after tally's last read before the close, and no edit mark")
+    assert "after the close (edit mark" not in note

@@ -440,6 +440,7 @@ def test_K2_a_red_card_puts_the_player_out_from_the_next_day(tmp_path):
 
     from tally.commands.run import with_ledger
     from tally.rules.state import Carried, FactKind, Source, resolve
+    from tally.rules.verdicts import OutcomeResult
 
     game_file = tmp_path / "g.toml"
     game_file.write_text(
@@ -470,3 +471,31 @@ def test_K2_a_red_card_puts_the_player_out_from_the_next_day(tmp_path):
     # A player the game file already has out is not said out twice.
     filed = dataclasses.replace(game.day(3), dead=("heidi",))
     assert [f.source for f in resolve(game, filed, Carried())[1]] == [Source.GAME_FILE]
+    # Carried past day 3, heidi is still out by the card, not by the game file.
+    state = Carried().after(day3, OutcomeResult.NONE, None, game.sent_off)
+    assert state.out["heidi"] == (3, "sent off by a red card for day 2 (K2, the card ledger)")
+    four = dataclasses.replace(game.day(3), day=4)
+    [again] = resolve(game, four, state)[1]
+    assert (again.source, again.day) == (Source.LEDGER, 2)
+
+
+@pytest.mark.rules("K1", "K2")
+def test_K2_a_red_three_yellows_make_sends_off_from_the_last_of_them(tmp_path):
+    """A yellow for day 1 added after those for days 2 and 3 makes a red (K1) written for
+    day 1: it is made when the last yellow is, so it sends the player off after day 3, not
+    from day 2 (whose result was posted long ago)."""
+    from tally.commands.run import with_ledger
+
+    game_file = tmp_path / "g.toml"
+    game_file.write_text(
+        'players = ["alice", "bob"]\n[[days]]\nday = 1\nopens = 2024-05-07T09:00:00\n'
+        'closes = 2024-05-07T21:00:00\nvote = "https://bbs.example.com/thread-1-1-1.html"\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "g.cards.csv").write_text(
+        "\ufeffday,player,colour,rule,reason,source\r\n"
+        "2,bob,yellow,L1,a,tally\r\n3,bob,yellow,L1,b,tally\r\n1,bob,yellow,L8,c,director\r\n"
+        "1,bob,red,K1,3张黄牌折算为红牌（K1）,tally\r\n",
+        encoding="utf-8",
+    )
+    assert with_ledger(load_game(game_file)).sent_off == {"bob": 3}

@@ -57,7 +57,13 @@ def with_ledger(game: Game) -> Game:
     from tally.rules.verdicts import Colour
 
     off: dict[str, int] = {}
+    latest: dict[str, int] = {}  # the latest day of each player's yellow cards so far
     for card in cardfile.load(cardfile.ledger_path(game.path)):
-        if card.colour == Colour.RED:
-            off[card.player] = min(card.day, off.get(card.player, card.day))
-    return dataclasses.replace(game, sent_off=off) if off else game
+        if card.colour == Colour.YELLOW:
+            latest[card.player] = max(card.day, latest.get(card.player, card.day))
+        elif card.colour == Colour.RED:
+            # A red that three yellows make (K1) is made when the last of them is added: a
+            # yellow for day 1 added late does not send the player off from days gone by.
+            day = max(card.day, latest.get(card.player, 0)) if card.rule == "K1" else card.day
+            off[card.player] = min(day, off.get(card.player, day))
+    return dataclasses.replace(game, sent_off=off)

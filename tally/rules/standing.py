@@ -127,9 +127,11 @@ def as_it_stood(
         if _may_be_a_ballot(post, cast, day):
             earlier = _readable(closing.get(post.post_id))
             if earlier is not None and _changed_after(post, earlier, day):
-                # No mark (a moderator's edit, or one within a minute of posting): the words
-                # changed after tally's read, which may be before the close or after it.
-                when = "after the close" if post.edited is not None else _UNMARKED
+                # No mark after the close (a moderator's edit, one within a minute of posting,
+                # or a mark older than tally's read): the words changed after that read,
+                # which may be before the close or after it.
+                marked = post.edited is not None and post.edited.at >= _minute(day.closes)
+                when = "after the close" if marked else _UNMARKED
                 kept = _taken_back(post, earlier, when, flags, game, cast)
             elif earlier is None and _edited_at_close(post, day):
                 if not (as_edited or post.floor in ruled):

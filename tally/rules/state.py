@@ -64,10 +64,21 @@ class Carried:
     out: Mapping[str, tuple[int, str]] = field(default_factory=dict)  # player -> (day, how)
     unchecked: tuple[str, ...] = ()
 
-    def after(self, day: Day, outcome: OutcomeResult, player: str | None) -> Carried:
-        """What a later day inherits once ``day`` has been counted (its own facts applied)."""
+    def after(
+        self,
+        day: Day,
+        outcome: OutcomeResult,
+        player: str | None,
+        sent_off: Mapping[str, int] | None = None,
+    ) -> Carried:
+        """What a later day inherits once ``day`` has been counted (its own facts applied);
+        ``sent_off``: who a red card sent off (``Game.sent_off``), said so, not as the game
+        file's."""
         out = dict(self.out)
         for p in day.dead:
+            carded = (sent_off or {}).get(p)
+            if carded is not None and carded < day.day:
+                out.setdefault(p, (carded + 1, _sent_off(carded)))
             out.setdefault(p, (day.day, f"out on day {day.day} (game file)"))
         for p in day.died:
             out.setdefault(p, (day.day + 1, f"out during day {day.day} (game file)"))
@@ -89,12 +100,12 @@ class Carried:
         only what its game-file entry says, and the days after it say so."""
         posted = _posted_result(game, day.day)
         if posted is None:
-            return self.after(day, OutcomeResult.NONE, None).could_not(
+            return self.after(day, OutcomeResult.NONE, None, game.sent_off).could_not(
                 f"day {day.day} is not counted here — {why} — so who it made sheriff or put "
                 "out is taken from the game file alone"
             )
         result, player = posted
-        new = self.after(day, result, player)
+        new = self.after(day, result, player, game.sent_off)
         how = f"day {day.day}'s result as tally posted it (the journal of posts; this run: {why})"
         if result is OutcomeResult.SHERIFF and player is not None:
             return dataclasses.replace(new, sheriff_how=how)
@@ -119,6 +130,10 @@ def _posted_result(game: Game, number: int) -> tuple[OutcomeResult, str | None] 
     return result, str(player) if player else None
 
 
+def _sent_off(carded: int) -> str:
+    return f"sent off by a red card for day {carded} (K2, the card ledger)"
+
+
 def resolve(game: Game, day: Day, carried: Carried) -> tuple[Day, tuple[Fact, ...]]:
     """``day`` as it stands after the days before it, and the facts it rests on.
 
@@ -129,19 +144,18 @@ def resolve(game: Game, day: Day, carried: Carried) -> tuple[Day, tuple[Fact, ..
     dead = list(day.dead)
     for player in day.dead:
         facts.append(Fact(FactKind.DEAD, player, Source.GAME_FILE, day.day, "out (game file)"))
-    for player, (since, how) in sorted(carried.out.items(), key=lambda item: item[1][0]):
-        if since > day.day or player in day.dead:
-            continue
-        dead.append(player)
-        facts.append(Fact(FactKind.DEAD, player, Source.DERIVED, since, how))
     # K2: a red card sends the player off from the day after the day it is for (the ledger
     # says the day, not the hour: a card given during a day is not taken back into it).
     for player, carded in sorted(game.sent_off.items(), key=lambda item: item[1]):
         if carded >= day.day or player in dead:
             continue
         dead.append(player)
-        how = f"sent off by a red card for day {carded} (K2, the card ledger)"
-        facts.append(Fact(FactKind.DEAD, player, Source.LEDGER, carded, how))
+        facts.append(Fact(FactKind.DEAD, player, Source.LEDGER, carded, _sent_off(carded)))
+    for player, (since, how) in sorted(carried.out.items(), key=lambda item: item[1][0]):
+        if since > day.day or player in dead:
+            continue
+        dead.append(player)
+        facts.append(Fact(FactKind.DEAD, player, Source.DERIVED, since, how))
     sheriff, fact = _sheriff(game, day, carried, set(dead))
     if fact is not None:
         facts.append(fact)

@@ -268,7 +268,8 @@ def in_order(
             else:
                 if not result.provisional:
                     counted[day.day], days[day.day] = result, result.day
-                    state = state.after(result.day, result.outcome.result, result.outcome.player)
+                    state = state.after(result.day, result.outcome.result,
+                                        result.outcome.player, game.sent_off)  # fmt: skip
                     continue
                 why = f"it has not closed (read {short(result.as_of)})"
         days[day.day], _ = resolve(game, day, state)
