@@ -49,21 +49,12 @@ def setup(given: Mapping[str, Any], game_path: Path | None, env: Environment) ->
 
 
 def with_ledger(game: Game) -> Game:
-    """The game with who its card ledger sends off (K2: a red card), each by the day of the
-    first red card: such a player is out from the next day on (``tally.rules.state``)."""
+    """The game with who its card ledger sends off (K2: a red card), each by the day from
+    whose end they are out (``tally.rules.ledger.sent_off_days``; ``tally.rules.state``)."""
     if game.path is None:
         return game
     from tally.outputs.written import cardfile
-    from tally.rules.verdicts import Colour
+    from tally.rules.ledger import sent_off_days
 
-    off: dict[str, int] = {}
-    latest: dict[str, int] = {}  # the latest day of each player's yellow cards so far
-    for card in cardfile.load(cardfile.ledger_path(game.path)):
-        if card.colour == Colour.YELLOW:
-            latest[card.player] = max(card.day, latest.get(card.player, card.day))
-        elif card.colour == Colour.RED:
-            # A red that three yellows make (K1) is made when the last of them is added: a
-            # yellow for day 1 added late does not send the player off from days gone by.
-            day = max(card.day, latest.get(card.player, 0)) if card.rule == "K1" else card.day
-            off[card.player] = min(day, off.get(card.player, day))
+    off = sent_off_days(cardfile.load(cardfile.ledger_path(game.path)))
     return dataclasses.replace(game, sent_off=off)

@@ -113,7 +113,23 @@ def rebuilt(cards: Iterable[Card], player: str) -> list[Card]:
 
 def sent_off(cards: Iterable[Card]) -> list[str]:
     """K2: players with a red card are sent off (红牌罚下)."""
-    return sorted({c.player for c in cards if c.colour == Colour.RED})
+    return sorted(sent_off_days(cards))
+
+
+def sent_off_days(cards: Iterable[Card]) -> dict[str, int]:
+    """K2: each player a red card sends off, with the day from whose end they are out: the
+    first red card's day; for a red three yellows make (K1), the latest of those yellows,
+    since it is made when the last is added (a yellow for day 1 added late does not send
+    the player off from days gone by)."""
+    off: dict[str, int] = {}
+    latest: dict[str, int] = {}  # the latest day of each player's yellow cards so far
+    for card in cards:
+        if card.colour == Colour.YELLOW:
+            latest[card.player] = max(card.day, latest.get(card.player, card.day))
+        elif card.colour == Colour.RED:
+            day = max(card.day, latest.get(card.player, 0)) if card.rule == "K1" else card.day
+            off[card.player] = min(day, off.get(card.player, day))
+    return off
 
 
 def camps_lost(
