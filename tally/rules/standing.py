@@ -130,8 +130,7 @@ def as_it_stood(
                 # No mark after the close (a moderator's edit, one within a minute of posting,
                 # or a mark older than tally's read): the words changed after that read,
                 # which may be before the close or after it.
-                marked = post.edited is not None and post.edited.at >= _minute(day.closes)
-                when = "after the close" if marked else _UNMARKED
+                when = "after the close" if _edited_at_close(post, day) else _UNMARKED
                 kept = _taken_back(post, earlier, when, flags, game, cast)
             elif earlier is None and _edited_at_close(post, day):
                 if not (as_edited or post.floor in ruled):
