@@ -91,7 +91,7 @@ def judge(
     rules = rules or game.rules
     roster = game.roster
     rulings = {(r.floor, r.comment): r for r in game.rulings if r.day == day.day}
-    voters = electors(game, day, rules)
+    voters = _electors(game, day, rules)
     candidates, rows = _sorted(thread, rules, cast)
     works: list[_Work] = []
     for work in candidates:
@@ -123,6 +123,12 @@ class Judged(NamedTuple):
     remarks: tuple[Remark, ...]
     # Who may vote on the day, where only some may (V12's election); None: every player.
     electors: frozenset[str] | None = None
+
+    def barred(self, day: Day, player: str) -> bool:
+        """Whether ``player`` has no vote to cast on ``day``: banned from voting (V10), or
+        not among the election's voters (V12)."""
+        elects = self.electors
+        return player in day.cannot_vote or (elects is not None and player not in elects)
 
 
 def _sorted(thread: Thread, rules: Ruleset, cast: Cast) -> tuple[list[_Work], tuple[Remark, ...]]:
@@ -266,7 +272,7 @@ def _identify(w: _Work, who: Author, roster: Roster) -> None:
         w.void(VoidReason.PROXY_NOT_DIRECTOR, "only a director may post a proxy ballot (V8)")
 
 
-def electors(game: Game, day: Day, rules: Ruleset) -> frozenset[str] | None:
+def _electors(game: Game, day: Day, rules: Ruleset) -> frozenset[str] | None:
     """V12 (seed 002): on the sheriff election day, the players who may vote and be elected
     (those whose role is one of ``election_voters``); None where everyone may."""
     if not rules.election_voters or day.day != rules.sheriff_election_day:

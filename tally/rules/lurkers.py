@@ -25,7 +25,7 @@ from tally.rules.guards import (
     late_ballots,
     thread_fits_day,
 )
-from tally.rules.judge import electors, judge, remarks
+from tally.rules.judge import judge, remarks
 from tally.rules.ledger import Card
 from tally.rules.verdicts import Colour, Status, ThreadRole, VoidReason, void_words
 from tally.rules.votes import in_order
@@ -120,20 +120,19 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
             times[player].append(w.time)
     voted: set[str] | None = None
     void: dict[str, list[str]] = {}
+    # Who may not vote this day (V10, and V12 on the election day) has no vote to miss (L3).
+    barred: set[str] = set()
     if threads.vote is not None:
-        ballots = judge(threads.vote, game, day, cast=cast).ballots
+        judged = judge(threads.vote, game, day, cast=cast)
+        ballots = judged.ballots
         voted = {
             b.voter for b in ballots if b.status in (Status.COUNTED, Status.SUPERSEDED) and b.voter
         }
+        barred = {p for p in times if judged.barred(day, p)}
         for b in ballots:
             if b.status is Status.VOID and b.voter and b.reason is not None:
                 words = void_words(b.reason, game.rules)
                 void.setdefault(b.voter, []).append(f"{b.floor}楼的票作废：{words}")
-    # Who may not vote this day (V10, and V12 on the election day) has no vote to miss (L3).
-    may_elect = electors(game, day, game.rules)
-    barred = {
-        p for p in times if p in day.cannot_vote or (may_elect is not None and p not in may_elect)
-    }
     return tuple(
         PlayerDay(
             player=p,

@@ -132,7 +132,8 @@ def tally_day(
     notice = hidden_replies(thread)
     stood, edits = as_it_stood(thread, game, day, as_edited=as_edited, cast=cast)
     gone, gone_flags = deleted_rows(thread, game, cast=cast)
-    ballots, flags, rows, may_elect = judge(stood, game, day, provisional=provisional, cast=cast)
+    judged = judge(stood, game, day, provisional=provisional, cast=cast)
+    ballots, flags, rows = judged.ballots, judged.flags, judged.remarks
     ensure_ballots(game, thread, [*ballots, *gone], cast=cast)
     strangers = stranger_flags(ballots)
     late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
@@ -160,10 +161,7 @@ def tally_day(
     not_voted = tuple(
         p
         for p in game.players
-        if p not in voted
-        and not day.out_at(p, day.closes)
-        and p not in day.cannot_vote
-        and (may_elect is None or p in may_elect)
+        if p not in voted and not day.out_at(p, day.closes) and not judged.barred(day, p)
     )
     return DayResult(
         day=day,
