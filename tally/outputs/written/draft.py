@@ -121,9 +121,10 @@ def draft(
     players = tuple(kept)
     aliases = {shown[a]: a for a in order if shown[a] != a and shown[a] in kept}
 
-    located = [(t, u) for t, u in zip(threads, urls, strict=True)]
-    votes = [(t, u) for t, u in located if is_vote_thread(t)]
-    talks = [(t, u) for t, u in located if not is_vote_thread(t)]
+    votes: list[tuple[Thread, str | None]] = []
+    talks: list[tuple[Thread, str | None]] = []
+    for t, u in zip(threads, urls, strict=True):
+        (votes if is_vote_thread(t) else talks).append((t, u))  # each thread judged once
     votes.sort(key=lambda tu: tu[0].posts[0].time if tu[0].posts else datetime.max)
     numbered = [(day_in_title(t.title) or i, t, u) for i, (t, u) in enumerate(votes, start=1)]
 
