@@ -21,11 +21,9 @@ from pathlib import Path
 
 from tally.commands.checks import check_output
 from tally.commands.threads import days_before, request_threads
-from tally.errors import InputError
 from tally.forums import resolve_url
 from tally.forums.fetch import is_url
 from tally.forums.reader import Reader
-from tally.model import Thread, origin_of
 from tally.outputs.results import Counted
 from tally.rules.ballots import Flag
 from tally.rules.game import Day, Game
@@ -51,9 +49,7 @@ def vote_day(
     chosen = _day_of_urls(game, sources, day)
     closes = chosen.closes if chosen is not None else None
     given = reader.read(sources, game.timezone, closes=closes)
-    vote = _the_vote_thread(game, given, chosen)
-    started = vote.posts[0].time if vote.posts else None
-    the_day = game.vote_day(vote.key, day, started=started)
+    vote, the_day = game.vote_thread(given, chosen, day)
     if as_of is not None:
         vote = thread_as_of(vote, as_of_time(vote, as_of, game, the_day))
     carried = days_before(game, the_day.day, reader, given).carried
@@ -117,30 +113,6 @@ def _day_of_urls(game: Game, sources: Sequence[str], day: int | None) -> Day | N
             if found is not None and found[1] is ThreadRole.VOTE:
                 return found[0]
     return None
-
-
-def _the_vote_thread(game: Game, threads: list[Thread], chosen: Day | None) -> Thread:
-    """The one vote thread among the threads read (an archive holds many)."""
-    if len(threads) == 1:
-        return threads[0]
-    days = [chosen] if chosen is not None else list(game.days)
-    votes = {d.vote_ref.key: d.day for d in days}
-    boards = {d.vote_ref.key: origin_of(d.vote_ref.base) for d in days}
-    # Thread 23 of another board is not the day's: an archive may hold both.
-    found = [t for t in threads if t.key in votes and t.origin in ("", boards[t.key])]
-    if len(found) > 1:
-        numbers = ", ".join(str(votes[t.key]) for t in found)
-        raise InputError(
-            f"the sources hold the vote threads of days {numbers}; name one with --day N."
-        )
-    if not found and chosen is not None:
-        raise InputError(
-            f"the sources hold {len(threads)} threads and none is day {chosen.day}'s vote "
-            f"thread ({chosen.vote})."
-        )
-    if len(found) != 1:
-        raise InputError(f"give the pages of one vote thread, not of {len(threads)} threads.")
-    return found[0]
 
 
 def draw_chart(result: DayResult, game: Game, output: Path) -> str | None:

@@ -8,7 +8,7 @@ which days have closed by a given time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from tally.errors import GameFileError, InputError
-from tally.model import ThreadKey, ThreadRef, origin_of
+from tally.model import Thread, ThreadKey, ThreadRef, origin_of
 from tally.rules.names import Roster, author_key, normalise
 from tally.rules.rulesets import PRESETS, Ruleset
 from tally.rules.verdicts import RulingAction, ThreadRole
@@ -311,6 +311,37 @@ class Game:
     def closed(self, now: datetime) -> tuple[Day, ...]:
         """The days that have closed by ``now``, in order."""
         return tuple(d for d in self.days if d.closes <= now)
+
+    def vote_thread(
+        self, threads: Sequence[Thread], chosen: Day | None = None, number: int | None = None
+    ) -> tuple[Thread, Day]:
+        """The one vote thread among the threads read (an archive holds many), and its day
+        (``vote_day``): among ``chosen``'s threads when the day is known before the read."""
+        if len(threads) == 1:
+            [thread] = threads
+        else:
+            days = [chosen] if chosen is not None else list(self.days)
+            votes = {d.vote_ref.key: d.day for d in days}
+            boards = {d.vote_ref.key: origin_of(d.vote_ref.base) for d in days}
+            # Thread 23 of another board is not the day's: an archive may hold both.
+            found = [t for t in threads if t.key in votes and t.origin in ("", boards[t.key])]
+            if len(found) > 1:
+                numbers = ", ".join(str(votes[t.key]) for t in found)
+                raise InputError(
+                    f"the sources hold the vote threads of days {numbers}; name one with --day N."
+                )
+            if not found and chosen is not None:
+                raise InputError(
+                    f"the sources hold {len(threads)} threads and none is day {chosen.day}'s "
+                    f"vote thread ({chosen.vote})."
+                )
+            if len(found) != 1:
+                raise InputError(
+                    f"give the pages of one vote thread, not of {len(threads)} threads."
+                )
+            [thread] = found
+        started = thread.posts[0].time if thread.posts else None
+        return thread, self.vote_day(thread.key, number, started=started)
 
     def vote_day(
         self, key: ThreadKey, number: int | None = None, *, started: datetime | None = None
