@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from tally.errors import FetchError, InputError, NotAThreadError, ParseError
+from tally.errors import FetchError, GameFileError, InputError, NotAThreadError, ParseError
 from tally.forums import resolve_url
 from tally.forums.fetch import is_url
 from tally.forums.reader import Reader
@@ -255,13 +255,18 @@ def read_polls(
         )
         sent = reader.requests
         try:
+            # A red card given since (K2: `tally cards`, the desk) sends its player off from
+            # the day after the card's: the ledger is read at each poll, as the thread is.
+            carded = _carded(game)
+            if carded.sent_off != game.sent_off:
+                game, carried = carded, days_before(carded, chosen.day, reader).carried
             not_before = closes if final else (now if full else None)
             thread = reader.thread(url, game.timezone, not_before=not_before, hold=True)
             result: DayResult | None = tally_day(
                 thread, game, chosen.day, carried=carried, late_ok=late_ok
             )
             error = None
-        except PASSING as exc:
+        except (*PASSING, _LedgerError) as exc:
             if last is None:
                 raise  # nothing good to keep: the first read must work
             result, error = None, str(exc)
@@ -297,6 +302,21 @@ def read_polls(
         left = (wake - env.now()).total_seconds()
         if left > 0:
             wait(left)
+
+
+class _LedgerError(GameFileError):
+    """The card ledger could not be read at a poll: no count is taken without it (it may
+    hold a red card), and the director can mend it while the watch goes on."""
+
+
+def _carded(game: Game) -> Game:
+    """``game`` with who its card ledger sends off now (``with_ledger``)."""
+    from tally.commands.run import with_ledger
+
+    try:
+        return with_ledger(game)
+    except GameFileError as exc:
+        raise _LedgerError(str(exc)) from None
 
 
 def _vote_day(game: Game, url: str, day: int | None, reader: Reader) -> Day:

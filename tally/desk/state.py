@@ -143,7 +143,12 @@ class Desk:
             yield self.reader
 
     def call(self, work: Callable[[Reader], T]) -> T:
+        from tally.commands.run import with_ledger
+
         with self.reading() as reader:
+            # Each action with the ledger as it is now: a red card confirmed here or by
+            # `tally cards` since the desk started counts at once (K2).
+            self.game = with_ledger(self.game)
             return work(reader)
 
     # -- the director's actions: each the call its command makes --------------------------
@@ -173,7 +178,10 @@ class Desk:
                 f"under {rule} ({reason}): read the day again."
             )
         one = dataclasses.replace(check, cards=(card,))
-        return record(self.game, self.game.path, one, write=True)
+        view = record(self.game, self.game.path, one, write=True)
+        for poller in self.pollers.values():
+            poller.read_now()  # a red card changes the counts of the days after its own
+        return view
 
     def announcement(self, number: int, kind: Announcement, *, post: bool = False,
                      confirmed: str | None = None) -> Announced:  # fmt: skip
