@@ -81,3 +81,22 @@ def _close():  # type: ignore[no-untyped-def]
     from tally.vocabulary import Announcement
 
     return Announcement.CLOSE
+
+
+@pytest.mark.rules("K2")
+def test_the_archive_library_function_loads_the_game_with_its_ledger(setup, tmp_path):
+    """`archive(game=path)` called as a library loaded the game without the card ledger, so
+    its database counted a sent-off player's ballot that `tally archive --db` voided."""
+    import sqlite3
+
+    from tally.commands.archive import archive
+
+    setup.close()
+    _ledger(setup).write_text(RED, encoding="utf-8")
+    db = tmp_path / "game.db"
+    archive(None, None, db=db, game=setup.game_path, reader=setup.reader())
+    with sqlite3.connect(db) as con:
+        [(status, reason)] = con.execute(
+            "select status, reason from ballots where day = 2 and voter = '冷月'"
+        ).fetchall()
+    assert (status, reason) == ("void", "dead_voter")

@@ -39,7 +39,12 @@ def archive(
     wanted = list(sources or ())
     loaded = None
     if game is not None:
-        loaded = game if isinstance(game, Game) else load_game(game, default_timezone=timezone)
+        if isinstance(game, Game):
+            loaded = game
+        else:  # as the CLI loads it: with who its card ledger sends off (K2)
+            from tally.commands.run import with_ledger
+
+            loaded = with_ledger(load_game(game, default_timezone=timezone))
         wanted.extend(loaded.thread_urls())
         tz: tzinfo = loaded.timezone
     else:
