@@ -197,6 +197,20 @@ def test_a_post_deleted_between_two_reads_is_a_deleted_row(forum, tmp_path):
     assert data["not_voted"] == ["bob", "dave"]
 
 
+def test_a_deleted_row_says_its_floor_is_the_one_it_had(forum, tmp_path):
+    """Floor 3 is carol's now and was bob's: the console's table and the JSON showed two
+    rows of floor 3 and did not say that bob's number is the one it had before the deletion
+    (the closing post did: 已删除（删除前在3楼）)."""
+    assert read_at(forum, tmp_path, "17:04:50", "vote-2-banned-guest").exit_code == 0
+    result = read_at(forum, tmp_path, "17:10:00", "vote-3-deleted-guest")
+    [row] = [b for b in json.loads(result.stdout)["ballots"] if b["status"] == "deleted"]
+    assert row["note"].startswith("floor 3 before it was deleted; gone from the thread since")
+    forum.add_discuz_page("1", 1, page("vote-3-deleted-guest"))
+    table = votes(forum, tmp_path, at("17:10:00"))
+    assert table.exit_code == 0, table.output
+    assert "floor 3 before it was deleted" in " ".join(table.stdout.split())
+
+
 @pytest.mark.rules("V7")
 def test_a_deleted_row_in_the_closing_post_says_the_floor_was_its_own_before(forum, tmp_path):
     """Floor 3 is carol's now and was bob's before the moderator deleted it: the closing post

@@ -98,7 +98,9 @@ def deleted_rows(
                 words=Status.DELETED.label,
                 author_id=post.author_id,
                 status=Status.DELETED,
-                note=gone + ": never counted",
+                # Its floor is the one it had: the floors after it are numbered again, and
+                # another post may hold that number now (the console, the report, the JSON).
+                note=f"floor {post.floor} before it was deleted; {gone}: never counted",
             )
         )
         note = f"floor {post.floor} ({post.author}) was deleted: {gone}"
