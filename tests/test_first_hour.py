@@ -132,6 +132,39 @@ def test_init_on_tieba_lists_the_names_shown_with_the_accounts_as_aliases(forum,
     assert "day = 2\n" in text  # 第二天 in the title
 
 
+def test_init_on_tieba_leaves_out_an_account_that_shows_a_name_another_account_shows(forum, tmp_path):
+    """Two Tieba accounts may show one 昵称, and an account may show the director's name:
+    init wrote both as players (with one id for the two 冷月), and tally then refused its own
+    file. The first account to post keeps the name; each other is left out, with its own
+    account name and id, and the file loads."""
+    from tally.rules.gamefile import load_game
+
+    from .tiebagen import TP, TiebaThread
+
+    names = {"lengyue2019": "冷月", "ly_fake": "冷月", "dy_fake": "daoyan_a", "kiwi": "kiwi"}
+    t = TiebaThread("8800999", "【塔达林】第二天投票帖", nicknames=names)
+    t.add(TP("daoyan_a", "2024-05-08 09:30", "投票截止：5月9日 21:30\n投票格式：\n投票对象：\n投票理由："))
+    t.add(TP("lengyue2019", "2024-05-08 10:01", "投票对象：kiwi\n投票理由：一"))
+    t.add(TP("kiwi", "2024-05-08 10:02", "投票对象：冷月\n投票理由：二"))
+    t.add(TP("ly_fake", "2024-05-08 10:03", "投票对象：kiwi\n投票理由：我才是冷月"))
+    t.add(TP("dy_fake", "2024-05-08 10:04", "代投：冷月\n投票对象：kiwi\n投票理由：导演代投"))
+    out = tmp_path / "game.toml"
+    made = runner.invoke(app, ["init", TiebaApi(t).serve(forum), "-o", str(out), "--ruleset",
+                               "M126", "--name", "T"])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    text = out.read_text(encoding="utf-8")
+    uid = t.uids
+    assert f'  {{ name = "冷月", id = {uid["lengyue2019"]} }},\n' in text
+    assert text.count('name = "冷月"') == 2  # the player, and the one left out
+    assert (f'# left out: {{ name = "冷月", id = {uid["ly_fake"]} }} (account "ly_fake") reads '
+            "as 冷月 to tally") in text  # fmt: skip
+    assert (f'# left out: {{ name = "daoyan_a", id = {uid["dy_fake"]} }} (account "dy_fake") '
+            "reads as daoyan_a to tally") in text  # fmt: skip
+    assert '"冷月" = ["lengyue2019"]' in text and "ly_fake\"]" not in text
+    game = load_game(out)  # tally reads the file it wrote
+    assert game.players == ("冷月", "kiwi")
+
+
 def test_day_numbers_from_titles():
     from tally.rules.announced import day_in_title
 

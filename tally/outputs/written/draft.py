@@ -64,6 +64,13 @@ def _account(name: str, ids: dict[str, str]) -> str:
     return f"{{ name = {_q(name)}, id = {uid} }}" if uid and uid.isdigit() else _q(name)
 
 
+def _left_out(shown: str, account: str, ids: dict[str, str]) -> str:
+    """An account left out, as a roster entry would name it (with the account's own name
+    where it shows another, and its own id)."""
+    entry = _account(shown, {shown: ids[account]} if account in ids else {})
+    return entry if account == shown else f"{entry} (account {_q(account)})"
+
+
 def _roster(players: Sequence[str], ids: dict[str, str]) -> str:
     """``players = [...]``: a line, or an account a line when they carry their ids."""
     entries = [_account(p, ids) for p in players]
@@ -91,7 +98,7 @@ def draft(
     first_seen: dict[str, tuple[datetime, str | None]] = {}
     # Each account's id beside its name: with it, a renamed account is still known and a
     # look-alike name is another account (docs/game-file.md, Accounts).
-    ids: dict[str, str] = {}
+    ids: dict[str, str] = {}  # account name -> its id, then name shown -> id (below)
     for thread in threads:
         for w in thread.writings():
             if w.author_id:
@@ -104,22 +111,25 @@ def draft(
     order = sorted(first_seen, key=lambda a: first_seen[a][0])
     # Tieba: the name shown is the one players know; the account name becomes an alias.
     shown = {a: first_seen[a][1] or a for a in order}
-    ids = {shown.get(a, a): uid for a, uid in ids.items()}
-    # An account whose name reads as an earlier one's (bob。 after bob, admin! beside the
-    # director admin) cannot be a second player: the loader refuses two players, or a
-    # player and an outsider, of one name. It is left out, said in a comment and a TODO.
-    taken = {normalise(d): d for d in directors}
-    kept: list[str] = []
-    left_out: list[tuple[str, str]] = []
+    # An account whose name reads as an earlier account's (bob。 after bob, admin! beside
+    # the director admin, and on Tieba a 昵称 another account shows too, or the director's)
+    # cannot be a second player: the loader refuses two players, or a player and an
+    # outsider, of one name. It is left out, said in a comment and a TODO. By account, not
+    # by name: two accounts that show one name are two people.
+    taken = {normalise(d): (d, d) for d in directors}  # folded name -> (name, account)
+    kept: list[str] = []  # the accounts that are players
+    left_out: list[tuple[str, str, str]] = []  # (name shown, account, whom it reads as)
     for account in order:
         person = shown[account]
-        first = taken.setdefault(normalise(person), person)
-        if first == person:
-            kept.append(person)
+        first, owner = taken.setdefault(normalise(person), (person, account))
+        if owner == account:
+            kept.append(account)
         else:
-            left_out.append((person, first))
-    players = tuple(kept)
-    aliases = {shown[a]: a for a in order if shown[a] != a and shown[a] in kept}
+            left_out.append((person, account, first))
+    players = tuple(shown[a] for a in kept)
+    aliases = {shown[a]: a for a in kept if shown[a] != a}
+    own_ids = dict(ids)
+    ids = {shown.get(a, a): uid for a, uid in own_ids.items() if a in directors or a in kept}
 
     votes: list[tuple[Thread, str | None]] = []
     talks: list[tuple[Thread, str | None]] = []
@@ -156,14 +166,14 @@ def draft(
         "# name (bob。 for bob) is another account.",
         _roster(players, ids),
         *(
-            f"# left out: {_account(person, ids)} reads as {first} to tally (a look-alike "
-            "account?); its posts are no player's"
-            for person, first in left_out
+            f"# left out: {_left_out(person, account, own_ids)} reads as {first} to tally (a "
+            "look-alike account?); its posts are no player's"
+            for person, account, first in left_out
         ),
         "outsiders = []",
     ]
     if left_out:
-        odd = "、".join(person for person, _ in left_out)
+        odd = "、".join(dict.fromkeys(person for person, _, _ in left_out))
         todo.append(f"check the accounts left out as look-alikes ({odd})")
     if aliases:
         lines += ["", "[aliases]  # the account names behind the names shown"]
