@@ -487,3 +487,39 @@ def test_a_post_made_with_the_director_account_is_not_counted(board, tmp_path):
     after = runner.invoke(app, ["votes", url, "--game", game, "--json", "-q", "--fresh"], obj=env(clock))
     assert json.loads(after.stdout)["totals"] == json.loads(before.stdout)["totals"]
     assert P  # the board renders tally's post as a post of the thread
+
+
+def test_what_a_player_wrote_under_the_directors_floor_is_theirs(tmp_path):
+    """A player's 点评 under the director's floor 1 was left out of what players wrote (the
+    floor's author decided for its comments), so its emoji, quoted in the post, stopped the
+    post on a GBK board as if the director had written it; the director's own 点评 under a
+    player's floor counted as a player's."""
+    from datetime import datetime
+
+    from tally.commands.post import players_unheld
+    from tally.model import Comment, Post, Thread
+    from tally.rules.gamefile import load_game
+
+    from .conftest import reader
+
+    path = tmp_path / "game.toml"
+    path.write_text(
+        'name = "t"\nruleset = "000"\ndirectors = ["导演"]\nplayers = ["冷月", "白桃"]\n'
+        '[[days]]\nday = 1\nopens = 2024-05-08T09:30:00\ncloses = 2024-05-08T21:30:00\n'
+        'vote = "https://bbs.example.com/thread-1-1-1.html"\n',
+        encoding="utf-8",
+    )
+    game, at = load_game(path), datetime(2024, 5, 8, 10, 0)
+
+    def post(floor: int, author: str, text: str, *comments: tuple[str, str]) -> Post:
+        return Post("discuz", "1", str(floor), floor, author, None, at, text,
+                    comments=tuple(Comment(f"c{floor}{i}", a, None, at, t)
+                                   for i, (a, t) in enumerate(comments)))  # fmt: skip
+
+    thread = Thread("discuz", "1", "u", "t", 1, (
+        post(1, "导演", "投票帖", ("冷月", "顶🐺")),
+        post(2, "白桃", "投票对象：冷月", ("导演", "导演说🦊")),
+    ))  # fmt: skip
+    quiet = reader()
+    assert players_unheld("冷月：顶🐺", "gbk", game, thread, quiet) == "冷月：顶?"
+    assert players_unheld("导演说🦊", "gbk", game, thread, quiet) == "导演说🦊"  # refused later

@@ -189,10 +189,13 @@ def players_unheld(text: str, charset: str, game: Game, thread: Thread, reader: 
     unheld = {c for c in set(text) if not _holds(c, codec)}
     if not unheld:
         return text
+    # Each writing by its own author: a player's 点评 under the director's floor is theirs,
+    # the director's under a player's floor is not.
+    cast = game.cast()
     theirs = "".join(
-        p.text + p.author + "".join(c.text + c.author for c in p.comments)
-        for p in thread.posts
-        if not game.author(p.author, p.author_display, p.author_id).is_director
+        w.text + w.author + (w.author_display or "")
+        for w in thread.writings()
+        if not cast.of(w).is_director
     )
     if any(c not in theirs for c in unheld):
         return text
