@@ -320,7 +320,8 @@ def change_rule_line(game: Game, day: Day, *, show_rules: bool = False) -> str:
         parts.append(f"限改票{'一' if rules.max_changes == 1 else rules.max_changes}次")
     line = "，".join(parts)
     if rules.change_window_minutes:
-        line += f"；关门前{rules.change_window_minutes}分钟内不得改票"
+        # As the rule posts say it (关门前一小时), and as the void reason says it.
+        line += f"；关门前{span_words(rules.change_window_minutes)}内不得改票"
     return line + ("（V3、V4、V5）" if show_rules else "") + "。"
 
 
