@@ -30,7 +30,7 @@ from tally.outputs.results import DayAdded, Proposal
 from tally.rules.announced import Close, announced_closes
 from tally.rules.game import Day, Game
 from tally.rules.gamefile import PLACEHOLDER
-from tally.rules.guards import close_as_announced, thread_fits_day
+from tally.rules.guards import thread_fits_day
 from tally.rules.rulesets import Ruleset, TieStep
 from tally.rules.state import Carried, resolve
 from tally.rules.verdicts import ThreadRole
@@ -142,9 +142,9 @@ def propose(
         )
     with_day = dataclasses.replace(game, days=(*game.days, day))
     thread_fits_day(with_day, talk, day, ThreadRole.DISCUSSION, cast=with_day.cast())
-    thread_fits_day(with_day, vote, day, ThreadRole.VOTE, cast=with_day.cast())
-    if closes is not None:  # the two first posts must not say two closes
-        close_as_announced(with_day, day, (vote, talk))
+    # Given a close, the two first posts must not say another.
+    thread_fits_day(with_day, vote, day, ThreadRole.VOTE, cast=with_day.cast(),
+                    announced=(vote, talk) if closes is not None else ())  # fmt: skip
     # Last: a thread of the wrong day is said as such, not as a day that has not opened.
     if opens > now:
         at, it_is = compared(opens, now.astimezone(game.timezone))

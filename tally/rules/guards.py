@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 
 from tally.errors import InputError
 from tally.model import Thread, Writing
-from tally.rules.announced import ELECTION, announced_closes, day_in_title
+from tally.rules.announced import ELECTION, Close, announced_closes, day_in_title
 from tally.rules.ballot_text import read_ballot
 from tally.rules.ballots import Ballot, Flag
 from tally.rules.game import Cast, Day, Game
@@ -113,13 +113,33 @@ EARLY = timedelta(hours=12)
 
 
 def thread_fits_day(
-    game: Game, thread: Thread, day: Day, role: ThreadRole, *, cast: Cast
+    game: Game,
+    thread: Thread,
+    day: Day,
+    role: ThreadRole,
+    *,
+    cast: Cast,
+    announced: Iterable[Thread] = (),
 ) -> None:
     """A thread given as ``day``'s ``role`` thread must look like it: a title that names a
     day (第二天, Day 2) names this one, an election thread is the election day's, and the
-    thread was opened in or near the day's window (else most of its posts were)."""
+    thread was opened in or near the day's window (else most of its posts were).
+
+    With ``announced`` (threads of the day, this one or its discussion thread), the close
+    the director announced in each one's first post (截止, 关门: a date and a time; 加速 for an
+    accelerated day's) must be the game file's, unless the game file says why not
+    (``close_changed``).
+    """
     name = f"thread {thread.thread_id} “{thread.title}”"
+    # What the threads say of themselves, read first: the title, the closes first posts say.
     titled = day_in_title(thread.title)
+    said: list[tuple[Thread, Close]] = []
+    for told in () if day.close_changed else announced:
+        first = told.posts[0] if told.posts and told.posts[0].floor == 1 else None
+        if first is not None:
+            closes = [c for c in announced_closes(first.text, first.time, game.timezone)
+                      if c.accelerated == day.accelerated]  # fmt: skip
+            said.extend((told, c) for c in closes[:1])
     if titled is not None and titled != day.day:
         raise InputError(
             f"{name} is titled for day {titled}, not day {day.day}; {_own(game, titled, role)}"
@@ -131,21 +151,37 @@ def thread_fits_day(
             f"{name} is a sheriff election, and the election is day {election}, not day "
             f"{day.day}; {_own(game, election, role)}"
         )
-    if not thread.posts:
-        return
-    opened = thread.posts[0].time
-    if _near(day, opened):
-        return
-    others = [w.time for w in thread.writings() if w.post.floor > 1 and not cast.of(w).is_director]
-    if others and sum(not _near(day, t) for t in others) * 2 <= len(others):
-        return  # opened early, used in its day
-    other = next((d for d in game.days if d is not day and _near(d, opened)), None)
-    where = f", in day {other.day}'s window" if other is not None else ""
-    at, opens, closes = compared(opened, day.opens, day.closes)
-    raise InputError(
-        f"{name} was opened {at}{where}, not in day {day.day}'s ({opens} to {closes}); "
-        f"{_own(game, other.day, role) if other else f'day {day.day} is from {opens}'}"
-    )
+    opened = thread.posts[0].time if thread.posts else None
+    if opened is not None and not _near(day, opened):
+        others = [w.time for w in thread.writings()
+                  if w.post.floor > 1 and not cast.of(w).is_director]  # fmt: skip
+        # Opened early and used in its day: most of its posts are in the day's window.
+        if not others or sum(not _near(day, t) for t in others) * 2 > len(others):
+            other = next((d for d in game.days if d is not day and _near(d, opened)), None)
+            where = f", in day {other.day}'s window" if other is not None else ""
+            at, opens, closes_at = compared(opened, day.opens, day.closes)
+            raise InputError(
+                f"{name} was opened {at}{where}, not in day {day.day}'s ({opens} to "
+                f"{closes_at}); "
+                f"{_own(game, other.day, role) if other else f'day {day.day} is from {opens}'}"
+            )
+    for told, close in said:
+        # A line to the minute says nothing of the second: held against the file's minute.
+        filed_close = day.closes if close.seconds else day.closes.replace(second=0)
+        if close.at == filed_close.replace(microsecond=0):
+            continue
+        what = "the accelerated close" if day.accelerated else "the close"
+        # To the second where either side names seconds, or the minutes read the same.
+        if close.seconds or day.closes.second != 0:
+            posted, filed = short(close.at, seconds=True), short(day.closes, seconds=True)
+        else:
+            posted, filed = compared(close.at, day.closes)
+        raise InputError(
+            f"the first post of thread {told.thread_id} says {what} is "
+            f"{posted} (“{close.line}”), and {game.where()} says day "
+            f"{day.day} closes {filed}: fix closes, or say why they differ "
+            f'with close_changed = "…" under day {day.day}'
+        )
 
 
 def _near(day: Day, when: datetime) -> bool:
@@ -159,35 +195,6 @@ def _own(game: Game, number: int, role: ThreadRole) -> str:
     if url is None:
         return f"{game.where()} names no {role} thread for day {number}"
     return f"day {number}'s {role} thread in {game.where()} is {url}"
-
-
-def close_as_announced(game: Game, day: Day, threads: Iterable[Thread]) -> None:
-    """The close the director announced in a thread's first post (截止, 关门: a date and a
-    time; 加速 for an accelerated day's) must be the game file's, unless the game file says
-    why not (``close_changed``)."""
-    if day.close_changed:
-        return
-    for thread in threads:
-        if not thread.posts or thread.posts[0].floor != 1:
-            continue
-        first = thread.posts[0]
-        said = [c for c in announced_closes(first.text, first.time, game.timezone)
-                if c.accelerated == day.accelerated]  # fmt: skip
-        # A line to the minute says nothing of the second: held against the file's minute.
-        closes = day.closes if said and said[0].seconds else day.closes.replace(second=0)
-        if said and said[0].at != closes.replace(microsecond=0):
-            close = "the accelerated close" if day.accelerated else "the close"
-            # To the second where either side names seconds, or the minutes read the same.
-            if said[0].seconds or day.closes.second != 0:
-                posted, filed = short(said[0].at, seconds=True), short(day.closes, seconds=True)
-            else:
-                posted, filed = compared(said[0].at, day.closes)
-            raise InputError(
-                f"the first post of thread {thread.thread_id} says {close} is "
-                f"{posted} (“{said[0].line}”), and {game.where()} says day "
-                f"{day.day} closes {filed}: fix closes, or say why they differ "
-                f'with close_changed = "…" under day {day.day}'
-            )
 
 
 def late_ballots(

@@ -20,7 +20,6 @@ from tally.rules.ballots import Flag
 from tally.rules.game import Cast, Day, Game
 from tally.rules.guards import (
     check_roster,
-    close_as_announced,
     floors_text,
     late_ballots,
     thread_fits_day,
@@ -184,10 +183,14 @@ def check(
     threads = [t for d in history for t in d.threads]
     cast = game.cast()  # who wrote what, in every thread of the days: decided once
     for t in history:
+        # The day checked: its close as its threads announced it, after the last one fits.
+        told = [x for x in (t.vote, t.discussion) if x is not None] if t.day.day == number else []
         for role, thread in ((ThreadRole.DISCUSSION, t.discussion), (ThreadRole.VOTE, t.vote)):
             if thread is not None:
-                thread_fits_day(game, thread, t.day, role, cast=cast)
-    _closed_as_announced(game, by_day[number], late_ok, cast)
+                last = thread is (t.vote or t.discussion)
+                thread_fits_day(game, thread, t.day, role, cast=cast,
+                                announced=told if last else ())  # fmt: skip
+    _not_late(game, by_day[number], late_ok, cast)
     strangers = check_roster(game, threads, cast=cast)
     counts = {t.day.day: {pd.player: pd for pd in count_day(game, t, cast)} for t in history}
     target = by_day[number]
@@ -267,10 +270,9 @@ def check(
     )  # fmt: skip
 
 
-def _closed_as_announced(game: Game, t: DayThreads, late_ok: bool, cast: Cast) -> None:
-    """The day's close, as its threads announced it, and not one that leaves a real share of
-    its ballots late: a wrong close would card the players who posted after it."""
-    close_as_announced(game, t.day, [x for x in (t.vote, t.discussion) if x is not None])
+def _not_late(game: Game, t: DayThreads, late_ok: bool, cast: Cast) -> None:
+    """Not a close that leaves a real share of the day's ballots late: a wrong close would
+    card the players who posted after it (its threads' own word on it: ``thread_fits_day``)."""
     if t.vote is None or late_ok or t.day.late_ok:
         return
     ballots = judge(t.vote, game, t.day, cast=cast).ballots

@@ -16,7 +16,6 @@ from tally.rules.count import Count, Outcome, Total, count
 from tally.rules.game import Cast, Day, Game
 from tally.rules.guards import (
     check_roster,
-    close_as_announced,
     ensure_ballots,
     late_ballots,
     stranger_flags,
@@ -117,11 +116,9 @@ def tally_day(
     facts: tuple[Fact, ...] = ()
     if carried is not None:
         day, facts = resolve(game, day, carried)
-    thread_fits_day(game, thread, day, ThreadRole.VOTE, cast=cast)
     talk = day.ref(ThreadRole.DISCUSSION)
-    close_as_announced(
-        game, day, [thread, *(t for t in requests or () if talk and t.key == talk.key)]
-    )
+    talks = [t for t in requests or () if talk and t.key == talk.key]
+    thread_fits_day(game, thread, day, ThreadRole.VOTE, cast=cast, announced=[thread, *talks])
     # In the forum's clock, as every time tally shows (a read is stamped in UTC).
     as_of = (thread.as_of or day.opens).astimezone(game.timezone)
     provisional = as_of < day.closes
