@@ -12,7 +12,9 @@ refuse, with one sentence that says what to fix, instead of counting:
 
 They run inside the library functions (``tally.rules.votes.tally_day``,
 ``tally.rules.lurkers.check``), so a script that calls the library is stopped just as the
-command is.
+command is. Beside them, the flags of the same kind that do not stop a count: who is
+behind the posts (a stranger's ballots, a renamed account, a game file without account
+ids).
 """
 
 from __future__ import annotations
@@ -231,3 +233,28 @@ def stranger_flags(ballots: list[Ballot]) -> list[Flag]:
         )
         flags.append(Flag("roster", note, None, mine[0].floor, mine[0].post_id))
     return flags
+
+
+def renamed_flags(thread: Thread, cast: Cast) -> list[Flag]:
+    """A player whose account the forum renamed (its id is the file's, its name is not):
+    said once, with the name it posts under now."""
+    flags: dict[str, Flag] = {}
+    for w in thread.writings():
+        who = cast.of(w)
+        if who.renamed and who.name is not None and who.name not in flags:
+            note = (f"{who.name} (uid {w.author_id}) posts as {w.author} now: the same account, "
+                    f"counted as {who.name}")  # fmt: skip
+            flags[who.name] = Flag("renamed", note, who.name, w.post.floor, w.item_id)
+    return list(flags.values())
+
+
+def accounts_note(game: Game, thread: Thread) -> tuple[Flag, ...]:
+    """Said once when the forum shows account ids and the game file gives none: players are
+    told apart by their names alone, and a look-alike name is another account."""
+    if game.has_ids or not any(w.author_id for w in thread.writings()):
+        return ()
+    return (Flag("accounts",
+        "the game file gives no account ids, so players are known by their names alone (a "
+        "renamed player is lost, a look-alike account is told apart only by its spelling); "
+        'give each its id, players = [{ name = "bob", id = 3 }] (the uid of its space page), '
+        "or let tally init write them"),)  # fmt: skip

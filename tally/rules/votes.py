@@ -13,11 +13,13 @@ from tally.model import Thread
 from tally.rules.acceleration import Acceleration, count_requests
 from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.count import Count, Outcome, Total, count
-from tally.rules.game import Cast, Day, Game
+from tally.rules.game import Day, Game
 from tally.rules.guards import (
+    accounts_note,
     check_roster,
     ensure_ballots,
     late_ballots,
+    renamed_flags,
     stranger_flags,
     thread_fits_day,
 )
@@ -132,7 +134,9 @@ def tally_day(
     judged = judge(stood, game, day, provisional=provisional, cast=cast)
     ballots, flags, rows = judged.ballots, judged.flags, judged.remarks
     ensure_ballots(game, thread, [*ballots, *gone], cast=cast)
-    strangers = stranger_flags(ballots)
+    # Who is behind the posts: strangers, renamed accounts, a game file without ids.
+    strangers = [*stranger_flags(ballots), *renamed_flags(thread, cast),
+                 *accounts_note(game, thread)]  # fmt: skip
     late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
     late_ok = late_ok or day.late_ok
     if late and not late_ok:
@@ -172,8 +176,6 @@ def tally_day(
             *gone_flags,
             *flags,
             *strangers,
-            *renamed_flags(thread, cast),
-            *accounts_note(game, thread),
             *counted.flags,
             *s3,
         ),
@@ -187,31 +189,6 @@ def tally_day(
         notices=(notice,) if notice else (),
         rules=game.rules,
     )
-
-
-def renamed_flags(thread: Thread, cast: Cast) -> list[Flag]:
-    """A player whose account the forum renamed (its id is the file's, its name is not):
-    said once, with the name it posts under now."""
-    flags: dict[str, Flag] = {}
-    for w in thread.writings():
-        who = cast.of(w)
-        if who.renamed and who.name is not None and who.name not in flags:
-            note = (f"{who.name} (uid {w.author_id}) posts as {w.author} now: the same account, "
-                    f"counted as {who.name}")  # fmt: skip
-            flags[who.name] = Flag("renamed", note, who.name, w.post.floor, w.item_id)
-    return list(flags.values())
-
-
-def accounts_note(game: Game, thread: Thread) -> tuple[Flag, ...]:
-    """Said once when the forum shows account ids and the game file gives none: players are
-    told apart by their names alone, and a look-alike name is another account."""
-    if game.has_ids or not any(w.author_id for w in thread.writings()):
-        return ()
-    return (Flag("accounts",
-        "the game file gives no account ids, so players are known by their names alone (a "
-        "renamed player is lost, a look-alike account is told apart only by its spelling); "
-        'give each its id, players = [{ name = "bob", id = 3 }] (the uid of its space page), '
-        "or let tally init write them"),)  # fmt: skip
 
 
 @dataclass(frozen=True)
