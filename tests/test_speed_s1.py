@@ -48,3 +48,52 @@ def test_a_cached_page_is_not_fsynced_but_the_history_is(
     assert entry is not None and entry.body == b"<html>1</html>" and entry.etag == '"a"'
     assert store.versions() == [(1, now, b'[{"post": 1}]')]
     assert not list(tmp_path.rglob("*.part"))  # every write renamed into place
+
+
+@pytest.fixture
+def compiled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the templates Jinja compiled from their text."""
+    from jinja2 import Environment
+
+    names: list[str] = []
+    real = Environment.compile
+
+    def compile(self: Environment, source: str, name: str | None = None, *args: object) -> object:
+        names.append(name or "")
+        return real(self, source, name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Environment, "compile", compile)
+    return names
+
+
+def test_a_template_is_compiled_once_for_every_folder_that_holds_it(
+    tmp_path: Path, compiled: list[str]
+) -> None:
+    """Each run (each test) makes its own environment for its folder; the built-in
+    templates behind the folder are not compiled again for each, the folder's own are."""
+    from tally.outputs.written.announce import check_templates
+
+    for n in range(3):
+        folder = tmp_path / f"house{n}"
+        folder.mkdir()
+        (folder / "morning.text.j2").write_text("早上好 {{ day }}\n", encoding="utf-8")
+        check_templates("morning", folder)
+    assert compiled.count("morning.text.j2") == 3  # one file in each folder
+    assert compiled.count("morning.bbcode.j2") <= 1  # the built-in one, maybe compiled before
+
+
+def test_a_template_whose_text_changed_is_compiled_again_whatever_its_mtime(
+    tmp_path: Path,
+) -> None:
+    from tally.outputs.written import templating
+
+    path = tmp_path / "morning.text.j2"
+    path.write_text("第{{ day }}天，早上好\n", encoding="utf-8")
+    stamp = path.stat().st_mtime_ns
+    text = templating.template_text("morning.text.j2", {"day": 2}, tmp_path, finalize=None)
+    assert text == "第2天，早上好\n"
+    path.write_text("第{{ day }}天，晚上好\n", encoding="utf-8")
+    os.utime(path, ns=(stamp, stamp))
+    templating._jinja.cache_clear()  # the next run in the same process: a new environment
+    text = templating.template_text("morning.text.j2", {"day": 2}, tmp_path, finalize=None)
+    assert text == "第2天，晚上好\n"

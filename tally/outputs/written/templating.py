@@ -13,6 +13,8 @@ names (a template missing there is the built-in one).
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -48,10 +50,11 @@ def _jinja(folder: str | None, html: bool, finalize: Finalize | None) -> Any:
     loader: BaseLoader = built_in
     if folder is not None:
         loader = ChoiceLoader([bounds.folder_loader(folder), built_in])
+    compiled = _compiled(html, finalize)
     if html:  # the report: HTML escaped, no BBCode to break
         return bounds.sandbox(bounds.PAGE_CHARS)(
             loader=loader, autoescape=True, undefined=StrictUndefined,
-            trim_blocks=True, lstrip_blocks=True,
+            trim_blocks=True, lstrip_blocks=True, bytecode_cache=compiled,
         )  # fmt: skip
     return bounds.sandbox(bounds.POST_CHARS)(
         loader=loader,
@@ -61,7 +64,46 @@ def _jinja(folder: str | None, html: bool, finalize: Finalize | None) -> Any:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        bytecode_cache=compiled,
     )
+
+
+# Compiled templates a process keeps, for each kind of environment.
+COMPILED_KEPT = 64
+
+
+@functools.cache
+def _compiled(html: bool, finalize: Finalize | None) -> Any:
+    """The templates compiled so far by the environments of one kind (``html``,
+    ``finalize``: what the compiled code depends on), each kept by its name, its file and a
+    checksum of its text, never by the file's time: an environment made for another
+    folder (each run's, each test's) compiles again only a template whose text or file is
+    new, and a template changed on disk is compiled again whatever its mtime says."""
+    from jinja2 import BytecodeCache
+    from jinja2.bccache import Bucket
+
+    class Compiled(BytecodeCache):
+        def __init__(self) -> None:
+            self._code: OrderedDict[tuple[str, str], Any] = OrderedDict()
+            self._lock = threading.Lock()
+
+        def load_bytecode(self, bucket: Bucket) -> None:
+            key = (bucket.key, bucket.checksum)  # name and file, text
+            with self._lock:
+                code = self._code.get(key)
+                if code is not None:
+                    self._code.move_to_end(key)
+                    bucket.code = code
+
+        def dump_bytecode(self, bucket: Bucket) -> None:
+            if bucket.code is None:
+                return
+            with self._lock:
+                self._code[(bucket.key, bucket.checksum)] = bucket.code
+                while len(self._code) > COMPILED_KEPT:
+                    self._code.popitem(last=False)
+
+    return Compiled()
 
 
 def template_text(
