@@ -97,3 +97,52 @@ def test_a_template_whose_text_changed_is_compiled_again_whatever_its_mtime(
     templating._jinja.cache_clear()  # the next run in the same process: a new environment
     text = templating.template_text("morning.text.j2", {"day": 2}, tmp_path, finalize=None)
     assert text == "第2天，晚上好\n"
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "discuz"
+
+
+def test_a_page_read_again_is_parsed_once_and_a_changed_one_afresh() -> None:
+    """The memo of parse_page is keyed by the whole text and every other argument: one byte
+    changed, another zone, another source (its origin) or other board profiles read anew."""
+    from zoneinfo import ZoneInfo
+
+    from tally.forums.base import forget_parsed
+    from tally.forums.boards import Boards, built_in
+    from tally.forums.discuz import DiscuzPages
+
+    china, hong_kong = ZoneInfo("Asia/Shanghai"), ZoneInfo("Asia/Hong_Kong")
+    text = (FIXTURES / "vote-p1.html").read_text(encoding="utf-8")
+    pages = DiscuzPages()
+    forget_parsed()
+    url = "http://bbs.example.com/forum.php?mod=viewthread&tid=23&page=1"
+    first = pages.parse_page(text, china, source=url)
+    assert pages.parse_page(text, china, source=url) is first
+    forget_parsed()
+    fresh = pages.parse_page(text, china, source=url)
+    assert fresh == first and fresh is not first  # the memo only skips work, same result
+
+    changed = text.replace("投票", "投 票", 1)
+    assert changed != text
+    assert pages.parse_page(changed, china, source=url) is not first
+    in_hong_kong = pages.parse_page(text, hong_kong, source=url)
+    assert in_hong_kong.posts[0].time.tzinfo is hong_kong is not first.posts[0].time.tzinfo
+    other = pages.parse_page(text, china, source="http://other.example.org/forum.php")
+    assert other.origin != first.origin
+    profiles = Boards(built_in())
+    again = pages.parse_page(text, china, source=url, boards=profiles)
+    assert again == first
+    assert pages.parse_page(text, china, source=url, boards=Boards(built_in())) is again
+
+
+def test_a_page_that_fails_fails_every_time() -> None:
+    from zoneinfo import ZoneInfo
+
+    from tally.errors import TallyError
+    from tally.forums.discuz import DiscuzPages
+
+    text = (FIXTURES / "vote-p1.html").read_text(encoding="utf-8")
+    cut = text[: len(text) // 2]
+    for _ in range(2):
+        with pytest.raises(TallyError):
+            DiscuzPages().parse_page(cut, ZoneInfo("Asia/Shanghai"), source="cut.html")
