@@ -651,13 +651,17 @@ def main() -> None:
         f"{platform.system()} {platform.machine()}"
     )
     print(f"machine: {machine}\n", flush=True)
-    bench_parsing()
-    bench_fetching()
-    bench_tieba()
-    bench_watch()
-    bench_post()
-    bench_startup()
-    bench_scale()
+    from bench.speed import bench_speed
+
+    if sys.argv[1:] != ["speed"]:  # `bench/run.py speed`: section 6 alone
+        bench_parsing()
+        bench_fetching()
+        bench_tieba()
+        bench_watch()
+        bench_post()
+        bench_startup()
+        bench_scale()
+    bench_speed(row)
     print("\n| measure | tally | baseline | ratio | goal | met |\n|---|---|---|---|---|---|")
     for measure, tally, baseline, ratio, goal, met in ROWS:
         print(f"| {measure} | {tally} | {baseline} | {ratio} | {goal} | {'yes' if met else 'NO'} |")

@@ -1,0 +1,174 @@
+"""6. The paths a run (and the test suite, hundreds of runs in one process) spends its time
+on, each against the way it was done before or the plain library call, in the same run.
+
+    .venv/bin/python bench/run.py speed     # this section alone
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+Row = Callable[[str, str, str, str, str, bool], None]
+ROOT = Path(__file__).resolve().parent.parent
+CHINA = ZoneInfo("Asia/Shanghai")
+
+
+def best(fn: Callable[[], object], repeat: int = 5) -> float:
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def forum_start_stop(row: Row) -> None:
+    """The loopback forum the tests and `tally demo` start and stop (hundreds a suite)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from tally.demo.localforum import LocalForum
+
+    def stdlib() -> None:  # serve_forever with the 10 ms poll LocalForum used
+        for _ in range(20):
+            server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+            thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
+            thread.start()
+            server.shutdown()
+            server.server_close()
+
+    def tally() -> None:
+        for _ in range(20):
+            LocalForum().start().stop()
+
+    t_std, t_tally = best(stdlib), best(tally)
+    row(
+        "local forum: start and stop",
+        f"{t_tally / 20 * 1000:.2f} ms",
+        f"{t_std / 20 * 1000:.2f} ms (serve_forever, 10 ms poll)",
+        f"{t_std / t_tally:.0f}×",
+        "≥ 5×",
+        t_std / t_tally >= 5,
+    )
+
+
+def cache_put(row: Row) -> None:
+    """A fetched page into the cache: its body and the index, as every page of a run."""
+    from tally.atomic import write_atomic
+    from tally.forums.cache import Cache
+
+    body = (ROOT / "fixtures" / "discuz" / "vote-p1.html").read_bytes()
+    folder = Path(tempfile.mkdtemp(prefix="tally-bench-", dir=Path.home()))
+    now = datetime(2024, 5, 9, 13, 30, tzinfo=UTC)
+    try:
+        store = Cache(folder).thread("discuz", "bbs.example.com", "1")
+        n = [0]
+
+        def tally() -> None:
+            for _ in range(20):
+                n[0] += 1
+                store.put(f"https://bbs.example.com/p{n[0] % 60}", body, now, {})
+
+        def durable() -> None:  # each file written as the records are: fsync, then rename
+            for i in range(20):
+                write_atomic(folder / f"page{i}.body", body)
+                write_atomic(folder / "index.json", b"{}" * 2000)
+
+        t_tally, t_durable = best(tally), best(durable)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    row(
+        "cache: a page and its index written (on the home folder's disk)",
+        f"{t_tally / 20 * 1000:.2f} ms",
+        f"{t_durable / 20 * 1000:.2f} ms (both fsynced)",
+        f"{t_tally / t_durable:.0%}",
+        "≤ 50 %",
+        t_tally / t_durable <= 0.5,
+    )
+
+
+def templates_in_a_new_folder(row: Row) -> None:
+    """What each run does before it reads a page: compile its templates, in the director's
+    folder (each run a new environment), the built-ins behind it."""
+    from jinja2 import Environment
+
+    from tally.outputs.written.announce import check_templates
+
+    folder = Path(tempfile.mkdtemp(prefix="tally-bench-"))
+    sources = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "templates").glob("*.j2"))]
+    n = [0]
+    try:
+
+        def tally() -> None:
+            n[0] += 1
+            house = folder / f"house{n[0]}"
+            house.mkdir()
+            (house / "morning.text.j2").write_text("早上好\n", encoding="utf-8")
+            for kind in ("close", "morning", "reminder", "elevator"):
+                check_templates(kind, house)
+            check_templates("report", house, html=True)
+
+        def jinja() -> None:  # every template compiled from its text, as a new environment does
+            env = Environment(trim_blocks=True, lstrip_blocks=True)
+            for source in sources:
+                env.from_string(source)
+
+        t_tally, t_jinja = best(tally), best(jinja)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    row(
+        "templates: checked in a new folder vs Jinja compiling them",
+        f"{t_tally * 1000:.1f} ms",
+        f"{t_jinja * 1000:.1f} ms",
+        f"{t_tally / t_jinja:.0%}",
+        "≤ 25 %",
+        t_tally / t_jinja <= 0.25,
+    )
+
+
+def page_read_again(row: Row) -> None:
+    """A page whose text did not change, read again in the same process (a watch's poll, the
+    cache's copy read by the next command of a script)."""
+    from tally.forums.base import forget_parsed
+    from tally.forums.discuz import Discuz
+
+    pages = [
+        p.read_text(encoding="utf-8")
+        for p in sorted((ROOT / "fixtures" / "discuz").glob("*.html"))
+        if not p.name.startswith(("missing", "readperm"))
+    ]
+    discuz = Discuz().pages
+
+    def first() -> None:
+        for p in pages:
+            forget_parsed()
+            discuz.parse_page(p, CHINA, source="bench")
+
+    def again() -> None:
+        for p in pages:
+            discuz.parse_page(p, CHINA, source="bench")
+
+    t_first, t_again = best(first), best(again)
+    row(
+        "parse: an unchanged page read again vs its first parse",
+        f"{t_again / len(pages) * 1000:.2f} ms a page",
+        f"{t_first / len(pages) * 1000:.2f} ms a page",
+        f"{t_again / t_first:.0%}",
+        "≤ 10 %",
+        t_again / t_first <= 0.1,
+    )
+
+
+def bench_speed(row: Row) -> None:
+    print("6. the paths a run and the test suite spend their time on", flush=True)
+    forum_start_stop(row)
+    cache_put(row)
+    templates_in_a_new_folder(row)
+    page_read_again(row)
