@@ -96,7 +96,8 @@ def cache_put(row: Row) -> None:
 
 def templates_in_a_new_folder(row: Row) -> None:
     """What each run does before it reads a page: compile its templates, in the director's
-    folder (each run a new environment), the built-ins behind it."""
+    folder (each run a new environment: here a copy of the built-ins, one of them changed),
+    the built-ins behind it."""
     from jinja2 import Environment
 
     from tally.outputs.written.announce import check_templates
@@ -109,7 +110,7 @@ def templates_in_a_new_folder(row: Row) -> None:
         def tally() -> None:
             n[0] += 1
             house = folder / f"house{n[0]}"
-            house.mkdir()
+            shutil.copytree(ROOT / "templates", house)  # a director's own copy of them all
             (house / "morning.text.j2").write_text("早上好\n", encoding="utf-8")
             for kind in ("close", "morning", "reminder", "elevator"):
                 check_templates(kind, house)
@@ -128,8 +129,8 @@ def templates_in_a_new_folder(row: Row) -> None:
         f"{t_tally * 1000:.1f} ms",
         f"{t_jinja * 1000:.1f} ms",
         f"{t_tally / t_jinja:.0%}",
-        "≤ 25 %",
-        t_tally / t_jinja <= 0.25,
+        "≤ 50 %",
+        t_tally / t_jinja <= 0.5,
     )
 
 

@@ -66,20 +66,36 @@ def compiled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return names
 
 
-def test_a_template_is_compiled_once_for_every_folder_that_holds_it(
+def test_a_template_is_compiled_once_whichever_folder_holds_it(
     tmp_path: Path, compiled: list[str]
 ) -> None:
-    """Each run (each test) makes its own environment for its folder; the built-in
-    templates behind the folder are not compiled again for each, the folder's own are."""
+    """Each run (each test) makes its own environment for its folder; neither the built-in
+    templates behind the folder nor a copy of the same text in another folder are compiled
+    by Jinja again."""
     from tally.outputs.written.announce import check_templates
 
+    text = f"早上好 {{{{ day }}}} {tmp_path.name}\n"  # a text no other test compiled
     for n in range(3):
         folder = tmp_path / f"house{n}"
         folder.mkdir()
-        (folder / "morning.text.j2").write_text("早上好 {{ day }}\n", encoding="utf-8")
+        (folder / "morning.text.j2").write_text(text, encoding="utf-8")
         check_templates("morning", folder)
-    assert compiled.count("morning.text.j2") == 3  # one file in each folder
+    assert compiled.count("morning.text.j2") == 1
     assert compiled.count("morning.bbcode.j2") <= 1  # the built-in one, maybe compiled before
+
+
+def test_a_copy_of_a_template_that_fails_names_its_own_file_and_line(tmp_path: Path) -> None:
+    from tally.errors import InputError
+    from tally.outputs.written import templating
+
+    text = "第{{ day }}天\n{{ 1 // 0 }}\n"
+    for n in range(2):
+        folder = tmp_path / f"house{n}"
+        folder.mkdir()
+        (folder / "morning.text.j2").write_text(text, encoding="utf-8")
+        with pytest.raises(InputError) as failed:
+            templating.template_text("morning.text.j2", {"day": 2}, folder, finalize=None)
+        assert f"{folder / 'morning.text.j2'}, line 2" in str(failed.value)
 
 
 def test_a_template_whose_text_changed_is_compiled_again_whatever_its_mtime(
