@@ -162,3 +162,20 @@ def test_a_page_that_fails_fails_every_time() -> None:
     for _ in range(2):
         with pytest.raises(TallyError):
             DiscuzPages().parse_page(cut, ZoneInfo("Asia/Shanghai"), source="cut.html")
+
+
+def test_a_stored_version_read_again_is_the_same_posts_a_damaged_one_fails() -> None:
+    from zoneinfo import ZoneInfo
+
+    from tally.forums.discuz import DiscuzPages
+    from tally.forums.history import page_data, page_posts
+
+    text = (FIXTURES / "vote-p1.html").read_text(encoding="utf-8")
+    posts = DiscuzPages().parse_page(text, ZoneInfo("Asia/Shanghai"), source="vote-p1.html").posts
+    data = page_data(posts)
+    assert page_posts(data) == posts
+    assert page_posts(bytes(bytearray(data))) is page_posts(data)  # kept by the bytes
+    damaged = data[:-2]
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            page_posts(damaged)
