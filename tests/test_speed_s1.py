@@ -179,3 +179,27 @@ def test_a_stored_version_read_again_is_the_same_posts_a_damaged_one_fails() -> 
     for _ in range(2):
         with pytest.raises(ValueError):
             page_posts(damaged)
+
+
+def test_a_command_that_reads_no_forum_does_not_import_the_http_client() -> None:
+    """Every command makes an Environment (its HttpOptions come from tally.forums.http);
+    httpx and tenacity, a fifth of a second of every start, wait for the first request."""
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    code = (
+        "import sys\n"
+        "from tally.environment import Environment\n"
+        "from tally.forums.http import Http\n"
+        "env = Environment()\n"
+        "print('httpx' in sys.modules, 'tenacity' in sys.modules)\n"
+        "Http(env.http).close()\n"
+        "print('httpx' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=child_env(), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "True"]
