@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
+from tally.forums.base import forget_parsed  # noqa: E402
 from tally.forums.discuz import Discuz  # noqa: E402
 
 CHINA = ZoneInfo("Asia/Shanghai")
@@ -146,6 +147,7 @@ def bench_parsing() -> None:
     def tally() -> None:
         for _ in range(rounds):
             for p in pages:
+                forget_parsed()  # the parsing itself, not parse_page's memo of a page seen
                 discuz.parse_page(p, CHINA, source="bench")
 
     def bare() -> None:
@@ -221,6 +223,7 @@ def bench_fetching() -> None:
                     client.get(u).raise_for_status()
 
         def tally() -> None:
+            forget_parsed()  # a run is a process: no page parsed before
             with Reader(how=Reading(use_cache=False)) as reader:
                 reader.read([url], CHINA)
 
@@ -257,6 +260,7 @@ def bench_rerun(forum, url: str) -> None:  # type: ignore[no-untyped-def]
     try:
         # As the CLI runs it after the close: cached pages from after the close are trusted.
         def run() -> None:
+            forget_parsed()  # a run is a process: no page parsed before
             with Reader(how=Reading(cache_dir=cache)) as reader:
                 [thread] = reader.read([url], CHINA, closes=game.days[0].closes)
             tally_day(thread, game)
@@ -335,6 +339,7 @@ def bench_tieba() -> None:
             asyncio.run(read())
 
         def tally() -> None:
+            forget_parsed()  # a run is a process: no page parsed before
             with Reader(how=Reading(use_cache=False)) as reader:
                 [got] = reader.read([url], CHINA)
             assert len(got.posts) == 1800
@@ -399,6 +404,7 @@ def bench_watch() -> None:
             assert poll.ok and poll.requests == requests[-1]
 
         def look_again() -> None:
+            forget_parsed()  # a run is a process: no page parsed before
             with Reader(how=Reading(cache_dir=cache)) as reader:
                 [got] = reader.read([url], CHINA)
             tally_day(got, game)
@@ -466,6 +472,7 @@ def bench_post() -> None:
         )
 
         def baseline() -> None:
+            forget_parsed()  # a run is a process: no page parsed before
             with Reader(how=Reading(use_cache=False)) as reader:
                 [got] = reader.read([url], CHINA, closes=closes)
             tally_day(got, game)
@@ -644,13 +651,17 @@ def main() -> None:
         f"{platform.system()} {platform.machine()}"
     )
     print(f"machine: {machine}\n", flush=True)
-    bench_parsing()
-    bench_fetching()
-    bench_tieba()
-    bench_watch()
-    bench_post()
-    bench_startup()
-    bench_scale()
+    from bench.speed import bench_speed
+
+    if sys.argv[1:] != ["speed"]:  # `bench/run.py speed`: section 6 alone
+        bench_parsing()
+        bench_fetching()
+        bench_tieba()
+        bench_watch()
+        bench_post()
+        bench_startup()
+        bench_scale()
+    bench_speed(row)
     print("\n| measure | tally | baseline | ratio | goal | met |\n|---|---|---|---|---|---|")
     for measure, tally, baseline, ratio, goal, met in ROWS:
         print(f"| {measure} | {tally} | {baseline} | {ratio} | {goal} | {'yes' if met else 'NO'} |")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import selectors
 import socket
 import struct
 import sys
@@ -83,6 +84,7 @@ class LocalForum:
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._wake: socket.socket | None = None  # written to by stop(): the loop ends at once
 
     @property
     def page_requests(self) -> list[str]:
@@ -235,15 +237,19 @@ class LocalForum:
 
         self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        )
+        self._server.timeout = 0  # handle_request is asked only when a client waits
+        self._wake, woken = socket.socketpair()
+        self._thread = threading.Thread(target=_serve, args=(self._server, woken), daemon=True)
         self._thread.start()
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
+            assert self._wake is not None and self._thread is not None
+            self._wake.send(b"x")
+            self._thread.join()
+            self._wake.close()
+            self._wake = None
             self._server.server_close()
             self._server = None
 
@@ -257,3 +263,17 @@ class LocalForum:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def _serve(server: ThreadingHTTPServer, woken: socket.socket) -> None:
+    """``serve_forever`` without its poll: serve_forever looks for a shutdown every
+    poll_interval, so each stop waited half of one (5 ms, the tests start and stop hundreds
+    of forums); this loop sleeps until a client connects or ``stop`` writes to ``woken``."""
+    with selectors.DefaultSelector() as selector, woken:
+        selector.register(server, selectors.EVENT_READ)
+        selector.register(woken, selectors.EVENT_READ)
+        while True:
+            ready = [key.fileobj for key, _ in selector.select()]
+            if woken in ready:
+                return
+            server.handle_request()

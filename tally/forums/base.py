@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
@@ -199,6 +201,55 @@ class PageText:
     memo: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=32).digest()
+
+
+class _Parsed:
+    """The pages parsed last, each by a digest of its whole text and everything else its
+    reading depends on (the software, the zone, the source its host and origin come from,
+    the thread asked for, the board profiles): a memo of a pure function, never a cache of
+    a URL, so a page whose text changed by one byte is parsed afresh. A ``Page`` is frozen
+    all through, so one may be handed to every read that asks. The tests read the same
+    pages in hundreds of runs in one process; a run reads again a page the cache gave."""
+
+    KEPT = 256
+
+    def __init__(self) -> None:
+        self._pages: OrderedDict[tuple[Any, ...], tuple[tuple[Board, ...] | None, Page]] = (
+            OrderedDict()
+        )
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...], boards: tuple[Board, ...] | None) -> Page | None:
+        with self._lock:
+            found = self._pages.get(key)
+            if found is None or found[0] != boards:  # profiles compared by value
+                return None
+            self._pages.move_to_end(key)
+            return found[1]
+
+    def put(self, key: tuple[Any, ...], boards: tuple[Board, ...] | None, page: Page) -> None:
+        with self._lock:
+            self._pages[key] = (boards, page)
+            self._pages.move_to_end(key)
+            while len(self._pages) > self.KEPT:
+                self._pages.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._pages.clear()
+
+
+_PARSED = _Parsed()
+
+
+def forget_parsed() -> None:
+    """Forget every page parsed so far: what a benchmark of the parsing itself, or of a run
+    in a new process, starts from."""
+    _PARSED.clear()
+
+
 class Pages(ABC):
     """How one forum software's HTML thread pages are read: their integrity (checked here,
     the same for every forum) and their parts (what each declares). Discuz! reads its live
@@ -236,7 +287,23 @@ class Pages(ABC):
         a page of another thread. The software supplies the post nodes, what the page says
         of itself (``frame``) and the reading of one post; ``boards`` the profiles a board
         whose theme moves things is read with.
+
+        A page is parsed once a process: the same text read again with the same arguments
+        (the next run's read of a page that did not change, the cache's copy, a saved
+        file read again) is the same ``Page``, kept by a digest of the whole text (see
+        ``_Parsed``). A page that fails is parsed again each time.
         """
+        key = (type(self), _digest(text), len(text), tz, source, thread_id)
+        profiles = boards.boards if boards is not None else None
+        page = _PARSED.get(key, profiles)
+        if page is None:
+            page = self._parse_page(text, tz, source, thread_id, boards)
+            _PARSED.put(key, profiles, page)
+        return page
+
+    def _parse_page(
+        self, text: str, tz: tzinfo, source: str, thread_id: str | None, boards: Boards | None
+    ) -> Page:
         page = self.open(text, tz, source, boards)
         nodes = self.post_nodes(page)
         ended = _ENDED.search(text[-2000:]) is not None

@@ -126,7 +126,7 @@ class ThreadCache:
             "last_modified": lower.get("last-modified"),
         }
         with self._lock:
-            if self._write(self._name(url), body):
+            if self._write(self._name(url), body, durable=False):
                 self._index[url] = meta
                 self._save()
 
@@ -188,10 +188,17 @@ class ThreadCache:
             self._save()
 
     def _save(self) -> None:
-        self._write("index.json", json.dumps(self._index, ensure_ascii=False, indent=1).encode())
+        index = json.dumps(self._index, ensure_ascii=False, indent=1).encode()
+        self._write("index.json", index, durable=False)
 
-    def _write(self, name: str, data: bytes) -> bool:
-        """Write one file of the cache; False (after one warning a run) when it cannot be."""
+    def _write(self, name: str, data: bytes, *, durable: bool = True) -> bool:
+        """Write one file of the cache; False (after one warning a run) when it cannot be.
+
+        The pages and their index are written without fsync (``durable=False``): a page
+        lost to a power cut is fetched again, and a damaged one fails its checksum or its
+        index's shape and is treated as never cached. The history (``versions/``,
+        ``history.json``) stays durable: a page as an earlier read found it cannot be
+        fetched again."""
         if self._health.unwritable:
             return False
         try:
@@ -199,7 +206,7 @@ class ThreadCache:
                 (self.folder / name).parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise OutputError(f"cannot create {self.folder} ({exc.strerror})") from None
-            write_atomic(self.folder / name, data)
+            write_atomic(self.folder / name, data, durable=durable)
         except OutputError as exc:
             self._health.failed(str(exc))
             return False

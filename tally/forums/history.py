@@ -13,6 +13,7 @@ gone since is a deleted one).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
@@ -31,8 +32,13 @@ def page_data(posts: Iterable[Post]) -> bytes:
     ).encode("utf-8")
 
 
+@functools.lru_cache(maxsize=256)
 def page_posts(data: bytes) -> tuple[Post, ...]:
-    """The posts of a stored page; ValueError (or KeyError, TypeError) when it is damaged."""
+    """The posts of a stored page; ValueError (or KeyError, TypeError) when it is damaged.
+
+    Kept by the stored bytes themselves (a pure function of them; a failure is not kept):
+    each run reads the whole history back, and the runs of one process (a script's
+    commands, the tests) read the same versions again."""
     loaded = json.loads(data.decode("utf-8"))
     if not isinstance(loaded, list):
         raise ValueError("not a list of posts")

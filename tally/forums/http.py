@@ -29,15 +29,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
-
-import httpx
-from tenacity import RetryCallState, Retrying, retry_if_exception_type
 
 from tally import __version__
 from tally.errors import FetchError, InputError, TallyError
 from tally.forums.cookies import covers, load_cookies
+
+# httpx and tenacity are imported where a request is made (a fifth of a second): every
+# command makes an Environment, whose HttpOptions live here, and most never fetch a page.
+if TYPE_CHECKING:
+    import httpx
+    from tenacity import RetryCallState
 
 USER_AGENT = f"tally/{__version__} (forum werewolf vote counter)"
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
@@ -264,6 +267,8 @@ class Http:
                 f"every cookie in {cookies} has expired "
                 f"({self._cookies.expired}); export them again from a logged-in browser."
             )
+        import httpx
+
         self._client = httpx.Client(
             headers={"User-Agent": self.options.user_agent, "Accept-Encoding": "gzip, deflate"},
             timeout=self.options.timeout,
@@ -393,6 +398,8 @@ class Http:
         explain: Explain | None,
         check: Check | None,
     ) -> Response:
+        from tenacity import Retrying, retry_if_exception_type
+
         begun = self._clock()
         total = self.options.total_deadline
         attempts = max(1, self.options.attempts)
@@ -445,6 +452,8 @@ class Http:
         check: Check | None = None,
         begun: float | None = None,
     ) -> Response:
+        import httpx
+
         method = "GET" if body is None else "POST"
         with self._slot(url):
             with self._hosts_lock:

@@ -13,6 +13,8 @@ names (a template missing there is the built-in one).
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -48,12 +50,13 @@ def _jinja(folder: str | None, html: bool, finalize: Finalize | None) -> Any:
     loader: BaseLoader = built_in
     if folder is not None:
         loader = ChoiceLoader([bounds.folder_loader(folder), built_in])
+    compiled = _compiled(html, finalize)
     if html:  # the report: HTML escaped, no BBCode to break
-        return bounds.sandbox(bounds.PAGE_CHARS)(
+        return _reusing(bounds.sandbox(bounds.PAGE_CHARS), compiled)(
             loader=loader, autoescape=True, undefined=StrictUndefined,
-            trim_blocks=True, lstrip_blocks=True,
+            trim_blocks=True, lstrip_blocks=True, bytecode_cache=compiled,
         )  # fmt: skip
-    return bounds.sandbox(bounds.POST_CHARS)(
+    return _reusing(bounds.sandbox(bounds.POST_CHARS), compiled)(
         loader=loader,
         undefined=StrictUndefined,
         finalize=finalize,
@@ -61,7 +64,91 @@ def _jinja(folder: str | None, html: bool, finalize: Finalize | None) -> Any:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        bytecode_cache=compiled,
     )
+
+
+# Compiled templates a process keeps, for each kind of environment.
+COMPILED_KEPT = 64
+
+
+def _reusing(base: Any, compiled: Any) -> Any:
+    """``base``, an environment class, whose compiling of a template's text into Python is
+    done once for every file that holds the same text (see ``_compiled``)."""
+
+    class Reusing(base):  # type: ignore[misc]
+        def compile(
+            self,
+            source: Any,
+            name: str | None = None,
+            filename: str | None = None,
+            raw: bool = False,
+            defer_init: bool = False,
+        ) -> Any:
+            generate = super().compile
+            if raw or not isinstance(source, str):
+                return generate(source, name, filename, raw, defer_init)
+            python = compiled.python(
+                source, name, defer_init, lambda: generate(source, name, filename, True, defer_init)
+            )
+            # The file named in tracebacks and messages is this one's, as Jinja would name it.
+            return self._compile(python, filename or "<template>")
+
+    return Reusing
+
+
+@functools.cache
+def _compiled(html: bool, finalize: Finalize | None) -> Any:
+    """The templates compiled so far by the environments of one kind (``html``,
+    ``finalize``: what the compiled code depends on), never kept by a file's time: the
+    code of each by its name, its file and a checksum of its text (Jinja's bytecode cache),
+    and the Python that Jinja makes of a template's text by that text and the template's
+    name alone (what Jinja's code generator reads; the file is only the code's label). An
+    environment made for another folder (each run's, each test's) compiles the built-ins
+    no more, a copy of a template in another folder is only handed to Python's compile,
+    and a template changed on disk is compiled again whatever its mtime says."""
+    from jinja2 import BytecodeCache
+    from jinja2.bccache import Bucket
+
+    class Compiled(BytecodeCache):
+        def __init__(self) -> None:
+            self._code: OrderedDict[tuple[str, str], Any] = OrderedDict()
+            self._python: OrderedDict[tuple[str, str | None, bool], str] = OrderedDict()
+            self._lock = threading.Lock()
+
+        def python(
+            self, source: str, name: str | None, defer_init: bool, make: Callable[[], str]
+        ) -> str:
+            key = (self.get_source_checksum(source), name, defer_init)
+            with self._lock:
+                found = self._python.get(key)
+                if found is not None:
+                    self._python.move_to_end(key)
+                    return found
+            made = make()  # a template that does not compile raises, and is not kept
+            with self._lock:
+                self._python[key] = made
+                while len(self._python) > COMPILED_KEPT:
+                    self._python.popitem(last=False)
+            return made
+
+        def load_bytecode(self, bucket: Bucket) -> None:
+            key = (bucket.key, bucket.checksum)  # name and file, text
+            with self._lock:
+                code = self._code.get(key)
+                if code is not None:
+                    self._code.move_to_end(key)
+                    bucket.code = code
+
+        def dump_bytecode(self, bucket: Bucket) -> None:
+            if bucket.code is None:
+                return
+            with self._lock:
+                self._code[(bucket.key, bucket.checksum)] = bucket.code
+                while len(self._code) > COMPILED_KEPT:
+                    self._code.popitem(last=False)
+
+    return Compiled()
 
 
 def template_text(
