@@ -112,13 +112,17 @@ TOGETHER = frozenset({
     "tests/test_report.py",  # two reports of a four-day game
     "tests/test_house.py",  # tally's code, parsed
 })  # fmt: skip
+# The modules that drive Chromium share one worker too: the session's one browser (the
+# ``browser`` fixture) is launched once a run instead of once on each worker (1.5 s, ~1 s
+# of CPU, and a second browser's memory).
+BROWSER = frozenset({"tests/test_report.py", "tests/test_desk_browser.py"})
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """--dist loadgroup, its groups the modules of TOGETHER. pytest-xdist groups the tests
-    marked xdist_group by renaming their nodeid, which pytest 9 no longer lets a plugin do
-    (each marked test went to any worker: the wheel was built twice at once)."""
+    """--dist loadgroup, its groups the modules of TOGETHER, and BROWSER's as one. pytest-xdist
+    groups the tests marked xdist_group by renaming their nodeid, which pytest 9 no longer
+    lets a plugin do (each marked test went to any worker: the wheel was built twice at once)."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadGroupScheduling
@@ -126,6 +130,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     class ModulesTogether(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
+            if module in BROWSER:
+                return "chromium"
             return module if module in TOGETHER else nodeid
 
     return ModulesTogether(config, log)  # type: ignore[arg-type]
