@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gc
 import ipaddress
 import json
 import os
@@ -34,16 +35,51 @@ CHINA = ZoneInfo("Asia/Shanghai")
 
 # ruff and mypy (tests/test_lint.py) start beside the other tests when those two are
 # chosen, in the process that sees what was chosen: pytest itself, or the controller of
-# pytest-xdist's workers (which inherit the folder the verdicts go to).
+# pytest-xdist's workers (which inherit the folder the verdicts go to). When the command
+# line alone says they will be (the whole suite, -m "not slow"), they start at once, before
+# the workers have started and collected (2-3 s sooner: mypy takes ~15 s of a core from a
+# fresh clone); if collection then leaves them out, they are stopped.
 
 
 def _worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
+def _lint_chosen_by_the_command_line(config: pytest.Config) -> bool:
+    """Whether tests/test_lint.py's tests are sure to be chosen, from the arguments alone:
+    a path that holds it, no -k, no deselection, and a -m its unmarked tests pass."""
+    o = config.option
+    if o.collectonly or o.keyword or getattr(o, "deselect", None) or getattr(o, "lf", False):
+        return False
+    if getattr(o, "ignore", None) or getattr(o, "ignore_glob", None):
+        return False
+    lint_file = Path(lint.__file__).with_name("test_lint.py")
+    where = config.invocation_params.dir
+    paths = [(where / a.split("::")[0]).resolve() for a in config.args]
+    if not any(p == lint_file or p in lint_file.parents for p in paths):
+        return False
+    if not o.markexpr:
+        return True
+    try:
+        from _pytest.mark.expression import Expression
+
+        return Expression.compile(o.markexpr).evaluate(lambda name, /, **kw: False)
+    except Exception:  # pytest's own parser, not a public interface: then wait for collection
+        return False
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if not _worker(config):
         lint.folder()
+        if _lint_chosen_by_the_command_line(config):
+            lint.start_all()
+
+
+def _lint_chosen(ids: list[str]) -> None:
+    if any(i.startswith(LINT) for i in ids):
+        lint.start_all()
+    else:
+        lint.stop_running()
 
 
 @pytest.hookimpl(trylast=True)  # after -k and -m have chosen
@@ -51,14 +87,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # --collect-only runs no test: nothing to start (and nothing killed half-way).
     if config.option.collectonly:
         return
-    if not _worker(config) and any(i.nodeid.startswith(LINT) for i in items):
-        lint.start_all()
+    if not _worker(config):
+        _lint_chosen([i.nodeid for i in items])
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
-    if any(i.startswith(LINT) for i in ids):
-        lint.start_all()
+    _lint_chosen(ids)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Once tally, its libraries and the tests are imported, a test process holds ~160,000
+    # objects that live to the end (and ~300,000 once the tests have imported matplotlib and
+    # pandas); the collector walked them all again and again: 3.8 s of the single-process
+    # quick loop. Frozen, and collected less often, it looks at what the tests make: 1.7 s.
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 100)
 
 
 # The modules whose tests share what is made once a module (a fixture of scope="module", a
@@ -68,13 +112,17 @@ TOGETHER = frozenset({
     "tests/test_report.py",  # two reports of a four-day game
     "tests/test_house.py",  # tally's code, parsed
 })  # fmt: skip
+# The modules that drive Chromium share one worker too: the session's one browser (the
+# ``browser`` fixture) is launched once a run instead of once on each worker (1.5 s, ~1 s
+# of CPU, and a second browser's memory).
+BROWSER = frozenset({"tests/test_report.py", "tests/test_desk_browser.py"})
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """--dist loadgroup, its groups the modules of TOGETHER. pytest-xdist groups the tests
-    marked xdist_group by renaming their nodeid, which pytest 9 no longer lets a plugin do
-    (each marked test went to any worker: the wheel was built twice at once)."""
+    """--dist loadgroup, its groups the modules of TOGETHER, and BROWSER's as one. pytest-xdist
+    groups the tests marked xdist_group by renaming their nodeid, which pytest 9 no longer
+    lets a plugin do (each marked test went to any worker: the wheel was built twice at once)."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadGroupScheduling
@@ -82,6 +130,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     class ModulesTogether(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
+            if module in BROWSER:
+                return "chromium"
             return module if module in TOGETHER else nodeid
 
     return ModulesTogether(config, log)  # type: ignore[arg-type]

@@ -1,8 +1,9 @@
 """ruff and mypy run beside the tests (tests/test_lint.py), once a run.
 
-Both start once the tests are chosen, when these are among them, and run beside the other
-tests (mypy takes ~6 s from a clean clone); the tests here wait for their verdicts. A run
-that leaves them out (-k, a single file) starts neither. The process that starts them is
+Both start once the tests are chosen, when these are among them (or as pytest starts, when
+its command line alone says they will be), and run beside the other tests (mypy takes ~15 s
+of a core from a fresh clone, 1 s with its cache); the tests here wait for their verdicts.
+A run that leaves them out (-k, a single file) starts neither. The process that starts them is
 the one that sees what was chosen (conftest.py): pytest itself, or, when the tests run on
 several workers (pytest-xdist), the controller; each writes what it said and how it ended
 into a folder every worker knows (``TALLY_LINT_DIR``), so that they run once.
@@ -63,12 +64,17 @@ def start_all() -> None:
         threading.Thread(target=ended, daemon=True).start()
 
 
-def stop_all() -> None:
-    """At the end of the run: nothing left running (a run stopped early, -x), no folder."""
+def stop_running() -> None:
+    """Stop the tools started before the tests were chosen, when they were not chosen."""
     for proc in RUNNING:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def stop_all() -> None:
+    """At the end of the run: nothing left running (a run stopped early, -x), no folder."""
+    stop_running()
     shutil.rmtree(folder(), ignore_errors=True)
 
 

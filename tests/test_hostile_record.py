@@ -125,7 +125,7 @@ def test_a_database_of_the_last_version_is_brought_up_to_its_keys(forum, tmp_pat
 def test_a_ballot_row_deleted_is_refused_as_a_live_read_would_be(archived):
     """Floor 2's ballot gone from the CSV: the thread's reply count says a floor is missing
     (it used to be tallied, naming another player)."""
-    csv_path, game, env, _ = archived
+    csv_path, game, env, _, _ = archived
     lines = csv_lines(csv_path)
     kept = [line for line in lines if not line.startswith("discuz,102,2002,,")]
     assert len(kept) == len(lines) - 1
@@ -133,7 +133,7 @@ def test_a_ballot_row_deleted_is_refused_as_a_live_read_would_be(archived):
 
 
 def test_a_comment_row_deleted_is_refused(archived):
-    csv_path, game, env, _ = archived
+    csv_path, game, env, _, _ = archived
     lines = csv_lines(csv_path)
     kept = [line for line in lines if not line.startswith("discuz,102,2004.1,")]
     assert len(kept) == len(lines) - 1
@@ -141,7 +141,7 @@ def test_a_comment_row_deleted_is_refused(archived):
 
 
 def test_a_comment_relabelled_as_a_post_is_refused(archived):
-    csv_path, game, env, _ = archived
+    csv_path, game, env, _, _ = archived
     text = "\r\n".join(csv_lines(csv_path))
     start = text.index("discuz,102,2004.1,2004,")
     line_end = text.index("\r\n", start)
@@ -152,21 +152,21 @@ def test_a_comment_relabelled_as_a_post_is_refused(archived):
 
 
 def test_a_csv_cut_in_its_last_row_is_refused(archived):
-    csv_path, game, env, _ = archived
+    csv_path, game, env, _, _ = archived
     text = csv_path.read_bytes().decode("utf-8-sig").rstrip("\r\n")
     cut = resave(csv_path, text[: text.rindex(",", 0, len(text) - 40)])
     refused(env, cut, game, "fewer cells than columns")
 
 
 def test_a_csv_whose_last_row_is_gone_is_refused(archived):
-    csv_path, game, env, _ = archived
+    csv_path, game, env, _, _ = archived
     lines = [line for line in csv_lines(csv_path) if line]
     refused(env, resave(csv_path, "\r\n".join(lines[:-1])), game, "the archive holds")
 
 
 def test_a_csv_with_its_columns_in_any_order_reads(archived):
     """A script that wrote the columns sorted: still tally's archive, still the same count."""
-    csv_path, game, env, expected = archived
+    csv_path, game, env, expected, _ = archived
     rows = read_csv(csv_path)
     import csv as stdcsv
     import io
@@ -195,7 +195,7 @@ def test_a_post_longer_than_128_kib_goes_and_comes_back(forum, tmp_path):
 
 
 def test_rows_of_one_thread_that_disagree_are_refused(archived):
-    csv_path, game, env, _ = archived
+    csv_path, game, env, _, _ = archived
     lines = csv_lines(csv_path)
     # One row's thread title edited: two threads under one key, or a hand edit.
     lines[3] = lines[3].replace("[测试局] 第二天投票帖", "[测试局] 第三天投票帖")

@@ -123,6 +123,9 @@ print(json.dumps(codes))
 """
 
 
+Ran = subprocess.CompletedProcess[str]
+
+
 def forked(
     python: Path, runs: dict[str, list[str]], cwd: Path
 ) -> dict[str, subprocess.CompletedProcess[str]]:
@@ -155,16 +158,15 @@ def test_the_wheel_is_the_tally_that_runs(installed, tmp_path):
     assert result.stdout.startswith("tally ") and result.returncode == 0
 
 
-def test_demo_from_the_wheel(installed, tmp_path):
-    result = tally(installed, "demo", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert "[color=#FF0000][b]最高票有多人，无人出局。[/b][/color]" in result.stdout
-
-
-def test_every_command_from_the_wheel(installed, tmp_path):
+@pytest.fixture(scope="module")
+def commands(installed, tmp_path_factory) -> tuple[Path, dict[str, Ran]]:
+    """Every command of the installed tally run once on the sample game (``forked``), the
+    demo with them (an interpreter of its own took 1.5-3 s more): the folder they wrote
+    in, and what each said."""
     from tally.demo import sample_game_text
     from tally.demo.localforum import LocalForum
 
+    tmp_path = tmp_path_factory.mktemp("commands")
     with LocalForum() as forum:
         forum.add_discuz_thread("23", FIXTURES / "discuz", "vote")
         forum.add_discuz_thread("24", FIXTURES / "discuz", "talk")
@@ -186,8 +188,21 @@ def test_every_command_from_the_wheel(installed, tmp_path):
             "own": ["announce", "--game", str(game), "--day", "2", "-q",
                     "--template-dir", str(tmp_path / "mine")],
             "cards": ["cards", "list", "--game", str(game)],
+            "demo": ["demo"],
         }, cwd=tmp_path)  # fmt: skip
-        exported, own, cards = done.pop("export"), done.pop("own"), done.pop("cards")
+    return tmp_path, done
+
+
+def test_demo_from_the_wheel(commands):
+    result = commands[1]["demo"]
+    assert result.returncode == 0, result.stderr
+    assert "[color=#FF0000][b]最高票有多人，无人出局。[/b][/color]" in result.stdout
+
+
+def test_every_command_from_the_wheel(commands):
+    tmp_path, done = commands[0], dict(commands[1])
+    done.pop("demo")
+    exported, own, cards = done.pop("export"), done.pop("own"), done.pop("cards")
     assert exported.returncode == 0, exported.stderr
     assert (tmp_path / "mine" / "close.bbcode.j2").read_bytes() == (
         ROOT / "templates" / "close.bbcode.j2"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tally.cli import app
+from tally.demo.localforum import LocalForum
 from tally.environment import Environment
 from tally.forums.http import HttpOptions
 
@@ -23,7 +24,7 @@ from .test_votes_game import game_file, vote_thread
 runner = Runner()
 
 
-def env_after_close(tmp_path: Path) -> Environment:
+def env_after_close(tmp_path: Path, **folders: Path) -> Environment:
     from datetime import datetime
     from zoneinfo import ZoneInfo
 
@@ -31,7 +32,7 @@ def env_after_close(tmp_path: Path) -> Environment:
     # the reads are compared to the second with the archive's: no politeness gap moves the
     # clock between them.
     now = datetime(2024, 5, 20, 12, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
-    return FakeClock(now).env(http=HttpOptions(attempts=1, host_delay=0))
+    return FakeClock(now).env(http=HttpOptions(attempts=1, host_delay=0), **folders)
 
 
 def run(env: Environment, *args: str) -> str:
@@ -175,19 +176,24 @@ def resave(path: Path, text: str, encoding: str = "utf-8-sig") -> Path:
     return out
 
 
-@pytest.fixture
-def archived(forum, tmp_path):
-    url = vote_thread().serve(forum)
-    game = game_file(tmp_path, url)
-    env = env_after_close(tmp_path)
-    csv_path = tmp_path / "day2.csv"
-    run(env, "archive", url, "-o", str(csv_path), "-q")
-    expected = run(env, "votes", url, "--game", game, "--json", "-q")
-    return csv_path, game, env, expected
+@pytest.fixture(scope="module")
+def archived(tmp_path_factory):
+    """Day 2's vote thread archived to a CSV, with its count and URL, made once a module for
+    the tests that read the CSV back: each writes its changed copy beside it (``resave``),
+    never the CSV nor the game file; the run's folders are the module's own."""
+    tmp_path = tmp_path_factory.mktemp("archived")
+    with LocalForum() as forum:
+        url = vote_thread().serve(forum)
+        game = game_file(tmp_path, url)
+        env = env_after_close(tmp_path, config_dir=tmp_path / "config", cache_dir=tmp_path / "cache")
+        csv_path = tmp_path / "day2.csv"
+        run(env, "archive", url, "-o", str(csv_path), "-q")
+        expected = run(env, "votes", url, "--game", game, "--json", "-q")
+        yield csv_path, game, env, expected, url
 
 
 def test_a_csv_a_spreadsheet_re_saved_still_reads(archived):
-    csv_path, game, env, expected = archived
+    csv_path, game, env, expected, _ = archived
     text = csv_path.read_bytes().decode("utf-8-sig")
     # Excel's "CSV" in a Chinese locale: GB18030, no byte-order mark, every cell quoted.
     rows = read_csv(csv_path)
@@ -224,15 +230,15 @@ def test_a_csv_a_spreadsheet_re_saved_still_reads(archived):
     ],
 )
 def test_a_csv_that_cannot_be_read_back_is_one_sentence(archived, edit, says):
-    csv_path, game, env, _ = archived
+    csv_path, game, env, _, _ = archived
     broken = resave(csv_path, edit(csv_path.read_bytes().decode("utf-8-sig")))
     result = runner.invoke(app, ["votes", str(broken), "--game", game, "--json"], obj=env)
     assert result.exit_code == 2, result.output
     assert says in result.stderr and result.stderr.count("\n") == 1
 
 
-def test_an_archive_lacking_what_the_day_needs_names_it(archived, forum, tmp_path):
-    csv_path, game, env, _ = archived
+def test_an_archive_lacking_what_the_day_needs_names_it(archived):
+    csv_path, game, env, _, url = archived
     text = csv_path.read_bytes().decode("utf-8-sig")
     lines = text.split("\r\n")
     # Drop the rows of page 2 (floors 11-19): the archive is incomplete.
@@ -241,7 +247,7 @@ def test_an_archive_lacking_what_the_day_needs_names_it(archived, forum, tmp_pat
     partial = resave(csv_path, "\r\n".join(kept))
     result = runner.invoke(app, ["votes", str(partial), "--game", game], obj=env)
     assert result.exit_code == 2 and "holds no post of page(s) 2 of thread 102" in result.stderr
-    other = forum.url("forum.php?mod=viewthread&tid=999")
+    other = url.replace("tid=102", "tid=999")  # the same forum's thread 999
     result = runner.invoke(
         app, ["votes", other, "--game", game, "--day", "2", "--archive", str(csv_path)], obj=env
     )
