@@ -170,8 +170,8 @@ def test_a_post_the_forum_deleted_stays_in_the_record_marked_gone(forum, tmp_pat
     assert ("2019",) in gone
 
 
-def resave(path: Path, text: str, encoding: str = "utf-8-sig") -> Path:
-    out = path.with_name("resaved.csv")
+def resave(path: Path, text: str, encoding: str = "utf-8-sig", name: str = "resaved.csv") -> Path:
+    out = path.with_name(name)
     out.write_bytes(text.encode(encoding))
     return out
 
@@ -205,9 +205,11 @@ def test_a_csv_a_spreadsheet_re_saved_still_reads(archived):
     writer = stdcsv.DictWriter(buffer, fieldnames=columns[::-1], quoting=stdcsv.QUOTE_ALL)
     writer.writeheader()
     writer.writerows(rows)
+    # Each in a file of its own: one name for both, and the second overwrote the first
+    # before either was read (the GB18030 copy was never counted).
     for variant in (
-        resave(csv_path, buffer.getvalue(), "gb18030"),
-        resave(csv_path, text, "utf-8"),
+        resave(csv_path, buffer.getvalue(), "gb18030", "excel-gb18030.csv"),
+        resave(csv_path, text, "utf-8", "no-bom.csv"),
     ):
         assert run(env, "votes", str(variant), "--game", game, "--json") == expected
 
