@@ -499,3 +499,39 @@ def test_K2_a_red_three_yellows_make_sends_off_from_the_last_of_them(tmp_path):
         encoding="utf-8",
     )
     assert with_ledger(load_game(game_file)).sent_off == {"bob": 3}
+
+
+def test_a_day_whose_discussion_is_its_vote_thread_is_checked_in_the_same_order(tmp_path):
+    """The close its first post says is held last, after every check of the thread as the
+    vote thread (here: an election thread on a day that is not the election's), also when
+    the game file gives one thread as both (found in a cold read: the close came first)."""
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    from tally.errors import InputError
+    from tally.model import Post, Thread
+    from tally.rules import lurkers
+    from tally.rules.gamefile import load_game
+
+    url = "https://tieba.baidu.com/p/8800999"
+    path = tmp_path / "game.toml"
+    path.write_text(
+        'name = "T"\nruleset = "default"\ndirectors = ["daoyan_a"]\nplayers = ["lengyue", "kiwi"]\n'
+        "[[days]]\nday = 2\nopens = 2024-05-08T09:30:00\ncloses = 2024-05-09T22:00:00\n"
+        f'vote = "{url}"\ndiscussion = "{url}"\n',
+        encoding="utf-8",
+    )
+    game = load_game(path)
+    t0 = datetime(2024, 5, 8, 9, 30, tzinfo=ZoneInfo("Asia/Shanghai"))
+    posts = tuple(
+        Post("tieba", "8800999", str(100 + i), i + 1, a, None, t0 + timedelta(minutes=i), text)
+        for i, (a, text) in enumerate([
+            ("daoyan_a", "投票截止：5月9日 21:30\n投票对象：\n投票理由："),
+            ("lengyue", "投票对象：kiwi\n投票理由：一"),
+        ])
+    )  # fmt: skip
+    thread = Thread("tieba", "8800999", url, "【塔达林】第二天警长竞选投票帖", 1, posts)
+    history = lurkers.history(game, 2, lambda urls, day: [thread for _ in urls])
+    assert history[0].vote is history[0].discussion
+    with pytest.raises(InputError, match="is a sheriff election, and the election is day 1"):
+        lurkers.check(game, history, 2)

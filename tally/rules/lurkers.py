@@ -187,7 +187,8 @@ def check(
         told = [x for x in (t.vote, t.discussion) if x is not None] if t.day.day == number else []
         for role, thread in ((ThreadRole.DISCUSSION, t.discussion), (ThreadRole.VOTE, t.vote)):
             if thread is not None:
-                last = thread is (t.vote if t.vote is not None else t.discussion)
+                # By role: a day whose discussion thread is its vote thread holds one object.
+                last = role is ThreadRole.VOTE or t.vote is None
                 thread_fits_day(game, thread, t.day, role, cast=cast,
                                 announced=told if last else ())  # fmt: skip
     _not_late(game, by_day[number], late_ok, cast)
