@@ -297,3 +297,42 @@ def test_the_why_column_says_each_reason_once_and_whole(forum, tmp_path, columns
     assert "unknown_target: '青宁' is not a player; closest: 青山 (V7)" in why
     wide = "┃ why" in out
     assert wide == (columns >= 100)
+
+
+def test_init_writes_no_alias_that_reads_as_a_name_the_file_already_holds(tmp_path):
+    """On Tieba an account's own name becomes the alias of the name it shows; account bob
+    showing "Bobby" beside account carl showing "bob", or account daoyan_a。 showing "月亮"
+    beside the director daoyan_a, made an alias that reads as a player or the director, and
+    tally refused the file init wrote (found in a cold read). The alias is left out, said
+    so; the account's id still knows it."""
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    from tally.model import Post, Thread
+    from tally.outputs.written.draft import draft
+    from tally.rules.gamefile import load_game
+
+    t0 = datetime(2024, 5, 8, 9, 30, tzinfo=ZoneInfo("Asia/Shanghai"))
+    url = "https://tieba.baidu.com/p/8800999"
+
+    def drafted(*authors: tuple[str, str | None, str]):  # type: ignore[no-untyped-def]
+        posts = [Post("tieba", "8800999", "100", 1, "daoyan_a", "1", t0,
+                      "投票截止：5月9日 21:30\n投票对象：\n投票理由：")]  # fmt: skip
+        for i, (account, shown_as, uid) in enumerate(authors, start=1):
+            posts.append(Post("tieba", "8800999", str(100 + i), i + 1, account, uid,
+                              t0 + timedelta(minutes=i), "投票对象：kiwi\n投票理由：一",
+                              author_display=shown_as))  # fmt: skip
+        thread = Thread("tieba", "8800999", url, "【塔达林】第二天投票帖", 1, tuple(posts))
+        text = draft([thread], [url], "Asia/Shanghai", ruleset="M126", name="T").text
+        path = tmp_path / "game.toml"
+        path.write_text(text, encoding="utf-8")
+        return text, load_game(path)  # tally reads the file it wrote
+
+    text, game = drafted(("bob", "Bobby", "2"), ("carl", "bob", "3"), ("kiwi", None, "4"))
+    assert game.players == ("Bobby", "bob", "kiwi")
+    assert '# no alias for "Bobby": its account name "bob" reads as bob to tally' in text
+    assert '"bob" = ["carl"]' in text and '"Bobby" = ["bob"]' not in text
+    assert (game.ids["Bobby"], game.ids["bob"]) == ("2", "3")  # each its own account
+    text, game = drafted(("daoyan_a。", "月亮", "2"), ("kiwi", None, "4"))
+    assert game.players == ("月亮", "kiwi")
+    assert '# no alias for "月亮": its account name "daoyan_a。" reads as daoyan_a to tally' in text

@@ -127,7 +127,17 @@ def draft(
         else:
             left_out.append((person, account, first))
     players = tuple(shown[a] for a in kept)
-    aliases = {shown[a]: a for a in kept if shown[a] != a}
+    # The account name behind a name shown becomes its alias, unless it reads as a name the
+    # file already holds (a player's, a director's, another alias): the loader refuses two
+    # names that read as one, and the account's id still knows it.
+    aliases: dict[str, str] = {}
+    unaliased: list[tuple[str, str, str]] = []  # (name shown, account, whom it reads as)
+    for account in (a for a in kept if shown[a] != a):
+        first, owner = taken.setdefault(normalise(account), (account, account))
+        if owner == account:
+            aliases[shown[account]] = account
+        else:
+            unaliased.append((shown[account], account, first))
     own_ids = dict(ids)
     ids = {shown.get(a, a): uid for a, uid in own_ids.items() if a in directors or a in kept}
 
@@ -175,6 +185,10 @@ def draft(
     if left_out:
         odd = "、".join(dict.fromkeys(person for person, _, _ in left_out))
         todo.append(f"check the accounts left out as look-alikes ({odd})")
+    lines += [
+        f"# no alias for {_q(person)}: its account name {_q(account)} reads as {first} to tally"
+        for person, account, first in unaliased
+    ]
     if aliases:
         lines += ["", "[aliases]  # the account names behind the names shown"]
         lines += [f"{_q(name)} = [{_q(account)}]" for name, account in aliases.items()]
