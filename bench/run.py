@@ -466,10 +466,14 @@ def bench_post() -> None:
         url = board.thread(thread)
         cookies = board.cookies(board.member("导演A", 7), cache / "cookies.txt")
         forum.latency = 0.1
-        game = parse_game(
+        text = (
             f'ruleset = "000"\ndirectors = ["导演A"]\nplayers = [{names}]\n[[days]]\nday = 2\n'
             f'opens = 2024-05-08T09:00:00\ncloses = 2024-05-09T21:30:00\nvote = "{url}"\n'
         )
+        # A game file in the run's own folder: the post's journal and lock go beside it, not
+        # into the folder the benchmark was started from.
+        (cache / "game.toml").write_text(text, encoding="utf-8")
+        game = parse_game(text, path=cache / "game.toml")
 
         def baseline() -> None:
             forget_parsed()  # a run is a process: no page parsed before
