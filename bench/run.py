@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -27,22 +26,13 @@ sys.path.insert(0, str(ROOT))
 
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
+from bench.speed import best  # noqa: E402
 from tally.forums.base import forget_parsed  # noqa: E402
 from tally.forums.discuz import Discuz  # noqa: E402
 
 CHINA = ZoneInfo("Asia/Shanghai")
 PAGES = ROOT / "fixtures" / "discuz"
 ROWS: list[tuple[str, str, str, str, str, bool]] = []
-
-
-def best(fn: Callable[[], object], repeat: int = 5) -> float:
-    fn()  # warm up: imports, regex compilation, caches
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def row(measure: str, tally: str, baseline: str, ratio: str, goal: str, met: bool) -> None:
