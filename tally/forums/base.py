@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
 from abc import ABC, abstractmethod
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
@@ -35,6 +33,7 @@ from tally.forums.fields import Diagnosis, read_whole
 from tally.forums.htmltext import Node, html_tree
 from tally.forums.replies import Accepted, ReplyForm, Submit
 from tally.forums.timeparse import backwards
+from tally.kept import Kept
 from tally.model import Comment, Page, Post, ThreadRef, origin_of
 from tally.vocabulary import Markup
 
@@ -205,43 +204,15 @@ def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=32).digest()
 
 
-class _Parsed:
-    """The pages parsed last, each by a digest of its whole text and everything else its
-    reading depends on (the software, the zone, the source its host and origin come from,
-    the thread asked for, the board profiles): a memo of a pure function, never a cache of
-    a URL, so a page whose text changed by one byte is parsed afresh. A ``Page`` is frozen
-    all through, so one may be handed to every read that asks. The tests read the same
-    pages in hundreds of runs in one process; a run reads again a page the cache gave."""
-
-    KEPT = 256
-
-    def __init__(self) -> None:
-        self._pages: OrderedDict[tuple[Any, ...], tuple[tuple[Board, ...] | None, Page]] = (
-            OrderedDict()
-        )
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[Any, ...], boards: tuple[Board, ...] | None) -> Page | None:
-        with self._lock:
-            found = self._pages.get(key)
-            if found is None or found[0] != boards:  # profiles compared by value
-                return None
-            self._pages.move_to_end(key)
-            return found[1]
-
-    def put(self, key: tuple[Any, ...], boards: tuple[Board, ...] | None, page: Page) -> None:
-        with self._lock:
-            self._pages[key] = (boards, page)
-            self._pages.move_to_end(key)
-            while len(self._pages) > self.KEPT:
-                self._pages.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._pages.clear()
-
-
-_PARSED = _Parsed()
+# The pages parsed last, each by a digest of its whole text and everything else its reading
+# depends on (the software, the zone, the source its host and origin come from, the thread
+# asked for), with the board profiles it was read with (compared by value): a memo of a pure
+# function, never a cache of a URL, so a page whose text changed by one byte is parsed
+# afresh. A ``Page`` is frozen all through, so one may be handed to every read that asks.
+# The tests read the same pages in hundreds of runs in one process; a run reads again a
+# page the cache gave.
+PARSED_KEPT = 256
+_PARSED: Kept[tuple[Any, ...], tuple[tuple[Board, ...] | None, Page]] = Kept(PARSED_KEPT)
 
 
 def forget_parsed() -> None:
@@ -295,10 +266,11 @@ class Pages(ABC):
         """
         key = (type(self), _digest(text), len(text), tz, source, thread_id)
         profiles = boards.boards if boards is not None else None
-        page = _PARSED.get(key, profiles)
-        if page is None:
-            page = self._parse_page(text, tz, source, thread_id, boards)
-            _PARSED.put(key, profiles, page)
+        found = _PARSED.get(key)
+        if found is not None and found[0] == profiles:  # profiles compared by value
+            return found[1]
+        page = self._parse_page(text, tz, source, thread_id, boards)
+        _PARSED.put(key, (profiles, page))
         return page
 
     def _parse_page(

@@ -13,13 +13,12 @@ names (a template missing there is the built-in one).
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from tally.errors import InputError, TallyError
+from tally.kept import Kept
 from tally.outputs.written import template_bounds as bounds
 
 # The built-in templates: templates/ in a checkout, the package tally.templates in a wheel
@@ -112,41 +111,27 @@ def _compiled(html: bool, finalize: Finalize | None) -> Any:
 
     class Compiled(BytecodeCache):
         def __init__(self) -> None:
-            self._code: OrderedDict[tuple[str, str], Any] = OrderedDict()
-            self._python: OrderedDict[tuple[str, str | None, bool], str] = OrderedDict()
-            self._lock = threading.Lock()
+            self._code: Kept[tuple[str, str], Any] = Kept(COMPILED_KEPT)
+            self._python: Kept[tuple[str, str | None, bool], str] = Kept(COMPILED_KEPT)
 
         def python(
             self, source: str, name: str | None, defer_init: bool, make: Callable[[], str]
         ) -> str:
             key = (self.get_source_checksum(source), name, defer_init)
-            with self._lock:
-                found = self._python.get(key)
-                if found is not None:
-                    self._python.move_to_end(key)
-                    return found
-            made = make()  # a template that does not compile raises, and is not kept
-            with self._lock:
-                self._python[key] = made
-                while len(self._python) > COMPILED_KEPT:
-                    self._python.popitem(last=False)
-            return made
+            found = self._python.get(key)
+            if found is None:
+                found = make()  # a template that does not compile raises, and is not kept
+                self._python.put(key, found)
+            return found
 
         def load_bytecode(self, bucket: Bucket) -> None:
-            key = (bucket.key, bucket.checksum)  # name and file, text
-            with self._lock:
-                code = self._code.get(key)
-                if code is not None:
-                    self._code.move_to_end(key)
-                    bucket.code = code
+            code = self._code.get((bucket.key, bucket.checksum))  # name and file, text
+            if code is not None:
+                bucket.code = code
 
         def dump_bytecode(self, bucket: Bucket) -> None:
-            if bucket.code is None:
-                return
-            with self._lock:
-                self._code[(bucket.key, bucket.checksum)] = bucket.code
-                while len(self._code) > COMPILED_KEPT:
-                    self._code.popitem(last=False)
+            if bucket.code is not None:
+                self._code.put((bucket.key, bucket.checksum), bucket.code)
 
     return Compiled()
 
