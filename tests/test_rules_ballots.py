@@ -365,6 +365,42 @@ def test_V9_245_one_more_change_when_the_target_dies_at_noon():
     ]
 
 
+def test_V9_V7_a_ballot_void_for_its_voter_gives_that_reason_alone_whatever_it_names():
+    """A ballot is judged first by who cast it and when (before the open, out, V9), then by
+    its format and whom it names (V7): one reason each, the first that applies, and the
+    closest names kept for the director even where the voter's reason came first."""
+    t = T().post("丁", "08 10:00", vote("甲甲"))  # out, and names nobody
+    t.post("乙", "08 09:00", vote("丁"))  # before the open, and names the dead
+    t.post("丙", "08 10:05", "投票对象：甲甲")  # no reason, and names nobody
+    t.post("戊", "08 10:06", vote("甲甲"))  # names nobody
+    result = run(game("000", day='dead = ["丁"]'), t)
+    assert [(b.floor, b.reason) for b in result.ballots] == [
+        (2, "dead_voter"),
+        (3, "before_open"),
+        (4, "format"),
+        (5, "unknown_target"),
+    ]
+    dead, early, unformatted, unknown = result.ballots
+    assert dead.note == "丁 is out and cannot vote (V9)"
+    assert dead.suggestions == unknown.suggestions == ("甲",)
+    assert dead.target is None and early.target == "丁"
+    assert unformatted.note == "no 投票理由 (the format needs target and reason) (V1, V7)"
+    assert unknown.note == "'甲甲' is not a player; closest: 甲 (V7)"
+
+
+def test_V6_V11_an_abstention_is_read_as_written_and_the_主管_flagged_even_when_void():
+    """弃权 however spelled (full-width, wrapped) is the abstain word (V6); the 主管's own
+    abstention is flagged (V11) also when the ballot is void for its time."""
+    t = T().post("乙", "10 09:00", vote("「弃权」"))  # after the close
+    t.post("丙", "08 10:00", vote("弃权"))
+    result = run(game("023", day='bar_owner = "乙"'), t)
+    assert [(b.voter, b.kind, b.target, b.reason) for b in result.ballots] == [
+        ("乙", "abstain", "弃权", "after_close"),
+        ("丙", "abstain", "弃权", None),
+    ]
+    assert ("V11", "the 主管 may not abstain", 2) in [(f.rule, f.note, f.floor) for f in result.flags]
+
+
 # -- V10: day bans ---------------------------------------------------------------------------
 
 

@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tally.rules.names import TRAILING
+from tally.rules.names import TRAILING, normalise
 from tally.rules.verdicts import BallotKind, Problem, VoidReason
 
 FORMAT = VoidReason.FORMAT
@@ -43,6 +43,8 @@ class ParsedBallot:
     label: BallotKind  # VOTE (投票对象) or CHANGE (改票对象)
     target: str  # as written, trimmed
     reason: str | None
+    # The target is the ruleset's abstain word (弃权), however spelled: no player's name.
+    abstains: bool = False
 
 
 @dataclass(frozen=True)
@@ -92,8 +94,11 @@ def _clean_target(raw: str) -> str:
     return target
 
 
-def read_ballot(text: str, *, require_reason: bool = True) -> Reading:
-    """Read the ballot in ``text``; chatter without any ballot label is no ballot at all."""
+def read_ballot(
+    text: str, *, require_reason: bool = True, abstain_word: str | None = None
+) -> Reading:
+    """Read the ballot in ``text``; chatter without any ballot label is no ballot at all.
+    With ``abstain_word`` (the ruleset's), a ballot naming it says it ``abstains``."""
     norm, written = _normalized(text)
     proxy_for = None
     lines: list[str] = []
@@ -166,6 +171,12 @@ def read_ballot(text: str, *, require_reason: bool = True) -> Reading:
         if missing:
             word = "投票理由" if missing[0].label == BallotKind.VOTE else "改票理由"
             problem = f"no {word} (the format needs target and reason)"
+    if abstain_word is not None:
+        word = normalise(abstain_word)
+        ballots = [
+            ParsedBallot(b.label, b.target, b.reason, abstains=normalise(b.target) == word)
+            for b in ballots
+        ]
     found = Problem(FORMAT, problem) if problem is not None else None
     if found is None and len(ballots) > 1:
         found = Problem(

@@ -17,7 +17,7 @@ from tally.model import Post, Thread, Writing
 from tally.rules.ballot_text import ParsedBallot, Reading, read_ballot
 from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.game import Author, Cast, Day, Game, Ruling, Signed
-from tally.rules.names import Roster, normalise
+from tally.rules.names import Roster
 from tally.rules.rulesets import CHANGE_BUTTONS, ChangeMethod, Ruleset
 from tally.rules.verdicts import FIXABLE, BallotKind, RulingAction, Status, VoidReason
 from tally.times import clock, compared, short
@@ -55,6 +55,9 @@ class _Work:
     # The page held bytes that are not text here (read as U+FFFD): the ballot seen may not
     # be the ballot written.
     damaged: bool = False
+    # The target written names no player: why, for ``_check`` to void it with unless the
+    # ballot is void for its voter first.
+    unknown_target: str | None = None
 
     @property
     def is_comment(self) -> bool:
@@ -97,7 +100,9 @@ def judge(
     for work in candidates:
         work.ruling = rulings.pop((work.post.floor, work.comment_index), None)
         _identify(work, cast.of(work), roster)
-        _check(work, roster, day, rules, voters)
+        if work.parsed is not None and work.voter is not None and not work.is_void:
+            _read_target(work, roster, day, rules)
+        _check(work, day, rules, voters)
         works.append(work)
     if rulings:
         (floor, comment), _ = next(iter(rulings.items()))
@@ -146,7 +151,9 @@ def _sorted(thread: Thread, rules: Ruleset, cast: Cast) -> tuple[list[_Work], tu
             if not who.is_director:
                 rows.append(banned_row(w.post, who))
             continue
-        reading = read_ballot(w.text, require_reason=rules.require_reason)
+        reading = read_ballot(
+            w.text, require_reason=rules.require_reason, abstain_word=rules.abstain_word
+        )
         if not reading.is_ballot:
             if not who.is_director:
                 rows.append(_row(w, who))
@@ -280,10 +287,9 @@ def _electors(game: Game, day: Day, rules: Ruleset) -> frozenset[str] | None:
     return frozenset(p for p in game.players if game.has_role(p, rules.election_voters))
 
 
-def _check(
-    w: _Work, roster: Roster, day: Day, rules: Ruleset, electors: frozenset[str] | None = None
-) -> None:
-    """What can be said of a ballot on its own, before its voter's other ballots are seen."""
+def _check(w: _Work, day: Day, rules: Ruleset, electors: frozenset[str] | None = None) -> None:
+    """What the day's rules say of a ballot on its own, before its voter's other ballots
+    are seen: its time, its voter, its format, its target (read by ``_read_target``)."""
     if w.is_void or w.voter is None:
         return
     if w.posted_at < day.opens:
@@ -302,15 +308,19 @@ def _check(
     problem = w.reading.problem
     if problem is not None and not w.is_void:
         w.void(problem.code, f"{problem.text} (V1, V7)")
-    if w.parsed is not None:
-        _read_target(w, roster, day, rules)
+    if w.unknown_target is not None and not w.is_void:
+        w.void(VoidReason.UNKNOWN_TARGET, w.unknown_target)
     if w.is_void:
         return
-    if electors is not None and w.target is not None and not w.abstain and w.target not in electors:
+    target = w.target if not w.abstain else None
+    if target is not None and day.out_at(target, w.posted_at):
+        w.void(VoidReason.DEAD_TARGET, f"{target} is out and cannot be voted for (V9)")
+    elif target is not None and (target in day.cannot_be_voted or target == day.bar_owner):
+        w.void(VoidReason.BANNED_TARGET, f"{target} cannot be voted for on day {day.day} (V10)")
+    elif electors is not None and target is not None and target not in electors:
         roles = "、".join(rules.election_voters)
         w.void(VoidReason.NOT_ELECTABLE, f"only {roles} may be elected sheriff (V12)")
-        return
-    if w.proxy and rules.proxy_deadline_minutes is not None:
+    elif w.proxy and rules.proxy_deadline_minutes is not None:
         due = day.closes - timedelta(minutes=rules.proxy_deadline_minutes)
         if w.posted_at > due:
             w.void(
@@ -321,9 +331,11 @@ def _check(
 
 
 def _read_target(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
+    """Whom the ballot names: a player (by the roster, or an @mention), the abstain word,
+    or nobody (``unknown_target``, with the closest names)."""
     assert w.parsed is not None and w.voter is not None
     written = w.parsed.target
-    if normalise(written) == normalise(rules.abstain_word):
+    if w.parsed.abstains:
         w.target, w.abstain = rules.abstain_word, True
         if day.bar_owner == w.voter:
             w.flags.append(("V11", "the 主管 may not abstain"))
@@ -344,19 +356,10 @@ def _read_target(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
                     f"{written!r} looks like {match.lookalike!r} but is spelled differently",
                 )
             )
-        if not w.is_void:
-            hint = f"; closest: {', '.join(match.suggestions)}" if match.suggestions else ""
-            w.void(VoidReason.UNKNOWN_TARGET, f"{written!r} is not a player{hint} (V7)")
+        hint = f"; closest: {', '.join(match.suggestions)}" if match.suggestions else ""
+        w.unknown_target = f"{written!r} is not a player{hint} (V7)"
         return
     w.target = match.player
-    if w.is_void:
-        return
-    if day.out_at(match.player, w.posted_at):
-        w.void(VoidReason.DEAD_TARGET, f"{match.player} is out and cannot be voted for (V9)")
-    elif match.player in day.cannot_be_voted or match.player == day.bar_owner:
-        w.void(
-            VoidReason.BANNED_TARGET, f"{match.player} cannot be voted for on day {day.day} (V10)"
-        )
 
 
 def _apply_ruling(w: _Work, roster: Roster) -> None:

@@ -133,6 +133,14 @@ def tally_day(
     gone, gone_flags = deleted_rows(thread, game, cast=cast)
     judged = judge(stood, game, day, provisional=provisional, cast=cast)
     ballots, flags, rows = judged.ballots, judged.flags, judged.remarks
+    voted = {b.voter for b in ballots if b.status == Status.COUNTED}
+    # Who had a vote to cast and did not: not the dead, not those banned from voting (V10),
+    # and on an election day where only some roles vote, not the others (V12).
+    not_voted = tuple(
+        p
+        for p in game.players
+        if p not in voted and not day.out_at(p, day.closes) and not judged.barred(day, p)
+    )
     ensure_ballots(game, thread, [*ballots, *gone], cast=cast)
     # Who is behind the posts: strangers, renamed accounts, a game file without ids.
     strangers = [*stranger_flags(ballots), *renamed_flags(thread, cast),
@@ -156,14 +164,6 @@ def tally_day(
             compare(game.announced[day.day], ballots, counted.outcome, day, why=None)
         else:
             check_posted(game, day, thread, counted.outcome, cast=cast)
-    voted = {b.voter for b in ballots if b.status == Status.COUNTED}
-    # Who had a vote to cast and did not: not the dead, not those banned from voting (V10),
-    # and on an election day where only some roles vote, not the others (V12).
-    not_voted = tuple(
-        p
-        for p in game.players
-        if p not in voted and not day.out_at(p, day.closes) and not judged.barred(day, p)
-    )
     return DayResult(
         day=day,
         ruleset=game.rules.name,
