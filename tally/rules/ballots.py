@@ -71,3 +71,12 @@ class Ballot:
     written_reason: str | None = None
     # The author's account id (Discuz! uid, Tieba user id), when the page shows it.
     author_id: str | None = None
+    # Counted, then void because its voter or its target went out during the day (V9):
+    # the player voted (L3), though the vote no longer counts.
+    lapsed: bool = False
+
+    @property
+    def casts_a_vote(self) -> bool:
+        """Whether the ballot is a vote its voter cast, for L3: in force, replaced by a
+        change, or lapsed with a death (V9)."""
+        return self.status in (Status.COUNTED, Status.SUPERSEDED) or self.lapsed

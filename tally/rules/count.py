@@ -85,7 +85,10 @@ def majority_gap(count: Count, rules: Ruleset) -> Decimal | None:
 def count(ballots: Sequence[Ballot], game: Game, day: Day, rules: Ruleset | None = None) -> Count:
     rules = rules or game.rules
     alive = [p for p in game.players if p not in day.dead]
-    weights = {p: weight_of(p, day, rules, len(alive)) for p in alive}
+    # Who is still in at the close: those out during the day (正午) are not (V9), and a
+    # death after the close (黄昏) is the next day's.
+    living = [p for p in alive if not day.out_at(p, day.closes)]
+    weights = {p: weight_of(p, day, rules, len(living)) for p in alive}
     counted = [b for b in ballots if b.status == Status.COUNTED and b.voter is not None]
     votes: dict[str, Decimal] = {}
     voters: dict[str, list[str]] = {}
@@ -101,7 +104,7 @@ def count(ballots: Sequence[Ballot], game: Game, day: Day, rules: Ruleset | None
     flags: list[Flag] = []
     # C3 众志成城: more than half of the living 受困者 on one target: +1 each that day.
     if rules.unity_bonus and day.trapped:
-        trapped = [p for p in day.trapped if p in alive]
+        trapped = [p for p in day.trapped if p in living]
         picks: dict[str, list[str]] = {}
         for b in counted:
             if b.voter in trapped and b.target and not b.abstain:
@@ -115,7 +118,7 @@ def count(ballots: Sequence[Ballot], game: Game, day: Day, rules: Ruleset | None
                 )
     # C2: the slandered receive two votes more, in every ruleset.
     for player in day.slandered:
-        if player in alive and player not in day.died:
+        if player in living:
             votes[player] = votes.get(player, Decimal(0)) + rules.slander_bonus
             bonuses.setdefault(player, []).append((rules.slander_bonus, "slandered (诽谤)", "C2"))
     order = {p: i for i, p in enumerate(game.players)}
@@ -153,7 +156,14 @@ def _eliminate(
     cast: Decimal,
     flags: list[Flag],
 ) -> Outcome:
-    acolyte = day.acolyte if day.acolyte and day.acolyte not in day.died else None
+    acolyte = day.acolyte if day.acolyte and not day.out_at(day.acolyte, day.closes) else None
+    if day.acolyte and acolyte is None and TieStep.ACOLYTE in rules.tie_chain:
+        # Out players are no target of a skill or a vote (seed 000): an out 侍僧 dies
+        # instead of nobody, and a day block copied forward may still name one.
+        flags.append(
+            Flag("C5", f"the 侍僧 {day.acolyte} is out: nobody dies in their place (C5)",
+                 day.acolyte)
+        )  # fmt: skip
     top, tied = _top(totals)
     if not tied:
         if TieStep.ACOLYTE in rules.tie_chain and acolyte:

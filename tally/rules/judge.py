@@ -58,6 +58,9 @@ class _Work:
     # The target written names no player: why, for ``_check`` to void it with unless the
     # ballot is void for its voter first.
     unknown_target: str | None = None
+    # Counted, then void because its voter or its target went out during the day (V9):
+    # a vote cast all the same (L3).
+    lapsed: bool = False
 
     @property
     def is_comment(self) -> bool:
@@ -533,15 +536,19 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
     flags: list[Flag] = []
     window = timedelta(minutes=rules.change_window_minutes)
     for w in works:
-        if w.status == Status.COUNTED and w.voter and w.voter in day.died:
+        # A death by the close takes the ballots by and for the dead with it (V9); one
+        # after the close (黄昏) is the next day's, and the vote stands.
+        if w.status == Status.COUNTED and w.voter and day.out_at(w.voter, day.closes):
             w.void(
                 VoidReason.DEAD_VOTER, f"{w.voter} went out during the day; the ballot lapsed (V9)"
             )
-        elif w.status == Status.COUNTED and w.target in day.died:
+            w.lapsed = True
+        elif w.status == Status.COUNTED and w.target and day.out_at(w.target, day.closes):
             w.void(
                 VoidReason.DEAD_TARGET,
                 f"{w.target} went out during the day; the ballot lapsed (V9)",
             )
+            w.lapsed = True
         if w.damaged:
             w.flags.append(
                 (
@@ -569,19 +576,23 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
                 )
         for rule, text in w.flags:
             flags.append(Flag(rule, text, w.voter, w.post.floor, w.post_id))
-    if day.bar_owner:
-        hours = _bar_owner_hours(day, rules)[0]
-        due = day.opens + timedelta(hours=hours)
+    hours = _bar_owner_hours(day, rules)[0]
+    due = day.opens + timedelta(hours=hours)
+    # A 主管 out before the vote was due had no vote to cast (V9).
+    if day.bar_owner and not day.out_at(day.bar_owner, due):
         owner = [w for w in works if w.voter == day.bar_owner]
         valid = [
             w
             for w in owner
-            if w.status in (Status.COUNTED, Status.SUPERSEDED)
+            if (w.status in (Status.COUNTED, Status.SUPERSEDED) or w.lapsed)
             and not w.abstain
             and w.time
             and w.time <= due
         ]
-        if not valid or any(w.is_void for w in owner):
+        # Abstaining, also by a change to 弃权, and a void ballot are what V11 cards; a
+        # ballot that lapsed with a death was a valid vote.
+        abstained = any(w.abstain and not w.is_void for w in owner)
+        if not valid or abstained or any(w.is_void and not w.lapsed for w in owner):
             flags.append(
                 Flag(
                     "V11",
@@ -636,4 +647,5 @@ def _freeze(w: _Work, provisional: bool = False) -> Ballot:
         superseded_at=w.superseded_at,
         abstain=w.abstain,
         written_reason=w.parsed.reason if w.parsed else None,
+        lapsed=w.lapsed,
     )

@@ -135,14 +135,16 @@ def sent_off_days(cards: Iterable[Card]) -> dict[str, int]:
 def camps_lost(
     cards: Iterable[Card], camps: Mapping[str, str], reds: int | None = 2
 ) -> dict[str, list[str]]:
-    """K2 (seed 001): camps with ``reds`` or more players holding red cards (None: no rule)."""
+    """K2 (seed 001): camps whose players hold ``reds`` or more red cards between them
+    (None: no rule), each with those players. Cards, not players: "同一阵营的角色累计获得两张
+    或以上红牌", and one who is out can still be carded (K3), so two reds of one player count."""
     if reds is None:
         return {}
-    by_camp: dict[str, list[str]] = {}
-    for player in sent_off(cards):
-        if player in camps:
-            by_camp.setdefault(camps[player], []).append(player)
-    return {camp: players for camp, players in by_camp.items() if len(players) >= reds}
+    held: dict[str, list[str]] = {}  # camp -> the holder of each red card
+    for card in cards:
+        if card.colour == Colour.RED and card.player in camps:
+            held.setdefault(camps[card.player], []).append(card.player)
+    return {camp: sorted(set(who)) for camp, who in held.items() if len(who) >= reds}
 
 
 @dataclass(frozen=True)

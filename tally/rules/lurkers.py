@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -93,14 +93,15 @@ class DayCheck:
 
 
 def _by_players(
-    cast: Cast, day: Day, thread: Thread | None, *, comments: bool = True
+    cast: Cast, day: Day, thread: Thread | None, *, comments: bool = True, whole: bool = False
 ) -> Iterator[tuple[str, Writing]]:
-    """What players (not directors) wrote in ``thread`` inside the day's window."""
+    """What players (not directors) wrote in ``thread`` inside the day's window (with
+    ``whole``, at any time)."""
     if thread is None:
         return
     for w in thread.writings(comments=comments):
         who = cast.of(w)
-        if who.is_director or not (day.opens <= w.time <= day.closes):
+        if who.is_director or not (whole or day.opens <= w.time <= day.closes):
             continue
         player = who.player
         if player is not None:
@@ -124,9 +125,7 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
     if threads.vote is not None:
         judged = judge(threads.vote, game, day, cast=cast)
         ballots = judged.ballots
-        voted = {
-            b.voter for b in ballots if b.status in (Status.COUNTED, Status.SUPERSEDED) and b.voter
-        }
+        voted = {b.voter for b in ballots if b.casts_a_vote and b.voter}
         barred = {p for p in times if judged.barred(day, p)}
         for b in ballots:
             if b.status is Status.VOID and b.voter and b.reason is not None:
@@ -203,6 +202,9 @@ def check(
             continue  # 屏蔽ed: the forum hid it; its words are not the director's to judge here
         if r.player is not None and r.floor not in unballots.get(r.player, []):
             unballots.setdefault(r.player, []).append(r.floor)
+    # A day before whose discussion thread the game file does not name: its posts are not
+    # known, and 0 would be a guess that earns L2 cards.
+    talkless = {t.day.day for t in history if t.discussion is None and t.day.day != number}
     if not day.accelerated:  # S3: an accelerated day carries no lurking cards
         for pd in counts[number].values():
             if pd.until is not None:
@@ -228,8 +230,9 @@ def check(
                 reason = f"第{day.day}天未投票{where}"
                 cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", reason))
             streak = _streak(
-                counts, game, pd.player, number, rules.streak_posts, rules.streak_days
-            )
+                counts, game, pd.player, number, rules.streak_posts, rules.streak_days,
+                unread=talkless,
+            )  # fmt: skip
             if streak:
                 days = "、".join(map(str, streak))
                 cards.append(
@@ -242,6 +245,12 @@ def check(
                     )
                 )
     found = [
+        *(
+            Flag("L2", f"day {d} names no discussion thread in {game.where()}: its posts are "
+                 "not counted, and a run of low days (L2) passes over it")
+            for d in sorted(talkless)
+            if not day.accelerated and rules.streak_days > 1
+        ),
         *_strangers(strangers, target),
         *_dead_posting(game, target, cast),
         *_comment_discussion(game, target, cast),
@@ -290,10 +299,13 @@ def _streak(
     number: int,
     threshold: int,
     length: int,
+    *,
+    unread: Set[int] = frozenset(),
 ) -> list[int]:
     """L2: the days of a run of ``length`` low days ending today, or [] when there is none.
 
-    Accelerated days neither count nor break a run (S3). A run that earned a card is
+    Accelerated days neither count nor break a run (S3), nor do ``unread`` days (no
+    discussion thread named: their posts are not known). A run that earned a card is
     spent: the next card needs ``length`` new low days, so day 6 of a six-day lull earns
     the second card, not days 4 and 5.
     """
@@ -301,7 +313,7 @@ def _streak(
     for d in sorted(n for n in counts if n <= number):
         day = game.day(d)
         pd = counts[d].get(player)
-        if day.accelerated:
+        if day.accelerated or d in unread:
             continue
         if pd is None or pd.until is not None or pd.posts >= threshold:
             run = []
@@ -341,7 +353,9 @@ def _dead_posting(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
     flags = []
     allowed_on: set[tuple[str, object]] = set()
     for thread in (t.discussion, t.vote, t.progress):
-        for player, w in sorted(_by_players(cast, day, thread), key=lambda pw: pw[1].time):
+        # The dead post at night too: at any time, not only while the day is open.
+        writings = _by_players(cast, day, thread, whole=True)
+        for player, w in sorted(writings, key=lambda pw: pw[1].time):
             if not day.out_at(player, w.time):
                 continue
             if game.has_role(player, game.rules.may_post_when_dead):
@@ -350,7 +364,14 @@ def _dead_posting(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
             if allowance is not None and w.text.strip() == allowance and once not in allowed_on:
                 allowed_on.add(once)  # seed 000: once a natural day
                 continue
-            note = f"{player} posted while out ({short(w.time)}): 诈尸"
+            when = (
+                ", before the day opened"
+                if w.time < day.opens
+                else ", after the close"
+                if w.time > day.closes
+                else ""
+            )
+            note = f"{player} posted while out ({short(w.time)}{when}): 诈尸"
             flags.append(Flag("L5", note, player, w.post.floor, w.item_id, w.post.thread_id))
     return flags
 

@@ -32,6 +32,8 @@ class FactKind(StrEnum):
 
     SHERIFF = "sheriff"
     DEAD = "dead"
+    # The sheriff's 任职宣言 (seed 001): chosen once, with the badge (C1's 独裁).
+    DECLARATION = "declaration"
 
 
 class Source(StrEnum):
@@ -63,6 +65,8 @@ class Carried:
     sheriff_how: str = ""  # "day 1's election", "day 3's game file"
     out: Mapping[str, tuple[int, str]] = field(default_factory=dict)  # player -> (day, how)
     unchecked: tuple[str, ...] = ()
+    # The sheriff's 宣言 and the day whose game file named it: it goes with the badge.
+    declaration: tuple[str, int] | None = None
 
     def after(
         self,
@@ -83,13 +87,18 @@ class Carried:
         for p in day.died:
             out.setdefault(p, (day.day + 1, f"out during day {day.day} (game file)"))
         sheriff, since, how = self.sheriff, self.sheriff_since, self.sheriff_how
+        declaration = self.declaration
         if day.sheriff != sheriff or day.no_sheriff:
             sheriff, since, how = day.sheriff, day.day, f"day {day.day}'s game file"
+            declaration = None
+        if day.sheriff_declaration is not None and sheriff is not None:
+            declaration = (day.sheriff_declaration, day.day)
         if outcome is OutcomeResult.SHERIFF and player is not None:
             sheriff, since, how = player, day.day, f"day {day.day}'s election"
+            declaration = None  # chosen on taking the badge: a later day's file says it
         elif outcome is OutcomeResult.ELIMINATED and player is not None:
             out.setdefault(player, (day.day + 1, f"voted out on day {day.day}"))
-        return Carried(sheriff, since, how, out, self.unchecked)
+        return Carried(sheriff, since, how, out, self.unchecked, declaration)
 
     def could_not(self, why: str) -> Carried:
         return dataclasses.replace(self, unchecked=(*self.unchecked, why))
@@ -161,6 +170,13 @@ def resolve(game: Game, day: Day, carried: Carried) -> tuple[Day, tuple[Fact, ..
         facts.append(fact)
     # A dead sheriff holds no badge: their weight and their tie-breaking target go.
     resolved = dataclasses.replace(day, dead=tuple(dead), sheriff=sheriff)
+    # The 宣言 goes with the badge: a day block that leaves it out keeps the one chosen.
+    if day.sheriff_declaration is None and carried.declaration is not None:
+        chosen, named = carried.declaration
+        if sheriff is not None and sheriff == carried.sheriff:
+            resolved = dataclasses.replace(resolved, sheriff_declaration=chosen)
+            note = f"宣言 {chosen}, as day {named}'s game file named it"
+            facts.append(Fact(FactKind.DECLARATION, sheriff, Source.DERIVED, named, note))
     return resolved, tuple(facts)
 
 

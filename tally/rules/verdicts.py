@@ -94,8 +94,18 @@ def void_words(reason: VoidReason, rules: Ruleset | None) -> str:
     return reason.label
 
 
-# A void first ballot with one of these may be fixed, and the fix is no change (V7).
-FIXABLE = frozenset({VoidReason.FORMAT, VoidReason.UNKNOWN_TARGET, VoidReason.SEVERAL_BALLOTS})
+# A void first ballot with one of these may be fixed, and the fix is no change (V7): a
+# wrong format or a wrong target ("修改投票格式或投票对象错误不算改票", seed 000), which is
+# one that names no player, or one who is out or may not be voted for that day.
+FIXABLE = frozenset(
+    {
+        VoidReason.FORMAT,
+        VoidReason.UNKNOWN_TARGET,
+        VoidReason.SEVERAL_BALLOTS,
+        VoidReason.DEAD_TARGET,
+        VoidReason.BANNED_TARGET,
+    }
+)
 
 
 class DayKind(_Labelled):

@@ -27,7 +27,7 @@ from tally.rules.judge import judge
 from tally.rules.rulesets import Ruleset
 from tally.rules.standing import as_it_stood, deleted_rows, hidden_replies
 from tally.rules.state import Carried, Fact, resolve
-from tally.rules.verdicts import DayKind, Status, ThreadRole, VoidReason
+from tally.rules.verdicts import DayKind, ThreadRole, VoidReason
 from tally.times import short
 
 
@@ -133,7 +133,7 @@ def tally_day(
     gone, gone_flags = deleted_rows(thread, game, cast=cast)
     judged = judge(stood, game, day, provisional=provisional, cast=cast)
     ballots, flags, rows = judged.ballots, judged.flags, judged.remarks
-    voted = {b.voter for b in ballots if b.status == Status.COUNTED}
+    voted = {b.voter for b in ballots if b.casts_a_vote}
     # Who had a vote to cast and did not: not the dead, not those banned from voting (V10),
     # and on an election day where only some roles vote, not the others (V12).
     not_voted = tuple(

@@ -98,8 +98,11 @@ def print_day(console: Console, result: DayResult) -> None:
     derived = [f for f in result.facts if f.source is Source.DERIVED]
     if derived:
         said = "; ".join(
-            f"sheriff {f.player} ({f.note})" if f.what is FactKind.SHERIFF else f"{f.player} out"
-            f" ({f.note})"
+            f"sheriff {f.player} ({f.note})"
+            if f.what is FactKind.SHERIFF
+            else f"the sheriff {f.player}'s {f.note}"
+            if f.what is FactKind.DECLARATION
+            else f"{f.player} out ({f.note})"
             for f in derived
         )
         say(console, f"From the earlier days' counts (not in the game file): {said}")

@@ -144,8 +144,11 @@ def facts_json(result: DayResult) -> dict[str, Any]:
         return {"player": f.player, "from": f.source, "day": f.day, "note": f.note}
 
     sheriff = next((f for f in result.facts if f.what is FactKind.SHERIFF), None)
+    declaration = next((f for f in result.facts if f.what is FactKind.DECLARATION), None)
     return {
         "sheriff": fact(sheriff) if sheriff is not None else None,
+        # The sheriff's 宣言 when it is carried from the day that named it (C1's 独裁).
+        "declaration": fact(declaration) if declaration is not None else None,
         "dead": [fact(f) for f in result.facts if f.what is FactKind.DEAD],
         "unchecked": list(result.unchecked),
     }

@@ -1,0 +1,290 @@
+"""The rules where a day's events meet them: deaths by the clock (V9, C2, C3, C5, V11), a
+vote that lapsed is a vote cast (L3), a fix of a wrong target (V7), the sheriff's 宣言 with
+the badge (C1), the dead posting at night (L5), days the file gives no discussion thread
+(L2), and a camp's red cards (K2). Each of these gave a wrong result before it was mended.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tally.model import Thread
+from tally.rules.gamefile import parse_game
+from tally.rules.ledger import Card, add, camps_lost
+from tally.rules.lurkers import DayThreads, check
+from tally.rules.verdicts import Colour
+from tally.rules.votes import in_order
+
+from .votekit import T, at, change, game, run, totals, vote
+
+
+def _day(n: int, opens: str, closes: str, vote_id: str, talk_id: str | None = None,
+         more: str = "") -> str:  # fmt: skip
+    text = (
+        f"[[days]]\nday = {n}\nopens = {opens}\ncloses = {closes}\n"
+        f'vote = "https://bbs.example.com/thread-{vote_id}-1-1.html"\n'
+    )
+    if talk_id:
+        text += f'discussion = "https://bbs.example.com/thread-{talk_id}-1-1.html"\n'
+    return text + more + "\n"
+
+
+def _game(ruleset: str, *days: str, players: str = '"甲", "乙", "丙", "丁"'):
+    head = f'ruleset = "{ruleset}"\ndirectors = ["导演"]\nplayers = [{players}]\n'
+    return parse_game(head + "".join(days), source="t.toml")
+
+
+def _as(thread: Thread, tid: str, read: str, title: str = "讨论帖") -> Thread:
+    """``thread`` as thread ``tid`` of the board, read at ``read``."""
+    posts = tuple(
+        dataclasses.replace(p, thread_id=tid, post_id=f"{tid}-{p.post_id}") for p in thread.posts
+    )
+    url = f"https://bbs.example.com/thread-{tid}-1-1.html"
+    return dataclasses.replace(
+        thread, thread_id=tid, url=url, posts=posts, read_at=at(read), title=title
+    )
+
+
+def _talk(day: str, players: str = "甲乙丙丁", posts: int = 6) -> T:
+    t = T()
+    for p in players:
+        for i in range(posts):
+            t.post(p, f"{day} 1{i}:00", f"发言{i}")
+    return t
+
+
+# -- deaths by the clock ------------------------------------------------------------------
+
+
+def test_V9_a_death_after_the_close_leaves_the_days_ballots_standing():
+    """黄昏 comes after the vote (seed 003: 黄昏属于白天): a death recorded at 21:40, after the
+    21:30 close, is the next day's; the ballots by and for the player count."""
+    g = game("245", day='died = { "丙" = 2024-05-09T21:40:00 }')
+    t = T().post("甲", "08 10:00", vote("丙")).post("乙", "08 10:00", vote("丙"))
+    t.post("丙", "08 10:00", vote("丁")).post("丁", "08 10:00", vote("甲"))
+    result = run(g, t)
+    assert [b.status for b in result.ballots] == ["counted"] * 4
+    assert (result.outcome.code, result.outcome.player) == ("plurality", "丙")
+    # At noon it is the day's own: the ballots lapse.
+    noon = run(game("245", day='died = { "丙" = 2024-05-09T12:00:00 }'), t)
+    assert [b.reason for b in noon.ballots] == ["dead_target", "dead_target", "dead_voter", None]
+
+
+def test_C5_an_acolyte_who_is_out_dies_instead_of_nobody():
+    """Out players are no target of a skill (seed 000): a day block copied forward that still
+    names the 侍僧 voted out the day before, or one the file lists out, kills nobody."""
+    text = '\n[[days]]\nday = 3\nopens = 2024-05-10T09:30:00\ncloses = 2024-05-11T21:30:00\n'
+    g = parse_game(
+        'ruleset = "000"\ndirectors = ["导演"]\nplayers = ["甲", "乙", "丙", "丁", "戊", "己"]\n'
+        + _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102", more='acolyte = "丙"')
+        + text
+        + 'vote = "https://bbs.example.com/thread-103-1-1.html"\nacolyte = "丙"\n',
+        source="t.toml",
+    )
+    day2 = T().post("甲", "08 10:00", vote("丙")).post("乙", "08 10:01", vote("丙"))
+    day3 = T().post("甲", "10 10:00", vote("丁")).post("乙", "10 10:01", vote("戊"))
+    chain = in_order(
+        g, {2: _as(day2.thread(), "102", "09 22:00"), 3: _as(day3.thread(), "103", "11 22:00")}
+    )
+    assert chain.results[2].outcome.player == "丙"
+    third = chain.results[3]
+    assert "丙" in third.day.dead
+    assert (third.outcome.result, third.outcome.code) == ("none", "tie_none")
+    assert ("C5", "丙") in [(f.rule, f.player) for f in third.flags]
+    listed = run(game("000", day='dead = ["丙"]\nacolyte = "丙"'), T().post("甲", "08 10:00",
+                 vote("弃权")))  # fmt: skip
+    assert (listed.outcome.result, listed.outcome.code) == ("none", "no_votes")
+
+
+def test_C3_more_than_half_of_the_trapped_still_in_at_the_close():
+    """众志成城 counts the living 受困者 (seed 003): one out at noon is not among them, so 2 of
+    the 3 left is more than half; the 2 get +1 each and 戊 has 4 of 7."""
+    players = ["甲", "乙", "丙", "丁", "戊", "己"]
+    day = 'trapped = ["甲", "乙", "丙", "丁"]\ndied = { "丁" = 2024-05-09T12:00:00 }'
+    t = T().post("甲", "08 10:00", "投票对象：戊").post("乙", "08 10:00", "投票对象：戊")
+    t.post("丙", "08 10:00", "投票对象：己").post("戊", "08 10:00", "投票对象：甲")
+    t.post("己", "08 10:00", "投票对象：甲")
+    result = run(game("M126", players=players, day=day), t)
+    assert totals(result) == {"戊": "4", "甲": "2", "己": "1"}
+    assert (result.outcome.code, result.outcome.player) == ("majority_of_all", "戊")
+
+
+def test_V11_a_主管_out_before_the_vote_was_due_gets_no_card_flag():
+    result = run(game("023", day='dead = ["甲"]\nbar_owner = "甲"'), T().post("乙", "08 10:00",
+                 vote("丙")))  # fmt: skip
+    assert [f for f in result.flags if f.rule == "V11"] == []
+
+
+def test_V11_a_主管_who_changes_to_弃权_abstains_and_is_carded():
+    """The 主管 may not abstain (seed 002): by a change to 弃权 no more than by a first vote."""
+    t = T().post("甲", "08 10:00", vote("丙")).post("甲", "08 15:00", change("弃权"), quote=2)
+    result = run(game("023", day='bar_owner = "甲"'), t)
+    notes = [f.note for f in result.flags if f.rule == "V11"]
+    assert "the 主管 may not abstain" in notes
+    assert any(n.endswith(": yellow card") for n in notes)
+
+
+def test_V11_L3_a_vote_that_lapsed_with_a_death_was_cast():
+    """The 主管's vote for a player out at noon lapsed (V9): it was a valid vote, no card."""
+    day = 'bar_owner = "甲"\ndied = { "丙" = 2024-05-09T12:00:00 }'
+    result = run(game("023", day=day), T().post("甲", "08 10:00", vote("丙")))
+    assert result.ballots[0].reason == "dead_target" and result.ballots[0].lapsed
+    assert [f for f in result.flags if f.rule == "V11"] == []
+    assert "甲" not in result.not_voted
+
+
+# -- L3: a vote cast -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ruleset", ["245", "000"])
+def test_L3_a_vote_that_lapsed_when_its_target_went_out_is_no_missed_vote(ruleset):
+    """甲 voted for 丙, who went out at noon: the ballot lapsed (V9), but 甲 voted; no 未投票
+    card, and 甲 is not listed among those who did not vote."""
+    g = _game(ruleset, _day(2, "2024-05-08T09:00:00", "2024-05-09T21:00:00", "102", "202",
+                            'died = { "丙" = 2024-05-09T12:00:00 }'))  # fmt: skip
+    votes = T().post("甲", "08 10:00", vote("丙")).post("乙", "08 10:00", vote("丁"))
+    votes.post("丁", "08 10:00", vote("乙"))
+    vote_thread = _as(votes.thread(), "102", "09 22:00", title="投票帖")
+    history = [DayThreads(g.day(2), _as(_talk("08").thread(), "202", "09 22:00"), vote_thread)]
+    checked = check(g, history, 2)
+    assert [(c.player, c.rule) for c in checked.cards if c.rule == "L3"] == []
+    assert {p.player: p.voted for p in checked.players}["甲"] is True
+    assert "甲" not in run(g, votes).not_voted
+
+
+# -- V7: a fix of a wrong target -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "ruleset,day,fix",
+    [
+        ("000", 'dead = ["丙"]', "comment"),  # seed 000: 修改…投票对象错误不算改票
+        ("023", 'cannot_be_voted = ["丙"]', "quote"),
+    ],
+)
+def test_V7_a_vote_for_one_who_cannot_be_voted_for_may_be_fixed(ruleset, day, fix):
+    t = T().post("甲", "08 10:00", vote("丙"))
+    if fix == "comment":
+        t.comment(2, "甲", "08 10:05", change("丁"))
+    else:
+        t.post("甲", "08 10:05", change("丁"), quote=2)
+    result = run(game(ruleset, day=day), t)
+    assert [(b.target, b.status) for b in result.ballots] == [("丙", "void"), ("丁", "counted")]
+    assert "fixes floor 2" in result.ballots[1].note
+    assert "甲" not in result.not_voted
+
+
+# -- C1: the 宣言 goes with the badge ------------------------------------------------------
+
+
+def test_C1_the_sheriffs_独裁_is_carried_to_a_day_that_leaves_it_out():
+    players = ", ".join(f'"{c}"' for c in "甲乙丙丁戊己庚辛壬癸子丑")  # 12 alive: 独裁 is 2
+    g = _game(
+        "245",
+        _day(2, "2024-05-08T09:00:00", "2024-05-09T21:00:00", "102",
+             more='sheriff = "甲"\nsheriff_declaration = "独裁"'),
+        _day(3, "2024-05-10T09:00:00", "2024-05-11T21:00:00", "103"),
+        players=players,
+    )  # fmt: skip
+    day2 = T().post("甲", "08 10:00", vote("乙")).post("丙", "08 10:00", vote("丁"))
+    day3 = T().post("甲", "10 10:00", vote("丙")).post("丙", "10 10:00", vote("丁"))
+    chain = in_order(
+        g, {2: _as(day2.thread(), "102", "09 22:00"), 3: _as(day3.thread(), "103", "11 22:00")}
+    )
+    third = chain.results[3]
+    assert third.day.sheriff == "甲" and third.day.sheriff_declaration == "独裁"
+    assert third.count.weights["甲"][0] == 2
+    assert totals(third) == {"丙": "2", "丁": "1"}
+    assert [(f.what, f.source, f.day) for f in third.facts if f.what == "declaration"] == [
+        ("declaration", "derived", 2)
+    ]
+
+
+def test_C1_a_new_sheriff_chooses_anew():
+    players = ", ".join(f'"{c}"' for c in "甲乙丙丁戊己庚辛壬癸子丑")
+    g = _game(
+        "245",
+        _day(2, "2024-05-08T09:00:00", "2024-05-09T21:00:00", "102",
+             more='sheriff = "甲"\nsheriff_declaration = "独裁"'),
+        _day(3, "2024-05-10T09:00:00", "2024-05-11T21:00:00", "103",
+             more='sheriff = "乙"\nsheriff_change = "甲 passed the badge"'),
+        players=players,
+    )  # fmt: skip
+    day2 = T().post("丙", "08 10:00", vote("丁"))
+    day3 = T().post("乙", "10 10:00", vote("丙"))
+    chain = in_order(
+        g, {2: _as(day2.thread(), "102", "09 22:00"), 3: _as(day3.thread(), "103", "11 22:00")}
+    )
+    assert chain.results[3].day.sheriff_declaration is None
+    assert chain.results[3].count.weights["乙"][0] == 1
+
+
+# -- L5 and L2: what the day's threads hold ------------------------------------------------
+
+
+def test_L5_the_dead_posting_before_the_open_or_after_the_close_is_flagged():
+    g = _game("000", _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102", "202",
+                          'dead = ["丙"]'))  # fmt: skip
+    talk = _talk("08", "甲乙丁")
+    talk.post("丙", "09 21:45", "我是预言家，甲是狼").post("丙", "08 09:00", "早上好")
+    talk.post("丙", "08 10:30", "抵制斯大林")  # seed 000's one post a natural day
+    votes = T().post("甲", "08 10:00", vote("丁")).post("乙", "08 10:00", vote("丁"))
+    history = [
+        DayThreads(
+            g.day(2),
+            _as(talk.thread(), "202", "09 23:00"),
+            _as(votes.thread(), "102", "09 23:00", title="投票帖"),
+        )
+    ]
+    notes = sorted(f.note for f in check(g, history, 2).flags if f.rule == "L5")
+    assert notes == [
+        "丙 posted while out (05-08 09:00, before the day opened): 诈尸",
+        "丙 posted while out (05-09 21:45, after the close): 诈尸",
+    ]
+
+
+def test_L2_a_day_without_a_discussion_thread_is_no_low_day():
+    """Day 1 (the election) names no discussion thread: its posts are not known, so it is
+    neither a low day of an L2 run nor a guess of 0; the check says so."""
+    g = _game(
+        "000",
+        _day(1, "2024-05-06T09:30:00", "2024-05-07T21:30:00", "101"),
+        _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102", "202"),
+        _day(3, "2024-05-10T09:30:00", "2024-05-11T21:30:00", "103", "203"),
+    )
+
+    def votes(d: str, tid: str, read: str) -> Thread:
+        t = T()
+        for p, q in (("甲", "乙"), ("乙", "甲"), ("丙", "甲"), ("丁", "乙")):
+            t.post(p, f"{d} 10:00", vote(q))
+        return _as(t.thread(), tid, read, title="投票帖")
+
+    history = [
+        DayThreads(g.day(1), None, votes("06", "101", "07 22:00")),
+        DayThreads(g.day(2), _as(_talk("08").thread(), "202", "09 22:00"),
+                   votes("08", "102", "09 22:00")),
+        DayThreads(g.day(3), _as(_talk("10").thread(), "203", "11 22:00"),
+                   votes("10", "103", "11 22:00")),
+    ]  # fmt: skip
+    checked = check(g, history, 3)
+    assert [c for c in checked.cards if c.rule == "L2"] == []
+    assert [f.note for f in checked.flags if f.rule == "L2"] == [
+        f"day 1 names no discussion thread in {g.where()}: its posts are not counted, and a "
+        "run of low days (L2) passes over it"
+    ]
+
+
+# -- K2: red cards, not players ------------------------------------------------------------
+
+
+def test_K2_two_red_cards_of_one_player_lose_the_camp_for_ruleset_245():
+    """同一阵营的角色累计获得两张或以上红牌 (seed 001): cards; one who is out can be carded
+    again (K3)."""
+    red = Colour.RED
+    cards, _ = add([], [Card(2, "甲", red, "L5", "诈尸", source="director"),
+                        Card(3, "甲", red, "L5", "再次诈尸", source="director")])  # fmt: skip
+    assert camps_lost(cards, {"甲": "狼人", "乙": "狼人"}) == {"狼人": ["甲"]}
+    one, _ = add([], [Card(2, "甲", red, "L5", "诈尸", source="director")])
+    assert camps_lost(one, {"甲": "狼人", "乙": "狼人"}) == {}
