@@ -117,6 +117,16 @@ def test_V11_a_主管_out_before_the_vote_was_due_gets_no_card_flag():
     assert [f for f in result.flags if f.rule == "V11"] == []
 
 
+@pytest.mark.parametrize("death,carded", [("2024-05-08T12:00:00", False),
+                                          ("2024-05-09T12:00:00", True)])  # fmt: skip
+def test_V11_a_主管_who_dies_before_the_vote_is_due_is_not_carded_one_after_is(death, carded):
+    """The vote is due 12 h after the 09:30 open (seed 002): out at noon of the first natural
+    day, the 主管 had no vote to cast in time; out the next noon, they had."""
+    day = f'bar_owner = "甲"\ndied = {{ "甲" = {death} }}'
+    result = run(game("023", day=day), T().post("乙", "08 10:00", vote("丙")))
+    assert any(f.note.endswith(": yellow card") for f in result.flags if f.rule == "V11") is carded
+
+
 def test_V11_a_主管_who_changes_to_弃权_abstains_and_is_carded():
     """The 主管 may not abstain (seed 002): by a change to 弃权 no more than by a first vote."""
     t = T().post("甲", "08 10:00", vote("丙")).post("甲", "08 15:00", change("弃权"), quote=2)

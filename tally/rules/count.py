@@ -87,7 +87,7 @@ def count(ballots: Sequence[Ballot], game: Game, day: Day, rules: Ruleset | None
     alive = [p for p in game.players if p not in day.dead]
     # Who is still in at the close: those out during the day (正午) are not (V9), and a
     # death after the close (黄昏) is the next day's.
-    living = [p for p in alive if not day.out_at(p, day.closes)]
+    living = [p for p in alive if p not in day.out_by_close]
     weights = {p: weight_of(p, day, rules, len(living)) for p in alive}
     counted = [b for b in ballots if b.status == Status.COUNTED and b.voter is not None]
     votes: dict[str, Decimal] = {}
@@ -156,7 +156,7 @@ def _eliminate(
     cast: Decimal,
     flags: list[Flag],
 ) -> Outcome:
-    acolyte = day.acolyte if day.acolyte and not day.out_at(day.acolyte, day.closes) else None
+    acolyte = day.acolyte if day.acolyte not in day.out_by_close else None
     if day.acolyte and acolyte is None and TieStep.ACOLYTE in rules.tie_chain:
         # Out players are no target of a skill or a vote (seed 000): an out 侍僧 dies
         # instead of nobody, and a day block copied forward may still name one.

@@ -80,6 +80,14 @@ class Day:
             ThreadRole.PROGRESS: self.progress,
         }[role]
 
+    @property
+    def out_by_close(self) -> frozenset[str]:
+        """Who is out at the day's close: out before it, or during it (V9). A death after
+        the close (黄昏) is the next day's."""
+        return frozenset(
+            (*self.dead, *(p for p, death in self.died.items() if death <= self.closes))
+        )
+
     def out_at(self, player: str, when: datetime) -> bool:
         """Whether ``player`` is out (dead) at ``when`` of this day."""
         if player in self.dead:

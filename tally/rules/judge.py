@@ -111,6 +111,8 @@ def judge(
         (floor, comment), _ = next(iter(rulings.items()))
         where = f"floor {floor}" + (f", comment {comment}" if comment else "")
         raise GameFileError(f"a ruling for day {day.day} names {where}, which holds no ballot.")
+    # A 主管 out before their vote was due had none to cast (V11).
+    owner_out = day.bar_owner is not None and day.out_at(day.bar_owner, _owner_due(day, rules))
     for work in works:
         _apply_ruling(work, roster)
     by_voter: dict[str, list[_Work]] = {}
@@ -119,7 +121,7 @@ def judge(
             by_voter.setdefault(work.voter, []).append(work)
     for voter, seq in by_voter.items():
         _sequence(voter, seq, day, rules)
-    flags = _lapse_and_flag(works, day, rules)
+    flags = _lapse_and_flag(works, day, rules, owner_out=owner_out)
     works.sort(key=lambda w: (w.post.floor, w.comment_index or 0))
     return Judged([_freeze(w, provisional) for w in works], flags, rows, voters)
 
@@ -532,18 +534,26 @@ def _bar_owner_hours(day: Day, rules: Ruleset) -> tuple[int, int]:
     return rules.bar_owner_hours_accelerated if day.accelerated else rules.bar_owner_hours
 
 
-def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
+def _owner_due(day: Day, rules: Ruleset) -> datetime:
+    """V11: when the 主管's valid vote is due."""
+    return day.opens + timedelta(hours=_bar_owner_hours(day, rules)[0])
+
+
+def _lapse_and_flag(
+    works: list[_Work], day: Day, rules: Ruleset, *, owner_out: bool = False
+) -> list[Flag]:
     flags: list[Flag] = []
     window = timedelta(minutes=rules.change_window_minutes)
+    out = day.out_by_close
     for w in works:
         # A death by the close takes the ballots by and for the dead with it (V9); one
         # after the close (黄昏) is the next day's, and the vote stands.
-        if w.status == Status.COUNTED and w.voter and day.out_at(w.voter, day.closes):
+        if w.status == Status.COUNTED and w.voter in out:
             w.void(
                 VoidReason.DEAD_VOTER, f"{w.voter} went out during the day; the ballot lapsed (V9)"
             )
             w.lapsed = True
-        elif w.status == Status.COUNTED and w.target and day.out_at(w.target, day.closes):
+        elif w.status == Status.COUNTED and w.target in out:
             w.void(
                 VoidReason.DEAD_TARGET,
                 f"{w.target} went out during the day; the ballot lapsed (V9)",
@@ -576,10 +586,8 @@ def _lapse_and_flag(works: list[_Work], day: Day, rules: Ruleset) -> list[Flag]:
                 )
         for rule, text in w.flags:
             flags.append(Flag(rule, text, w.voter, w.post.floor, w.post_id))
-    hours = _bar_owner_hours(day, rules)[0]
-    due = day.opens + timedelta(hours=hours)
-    # A 主管 out before the vote was due had no vote to cast (V9).
-    if day.bar_owner and not day.out_at(day.bar_owner, due):
+    hours, due = _bar_owner_hours(day, rules)[0], _owner_due(day, rules)
+    if day.bar_owner and not owner_out:
         owner = [w for w in works if w.voter == day.bar_owner]
         valid = [
             w

@@ -139,7 +139,7 @@ def tally_day(
     not_voted = tuple(
         p
         for p in game.players
-        if p not in voted and not day.out_at(p, day.closes) and not judged.barred(day, p)
+        if p not in voted and p not in day.out_by_close and not judged.barred(day, p)
     )
     ensure_ballots(game, thread, [*ballots, *gone], cast=cast)
     # Who is behind the posts: strangers, renamed accounts, a game file without ids.
