@@ -448,9 +448,28 @@ class _Checker:
         if not isinstance(died_raw, dict):
             raise self.fail(f"{where}.died", "must be a table of player = time of death")
         died = {}
+        dead = players("dead")
         for p, w in died_raw.items():
             key = f"{where}.died.{p}"
-            died[self.player(p, key, roster)] = self.when(w, key, tz)
+            player = self.player(p, key, roster)
+            died[player] = self.when(w, key, tz)
+            # Out during the day, at that time (V9): one out before it is in `dead`.
+            if player in dead:
+                raise self.fail(key, f"{player} is in {where}.dead too: out before the day, "
+                                "or during it, not both")  # fmt: skip
+            if died[player] < opens:
+                raise self.fail(
+                    key,
+                    f"{long(died[player])} is before the day opens {long(opens)}: "
+                    "a player out before the day is in dead",
+                )
+        sheriff = None if no_sheriff else one("sheriff")
+        deputy = one("deputy")
+        if sheriff is not None and sheriff in dead:
+            raise self.fail(f"{where}.sheriff", f"{sheriff} is in {where}.dead: one who is out "
+                            'holds no badge (name who holds it, or sheriff = "none")')  # fmt: skip
+        if deputy is not None and deputy == sheriff:
+            raise self.fail(f"{where}.deputy", f"{deputy} is the day's sheriff: one badge each")
         discussion = t.get("discussion")
         progress = t.get("progress")
         vote = self.string(t["vote"], f"{where}.vote")
@@ -465,7 +484,7 @@ class _Checker:
             accelerated=accelerated,
             weights=weights,
             sheriff_declaration=declaration,
-            dead=players("dead"),
+            dead=dead,
             slandered=players("slandered"),
             cannot_vote=players("cannot_vote"),
             cannot_be_voted=players("cannot_be_voted"),
@@ -480,10 +499,10 @@ class _Checker:
                 if t.get("result_changed")
                 else None
             ),
-            sheriff=None if no_sheriff else one("sheriff"),
+            sheriff=sheriff,
             no_sheriff=no_sheriff,
             sheriff_change=self.string(change, f"{where}.sheriff_change") if change else None,
-            deputy=one("deputy"),
+            deputy=deputy,
             acolyte=one("acolyte"),
             bar_owner=one("bar_owner"),
             died=died,
