@@ -37,6 +37,9 @@ class P:
     edited: tuple[str, str] | None = None  # (by, "2024-05-09 22:00")
     red: bool = False
     html: str | None = None  # the message as the forum rendered it (a reply posted by tally)
+    # The forum's post id, when it must outlive a delete of a floor before it (the floors
+    # after a deleted one are numbered again, their ids stay); None: from the floor.
+    post_id: int | None = None
 
 
 def _load() -> tuple[str, str, str]:
@@ -91,11 +94,23 @@ class Thread:
         self.posts: list[P] = []
 
     def add(self, *posts: P) -> Thread:
-        self.posts.extend(posts)
+        for post in posts:
+            if post.post_id is None and any(p.post_id is not None for p in self.posts):
+                # After a delete the ids are the forum's own: a new post gets the next one.
+                post.post_id = max(p.post_id or 0 for p in self.posts) + 1
+            self.posts.append(post)
         return self
 
     def pid(self, floor: int) -> int:
-        return self.first_pid + floor
+        given = self.posts[floor - 1].post_id if floor <= len(self.posts) else None
+        return given if given is not None else self.first_pid + floor
+
+    def delete(self, floor: int) -> Thread:
+        """A moderator's delete: the floor goes, and every post keeps its id."""
+        for n, post in enumerate(self.posts, start=1):
+            post.post_id = self.pid(n)
+        del self.posts[floor - 1]
+        return self
 
     def uid(self, name: str) -> int:
         return self.uids.setdefault(name, 100 + len(self.uids))

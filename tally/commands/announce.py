@@ -62,7 +62,7 @@ def announce(
     markup = markup or reader.markup_for(chosen.vote_ref)  # a board profile's markup
     context: dict[str, object]
     if kind in (Announcement.CLOSE, Announcement.REMINDER):
-        [thread] = reader.read([chosen.vote], game.timezone, closes=chosen.closes)
+        [thread] = reader.read([chosen.vote], game.timezone, closes=chosen.closes, decides=True)
         carried = days_before(game, day, reader, [thread]).carried
         result = tally_day(
             thread, game, day, carried=carried, late_ok=late_ok, as_edited=as_edited

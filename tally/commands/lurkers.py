@@ -32,7 +32,8 @@ def lurkers(
         raise InputError(
             f"day {number} has no discussion thread in {game.where()}; posts cannot be counted."
         )
-    result = check(game, history(game, number, day_threads(game, reader)), number, late_ok=late_ok)
+    read = day_threads(game, reader, decides=number)
+    result = check(game, history(game, number, read), number, late_ok=late_ok)
     return Lurked(result, record(game, game.path, result, write=write))
 
 

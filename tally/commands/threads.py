@@ -44,22 +44,24 @@ def days_before(
     return in_order(game, threads, until=number - 1)
 
 
-def day_threads(game: Game, reader: Reader) -> _DayThreads:
+def day_threads(game: Game, reader: Reader, *, decides: int | None = None) -> _DayThreads:
     """A reader of a day's threads for the checks that go day by day (lurkers, report):
     each thread read once in the run, and at or after its day's close from no page cached
-    before it."""
-    return _DayThreads(game, reader)
+    before it; day ``decides`` (the day whose cards are checked), read after its close,
+    every page from the forum."""
+    return _DayThreads(game, reader, decides)
 
 
 class _DayThreads:
-    def __init__(self, game: Game, reader: Reader):
-        self.game, self.reader = game, reader
+    def __init__(self, game: Game, reader: Reader, decides: int | None = None):
+        self.game, self.reader, self.decides = game, reader, decides
         self.held: dict[ThreadKey, Thread] = {}
 
     def __call__(self, urls: list[str], day: Day) -> list[Thread]:
         keys = [resolve_url(u)[1].key for u in urls]
         wanted = [(k, u) for k, u in zip(keys, urls, strict=True) if k not in self.held]
-        got = self.reader.read([u for _, u in wanted], self.game.timezone, closes=day.closes)
+        got = self.reader.read([u for _, u in wanted], self.game.timezone, closes=day.closes,
+                               decides=day.day == self.decides)  # fmt: skip
         self.held.update(zip([k for k, _ in wanted], got, strict=True))
         return [self.held[k] for k in keys]
 

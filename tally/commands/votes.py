@@ -48,7 +48,7 @@ def vote_day(
     ``as_of`` (a time or a floor), as the thread stood then by tally's earlier reads."""
     chosen = _day_of_urls(game, sources, day)
     closes = chosen.closes if chosen is not None else None
-    given = reader.read(sources, game.timezone, closes=closes)
+    given = reader.read(sources, game.timezone, closes=closes, decides=True)
     vote, the_day = game.vote_thread(given, chosen, day)
     if as_of is not None:
         vote = thread_as_of(vote, as_of_time(vote, as_of, game, the_day))

@@ -67,6 +67,10 @@ class FetchOptions:
     boards: Boards | None = None
     # Every page from the cache, never the forum (--offline): the network is down.
     offline: bool = False
+    # With ``not_before``: every page from the forum, none from the cache or memory; the
+    # read decides a day that has closed (its count, its cards), and a page the forum
+    # changed since tally cached it (a delete, a 屏蔽) must not decide it.
+    live: bool = False
 
 
 def is_url(source: str) -> bool:
@@ -230,7 +234,15 @@ def fetch_thread(
     held: Held | None = None,
 ) -> Thread:
     """Fetch and parse every page of the thread at ``url``; ``held`` keeps the pages for
-    the next read of the same thread (and gives those of the last)."""
+    the next read of the same thread (and gives those of the last).
+
+    The last known page comes from the forum, and the pages before it from the cache (or
+    ``held``) where trusted, unless the read shows them stale: a post of a page just read
+    on another floor than before (a floor before it was deleted, and the floors after it
+    numbered again), or fewer floors than the thread's replies; then every page is read
+    again. A read that decides a closed day (``live`` with ``not_before``) takes every page
+    from the forum: a moderator's delete or 屏蔽 after the close changes pages tally cached.
+    """
     platform, ref = resolve_url(url)
     store = None
     if options.cache_dir is not None:
@@ -245,19 +257,69 @@ def fetch_thread(
     if options.offline and known is None:
         raise FetchError(f"{url}: no page of this thread is in the cache, which --offline "
                          "counts from; run without it.")  # fmt: skip
+    # What may stand in for the forum: the cache or memory, before the close only.
+    reuse = known is not None and (
+        options.offline or not (options.live and options.not_before is not None)
+    )
+    pages, read_at, total = _read_pages(url, reader, options, known, reuse, held, progress)
+    so_far = held.history if held is not None and not options.fresh else None
+    reused = any(o in (Origin.CACHE, Origin.MEMORY) for _, o in pages.values())
+    before = so_far
+    if reused and not options.offline:
+        before = so_far if so_far is not None else _history(store)
+        if _stale(pages, before, url, platform.name, ref.thread_id):
+            if held is not None:
+                held.pages.clear()
+            pages, read_at, total = _read_pages(url, reader, options, None, False, held, None)
+    if store is not None:
+        store.set_page_count(total)
+        fresh = {Origin.NETWORK, Origin.REVALIDATED}
+        just_read = [(n, page, read_at[n]) for n, (page, o) in pages.items() if o in fresh]
+        history = keep_versions(store, just_read, f"thread {ref.thread_id}", options, before)
+        if held is not None:
+            held.history = history
+    if held is not None:
+        held.pages = {n: (page, read_at[n]) for n, (page, _) in pages.items()}
+        held.page_count = total
+    ordered = [pages[n] for n in sorted(pages)]
+    thread = _build(
+        platform.name,
+        ref.thread_id,
+        url,
+        [p for p, _ in ordered],
+        [o for _, o in ordered],
+        read_at=options.clock().astimezone(tz),  # the forum's zone, as the posts' times
+    )
+    check_complete(thread, [p for p, _ in ordered], url)
+    return thread if store is None else replace(thread, history=history)
+
+
+def _read_pages(
+    url: str,
+    reader: _PageReader,
+    options: FetchOptions,
+    known: int | None,
+    reuse: bool,
+    held: Held | None,
+    progress: Progress | None,
+) -> tuple[dict[int, tuple[Page, str]], dict[int, datetime], int]:
+    """Every page of the thread: the last known one first (to learn whether it grew), from
+    the forum; with ``reuse``, the pages before it from memory or the cache where trusted."""
     start = known or 1
     try:
         first, origin, when = reader.read(start, cached_ok=options.offline)
     except FetchError as exc:
         # A thread held across polls is a watch's or the desk's: they take no --offline.
-        if options.offline or held is not None or not _whole_in_cache(url, tz, http, options):
+        if options.offline or held is not None or not _whole_in_cache(
+            url, reader.tz, reader.http, options
+        ):
             raise
         said = "after the close" if options.not_before is not None else "before the close"
         raise FetchError(f"{exc} The cache holds every page of this thread as read {said}: "
                          "add --offline to count from it.") from None  # fmt: skip
     except PageMismatchError:
         # The thread lost pages since the last run: start again from the top.
-        start = 1
+        start, reuse = 1, False
         first, origin, when = reader.read(1, cached_ok=False)
         if held is not None:
             held.pages.clear()
@@ -265,7 +327,7 @@ def fetch_thread(
     read_at = {start: when}
 
     def from_memory(n: int) -> tuple[Page, datetime] | None:
-        if held is None or options.fresh or known is None or n >= start:
+        if held is None or options.fresh or not reuse or n >= start:
             return None
         kept = held.pages.get(n)
         if kept is None or (options.not_before is not None and kept[1] < options.not_before):
@@ -289,11 +351,9 @@ def fetch_thread(
         wanted = [n for n in wanted if n not in pages]
         if not wanted:
             break
-        workers = max(1, min(http.options.max_in_flight, len(wanted)))
+        workers = max(1, min(reader.http.options.max_in_flight, len(wanted)))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            reads = pool.map(
-                lambda n: (n, reader.read(n, cached_ok=known is not None and n < start)), wanted
-            )
+            reads = pool.map(lambda n: (n, reader.read(n, cached_ok=reuse and n < start)), wanted)
             for n, (page, origin, when) in reads:
                 pages[n] = (page, origin)
                 read_at[n] = when
@@ -301,28 +361,47 @@ def fetch_thread(
                     progress(len(pages), total)
         # The thread can grow while it is read: go on until no page names more.
         total = max(total, max(p.page_count for p, _ in pages.values()))
-    if store is not None:
-        store.set_page_count(total)
-        fresh = {Origin.NETWORK, Origin.REVALIDATED}
-        just_read = [(n, page, read_at[n]) for n, (page, o) in pages.items() if o in fresh]
-        so_far = held.history if held is not None and not options.fresh else None
-        history = keep_versions(store, just_read, f"thread {ref.thread_id}", options, so_far)
-        if held is not None:
-            held.history = history
-    if held is not None:
-        held.pages = {n: (page, read_at[n]) for n, (page, _) in pages.items()}
-        held.page_count = total
-    ordered = [pages[n] for n in sorted(pages)]
-    thread = _build(
-        platform.name,
-        ref.thread_id,
-        url,
-        [p for p, _ in ordered],
-        [o for _, o in ordered],
-        read_at=options.clock().astimezone(tz),  # the forum's zone, as the posts' times
-    )
-    check_complete(thread, [p for p, _ in ordered], url)
-    return thread if store is None else replace(thread, history=history)
+    return pages, read_at, total
+
+
+def _history(store: ThreadCache | None) -> History | None:
+    """The thread's history as the cache holds it (None: no cache)."""
+    if store is None:
+        return None
+    versions = []
+    for number, when, data in store.versions():
+        try:
+            versions.append(Version(number, when, page_posts(data)))
+        except (ValueError, KeyError, TypeError, IndexError):
+            continue  # a damaged version is as if never kept
+    return History(tuple(versions), capped=len(versions) >= MAX_VERSIONS)
+
+
+def _stale(
+    pages: dict[int, tuple[Page, str]],
+    before: History | None,
+    url: str,
+    platform_name: str,
+    tid: str,
+) -> bool:
+    """Whether the pages taken from the cache or memory may not be the thread as it is: a
+    post of a page just read stands on another floor than it last did (a floor before it
+    was deleted: the floors after it are numbered again and move up a page), or the floors
+    fall short of the thread's replies."""
+    floor_of: dict[str, int] = {}
+    for version in before.versions if before is not None else ():
+        for post in version.posts:
+            floor_of[post.post_id] = post.floor
+    live = {Origin.NETWORK, Origin.REVALIDATED}
+    for page, origin in pages.values():
+        if origin in live and any(floor_of.get(p.post_id, p.floor) != p.floor for p in page.posts):
+            return True
+    ordered = [page for _, (page, _) in sorted(pages.items())]
+    try:
+        thread = _build(platform_name, tid, url, ordered, [o for _, o in pages.values()])
+    except ParseError:
+        return True  # two posts on one floor: the pages disagree
+    return thread.short_of_replies()
 
 
 def keep_versions(
@@ -349,13 +428,7 @@ def keep_versions(
             known = None
     if known is not None:
         return History((*known.versions, *added), known.capped)
-    versions = []
-    for number, when, data in store.versions():
-        try:
-            versions.append(Version(number, when, page_posts(data)))
-        except (ValueError, KeyError, TypeError, IndexError):
-            continue  # a damaged version is as if never kept
-    return History(tuple(versions), capped=len(versions) >= MAX_VERSIONS)
+    return _history(store) or History()
 
 
 def _whole_in_cache(url: str, tz: tzinfo, http: Http, options: FetchOptions) -> bool:

@@ -134,12 +134,18 @@ class Reader:
         return self.http.crawl_delay(url)
 
     def read(
-        self, sources: Sequence[str], tz: tzinfo, *, closes: datetime | None = None
+        self,
+        sources: Sequence[str],
+        tz: tzinfo,
+        *,
+        closes: datetime | None = None,
+        decides: bool = False,
     ) -> list[Thread]:
         """Every thread the sources name (URLs, saved page files, archives), each once, in
         the order first named; a URL's thread comes from ``how.archive`` when it is given.
         With ``closes`` (a day's close) no page cached before it decides a read made at or
-        after it."""
+        after it; with ``decides`` too (the count or the cards of that day, not a day
+        before it), such a read takes every page from the forum."""
         not_before = self.trusted_from(closes)
         urls: list[str] = []
         files: list[Path] = []
@@ -155,7 +161,9 @@ class Reader:
                 resolve_url(source)  # a URL pasted without its scheme: say so
             else:
                 raise InputError(f"{source!r} is neither a thread URL nor a saved page file.")
-        threads = [self.thread(url, tz, not_before=not_before) for url in urls]
+        threads = [
+            self.thread(url, tz, not_before=not_before, live=decides) for url in urls
+        ]
         if files:
             threads.extend(
                 read_saved_thread_files(files, tz, partial=self.how.partial, boards=self.boards)
@@ -167,14 +175,21 @@ class Reader:
         return threads
 
     def thread(
-        self, url: str, tz: tzinfo, *, not_before: datetime | None = None, hold: bool = False
+        self,
+        url: str,
+        tz: tzinfo,
+        *,
+        not_before: datetime | None = None,
+        hold: bool = False,
+        live: bool = False,
     ) -> Thread:
         """Every page of the thread at ``url`` (from the archive, when the run has one).
 
         ``not_before``: pages cached (or held) before it are read again. ``hold``: keep the
         parsed pages in memory for the next read of this thread (``tally watch``), which
         then parses only what changed. ``--fresh`` and the progress bar are for the first
-        read of each thread in the run.
+        read of each thread in the run. ``live``: with ``not_before``, every page from the
+        forum, none from the cache or memory.
         """
         if self.how.archive is not None:
             return self._from_archive(url)
@@ -191,6 +206,7 @@ class Reader:
             warn=how.warn,
             boards=self.boards,
             offline=how.offline,
+            live=live,
         )
         held = self._held.setdefault(ref.key, Held()) if hold else None
         progress = how.progress if first else None

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from tally.errors import GameFileError, InputError
-from tally.model import Thread, ThreadKey, ThreadRef, origin_of
+from tally.model import Post, Thread, ThreadKey, ThreadRef, origin_of
 from tally.rules.names import Roster, author_key, normalise
 from tally.rules.rulesets import PRESETS, Ruleset
 from tally.rules.verdicts import RulingAction, ThreadRole
@@ -106,6 +106,15 @@ class Ruling:
     comment: int | None = None
     # For "accept": the player the ballot is for, when tally could not read the target.
     target: str | None = None
+    # The forum's id of the post (a floor's pid): the ruling follows the post when a delete
+    # before it numbers the floors again. None: the floor as the thread numbers it now.
+    post: str | None = None
+
+    def names(self, post: Post, comment: int | None) -> bool:
+        """Whether the ruling is about ``post`` (its comment number ``comment``, or None)."""
+        if self.comment != comment:
+            return False
+        return self.post == post.post_id if self.post is not None else self.floor == post.floor
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ _DAY_KEYS = {
     "close_changed",
     "result_changed",
 }
-_RULING_KEYS = {"day", "floor", "comment", "action", "target", "note"}
+_RULING_KEYS = {"day", "floor", "comment", "action", "target", "note", "post"}
 _DECLARATIONS = ("独裁", "自由", "秩序")
 
 
@@ -561,6 +561,13 @@ class _Checker:
             target = t.get("target")
             if target is not None:
                 target = self.player(target, f"{where}.target", roster)
+            post = t.get("post")
+            if post is not None and (
+                isinstance(post, bool)
+                or not isinstance(post, int | str)
+                or not str(post).strip().isdigit()
+            ):
+                raise self.fail(f"{where}.post", "must be the post's id (its pid), a number")
             out.append(
                 Ruling(
                     day=day,
@@ -569,6 +576,7 @@ class _Checker:
                     note=note,
                     comment=comment,
                     target=target,
+                    post=str(post).strip() if post is not None else None,
                 )
             )
         return tuple(out)

@@ -96,20 +96,23 @@ def judge(
     """
     rules = rules or game.rules
     roster = game.roster
-    rulings = {(r.floor, r.comment): r for r in game.rulings if r.day == day.day}
+    rulings = [r for r in game.rulings if r.day == day.day]
     voters = _electors(game, day, rules)
     candidates, rows = _sorted(thread, rules, cast)
     works: list[_Work] = []
     for work in candidates:
-        work.ruling = rulings.pop((work.post.floor, work.comment_index), None)
+        work.ruling = next((r for r in rulings if r.names(work.post, work.comment_index)), None)
+        if work.ruling is not None:
+            rulings.remove(work.ruling)
         _identify(work, cast.of(work), roster)
         if work.parsed is not None and work.voter is not None and not work.is_void:
             _read_target(work, roster, day, rules)
         _check(work, day, rules, voters)
         works.append(work)
     if rulings:
-        (floor, comment), _ = next(iter(rulings.items()))
-        where = f"floor {floor}" + (f", comment {comment}" if comment else "")
+        left = rulings[0]
+        where = f"floor {left.floor}" + (f", comment {left.comment}" if left.comment else "")
+        where += f" (post {left.post})" if left.post else ""
         raise GameFileError(f"a ruling for day {day.day} names {where}, which holds no ballot.")
     # A 主管 out before their vote was due had none to cast (V11).
     owner_out = day.bar_owner is not None and day.out_at(day.bar_owner, _owner_due(day, rules))

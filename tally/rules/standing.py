@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
 
-from tally.errors import InputError, NotAThreadError
+from tally.errors import GameFileError, InputError, NotAThreadError
 from tally.model import History, Post, Thread, Version
 from tally.rules.ballot_text import read_ballot
 from tally.rules.ballots import Flag, Remark
@@ -108,6 +108,36 @@ def deleted_rows(
     return rows, flags
 
 
+def rulings_on_moved_floors(thread: Thread, game: Game, day: Day) -> None:
+    """Stop (GameFileError) when a ruling names by its floor a post whose floor tally read
+    holding another post: a floor before it was deleted and the floors after it numbered
+    again, so the floor may be the one the director ruled on, or the one after it."""
+    if thread.history is None:
+        return
+    now = {p.floor: p for p in thread.posts}
+    held: dict[int, tuple[Post, datetime]] = {}
+    for version in thread.history.versions:
+        for post in version.posts:
+            held.setdefault(post.floor, (post, version.read_at))
+            if post.floor in now and post.post_id != now[post.floor].post_id:
+                held[post.floor] = (post, version.read_at)
+    for r in game.rulings:
+        if r.day != day.day or r.post is not None or r.floor not in now:
+            continue
+        before, read = held.get(r.floor, (now[r.floor], thread.read_at))
+        if before.post_id == now[r.floor].post_id:
+            continue
+        post = now[r.floor]
+        when = short(read.astimezone(game.timezone)) if read is not None else "earlier"
+        raise GameFileError(
+            f"the ruling for day {day.day} names floor {r.floor}, which held {before.author}'s "
+            f"post (id {before.post_id}) when tally read the thread {when} and holds "
+            f"{post.author}'s (id {post.post_id}) now: a floor before it was deleted and the "
+            f'floors numbered again; say which post with post = "{before.post_id}" or '
+            f'post = "{post.post_id}" in the ruling.'
+        )
+
+
 def as_it_stood(
     thread: Thread,
     game: Game,
@@ -121,7 +151,7 @@ def as_it_stood(
     history = thread.history or History()
     closing = stood_at(history, day.closes)
     window = timedelta(minutes=game.rules.change_window_minutes)
-    ruled = {r.floor for r in game.rulings if r.day == day.day and r.comment is None}
+    ruled = [r for r in game.rulings if r.day == day.day]
     posts: list[Post] = []
     flags: list[Flag] = []
     for post in thread.posts:
@@ -135,7 +165,7 @@ def as_it_stood(
                 when = "after the close" if _edited_at_close(post, day) else _UNMARKED
                 kept = _taken_back(post, earlier, when, flags, game, cast)
             elif earlier is None and _edited_at_close(post, day):
-                if not (as_edited or post.floor in ruled):
+                if not (as_edited or any(r.names(post, None) for r in ruled)):
                     raise InputError(_unknown_at_close(thread, post, day))
             elif window and post.edited is not None:
                 start = day.closes - window

@@ -25,7 +25,12 @@ from tally.rules.guards import (
 )
 from tally.rules.judge import judge
 from tally.rules.rulesets import Ruleset
-from tally.rules.standing import as_it_stood, deleted_rows, hidden_replies
+from tally.rules.standing import (
+    as_it_stood,
+    deleted_rows,
+    hidden_replies,
+    rulings_on_moved_floors,
+)
 from tally.rules.state import Carried, Fact, resolve
 from tally.rules.verdicts import DayKind, ThreadRole, VoidReason
 from tally.times import short
@@ -124,13 +129,15 @@ def tally_day(
     # In the forum's clock, as every time tally shows (a read is stamped in UTC).
     as_of = (thread.as_of or day.opens).astimezone(game.timezone)
     provisional = as_of < day.closes
-    ruled = {(r.floor, r.comment) for r in game.rulings if r.day == day.day}
+    ruled = [r for r in game.rulings if r.day == day.day]
     check_roster(game, [thread], cast=cast,
-                 exempt=lambda _t, w: (w.post.floor, w.comment_index) in ruled)  # fmt: skip
+                 exempt=lambda _t, w: any(r.names(w.post, w.comment_index) for r in ruled),
+                 )  # fmt: skip
     # The thread as the forum changed it: what it hides, what was edited, what is gone.
     notice = hidden_replies(thread)
     stood, edits = as_it_stood(thread, game, day, as_edited=as_edited, cast=cast)
     gone, gone_flags = deleted_rows(thread, game, cast=cast)
+    rulings_on_moved_floors(thread, game, day)
     judged = judge(stood, game, day, provisional=provisional, cast=cast)
     ballots, flags, rows = judged.ballots, judged.flags, judged.remarks
     voted = {b.voter for b in ballots if b.casts_a_vote}

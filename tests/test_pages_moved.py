@@ -1,0 +1,145 @@
+"""A moderator's delete numbers the floors after it again and moves each of them up a page
+(Discuz! X3.5 renders a floor's number from its place). A re-run that took the pages
+before the last from the cache then joined two numberings: a ballot that moved up a page
+was on no page read, shown as "deleted", and its voter was listed as not voting (found on
+the real X3.5: 2 of 5 ballots lost, a posted closing announcement wrong, an L3 card)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from tally.cli import app
+from tally.forums.http import HttpOptions
+
+from .conftest import CHINA, FakeClock, Runner
+from .discuzgen import P, Thread
+
+runner = Runner()
+PLAYERS = ["alice", "bob", "carol", "dave", "eve"]
+
+
+def _thread() -> Thread:
+    """24 floors on 3 pages: ballots on floors 2 and 21-24, chat between."""
+    t = Thread("7", "[局] 第二天投票帖", {})
+    t.add(P("admin", "2026-12-01 09:00:00", "投票格式：\n投票对象：\n投票理由："))
+    t.add(P("alice", "2026-12-01 09:01:00", "投票对象：bob\n投票理由：一"))
+    for n in range(3, 21):
+        t.add(P(PLAYERS[n % 5], f"2026-12-01 09:{n:02d}:00", f"闲聊{n}"))
+    for who, target, minute in (("bob", "carol", 21), ("carol", "bob", 22),
+                                ("dave", "bob", 23), ("eve", "carol", 24)):  # fmt: skip
+        t.add(P(who, f"2026-12-01 09:{minute}:00", f"投票对象：{target}\n投票理由：票"))
+    return t
+
+
+def _game(tmp_path, url: str) -> str:
+    path = tmp_path / "game.toml"
+    names = ", ".join(f'"{p}"' for p in PLAYERS)
+    path.write_text(
+        f'ruleset = "000"\ndirectors = ["admin"]\nplayers = [{names}]\n\n[[days]]\nday = 2\n'
+        f'opens = 2026-12-01T09:00:00\ncloses = 2026-12-01T21:00:00\nvote = "{url}"\n',
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+def _votes(url: str, game: str, tmp_path, clock: str) -> dict:
+    start = datetime.fromisoformat(f"2026-12-01 {clock}").replace(tzinfo=CHINA)
+    env = FakeClock(start.astimezone(UTC)).env(http=HttpOptions(host_delay=0))
+    result = runner.invoke(
+        app,
+        ["votes", url, "--game", game, "--cache-dir", str(tmp_path / "cache"), "--json"],
+        obj=env,
+    )
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout) | {"stderr": result.stderr}
+
+
+def _counted(data: dict) -> dict[str, str]:
+    return {b["voter"]: b["target"] for b in data["ballots"] if b["status"] == "counted"}
+
+
+def test_V6_a_floor_deleted_before_the_cached_pages_is_seen_and_no_ballot_lost(forum, tmp_path):
+    t = _thread()
+    url = t.serve(forum)
+    game = _game(tmp_path, url)
+    first = _votes(url, game, tmp_path, "12:00:00")
+    every = {"alice": "bob", "bob": "carol", "carol": "bob", "dave": "bob", "eve": "carol"}
+    assert _counted(first) == every
+    # A chat floor on page 1 is deleted and one more reply comes: the reply count is as it
+    # was, and bob's ballot (floor 21) is now floor 20, on page 2.
+    t.delete(5).add(P("alice", "2026-12-01 12:30:00", "还有谁没投"))
+    t.serve(forum)
+    second = _votes(url, game, tmp_path, "13:00:00")
+    assert _counted(second) == every
+    assert second["not_voted"] == []
+    gone = [b for b in second["ballots"] if b["status"] == "deleted"]
+    assert [(b["floor"], b["author"]) for b in gone] == [(5, PLAYERS[0])]
+    assert "3 from the network" in second["stderr"]  # every page read again
+
+
+def test_a_re_run_whose_pages_still_fit_takes_the_pages_before_the_last_from_the_cache(
+    forum, tmp_path
+):
+    """Before the close, an unchanged thread costs its last page only (politeness)."""
+    url = _thread().serve(forum)
+    game = _game(tmp_path, url)
+    _votes(url, game, tmp_path, "12:00:00")
+    again = _votes(url, game, tmp_path, "13:00:00")
+    assert "3 page(s), 1 from the network, 2 from the cache" in again["stderr"]
+
+
+def test_V6_after_the_close_every_page_of_the_day_counted_is_read_from_the_forum(
+    forum, tmp_path
+):
+    """A count that decides the day reads the thread as the forum shows it now: a floor
+    deleted after the first count after the close is a deleted row, every ballot kept."""
+    t = _thread()
+    url = t.serve(forum)
+    game = _game(tmp_path, url)
+    assert len(_counted(_votes(url, game, tmp_path, "21:10:00"))) == 5
+    t.delete(3)
+    t.serve(forum)
+    again = _votes(url, game, tmp_path, "21:20:00")
+    assert len(_counted(again)) == 5
+    assert [b["floor"] for b in again["ballots"] if b["status"] == "deleted"] == [3]
+    assert "3 page(s), 3 from the network" in again["stderr"]
+
+
+def _ruled(tmp_path, url: str, ruling: str) -> str:
+    game = _game(tmp_path, url)
+    with open(game, "a", encoding="utf-8") as f:
+        f.write(f'\n[[rulings]]\nday = 2\nfloor = 6\naction = "void"\n{ruling}\n')
+    return game
+
+
+def test_V7_a_ruling_by_floor_stops_when_the_floor_now_holds_another_post(forum, tmp_path):
+    """eve's vote on floor 6 is voided by a ruling; a moderator then deletes floor 3, and
+    floor 6 is bob's vote: the ruling must not void bob's instead (found on the real X3.5,
+    where it did, and --as-of applied it to eve)."""
+    t = Thread("8", "[局] 第二天投票帖", {})
+    t.add(P("admin", "2026-12-01 09:00:00", "投票格式：\n投票对象：\n投票理由："))
+    t.add(P("alice", "2026-12-01 09:01:00", "投票对象：bob\n投票理由：票"))
+    t.add(P("carol", "2026-12-01 09:02:00", "闲聊"))
+    for who, target, minute in (("carol", "bob", 3), ("dave", "carol", 4), ("eve", "bob", 5),
+                                ("bob", "carol", 6)):  # fmt: skip
+        t.add(P(who, f"2026-12-01 09:0{minute}:00", f"投票对象：{target}\n投票理由：票"))
+    url = t.serve(forum)
+    eve = str(t.pid(6))
+    game = _ruled(tmp_path, url, "")
+    first = _votes(url, game, tmp_path, "12:00:00")
+    assert _counted(first) == {"alice": "bob", "bob": "carol", "carol": "bob", "dave": "carol"}
+    t.delete(3)  # carol's chat: eve's vote is floor 5 now, bob's floor 6
+    t.serve(forum)
+    start = datetime.fromisoformat("2026-12-01 13:00:00").replace(tzinfo=CHINA)
+    args = ["votes", url, "--game", game, "--cache-dir", str(tmp_path / "cache")]
+    stopped = runner.invoke(app, args, obj=FakeClock(start.astimezone(UTC)).env(
+        http=HttpOptions(host_delay=0)))  # fmt: skip
+    assert stopped.exit_code != 0
+    assert f"names floor 6, which held eve's post (id {eve})" in " ".join(stopped.stderr.split())
+    # Pinned to eve's post, the ruling follows it to floor 5.
+    pinned = _ruled(tmp_path, url, f'post = "{eve}"')
+    again = _votes(url, pinned, tmp_path, "13:30:00")
+    assert _counted(again) == {"alice": "bob", "bob": "carol", "carol": "bob", "dave": "carol"}
+    eves = [b for b in again["ballots"] if b["voter"] == "eve"]
+    assert [(b["floor"], b["status"], b["reason"]) for b in eves] == [(5, "void", "ruling")]
