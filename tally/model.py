@@ -90,6 +90,8 @@ class Comment:
     text: str
     # The name shown when it differs from the account name (Tieba nicknames).
     author_display: str | None = None
+    # The forum shows its time to the minute (Discuz!'s 点评): posted in that minute.
+    to_the_minute: bool = False
 
 
 @dataclass(frozen=True)

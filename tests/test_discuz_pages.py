@@ -64,6 +64,8 @@ def test_every_post_matches_what_was_written(stem, key, scenario):
         assert [(c.author, c.time) for c in post.comments] == [
             (c["author"], at(c["time"]).replace(second=0)) for c in comments
         ]
+        # The real page shows a 点评's time to the minute, and the comment says so (V5).
+        assert all(c.to_the_minute for c in post.comments)
         assert [c.text for c in post.comments] == [
             " ".join(c["message"].split("\n")) for c in comments
         ]

@@ -298,3 +298,88 @@ def test_K2_two_red_cards_of_one_player_lose_the_camp_for_ruleset_245():
     assert camps_lost(cards, {"甲": "狼人", "乙": "狼人"}) == {"狼人": ["甲"]}
     one, _ = add([], [Card(2, "甲", red, "L5", "诈尸", source="director")])
     assert camps_lost(one, {"甲": "狼人", "乙": "狼人"}) == {}
+
+
+# -- what a page shows to the minute, and edits to another target ---------------------------
+
+
+def _with_comment(t: T, floor: int, author: str, time: str, text: str, *, minute: bool) -> T:
+    t.comment(floor, author, time, text)
+    post = t.posts[floor - 1]
+    last = dataclasses.replace(post.comments[-1], to_the_minute=minute)
+    t.posts[floor - 1] = dataclasses.replace(post, comments=(*post.comments[:-1], last))
+    return t
+
+
+@pytest.mark.parametrize(
+    "time,minute,expected",
+    [
+        ("09 21:30", True, ("void", "after_close")),  # shown 21:30: 21:30:00-21:30:59
+        ("09 21:29", True, ("counted", None)),
+        ("09 21:30", False, ("counted", None)),  # 21:30:00 to the second: on time
+    ],
+)
+def test_V5_a_点评_shown_in_the_closing_minute_is_after_the_close_unless_ruled(
+    time, minute, expected
+):
+    """M126 has no final hour: a change as a 点评 shown "21:30" with the close at 21:30:00
+    was posted after it in 59 of its 60 seconds (found on the real X3.5: one 59 s late
+    decided the day). Void, flagged, and a ruling may accept it."""
+    t = T().post("甲", "08 10:00", "投票对象：乙").post("丙", "08 10:00", "投票对象：丁")
+    _with_comment(t, 2, "甲", time, "改票对象：丁", minute=minute)
+    result = run(game("M126"), t)
+    change = next(b for b in result.ballots if b.comment)
+    assert (change.status, change.reason) == expected
+    flagged = [f for f in result.flags if f.rule == "closing minute"]
+    assert bool(flagged) is (expected[0] == "void")
+    if flagged:
+        ruled = run(game("M126", extra='[[rulings]]\nday = 2\nfloor = 2\ncomment = 1\n'
+                         'action = "accept"'), t)  # fmt: skip
+        assert next(b for b in ruled.ballots if b.comment).status == "counted"
+
+
+def test_V3_V4_an_edit_to_another_player_before_the_final_hour_is_flagged():
+    """eve voted 甲, tally read it, then she edited it to 乙: an edit is no change (V3), so
+    the one change (V4) would go unspent unseen; flagged with both texts (found on the real
+    X3.5). A typo mended into a player's name is a fix (V7) and is not flagged."""
+    from tally.model import Edit, History, Version
+
+    def read_then_edited(first: str, now: str):
+        before = T().post("乙", "08 10:00", vote(first))
+        after = T().post("乙", "08 10:00", vote(now))
+        edited = dataclasses.replace(after.posts[1], edited=Edit("乙", at("08 12:00")))
+        history = History((Version(1, at("08 11:00"), tuple(before.posts)),))
+        return dataclasses.replace(
+            after.thread(), posts=(after.posts[0], edited), history=history,
+            read_at=at("09 22:00"),
+        )  # fmt: skip
+
+    from tally.rules.votes import tally_day
+
+    result = tally_day(read_then_edited("甲", "丙"), game("000"), 2)
+    assert result.ballots[0].target == "丙"  # counted as it reads now
+    [flag] = [f for f in result.flags if f.rule == "edited"]
+    assert flag.note.startswith("edited to another target (edit mark 05-08 12:00)")
+    mended = tally_day(read_then_edited("甲甲", "甲"), game("000"), 2)
+    assert [f for f in mended.flags if f.rule == "edited"] == []
+
+
+def test_V5_an_edit_mark_in_the_first_minute_of_the_final_hour_is_in_it():
+    """The close at 21:30:30: the final hour starts 20:30:30, and a mark "20:30" may be an
+    edit at 20:30:45, inside it; one that changed the target is taken back (V5)."""
+    from tally.model import Edit, History, Version
+    from tally.rules.votes import tally_day
+
+    before = T().post("乙", "08 10:00", vote("甲"))
+    after = T().post("乙", "08 10:00", vote("丙"))
+    edited = dataclasses.replace(after.posts[1], edited=Edit("乙", at("09 20:30")))
+    history = History((Version(1, at("09 20:00"), tuple(before.posts)),))
+    thread = dataclasses.replace(after.thread(), posts=(after.posts[0], edited),
+                                 history=history, read_at=at("09 22:00"))  # fmt: skip
+    g = parse_game(
+        'ruleset = "000"\ndirectors = ["导演"]\nplayers = ["甲", "乙", "丙", "丁"]\n'
+        + _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:30", "102"),
+        source="t.toml",
+    )
+    [ballot] = tally_day(thread, g, 2).ballots
+    assert (ballot.target, ballot.status) == ("甲", "counted")

@@ -279,6 +279,7 @@ def _thread(
     positions: dict[str, list[int]] = {}
     counts: dict[str, tuple[int | None, str]] = {}
     seen: set[str] = set()
+    minutes = _comment_minutes(platform)
     for _, c in items:
         post_id = c.ident("post_id")
         if post_id in seen:
@@ -288,14 +289,17 @@ def _thread(
         if kind == RowKind.COMMENT:
             parent_id = c.ident("parent_post_id")
             positions.setdefault(parent_id, []).append(c.maybe_number("position") or 0)
+            when = c.time("time")
             comments.setdefault(parent_id, []).append(
                 Comment(
                     comment_id=post_id,
                     author=c.required("author"),
                     author_id=c.optional("author_id"),
-                    time=c.time("time"),
+                    time=when,
                     text=c.text("text"),
                     author_display=c.optional("author_display"),
+                    # As the live read knew it: a platform that shows minutes only.
+                    to_the_minute=minutes and when.second == when.microsecond == 0,
                 )
             )
             continue
@@ -416,3 +420,10 @@ def _quotes(c: _Cells) -> tuple[Quote, ...]:
         )
     except (ValueError, AttributeError, TypeError):
         raise InputError(f"{c.where}: quoted is not the JSON list tally wrote.") from None
+
+
+def _comment_minutes(platform: str) -> bool:
+    """Whether the platform shows a nested comment's time to the minute only."""
+    from tally.forums import PLATFORMS
+
+    return any(p.name == platform and p.comment_minutes for p in PLATFORMS)

@@ -411,6 +411,9 @@ class Platform(ABC):
     comment_word: str = "楼中楼"
     # Whether "@name " in a post notifies the user (a reminder mentions who has not voted).
     mentions: bool = False
+    # Whether its pages show a nested comment's time to the minute only (Discuz!'s 点评):
+    # the comment was posted somewhere in that minute (``Comment.to_the_minute``).
+    comment_minutes: bool = False
     # Why tally does not post here (--post), in one sentence; "" where it posts (and the
     # platform reads its reply form and sends through it: reply_form, send_reply).
     no_posting: str = "tally does not post to this forum; paste the text above by hand."

@@ -219,6 +219,7 @@ class Discuz(Platform):
     markup = Markup.BBCODE
     pages = DiscuzPages()
     comment_word = "点评"
+    comment_minutes = True
     mentions = True  # Discuz! X: "@name " notifies the user (its @ feature)
     no_posting = ""  # its fast-reply form, as the logged-in director (discuz_reply)
     example_urls = (

@@ -501,11 +501,17 @@ def _comments(box: Node | None, pid: str, tz: tzinfo, where: str) -> tuple[Comme
         raw = _exact_time(stamp) or stamp.text()
         time = parse_forum_time(raw, tz, what=f"{where}: 点评 time")
         stamp.decompose()
-        found.append((name, uid, time, node_text(body)))
+        found.append((name, uid, time, node_text(body), not _SECONDS.search(raw)))
     # The forum lists 点评 newest first; number them oldest first so that ids stay put
     # when more are added.
     found.reverse()
     return tuple(
-        Comment(comment_id=f"{pid}.{i}", author=a, author_id=uid, time=t, text=txt)
-        for i, (a, uid, t, txt) in enumerate(found, start=1)
-    )
+        Comment(
+            comment_id=f"{pid}.{i}", author=a, author_id=uid, time=t, text=txt,
+            to_the_minute=minute,
+        )
+        for i, (a, uid, t, txt, minute) in enumerate(found, start=1)
+    )  # fmt: skip
+
+
+_SECONDS = re.compile(r"\d:\d{2}:\d{2}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -60,6 +60,7 @@ def _post(p: Post) -> dict[str, Any]:
         "edited": [p.edited.by, p.edited.at.isoformat()] if p.edited else None,
         "comments": [
             [c.comment_id, c.author, c.author_id, c.time.isoformat(), c.text, c.author_display]
+            + ([True] if c.to_the_minute else [])  # a 点评's time to the minute
             for c in p.comments
         ],
         "red_font": p.red_font,
@@ -68,6 +69,12 @@ def _post(p: Post) -> dict[str, Any]:
         "author_display": p.author_display,
         "page": p.page,
     }
+
+
+def _uncomment(row: Sequence[Any]) -> Comment:
+    i, a, uid, t, text, shown, *minute = row  # versions kept before the minute flag: 6
+    return Comment(str(i), str(a), _opt(uid), _time(t), str(text), _opt(shown),
+                   to_the_minute=bool(minute and minute[0]))  # fmt: skip
 
 
 def _unpost(d: Mapping[str, Any]) -> Post:
@@ -84,10 +91,7 @@ def _unpost(d: Mapping[str, Any]) -> Post:
         quotes=tuple(Quote(str(t), _opt(pid), _opt(a)) for t, pid, a in d["quotes"]),
         reply_to=_opt(d["reply_to"]),
         edited=Edit(str(edited[0]), _time(edited[1])) if edited else None,
-        comments=tuple(
-            Comment(str(i), str(a), _opt(uid), _time(t), str(text), _opt(shown))
-            for i, a, uid, t, text, shown in d["comments"]
-        ),
+        comments=tuple(_uncomment(c) for c in d["comments"]),
         red_font=bool(d["red_font"]),
         large_font=bool(d["large_font"]),
         hidden=_opt(d["hidden"]),

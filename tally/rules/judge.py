@@ -55,6 +55,8 @@ class _Work:
     # The page held bytes that are not text here (read as U+FFFD): the ballot seen may not
     # be the ballot written.
     damaged: bool = False
+    # Its time is shown to the minute (a Discuz! 点评): posted somewhere in that minute.
+    to_the_minute: bool = False
     # The target written names no player: why, for ``_check`` to void it with unless the
     # ballot is void for its voter first.
     unknown_target: str | None = None
@@ -180,6 +182,8 @@ def _sorted(thread: Thread, rules: Ruleset, cast: Cast) -> tuple[list[_Work], tu
                 author_display=w.author_display,
                 author_id=w.author_id,
                 damaged="\ufffd" in w.text or "\ufffd" in w.author,
+                to_the_minute=w.is_comment
+                and w.post.comments[(w.comment_index or 1) - 1].to_the_minute,
             ))  # fmt: skip
     return works, tuple(rows)
 
@@ -306,6 +310,15 @@ def _check(w: _Work, day: Day, rules: Ruleset, electors: frozenset[str] | None =
     elif w.posted_at > day.closes:
         posted, closes = compared(w.posted_at, day.closes)
         w.void(VoidReason.AFTER_CLOSE, f"posted {posted}, after the close {closes}")
+    elif w.to_the_minute and day.closes < w.posted_at + timedelta(minutes=1):
+        # Shown "21:30" and the close at 21:30:00: on time only in its first second.
+        note = (
+            f"posted in the closing minute ({short(w.posted_at)}; the forum shows a 点评's "
+            f"time to the minute): after the close {short(day.closes)}, unless a ruling "
+            "accepts it"
+        )
+        w.void(VoidReason.AFTER_CLOSE, note)
+        w.flags.append(("closing minute", note))
     elif day.out_at(w.voter, w.posted_at):
         w.void(VoidReason.DEAD_VOTER, f"{w.voter} is out and cannot vote (V9)")
     elif w.voter in day.cannot_vote:

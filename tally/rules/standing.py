@@ -150,6 +150,7 @@ def as_it_stood(
     an edit that changed the target inside it, V5), and a flag for each one taken back."""
     history = thread.history or History()
     closing = stood_at(history, day.closes)
+    first = _first_seen(history)
     window = timedelta(minutes=game.rules.change_window_minutes)
     ruled = [r for r in game.rulings if r.day == day.day]
     posts: list[Post] = []
@@ -169,7 +170,8 @@ def as_it_stood(
                     raise InputError(_unknown_at_close(thread, post, day))
             elif window and post.edited is not None:
                 start = day.closes - window
-                if start <= post.edited.at < day.closes:
+                # A mark says minutes only: one in the window's first minute may be in it.
+                if _minute(start) <= post.edited.at < day.closes:
                     before = _readable(stood_at(history, start).get(post.post_id))
                     if before is None:  # first read inside the window, before the edit
                         before = _first_read(history, post.post_id, start, post.edited.at)
@@ -177,8 +179,32 @@ def as_it_stood(
                         minutes = window_text(game.rules.change_window_minutes)
                         when = f"in the last {minutes} before the close (V5)"
                         kept = _taken_back(post, before, when, flags, game, cast)
+            if kept is post and post.post_id in first:
+                _retargeted(post, first[post.post_id], flags, game, cast)
         posts.append(kept)
     return replace(thread, posts=tuple(posts)), flags
+
+
+def _retargeted(post: Post, seen: Seen, flags: list[Flag], game: Game, cast: Cast) -> None:
+    """Flag a ballot whose target an edit changed since tally first read it, before the
+    final hour: an edit is no change (V3, V4: one change, posted as the rules say), so the
+    director should see it (it is counted as it reads now)."""
+    old = _readable(seen)
+    if old is None or old.post.text == post.text:
+        return
+    # One player for another; a name mended into a player's is a fix (V7), not this.
+    was, now = (game.roster.match(t).player if t else None for t in (_target(old.post),
+                                                                      _target(post)))  # fmt: skip
+    if was is None or now is None or was == now:
+        return
+    read = short(seen.read_at.astimezone(game.timezone))
+    mark = f" (edit mark {short(post.edited.at)})" if post.edited is not None else ""
+    note = (
+        f"edited to another target{mark}: “{_words(old.post.text, 60)}” when tally read it "
+        f"{read}, “{_words(post.text, 60)}” now; an edit is no change (V3): counted as it reads "
+        "now, rule on it ([[rulings]]) if it should not be"
+    )
+    flags.append(Flag("edited", note, cast.of(post).player, post.floor, post.post_id))
 
 
 _UNMARKED = "after tally's last read before the close, and no edit mark says when"
@@ -361,6 +387,15 @@ def stood_at(history: History, when: datetime) -> dict[str, Seen]:
         if v.read_at <= when:
             newest[v.page] = v
     return _by_post(newest.values())
+
+
+def _first_seen(history: History) -> dict[str, Seen]:
+    """Each post tally ever read, as the first version that held it showed it."""
+    found: dict[str, Seen] = {}
+    for v in history.versions:
+        for post in v.posts:
+            found.setdefault(post.post_id, Seen(post, v.read_at))
+    return found
 
 
 def last_seen(history: History) -> dict[str, Seen]:
