@@ -383,3 +383,46 @@ def test_V5_an_edit_mark_in_the_first_minute_of_the_final_hour_is_in_it():
     )
     [ballot] = tally_day(thread, g, 2).ballots
     assert (ballot.target, ballot.status) == ("甲", "counted")
+
+
+# -- who is who when the forum renames an account (found on the real X3.5) -----------------
+
+
+def _by(t: T, floor: int, author: str, uid: str) -> T:
+    t.posts[floor - 1] = dataclasses.replace(t.posts[floor - 1], author=author, author_id=uid)
+    return t
+
+
+def test_V7_a_target_written_as_the_name_a_renamed_players_account_shows_now():
+    """carol's account (uid 4) was renamed carol_new: every post of it shows that name, so
+    bob writes it; the game file knows carol by her id, and the ballot is for her."""
+    players = '{ name = "alice", id = 1 }, { name = "bob", id = 2 }, { name = "carol", id = 4 }'
+    g = _game("000", _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102"),
+              players=players)  # fmt: skip
+    t = T().post("carol_new", "08 10:00", vote("alice")).post("bob", "08 10:05", vote("carol_new"))
+    _by(_by(t, 2, "carol_new", "4"), 3, "bob", "2")
+    result = run(g, t)
+    assert [(b.voter, b.target, b.status) for b in result.ballots] == [
+        ("carol", "alice", "counted"),
+        ("bob", "carol", "counted"),
+    ]
+    assert "the name carol's account shows now (renamed)" in result.ballots[1].note
+
+
+def test_accounts_a_players_name_taken_by_another_account_is_flagged_without_ids():
+    """No ids in the game file: carol's account (uid 4) was renamed, and a new account
+    (uid 9) registered as carol votes. Counted as carol by the name, and said, with the uid
+    tally read carol's posts from before."""
+    from tally.model import History, Version
+    from tally.rules.votes import tally_day
+
+    g = game("000", players=["alice", "bob", "carol"])
+    before = _by(T().post("carol", "08 10:00", vote("alice")), 2, "carol", "4")
+    now = T().post("carol_new", "08 10:00", vote("alice")).post("carol", "08 11:00", vote("bob"))
+    _by(_by(now, 2, "carol_new", "4"), 3, "carol", "9")
+    history = History((Version(1, at("08 10:30"), tuple(before.posts)),))
+    thread = dataclasses.replace(now.thread(), history=history, read_at=at("09 22:00"))
+    result = tally_day(thread, g, 2)
+    notes = [f.note for f in result.flags if f.rule == "accounts"]
+    assert any(n.startswith("carol posts from uid 9 now, and tally read carol's posts from "
+                            "uid 4 before") for n in notes)  # fmt: skip

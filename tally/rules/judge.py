@@ -100,7 +100,9 @@ def judge(
     roster = game.roster
     rulings = [r for r in game.rulings if r.day == day.day]
     voters = _electors(game, day, rules)
-    candidates, rows = _sorted(thread, rules, cast)
+    candidates, rows, shown = _sorted(thread, rules, cast)
+    # A renamed player's account shows its new name on every post: a voter writes that.
+    renamed = Roster((), {p: names for p, names in shown.items()}) if shown else None
     works: list[_Work] = []
     for work in candidates:
         work.ruling = next((r for r in rulings if r.names(work.post, work.comment_index)), None)
@@ -108,7 +110,7 @@ def judge(
             rulings.remove(work.ruling)
         _identify(work, cast.of(work), roster)
         if work.parsed is not None and work.voter is not None and not work.is_void:
-            _read_target(work, roster, day, rules)
+            _read_target(work, roster, day, rules, renamed)
         _check(work, day, rules, voters)
         works.append(work)
     if rulings:
@@ -146,16 +148,23 @@ class Judged(NamedTuple):
         return player in day.cannot_vote or (elects is not None and player not in elects)
 
 
-def _sorted(thread: Thread, rules: Ruleset, cast: Cast) -> tuple[list[_Work], tuple[Remark, ...]]:
+def _sorted(
+    thread: Thread, rules: Ruleset, cast: Cast
+) -> tuple[list[_Work], tuple[Remark, ...], dict[str, list[str]]]:
     """Each writing read once: a ballot to judge, a row that holds none, or the director's
-    own (the opening post, a 催票 that shows the format, a notice), which is neither."""
+    own (the opening post, a 催票 that shows the format, a notice), which is neither; and
+    the names renamed players' accounts show now (player -> names)."""
     works: list[_Work] = []
     rows: list[Remark] = []
+    shown: dict[str, list[str]] = {}
     for w in thread.writings():
+        who = cast.of(w)
+        if who.renamed and who.player is not None:
+            names = shown.setdefault(who.player, [])
+            names.extend(n for n in (w.author, w.author_display) if n and n not in names)
         # The opening post is the director's header, with an empty ballot template in it.
         if w.post.floor == 1:
             continue
-        who = cast.of(w)
         if not w.is_comment and banned(w.post):
             # A 屏蔽ed post is a row of its own, whoever's cookies show its words.
             if not who.is_director:
@@ -185,7 +194,7 @@ def _sorted(thread: Thread, rules: Ruleset, cast: Cast) -> tuple[list[_Work], tu
                 to_the_minute=w.is_comment
                 and w.post.comments[(w.comment_index or 1) - 1].to_the_minute,
             ))  # fmt: skip
-    return works, tuple(rows)
+    return works, tuple(rows), shown
 
 
 def _director_note(w: Writing, reading: Reading, cast: Cast) -> bool:
@@ -351,9 +360,12 @@ def _check(w: _Work, day: Day, rules: Ruleset, electors: frozenset[str] | None =
             )
 
 
-def _read_target(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
-    """Whom the ballot names: a player (by the roster, or an @mention), the abstain word,
-    or nobody (``unknown_target``, with the closest names)."""
+def _read_target(
+    w: _Work, roster: Roster, day: Day, rules: Ruleset, renamed: Roster | None = None
+) -> None:
+    """Whom the ballot names: a player (by the roster, or an @mention; or by the name a
+    renamed player's account shows now, ``renamed``), the abstain word, or nobody
+    (``unknown_target``, with the closest names)."""
     assert w.parsed is not None and w.voter is not None
     written = w.parsed.target
     if w.parsed.abstains:
@@ -368,6 +380,11 @@ def _read_target(w: _Work, roster: Roster, day: Day, rules: Ruleset) -> None:
         mentioned = roster.match(written[1:].strip())
         if mentioned.player is not None:
             match = mentioned
+    if match.player is None and renamed is not None:
+        now = renamed.match(written.lstrip(_MENTION).strip())
+        if now.player is not None:
+            match = now
+            w.notes.append(f"{written!r} is the name {now.player}'s account shows now (renamed)")
     if match.player is None:
         w.suggestions = match.suggestions
         if match.lookalike:
