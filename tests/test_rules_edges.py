@@ -396,7 +396,7 @@ def _by(t: T, floor: int, author: str, uid: str) -> T:
 def test_V7_a_target_written_as_the_name_a_renamed_players_account_shows_now():
     """carol's account (uid 4) was renamed carol_new: every post of it shows that name, so
     bob writes it; the game file knows carol by her id, and the ballot is for her."""
-    players = '{ name = "alice", id = 1 }, { name = "bob", id = 2 }, { name = "carol", id = 4 }'
+    players = '{ name = "alice", id = 11 }, { name = "bob", id = 2 }, { name = "carol", id = 4 }'
     g = _game("000", _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102"),
               players=players)  # fmt: skip
     t = T().post("carol_new", "08 10:00", vote("alice")).post("bob", "08 10:05", vote("carol_new"))
@@ -426,3 +426,35 @@ def test_accounts_a_players_name_taken_by_another_account_is_flagged_without_ids
     notes = [f.note for f in result.flags if f.rule == "accounts"]
     assert any(n.startswith("carol posts from uid 9 now, and tally read carol's posts from "
                             "uid 4 before") for n in notes)  # fmt: skip
+
+
+def test_L3_a_card_for_a_player_whose_only_ballot_was_屏蔽ed_names_the_floor():
+    """A moderator 屏蔽ed 丁's ballot (floor 4): never counted, so 丁 did not vote; the card
+    says why no vote is seen, as it does for a void ballot (found on the real X3.5)."""
+    g = _game("000", _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102", "202"))
+    votes = T().post("甲", "08 10:00", vote("乙")).post("乙", "08 10:00", vote("甲"))
+    votes.post("丁", "08 10:00", vote("乙")).post("丙", "08 10:00", vote("甲"))
+    votes.posts[3] = dataclasses.replace(votes.posts[3], hidden="moderated")
+    history = [DayThreads(g.day(2), _as(_talk("08").thread(), "202", "09 22:00"),
+                          _as(votes.thread(), "102", "09 22:00", title="投票帖"))]  # fmt: skip
+    [card] = [c for c in check(g, history, 2).cards if c.rule == "L3"]
+    assert (card.player, card.reason) == ("丁", "第2天未投票（投票帖4楼被屏蔽）")
+
+
+def test_V7_a_target_that_is_the_exact_name_of_a_look_alike_account_is_flagged():
+    """bob。 (uid 7) is another account than bob (uid 2): a ballot for "bob。" is counted
+    for bob, as a name folded, and flagged, since the voter may mean the look-alike."""
+    players = '{ name = "alice", id = 11 }, { name = "bob", id = 2 }, { name = "carol", id = 4 }'
+    g = _game("000", _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102"),
+              players=players)  # fmt: skip
+    t = T().post("bob。", "08 09:40", "大家好").post("alice", "08 10:00", vote("bob。"))
+    t.post("carol", "08 10:05", vote("bob"))
+    _by(_by(_by(t, 2, "bob。", "7"), 3, "alice", "11"), 4, "carol", "4")
+    result = run(g, t)
+    assert [(b.voter, b.target, b.status) for b in result.ballots] == [
+        ("alice", "bob", "counted"),
+        ("carol", "bob", "counted"),
+    ]
+    [flag] = [f for f in result.flags if f.rule == "lookalike"]
+    assert (flag.floor, flag.player) == (3, "alice")
+    assert "reads as 'bob。', another account posting here (uid 7), no player" in flag.note

@@ -100,9 +100,11 @@ def judge(
     roster = game.roster
     rulings = [r for r in game.rulings if r.day == day.day]
     voters = _electors(game, day, rules)
-    candidates, rows, shown = _sorted(thread, rules, cast)
+    candidates, rows, shown, others = _sorted(thread, rules, cast)
     # A renamed player's account shows its new name on every post: a voter writes that.
     renamed = Roster((), {p: names for p, names in shown.items()}) if shown else None
+    # The accounts no player: a target spelled as one of them may mean it.
+    strangers = Roster((), {name: (name,) for name in others}) if others else None
     works: list[_Work] = []
     for work in candidates:
         work.ruling = next((r for r in rulings if r.names(work.post, work.comment_index)), None)
@@ -111,6 +113,7 @@ def judge(
         _identify(work, cast.of(work), roster)
         if work.parsed is not None and work.voter is not None and not work.is_void:
             _read_target(work, roster, day, rules, renamed)
+            _name_of_another(work, strangers, others)
         _check(work, day, rules, voters)
         works.append(work)
     if rulings:
@@ -150,18 +153,22 @@ class Judged(NamedTuple):
 
 def _sorted(
     thread: Thread, rules: Ruleset, cast: Cast
-) -> tuple[list[_Work], tuple[Remark, ...], dict[str, list[str]]]:
+) -> tuple[list[_Work], tuple[Remark, ...], dict[str, list[str]], dict[str, str | None]]:
     """Each writing read once: a ballot to judge, a row that holds none, or the director's
-    own (the opening post, a 催票 that shows the format, a notice), which is neither; and
-    the names renamed players' accounts show now (player -> names)."""
+    own (the opening post, a 催票 that shows the format, a notice), which is neither; the
+    names renamed players' accounts show now (player -> names); and the accounts posting
+    that are no player and no director (name -> uid)."""
     works: list[_Work] = []
     rows: list[Remark] = []
     shown: dict[str, list[str]] = {}
+    others: dict[str, str | None] = {}
     for w in thread.writings():
         who = cast.of(w)
         if who.renamed and who.player is not None:
             names = shown.setdefault(who.player, [])
             names.extend(n for n in (w.author, w.author_display) if n and n not in names)
+        if who.player is None and not who.is_director:
+            others.setdefault(w.author, w.author_id)
         # The opening post is the director's header, with an empty ballot template in it.
         if w.post.floor == 1:
             continue
@@ -194,7 +201,7 @@ def _sorted(
                 to_the_minute=w.is_comment
                 and w.post.comments[(w.comment_index or 1) - 1].to_the_minute,
             ))  # fmt: skip
-    return works, tuple(rows), shown
+    return works, tuple(rows), shown, others
 
 
 def _director_note(w: Writing, reading: Reading, cast: Cast) -> bool:
@@ -398,6 +405,23 @@ def _read_target(
         w.unknown_target = f"{written!r} is not a player{hint} (V7)"
         return
     w.target = match.player
+
+
+def _name_of_another(
+    w: _Work, strangers: Roster | None, others: dict[str, str | None]
+) -> None:
+    """Flag a ballot counted for a player whose target reads as the name of another account
+    posting in the thread, no player (``bob。`` beside bob): the voter may mean it."""
+    if strangers is None or w.target is None or w.abstain or w.parsed is None:
+        return
+    other = strangers.match(w.parsed.target).player
+    # As written: "bob。" is read as bob (a full stop ends a sentence), "bob" is bob.
+    text = w.post.text if w.comment_index is None else w.post.comments[w.comment_index - 1].text
+    if other is not None and other != w.target and other in text:
+        uid = f" (uid {others[other]})" if others[other] else ""
+        w.flags.append(("lookalike", f"{w.parsed.target!r} is counted for {w.target}, and it "
+                        f"reads as {other!r}, another account posting here{uid}, no player: "
+                        "check whom the voter meant"))  # fmt: skip
 
 
 def _apply_ruling(w: _Work, roster: Roster) -> None:

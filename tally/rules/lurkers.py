@@ -197,9 +197,14 @@ def check(
     day, rules = target.day, game.rules
     cards: list[Card] = []
     unballots: dict[str, list[int]] = {}
+    banned: dict[str, list[int]] = {}
     for r in remarks(target.vote, game, cast=cast) if target.vote is not None else ():
         if r.status is Status.BANNED:
-            continue  # 屏蔽ed: the forum hid it; its words are not the director's to judge here
+            # 屏蔽ed: the forum hid it, and its words are not the director's to judge here;
+            # the card names the floor, for the director to know why no vote is seen.
+            if r.player is not None:
+                banned.setdefault(r.player, []).append(r.floor)
+            continue
         if r.player is not None and r.floor not in unballots.get(r.player, []):
             unballots.setdefault(r.player, []).append(r.floor)
     # A day before whose discussion thread the game file does not name: its posts are not
@@ -227,6 +232,8 @@ def check(
                 where = f"（投票帖{floors}的发言不是选票）" if said else ""
                 if pd.void:
                     where += f"（投票帖{'；'.join(pd.void)}）"
+                if pd.player in banned:
+                    where += f"（投票帖{'、'.join(f'{f}楼' for f in banned[pd.player])}被屏蔽）"
                 reason = f"第{day.day}天未投票{where}"
                 cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", reason))
             streak = _streak(
