@@ -281,7 +281,7 @@ def test_L2_a_day_without_a_discussion_thread_is_no_low_day():
     checked = check(g, history, 3)
     assert [c for c in checked.cards if c.rule == "L2"] == []
     assert [f.note for f in checked.flags if f.rule == "L2"] == [
-        f"day 1 names no discussion thread in {g.where()}: its posts are not counted, and a "
+        "day 1 names no discussion thread in the game file: its posts are not counted, and a "
         "run of low days (L2) passes over it"
     ]
 

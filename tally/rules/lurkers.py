@@ -251,12 +251,14 @@ def check(
                         f"第{days}天发言均少于{rules.streak_posts}条",
                     )
                 )
+    # Said where it matters: among the last days an L2 run ending today could span.
+    recent = [t.day.day for t in history if not t.day.accelerated][-rules.streak_days :]
     found = [
         *(
-            Flag("L2", f"day {d} names no discussion thread in {game.where()}: its posts are "
+            Flag("L2", f"day {d} names no discussion thread in the game file: its posts are "
                  "not counted, and a run of low days (L2) passes over it")
             for d in sorted(talkless)
-            if not day.accelerated and rules.streak_days > 1
+            if not day.accelerated and rules.streak_days > 1 and d in recent
         ),
         *_strangers(strangers, target),
         *_dead_posting(game, target, cast),
