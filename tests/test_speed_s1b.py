@@ -1,0 +1,225 @@
+"""tally spends less where a run spends it, and does the same (issue 30, item 6): the report
+draws only the pictures its template can show, before the render and outside its time
+bound, and renders the page it rendered when it drew them all; a picture drawn again from
+the same is the one drawn before."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tally.cli import app
+from tally.demo.localforum import LocalForum
+from tally.errors import InputError
+from tally.outputs.written import charts, report, template_bounds
+from tally.outputs.written.report import DAY_KEYS, render_report
+from tally.outputs.written.template_reach import reach
+from tally.rules.lurkers import PlayerDay
+
+from .conftest import CHINA, FakeClock, Runner
+from .test_votes_game import game_file, vote_thread
+from .test_watch import env_at
+
+runner = Runner()
+
+
+@pytest.fixture(scope="module")
+def counted(tmp_path_factory) -> Iterator[dict[str, Any]]:
+    """What `tally report` hands render_report on the day-2 game (read once, on loopback)."""
+    tmp_path = tmp_path_factory.mktemp("reach")
+    seen: dict[str, Any] = {}
+
+    def keep(*args: Any, **kw: Any) -> str:
+        seen.update(args=args, kw=kw)
+        return "page"
+
+    with LocalForum() as forum, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(report, "render_report", keep)
+        game = game_file(tmp_path, vote_thread().serve(forum))
+        made = runner.invoke(app, ["report", "--game", game, "-o", str(tmp_path / "r.html"),
+                                   "--quiet"],
+                             obj=env_at(FakeClock("2024-05-10 09:00:00", CHINA), tmp_path))  # fmt: skip
+        assert made.exit_code == 0, made.output
+    game, results, _, cards = seen["args"]
+    players = list(game.players)
+    # A discussion day, so that the page has its heat map too.
+    posts = {2: [PlayerDay(p, n, True) for n, p in enumerate(players)]}
+    yield {"game": game, "results": results, "posts": posts, "cards": cards}
+
+
+def stand_in(draw: Any, args: Any, style: Any) -> str:
+    """A picture's stand-in, as cheap as a string: which drawing, with which ids."""
+    return f"<svg>{draw.__name__} {style['svg.hashsalt']}</svg>"
+
+
+@pytest.fixture(autouse=True)
+def stand_ins(monkeypatch) -> Iterator[None]:
+    """Every picture a stand-in (matplotlib draws the real ones in test_report and
+    test_templates), none kept from another test."""
+    monkeypatch.setattr(charts, "_svg", stand_in)
+    charts._drawn.clear()
+    yield
+    charts._drawn.clear()
+
+
+def page(counted: dict[str, Any], folder: Path | None) -> str:
+    return render_report(counted["game"], counted["results"], counted["posts"], counted["cards"],
+                         generated=datetime(2024, 5, 10, 9, tzinfo=CHINA), template_dir=folder)  # fmt: skip
+
+
+@pytest.fixture
+def asked(monkeypatch) -> list[str]:
+    """The pictures the report asks charts for, by their drawing's name."""
+    names: list[str] = []
+    real = charts.svg
+
+    def svg(draw: Any, *args: Any, salt: str) -> str:
+        names.append(draw.__name__)
+        return real(draw, *args, salt=salt)
+
+    monkeypatch.setattr(charts, "svg", svg)
+    return names
+
+
+def folder_with(tmp_path: Path, text: str) -> Path:
+    folder = tmp_path / "house"
+    folder.mkdir(exist_ok=True)
+    (folder / "report.html.j2").write_text(text, encoding="utf-8")
+    return folder
+
+
+def every_picture(monkeypatch, counted: dict[str, Any], folder: Path | None) -> str:
+    """The page as it was made before: every picture drawn whatever the template shows."""
+    with monkeypatch.context() as mp:
+        mp.setattr(report, "reach", lambda *a: None)
+        return page(counted, folder)
+
+
+DAY = ["totals_figure", "flow_figure", "timeline_figure"]
+
+
+def test_the_built_in_report_draws_every_picture(counted, asked):
+    html = page(counted, None)
+    assert sorted(asked) == sorted(DAY * len(counted["results"]) + ["heatmap_figure"])
+    assert html.count("<svg") == len(asked)
+
+
+@pytest.mark.parametrize(
+    ("text", "drawn"),
+    [
+        ("<h1>{{ game }}</h1>{% for d in days %}<p>{{ d.sentence }}</p>{% endfor %}\n", []),
+        ("{% if days %}{{ days|length }}{% endif %}{{ generated }}", []),
+        ("{% for d in days %}{{ d.flow_svg|safe }}{{ loop.index }}{% endfor %}", ["flow_figure"]),
+        ('{% for d in days if d["totals_svg"] %}{{ d.day }}{% endfor %}', ["totals_figure"]),
+        ("{{ heatmap }}", ["heatmap_figure"]),
+    ],
+)
+def test_a_template_gets_only_the_pictures_it_can_show_and_the_same_page(
+    counted, asked, monkeypatch, tmp_path, text, drawn
+):
+    folder = folder_with(tmp_path, text)
+    html = page(counted, folder)
+    days = len(counted["results"])
+    assert sorted(asked) == sorted(d for d in drawn for _ in range(days if d in DAY else 1))
+    assert html == every_picture(monkeypatch, counted, folder)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{% for d in days %}{{ d }}{% endfor %}",  # an item printed whole
+        "{% for d in days %}{{ d|tojson }}{% endfor %}",
+        "{% for d in days %}{% for k, v in d.items() %}{{ v }}{% endfor %}{% endfor %}",
+        '{% for d in days %}{{ d["flow" ~ "_svg"]|length }}{% endfor %}',  # a key computed
+        "{{ (days|first).totals_svg|length }}",
+        "{{ days[0].totals_svg|length }}",
+        "{% for d in days %}{% if not loop.first %}{{ loop.previtem.flow_svg }}{% endif %}{% endfor %}",
+        "{% set all = days %}{% for d in all %}{{ d.timeline_svg|length }}{% endfor %}",
+        "{% macro m(x) %}{{ x.flow_svg|length }}{% endmacro %}"
+        "{% for d in days %}{{ m(d) }}{% endfor %}",
+        "{% for a in days %}{% with b = a %}{{ b.totals_svg|length }}{% endwith %}{% endfor %}",
+        "{% include 'part.j2' %}",
+    ],
+)
+def test_a_template_that_may_reach_any_picture_gets_them_all(
+    counted, asked, monkeypatch, tmp_path, text
+):
+    folder = folder_with(tmp_path, text)
+    (folder / "part.j2").write_text("{% for d in days %}{{ d.flow_svg|length }}{% endfor %}")
+    html = page(counted, folder)
+    assert len(asked) == 3 * len(counted["results"]) + 1
+    assert html == every_picture(monkeypatch, counted, folder)
+
+
+def test_the_reach_of_a_template_is_read_from_its_tree():
+    from jinja2 import Environment
+
+    def of(text: str) -> object:
+        return reach(Environment().parse(text), "days", DAY_KEYS)
+
+    found = of("{% for d in days %}{{ d.day }}{{ d['flow_svg'] }}{% endfor %}{{ game }}")
+    assert found is not None and found.keys == {"day", "flow_svg"} and "game" in found.names
+    assert of("{% for d in days recursive %}{{ loop(d.ballots) }}{% endfor %}") is None
+    assert of("{% for d in days %}{{ d.get('flow_svg') }}{% endfor %}") is None
+    assert of("{% extends 'base.j2' %}") is None
+    assert of("{% for d, e in days %}{{ d }}{% endfor %}") is None
+
+
+def test_a_broken_report_template_is_the_same_sentence(counted, tmp_path):
+    folder = folder_with(tmp_path, "{% for d in days %}{{ d.sentence }\n")
+    with pytest.raises(InputError, match=r"report\.html\.j2, line 1: the template is broken"):
+        page(counted, folder)
+
+
+def test_drawing_is_outside_the_time_bound_and_a_hostile_template_still_stopped(
+    counted, monkeypatch, tmp_path
+):
+    """Pictures that take longer to draw than a render may take: the page is made (the
+    drawing is before the render); a template that loops without end over a picture is
+    stopped all the same, and asks for no more pictures than the page has."""
+    monkeypatch.setattr(template_bounds, "RENDER_SECONDS", 0.2)
+    drawn: list[str] = []
+
+    def slow(draw: Any, args: Any, style: Any) -> str:
+        drawn.append(draw.__name__)
+        time.sleep(0.1)
+        return stand_in(draw, args, style)
+
+    monkeypatch.setattr(charts, "_svg", slow)
+    html = page(counted, None)
+    assert len(drawn) == 3 * len(counted["results"]) + 1 and "<svg>flow_figure d2f</svg>" in html
+    del drawn[:]
+    loops = ("{% for d in days %}{% for i in range(100000) %}{% for j in range(100000) %}"
+             "{{ d.totals_svg|length }}{% endfor %}{% endfor %}{% endfor %}")  # fmt: skip
+    with pytest.raises(InputError, match=r"the template was stopped, it ran for more than 0\.2 "):
+        page(counted, folder_with(tmp_path, loops))
+    assert drawn == []  # drawn already, kept: a template cannot make the report draw more
+
+
+def test_a_picture_drawn_again_from_the_same_is_the_one_drawn(counted, monkeypatch):
+    drawn: list[str] = []
+
+    def counting(draw: Any, args: Any, style: Any) -> str:
+        drawn.append(draw.__name__)
+        return f"<svg>{draw.__name__} {sorted(style.items())}</svg>"
+
+    monkeypatch.setattr(charts, "_svg", counting)
+    result = counted["results"][0]
+    first = charts.svg(charts.flow_figure, result, salt="a")
+    assert charts.svg(charts.flow_figure, result, salt="a") == first and len(drawn) == 1
+    other = charts.svg(charts.flow_figure, result, salt="b")  # another salt: other ids
+    assert other != first and len(drawn) == 2
+    charts.svg(charts.totals_figure, result, salt="a")
+    assert len(drawn) == 3
+    monkeypatch.setattr(charts, "cjk_font", lambda: None)  # another style: drawn again
+    charts.svg(charts.flow_figure, result, salt="a")
+    assert len(drawn) == 4
+    # A drawing that cannot be named (a local function) is drawn every time.
+    local = lambda r: charts.flow_figure(r)  # noqa: E731
+    assert charts.svg(local, result, salt="a") == charts.svg(local, result, salt="a")
+    assert len(drawn) == 6
