@@ -223,3 +223,59 @@ def test_a_picture_drawn_again_from_the_same_is_the_one_drawn(counted, monkeypat
     local = lambda r: charts.flow_figure(r)  # noqa: E731
     assert charts.svg(local, result, salt="a") == charts.svg(local, result, salt="a")
     assert len(drawn) == 6
+
+
+def flatten_as_before(text: str, limit: int) -> str:
+    """htmltext.flatten_deep as it was, a Python loop over the tags: the reference."""
+    from tally.forums.htmltext import _TAG, _VOID
+
+    depth = 0
+    drop: list[tuple[int, int]] = []
+    for m in _TAG.finditer(text):
+        closing, name, selfclosing = m.group(1), m.group(2).lower(), m.group(3)
+        if name in _VOID or selfclosing:
+            continue
+        if closing:
+            if depth > limit:
+                drop.append(m.span())
+            depth = max(0, depth - 1)
+        else:
+            depth += 1
+            if depth > limit:
+                drop.append(m.span())
+    parts, last = [], 0
+    for start, end in drop:
+        parts.append(text[last:start])
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+PIECES = ["<div>", "</div>", "<P class='a>b'>", "</p >", "<br>", "<BR/>", "<img src=x />",
+          "<span/>", "</span/>", "<a href='<b>'>", "</a>", "<<", "< div>", "</ div>", "<!-- c -->",
+          "<font color=red>", "</FONT>", "字", " ", "<x:y-z>", "</x:y-z>", "<hr", ">", "</>",
+          "<wbrx>", "</wbrx>", "<Col>", "<td>", "</td>"]  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_deep_tags_are_cut_as_before(seed):
+    import random
+
+    from tally.forums.htmltext import flatten_deep
+
+    rng = random.Random(seed)
+    weights = [8, 6] + [1] * (len(PIECES) - 2)  # mostly <div>s: deep enough to be cut
+    for limit in (0, 1, 3, 7):
+        text = "".join(rng.choices(PIECES, weights, k=rng.randrange(10, 400)))
+        assert flatten_deep(text, limit) == flatten_as_before(text, limit), (limit, text)
+
+
+def test_the_hostile_deep_page_is_cut_as_before():
+    from tally.forums.htmltext import MAX_DEPTH, flatten_deep
+
+    page = (Path(__file__).parent.parent / "fixtures" / "discuz" / "vote-p2.html").read_text(
+        encoding="utf-8"
+    )
+    at = page.index(">", page.index('id="postmessage_')) + 1
+    deep = page[:at] + "<div><br>" * 5_000 + "深" + "</div>" * 4_000 + page[at:]
+    assert flatten_deep(deep) == flatten_as_before(deep, MAX_DEPTH) != deep
