@@ -9,9 +9,11 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from types import FrameType
+from typing import Any
 from zoneinfo import ZoneInfo
 
 Row = Callable[[str, str, str, str, str, bool], None]
@@ -344,6 +346,85 @@ def deep_page(row: Row) -> None:
     )
 
 
+def _traced_render(chunks: Iterator[str], limit: int, seconds: float = 10.0) -> str:
+    """bounded_render as it was: sys.settrace on every call, a line event in each line of
+    a template's code, the clock looked at every 256th."""
+    import sys
+
+    deadline = time.monotonic() + seconds
+    lines = [0]
+
+    def local(frame: FrameType, event: str, arg: object) -> object:
+        lines[0] += 1
+        if lines[0] % 256 == 0 and time.monotonic() > deadline:
+            raise RuntimeError("too long")
+        return local
+
+    def calls(frame: FrameType, event: str, arg: object) -> object:
+        if "environment" in frame.f_globals and "__file__" in frame.f_globals:
+            return local
+        return None
+
+    previous = sys.gettrace()
+    out: list[str] = []
+    size = 0
+    sys.settrace(calls)
+    try:
+        for chunk in chunks:
+            size += len(chunk)
+            if size > limit:
+                raise RuntimeError("too large")
+            out.append(chunk)
+    finally:
+        sys.settrace(previous)
+    return "".join(out)
+
+
+def bounded_page(row: Row) -> None:
+    """The report's built-in template rendered within its time bound (its pictures drawn
+    before), against the bound as it was kept: a trace of every line."""
+    from tally.outputs.written import report, template_bounds
+
+    game, results = _counted_day()
+    seen: dict[str, object] = {}
+
+    def keep(template: object, name: str, context: object, *, html: bool) -> str:
+        seen.update(template=template, context=context)
+        return ""
+
+    real = report.render
+    report.render = keep  # type: ignore[assignment]
+    try:
+        when = datetime(2024, 5, 10, 9, tzinfo=CHINA)
+        report.render_report(game, results, {}, [], generated=when)  # type: ignore[arg-type]
+    finally:
+        report.render = real
+    template: Any = seen["template"]
+    context: Any = seen["context"]
+    limit = template_bounds.PAGE_CHARS
+    assert template_bounds.bounded_render(template.generate(**context), limit) == _traced_render(
+        template.generate(**context), limit
+    )
+
+    def pages(render: Callable[[Iterator[str], int], str]) -> Callable[[], None]:
+        def twenty() -> None:
+            for _ in range(20):
+                render(template.generate(**context), limit)
+
+        return twenty
+
+    t_tally = best(pages(template_bounds.bounded_render))
+    t_traced = best(pages(_traced_render))
+    row(
+        "templates: the report page rendered within its bound vs traced line by line",
+        f"{t_tally / 20 * 1000:.2f} ms",
+        f"{t_traced / 20 * 1000:.2f} ms",
+        f"{t_tally / t_traced:.0%}",
+        "≤ 60 %",
+        t_tally / t_traced <= 0.6,
+    )
+
+
 def bench_speed(row: Row) -> None:
     print("6. the paths a run and the test suite spend their time on", flush=True)
     forum_start_stop(row)
@@ -354,3 +435,4 @@ def bench_speed(row: Row) -> None:
     report_pictures(row)
     pictures_again(row)
     deep_page(row)
+    bounded_page(row)

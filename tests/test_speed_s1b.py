@@ -279,3 +279,49 @@ def test_the_hostile_deep_page_is_cut_as_before():
     at = page.index(">", page.index('id="postmessage_')) + 1
     deep = page[:at] + "<div><br>" * 5_000 + "深" + "</div>" * 4_000 + page[at:]
     assert flatten_deep(deep) == flatten_as_before(deep, MAX_DEPTH) != deep
+
+
+# -- the render's time bound, looked at in each turn of a loop and each call ----------------
+
+ENDLESS = {
+    # Loops of loops over a text: no call in them, nothing but the loop itself would look.
+    "text": "{% set s = 'x' * 100000 %}{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}",
+    # A macro that calls itself twice: no loop at all, 2 ** 60 calls.
+    "macro": "{% macro m(n) %}{% if n %}{{ m(n - 1) }}{{ m(n - 1) }}{% endif %}{% endmacro %}"
+    "{{ m(60) }}",
+    "recursive": "{% for x in range(100000) recursive %}{% if loop.depth < 4 %}"
+    "{{ loop(range(100000)) }}{% endif %}{% endfor %}",
+    "filter block": "{% filter upper %}{% for i in range(100000) %}{% for j in range(100000) %}"
+    "{% endfor %}{% endfor %}{% endfilter %}",
+    "set block": "{% set x %}{% for i in range(100000) %}{% for j in 'y' * 100000 %}{% endfor %}"
+    "{% endfor %}{% endset %}{{ x }}",
+    "call block": "{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}"
+    "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}{% endcall %}",
+}
+
+
+@pytest.mark.parametrize("kind", list(ENDLESS))
+def test_a_template_that_would_not_end_is_stopped_on_its_line(tmp_path, monkeypatch, kind):
+    from tally.outputs.written.announce import render
+    from tally.vocabulary import Announcement, Markup
+
+    monkeypatch.setattr(template_bounds, "RENDER_SECONDS", 0.1)
+    folder = tmp_path / "house"
+    folder.mkdir()
+    (folder / "close.bbcode.j2").write_text("{{ game }}\n\n" + ENDLESS[kind], encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        render(Announcement.CLOSE, Markup.BBCODE, {"game": "局"}, folder)
+    assert str(info.value).startswith(
+        f"{folder / 'close.bbcode.j2'}, line 3: the template was stopped, it ran for more than "
+        "0.1 seconds"
+    ), str(info.value)
+
+
+def test_a_template_rendered_outside_a_bound_runs_its_loops_as_written(tmp_path):
+    """The loops' clock is the render's: a template of tally's environment rendered by
+    Jinja's own render (no bound under way) gives what Jinja gives."""
+    from tally.outputs.written.templating import environment
+
+    env = environment(None, finalize=None)
+    text = "{% for i in range(3) %}{{ loop.index }}{{ loop.length }}{% endfor %}"
+    assert env.from_string(text).render() == "132333"
