@@ -425,6 +425,51 @@ def bounded_page(row: Row) -> None:
     )
 
 
+def two_pages(row: Row) -> None:
+    """A two-page thread read on loopback (no gap between requests): its second page read
+    in the run's own thread, against a pool of one thread started for it (as before)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bench.run import big_thread
+    from tally.demo.localforum import LocalForum
+    from tally.environment import Environment
+    from tally.forums import fetch
+    from tally.forums.base import forget_parsed
+    from tally.forums.http import HttpOptions
+    from tally.forums.reader import Reader, Reading
+
+    thread, _ = big_thread(2, tid="602")
+
+    def pooled(read: Callable[[int], object], wanted: list[int]) -> list[object]:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return list(pool.map(read, wanted))
+
+    with LocalForum() as forum:
+        url = thread.serve(forum)
+
+        def reads() -> None:
+            for _ in range(20):
+                forget_parsed()  # a run is a process: no page parsed before
+                env = Environment(http=HttpOptions(host_delay=0))
+                with Reader(env, Reading(use_cache=False)) as reader:
+                    reader.read([url], CHINA)
+
+        t_tally = best(reads)
+        fetch.map = pooled  # type: ignore[attr-defined]
+        try:
+            t_pool = best(reads)
+        finally:
+            del fetch.map  # type: ignore[attr-defined]
+    row(
+        "fetch: a two-page thread, its last page read here vs by a pool of one",
+        f"{t_tally / 20 * 1000:.1f} ms",
+        f"{t_pool / 20 * 1000:.1f} ms",
+        f"{t_tally / t_pool:.0%}",
+        "≤ 90 %",
+        t_tally / t_pool <= 0.9,
+    )
+
+
 def bench_speed(row: Row) -> None:
     print("6. the paths a run and the test suite spend their time on", flush=True)
     forum_start_stop(row)
@@ -436,3 +481,4 @@ def bench_speed(row: Row) -> None:
     pictures_again(row)
     deep_page(row)
     bounded_page(row)
+    two_pages(row)

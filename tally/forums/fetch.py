@@ -290,8 +290,10 @@ def fetch_thread(
         if not wanted:
             break
         workers = max(1, min(http.options.max_in_flight, len(wanted)))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            reads = pool.map(
+        # The last page of a two-page thread is read here: no thread is started for it.
+        pool = ThreadPoolExecutor(max_workers=workers) if len(wanted) > 1 else None
+        try:
+            reads = (pool.map if pool is not None else map)(
                 lambda n: (n, reader.read(n, cached_ok=known is not None and n < start)), wanted
             )
             for n, (page, origin, when) in reads:
@@ -299,6 +301,9 @@ def fetch_thread(
                 read_at[n] = when
                 if progress:
                     progress(len(pages), total)
+        finally:
+            if pool is not None:
+                pool.shutdown()
         # The thread can grow while it is read: go on until no page names more.
         total = max(total, max(p.page_count for p, _ in pages.values()))
     if store is not None:
