@@ -325,3 +325,25 @@ def test_a_template_rendered_outside_a_bound_runs_its_loops_as_written(tmp_path)
     env = environment(None, finalize=None)
     text = "{% for i in range(3) %}{{ loop.index }}{{ loop.length }}{% endfor %}"
     assert env.from_string(text).render() == "132333"
+
+
+# What of a day's result its pictures keep them by (charts._pictured): all they read of it.
+PICTURED = {"day", "count", "ballots", "totals", "kind", "outcome", "leaders"}  # the last four: count's
+
+
+class OnlyPictured:
+    """A day's result that lets a picture read its day, its count and its ballots alone."""
+
+    def __init__(self, result: Any) -> None:
+        self._result = result
+
+    def __getattr__(self, name: str) -> Any:
+        assert name in PICTURED, f"a picture reads the result's {name}, which charts keeps it not by"
+        return getattr(self._result, name)
+
+
+def test_a_day_s_pictures_read_only_what_they_are_kept_by(counted):
+    result = counted["results"][0]
+    assert charts._pictured(result) == ("day", result.day, result.count, result.ballots)
+    for draw in (charts.totals_figure, charts.flow_figure, charts.timeline_figure):
+        draw(OnlyPictured(result))  # builds the figure, reading through the guard

@@ -121,11 +121,12 @@ _drawn: Kept[bytes, str] = Kept(DRAWN_KEPT)
 def svg(draw: Any, *args: Any, salt: str) -> str:
     """The SVG text of the figure ``draw(*args)`` makes; ``salt`` keeps its element ids
     apart from those of the other pictures on the same page. A picture is a pure function
-    of ``draw``, ``args`` and the style, so one drawn from the same (the same pickled bytes)
-    is the one drawn before."""
+    of ``draw``, what it reads of ``args`` (``_pictured``) and the style, so one drawn from
+    the same (pickled to the same bytes) is the one drawn before."""
     style = {**_style(), "svg.hashsalt": salt}
     try:
-        key = pickle.dumps((draw, args, sorted(style.items(), key=str)), protocol=5)
+        drawn_from = tuple(_pictured(a) for a in args)
+        key = pickle.dumps((draw, drawn_from, sorted(style.items(), key=str)), protocol=5)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         key = None  # a lambda, a local function: drawn every time
     if key is not None:
@@ -136,6 +137,17 @@ def svg(draw: Any, *args: Any, salt: str) -> str:
     if key is not None:
         _drawn.put(key, text)
     return text
+
+
+def _pictured(arg: Any) -> Any:
+    """What of ``arg`` a picture is drawn from: of a day's result, its day, its count and
+    its ballots (not where its pages came from, nor when they were read: a report's second
+    run reads them from the cache, the desk's next poll at another time)."""
+    from tally.rules.votes import DayResult
+
+    if isinstance(arg, DayResult):
+        return ("day", arg.day, arg.count, arg.ballots)
+    return arg
 
 
 def _svg(draw: Any, args: tuple[Any, ...], style: Any) -> str:
