@@ -347,3 +347,10 @@ def test_a_day_s_pictures_read_only_what_they_are_kept_by(counted):
     assert charts._pictured(result) == ("day", result.day, result.count, result.ballots)
     for draw in (charts.totals_figure, charts.flow_figure, charts.timeline_figure):
         draw(OnlyPictured(result))  # builds the figure, reading through the guard
+
+
+def test_the_keys_the_reach_knows_are_a_day_s_keys(counted):
+    """A key added to a day and not to DAY_KEYS would make every template draw everything
+    (safe, and slow): the two are one list."""
+    day = report._day(counted["results"][0], counted["game"])
+    assert list(day) == [k for k in day if k in DAY_KEYS] and set(day) == DAY_KEYS
