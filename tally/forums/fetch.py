@@ -352,13 +352,20 @@ def _read_pages(
         if not wanted:
             break
         workers = max(1, min(reader.http.options.max_in_flight, len(wanted)))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            reads = pool.map(lambda n: (n, reader.read(n, cached_ok=reuse and n < start)), wanted)
+        # The last page of a two-page thread is read here: no thread is started for it.
+        pool = ThreadPoolExecutor(max_workers=workers) if len(wanted) > 1 else None
+        try:
+            reads = (pool.map if pool is not None else map)(
+                lambda n: (n, reader.read(n, cached_ok=reuse and n < start)), wanted
+            )
             for n, (page, origin, when) in reads:
                 pages[n] = (page, origin)
                 read_at[n] = when
                 if progress:
                     progress(len(pages), total)
+        finally:
+            if pool is not None:
+                pool.shutdown()
         # The thread can grow while it is read: go on until no page names more.
         total = max(total, max(p.page_count for p, _ in pages.values()))
     return pages, read_at, total

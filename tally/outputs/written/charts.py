@@ -12,11 +12,13 @@ from __future__ import annotations
 import functools
 import io
 import itertools
+import pickle
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from tally.kept import Kept
 from tally.rules.count import votes_text
 from tally.rules.timeline import moments
 from tally.rules.verdicts import Status
@@ -110,14 +112,50 @@ class Picture:
     warning: str | None  # a sentence when the picture cannot show Chinese names
 
 
+# The pictures drawn last, each by all it is drawn from: the desk draws a day's three on
+# every visit to it, and the report the same day again (a few hundred ms each).
+DRAWN_KEPT = 48
+_drawn: Kept[bytes, str] = Kept(DRAWN_KEPT)
+
+
 def svg(draw: Any, *args: Any, salt: str) -> str:
     """The SVG text of the figure ``draw(*args)`` makes; ``salt`` keeps its element ids
-    apart from those of the other pictures on the same page."""
+    apart from those of the other pictures on the same page. A picture is a pure function
+    of ``draw``, what it reads of ``args`` (``_pictured``) and the style, so one drawn from
+    the same (pickled to the same bytes) is the one drawn before."""
+    style = {**_style(), "svg.hashsalt": salt}
+    try:
+        drawn_from = tuple(_pictured(a) for a in args)
+        key = pickle.dumps((draw, drawn_from, sorted(style.items(), key=str)), protocol=5)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        key = None  # a lambda, a local function: drawn every time
+    if key is not None:
+        found = _drawn.get(key)
+        if found is not None:
+            return found
+    text = _svg(draw, args, style)
+    if key is not None:
+        _drawn.put(key, text)
+    return text
+
+
+def _pictured(arg: Any) -> Any:
+    """What of ``arg`` a picture is drawn from: of a day's result, its day, its count and
+    its ballots (not where its pages came from, nor when they were read: a report's second
+    run reads them from the cache, the desk's next poll at another time)."""
+    from tally.rules.votes import DayResult
+
+    if isinstance(arg, DayResult):
+        return ("day", arg.day, arg.count, arg.ballots)
+    return arg
+
+
+def _svg(draw: Any, args: tuple[Any, ...], style: Any) -> str:
     import warnings
 
     import matplotlib
 
-    with matplotlib.rc_context({**_style(), "svg.hashsalt": salt}), warnings.catch_warnings():
+    with matplotlib.rc_context(style), warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "Glyph missing": the browser draws it
         fig = draw(*args)
         out = io.StringIO()

@@ -17,7 +17,8 @@ from typing import Any
 from tally.forums import platform_of
 from tally.outputs.written import charts
 from tally.outputs.written.announce import outcome_sentence
-from tally.outputs.written.templating import template_text
+from tally.outputs.written.template_reach import reach
+from tally.outputs.written.templating import render, with_source
 from tally.rules.count import votes_text
 from tally.rules.game import Game
 from tally.rules.ledger import Card
@@ -26,14 +27,34 @@ from tally.rules.verdicts import Colour, DayKind, Status, void_words
 from tally.rules.votes import DayResult
 from tally.times import long, short
 
+REPORT = "report.html.j2"
 _MARK = {Colour.YELLOW: "黄", Colour.RED: "红", Colour.BLUE: "蓝"}
 
 
-def _day(result: DayResult, game: Game) -> dict[str, Any]:
+# A day's pictures: the key each has in its day, how it is drawn, its ids' salt.
+PICTURES = {
+    "totals_svg": (charts.totals_figure, "t"),
+    "flow_svg": (charts.flow_figure, "f"),
+    "timeline_svg": (charts.timeline_figure, "l"),
+}
+# Every key of a day (``_day``), for the template's reach (``template_reach``).
+DAY_KEYS = frozenset({"day", "kind", "sentence", "rule", "thread_url", "closes", "comment_word",
+                      *PICTURES, "not_voted", "ballots", "counted"})  # fmt: skip
+
+
+def _day(
+    result: DayResult, game: Game, drawn: frozenset[str] = frozenset(PICTURES)
+) -> dict[str, Any]:
+    """One day of the page; of its pictures, those ``drawn`` (the template shows no other)."""
     ref = result.day.vote_ref
     platform = platform_of(ref)
     weights = result.count.weights
     salt = f"d{result.day.day}"
+    pictures = {
+        key: charts.svg(draw, result, salt=salt + suffix)
+        for key, (draw, suffix) in PICTURES.items()
+        if key in drawn
+    }
     return {
         "day": result.day.day,
         "kind": "警长竞选" if result.kind is DayKind.SHERIFF else "放逐投票",
@@ -42,9 +63,7 @@ def _day(result: DayResult, game: Game) -> dict[str, Any]:
         "thread_url": platform.page_url(ref, 1),
         "closes": f"{short(result.day.closes)}",
         "comment_word": platform.comment_word,
-        "totals_svg": charts.svg(charts.totals_figure, result, salt=salt + "t"),
-        "flow_svg": charts.svg(charts.flow_figure, result, salt=salt + "f"),
-        "timeline_svg": charts.svg(charts.timeline_figure, result, salt=salt + "l"),
+        **pictures,
         "not_voted": list(result.not_voted),
         "ballots": sorted(
             [
@@ -97,14 +116,18 @@ def render_report(
 ) -> str:
     """The report page; ``posts`` is each discussion day's counts, ``pending`` the days
     not closed yet (named, not drawn); ``template_dir`` may hold the director's own
-    report.html.j2 (else the built-in one)."""
+    report.html.j2 (else the built-in one). A picture the template cannot show is not
+    drawn (``template_reach``): drawn before the render, never inside its time bound."""
+    template, tree = with_source(REPORT, template_dir, html=True, finalize=None)
+    reached = reach(tree, "days", DAY_KEYS)
+    drawn = frozenset(PICTURES) if reached is None else reached.keys & frozenset(PICTURES)
     days = sorted(posts)
     counts = {(p.player, d): p.posts for d in days for p in posts[d]}
     marks: dict[tuple[str, int], str] = {}
     for c in cards:
         marks[(c.player, c.day)] = marks.get((c.player, c.day), "") + _MARK.get(c.colour, "")
     heatmap = None
-    if days:
+    if days and (reached is None or "heatmap" in reached.names):
         heatmap = charts.svg(
             charts.heatmap_figure, list(game.players), days, counts, marks, salt="posts"
         )
@@ -112,7 +135,7 @@ def render_report(
         game=game.name,
         ruleset=game.rules.name,
         generated=f"{long(generated)}",
-        days=[_day(r, game) for r in results],
+        days=[_day(r, game, drawn) for r in results],
         pending=list(pending),
         heatmap=heatmap,
         players=list(game.players),
@@ -128,4 +151,4 @@ def render_report(
             for c in sorted(cards, key=lambda c: (c.day, c.player))
         ],
     )
-    return template_text("report.html.j2", context, template_dir, html=True, finalize=None)
+    return render(template, REPORT, context, html=True)

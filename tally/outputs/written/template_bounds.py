@@ -19,11 +19,10 @@ from __future__ import annotations
 import functools
 import os
 import re
-import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from tally.errors import InputError
@@ -130,7 +129,16 @@ def sandbox(limit: int) -> Any:
                 raise RenderLimit(f"it computes {left} ** {right}")
             return super().call_binop(context, operator, left, right)
 
+        # Every loop of a template's code iterates through ``ticking``, which looks at the
+        # render's clock now and then (see ``bounded_render``).
+        ticking = staticmethod(_ticking)
+
+        def _generate(self, source: Any, name: Any, filename: Any, defer_init: bool = False) -> str:
+            python = super()._generate(source, name, filename, defer_init)
+            return _LOOP.sub(r"\1for \2 in environment.ticking(\3):", python)
+
         def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+            _in_time()  # a macro that calls itself twice loops without a loop
             check(args)
             check(kwargs.values())
             check([getattr(__obj, "__self__", None)])  # "{:>999999999}".format(1)
@@ -155,32 +163,45 @@ def _checked(f: Callable[..., Any], check: Callable[[Any], None]) -> Callable[..
     return filtered
 
 
+# A loop in the Python that Jinja makes of a template: one line, "for <names> in <iterable>:"
+# (its names never hold " in ").
+_LOOP = re.compile(r"^( *)for (.+?) in (.+):$", re.M)
+# The render under way in this thread: when it must end, and the seconds it was given.
+_render = threading.local()
+
+
+def _in_time() -> None:
+    deadline = getattr(_render, "deadline", None)
+    if deadline is not None and time.monotonic() > deadline:
+        raise RenderLimit(f"it ran for more than {_render.seconds:g} seconds")
+
+
+def _ticking(items: Any) -> Iterator[Any]:
+    """``items``, one by one, the render's clock looked at every 64th (a loop of loops
+    over a long text calls nothing else that would look)."""
+    deadline = getattr(_render, "deadline", None)
+    if deadline is None:  # rendered outside bounded_render: nothing to look at
+        yield from items
+        return
+    for n, item in enumerate(items, 1):
+        if not n & 63 and time.monotonic() > deadline:
+            raise RenderLimit(f"it ran for more than {_render.seconds:g} seconds")
+        yield item
+
+
 def bounded_render(chunks: Iterator[str], limit: int, seconds: float | None = None) -> str:
     """The render's output, joined from ``chunks`` (a template's ``generate``), stopped at
-    ``limit`` characters or after ``seconds`` spent in the template's own code."""
-    deadline = time.monotonic() + (RENDER_SECONDS if seconds is None else seconds)
-    spent = seconds if seconds is not None else RENDER_SECONDS
+    ``limit`` characters or after ``seconds``.
 
-    lines = [0]
-
-    def local(frame: FrameType, event: str, arg: Any) -> Any:
-        lines[0] += 1
-        if lines[0] % 256 == 0 and time.monotonic() > deadline:  # the clock, now and then
-            raise RenderLimit(f"it ran for more than {spent:g} seconds")
-        return local
-
-    def calls(frame: FrameType, event: str, arg: Any) -> Any:
-        # Only templates' code is watched (Jinja runs each compiled template in a namespace
-        # of its own, holding its environment), whatever the file's name (an included
-        # "part.txt" too): tally's own and the libraries' calls run untraced.
-        if "environment" in frame.f_globals and "__file__" in frame.f_globals:
-            return local
-        return None
-
-    previous = sys.gettrace()
+    The clock is looked at where a template can go on: each turn of each of its loops (the
+    code Jinja makes of it iterates through ``_ticking``) and each call it makes (a macro
+    calling itself), so a template's straight code, at most a file's length, is all that
+    runs between two looks; tally's and the libraries' code runs as it is, untraced."""
+    spent = RENDER_SECONDS if seconds is None else seconds
+    before = getattr(_render, "deadline", None), getattr(_render, "seconds", None)
+    _render.deadline, _render.seconds = time.monotonic() + spent, spent
     out: list[str] = []
     size = 0
-    sys.settrace(calls)
     try:
         for chunk in chunks:
             size += len(chunk)
@@ -188,5 +209,5 @@ def bounded_render(chunks: Iterator[str], limit: int, seconds: float | None = No
                 raise RenderLimit(f"its text passes {limit:,} characters")
             out.append(chunk)
     finally:
-        sys.settrace(previous)
+        _render.deadline, _render.seconds = before
     return "".join(out)

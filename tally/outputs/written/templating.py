@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tally.errors import InputError, TallyError
 from tally.kept import Kept
@@ -26,6 +26,7 @@ from tally.outputs.written import template_bounds as bounds
 TEMPLATES = "tally.templates"
 
 Finalize = Callable[[Any], Any]
+T = TypeVar("T")
 
 
 def environment(
@@ -148,11 +149,16 @@ def template_text(
     fails is one sentence naming its file and line. ``finalize`` is what every value goes
     through: asked of each caller (an announcement's makes players' BBCode inert, RULES L7;
     an HTML page escapes instead), so that no caller forgets it."""
+    env = environment(template_dir, html=html, finalize=finalize)
+    return render(_template(env, name, template_dir), name, context, html=html)
+
+
+def render(template: Any, name: str, context: Mapping[str, Any], *, html: bool) -> str:
+    """Render the compiled ``template`` (of the file ``name``) within bounds; a template
+    that fails is one sentence naming its file and line (see ``template_text``)."""
     from jinja2 import TemplateError, UndefinedError
     from jinja2.exceptions import SecurityError
 
-    env = environment(template_dir, html=html, finalize=finalize)
-    template = _template(env, name, template_dir)
     limit = bounds.PAGE_CHARS if html else bounds.POST_CHARS
     try:
         return bounds.bounded_render(template.generate(**context), limit)
@@ -194,12 +200,42 @@ def compile_templates(
         _template(env, name, template_dir)
 
 
+def with_source(
+    name: str, template_dir: Path | None, *, html: bool = False, finalize: Finalize | None
+) -> tuple[Any, Any]:
+    """The compiled template ``name`` (the director's, else the built-in one) and the syntax
+    tree of the very text it was compiled from, for a caller that reads the template before
+    it renders it (the report, for the pictures it shows); broken, one sentence."""
+    env = environment(template_dir, html=html, finalize=finalize)
+
+    def load() -> tuple[Any, Any]:
+        source, filename, uptodate = env.loader.get_source(env, name)
+        # As Jinja's loaders load a template (its compiled code kept by the text's
+        # checksum), from the text read once: a file changed since is not the one read.
+        bucket = env.bytecode_cache.get_bucket(env, name, filename, source)
+        code = bucket.code
+        if code is None:
+            code = env.compile(source, name, filename)
+            bucket.code = code
+            env.bytecode_cache.set_bucket(bucket)
+        template = env.template_class.from_code(env, code, env.make_globals(None), uptodate)
+        return template, env.parse(source, name, filename)
+
+    return _said(load, name, template_dir)
+
+
 def _template(env: Any, name: str, template_dir: Path | None) -> Any:
     """The compiled template ``name``; one sentence with the file and line when it is not."""
+    return _said(lambda: env.get_template(name), name, template_dir)
+
+
+def _said(load: Callable[[], T], name: str, template_dir: Path | None) -> T:
+    """``load()``, a template's loading, with a template missing or broken said in one
+    sentence."""
     from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
 
     try:
-        return env.get_template(name)
+        return load()
     except TemplateNotFound:
         raise InputError(f"no template {name} in {template_dir or 'tally'}.") from None
     except TemplateSyntaxError as exc:

@@ -1,0 +1,356 @@
+"""tally spends less where a run spends it, and does the same (issue 30, item 6): the report
+draws only the pictures its template can show, before the render and outside its time
+bound, and renders the page it rendered when it drew them all; a picture drawn again from
+the same is the one drawn before."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tally.cli import app
+from tally.demo.localforum import LocalForum
+from tally.errors import InputError
+from tally.outputs.written import charts, report, template_bounds
+from tally.outputs.written.report import DAY_KEYS, render_report
+from tally.outputs.written.template_reach import reach
+from tally.rules.lurkers import PlayerDay
+
+from .conftest import CHINA, FakeClock, Runner
+from .test_votes_game import game_file, vote_thread
+from .test_watch import env_at
+
+runner = Runner()
+
+
+@pytest.fixture(scope="module")
+def counted(tmp_path_factory) -> Iterator[dict[str, Any]]:
+    """What `tally report` hands render_report on the day-2 game (read once, on loopback)."""
+    tmp_path = tmp_path_factory.mktemp("reach")
+    seen: dict[str, Any] = {}
+
+    def keep(*args: Any, **kw: Any) -> str:
+        seen.update(args=args, kw=kw)
+        return "page"
+
+    with LocalForum() as forum, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(report, "render_report", keep)
+        game = game_file(tmp_path, vote_thread().serve(forum))
+        made = runner.invoke(app, ["report", "--game", game, "-o", str(tmp_path / "r.html"),
+                                   "--quiet"],
+                             obj=env_at(FakeClock("2024-05-10 09:00:00", CHINA), tmp_path))  # fmt: skip
+        assert made.exit_code == 0, made.output
+    game, results, _, cards = seen["args"]
+    players = list(game.players)
+    # A discussion day, so that the page has its heat map too.
+    posts = {2: [PlayerDay(p, n, True) for n, p in enumerate(players)]}
+    yield {"game": game, "results": results, "posts": posts, "cards": cards}
+
+
+def stand_in(draw: Any, args: Any, style: Any) -> str:
+    """A picture's stand-in, as cheap as a string: which drawing, with which ids."""
+    return f"<svg>{draw.__name__} {style['svg.hashsalt']}</svg>"
+
+
+@pytest.fixture(autouse=True)
+def stand_ins(monkeypatch) -> Iterator[None]:
+    """Every picture a stand-in (matplotlib draws the real ones in test_report and
+    test_templates), none kept from another test."""
+    monkeypatch.setattr(charts, "_svg", stand_in)
+    charts._drawn.clear()
+    yield
+    charts._drawn.clear()
+
+
+def page(counted: dict[str, Any], folder: Path | None) -> str:
+    return render_report(counted["game"], counted["results"], counted["posts"], counted["cards"],
+                         generated=datetime(2024, 5, 10, 9, tzinfo=CHINA), template_dir=folder)  # fmt: skip
+
+
+@pytest.fixture
+def asked(monkeypatch) -> list[str]:
+    """The pictures the report asks charts for, by their drawing's name."""
+    names: list[str] = []
+    real = charts.svg
+
+    def svg(draw: Any, *args: Any, salt: str) -> str:
+        names.append(draw.__name__)
+        return real(draw, *args, salt=salt)
+
+    monkeypatch.setattr(charts, "svg", svg)
+    return names
+
+
+def folder_with(tmp_path: Path, text: str) -> Path:
+    folder = tmp_path / "house"
+    folder.mkdir(exist_ok=True)
+    (folder / "report.html.j2").write_text(text, encoding="utf-8")
+    return folder
+
+
+def every_picture(monkeypatch, counted: dict[str, Any], folder: Path | None) -> str:
+    """The page as it was made before: every picture drawn whatever the template shows."""
+    with monkeypatch.context() as mp:
+        mp.setattr(report, "reach", lambda *a: None)
+        return page(counted, folder)
+
+
+DAY = ["totals_figure", "flow_figure", "timeline_figure"]
+
+
+def test_the_built_in_report_draws_every_picture(counted, asked):
+    html = page(counted, None)
+    assert sorted(asked) == sorted(DAY * len(counted["results"]) + ["heatmap_figure"])
+    assert html.count("<svg") == len(asked)
+
+
+@pytest.mark.parametrize(
+    ("text", "drawn"),
+    [
+        ("<h1>{{ game }}</h1>{% for d in days %}<p>{{ d.sentence }}</p>{% endfor %}\n", []),
+        ("{% if days %}{{ days|length }}{% endif %}{{ generated }}", []),
+        ("{% for d in days %}{{ d.flow_svg|safe }}{{ loop.index }}{% endfor %}", ["flow_figure"]),
+        ('{% for d in days if d["totals_svg"] %}{{ d.day }}{% endfor %}', ["totals_figure"]),
+        ("{{ heatmap }}", ["heatmap_figure"]),
+    ],
+)
+def test_a_template_gets_only_the_pictures_it_can_show_and_the_same_page(
+    counted, asked, monkeypatch, tmp_path, text, drawn
+):
+    folder = folder_with(tmp_path, text)
+    html = page(counted, folder)
+    days = len(counted["results"])
+    assert sorted(asked) == sorted(d for d in drawn for _ in range(days if d in DAY else 1))
+    assert html == every_picture(monkeypatch, counted, folder)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{% for d in days %}{{ d }}{% endfor %}",  # an item printed whole
+        "{% for d in days %}{{ d|tojson }}{% endfor %}",
+        "{% for d in days %}{% for k, v in d.items() %}{{ v }}{% endfor %}{% endfor %}",
+        '{% for d in days %}{{ d["flow" ~ "_svg"]|length }}{% endfor %}',  # a key computed
+        "{{ (days|first).totals_svg|length }}",
+        "{{ days[0].totals_svg|length }}",
+        "{% for d in days %}{% if not loop.first %}{{ loop.previtem.flow_svg }}{% endif %}{% endfor %}",
+        "{% set all = days %}{% for d in all %}{{ d.timeline_svg|length }}{% endfor %}",
+        "{% macro m(x) %}{{ x.flow_svg|length }}{% endmacro %}"
+        "{% for d in days %}{{ m(d) }}{% endfor %}",
+        "{% for a in days %}{% with b = a %}{{ b.totals_svg|length }}{% endwith %}{% endfor %}",
+        "{% include 'part.j2' %}",
+    ],
+)
+def test_a_template_that_may_reach_any_picture_gets_them_all(
+    counted, asked, monkeypatch, tmp_path, text
+):
+    folder = folder_with(tmp_path, text)
+    (folder / "part.j2").write_text("{% for d in days %}{{ d.flow_svg|length }}{% endfor %}")
+    html = page(counted, folder)
+    assert len(asked) == 3 * len(counted["results"]) + 1
+    assert html == every_picture(monkeypatch, counted, folder)
+
+
+def test_the_reach_of_a_template_is_read_from_its_tree():
+    from jinja2 import Environment
+
+    def of(text: str) -> object:
+        return reach(Environment().parse(text), "days", DAY_KEYS)
+
+    found = of("{% for d in days %}{{ d.day }}{{ d['flow_svg'] }}{% endfor %}{{ game }}")
+    assert found is not None and found.keys == {"day", "flow_svg"} and "game" in found.names
+    assert of("{% for d in days recursive %}{{ loop(d.ballots) }}{% endfor %}") is None
+    assert of("{% for d in days %}{{ d.get('flow_svg') }}{% endfor %}") is None
+    assert of("{% extends 'base.j2' %}") is None
+    assert of("{% for d, e in days %}{{ d }}{% endfor %}") is None
+
+
+def test_a_broken_report_template_is_the_same_sentence(counted, tmp_path):
+    folder = folder_with(tmp_path, "{% for d in days %}{{ d.sentence }\n")
+    with pytest.raises(InputError, match=r"report\.html\.j2, line 1: the template is broken"):
+        page(counted, folder)
+
+
+def test_drawing_is_outside_the_time_bound_and_a_hostile_template_still_stopped(
+    counted, monkeypatch, tmp_path
+):
+    """Pictures that take longer to draw than a render may take: the page is made (the
+    drawing is before the render); a template that loops without end over a picture is
+    stopped all the same, and asks for no more pictures than the page has."""
+    monkeypatch.setattr(template_bounds, "RENDER_SECONDS", 0.2)
+    drawn: list[str] = []
+
+    def slow(draw: Any, args: Any, style: Any) -> str:
+        drawn.append(draw.__name__)
+        time.sleep(0.1)
+        return stand_in(draw, args, style)
+
+    monkeypatch.setattr(charts, "_svg", slow)
+    html = page(counted, None)
+    assert len(drawn) == 3 * len(counted["results"]) + 1 and "<svg>flow_figure d2f</svg>" in html
+    del drawn[:]
+    loops = ("{% for d in days %}{% for i in range(100000) %}{% for j in range(100000) %}"
+             "{{ d.totals_svg|length }}{% endfor %}{% endfor %}{% endfor %}")  # fmt: skip
+    with pytest.raises(InputError, match=r"the template was stopped, it ran for more than 0\.2 "):
+        page(counted, folder_with(tmp_path, loops))
+    assert drawn == []  # drawn already, kept: a template cannot make the report draw more
+
+
+def test_a_picture_drawn_again_from_the_same_is_the_one_drawn(counted, monkeypatch):
+    drawn: list[str] = []
+
+    def counting(draw: Any, args: Any, style: Any) -> str:
+        drawn.append(draw.__name__)
+        return f"<svg>{draw.__name__} {sorted(style.items())}</svg>"
+
+    monkeypatch.setattr(charts, "_svg", counting)
+    result = counted["results"][0]
+    first = charts.svg(charts.flow_figure, result, salt="a")
+    assert charts.svg(charts.flow_figure, result, salt="a") == first and len(drawn) == 1
+    other = charts.svg(charts.flow_figure, result, salt="b")  # another salt: other ids
+    assert other != first and len(drawn) == 2
+    charts.svg(charts.totals_figure, result, salt="a")
+    assert len(drawn) == 3
+    monkeypatch.setattr(charts, "cjk_font", lambda: None)  # another style: drawn again
+    charts.svg(charts.flow_figure, result, salt="a")
+    assert len(drawn) == 4
+    # A drawing that cannot be named (a local function) is drawn every time.
+    local = lambda r: charts.flow_figure(r)  # noqa: E731
+    assert charts.svg(local, result, salt="a") == charts.svg(local, result, salt="a")
+    assert len(drawn) == 6
+
+
+def flatten_as_before(text: str, limit: int) -> str:
+    """htmltext.flatten_deep as it was, a Python loop over the tags: the reference."""
+    from tally.forums.htmltext import _TAG, _VOID
+
+    depth = 0
+    drop: list[tuple[int, int]] = []
+    for m in _TAG.finditer(text):
+        closing, name, selfclosing = m.group(1), m.group(2).lower(), m.group(3)
+        if name in _VOID or selfclosing:
+            continue
+        if closing:
+            if depth > limit:
+                drop.append(m.span())
+            depth = max(0, depth - 1)
+        else:
+            depth += 1
+            if depth > limit:
+                drop.append(m.span())
+    parts, last = [], 0
+    for start, end in drop:
+        parts.append(text[last:start])
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+PIECES = ["<div>", "</div>", "<P class='a>b'>", "</p >", "<br>", "<BR/>", "<img src=x />",
+          "<span/>", "</span/>", "<a href='<b>'>", "</a>", "<<", "< div>", "</ div>", "<!-- c -->",
+          "<font color=red>", "</FONT>", "字", " ", "<x:y-z>", "</x:y-z>", "<hr", ">", "</>",
+          "<wbrx>", "</wbrx>", "<Col>", "<td>", "</td>"]  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_deep_tags_are_cut_as_before(seed):
+    import random
+
+    from tally.forums.htmltext import flatten_deep
+
+    rng = random.Random(seed)
+    weights = [8, 6] + [1] * (len(PIECES) - 2)  # mostly <div>s: deep enough to be cut
+    for limit in (0, 1, 3, 7):
+        text = "".join(rng.choices(PIECES, weights, k=rng.randrange(10, 400)))
+        assert flatten_deep(text, limit) == flatten_as_before(text, limit), (limit, text)
+
+
+def test_the_hostile_deep_page_is_cut_as_before():
+    from tally.forums.htmltext import MAX_DEPTH, flatten_deep
+
+    page = (Path(__file__).parent.parent / "fixtures" / "discuz" / "vote-p2.html").read_text(
+        encoding="utf-8"
+    )
+    at = page.index(">", page.index('id="postmessage_')) + 1
+    deep = page[:at] + "<div><br>" * 5_000 + "深" + "</div>" * 4_000 + page[at:]
+    assert flatten_deep(deep) == flatten_as_before(deep, MAX_DEPTH) != deep
+
+
+# -- the render's time bound, looked at in each turn of a loop and each call ----------------
+
+ENDLESS = {
+    # Loops of loops over a text: no call in them, nothing but the loop itself would look.
+    "text": "{% set s = 'x' * 100000 %}{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}",
+    # A macro that calls itself twice: no loop at all, 2 ** 60 calls.
+    "macro": "{% macro m(n) %}{% if n %}{{ m(n - 1) }}{{ m(n - 1) }}{% endif %}{% endmacro %}"
+    "{{ m(60) }}",
+    "recursive": "{% for x in range(100000) recursive %}{% if loop.depth < 4 %}"
+    "{{ loop(range(100000)) }}{% endif %}{% endfor %}",
+    "filter block": "{% filter upper %}{% for i in range(100000) %}{% for j in range(100000) %}"
+    "{% endfor %}{% endfor %}{% endfilter %}",
+    "set block": "{% set x %}{% for i in range(100000) %}{% for j in 'y' * 100000 %}{% endfor %}"
+    "{% endfor %}{% endset %}{{ x }}",
+    "call block": "{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}"
+    "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}{% endcall %}",
+}
+
+
+@pytest.mark.parametrize("kind", list(ENDLESS))
+def test_a_template_that_would_not_end_is_stopped_on_its_line(tmp_path, monkeypatch, kind):
+    from tally.outputs.written.announce import render
+    from tally.vocabulary import Announcement, Markup
+
+    monkeypatch.setattr(template_bounds, "RENDER_SECONDS", 0.1)
+    folder = tmp_path / "house"
+    folder.mkdir()
+    (folder / "close.bbcode.j2").write_text("{{ game }}\n\n" + ENDLESS[kind], encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        render(Announcement.CLOSE, Markup.BBCODE, {"game": "局"}, folder)
+    assert str(info.value).startswith(
+        f"{folder / 'close.bbcode.j2'}, line 3: the template was stopped, it ran for more than "
+        "0.1 seconds"
+    ), str(info.value)
+
+
+def test_a_template_rendered_outside_a_bound_runs_its_loops_as_written(tmp_path):
+    """The loops' clock is the render's: a template of tally's environment rendered by
+    Jinja's own render (no bound under way) gives what Jinja gives."""
+    from tally.outputs.written.templating import environment
+
+    env = environment(None, finalize=None)
+    text = "{% for i in range(3) %}{{ loop.index }}{{ loop.length }}{% endfor %}"
+    assert env.from_string(text).render() == "132333"
+
+
+# What of a day's result its pictures keep them by (charts._pictured): all they read of it.
+PICTURED = {"day", "count", "ballots", "totals", "kind", "outcome", "leaders"}  # the last four: count's
+
+
+class OnlyPictured:
+    """A day's result that lets a picture read its day, its count and its ballots alone."""
+
+    def __init__(self, result: Any) -> None:
+        self._result = result
+
+    def __getattr__(self, name: str) -> Any:
+        assert name in PICTURED, f"a picture reads the result's {name}, which charts keeps it not by"
+        return getattr(self._result, name)
+
+
+def test_a_day_s_pictures_read_only_what_they_are_kept_by(counted):
+    result = counted["results"][0]
+    assert charts._pictured(result) == ("day", result.day, result.count, result.ballots)
+    for draw in (charts.totals_figure, charts.flow_figure, charts.timeline_figure):
+        draw(OnlyPictured(result))  # builds the figure, reading through the guard
+
+
+def test_the_keys_the_reach_knows_are_a_day_s_keys(counted):
+    """A key added to a day and not to DAY_KEYS would make every template draw everything
+    (safe, and slow): the two are one list."""
+    day = report._day(counted["results"][0], counted["game"])
+    assert list(day) == [k for k in day if k in DAY_KEYS] and set(day) == DAY_KEYS
