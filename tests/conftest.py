@@ -5,6 +5,8 @@ import ipaddress
 import json
 import os
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
@@ -68,11 +70,41 @@ def _lint_chosen_by_the_command_line(config: pytest.Config) -> bool:
         return False
 
 
+# Hypothesis's st.text() draws from the characters UTF-8 encodes, a table it computes over
+# every code point (~2 s of a core) the first time a process draws a text, and keeps in
+# .hypothesis/unicode_data beside the unicode categories. From a fresh clone every xdist
+# worker computed both (the first test drawing a text, on each worker at once): when the
+# tests run on workers and the tables are not kept yet, pytest has one process compute
+# them before the workers start (ruff and mypy, started just before, use the other core),
+# and the workers read them. Public API only: one example of a text.
+_WARM_HYPOTHESIS = """
+from hypothesis import given, settings, strategies as st
+
+@settings(max_examples=1, database=None)
+@given(st.text())
+def warm(text):
+    pass
+
+warm()
+"""
+
+
+def _warm_hypothesis(config: pytest.Config) -> None:
+    if not getattr(config.option, "numprocesses", None):
+        return  # one process: it computes them once anyway
+    if any((Path.cwd() / ".hypothesis" / "unicode_data").glob("*/codec-v2-utf-8.json.gz")):
+        return  # kept by an earlier run
+    # A failure here is hypothesis's to report, in the tests: only time was to be saved.
+    subprocess.run([sys.executable, "-c", _WARM_HYPOTHESIS], capture_output=True, timeout=120,
+                   check=False)  # fmt: skip
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if not _worker(config):
         lint.folder()
         if _lint_chosen_by_the_command_line(config):
             lint.start_all()
+        _warm_hypothesis(config)
 
 
 def _lint_chosen(ids: list[str]) -> None:
