@@ -5,10 +5,9 @@ import ipaddress
 import json
 import os
 import socket
-import subprocess
-import sys
 import tempfile
 import threading
+import warnings
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -72,31 +71,29 @@ def _lint_chosen_by_the_command_line(config: pytest.Config) -> bool:
 
 # Hypothesis's st.text() draws from the characters UTF-8 encodes, a table it computes over
 # every code point (~2 s of a core) the first time a process draws a text, and keeps in
-# .hypothesis/unicode_data beside the unicode categories. From a fresh clone every xdist
-# worker computed both (the first test drawing a text, on each worker at once): when the
-# tests run on workers and the tables are not kept yet, pytest has one process compute
-# them before the workers start (ruff and mypy, started just before, use the other core),
-# and the workers read them. Public API only: one example of a text.
-_WARM_HYPOTHESIS = """
-from hypothesis import given, settings, strategies as st
-
-@settings(max_examples=1, database=None)
-@given(st.text())
-def warm(text):
-    pass
-
-warm()
-"""
-
-
+# .hypothesis/unicode_data beside the unicode categories; and pytest rewrites the asserts of
+# hypothesis's modules (a plugin's package) as each process first imports them, keeping the
+# result in __pycache__ (~1 s). From a fresh clone every xdist worker did both at once.
+# When the tests run on workers and the tables are not kept yet, pytest draws one text before
+# the workers start (ruff and mypy, started just before, use the other core): the workers
+# read the tables and the rewritten modules. Public API only.
 def _warm_hypothesis(config: pytest.Config) -> None:
     if not getattr(config.option, "numprocesses", None):
-        return  # one process: it computes them once anyway
+        return  # one process: it does both once anyway
     if any((Path.cwd() / ".hypothesis" / "unicode_data").glob("*/codec-v2-utf-8.json.gz")):
         return  # kept by an earlier run
-    # A failure here is hypothesis's to report, in the tests: only time was to be saved.
-    subprocess.run([sys.executable, "-c", _WARM_HYPOTHESIS], capture_output=True, timeout=120,
-                   check=False)  # fmt: skip
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from hypothesis.errors import HypothesisSideeffectWarning
+
+    @settings(max_examples=1, database=None)
+    @given(st.text())
+    def warm(text: str) -> None:
+        pass
+
+    with warnings.catch_warnings():  # slow on purpose, once: said above
+        warnings.simplefilter("ignore", HypothesisSideeffectWarning)
+        warm()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -104,7 +101,6 @@ def pytest_configure(config: pytest.Config) -> None:
         lint.folder()
         if _lint_chosen_by_the_command_line(config):
             lint.start_all()
-        _warm_hypothesis(config)
 
 
 def _lint_chosen(ids: list[str]) -> None:
@@ -167,6 +163,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             return module if module in TOGETHER else nodeid
 
     return ModulesTogether(config, log)  # type: ignore[arg-type]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # Before pytest-xdist's own (trylast) starts the workers; hypothesis's plugin is set up.
+    if not _worker(session.config):
+        _warm_hypothesis(session.config)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
