@@ -7,7 +7,6 @@ import os
 import socket
 import tempfile
 import threading
-import warnings
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -24,7 +23,7 @@ from tally.forums.http import HttpOptions
 from tally.forums.reader import Reader, Reading
 from tally.model import Thread
 
-from . import lint
+from . import lint, warm
 
 if TYPE_CHECKING:
     from .browser import Browser
@@ -67,33 +66,6 @@ def _lint_chosen_by_the_command_line(config: pytest.Config) -> bool:
         return Expression.compile(o.markexpr).evaluate(lambda name, /, **kw: False)
     except Exception:  # pytest's own parser, not a public interface: then wait for collection
         return False
-
-
-# Hypothesis's st.text() draws from the characters UTF-8 encodes, a table it computes over
-# every code point (~2 s of a core) the first time a process draws a text, and keeps in
-# .hypothesis/unicode_data beside the unicode categories; and pytest rewrites the asserts of
-# hypothesis's modules (a plugin's package) as each process first imports them, keeping the
-# result in __pycache__ (~1 s). From a fresh clone every xdist worker did both at once.
-# When the tests run on workers and the tables are not kept yet, pytest draws one text before
-# the workers start (ruff and mypy, started just before, use the other core): the workers
-# read the tables and the rewritten modules. Public API only.
-def _warm_hypothesis(config: pytest.Config) -> None:
-    if not getattr(config.option, "numprocesses", None):
-        return  # one process: it does both once anyway
-    if any((Path.cwd() / ".hypothesis" / "unicode_data").glob("*/codec-v2-utf-8.json.gz")):
-        return  # kept by an earlier run
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
-    from hypothesis.errors import HypothesisSideeffectWarning
-
-    @settings(max_examples=1, database=None)
-    @given(st.text())
-    def warm(text: str) -> None:
-        pass
-
-    with warnings.catch_warnings():  # slow on purpose, once: said above
-        warnings.simplefilter("ignore", HypothesisSideeffectWarning)
-        warm()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -166,9 +138,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    # Before pytest-xdist's own (trylast) starts the workers; hypothesis's plugin is set up.
+    # Before pytest-xdist's own (trylast) starts the workers: what each would do first from
+    # a fresh clone, done once (tests/warm.py).
     if not _worker(session.config):
-        _warm_hypothesis(session.config)
+        warm.before_the_workers(session.config)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
