@@ -11,6 +11,7 @@ import re
 import sys
 import threading
 import time
+import traceback
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -333,6 +334,8 @@ def _forked_tally(command: Any, args: list[str], env: Environment, out: Path) ->
             code = 0
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        except BaseException:  # said in the run's .err, for the assertion's message
+            traceback.print_exc()
         sys.stdout.flush()
         sys.stderr.flush()
     finally:
