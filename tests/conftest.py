@@ -23,7 +23,7 @@ from tally.forums.http import HttpOptions
 from tally.forums.reader import Reader, Reading
 from tally.model import Thread
 
-from . import lint
+from . import lint, warm
 
 if TYPE_CHECKING:
     from .browser import Browser
@@ -135,6 +135,13 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             return module if module in TOGETHER else nodeid
 
     return ModulesTogether(config, log)  # type: ignore[arg-type]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # Before pytest-xdist's own (trylast) starts the workers: what each would do first from
+    # a fresh clone, done once (tests/warm.py).
+    if not _worker(session.config):
+        warm.before_the_workers(session.config)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -249,8 +256,10 @@ _THEIRS = ("TALLY_CONFIG", "NO_COLOR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
 def private_folders(tmp_path_factory) -> Folders:
     """Every test's own config and cache folders, handed to each environment it makes
     (``FakeClock.env``, ``child_env`` for a tally in another process): no test touches the
-    user's cache, nor reads their config or board profiles, nor sees their NO_COLOR."""
-    FOLDERS.home = tmp_path_factory.mktemp("folders")
+    user's cache, nor reads their config or board profiles, nor sees their NO_COLOR.
+    Made by mkdtemp in the run's folder (pytest's numbered mktemp resolves the path and
+    looks through the folder's names at each call: 0.5 ms a test)."""
+    FOLDERS.home = Path(tempfile.mkdtemp(prefix="folders-", dir=tmp_path_factory.getbasetemp()))
     return FOLDERS
 
 

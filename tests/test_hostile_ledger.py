@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer.main
 
+from tally.cli import app
 from tally.commands.cards import add_card, list_cards
 from tally.environment import Environment
 from tally.errors import GameFileError, OutputError
@@ -28,13 +30,11 @@ DAYS = (
 PLAYERS = ["冷月", "小眯", "kiwi", "阿澈", "风铃", "老K", "糖糖", "雪见", "南瓜", "白桃", "长夜", "青山"]
 
 
-def _add_in_a_process(barrier: Any, args: list[str], env: Environment) -> None:
+def _add_in_a_process(barrier: Any, command: Any, args: list[str], env: Environment) -> None:
     """One `tally cards add`, as the command runs it (its exit status is the process's),
     once all twelve are ready."""
-    from tally.cli import app
-
     barrier.wait(timeout=30)
-    app(args, prog_name="tally", obj=env)
+    command(args, prog_name="tally", obj=env)
 
 
 def test_twelve_cards_added_at_once_all_land(tmp_path, monkeypatch):
@@ -43,16 +43,19 @@ def test_twelve_cards_added_at_once_all_land(tmp_path, monkeypatch):
     already imported (a `tally cards list` and a ledger written elsewhere load here first
     what the command loads as it runs: the CLI, the reader, pandas), so the race is the
     ledger's and not twelve interpreters starting; a waiting one looks at the lock every
-    5 ms, not every 50 (the eleven waits were most of the test's time)."""
+    5 ms, not every 50 (the eleven waits were most of the test's time). The command line is
+    built from the app once, here, as `tally` builds it once a run (typer built it again in
+    each of the twelve: two fifths of their CPU)."""
     monkeypatch.setattr(cardfile, "LOCK_POLL", 0.005)
     game = write_game(tmp_path, "000", DAYS)
     assert invoke("2024-05-08 22:00", "cards", "list", "--game", str(game)).exit_code == 0
     cardfile.save(tmp_path / "elsewhere.cards.csv", [])
     own = Environment(config_dir=FOLDERS.config, cache_dir=FOLDERS.cache, environ=quiet_environ())
+    command = typer.main.get_command(app)
     forks = multiprocessing.get_context("fork")
     barrier = forks.Barrier(len(PLAYERS))
     running = [
-        forks.Process(target=_add_in_a_process, args=(barrier, [
+        forks.Process(target=_add_in_a_process, args=(barrier, command, [
             "cards", "add", "--game", str(game), "--day", "2", player, "yellow", "L4",
             f"第2晚未按时行动 {i}"], own))
         for i, player in enumerate(PLAYERS)
@@ -66,7 +69,8 @@ def test_twelve_cards_added_at_once_all_land(tmp_path, monkeypatch):
     assert sorted(c.player for c in cards) == sorted(PLAYERS)
 
 
-def test_adds_from_threads_wait_for_each_other(tmp_path):
+def test_adds_from_threads_wait_for_each_other(tmp_path, monkeypatch):
+    monkeypatch.setattr(cardfile, "LOCK_POLL", 0.005)  # as above: the waits were the time
     game = load_game(write_game(tmp_path, "000", DAYS))
 
     def add(player: str) -> None:
@@ -82,7 +86,7 @@ def test_a_change_waits_for_the_lock_then_says_so(tmp_path):
     with (
         editing(ledger),
         pytest.raises(OutputError, match="is being changed by another tally"),
-        editing(ledger, wait=0.2),
+        editing(ledger, wait=0.02),  # the wait's length is the caller's: any says it
     ):
         pass
 

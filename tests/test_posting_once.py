@@ -4,22 +4,27 @@ needs the live thread; nothing a player writes stops it; a closed day keeps its 
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import re
-import subprocess
 import sys
 import threading
 import time
+import traceback
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer.main
 
 from tally.cli import app
 from tally.demo.localforum import Reply
+from tally.environment import Environment
 from tally.journal import Journal, journal_path
 
-from .conftest import CHINA, FakeClock, child_env
+from .conftest import CHINA, FOLDERS, FakeClock, quiet_environ
 from .discuzboard import Board
 from .discuzgen import P
 from .test_posting import NOT_POSTED, after_close, announce, env, runner, setup, watch
@@ -311,11 +316,39 @@ def test_a_closed_day_keeps_its_result(board, tmp_path):
 # -- one poster at a time ---------------------------------------------------------------------------
 
 
+def _forked_tally(command: Any, args: list[str], env: Environment, out: Path) -> int:
+    """`tally ARGS` in a child forked from this process (tally already imported, ``command``
+    built from the app), its stdout and stderr into ``out``.out and ``out``.err: its pid."""
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 1
+    try:
+        for fd, ext in ((1, "out"), (2, "err")):
+            with open(f"{out}.{ext}", "wb") as f:
+                os.dup2(f.fileno(), fd)
+        sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), "utf-8")
+        sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", closefd=False), "utf-8")
+        try:
+            command(args, prog_name="tally", obj=env)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        except BaseException:  # said in the run's .err, for the assertion's message
+            traceback.print_exc()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
+
+
 @pytest.mark.slow
 def test_two_announces_at_once_post_once(board, tmp_path):
     """Two `tally announce --post --yes` processes at once on a forum that takes a while to
     answer each page: the lock lets one in; the other, let in after, reads the thread again
-    and finds the post."""
+    and finds the post. Each process is forked from this one, tally imported (two
+    interpreters starting were most of the test's CPU), on the real clock and the default
+    politeness, as `tally` runs."""
     _, game, cookies = setup(board, tmp_path)
     board.floodctrl = 0  # the board's flood control would stop a second post on its own
     board.clock = FakeClock("2024-05-09 22:00:00", CHINA).now  # the posts' times; the runs' are now
@@ -327,21 +360,17 @@ def test_two_announces_at_once_post_once(board, tmp_path):
         return original(path, headers, body)  # type: ignore[misc]
 
     board.forum.request_hook = slow
-    root = Path(__file__).resolve().parent.parent
-    runs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "tally", "announce", "--game", game, "--day", "2", "--post",
-             "--yes", "--cookies", str(cookies), "--cache-dir", str(tmp_path / f"cache{i}")],
-            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env=child_env(NO_COLOR="1"),
-        )
-        for i in range(2)
-    ]
-    done = [r.communicate(timeout=120) for r in runs]
-    codes = sorted(r.returncode for r in runs)
-    assert codes == [0, NOT_POSTED], done
+    own = Environment(config_dir=FOLDERS.config, cache_dir=FOLDERS.cache,
+                      environ=quiet_environ(NO_COLOR="1"))  # fmt: skip
+    command = typer.main.get_command(app)
+    runs = [["announce", "--game", game, "--day", "2", "--post", "--yes", "--cookies",
+             str(cookies), "--cache-dir", str(tmp_path / f"cache{i}")] for i in range(2)]
+    pids = [_forked_tally(command, args, own, tmp_path / f"run{i}") for i, args in enumerate(runs)]
+    codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in pids]
+    said = [(tmp_path / f"run{i}.err").read_text(encoding="utf-8") for i in range(2)]
+    assert sorted(codes) == [0, NOT_POSTED], (codes, said)
     assert len(board.replies) == 1
-    refused = next(err for (_, err), r in zip(done, runs, strict=True) if r.returncode)
+    refused = next(err for err, code in zip(said, codes, strict=True) if code)
     assert "already holds this post" in refused
 
 
