@@ -231,7 +231,7 @@ def bench_fetching() -> None:
             t_seq / t_tally >= 3,
         )
 
-        print("3. the closing-time re-run of tally votes on the unchanged thread", flush=True)
+        print("3. a re-run after the close on the unchanged thread, deciding no day", flush=True)
         bench_rerun(forum, url)
 
 
@@ -248,7 +248,9 @@ def bench_rerun(forum, url: str) -> None:  # type: ignore[no-untyped-def]
     )
     cache = Path(tempfile.mkdtemp(prefix="tally-bench-"))
     try:
-        # As the CLI runs it after the close: cached pages from after the close are trusted.
+        # A read after the close that decides no day (a day before the one counted, the
+        # archive): cached pages from after the close are trusted. The count of the closed
+        # day itself reads every page again (a moderator may have changed any).
         def run() -> None:
             forget_parsed()  # a run is a process: no page parsed before
             with Reader(how=Reading(cache_dir=cache)) as reader:
