@@ -73,20 +73,47 @@ def test_V6_a_floor_deleted_before_the_cached_pages_is_seen_and_no_ballot_lost(f
     second = _votes(url, game, tmp_path, "13:00:00")
     assert _counted(second) == every
     assert second["not_voted"] == []
-    gone = [b for b in second["ballots"] if b["status"] == "deleted"]
-    assert [(b["floor"], b["author"]) for b in gone] == [(5, PLAYERS[0])]
+    # The deleted floor was chat: flagged for the director, no row among the ballots.
+    assert [b for b in second["ballots"] if b["status"] == "deleted"] == []
+    assert any(f["rule"] == "deleted" and f["note"].startswith(f"floor 5 ({PLAYERS[0]}) was "
+               "deleted") for f in second["flags"])  # fmt: skip
     assert "3 from the network" in second["stderr"]  # every page read again
 
 
-def test_a_re_run_whose_pages_still_fit_takes_the_pages_before_the_last_from_the_cache(
-    forum, tmp_path
-):
-    """Before the close, an unchanged thread costs its last page only (politeness)."""
+def _archive(url: str, tmp_path, clock: str) -> str:
+    start = datetime.fromisoformat(f"2026-12-01 {clock}").replace(tzinfo=CHINA)
+    env = FakeClock(start.astimezone(UTC)).env(http=HttpOptions(host_delay=0))
+    out = tmp_path / f"a-{clock.replace(':', '')}.csv"
+    result = runner.invoke(
+        app, ["archive", url, "-o", str(out), "--cache-dir", str(tmp_path / "cache")], obj=env
+    )
+    assert result.exit_code == 0, result.output
+    return result.stderr
+
+
+def test_a_read_that_decides_nothing_reuses_the_pages_that_still_fit(forum, tmp_path):
+    """An unchanged thread costs its last page only (politeness); after a delete before
+    the cached pages and one more reply, the pages no longer fit the last one (its posts
+    stand a floor lower), and every page is read again: no post is lost."""
+    t = _thread()
+    url = t.serve(forum)
+    _archive(url, tmp_path, "12:00:00")
+    assert "3 page(s), 1 from the network, 2 from the cache" in _archive(url, tmp_path, "12:10:00")
+    t.delete(5).add(P("alice", "2026-12-01 12:30:00", "还有谁没投"))
+    t.serve(forum)
+    assert "3 page(s), 3 from the network" in _archive(url, tmp_path, "13:00:00")
+    rows = (tmp_path / "a-130000.csv").read_text(encoding="utf-8")
+    assert rows.count("投票对象") == 6  # the format in the opening post, and every ballot
+    assert f",{t.pid(20)},,20,bob," in rows  # bob's, moved up a page, as floor 20
+
+
+def test_V6_a_count_before_the_close_reads_every_page_from_the_forum(forum, tmp_path):
+    """A count decides what the director does (a reminder, a provisional post): a 屏蔽 on a
+    page before the last moves no floor, so only reading the page shows it."""
     url = _thread().serve(forum)
     game = _game(tmp_path, url)
     _votes(url, game, tmp_path, "12:00:00")
-    again = _votes(url, game, tmp_path, "13:00:00")
-    assert "3 page(s), 1 from the network, 2 from the cache" in again["stderr"]
+    assert "3 page(s), 3 from the network" in _votes(url, game, tmp_path, "13:00:00")["stderr"]
 
 
 def test_V6_after_the_close_every_page_of_the_day_counted_is_read_from_the_forum(
@@ -102,7 +129,7 @@ def test_V6_after_the_close_every_page_of_the_day_counted_is_read_from_the_forum
     t.serve(forum)
     again = _votes(url, game, tmp_path, "21:20:00")
     assert len(_counted(again)) == 5
-    assert [b["floor"] for b in again["ballots"] if b["status"] == "deleted"] == [3]
+    assert [f["floor"] for f in again["flags"] if f["rule"] == "deleted"] == [3]
     assert "3 page(s), 3 from the network" in again["stderr"]
 
 

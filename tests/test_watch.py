@@ -150,6 +150,22 @@ def test_pages_are_kept_parsed_between_polls(forum, tmp_path):
     ]
 
 
+def test_the_poll_a_reminder_is_posted_at_reads_every_page(forum, tmp_path):
+    """--remind-at 30: the first poll 30 minutes or less before the 21:30 close reads every
+    page again (a 屏蔽 on a page before the last moves no floor; the 催票 names who has not
+    voted, so it must rest on every page as the forum shows it now: found on the real X3.5,
+    where a 屏蔽ed voter was not reminded)."""
+    t = vote_thread()
+    for i in range(25):  # three pages
+        t.add(P("导演A", f"2024-05-08 11:{i:02d}:00", f"提醒{i}"))
+    url = t.serve(forum)
+    game = load_game(Path(game_file(tmp_path, url)))
+    clock = Clock("2024-05-09 20:50:00")
+    schedule = Schedule(every=300, full_every=0, polls=4, full_before=30)
+    seen = [(p.at.strftime("%H:%M"), p.full) for p in watching(game, url, clock, tmp_path, schedule)]
+    assert seen == [("20:50", False), ("20:55", False), ("21:00", True), ("21:05", False)]
+
+
 def test_a_change_in_the_last_hour_turns_up_void(forum, tmp_path):
     t, url, game_path = setup(forum, tmp_path)
     clock = Clock("2024-05-09 20:40:00")

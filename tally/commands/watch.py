@@ -56,6 +56,9 @@ class Schedule:
     polls: int | None = None  # stop after this many polls (scripts, tests); None: the close
     full_every: int = 10  # every Nth poll reads every page again; 0: only at the close
     grace: timedelta = GRACE
+    # The first poll this many minutes or less before the close reads every page again:
+    # the reminder's (--remind-at), which names who has not voted to the players.
+    full_before: int | None = None
 
 
 class Says(Protocol):
@@ -104,7 +107,7 @@ def watch(
 
         # The cookies, the account and the reply box checked now, not at the close.
         ready(game, _vote_day(game, url, day, reader).vote_ref, 1, reader)
-    schedule = Schedule(every, polls, full_every)
+    schedule = Schedule(every, polls, full_every, full_before=remind_at)
     for watcher in watchers:
         watcher.start(game)
     last = None
@@ -239,6 +242,8 @@ def read_polls(
     chosen = _vote_day(game, url, day, reader)
     carried = days_before(game, chosen.day, reader).carried  # closed days: read once
     closes, close_at = chosen.closes, chosen.closes + schedule.grace
+    before = schedule.full_before
+    due = closes - timedelta(minutes=before) if before is not None else None
     every = schedule.every
     last: DayResult | None = None
     failing_since: datetime | None = None
@@ -253,6 +258,9 @@ def read_polls(
         full = not final and bool(
             schedule.full_every and number > 1 and (number - 1) % schedule.full_every == 0
         )
+        if not final and due is not None and now >= due:
+            # A 屏蔽 on a page before the last changes no floor: only reading it shows it.
+            full, due = True, None
         sent = reader.requests
         try:
             # A red card given since (K2: `tally cards`, the desk) sends its player off from

@@ -67,8 +67,8 @@ class FetchOptions:
     boards: Boards | None = None
     # Every page from the cache, never the forum (--offline): the network is down.
     offline: bool = False
-    # With ``not_before``: every page from the forum, none from the cache or memory; the
-    # read decides a day that has closed (its count, its cards), and a page the forum
+    # Every page from the forum, none from the cache or memory: the read decides what the
+    # director acts on or posts (a count, a reminder, the cards), and a page the forum
     # changed since tally cached it (a delete, a 屏蔽) must not decide it.
     live: bool = False
 
@@ -240,8 +240,8 @@ def fetch_thread(
     ``held``) where trusted, unless the read shows them stale: a post of a page just read
     on another floor than before (a floor before it was deleted, and the floors after it
     numbered again), or fewer floors than the thread's replies; then every page is read
-    again. A read that decides a closed day (``live`` with ``not_before``) takes every page
-    from the forum: a moderator's delete or 屏蔽 after the close changes pages tally cached.
+    again. A read that decides (``live``: a count, a reminder, the cards) takes every page
+    from the forum: a moderator's 屏蔽 changes a page tally cached and moves no floor.
     """
     platform, ref = resolve_url(url)
     store = None
@@ -258,9 +258,7 @@ def fetch_thread(
         raise FetchError(f"{url}: no page of this thread is in the cache, which --offline "
                          "counts from; run without it.")  # fmt: skip
     # What may stand in for the forum: the cache or memory, before the close only.
-    reuse = known is not None and (
-        options.offline or not (options.live and options.not_before is not None)
-    )
+    reuse = known is not None and (options.offline or not options.live)
     pages, read_at, total = _read_pages(url, reader, options, known, reuse, held, progress)
     so_far = held.history if held is not None and not options.fresh else None
     reused = any(o in (Origin.CACHE, Origin.MEMORY) for _, o in pages.values())

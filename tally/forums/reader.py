@@ -144,8 +144,8 @@ class Reader:
         """Every thread the sources name (URLs, saved page files, archives), each once, in
         the order first named; a URL's thread comes from ``how.archive`` when it is given.
         With ``closes`` (a day's close) no page cached before it decides a read made at or
-        after it; with ``decides`` too (the count or the cards of that day, not a day
-        before it), such a read takes every page from the forum."""
+        after it; with ``decides`` (the count, a reminder or the cards of that day, not a
+        day before it) every page comes from the forum."""
         not_before = self.trusted_from(closes)
         urls: list[str] = []
         files: list[Path] = []
@@ -188,8 +188,8 @@ class Reader:
         ``not_before``: pages cached (or held) before it are read again. ``hold``: keep the
         parsed pages in memory for the next read of this thread (``tally watch``), which
         then parses only what changed. ``--fresh`` and the progress bar are for the first
-        read of each thread in the run. ``live``: with ``not_before``, every page from the
-        forum, none from the cache or memory.
+        read of each thread in the run. ``live``: every page from the forum, none from the
+        cache or memory.
         """
         if self.how.archive is not None:
             return self._from_archive(url)

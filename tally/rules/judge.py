@@ -120,7 +120,9 @@ def judge(
         left = rulings[0]
         where = f"floor {left.floor}" + (f", comment {left.comment}" if left.comment else "")
         where += f" (post {left.post})" if left.post else ""
-        raise GameFileError(f"a ruling for day {day.day} names {where}, which holds no ballot.")
+        there = left.post is None or any(p.post_id == left.post for p in thread.posts)
+        why = "which holds no ballot" if there else "which the thread no longer shows (deleted?)"
+        raise GameFileError(f"a ruling for day {day.day} names {where}, {why}.")
     # A 主管 out before their vote was due had none to cast (V11).
     owner_out = day.bar_owner is not None and day.out_at(day.bar_owner, _owner_due(day, rules))
     for work in works:

@@ -88,6 +88,10 @@ def deleted_rows(
         said = _words(post.text) if not banned(post) else Status.BANNED.label
         read = short(seen.read_at.astimezone(game.timezone))
         gone = f"gone from the thread since tally read it {read}; it said “{said}”"
+        note = f"floor {post.floor} ({post.author}) was deleted: {gone}"
+        flags.append(Flag("deleted", note, player, post.floor, pid))
+        if not (banned(post) or read_ballot(post.text, require_reason=False).is_ballot):
+            continue  # chat a moderator deleted: flagged, but no row among the ballots
         rows.append(
             Remark(
                 floor=post.floor,
@@ -103,8 +107,6 @@ def deleted_rows(
                 note=f"floor {post.floor} before it was deleted; {gone}: never counted",
             )
         )
-        note = f"floor {post.floor} ({post.author}) was deleted: {gone}"
-        flags.append(Flag("deleted", note, player, post.floor, pid))
     return rows, flags
 
 

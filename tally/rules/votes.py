@@ -136,8 +136,8 @@ def tally_day(
     # The thread as the forum changed it: what it hides, what was edited, what is gone.
     notice = hidden_replies(thread)
     stood, edits = as_it_stood(thread, game, day, as_edited=as_edited, cast=cast)
-    gone, gone_flags = deleted_rows(thread, game, cast=cast)
     rulings_on_moved_floors(thread, game, day)
+    gone, gone_flags = deleted_rows(thread, game, cast=cast)
     judged = judge(stood, game, day, provisional=provisional, cast=cast)
     ballots, flags, rows = judged.ballots, judged.flags, judged.remarks
     voted = {b.voter for b in ballots if b.casts_a_vote}
