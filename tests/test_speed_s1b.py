@@ -297,6 +297,13 @@ ENDLESS = {
     "{% endfor %}{% endset %}{{ x }}",
     "call block": "{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}"
     "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}{% endcall %}",
+    # Loops of 63 turns, nested six deep: no one loop reaches the 64th turn it looks at
+    # (found in a cold read: the turns are the render's, counted together).
+    "short loops": "{% set r = 'x' * 63 %}" + "".join(f"{{% for v{i} in r %}}" for i in range(6))
+    + "{{ '' }}" + "{% endfor %}" * 6,
+    # A chain of filters over a range: no template loop and no call of the template's.
+    "filters": "{{ range(20000)|map('string')|map('center', 200000)|map('trim')|map('length')"
+    "|sum }}",
 }
 
 

@@ -156,6 +156,7 @@ def _checked(f: Callable[..., Any], check: Callable[[Any], None]) -> Callable[..
 
     @functools.wraps(f)
     def filtered(*args: Any, **kwargs: Any) -> Any:
+        _in_time()  # a chain of filters over a range loops without a template loop
         check(args[skip:])
         check(kwargs.values())
         return f(*args, **kwargs)
@@ -177,14 +178,17 @@ def _in_time() -> None:
 
 
 def _ticking(items: Any) -> Iterator[Any]:
-    """``items``, one by one, the render's clock looked at every 64th (a loop of loops
-    over a long text calls nothing else that would look)."""
+    """``items``, one by one, the render's clock looked at every 64th turn of the render's
+    loops (a loop of loops over a long text calls nothing else that would look)."""
     deadline = getattr(_render, "deadline", None)
     if deadline is None:  # rendered outside bounded_render: nothing to look at
         yield from items
         return
-    for n, item in enumerate(items, 1):
-        if not n & 63 and time.monotonic() > deadline:
+    for item in items:
+        # The turns of every loop of the render, counted together: loops of 63 turns
+        # nested five deep look at the clock as often as one loop of their product.
+        _render.turns = turns = _render.turns + 1
+        if not turns & 63 and time.monotonic() > deadline:
             raise RenderLimit(f"it ran for more than {_render.seconds:g} seconds")
         yield item
 
@@ -198,8 +202,9 @@ def bounded_render(chunks: Iterator[str], limit: int, seconds: float | None = No
     calling itself), so a template's straight code, at most a file's length, is all that
     runs between two looks; tally's and the libraries' code runs as it is, untraced."""
     spent = RENDER_SECONDS if seconds is None else seconds
-    before = getattr(_render, "deadline", None), getattr(_render, "seconds", None)
-    _render.deadline, _render.seconds = time.monotonic() + spent, spent
+    before = (getattr(_render, "deadline", None), getattr(_render, "seconds", None),
+              getattr(_render, "turns", 0))  # fmt: skip
+    _render.deadline, _render.seconds, _render.turns = time.monotonic() + spent, spent, 0
     out: list[str] = []
     size = 0
     try:
@@ -209,5 +214,5 @@ def bounded_render(chunks: Iterator[str], limit: int, seconds: float | None = No
                 raise RenderLimit(f"its text passes {limit:,} characters")
             out.append(chunk)
     finally:
-        _render.deadline, _render.seconds = before
+        _render.deadline, _render.seconds, _render.turns = before
     return "".join(out)
