@@ -235,24 +235,61 @@ def test_C1_a_new_sheriff_chooses_anew():
 
 
 def test_L5_the_dead_posting_before_the_open_or_after_the_close_is_flagged():
-    g = _game("000", _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102", "202",
-                          'dead = ["丙"]'))  # fmt: skip
+    """The nights around the day: from the close of the day before to the open of the day
+    after (before it, one out now may have been alive)."""
+    g = _game("000", _day(1, "2024-05-06T09:30:00", "2024-05-07T21:30:00", "101"),
+              _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102", "202",
+                   'dead = ["丙"]\nsheriff = "none"'))  # fmt: skip
     talk = _talk("08", "甲乙丁")
     talk.post("丙", "09 21:45", "我是预言家，甲是狼").post("丙", "08 09:00", "早上好")
     talk.post("丙", "08 10:30", "抵制斯大林")  # seed 000's one post a natural day
     votes = T().post("甲", "08 10:00", vote("丁")).post("乙", "08 10:00", vote("丁"))
+    day1 = T().post("甲", "06 10:00", vote("丙")).post("乙", "06 10:00", vote("丙"))
     history = [
+        DayThreads(g.day(1), None, _as(day1.thread(), "101", "07 22:00", title="投票帖")),
         DayThreads(
             g.day(2),
             _as(talk.thread(), "202", "09 23:00"),
             _as(votes.thread(), "102", "09 23:00", title="投票帖"),
-        )
+        ),
     ]
     notes = sorted(f.note for f in check(g, history, 2).flags if f.rule == "L5")
     assert notes == [
         "丙 posted while out (05-08 09:00, before the day opened): 诈尸",
         "丙 posted while out (05-09 21:45, after the close): 诈尸",
     ]
+
+
+def test_L5_a_thread_shared_by_two_days_flags_no_post_made_while_alive():
+    """One discussion thread for days 1 and 2 (only vote threads must be a day's own): 丙,
+    voted out on day 1, posted on day 1 while alive; day 2's check flagged it 诈尸 (found
+    in a cold read)."""
+    g = _game(
+        "000",
+        _day(1, "2024-05-06T09:30:00", "2024-05-07T21:30:00", "101", "200"),
+        _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102", "200",
+             'dead = ["丙"]\nsheriff = "none"'),
+    )
+    talk = T()
+    for p in "甲乙丙丁":
+        for i in range(6):
+            talk.post(p, f"06 1{i}:00", f"day 1 发言{i}")
+    for p in "甲乙丁":
+        for i in range(6):
+            talk.post(p, f"08 1{i}:00", f"day 2 发言{i}")
+    v1 = T()
+    for p, q in (("甲", "丙"), ("乙", "丙"), ("丙", "甲"), ("丁", "丙")):
+        v1.post(p, "06 10:00", vote(q))
+    v2 = T()
+    for p, q in (("甲", "乙"), ("乙", "甲"), ("丁", "乙")):
+        v2.post(p, "08 10:00", vote(q))
+    shared = _as(talk.thread(), "200", "09 23:00")
+    history = [
+        DayThreads(g.day(1), shared, _as(v1.thread(), "101", "07 22:00", title="投票帖")),
+        DayThreads(g.day(2), shared, _as(v2.thread(), "102", "09 23:00", title="投票帖")),
+    ]
+    notes = [f.note for f in check(g, history, 2).flags if f.rule == "L5"]
+    assert notes == []
 
 
 def test_L2_a_day_without_a_discussion_thread_is_no_low_day():
@@ -458,3 +495,16 @@ def test_V7_a_target_that_is_the_exact_name_of_a_look_alike_account_is_flagged()
     [flag] = [f for f in result.flags if f.rule == "lookalike"]
     assert (flag.floor, flag.player) == (3, "alice")
     assert "reads as 'bob。', another account posting here (uid 7), no player" in flag.note
+
+
+@pytest.mark.parametrize("between", ["乙", "乙乙"])  # out (dead_target), or no player
+def test_V7_a_fix_answers_its_own_void_ballot_whatever_void_ballot_came_after(between):
+    """floor 2 lacks its reason; floor 3 votes for one who is out (or no one); a 楼中楼 under
+    floor 2 fixes it: the fix of floor 2 counts, keeping its time (found in a cold read: only
+    the last void ballot could be fixed)."""
+    t = T().post("甲", "08 10:00", "投票对象：丙").post("甲", "08 11:00", vote(between))
+    t.comment(2, "甲", "08 12:00", change("丁"))
+    result = run(game("000", day='dead = ["乙"]'), t)
+    fix = next(b for b in result.ballots if b.comment)
+    assert (fix.target, fix.status, fix.time) == ("丁", "counted", at("08 10:00"))
+    assert "甲" not in result.not_voted

@@ -56,13 +56,20 @@ class _DayThreads:
     def __init__(self, game: Game, reader: Reader, decides: int | None = None):
         self.game, self.reader, self.decides = game, reader, decides
         self.held: dict[ThreadKey, Thread] = {}
+        self.live: set[ThreadKey] = set()  # read whole from the forum for the day decided
 
     def __call__(self, urls: list[str], day: Day) -> list[Thread]:
         keys = [resolve_url(u)[1].key for u in urls]
-        wanted = [(k, u) for k, u in zip(keys, urls, strict=True) if k not in self.held]
+        decides = day.day == self.decides
+        # A thread an earlier day shares (one 进程帖 for the game) is read again, whole, for
+        # the day decided.
+        wanted = [(k, u) for k, u in zip(keys, urls, strict=True)
+                  if k not in self.held or (decides and k not in self.live)]  # fmt: skip
         got = self.reader.read([u for _, u in wanted], self.game.timezone, closes=day.closes,
-                               decides=day.day == self.decides)  # fmt: skip
+                               decides=decides)  # fmt: skip
         self.held.update(zip([k for k, _ in wanted], got, strict=True))
+        if decides:
+            self.live.update(k for k, _ in wanted)
         return [self.held[k] for k in keys]
 
 

@@ -474,7 +474,7 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
     """A voter's ballots in time order: the first valid one is the vote, the rest changes."""
     current: _Work | None = None
     own_floors: set[str] = set()
-    fixable: _Work | None = None
+    fixables: list[_Work] = []  # the void first ballots a fix may answer, oldest first
     changes = 0
     extra_used = False
     window = timedelta(minutes=rules.change_window_minutes)
@@ -482,13 +482,18 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
         forced = w.ruling is not None and w.ruling.action == RulingAction.ACCEPT
         if w.is_void:
             if current is None and w.reason in FIXABLE:
-                fixable = w
+                fixables.append(w)
             w.is_change = current is not None
             continue
         if current is None:
-            fix = fixable is not None and _answers_one_of(
-                w, {fixable.post.post_id}, rules.change_via, fixable.author
-            )
+            # The void ballot it answers, the latest first: another void one posted after
+            # it (a vote for one who is out) does not take its fix away.
+            fixable = next(
+                (f for f in reversed(fixables)
+                 if _answers_one_of(w, {f.post.post_id}, rules.change_via, f.author)),
+                None,
+            )  # fmt: skip
+            fix = fixable is not None
             change = w.parsed is not None and w.parsed.label == BallotKind.CHANGE
             if change and not fix and not forced:
                 w.void(VoidReason.CHANGE_WITHOUT_VOTE, "a change with no vote before it (V2)")
