@@ -170,3 +170,39 @@ def test_V7_a_ruling_by_floor_stops_when_the_floor_now_holds_another_post(forum,
     assert _counted(again) == {"alice": "bob", "bob": "carol", "carol": "bob", "dave": "carol"}
     eves = [b for b in again["ballots"] if b["voter"] == "eve"]
     assert [(b["floor"], b["status"], b["reason"]) for b in eves] == [(5, "void", "ruling")]
+
+
+def test_the_day_lurkers_decides_reads_again_a_thread_an_earlier_day_shares(forum, tmp_path):
+    """One discussion thread for days 1 and 2: read for day 1 (a day before), it may come
+    from the cache; for day 2, the day whose cards are checked, every page is read again
+    (found in a cold read: the day-1 read was reused)."""
+    from tally.commands.threads import day_threads
+    from tally.forums.reader import Reader, Reading
+    from tally.rules.gamefile import load_game
+
+    talk = _thread()
+    talk.tid = "9"
+    talk_url = talk.serve(forum)
+    votes = [Thread(tid, "[局] 投票帖", {}).add(P("admin", f"2026-12-0{n} 09:00:00", "投票格式"))
+             for n, tid in ((1, "11"), (2, "12"))]  # fmt: skip
+    v1, v2 = (v.serve(forum) for v in votes)
+    path = tmp_path / "game.toml"
+    names = ", ".join(f'"{p}"' for p in PLAYERS)
+    path.write_text(
+        f'ruleset = "000"\ndirectors = ["admin"]\nplayers = [{names}]\n\n'
+        f'[[days]]\nday = 1\nopens = 2026-11-30T09:00:00\ncloses = 2026-12-01T08:00:00\n'
+        f'vote = "{v1}"\ndiscussion = "{talk_url}"\n\n'
+        f'[[days]]\nday = 2\nopens = 2026-12-01T09:00:00\ncloses = 2026-12-02T21:00:00\n'
+        f'vote = "{v2}"\ndiscussion = "{talk_url}"\n',
+        encoding="utf-8",
+    )
+    game = load_game(path)
+    start = datetime.fromisoformat("2026-12-01 12:00:00").replace(tzinfo=CHINA)
+    env = FakeClock(start.astimezone(UTC)).env(http=HttpOptions(host_delay=0))
+    with Reader(env, Reading(cache_dir=tmp_path / "cache")) as reader:
+        reader.read([talk_url], game.timezone)  # cached before: the day-1 read may reuse it
+        read = day_threads(game, reader, decides=2)
+        [first] = read([talk_url], game.day(1))
+        [again] = read([talk_url], game.day(2))
+    assert first.sources.count("cache") == 2
+    assert again.sources == ("network",) * 3
