@@ -355,7 +355,8 @@ def bench_tieba() -> None:
 
 def bench_watch() -> None:
     """A poll of `tally watch` on an unchanged 60-page vote thread, against what one look
-    cost before watch: `tally votes` run again, its pages from the cache. CPU time is the
+    cost before watch: the thread read again, its pages from the cache (a read that decides
+    nothing: `tally votes` now reads every page). CPU time is the
     process's (tally's threads, and the loopback forum's serving of the one page both ask
     for)."""
     from datetime import datetime, timedelta

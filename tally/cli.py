@@ -60,7 +60,7 @@ OPTIONS: dict[str, Opt] = {
     "html_out": Opt(("--output", "-o"), Path, "The HTML file to write.", Path("report.html"), to="output", more={"metavar": "FILE"}),
     "every": Opt(("--every",), float, "Seconds between polls (at least 1).", 60.0, more={"min": 1.0, "metavar": "SECONDS"}),
     "polls": Opt(("--polls",), int | None, "Stop after this many polls; by default at the close.", more={"min": 1, "metavar": "N"}),
-    "full_every": Opt(("--full-every",), int, "Read every page again every N polls (点评 and 楼中楼 under earlier floors); 0: only at the close.", 10, more={"min": 0, "metavar": "N"}),
+    "full_every": Opt(("--full-every",), int, "Read every page again every N polls (点评 and 楼中楼 under earlier floors); 0: only at the close (and at the --remind-at poll).", 10, more={"min": 0, "metavar": "N"}),
     "announce_to": Opt(("--announce-to",), Path | None, "At the close, write the announcement to this file.", more={"metavar": "FILE"}),
     "sources": Opt((), list[str] | None, "Thread URLs, saved page files, or archives.", more={"metavar": "URL-OR-FILE"}),
     "vote_sources": Opt((), list[str], "The vote thread's URL, its saved pages, or an archive.", REQUIRED, to="sources", more={"metavar": "URL-OR-FILE"}),

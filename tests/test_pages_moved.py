@@ -170,6 +170,14 @@ def test_V7_a_ruling_by_floor_stops_when_the_floor_now_holds_another_post(forum,
     assert _counted(again) == {"alice": "bob", "bob": "carol", "carol": "bob", "dave": "carol"}
     eves = [b for b in again["ballots"] if b["voter"] == "eve"]
     assert [(b["floor"], b["status"], b["reason"]) for b in eves] == [(5, "void", "ruling")]
+    # Pinned to the post deleted (carol's chat, once floor 3), or to no post at all.
+    for pid, why in ((t.first_pid + 3, "deleted since tally read it"), (99999, "its post id?")):
+        start = datetime.fromisoformat("2026-12-01 14:00:00").replace(tzinfo=CHINA)
+        stopped = runner.invoke(app, [*args[:3], _ruled(tmp_path, url, f'post = "{pid}"'),
+                                      *args[4:]],
+                                obj=FakeClock(start.astimezone(UTC)).env(
+                                    http=HttpOptions(host_delay=0)))  # fmt: skip
+        assert stopped.exit_code != 0 and why in " ".join(stopped.stderr.split())
 
 
 def test_the_day_lurkers_decides_reads_again_a_thread_an_earlier_day_shares(forum, tmp_path):

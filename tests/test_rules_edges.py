@@ -292,6 +292,31 @@ def test_L5_a_thread_shared_by_two_days_flags_no_post_made_while_alive():
     assert notes == []
 
 
+def test_L5_a_dead_player_posting_in_a_days_own_thread_after_the_next_day_opened():
+    """丙 is out; on day 3 they post in day 2's own discussion thread, which day 3 does not
+    read: day 2's check flags it (a cold read found that a window ending at day 3's open
+    left it to nobody)."""
+    g = _game(
+        "000",
+        _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102", "202",
+             'dead = ["丙"]\nsheriff = "none"'),
+        _day(3, "2024-05-10T09:30:00", "2024-05-11T21:30:00", "103", "203",
+             'dead = ["丙"]\nsheriff = "none"'),
+    )  # fmt: skip
+    talk2 = _talk("08", "甲乙丁").post("丙", "10 12:00", "我是预言家，甲是狼")
+    v2 = T().post("甲", "08 10:00", vote("丁")).post("乙", "08 10:00", vote("甲"))
+    v3 = T().post("甲", "10 10:00", vote("丁")).post("乙", "10 10:00", vote("丁"))
+    history = [
+        DayThreads(g.day(2), _as(talk2.thread(), "202", "11 23:00"),
+                   _as(v2.thread(), "102", "09 23:00", title="投票帖")),
+        DayThreads(g.day(3), _as(_talk("10", "甲乙丁").thread(), "203", "11 23:00"),
+                   _as(v3.thread(), "103", "11 23:00", title="投票帖")),
+    ]  # fmt: skip
+    assert [f.note for f in check(g, history, 2).flags if f.rule == "L5"] == [
+        "丙 posted while out (05-10 12:00, after the close): 诈尸"
+    ]
+
+
 def test_L2_a_day_without_a_discussion_thread_is_no_low_day():
     """Day 1 (the election) names no discussion thread: its posts are not known, so it is
     neither a low day of an L2 run nor a guess of 0; the check says so."""

@@ -375,11 +375,14 @@ def test_tally_votes_on_a_tieba_game_through_the_api(forum, tmp_path, faults):
     assert change["comment"] and change["parent_post_id"] == "150000004"
     assert data["provisional"] is False
 
-    # A re-run of the closed day's count on the unchanged thread: every page again (the
-    # count decides the day; a moderator may have changed any page since), the last first.
+    # A re-run of the closed day's count on the unchanged thread: every page and every
+    # floor's 楼中楼 again (the count decides the day; a moderator may have changed any page
+    # since), the last page first.
     api.asked.clear()
     assert tally_votes(url, str(game), str(tmp_path / "cache"))["ballots"] == data["ballots"]
-    assert api.asked[0] == ("page", 3) and sorted(api.asked) == [("page", n) for n in (1, 2, 3)]
+    pages = [a for a in api.asked if a[0] == "page"]
+    assert pages[0] == ("page", 3) and sorted(pages) == [("page", n) for n in (1, 2, 3)]
+    assert any(a[0] == "floor" for a in api.asked)
 
 
 def test_a_rerun_reads_the_comments_of_a_floor_whose_count_changed(forum, tmp_path):
@@ -444,3 +447,24 @@ def test_doctor_on_a_tieba_thread_that_is_gone_says_so_in_one_sentence(forum):
     result = runner.invoke(app, ["doctor", api.serve(forum)], obj=AFTER_CLOSE)
     assert result.exit_code == 4
     assert "Baidu says the thread does not exist or was deleted" in result.stdout
+
+
+def test_a_count_reads_every_楼中楼_again_even_when_a_floors_count_is_unchanged(forum, tmp_path):
+    """One 楼中楼 deleted and one added keep a floor's count: a read that decides (a count)
+    takes no 楼中楼 from the cache, so the new 改票 is read (found in a cold read); a read
+    that decides nothing may still reuse them."""
+    from .conftest import reader
+
+    t = sample()
+    api = TiebaApi(t)
+    url = api.serve(forum)
+    cache = tmp_path / "cache"
+    with reader(cache_dir=cache) as r:
+        r.read([url], CHINA)
+    t.floors[76].comments[-1] = TC("baitao", "2024-05-08 20:00", "改票对象：新的")
+    with reader(cache_dir=cache) as r:
+        [kept] = r.read([url], CHINA)
+    assert next(p for p in kept.posts if p.floor == 77).comments[-1].text != "改票对象：新的"
+    with reader(cache_dir=cache) as r:
+        [thread] = r.read([url], CHINA, decides=True)
+    assert next(p for p in thread.posts if p.floor == 77).comments[-1].text == "改票对象：新的"

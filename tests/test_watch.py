@@ -166,6 +166,34 @@ def test_the_poll_a_reminder_is_posted_at_reads_every_page(forum, tmp_path):
     assert seen == [("20:50", False), ("20:55", False), ("21:00", True), ("21:05", False)]
 
 
+def test_a_failed_reminder_poll_leaves_the_full_read_to_the_next(forum, tmp_path):
+    """The poll --remind-at is due at fails: its count is the last good one, read from
+    memory; the next poll reads every page, and the reminder waits for it (found in a cold
+    read: no poll read every page before the close)."""
+    from tally.demo.localforum import Reply
+
+    t = vote_thread()
+    for i in range(25):  # three pages
+        t.add(P("导演A", f"2024-05-08 11:{i:02d}:00", f"提醒{i}"))
+    url = t.serve(forum)
+    game = load_game(Path(game_file(tmp_path, url)))
+    schedule = Schedule(every=300, full_every=0, polls=4, full_before=10)
+    polls = watching(game, url, Clock("2024-05-09 21:10:00"), tmp_path, schedule,
+                     http={"attempts": 1})  # fmt: skip
+    seen = [next(polls), next(polls)]
+    answers = forum.hook
+    forum.hook = lambda path: Reply(503, b"busy", {})
+    seen.append(next(polls))
+    forum.hook = answers
+    seen.append(next(polls))
+    assert [(p.at.strftime("%H:%M"), p.full, bool(p.error)) for p in seen] == [
+        ("21:10", False, False), ("21:15", False, False), ("21:20", True, True),
+        ("21:25", True, False),
+    ]  # fmt: skip
+    assert seen[3].result is not None
+    assert seen[3].result.thread.sources == ("network",) * 3
+
+
 def test_a_change_in_the_last_hour_turns_up_void(forum, tmp_path):
     t, url, game_path = setup(forum, tmp_path)
     clock = Clock("2024-05-09 20:40:00")

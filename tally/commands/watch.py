@@ -167,7 +167,9 @@ class Reminder:
         from tally.outputs.written.announce import reminder_context, render
 
         result = poll.result
-        if self.done or result is None or poll.final or not result.provisional:
+        # A failed poll carries the last good count, which may rest on cached pages: the
+        # reminder waits for the next poll, which reads every page.
+        if self.done or result is None or poll.final or not result.provisional or poll.error:
             return
         if poll.at < result.day.closes - timedelta(minutes=self.minutes):
             return
@@ -259,8 +261,9 @@ def read_polls(
             schedule.full_every and number > 1 and (number - 1) % schedule.full_every == 0
         )
         if not final and due is not None and now >= due:
-            # A 屏蔽 on a page before the last changes no floor: only reading it shows it.
-            full, due = True, None
+            # A 屏蔽 on a page before the last changes no floor: only reading it shows it
+            # (until a read of every page succeeds: each poll after a failed one tries).
+            full = True
         sent = reader.requests
         try:
             # A red card given since (K2: `tally cards`, the desk) sends its player off from
@@ -274,6 +277,8 @@ def read_polls(
                 thread, game, chosen.day, carried=carried, late_ok=late_ok
             )
             error = None
+            if full:
+                due = None
         except (*PASSING, _LedgerError) as exc:
             if last is None:
                 raise  # nothing good to keep: the first read must work

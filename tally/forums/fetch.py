@@ -137,7 +137,10 @@ class _Get:
 
     def cached(self, request: Request) -> Answer | None:
         entry = self._entry(request)
-        if entry is None or not self._trusted(entry):
+        options = self.reader.options
+        # A read that decides takes no answer from the cache (Tieba's 楼中楼 of a floor
+        # whose count is unchanged would be: one deleted and one added keep the count).
+        if entry is None or (options.live and not options.offline) or not self._trusted(entry):
             return None
         self.origins.append(Origin.CACHE)
         self.fetched.append(entry.fetched_at)

@@ -121,7 +121,15 @@ def judge(
         where = f"floor {left.floor}" + (f", comment {left.comment}" if left.comment else "")
         where += f" (post {left.post})" if left.post else ""
         there = left.post is None or any(p.post_id == left.post for p in thread.posts)
-        why = "which holds no ballot" if there else "which the thread no longer shows (deleted?)"
+        versions = thread.history.versions if thread.history is not None else ()
+        was = any(p.post_id == left.post for v in versions for p in v.posts)
+        why = (
+            "which holds no ballot"
+            if there
+            else "which the thread no longer shows: deleted since tally read it"
+            if was
+            else "which no post of the thread has (its post id?)"
+        )
         raise GameFileError(f"a ruling for day {day.day} names {where}, {why}.")
     # A 主管 out before their vote was due had none to cast (V11).
     owner_out = day.bar_owner is not None and day.out_at(day.bar_owner, _owner_due(day, rules))

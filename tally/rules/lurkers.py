@@ -361,18 +361,22 @@ def _dead_posting(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
     day, allowance = t.day, game.rules.dead_post_allowance
     flags = []
     allowed_on: set[tuple[str, object]] = set()
-    # The dead post at night too: the day's window and the nights around it, from the
-    # close of the day before (one out now was alive before it: a thread may serve every
-    # day, as a game's one 进程帖 does) to the open of the day after.
     days = sorted(game.days, key=lambda d: d.day)
-    before = [d.closes for d in days if d.day < day.day]
-    after = [d.opens for d in days if d.day > day.day]
-    since = before[-1] if before else day.opens
-    until = after[0] if after else None
     for thread in (t.discussion, t.vote, t.progress):
+        if thread is None:
+            continue
+        # The dead post at night too: at any hour, but in a thread other days read as well
+        # (a game's one 进程帖), from the close of the last earlier such day (one out now
+        # was alive before it) to the open of the next (that day's check has them).
+        sharing = [d for d in days if d.day != day.day
+                   and any(ref.key == thread.key for ref in d.threads.values())]  # fmt: skip
+        before = [d.closes for d in sharing if d.day < day.day]
+        after = [d.opens for d in sharing if d.day > day.day]
+        since = before[-1] if before else None
+        until = after[0] if after else None
         writings = _by_players(cast, day, thread, whole=True)
         for player, w in sorted(writings, key=lambda pw: pw[1].time):
-            if w.time < since or (until is not None and w.time >= until):
+            if (since is not None and w.time < since) or (until is not None and w.time >= until):
                 continue
             if not day.out_at(player, w.time):
                 continue
