@@ -149,6 +149,8 @@ class Writing:
     text: str
     # The author's account id (Discuz! uid, Tieba user id), when the page shows it.
     author_id: str | None = None
+    # Its time is shown to the minute (a Discuz! 点评): posted somewhere in that minute.
+    to_the_minute: bool = False
 
     @property
     def is_comment(self) -> bool:
@@ -257,4 +259,4 @@ class Thread:
             if comments:
                 for i, c in enumerate(p.comments, start=1):
                     yield Writing(p, i, c.comment_id, c.author, c.author_display, c.time, c.text,
-                                  c.author_id)  # fmt: skip
+                                  c.author_id, c.to_the_minute)  # fmt: skip

@@ -57,6 +57,8 @@ class _Work:
     damaged: bool = False
     # Its time is shown to the minute (a Discuz! 点评): posted somewhere in that minute.
     to_the_minute: bool = False
+    # What the writing says, as written (the floor's or the comment's own words).
+    text: str = ""
     # The target written names no player: why, for ``_check`` to void it with unless the
     # ballot is void for its voter first.
     unknown_target: str | None = None
@@ -208,8 +210,8 @@ def _sorted(
                 author_display=w.author_display,
                 author_id=w.author_id,
                 damaged="\ufffd" in w.text or "\ufffd" in w.author,
-                to_the_minute=w.is_comment
-                and w.post.comments[(w.comment_index or 1) - 1].to_the_minute,
+                to_the_minute=w.to_the_minute,
+                text=w.text,
             ))  # fmt: skip
     return works, tuple(rows), shown, others
 
@@ -426,8 +428,7 @@ def _name_of_another(
         return
     other = strangers.match(w.parsed.target).player
     # As written: "bob。" is read as bob (a full stop ends a sentence), "bob" is bob.
-    text = w.post.text if w.comment_index is None else w.post.comments[w.comment_index - 1].text
-    if other is not None and other != w.target and other in text:
+    if other is not None and other != w.target and other in w.text:
         uid = f" (uid {others[other]})" if others[other] else ""
         w.flags.append(("lookalike", f"{w.parsed.target!r} is counted for {w.target}, and it "
                         f"reads as {other!r}, another account posting here{uid}, no player: "
