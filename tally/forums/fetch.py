@@ -260,18 +260,37 @@ def fetch_thread(
     if options.offline and known is None:
         raise FetchError(f"{url}: no page of this thread is in the cache, which --offline "
                          "counts from; run without it.")  # fmt: skip
-    # What may stand in for the forum: the cache or memory, before the close only.
+    # What may stand in for the forum: the cache or memory, but for a read that decides.
     reuse = known is not None and (options.offline or not options.live)
     pages, read_at, total = _read_pages(url, reader, options, known, reuse, held, progress)
     so_far = held.history if held is not None and not options.fresh else None
-    reused = any(o in (Origin.CACHE, Origin.MEMORY) for _, o in pages.values())
-    before = so_far
-    if reused and not options.offline:
-        before = so_far if so_far is not None else _history(store)
-        if _stale(pages, before, url, platform.name, ref.thread_id):
-            if held is not None:
-                held.pages.clear()
-            pages, read_at, total = _read_pages(url, reader, options, None, False, held, None)
+    reused = not options.offline and any(
+        o in (Origin.CACHE, Origin.MEMORY) for _, o in pages.values()
+    )
+    before = so_far if so_far is not None or not reused else _history(store)
+
+    def built() -> Thread:
+        ordered = [pages[n] for n in sorted(pages)]
+        # Stamped in the forum's zone, as the posts' times are.
+        return _build(platform.name, ref.thread_id, url, [p for p, _ in ordered],
+                      [o for _, o in ordered], read_at=options.clock().astimezone(tz))  # fmt: skip
+
+    failed: ParseError | None = None  # said once the pages read are kept
+    try:
+        thread = built()
+        stale = reused and (_moved(pages, before) or thread.short_of_replies())
+    except ParseError as exc:
+        # Two posts on one floor: the cached pages and the live ones disagree, or the
+        # forum's own do.
+        stale, failed = reused, None if reused else exc
+    if stale:
+        if held is not None:
+            held.pages.clear()
+        pages, read_at, total = _read_pages(url, reader, options, None, False, held, None)
+        try:
+            thread = built()
+        except ParseError as exc:
+            failed = exc
     if store is not None:
         store.set_page_count(total)
         fresh = {Origin.NETWORK, Origin.REVALIDATED}
@@ -282,16 +301,9 @@ def fetch_thread(
     if held is not None:
         held.pages = {n: (page, read_at[n]) for n, (page, _) in pages.items()}
         held.page_count = total
-    ordered = [pages[n] for n in sorted(pages)]
-    thread = _build(
-        platform.name,
-        ref.thread_id,
-        url,
-        [p for p, _ in ordered],
-        [o for _, o in ordered],
-        read_at=options.clock().astimezone(tz),  # the forum's zone, as the posts' times
-    )
-    check_complete(thread, [p for p, _ in ordered], url)
+    if failed is not None:
+        raise failed
+    check_complete(thread, [page for _, (page, _) in sorted(pages.items())], url)
     return thread if store is None else replace(thread, history=history)
 
 
@@ -385,31 +397,21 @@ def _history(store: ThreadCache | None) -> History | None:
     return History(tuple(versions), capped=len(versions) >= MAX_VERSIONS)
 
 
-def _stale(
-    pages: dict[int, tuple[Page, str]],
-    before: History | None,
-    url: str,
-    platform_name: str,
-    tid: str,
-) -> bool:
-    """Whether the pages taken from the cache or memory may not be the thread as it is: a
-    post of a page just read stands on another floor than it last did (a floor before it
-    was deleted: the floors after it are numbered again and move up a page), or the floors
-    fall short of the thread's replies."""
+def _moved(pages: dict[int, tuple[Page, str]], before: History | None) -> bool:
+    """Whether a post of a page just read stands on another floor than it last did: a floor
+    before it was deleted, and the floors after it are numbered again and move up a page,
+    so the pages taken from the cache or memory are not the thread as it is."""
     floor_of: dict[str, int] = {}
     for version in before.versions if before is not None else ():
         for post in version.posts:
             floor_of[post.post_id] = post.floor
     live = {Origin.NETWORK, Origin.REVALIDATED}
-    for page, origin in pages.values():
-        if origin in live and any(floor_of.get(p.post_id, p.floor) != p.floor for p in page.posts):
-            return True
-    ordered = [page for _, (page, _) in sorted(pages.items())]
-    try:
-        thread = _build(platform_name, tid, url, ordered, [o for _, o in pages.values()])
-    except ParseError:
-        return True  # two posts on one floor: the pages disagree
-    return thread.short_of_replies()
+    return any(
+        floor_of.get(p.post_id, p.floor) != p.floor
+        for page, origin in pages.values()
+        if origin in live
+        for p in page.posts
+    )
 
 
 def keep_versions(
