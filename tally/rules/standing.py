@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 from tally.errors import GameFileError, InputError, NotAThreadError
 from tally.model import History, Post, Thread, Version
@@ -152,7 +152,7 @@ def as_it_stood(
     an edit that changed the target inside it, V5), and a flag for each one taken back."""
     history = thread.history or History()
     closing = stood_at(history, day.closes)
-    first = _first_seen(history)
+    first = seen_after(history, _EVER)  # each post as tally first read it
     window = timedelta(minutes=game.rules.change_window_minutes)
     ruled = [r for r in game.rulings if r.day == day.day]
     posts: list[Post] = []
@@ -210,6 +210,7 @@ def _retargeted(post: Post, seen: Seen, flags: list[Flag], game: Game, cast: Cas
 
 
 _UNMARKED = "after tally's last read before the close, and no edit mark says when"
+_EVER = datetime.min.replace(tzinfo=UTC)  # before any read
 
 
 def _may_be_a_ballot(post: Post, cast: Cast, day: Day) -> bool:
@@ -389,15 +390,6 @@ def stood_at(history: History, when: datetime) -> dict[str, Seen]:
         if v.read_at <= when:
             newest[v.page] = v
     return _by_post(newest.values())
-
-
-def _first_seen(history: History) -> dict[str, Seen]:
-    """Each post tally ever read, as the first version that held it showed it."""
-    found: dict[str, Seen] = {}
-    for v in history.versions:
-        for post in v.posts:
-            found.setdefault(post.post_id, Seen(post, v.read_at))
-    return found
 
 
 def last_seen(history: History) -> dict[str, Seen]:
