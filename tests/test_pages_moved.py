@@ -180,6 +180,33 @@ def test_V7_a_ruling_by_floor_stops_when_the_floor_now_holds_another_post(forum,
         assert stopped.exit_code != 0 and why in " ".join(stopped.stderr.split())
 
 
+def test_V7_a_ruling_whose_post_was_never_on_its_floor_stops(forum, tmp_path):
+    """A ruling that gives both a floor and a post names two ballots when the post was never
+    on that floor (one of the two mistyped): tally stops and asks which, rather than voiding
+    the post and leaving the floor's ballot counted. A post moved up by a delete is not this
+    (the test above): its floor before the delete is in the history."""
+    t = _thread()
+    url = t.serve(forum)
+    bob = str(t.pid(21))  # bob's vote, floor 21; the ruling says floor 6
+    game = _ruled(tmp_path, url, f'post = "{bob}"')
+    start = datetime.fromisoformat("2026-12-01 13:00:00").replace(tzinfo=CHINA)
+    args = ["votes", url, "--game", game, "--cache-dir", str(tmp_path / "cache"), "--json"]
+    stopped = runner.invoke(app, args, obj=FakeClock(start.astimezone(UTC)).env(
+        http=HttpOptions(host_delay=0)))  # fmt: skip
+    assert stopped.exit_code != 0 and not stopped.stdout
+    said = " ".join(stopped.stderr.split())
+    assert f"names floor 6 and post {bob}, but post {bob} is floor 21 and was never floor 6" in said
+    # Given its own floor, the same ruling voids bob's vote alone.
+    with open(game, encoding="utf-8") as f:
+        text = f.read()
+    with open(game, "w", encoding="utf-8") as f:
+        f.write(text.replace("floor = 6", "floor = 21"))
+    done = _votes(url, game, tmp_path, "13:10:00")
+    bobs = [b for b in done["ballots"] if b["voter"] == "bob" and b["kind"]]
+    assert [(b["floor"], b["reason"]) for b in bobs] == [(21, "ruling")]
+    assert len(_counted(done)) == 4
+
+
 def test_the_day_lurkers_decides_reads_again_a_thread_an_earlier_day_shares(forum, tmp_path):
     """One discussion thread for days 1 and 2: read for day 1 (a day before), it may come
     from the cache; for day 2, the day whose cards are checked, every page is read again

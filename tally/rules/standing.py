@@ -114,6 +114,7 @@ def rulings_on_moved_floors(thread: Thread, game: Game, day: Day) -> None:
     """Stop (GameFileError) when a ruling names by its floor a post whose floor tally read
     holding another post: a floor before it was deleted and the floors after it numbered
     again, so the floor may be the one the director ruled on, or the one after it."""
+    _rulings_by_post_on_their_floor(thread, game, day)
     if thread.history is None:
         return
     now = {p.floor: p for p in thread.posts}
@@ -137,6 +138,25 @@ def rulings_on_moved_floors(thread: Thread, game: Game, day: Day) -> None:
             f"{post.author}'s (id {post.post_id}) now: a floor before it was deleted and the "
             f'floors numbered again; say which post with post = "{before.post_id}" or '
             f'post = "{post.post_id}" in the ruling.'
+        )
+
+
+def _rulings_by_post_on_their_floor(thread: Thread, game: Game, day: Day) -> None:
+    """Stop when a ruling gives both a post and a floor and the post was never on that
+    floor (not now, nor in any read tally kept): one of the two is mistyped, and tally
+    cannot tell which ballot the director meant. A post that a delete before it moved
+    up keeps its ruling: the floor it had is in the history."""
+    where = {p.post_id: p.floor for p in thread.posts}
+    versions = thread.history.versions if thread.history is not None else ()
+    for r in game.rulings:
+        if r.day != day.day or r.post is None or where.get(r.post, r.floor) == r.floor:
+            continue
+        if any(p.post_id == r.post and p.floor == r.floor for v in versions for p in v.posts):
+            continue
+        raise GameFileError(
+            f"the ruling for day {day.day} names floor {r.floor} and post {r.post}, but post "
+            f"{r.post} is floor {where[r.post]} and was never floor {r.floor} when tally read "
+            "the thread: correct the floor or the post in the ruling."
         )
 
 
