@@ -14,6 +14,7 @@ from tally.outputs.results import Announced
 from tally.outputs.written import cardfile
 from tally.rules.game import Day, Game
 from tally.rules.guards import thread_fits_day
+from tally.rules.ledger import live
 from tally.rules.state import resolve
 from tally.rules.verdicts import ThreadRole
 from tally.rules.votes import tally_day
@@ -96,7 +97,7 @@ def announce(
     elif kind is Announcement.MORNING:
         if game.path is None:
             raise InputError("the morning announcement reads the ledger beside the game file.")
-        cards = cardfile.load(cardfile.ledger_path(game.path))
+        cards = live(cardfile.load(cardfile.ledger_path(game.path)))
         chain = days_before(game, day, reader)
         today, _ = resolve(game, chosen, chain.carried)
         context = morning_context(game, today, chain.days, cards, show_rules=show_rules)

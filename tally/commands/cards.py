@@ -14,6 +14,7 @@ same rules: a card added twice is one card, K1 escalations follow the card that 
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from tally.errors import InputError
@@ -74,7 +75,7 @@ def add_card(
         cards, new = ledger.add(cardfile.load(path), [card])
         if new:
             cardfile.save(path, cards)
-    return LedgerEdit(path, tuple(cards), tuple(new), ())
+    return LedgerEdit(path, tuple(ledger.live(cards)), tuple(new), ())
 
 
 def remove_card(
@@ -93,7 +94,7 @@ def _remove(
 ) -> LedgerEdit:
     cards = cardfile.load(path)
     matches = [
-        c for c in cards
+        c for c in ledger.live(cards)
         if (c.day, c.player, c.colour, c.rule) == (day, name, wanted, rule.strip())
         and (reason is None or c.reason == reason.strip())
     ]  # fmt: skip
@@ -104,12 +105,15 @@ def _remove(
     if len(matches) > 1:
         reasons = "; ".join(repr(c.reason) for c in matches)
         raise InputError(f"{len(matches)} cards match ({reasons}); give the reason to say which.")
-    rest = [c for c in cards if c is not matches[0]]
+    taken = matches[0]
+    # A card the lurker check gave stays, struck: the check would propose it again.
+    struck = [dataclasses.replace(taken, source=ledger.STRUCK)] if taken.source == "tally" else []
+    rest = [c for c in cards if c is not taken] + struck
     after = ledger.rebuilt(rest, name)
-    kept = {c.key for c in after}
-    removed = tuple(c for c in cards if c.key not in kept)
+    kept = {c.key for c in ledger.live(after)}
+    removed = tuple(c for c in ledger.live(cards) if c.key not in kept)
     cardfile.save(path, after)
-    return LedgerEdit(path, tuple(after), (), removed)
+    return LedgerEdit(path, tuple(ledger.live(after)), (), removed)
 
 
 def list_cards(game: Game, *, day: int | None = None, player: str | None = None) -> LedgerView:
@@ -117,7 +121,7 @@ def list_cards(game: Game, *, day: int | None = None, player: str | None = None)
     path = _path(game)
     name = _player(game, player) if player is not None else None
     cards = [
-        c for c in cardfile.load(path)
+        c for c in ledger.live(cardfile.load(path))
         if (day is None or c.day == day) and (name is None or c.player == name)
     ]  # fmt: skip
     return ledger.view(path, cards, game)

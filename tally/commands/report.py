@@ -12,6 +12,7 @@ from tally.model import Thread
 from tally.outputs.results import Reported
 from tally.outputs.written import cardfile
 from tally.rules.game import Game
+from tally.rules.ledger import live
 from tally.rules.lurkers import check, history
 from tally.rules.standing import as_of_time, thread_as_of
 
@@ -55,7 +56,7 @@ def report(
     if talked:
         posts = dict(check(game, history(game, max(talked), threads), max(talked)).days)
         posts = {n: counts for n, counts in posts.items() if n in talked}
-    cards = cardfile.load(cardfile.ledger_path(game.path)) if game.path is not None else []
+    cards = live(cardfile.load(cardfile.ledger_path(game.path))) if game.path is not None else []
     drawn = {r.day.day for r in results}
     pending = tuple(d.day for d in game.days if d.day not in drawn)
     page = render_report(game, results, posts, cards, pending=pending,

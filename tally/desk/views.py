@@ -188,7 +188,8 @@ def lurkers_view(done: Lurked | None, error: str | None) -> dict[str, Any]:
         "players": [{"player": p.player, "posts": p.posts, "voted": p.voted}
                     for p in check.players],
         "cards": [{"player": c.player, "colour": str(c.colour), "label": c.colour.label,
-                   "rule": c.rule, "reason": c.reason, "in_ledger": c.key in ledger}
+                   "rule": c.rule, "reason": c.reason, "in_ledger": c.key in ledger,
+                   "struck": view.was_struck(c)}
                   for c in check.cards],
         "flags": [{"player": f.player, "rule": f.rule, "floor": f.floor, "note": f.note}
                   for f in check.flags],

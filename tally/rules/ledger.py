@@ -12,6 +12,11 @@ cards the same card (``Card.key``):
   third and the sixth yellow of one day make two reds;
 - a card the director gives by hand: also its reason, so two L8 cards of one day for two
   floods are two cards, and the same card added twice is one.
+
+A card a check proposed and the director took back (`tally cards remove`) stays in the file
+as struck (source "struck"): it counts for nothing, and a check proposing it again adds
+nothing ("判罚标准仅供参考，具体以判罚导演为准", seed 001); without it the next run gave the card
+back, and the red it made sent the player off again.
 """
 
 from __future__ import annotations
@@ -31,12 +36,13 @@ class Card:
     colour: Colour
     rule: str  # RULES id: L1, L2, L3, L5, K1, …
     reason: str
-    source: str = "tally"  # "tally" or "director"
+    source: str = "tally"  # "tally", "director", or STRUCK (a tally card taken back)
 
     @property
     def key(self) -> tuple[int, str, str, str, str]:
-        """What makes two cards one card (see the module's docstring)."""
-        same_rule_once = self.source == "tally" and self.rule != "K1"
+        """What makes two cards one card (see the module's docstring); a struck card has the
+        key of the card it was, so that a check proposing it again finds it."""
+        same_rule_once = self.source in ("tally", STRUCK) and self.rule != "K1"
         return (
             self.day,
             self.player,
@@ -44,6 +50,18 @@ class Card:
             self.colour,
             "" if same_rule_once else self.reason,
         )
+
+    @property
+    def struck(self) -> bool:
+        return self.source == STRUCK
+
+
+STRUCK = "struck"
+
+
+def live(cards: Iterable[Card]) -> list[Card]:
+    """The cards in force: the ledger without the struck ones."""
+    return [c for c in cards if not c.struck]
 
 
 @dataclass(frozen=True)
@@ -55,13 +73,14 @@ class Totals:
 
 def totals(cards: Iterable[Card]) -> dict[str, Totals]:
     counts: dict[str, dict[str, int]] = {}
-    for c in cards:
+    for c in live(cards):
         counts.setdefault(c.player, dict.fromkeys(Colour, 0))[c.colour] += 1
     return {p: Totals(v[Colour.BLUE], v[Colour.YELLOW], v[Colour.RED]) for p, v in counts.items()}
 
 
 def add(existing: list[Card], proposed: Iterable[Card]) -> tuple[list[Card], list[Card]]:
-    """The ledger with the proposed cards and their K1 escalations; and what was new."""
+    """The ledger with the proposed cards and their K1 escalations; and what was new. A
+    proposed card the director struck adds nothing."""
     cards = list(existing)
     keys = {c.key for c in cards}
     new: list[Card] = []
@@ -83,7 +102,7 @@ def _escalate(
     for lower, higher in ((Colour.BLUE, Colour.YELLOW), (Colour.YELLOW, Colour.RED)):
         if card.colour != lower and not (made and made[-1].colour == lower):
             continue
-        count = sum(1 for c in cards if c.player == card.player and c.colour == lower)
+        count = sum(1 for c in live(cards) if c.player == card.player and c.colour == lower)
         if count and count % 3 == 0:
             up = Card(
                 card.day,
@@ -104,7 +123,7 @@ def rebuilt(cards: Iterable[Card], player: str) -> list[Card]:
     ledger order (after a card was removed by hand, an escalation it made may be undue)."""
     again: list[Card] = []
     for card in cards:
-        if card.player != player:
+        if card.player != player or card.struck:
             again.append(card)
         elif card.rule != "K1":
             again, _ = add(again, [card])  # its escalations follow it, as when it was added
@@ -123,7 +142,7 @@ def sent_off_days(cards: Iterable[Card]) -> dict[str, int]:
     the player off from days gone by)."""
     off: dict[str, int] = {}
     latest: dict[str, int] = {}  # the latest day of each player's yellow cards so far
-    for card in cards:
+    for card in live(cards):
         if card.colour == Colour.YELLOW:
             latest[card.player] = max(card.day, latest.get(card.player, card.day))
         elif card.colour == Colour.RED:
@@ -141,7 +160,7 @@ def camps_lost(
     if reds is None:
         return {}
     held: dict[str, list[str]] = {}  # camp -> the holder of each red card
-    for card in cards:
+    for card in live(cards):
         if card.colour == Colour.RED and card.player in camps:
             held.setdefault(camps[card.player], []).append(card.player)
     return {camp: sorted(set(who)) for camp, who in held.items() if len(who) >= reds}
@@ -152,12 +171,16 @@ class LedgerView:
     """The card ledger after a lurker check: what it holds, what the check added."""
 
     path: Path
-    cards: tuple[Card, ...]  # the whole ledger after this run
+    cards: tuple[Card, ...]  # the cards in force after this run (the struck left out)
     new: tuple[Card, ...]  # what this run added (escalations included)
     written: bool
     totals: dict[str, Totals]
     sent_off: tuple[str, ...]  # K2
     camps_lost: dict[str, list[str]]  # K2, seed 001
+    struck: tuple[Card, ...] = ()  # the check's cards the director took back
+
+    def was_struck(self, card: Card) -> bool:
+        return any(c.key == card.key for c in self.struck)
 
 
 def view(
@@ -171,12 +194,13 @@ def view(
     """The ledger's cards with what they make: each player's totals, who is sent off (K2)."""
     return LedgerView(
         path=path,
-        cards=tuple(cards),
+        cards=tuple(live(cards)),
         new=tuple(new),
         written=written,
         totals=totals(cards),
         sent_off=tuple(sent_off(cards)),
         camps_lost=camps_lost(cards, game.camps, game.rules.camp_loss_reds),
+        struck=tuple(c for c in cards if c.struck),
     )
 
 

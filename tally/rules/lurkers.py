@@ -138,11 +138,18 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
             voted=None if voted is None or p in barred else p in voted,
             first=min(ts) if ts else None,
             last=max(ts) if ts else None,
-            until=day.died.get(p),
+            until=_out_during(day, p),
             void=tuple(void.get(p, ())),
         )
         for p, ts in times.items()
     )
+
+
+def _out_during(day: Day, player: str) -> datetime | None:
+    """When ``player`` went out during the day, or None: a death after the close (黄昏, a
+    hunter's shot at dusk) leaves them alive for the whole day, carded like the living."""
+    death = day.died.get(player)
+    return death if death is not None and death < day.closes else None
 
 
 def history(

@@ -198,6 +198,8 @@ def lurkers_json(result: DayCheck, view: LedgerView) -> dict[str, Any]:
         },
         "cards": [
             {"player": c.player, "colour": c.colour, "rule": c.rule, "reason": c.reason}
+            # Taken back by the director (`tally cards remove`): proposed, never added.
+            | ({"struck": True} if view.was_struck(c) else {})
             for c in result.cards
         ],
         "flags": [

@@ -47,7 +47,11 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
         say(console, "Cards for this day:")
         new = {c.key for c in view.new}
         for c in result.cards:
-            state = "new" if c.key in new else "already in the ledger"
+            state = (
+                "new" if c.key in new
+                else "taken back by the director: not added" if view.was_struck(c)
+                else "already in the ledger"
+            )  # fmt: skip
             say(console, f"  {c.player}: {c.colour} card ({c.rule}) — {c.reason} [{state}]")
     else:
         say(console, "No cards for this day.")

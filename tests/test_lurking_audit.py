@@ -1,0 +1,148 @@
+"""Lurking cards, the ledger and the dead posting, as an audit of the rule posts found them.
+
+Each game here is six players on real-shaped Discuz! pages (tests/discuzgen.py) served on
+loopback, run through the commands as a director runs them.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+
+import pytest
+
+from tally.cli import app
+
+from .conftest import Runner
+from .discuzgen import P, Thread
+
+runner = Runner()
+PLAYERS = ["甲", "乙", "丙", "丁", "戊", "己"]
+UIDS = {"导演A": 1, **{p: 100 + i for i, p in enumerate(PLAYERS)}}
+
+
+def at(stamp: str, minutes: int = 0) -> str:
+    when = datetime.fromisoformat(stamp) + timedelta(minutes=minutes)
+    return when.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def cli(*args: str):  # type: ignore[no-untyped-def]
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result
+
+
+class Game:
+    def __init__(self, forum, tmp_path, ruleset: str = "000", top: str = "") -> None:  # type: ignore[no-untyped-def]
+        self.forum, self.tmp_path, self.ruleset, self.top = forum, tmp_path, ruleset, top
+        self.blocks: list[str] = []
+        self.vote_urls: dict[int, str] = {}
+
+    def talk(self, tid: int, n: int, opens: str, posts: dict[str, int]) -> Thread:
+        t = Thread(str(tid), f"第{n}天讨论帖", UIDS, first_pid=tid * 1000)
+        t.add(P("导演A", at(opens), "开门"))
+        minute = 1
+        for player, count in posts.items():
+            for i in range(count):
+                t.add(P(player, at(opens, minute), f"{player}发言{i}"))
+                minute += 2
+        return t
+
+    def votes(self, tid: int, n: int, opens: str, ballots: list[tuple[str, str]]) -> Thread:
+        t = Thread(str(tid), f"第{n}天投票帖", UIDS, first_pid=tid * 1000)
+        t.add(P("导演A", at(opens), "投票格式：\n投票对象：\n投票理由："))
+        for i, (voter, target) in enumerate(ballots):
+            t.add(P(voter, at(opens, 30 + i), f"投票对象：{target}\n投票理由：理由"))
+        return t
+
+    def day(self, n: int, opens: str, closes: str, talk: Thread, votes: Thread,
+            extra: str = "") -> None:  # fmt: skip
+        self.blocks.append(
+            f"[[days]]\nday = {n}\nopens = {opens.replace(' ', 'T')}:00\n"
+            f"closes = {closes.replace(' ', 'T')}:00\ndiscussion = \"{talk.serve(self.forum)}\"\n"
+            f'vote = "{votes.serve(self.forum)}"\nsheriff = "none"\n{extra}\n'
+        )
+        self.vote_urls[n] = votes.serve(self.forum)
+
+    def write(self) -> str:
+        players = ", ".join(f'{{ name = "{p}", id = {UIDS[p]} }}' for p in PLAYERS)
+        path = self.tmp_path / "game.toml"
+        path.write_text(
+            f'ruleset = "{self.ruleset}"\ndirectors = [{{ name = "导演A", id = 1 }}]\n'
+            f"players = [{players}]\n{self.top}\n" + "\n".join(self.blocks),
+            encoding="utf-8",
+        )
+        return str(path)
+
+
+def lurkers(game: str, day: int) -> dict:  # type: ignore[type-arg]
+    return json.loads(cli("lurkers", "--game", game, "--day", str(day), "--json", "-q").stdout)
+
+
+def _two_quiet_days(forum, tmp_path) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    """戊 posts twice on days 1 and 2 (L1 each) and does not vote on day 2 (L3): the third
+    yellow makes a red (K1), and 戊 is sent off from day 3."""
+    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    # Day 1 votes 丁 out, day 2 丙; day 3 is not counted here, only 戊's vote on it.
+    days = ((1, 201, "2024-05-06 09:30", "2024-05-07 21:30", "丁", PLAYERS),
+            (2, 202, "2024-05-08 09:30", "2024-05-09 21:30", "丙", ["甲", "乙", "丙", "己"]))  # fmt: skip
+    living = list(PLAYERS)
+    for n, tid, opens, closes, out, voters in days:
+        posts = {p: (2 if p == "戊" else 12) for p in living}
+        ballots = [(p, out if p != out else "甲") for p in voters]
+        g.day(n, opens, closes, g.talk(tid, n, opens, posts), g.votes(tid + 100, n, opens, ballots))
+        living.remove(out)
+    g.day(3, "2024-05-10 09:30", "2024-05-11 21:30",
+          g.talk(203, 3, "2024-05-10 09:30", dict.fromkeys(living, 12)),
+          g.votes(303, 3, "2024-05-10 09:30", [("戊", "甲"), ("乙", "甲")]))
+    return g.write(), g.vote_urls[3]
+
+
+@pytest.mark.rules("K1", "K2")
+def test_K1_a_card_the_director_took_back_is_not_given_again(forum, tmp_path):
+    """The director takes back 戊's L3 (判罚标准仅供参考，具体以判罚导演为准, seed 001); the red it
+    made goes with it. Checking the day again proposed the L3 anew: the ledger got it back,
+    and the red, and 戊's vote on day 3 was void (sent off). Now the card stays taken back."""
+    game, day3_url = _two_quiet_days(forum, tmp_path)
+    lurkers(game, 1)
+    first = lurkers(game, 2)
+    assert [(c["player"], c["colour"], c["rule"]) for c in first["ledger"]["new"]] == [
+        ("戊", "yellow", "L1"), ("戊", "yellow", "L3"), ("戊", "red", "K1")]  # fmt: skip
+    assert first["ledger"]["sent_off"] == ["戊"]
+    removed = cli("cards", "remove", "--game", game, "--day", "2", "戊", "yellow", "L3")
+    assert "removed: day 2 戊 黄牌 L3" in removed.stdout and "红牌 K1" in removed.stdout
+    again = lurkers(game, 2)
+    assert again["ledger"]["new"] == [] and again["ledger"]["sent_off"] == []
+    assert again["ledger"]["totals"]["戊"] == {"blue": 0, "yellow": 2, "red": 0}
+    l3 = [c for c in again["cards"] if c["rule"] == "L3"]
+    assert [c.get("struck") for c in l3] == [True]
+    table = cli("lurkers", "--game", game, "--day", "2", "-q").stdout
+    assert "taken back by the director: not added" in table
+    listed = cli("cards", "list", "--game", game).stdout
+    assert "L3" not in listed and "戊: 0 blue, 2 yellow, 0 red" in listed
+    # 戊 is not sent off: the day-3 vote counts.
+    day3 = json.loads(cli("votes", day3_url, "--game", game, "--json", "-q").stdout)
+    [vote] = [b for b in day3["ballots"] if b["voter"] == "戊"]
+    assert vote["status"] == "counted", vote
+    # The morning post shows no L3 for day 2.
+    morning = cli("announce", "--game", game, "--day", "3", "--kind", "morning", "-q").stdout
+    assert "未投票" not in morning
+    # The director may still give it by hand: then it is a card again.
+    cli("cards", "add", "--game", game, "--day", "2", "戊", "yellow", "L3", "第2天未投票")
+    assert lurkers(game, 2)["ledger"]["sent_off"] == ["戊"]
+
+
+@pytest.mark.rules("L1", "L3")
+def test_L1_L3_a_player_who_dies_after_the_close_is_carded_for_the_day(forum, tmp_path):
+    """戊 dies at 黄昏 (21:40, after the 21:30 close) with two posts and no vote: alive all the
+    day, carded like the living (L1, L3). 己 dies at noon with two posts: out during the day,
+    no card. Before, a `died` time after the close passed 戊 over too."""
+    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    posts = {p: (2 if p in ("戊", "己") else 12) for p in PLAYERS}
+    opens = "2024-05-08 09:30"
+    g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, posts),
+          g.votes(301, 1, opens, [(p, "乙" if p != "乙" else "甲") for p in PLAYERS if p not in ("戊", "己")]),
+          extra='died = { "戊" = 2024-05-09T21:40:00, "己" = 2024-05-09T12:00:00 }\n')  # fmt: skip
+    game = g.write()
+    cards = [(c["player"], c["rule"]) for c in lurkers(game, 1)["cards"]]
+    assert cards == [("戊", "L1"), ("戊", "L3")]
