@@ -146,3 +146,24 @@ def test_L1_L3_a_player_who_dies_after_the_close_is_carded_for_the_day(forum, tm
     game = g.write()
     cards = [(c["player"], c["rule"]) for c in lurkers(game, 1)["cards"]]
     assert cards == [("戊", "L1"), ("戊", "L3")]
+
+
+@pytest.mark.rules("V11")
+def test_V11_the_bar_owners_yellow_card_reaches_the_ledger(forum, tmp_path):
+    """Seed 002: the 主管 "不允许弃权或投无效票，否则记作黄牌". `tally votes` flagged it, and the
+    lurker check left it out: the morning post lacked it and K1 never counted it."""
+    g = Game(forum, tmp_path, ruleset="023", top='[rules]\nsheriff_election_day = "none"\n')
+    opens = "2024-05-08 09:30"
+    ballots = [(p, "乙" if p != "乙" else "甲") for p in PLAYERS if p != "丁"] + [("丁", "弃权")]
+    g.day(1, opens, "2024-05-09 21:30", g.talk(401, 1, opens, dict.fromkeys(PLAYERS, 12)),
+          g.votes(402, 1, opens, ballots), extra='bar_owner = "丁"\n')  # fmt: skip
+    later = "2024-05-10 09:30"
+    g.day(2, later, "2024-05-11 21:30", g.talk(403, 2, later, {}), g.votes(404, 2, later, []),
+          extra='dead = ["乙"]\n')
+    game = g.write()
+    checked = lurkers(game, 1)
+    assert [(c["player"], c["colour"], c["rule"]) for c in checked["cards"]] == [
+        ("丁", "yellow", "V11")]  # fmt: skip
+    assert checked["ledger"]["totals"]["丁"]["yellow"] == 1
+    morning = cli("announce", "--game", game, "--day", "2", "--kind", "morning", "-q").stdout
+    assert "丁：黄牌，第1天主管未在开门12小时内投出有效票" in morning

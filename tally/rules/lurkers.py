@@ -44,6 +44,8 @@ class PlayerDay:
     until: datetime | None = None
     # The void ballots the player posted that day, as an L3 card names them.
     void: tuple[str, ...] = ()
+    # What the count says earns the player a card (V11: the 主管 without a valid vote).
+    vote_flags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,8 +124,12 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
     void: dict[str, list[str]] = {}
     # Who may not vote this day (V10, and V12 on the election day) has no vote to miss (L3).
     barred: set[str] = set()
+    carded: dict[str, list[str]] = {}
     if threads.vote is not None:
         judged = judge(threads.vote, game, day, cast=cast)
+        for flag in judged.flags:
+            if flag.rule == "V11" and flag.player is not None and flag.floor is None:
+                carded.setdefault(flag.player, []).append(flag.rule)
         ballots = judged.ballots
         voted = {b.voter for b in ballots if b.casts_a_vote and b.voter}
         barred = {p for p in times if judged.barred(day, p)}
@@ -140,6 +146,7 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
             last=max(ts) if ts else None,
             until=_out_during(day, p),
             void=tuple(void.get(p, ())),
+            vote_flags=tuple(carded.get(p, ())),
         )
         for p, ts in times.items()
     )
@@ -217,6 +224,16 @@ def check(
     # A day before whose discussion thread the game file does not name: its posts are not
     # known, and 0 would be a guess that earns L2 cards.
     talkless = {t.day.day for t in history if t.discussion is None and t.day.day != number}
+    for pd in counts[number].values():
+        if "V11" in pd.vote_flags:
+            # Seed 002: "不允许弃权或投无效票，否则记作黄牌" (also on an accelerated day, with its
+            # shorter hours: it is the 主管's duty, not lurking).
+            hours = (rules.bar_owner_hours_accelerated if day.accelerated
+                     else rules.bar_owner_hours)[0]  # fmt: skip
+            cards.append(
+                Card(day.day, pd.player, Colour.YELLOW, "V11",
+                     f"第{day.day}天主管未在开门{hours}小时内投出有效票（或弃权、投废票）")
+            )  # fmt: skip
     if not day.accelerated:  # S3: an accelerated day carries no lurking cards
         for pd in counts[number].values():
             if pd.until is not None:
