@@ -167,3 +167,43 @@ def test_V11_the_bar_owners_yellow_card_reaches_the_ledger(forum, tmp_path):
     assert checked["ledger"]["totals"]["丁"]["yellow"] == 1
     morning = cli("announce", "--game", game, "--day", "2", "--kind", "morning", "-q").stdout
     assert "丁：黄牌，第1天主管未在开门12小时内投出有效票" in morning
+
+
+@pytest.mark.rules("L5")
+def test_L5_a_player_voted_out_who_posts_after_the_close_is_flagged(forum, tmp_path):
+    """乙 is voted out at day 1's 21:30 close, then posts in the vote thread at 21:40 and in
+    the discussion thread at 23:00 (已出局角色在讨论帖、投票帖…中发言: 诈尸). Day 1's check judged
+    by day 1's dead, and day 2's reads only day 2's threads: neither flagged it."""
+    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    opens = "2024-05-08 09:30"
+    talk = g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12))
+    talk.add(P("乙", "2024-05-09 23:00:00", "我是好人，你们出错了"))
+    votes = g.votes(301, 1, opens, [(p, "乙" if p != "乙" else "甲") for p in PLAYERS])
+    votes.add(P("乙", "2024-05-09 21:40:00", "我是好人！"))
+    votes.add(P("甲", "2024-05-09 21:45:00", "晚安"))  # the living may: no flag
+    g.day(1, opens, "2024-05-09 21:30", talk, votes)
+    game = g.write()
+    flags = [(f["rule"], f["player"], f["note"]) for f in lurkers(game, 1)["flags"]]
+    assert flags == [
+        ("L5", "乙", "乙 posted while out (05-09 23:00, after the close; voted out at day 1's "
+                     "close): 诈尸"),
+        ("L5", "乙", "乙 posted while out (05-09 21:40, after the close; voted out at day 1's "
+                     "close): 诈尸"),
+    ]  # fmt: skip
+
+
+@pytest.mark.rules("L5", "K2")
+def test_L5_the_detective_sent_off_by_a_red_card_posts_like_the_dead(forum, tmp_path):
+    """Seed 003's 侦探: "除非被红牌罚下，否则你无视开关门和生死状态的影响，在任何时候都可以发言". Sent off
+    by a red card for day 1, 戊 posted on day 2 unflagged."""
+    g = Game(forum, tmp_path, ruleset="M126", top='[roles]\n"戊" = "侦探"\n')
+    for n, tid, opens, closes in ((1, 201, "2024-05-08 09:30", "2024-05-08 21:00"),
+                                  (2, 202, "2024-05-09 09:00", "2024-05-09 21:00")):  # fmt: skip
+        g.day(n, opens, closes, g.talk(tid, n, opens, {"戊": 2, "甲": 1}),
+              g.votes(tid + 100, n, opens, []), extra='dead = ["戊"]\n' if n == 2 else "")  # fmt: skip
+    game = g.write()
+    # Out on day 2 (killed at night), the 侦探 may post.
+    assert [f for f in lurkers(game, 2)["flags"] if f["rule"] == "L5"] == []
+    cli("cards", "add", "--game", game, "--day", "1", "戊", "red", "K2", "串号")
+    flagged = [f["player"] for f in lurkers(game, 2)["flags"] if f["rule"] == "L5"]
+    assert flagged == ["戊", "戊"]

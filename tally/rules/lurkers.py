@@ -26,8 +26,8 @@ from tally.rules.guards import (
 )
 from tally.rules.judge import judge, remarks
 from tally.rules.ledger import Card
-from tally.rules.verdicts import Colour, Status, ThreadRole, VoidReason, void_words
-from tally.rules.votes import in_order
+from tally.rules.verdicts import Colour, OutcomeResult, Status, ThreadRole, VoidReason, void_words
+from tally.rules.votes import Chain, in_order
 from tally.times import short
 
 _NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
@@ -285,7 +285,7 @@ def check(
             if not day.accelerated and rules.streak_days > 1 and d in recent
         ),
         *_strangers(strangers, target),
-        *_dead_posting(game, target, cast),
+        *_dead_posting(game, target, cast, _out_at_the_close(game, chain, number)),
         *_comment_discussion(game, target, cast),
         *_fonts(game, target, cast),
         *_floods(game, target, cast),
@@ -379,9 +379,28 @@ def _strangers(strangers: Mapping[str, Sequence[Writing]], t: DayThreads) -> lis
     return flags
 
 
-def _dead_posting(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
+def _out_at_the_close(game: Game, chain: Chain, number: int) -> dict[str, str]:
+    """Who went out at day ``number``'s close, with how: voted out by its count, sent off
+    by a red card for it (K2). Their posts after the close are 诈尸 too (L5), and no later
+    day's check reads the day's own threads."""
+    out: dict[str, str] = {}
+    result = chain.results.get(number)
+    outcome = result.outcome if result is not None else None
+    if outcome is not None and outcome.result is OutcomeResult.ELIMINATED and outcome.player:
+        out[outcome.player] = f"voted out at day {number}'s close"
+    for player, carded in game.sent_off.items():
+        if carded == number:
+            out.setdefault(player, f"sent off at day {number}'s close (red card, K2)")
+    return out
+
+
+def _dead_posting(
+    game: Game, t: DayThreads, cast: Cast, at_close: Mapping[str, str] | None = None
+) -> list[Flag]:
     """L5: the dead do not post in the discussion, vote or progress threads (诈尸); a role
-    the rules let post after death (seed 003's 侦探) may."""
+    the rules let post after death (seed 003's 侦探) may. ``at_close``: who went out at the
+    day's close (``_out_at_the_close``), out for the posts after it."""
+    at_close = at_close or {}
     day, allowance = t.day, game.rules.dead_post_allowance
     flags = []
     allowed_on: set[tuple[str, object]] = set()
@@ -402,9 +421,15 @@ def _dead_posting(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
         for player, w in sorted(writings, key=lambda pw: pw[1].time):
             if (since is not None and w.time < since) or (until is not None and w.time >= until):
                 continue
-            if not day.out_at(player, w.time):
+            gone_at_close = w.time > day.closes and player in at_close
+            if not day.out_at(player, w.time) and not gone_at_close:
                 continue
-            if game.has_role(player, game.rules.may_post_when_dead):
+            # Seed 003's 侦探: "除非被红牌罚下" — sent off, they post like the other dead.
+            carded = game.sent_off.get(player)
+            sent_off = carded is not None and (
+                carded < day.day or (carded == day.day and w.time > day.closes)
+            )
+            if game.has_role(player, game.rules.may_post_when_dead) and not sent_off:
                 continue
             once = (player, w.time.date())
             if allowance is not None and w.text.strip() == allowance and once not in allowed_on:
@@ -417,6 +442,8 @@ def _dead_posting(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
                 if w.time > day.closes
                 else ""
             )
+            if gone_at_close and not day.out_at(player, w.time):
+                when += f"; {at_close[player]}"
             note = f"{player} posted while out ({short(w.time)}{when}): 诈尸"
             flags.append(Flag("L5", note, player, w.post.floor, w.item_id, w.post.thread_id))
     return flags
