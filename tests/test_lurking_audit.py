@@ -207,3 +207,29 @@ def test_L5_the_detective_sent_off_by_a_red_card_posts_like_the_dead(forum, tmp_
     cli("cards", "add", "--game", game, "--day", "1", "戊", "red", "K2", "串号")
     flagged = [f["player"] for f in lurkers(game, 2)["flags"] if f["rule"] == "L5"]
     assert flagged == ["戊", "戊"]
+
+
+@pytest.mark.rules("L1", "L2", "L3")
+def test_L1_L2_a_day_the_rules_forbid_to_speak_earns_no_lurking_card(forum, tmp_path):
+    """Seed 000's 信用担保 ("所有人不得参与讨论") and seed 001's 离开游戏 ("不能发言投票和被投票"):
+    tally gave every quiet player an L1, and only `accelerated` (which also voids every
+    change) silenced the cards. `silenced` says who may not speak; L3 still applies."""
+    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    opens = "2024-05-08 09:30"
+    voters = [p for p in PLAYERS if p != "戊"]
+    g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, {"甲": 12, "乙": 1}),
+          g.votes(301, 1, opens, [(p, "乙" if p != "乙" else "甲") for p in voters]),
+          extra="silenced = true\n")  # fmt: skip
+    later = "2024-05-10 09:30"
+    g.day(2, later, "2024-05-11 21:30", g.talk(202, 2, later, {p: 12 for p in PLAYERS if p != "乙"} | {"戊": 0}),
+          g.votes(302, 2, later, [(p, "甲" if p != "甲" else "丙") for p in PLAYERS if p != "乙"]),
+          extra='silenced = ["戊"]\n')  # fmt: skip
+    game = g.write()
+    assert [(c["player"], c["rule"]) for c in lurkers(game, 1)["cards"]] == [("戊", "L3")]
+    assert lurkers(game, 2)["cards"] == []
+    with open(game, encoding="utf-8") as f:
+        bad = f.read().replace("silenced = true", 'silenced = "all"')
+    with open(game, "w", encoding="utf-8") as f:
+        f.write(bad)
+    refused = runner.invoke(app, ["lurkers", "--game", game, "--day", "1"])
+    assert refused.exit_code != 0 and "silenced" in refused.stderr

@@ -58,6 +58,10 @@ class Day:
     late_ok: bool = False
     # Why the close differs from the one the thread's first post announced.
     close_changed: str | None = None
+    # Who the rules forbid to speak this day (seed 001's 离开游戏; seed 000's 信用担保, 权力
+    # 反转日: everyone, ``silent``): no L1 card, and an L2 run passes over the day.
+    silenced: tuple[str, ...] = ()
+    silent: bool = False
     # Why the day's announced result changed (tally.rules.closed): without it, a recount
     # that comes out otherwise than the result tally posted stops.
     result_changed: str | None = None
@@ -87,6 +91,10 @@ class Day:
         return frozenset(
             (*self.dead, *(p for p, death in self.died.items() if death <= self.closes))
         )
+
+    def is_silenced(self, player: str) -> bool:
+        """Whether the rules forbid ``player`` to speak this day (no lurking card for it)."""
+        return self.silent or player in self.silenced
 
     def out_at(self, player: str, when: datetime) -> bool:
         """Whether ``player`` is out (dead) at ``when`` of this day."""

@@ -61,6 +61,7 @@ _DAY_KEYS = {
     "deputy",
     "slandered",
     "cannot_vote",
+    "silenced",
     "cannot_be_voted",
     "weights",
     "immune",
@@ -470,6 +471,9 @@ class _Checker:
                             'holds no badge (name who holds it, or sheriff = "none")')  # fmt: skip
         if deputy is not None and deputy == sheriff:
             raise self.fail(f"{where}.deputy", f"{deputy} is the day's sheriff: one badge each")
+        # silenced = true: nobody may speak this day; a list: those players.
+        silent = t.get("silenced") is True
+        silenced = () if isinstance(t.get("silenced", []), bool) else players("silenced")
         discussion = t.get("discussion")
         progress = t.get("progress")
         vote = self.string(t["vote"], f"{where}.vote")
@@ -488,6 +492,8 @@ class _Checker:
             slandered=players("slandered"),
             cannot_vote=players("cannot_vote"),
             cannot_be_voted=players("cannot_be_voted"),
+            silenced=silenced,
+            silent=silent,
             immune=players("immune"),
             trapped=players("trapped"),
             late_ok=late_ok,

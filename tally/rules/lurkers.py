@@ -238,7 +238,7 @@ def check(
         for pd in counts[number].values():
             if pd.until is not None:
                 continue  # out during the day: the rules card the living
-            if pd.posts < rules.min_posts:
+            if pd.posts < rules.min_posts and not day.is_silenced(pd.player):
                 cards.append(
                     Card(
                         day.day,
@@ -338,7 +338,8 @@ def _streak(
     """L2: the days of a run of ``length`` low days ending today, or [] when there is none.
 
     Accelerated days neither count nor break a run (S3), nor do ``unread`` days (no
-    discussion thread named: their posts are not known). A run that earned a card is
+    discussion thread named: their posts are not known), nor a day the rules forbade the
+    player to speak (``Day.silenced``). A run that earned a card is
     spent: the next card needs ``length`` new low days, so day 6 of a six-day lull earns
     the second card, not days 4 and 5.
     """
@@ -346,7 +347,7 @@ def _streak(
     for d in sorted(n for n in counts if n <= number):
         day = game.day(d)
         pd = counts[d].get(player)
-        if day.accelerated or d in unread:
+        if day.accelerated or d in unread or day.is_silenced(player):
             continue
         if pd is None or pd.until is not None or pd.posts >= threshold:
             run = []
