@@ -233,3 +233,32 @@ def test_L1_L2_a_day_the_rules_forbid_to_speak_earns_no_lurking_card(forum, tmp_
         f.write(bad)
     refused = runner.invoke(app, ["lurkers", "--game", game, "--day", "1"])
     assert refused.exit_code != 0 and "silenced" in refused.stderr
+
+
+@pytest.mark.rules("V9", "L5")
+def test_V9_a_revived_player_votes_and_posts_again(forum, tmp_path):
+    """Seed 001: "若被复活将重新回到游戏". 乙, voted out on day 1, is revived for day 2: tally put
+    every player a day's count had put out back among the dead, so 乙's vote was void and
+    the posts were flagged as 诈尸. `revived` brings them back from that day's open."""
+    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    opens = "2024-05-08 09:30"
+    g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12)),
+          g.votes(301, 1, opens, [(p, "乙" if p != "乙" else "甲") for p in PLAYERS]))  # fmt: skip
+    later = "2024-05-10 09:30"
+    ballots = [(p, "丙" if p != "丙" else "甲") for p in PLAYERS]
+    g.day(2, later, "2024-05-11 21:30", g.talk(202, 2, later, dict.fromkeys(PLAYERS, 12)),
+          g.votes(302, 2, later, ballots), extra='revived = ["乙"]\n')  # fmt: skip
+    game = g.write()
+    day2 = json.loads(cli("votes", g.vote_urls[2], "--game", game, "--json", "-q").stdout)
+    [back] = [b for b in day2["ballots"] if b["voter"] == "乙"]
+    assert back["status"] == "counted", back
+    assert day2["outcome"]["player"] == "丙"
+    checked = lurkers(game, 2)
+    assert [f for f in checked["flags"] if f["rule"] == "L5"] == []
+    assert "乙" in [p["player"] for p in checked["players"]]
+    with open(game, encoding="utf-8") as f:
+        text = f.read()
+    with open(game, "w", encoding="utf-8") as f:
+        f.write(text.replace('revived = ["乙"]', 'revived = ["乙"]\ndead = ["乙"]'))
+    refused = runner.invoke(app, ["lurkers", "--game", game, "--day", "2"])
+    assert refused.exit_code != 0 and "back in the game this day, or out" in refused.stderr

@@ -62,6 +62,9 @@ class Day:
     # 反转日: everyone, ``silent``): no L1 card, and an L2 run passes over the day.
     silenced: tuple[str, ...] = ()
     silent: bool = False
+    # Back in the game from this day's open though an earlier day put them out (seed 001:
+    # "若被复活将重新回到游戏").
+    revived: tuple[str, ...] = ()
     # Why the day's announced result changed (tally.rules.closed): without it, a recount
     # that comes out otherwise than the result tally posted stops.
     result_changed: str | None = None

@@ -62,6 +62,7 @@ _DAY_KEYS = {
     "slandered",
     "cannot_vote",
     "silenced",
+    "revived",
     "cannot_be_voted",
     "weights",
     "immune",
@@ -464,6 +465,12 @@ class _Checker:
                     f"{long(died[player])} is before the day opens {long(opens)}: "
                     "a player out before the day is in dead",
                 )
+        revived = players("revived")
+        for p in revived:
+            if p in dead or p in died:
+                raise self.fail(f"{where}.revived", f"{p} is in {where}."
+                                f"{'dead' if p in dead else 'died'} too: back in the game "
+                                "this day, or out, not both")  # fmt: skip
         sheriff = None if no_sheriff else one("sheriff")
         deputy = one("deputy")
         if sheriff is not None and sheriff in dead:
@@ -494,6 +501,7 @@ class _Checker:
             cannot_be_voted=players("cannot_be_voted"),
             silenced=silenced,
             silent=silent,
+            revived=revived,
             immune=players("immune"),
             trapped=players("trapped"),
             late_ok=late_ok,

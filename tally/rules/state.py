@@ -79,6 +79,8 @@ class Carried:
         ``sent_off``: who a red card sent off (``Game.sent_off``), said so, not as the game
         file's."""
         out = dict(self.out)
+        for p in day.revived:
+            out.pop(p, None)  # back in the game: out again only by a later day
         for p in day.dead:
             carded = (sent_off or {}).get(p)
             if carded is not None and carded < day.day:
@@ -158,10 +160,16 @@ def resolve(game: Game, day: Day, carried: Carried) -> tuple[Day, tuple[Fact, ..
     for player, carded in sorted(game.sent_off.items(), key=lambda item: item[1]):
         if carded >= day.day or player in dead:
             continue
+        if player in day.revived:
+            raise GameFileError(
+                f"day {day.day} in {game.where()} names {player} revived, but a red card for "
+                f"day {carded} sent {player} off (K2): a card is no death to come back from; "
+                f"take the card back (tally cards remove) or leave {player} out of revived."
+            )
         dead.append(player)
         facts.append(Fact(FactKind.DEAD, player, Source.LEDGER, carded, _sent_off(carded)))
     for player, (since, how) in sorted(carried.out.items(), key=lambda item: item[1][0]):
-        if since > day.day or player in dead:
+        if since > day.day or player in dead or player in day.revived:
             continue
         dead.append(player)
         facts.append(Fact(FactKind.DEAD, player, Source.DERIVED, since, how))
