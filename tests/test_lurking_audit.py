@@ -262,3 +262,30 @@ def test_V9_a_revived_player_votes_and_posts_again(forum, tmp_path):
         f.write(text.replace('revived = ["乙"]', 'revived = ["乙"]\ndead = ["乙"]'))
     refused = runner.invoke(app, ["lurkers", "--game", game, "--day", "2"])
     assert refused.exit_code != 0 and "back in the game this day, or out" in refused.stderr
+
+
+@pytest.mark.rules("L1", "C1")
+def test_L1_the_free_sheriffs_thread_counts_with_the_days_discussion(forum, tmp_path):
+    """Seed 001's 自由 sheriff "任何时候都可以在一个专门的自由警长发言贴中发言（寡言状态依然适用且共用
+    当天讨论数）": a day names no such thread, so a sheriff who spoke there earned an L1. The
+    day's sheriff_thread counts the sheriff's posts there; another's do not count."""
+    g = Game(forum, tmp_path, ruleset="245")
+    opens = "2024-05-08 09:30"
+    talk = g.talk(201, 1, opens, {p: (2 if p in ("甲", "乙") else 12) for p in PLAYERS})
+    free = Thread("250", "自由警长发言贴", UIDS, first_pid=250_000)
+    free.add(P("导演A", at(opens), "自由警长发言贴"))
+    for who, start in (("甲", 10), ("乙", 20)):
+        for i in range(4):
+            free.add(P(who, at(opens, start + i), f"{who}在警长帖{i}"))
+    votes = g.votes(301, 1, opens, [(p, "丙" if p != "丙" else "甲") for p in PLAYERS])
+    g.day(1, opens, "2024-05-09 21:30", talk, votes,
+          extra=f'sheriff_thread = "{free.serve(forum)}"\n')  # fmt: skip
+    game = g.write()
+    with open(game, encoding="utf-8") as f:
+        text = f.read().replace('sheriff = "none"', 'sheriff = "甲"\nsheriff_declaration = "自由"')
+    with open(game, "w", encoding="utf-8") as f:
+        f.write(text)
+    checked = lurkers(game, 1)
+    posts = {p["player"]: p["posts"] for p in checked["players"]}
+    assert (posts["甲"], posts["乙"]) == (6, 2)
+    assert [(c["player"], c["rule"]) for c in checked["cards"]] == [("乙", "L1")]

@@ -53,6 +53,9 @@ class Day:
     died: Mapping[str, datetime] = field(default_factory=dict)
     # The day's progress thread (进程帖), where dead players must not post either (L5).
     progress: str | None = None
+    # Ruleset 245: the 自由 sheriff's own thread (自由警长发言贴), whose posts count with the
+    # day's discussion ("共用当天讨论数", seed 001).
+    sheriff_thread: str | None = None
     # Ballots after the close are late, as the director means (many would say the close is
     # wrong: tally.rules.guards.late_ballots).
     late_ok: bool = False
@@ -85,6 +88,7 @@ class Day:
             ThreadRole.VOTE: self.vote,
             ThreadRole.DISCUSSION: self.discussion,
             ThreadRole.PROGRESS: self.progress,
+            ThreadRole.SHERIFF: self.sheriff_thread,
         }[role]
 
     @property
@@ -434,7 +438,7 @@ class Game:
         """Every thread of the game, discussion before vote, day by day, without repeats."""
         seen: dict[str, None] = {}
         for d in sorted(self.days, key=lambda d: d.day):
-            for url in (d.discussion, d.vote, d.progress):
+            for url in (d.discussion, d.vote, d.progress, d.sheriff_thread):
                 if url:
                     seen.setdefault(url, None)
         return tuple(seen)

@@ -63,6 +63,7 @@ _DAY_KEYS = {
     "cannot_vote",
     "silenced",
     "revived",
+    "sheriff_thread",
     "cannot_be_voted",
     "weights",
     "immune",
@@ -386,7 +387,7 @@ class _Checker:
                     "thread of its own (a [[days]] block copied and not edited?)",
                 )
         for d in days:
-            for role in (ThreadRole.DISCUSSION, ThreadRole.PROGRESS):
+            for role in (ThreadRole.DISCUSSION, ThreadRole.PROGRESS, ThreadRole.SHERIFF):
                 ref = d.ref(role)
                 owner = votes.get(ref.key) if ref is not None else None
                 if owner is not None and owner is not d:
@@ -486,6 +487,9 @@ class _Checker:
         vote = self.string(t["vote"], f"{where}.vote")
         discussion = self.string(discussion, f"{where}.discussion") if discussion else None
         progress = self.string(progress, f"{where}.progress") if progress else None
+        sheriff_thread = t.get("sheriff_thread")
+        if sheriff_thread:
+            sheriff_thread = self.string(sheriff_thread, f"{where}.sheriff_thread")
         return Day(
             day=number,
             opens=opens,
@@ -521,12 +525,14 @@ class _Checker:
             bar_owner=one("bar_owner"),
             died=died,
             progress=progress,
+            sheriff_thread=sheriff_thread or None,
             threads={
                 role: self.thread(url, f"{where}.{role}")
                 for role, url in (
                     (ThreadRole.VOTE, vote),
                     (ThreadRole.DISCUSSION, discussion),
                     (ThreadRole.PROGRESS, progress),
+                    (ThreadRole.SHERIFF, sheriff_thread),
                 )
                 if url
             },

@@ -54,10 +54,12 @@ class DayThreads:
     discussion: Thread | None
     vote: Thread | None = None
     progress: Thread | None = None
+    sheriff: Thread | None = None  # ruleset 245's 自由警长发言贴
 
     @property
     def threads(self) -> tuple[Thread, ...]:
-        return tuple(t for t in (self.discussion, self.vote, self.progress) if t is not None)
+        every = (self.discussion, self.vote, self.progress, self.sheriff)
+        return tuple(t for t in every if t is not None)
 
     @property
     def as_of(self) -> datetime | None:
@@ -116,7 +118,12 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
     day = threads.day
     times: dict[str, list[datetime]] = {p: [] for p in game.players if p not in day.dead}
     comments = game.rules.count_comments_as_posts
-    for player, w in _by_players(cast, day, threads.discussion, comments=comments):
+    said = list(_by_players(cast, day, threads.discussion, comments=comments))
+    # The 自由 sheriff's thread counts with the day's discussion ("共用当天讨论数"): the
+    # sheriff's posts there, not another's.
+    said += [(p, w) for p, w in _by_players(cast, day, threads.sheriff, comments=comments)
+             if p == day.sheriff and threads.sheriff is not threads.discussion]  # fmt: skip
+    for player, w in said:
         death = day.died.get(player)
         if player in times and (death is None or w.time < death):
             times[player].append(w.time)
@@ -167,13 +174,13 @@ def history(
     for day in game.days:
         if day.day > number:
             continue
-        urls = [u for u in (day.discussion, day.vote, day.progress) if u]
+        urls = list(dict.fromkeys(
+            u for u in (day.discussion, day.vote, day.progress, day.sheriff_thread) if u
+        ))  # fmt: skip
         got = dict(zip(urls, read(urls, day), strict=True))
-        out.append(
-            DayThreads(
-                day, got.get(day.discussion or ""), got.get(day.vote), got.get(day.progress or "")
-            )
-        )
+        one = got.get
+        out.append(DayThreads(day, one(day.discussion or ""), one(day.vote),
+                              one(day.progress or ""), one(day.sheriff_thread or "")))  # fmt: skip
     return out
 
 
@@ -406,9 +413,7 @@ def _dead_posting(
     flags = []
     allowed_on: set[tuple[str, object]] = set()
     days = sorted(game.days, key=lambda d: d.day)
-    for thread in (t.discussion, t.vote, t.progress):
-        if thread is None:
-            continue
+    for thread in t.threads:
         # The dead post at night too: at any hour, but in a thread other days read as well
         # (a game's one 进程帖), from the close of the last earlier such day (one out now
         # was alive before it) to the open of the next (that day's check has them).
@@ -469,7 +474,7 @@ def _comment_discussion(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
 def _fonts(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
     """L7: red and enlarged font are the director's."""
     flags = []
-    for thread in (t.discussion, t.vote, t.progress):
+    for thread in t.threads:
         for player, w in _by_players(cast, t.day, thread, comments=False):
             p = w.post
             if p.red_font or p.large_font:

@@ -119,6 +119,8 @@ class ThreadRole(_Labelled):
     VOTE = "vote", "", "投票帖"
     DISCUSSION = "discussion", "", "讨论帖"
     PROGRESS = "progress", "", "进程帖"
+    # Ruleset 245's 自由 sheriff speaks here, and it counts with the day's discussion (L1).
+    SHERIFF = "sheriff_thread", "", "自由警长发言贴"
 
 
 class OutcomeResult(_Labelled):
