@@ -195,7 +195,7 @@ def test_V7_a_ruling_whose_post_was_never_on_its_floor_stops(forum, tmp_path):
         http=HttpOptions(host_delay=0)))  # fmt: skip
     assert stopped.exit_code != 0 and not stopped.stdout
     said = " ".join(stopped.stderr.split())
-    assert f"names floor 6 and post {bob}, but post {bob} is floor 21 and was never floor 6" in said
+    assert f"names floor 6 and post {bob}, but post {bob} is floor 21 and tally never read it on floor 6" in said
     # Given its own floor, the same ruling voids bob's vote alone.
     with open(game, encoding="utf-8") as f:
         text = f.read()

@@ -84,6 +84,11 @@ def remove_card(
     """Take a card back; the escalations of that player are made again without it."""
     name = _player(game, player)
     wanted = colour_of(colour)
+    if rule.strip() == "K1":
+        raise InputError(
+            "a K1 card is made by the three cards below it (K1): remove one of them, and the "
+            "escalation goes with it."
+        )
     path = _path(game)
     with cardfile.editing(path):
         return _remove(path, day, name, wanted, rule, reason)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from tally.commands.threads import day_threads
@@ -10,7 +11,7 @@ from tally.forums.reader import Reader
 from tally.outputs.results import Lurked
 from tally.outputs.written import cardfile
 from tally.rules.game import Game
-from tally.rules.ledger import LedgerView
+from tally.rules.ledger import LedgerView, sent_off_days
 from tally.rules.lurkers import DayCheck, check, history
 from tally.times import short
 
@@ -33,8 +34,15 @@ def lurkers(
             f"day {number} has no discussion thread in {game.where()}; posts cannot be counted."
         )
     read = day_threads(game, reader, decides=number)
-    result = check(game, history(game, number, read), number, late_ok=late_ok)
-    return Lurked(result, record(game, game.path, result, write=write))
+    days = history(game, number, read)
+    result = check(game, days, number, late_ok=late_ok)
+    view = record(game, game.path, result, write=write)
+    off = sent_off_days(view.cards)
+    if any(p not in game.sent_off for p in off):
+        # A red this check made sends its player off at the close (K2): their posts after
+        # it are 诈尸 (L5) in this run's flags, not only in the next run's.
+        result = check(dataclasses.replace(game, sent_off=off), days, number, late_ok=late_ok)
+    return Lurked(result, view)
 
 
 def record(game: Game, game_path: Path, result: DayCheck, *, write: bool) -> LedgerView:

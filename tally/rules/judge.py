@@ -133,8 +133,14 @@ def judge(
             else "which no post of the thread has (its post id?)"
         )
         raise GameFileError(f"a ruling for day {day.day} names {where}, {why}.")
-    # A 主管 out before their vote was due had none to cast (V11).
-    owner_out = day.bar_owner is not None and day.out_at(day.bar_owner, _owner_due(day, rules))
+    # A 主管 out before their vote was due, or with no vote to cast this day (V10's
+    # cannot_vote, V12's election), had none to cast in time (V11).
+    owner = day.bar_owner
+    owner_out = owner is not None and (
+        day.out_at(owner, _owner_due(day, rules))
+        or owner in day.cannot_vote
+        or (voters is not None and owner not in voters)
+    )
     for work in works:
         _apply_ruling(work, roster)
     by_voter: dict[str, list[_Work]] = {}

@@ -64,6 +64,15 @@ def live(cards: Iterable[Card]) -> list[Card]:
     return [c for c in cards if not c.struck]
 
 
+def held(cards: Iterable[Card], card: Card) -> bool:
+    """Whether a card in force is ``card`` under the rule, whoever gave it: a check's
+    card the director gave first by hand (its own reason) is that card, not a second."""
+    same = (card.day, card.player, card.colour, card.rule)
+    return card.rule != "K1" and any(
+        (c.day, c.player, c.colour, c.rule) == same for c in live(cards)
+    )
+
+
 @dataclass(frozen=True)
 class Totals:
     blue: int = 0
@@ -85,7 +94,7 @@ def add(existing: list[Card], proposed: Iterable[Card]) -> tuple[list[Card], lis
     keys = {c.key for c in cards}
     new: list[Card] = []
     for card in proposed:
-        if card.key in keys:
+        if card.key in keys or (card.source == "tally" and held(cards, card)):
             continue
         cards.append(card)
         keys.add(card.key)
@@ -177,10 +186,11 @@ class LedgerView:
     totals: dict[str, Totals]
     sent_off: tuple[str, ...]  # K2
     camps_lost: dict[str, list[str]]  # K2, seed 001
-    struck: tuple[Card, ...] = ()  # the check's cards the director took back
+    struck: tuple[Card, ...] = ()  # the ledger's struck cards: tally's, taken back
 
     def was_struck(self, card: Card) -> bool:
-        return any(c.key == card.key for c in self.struck)
+        """Whether the director took ``card`` back and gave none in its place."""
+        return not held(self.cards, card) and any(c.key == card.key for c in self.struck)
 
 
 def view(
@@ -209,6 +219,6 @@ class LedgerEdit:
     """What a hand edit (`tally cards add|remove`) did to the ledger."""
 
     path: Path
-    cards: tuple[Card, ...]  # the whole ledger after it
+    cards: tuple[Card, ...]  # the cards in force after it (the struck left out)
     added: tuple[Card, ...]  # the card and the escalations it made (empty: it was there)
     removed: tuple[Card, ...]  # the card and the escalations that went with it

@@ -59,7 +59,8 @@ class DayThreads:
     @property
     def threads(self) -> tuple[Thread, ...]:
         every = (self.discussion, self.vote, self.progress, self.sheriff)
-        return tuple(t for t in every if t is not None)
+        # Once each: a day whose discussion thread is its vote thread has one thread.
+        return tuple({t.key: t for t in every if t is not None}.values())
 
     @property
     def as_of(self) -> datetime | None:
@@ -160,10 +161,11 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
 
 
 def _out_during(day: Day, player: str) -> datetime | None:
-    """When ``player`` went out during the day, or None: a death after the close (黄昏, a
-    hunter's shot at dusk) leaves them alive for the whole day, carded like the living."""
+    """When ``player`` went out during the day (by the close, as V9 has it), or None: a
+    death after the close (黄昏, a hunter's shot at dusk) leaves them alive for the whole
+    day, carded like the living."""
     death = day.died.get(player)
-    return death if death is not None and death < day.closes else None
+    return death if death is not None and death <= day.closes else None
 
 
 def history(
@@ -239,7 +241,7 @@ def check(
                      else rules.bar_owner_hours)[0]  # fmt: skip
             cards.append(
                 Card(day.day, pd.player, Colour.YELLOW, "V11",
-                     f"第{day.day}天主管未在开门{hours}小时内投出有效票（或弃权、投废票）")
+                     f"第{day.day}天主管未在开门{hours}小时内投出有效票（或弃权、投废票、超时改票）")
             )  # fmt: skip
     if not day.accelerated:  # S3: an accelerated day carries no lurking cards
         for pd in counts[number].values():
@@ -389,8 +391,8 @@ def _strangers(strangers: Mapping[str, Sequence[Writing]], t: DayThreads) -> lis
 
 def _out_at_the_close(game: Game, chain: Chain, number: int) -> dict[str, str]:
     """Who went out at day ``number``'s close, with how: voted out by its count, sent off
-    by a red card for it (K2). Their posts after the close are 诈尸 too (L5), and no later
-    day's check reads the day's own threads."""
+    by a red card for it (K2). Their posts after the close in the day's own threads are 诈尸
+    too (L5): no later day's check reads those (one a later day shares, it does)."""
     out: dict[str, str] = {}
     result = chain.results.get(number)
     outcome = result.outcome if result is not None else None
@@ -427,7 +429,8 @@ def _dead_posting(
         for player, w in sorted(writings, key=lambda pw: pw[1].time):
             if (since is not None and w.time < since) or (until is not None and w.time >= until):
                 continue
-            gone_at_close = w.time > day.closes and player in at_close
+            # In a thread a later day shares, the later day's check has them (its dead).
+            gone_at_close = w.time > day.closes and player in at_close and until is None
             if not day.out_at(player, w.time) and not gone_at_close:
                 continue
             # Seed 003's 侦探: "除非被红牌罚下" — sent off, they post like the other dead.

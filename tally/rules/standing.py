@@ -155,8 +155,10 @@ def _rulings_by_post_on_their_floor(thread: Thread, game: Game, day: Day) -> Non
             continue
         raise GameFileError(
             f"the ruling for day {day.day} names floor {r.floor} and post {r.post}, but post "
-            f"{r.post} is floor {where[r.post]} and was never floor {r.floor} when tally read "
-            "the thread: correct the floor or the post in the ruling."
+            f"{r.post} is floor {where[r.post]} and tally never read it on floor {r.floor} (a "
+            "floor deleted before tally first read the thread moves the floors after it up): "
+            f"write floor = {where[r.post]} if post {r.post} is the ballot meant, or correct "
+            "the post."
         )
 
 

@@ -196,11 +196,12 @@ def lurkers_json(result: DayCheck, view: LedgerView) -> dict[str, Any]:
             str(n): [{"player": p.player, "posts": p.posts, "voted": p.voted} for p in players]
             for n, players in sorted(result.days.items())
         },
+        # A card the director took back (`tally cards remove`) is no proposal: it is under
+        # the ledger's "struck", so that a script giving the cards does not give it again.
         "cards": [
             {"player": c.player, "colour": c.colour, "rule": c.rule, "reason": c.reason}
-            # Taken back by the director (`tally cards remove`): proposed, never added.
-            | ({"struck": True} if view.was_struck(c) else {})
             for c in result.cards
+            if not view.was_struck(c)
         ],
         "flags": [
             {
@@ -232,6 +233,17 @@ def lurkers_json(result: DayCheck, view: LedgerView) -> dict[str, Any]:
             },
             "sent_off": list(view.sent_off),
             "camps_lost": view.camps_lost,
+            "struck": [
+                {
+                    "day": c.day,
+                    "player": c.player,
+                    "colour": c.colour,
+                    "rule": c.rule,
+                    "reason": c.reason,
+                }
+                for c in result.cards
+                if view.was_struck(c)
+            ],
         },
         "acceleration": acceleration_json(result.acceleration),
     }
