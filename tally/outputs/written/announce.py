@@ -404,11 +404,10 @@ def morning_context(
     was_dead = set(before.dead) if before else set()
     out = [p for p in day.dead if p not in was_dead]
     known = before is not None and voted_out is not None
-    by_day, by_night = (
-        _out_in_order(game, before, out, voted_out)
-        if before is not None and voted_out is not None
-        else ([], out)
-    )
+    by_day: list[str] = []
+    by_night = out
+    if before is not None and voted_out is not None:
+        by_day, by_night = _out_in_order(game, before, out, voted_out)
     given = [c for c in cards if before is not None and c.day == before.day]
     bonus = rules.slander_bonus
     return {
