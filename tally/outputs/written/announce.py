@@ -481,7 +481,8 @@ def elevator_context(
 ) -> dict[str, Any]:
     """Every player in the game's order (``elevator_seed``, or ``seed``), with a link to
     their posts alone in the day's thread (A2): from their posts there, else, on Discuz!,
-    from the account id the game file gives (the forum's 只看该作者 view needs no post yet)."""
+    from the account id the game file gives (a real X3.5 answers that 只看该作者 link with
+    未定义操作 until the player's first post in the thread, then with their posts)."""
     accounts: dict[str, tuple[str, str | None]] = {}
     if discussion is not None:
         cast = game.cast()
