@@ -45,7 +45,7 @@ OPTIONS: dict[str, Opt] = {
     "yes": Opt(("--yes", "-y"), bool, "Post without asking.", False),
     "watch_post": Opt(("--post",), bool, "Discuz!: at the close, reply with the closing announcement in the vote thread, unattended (never twice; read back); a post that fails leaves the text in a file.", False, to="post"),
     "remind_at": Opt(("--remind-at",), int | None, "Discuz!: this many minutes before the close, post the reminder (催票) once, @-mentioning who has not voted.", more={"min": 1, "metavar": "MINUTES"}),
-    "seed": Opt(("--seed",), int | None, "Makes the elevator's random order repeatable.", more={"metavar": "N"}),
+    "seed": Opt(("--seed",), int | None, "Another order of the elevator (电梯贴); without it the order is the game's own, the same at every run and on every day (from the game file's id, else its first vote thread).", more={"metavar": "N"}),
     "template_dir": Opt(("--template-dir",), Path | None, "Your own templates (tally templates export DIR makes a start); one missing there is the built-in.", more={"metavar": "DIR"}),
     "provisional": Opt(("--provisional",), bool, "Before the close: a mid-day standing (暂计) instead of a refusal.", False),
     "show_rules": Opt(("--show-rules",), bool, "Print the rule ids (C5, L1) in the post; the players' post leaves them out.", False),

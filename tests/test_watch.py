@@ -477,7 +477,8 @@ def test_reminder_before_the_close_and_refused_after(forum, tmp_path):
     assert "@阿澈" not in post and "@橘子" not in post  # voted; out
     assert post.rstrip().endswith(
         "改票请在自己的投票楼层下点评或回复自己的投票楼层或引用自己的投票楼层，"
-        "限改票一次；关门前一小时内不得改票。"  # as the rule post and the void reason say it
+        "限改票一次；关门前一小时内不得改票。\n"  # as the rule post and the void reason say it
+        "法官代投时限：关门前30分钟（05-09 21:00）。"  # seed 000's proxy deadline (V8)
     )
     plain = runner.invoke(
         app,

@@ -15,9 +15,9 @@ from tally.outputs.written import cardfile
 from tally.rules.game import Day, Game
 from tally.rules.guards import thread_fits_day
 from tally.rules.ledger import live
-from tally.rules.state import resolve
-from tally.rules.verdicts import ThreadRole
-from tally.rules.votes import tally_day
+from tally.rules.state import posted_result, resolve
+from tally.rules.verdicts import OutcomeResult, ThreadRole
+from tally.rules.votes import Chain, tally_day
 from tally.times import short
 from tally.vocabulary import Announcement, Markup
 
@@ -100,7 +100,8 @@ def announce(
         cards = live(cardfile.load(cardfile.ledger_path(game.path)))
         chain = days_before(game, day, reader)
         today, _ = resolve(game, chosen, chain.carried)
-        context = morning_context(game, today, chain.days, cards, show_rules=show_rules)
+        context = morning_context(game, today, chain.days, cards, show_rules=show_rules,
+                                  voted_out=_voted_out(game, chain))  # fmt: skip
     else:
         # The players' own views of the discussion thread (the vote thread without one).
         url = chosen.discussion or chosen.vote
@@ -110,6 +111,26 @@ def announce(
         context = elevator_context(game, chosen, thread, seed)
     text = render(kind, markup or platform_markup(game, chosen), context, template_dir)
     return _posted(game, chosen, kind, text, post, yes, show, reader)
+
+
+def _voted_out(game: Game, chain: Chain) -> list[str] | None:
+    """Who the last day of ``chain`` put out by its vote (A1's order needs it): by tally's
+    count of it, else by the result tally posted for it; None when neither is known."""
+    if not chain.days:
+        return None
+    last = max(chain.days)
+    counted = chain.results.get(last)
+    if counted is not None:
+        said: tuple[OutcomeResult, str | None] | None = (
+            counted.outcome.result,
+            counted.outcome.player,
+        )
+    else:
+        said = posted_result(game, last)
+    if said is None:
+        return None
+    result, player = said
+    return [player] if result is OutcomeResult.ELIMINATED and player else []
 
 
 class Asker(Protocol):

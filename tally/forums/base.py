@@ -468,6 +468,11 @@ class Platform(ABC):
     def author_url(self, ref: ThreadRef, author: str, author_id: str | None) -> str | None:
         """A link to one player's posts alone (the elevator thread, RULES A2), when one exists."""
 
+    def author_id_url(self, ref: ThreadRef, author_id: str) -> str | None:
+        """The same link from the account's id alone, before it has posted (the game file's
+        id), where the platform builds one from the id; None elsewhere."""
+        return None
+
     def read_page(
         self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo, boards: Boards | None = None
     ) -> Page:

@@ -290,6 +290,9 @@ class Discuz(Platform):
             return f"{ref.base}viewthread.php?tid={ref.thread_id}&authorid={author_id}"
         return f"{ref.base}forum.php?mod=viewthread&tid={ref.thread_id}&authorid={author_id}"
 
+    def author_id_url(self, ref: ThreadRef, author_id: str) -> str | None:
+        return self.author_url(ref, "", author_id)  # the 只看该作者 view needs the uid alone
+
     def desktop_url(self, url: str, ref: ThreadRef) -> tuple[str, str] | None:
         # The URL a phone shows (mobile=2 on X3, mobile=yes or 1 on X2): the forum answers
         # it with its touch template, another page than the one tally reads.

@@ -141,6 +141,12 @@ class Ruleset:
     # C7: what the announcement publishes.
     publish_counts: bool = True
     publish_voters: bool = True
+    # A1: the morning post lists the day's out and the night's apart (seeds 000, 002:
+    # "前一天因投票出局角色名单、夜晚出局角色名单"); seeds 001, 003 give one list.
+    night_apart: bool = True
+    # A1, K2: the day's red card sends off before the vote-out (seeds 000, 002: "白天红牌罚下
+    # 在被投票出局之前"), or after it (seeds 001, 003: "在投票结算之后执行").
+    red_card_before_vote: bool = True
     # L1: fewer posts than this on a day is a yellow card.
     min_posts: int = 5
     # L2: fewer than streak_posts on each of streak_days consecutive days is a yellow card.
@@ -202,6 +208,8 @@ PRESETS: dict[str, Ruleset] = {
         tie_chain=(TieStep.SHERIFF_TARGET, TieStep.NONE),
         publish_counts=False,
         camp_loss_reds=2,
+        night_apart=False,
+        red_card_before_vote=False,
         acceleration_share=Share.AT_LEAST_HALF,
         acceleration_cutoff_hours=3,
         non_ballots=NonBallots.UNCOUNTED,
@@ -239,6 +247,8 @@ PRESETS: dict[str, Ruleset] = {
         tie_chain=(TieStep.NONE,),
         majority_of_all=True,
         publish_voters=False,
+        night_apart=False,
+        red_card_before_vote=False,
         card_no_vote=False,
         dead_post_allowance=None,
         flag_comment_discussion=False,

@@ -109,7 +109,7 @@ class Carried:
         """What a later day inherits from ``day`` when this run cannot count it (``why``):
         the result tally posted for it, which stands (a closed day keeps its result), else
         only what its game-file entry says, and the days after it say so."""
-        posted = _posted_result(game, day.day)
+        posted = posted_result(game, day.day)
         if posted is None:
             return self.after(day, OutcomeResult.NONE, None, game.sent_off).could_not(
                 f"day {day.day} is not counted here — {why} — so who it made sheriff or put "
@@ -127,7 +127,7 @@ class Carried:
         return new
 
 
-def _posted_result(game: Game, number: int) -> tuple[OutcomeResult, str | None] | None:
+def posted_result(game: Game, number: int) -> tuple[OutcomeResult, str | None] | None:
     """The outcome of the result tally posted for day ``number``, by the journal of posts
     beside the game file (read with the file: ``Game.announced``); None when none was."""
     said = game.announced.get(number)

@@ -10,8 +10,11 @@ director's alone (RULES L7).
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -304,8 +307,11 @@ def rule_numbers(rules: Ruleset) -> dict[str, Any]:
 
 
 def change_rule_line(game: Game, day: Day, *, show_rules: bool = False) -> str:
-    """How a change is posted, how many, and until when (RULES V3, V4, V5), in one line."""
+    """How a change is posted, how many, and until when (RULES V3, V4, V5), in one line; on
+    an accelerated day, that no change is allowed (S3: the count voids every change)."""
     rules = game.rules
+    if day.accelerated:
+        return "今日已加速，不得改票" + ("（S3）" if show_rules else "") + "。"
     word = platform_of(day.vote_ref).comment_word
     via = {
         ChangeMethod.COMMENT: f"在自己的投票楼层下{word}",
@@ -323,6 +329,20 @@ def change_rule_line(game: Game, day: Day, *, show_rules: bool = False) -> str:
         # As the rule posts say it (关门前一小时), and as the void reason says it.
         line += f"；关门前{span_words(rules.change_window_minutes)}内不得改票"
     return line + ("（V3、V4、V5）" if show_rules else "") + "。"
+
+
+def proxy_rule_line(game: Game, day: Day, *, show_rules: bool = False) -> str:
+    """Until when the director posts a ballot for a player (代投, RULES V8), in one line; empty
+    where the ruleset has no such deadline. Seed 000 pairs it with the reminder: "提醒玩家投票
+    （注意法官代投时限是关门前30分钟）"."""
+    minutes = game.rules.proxy_deadline_minutes
+    if minutes is None:
+        return ""
+    until = short(day.closes - timedelta(minutes=minutes))
+    rule = "（V8）" if show_rules else ""
+    if not minutes:
+        return f"法官代投截止于关门（{until}）{rule}。"
+    return f"法官代投时限：关门前{span_words(minutes)}（{until}）{rule}。"
 
 
 def reminder_context(result: DayResult, game: Game, *, show_rules: bool = False) -> dict[str, Any]:
@@ -353,6 +373,7 @@ def reminder_context(result: DayResult, game: Game, *, show_rules: bool = False)
         "mentions": platform.mentions,
         "not_voted": [{"player": p, "mention": accounts.get(p, p)} for p in result.not_voted],
         "change_rule": change_rule_line(game, day, show_rules=show_rules),
+        "proxy_rule": proxy_rule_line(game, day, show_rules=show_rules),
         "show_rules": show_rules,
         **rule_numbers(game.rules),
     }
@@ -368,44 +389,100 @@ def morning_context(
     cards: Sequence[Card],
     *,
     show_rules: bool = False,
+    voted_out: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The opening of ``day`` (as it stands after the days before it: ``earlier``, each as
-    it stood): who went out since the day before, sheriff, deputy, the slandered, the
-    living, and the cards given for the day before."""
+    it stood): who went out since the day before, in the order they went out (A1), sheriff,
+    deputy, the slandered, the living, and the cards given for the day before.
+
+    ``voted_out``: who the day before's vote put out ([] for nobody), None when its result
+    is not known here (not counted, not posted): then the out are one list in the order of
+    the game file, since which of them the vote put out would be a guess.
+    """
+    rules = game.rules
     before = earlier[max(earlier)] if earlier else None
     was_dead = set(before.dead) if before else set()
-    out = [p for p in day.dead if p not in was_dead]  # in the order the director listed them
+    out = [p for p in day.dead if p not in was_dead]
+    known = before is not None and voted_out is not None
+    by_day: list[str] = []
+    by_night = out
+    if before is not None and voted_out is not None:
+        by_day, by_night = _out_in_order(game, before, out, voted_out)
     given = [c for c in cards if before is not None and c.day == before.day]
+    bonus = rules.slander_bonus
     return {
         "game": game.name,
         "day": day.day,
         "previous": before.day if before else None,
-        "eliminated": out,
+        "eliminated": [*by_day, *by_night],
+        # Seeds 000 and 002 list the day's out (voted out, red-carded) and the night's apart.
+        "apart": known and rules.night_apart,
+        "day_out": by_day,
+        "night_out": by_night,
+        # A ruleset without a sheriff (M126) has no sheriff line, unless the file names one.
+        "has_sheriff": rules.sheriff_election_day is not None or bool(day.sheriff or day.deputy),
         "sheriff": day.sheriff or "",
         "deputy": day.deputy or "",
         "slandered": list(day.slandered),
+        "slander_votes": _NUMBERS.get(bonus, votes_text(bonus)) + "票" if bonus else "",
         "alive": [p for p in game.players if p not in day.dead],
         "show_rules": show_rules,
-        **rule_numbers(game.rules),
+        **rule_numbers(rules),
         "cards": [
             {
                 "player": c.player,
                 "colour": c.colour.label,
                 "rule": c.rule,
-                "reason": c.reason,
+                # The ledger's K1 reason ends with its id ("3张黄牌折算为红牌（K1）"), part of
+                # what keeps the card one card: the players see the id only with show_rules,
+                # in the template's own place for it.
+                "reason": c.reason.removesuffix(f"（{c.rule}）"),
             }
             for c in given
         ],
     }
 
 
+_NUMBERS = {Decimal(1): "一", Decimal(2): "两", Decimal(3): "三"}
+
+
+def _out_in_order(
+    game: Game, before: Day, out: Sequence[str], voted_out: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """``out`` (who went out since ``before``) in the order they went out (A1), the day's and
+    the night's: on the day, those out during it (by the time the file gives), the red card
+    and the vote-out in the ruleset's order (K2), those out after the close (黄昏); the rest
+    went out in the night, in the order of the game file."""
+    died = sorted((p for p in out if p in before.died), key=lambda p: before.died[p])
+    during = [p for p in died if before.died[p] <= before.closes]
+    dusk = [p for p in died if before.died[p] > before.closes]
+    carded = [p for p in out if game.sent_off.get(p) == before.day]
+    voted = [p for p in voted_out if p in out]
+    first, second = (carded, voted) if game.rules.red_card_before_vote else (voted, carded)
+    by_day = list(dict.fromkeys([*during, *first, *second, *dusk]))
+    return by_day, [p for p in out if p not in by_day]
+
+
 # -- the elevator thread (A2) ---------------------------------------------------------------
+
+
+def elevator_seed(game: Game) -> int:
+    """The elevator's order when --seed does not say another: the game's own, the same at
+    every run and on every day, since the order is part of the game (seed 002: the nearest in
+    the elevator; 001, 003: its neighbours). It comes from what names the game in tally's
+    mark on its posts (the file's ``id``, else its first vote thread), which a renamed or
+    corrected game file keeps."""
+    digest = hashlib.sha256(f"tally elevator\n{game.post_key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 def elevator_context(
     game: Game, day: Day, discussion: Thread | None, seed: int | None
 ) -> dict[str, Any]:
-    """Every player in random order, with a link to their posts alone."""
+    """Every player in the game's order (``elevator_seed``, or ``seed``), with a link to
+    their posts alone in the day's thread (A2): from their posts there, else, on Discuz!,
+    from the account id the game file gives (a real X3.5 answers that 只看该作者 link with
+    未定义操作 until the player's first post in the thread, then with their posts)."""
     accounts: dict[str, tuple[str, str | None]] = {}
     if discussion is not None:
         cast = game.cast()
@@ -415,12 +492,18 @@ def elevator_context(
                 accounts[player] = (post.author, post.author_id)
     ref = day.ref(ThreadRole.DISCUSSION) or day.vote_ref
     platform = platform_of(ref)
+    if seed is None:
+        seed = elevator_seed(game)
     order = list(game.players)
     random.Random(seed).shuffle(order)
     floors = []
     for player in order:
         account = accounts.get(player)
-        link = platform.author_url(ref, account[0], account[1]) if account else None
+        uid = game.ids.get(player)
+        if account is not None:
+            link = platform.author_url(ref, account[0], account[1])
+        else:  # Tieba's link is a home page by the account's name, which the file may not say
+            link = platform.author_id_url(ref, uid) if uid else None
         floors.append({"player": player, "link": link or ""})
     return {
         "game": game.name,

@@ -129,6 +129,10 @@ def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
         (True, False): "counts, not who voted whom",
         (False, False): "only who is out",
     }
+    card = "before" if rules.red_card_before_vote else "after"
+    morning = f"who went out, in order (the day's red card {card} the vote-out), " + (
+        "the day's and the night's on two lines" if rules.night_apart else "in one list"
+    )
     return [
         ("day 1", day1, "C4, V12"),
         ("ballot", ballot, "V1, V2, V6"),
@@ -141,6 +145,7 @@ def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
         ("carded", "; ".join(cards), "L1–L8"),
         ("acceleration (加速)", fast, "S3"),
         ("the announcement shows", shown[rules.publish_counts, rules.publish_voters], "C7"),
+        ("the morning post", morning, "A1"),
     ]
 
 
