@@ -244,6 +244,15 @@ def test_a_card_confirmed_and_the_result_posted_once(setup, desk, forum, tmp_pat
     count = desk.poller(2).poll
 
     through_the_commands(tmp_path, count.result, ledger, message, forum)
+    # A card the director takes back (tally cards remove) is shown so, with no button to
+    # give it again (K1: the ledger keeps it struck).
+    from tally.commands.cards import remove_card
+    from tally.rules.gamefile import load_game
+
+    remove_card(load_game(setup.game_path), day=2, player="糖糖", colour="yellow", rule="L1")
+    page = c.get("/day/2/cards").text
+    assert "taken back by the director (tally cards remove): not added" in page
+    assert 'name="player" value="糖糖"' not in page
 
 
 def test_templates_of_the_desk_escape_by_default():
