@@ -380,3 +380,16 @@ def test_K1_two_escalations_of_one_colour_on_one_day_both_stand():
     # Checking again adds nothing twice; the same card by hand is one card.
     again, more = add(cards, [*yellow, *by_hand])
     assert more == [] and again == cards
+
+
+def test_S3_the_living_are_counted_when_the_requests_are(forum, tmp_path):
+    """Seed 001 counts the requests three hours before the close: one out at noon (died) is
+    not among the living then (11 living at the open, 10 at 18:30: at least half is 5)."""
+    game, url = s3_game(forum, tmp_path, "245", FIVE_EARLY, accelerated=True)
+    text = game.read_text(encoding="utf-8").replace(
+        'dead = ["长夜"]', 'dead = ["长夜"]\ndied = { "青山" = 2024-05-09T12:00:00 }')
+    game.write_text(text, encoding="utf-8")
+    result = invoke("2024-05-10 22:00", "votes", url, "--game", str(game), "--json", "-q")
+    assert result.exit_code == 0, result.output
+    acc = json.loads(result.stdout)["acceleration"]
+    assert (acc["living"], acc["needed"]) == (10, 5)

@@ -115,8 +115,10 @@ def deadline(day: Day, cutoff_hours: int) -> datetime:
 def count_requests(game: Game, day: Day, threads: Iterable[Thread]) -> Acceleration:
     """The requests for acceleration of ``day`` in its discussion and progress threads."""
     rules = game.rules
-    alive = [p for p in game.players if p not in day.dead]
     until = deadline(day, rules.acceleration_cutoff_hours)
+    # The living when the requests are counted (seed 001: three hours before the close), not
+    # at the open: one out at noon neither asks nor counts.
+    alive = [p for p in game.players if not day.out_at(p, until)]
     first: dict[str, Request] = {}
     cast = game.cast()
     for thread in threads:
