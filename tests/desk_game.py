@@ -58,6 +58,9 @@ ruleset = "000"
 directors = ["导演A"]
 players = [{names}]
 
+[rules]
+acceleration_threads = ["discussion"]  # 000 takes requests by QQ; this game in its thread
+
 [[days]]
 day = 1
 opens = 2024-05-08T09:30:00

@@ -97,7 +97,9 @@ def setup(forum, tmp_path):
     names = ", ".join(f'"{p}"' for p in PLAYERS)
     game = tmp_path / "game.toml"
     game.write_text(
-        f'ruleset = "000"\ndirectors = ["导演A"]\nplayers = [{names}]\n\n' + "\n".join(days),
+        f'ruleset = "000"\ndirectors = ["导演A"]\nplayers = [{names}]\n\n'
+        # 000 takes requests for 加速 by QQ; this game reads them in the discussion thread.
+        '[rules]\nacceleration_threads = ["discussion"]\n\n' + "\n".join(days),
         encoding="utf-8",
     )
     ledger = tmp_path / "game.cards.csv"

@@ -187,12 +187,17 @@ def s3_game(forum, tmp_path, ruleset: str, asked, accelerated: bool = False) -> 
     v.add(P("导演A", "2024-05-09 09:30:00", "投票格式：\n投票对象：\n投票理由："))
     v.add(P("冷月", "2024-05-09 11:00:00", "投票对象：白桃\n投票理由：x"))
     v_url = v.serve(forum)
+    # 245 reads requests in the 进程帖 (here the discussion thread is that too); 000 takes
+    # them by QQ, and this game says it reads them in the discussion thread.
     day = (
         "[[days]]\nday = 3\nopens = 2024-05-09T09:30:00\ncloses = 2024-05-10T21:30:00\n"
-        f'discussion = "{t_url}"\nvote = "{v_url}"\ndead = ["长夜"]\n'
+        f'discussion = "{t_url}"\nprogress = "{t_url}"\nvote = "{v_url}"\ndead = ["长夜"]\n'
         f"accelerated = {str(accelerated).lower()}\n"
     )
-    return write_game(tmp_path, ruleset, day), v_url
+    return write_game(tmp_path, ruleset, day, extra=FORUM_REQUESTS), v_url
+
+
+FORUM_REQUESTS = '[rules]\nacceleration_threads = ["discussion"]\n'  # 000: not by QQ
 
 
 # 11 living (长夜 is out). More than half: 6; at least half: 6 as well with 11, so the
@@ -257,7 +262,7 @@ def test_S3_the_real_progress_thread(forum, tmp_path):
     names = ["月影", "青山", "长夜", "白桃", "南瓜"]
     path = tmp_path / "g.toml"
     path.write_text(
-        f'ruleset = "000"\ndirectors = ["导演B"]\nplayers = {json.dumps(names, ensure_ascii=False)}\n'
+        f'ruleset = "023"\ndirectors = ["导演B"]\nplayers = {json.dumps(names, ensure_ascii=False)}\n'
         'outsiders = ["违规者"]\n[[days]]\nday = 2\nopens = 2023-03-15T09:00:00\n'
         f'closes = 2023-03-16T21:00:00\nvote = "{v_url}"\n'
         f'progress = "{forum.url("thread-26-1-1.html")}"\n',
@@ -282,7 +287,7 @@ def test_S3_is_said_only_where_someone_asked_or_the_file_says_so(forum, tmp_path
     t_url, url = talk.serve(forum), vote.serve(forum)
     game = write_game(tmp_path, "000", (
         "[[days]]\nday = 3\nopens = 2024-05-09T09:30:00\ncloses = 2024-05-10T21:30:00\n"
-        f'discussion = "{t_url}"\nvote = "{url}"\ndead = ["长夜"]\n'))  # fmt: skip
+        f'discussion = "{t_url}"\nvote = "{url}"\ndead = ["长夜"]\n'), extra=FORUM_REQUESTS)  # fmt: skip
     table = invoke("2024-05-10 22:00", "votes", url, "--game", str(game), "-q")
     assert table.exit_code == 0, table.output
     assert "flag S3" not in table.stdout and "加速" not in table.stdout
@@ -304,7 +309,7 @@ def test_S3_a_game_without_acceleration_counts_no_request(forum, tmp_path):
     """[rules] acceleration = false: requests are not counted, the discussion thread is not
     even read for them, and no S3 line is printed."""
     game, url = s3_game(forum, tmp_path, "000", FIVE_EARLY)
-    text = game.read_text(encoding="utf-8").replace("[[days]]", "[rules]\nacceleration = false\n\n[[days]]", 1)
+    text = game.read_text(encoding="utf-8").replace("[rules]\n", "[rules]\nacceleration = false\n", 1)
     game.write_text(text, encoding="utf-8")
     forum.requests.clear()
     data = invoke("2024-05-10 22:00", "votes", url, "--game", str(game), "--json", "-q")
@@ -393,3 +398,25 @@ def test_S3_the_living_are_counted_when_the_requests_are(forum, tmp_path):
     assert result.exit_code == 0, result.output
     acc = json.loads(result.stdout)["acceleration"]
     assert (acc["living"], acc["needed"]) == (10, 5)
+
+
+def test_S3_requests_are_read_where_the_ruleset_takes_them(forum, tmp_path):
+    """Seed 000: "过半数的玩家通过QQ私聊法官申请加速" — no request is in a thread, so none is
+    counted, and an accelerated day draws no "only 0 asked" warning. Seed 002 (023): "在进程
+    帖中申请加速" — a request in the discussion thread is none."""
+    game, url = s3_game(forum, tmp_path, "000", FIVE_EARLY, accelerated=True)
+    game.write_text(game.read_text(encoding="utf-8").replace(FORUM_REQUESTS, ""), encoding="utf-8")
+    result = invoke("2024-05-10 22:00", "votes", url, "--game", str(game), "--json", "-q")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["acceleration"] is None and "S3" not in result.stderr
+    talk = requests_thread(forum, "641", "2024-05-09 09:30", FIVE_EARLY)
+    progress = requests_thread(forum, "642", "2024-05-09 09:30", FIVE_EARLY[:2])
+    v = Thread("643", "第三天投票帖", {}, first_pid=6430)
+    v.add(P("导演A", "2024-05-09 09:30:00", "投票格式：\n投票对象：\n投票理由："))
+    v_url = v.serve(forum)
+    seed_002 = write_game(tmp_path, "023", (
+        "[[days]]\nday = 3\nopens = 2024-05-09T09:30:00\ncloses = 2024-05-10T21:30:00\n"
+        f'discussion = "{talk}"\nprogress = "{progress}"\nvote = "{v_url}"\ndead = ["长夜"]\n'))  # fmt: skip
+    result = invoke("2024-05-10 22:00", "votes", v_url, "--game", str(seed_002), "--json", "-q")
+    asked = json.loads(result.stdout)["acceleration"]["asked"]
+    assert [a["player"] for a in asked] == ["kiwi", "阿澈", "小眯"]  # the 进程帖's alone

@@ -97,10 +97,11 @@ def request_threads(
     cannot be had."""
     from tally.rules.acceleration import deadline
 
-    roles = (ThreadRole.PROGRESS, ThreadRole.DISCUSSION)
+    roles = tuple(ThreadRole(r) for r in game.rules.acceleration_threads or ())
     keys = {ref.key for ref in map(day.ref, roles) if ref is not None}
     if not keys:
-        return None, f"day {day.day} names no discussion or progress thread in {game.where()}"
+        names = " or ".join(str(r) for r in roles)
+        return None, f"day {day.day} names no {names} thread in {game.where()}"
     found = [t for t in given if t.key in keys]
     if found:
         return found, None

@@ -54,7 +54,8 @@ def vote_day(
         vote = thread_as_of(vote, as_of_time(vote, as_of, game, the_day))
     carried = days_before(game, the_day.day, reader, given).carried
     requests, why_not = None, None
-    if game.rules.acceleration:
+    # Requests asked in no thread (seed 000: by QQ to the director) are not counted.
+    if game.rules.acceleration and game.rules.acceleration_threads:
         requests, why_not = request_threads(game, the_day, sources, given, reader)
     result = tally_day(
         vote, game, the_day.day, requests=requests, carried=carried, late_ok=late_ok,

@@ -26,6 +26,7 @@ from tally.rules.guards import (
 )
 from tally.rules.judge import judge, remarks
 from tally.rules.ledger import Card
+from tally.rules.rulesets import RequestsIn
 from tally.rules.verdicts import Colour, OutcomeResult, Status, ThreadRole, VoidReason, void_words
 from tally.rules.votes import Chain, in_order
 from tally.times import short
@@ -302,7 +303,9 @@ def check(
     # Thread by thread (discussion, vote, progress), floor by floor: as the director reads.
     place = {t.thread_id: i for i, t in enumerate(target.threads)}
     flags = sorted(found, key=lambda f: (place.get(f.thread_id or "", len(place)), f.floor or 0))
-    asked = [t for t in (target.progress, target.discussion) if t is not None]
+    asked_in = {RequestsIn.PROGRESS: target.progress, RequestsIn.DISCUSSION: target.discussion}
+    taken = game.rules.acceleration_threads or ()  # none: asked of the director (seed 000)
+    asked = [t for t in (asked_in[r] for r in taken) if t is not None]
     acceleration = None
     if asked and game.rules.acceleration:
         acceleration = count_requests(game, day, asked)

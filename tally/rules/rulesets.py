@@ -28,6 +28,13 @@ class ChangeMethod(StrEnum):
     POST = "post"  # any new post
 
 
+class RequestsIn(StrEnum):
+    """Where players ask for acceleration (RULES S3): the threads a request is read in."""
+
+    PROGRESS = "progress"  # the 进程帖
+    DISCUSSION = "discussion"
+
+
 class TieStep(StrEnum):
     """One step of a tie-break (RULES C5)."""
 
@@ -175,6 +182,12 @@ class Ruleset:
     acceleration_share: Share = Share.MORE_THAN_HALF
     # S3 (seed 001): requests count until this many hours before the accelerated close.
     acceleration_cutoff_hours: int = 0
+    # S3: the threads requests are read in (seeds 001, 002: "在进程帖中申请加速"); None where
+    # they go to the director privately (seed 000: "通过QQ私聊法官申请加速"): nothing to count.
+    acceleration_threads: tuple[RequestsIn, ...] | None = (
+        RequestsIn.PROGRESS,
+        RequestsIn.DISCUSSION,
+    )
     # V7: a non-voter's post in the vote thread that holds no ballot, in the announcement:
     # a void ballot (seeds 000 and 002: "投票格式有误的投票将算作废票"), or uncounted.
     non_ballots: NonBallots = NonBallots.VOID
@@ -184,9 +197,13 @@ class Ruleset:
     flood_chars: int = 3
 
 
-_000 = Ruleset(name="000", based_on="000")
+# Seed 000's requests go to the director by QQ: none is in a thread.
+_000 = Ruleset(name="000", based_on="000", acceleration_threads=None)
+_FORUM_REQUESTS = (RequestsIn.PROGRESS, RequestsIn.DISCUSSION)
 PRESETS: dict[str, Ruleset] = {
-    "default": dataclasses.replace(_000, name="default", based_on="default"),
+    "default": dataclasses.replace(
+        _000, name="default", based_on="default", acceleration_threads=_FORUM_REQUESTS
+    ),
     "000": _000,
     # Seed 001, [245] 酒: changes reply to the vote floor; no proxy in the final hour;
     # counts hidden; 独裁 sheriff; tie: unique maximum, else the sheriff's target.
@@ -212,6 +229,7 @@ PRESETS: dict[str, Ruleset] = {
         red_card_before_vote=False,
         acceleration_share=Share.AT_LEAST_HALF,
         acceleration_cutoff_hours=3,
+        acceleration_threads=(RequestsIn.PROGRESS,),
         non_ballots=NonBallots.UNCOUNTED,
     ),
     # Seed 002, [023] 明星大侦探: changes quote the vote post; sheriff 2; proxy change 1 h.
@@ -227,6 +245,7 @@ PRESETS: dict[str, Ruleset] = {
         deputy_weight=Decimal("1"),
         tie_chain=(TieStep.SHERIFF_TARGET, TieStep.NONE),
         election_voters=("嫌疑人",),
+        acceleration_threads=(RequestsIn.PROGRESS,),
     ),
     # Seed 003, [M126] 暴风雪山庄: target only; changes without limit or window; 众志成城;
     # more than half of all votes; counts published, voters hidden; no vote is no card.
@@ -253,6 +272,7 @@ PRESETS: dict[str, Ruleset] = {
         dead_post_allowance=None,
         flag_comment_discussion=False,
         may_post_when_dead=("侦探",),
+        acceleration_threads=_FORUM_REQUESTS,  # the seed does not say where
         non_ballots=NonBallots.UNCOUNTED,
     ),
 }

@@ -121,6 +121,8 @@ def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
     fast = f"when {share} of the living ask"
     if rules.acceleration_cutoff_hours:
         fast += f", counted {rules.acceleration_cutoff_hours} h before the accelerated close"
+    asked_in = " and ".join(f"the {r} thread" for r in rules.acceleration_threads or ())
+    fast += f"; asked in {asked_in}" if asked_in else "; asked of the director, not counted"
     if not rules.acceleration:
         fast = "none"
     shown = {
