@@ -91,8 +91,9 @@ RED = "2,戊,red,L7,第2天恶意破坏游戏,director"
 @pytest.mark.rules("A1", "K2")
 @pytest.mark.parametrize("ruleset", ["000", "023"])
 def test_A1_morning_lists_the_day_in_order_then_the_night_seeds_000_002(forum, tmp_path, ruleset):
-    """Seeds 000 and 002: "公示出局名单时按角色出局的顺序排序", the day's out (voted out) and
-    the night's listed apart, and "白天红牌罚下在被投票出局之前": 戊's red card for day 2, then
+    """Seeds 000 and 002: "前一天因投票出局角色名单、夜晚出局角色名单", the day's out (voted out)
+    and the night's listed apart, in the order they went out (A1; seed 001's words:
+    "公示出局名单时按角色出局的顺序排序"), and "白天红牌罚下在被投票出局之前": 戊's red card for day 2, then
     乙 voted out at day 2's close, then 丙 killed in the night (day 3's `dead`). The old code
     said 丙、戊、乙: the game file's dead first."""
     path = game(tmp_path, forum, ruleset)

@@ -125,6 +125,8 @@ def morning(name: str, target: str, why: str) -> dict[str, object]:
         "apart": True,
         "day_out": [name],
         "night_out": [target],
+        "ordered": True,
+        "revived": [why],
         "has_sheriff": True,
         "sheriff": target,
         "deputy": why,

@@ -397,3 +397,142 @@ def test_L5_the_check_that_gives_the_red_flags_the_posts_after_the_close(forum, 
     assert first == ["戊 posted while out (05-09 22:00, after the close; sent off at day 2's "
                      "close (red card, K2)): 诈尸"]  # fmt: skip
     assert [f["note"] for f in lurkers(game, 2)["flags"] if f["rule"] == "L5"] == first
+
+
+# -- from a second cold read: revived, the morning post, the new day keys --------------------
+
+
+def _revival(forum, tmp_path, extra2: str, progress: Thread | None = None,
+             ruleset: str = "245") -> tuple[Game, str]:  # type: ignore[no-untyped-def]  # fmt: skip
+    """乙 is voted out at day 1's close; day 2's block says ``extra2``."""
+    g = Game(forum, tmp_path, ruleset=ruleset, top='[rules]\nsheriff_election_day = "none"\n')
+    more = f'progress = "{progress.serve(forum)}"\n' if progress is not None else ""
+    opens = "2024-05-08 09:30"
+    g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12)),
+          g.votes(301, 1, opens, [(p, "乙" if p != "乙" else "甲") for p in PLAYERS]),
+          extra=more)  # fmt: skip
+    later = "2024-05-10 09:30"
+    g.day(2, later, "2024-05-11 21:30", g.talk(202, 2, later, dict.fromkeys(PLAYERS, 12)),
+          g.votes(302, 2, later, [(p, "丙" if p != "丙" else "甲") for p in PLAYERS]),
+          extra=extra2 + more)  # fmt: skip
+    return g, g.write()
+
+
+def _morning(game: str, day: int) -> str:
+    return cli("announce", "--game", game, "--day", str(day), "--kind", "morning", "-q",
+               "--format", "text").stdout  # fmt: skip
+
+
+@pytest.mark.rules("V9", "A1")
+def test_V9_revived_at_the_open_and_out_again_at_noon(forum, tmp_path):
+    """Seed 001: revived at the open, killed at 正午: `revived` beside `died` (refused before);
+    the morning's ballot counts, and the post says who went out and who came back."""
+    g, game = _revival(forum, tmp_path, 'revived = ["乙"]\ndied = { "乙" = 2024-05-10T12:00:00 }\n')
+    day2 = json.loads(cli("votes", g.vote_urls[2], "--game", game, "--json", "-q").stdout)
+    [back] = [b for b in day2["ballots"] if b["voter"] == "乙"]
+    assert (back["status"], back["reason"]) == ("void", "dead_voter")  # lapsed at noon
+
+
+@pytest.mark.rules("A1", "V9")
+def test_A1_the_morning_says_the_vote_out_and_the_revival(forum, tmp_path):
+    """乙, voted out on day 1, revived for day 2: the morning post said 昨日无人出局."""
+    _, game = _revival(forum, tmp_path, 'revived = ["乙"]\n')
+    text = _morning(game, 2)
+    assert "昨日出局（按出局顺序）：乙" in text and "今日复活：乙" in text
+    assert "存活玩家（6）" in text
+
+
+@pytest.mark.rules("V9")
+def test_V9_revived_names_one_no_day_put_out(forum, tmp_path):
+    _, game = _revival(forum, tmp_path, 'revived = ["丁"]\n')
+    refused = runner.invoke(app, ["lurkers", "--game", game, "--day", "2", "-q"])
+    assert refused.exit_code != 0 and "no day before put 丁 out" in refused.stderr
+
+
+@pytest.mark.rules("L5", "V9")
+def test_L5_a_night_post_before_the_revival_is_flagged(forum, tmp_path):
+    """乙, voted out at day 1's close, posts that night in the 进程帖 both days share and is
+    revived at day 2's open: out that night, so 诈尸 (no day flagged it)."""
+    progress = Thread("500", "进程帖", UIDS, first_pid=500_000)
+    progress.add(P("导演A", at("2024-05-08 09:30"), "进程"))
+    progress.add(P("乙", "2024-05-09 23:00:00", "我还会回来"))
+    _, game = _revival(forum, tmp_path, 'revived = ["乙"]\n', progress)
+    flags = [(f["player"], f["floor"]) for f in lurkers(game, 2)["flags"] if f["rule"] == "L5"]
+    assert flags == [("乙", 2)]
+
+
+@pytest.mark.rules("A1")
+def test_A1_a_death_after_the_close_is_the_nights_where_the_ruleset_lists_it_apart(
+    forum, tmp_path
+):
+    """Ruleset 000 lists the day's out and the night's apart: 丁, died at 02:00 after day 1's
+    close (a night death written as died), is the night's, not the day's."""
+    _, game = _revival(forum, tmp_path, "", ruleset="000")
+    with open(game, encoding="utf-8") as f:
+        text = f.read()
+    first = text.index("[[days]]\nday = 1")
+    block_end = text.index("[[days]]\nday = 2")
+    day1 = text[first:block_end].rstrip() + '\ndied = { "丁" = 2024-05-10T02:00:00 }\n\n'
+    with open(game, "w", encoding="utf-8") as f:
+        f.write(text[:first] + day1 + text[block_end:])
+    said = _morning(game, 2)
+    assert "昨日白天出局（按出局顺序）：乙" in said and "昨夜出局（按出局顺序）：丁" in said
+
+
+@pytest.mark.rules("A1")
+def test_A1_after_a_day_not_counted_the_post_does_not_claim_an_order(forum, tmp_path):
+    """Day 1's vote thread cannot be read and no result was posted: the out are the game
+    file's, in its order, and the post no longer says 按出局顺序."""
+    _, game = _revival(forum, tmp_path, 'dead = ["乙", "丙"]\n')
+    forum.routes.pop(next(k for k in forum.routes if k.startswith("discuz:301:")))
+    said = _morning(game, 2)
+    assert "昨日出局：乙、丙" in said and "按出局顺序" not in said
+
+
+@pytest.mark.rules("L1")
+def test_L1_a_sheriff_thread_that_is_a_vote_thread_is_refused(forum, tmp_path):
+    """The sheriff's ballots and chat in the day's vote thread would count as discussion."""
+    g = Game(forum, tmp_path, ruleset="245")
+    opens = "2024-05-08 09:30"
+    votes = g.votes(301, 1, opens, [(p, "丙" if p != "丙" else "甲") for p in PLAYERS])
+    g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12)), votes,
+          extra=f'sheriff_thread = "{votes.serve(forum)}"\n')  # fmt: skip
+    refused = runner.invoke(app, ["lurkers", "--game", g.write(), "--day", "1", "-q"])
+    assert refused.exit_code != 0 and "day 1.sheriff_thread" in " ".join(refused.stderr.split())
+    assert "is day 1's vote thread, not a sheriff thread" in " ".join(refused.stderr.split())
+
+
+@pytest.mark.rules("L1")
+def test_L1_a_sheriff_thread_that_is_the_discussion_thread_counts_once(forum, tmp_path):
+    g = Game(forum, tmp_path, ruleset="245")
+    opens = "2024-05-08 09:30"
+    talk = g.talk(201, 1, opens, {p: (3 if p == "甲" else 12) for p in PLAYERS})
+    g.day(1, opens, "2024-05-09 21:30", talk,
+          g.votes(301, 1, opens, [(p, "丙" if p != "丙" else "甲") for p in PLAYERS]),
+          extra=f'sheriff_thread = "{talk.serve(forum)}"\nsheriff = "甲"\n')  # fmt: skip
+    game = g.write().replace('sheriff = "none"\n', "")
+    with open(game, encoding="utf-8") as f:
+        text = f.read().replace('sheriff = "none"\n', "")
+    with open(game, "w", encoding="utf-8") as f:
+        f.write(text)
+    posts = {p["player"]: p["posts"] for p in lurkers(game, 1)["players"]}
+    assert posts["甲"] == 3
+
+
+@pytest.mark.rules("L2")
+def test_L2_a_run_passes_over_a_day_the_player_was_silenced(forum, tmp_path):
+    """Three low days with a silenced one between: no run of three (the silenced day neither
+    counts nor breaks it); a fourth low day makes the run, over the silenced one."""
+    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    starts = ("2024-05-06", "2024-05-08", "2024-05-10", "2024-05-12")
+    for n, date in enumerate(starts, start=1):
+        opens = f"{date} 09:30"
+        closes = f"{date[:-2]}{int(date[-2:]) + 1:02d} 21:30"
+        posts = {p: (6 if p == "戊" else 12) for p in PLAYERS}  # 戊: 6, no L1, under 10
+        g.day(n, opens, closes, g.talk(200 + n, n, opens, posts),
+              g.votes(300 + n, n, opens, [(p, "甲" if p != "甲" else "乙") for p in PLAYERS]),
+              extra='silenced = ["戊"]\n' if n == 2 else "")  # fmt: skip
+    game = g.write()
+    assert [c for c in lurkers(game, 3)["cards"] if c["rule"] == "L2"] == []
+    [l2] = [c for c in lurkers(game, 4)["cards"] if c["rule"] == "L2"]
+    assert (l2["player"], l2["reason"]) == ("戊", "第1、3、4天发言均少于10条")

@@ -48,6 +48,8 @@ _TOP_KEYS = {
     "roles",
     *settings.NAMES,  # what the config file may set, set for this game (tally config)
 }
+# A role's key in a [[days]] block, where it is not the role's own name.
+_KEY = {ThreadRole.SHERIFF: "sheriff_thread"}
 _DAY_KEYS = {
     "day",
     "opens",
@@ -390,9 +392,13 @@ class _Checker:
             for role in (ThreadRole.DISCUSSION, ThreadRole.PROGRESS, ThreadRole.SHERIFF):
                 ref = d.ref(role)
                 owner = votes.get(ref.key) if ref is not None else None
-                if owner is not None and owner is not d:
+                key = _KEY.get(role, str(role))
+                # The sheriff's thread is never a vote thread, the day's own included: its
+                # ballots and chat would count as the sheriff's discussion (L1).
+                ours = owner is d and role is not ThreadRole.SHERIFF
+                if owner is not None and not ours:
                     raise self.fail(
-                        f"day {d.day}.{role}",
+                        f"day {d.day}.{key}",
                         f"{d.url(role)} is day {owner.day}'s vote thread, not a {role} thread",
                     )
 
@@ -468,10 +474,10 @@ class _Checker:
                 )
         revived = players("revived")
         for p in revived:
-            if p in dead or p in died:
-                raise self.fail(f"{where}.revived", f"{p} is in {where}."
-                                f"{'dead' if p in dead else 'died'} too: back in the game "
-                                "this day, or out, not both")  # fmt: skip
+            # Back at the open and out again at noon is `died` beside it; `dead` is not.
+            if p in dead:
+                raise self.fail(f"{where}.revived", f"{p} is in {where}.dead too: back in "
+                                "the game this day, or out before it, not both")  # fmt: skip
         sheriff = None if no_sheriff else one("sheriff")
         deputy = one("deputy")
         if sheriff is not None and sheriff in dead:
@@ -527,7 +533,7 @@ class _Checker:
             progress=progress,
             sheriff_thread=sheriff_thread or None,
             threads={
-                role: self.thread(url, f"{where}.{role}")
+                role: self.thread(url, f"{where}.{_KEY.get(role, role)}")
                 for role, url in (
                     (ThreadRole.VOTE, vote),
                     (ThreadRole.DISCUSSION, discussion),

@@ -434,7 +434,9 @@ def _dead_posting(
                 continue
             # In a thread a later day shares, the later day's check has them (its dead).
             gone_at_close = w.time > day.closes and player in at_close and until is None
-            if not day.out_at(player, w.time) and not gone_at_close:
+            # Revived at this day's open: out until then (a night post in a shared thread).
+            not_yet_back = player in day.revived and w.time < day.opens
+            if not day.out_at(player, w.time) and not gone_at_close and not not_yet_back:
                 continue
             # Seed 003's 侦探: "除非被红牌罚下" — sent off, they post like the other dead.
             carded = game.sent_off.get(player)

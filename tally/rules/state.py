@@ -168,6 +168,14 @@ def resolve(game: Game, day: Day, carried: Carried) -> tuple[Day, tuple[Fact, ..
             )
         dead.append(player)
         facts.append(Fact(FactKind.DEAD, player, Source.LEDGER, carded, _sent_off(carded)))
+    for player in day.revived:
+        # A misspelt or mistaken name would leave the player meant among the dead.
+        back = player in carried.out and carried.out[player][0] <= day.day
+        if not back and not carried.unchecked:
+            raise GameFileError(
+                f"day {day.day} in {game.where()} names {player} revived, but no day before "
+                f"put {player} out; name who came back (revived), or leave it out."
+            )
     for player, (since, how) in sorted(carried.out.items(), key=lambda item: item[1][0]):
         if since > day.day or player in dead or player in day.revived:
             continue

@@ -120,7 +120,7 @@ class ThreadRole(_Labelled):
     DISCUSSION = "discussion", "", "讨论帖"
     PROGRESS = "progress", "", "进程帖"
     # Ruleset 245's 自由 sheriff speaks here, and it counts with the day's discussion (L1).
-    SHERIFF = "sheriff_thread", "", "自由警长发言贴"
+    SHERIFF = "sheriff", "", "自由警长发言贴"  # the game file's sheriff_thread
 
 
 class OutcomeResult(_Labelled):

@@ -402,7 +402,9 @@ def morning_context(
     rules = game.rules
     before = earlier[max(earlier)] if earlier else None
     was_dead = set(before.dead) if before else set()
-    out = [p for p in day.dead if p not in was_dead]
+    # Who went out since the day before, also one revived at this open (seed 001): they
+    # went out all the same, and the post says they came back.
+    out = [p for p in (*day.dead, *day.revived) if p not in was_dead]
     known = before is not None and voted_out is not None
     by_day: list[str] = []
     by_night = out
@@ -415,8 +417,12 @@ def morning_context(
         "day": day.day,
         "previous": before.day if before else None,
         "eliminated": [*by_day, *by_night],
+        # The order they went out is known only with the day before's result (A1); without
+        # it the list is the game file's, and the post does not say it is in order.
+        "ordered": known,
         # Seeds 000 and 002 list the day's out (voted out, red-carded) and the night's apart.
         "apart": known and rules.night_apart,
+        "revived": [p for p in day.revived if p not in day.dead],
         "day_out": by_day,
         "night_out": by_night,
         # A ruleset without a sheriff (M126) has no sheriff line, unless the file names one.
@@ -451,16 +457,20 @@ def _out_in_order(
 ) -> tuple[list[str], list[str]]:
     """``out`` (who went out since ``before``) in the order they went out (A1), the day's and
     the night's: on the day, those out during it (by the time the file gives), the red card
-    and the vote-out in the ruleset's order (K2), those out after the close (黄昏); the rest
-    went out in the night, in the order of the game file."""
+    and the vote-out in the ruleset's order (K2); then those out after the close, by the
+    time the file gives (黄昏, or a death in the night: the night's list where the ruleset
+    lists it apart); the rest went out in the night, in the order of the game file."""
     died = sorted((p for p in out if p in before.died), key=lambda p: before.died[p])
     during = [p for p in died if before.died[p] <= before.closes]
-    dusk = [p for p in died if before.died[p] > before.closes]
+    after = [p for p in died if before.died[p] > before.closes]
     carded = [p for p in out if game.sent_off.get(p) == before.day]
     voted = [p for p in voted_out if p in out]
     first, second = (carded, voted) if game.rules.red_card_before_vote else (voted, carded)
-    by_day = list(dict.fromkeys([*during, *first, *second, *dusk]))
-    return by_day, [p for p in out if p not in by_day]
+    by_day = list(dict.fromkeys([*during, *first, *second]))
+    if not game.rules.night_apart:
+        by_day = list(dict.fromkeys([*by_day, *after]))
+    by_night = [p for p in after if p not in by_day]
+    return by_day, [*by_night, *(p for p in out if p not in by_day and p not in by_night)]
 
 
 # -- the elevator thread (A2) ---------------------------------------------------------------
