@@ -224,6 +224,46 @@ def test_a_deleted_row_in_the_closing_post_says_the_floor_was_its_own_before(for
     assert "4楼：被屏蔽" in result.stdout and "被屏蔽（" not in result.stdout
 
 
+@pytest.mark.rules("S2", "V6")
+def test_a_ballot_deleted_or_banned_after_the_close_counts_as_it_stood(forum, tmp_path):
+    """tally read the thread at 17:10, after the 17:05 close: every ballot stood. Then a
+    moderator 屏蔽s dave's ballot, and (another thread of events) bob's is deleted — on the
+    real X3.5 an author deletes their own ballot from the edit form, no moderator needed,
+    and the result turned. The day is counted as it stood at the close, each one flagged."""
+    assert read_at(forum, tmp_path, "17:10:00", "vote-1-guest").exit_code == 0
+    banned = read_at(forum, tmp_path, "17:20:00", "vote-2-banned-guest")
+    assert banned.exit_code == 0, banned.output
+    data = json.loads(banned.stdout)
+    assert rows(banned) == [
+        (2, "alice", "carol", "counted"),
+        (3, "bob", "carol", "counted"),
+        (4, "carol", "dave", "counted"),
+        (5, "dave", "carol", "counted"),
+        (6, "eve", "dave", "counted"),
+    ]
+    [flag] = [f for f in data["flags"] if f["rule"] == "deleted"]
+    assert flag["post_id"] == "5" and flag["note"].startswith(
+        "floor 5 (dave) was 屏蔽ed (or its author banned) after the close; counted as it "
+        "stood at the close (S2), as tally read it 12-01 17:10")
+    assert data["not_voted"] == []
+    gone = tmp_path / "b"
+    assert read_at(forum, gone, "17:10:00", "vote-1-guest").exit_code == 0
+    deleted = read_at(forum, gone, "17:20:00", "vote-3-deleted-guest")
+    data = json.loads(deleted.stdout)
+    assert sorted((b["post_id"], b["author"], b["status"]) for b in data["ballots"]) == [
+        ("2", "alice", "counted"),
+        ("3", "bob", "counted"),
+        ("4", "carol", "counted"),
+        ("5", "dave", "counted"),
+        ("6", "eve", "counted"),
+    ]
+    notes = [f["note"] for f in data["flags"] if f["rule"] == "deleted"]
+    assert "floor 3 (bob) was deleted after the close; counted as it stood at the close (S2), "\
+        "as tally read it 12-01 17:10: “投票对象：@carol 投票理由：bob跟alice一起”" in notes
+    assert len(notes) == 2  # and dave's, 屏蔽ed at the step before
+    assert data["not_voted"] == []
+
+
 def test_without_an_earlier_read_a_deleted_post_is_only_a_gap(forum, tmp_path):
     result = read_at(forum, tmp_path, "17:10:00", "vote-3-deleted-guest")
     assert result.exit_code == 0, result.output

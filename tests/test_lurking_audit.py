@@ -536,3 +536,56 @@ def test_L2_a_run_passes_over_a_day_the_player_was_silenced(forum, tmp_path):
     assert [c for c in lurkers(game, 3)["cards"] if c["rule"] == "L2"] == []
     [l2] = [c for c in lurkers(game, 4)["cards"] if c["rule"] == "L2"]
     assert (l2["player"], l2["reason"]) == ("戊", "第1、3、4天发言均少于10条")
+
+
+# -- what the forum takes away after the close (found on a real Discuz! X3.5) -----------------
+
+
+@pytest.mark.rules("S2", "L1", "L3")
+def test_L1_L3_posts_deleted_after_the_close_stood_at_the_close(forum, tmp_path):
+    """乙's ballot and two of its five posts are deleted after the close (on the real X3.5 an
+    author deletes their own post from the edit form): checked again, 乙 was carded L1 and
+    L3 for a day on which 乙 had posted five times and voted."""
+    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    opens = "2024-05-08 09:30"
+    talk = g.talk(201, 1, opens, {p: (5 if p == "乙" else 12) for p in PLAYERS})
+    votes = g.votes(301, 1, opens, [(p, "丙" if p != "丙" else "甲") for p in PLAYERS])
+    g.day(1, opens, "2024-05-09 21:30", talk, votes)
+    game = g.write()
+    assert [c for c in lurkers(game, 1)["cards"] if c["player"] == "乙"] == []
+    for floor in sorted((n for n, p in enumerate(talk.posts, start=1) if p.author == "乙"),
+                        reverse=True)[:2]:  # fmt: skip
+        talk.delete(floor)
+    votes.delete(next(n for n, p in enumerate(votes.posts, start=1) if p.author == "乙"))
+    talk.serve(forum)
+    votes.serve(forum)
+    again = lurkers(game, 1)
+    assert [c for c in again["cards"] if c["player"] == "乙"] == []
+    assert {p["player"]: p["posts"] for p in again["players"]}["乙"] == 5
+
+
+@pytest.mark.rules("S2", "V3")
+def test_S2_a_change_deleted_after_the_close_stood_at_the_close(forum, tmp_path):
+    """A moderator deletes eve's 点评 change after the close: it vanished without a trace, and
+    the result turned. It is counted as it stood at the close, and flagged."""
+    from .discuzgen import Comment
+
+    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    opens = "2024-05-08 09:30"
+    votes = g.votes(301, 1, opens, [("甲", "丙"), ("乙", "丙"), ("丙", "甲"), ("丁", "甲"),
+                                    ("戊", "丙")])  # fmt: skip
+    votes.posts[4].comments.append(Comment("丁", "2024-05-08 15:00", "改票对象：乙 改票理由：想想"))
+    g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12)), votes)
+    game = g.write()
+    first = json.loads(cli("votes", g.vote_urls[1], "--game", game, "--json", "-q").stdout)
+    assert first["outcome"]["player"] == "丙", [(b["voter"], b["status"], b["reason"]) for b in first["ballots"]]
+    votes.posts[4].comments.clear()
+    votes.serve(forum)
+    again = json.loads(cli("votes", g.vote_urls[1], "--game", game, "--json", "-q").stdout)
+    assert again["outcome"]["player"] == "丙"
+    [change] = [b for b in again["ballots"] if b["kind"] == "change"]
+    [before] = [b for b in first["ballots"] if b["kind"] == "change"]
+    assert (change["voter"], change["target"], change["status"]) == ("丁", "乙", "counted"), (
+        before, change)
+    [flag] = [f for f in again["flags"] if f["rule"] == "deleted"]
+    assert flag["note"].startswith("a 点评 by 丁 under floor 5 (“改票对象：乙 改票理由：想想”")

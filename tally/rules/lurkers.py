@@ -27,6 +27,7 @@ from tally.rules.guards import (
 from tally.rules.judge import judge, remarks
 from tally.rules.ledger import Card
 from tally.rules.rulesets import RequestsIn
+from tally.rules.standing import kept_from_the_close
 from tally.rules.verdicts import Colour, OutcomeResult, Status, ThreadRole, VoidReason, void_words
 from tally.rules.votes import Chain, in_order
 from tally.times import short
@@ -124,7 +125,7 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
     # The 自由 sheriff's thread counts with the day's discussion ("共用当天讨论数"): the
     # sheriff's posts there, not another's.
     said += [(p, w) for p, w in _by_players(cast, day, threads.sheriff, comments=comments)
-             if p == day.sheriff and threads.sheriff is not threads.discussion]  # fmt: skip
+             if p == day.sheriff and not _same(threads.sheriff, threads.discussion)]  # fmt: skip
     for player, w in said:
         death = day.died.get(player)
         if player in times and (death is None or w.time < death):
@@ -159,6 +160,10 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
         )
         for p, ts in times.items()
     )
+
+
+def _same(a: Thread | None, b: Thread | None) -> bool:
+    return a is not None and b is not None and a.key == b.key
 
 
 def _out_during(day: Day, player: str) -> datetime | None:
@@ -199,7 +204,8 @@ def check(
     """
     # Each day as it stands after the days before it (who is out, from tally's own counts).
     chain = in_order(game, {t.day.day: t.vote or "its vote thread was not read" for t in history})
-    history = [dataclasses.replace(t, day=chain.days.get(t.day.day, t.day)) for t in history]
+    history = [_as_at_close(dataclasses.replace(t, day=chain.days.get(t.day.day, t.day)), game)
+               for t in history]  # fmt: skip
     by_day = {t.day.day: t for t in history}
     if number not in by_day:
         raise ValueError(f"day {number} is not in the history")
@@ -323,6 +329,17 @@ def check(
         provisional=provisional, acceleration=acceleration,
         unchecked=chain.carried.unchecked,
     )  # fmt: skip
+
+
+def _as_at_close(t: DayThreads, game: Game) -> DayThreads:
+    """The day's threads with what the forum took away after the close put back, as they
+    stood at the close (S2; ``kept_from_the_close``): a ballot or a post deleted since is
+    no missed vote (L3) nor a missing post (L1). `tally votes` flags each."""
+    def kept(thread: Thread | None) -> Thread | None:
+        return kept_from_the_close(thread, game, t.day)[0] if thread is not None else None
+
+    return dataclasses.replace(t, discussion=kept(t.discussion), vote=kept(t.vote),
+                               progress=kept(t.progress), sheriff=kept(t.sheriff))  # fmt: skip
 
 
 def _not_late(game: Game, t: DayThreads, late_ok: bool, cast: Cast) -> None:

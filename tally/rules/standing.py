@@ -11,6 +11,8 @@ A board changes a vote thread during the day and keeps no history; tally's reads
   ``--as-edited``;
 - an edit in the final hour that changes the target is a change in the final hour (V5),
   where the ruleset has that rule;
+- a post (or a 点评) a read at or after the close showed, that the forum deleted or 屏蔽ed
+  since, is put back as it stood at the close (S2, ``kept_from_the_close``), flagged;
 - a post tally read before and the forum no longer shows is a ``deleted`` row;
 - replies the forum hides from the reader (回帖仅作者可见) stop the count;
 - ``--as-of`` (a floor or a time, ``as_of_time``) is the thread as the reads by then show it
@@ -67,15 +69,74 @@ def hidden_replies(thread: Thread) -> str | None:
     )
 
 
+def kept_from_the_close(thread: Thread, game: Game, day: Day) -> tuple[Thread, list[Flag]]:
+    """The thread with what the forum took away after the close put back as a read at or
+    after the close showed it: a post deleted (by its author's own 删除, or a moderator), one
+    屏蔽ed or whose author was banned since, a 点评 deleted. The day is counted as it stood
+    at the close (S2): without this any player could take back a ballot, or a moderator a
+    change, after the close, and turn the result. Each is flagged."""
+    history = thread.history
+    if history is None or not history.versions:
+        return thread, []
+    at_close = seen_after(history, day.closes - timedelta(microseconds=1))
+    if not at_close:
+        return thread, []
+    now = {p.post_id: p for p in thread.posts}
+    flags: list[Flag] = []
+    posts: list[Post] = []
+    for post in thread.posts:
+        then = at_close.get(post.post_id)
+        if then is None or post.floor == 1:
+            posts.append(post)
+            continue
+        kept = post
+        if banned(post) and not banned(then.post) and then.post.time <= day.closes:
+            kept = replace(then.post, floor=post.floor, page=post.page)
+            flags.append(_kept(post, then, "was 屏蔽ed (or its author banned)", game))
+        gone = [c for c in then.post.comments if c.time <= day.closes
+                and c.comment_id not in {x.comment_id for x in kept.comments}]  # fmt: skip
+        if gone:
+            kept = replace(kept, comments=tuple(sorted((*kept.comments, *gone),
+                                                       key=lambda c: c.time)))  # fmt: skip
+            for c in gone:
+                note = (f"a 点评 by {c.author} under floor {post.floor} (“{_words(c.text)}”, "
+                        f"{short(c.time)}) was deleted after the close; counted as it stood "
+                        f"at the close (S2), as tally read it {_read(then, game)}")  # fmt: skip
+                flags.append(Flag("deleted", note, None, post.floor, c.comment_id))
+        posts.append(kept)
+    for pid, then in at_close.items():
+        if pid in now or then.post.floor == 1 or then.post.time > day.closes:
+            continue
+        # Put back where it stood: before the first post now shown that came after it.
+        at = next((i for i, p in enumerate(posts) if p.time > then.post.time), len(posts))
+        posts.insert(at, then.post)
+        flags.append(_kept(then.post, then, "was deleted", game))
+    return replace(thread, posts=tuple(posts)), flags
+
+
+def _read(then: Seen, game: Game) -> str:
+    return short(then.read_at.astimezone(game.timezone))
+
+
+def _kept(post: Post, then: Seen, what: str, game: Game) -> Flag:
+    note = (
+        f"floor {then.post.floor} ({then.post.author}) {what} after the close; counted as it "
+        f"stood at the close (S2), as tally read it {_read(then, game)}: "
+        f"“{_words(then.post.text)}”"
+    )
+    return Flag("deleted", note, None, then.post.floor, then.post.post_id)
+
+
 def deleted_rows(
-    thread: Thread, game: Game, *, cast: Cast
+    thread: Thread, game: Game, *, cast: Cast, kept: Iterable[str] = ()
 ) -> tuple[list[Remark], list[Flag]]:
     """The posts tally read earlier that the thread no longer shows, matched by post id
-    (the floors after a deleted one are numbered again)."""
+    (the floors after a deleted one are numbered again); ``kept``: those put back as they
+    stood at the close (``kept_from_the_close``)."""
     history = thread.history
     if history is None:
         return [], []
-    shown = {p.post_id for p in thread.posts}
+    shown = {p.post_id for p in thread.posts} | set(kept)
     rows, flags = [], []
     for pid, seen in sorted(last_seen(history).items(), key=lambda kv: kv[1].post.floor):
         post = seen.post

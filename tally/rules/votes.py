@@ -29,6 +29,7 @@ from tally.rules.standing import (
     as_it_stood,
     deleted_rows,
     hidden_replies,
+    kept_from_the_close,
     rulings_on_moved_floors,
 )
 from tally.rules.state import Carried, Fact, resolve
@@ -135,9 +136,12 @@ def tally_day(
                  )  # fmt: skip
     # The thread as the forum changed it: what it hides, what was edited, what is gone.
     notice = hidden_replies(thread)
-    stood, edits = as_it_stood(thread, game, day, as_edited=as_edited, cast=cast)
+    kept, kept_flags = kept_from_the_close(thread, game, day)
+    stood, edits = as_it_stood(kept, game, day, as_edited=as_edited, cast=cast)
+    edits = [*kept_flags, *edits]
     rulings_on_moved_floors(thread, game, day)
-    gone, gone_flags = deleted_rows(thread, game, cast=cast)
+    gone, gone_flags = deleted_rows(thread, game, cast=cast,
+                                    kept=(p.post_id for p in kept.posts))  # fmt: skip
     judged = judge(stood, game, day, provisional=provisional, cast=cast)
     ballots, flags, rows = judged.ballots, judged.flags, judged.remarks
     voted = {b.voter for b in ballots if b.casts_a_vote}
