@@ -648,3 +648,48 @@ def test_a_mark_older_than_the_read_does_not_date_a_later_change():
     [note] = [f.note for f in result.flags if f.rule == "edited"]
     assert note.startswith("changed after tally's last read before the close, and no edit mark")
     assert "after the close (edit mark" not in note
+
+
+# -- [hide] (回复可见) ------------------------------------------------------------------------
+
+
+def _hide_game(tmp_path: Path, url: str) -> str:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "hide.toml"
+    players = ", ".join(f'{{ name = "{n}", id = {i} }}' for n, i in
+                        (("alice", 2), ("bob", 3), ("carol_new", 4), ("dave", 5), ("eve", 6)))  # fmt: skip
+    path.write_text(
+        f'ruleset = "000"\ndirectors = [{{ name = "admin", id = 1 }}]\nplayers = [{players}]\n'
+        "[[days]]\nday = 2\nopens = 2026-12-02T03:57:58\ncloses = 2026-12-02T04:11:00\n"
+        f'vote = "{url}"\nsheriff = "none"\n',
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+@pytest.mark.rules("V1", "V6")
+def test_a_ballot_behind_hide_stops_a_read_that_cannot_see_it_and_counts_for_one_that_can(
+    forum, tmp_path
+):
+    """alice's ballot is inside [hide]: a guest (or a member who has not replied) is shown
+    游客，如果您要查看本帖隐藏内容请回复. tally read it as no ballot and carded alice L3; and a count
+    with the director's cookies after that read kept the placeholder as the ballot as it
+    stood. Now the guest's read stops with one sentence, and the director's counts it."""
+    url = forum.url("forum.php?mod=viewthread&tid=24")
+    game = _hide_game(tmp_path, url)
+    cache = str(tmp_path / "cache")
+
+    def run(name: str, clock: str):  # type: ignore[no-untyped-def]
+        forum.add_discuz_page("24", 1, page(name))
+        when = datetime.fromisoformat(f"2026-12-02 {clock}").replace(tzinfo=CHINA)
+        return runner.invoke(app, ["votes", url, "--game", game, "--cache-dir", cache, "--json"],
+                             obj=env(FakeClock(when.astimezone(UTC))))  # fmt: skip
+
+    guest = run("hide-guest", "04:20:00")
+    assert guest.exit_code == 4, guest.output
+    said = " ".join(guest.stderr.split())
+    assert "3楼 hide what they hold ([hide], 回复可见)" in said and "--cookies" in said
+    director = run("hide-admin", "04:30:00")
+    assert director.exit_code == 0, director.output
+    [alice] = [b for b in json.loads(director.stdout)["ballots"] if b["voter"] == "alice"]
+    assert (alice["floor"], alice["target"], alice["status"]) == (3, "bob", "counted")

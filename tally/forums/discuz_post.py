@@ -332,7 +332,7 @@ def read_post(node: Node, place: Place, index: int) -> Post:
         # A moderator is shown the body of a 屏蔽ed post (and a hidden reply) with the same
         # notice above it ("…，只有管理员或有管理权限的成员可见"): the post is still hidden, so
         # that a count is the same whoever's cookies read it.
-        hidden = _shown_anyway(node, body)
+        hidden = _shown_anyway(node, body) or _hide_code(body)
         marks = {"i": [], "div": [], "strong": []}  # type: dict[str, list[Node]]
         for hit in body.css("i, div.quote, strong"):
             marks[hit.tag].append(hit)
@@ -362,6 +362,18 @@ def read_post(node: Node, place: Place, index: int) -> Post:
         hidden=hidden,
         page=place.page,
     )
+
+
+# The [hide] BBCode (回复可见): to a reader who has not replied in the thread, the forum
+# shows "游客，如果您要查看本帖隐藏内容请回复" in the post's own body instead of what is inside.
+HIDE_CODE = "hide_code"
+
+
+def _hide_code(body: Node) -> str | None:
+    for lock in body.css("div.locked"):
+        if "查看本帖隐藏内容" in node_text(lock):
+            return HIDE_CODE
+    return None
 
 
 def _shown_anyway(node: Node, body: Node) -> str | None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-from tally.errors import GameFileError
+from tally.errors import GameFileError, NotAThreadError
 from tally.model import Post, Thread, Writing
 from tally.rules.ballot_text import ParsedBallot, Reading, read_ballot
 from tally.rules.ballots import Ballot, Flag, Remark
@@ -99,6 +99,7 @@ def judge(
     at the close. ``cast``: who wrote what, as the count decided it (``Game.cast``).
     """
     rules = rules or game.rules
+    _readable_by_these_cookies(thread, cast)
     roster = game.roster
     rulings = [r for r in game.rulings if r.day == day.day]
     voters = _electors(game, day, rules)
@@ -152,6 +153,20 @@ def judge(
     flags = _lapse_and_flag(works, day, rules, owner_out=owner_out)
     works.sort(key=lambda w: (w.post.floor, w.comment_index or 0))
     return Judged([_freeze(w, provisional) for w in works], flags, rows, voters)
+
+
+def _readable_by_these_cookies(thread: Thread, cast: Cast) -> None:
+    """Stop when the forum hid what a post in the vote thread holds behind [hide] (回复可见)
+    from whoever read it: a ballot may be inside, and judging the placeholder would void it
+    and card its voter (found on a real X3.5, read as a guest)."""
+    hidden = [p for p in thread.posts if p.hidden == "hide_code" and not cast.of(p).is_director]
+    if hidden:
+        floors = "、".join(f"{p.floor}楼" for p in hidden)
+        raise NotAThreadError(
+            f"thread {thread.thread_id}: {floors} hide what they hold ([hide], 回复可见) from the "
+            "cookies that read it (游客，如果您要查看本帖隐藏内容请回复): read the thread with the "
+            "director's cookies (--cookies FILE), which the forum shows it to."
+        )
 
 
 class Judged(NamedTuple):

@@ -316,6 +316,8 @@ def _readable(seen: Seen | None) -> Seen | None:
     from (a hidden reply read as a guest) says nothing of them."""
     if seen is None or (seen.post.hidden and not seen.post.text.strip()):
         return None
+    if seen.post.hidden == "hide_code":  # [hide]: the placeholder, not the words
+        return None
     return seen
 
 
