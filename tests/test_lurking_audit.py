@@ -589,3 +589,50 @@ def test_S2_a_change_deleted_after_the_close_stood_at_the_close(forum, tmp_path)
         before, change)
     [flag] = [f for f in again["flags"] if f["rule"] == "deleted"]
     assert flag["note"].startswith("a 点评 by 丁 under floor 5 (“改票对象：乙 改票理由：想想”")
+
+
+@pytest.mark.rules("V3", "V4")
+def test_V3_a_change_in_the_minute_of_its_own_floor_comes_after_it(forum, tmp_path):
+    """A 点评 shows its minute, its floor the second: 丁's change 点评'd in the minute of 丁's
+    own vote sorted before the vote, and was void as a change with no vote (real X3.5)."""
+    from .discuzgen import Comment
+
+    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    opens = "2024-05-08 09:30"
+    votes = g.votes(301, 1, opens, [("甲", "丙"), ("乙", "丙")])
+    votes.add(P("丁", "2024-05-08 10:01:30", "投票对象：甲\n投票理由：先投",
+                comments=[Comment("丁", "2024-05-08 10:01", "改票对象：乙 改票理由：手滑")]))  # fmt: skip
+    g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12)), votes)
+    data = json.loads(cli("votes", g.vote_urls[1], "--game", g.write(), "--json", "-q").stdout)
+    mine = [(b["kind"], b["target"], b["status"]) for b in data["ballots"] if b["voter"] == "丁"]
+    assert mine == [("vote", "甲", "superseded"), ("change", "乙", "counted")]
+
+
+@pytest.mark.rules("V2")
+def test_V2_a_comment_in_the_opening_minute_under_a_floor_after_the_open_is_on_time(
+    forum, tmp_path
+):
+    """The open at 09:30:25 (a time tally init takes from a post has seconds): a 点评 shown
+    09:30 under a floor posted 09:30:40 was void before_open; under a floor of 09:30:10 it
+    still is, with an "opening minute" flag the director can rule on."""
+    from .discuzgen import Comment
+
+    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    opens = "2024-05-08 09:30"
+    votes = Thread("301", "第1天投票帖", UIDS, first_pid=301_000)
+    votes.add(P("导演A", "2024-05-08 09:30:00", "投票格式：\n投票对象：\n投票理由："))
+    votes.add(P("甲", "2024-05-08 09:30:10", "投票对象：丙\n投票理由：早",
+                comments=[Comment("甲", "2024-05-08 09:30", "改票对象：乙 改票理由：改")]))  # fmt: skip
+    votes.add(P("乙", "2024-05-08 09:30:40", "投票对象：丙\n投票理由：x",
+                comments=[Comment("乙", "2024-05-08 09:30", "改票对象：甲 改票理由：改")]))  # fmt: skip
+    g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12)), votes)
+    game = g.write()
+    with open(game, encoding="utf-8") as f:
+        text = f.read().replace("opens = 2024-05-08T09:30:00", "opens = 2024-05-08T09:30:25")
+    with open(game, "w", encoding="utf-8") as f:
+        f.write(text)
+    data = json.loads(cli("votes", g.vote_urls[1], "--game", game, "--json", "-q").stdout)
+    by = {(b["voter"], b["comment"]): (b["status"], b["reason"]) for b in data["ballots"]}
+    assert by[("乙", True)] == ("counted", None)
+    assert by[("甲", True)] == ("void", "before_open")
+    assert [f["rule"] for f in data["flags"] if f["player"] == "甲"] == ["opening minute"]

@@ -79,8 +79,15 @@ class _Work:
         self.notes.append(note)
 
     @property
+    def earliest(self) -> datetime:
+        """The earliest it can have been posted: a 点评 comes after the floor it is under,
+        which the forum shows to the second while the 点评 shows its minute (one posted in
+        the floor's own minute sorted before it, and read as a change before the vote)."""
+        return max(self.posted_at, self.post.time) if self.is_comment else self.posted_at
+
+    @property
     def order(self) -> tuple[datetime, int, int]:
-        return (self.posted_at, self.post.floor, self.comment_index or 0)
+        return (self.earliest, self.post.floor, self.comment_index or 0)
 
 
 def judge(
@@ -353,9 +360,17 @@ def _check(w: _Work, day: Day, rules: Ruleset, electors: frozenset[str] | None =
     are seen: its time, its voter, its format, its target (read by ``_read_target``)."""
     if w.is_void or w.voter is None:
         return
-    if w.posted_at < day.opens:
+    if w.earliest < day.opens:
         posted, opens = compared(w.posted_at, day.opens)
         w.void(VoidReason.BEFORE_OPEN, f"posted {posted}, before the open {opens}")
+        if w.to_the_minute and day.opens < w.posted_at + timedelta(minutes=1):
+            # Shown "09:30" and the open at 09:30:25: perhaps after it, perhaps not.
+            note = (
+                f"posted in the opening minute ({short(w.posted_at)}; the forum shows a 点评's "
+                f"time to the minute): before the open {opens}, unless a ruling accepts it"
+            )
+            w.notes[-1] = note
+            w.flags.append(("opening minute", note))
     elif w.posted_at > day.closes:
         posted, closes = compared(w.posted_at, day.closes)
         w.void(VoidReason.AFTER_CLOSE, f"posted {posted}, after the close {closes}")
