@@ -83,11 +83,28 @@ def _flock(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
+@contextlib.contextmanager
 def post_lock(
-    game_path: Path | None, day: int, kind: str
-) -> contextlib.AbstractContextManager[None]:
-    """One poster at a time for this game, day and kind, on this machine."""
-    return _flock(beside(game_path, f".day{day}.{kind}.lock"))
+    game_path: Path | None, day: int, kind: str, *, thread: str | None = None,
+    folder: Path | None = None,
+) -> Iterator[None]:  # fmt: skip
+    """One poster at a time for this game, day and kind, on this machine; with ``thread``
+    (the URL posted to) and ``folder`` (the user's own, the cache's), also for that thread,
+    day and kind whatever game file asks: two copies of one game file, in two folders, each
+    with its own journal, both posted at once on a real X3.5."""
+    with contextlib.ExitStack() as held:
+        if thread is not None and folder is not None:
+            where = folder / "posting"
+            try:
+                where.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise OutputError(
+                    f"cannot make {where} ({exc.strerror}): nothing was posted."
+                ) from None
+            name = hashlib.sha256(thread.encode("utf-8")).hexdigest()[:32]
+            held.enter_context(_flock(where / f"{name}.day{day}.{kind}.lock"))
+        held.enter_context(_flock(beside(game_path, f".day{day}.{kind}.lock")))
+        yield
 
 
 class Journal:

@@ -395,6 +395,33 @@ def test_the_lock_is_one_poster_at_a_time(tmp_path):
     assert Journal(journal_path(game)).entries() == ()
 
 
+def test_two_copies_of_a_game_file_post_to_one_thread_one_at_a_time(tmp_path):
+    """Two copies of one game file in two folders, each with its own journal and lock beside
+    it, both posted at once on a real X3.5 (floors 7 and 8). The lock is also the thread's,
+    in the user's own folder: the second is let in after the first, reads the thread again
+    and finds the post (test_two_announces_at_once_post_once)."""
+    from tally.journal import post_lock
+
+    copies = [tmp_path / "a" / "g.toml", tmp_path / "b" / "g.toml"]
+    for path in copies:
+        path.parent.mkdir()
+    order: list[str] = []
+    url = "http://bbs.example.com/forum.php?mod=viewthread&tid=102"
+
+    def hold(name: str, game: Path) -> None:
+        with post_lock(game, 2, "close", thread=url, folder=tmp_path / "user"):
+            order.append(f"{name} in")
+            time.sleep(0.2)
+            order.append(f"{name} out")
+
+    a = threading.Thread(target=hold, args=("a", copies[0]))
+    a.start()
+    time.sleep(0.05)
+    hold("b", copies[1])
+    a.join()
+    assert order == ["a in", "a out", "b in", "b out"]
+
+
 def test_a_read_back_that_fails_says_look_at_the_thread_never_offline(board, tmp_path):
     """The post made, the forum down for the read back: the post is not lost to a "paste by
     hand", and the advice is the thread, not --offline (the cache holds the thread)."""

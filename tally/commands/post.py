@@ -112,7 +112,7 @@ def post_text(
     resting_on(day, kind, unchecked)
     text = final_text(game, day.day, kind, text, outcome)
     journal = Journal(journal_path(game.path))
-    with post_lock(game.path, day.day, kind):
+    with post_lock(game.path, day.day, kind, thread=url, folder=reader.env.cache_folder()):
         # Read inside the lock: a poster let in after another finds its post.
         thread = _live(reader, url, game, day, kind)
         _never_twice(game, day, kind, thread, journal)
