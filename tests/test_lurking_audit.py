@@ -636,3 +636,29 @@ def test_V2_a_comment_in_the_opening_minute_under_a_floor_after_the_open_is_on_t
     assert by[("乙", True)] == ("counted", None)
     assert by[("甲", True)] == ("void", "before_open")
     assert [f["rule"] for f in data["flags"] if f["player"] == "甲"] == ["opening minute"]
+
+
+@pytest.mark.rules("S2", "V6")
+def test_S2_a_ballot_approved_after_the_close_is_flagged(forum, tmp_path):
+    """A forum that holds new replies for a moderator (审核): 丁's ballot, posted before the
+    close, was not in tally's read after it; approved later, it is there with its time, and
+    the floors after it are numbered again. It turned the result without a word on a real
+    X3.5: it is counted, and flagged."""
+    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    opens = "2024-05-08 09:30"
+    votes = g.votes(301, 1, opens, [("甲", "丙"), ("乙", "丙"), ("丙", "甲"), ("戊", "甲")])
+    g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12)), votes)
+    game = g.write()
+    first = json.loads(cli("votes", g.vote_urls[1], "--game", game, "--json", "-q").stdout)
+    assert [f for f in first["flags"] if f["rule"] == "approved late"] == []
+    for n, post in enumerate(votes.posts, start=1):
+        post.post_id = votes.pid(n)  # the forum's ids stay
+    held = P("丁", "2024-05-08 10:01:30", "投票对象：甲\n投票理由：审核中", post_id=301_999)
+    votes.posts.insert(3, held)  # floor 4, between 乙's and 丙's
+    votes.serve(forum)
+    again = json.loads(cli("votes", g.vote_urls[1], "--game", game, "--json", "-q").stdout)
+    [flag] = [f for f in again["flags"] if f["rule"] == "approved late"]
+    assert flag["post_id"] == "301999" and flag["floor"] == 4
+    assert "held for a moderator (审核) and approved since?" in flag["note"]
+    [ding] = [b for b in again["ballots"] if b["voter"] == "丁"]
+    assert ding["status"] == "counted"

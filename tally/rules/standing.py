@@ -104,6 +104,7 @@ def kept_from_the_close(thread: Thread, game: Game, day: Day) -> tuple[Thread, l
                         f"at the close (S2), as tally read it {_read(then, game)}")  # fmt: skip
                 flags.append(Flag("deleted", note, None, post.floor, c.comment_id))
         posts.append(kept)
+    flags.extend(_approved_late(thread, history, day, game))
     for pid, then in at_close.items():
         if pid in now or then.post.floor == 1 or then.post.time > day.closes:
             continue
@@ -112,6 +113,39 @@ def kept_from_the_close(thread: Thread, game: Game, day: Day) -> tuple[Thread, l
         posts.insert(at, then.post)
         flags.append(_kept(then.post, then, "was deleted", game))
     return replace(thread, posts=tuple(posts)), flags
+
+
+def _approved_late(thread: Thread, history: History, day: Day, game: Game) -> list[Flag]:
+    """Posts with a time before the close that tally's first whole read after the close did
+    not show: held for a moderator (审核) and approved since, they come back with the time
+    they were posted and number the floors after them again (found on a real X3.5, where
+    two such ballots turned the result without a word). Counted, and flagged."""
+    after = sorted((v for v in history.versions if v.read_at >= day.closes),
+                   key=lambda v: v.read_at)  # fmt: skip
+    if not after:
+        return []
+    start = after[0].read_at
+    first: list[Version] = []  # the first read after the close: until a page comes again
+    for v in after:
+        if any(f.page == v.page for f in first):
+            break
+        first.append(v)
+    pages = {v.page for v in first}
+    if pages != set(range(1, max(pages) + 1)) or len(first) == len(after):
+        return []  # not a whole read, or it is this read itself
+    shown = {p.post_id for v in first for p in v.posts}
+    read = short(start.astimezone(game.timezone))
+    flags = []
+    for post in thread.posts:
+        if post.floor == 1 or post.time > day.closes or post.post_id in shown:
+            continue
+        note = (
+            f"floor {post.floor} ({post.author}, {short(post.time)}) was not in the thread when "
+            f"tally read it {read}, after the close: held for a moderator (审核) and approved "
+            "since? Counted with the time it shows; rule on it if it should not be"
+        )
+        flags.append(Flag("approved late", note, None, post.floor, post.post_id))
+    return flags
 
 
 def _read(then: Seen, game: Game) -> str:
