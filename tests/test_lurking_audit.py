@@ -662,3 +662,22 @@ def test_S2_a_ballot_approved_after_the_close_is_flagged(forum, tmp_path):
     assert "held for a moderator (审核) and approved since?" in flag["note"]
     [ding] = [b for b in again["ballots"] if b["voter"] == "丁"]
     assert ding["status"] == "counted"
+
+
+@pytest.mark.rules("V6")
+def test_V6_an_anonymous_ballot_says_so_not_that_the_player_was_renamed(forum, tmp_path):
+    """Discuz!'s 匿名: players see 匿名, a moderator the account's uid. Read with the
+    director's cookies, tally counted 戊's anonymous ballot as 戊 and said "戊 posts as 匿名
+    now", as if the account were renamed, in the post that players may be shown."""
+    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    opens = "2024-05-08 09:30"
+    votes = Thread("301", "第1天投票帖", {**UIDS, "匿名": UIDS["戊"]}, first_pid=301_000)
+    votes.add(P("导演A", at(opens), "投票格式：\n投票对象：\n投票理由："))
+    votes.add(P("甲", at(opens, 10), "投票对象：丙\n投票理由：x"))
+    votes.add(P("匿名", at(opens, 20), "投票对象：甲\n投票理由：匿名投票"))
+    g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12)), votes)
+    data = json.loads(cli("votes", g.vote_urls[1], "--game", g.write(), "--json", "-q").stdout)
+    [anon] = [b for b in data["ballots"] if b["floor"] == 3]
+    assert (anon["voter"], anon["status"]) == ("戊", "counted")
+    rules = [f["rule"] for f in data["flags"] if f["player"] == "戊"]
+    assert rules == ["anonymous"]

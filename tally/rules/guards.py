@@ -216,6 +216,11 @@ def late_ballots(
         )
 
 
+# The name Discuz! shows for an anonymous post (匿名), to everyone (a moderator also sees the
+# account's uid on it).
+ANONYMOUS = "匿名"
+
+
 def stranger_flags(ballots: list[Ballot]) -> list[Flag]:
     """One flag per author whose ballots are void because they are no player."""
     theirs: dict[str, list[Ballot]] = {}
@@ -231,6 +236,9 @@ def stranger_flags(ballots: list[Ballot]) -> list[Flag]:
             f"{author} is not a player of this game; the ballot{'s' if many else ''} on {where} "
             f"{'are' if many else 'is'} void"
         )
+        if author == ANONYMOUS:
+            note += (" (posted anonymously, 匿名: the forum shows whose only to moderators; read "
+                     "with the director's cookies to know)")  # fmt: skip
         flags.append(Flag("roster", note, None, mine[0].floor, mine[0].post_id))
     return flags
 
@@ -241,7 +249,14 @@ def renamed_flags(thread: Thread, cast: Cast) -> list[Flag]:
     flags: dict[str, Flag] = {}
     for w in thread.writings():
         who = cast.of(w)
-        if who.renamed and who.name is not None and who.name not in flags:
+        if who.renamed and who.name is not None and w.author == ANONYMOUS:
+            # An anonymous post (匿名): players see 匿名, moderators the account (its uid).
+            note = (f"floor {w.post.floor} was posted anonymously (匿名) by {who.name}'s account "
+                    f"(uid {w.author_id}), which only moderators are shown: counted as "
+                    f"{who.name}; rule on it if an anonymous ballot should not count")  # fmt: skip
+            flag = Flag("anonymous", note, who.name, w.post.floor, w.item_id)
+            flags.setdefault(f"{who.name}/{w.item_id}", flag)
+        elif who.renamed and who.name is not None and who.name not in flags:
             note = (f"{who.name} (uid {w.author_id}) posts as {w.author} now: the same account, "
                     f"counted as {who.name}")  # fmt: skip
             flags[who.name] = Flag("renamed", note, who.name, w.post.floor, w.item_id)
