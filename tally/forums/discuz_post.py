@@ -499,8 +499,11 @@ def _comments(box: Node | None, pid: str, tz: tzinfo, where: str) -> tuple[Comme
         return ()
     if box.css_first("a[onclick*='commentmore'], a[href*='commentmore']") is not None:
         raise ParseError(
-            f"{where} has more 点评 than the page shows, and the forum serves the rest only "
-            "to its own script; read them in a browser."
+            f"{where} has more 点评 than the page shows (the board shows 5 a floor by default), "
+            "and the forum serves the rest only to its own script (mod=misc, which its "
+            "robots.txt closes): tally cannot count a thread with a 点评 it cannot read; ask "
+            "the board's admin to show more 点评 a floor (its commentnumber setting), or count "
+            "the day by hand."
         )
     found = []
     for item in box.css("div.pstl"):
