@@ -693,3 +693,16 @@ def test_a_ballot_behind_hide_stops_a_read_that_cannot_see_it_and_counts_for_one
     assert director.exit_code == 0, director.output
     [alice] = [b for b in json.loads(director.stdout)["ballots"] if b["voter"] == "alice"]
     assert (alice["floor"], alice["target"], alice["status"]) == (3, "bob", "counted")
+
+
+def test_a_stuck_reply_is_read_once_on_its_own_floor(forum):
+    """A moderator's 置顶回复 shows dave's floor 12 at the top of page 1, labelled "顶 来自 12#":
+    tally stopped, "floor label tally cannot number" (real X3.5)."""
+    from .conftest import read_one
+
+    for n in (1, 2):
+        forum.add_discuz_page("24", n, page(f"stick-p{n}"))
+    thread = read_one(forum.url("forum.php?mod=viewthread&tid=24"))
+    assert [p.floor for p in thread.posts] == list(range(1, 13))
+    [stuck] = [p for p in thread.posts if p.post_id == "292"]
+    assert (stuck.floor, stuck.author) == (12, "dave")

@@ -55,7 +55,7 @@ _EDIT_WORDS = re.compile(r"(?:本帖最后由|本帖最後由)\s*(?P<by>\S+?)\s*
 # A floor label is its number when it holds one: "12#", "<em>12</em><sup>#</sup>", "12楼"
 # (Discuz! 6/7), "第12楼", "<em>13</em>#分享本帖地址" (a board's own words after the number),
 # and "来自 12#": a reply stuck to the top of page 1 (置顶回复) names the floor it comes from.
-_FLOOR_LABEL = re.compile(r"^(?:第|来自|來自)?\s*(\d+)(?!\d)")
+_FLOOR_LABEL = re.compile(r"^(?:[顶頂]\s*)?(?:第|来自|來自)?\s*(\d+)(?!\d)")
 # What follows a floor's name ("沙发#", "沙发 楼"), not part of it.
 _NAME_TAIL = re.compile(r"[\s#＃楼樓]+$")
 # The site setting "postno" names the first floors; these are the defaults (and Big5's). A
