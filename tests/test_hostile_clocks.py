@@ -185,8 +185,10 @@ def test_a_zone_other_than_the_footers_is_refused_naming_both():
         parse(t, ZoneInfo("UTC"))
     assert str(info.value) == (
         "page 1 prints its times in GMT+8 (its footer), but tally would read them in UTC "
-        "(UTC+0), +8 h off; set timezone (in the game file, a board profile or the config) to "
-        "the board's."
+        "(UTC+0), +8 h off: a member's own 时区 (个人资料 → 设置) shifts every time the forum "
+        "shows them; set the account whose cookies tally reads with back to 使用默认 (the "
+        "board's), or if the board itself is in that zone, say so with timezone in the game "
+        "file (all its days' times are then in it too), a board profile or the config."
     )
     assert parse(t, ZoneInfo("Asia/Taipei")).posts[0].time.hour == 20  # also GMT+8
 

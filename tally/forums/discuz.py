@@ -488,8 +488,11 @@ def _check_zone(page: PageText) -> None:
             footer += f", shifted by whole hours: UTC{_offset(said)}"
         raise InputError(
             f"{page.source} prints its times in {footer} (its footer), but tally "
-            f"would read them in {zone} (UTC{_offset(read)}), {_offset(said - read)} h off; "
-            "set timezone (in the game file, a board profile or the config) to the board's."
+            f"would read them in {zone} (UTC{_offset(read)}), {_offset(said - read)} h off: "
+            "a member's own 时区 (个人资料 → 设置) shifts every time the forum shows them; "
+            "set the account whose cookies tally reads with back to 使用默认 (the board's), or "
+            "if the board itself is in that zone, say so with timezone in the game file (all "
+            "its days' times are then in it too), a board profile or the config."
         )
 
 
