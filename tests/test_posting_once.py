@@ -422,6 +422,31 @@ def test_two_copies_of_a_game_file_post_to_one_thread_one_at_a_time(tmp_path):
     assert order == ["a in", "a out", "b in", "b out"]
 
 
+def test_a_post_the_thread_does_not_show_says_it_may_be_held_for_a_moderator(board, tmp_path):
+    """On a real X3.5 whose forum holds the director's replies for approval (审核) the post
+    was "made" (exit 0) with a note that it was "not shown (yet)": it says now what that
+    means, that players do not see it, and that tally will not post it twice."""
+    _, game, cookies = setup(board, tmp_path)
+    after_close(board)
+    original = board.forum.request_hook
+    before: dict[str, object] = {}
+
+    def held(path, headers, body):  # type: ignore[no-untyped-def]
+        if body is None and "viewthread" in path:
+            if board.replies and path in before:
+                return before[path]  # the thread as it was: the reply is not shown
+            before[path] = original(path, headers, body)  # type: ignore[misc]
+            return before[path]
+        return original(path, headers, body)  # type: ignore[misc]
+
+    board.forum.request_hook = held
+    result = watch(board.forum.url("forum.php?mod=viewthread&tid=102"), game, cookies,
+                   FakeClock("2024-05-09 21:20:00", CHINA), "--post")  # fmt: skip
+    assert len(board.replies) == 1
+    said = " ".join(result.stderr.split())
+    assert "held for a moderator to approve (审核" in said and "the players do not see it" in said
+
+
 def test_a_read_back_that_fails_says_look_at_the_thread_never_offline(board, tmp_path):
     """The post made, the forum down for the read back: the post is not lost to a "paste by
     hand", and the advice is the thread, not --offline (the cache holds the thread)."""

@@ -356,7 +356,11 @@ def _read_back(
         )
     found = next((p for p in thread.posts if p.post_id == pid), None)
     if found is None:
-        return None, f"the thread does not show post {pid} (yet): look at it before posting again"
+        return None, (
+            f"the thread does not show post {pid}: held for a moderator to approve (审核, the "
+            "forum's answer did not say so), or deleted since; the players do not see it: look "
+            "at the thread before posting again (tally will not post it twice)"
+        )
     return found.floor, difference(text, found.text)
 
 
