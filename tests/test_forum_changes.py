@@ -706,3 +706,16 @@ def test_a_stuck_reply_is_read_once_on_its_own_floor(forum):
     assert [p.floor for p in thread.posts] == list(range(1, 13))
     [stuck] = [p for p in thread.posts if p.post_id == "292"]
     assert (stuck.floor, stuck.author) == (12, "dave")
+
+
+def test_a_ballot_in_a_replys_own_subject_is_read(forum):
+    """A reply's 标题 stands above its message (`<h2>` in div.pcb): a ballot written there
+    was no ballot, and its voter carded L3 (real X3.5)."""
+    from .conftest import read_one
+
+    forum.add_discuz_page("44", 1, page("subject"))
+    thread = read_one(forum.url("forum.php?mod=viewthread&tid=44"))
+    [reply] = [p for p in thread.posts if p.post_id == "343"]
+    assert reply.text.splitlines()[0] == "投票对象：bob 投票理由：写在标题"
+    assert reply.text.splitlines()[-1] == "如题，票在标题里"
+    assert [p.text.splitlines()[0] for p in thread.posts][1] == "投票对象：dave 投票理由：跟随投票对象：bob的那些人"

@@ -341,6 +341,12 @@ def read_post(node: Node, place: Place, index: int) -> Post:
         quotes = _take_quotes(marks["div"])
         red, large = font_flags(body)
         text = node_text(body)
+        # A reply's own 标题 stands above its message (the author's words too: a ballot
+        # written there was no ballot, and its voter carded L3, on a real X3.5).
+        subject = node.css_first("div.pcb > h2")
+        words = node_text(subject).strip() if subject is not None else ""
+        if words:
+            text = tidy_text(f"{words}\n{text}")
         if bracketed:
             # Discuz! 6/7 writes its mark as "[<i> 本帖最后由 … 编辑 </i>]": its brackets go too.
             text = tidy_text(text.replace("[]", "", 1))
