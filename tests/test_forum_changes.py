@@ -157,7 +157,10 @@ def read_at(forum, tmp_path, clock: str, name: str, *args: str, closes: str = "1
     return votes(forum, tmp_path, at(clock), "--json", *args, closes=closes)
 
 
-def test_every_read_is_kept_as_a_version_and_an_unchanged_one_costs_nothing(forum, tmp_path):
+def test_every_read_is_kept_and_an_unchanged_page_costs_no_stored_version(forum, tmp_path):
+    """Each read is listed in the history, an unchanged page pointing at the version kept
+    (no new file): that a read after the close found a page unchanged is what shows its
+    posts stood then."""
     from tally.forums.cache import Cache
 
     for clock in ("17:04:50", "17:04:52", "17:04:54"):
@@ -168,6 +171,8 @@ def test_every_read_is_kept_as_a_version_and_an_unchanged_one_costs_nothing(foru
     kept = store.versions()
     assert [(n, when.astimezone(CHINA).strftime("%H:%M:%S")) for n, when, _ in kept] == [
         (1, "17:04:50"),
+        (1, "17:04:52"),
+        (1, "17:04:54"),
         (1, "17:10:00"),
     ]
     assert len(list((folder / "versions").iterdir())) == 2
@@ -258,9 +263,12 @@ def test_a_ballot_deleted_or_banned_after_the_close_counts_as_it_stood(forum, tm
         ("6", "eve", "counted"),
     ]
     notes = [f["note"] for f in data["flags"] if f["rule"] == "deleted"]
-    assert "floor 3 (bob) was deleted after the close; counted as it stood at the close (S2), "\
-        "as tally read it 12-01 17:10: “投票对象：@carol 投票理由：bob跟alice一起”" in notes
-    assert len(notes) == 2  # and dave's, 屏蔽ed at the step before
+    assert "floor 3 (bob, its number before the delete) was deleted after the close; counted "\
+        "as it stood at the close (S2), as tally read it 12-01 17:10: “投票对象：@carol 投票理由："\
+        "bob跟alice一起”" in notes
+    # and dave's, 屏蔽ed at the step before, by the floor it has now (4: bob's went)
+    assert next(n for n in notes if "dave" in n).startswith("floor 4 (dave) was 屏蔽ed")
+    assert len(notes) == 2
     assert data["not_voted"] == []
 
 

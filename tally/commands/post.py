@@ -37,6 +37,7 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from tally.errors import AlreadyPosted, FetchError, MaybePosted, PostError
 from tally.forums import platform_of, resolve_url
@@ -112,7 +113,9 @@ def post_text(
     resting_on(day, kind, unchecked)
     text = final_text(game, day.day, kind, text, outcome)
     journal = Journal(journal_path(game.path))
-    with post_lock(game.path, day.day, kind, thread=url, folder=reader.env.cache_folder()):
+    # The thread by its board and id, however its URL is spelled (thread-102-1-1.html).
+    where = f"{urlsplit(url).netloc.lower()}/{ref.key.platform}/{ref.key.thread_id}"
+    with post_lock(game.path, day.day, kind, thread=where, folder=reader.env.cache_folder()):
         # Read inside the lock: a poster let in after another finds its post.
         thread = _live(reader, url, game, day, kind)
         _never_twice(game, day, kind, thread, journal)

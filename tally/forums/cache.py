@@ -132,15 +132,21 @@ class ThreadCache:
 
     def keep(self, page: int, data: bytes, read_at: datetime) -> str:
         """Add a version of ``page`` read at ``read_at`` to the history: "kept", "same" (the
-        page as last kept: nothing added), "full" (``MAX_VERSIONS`` reached) or "unwritable"."""
+        page as last kept: the read is listed, pointing at the version kept, no new file),
+        "full" (``MAX_VERSIONS`` reached) or "unwritable". Every read is listed: that a
+        read after the close found a page unchanged is what shows its posts stood then (a
+        delete after it is put back, ``tally.rules.standing.kept_from_the_close``)."""
         digest = hashlib.sha256(data).hexdigest()
         with self._lock:
             listed = self._versions()
             last = next((e for e in reversed(listed) if e[0] == page), None)
-            if last is not None and last[1] == digest:
-                return "same"
+            same = last is not None and last[1] == digest
             if len(listed) >= MAX_VERSIONS:
-                return "full"
+                return "same" if same else "full"
+            if same:
+                listed.append((page, digest, read_at.isoformat()))
+                ok = self._write("history.json", json.dumps(listed).encode())
+                return "same" if ok else "unwritable"
             name = f"versions/{digest}.json"
             if not (self.folder / name).is_file() and not self._write(name, data):
                 return "unwritable"  # said once already
@@ -153,14 +159,22 @@ class ThreadCache:
         """The history's versions in the order read: (page, read at, the stored posts); one
         whose file is missing or damaged is left out, as never kept."""
         found = []
+        stored: dict[str, bytes | None] = {}  # a version listed for many reads, read once
         for page, digest, when in self._versions():
+            if digest not in stored:
+                try:
+                    data = (self.folder / "versions" / f"{digest}.json").read_bytes()
+                except OSError:
+                    data = None
+                ok = data is not None and hashlib.sha256(data).hexdigest() == digest
+                stored[digest] = data if ok else None
+            kept = stored[digest]
             try:
-                data = (self.folder / "versions" / f"{digest}.json").read_bytes()
                 read_at = datetime.fromisoformat(when)
-            except (OSError, ValueError):
+            except ValueError:
                 continue
-            if hashlib.sha256(data).hexdigest() == digest and read_at.tzinfo is not None:
-                found.append((page, read_at, data))
+            if kept is not None and read_at.tzinfo is not None:
+                found.append((page, read_at, kept))
         return found
 
     def _versions(self) -> list[tuple[int, str, str]]:

@@ -377,7 +377,10 @@ HIDE_CODE = "hide_code"
 
 def _hide_code(body: Node) -> str | None:
     for lock in body.css("div.locked"):
-        if "查看本帖隐藏内容" in node_text(lock):
+        said = node_text(lock)
+        # [hide] to one who has not replied; [hide=N] to one with N credits or fewer
+        # (discuzcode.htm: "本帖隐藏的内容需要积分高于 N 才可浏览").
+        if "查看本帖隐藏内容" in said or "需要积分高于" in said:
             return HIDE_CODE
     return None
 

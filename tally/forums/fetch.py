@@ -432,7 +432,7 @@ def keep_versions(
                 f"read is not kept (the history is in {store.folder})."
             )
             break
-        if kept == "kept":
+        if kept in ("kept", "same"):  # an unchanged page is a read too (cache.keep)
             added.append(Version(number, when, page.posts))
         elif kept == "unwritable":
             known = None

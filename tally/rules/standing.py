@@ -21,12 +21,13 @@ A board changes a vote thread during the day and keeps no history; tally's reads
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
 
 from tally.errors import GameFileError, InputError, NotAThreadError
-from tally.model import History, Post, Thread, Version
+from tally.model import Comment, History, Post, Thread, Version
 from tally.rules.ballot_text import read_ballot
 from tally.rules.ballots import Flag, Remark
 from tally.rules.game import Cast, Day, Game
@@ -69,16 +70,23 @@ def hidden_replies(thread: Thread) -> str | None:
     )
 
 
-def kept_from_the_close(thread: Thread, game: Game, day: Day) -> tuple[Thread, list[Flag]]:
+def kept_from_the_close(
+    thread: Thread, game: Game, day: Day, cast: Cast | None = None
+) -> tuple[Thread, list[Flag]]:
     """The thread with what the forum took away after the close put back as a read at or
     after the close showed it: a post deleted (by its author's own 删除, or a moderator), one
-    屏蔽ed or whose author was banned since, a 点评 deleted. The day is counted as it stood
-    at the close (S2): without this any player could take back a ballot, or a moderator a
-    change, after the close, and turn the result. Each is flagged."""
+    屏蔽ed or whose author was banned since (and one 屏蔽ed then and shown since stays as it
+    stood), a 点评 deleted. The day is counted as it stood at the close (S2): without this
+    any player could take back a ballot, or a moderator a change, after the close, and turn
+    the result. Each is flagged. A version that could not show the words ([hide] read by
+    one who may not see it) puts nothing back."""
     history = thread.history
     if history is None or not history.versions:
         return thread, []
-    at_close = seen_after(history, day.closes - timedelta(microseconds=1))
+    cast = cast or game.cast()
+    at_close = {pid: seen for pid, seen in
+                seen_after(history, day.closes - timedelta(microseconds=1)).items()
+                if _readable(seen) is not None}  # fmt: skip
     if not at_close:
         return thread, []
     now = {p.post_id: p for p in thread.posts}
@@ -86,36 +94,59 @@ def kept_from_the_close(thread: Thread, game: Game, day: Day) -> tuple[Thread, l
     posts: list[Post] = []
     for post in thread.posts:
         then = at_close.get(post.post_id)
-        if then is None or post.floor == 1:
+        if then is None or post.floor == 1 or then.post.time > day.closes:
             posts.append(post)
             continue
         kept = post
-        if banned(post) and not banned(then.post) and then.post.time <= day.closes:
+        if banned(post) != banned(then.post):
             kept = replace(then.post, floor=post.floor, page=post.page)
-            flags.append(_kept(post, then, "was 屏蔽ed (or its author banned)", game))
-        gone = [c for c in then.post.comments if c.time <= day.closes
-                and c.comment_id not in {x.comment_id for x in kept.comments}]  # fmt: skip
+            what = ("was 屏蔽ed (or its author banned)" if banned(post)
+                    else "was 屏蔽ed when tally read it and is shown")  # fmt: skip
+            flags.append(_kept(kept, then, what, game, cast))
+        gone = _comments_gone(then.post, kept, day)
         if gone:
-            kept = replace(kept, comments=tuple(sorted((*kept.comments, *gone),
-                                                       key=lambda c: c.time)))  # fmt: skip
+            merged = sorted((*kept.comments, *gone), key=lambda c: c.time)
+            # Numbered as the forum numbered them at the close (Discuz!'s ids are positions).
+            positional = all(c.comment_id == f"{post.post_id}.{i}"
+                             for i, c in enumerate(then.post.comments, start=1))  # fmt: skip
+            kept = replace(kept, comments=tuple(
+                replace(c, comment_id=f"{post.post_id}.{i}") if positional else c
+                for i, c in enumerate(merged, start=1)))  # fmt: skip
             for c in gone:
                 note = (f"a 点评 by {c.author} under floor {post.floor} (“{_words(c.text)}”, "
                         f"{short(c.time)}) was deleted after the close; counted as it stood "
                         f"at the close (S2), as tally read it {_read(then, game)}")  # fmt: skip
-                flags.append(Flag("deleted", note, None, post.floor, c.comment_id))
+                flags.append(Flag("deleted", note, cast.of(post).player, post.floor,
+                                  post.post_id))  # fmt: skip
         posts.append(kept)
-    flags.extend(_approved_late(thread, history, day, game))
+    flags.extend(_approved_late(thread, history, day, game, cast))
     for pid, then in at_close.items():
         if pid in now or then.post.floor == 1 or then.post.time > day.closes:
             continue
         # Put back where it stood: before the first post now shown that came after it.
         at = next((i for i, p in enumerate(posts) if p.time > then.post.time), len(posts))
         posts.insert(at, then.post)
-        flags.append(_kept(then.post, then, "was deleted", game))
+        flags.append(_kept(then.post, then, "was deleted", game, cast, before_delete=True))
     return replace(thread, posts=tuple(posts)), flags
 
 
-def _approved_late(thread: Thread, history: History, day: Day, game: Game) -> list[Flag]:
+def _comments_gone(then: Post, now: Post, day: Day) -> list[Comment]:
+    """The 点评 a read after the close showed under ``then`` that ``now`` lacks, matched by
+    author, time and words (Discuz! numbers them by position: a delete renumbers the rest)."""
+    left = Counter((c.author, c.time, c.text) for c in now.comments)
+    gone = []
+    for c in then.comments:
+        key = (c.author, c.time, c.text)
+        if left[key]:
+            left[key] -= 1
+        elif c.time <= day.closes:
+            gone.append(c)
+    return gone
+
+
+def _approved_late(
+    thread: Thread, history: History, day: Day, game: Game, cast: Cast
+) -> list[Flag]:
     """Posts with a time before the close that tally's first whole read after the close did
     not show: held for a moderator (审核) and approved since, they come back with the time
     they were posted and number the floors after them again (found on a real X3.5, where
@@ -131,20 +162,23 @@ def _approved_late(thread: Thread, history: History, day: Day, game: Game) -> li
             break
         first.append(v)
     pages = {v.page for v in first}
-    if pages != set(range(1, max(pages) + 1)) or len(first) == len(after):
-        return []  # not a whole read, or it is this read itself
+    if pages != set(range(1, thread.page_count + 1)) or len(first) == len(after):
+        return []  # not a read of every page the thread has, or it is this read itself
     shown = {p.post_id for v in first for p in v.posts}
     read = short(start.astimezone(game.timezone))
     flags = []
     for post in thread.posts:
         if post.floor == 1 or post.time > day.closes or post.post_id in shown:
             continue
+        if cast.of(post).is_director:
+            continue  # the director's own post held: no ballot, nobody's vote
         note = (
             f"floor {post.floor} ({post.author}, {short(post.time)}) was not in the thread when "
             f"tally read it {read}, after the close: held for a moderator (审核) and approved "
             "since? Counted with the time it shows; rule on it if it should not be"
         )
-        flags.append(Flag("approved late", note, None, post.floor, post.post_id))
+        flags.append(Flag("approved late", note, cast.of(post).player, post.floor,
+                          post.post_id))  # fmt: skip
     return flags
 
 
@@ -152,13 +186,16 @@ def _read(then: Seen, game: Game) -> str:
     return short(then.read_at.astimezone(game.timezone))
 
 
-def _kept(post: Post, then: Seen, what: str, game: Game) -> Flag:
+def _kept(post: Post, then: Seen, what: str, game: Game, cast: Cast, *,
+          before_delete: bool = False) -> Flag:  # fmt: skip
+    # A post put back keeps the floor it had; the floors after it are numbered again.
+    number = ", its number before the delete" if before_delete else ""
     note = (
-        f"floor {then.post.floor} ({then.post.author}) {what} after the close; counted as it "
+        f"floor {post.floor} ({post.author}{number}) {what} after the close; counted as it "
         f"stood at the close (S2), as tally read it {_read(then, game)}: "
         f"“{_words(then.post.text)}”"
     )
-    return Flag("deleted", note, None, then.post.floor, then.post.post_id)
+    return Flag("deleted", note, cast.of(post).player, post.floor, post.post_id)
 
 
 def deleted_rows(

@@ -136,7 +136,7 @@ def tally_day(
                  )  # fmt: skip
     # The thread as the forum changed it: what it hides, what was edited, what is gone.
     notice = hidden_replies(thread)
-    kept, kept_flags = kept_from_the_close(thread, game, day)
+    kept, kept_flags = kept_from_the_close(thread, game, day, cast)
     stood, edits = as_it_stood(kept, game, day, as_edited=as_edited, cast=cast)
     edits = [*kept_flags, *edits]
     rulings_on_moved_floors(thread, game, day)
