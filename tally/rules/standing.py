@@ -84,9 +84,10 @@ def kept_from_the_close(
     if history is None or not history.versions:
         return thread, []
     cast = cast or game.cast()
-    at_close = {pid: seen for pid, seen in
-                seen_after(history, day.closes - timedelta(microseconds=1)).items()
-                if _readable(seen) is not None}  # fmt: skip
+    seen = seen_after(history, day.closes - timedelta(microseconds=1))
+    # What a read after the close showed: a 屏蔽 as a 屏蔽 (its words hidden), else the words.
+    at_close = {pid: then for pid, then in seen.items()
+                if banned(then.post) or _readable(then) is not None}  # fmt: skip
     if not at_close:
         return thread, []
     now = {p.post_id: p for p in thread.posts}
@@ -123,6 +124,8 @@ def kept_from_the_close(
     for pid, then in at_close.items():
         if pid in now or then.post.floor == 1 or then.post.time > day.closes:
             continue
+        if banned(then.post):
+            continue  # 屏蔽ed at the close, then deleted: no ballot either way (a deleted row)
         # Put back where it stood: before the first post now shown that came after it.
         at = next((i for i, p in enumerate(posts) if p.time > then.post.time), len(posts))
         posts.insert(at, then.post)
