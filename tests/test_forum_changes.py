@@ -272,6 +272,29 @@ def test_a_ballot_deleted_or_banned_after_the_close_counts_as_it_stood(forum, tm
     assert data["not_voted"] == []
 
 
+@pytest.mark.rules("S2")
+def test_a_read_after_the_close_that_found_the_page_unchanged_shows_what_stood(forum, tmp_path):
+    """A read before the close, one after it that found the page as it was (it kept no new
+    version, and left no trace), then bob deletes his ballot: it stood at the close, and is
+    counted (a cold read found it lost: the usual day, watch before the close)."""
+    assert read_at(forum, tmp_path, "17:00:00", "vote-1-guest").exit_code == 0
+    assert read_at(forum, tmp_path, "17:10:00", "vote-1-guest").exit_code == 0
+    data = json.loads(read_at(forum, tmp_path, "17:20:00", "vote-3-deleted-guest").stdout)
+    assert ("3", "bob", "counted") in [(b["post_id"], b["author"], b["status"])
+                                        for b in data["ballots"]]  # fmt: skip
+
+
+@pytest.mark.rules("S2", "V7")
+def test_a_post_banned_at_the_close_and_shown_since_stays_as_it_stood(forum, tmp_path):
+    assert read_at(forum, tmp_path, "17:10:00", "vote-2-banned-guest").exit_code == 0
+    data = json.loads(read_at(forum, tmp_path, "17:20:00", "vote-1-guest").stdout)
+    assert (5, "dave", None, "banned") in [(b["floor"], b["author"], b["target"], b["status"])
+                                            for b in data["ballots"]]  # fmt: skip
+    [flag] = [f for f in data["flags"] if f["rule"] == "deleted"]
+    assert flag["note"].startswith("floor 5 (dave) was 屏蔽ed when tally read it and is shown "
+                                   "after the close; counted as it stood")  # fmt: skip
+
+
 def test_without_an_earlier_read_a_deleted_post_is_only_a_gap(forum, tmp_path):
     result = read_at(forum, tmp_path, "17:10:00", "vote-3-deleted-guest")
     assert result.exit_code == 0, result.output
@@ -727,3 +750,49 @@ def test_a_ballot_in_a_replys_own_subject_is_read(forum):
     assert reply.text.splitlines()[0] == "投票对象：bob 投票理由：写在标题"
     assert reply.text.splitlines()[-1] == "如题，票在标题里"
     assert [p.text.splitlines()[0] for p in thread.posts][1] == "投票对象：dave 投票理由：跟随投票对象：bob的那些人"
+
+
+def test_a_hide_ballot_deleted_after_a_guest_read_is_not_put_back_as_the_placeholder(
+    forum, tmp_path
+):
+    """A guest's read after the close saw alice's [hide] ballot as the placeholder; alice then
+    deletes it, and the director reads: nothing readable stood, so nothing is put back (the
+    count stopped for good, asking for cookies the director was using)."""
+    import re
+
+    url = forum.url("forum.php?mod=viewthread&tid=24")
+    game = _hide_game(tmp_path, url)
+    cache = str(tmp_path / "cache")
+
+    def run(body: bytes, clock: str):  # type: ignore[no-untyped-def]
+        forum.add_discuz_page("24", 1, body)
+        when = datetime.fromisoformat(f"2026-12-02 {clock}").replace(tzinfo=CHINA)
+        return runner.invoke(app, ["votes", url, "--game", game, "--cache-dir", cache, "--json"],
+                             obj=env(FakeClock(when.astimezone(UTC))))  # fmt: skip
+
+    assert run(page("hide-guest"), "04:20:00").exit_code == 4
+    admin = page("hide-admin").decode("utf-8")
+    gone = re.sub(r'<div id="post_262" >.*?(?=</div><div id="post_263")', "", admin, flags=re.S)
+    gone = gone.replace('回复:</span> <span class="xi1">5</span>',
+                        '回复:</span> <span class="xi1">4</span>')  # fmt: skip
+    assert gone != admin
+    result = run(gone.encode("utf-8"), "04:30:00")
+    assert result.exit_code == 0, result.output
+    assert "alice" in json.loads(result.stdout)["not_voted"]
+
+
+def test_a_ballot_behind_hide_for_credits_stops_too(forum, tmp_path):
+    """[hide=N]: "本帖隐藏的内容需要积分高于 N 才可浏览" (the template's words, in its place)."""
+    url = forum.url("forum.php?mod=viewthread&tid=24")
+    game = _hide_game(tmp_path, url)
+    body = page("hide-guest").decode("utf-8")
+    old = ('游客，如果您要查看本帖隐藏内容请<a href="forum.php?mod=post&amp;action=reply&amp;fid=3&amp;'
+           "tid=24\" onclick=\"showWindow('reply', this.href)\">回复</a>")
+    assert old in body
+    forum.add_discuz_page("24", 1, body.replace(old, "游客，本帖隐藏的内容需要积分高于 100 才可浏览，"
+                                                     "您当前积分为 0").encode("utf-8"))  # fmt: skip
+    when = datetime.fromisoformat("2026-12-02 04:20:00").replace(tzinfo=CHINA)
+    result = runner.invoke(app, ["votes", url, "--game", game, "--cache-dir",
+                                 str(tmp_path / "c"), "--json"],
+                           obj=env(FakeClock(when.astimezone(UTC))))  # fmt: skip
+    assert result.exit_code == 4 and "[hide]" in result.stderr

@@ -681,3 +681,29 @@ def test_V6_an_anonymous_ballot_says_so_not_that_the_player_was_renamed(forum, t
     assert (anon["voter"], anon["status"]) == ("戊", "counted")
     rules = [f["rule"] for f in data["flags"] if f["player"] == "戊"]
     assert rules == ["anonymous"]
+
+
+@pytest.mark.rules("S2", "V3")
+def test_S2_an_older_change_deleted_after_the_close_is_the_one_put_back(forum, tmp_path):
+    """Discuz! numbers 点评 by position: deleting 丁's change renumbered 甲's chat under it,
+    and the chat was judged twice while the change was lost (a cold read)."""
+    from .discuzgen import Comment
+
+    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    opens = "2024-05-08 09:30"
+    votes = g.votes(301, 1, opens, [("甲", "丙"), ("乙", "丙"), ("丙", "甲"), ("丁", "甲"),
+                                    ("戊", "丙")])  # fmt: skip
+    votes.posts[4].comments.append(Comment("丁", "2024-05-08 15:00", "改票对象：乙 改票理由：想想"))
+    votes.posts[4].comments.append(Comment("甲", "2024-05-08 16:00", "你改得好"))
+    g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12)), votes)
+    game = g.write()
+    assert cli("votes", g.vote_urls[1], "--game", game, "--json", "-q").exit_code == 0
+    del votes.posts[4].comments[0]
+    votes.serve(forum)
+    again = json.loads(cli("votes", g.vote_urls[1], "--game", game, "--json", "-q").stdout)
+    assert [(b["voter"], b["target"], b["status"]) for b in again["ballots"]
+            if b["kind"] == "change"] == [("丁", "乙", "counted")]  # fmt: skip
+    chat = [b for b in again["ballots"] if b["voter"] == "甲" and b["comment"]]
+    assert len(chat) == 1
+    [flag] = [f for f in again["flags"] if f["rule"] == "deleted"]
+    assert "a 点评 by 丁 under floor 5" in flag["note"]
