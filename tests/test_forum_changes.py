@@ -246,7 +246,7 @@ def test_a_ballot_deleted_or_banned_after_the_close_counts_as_it_stood(forum, tm
         (5, "dave", "carol", "counted"),
         (6, "eve", "dave", "counted"),
     ]
-    [flag] = [f for f in data["flags"] if f["rule"] == "deleted"]
+    [flag] = [f for f in data["flags"] if f["rule"] == "banned"]
     assert flag["post_id"] == "5" and flag["note"].startswith(
         "floor 5 (dave) was 屏蔽ed (or its author banned) after the close; counted as it "
         "stood at the close (S2), as tally read it 12-01 17:10")
@@ -262,7 +262,7 @@ def test_a_ballot_deleted_or_banned_after_the_close_counts_as_it_stood(forum, tm
         ("5", "dave", "counted"),
         ("6", "eve", "counted"),
     ]
-    notes = [f["note"] for f in data["flags"] if f["rule"] == "deleted"]
+    notes = [f["note"] for f in data["flags"] if f["rule"] in ("deleted", "banned")]
     assert "floor 3 (bob, its number before the delete) was deleted after the close; counted "\
         "as it stood at the close (S2), as tally read it 12-01 17:10: “投票对象：@carol 投票理由："\
         "bob跟alice一起”" in notes
@@ -290,7 +290,7 @@ def test_a_post_banned_at_the_close_and_shown_since_stays_as_it_stood(forum, tmp
     data = json.loads(read_at(forum, tmp_path, "17:20:00", "vote-1-guest").stdout)
     assert (5, "dave", None, "banned") in [(b["floor"], b["author"], b["target"], b["status"])
                                             for b in data["ballots"]]  # fmt: skip
-    [flag] = [f for f in data["flags"] if f["rule"] == "deleted"]
+    [flag] = [f for f in data["flags"] if f["rule"] == "banned"]
     assert flag["note"].startswith("floor 5 (dave) was 屏蔽ed when tally read it and is shown "
                                    "after the close; counted as it stood")  # fmt: skip
 

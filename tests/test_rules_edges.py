@@ -533,3 +533,20 @@ def test_V7_a_fix_answers_its_own_void_ballot_whatever_void_ballot_came_after(be
     fix = next(b for b in result.ballots if b.comment)
     assert (fix.target, fix.status, fix.time) == ("丁", "counted", at("08 10:00"))
     assert "甲" not in result.not_voted
+
+
+@pytest.mark.rules("V6")
+def test_V6_a_banned_authors_comments_are_no_ballots_either():
+    """Discuz! hides a banned author's floors (作者被禁止或删除 内容自动屏蔽) and still shows their
+    点评: 戊's ballot 点评'd under the banned floor counted and shaped a tie (real X3.5)."""
+    import dataclasses
+
+    from .votekit import T, game, run, vote
+
+    t = T().post("甲", "08 10:00", vote("丙")).post("戊", "08 10:05", vote("丙"))
+    t.post("乙", "08 10:10", vote("甲")).comment(3, "戊", "08 11:00", vote("甲"))
+    t.posts[2] = dataclasses.replace(t.posts[2], hidden="author_banned", text="")
+    result = run(game(), t)
+    assert [(b.voter, b.status) for b in result.ballots if b.voter == "戊"] == []
+    banned = [r for r in result.remarks if r.author == "戊"]
+    assert [(r.comment, r.status) for r in banned] == [(False, "banned"), (True, "banned")]

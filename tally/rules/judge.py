@@ -8,7 +8,7 @@ counted (in force at the close), superseded (replaced by a valid change) or void
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
@@ -202,6 +202,9 @@ def _sorted(
     rows: list[Remark] = []
     shown: dict[str, list[str]] = {}
     others: dict[str, str | None] = {}
+    # An account the forum shows banned (作者被禁止或删除) on a floor: its 点评 are shown still,
+    # and are no more ballots than its floors (a banned author's change counted, real X3.5).
+    barred = {p.author_id or p.author for p in thread.posts if p.hidden == "author_banned"}
     for w in thread.writings():
         who = cast.of(w)
         if who.renamed and who.player is not None:
@@ -216,6 +219,11 @@ def _sorted(
             # A 屏蔽ed post is a row of its own, whoever's cookies show its words.
             if not who.is_director:
                 rows.append(banned_row(w.post, who))
+            continue
+        if w.is_comment and (w.author_id or w.author) in barred and not who.is_director:
+            row = _row(w, who)
+            note = f"{BANNED['author_banned']}: its 点评 are never counted either"
+            rows.append(replace(row, words=Status.BANNED.label, status=Status.BANNED, note=note))
             continue
         reading = read_ballot(
             w.text, require_reason=rules.require_reason, abstain_word=rules.abstain_word

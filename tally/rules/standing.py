@@ -198,7 +198,8 @@ def _kept(post: Post, then: Seen, what: str, game: Game, cast: Cast, *,
         f"stood at the close (S2), as tally read it {_read(then, game)}: "
         f"“{_words(then.post.text)}”"
     )
-    return Flag("deleted", note, cast.of(post).player, post.floor, post.post_id)
+    rule = "deleted" if before_delete else "banned"  # a 屏蔽 (or its lifting) after the close
+    return Flag(rule, note, cast.of(post).player, post.floor, post.post_id)
 
 
 def deleted_rows(
