@@ -550,3 +550,86 @@ def test_V6_a_banned_authors_comments_are_no_ballots_either():
     assert [(b.voter, b.status) for b in result.ballots if b.voter == "戊"] == []
     banned = [r for r in result.remarks if r.author == "戊"]
     assert [(r.comment, r.status) for r in banned] == [(False, "banned"), (True, "banned")]
+
+
+# -- what the forum took away after the close, on the post model (a fourth cold read) ---------
+
+
+def _after_close(t, history_posts):  # type: ignore[no-untyped-def]
+    from dataclasses import replace as swap
+
+    from tally.model import History, Version
+
+    from .votekit import at
+
+    close_read = History((Version(1, at("09 21:35"), tuple(history_posts)),))
+    return swap(t.thread(), history=close_read, read_at=at("09 23:00"))
+
+
+@pytest.mark.rules("S2", "V6")
+def test_S2_one_banned_after_the_close_keeps_the_comment_ballot_cast_before():
+    """戊's 点评 ballot stood at the close; 戊 chats after it and is banned: the floors put
+    back as they stood, the 点评 is 戊's ballot still (it was a banned row)."""
+    from dataclasses import replace as swap
+
+    from tally.rules.votes import tally_day
+
+    from .votekit import T, game, vote
+
+    t = T().post("甲", "08 10:00", vote("丙")).post("戊", "08 10:05", "闲聊")
+    t.post("乙", "08 10:10", vote("甲")).comment(4, "戊", "09 11:00", vote("甲"))
+    before = tuple(t.posts)
+    t.post("戊", "09 22:00", "闲聊")
+    t.posts[2] = swap(t.posts[2], hidden="author_banned", text="")
+    t.posts[4] = swap(t.posts[4], hidden="author_banned", text="")
+    result = tally_day(_after_close(t, before), game(), 2)
+    assert [(b.voter, b.target, b.status) for b in result.ballots if b.voter == "戊"] == [
+        ("戊", "甲", "counted")]  # fmt: skip
+
+
+@pytest.mark.rules("S2")
+def test_S2_a_deleted_comments_flag_names_its_author_and_two_in_one_minute_keep_their_order():
+    from dataclasses import replace as swap
+
+    from tally.rules.standing import kept_from_the_close
+    from tally.rules.votes import tally_day
+
+    from .votekit import T, change, game, vote
+
+    t = T().post("甲", "08 10:00", vote("丙")).post("乙", "08 10:10", vote("甲"))
+    t.comment(3, "丙", "09 11:00", vote("乙"))
+    before = tuple(t.posts)
+    t.posts[2] = swap(t.posts[2], comments=())
+    [flag] = [f for f in tally_day(_after_close(t, before), game(), 2).flags
+              if f.rule == "deleted"]  # fmt: skip
+    assert (flag.player, flag.post_id) == ("丙", "3.1")
+    # Two 点评 shown in one minute (15:00), the first deleted: it comes back first, as 3.1.
+    t = T().post("甲", "08 10:00", vote("丙")).post("丁", "08 10:10", vote("甲"))
+    t.comment(3, "丁", "09 15:00", change("乙")).comment(3, "甲", "09 15:00", "你改得好")
+    before = tuple(t.posts)
+    chat = t.posts[2].comments[1]
+    t.posts[2] = swap(t.posts[2], comments=(swap(chat, comment_id="3.1"),))
+    g = game()
+    kept, _ = kept_from_the_close(_after_close(t, before), g, g.days[0])
+    assert [(c.comment_id, c.author) for c in kept.posts[2].comments] == [("3.1", "丁"),
+                                                                          ("3.2", "甲")]  # fmt: skip
+
+
+@pytest.mark.rules("S2")
+def test_S2_approved_late_is_flagged_when_the_thread_grew_a_page_after_the_close():
+    from dataclasses import replace as swap
+
+    from tally.model import History, Version
+    from tally.rules.votes import tally_day
+
+    from .votekit import T, at, game, vote
+
+    t = T().post("甲", "08 10:00", vote("丙")).post("乙", "08 10:10", vote("甲"))
+    first = tuple(t.posts)
+    t.post("丙", "09 20:00", vote("甲"))  # held for 审核 at the read after the close
+    t.post("丁", "09 22:00", "结票了")
+    posts = tuple(swap(p, page=1 if p.floor <= 4 else 2) for p in t.posts)
+    now = (Version(1, at("09 23:00"), posts[:4]), Version(2, at("09 23:00"), posts[4:]))
+    history = History((Version(1, at("09 21:35"), first), *now))
+    thread = swap(t.thread(), posts=posts, page_count=2, history=history, read_at=at("09 23:00"))
+    assert "approved late" in [f.rule for f in tally_day(thread, game(), 2).flags]

@@ -114,7 +114,8 @@ def post_text(
     text = final_text(game, day.day, kind, text, outcome)
     journal = Journal(journal_path(game.path))
     # The thread by its board and id, however its URL is spelled (thread-102-1-1.html).
-    where = f"{urlsplit(url).netloc.lower()}/{ref.key.platform}/{ref.key.thread_id}"
+    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    where = f"{host}/{ref.key.platform}/{ref.key.thread_id}"
     with post_lock(game.path, day.day, kind, thread=where, folder=reader.env.cache_folder()):
         # Read inside the lock: a poster let in after another finds its post.
         thread = _live(reader, url, game, day, kind)

@@ -132,21 +132,33 @@ class ThreadCache:
 
     def keep(self, page: int, data: bytes, read_at: datetime) -> str:
         """Add a version of ``page`` read at ``read_at`` to the history: "kept", "same" (the
-        page as last kept: the read is listed, pointing at the version kept, no new file),
+        page as last kept: the read is listed, pointing at the version kept, no new file; a
+        second unchanged read moves that listing's time on),
         "full" (``MAX_VERSIONS`` reached) or "unwritable". Every read is listed: that a
         read after the close found a page unchanged is what shows its posts stood then (a
         delete after it is put back, ``tally.rules.standing.kept_from_the_close``)."""
         digest = hashlib.sha256(data).hexdigest()
         with self._lock:
             listed = self._versions()
-            last = next((e for e in reversed(listed) if e[0] == page), None)
-            same = last is not None and last[1] == digest
-            if len(listed) >= MAX_VERSIONS:
-                return "same" if same else "full"
+            mine = [i for i, e in enumerate(listed) if e[0] == page]
+            same = bool(mine) and listed[mine[-1]][1] == digest
             if same:
-                listed.append((page, digest, read_at.isoformat()))
+                entry = (page, digest, read_at.isoformat())
+                # A page unchanged again: its last confirmation is moved on, not added to, so
+                # the history holds a page's first read of each content and its last (a watch
+                # polling all day stays far from MAX_VERSIONS).
+                again = len(mine) > 1 and listed[mine[-2]][1] == digest
+                if again:
+                    del listed[mine[-1]]  # and listed at the end: the list stays in read order
+                    listed.append(entry)
+                elif len(listed) < MAX_VERSIONS:
+                    listed.append(entry)
+                else:
+                    return "same"
                 ok = self._write("history.json", json.dumps(listed).encode())
                 return "same" if ok else "unwritable"
+            if len(listed) >= MAX_VERSIONS:
+                return "full"
             name = f"versions/{digest}.json"
             if not (self.folder / name).is_file() and not self._write(name, data):
                 return "unwritable"  # said once already

@@ -110,7 +110,7 @@ def judge(
     roster = game.roster
     rulings = [r for r in game.rulings if r.day == day.day]
     voters = _electors(game, day, rules)
-    candidates, rows, shown, others = _sorted(thread, rules, cast)
+    candidates, rows, shown, others = _sorted(thread, rules, cast, day.closes)
     # A renamed player's account shows its new name on every post: a voter writes that.
     renamed = Roster((), {p: names for p, names in shown.items()}) if shown else None
     # The accounts no player: a target spelled as one of them may mean it.
@@ -192,7 +192,7 @@ class Judged(NamedTuple):
 
 
 def _sorted(
-    thread: Thread, rules: Ruleset, cast: Cast
+    thread: Thread, rules: Ruleset, cast: Cast, closes: datetime | None = None
 ) -> tuple[list[_Work], tuple[Remark, ...], dict[str, list[str]], dict[str, str | None]]:
     """Each writing read once: a ballot to judge, a row that holds none, or the director's
     own (the opening post, a 催票 that shows the format, a notice), which is neither; the
@@ -204,7 +204,11 @@ def _sorted(
     others: dict[str, str | None] = {}
     # An account the forum shows banned (作者被禁止或删除) on a floor: its 点评 are shown still,
     # and are no more ballots than its floors (a banned author's change counted, real X3.5).
-    barred = {p.author_id or p.author for p in thread.posts if p.hidden == "author_banned"}
+    # Floors posted after the close do not say the account was banned when it voted: one
+    # banned after the close keeps the 点评 it cast before (its floors are put back as they
+    # stood, tally.rules.standing.kept_from_the_close).
+    barred = {p.author_id or p.author for p in thread.posts if p.hidden == "author_banned"
+              and (closes is None or p.time <= closes)}  # fmt: skip
     for w in thread.writings():
         who = cast.of(w)
         if who.renamed and who.player is not None:

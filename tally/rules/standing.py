@@ -99,26 +99,24 @@ def kept_from_the_close(
             posts.append(post)
             continue
         kept = post
-        if banned(post) != banned(then.post):
+        before = stood_at(history, day.closes).get(post.post_id)
+        # 屏蔽ed when read after the close, shown now: it stood 屏蔽ed unless a read before
+        # the close showed it shown (then the 屏蔽 came after the close, and was lifted).
+        lifted = banned(then.post) and before is not None and not banned(before.post)
+        if banned(post) != banned(then.post) and not lifted:
             kept = replace(then.post, floor=post.floor, page=post.page)
             what = ("was 屏蔽ed (or its author banned)" if banned(post)
                     else "was 屏蔽ed when tally read it and is shown")  # fmt: skip
             flags.append(_kept(kept, then, what, game, cast))
         gone = _comments_gone(then.post, kept, day)
         if gone:
-            merged = sorted((*kept.comments, *gone), key=lambda c: c.time)
-            # Numbered as the forum numbered them at the close (Discuz!'s ids are positions).
-            positional = all(c.comment_id == f"{post.post_id}.{i}"
-                             for i, c in enumerate(then.post.comments, start=1))  # fmt: skip
-            kept = replace(kept, comments=tuple(
-                replace(c, comment_id=f"{post.post_id}.{i}") if positional else c
-                for i, c in enumerate(merged, start=1)))  # fmt: skip
+            kept = replace(kept, comments=_merged(then.post, kept, gone))
             for c in gone:
                 note = (f"a 点评 by {c.author} under floor {post.floor} (“{_words(c.text)}”, "
                         f"{short(c.time)}) was deleted after the close; counted as it stood "
                         f"at the close (S2), as tally read it {_read(then, game)}")  # fmt: skip
-                flags.append(Flag("deleted", note, cast.of(post).player, post.floor,
-                                  post.post_id))  # fmt: skip
+                flags.append(Flag("deleted", note, cast.of(c).player, post.floor,
+                                  c.comment_id))  # fmt: skip
         posts.append(kept)
     flags.extend(_approved_late(thread, history, day, game, cast))
     for pid, then in at_close.items():
@@ -131,6 +129,31 @@ def kept_from_the_close(
         posts.insert(at, then.post)
         flags.append(_kept(then.post, then, "was deleted", game, cast, before_delete=True))
     return replace(thread, posts=tuple(posts)), flags
+
+
+def _merged(then: Post, now: Post, gone: list[Comment]) -> tuple[Comment, ...]:
+    """The 点评 as they stood: in the order the read after the close showed them (Discuz!
+    shows their minutes only: two in one minute keep that order), those posted since by
+    their time, and numbered again as the forum numbered them then (its ids are positions)."""
+    live: dict[tuple[str, object, str], list[Comment]] = {}
+    for c in now.comments:
+        live.setdefault((c.author, c.time, c.text), []).append(c)
+    lost = list(gone)
+    order: list[Comment] = []
+    for c in then.comments:
+        key = (c.author, c.time, c.text)
+        if live.get(key):
+            order.append(live[key].pop(0))
+        elif c in lost:
+            lost.remove(c)
+            order.append(c)
+    for c in (c for left in live.values() for c in left):  # posted after that read
+        at = next((i for i, o in enumerate(order) if o.time > c.time), len(order))
+        order.insert(at, c)
+    positional = all(c.comment_id == f"{then.post_id}.{i}"
+                     for i, c in enumerate(then.comments, start=1))  # fmt: skip
+    return tuple(replace(c, comment_id=f"{then.post_id}.{i}") if positional else c
+                 for i, c in enumerate(order, start=1))  # fmt: skip
 
 
 def _comments_gone(then: Post, now: Post, day: Day) -> list[Comment]:
@@ -165,8 +188,10 @@ def _approved_late(
             break
         first.append(v)
     pages = {v.page for v in first}
-    if pages != set(range(1, thread.page_count + 1)) or len(first) == len(after):
-        return []  # not a read of every page the thread has, or it is this read itself
+    # A read that parsed the last page alone (its others from the cache) is not whole; a
+    # read's last page is always read, so pages 1 to its highest are the whole thread then.
+    if pages != set(range(1, max(pages) + 1)) or len(first) == len(after):
+        return []  # not a whole read, or it is this read itself
     shown = {p.post_id for v in first for p in v.posts}
     read = short(start.astimezone(game.timezone))
     flags = []
