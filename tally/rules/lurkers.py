@@ -204,13 +204,13 @@ def check(
     """
     # Each day as it stands after the days before it (who is out, from tally's own counts).
     chain = in_order(game, {t.day.day: t.vote or "its vote thread was not read" for t in history})
-    history = [_as_at_close(dataclasses.replace(t, day=chain.days.get(t.day.day, t.day)), game)
-               for t in history]  # fmt: skip
+    cast = game.cast()  # who wrote what, in every thread of the days: decided once
+    history = [_as_at_close(dataclasses.replace(t, day=chain.days.get(t.day.day, t.day)), game,
+                            cast) for t in history]  # fmt: skip
     by_day = {t.day.day: t for t in history}
     if number not in by_day:
         raise ValueError(f"day {number} is not in the history")
     threads = [t for d in history for t in d.threads]
-    cast = game.cast()  # who wrote what, in every thread of the days: decided once
     for t in history:
         # The day checked: its close as its threads announced it, after the last one fits.
         told = [x for x in (t.vote, t.discussion) if x is not None] if t.day.day == number else []
@@ -331,12 +331,12 @@ def check(
     )  # fmt: skip
 
 
-def _as_at_close(t: DayThreads, game: Game) -> DayThreads:
+def _as_at_close(t: DayThreads, game: Game, cast: Cast) -> DayThreads:
     """The day's threads with what the forum took away after the close put back, as they
     stood at the close (S2; ``kept_from_the_close``): a ballot or a post deleted since is
     no missed vote (L3) nor a missing post (L1). `tally votes` flags each."""
     def kept(thread: Thread | None) -> Thread | None:
-        return kept_from_the_close(thread, game, t.day)[0] if thread is not None else None
+        return kept_from_the_close(thread, game, t.day, cast)[0] if thread is not None else None
 
     return dataclasses.replace(t, discussion=kept(t.discussion), vote=kept(t.vote),
                                progress=kept(t.progress), sheriff=kept(t.sheriff))  # fmt: skip

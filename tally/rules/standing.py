@@ -91,6 +91,7 @@ def kept_from_the_close(
     if not at_close:
         return thread, []
     now = {p.post_id: p for p in thread.posts}
+    stood = stood_at(history, day.closes)  # the reads by the close (once: it walks them all)
     flags: list[Flag] = []
     posts: list[Post] = []
     for post in thread.posts:
@@ -99,7 +100,7 @@ def kept_from_the_close(
             posts.append(post)
             continue
         kept = post
-        before = stood_at(history, day.closes).get(post.post_id)
+        before = stood.get(post.post_id)
         # 屏蔽ed when read after the close, shown now: it stood 屏蔽ed unless a read before
         # the close showed it shown (then the 屏蔽 came after the close, and was lifted).
         lifted = banned(then.post) and before is not None and not banned(before.post)
