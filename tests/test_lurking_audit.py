@@ -676,11 +676,15 @@ def test_V6_an_anonymous_ballot_says_so_not_that_the_player_was_renamed(forum, t
     votes.add(P("甲", at(opens, 10), "投票对象：丙\n投票理由：x"))
     votes.add(P("匿名", at(opens, 20), "投票对象：甲\n投票理由：匿名投票"))
     g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12)), votes)
-    data = json.loads(cli("votes", g.vote_urls[1], "--game", g.write(), "--json", "-q").stdout)
+    game = g.write()
+    data = json.loads(cli("votes", g.vote_urls[1], "--game", game, "--json", "-q").stdout)
     [anon] = [b for b in data["ballots"] if b["floor"] == 3]
     assert (anon["voter"], anon["status"]) == ("戊", "counted")
     rules = [f["rule"] for f in data["flags"] if f["player"] == "戊"]
     assert rules == ["anonymous"]
+    # The players' post names it as the forum shows it to them (it named 戊).
+    text = cli("announce", "--game", game, "--day", "1", "-q", "--format", "text").stdout
+    assert "戊" not in text and "匿名" in text
 
 
 @pytest.mark.rules("S2", "V3")

@@ -25,6 +25,7 @@ from tally.outputs.written.templating import compile_templates, template_text
 from tally.rules.ballots import Remark
 from tally.rules.count import votes_text
 from tally.rules.game import Day, Game
+from tally.rules.guards import ANONYMOUS
 from tally.rules.ledger import Card
 from tally.rules.rulesets import ChangeMethod, NonBallots, Ruleset
 from tally.rules.verdicts import (
@@ -160,12 +161,20 @@ def close_context(
     def link(b: Any) -> str:
         return platform.post_url(ref, b.parent_post_id or b.post_id)
 
+    # An anonymous ballot (匿名) is counted as its account's, which the forum shows only to
+    # moderators: the players' post names it as the forum does, 匿名 (found on a real X3.5).
+    unnamed = {b.voter for b in result.ballots
+               if b.author == ANONYMOUS and b.voter and b.status == Status.COUNTED}  # fmt: skip
+
+    def named(voter: str) -> str:
+        return ANONYMOUS if voter in unnamed else voter
+
     ballots = [
         {
             "floor": b.floor,
             "comment": b.comment,
             "link": link(b),
-            "voter": b.voter or b.author,
+            "voter": ANONYMOUS if b.author == ANONYMOUS else b.voter or b.author,
             "kind": b.kind.label,
             "target": b.target or b.written,
             "reason": b.written_reason or "",
@@ -228,8 +237,7 @@ def close_context(
                 "player": t.player,
                 "votes": votes_text(t.votes),
                 "voters": [
-                    {"name": v, "weight": votes_text(weights[v][0]) if v in weights else "1"}
-                    for v in t.voters
+                    {"name": named(v), "weight": _weight(weights, v)} for v in t.voters
                 ],
                 "bonuses": [
                     {"votes": votes_text(a), "label": _BONUS.get(rule, why), "rule": rule}
@@ -447,6 +455,10 @@ def morning_context(
             for c in given
         ],
     }
+
+
+def _weight(weights: Mapping[str, Any], voter: str) -> str:
+    return votes_text(weights[voter][0]) if voter in weights else "1"
 
 
 _NUMBERS = {Decimal(1): "一", Decimal(2): "两", Decimal(3): "三"}
