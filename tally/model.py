@@ -94,6 +94,11 @@ class Comment:
     to_the_minute: bool = False
 
 
+# A post's ``hidden`` when the forum shows its [hide] (回复可见) placeholder in place of what
+# it holds: to a reader who has not replied, or has too few credits.
+HIDE_CODE = "hide_code"
+
+
 @dataclass(frozen=True)
 class Post:
     """One floor of a thread."""
@@ -115,7 +120,8 @@ class Post:
     # Red or enlarged font in the poster's own words (RULES L7): the director's alone.
     red_font: bool = False
     large_font: bool = False
-    # Why the forum hides the body ("author_banned", "moderated"), or None when it is shown.
+    # Why the forum hides the body ("author_banned", "moderated", HIDE_CODE), or None when
+    # it is shown.
     hidden: str | None = None
     # The name shown beside the post when it differs from the account name (Tieba nicknames).
     author_display: str | None = None

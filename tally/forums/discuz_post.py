@@ -22,7 +22,7 @@ from tally.forums.base import field_value, missing_field
 from tally.forums.boards import Board, selected
 from tally.forums.htmltext import Node, font_flags, node_text, seen_text, tidy_text
 from tally.forums.timeparse import parse_forum_time
-from tally.model import Comment, Edit, Post, Quote
+from tally.model import HIDE_CODE, Comment, Edit, Post, Quote
 
 # Where a post node's id says its pid: div#post_N (X2 and later), table#pidN (Discuz! 6/7).
 _NODE_ID = re.compile(r"^(?:post_|pid)(\d+)$")
@@ -372,9 +372,6 @@ def read_post(node: Node, place: Place, index: int) -> Post:
 
 # The [hide] BBCode (回复可见): to a reader who has not replied in the thread, the forum
 # shows "游客，如果您要查看本帖隐藏内容请回复" in the post's own body instead of what is inside.
-HIDE_CODE = "hide_code"
-
-
 def _hide_code(body: Node) -> str | None:
     for lock in body.css("div.locked"):
         said = node_text(lock)

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from tally.errors import GameFileError, NotAThreadError
-from tally.model import Post, Thread, Writing
+from tally.model import HIDE_CODE, Post, Thread, Writing
 from tally.rules.ballot_text import ParsedBallot, Reading, read_ballot
 from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.game import Author, Cast, Day, Game, Ruling, Signed
@@ -166,7 +166,7 @@ def _readable_by_these_cookies(thread: Thread, cast: Cast) -> None:
     """Stop when the forum hid what a post in the vote thread holds behind [hide] (回复可见)
     from whoever read it: a ballot may be inside, and judging the placeholder would void it
     and card its voter (found on a real X3.5, read as a guest)."""
-    hidden = [p for p in thread.posts if p.hidden == "hide_code" and not cast.of(p).is_director]
+    hidden = [p for p in thread.posts if p.hidden == HIDE_CODE and not cast.of(p).is_director]
     if hidden:
         floors = "、".join(f"{p.floor}楼" for p in hidden)
         raise NotAThreadError(

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
 
 from tally.errors import GameFileError, InputError, NotAThreadError
-from tally.model import Comment, History, Post, Thread, Version
+from tally.model import HIDE_CODE, Comment, History, Post, Thread, Version
 from tally.rules.ballot_text import read_ballot
 from tally.rules.ballots import Flag, Remark
 from tally.rules.game import Cast, Day, Game
@@ -417,7 +417,7 @@ def _readable(seen: Seen | None) -> Seen | None:
     from (a hidden reply read as a guest) says nothing of them."""
     if seen is None or (seen.post.hidden and not seen.post.text.strip()):
         return None
-    if seen.post.hidden == "hide_code":  # [hide]: the placeholder, not the words
+    if seen.post.hidden == HIDE_CODE:  # [hide]: the placeholder, not the words
         return None
     return seen
 
