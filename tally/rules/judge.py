@@ -618,7 +618,7 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
             )
             continue
         if day.bar_owner == voter:
-            limit = day.opens + timedelta(hours=_bar_owner_hours(day, rules)[1])
+            limit = day.opens + timedelta(hours=bar_owner_hours(day, rules)[1])
             if w.posted_at > limit:
                 w.void(
                     VoidReason.BAR_OWNER_LATE_CHANGE,
@@ -651,13 +651,15 @@ def window_text(minutes: int) -> str:
     return f"{minutes} minute{'s' * (minutes != 1)}"
 
 
-def _bar_owner_hours(day: Day, rules: Ruleset) -> tuple[int, int]:
+def bar_owner_hours(day: Day, rules: Ruleset) -> tuple[int, int]:
+    """V11: the hours after the open by which the 主管 votes, and after which they may not
+    change (fewer on an accelerated day)."""
     return rules.bar_owner_hours_accelerated if day.accelerated else rules.bar_owner_hours
 
 
 def _owner_due(day: Day, rules: Ruleset) -> datetime:
     """V11: when the 主管's valid vote is due."""
-    return day.opens + timedelta(hours=_bar_owner_hours(day, rules)[0])
+    return day.opens + timedelta(hours=bar_owner_hours(day, rules)[0])
 
 
 def _lapse_and_flag(
@@ -707,7 +709,7 @@ def _lapse_and_flag(
                 )
         for rule, text in w.flags:
             flags.append(Flag(rule, text, w.voter, w.post.floor, w.post_id))
-    hours, due = _bar_owner_hours(day, rules)[0], _owner_due(day, rules)
+    hours, due = bar_owner_hours(day, rules)[0], _owner_due(day, rules)
     if day.bar_owner and not owner_out:
         owner = [w for w in works if w.voter == day.bar_owner]
         valid = [

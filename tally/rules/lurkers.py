@@ -24,7 +24,7 @@ from tally.rules.guards import (
     late_ballots,
     thread_fits_day,
 )
-from tally.rules.judge import judge, remarks
+from tally.rules.judge import bar_owner_hours, judge, remarks
 from tally.rules.ledger import Card
 from tally.rules.rulesets import RequestsIn
 from tally.rules.standing import kept_from_the_close
@@ -244,8 +244,7 @@ def check(
         if "V11" in pd.vote_flags:
             # Seed 002: "不允许弃权或投无效票，否则记作黄牌" (also on an accelerated day, with its
             # shorter hours: it is the 主管's duty, not lurking).
-            hours = (rules.bar_owner_hours_accelerated if day.accelerated
-                     else rules.bar_owner_hours)[0]  # fmt: skip
+            hours = bar_owner_hours(day, rules)[0]
             cards.append(
                 Card(day.day, pd.player, Colour.YELLOW, "V11",
                      f"第{day.day}天主管未在开门{hours}小时内投出有效票（或弃权、投废票、超时改票）")
