@@ -21,7 +21,6 @@ A board changes a vote thread during the day and keeps no history; tally's reads
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
@@ -109,9 +108,9 @@ def kept_from_the_close(
             what = ("was 屏蔽ed (or its author banned)" if banned(post)
                     else "was 屏蔽ed when tally read it and is shown")  # fmt: skip
             flags.append(_kept(kept, then, what, game, cast))
-        gone = _comments_gone(then.post, kept, day)
+        comments, gone = _comments_as_they_stood(then.post, kept, day)
         if gone:
-            kept = replace(kept, comments=_merged(then.post, kept, gone))
+            kept = replace(kept, comments=comments)
             for c in gone:
                 note = (f"a 点评 by {c.author} under floor {post.floor} (“{_words(c.text)}”, "
                         f"{short(c.time)}) was deleted after the close; counted as it stood "
@@ -132,43 +131,36 @@ def kept_from_the_close(
     return replace(thread, posts=tuple(posts)), flags
 
 
-def _merged(then: Post, now: Post, gone: list[Comment]) -> tuple[Comment, ...]:
-    """The 点评 as they stood: in the order the read after the close showed them (Discuz!
-    shows their minutes only: two in one minute keep that order), those posted since by
-    their time, and numbered again as the forum numbered them then (its ids are positions)."""
+def _comments_as_they_stood(
+    then: Post, now: Post, day: Day
+) -> tuple[tuple[Comment, ...], list[Comment]]:
+    """The 点评 under ``now`` with those a read after the close showed under ``then`` and the
+    forum deleted since (posted by the close) put back; and those put back. They are matched
+    by author, time and words (Discuz! numbers them by position: a delete renumbers the
+    rest), kept in the order that read showed them (it shows their minutes only: two in one
+    minute keep that order), those posted since by their time, and numbered again as the
+    forum numbered them then."""
     live: dict[tuple[str, object, str], list[Comment]] = {}
     for c in now.comments:
         live.setdefault((c.author, c.time, c.text), []).append(c)
-    lost = list(gone)
+    gone: list[Comment] = []
     order: list[Comment] = []
     for c in then.comments:
         key = (c.author, c.time, c.text)
         if live.get(key):
             order.append(live[key].pop(0))
-        elif c in lost:
-            lost.remove(c)
+        elif c.time <= day.closes:
+            gone.append(c)
             order.append(c)
+    if not gone:
+        return now.comments, []
     for c in (c for left in live.values() for c in left):  # posted after that read
         at = next((i for i, o in enumerate(order) if o.time > c.time), len(order))
         order.insert(at, c)
     positional = all(c.comment_id == f"{then.post_id}.{i}"
                      for i, c in enumerate(then.comments, start=1))  # fmt: skip
     return tuple(replace(c, comment_id=f"{then.post_id}.{i}") if positional else c
-                 for i, c in enumerate(order, start=1))  # fmt: skip
-
-
-def _comments_gone(then: Post, now: Post, day: Day) -> list[Comment]:
-    """The 点评 a read after the close showed under ``then`` that ``now`` lacks, matched by
-    author, time and words (Discuz! numbers them by position: a delete renumbers the rest)."""
-    left = Counter((c.author, c.time, c.text) for c in now.comments)
-    gone = []
-    for c in then.comments:
-        key = (c.author, c.time, c.text)
-        if left[key]:
-            left[key] -= 1
-        elif c.time <= day.closes:
-            gone.append(c)
-    return gone
+                 for i, c in enumerate(order, start=1)), gone  # fmt: skip
 
 
 def _approved_late(
