@@ -119,14 +119,7 @@ def _voted_out(game: Game, chain: Chain) -> list[str] | None:
     if not chain.days:
         return None
     last = max(chain.days)
-    counted = chain.results.get(last)
-    if counted is not None:
-        said: tuple[OutcomeResult, str | None] | None = (
-            counted.outcome.result,
-            counted.outcome.player,
-        )
-    else:
-        said = posted_result(game, last)
+    said = chain.outcome(last) or posted_result(game, last)
     if said is None:
         return None
     result, player = said

@@ -413,10 +413,9 @@ def _out_at_the_close(game: Game, chain: Chain, number: int) -> dict[str, str]:
     by a red card for it (K2). Their posts after the close in the day's own threads are 诈尸
     too (L5): no later day's check reads those (one a later day shares, it does)."""
     out: dict[str, str] = {}
-    result = chain.results.get(number)
-    outcome = result.outcome if result is not None else None
-    if outcome is not None and outcome.result is OutcomeResult.ELIMINATED and outcome.player:
-        out[outcome.player] = f"voted out at day {number}'s close"
+    result, player = chain.outcome(number) or (None, None)
+    if result is OutcomeResult.ELIMINATED and player:
+        out[player] = f"voted out at day {number}'s close"
     for player, carded in game.sent_off.items():
         if carded == number:
             out.setdefault(player, f"sent off at day {number}'s close (red card, K2)")

@@ -33,7 +33,7 @@ from tally.rules.standing import (
     rulings_on_moved_floors,
 )
 from tally.rules.state import Carried, Fact, resolve
-from tally.rules.verdicts import DayKind, ThreadRole, VoidReason
+from tally.rules.verdicts import DayKind, OutcomeResult, ThreadRole, VoidReason
 from tally.times import short
 
 
@@ -210,6 +210,12 @@ class Chain:
     results: Mapping[int, DayResult]
     days: Mapping[int, Day]
     carried: Carried
+
+    def outcome(self, number: int) -> tuple[OutcomeResult, str | None] | None:
+        """Day ``number``'s result as tally counted it (result, player); None when not
+        counted here."""
+        counted = self.results.get(number)
+        return (counted.outcome.result, counted.outcome.player) if counted is not None else None
 
 
 def in_order(

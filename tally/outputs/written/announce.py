@@ -181,7 +181,7 @@ def close_context(
             "status": b.status,
             "abstain": b.kind == BallotKind.ABSTAIN,
             "void_reason": void_words(b.reason, rules) if b.reason else "",
-            "weight": votes_text(weights[b.voter][0]) if b.voter in weights else "1",
+            "weight": _weight(weights, b.voter),
         }
         for b in result.ballots
     ]
@@ -457,8 +457,8 @@ def morning_context(
     }
 
 
-def _weight(weights: Mapping[str, Any], voter: str) -> str:
-    return votes_text(weights[voter][0]) if voter in weights else "1"
+def _weight(weights: Mapping[str, Any], voter: str | None) -> str:
+    return votes_text(weights[voter][0]) if voter is not None and voter in weights else "1"
 
 
 _NUMBERS = {Decimal(1): "一", Decimal(2): "两", Decimal(3): "三"}
