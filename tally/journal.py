@@ -89,7 +89,8 @@ def post_lock(
     folder: Path | None = None,
 ) -> Iterator[None]:  # fmt: skip
     """One poster at a time for this game, day and kind, on this machine; with ``thread``
-    (the URL posted to) and ``folder`` (the user's own, the cache's), also for that thread,
+    (the thread posted to: its board and id) and ``folder`` (the user's own, the cache's),
+    also for that thread,
     day and kind whatever game file asks: two copies of one game file, in two folders, each
     with its own journal, both posted at once on a real X3.5."""
     with contextlib.ExitStack() as held:
