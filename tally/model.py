@@ -117,6 +117,10 @@ class Post:
     reply_to: str | None = None
     edited: Edit | None = None
     comments: tuple[Comment, ...] = ()
+    # The page shows only the newest of its nested comments (Discuz! shows its commentnumber
+    # 点评 a floor and serves the rest from another script): the platform reads the rest
+    # before the post leaves it, or says why it cannot.
+    comments_cut: bool = False
     # Red or enlarged font in the poster's own words (RULES L7): the director's alone.
     red_font: bool = False
     large_font: bool = False

@@ -203,8 +203,9 @@ def test_login_page():
         DISCUZ_PARSER.parse_page(text, CHINA, source="x")
 
 
-def test_more_comments_than_the_page_shows_is_an_error():
-    """Discuz! pages 点评 past the first few through its own script (robots.txt forbids it)."""
+def test_more_comments_than_the_page_shows_are_marked_for_the_script():
+    """Discuz! serves 点评 past the first few from its own script (tests/test_discuz_comments.py
+    reads it): the page's parse marks the floor, and only that floor."""
     more = (
         '<div class="pgs mbm mtn cl"><div class="pg"><a href="javascript:;" class="nxt" '
         "onclick=\"ajaxget('forum.php?mod=misc&action=commentmore&tid=23&pid=956&page=2', "
@@ -216,8 +217,10 @@ def test_more_comments_than_the_page_shows_is_an_error():
         1,
     )
     assert "commentmore" in text
-    with pytest.raises(ParseError, match=r"post 956 has more 点评 than the page shows"):
-        DISCUZ_PARSER.parse_page(text, CHINA, source="x")
+    posts = DISCUZ_PARSER.parse_page(text, CHINA, source="x").posts
+    assert [p.post_id for p in posts if p.comments_cut] == ["956"]
+    cut = next(p for p in posts if p.comments_cut)
+    assert [c.comment_id for c in cut.comments] == ["956.1", "956.2"]  # the two shown
 
 
 def test_reply_header_inside_a_quote_is_not_this_posts_reply():

@@ -53,6 +53,9 @@ class Request:
     what: str = ""
     # The thread page it answers, when it is one (a 404 for page 1 is a missing thread).
     page: int | None = None
+    # Read whatever the forum's robots.txt says: the board's admin lets tally read it (a
+    # board profile says so).
+    past_robots: bool = False
 
     @property
     def key(self) -> str:
@@ -90,6 +93,11 @@ class Getter(Protocol):
 
     def cookie(self, name: str, url: str) -> str | None:
         """A cookie's value from the director's cookie file, for ``url``'s host."""
+        ...
+
+    def allows(self, url: str) -> bool:
+        """Whether the forum's robots.txt lets tally read ``url`` (always, reading only
+        from the cache)."""
         ...
 
 

@@ -36,7 +36,8 @@ FIELDS = ("post", "floor", "author", "time", "body", "title")
 # The fields read on the whole page, not inside one post: no {pid} there.
 _PAGE_FIELDS = ("post", "title")
 _KEYS = {
-    "hosts", "marks", "selectors", "posts_per_page", "floor_names", "timezone", "markup", "about"
+    "hosts", "marks", "selectors", "posts_per_page", "floor_names", "timezone", "markup", "about",
+    "comment_pages",
 }
 
 
@@ -63,6 +64,9 @@ class Board:
     # What the board's posts render; None: the platform's.
     markup: Markup | None = None
     about: str = ""
+    # The board's admin lets tally read the 点评 a floor holds past those its page shows,
+    # from the script that serves them (Discuz!'s commentmore), which robots.txt closes.
+    comment_pages: bool = False
 
     def serves(self, host: str | None) -> bool:
         if not host:
@@ -111,6 +115,7 @@ class Board:
             timezone=self.timezone or below.timezone,
             markup=self.markup or below.markup,
             about=self.about or below.about,
+            comment_pages=self.comment_pages or below.comment_pages,
         )
 
 
@@ -247,6 +252,9 @@ def _board(name: str, table: Any, origin: str) -> Board:
     markup = table.get("markup")
     if markup is not None and markup not in set(Markup):
         raise InputError(f"{where}: markup must be one of {', '.join(Markup)}.")
+    comment_pages = table.get("comment_pages", False)
+    if not isinstance(comment_pages, bool):
+        raise InputError(f"{where}: comment_pages must be true or false.")
     return Board(
         name=name,
         origin=origin,
@@ -258,6 +266,7 @@ def _board(name: str, table: Any, origin: str) -> Board:
         timezone=zone,
         markup=Markup(markup) if markup is not None else None,
         about=str(table.get("about", "")),
+        comment_pages=comment_pages,
     )
 
 

@@ -13,13 +13,24 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 from tally.errors import InputError, NotAThreadError, ParseError, TallyError
-from tally.forums.base import PageFrame, Pages, PageText, Platform, url_id, url_page
+from tally.forums.base import (
+    Getter,
+    PageFrame,
+    Pages,
+    PageText,
+    Platform,
+    Request,
+    url_id,
+    url_page,
+)
 from tally.forums.boards import Boards, built_in
+from tally.forums.discuz_comments import answer_cut, with_every_comment
 from tally.forums.discuz_fields import diagnosed
 from tally.forums.discuz_post import Place, read_post
 from tally.forums.discuz_reply import reply_form as form_on_page
@@ -128,7 +139,15 @@ class DiscuzPages(Pages):
                 f"{source} is the forum's 只看该作者 view (one author's posts, &authorid=); "
                 "save the thread's own pages, with every author's posts, instead."
             )
-        return self.parse_page(text, tz, source=source, boards=boards)
+        page = self.parse_page(text, tz, source=source, boards=boards)
+        cut = next((p for p in page.posts if p.comments_cut), None)
+        if cut is not None:
+            raise InputError(
+                f"{source}: floor {cut.floor} shows only the newest of its 点评, and a saved "
+                "page holds no more (the forum serves the rest from its commentmore script); "
+                "count from the thread's URL, or by hand."
+            )
+        return page
 
     def open(
         self, text: str, tz: tzinfo, source: str, boards: Boards | None, *, naming: bool = False
@@ -269,6 +288,24 @@ class Discuz(Platform):
             root = urljoin(url, "../")
             return ThreadRef(self.name, m.group(1), root, 1)
         return None
+
+    def read_page(
+        self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo, boards: Boards | None = None
+    ) -> Page:
+        """The page, with every 点评 of a floor that shows only its newest
+        (``tally.forums.discuz_comments``)."""
+        page = super().read_page(ref, number, get, tz, boards)
+        if not any(p.comments_cut for p in page.posts):
+            return page
+        posts = tuple(
+            with_every_comment(p, ref, get, tz, boards) if p.comments_cut else p
+            for p in page.posts
+        )
+        return replace(page, posts=posts)
+
+    def truncated(self, request: Request, body: bytes) -> bool:
+        cut = answer_cut(request, body)
+        return super().truncated(request, body) if cut is None else cut
 
     def page_url(self, ref: ThreadRef, page: int) -> str:
         # Always the plain viewthread URL: it works with and without URL rewriting,

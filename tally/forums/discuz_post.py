@@ -12,7 +12,7 @@ guess. On default-template pages the first place answers and nothing else is loo
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Any
@@ -350,6 +350,7 @@ def read_post(node: Node, place: Place, index: int) -> Post:
         if bracketed:
             # Discuz! 6/7 writes its mark as "[<i> 本帖最后由 … 编辑 </i>]": its brackets go too.
             text = tidy_text(text.replace("[]", "", 1))
+    shown, cut = _comments(fields.keys.get(f"comment_{pid}"), pid, tz, where)
     return Post(
         platform="discuz",
         thread_id=place.thread_id,
@@ -362,7 +363,8 @@ def read_post(node: Node, place: Place, index: int) -> Post:
         quotes=quotes,
         reply_to=reply_to,
         edited=edited,
-        comments=_comments(fields.keys.get(f"comment_{pid}"), pid, tz, where),
+        comments=shown,
+        comments_cut=cut,
         red_font=red,
         large_font=large,
         hidden=hidden,
@@ -499,20 +501,25 @@ def _take_quotes(found: list[Node]) -> tuple[Quote, ...]:
     return tuple(quotes)
 
 
-def _comments(box: Node | None, pid: str, tz: tzinfo, where: str) -> tuple[Comment, ...]:
+def _comments(
+    box: Node | None, pid: str, tz: tzinfo, where: str
+) -> tuple[tuple[Comment, ...], bool]:
+    """The 点评 the page shows under a post, and whether it shows only the newest of them:
+    past the board's commentnumber (5 by default) the page links to the forum's commentmore
+    script for the rest, and their ids are numbered again once all are read
+    (``tally.forums.discuz_comments``)."""
     # Most posts have an empty 点评 box: no text in it means nothing to look for.
     if box is None or not box.text(deep=True).strip():
-        return ()
-    if box.css_first("a[onclick*='commentmore'], a[href*='commentmore']") is not None:
-        raise ParseError(
-            f"{where} has more 点评 than the page shows (the board shows 5 a floor by default), "
-            "and the forum serves the rest only to its own script (mod=misc, which its "
-            "robots.txt closes): tally cannot count a thread with a 点评 it cannot read; ask "
-            "the board's admin to show more 点评 a floor (its commentnumber setting), or count "
-            "the day by hand."
-        )
+        return (), False
+    cut = box.css_first("a[onclick*='commentmore'], a[href*='commentmore']") is not None
+    return numbered(comment_items(box.css("div.pstl"), tz, where), pid), cut
+
+
+def comment_items(items: Sequence[Node], tz: tzinfo, where: str) -> list[CommentItem]:
+    """Each 点评 of ``items`` (its ``div.pstl``), in the order shown (newest first): the
+    thread page's and the commentmore answer's are the same markup but for a class."""
     found = []
-    for item in box.css("div.pstl"):
+    for item in items:
         link = item.css_first("div.psta a.xi2") or item.css_first("div.psta a:last-child")
         if link is None or not link.text().strip():
             raise missing_field(f"{where}: a 点评", "author")
@@ -522,16 +529,28 @@ def _comments(box: Node | None, pid: str, tz: tzinfo, where: str) -> tuple[Comme
         raw = _exact_time(stamp) or stamp.text()
         time = parse_forum_time(raw, tz, what=f"{where}: 点评 time")
         stamp.decompose()
-        found.append((name, uid, time, node_text(body), not _SECONDS.search(raw)))
-    # The forum lists 点评 newest first; number them oldest first so that ids stay put
-    # when more are added.
-    found.reverse()
+        found.append(CommentItem(name, uid, time, node_text(body), not _SECONDS.search(raw)))
+    return found
+
+
+@dataclass(frozen=True)
+class CommentItem:
+    author: str
+    author_id: str | None
+    time: datetime
+    text: str
+    to_the_minute: bool
+
+
+def numbered(newest_first: Sequence[CommentItem], pid: str) -> tuple[Comment, ...]:
+    """The forum lists 点评 newest first; they are numbered oldest first, so that ids stay
+    put when more are added."""
     return tuple(
         Comment(
-            comment_id=f"{pid}.{i}", author=a, author_id=uid, time=t, text=txt,
-            to_the_minute=minute,
+            comment_id=f"{pid}.{i}", author=c.author, author_id=c.author_id, time=c.time,
+            text=c.text, to_the_minute=c.to_the_minute,
         )
-        for i, (a, uid, t, txt, minute) in enumerate(found, start=1)
+        for i, c in enumerate(reversed(newest_first), start=1)
     )  # fmt: skip
 
 

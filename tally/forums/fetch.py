@@ -149,6 +149,9 @@ class _Get:
     def cookie(self, name: str, url: str) -> str | None:
         return self.reader.http.cookie(name, url)
 
+    def allows(self, url: str) -> bool:
+        return self.reader.options.offline or self.reader.http.allows(url)
+
     def __call__(self, request: Request) -> Answer:
         platform = self.reader.platform
         url = request.url
@@ -172,8 +175,9 @@ class _Get:
                 raise refused
 
         response = self.reader.http.request(
-            url, body=request.body, headers=headers, explain=self._explain(url), check=check
-        )
+            url, body=request.body, headers=headers, explain=self._explain(url), check=check,
+            robots=not request.past_robots,
+        )  # fmt: skip
         self.fetched.append(self.reader.options.clock())
         if response.status == 304 and cached is not None:
             self.origins.append(Origin.REVALIDATED)

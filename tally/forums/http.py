@@ -338,6 +338,7 @@ class Http:
         headers: dict[str, str] | None = None,
         explain: Explain | None = None,
         check: Check | None = None,
+        robots: bool = True,
     ) -> Response:
         """A GET (or, with ``body``, a POST) with retries and redirects.
 
@@ -345,9 +346,11 @@ class Http:
         retried status into tally's own error when the body says why (an anti-scraping
         check answers 503 and will answer it again). ``check`` reads a 200 answer and may
         raise ``TryAgain`` (an API's "too frequent" in a 200) or tally's own error.
+        ``robots=False`` skips robots.txt for this request alone: the board's admin lets
+        tally read what it closes (a board profile's ``comment_pages``).
         """
         for _ in range(MAX_REDIRECTS + 1):
-            if self.options.respect_robots:
+            if self.options.respect_robots and robots:
                 self._check_robots(url)
             response = self._retried(url, body, headers, explain, check)
             location = response.headers.get("location")
@@ -574,10 +577,17 @@ class Http:
                 host.robots = self._fetch_robots(url)
             return host.robots
 
-    def _check_robots(self, url: str) -> None:
+    def allows(self, url: str) -> bool:
+        """Whether the host's robots.txt lets tally read ``url`` (always, when robots.txt
+        is not respected)."""
+        if not self.options.respect_robots:
+            return True
         parts = urlsplit(url)
         path = parts.path + (f"?{parts.query}" if parts.query else "")
-        if not self._robots(url).allows(path or "/"):
+        return self._robots(url).allows(path or "/")
+
+    def _check_robots(self, url: str) -> None:
+        if not self.allows(url):
             raise FetchError(
                 f"the forum's robots.txt does not allow tally to read {url}; save the pages "
                 "from a browser and run tally on the saved files."

@@ -1,0 +1,134 @@
+"""The 点评 of a Discuz! floor past those its page shows, read from the forum's own script.
+
+A floor with more 点评 than the board's commentnumber (5 by default) shows the newest of them
+and a 下一页 link; the forum serves them all, newest first, commentnumber a page, from
+``forum.php?mod=misc&action=commentmore&tid=T&pid=P&page=N&inajax=1``: an ajax answer (XML)
+whose CDATA holds the list and its pager (``共 N 页``). Discuz!'s robots.txt closes that
+script (``Disallow: /*?mod=misc*``), so tally reads it where robots.txt allows it, or where a
+board profile says the board's admin does (``comment_pages``); elsewhere it stops with one
+sentence, since a 改票 in a 点评 it cannot read may turn the count.
+
+Every page is read, from the first (the thread page's five are the newest, which a 点评
+added since pushes to the next page), and the first again at the end: the list is whole
+when each page before the last holds as many as the first, and the first did not change.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import tzinfo
+from urllib.parse import urlsplit
+
+from tally.errors import FetchError, ParseError
+from tally.forums.base import Getter, Request
+from tally.forums.boards import Boards
+from tally.forums.discuz_post import CommentItem, comment_items, numbered
+from tally.forums.htmltext import html_tree, node_text
+from tally.model import Post, ThreadRef
+
+# More pages of 点评 than this under one floor is no game's thread.
+MAX_COMMENT_PAGES = 200
+_CDATA = re.compile(r"<root>\s*<!\[CDATA\[(.*)\]\]>\s*</root>", re.S)
+_PAGE_COUNT = re.compile(r"共\s*(\d+)\s*页")
+
+
+_ANSWER_END = re.compile(rb"\]\]>\s*</root>\s*$")
+_COMMENT_SCRIPT = "action=commentmore"
+
+
+def answer_cut(request: Request, body: bytes) -> bool | None:
+    """Whether a commentmore answer's bytes end before the forum finished them (its
+    ``</root>``); None for any other request."""
+    if _COMMENT_SCRIPT not in request.url:
+        return None
+    return _ANSWER_END.search(body[-200:]) is None
+
+
+def comment_request(ref: ThreadRef, post: Post, number: int, *, past_robots: bool) -> Request:
+    """Page ``number`` of one floor's 点评, as the page's 下一页 link asks for it."""
+    url = (
+        f"{ref.base}forum.php?mod=misc&{_COMMENT_SCRIPT}&tid={ref.thread_id}"
+        f"&pid={post.post_id}&page={number}&inajax=1"
+    )
+    what = f"page {number} of the 点评 of floor {post.floor} (post {post.post_id})"
+    return Request(url, what=what, past_robots=past_robots)
+
+
+def parse_comment_answer(text: str, tz: tzinfo, where: str) -> tuple[list[CommentItem], int]:
+    """One commentmore answer: its 点评, newest first, and how many pages the pager says
+    there are (1 when it shows none)."""
+    m = _CDATA.search(text)
+    if m is None:
+        raise ParseError(f"{where} is not the forum's ajax answer with 点评 (no <root> CDATA).")
+    tree = html_tree(f"<html><body>{m.group(1)}</body></html>")
+    # A div.pstl without an author is the 点评观点 summary (stars), not a 点评.
+    items = [n for n in tree.css("div.pstl") if n.css_first("div.psta") is not None]
+    pager = tree.css_first("div.pg")
+    if not items and pager is None:
+        said = node_text(tree.body) if tree.body is not None else ""
+        raise FetchError(
+            f"{where}: the forum answered with no 点评"
+            + (f" but its message {said[:160]!r}" if said else "")
+            + "; count the day by hand, or ask the board's admin why."
+        )
+    count = 1
+    if pager is not None:
+        total = pager.css_first("span[title]")
+        found = _PAGE_COUNT.search(total.attributes.get("title") or "") if total else None
+        shown = [int(t) for a in pager.css("a, strong") if (t := a.text().strip()).isdigit()]
+        count = int(found.group(1)) if found else max(shown, default=1)
+    return comment_items(items, tz, where), count
+
+
+def with_every_comment(
+    post: Post, ref: ThreadRef, get: Getter, tz: tzinfo, boards: Boards | None
+) -> Post:
+    """``post`` with every 点评 it holds, read from the forum's commentmore script."""
+    host = urlsplit(ref.base).hostname
+    board = boards.for_host(host) if boards is not None else None
+    allowed = board is not None and board.comment_pages
+    first = comment_request(ref, post, 1, past_robots=allowed)
+    if not allowed and not get.allows(first.url):
+        raise FetchError(
+            f"floor {post.floor} (post {post.post_id}) has more 点评 than the page shows "
+            "(Discuz! shows 5 a floor unless the board says otherwise), and the forum serves the "
+            "rest only from its commentmore script, which its robots.txt closes to tally: if "
+            "the board's admin lets tally read it, say so in a board profile for "
+            f"{host} (comment_pages = true; docs/boards.md); else ask the admin to show more "
+            "点评 a floor (点评条目数, commentnumber), or count the day by hand."
+        )
+    for _ in range(2):  # once more when a 点评 came or went while they were read
+        items, pages = _read(first, ref, post, get, tz, allowed)
+        if items is not None:
+            return replace(post, comments=numbered(items, post.post_id), comments_cut=False)
+    raise FetchError(
+        f"the 点评 of floor {post.floor} (post {post.post_id}) changed twice while tally read "
+        f"their {pages} pages; run again."
+    )
+
+
+def _read(
+    first: Request, ref: ThreadRef, post: Post, get: Getter, tz: tzinfo, allowed: bool
+) -> tuple[list[CommentItem] | None, int]:
+    """Every page's 点评, newest first; None when the pages do not fit together (a page
+    before the last short of the first's count, or more pages than the first said)."""
+    items, pages = parse_comment_answer(get(first).text(first.url), tz, first.name)
+    if pages > MAX_COMMENT_PAGES:
+        raise FetchError(
+            f"{first.name}: the forum says {pages} pages of 点评, more than tally reads "
+            f"({MAX_COMMENT_PAGES})."
+        )
+    per_page = len(items)
+    found = list(items)
+    for number in range(2, pages + 1):
+        request = comment_request(ref, post, number, past_robots=allowed)
+        more, said = parse_comment_answer(get(request).text(request.url), tz, request.name)
+        last = number == pages
+        if said != pages or not more or len(more) > per_page or (len(more) < per_page and not last):
+            return None, pages
+        found += more
+    # A 点评 deleted while the pages were read moves the later ones up a page: the first
+    # page read again is the one read first, or the list is not the floor's.
+    again, _ = parse_comment_answer(get(first).text(first.url), tz, first.name)
+    return (found if again == items else None), pages
