@@ -209,3 +209,32 @@ def test_comment_pages_is_true_or_false():
         parse_boards('[board.x]\nhosts = ["a.example"]\ncomment_pages = "yes"\n', "b.toml")
     (board,) = parse_boards('[board.x]\nhosts = ["a.example"]\ncomment_pages = true\n', "b.toml")
     assert board.comment_pages and not board.acts  # it changes no reading of a page
+
+
+def test_a_scored_comment_is_read_and_the_score_summary_is_no_comment(forum, tmp_path):
+    """Any member may send scores with a 点评 (commentitem[...]: X3.5 checks them against
+    nothing): Discuz! then writes the scores' summary as the first div.pstl of the floor's
+    点评, with no author. It stopped the count ("a 点评 has no author"); it is no 点评."""
+    forum.add_discuz_page("4", 1, (CHANGES / "comments-scored-guest.html").read_bytes())
+    for number in (1, 2):
+        body = (CHANGES / f"comments-more-{number}-guest.xml").read_bytes()
+        forum.add(MORE.format(number), Reply(200, body, XML))
+    url = forum.url("forum.php?mod=viewthread&tid=4")
+    clock = FakeClock(datetime(2026, 12, 2, 8, 5, tzinfo=CHINA).astimezone(UTC))
+    env = clock.env(http=HttpOptions(host_delay=0))  # type: ignore[arg-type]
+    result = runner.invoke(app, ["votes", url, *files(tmp_path, url, ALLOWED), "--json"], obj=env)
+    assert result.exit_code == 0, result.output
+    scored = [b for b in json.loads(result.stdout)["ballots"] if b["parent_post_id"] == "14"]
+    assert [(b["post_id"], b["author"], b["words"]) for b in scored] == [
+        ("14.1", "dave", "观点: 4 逻辑: 2 同意这票")
+    ]
+    items, pages = parse_comment_answer(
+        (CHANGES / "comments-scored-more-1-guest.xml").read_text(encoding="utf-8"), CHINA, "x"
+    )
+    assert ([c.author for c in items], pages) == (["dave"], 1)
+
+
+def test_an_authorless_comment_that_is_no_score_summary_still_stops():
+    text = (CHANGES / "comments-scored-more-1-guest.xml").read_text(encoding="utf-8")
+    with pytest.raises(ParseError, match="a 点评 has no author"):
+        parse_comment_answer(text.replace('class="cmstarv"', 'class="x"'), CHINA, "x")

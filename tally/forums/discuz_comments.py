@@ -62,8 +62,7 @@ def parse_comment_answer(text: str, tz: tzinfo, where: str) -> tuple[list[Commen
     if m is None:
         raise ParseError(f"{where} is not the forum's ajax answer with 点评 (no <root> CDATA).")
     tree = html_tree(f"<html><body>{m.group(1)}</body></html>")
-    # A div.pstl without an author is the 点评观点 summary (stars), not a 点评.
-    items = [n for n in tree.css("div.pstl") if n.css_first("div.psta") is not None]
+    items = tree.css("div.pstl")
     pager = tree.css_first("div.pg")
     if not items and pager is None:
         said = node_text(tree.body) if tree.body is not None else ""

@@ -520,6 +520,11 @@ def comment_items(items: Sequence[Node], tz: tzinfo, where: str) -> list[Comment
     thread page's and the commentmore answer's are the same markup but for a class."""
     found = []
     for item in items:
+        if item.css_first("div.psta") is None and item.css_first("i.cmstarv") is not None:
+            # The 点评观点 summary (each item's mean score as stars), which Discuz! writes as
+            # the first div.pstl once anyone's 点评 carries scores: any member can send them,
+            # whatever the board configured. No one wrote it.
+            continue
         link = item.css_first("div.psta a.xi2") or item.css_first("div.psta a:last-child")
         if link is None or not link.text().strip():
             raise missing_field(f"{where}: a 点评", "author")
