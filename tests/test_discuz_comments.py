@@ -238,3 +238,14 @@ def test_an_authorless_comment_that_is_no_score_summary_still_stops():
     text = (CHANGES / "comments-scored-more-1-guest.xml").read_text(encoding="utf-8")
     with pytest.raises(ParseError, match="a 点评 has no author"):
         parse_comment_answer(text.replace('class="cmstarv"', 'class="x"'), CHINA, "x")
+
+
+def test_doctor_says_which_posts_show_only_their_newest_comments(tmp_path):
+    saved = tmp_path / "vote.html"
+    saved.write_bytes((CHANGES / "comments-guest.html").read_bytes())
+    result = runner.invoke(app, ["doctor", str(saved), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    whole = next(f for f in data["fields"] if f["name"] == "点评 whole")
+    assert (whole["found"], whole["of"], whole["essential"]) == (3, 4, False)
+    assert whole["missing"][0].startswith("post 13 shows only its newest 点评")

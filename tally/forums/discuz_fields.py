@@ -71,12 +71,40 @@ def _post_fields(nodes: Sequence[Node], place: Place) -> list[FieldFound]:
                 else:
                     wheres["uid"][where] += 1
                     examples.setdefault("uid", uid)
+    return [*_found(names, wheres, examples, missing, len(nodes)), _comments_whole(nodes)]
+
+
+def _comments_whole(nodes: Sequence[Node]) -> FieldFound:
+    """Which posts show all their 点评: one past the board's commentnumber shows its newest
+    and links the forum's commentmore script, which tally reads (``discuz_comments``)."""
+    cut = [n for n in nodes if n.css_first(_MORE) is not None]
+    said = [
+        f"post {(n.attributes.get('id') or '').removeprefix('post_') or '?'} shows only its newest "
+        "点评: tally reads the rest from the forum's commentmore script, which Discuz!'s "
+        "robots.txt closes unless a board profile says comment_pages = true (docs/boards.md)."
+        for n in cut[:3]
+    ]
+    whole = len(nodes) - len(cut)
+    where = (("the page", whole),) if whole else ()
+    return FieldFound("点评 whole", False, whole, len(nodes), where, "", tuple(said))
+
+
+_MORE = "a[onclick*='commentmore'], a[href*='commentmore']"
+
+
+def _found(
+    names: Sequence[str],
+    wheres: dict[str, Counter[str]],
+    examples: dict[str, str],
+    missing: dict[str, list[str]],
+    count: int,
+) -> list[FieldFound]:
     return [
         FieldFound(
             name,
             name != "uid",  # guests and anonymous posts have none
             sum(wheres[name].values()),
-            len(nodes),
+            count,
             tuple(wheres[name].most_common()),
             examples.get(name, ""),
             tuple(missing[name][:3]),
