@@ -184,6 +184,9 @@ class Page:
     forum_id: str | None = None
     # The board the page says it is of (``Thread.origin``), when it says so.
     origin: str = ""
+    # Posts the page shows out of their place, whose floors stand on another page (Discuz!'s
+    # 置顶回复 from a later page, shown without its number): read there, not here.
+    elsewhere: tuple[str, ...] = ()
 
 
 # -- what a thread looked like when (its stored form: tally.forums.history) ------------

@@ -18,6 +18,7 @@ import pytest
 
 from tally.cli import app
 from tally.environment import Environment
+from tally.errors import ParseError
 from tally.forums.http import HttpOptions
 
 from .conftest import FIXTURES, FakeClock, Runner
@@ -737,6 +738,116 @@ def test_a_stuck_reply_is_read_once_on_its_own_floor(forum):
     assert [p.floor for p in thread.posts] == list(range(1, 13))
     [stuck] = [p for p in thread.posts if p.post_id == "292"]
     assert (stuck.floor, stuck.author) == (12, "dave")
+
+
+def _stick_game(tmp_path: Path, url: str) -> str:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "stick.toml"
+    players = ", ".join(f'{{ name = "{n}", id = {i} }}' for n, i in
+                        (("alice", 2), ("bob", 3), ("carol", 4), ("dave", 5), ("eve", 6)))  # fmt: skip
+    path.write_text(
+        f'ruleset = "M126"\ndirectors = [{{ name = "admin", id = 1 }}]\nplayers = [{players}]\n'
+        "[[days]]\nday = 3\nopens = 2026-12-02T06:24:40\ncloses = 2026-12-02T06:25:20\n"
+        f'vote = "{url}"\nsheriff = "none"\n',
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+# Thread 2 as the forum numbers its floors once carol's post 20 (floor 4) is deleted, the
+# reply unstuck: post id -> floor (pages stick-deleted-p1/p2; floor 6 is carol's post 23).
+_FLOORS_AFTER_DELETE = {
+    "17": 1, "18": 2, "19": 3, "21": 4, "22": 5, "23": 6, "24": 7, "25": 8, "26": 9,
+    "27": 10, "28": 11, "29": 12, "30": 13, "31": 14, "32": 15,
+}  # fmt: skip
+
+
+def _stick_deleted(forum, clock: tuple[str, str] | None = None) -> None:  # type: ignore[no-untyped-def]
+    for n in (1, 2):
+        body = page(f"stick-deleted-p{n}").decode("utf-8")
+        if clock is not None:
+            body = body.replace(*clock)
+        forum.add_discuz_page("2", n, body.encode("utf-8"))
+
+
+@pytest.mark.rules("V4", "V6")
+def test_a_stuck_reply_after_a_delete_is_counted_on_its_own_floor(forum, tmp_path):
+    """Once a post of a thread is deleted, X3.5 numbers the floors by their place on the
+    page: carol's post 23 (floor 6), stuck to the top of page 1, is labelled "顶 来自 2#" and
+    the four floors before its own one too many each. tally stopped, "a 12-hour clock
+    without AM/PM" (the times ran backwards against those numbers; real X3.5)."""
+    url = forum.url("forum.php?mod=viewthread&tid=2")
+    _stick_deleted(forum)
+    when = datetime.fromisoformat("2026-12-02 06:40:00").replace(tzinfo=CHINA)
+    result = runner.invoke(app, ["votes", url, "--game", _stick_game(tmp_path, url),
+                                 "--cache-dir", str(tmp_path / "cache"), "--json"],
+                           obj=env(FakeClock(when.astimezone(UTC))))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    ballots = json.loads(result.stdout)["ballots"]
+    assert {b["post_id"]: b["floor"] for b in ballots} == {
+        k: v for k, v in _FLOORS_AFTER_DELETE.items() if k not in ("17", "26")
+    }  # the director's posts are no ballots
+    counted = {b["voter"]: (b["target"], b["floor"]) for b in ballots if b["status"] == "counted"}
+    assert counted == {"alice": ("carol", 7), "bob": ("carol", 3), "carol": ("dave", 6),
+                       "dave": ("eve", 12), "eve": ("carol", 5)}  # fmt: skip
+
+
+def test_a_stuck_reply_after_a_delete_is_on_its_own_floor_whatever_the_hour(forum):
+    """The same pages in the afternoon: no time on them looks like a 12-hour clock, and
+    tally read them without a word, post 23 on floor 2 and floors 2-5 one too many each."""
+    from .conftest import read_one
+
+    _stick_deleted(forum, ("2026-12-2 06:", "2026-12-2 18:"))
+    thread = read_one(forum.url("forum.php?mod=viewthread&tid=2"))
+    assert {p.post_id: p.floor for p in thread.posts} == _FLOORS_AFTER_DELETE
+    assert thread.gaps == ()
+
+
+def test_a_stuck_reply_does_not_hide_a_twelve_hour_clock(forum):
+    """A board that prints a 12-hour clock without its marker still stops the read: the
+    stuck reply is put back by its post id, and the times run backwards against the floors
+    (12:24 for the floors before post 22, 01:24 from it on, as 12:24 and 13:24 print)."""
+    from .conftest import read_one
+
+    for n in (1, 2):
+        body = page(f"stick-deleted-p{n}").decode("utf-8")
+        body = body.replace("2026-12-2 06:24:4", "2026-12-2 12:24:4")
+        body = body.replace("2026-12-2 06:24:5", "2026-12-2 01:24:5")
+        forum.add_discuz_page("2", n, body.encode("utf-8"))
+    with pytest.raises(ParseError, match="12-hour clock without AM/PM"):
+        read_one(forum.url("forum.php?mod=viewthread&tid=2"))
+
+
+def test_a_stuck_reply_from_a_later_page_is_read_on_its_own_page(forum):
+    """After a delete, a reply stuck from page 2 is shown at the top of page 1 as "顶 来自 #",
+    without a number: tally stopped, "floor label tally cannot number" (real X3.5, read by a
+    guest). It is dave's post 13, floor 12 on page 2."""
+    from .conftest import read_one
+
+    for n in (1, 2):
+        forum.add_discuz_page("1", n, page(f"stick-later-p{n}"))
+    thread = read_one(forum.url("forum.php?mod=viewthread&tid=1"))
+    assert [p.floor for p in thread.posts] == list(range(1, 16))
+    [stuck] = [p for p in thread.posts if p.post_id == "13"]
+    assert (stuck.floor, stuck.author, stuck.page) == (12, "dave", 2)
+    doctor = runner.invoke(app, ["doctor", str(CHANGES / "stick-later-p1.html")])
+    assert doctor.exit_code == 0 and "tally can read this page" in doctor.output, doctor.output
+
+
+def test_a_stuck_reply_from_a_later_page_not_on_it_stops(forum):
+    """A page 2 read at another moment that no longer holds the reply page 1 shows stuck
+    without its number: the pages disagree, and the read stops rather than drop it."""
+    import re
+
+    from .conftest import read_one
+
+    forum.add_discuz_page("1", 1, page("stick-later-p1"))
+    body = page("stick-later-p2").decode("utf-8")
+    gone = re.sub(r'<div id="post_13" >.*?(?=<div id="post_14")', "", body, flags=re.S)
+    assert gone != body
+    forum.add_discuz_page("1", 2, gone.encode("utf-8"))
+    with pytest.raises(ParseError, match="置顶回复"):
+        read_one(forum.url("forum.php?mod=viewthread&tid=1"))
 
 
 def test_a_ballot_in_a_replys_own_subject_is_read(forum):

@@ -310,9 +310,7 @@ class Pages(ABC):
             raise ParseError(f"{source} does not say which thread it belongs to.")
         if thread_id is not None and tid != thread_id:
             raise ParseError(f"{source} is a page of thread {tid}, not of thread {thread_id}.")
-        posts = tuple(
-            self.parse_post(page, node, index, tid, frame.page) for index, node in enumerate(nodes)
-        )
+        posts, elsewhere = self.read_posts(page, nodes, tid, frame.page)
         check_clock(posts, page.board.zone or tz, source)
         return Page(
             platform=self.platform,
@@ -325,6 +323,7 @@ class Pages(ABC):
             comment_counts=self.comment_counts(nodes, posts),
             forum_id=frame.forum_id,
             origin=frame.origin,
+            elsewhere=elsewhere,
         )
 
     def open(self, text: str, tz: tzinfo, source: str, boards: Boards | None) -> PageText:
@@ -349,6 +348,18 @@ class Pages(ABC):
     ) -> Post:
         """One post (the ``index``-th of page ``number``): strict about its id, floor,
         author and time, tolerant of the rest."""
+
+    def read_posts(
+        self, page: PageText, nodes: Sequence[Node], thread_id: str, number: int
+    ) -> tuple[tuple[Post, ...], tuple[str, ...]]:
+        """The page's posts, each on its floor, and the ids of the posts the page shows out
+        of their place whose floors stand on another page (read there): every node read by
+        ``parse_post``, unless the software's pages show posts out of place."""
+        posts = tuple(
+            self.parse_post(page, node, index, thread_id, number)
+            for index, node in enumerate(nodes)
+        )
+        return posts, ()
 
     def comment_counts(self, nodes: Sequence[Node], posts: Sequence[Post]) -> Mapping[str, int]:
         """How many nested comments the page says each post has, where it says so."""

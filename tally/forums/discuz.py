@@ -11,6 +11,7 @@ even there is read with a board profile (``tally.forums.boards``).
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -32,7 +33,7 @@ from tally.forums.base import (
 from tally.forums.boards import Boards, built_in
 from tally.forums.discuz_comments import answer_cut, with_every_comment
 from tally.forums.discuz_fields import diagnosed
-from tally.forums.discuz_post import Place, read_post
+from tally.forums.discuz_post import Place, post_id, read_post, stuck_label
 from tally.forums.discuz_reply import reply_form as form_on_page
 from tally.forums.discuz_reply import send
 from tally.forums.fields import Diagnosis
@@ -195,6 +196,28 @@ class DiscuzPages(Pages):
     ) -> Post:
         return read_post(node, place(page, thread_id, number), index)
 
+    def read_posts(
+        self, page: PageText, nodes: Sequence[Node], thread_id: str, number: int
+    ) -> tuple[tuple[Post, ...], tuple[str, ...]]:
+        """The page's posts, a 置顶回复 on its own floor; one from a later page (shown
+        without its number) is left to its own page."""
+        if "来自" not in page.text and "來自" not in page.text:  # no stuck reply
+            return super().read_posts(page, nodes, thread_id, number)
+        at = place(page, thread_id, number)
+        posts: list[Post] = []
+        stuck: set[str] = set()
+        elsewhere: list[str] = []
+        for index, node in enumerate(nodes):
+            pid, _ = post_id(node)
+            is_stuck, numbered = stuck_label(node, pid)
+            if is_stuck and not numbered:
+                elsewhere.append(pid)
+                continue
+            if is_stuck:
+                stuck.add(pid)
+            posts.append(read_post(node, at, index))
+        return _unstick(posts, stuck, page.source), tuple(elsewhere)
+
     def diagnose(
         self, text: str, tz: tzinfo, source: str, boards: Boards | None = None
     ) -> Diagnosis:
@@ -214,6 +237,39 @@ class DiscuzPages(Pages):
         except TallyError as exc:
             return Diagnosis(source, self.title, page.board, problem=str(exc), posts=len(nodes))
         return diagnosed(page, nodes, frame, place(page, frame.thread_id or "?", frame.page))
+
+
+def _unstick(posts: list[Post], stuck: set[str], source: str) -> tuple[Post, ...]:
+    """The floors of a page 1 that shows replies stuck to its top (置顶回复), as the
+    forum numbers them where they stand.
+
+    Numbered by position, each post's label is its floor, a stuck reply's too ("来自 7#"
+    after floor 1, then 2, 3 …): the page's numbers do not run one by one. Numbered by
+    their place on the page (X3.5 once a post of the thread is deleted), they run one by
+    one in the order shown, the stuck replies first: the same numbers are then the floors
+    of the posts in the forum's own order, the stuck replies put back among the others by
+    their post ids (which Discuz! gives in the order posted; never by their times, which a
+    12-hour clock would misplace, and which ``check_clock`` checks afterwards).
+    """
+    floors = [p.floor for p in posts]
+    if not stuck or any(b != a + 1 for a, b in itertools.pairwise(floors)):
+        return tuple(posts)
+    rest = [p for p in posts if p.post_id not in stuck]
+    if any(int(a.post_id) >= int(b.post_id) for a, b in itertools.pairwise(rest)):
+        first = min(stuck, key=int)
+        raise ParseError(
+            f"{source}: post {first} is stuck to the top of page 1 (置顶回复) and numbered by "
+            "its place there, and the page's other posts do not stand in the order of their "
+            "ids, so its own floor cannot be told; read the page once a moderator has "
+            "unstuck it (解除置顶)."
+        )
+    order = list(rest)
+    for post in sorted((p for p in posts if p.post_id in stuck), key=lambda p: int(p.post_id)):
+        at = next((i for i, q in enumerate(order) if int(q.post_id) > int(post.post_id)), None)
+        order.insert(len(order) if at is None else at, post)
+    return tuple(
+        p if p.floor == f else replace(p, floor=f) for p, f in zip(order, floors, strict=True)
+    )
 
 
 def place(page: PageText, thread_id: str, number: int) -> Place:

@@ -56,6 +56,13 @@ _EDIT_WORDS = re.compile(r"(?:本帖最后由|本帖最後由)\s*(?P<by>\S+?)\s*
 # (Discuz! 6/7), "第12楼", "<em>13</em>#分享本帖地址" (a board's own words after the number),
 # and "来自 12#": a reply stuck to the top of page 1 (置顶回复) names the floor it comes from.
 _FLOOR_LABEL = re.compile(r"^(?:[顶頂]\s*)?(?:第|来自|來自)?\s*(\d+)(?!\d)")
+# A 置顶回复's label ("<em class="replystick">顶</em> 来自 12#"). X3.5 numbers the floors of a
+# thread by their position until a post in it is deleted, and after that by their place
+# in the page's order (forum_viewthread.php: ++forum_numpost; the thread is then in
+# forum_threaddisablepos): a stuck reply from page 1 is then numbered by the place it is
+# shown in (来自 2#, the floors before its own each one too many), and one from a later page
+# is shown without a number (来自 #), its floor standing on its own page.
+_STUCK = re.compile(r"^[顶頂]\s*(?:来自|來自)\s*(\d*)")
 # What follows a floor's name ("沙发#", "沙发 楼"), not part of it.
 _NAME_TAIL = re.compile(r"[\s#＃楼樓]+$")
 # The site setting "postno" names the first floors; these are the defaults (and Big5's). A
@@ -94,6 +101,14 @@ def post_id(node: Node) -> tuple[str, str]:
         if m:
             return m.group(1), f"#{_ID_DIGITS.sub('{pid}', inner.id)} inside the post"
     raise missing_field("a post on the page", "post id (no post_N, pidN or postmessage_N)")
+
+
+def stuck_label(node: Node, pid: str) -> tuple[bool, bool]:
+    """Whether the post is a reply stuck to the top of page 1 (置顶回复), and whether its
+    label numbers it (X3.5 leaves out the number of one from a later page)."""
+    anchor = node.css_first(f"#postnum{pid}")
+    m = _STUCK.match(seen_text(anchor)) if anchor is not None else None
+    return (m is not None, bool(m and m.group(1)))
 
 
 class PostFields:
@@ -152,6 +167,11 @@ class PostFields:
         m = _FLOOR_LABEL.match(label)
         if m:
             return int(m.group(1)), where
+        if _STUCK.match(label):
+            raise ParseError(
+                f"{self.where} is a reply stuck to the top of page 1 (置顶回复) shown without "
+                f"its floor number ({label!r}): it stands on a later page, and is read there."
+            )
         name = _NAME_TAIL.sub("", label)
         board = self.place.board
         names = board.floor_names or _FLOOR_NAMES

@@ -578,6 +578,18 @@ def _build(
                 seen.add(post.post_id)
                 posts.append(post)
     posts.sort(key=lambda p: p.floor)
+    count = max((p.page_count for p in pages), default=0)
+    whole = {p.page for p in pages} >= set(range(1, count + 1))
+    for page in pages if whole else ():
+        for pid in page.elsewhere:
+            if pid not in seen:
+                # Shown out of its place (a 置顶回复 from a later page, without its number)
+                # and not found where it stands: the pages were read at different times.
+                raise ParseError(
+                    f"{source}: page {page.page} shows post {pid} stuck to its top (置顶回复) "
+                    "without its floor number, and no page read holds it on its floor; the "
+                    "pages disagree (read the thread again with --fresh)."
+                )
     for before, after in itertools.pairwise(posts):
         if before.floor == after.floor:
             # Rulings and announcements name floors: two posts on one floor cannot both be it.
