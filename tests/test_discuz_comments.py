@@ -249,3 +249,14 @@ def test_doctor_says_which_posts_show_only_their_newest_comments(tmp_path):
     whole = next(f for f in data["fields"] if f["name"] == "点评 whole")
     assert (whole["found"], whole["of"], whole["essential"]) == (3, 4, False)
     assert whole["missing"][0].startswith("post 13 shows only its newest 点评")
+
+
+def test_a_gbk_boards_answer_is_read_in_its_charset_with_or_without_the_header():
+    """A GBK board answers in GBK (Discuz!'s ajax header names CHARSET, its XML declaration too)."""
+    from tally.forums.base import Answer
+
+    text = (CHANGES / "comments-more-2-guest.xml").read_text(encoding="utf-8")
+    body = text.replace('encoding="utf-8"', 'encoding="gbk"').encode("gbk")
+    for content_type in ("text/xml; charset=gbk", "text/xml", None):
+        items, _ = parse_comment_answer(Answer(body, content_type).text("x"), CHINA, "x")
+        assert items[0].text == "改票对象：carol 改票理由：她替bob说话"

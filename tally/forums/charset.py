@@ -9,6 +9,8 @@ from tally.errors import ParseError
 _HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.I)
 # <meta charset="gbk"> and <meta http-equiv="Content-Type" content="text/html; charset=gbk">
 _META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?([\w.:-]+)", re.I)
+# An XML answer's own declaration (Discuz!'s ajax answers: <?xml version="1.0" encoding="gbk"?>).
+_XML_ENCODING = re.compile(rb"^<\?xml[^>]*?\sencoding\s*=\s*[\"']([\w.:-]+)")
 
 # GBK and GB2312 pages routinely hold characters only GB18030 defines (browsers decode
 # them all as GB18030, as the WHATWG encoding standard says), so decode them as GB18030.
@@ -24,12 +26,17 @@ _ALIASES = {
 
 
 def charset_of(body: bytes, content_type: str | None = None) -> str:
-    """The charset to decode with: the HTTP header's, else the page's <meta>, else UTF-8."""
+    """The charset to decode with: the HTTP header's, else an XML answer's declaration, else
+    the page's <meta>, else UTF-8."""
     declared = None
     if content_type:
         m = _HEADER_CHARSET.search(content_type)
         if m:
             declared = m.group(1)
+    if declared is None:
+        xml = _XML_ENCODING.match(body[:200])
+        if xml:
+            declared = xml.group(1).decode("ascii", "replace")
     if declared is None:
         # The standard has browsers look for <meta> in the first 1024 bytes; forums put
         # long comments first at times, so look a little further.
