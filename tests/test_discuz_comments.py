@@ -47,6 +47,7 @@ def serve(forum: LocalForum, reader: str = "guest", robots: bool = True) -> str:
 
 
 def files(tmp_path: Path, url: str, profile: str | None) -> list[str]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     game = tmp_path / "game.toml"
     game.write_text(
         f"""
@@ -97,7 +98,8 @@ def test_V3_a_change_past_the_five_shown_is_read_and_counts(forum, tmp_path, rea
     # comment = 1), whatever the page showed.
     assert change["post_id"] == "13.1" and change["author_id"] == "2"
     asked = [r for r in forum.page_requests if "commentmore" in r]
-    assert asked == ["/" + MORE.format(n) for n in (1, 2, 1)]
+    # Every page, twice: two reads in a row that agree are the floor's 点评.
+    assert asked == ["/" + MORE.format(n) for n in (1, 2, 1, 2)]
 
 
 def test_robots_closes_the_script_and_nothing_says_the_admin_allows_it(forum, tmp_path):
@@ -127,8 +129,8 @@ def test_where_robots_allows_the_script_no_profile_is_needed(forum, tmp_path):
 
 
 def test_a_page_of_comments_that_moved_while_read_is_read_again(forum, tmp_path):
-    """A 点评 added between the script's pages pushes one down a page: its first page read
-    again differs, and the floor is read again, once."""
+    """A 点评 added while the script's pages are read: the second read differs from the
+    first, and the floor is read until two reads in a row agree."""
     url = serve(forum)
     first = (CHANGES / "comments-more-1-guest.xml").read_bytes()
     asked: list[int] = []
@@ -136,7 +138,7 @@ def test_a_page_of_comments_that_moved_while_read_is_read_again(forum, tmp_path)
     def moved(path: str) -> Reply | None:
         if path == "/" + MORE.format(1):
             asked.append(1)
-            if len(asked) == 2:  # the check at the end of the first read: another list
+            if len(asked) == 2:  # the second read: another list
                 return Reply(200, first.replace("carol：楼上改得好快".encode(), "新点评".encode()), XML)
         return None
 
@@ -145,7 +147,7 @@ def test_a_page_of_comments_that_moved_while_read_is_read_again(forum, tmp_path)
     env = clock.env(http=HttpOptions(host_delay=0))  # type: ignore[arg-type]
     result = runner.invoke(app, ["votes", url, *files(tmp_path, url, ALLOWED), "--json"], obj=env)
     assert result.exit_code == 0, result.output
-    assert len(asked) == 4  # read, checked (changed), read again, checked
+    assert len(asked) == 4  # A, B (changed), A, A
     ballots = json.loads(result.stdout)["ballots"]
     assert "新点评" not in json.dumps(ballots, ensure_ascii=False)
     # Six 点评, the director's own (admin) no ballot row.
@@ -165,7 +167,7 @@ def test_comments_that_keep_changing_stop_the_count(forum, tmp_path):
     forum.hook = restless
     result = votes(forum, tmp_path, ALLOWED)
     assert result.exit_code == 3
-    assert "the 点评 of floor 2 (post 13) changed twice while tally read their 2 pages" in (
+    assert "the 点评 of floor 2 (post 13) changed each of the 4 times tally read them" in (
         " ".join(result.stderr.split())
     )
 
@@ -197,8 +199,9 @@ def test_the_script_answer_as_a_guest_and_as_the_admin():
 
 
 def test_an_answer_that_is_no_list_of_comments():
-    with pytest.raises(ParseError, match="not the forum's ajax answer"):
-        parse_comment_answer("<html><body>登录</body></html>", CHINA, "x")
+    page = "<html><head><title>提示信息</title></head><body>请先登录</body></html>"
+    with pytest.raises(FetchError, match=r"answered with a web page, not its list of 点评 \(titled '提示信息'"):
+        parse_comment_answer(page, CHINA, "x")
     message = '<?xml version="1.0"?>\n<root><![CDATA[<div class="alert_error">点评功能已关闭</div>]]></root>'
     with pytest.raises(FetchError, match="answered with no 点评 but its message '点评功能已关闭'"):
         parse_comment_answer(message, CHINA, "x")
@@ -260,3 +263,112 @@ def test_a_gbk_boards_answer_is_read_in_its_charset_with_or_without_the_header()
     for content_type in ("text/xml; charset=gbk", "text/xml", None):
         items, _ = parse_comment_answer(Answer(body, content_type).text("x"), CHINA, "x")
         assert items[0].text == "改票对象：carol 改票理由：她替bob说话"
+
+
+def run(forum: LocalForum, tmp_path: Path, url: str, profile: str | None = ALLOWED):
+    clock = FakeClock(datetime(2026, 12, 2, 8, 5, tzinfo=CHINA).astimezone(UTC))
+    env = clock.env(http=HttpOptions(host_delay=0))  # type: ignore[arg-type]
+    return runner.invoke(app, ["votes", url, *files(tmp_path, url, profile), "--json"], obj=env)
+
+
+def test_leave_past_robots_is_for_the_script_alone_never_a_redirect_from_it(forum, tmp_path):
+    """A redirect from the 点评 script, to a path robots.txt closes on the board or to
+    another host, is asked of robots.txt like any page: the leave was for the script."""
+    url = serve(forum)
+    body = (CHANGES / "comments-more-1-guest.xml").read_bytes()
+    forum.add(MORE.format(1), Reply(302, b"", {"Location": "/api/page1.xml"}))
+    forum.add("api/page1.xml", Reply(200, body, XML))  # /api/: closed by Discuz!'s robots.txt
+    result = run(forum, tmp_path, url)
+    assert result.exit_code == 3
+    assert "robots.txt does not allow tally to read" in result.stderr
+    assert not [r for r in forum.requests if r.startswith("/api/")]
+    other = forum.url("api/x.xml").replace("127.0.0.1", "localhost")
+    forum.add(MORE.format(1), Reply(302, b"", {"Location": other}))
+    result = run(forum, tmp_path / "2", url)
+    assert result.exit_code == 3 and not [r for r in forum.requests if r.startswith("/api/")]
+
+
+def test_a_web_page_in_place_of_the_answer_is_said_as_such(forum, tmp_path):
+    url = serve(forum)
+    page = "<!DOCTYPE html><html><head><title>提示信息 - 版杀</title></head><body><p>请先登录</p></body></html>"
+    forum.add(MORE.format(1), Reply(200, page.encode(), {"Content-Type": "text/html; charset=utf-8"}))
+    result = run(forum, tmp_path, url)
+    assert result.exit_code == 3
+    message = " ".join(result.stderr.split())
+    assert "answered with a web page, not its list of 点评 (titled '提示信息 - 版杀')" in message
+    assert len([r for r in forum.requests if "viewthread" in r]) == 1  # not read again as cut
+
+
+def test_a_floor_whose_comments_are_all_gone_since_is_no_hand_count(forum, tmp_path):
+    """The script's empty list is read as one (every 点评 deleted since the page was read):
+    the page, which still counts them among its replies, is read again, and a thread whose
+    page and script still disagree says to run again."""
+    url = serve(forum)
+    empty = '<?xml version="1.0" encoding="utf-8"?>\n<root><![CDATA[<div class="pgs mbm cl"></div>]]></root>'
+    forum.add(MORE.format(1), Reply(200, empty.encode(), XML))
+    result = run(forum, tmp_path, url)
+    message = " ".join(result.stderr.split())
+    assert result.exit_code == 3 and "count the day by hand" not in message
+    assert "the thread says it has 9 replies but tally read 3 (and 0 comments)" in message
+
+
+def test_the_forums_speed_limit_says_how_to_slow_down(forum, tmp_path):
+    """X3.5's 防CC answer to an ajax request (lang_security.php, attackevasive_1)."""
+    url = serve(forum)
+    limit = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<root><![CDATA[<div id="attackevasive_1" '
+        'class="popupmenu_option"><b style="font-size: 16px">频繁刷新限制</b><br /><br />'
+        "您访问本站速度过快或者刷新间隔时间小于两秒！请等待页面自动跳转 ...</div>]]></root>"
+    )
+    forum.add(MORE.format(2), Reply(200, limit.encode(), XML))
+    result = run(forum, tmp_path, url)
+    assert result.exit_code == 3
+    assert "set politeness = 2 in the config file" in " ".join(result.stderr.split())
+
+
+def _item(author: str, uid: int, text: str, minute: int) -> str:
+    return (
+        f'<div class="pstl">\n<div class="psta">\n<a href="home.php?mod=space&amp;uid={uid}" '
+        f'class="xi2 xw1">{author}</a>\n</div>\n<div class="psti">\n&nbsp;{text}&nbsp;\n'
+        f'<span class="xg1">\n发表于 <span title="2026-12-2 06:{minute:02d}">1&nbsp;分钟前</span>'
+        "</span>\n</div>\n</div>\n"
+    )
+
+
+def _answer(items: list[str], number: int, pages: int) -> bytes:
+    pager = (
+        f'<div class="pgs mbm cl"><div class="pg"><strong>{number}</strong><label>'
+        f'<span title="共 {pages} 页"> / {pages} 页</span></label></div></div>'
+    )
+    body = '<h3 class="psth cm">点评</h3>\n' + "".join(items) + pager
+    return f'<?xml version="1.0" encoding="utf-8"?>\n<root><![CDATA[{body}]]></root>'.encode()
+
+
+@pytest.mark.rules("V3")
+def test_a_comment_deleted_on_a_middle_page_while_read_loses_no_other(forum, tmp_path):
+    """Twelve 点评 (pages of 5, 5, 2), alice's 改票 the newest of page 3. A moderator deletes
+    one of page 2 just after tally read it: page 3's first moves to page 2, and the pages
+    as read hold it nowhere. The floor is read again until two reads agree."""
+    url = serve(forum)
+    chat = [_item("admin", 1, f"闲聊{i}", 40 - i) for i in range(10)]
+    change = _item("alice", 2, "改票对象：carol 改票理由：她替bob说话", 29)
+    state = {"list": [*chat, change, _item("admin", 1, "最早的点评", 28)], "deleted": False}
+
+    def hook(path: str) -> Reply | None:
+        for n in (1, 2, 3):
+            if path == "/" + MORE.format(n):
+                items = state["list"]
+                pages = [items[i : i + 5] for i in range(0, len(items), 5)]
+                reply = Reply(200, _answer(pages[n - 1] if n <= len(pages) else [], n, len(pages)), XML)
+                if n == 2 and not state["deleted"]:
+                    state["deleted"] = True
+                    state["list"] = [c for c in items if "闲聊7" not in c]
+                return reply
+        return None
+
+    forum.hook = hook
+    result = run(forum, tmp_path, url)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["outcome"]["player"] == "carol"
+    assert len([b for b in data["ballots"] if b["parent_post_id"] == "13"]) == 1  # alice's

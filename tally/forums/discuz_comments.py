@@ -9,8 +9,8 @@ board profile says the board's admin does (``comment_pages``); elsewhere it stop
 sentence, since a 改票 in a 点评 it cannot read may turn the count.
 
 Every page is read, from the first (the thread page's five are the newest, which a 点评
-added since pushes to the next page), and the first again at the end: the list is whole
-when each page before the last holds as many as the first, and the first did not change.
+added since pushes to the next page), and all of them again: the list is whole when each
+page before the last holds as many as the first, and two reads in a row agree.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import replace
 from datetime import tzinfo
 from urllib.parse import urlsplit
 
-from tally.errors import FetchError, ParseError
+from tally.errors import FetchError
 from tally.forums.base import Getter, Request
 from tally.forums.boards import Boards
 from tally.forums.discuz_post import CommentItem, comment_items, numbered
@@ -39,9 +39,9 @@ _COMMENT_SCRIPT = "action=commentmore"
 
 def answer_cut(request: Request, body: bytes) -> bool | None:
     """Whether a commentmore answer's bytes end before the forum finished them (its
-    ``</root>``); None for any other request."""
-    if _COMMENT_SCRIPT not in request.url:
-        return None
+    ``</root>``); None for any other request or answer (a web page in its place)."""
+    if _COMMENT_SCRIPT not in request.url or not body.lstrip().startswith((b"<?xml", b"<root")):
+        return None  # a web page in its place is read as one, and said so
     return _ANSWER_END.search(body[-200:]) is None
 
 
@@ -60,12 +60,26 @@ def parse_comment_answer(text: str, tz: tzinfo, where: str) -> tuple[list[Commen
     there are (1 when it shows none)."""
     m = _CDATA.search(text)
     if m is None:
-        raise ParseError(f"{where} is not the forum's ajax answer with 点评 (no <root> CDATA).")
+        title = html_tree(text).css_first("title")
+        shown = " ".join(node_text(title).split())[:80] if title is not None else ""
+        raise FetchError(
+            f"{where}: the forum answered with a web page, not its list of 点评"
+            + (f" (titled {shown!r})" if shown else "")
+            + "; open the floor's 点评 in a browser, or count the day by hand."
+        )
     tree = html_tree(f"<html><body>{m.group(1)}</body></html>")
     items = tree.css("div.pstl")
     pager = tree.css_first("div.pg")
     if not items and pager is None:
-        said = node_text(tree.body) if tree.body is not None else ""
+        if tree.css_first("div.pgs") is not None:
+            return [], 1  # the list, empty: every 点评 of the floor deleted since
+        said = " ".join(node_text(tree.body).split()) if tree.body is not None else ""
+        if "速度过快" in said or "刷新间隔" in said:
+            raise FetchError(
+                f"{where}: the forum refused tally for asking too fast (its 频繁刷新限制 wants "
+                "two seconds between requests); set politeness = 2 in the config file "
+                "(docs/config.md) and run again."
+            )
         raise FetchError(
             f"{where}: the forum answered with no 点评"
             + (f" but its message {said[:160]!r}" if said else "")
@@ -78,6 +92,10 @@ def parse_comment_answer(text: str, tz: tzinfo, where: str) -> tuple[list[Commen
         shown = [int(t) for a in pager.css("a, strong") if (t := a.text().strip()).isdigit()]
         count = int(found.group(1)) if found else max(shown, default=1)
     return comment_items(items, tz, where), count
+
+
+# Reads of a floor's 点评 before tally gives up on a list that keeps changing.
+_PASSES = 4
 
 
 def with_every_comment(
@@ -97,26 +115,31 @@ def with_every_comment(
             f"{host} (comment_pages = true; docs/boards.md); else ask the admin to show more "
             "点评 a floor (点评条目数, commentnumber), or count the day by hand."
         )
-    for _ in range(2):  # once more when a 点评 came or went while they were read
-        items, pages = _read(first, ref, post, get, tz, allowed)
-        if items is not None:
+    # A 点评 added or deleted while the pages are read moves the others across pages (a
+    # delete on page 2 after it was read takes page 3's first to page 2, and no page read
+    # holds it): the list is the floor's when two reads of every page in a row agree.
+    before: list[CommentItem] | None = None
+    for _ in range(_PASSES):
+        items = _read(first, ref, post, get, tz, allowed)
+        if items is not None and items == before:
             return replace(post, comments=numbered(items, post.post_id), comments_cut=False)
+        before = items
     raise FetchError(
-        f"the 点评 of floor {post.floor} (post {post.post_id}) changed twice while tally read "
-        f"their {pages} pages; run again."
+        f"the 点评 of floor {post.floor} (post {post.post_id}) changed each of the {_PASSES} "
+        "times tally read them; run again in a minute."
     )
 
 
 def _read(
     first: Request, ref: ThreadRef, post: Post, get: Getter, tz: tzinfo, allowed: bool
-) -> tuple[list[CommentItem] | None, int]:
+) -> list[CommentItem] | None:
     """Every page's 点评, newest first; None when the pages do not fit together (a page
-    before the last short of the first's count, or more pages than the first said)."""
+    before the last short of the first's count, or another page count than the first's)."""
     items, pages = parse_comment_answer(get(first).text(first.url), tz, first.name)
     if pages > MAX_COMMENT_PAGES:
         raise FetchError(
             f"{first.name}: the forum says {pages} pages of 点评, more than tally reads "
-            f"({MAX_COMMENT_PAGES})."
+            f"({MAX_COMMENT_PAGES}); count the day by hand."
         )
     per_page = len(items)
     found = list(items)
@@ -125,9 +148,6 @@ def _read(
         more, said = parse_comment_answer(get(request).text(request.url), tz, request.name)
         last = number == pages
         if said != pages or not more or len(more) > per_page or (len(more) < per_page and not last):
-            return None, pages
+            return None
         found += more
-    # A 点评 deleted while the pages were read moves the later ones up a page: the first
-    # page read again is the one read first, or the list is not the floor's.
-    again, _ = parse_comment_answer(get(first).text(first.url), tz, first.name)
-    return (found if again == items else None), pages
+    return found

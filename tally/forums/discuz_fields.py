@@ -85,8 +85,9 @@ def _comments_whole(nodes: Sequence[Node]) -> FieldFound:
     cut = [n for n in nodes if n.css_first(_MORE) is not None]
     said = [
         f"post {(n.attributes.get('id') or '').removeprefix('post_') or '?'} shows only its newest "
-        "点评: tally reads the rest from the forum's commentmore script, which Discuz!'s "
-        "robots.txt closes unless a board profile says comment_pages = true (docs/boards.md)."
+        "点评: reading the thread from the forum, tally reads the rest from its commentmore "
+        "script, which Discuz!'s robots.txt closes unless a board profile says comment_pages = "
+        "true (docs/boards.md); a saved page of it cannot be counted."
         for n in cut[:3]
     ]
     whole = len(nodes) - len(cut)

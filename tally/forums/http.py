@@ -346,8 +346,8 @@ class Http:
         retried status into tally's own error when the body says why (an anti-scraping
         check answers 503 and will answer it again). ``check`` reads a 200 answer and may
         raise ``TryAgain`` (an API's "too frequent" in a 200) or tally's own error.
-        ``robots=False`` skips robots.txt for this request alone: the board's admin lets
-        tally read what it closes (a board profile's ``comment_pages``).
+        ``robots=False`` skips robots.txt for ``url`` alone, never a redirect's target: the
+        board's admin lets tally read it (a board profile's ``comment_pages``).
         """
         for _ in range(MAX_REDIRECTS + 1):
             if self.options.respect_robots and robots:
@@ -362,6 +362,7 @@ class Http:
             except ValueError:
                 raise FetchError(f"{url} redirects to an address that is not a URL.") from None
             headers = None  # validators belong to the URL first asked for
+            robots = True  # leave to read past robots.txt is for the URL asked for alone
             if response.status not in (307, 308):
                 body = None  # as browsers do: a POST redirected is a GET
         raise FetchError(f"{url}: more than {MAX_REDIRECTS} redirects; tally stops there.")
