@@ -818,6 +818,51 @@ def test_a_stuck_reply_does_not_hide_a_twelve_hour_clock(forum):
         read_one(forum.url("forum.php?mod=viewthread&tid=2"))
 
 
+def _later_by_a_second(n: int, body: str) -> str:
+    """Post 23 (stuck) at 06:24:51, after posts 24 and 25 (06:24:50), as two posts sent at
+    once make it: the forum orders a page by time, then position, not by post id."""
+    if n == 1:
+        body = body.replace(
+            'id="authorposton23">发表于 <span title="2026-12-2 06:24:50"',
+            'id="authorposton23">发表于 <span title="2026-12-2 06:24:51"',
+        )
+    return body
+
+
+@pytest.mark.parametrize("hour", ["06", "18"])
+def test_a_stuck_reply_goes_back_by_its_time_before_its_id(forum, hour):
+    """From the cold read: put back by id alone, post 23 stood on floor 6 where the forum
+    has post 24 (afternoon: three floors wrong without a word; morning: a false 12-hour
+    stop). By time, it is floor 8, as the forum numbers it."""
+    from .conftest import read_one
+
+    for n in (1, 2):
+        body = _later_by_a_second(n, page(f"stick-deleted-p{n}").decode("utf-8"))
+        forum.add_discuz_page("2", n, body.replace("2026-12-2 06:", f"2026-12-2 {hour}:").encode())
+    thread = read_one(forum.url("forum.php?mod=viewthread&tid=2"))
+    got = {p.post_id: p.floor for p in thread.posts if p.post_id in ("22", "23", "24", "25", "26")}
+    assert got == {"22": 5, "24": 6, "25": 7, "23": 8, "26": 9}
+
+
+def test_a_stuck_reply_among_posts_of_its_second_out_of_id_order_stops(forum):
+    """Within a second the forum orders posts by position, which their ids follow unless two
+    were sent at once: where those of the stuck reply's second do not follow their ids,
+    its place among them cannot be told."""
+    from .conftest import read_one
+
+    for n in (1, 2):
+        body = page(f"stick-deleted-p{n}").decode("utf-8")
+        if n == 1:  # posts 24 and 25 (06:24:50, beside post 23) shown the other way round
+            head, rest = body.split('<div id="post_24"', 1)
+            p24, rest = rest.split('<div id="post_25"', 1)
+            p25, tail = rest.split('<div id="post_26"', 1)
+            p24, p25 = p24.replace("<em>7</em>", "<em>8</em>"), p25.replace("<em>8</em>", "<em>7</em>")
+            body = head + '<div id="post_25"' + p25 + '<div id="post_24"' + p24 + '<div id="post_26"' + tail
+        forum.add_discuz_page("2", n, body.encode("utf-8"))
+    with pytest.raises(ParseError, match=r"post 23 is stuck to the top of page 1 .*its second"):
+        read_one(forum.url("forum.php?mod=viewthread&tid=2"))
+
+
 def test_a_stuck_reply_from_a_later_page_is_read_on_its_own_page(forum):
     """After a delete, a reply stuck from page 2 is shown at the top of page 1 as "顶 来自 #",
     without a number: tally stopped, "floor label tally cannot number" (real X3.5, read by a

@@ -27,6 +27,7 @@ from tally.forums.base import (
     PageText,
     Platform,
     Request,
+    check_clock,
     url_id,
     url_page,
 )
@@ -216,7 +217,7 @@ class DiscuzPages(Pages):
             if is_stuck:
                 stuck.add(pid)
             posts.append(read_post(node, at, index))
-        return _unstick(posts, stuck, page.source), tuple(elsewhere)
+        return _unstick(posts, stuck, page), tuple(elsewhere)
 
     def diagnose(
         self, text: str, tz: tzinfo, source: str, boards: Boards | None = None
@@ -239,7 +240,7 @@ class DiscuzPages(Pages):
         return diagnosed(page, nodes, frame, place(page, frame.thread_id or "?", frame.page))
 
 
-def _unstick(posts: list[Post], stuck: set[str], source: str) -> tuple[Post, ...]:
+def _unstick(posts: list[Post], stuck: set[str], page: PageText) -> tuple[Post, ...]:
     """The floors of a page 1 that shows replies stuck to its top (置顶回复), as the
     forum numbers them where they stand.
 
@@ -247,28 +248,44 @@ def _unstick(posts: list[Post], stuck: set[str], source: str) -> tuple[Post, ...
     after floor 1, then 2, 3 …): the page's numbers do not run one by one. Numbered by
     their place on the page (X3.5 once a post of the thread is deleted), they run one by
     one in the order shown, the stuck replies first: the same numbers are then the floors
-    of the posts in the forum's own order, the stuck replies put back among the others by
-    their post ids (which Discuz! gives in the order posted; never by their times, which a
-    12-hour clock would misplace, and which ``check_clock`` checks afterwards).
+    of the posts in the forum's own order, which is by time (to the second: ORDER BY
+    dateline) and, within a second, by position. A stuck reply goes back among the others
+    by its time, and among those of its second by its post id, which Discuz! gives in the
+    order written: only where those of its second stand in the order of their ids, else
+    its floor cannot be told and tally stops.
     """
     floors = [p.floor for p in posts]
     if not stuck or any(b != a + 1 for a, b in itertools.pairwise(floors)):
         return tuple(posts)
     rest = [p for p in posts if p.post_id not in stuck]
-    if any(int(a.post_id) >= int(b.post_id) for a, b in itertools.pairwise(rest)):
-        first = min(stuck, key=int)
-        raise ParseError(
-            f"{source}: post {first} is stuck to the top of page 1 (置顶回复) and numbered by "
-            "its place there, and the page's other posts do not stand in the order of their "
-            "ids, so its own floor cannot be told; read the page once a moderator has "
-            "unstuck it (解除置顶)."
-        )
+    source = page.source
+    first = min(stuck, key=int)
+    if any(a.time > b.time for a, b in itertools.pairwise(rest)):
+        # A 12-hour clock without its marker reads times out of order: say that, if so.
+        check_clock(rest, page.board.zone or page.tz, source)
+        raise _cannot_unstick(source, first, "the page's other posts do not stand in time order")
     order = list(rest)
     for post in sorted((p for p in posts if p.post_id in stuck), key=lambda p: int(p.post_id)):
-        at = next((i for i, q in enumerate(order) if int(q.post_id) > int(post.post_id)), None)
-        order.insert(len(order) if at is None else at, post)
+        same = [q for q in order if q.time == post.time]
+        if any(int(a.post_id) > int(b.post_id) for a, b in itertools.pairwise(same)):
+            why = "the posts of its second do not stand in the order of their ids"
+            raise _cannot_unstick(source, post.post_id, why)
+        at = next(
+            (i for i, q in enumerate(order)
+             if q.time > post.time or (q.time == post.time and int(q.post_id) > int(post.post_id))),
+            len(order),
+        )  # fmt: skip
+        order.insert(at, post)
     return tuple(
         p if p.floor == f else replace(p, floor=f) for p, f in zip(order, floors, strict=True)
+    )
+
+
+def _cannot_unstick(source: str, pid: str, why: str) -> ParseError:
+    return ParseError(
+        f"{source}: post {pid} is stuck to the top of page 1 (置顶回复) and numbered by its "
+        f"place there, and {why}, so its own floor cannot be told; read the page once a "
+        "moderator has unstuck it (解除置顶)."
     )
 
 

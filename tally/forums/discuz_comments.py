@@ -89,8 +89,8 @@ def parse_comment_answer(text: str, tz: tzinfo, where: str) -> tuple[list[Commen
     if pager is not None:
         total = pager.css_first("span[title]")
         found = _PAGE_COUNT.search(total.attributes.get("title") or "") if total else None
-        shown = [int(t) for a in pager.css("a, strong") if (t := a.text().strip()).isdigit()]
-        count = int(found.group(1)) if found else max(shown, default=1)
+        linked = [int(t) for a in pager.css("a, strong") if (t := a.text().strip()).isdigit()]
+        count = int(found.group(1)) if found else max(linked, default=1)
     return comment_items(items, tz, where), count
 
 
