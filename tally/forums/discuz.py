@@ -26,6 +26,7 @@ from tally.forums.base import (
     Pages,
     PageText,
     Platform,
+    ReadPosts,
     Request,
     url_id,
     url_page,
@@ -33,7 +34,7 @@ from tally.forums.base import (
 from tally.forums.boards import Boards, built_in
 from tally.forums.discuz_comments import answer_cut, with_every_comment
 from tally.forums.discuz_fields import diagnosed
-from tally.forums.discuz_post import Place, post_id, read_post, stuck_label
+from tally.forums.discuz_post import Place, hot_label, post_id, read_post, stuck_label
 from tally.forums.discuz_reply import reply_form as form_on_page
 from tally.forums.discuz_reply import send
 from tally.forums.fields import Diagnosis
@@ -198,17 +199,23 @@ class DiscuzPages(Pages):
 
     def read_posts(
         self, page: PageText, nodes: Sequence[Node], thread_id: str, number: int
-    ) -> tuple[tuple[Post, ...], tuple[str, ...]]:
+    ) -> ReadPosts:
         """The page's posts, a 置顶回复 on its own floor; one from a later page (shown
-        without its number) is left to its own page."""
-        if "来自" not in page.text and "來自" not in page.text:  # no stuck reply
+        without its number) is left to its own page, and a 热门回复 (推荐, no number) is
+        placed once every page is read (``tally.forums.fetch.place_floating``)."""
+        text = page.text
+        if "来自" not in text and "來自" not in text and "推荐" not in text and "推薦" not in text:
             return super().read_posts(page, nodes, thread_id, number)
         at = place(page, thread_id, number)
         posts: list[Post] = []
         stuck: set[str] = set()
         elsewhere: list[str] = []
+        hot: list[Post] = []
         for index, node in enumerate(nodes):
             pid, _ = post_id(node)
+            if hot_label(node, pid):
+                hot.append(read_post(node, at, index, floor=0))
+                continue
             is_stuck, numbered = stuck_label(node, pid)
             if is_stuck and not numbered:
                 elsewhere.append(pid)
@@ -216,7 +223,13 @@ class DiscuzPages(Pages):
             if is_stuck:
                 stuck.add(pid)
             posts.append(read_post(node, at, index))
-        return _unstick(posts, stuck, page.source), tuple(elsewhere)
+        top = tuple(p.post_id for p in posts if p.post_id in stuck) + tuple(elsewhere)
+        return ReadPosts(
+            _unstick(posts, stuck, page.source),
+            tuple(elsewhere),
+            floating=tuple(hot),
+            top=top + tuple(p.post_id for p in hot),
+        )
 
     def diagnose(
         self, text: str, tz: tzinfo, source: str, boards: Boards | None = None
