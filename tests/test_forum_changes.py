@@ -961,6 +961,22 @@ def test_hot_replies_of_a_reverse_order_thread_are_on_their_floors(forum):
     assert _floors(thread) == {str(pid): pid - 27 for pid in range(28, 41)}
 
 
+def test_a_reverse_order_thread_read_again_from_the_cache_has_its_new_floors(forum, tmp_path):
+    """In a reverse-order thread new posts land on page 1: a read that takes the earlier
+    pages from the cache (tally watch's polls, a day before the one decided) read only the
+    last page, and missed dave's and carol's 改票 (floors 14 and 15, real X3.5: a watch's
+    second poll showed 14 posts where the thread had 16)."""
+    from .conftest import read_one
+
+    url = _serve(forum, "3", "reverse-hot")
+    cache = tmp_path / "cache"
+    assert len(read_one(url, cache_dir=cache).posts) == 13
+    for n in (1, 2):
+        forum.add_discuz_page("3", n, page(f"reverse-new-p{n}"))
+    thread = read_one(url, cache_dir=cache)
+    assert _floors(thread) == {str(pid): pid - 27 for pid in range(28, 43)}
+
+
 def test_a_stuck_reply_that_drops_a_post_from_page_1_stops(forum):
     """A 置顶回复 whose post id is smaller than the replies a page shows (bob's post 3, on a
     new board) makes X3.5 leave dave's ballot (floor 5, post 5) out of page 1 ($sticklist +

@@ -288,7 +288,9 @@ def fetch_thread(
     failed: ParseError | None = None  # said once the pages read are kept
     try:
         thread = built()
-        stale = reused and (_moved(pages, before) or thread.short_of_replies())
+        stale = reused and (
+            _moved(pages, before) or thread.short_of_replies() or _newest_first(pages)
+        )
     except ParseError as exc:
         # Two posts on one floor: the cached pages and the live ones disagree, or the
         # forum's own do.
@@ -405,6 +407,18 @@ def _history(store: ThreadCache | None) -> History | None:
         except (ValueError, KeyError, TypeError, IndexError):
             continue  # a damaged version is as if never kept
     return History(tuple(versions), capped=len(versions) >= MAX_VERSIONS)
+
+
+def _newest_first(pages: dict[int, tuple[Page, str]]) -> bool:
+    """Whether page 1 came from the cache or memory and shows the newest floors first (a
+    thread the forum shows in reverse order, its author's 回帖倒序排列): new posts land on
+    page 1 and push the others on, so the last page alone cannot tell what changed."""
+    first = pages.get(1)
+    if first is None or first[1] not in (Origin.CACHE, Origin.MEMORY):
+        return False
+    page = first[0]
+    floors = [p.floor for p in page.posts if p.floor != 1 and p.post_id not in page.top]
+    return len(floors) >= 2 and all(a > b for a, b in itertools.pairwise(floors))
 
 
 def _moved(pages: dict[int, tuple[Page, str]], before: History | None) -> bool:
