@@ -952,6 +952,19 @@ def test_a_reverse_order_thread_is_read_floor_by_floor(forum):
     assert [int(p.post_id) for p in thread.posts] == list(range(28, 41))
 
 
+def test_a_reverse_order_thread_after_a_delete_is_read_floor_by_floor(forum):
+    """A reverse-order thread once carol's ballot (pid 47, floor 4) is deleted: numbered by
+    place, X3.5 adds the opening post to page 1 after numbering the page and prints it no
+    number (`<em></em><sup>#</sup>`): tally stopped, "a floor label tally cannot number
+    ('#')" (exit 5, real X3.5, read by a guest)."""
+    from .conftest import read_one
+
+    thread = read_one(_serve(forum, "4", "reverse-deleted"))
+    pids = [str(p) for p in (44, 45, 46, *range(48, 57))]
+    assert _floors(thread) == {pid: floor for floor, pid in enumerate(pids, start=1)}
+    assert thread.gaps == ()
+
+
 def test_hot_replies_of_a_reverse_order_thread_are_on_their_floors(forum):
     """The reverse-order thread with two 热门回复: bob's post 35 (floor 8, on page 1) and
     bob's post 30 (floor 3, on page 2), both shown above page 1's others as 推荐."""

@@ -189,6 +189,11 @@ class PostFields:
                 f"its floor number ({label!r}): it stands on a later page, and is read there."
             )
         name = _NAME_TAIL.sub("", label)
+        if not name and self._opens_thread(anchor):
+            # A thread shown in reverse order once a post of it is deleted: X3.5 adds the
+            # opening post to page 1 after numbering the page, and prints it no number
+            # ("<em></em>#"); its link is the thread's own, not a floor's (findpost).
+            return 1, f"{where} (the thread's opening post, shown without its number)"
         board = self.place.board
         names = board.floor_names or _FLOOR_NAMES
         if name in names:
@@ -199,6 +204,18 @@ class PostFields:
             f"{self.where} has a floor label tally cannot number ({label!r}). If the board "
             "names its first floors (Discuz!'s postno setting), list the names in order in "
             "a board profile's floor_names (docs/boards.md)."
+        )
+
+    def _opens_thread(self, anchor: Node) -> bool:
+        """Whether the label is the thread's opening post's: the first post of page 1,
+        whose label links to the thread itself (every other floor's to goto=findpost)."""
+        href = anchor.attributes.get("href") or ""
+        return (
+            self.place.page == 1
+            and self.index == 0
+            and "mod=viewthread" in href
+            and "pid=" not in href
+            and "findpost" not in href
         )
 
     def _by_place(self) -> tuple[int, str]:
