@@ -940,6 +940,28 @@ def test_hot_replies_that_no_floor_is_left_for_stop(forum):
         read_one(forum.url("forum.php?mod=viewthread&tid=2"))
 
 
+def test_stuck_and_hot_replies_together_are_on_their_floors(forum):
+    """Thread 5: eve's ballot (pid 74, floor 6) and eve's post 79 (floor 11, page 2) stuck,
+    bob's ballot (pid 71, floor 3) and alice's post 80 (floor 12) 支持ed: page 1 shows
+    "顶 来自 6#", "顶 来自 11#", then both as 推荐 (real X3.5, read by a guest)."""
+    from .conftest import read_one
+
+    thread = read_one(_serve(forum, "5", "hot-stick"))
+    assert _floors(thread) == {str(pid): pid - 68 for pid in range(69, 82)}
+
+
+def test_stuck_and_hot_replies_after_a_delete_are_on_their_floors(forum):
+    """The same once bob's post 76 (floor 8) is deleted: numbered by place, X3.5 numbers
+    the two stuck replies 2# and 3#, skips 4 for the 热门回复 standing on page 1 (post 71),
+    and numbers alice's post 70 (floor 2) 5#: tally stopped, "a 12-hour clock without
+    AM/PM" (the times ran backwards against those numbers)."""
+    from .conftest import read_one
+
+    thread = read_one(_serve(forum, "5", "hot-stick-deleted"))
+    pids = [str(p) for p in (*range(69, 76), *range(77, 82))]
+    assert _floors(thread) == {pid: floor for floor, pid in enumerate(pids, start=1)}
+
+
 def test_a_reverse_order_thread_is_read_floor_by_floor(forum):
     """A thread posted with 回帖倒序排列 (ordertype=1, the thread's own flag): the plain page
     URL tally asks for shows floor 1, then floors 13 down to 5 on page 1, and 4 down to 2 on

@@ -225,7 +225,7 @@ class DiscuzPages(Pages):
             posts.append(read_post(node, at, index))
         top = tuple(p.post_id for p in posts if p.post_id in stuck) + tuple(elsewhere)
         return ReadPosts(
-            _unstick(posts, stuck, page.source),
+            _unstick(posts, stuck, page.source, skipped=len(hot)),
             tuple(elsewhere),
             floating=tuple(hot),
             top=top + tuple(p.post_id for p in hot),
@@ -252,7 +252,9 @@ class DiscuzPages(Pages):
         return diagnosed(page, nodes, frame, place(page, frame.thread_id or "?", frame.page))
 
 
-def _unstick(posts: list[Post], stuck: set[str], source: str) -> tuple[Post, ...]:
+def _unstick(
+    posts: list[Post], stuck: set[str], source: str, *, skipped: int = 0
+) -> tuple[Post, ...]:
     """The floors of a page 1 that shows replies stuck to its top (置顶回复), as the
     forum numbers them where they stand.
 
@@ -263,9 +265,17 @@ def _unstick(posts: list[Post], stuck: set[str], source: str) -> tuple[Post, ...
     of the posts in the forum's own order, the stuck replies put back among the others by
     their post ids (which Discuz! gives in the order posted; never by their times, which a
     12-hour clock would misplace, and which ``check_clock`` checks afterwards).
+
+    ``skipped`` 热门回复 shown on the page as well (left out of ``posts``): numbered by
+    place, X3.5 skips one number for each that stands on page 1, right after the stuck
+    replies' (the floors are put right once every page is read, ``place_floating``).
     """
     floors = [p.floor for p in posts]
-    if not stuck or any(b != a + 1 for a, b in itertools.pairwise(floors)):
+    steps = [b - a for a, b in itertools.pairwise(floors)]
+    after_stuck = sum(1 for p in posts if p.post_id in stuck)  # the step after them
+    if not stuck or any(
+        d != 1 and not (i == after_stuck and 1 < d <= 1 + skipped) for i, d in enumerate(steps)
+    ):
         return tuple(posts)
     rest = [p for p in posts if p.post_id not in stuck]
     if any(int(a.post_id) >= int(b.post_id) for a, b in itertools.pairwise(rest)):
