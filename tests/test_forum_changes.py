@@ -1025,6 +1025,20 @@ def test_a_stuck_reply_that_drops_a_post_from_page_1_stops(forum):
         read_one(url)
 
 
+def test_a_stuck_reply_that_drops_the_last_post_of_page_1_says_why(forum):
+    """The same thread with post 8 stuck instead (and eve's 点评 under floor 2): X3.5 leaves
+    out the last reply of page 1 (floor 10), so page 1 ends at 9# and page 2 starts at 11#.
+    The reply count stops the read, as before; it now says why, and that reading again (the
+    advice it gave, "Run again with --fresh") changes nothing (real X3.5, read by a guest)."""
+    from tally.errors import FetchError
+
+    from .conftest import read_one
+
+    url = _serve(forum, "1", "stick-dropped-last")
+    with pytest.raises(FetchError, match=r"post\(s\) 8 above .*floor\(s\) 10 not read.*解除置顶"):
+        read_one(url)
+
+
 def test_a_ballot_in_a_replys_own_subject_is_read(forum):
     """A reply's 标题 stands above its message (`<h2>` in div.pcb): a ballot written there
     was no ballot, and its voter carded L3 (real X3.5)."""

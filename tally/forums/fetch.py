@@ -488,6 +488,20 @@ def check_complete(
     where = f"page {_short_page(thread, pages)}"
     # --fresh reads the forum again; a saved file is what it is: it is saved again.
     advice = "Save it again from the forum." if saved else "Run again with --fresh."
+    fullest = max((len(p.posts) for p in pages), default=0)
+    small = [(p.page, pid) for p in pages for pid in p.top if pid.isdigit() and int(pid) < fullest]
+    if small:
+        # The forum merges the posts it shows above the others (keyed by post id) with the
+        # page's own (keyed by their place there): a small id takes another post's key.
+        gone = ", ".join(map(str, thread.gaps[:10])) or "one"
+        where = f"page {small[0][0]}"
+        advice = (
+            f"Page {small[0][0]} shows post(s) {', '.join(pid for _, pid in small)} above its "
+            "others (置顶回复 or 热门回复) with a post id smaller than the posts a page shows: "
+            f"the forum then leaves a reply out of the page (floor(s) {gone} not read), and "
+            "reading again changes nothing; have a moderator unstick it (解除置顶), or count "
+            "by hand."
+        )
     raise FetchError(
         f"{source}: the thread says it has {thread.reply_count} replies but tally read "
         f"{replies} (and {comments} comments); {where} may be incomplete. {advice}"
