@@ -187,6 +187,13 @@ class Page:
     # Posts the page shows out of their place, whose floors stand on another page (Discuz!'s
     # 置顶回复 from a later page, shown without its number): read there, not here.
     elsewhere: tuple[str, ...] = ()
+    # Posts the page shows out of their place without their floor number (Discuz!'s 热门回复,
+    # labelled 推荐), read with floor 0: each is on its own floor on another page, or stands
+    # nowhere else, its floor the one its post id leaves between the others
+    # (``tally.forums.fetch.place_floating``).
+    floating: tuple[Post, ...] = ()
+    # The posts shown above the page's others (a Discuz! 置顶回复 or 热门回复), by post id.
+    top: tuple[str, ...] = ()
 
 
 # -- what a thread looked like when (its stored form: tally.forums.history) ------------

@@ -895,6 +895,195 @@ def test_a_stuck_reply_from_a_later_page_not_on_it_stops(forum):
         read_one(forum.url("forum.php?mod=viewthread&tid=1"))
 
 
+def _serve(forum, tid: str, stem: str) -> str:  # type: ignore[no-untyped-def]
+    for n in (1, 2):
+        forum.add_discuz_page(tid, n, page(f"{stem}-p{n}"))
+    return forum.url(f"forum.php?mod=viewthread&tid={tid}")
+
+
+def _floors(thread) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    return {p.post_id: p.floor for p in thread.posts}
+
+
+# Thread 2 ("[H1] 热门局 第二天 投票帖"): post id -> floor, as the forum numbers them unstuck.
+_HOT_FLOORS = {str(pid): pid - 13 for pid in range(14, 28)}
+
+
+@pytest.mark.rules("V4", "V6")
+def test_hot_replies_are_counted_once_on_their_own_floors(forum, tmp_path):
+    """With 热门回复 on (threadhotreplies), X3.5 shows the replies members 支持ed again above
+    page 1's others, labelled 推荐 without a floor, and leaves those of page 1 out of their
+    own places (carol's ballot, pid 17, floor 4; alice's pid 20, floor 7); eve's 改票 (pid
+    27, floor 14) is shown on page 2 as well. tally stopped, "floor label tally cannot
+    number ('推荐')" (real X3.5, read by a guest)."""
+    from .conftest import read_one
+
+    url = _serve(forum, "2", "hot")
+    thread = read_one(url)
+    assert _floors(thread) == _HOT_FLOORS
+    by_pid = {p.post_id: p for p in thread.posts}
+    assert (by_pid["17"].author, by_pid["17"].page) == ("carol", 1)
+    assert (by_pid["27"].author, by_pid["27"].page) == ("eve", 2)
+    doctor = runner.invoke(app, ["doctor", str(CHANGES / "hot-p1.html")])
+    assert doctor.exit_code == 0 and "tally can read this page" in doctor.output, doctor.output
+    path = tmp_path / "hot.toml"
+    players = ", ".join(f'{{ name = "{n}", id = {i} }}' for n, i in
+                        (("alice", 2), ("bob", 3), ("carol", 4), ("dave", 5), ("eve", 6)))  # fmt: skip
+    path.write_text(
+        f'ruleset = "M126"\ndirectors = [{{ name = "admin", id = 1 }}]\nplayers = [{players}]\n'
+        "[[days]]\nday = 2\nopens = 2026-12-02T06:30:00\ncloses = 2026-12-02T06:40:00\n"
+        f'vote = "{url}"\nsheriff = "none"\n',
+        encoding="utf-8",
+    )
+    when = datetime.fromisoformat("2026-12-02 06:50:00").replace(tzinfo=CHINA)
+    result = runner.invoke(app, ["votes", url, "--game", str(path), "--cache-dir",
+                                 str(tmp_path / "cache"), "--json"],
+                           obj=env(FakeClock(when.astimezone(UTC))))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    ballots = json.loads(result.stdout)["ballots"]
+    assert sorted(b["floor"] for b in ballots) == list(range(2, 15))  # each post once
+    counted = {b["voter"]: (b["target"], b["floor"]) for b in ballots if b["status"] == "counted"}
+    assert counted == {"alice": ("carol", 2), "bob": ("carol", 3), "carol": ("dave", 4),
+                       "dave": ("eve", 5), "eve": ("dave", 14)}  # fmt: skip
+
+
+def test_a_hot_reply_on_the_last_place_of_page_1_is_put_there(forum):
+    """dave's post 23 (floor 10, the last of page 1) 支持ed as well: page 1 ends at floor 9
+    and page 2 starts at 11; it is put on floor 10, between the two pages."""
+    from .conftest import read_one
+
+    thread = read_one(_serve(forum, "2", "hot-last"))
+    assert _floors(thread) == _HOT_FLOORS
+    assert thread.gaps == ()
+
+
+def test_hot_replies_after_a_delete_are_on_their_floors_by_place(forum):
+    """Once bob's post 16 is deleted, X3.5 numbers the floors by their place and skips the
+    numbers of the three 热门回复 of page 1 right after floor 1: alice's post 15 (floor 2)
+    is labelled 5#, and every floor of page 1 before a 热门回复's own is one to three too
+    many. tally read them in the order of their post ids (real X3.5, read by a guest)."""
+    from .conftest import read_one
+
+    thread = read_one(_serve(forum, "2", "hot-deleted"))
+    pids = [str(p) for p in (14, 15, *range(17, 28))]
+    assert _floors(thread) == {pid: floor for floor, pid in enumerate(pids, start=1)}
+
+
+def test_hot_replies_that_no_floor_is_left_for_stop(forum):
+    """The same page numbered by place, with eve's post 19 (labelled 7#) taken out of page
+    1: the floors left do not account for the 热门回复 shown, and the read stops."""
+    import re
+
+    from .conftest import read_one
+
+    body = page("hot-deleted-p1").decode("utf-8")
+    cut = re.sub(r'<div id="post_19" >.*?(?=<div id="post_21")', "", body, flags=re.S)
+    assert cut != body
+    forum.add_discuz_page("2", 1, cut.encode("utf-8"))
+    forum.add_discuz_page("2", 2, page("hot-deleted-p2"))
+    with pytest.raises(ParseError, match="热门回复"):
+        read_one(forum.url("forum.php?mod=viewthread&tid=2"))
+
+
+def test_stuck_and_hot_replies_together_are_on_their_floors(forum):
+    """Thread 5: eve's ballot (pid 74, floor 6) and eve's post 79 (floor 11, page 2) stuck,
+    bob's ballot (pid 71, floor 3) and alice's post 80 (floor 12) 支持ed: page 1 shows
+    "顶 来自 6#", "顶 来自 11#", then both as 推荐 (real X3.5, read by a guest)."""
+    from .conftest import read_one
+
+    thread = read_one(_serve(forum, "5", "hot-stick"))
+    assert _floors(thread) == {str(pid): pid - 68 for pid in range(69, 82)}
+
+
+def test_stuck_and_hot_replies_after_a_delete_are_on_their_floors(forum):
+    """The same once bob's post 76 (floor 8) is deleted: numbered by place, X3.5 numbers
+    the two stuck replies 2# and 3#, skips 4 for the 热门回复 standing on page 1 (post 71),
+    and numbers alice's post 70 (floor 2) 5#: tally stopped, "a 12-hour clock without
+    AM/PM" (the times ran backwards against those numbers)."""
+    from .conftest import read_one
+
+    thread = read_one(_serve(forum, "5", "hot-stick-deleted"))
+    pids = [str(p) for p in (*range(69, 76), *range(77, 82))]
+    assert _floors(thread) == {pid: floor for floor, pid in enumerate(pids, start=1)}
+
+
+def test_a_reverse_order_thread_is_read_floor_by_floor(forum):
+    """A thread posted with 回帖倒序排列 (ordertype=1, the thread's own flag): the plain page
+    URL tally asks for shows floor 1, then floors 13 down to 5 on page 1, and 4 down to 2 on
+    page 2 (real X3.5)."""
+    from .conftest import read_one
+
+    thread = read_one(_serve(forum, "3", "reverse"))
+    assert [p.floor for p in thread.posts] == list(range(1, 14))
+    assert {p.floor for p in thread.posts if p.page == 2} == {2, 3, 4}
+    assert [int(p.post_id) for p in thread.posts] == list(range(28, 41))
+
+
+def test_a_reverse_order_thread_after_a_delete_is_read_floor_by_floor(forum):
+    """A reverse-order thread once carol's ballot (pid 47, floor 4) is deleted: numbered by
+    place, X3.5 adds the opening post to page 1 after numbering the page and prints it no
+    number (`<em></em><sup>#</sup>`): tally stopped, "a floor label tally cannot number
+    ('#')" (exit 5, real X3.5, read by a guest)."""
+    from .conftest import read_one
+
+    thread = read_one(_serve(forum, "4", "reverse-deleted"))
+    pids = [str(p) for p in (44, 45, 46, *range(48, 57))]
+    assert _floors(thread) == {pid: floor for floor, pid in enumerate(pids, start=1)}
+    assert thread.gaps == ()
+
+
+def test_hot_replies_of_a_reverse_order_thread_are_on_their_floors(forum):
+    """The reverse-order thread with two 热门回复: bob's post 35 (floor 8, on page 1) and
+    bob's post 30 (floor 3, on page 2), both shown above page 1's others as 推荐."""
+    from .conftest import read_one
+
+    thread = read_one(_serve(forum, "3", "reverse-hot"))
+    assert _floors(thread) == {str(pid): pid - 27 for pid in range(28, 41)}
+
+
+def test_a_reverse_order_thread_read_again_from_the_cache_has_its_new_floors(forum, tmp_path):
+    """In a reverse-order thread new posts land on page 1: a read that takes the earlier
+    pages from the cache (tally watch's polls, a day before the one decided) read only the
+    last page, and missed dave's and carol's 改票 (floors 14 and 15, real X3.5: a watch's
+    second poll showed 14 posts where the thread had 16)."""
+    from .conftest import read_one
+
+    url = _serve(forum, "3", "reverse-hot")
+    cache = tmp_path / "cache"
+    assert len(read_one(url, cache_dir=cache).posts) == 13
+    for n in (1, 2):
+        forum.add_discuz_page("3", n, page(f"reverse-new-p{n}"))
+    thread = read_one(url, cache_dir=cache)
+    assert _floors(thread) == {str(pid): pid - 27 for pid in range(28, 43)}
+
+
+def test_a_stuck_reply_that_drops_a_post_from_page_1_stops(forum):
+    """A 置顶回复 whose post id is smaller than the replies a page shows (bob's post 3, on a
+    new board) makes X3.5 leave dave's ballot (floor 5, post 5) out of page 1 ($sticklist +
+    $postarr, keyed by post id and by place): tally stopped, "says it has 12 replies but
+    tally read 11 … Run again with --fresh", which changes nothing; it names the floor the
+    forum left out, and why (real X3.5, read by a guest)."""
+    from .conftest import read_one
+
+    url = _serve(forum, "1", "stick-dropped")
+    with pytest.raises(ParseError, match=r"post\(s\) 3 above .* floor\(s\) 5: .*解除置顶"):
+        read_one(url)
+
+
+def test_a_stuck_reply_that_drops_the_last_post_of_page_1_says_why(forum):
+    """The same thread with post 8 stuck instead (and eve's 点评 under floor 2): X3.5 leaves
+    out the last reply of page 1 (floor 10), so page 1 ends at 9# and page 2 starts at 11#.
+    The reply count stops the read, as before; it now says why, and that reading again (the
+    advice it gave, "Run again with --fresh") changes nothing (real X3.5, read by a guest)."""
+    from tally.errors import FetchError
+
+    from .conftest import read_one
+
+    url = _serve(forum, "1", "stick-dropped-last")
+    with pytest.raises(FetchError, match=r"post\(s\) 8 above .*floor\(s\) 10 not read.*解除置顶"):
+        read_one(url)
+
+
 def test_a_ballot_in_a_replys_own_subject_is_read(forum):
     """A reply's 标题 stands above its message (`<h2>` in div.pcb): a ballot written there
     was no ballot, and its voter carded L3 (real X3.5)."""

@@ -128,6 +128,17 @@ class PageFrame:
     found: Mapping[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ReadPosts:
+    """A page's posts, each on its floor, and those it shows out of their place (``Page``'s
+    ``elsewhere``, ``floating`` and ``top``)."""
+
+    posts: tuple[Post, ...]
+    elsewhere: tuple[str, ...] = ()
+    floating: tuple[Post, ...] = ()
+    top: tuple[str, ...] = ()
+
+
 def url_page(value: str, url: str) -> int:
     """A page number from a URL (page=, pn=): ASCII digits, 1 to a million ("²" and "٣" are
     digits to Python's isdigit, and no page); anything else one sentence."""
@@ -310,7 +321,8 @@ class Pages(ABC):
             raise ParseError(f"{source} does not say which thread it belongs to.")
         if thread_id is not None and tid != thread_id:
             raise ParseError(f"{source} is a page of thread {tid}, not of thread {thread_id}.")
-        posts, elsewhere = self.read_posts(page, nodes, tid, frame.page)
+        read = self.read_posts(page, nodes, tid, frame.page)
+        posts = read.posts
         check_clock(posts, page.board.zone or tz, source)
         return Page(
             platform=self.platform,
@@ -323,7 +335,9 @@ class Pages(ABC):
             comment_counts=self.comment_counts(nodes, posts),
             forum_id=frame.forum_id,
             origin=frame.origin,
-            elsewhere=elsewhere,
+            elsewhere=read.elsewhere,
+            floating=read.floating,
+            top=read.top,
         )
 
     def open(self, text: str, tz: tzinfo, source: str, boards: Boards | None) -> PageText:
@@ -351,15 +365,15 @@ class Pages(ABC):
 
     def read_posts(
         self, page: PageText, nodes: Sequence[Node], thread_id: str, number: int
-    ) -> tuple[tuple[Post, ...], tuple[str, ...]]:
-        """The page's posts, each on its floor, and the ids of the posts the page shows out
-        of their place whose floors stand on another page (read there): every node read by
-        ``parse_post``, unless the software's pages show posts out of place."""
+    ) -> ReadPosts:
+        """The page's posts, each on its floor, and those it shows out of their place
+        (``ReadPosts``): every node read by ``parse_post``, unless the software's pages show
+        posts out of place."""
         posts = tuple(
             self.parse_post(page, node, index, thread_id, number)
             for index, node in enumerate(nodes)
         )
-        return posts, ()
+        return ReadPosts(posts)
 
     def comment_counts(self, nodes: Sequence[Node], posts: Sequence[Post]) -> Mapping[str, int]:
         """How many nested comments the page says each post has, where it says so."""

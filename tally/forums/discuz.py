@@ -26,6 +26,7 @@ from tally.forums.base import (
     Pages,
     PageText,
     Platform,
+    ReadPosts,
     Request,
     check_clock,
     url_id,
@@ -34,7 +35,7 @@ from tally.forums.base import (
 from tally.forums.boards import Boards, built_in
 from tally.forums.discuz_comments import answer_cut, with_every_comment
 from tally.forums.discuz_fields import diagnosed
-from tally.forums.discuz_post import Place, post_id, read_post, stuck_label
+from tally.forums.discuz_post import Place, hot_label, post_id, read_post, stuck_label
 from tally.forums.discuz_reply import reply_form as form_on_page
 from tally.forums.discuz_reply import send
 from tally.forums.fields import Diagnosis
@@ -199,17 +200,23 @@ class DiscuzPages(Pages):
 
     def read_posts(
         self, page: PageText, nodes: Sequence[Node], thread_id: str, number: int
-    ) -> tuple[tuple[Post, ...], tuple[str, ...]]:
+    ) -> ReadPosts:
         """The page's posts, a 置顶回复 on its own floor; one from a later page (shown
-        without its number) is left to its own page."""
-        if "来自" not in page.text and "來自" not in page.text:  # no stuck reply
+        without its number) is left to its own page, and a 热门回复 (推荐, no number) is
+        placed once every page is read (``tally.forums.fetch.place_floating``)."""
+        text = page.text
+        if "来自" not in text and "來自" not in text and "推荐" not in text and "推薦" not in text:
             return super().read_posts(page, nodes, thread_id, number)
         at = place(page, thread_id, number)
         posts: list[Post] = []
         stuck: set[str] = set()
         elsewhere: list[str] = []
+        hot: list[Post] = []
         for index, node in enumerate(nodes):
             pid, _ = post_id(node)
+            if hot_label(node, pid):
+                hot.append(read_post(node, at, index, floor=0))
+                continue
             is_stuck, numbered = stuck_label(node, pid)
             if is_stuck and not numbered:
                 elsewhere.append(pid)
@@ -217,7 +224,13 @@ class DiscuzPages(Pages):
             if is_stuck:
                 stuck.add(pid)
             posts.append(read_post(node, at, index))
-        return _unstick(posts, stuck, page), tuple(elsewhere)
+        top = tuple(p.post_id for p in posts if p.post_id in stuck) + tuple(elsewhere)
+        return ReadPosts(
+            _unstick(posts, stuck, page, skipped=len(hot)),
+            tuple(elsewhere),
+            floating=tuple(hot),
+            top=top + tuple(p.post_id for p in hot),
+        )
 
     def diagnose(
         self, text: str, tz: tzinfo, source: str, boards: Boards | None = None
@@ -240,7 +253,9 @@ class DiscuzPages(Pages):
         return diagnosed(page, nodes, frame, place(page, frame.thread_id or "?", frame.page))
 
 
-def _unstick(posts: list[Post], stuck: set[str], page: PageText) -> tuple[Post, ...]:
+def _unstick(
+    posts: list[Post], stuck: set[str], page: PageText, *, skipped: int = 0
+) -> tuple[Post, ...]:
     """The floors of a page 1 that shows replies stuck to its top (置顶回复), as the
     forum numbers them where they stand.
 
@@ -253,9 +268,17 @@ def _unstick(posts: list[Post], stuck: set[str], page: PageText) -> tuple[Post, 
     by its time, and among those of its second by its post id, which Discuz! gives in the
     order written: only where those of its second stand in the order of their ids, else
     its floor cannot be told and tally stops.
+
+    ``skipped`` 热门回复 shown on the page as well (left out of ``posts``): numbered by
+    place, X3.5 skips one number for each that stands on page 1, right after the stuck
+    replies' (the floors are put right once every page is read, ``place_floating``).
     """
     floors = [p.floor for p in posts]
-    if not stuck or any(b != a + 1 for a, b in itertools.pairwise(floors)):
+    steps = [b - a for a, b in itertools.pairwise(floors)]
+    after_stuck = sum(1 for p in posts if p.post_id in stuck)  # the step after them
+    if not stuck or any(
+        d != 1 and not (i == after_stuck and 1 < d <= 1 + skipped) for i, d in enumerate(steps)
+    ):
         return tuple(posts)
     rest = [p for p in posts if p.post_id not in stuck]
     source = page.source

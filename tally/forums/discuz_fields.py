@@ -14,7 +14,7 @@ from typing import Any
 
 from tally.errors import ParseError
 from tally.forums.base import PageFrame, PageText
-from tally.forums.discuz_post import READERS, Place, PostFields, stuck_label
+from tally.forums.discuz_post import READERS, Place, PostFields, hot_label, stuck_label
 from tally.forums.fields import Diagnosis, FieldFound, page_field
 from tally.forums.htmltext import Node
 from tally.times import long
@@ -58,9 +58,13 @@ def _post_fields(nodes: Sequence[Node], place: Place) -> list[FieldFound]:
         examples.setdefault("post id", fields.pid)
         # A 置顶回复 from a later page is shown without its number, and read on its own page.
         elsewhere = stuck_label(node, fields.pid) == (True, False)
+        hot = hot_label(node, fields.pid)
         for name, read in READERS.items():
             if name == "floor" and elsewhere:
                 wheres[name]["a 置顶回复 from a later page (its floor is read there)"] += 1
+                continue
+            if name == "floor" and hot:
+                wheres[name]["a 热门回复 (推荐): its floor is the one its post id leaves"] += 1
                 continue
             try:
                 value, where = read(fields)

@@ -63,6 +63,11 @@ _FLOOR_LABEL = re.compile(r"^(?:[顶頂]\s*)?(?:第|来自|來自)?\s*(\d+)(?!\d
 # shown in (来自 2#, the floors before its own each one too many), and one from a later page
 # is shown without a number (来自 #), its floor standing on its own page.
 _STUCK = re.compile(r"^[顶頂]\s*(?:来自|來自)\s*(\d*)")
+# A 热门回复 (the thread's most supported replies, the site's threadhotreplies): X3.5 shows
+# them again above the other replies of page 1, numbered -1 and labelled {lang recommend}
+# ("推荐", Big5 "推薦") where the floor number stands, and leaves each out of its own place
+# when that is on page 1 (the floor's number is skipped there).
+_HOT = re.compile(r"^(?:推荐|推薦)$")
 # What follows a floor's name ("沙发#", "沙发 楼"), not part of it.
 _NAME_TAIL = re.compile(r"[\s#＃楼樓]+$")
 # The site setting "postno" names the first floors; these are the defaults (and Big5's). A
@@ -109,6 +114,12 @@ def stuck_label(node: Node, pid: str) -> tuple[bool, bool]:
     anchor = node.css_first(f"#postnum{pid}")
     m = _STUCK.match(seen_text(anchor)) if anchor is not None else None
     return (m is not None, bool(m and m.group(1)))
+
+
+def hot_label(node: Node, pid: str) -> bool:
+    """Whether the post is a 热门回复 shown at the top of page 1 (labelled 推荐, no floor)."""
+    anchor = node.css_first(f"#postnum{pid}")
+    return anchor is not None and _HOT.match(seen_text(anchor).strip()) is not None
 
 
 class PostFields:
@@ -167,12 +178,22 @@ class PostFields:
         m = _FLOOR_LABEL.match(label)
         if m:
             return int(m.group(1)), where
+        if _HOT.match(label.strip()):
+            raise ParseError(
+                f"{self.where} is a 热门回复 shown at the top of page 1 without its floor number "
+                f"({label!r}): its floor is the one its post id leaves among the others."
+            )
         if _STUCK.match(label):
             raise ParseError(
                 f"{self.where} is a reply stuck to the top of page 1 (置顶回复) shown without "
                 f"its floor number ({label!r}): it stands on a later page, and is read there."
             )
         name = _NAME_TAIL.sub("", label)
+        if not name and self._opens_thread(anchor):
+            # A thread shown in reverse order once a post of it is deleted: X3.5 adds the
+            # opening post to page 1 after numbering the page, and prints it no number
+            # ("<em></em>#"); its link is the thread's own, not a floor's (findpost).
+            return 1, f"{where} (the thread's opening post, shown without its number)"
         board = self.place.board
         names = board.floor_names or _FLOOR_NAMES
         if name in names:
@@ -183,6 +204,18 @@ class PostFields:
             f"{self.where} has a floor label tally cannot number ({label!r}). If the board "
             "names its first floors (Discuz!'s postno setting), list the names in order in "
             "a board profile's floor_names (docs/boards.md)."
+        )
+
+    def _opens_thread(self, anchor: Node) -> bool:
+        """Whether the label is the thread's opening post's: the first post of page 1,
+        whose label links to the thread itself (every other floor's to goto=findpost)."""
+        href = anchor.attributes.get("href") or ""
+        return (
+            self.place.page == 1
+            and self.index == 0
+            and "mod=viewthread" in href
+            and "pid=" not in href
+            and "findpost" not in href
         )
 
     def _by_place(self) -> tuple[int, str]:
@@ -333,12 +366,14 @@ READERS: dict[str, Callable[[PostFields], tuple[Any, str]]] = {
 }
 
 
-def read_post(node: Node, place: Place, index: int) -> Post:
+def read_post(node: Node, place: Place, index: int, *, floor: int | None = None) -> Post:
+    """The post; ``floor`` for one the page shows without its number (a 热门回复, 0)."""
     fields = PostFields(node, place, index)
     pid, where = fields.pid, fields.where
     (author, author_id), _ = fields.author()
     time, _ = fields.time()
-    floor, _ = fields.floor()
+    if floor is None:
+        floor, _ = fields.floor()
     body, _ = fields.body()
     tz = fields.tz
     hidden = None
