@@ -372,3 +372,13 @@ def test_a_comment_deleted_on_a_middle_page_while_read_loses_no_other(forum, tmp
     data = json.loads(result.stdout)
     assert data["outcome"]["player"] == "carol"
     assert len([b for b in data["ballots"] if b["parent_post_id"] == "13"]) == 1  # alice's
+
+
+def test_a_ballot_in_a_code_block_is_read_without_the_forums_copy_button():
+    """The adversary's [code] ballot: its line in the closing post ended "复制代码"."""
+    from tally.forums.discuz import DiscuzPages
+
+    text = (CHANGES / "code-guest.html").read_text(encoding="utf-8")
+    post = next(p for p in DiscuzPages().parse_page(text, CHINA, source="x").posts if p.post_id == "16")
+    assert "复制代码" not in post.text
+    assert post.text.split() == ["投票对象：carol", "投票理由：代码框"]

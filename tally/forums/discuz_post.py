@@ -394,6 +394,10 @@ def read_post(node: Node, place: Place, index: int, *, floor: int | None = None)
         edited, bracketed = _edit_mark(marks["i"], tz, where)
         reply_to = _take_reply_header(marks["strong"])
         quotes = _take_quotes(marks["div"])
+        # A [code] block's 复制代码 button: the forum's words under the poster's (they showed
+        # in the closing post's line of a ballot written in a code block).
+        for button in body.css("div.blockcode > em[onclick*='copycode']"):
+            button.decompose()
         red, large = font_flags(body)
         text = node_text(body)
         # A reply's own 标题 stands above its message (the author's words too: a ballot
