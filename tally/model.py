@@ -190,7 +190,7 @@ class Page:
     # Posts the page shows out of their place without their floor number (Discuz!'s 热门回复,
     # labelled 推荐), read with floor 0: each is on its own floor on another page, or stands
     # nowhere else, its floor the one its post id leaves between the others
-    # (``tally.forums.fetch.place_floating``).
+    # (``tally.forums.out_of_place.place_floating``).
     floating: tuple[Post, ...] = ()
     # The posts shown above the page's others (a Discuz! 置顶回复 or 热门回复), by post id.
     top: tuple[str, ...] = ()

@@ -40,6 +40,7 @@ from tally.forums.discuz_reply import reply_form as form_on_page
 from tally.forums.discuz_reply import send
 from tally.forums.fields import Diagnosis
 from tally.forums.htmltext import Node, html_tree, node_text
+from tally.forums.out_of_place import place_of
 from tally.forums.replies import Accepted, ReplyForm, Submit
 from tally.model import Page, Post, ThreadRef, origin_of
 from tally.vocabulary import Markup
@@ -203,7 +204,7 @@ class DiscuzPages(Pages):
     ) -> ReadPosts:
         """The page's posts, a 置顶回复 on its own floor; one from a later page (shown
         without its number) is left to its own page, and a 热门回复 (推荐, no number) is
-        placed once every page is read (``tally.forums.fetch.place_floating``)."""
+        placed once every page is read (``tally.forums.out_of_place.place_floating``)."""
         text = page.text
         if "来自" not in text and "來自" not in text and "推荐" not in text and "推薦" not in text:
             return super().read_posts(page, nodes, thread_id, number)
@@ -289,15 +290,10 @@ def _unstick(
         raise _cannot_unstick(source, first, "the page's other posts do not stand in time order")
     order = list(rest)
     for post in sorted((p for p in posts if p.post_id in stuck), key=lambda p: int(p.post_id)):
-        same = [q for q in order if q.time == post.time]
-        if any(int(a.post_id) > int(b.post_id) for a, b in itertools.pairwise(same)):
+        at = place_of(order, post)
+        if at is None:
             why = "the posts of its second do not stand in the order of their ids"
             raise _cannot_unstick(source, post.post_id, why)
-        at = next(
-            (i for i, q in enumerate(order)
-             if q.time > post.time or (q.time == post.time and int(q.post_id) > int(post.post_id))),
-            len(order),
-        )  # fmt: skip
         order.insert(at, post)
     return tuple(
         p if p.floor == f else replace(p, floor=f) for p, f in zip(order, floors, strict=True)
