@@ -246,6 +246,9 @@ class Thread:
     # Every version of its pages tally read from the forum (kept in its cache), when
     # it was read through the cache; None for saved pages and archives.
     history: History | None = field(default=None, compare=False, repr=False)
+    # Posts of this thread that tally read in another thread of the board before (post id ->
+    # that thread's id): a moderator moved or merged them in (移动, 合并).
+    moved_in: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def key(self) -> ThreadKey:

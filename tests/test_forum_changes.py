@@ -1141,3 +1141,55 @@ def test_a_ballot_behind_hide_for_credits_stops_too(forum, tmp_path):
                                  str(tmp_path / "c"), "--json"],
                            obj=env(FakeClock(when.astimezone(UTC))))  # fmt: skip
     assert result.exit_code == 4 and "[hide]" in result.stderr
+
+
+def _merge_game(tmp_path: Path, discussion: str, vote: str) -> str:
+    path = tmp_path / "merge.toml"
+    path.write_text(
+        f"""
+name = "合并局"
+ruleset = "default"
+directors = ["admin"]
+players = [{{ name = "alice", id = 2 }}, {{ name = "bob", id = 3 }}, {{ name = "carol", id = 4 }},
+           {{ name = "dave", id = 5 }}, {{ name = "eve", id = 6 }}]
+
+[[days]]
+day = 2
+opens = 2026-12-02T06:00:00
+closes = 2026-12-02T12:00:00
+discussion = "{discussion}"
+vote = "{vote}"
+""",
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+@pytest.mark.rules("S2", "C5")
+def test_posts_merged_in_from_the_discussion_thread_are_no_ballots(forum, tmp_path):
+    """A moderator merged the day's discussion thread into the vote thread (real X3.5):
+    carol's and dave's 投票对象 lines posted there became floors of the vote thread, and
+    alice was out with 3 votes, posted unattended by `watch --post`. tally had read them in
+    the discussion thread (its post ids are the board's): they are rows of their own, moved
+    in, never counted, and the tie stands (C5)."""
+    discussion = forum.url("forum.php?mod=viewthread&tid=7")
+    vote = forum.url("forum.php?mod=viewthread&tid=8")
+    game = _merge_game(tmp_path, discussion, vote)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    clock = env(FakeClock(datetime(2026, 12, 2, 12, 5, tzinfo=CHINA).astimezone(UTC)))
+    forum.add_discuz_page("7", 1, page("merge-discussion-guest"))
+    forum.add_discuz_page("8", 1, page("merge-vote-before-guest"))
+    before = runner.invoke(app, ["lurkers", "--game", game, "--day", "2", "--no-write", *cache],
+                           obj=clock)  # fmt: skip
+    assert before.exit_code == 0, before.output
+    forum.routes.clear()  # merged: thread 7 is gone, thread 8 holds its posts
+    forum.add_discuz_page("8", 1, page("merge-vote-guest"))
+    result = runner.invoke(app, ["votes", vote, "--game", game, "--json", *cache], obj=clock)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    moved = [(b["floor"], b["author"]) for b in data["ballots"] if b["status"] == "moved_in"]
+    assert moved == [(2, "carol"), (3, "dave"), (4, "eve")]
+    assert {b["voter"] for b in data["ballots"] if b["status"] == "counted"} == {"alice", "bob"}
+    assert data["outcome"]["result"] == "none"
+    assert sorted(data["not_voted"]) == ["carol", "dave", "eve"]
+    assert [f["floor"] for f in data["flags"] if f["rule"] == "moved in"] == [2, 3, 4]

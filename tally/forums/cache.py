@@ -203,6 +203,25 @@ class ThreadCache:
             and isinstance(e[1], str) and isinstance(e[2], str)
         ]  # fmt: skip
 
+    def post_ids(self) -> frozenset[str]:
+        """Every post id any read of this thread found in it (``posts.json``)."""
+        try:
+            loaded = json.loads((self.folder / "posts.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return frozenset()
+        if not isinstance(loaded, list):
+            return frozenset()
+        return frozenset(i for i in loaded if isinstance(i, str))
+
+    def note_post_ids(self, ids: frozenset[str]) -> None:
+        """Add the post ids a read found in this thread to those kept (never removed: a
+        post moved to another thread since was read here)."""
+        with self._lock:
+            known = self.post_ids()
+            if ids <= known:
+                return
+            self._write("posts.json", json.dumps(sorted(known | ids)).encode())
+
     def forget(self, url: str) -> None:
         with self._lock:
             if self._index.pop(url, None) is not None:
@@ -270,5 +289,28 @@ class Cache:
         self._health = _Health(warn)
 
     def thread(self, platform: str, host: str, thread_id: str) -> ThreadCache:
+        return ThreadCache(self.root / self._name(platform, host, thread_id), self._health)
+
+    @staticmethod
+    def _name(platform: str, host: str, thread_id: str) -> str:
         safe_host = "".join(c if c.isalnum() or c in ".-" else "_" for c in host)
-        return ThreadCache(self.root / f"{platform}-{safe_host}-{thread_id}", self._health)
+        return f"{platform}-{safe_host}-{thread_id}"
+
+    def read_elsewhere(
+        self, platform: str, host: str, thread_id: str, ids: frozenset[str]
+    ) -> dict[str, str]:
+        """Which of ``ids`` (posts of one thread) a read of another thread of the same board
+        found there, and the id of that thread: a moderator moved or merged them in (移动,
+        合并; a post keeps its id). Post ids are the board's, one per post, whatever its
+        thread."""
+        found: dict[str, str] = {}
+        prefix = self._name(platform, host, "")
+        if not ids or not self.root.is_dir():
+            return found
+        for folder in sorted(self.root.glob(f"{prefix}*")):
+            other = folder.name[len(prefix):]
+            if other == thread_id or not folder.is_dir():
+                continue
+            for pid in ThreadCache(folder, self._health).post_ids() & ids:
+                found.setdefault(pid, other)
+        return found

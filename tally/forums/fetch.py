@@ -317,7 +317,13 @@ def fetch_thread(
     if failed is not None:
         raise failed
     check_complete(thread, [page for _, (page, _) in sorted(pages.items())], url)
-    return thread if store is None else replace(thread, history=history)
+    if store is None or options.cache_dir is None:
+        return thread
+    ids = frozenset(p.post_id for p in thread.posts)
+    host = urlsplit(ref.base).netloc
+    moved = Cache(options.cache_dir).read_elsewhere(platform.name, host, ref.thread_id, ids)
+    store.note_post_ids(ids)
+    return replace(thread, history=history, moved_in=moved)
 
 
 def _read_pages(

@@ -158,6 +158,8 @@ def judge(
     for voter, seq in by_voter.items():
         _sequence(voter, seq, day, rules)
     flags = _lapse_and_flag(works, day, rules, owner_out=owner_out)
+    flags += [Flag("moved in", r.note, r.player, r.floor, r.post_id)
+              for r in rows if r.status is Status.MOVED_IN]  # fmt: skip
     works.sort(key=lambda w: (w.post.floor, w.comment_index or 0))
     return Judged([_freeze(w, provisional) for w in works], flags, rows, voters)
 
@@ -219,6 +221,14 @@ def _sorted(
         # The opening post is the director's header, with an empty ballot template in it.
         if w.post.floor == 1:
             continue
+        other = thread.moved_in.get(w.post.post_id)
+        if other is not None:
+            # Posted in another thread (tally read it there), moved in since: no ballot
+            # was cast in the vote thread (a merged discussion thread's 投票对象 lines were
+            # counted, and the wrong player posted out, on a real X3.5).
+            if not who.is_director:
+                rows.append(moved_row(w, who, other))
+            continue
         if not w.is_comment and banned(w.post):
             # A 屏蔽ed post is a row of its own, whoever's cookies show its words.
             if not who.is_director:
@@ -270,6 +280,18 @@ def remarks(
     """The posts and comments of the vote thread that hold no ballot, but for the
     director's (the opening post, reminders): each one listed, none counted."""
     return _sorted(thread, rules or game.rules, cast)[1]
+
+
+def moved_row(w: Writing, who: Author, other: str) -> Remark:
+    """A post tally read in thread ``other`` before, in the vote thread now, as its row."""
+    row = _row(w, who)
+    where = f"a 点评 under floor {w.post.floor}" if w.is_comment else f"floor {w.post.floor}"
+    note = (
+        f"{where} was posted in thread {other}, where tally read it, and moved into the vote "
+        "thread since (a moderator's 移动 or 合并): not a ballot cast in the vote thread (S2), "
+        "never counted"
+    )
+    return replace(row, status=Status.MOVED_IN, note=note)
 
 
 def _row(w: Writing, who: Author) -> Remark:

@@ -191,6 +191,8 @@ def _approved_late(
     for post in thread.posts:
         if post.floor == 1 or post.time > day.closes or post.post_id in shown:
             continue
+        if post.post_id in thread.moved_in:
+            continue  # read in another thread before: a "moved in" row, not held (审核)
         if cast.of(post).is_director:
             continue  # the director's own post held: no ballot, nobody's vote
         note = (

@@ -41,6 +41,9 @@ class Status(_Labelled):
     BANNED = "banned", "V7", "被屏蔽"
     # A post tally read earlier that the forum no longer shows: never counted.
     DELETED = "deleted", "V7", "已删除"
+    # A post tally read in another thread before, moved or merged into the vote thread by a
+    # moderator since (移动, 合并): not posted in the vote thread, never counted.
+    MOVED_IN = "moved_in", "S2", "他帖移入"
 
 
 class BallotKind(_Labelled):

@@ -53,6 +53,7 @@ _REMARK_STATUS = {
     Status.NOT_A_BALLOT: "not a ballot",
     Status.BANNED: "banned",
     Status.DELETED: "deleted",
+    Status.MOVED_IN: "moved in",
 }
 
 
