@@ -411,6 +411,39 @@ def test_watch_posts_the_close_once_unattended(board, tmp_path):
     assert message.startswith("[b]测试局 第2天投票结果[/b]") and "白桃 被投票出局" in message
 
 
+@pytest.mark.rules("S2")
+def test_watch_does_not_post_when_floors_older_than_its_last_poll_appear(board, tmp_path):
+    """A moderator merged a thread tally never read into the vote thread at the close (real
+    X3.5): its floors come in with their own, earlier times, and `watch --post` posted the
+    wrong player out unattended. Floors the last poll did not show, with times before it,
+    are approved (审核) or moved in (移动, 合并): the count is shown, nothing is posted."""
+    url, game, cookies = setup(board, tmp_path)
+    clock = FakeClock("2024-05-09 21:20:00", CHINA)
+    board.clock = clock.now
+    thread = board.threads["102"]
+
+    def merged_at_the_close(path: str):  # type: ignore[no-untyped-def]
+        if "viewthread" in path and clock.now().astimezone(CHINA).strftime("%H:%M") >= "21:30" \
+                and not any("讨论帖里投的" in p.text for p in thread.posts):
+            for floor, post in enumerate(thread.posts, start=1):  # a post keeps its id
+                post.post_id = thread.pid(floor)
+            moved = P("小眯", "2024-05-09 21:00:00", "投票对象：长夜\n投票理由：讨论帖里投的",
+                      post_id=3000)  # fmt: skip
+            at = next(i for i, p in enumerate(thread.posts) if p.time > moved.time)
+            thread.posts.insert(at, moved)
+            board.thread(thread)  # its pages made again
+        return None
+
+    board.forum.hook = merged_at_the_close
+    result = watch(url, game, cookies, clock, "--post")
+    assert result.exit_code == NOT_POSTED
+    message = " ".join(result.stderr.split())
+    assert "the closing announcement was not posted: the final read holds 1 floor(s) that the poll of 05-09 21:20:00 did not show" in message
+    assert "小眯" in message and "tally announce --kind close --day 2 --post" in message
+    assert board.replies == []
+    assert "final" in result.stdout  # the final count was shown
+
+
 def test_watch_reminds_once_before_the_close(board, tmp_path):
     url, game, cookies = setup(board, tmp_path)
     clock = FakeClock("2024-05-09 20:00:00", CHINA)

@@ -111,10 +111,13 @@ def watch(
     for watcher in watchers:
         watcher.start(game)
     last = None
+    prior: DayResult | None = None  # the count before the last poll's
     reminder: Reminder | None = Reminder(remind_at) if remind_at is not None else None
     try:
         for last in read_polls(game, url, day=day, schedule=schedule, reader=reader,
                                wait=_waiting(reader.env, watchers), late_ok=late_ok):  # fmt: skip
+            if not last.final and last.result is not None and last.error is None:
+                prior = last.result
             for watcher in watchers:
                 watcher.poll(last)
             if reminder is not None:
@@ -142,6 +145,7 @@ def watch(
             write_atomic(announce_to, text.encode("utf-8"))
             show.note(f"wrote the announcement to {announce_to}")
         if post:
+            _not_unattended(prior, last.result)
             _posted(watchers, post_or_keep(game, last.result.day, Announcement.CLOSE, text,
                                            reader=reader, keep=announce_to, outcome=outcome,
                                            unchecked=last.result.unchecked))  # fmt: skip
@@ -364,6 +368,31 @@ def _polite(every: float, reader: Reader, url: str) -> float:
             )
         return delay
     return every
+
+
+def _not_unattended(prior: DayResult | None, final: DayResult) -> None:
+    """Stop `watch --post` when the final read holds floors the poll before it did not
+    show, with times before that poll: approved by a moderator since (审核), or moved or
+    merged in from another thread (移动, 合并; a merged discussion thread's ballot lines put
+    the wrong player out, posted unattended, on a real X3.5). The count is shown and the
+    announcement written where asked: the director looks, then posts."""
+    from tally.errors import PostError
+
+    if prior is None:
+        return
+    shown = {p.post_id for p in prior.thread.posts}
+    late = [p for p in final.thread.posts
+            if p.post_id not in shown and p.floor != 1 and p.time <= prior.as_of]  # fmt: skip
+    if not late:
+        return
+    floors = "、".join(f"{p.floor}楼 {p.author}" for p in late[:8]) + ("…" if len(late) > 8 else "")
+    raise PostError(
+        f"the closing announcement was not posted: the final read holds {len(late)} floor(s) "
+        f"that the poll of {prior.as_of:%m-%d %H:%M:%S} did not show, with times before it "
+        f"({floors}): approved by a moderator since (审核), or moved in from another thread "
+        "(移动, 合并); look at them in the count above, then post with tally announce --kind "
+        f"close --day {final.day.day} --post."
+    )
 
 
 def _closing_text(result: DayResult, game: Game, markup: Markup | None,
