@@ -382,3 +382,38 @@ def test_a_ballot_in_a_code_block_is_read_without_the_forums_copy_button():
     post = next(p for p in DiscuzPages().parse_page(text, CHINA, source="x").posts if p.post_id == "16")
     assert "复制代码" not in post.text
     assert post.text.split() == ["投票对象：carol", "投票理由：代码框"]
+
+
+@pytest.mark.rules("V1", "V7", "L3")
+def test_a_ballot_in_a_quote_box_typed_by_hand_is_the_posters_own_and_flagged(forum, tmp_path):
+    """The adversary's [quote] around one's own ballot: it quotes no post (no 发表于 header,
+    no link), and tally read it as a quote, so no ballot, and an L3 card. It is read as the
+    poster's words, flagged for the director."""
+    forum.add_discuz_page("4", 1, (CHANGES / "quote-box-guest.html").read_bytes())
+    for number in (1, 2):
+        body = (CHANGES / f"comments-more-{number}-guest.xml").read_bytes()
+        forum.add(MORE.format(number), Reply(200, body, XML))
+    url = forum.url("forum.php?mod=viewthread&tid=4")
+    result = run(forum, tmp_path, url)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    [eve] = [b for b in data["ballots"] if b["post_id"] == "31"]
+    assert (eve["voter"], eve["target"], eve["status"]) == ("eve", "bob", "counted")
+    assert [f["rule"] for f in data["flags"] if f["post_id"] == "31"] == ["quote box"]
+    assert "eve" not in data["not_voted"]
+
+
+def test_a_quote_of_another_post_stays_a_quote():
+    """A quote with its 发表于 header, or a link to the post it quotes, is no one's own words."""
+    from tally.forums.discuz import DiscuzPages
+
+    text = (CHANGES / "quote-box-guest.html").read_text(encoding="utf-8").replace(
+        '<div class="quote"><blockquote>投票对象：bob',
+        '<div class="quote"><blockquote>bob 发表于 2026-12-2 06:27<br />投票对象：bob', 1
+    )
+    post = next(p for p in DiscuzPages().parse_page(text, CHINA, source="x").posts if p.post_id == "31")
+    from tally.model import Writing
+    from tally.rules.judge import _typed_quote
+
+    writing = Writing(post, None, post.post_id, post.author, None, post.time, post.text)
+    assert _typed_quote(writing) == ""

@@ -242,6 +242,16 @@ def _sorted(
         reading = read_ballot(
             w.text, require_reason=rules.require_reason, abstain_word=rules.abstain_word
         )
+        text, boxed = w.text, _typed_quote(w)
+        if not reading.is_ballot and boxed:
+            inside = read_ballot(
+                f"{boxed}\n{w.text}", require_reason=rules.require_reason,
+                abstain_word=rules.abstain_word,
+            )  # fmt: skip
+            if inside.is_ballot:
+                reading, text = inside, f"{boxed}\n{w.text}".strip()
+            else:
+                boxed = ""
         if not reading.is_ballot:
             if not who.is_director:
                 rows.append(_row(w, who))
@@ -261,9 +271,25 @@ def _sorted(
                 author_id=w.author_id,
                 damaged="\ufffd" in w.text or "\ufffd" in w.author,
                 to_the_minute=w.to_the_minute,
-                text=w.text,
+                text=text,
+                flags=[("quote box", _BOXED)] if boxed and reading.is_ballot else [],
             ))  # fmt: skip
     return works, tuple(rows), shown, others
+
+
+_BOXED = ("written inside a quote box that quotes no post ([quote] typed by hand, no 发表于 "
+          "header, no link): read as the poster's own words; rule on it if it should not count")
+_QUOTED_HEADER = ("发表于", "發表於", "原帖由", "posted on")
+
+
+def _typed_quote(w: Writing) -> str:
+    """The words of the quote boxes of a floor that quote no post (a [quote] typed around
+    one's own ballot): no link to a post, no author, no 发表于 header; "" for none."""
+    if w.is_comment:
+        return ""
+    own = [q.text for q in w.post.quotes if q.post_id is None and q.author is None
+           and not any(h in q.text for h in _QUOTED_HEADER)]  # fmt: skip
+    return "\n".join(own).strip()
 
 
 def _director_note(w: Writing, reading: Reading, cast: Cast) -> bool:
