@@ -547,3 +547,86 @@ def test_a_result_posted_in_the_closes_own_minute_is_found_on_a_board_showing_mi
     thread = t.thread()
     found = marked_post(g, day, Announcement.CLOSE, thread, cast=g.cast())
     assert found is not None and found.floor == 2
+
+
+# -- the closing post edited by the director: its mark line gone -------------------------------------
+
+
+def _tidied(board: Board, note: str = "（法官修正了排版）") -> str:
+    """The director edits tally's closing post (floor 20): the same text without the mark
+    line, plus a note, as a real X3.5 director did (dzmod.py edit): the edited text."""
+    import html as markup
+
+    from .discuzboard import discuz_render
+
+    t = board.threads["102"]
+    posted = t.posts[-1]
+    text = "\n".join(ln for ln in posted.text.splitlines() if "tally#" not in ln).rstrip() + f"\n{note}"
+    t.posts[-1] = replace(posted, text=text, html=discuz_render(markup.escape(text, quote=False)),
+                          edited=("导演A", "2024-05-09 22:03"))  # fmt: skip
+    board.thread(t)
+    return text
+
+
+def test_the_journals_post_edited_without_its_mark_is_still_the_post(board, tmp_path):
+    """Real X3.5: posted as floor 10 (pid 138); the director edited the mark line out; the
+    next --post said the thread "does not show now" post 138, which was still floor 10. The
+    journal's post, shown by its id and by the director's account, is the post, edited
+    (README, Posting the result: never twice)."""
+    _, game, cookies = setup(board, tmp_path)
+    clock = after_close(board)
+    assert announce(game, cookies, clock, "--yes").exit_code == 0
+    _tidied(board)
+    clock.sleep(300)
+    again = announce(game, cookies, clock, "--yes")
+    assert again.exit_code == NOT_POSTED, again.stderr
+    said = again.stderr.strip().splitlines()[-1]
+    assert "day 2's close is already posted as floor 20 (pid 2020), edited since" in said
+    assert "does not show now" not in said and "tally posts it once" in said
+    assert len(board.replies) == 1
+
+
+def test_a_copy_of_the_game_file_does_not_post_again_when_the_mark_was_edited_out(board, tmp_path):
+    """Real X3.5: the same game file copied to another folder (no journal beside it) posted a
+    second closing post, floor 11, after the director edited the mark line out of floor 10.
+    A director's post after the close that holds the heading and the last line (the outcome)
+    of the text tally would post is that post: said, with how to post anyway; a director's
+    other post after the close (a note) is not."""
+    _, game, cookies = setup(board, tmp_path)
+    clock = after_close(board)
+    assert announce(game, cookies, clock, "--yes").exit_code == 0
+    _tidied(board)
+    elsewhere = tmp_path / "copy"
+    elsewhere.mkdir()
+    copy = elsewhere / "game.toml"
+    copy.write_text(Path(game).read_text(encoding="utf-8"), encoding="utf-8")
+    board.threads["102"].add(P("导演A", "2024-05-09 22:04:00", "第2天投票结果见20楼，明早开门。"))
+    board.thread(board.threads["102"])
+    clock.sleep(300)
+    again = announce(str(copy), cookies, clock, "--yes")
+    assert again.exit_code == NOT_POSTED, again.stderr
+    said = again.stderr.strip().splitlines()[-1]
+    assert said.startswith("tally: floor 20 (pid 2020), by 导演A at 05-09 22:00, is this post without its mark tally#")
+    assert "'测试局 第2天投票结果'" in said and "白桃 被投票出局" in said
+    assert "paste by hand what `tally announce --day 2 --kind close` prints" in said
+    assert len(board.replies) == 1
+    assert not journal_path(copy).exists()
+
+
+def test_a_directors_note_after_the_close_is_not_the_post():
+    """The rule of the copy without the journal, on its own: the note that names the day's
+    result thread is no copy of the result; the result with its mark line gone is."""
+    from tally.commands.post import _edited_copy, final_text
+    from tally.vocabulary import Announcement
+
+    from .votekit import T, game
+
+    g = game("000", day="")
+    text = final_text(g, 2, "close", "[b]第2天投票结果[/b]\n甲：2 票\n\n[color=#FF0000][b]甲 被投票出局[/b][/color]\n")
+    note = T().post("导演", "09 21:40", "第2天投票结果稍后公布").thread()
+    assert _edited_copy(g, g.day(2), Announcement.CLOSE, note, text) is None
+    tidied = T().post("导演", "09 21:40", "第2天投票结果\n甲：2 票\n甲 被投票出局\n（修正排版）").thread()
+    found = _edited_copy(g, g.day(2), Announcement.CLOSE, tidied, text)
+    assert found is not None and found.floor == 2
+    by_a_player = T().post("乙", "09 21:40", "第2天投票结果\n甲 被投票出局").thread()
+    assert _edited_copy(g, g.day(2), Announcement.CLOSE, by_a_player, text) is None

@@ -15,7 +15,9 @@ in the order they are checked:
    template (``mark``);
 4. one poster at a time (``tally.journal.post_lock``), and never twice: inside the lock the
    journal of posts beside the game file and the live thread are read, and a post there by
-   a director's account (by its id when the file gives it) carrying the mark stops it; a
+   a director's account (by its id when the file gives it) carrying the mark stops it, and
+   so does the journal's post by its id, edited since, and (without the journal) a
+   director's post that is this one with the mark edited out (``_edited_copy``); a
    journal entry whose answer never came is looked for in the thread, never sent blindly;
 5. only as a director of the game, logged in (the page must show the member; its uid when
    the game file gives the directors' ids);
@@ -119,7 +121,7 @@ def post_text(
     with post_lock(game.path, day.day, kind, thread=where, folder=reader.env.cache_folder()):
         # Read inside the lock: a poster let in after another finds its post.
         thread = _live(reader, url, game, day, kind)
-        _never_twice(game, day, kind, thread, journal)
+        _never_twice(game, day, kind, thread, journal, text)
         hidden = hidden_from_players(thread)
         if hidden is not None and reader.how.warn is not None:
             reader.how.warn(hidden)
@@ -296,9 +298,14 @@ def _live(reader: Reader, url: str, game: Game, day: Day, kind: Announcement) ->
 
 
 def _never_twice(
-    game: Game, day: Day, kind: Announcement, thread: Thread, journal: Journal
+    game: Game, day: Day, kind: Announcement, thread: Thread, journal: Journal, text: str
 ) -> None:
-    found = marked_post(game, day, kind, thread, cast=game.cast())
+    """Stop when the thread (or the journal) says the post is made: a director's post with
+    the mark; the journal's post by its id, shown by a director's account, edited or not;
+    a director's post that is this announcement with its mark taken out (``_edited_copy``:
+    another machine, no journal); a journal entry of a post the thread does not show."""
+    cast = game.cast()
+    found = marked_post(game, day, kind, thread, cast=cast)
     entries = [e for e in journal.of(game.id, day.day, kind) if e.open]
     if found is not None:
         for e in entries:
@@ -308,6 +315,26 @@ def _never_twice(
             f"floor {found.floor} of the thread already holds this post "
             f"({mark(game, day.day, kind)}), posted by {found.author} at {short(found.time)}: "
             "tally posts it once."
+        )
+    own = mark(game, day.day, kind)
+    shown = {p.post_id: p for p in thread.posts if cast.of(p).is_director}
+    for e in reversed(entries):
+        kept = shown.get(e.pid) if e.pid is not None else None
+        if kept is not None:  # the post tally made, its mark edited out: still the post
+            raise AlreadyPosted(
+                f"day {day.day}'s {kind} is already posted as floor {kept.floor} (pid "
+                f"{kept.post_id}), edited since (its mark {own} is gone), by {kept.author} "
+                f"at {short(kept.time)}, as the journal of posts ({journal.path}) says: "
+                "tally posts it once."
+            )
+    copy = _edited_copy(game, day, kind, thread, text)
+    if copy is not None:
+        raise AlreadyPosted(
+            f"floor {copy.floor} (pid {copy.post_id}), by {copy.author} at "
+            f"{short(copy.time)}, is this post without its mark {own} (its heading and last "
+            f"line, {_said(text, own)}, are there): tally posts it once; to post it again "
+            f"anyway, paste by hand what `tally announce --day {day.day} --kind {kind}` "
+            "prints."
         )
     posted = next((e for e in reversed(entries) if e.pid is not None), None)
     if posted is not None:
@@ -324,6 +351,44 @@ def _never_twice(
             f"heard the forum's answer; {_not_found(game, day, kind)}. If it is not there, "
             f"delete that line of {journal.path} and post again."
         )
+
+
+def _ends(text: str, own: str) -> tuple[str, str] | None:
+    """The first and the last line of ``text`` that show something (markup aside), the
+    lines with the mark ``own`` left out: a post's heading and, in a result, its outcome."""
+    lines = [ln for ln in text.splitlines() if own not in ln and _plain(_markup_free(ln))]
+    if len(lines) < 2:
+        return None
+    return lines[0], lines[-1]
+
+
+def _said(text: str, own: str) -> str:
+    ends = _ends(text, own)
+    return " and ".join(repr(_markup_free(ln).strip()) for ln in ends) if ends else ""
+
+
+def _edited_copy(
+    game: Game, day: Day, kind: Announcement, thread: Thread, text: str
+) -> Post | None:
+    """Without the journal (a copy of the game file elsewhere, another machine): the post of
+    the thread that is this announcement with tally's mark edited out (a director tidying
+    the odd-looking line). The rule: a post by a director's account (by its id when the
+    file gives it) after the close (a reminder: after the open) that holds both the first
+    line of the text tally would post (the heading: the game, the day, the kind) and its
+    last line before the mark (a result's outcome, in the built-in templates), markup and
+    spaces aside. The same kind of post for the same day, whatever else was edited."""
+    ends = _ends(text, mark(game, day.day, kind))
+    if ends is None:
+        return None
+    head, last = (_plain(_markup_free(ln)) for ln in ends)
+    after = since(day, kind)
+    cast = game.cast()
+    for p in thread.posts:
+        if p.time >= after and cast.of(p).is_director:
+            body = _plain(p.text)
+            if head in body and last in body:
+                return p
+    return None
 
 
 def _not_found(game: Game, day: Day, kind: Announcement) -> str:
