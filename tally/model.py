@@ -194,6 +194,8 @@ class Page:
     floating: tuple[Post, ...] = ()
     # The posts shown above the page's others (a Discuz! 置顶回复 or 热门回复), by post id.
     top: tuple[str, ...] = ()
+    # The page says the thread is closed (关闭): nobody but a moderator may post in it.
+    closed: bool = False
 
 
 # -- what a thread looked like when (its stored form: tally.forums.history) ------------
@@ -249,6 +251,10 @@ class Thread:
     # Posts of this thread that tally read in another thread of the board before (post id ->
     # that thread's id): a moderator moved or merged them in (移动, 合并).
     moved_in: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # The thread's last page read says it is closed (关闭); and the first read, since the
+    # last that found it open, that found it closed (kept in the cache), when one did.
+    closed: bool = False
+    closed_since: datetime | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> ThreadKey:

@@ -417,3 +417,31 @@ def test_a_quote_of_another_post_stays_a_quote():
 
     writing = Writing(post, None, post.post_id, post.author, None, post.time, post.text)
     assert _typed_quote(writing) == ""
+
+
+def _at(hour: int, minute: int) -> object:
+    clock = FakeClock(datetime(2026, 12, 2, hour, minute, tzinfo=CHINA).astimezone(UTC))
+    return clock.env(http=HttpOptions(host_delay=0))  # type: ignore[arg-type]
+
+
+@pytest.mark.rules("L3", "S2")
+def test_a_vote_thread_closed_before_the_close_is_said_and_named_on_the_l3_cards(forum, tmp_path):
+    """The adversary closed (关闭) the vote thread 20 minutes before the close: nothing said
+    so, and the players who could not vote since were carded L3 without a word."""
+    url = serve(forum)
+    forum.add_discuz_page("4", 1, (CHANGES / "closed-guest.html").read_bytes())
+    args = files(tmp_path, url, ALLOWED)
+    game = tmp_path / "game.toml"
+    text = game.read_text(encoding="utf-8").replace('"eve"]', '"eve", "frank"]')  # frank never votes
+    game.write_text(text + f'discussion = "{url}"\n', encoding="utf-8")  # one thread for both
+    during = runner.invoke(app, ["votes", url, *args, "--json"], obj=_at(7, 40))
+    assert during.exit_code == 0, during.output
+    [flag] = [f for f in json.loads(during.stdout)["flags"] if f["rule"] == "closed"]
+    assert flag["note"].startswith("the vote thread was closed (关闭) when tally read it 12-02 07:40")
+    after = runner.invoke(app, ["lurkers", *args, "--day", "2", "--no-write"], obj=_at(8, 5))
+    assert after.exit_code == 0, after.output
+    assert "frank: yellow card (L3) — 第2天未投票（投票帖12-02 07:40起已关闭）" in after.stdout
+    reopened = tmp_path / "open"
+    forum.add_discuz_page("4", 1, (CHANGES / "comments-guest.html").read_bytes())
+    later = runner.invoke(app, ["votes", url, *files(reopened, url, ALLOWED), "--json"], obj=_at(8, 5))
+    assert not [f for f in json.loads(later.stdout)["flags"] if f["rule"] == "closed"]

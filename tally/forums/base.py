@@ -126,6 +126,8 @@ class PageFrame:
     origin: str = ""
     # Where each of the above was found, for `tally doctor` ("thread_id": "the page's script").
     found: Mapping[str, str] = field(default_factory=dict)
+    # The page says the thread is closed (关闭).
+    closed: bool = False
 
 
 @dataclass(frozen=True)
@@ -338,6 +340,7 @@ class Pages(ABC):
             elsewhere=read.elsewhere,
             floating=read.floating,
             top=read.top,
+            closed=frame.closed,
         )
 
     def open(self, text: str, tz: tzinfo, source: str, boards: Boards | None) -> PageText:

@@ -222,6 +222,26 @@ class ThreadCache:
                 return
             self._write("posts.json", json.dumps(sorted(known | ids)).encode())
 
+    def note_closed(self, closed: bool, read_at: datetime) -> datetime | None:
+        """Keep when a read first found the thread closed (关闭), since the last that found
+        it open; give that time (None: open now, or never read closed)."""
+        path = self.folder / "closed.json"
+        with self._lock:
+            try:
+                since = datetime.fromisoformat(json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError, TypeError):
+                since = None
+            if since is not None and since.tzinfo is None:
+                since = None
+            if not closed:
+                if since is not None:
+                    self._write("closed.json", json.dumps(None).encode())
+                return None
+            if since is None or read_at < since:
+                since = read_at
+                self._write("closed.json", json.dumps(since.isoformat()).encode())
+            return since
+
     def forget(self, url: str) -> None:
         with self._lock:
             if self._index.pop(url, None) is not None:

@@ -192,7 +192,10 @@ class DiscuzPages(Pages):
             reply_count=_reply_count(page),
             origin=_origin(page),
             found=found,
-        )
+            # X3.5's lock beside the title (its thread lists' own lock icons are fic6).
+            closed=any("fic6" not in (i.attributes.get("class") or "")
+                       for i in page.tree.css("i.fico-lock")),
+        )  # fmt: skip
 
     def parse_post(
         self, page: PageText, node: Node, index: int, thread_id: str, number: int

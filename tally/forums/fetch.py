@@ -323,7 +323,8 @@ def fetch_thread(
     host = urlsplit(ref.base).netloc
     moved = Cache(options.cache_dir).read_elsewhere(platform.name, host, ref.thread_id, ids)
     store.note_post_ids(ids)
-    return replace(thread, history=history, moved_in=moved)
+    since = store.note_closed(thread.closed, thread.read_at) if thread.read_at else None
+    return replace(thread, history=history, moved_in=moved, closed_since=since)
 
 
 def _read_pages(
@@ -656,6 +657,7 @@ def _build(
         gaps=gaps,
         read_at=read_at,
         origin=first.origin,
+        closed=max(pages, key=lambda p: p.page).closed,  # the last page is read live
     )
 
 

@@ -228,7 +228,13 @@ def check(
     cards: list[Card] = []
     unballots: dict[str, list[int]] = {}
     banned: dict[str, list[int]] = {}
+    moved: dict[str, list[int]] = {}
     for r in remarks(target.vote, game, cast=cast) if target.vote is not None else ():
+        if r.status is Status.MOVED_IN:
+            # Posted in another thread and moved in since: named, no vote cast here.
+            if r.player is not None:
+                moved.setdefault(r.player, []).append(r.floor)
+            continue
         if r.status is Status.BANNED:
             # 屏蔽ed: the forum hid it, and its words are not the director's to judge here;
             # the card names the floor, for the director to know why no vote is seen.
@@ -237,6 +243,12 @@ def check(
             continue
         if r.player is not None and r.floor not in unballots.get(r.player, []):
             unballots.setdefault(r.player, []).append(r.floor)
+    # A vote thread tally found closed (关闭) before the close: who had not voted by then
+    # could not; the card says so, for the director to judge.
+    vote = target.vote
+    closed = (short(vote.closed_since.astimezone(game.timezone))
+              if vote is not None and vote.closed_since is not None
+              and vote.closed_since < target.day.closes else None)  # fmt: skip
     # A day before whose discussion thread the game file does not name: its posts are not
     # known, and 0 would be a guess that earns L2 cards.
     talkless = {t.day.day for t in history if t.discussion is None and t.day.day != number}
@@ -273,6 +285,10 @@ def check(
                     where += f"（投票帖{'；'.join(pd.void)}）"
                 if pd.player in banned:
                     where += f"（投票帖{'、'.join(f'{f}楼' for f in banned[pd.player])}被屏蔽）"
+                if pd.player in moved:
+                    where += f"（投票帖{'、'.join(f'{f}楼' for f in moved[pd.player])}由他帖移入）"
+                if closed is not None:
+                    where += f"（投票帖{closed}起已关闭）"
                 reason = f"第{day.day}天未投票{where}"
                 cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", reason))
             streak = _streak(
