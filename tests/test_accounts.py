@@ -310,3 +310,20 @@ def test_a_players_name_that_another_account_took_is_flagged():
         "(uid 11), no player: check whom the voter meant",
     ) in [(f"floor {f.floor}", f.note) for f in result.flags if f.rule == "lookalike"]
 
+
+def test_init_leaves_out_a_homoglyph_account_as_it_leaves_out_bob_dot():
+    """tally init kept "сarol" (a Cyrillic с, uid 11) beside carol (uid 4) as a player with
+    no word, while tally votes flags that name as a look-alike: it is left out like "bob。"."""
+    from tally.outputs.written.draft import draft
+
+    t = thread(
+        ("carol", "4", "08 10:00", vote("dave")),
+        ("сarol", "11", "08 10:05", vote("dave")),
+        ("bob。", "9", "08 10:06", vote("dave")),
+        ("bob", "3", "08 10:07", vote("dave")),
+    )
+    made = draft([t.thread()], [None], "Asia/Shanghai")
+    assert "carol" in made.players and "сarol" not in made.players
+    assert '# left out: { name = "сarol", id = 11 } reads as carol to tally' in made.text
+    assert any("сarol" in item for item in made.todo)
+
