@@ -327,3 +327,29 @@ def test_init_leaves_out_a_homoglyph_account_as_it_leaves_out_bob_dot():
     assert '# left out: { name = "сarol", id = 11 } reads as carol to tally' in made.text
     assert any("сarol" in item for item in made.todo)
 
+
+def test_an_account_posting_under_a_players_name_is_named_by_its_uid_in_the_posts():
+    """uid 11 (no player) renamed bob, bob (3) renamed bob_real: the closing post said
+    "3楼 bob：非玩家" and lurkers "bob posted on … and is not a player of this game", as if
+    player bob were voided. Both name the account's uid now (RULES V6: one vote per player)."""
+    from tally.outputs.written.announce import close_context
+    from tally.rules.lurkers import DayThreads, check
+
+    t = thread(
+        ("bob_real", "3", "08 10:00", vote("dave")),
+        ("bob", "11", "08 10:10", vote("dave")),
+    )
+    g = parse_game(GAME.format(players=WITH_IDS).replace(
+        'vote = "', 'discussion = "https://bbs.example.com/thread-102-1-1.html"\nvote = "'
+    ), source="game.toml")  # fmt: skip
+    result = count(g, t)
+    said = close_context(result, g, provisional=True)
+    assert [b["voter"] for b in said["counted"]] == ["bob"]
+    assert [(b["floor"], b["voter"], b["void_reason"]) for b in said["void"]] == [
+        (3, "bob（uid 11）", "非玩家")
+    ]
+    read = t.thread()
+    flags = check(g, [DayThreads(g.day(2), read, read)], 2).flags
+    assert [f.note for f in flags if f.rule == "roster"] == [
+        "bob (uid 11) posted on floor 3 and is not a player of this game: not the player bob (uid 3)"
+    ]
