@@ -208,3 +208,148 @@ def test_each_writing_is_read_once_per_count(monkeypatch):
     assert sorted(read) == sorted(p.text for p in t.thread().posts[1:])
     assert [r.floor for r in result.remarks] == [3, 5]
     assert {b.voter for b in result.ballots} == {"bob", "dave"}
+
+
+# A target that the page makes another player's (found on the real X3.5: heidi renamed
+# "eve." beside eve; frank's and grace's names swapped in admin.php). RULES V7 (a ballot's
+# target), README "Renamed and look-alike accounts": the account is the person.
+
+
+def ruled(floor: int, target: str):  # type: ignore[no-untyped-def]
+    extra = f'\n[[rulings]]\nday = 2\nfloor = {floor}\naction = "accept"\ntarget = "{target}"\n'
+    return parse_game(GAME.format(players=WITH_IDS) + extra, source="game.toml")
+
+
+def test_a_target_written_as_the_name_another_players_account_shows_now_stops():
+    """ncfrank (uid 7) renamed "bob."; carol's "投票对象：bob." is bob by the file (a full
+    stop ends the name) and ncfrank's account by the page: counted silently for bob on main.
+    tally cannot tell, so it stops, naming both accounts and the ruling that settles it."""
+    from tally.errors import InputError
+
+    t = thread(
+        ("bob.", "7", "08 10:00", vote("dave")),
+        ("carol", "4", "08 11:00", vote("bob.")),
+    )
+    with pytest.raises(InputError) as stop:
+        count(game(), t)
+    said = str(stop.value)
+    assert "tally cannot tell whom 1 ballot names (floor 3: 'bob.' reads as bob's name (uid 3)" in said
+    assert "the name ncfrank's account (uid 7) shows now" in said
+    assert 'floor = 3, action = "accept", target = "PLAYER"' in said
+    # The director's ruling settles it.
+    result = count(ruled(3, "ncfrank"), t)
+    assert rows(result)[1] == (3, "carol", "vote", "ncfrank", "counted", None)
+
+
+def test_swapped_names_stop_for_each_ballot_naming_one_of_them():
+    """bob (3) and carol (4) swapped names: the file's bob is the page's carol. dave's
+    ballot for "bob" was counted for uid 3 with no note on main, though every page shows
+    "bob" on uid 4."""
+    from tally.errors import InputError
+
+    t = thread(
+        ("carol", "3", "08 10:00", vote("dave")),
+        ("bob", "4", "08 10:10", vote("dave")),
+        ("dave", "5", "08 11:00", vote("bob")),
+    )
+    with pytest.raises(InputError, match=r"floor 4: 'bob' reads as bob's name \(uid 3\) in the "
+                       r"game file and is the name carol's account \(uid 4\) shows now"):  # fmt: skip
+        count(game(), t)
+
+
+def test_a_target_only_like_another_players_name_now_is_counted_and_flagged():
+    """ncfrank renamed "bob."; "bob。" (a full-width full stop) is read as bob, as the file
+    names him, and flagged with both accounts (no flag on main)."""
+    t = thread(
+        ("bob.", "7", "08 10:00", vote("dave")),
+        ("carol", "4", "08 11:00", vote("bob。")),
+        ("dave", "5", "08 12:00", vote("bob")),  # bob as bob's own account shows it: no flag
+    )
+    result = count(game(), t)
+    assert rows(result)[1:] == [
+        (3, "carol", "vote", "bob", "counted", None),
+        (4, "dave", "vote", "bob", "counted", None),
+    ]
+    notes = [f.note for f in result.flags if f.rule == "lookalike"]
+    assert notes == [
+        "'bob。' is counted for bob (uid 3), and it reads as 'bob.', the name ncfrank's "
+        "account (uid 7) shows now (renamed): check whom the voter meant"
+    ]
+
+
+def test_a_renamed_players_name_that_looks_like_another_player_is_flagged():
+    """ncfrank renamed "bоb" (a Cyrillic о): "bоb" as written is ncfrank's account, counted
+    for ncfrank with the renamed note, and it looks like bob: flagged ``lookalike`` with both
+    uids (only the note on main)."""
+    t = thread(
+        ("bоb", "7", "08 10:00", vote("dave")),
+        ("carol", "4", "08 11:00", vote("bоb")),
+    )
+    result = count(game(), t)
+    assert rows(result)[1] == (3, "carol", "vote", "ncfrank", "counted", None)
+    assert "'bоb' is the name ncfrank's account shows now (renamed)" in result.ballots[1].note
+    assert [f.note for f in result.flags if f.rule == "lookalike"] == [
+        "'bоb' is counted for ncfrank (uid 7), whose account shows that name now, and it looks "
+        "like 'bob' (uid 3), another player: check whom the voter meant"
+    ]
+
+
+def test_a_players_name_that_another_account_took_is_flagged():
+    """bob (3) renamed bob_real, and uid 11 (no player) renamed bob: "投票对象：bob" is counted
+    for bob, the player, and flagged with uid 11 (no flag on main: the names were equal)."""
+    t = thread(
+        ("bob_real", "3", "08 10:00", vote("dave")),
+        ("bob", "11", "08 10:10", vote("dave")),
+        ("dave", "5", "08 11:00", vote("bob")),
+    )
+    result = count(game(), t)
+    assert rows(result)[2] == (4, "dave", "vote", "bob", "counted", None)
+    assert (
+        "floor 4",
+        "'bob' is counted for bob (uid 3), and it reads as 'bob', another account posting here "
+        "(uid 11), no player: check whom the voter meant",
+    ) in [(f"floor {f.floor}", f.note) for f in result.flags if f.rule == "lookalike"]
+
+
+def test_init_leaves_out_a_homoglyph_account_as_it_leaves_out_bob_dot():
+    """tally init kept "сarol" (a Cyrillic с, uid 11) beside carol (uid 4) as a player with
+    no word, while tally votes flags that name as a look-alike: it is left out like "bob。"."""
+    from tally.outputs.written.draft import draft
+
+    t = thread(
+        ("carol", "4", "08 10:00", vote("dave")),
+        ("сarol", "11", "08 10:05", vote("dave")),
+        ("bob。", "9", "08 10:06", vote("dave")),
+        ("bob", "3", "08 10:07", vote("dave")),
+    )
+    made = draft([t.thread()], [None], "Asia/Shanghai")
+    assert "carol" in made.players and "сarol" not in made.players
+    assert '# left out: { name = "сarol", id = 11 } reads as carol to tally' in made.text
+    assert any("сarol" in item for item in made.todo)
+
+
+def test_an_account_posting_under_a_players_name_is_named_by_its_uid_in_the_posts():
+    """uid 11 (no player) renamed bob, bob (3) renamed bob_real: the closing post said
+    "3楼 bob：非玩家" and lurkers "bob posted on … and is not a player of this game", as if
+    player bob were voided. Both name the account's uid now (RULES V6: one vote per player)."""
+    from tally.outputs.written.announce import close_context
+    from tally.rules.lurkers import DayThreads, check
+
+    t = thread(
+        ("bob_real", "3", "08 10:00", vote("dave")),
+        ("bob", "11", "08 10:10", vote("dave")),
+    )
+    g = parse_game(GAME.format(players=WITH_IDS).replace(
+        'vote = "', 'discussion = "https://bbs.example.com/thread-102-1-1.html"\nvote = "'
+    ), source="game.toml")  # fmt: skip
+    result = count(g, t)
+    said = close_context(result, g, provisional=True)
+    assert [b["voter"] for b in said["counted"]] == ["bob"]
+    assert [(b["floor"], b["voter"], b["void_reason"]) for b in said["void"]] == [
+        (3, "bob（uid 11）", "非玩家")
+    ]
+    read = t.thread()
+    flags = check(g, [DayThreads(g.day(2), read, read)], 2).flags
+    assert [f.note for f in flags if f.rule == "roster"] == [
+        "bob (uid 11) posted on floor 3 and is not a player of this game: not the player bob (uid 3)"
+    ]

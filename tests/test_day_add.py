@@ -43,10 +43,15 @@ def date(day: int, offset: int = 0) -> tuple[int, int]:
     return 11, 23 + 2 * (day - 1) + offset
 
 
+# One forum: an account has one uid in every thread (each thread numbering its own posters
+# gave 冷月's and 小眯's accounts each other's names from one thread to the next).
+UIDS = {"导演A": 100, **{p: 101 + i for i, p in enumerate(PLAYERS)}}
+
+
 def threads(day: int) -> tuple[Pages, Pages]:
     mo, d = date(day)
     cmo, cd = date(day, 1)
-    talk = Pages(str(900 + 2 * day), f"[测试局] 第{NUMERALS[day - 1]}天讨论帖", {},
+    talk = Pages(str(900 + 2 * day), f"[测试局] 第{NUMERALS[day - 1]}天讨论帖", UIDS,
                  first_pid=90000 + 1000 * day)  # fmt: skip
     # Opened early, the evening before in day 1's case; the 开门 line says when it opens.
     talk.add(P("导演A", f"2024-{mo}-{d:02d} 09:20:00",
@@ -54,7 +59,7 @@ def threads(day: int) -> tuple[Pages, Pages]:
     for i, who in enumerate(PLAYERS):
         talk.add(P(who, f"2024-{mo}-{d:02d} 10:{i:02d}:00", f"{who}第{day}天的发言"))
     title = "警长竞选投票帖" if day == 1 else "投票帖"
-    vote = Pages(str(901 + 2 * day), f"[测试局] 第{NUMERALS[day - 1]}天{title}", {},
+    vote = Pages(str(901 + 2 * day), f"[测试局] 第{NUMERALS[day - 1]}天{title}", UIDS,
                  first_pid=90500 + 1000 * day)  # fmt: skip
     vote.add(P("导演A", f"2024-{mo}-{d:02d} 09:31:00",
                f"投票格式：\n投票对象：\n投票理由：\n投票截止：{cmo}月{cd}日 21:30\n"

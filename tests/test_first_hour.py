@@ -31,12 +31,15 @@ PLAYERS = ["冷月", "小眯", "kiwi", "阿澈", "风铃", "老K"]
 
 
 def day_one(forum) -> tuple[str, str]:
-    talk = Pages("200", "[测试局] 第一天讨论帖", {}, first_pid=5000)
+    # One forum: an account has one uid in both threads (each with its own uids, 冷月 and
+    # 小眯 swapped accounts between them, and a ballot for 冷月 named both).
+    uids: dict[str, int] = {}
+    talk = Pages("200", "[测试局] 第一天讨论帖", uids, first_pid=5000)
     talk.add(P("导演A", "2024-05-06 09:30:00", "第一天讨论帖开门，请竞选警长"))
     # They first post in this order: 小眯, 冷月, kiwi, 阿澈, 风铃, 老K.
     for i, who in enumerate(["小眯", "冷月", "kiwi", "阿澈", "风铃", "老K", "冷月", "小眯"]):
         talk.add(P(who, f"2024-05-06 10:{i:02d}:00", f"{who}的发言"))
-    vote = Pages("201", "[测试局] 第一天警长竞选投票帖", {}, first_pid=6000)
+    vote = Pages("201", "[测试局] 第一天警长竞选投票帖", uids, first_pid=6000)
     vote.add(P("导演A", "2024-05-06 09:31:00", "投票格式：\n投票对象：\n投票理由："))
     for i, who in enumerate(PLAYERS):
         vote.add(P(who, f"2024-05-06 12:{i:02d}:00", "投票对象：冷月\n投票理由：稳"))

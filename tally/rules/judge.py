@@ -7,17 +7,19 @@ counted (in force at the close), superseded (replaced by a valid change) or void
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-from tally.errors import GameFileError, NotAThreadError
+from tally.errors import GameFileError, InputError, NotAThreadError
 from tally.model import HIDE_CODE, Post, Thread, Writing
 from tally.rules.ballot_text import ParsedBallot, Reading, read_ballot
 from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.game import Author, Cast, Day, Game, Ruling, Signed
-from tally.rules.names import Roster
+from tally.rules.names import TRAILING, Roster, author_key, normalise
 from tally.rules.rulesets import CHANGE_BUTTONS, ChangeMethod, Ruleset
 from tally.rules.verdicts import FIXABLE, BallotKind, RulingAction, Status, VoidReason
 from tally.times import clock, compared, short
@@ -116,16 +118,24 @@ def judge(
     # The accounts no player: a target spelled as one of them may mean it.
     strangers = Roster((), {name: (name,) for name in others}) if others else None
     works: list[_Work] = []
+    # Ballots whose target is exactly the name another player's account shows now: whom
+    # they name cannot be told (floor -> why), unless the director ruled on them.
+    unclear: list[tuple[_Work, str]] = []
     for work in candidates:
         work.ruling = next((r for r in rulings if r.names(work.post, work.comment_index)), None)
         if work.ruling is not None:
             rulings.remove(work.ruling)
         _identify(work, cast.of(work), roster)
         if work.parsed is not None and work.voter is not None and not work.is_void:
-            _read_target(work, roster, day, rules, renamed)
-            _name_of_another(work, strangers, others)
+            _read_target(work, roster, day, rules, renamed, game.ids)
+            why = _shown_by_another(work, shown, game.ids)
+            if why is not None and not _resolved(work.ruling):
+                unclear.append((work, why))
+            _name_of_another(work, strangers, others, game.ids)
         _check(work, day, rules, voters)
         works.append(work)
+    if unclear:
+        raise InputError(_unclear_sentence(unclear, day))
     if rulings:
         left = rulings[0]
         where = f"floor {left.floor}" + (f", comment {left.comment}" if left.comment else "")
@@ -476,7 +486,12 @@ def _check(w: _Work, day: Day, rules: Ruleset, electors: frozenset[str] | None =
 
 
 def _read_target(
-    w: _Work, roster: Roster, day: Day, rules: Ruleset, renamed: Roster | None = None
+    w: _Work,
+    roster: Roster,
+    day: Day,
+    rules: Ruleset,
+    renamed: Roster | None = None,
+    ids: Mapping[str, str] | None = None,
 ) -> None:
     """Whom the ballot names: a player (by the roster, or an @mention; or by the name a
     renamed player's account shows now, ``renamed``), the abstain word, or nobody
@@ -498,8 +513,16 @@ def _read_target(
     if match.player is None and renamed is not None:
         now = renamed.match(written.lstrip(_MENTION).strip())
         if now.player is not None:
-            match = now
             w.notes.append(f"{written!r} is the name {now.player}'s account shows now (renamed)")
+            if match.lookalike and match.lookalike != now.player:
+                # "еve" (a Cyrillic е) as heidi's account shows now, beside the player eve:
+                # as written it is heidi's name; it looks like eve's.
+                w.flags.append(("lookalike", (
+                    f"{written!r} is counted for {now.player}{_uid(now.player, ids)}, whose "
+                    f"account shows that name now, and it looks like {match.lookalike!r}"
+                    f"{_uid(match.lookalike, ids)}, another player: check whom the voter meant"
+                )))  # fmt: skip
+            match = now
     if match.player is None:
         w.suggestions = match.suggestions
         if match.lookalike:
@@ -515,20 +538,109 @@ def _read_target(
     w.target = match.player
 
 
+def _uid(player: str | None, ids: Mapping[str, str] | None) -> str:
+    """" (uid 3)": a player's account, when the game file gives it."""
+    uid = (ids or {}).get(player or "")
+    return f" (uid {uid})" if uid else ""
+
+
+def _shown_by_another(
+    w: _Work, shown: Mapping[str, list[str]], ids: Mapping[str, str]
+) -> str | None:
+    """A target counted for one player that the page makes another player's: the name
+    another player's account shows now (the forum renamed it). Written exactly so (heidi
+    renamed ``eve.`` beside eve; frank's and grace's names swapped), whom it names cannot be
+    told: the file gives the name to one account, the page to another (the account is the
+    person): the sentence that says so, for a stop. Written only like it (``eve。`` beside
+    heidi's ``eve.``), it is counted for the player the file names, flagged ``lookalike``."""
+    if w.target is None or w.abstain or w.parsed is None or not shown:
+        return None
+    written = w.parsed.target
+    if written[:1] in _MENTION and w.target not in (written, written[1:].strip()):
+        written = written[1:].strip()
+    # The ballot reader drops what ends a sentence ("eve." is read as eve): as written, the
+    # target runs on to the punctuation after it.
+    text = unicodedata.normalize("NFKC", w.text)
+    after = re.search(rf"对象\s*:\s*@?\s*{re.escape(written)}([{re.escape(TRAILING)}]*)", text)
+    raw = author_key(written + (after.group(1) if after else ""))
+
+    def as_written(name: str) -> bool:
+        return author_key(name) == raw
+
+    # As the target's own account shows now: that account, whatever else reads alike.
+    if any(as_written(n) for n in shown.get(w.target, [w.target])):
+        return None
+    for other, names in shown.items():
+        if other == w.target:
+            continue
+        for name in names:
+            if as_written(name):
+                return (
+                    f"{raw!r} reads as {w.target}'s name{_uid(w.target, ids)} in the game "
+                    f"file and is the name {other}'s account{_uid(other, ids)} shows now"
+                )
+            # Punctuation, case, an invisible character: what a copy may lose or gain. (A
+            # Latin "eve" is no copy of a Cyrillic "еve": its voter typed eve's name.)
+            if normalise(name) == normalise(raw):
+                w.flags.append(("lookalike", (
+                    f"{raw!r} is counted for {w.target}{_uid(w.target, ids)}, and it reads "
+                    f"as {name!r}, the name {other}'s account{_uid(other, ids)} shows "
+                    "now (renamed): check whom the voter meant"
+                )))  # fmt: skip
+                return None
+    return None
+
+
+def _resolved(ruling: Ruling | None) -> bool:
+    """The director ruled whom the ballot names (or voided it)."""
+    return ruling is not None and (ruling.action == RulingAction.VOID or bool(ruling.target))
+
+
+def _unclear_sentence(unclear: list[tuple[_Work, str]], day: Day) -> str:
+    """One sentence for the stop: each floor, why, and the ruling that settles it."""
+    where = [
+        f"floor {w.post.floor}" + (f" (comment {w.comment_index})" if w.comment_index else "")
+        + f": {why}"
+        for w, why in unclear
+    ]
+    first = unclear[0][0]
+    return (
+        f"day {day.day}: tally cannot tell whom {len(unclear)} ballot"
+        f"{'s name' if len(unclear) > 1 else ' names'} ({'; '.join(where)}): a voter who copies "
+        "the name from the page means the account that shows it, one who knows the game "
+        "file's name means the other. Ask the voter, then add a ruling for each floor, like "
+        f'[[rulings]] day = {day.day}, floor = {first.post.floor}'
+        + (f", comment = {first.comment_index}" if first.comment_index else "")
+        + ', action = "accept", target = "PLAYER" (or action = "void").'
+    )
+
+
 def _name_of_another(
-    w: _Work, strangers: Roster | None, others: dict[str, str | None]
+    w: _Work,
+    strangers: Roster | None,
+    others: dict[str, str | None],
+    ids: Mapping[str, str] | None = None,
 ) -> None:
     """Flag a ballot counted for a player whose target reads as the name of another account
-    posting in the thread, no player (``bob。`` beside bob): the voter may mean it."""
+    posting in the thread, no player (``bob。`` beside bob; ``bob`` on another uid than
+    bob's, after the forum renamed both): the voter may mean it."""
     if strangers is None or w.target is None or w.abstain or w.parsed is None:
         return
     other = strangers.match(w.parsed.target).player
+    if other is None:
+        return
+    uid = others[other]
+    mine = (ids or {}).get(w.target)
+    # Another account: another name, or the same name on another uid.
+    another = other != w.target or (uid is not None and mine is not None and uid != mine)
     # As written: "bob。" is read as bob (a full stop ends a sentence), "bob" is bob.
-    if other is not None and other != w.target and other in w.text:
-        uid = f" (uid {others[other]})" if others[other] else ""
-        w.flags.append(("lookalike", f"{w.parsed.target!r} is counted for {w.target}, and it "
-                        f"reads as {other!r}, another account posting here{uid}, no player: "
-                        "check whom the voter meant"))  # fmt: skip
+    if another and other in w.text:
+        theirs = f" (uid {uid})" if uid else ""
+        w.flags.append(("lookalike", (
+            f"{w.parsed.target!r} is counted for {w.target}{_uid(w.target, ids)}, and it reads "
+            f"as {other!r}, another account posting here{theirs}, no player: check whom the "
+            "voter meant"
+        )))  # fmt: skip
 
 
 def _apply_ruling(w: _Work, roster: Roster) -> None:

@@ -26,6 +26,7 @@ from tally.rules.guards import (
 )
 from tally.rules.judge import bar_owner_hours, judge, remarks
 from tally.rules.ledger import Card
+from tally.rules.names import normalise
 from tally.rules.rulesets import RequestsIn
 from tally.rules.standing import kept_from_the_close
 from tally.rules.verdicts import Colour, OutcomeResult, Status, ThreadRole, VoidReason, void_words
@@ -315,7 +316,7 @@ def check(
             for d in sorted(talkless)
             if not day.accelerated and rules.streak_days > 1 and d in recent
         ),
-        *_strangers(strangers, target),
+        *_strangers(strangers, target, game),
         *_dead_posting(game, target, cast, _out_at_the_close(game, chain, number)),
         *_comment_discussion(game, target, cast),
         *_fonts(game, target, cast),
@@ -404,8 +405,12 @@ def _streak(
     return []
 
 
-def _strangers(strangers: Mapping[str, Sequence[Writing]], t: DayThreads) -> list[Flag]:
-    """Authors in the day's threads who are no player: the director should know who they are."""
+def _strangers(
+    strangers: Mapping[str, Sequence[Writing]], t: DayThreads, game: Game
+) -> list[Flag]:
+    """Authors in the day's threads who are no player: the director should know who they are.
+    One that posts under a player's name (the forum renamed it, or the player) is named with
+    its uid and the player's, so the flag does not read as the player's."""
     threads = {th.key for th in t.threads}
     flags = []
     for author, writings in strangers.items():
@@ -417,6 +422,12 @@ def _strangers(strangers: Mapping[str, Sequence[Writing]], t: DayThreads) -> lis
         if here:
             where = floors_text(w.post.floor for w in here)
             note = f"{author} posted on {where} and is not a player of this game"
+            uid = here[0].author_id
+            if uid and normalise(author) in {normalise(p) for p in game.players}:
+                player = next(p for p in game.players if normalise(p) == normalise(author))
+                theirs = f" (uid {game.ids[player]})" if player in game.ids else ""
+                note = (f"{author} (uid {uid}) posted on {where} and is not a player of this "
+                        f"game: not the player {player}{theirs}")  # fmt: skip
             first = here[0]
             flags.append(
                 Flag("roster", note, None, first.post.floor, first.item_id, first.post.thread_id)

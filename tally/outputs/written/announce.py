@@ -27,6 +27,7 @@ from tally.rules.count import votes_text
 from tally.rules.game import Day, Game
 from tally.rules.guards import ANONYMOUS
 from tally.rules.ledger import Card
+from tally.rules.names import normalise
 from tally.rules.rulesets import ChangeMethod, NonBallots, Ruleset
 from tally.rules.verdicts import (
     BallotKind,
@@ -169,12 +170,25 @@ def close_context(
     def named(voter: str) -> str:
         return ANONYMOUS if voter in unnamed else voter
 
+    # An account no player that posts under a player's name now (the forum renamed it, or
+    # the player): named with its uid, so the post does not read as the player voided.
+    players = {normalise(p) for p in game.players}
+
+    def who(b: Any) -> str:
+        if b.author == ANONYMOUS:
+            return ANONYMOUS
+        if b.voter:
+            return str(b.voter)
+        if b.author_id and normalise(b.author) in players:
+            return f"{b.author}（uid {b.author_id}）"
+        return str(b.author)
+
     ballots = [
         {
             "floor": b.floor,
             "comment": b.comment,
             "link": link(b),
-            "voter": ANONYMOUS if b.author == ANONYMOUS else b.voter or b.author,
+            "voter": who(b),
             "kind": b.kind.label,
             "target": b.target or b.written,
             "reason": b.written_reason or "",

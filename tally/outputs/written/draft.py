@@ -23,7 +23,7 @@ from tally.model import Thread
 from tally.rules.announced import Close, announced_closes, announced_open, day_in_title
 from tally.rules.ballot_text import read_ballot
 from tally.rules.gamefile import PLACEHOLDER
-from tally.rules.names import normalise
+from tally.rules.names import skeleton
 from tally.rules.rulesets import ABOUT, PRESETS
 
 # Where a title stops naming the game and starts naming the day or the thread.
@@ -115,13 +115,15 @@ def draft(
     # the director admin, and on Tieba a 昵称 another account shows too, or the director's)
     # cannot be a second player: the loader refuses two players, or a player and an
     # outsider, of one name. It is left out, said in a comment and a TODO. By account, not
-    # by name: two accounts that show one name are two people.
-    taken = {normalise(d): (d, d) for d in directors}  # folded name -> (name, account)
+    # by name: two accounts that show one name are two people. The names are compared as
+    # tally votes compares a target with the roster's look-alikes (``skeleton``): "сarol"
+    # with a Cyrillic с beside carol is left out too, as it would be flagged there.
+    taken = {skeleton(d): (d, d) for d in directors}  # folded name -> (name, account)
     kept: list[str] = []  # the accounts that are players
     left_out: list[tuple[str, str, str]] = []  # (name shown, account, whom it reads as)
     for account in order:
         person = shown[account]
-        first, owner = taken.setdefault(normalise(person), (person, account))
+        first, owner = taken.setdefault(skeleton(person), (person, account))
         if owner == account:
             kept.append(account)
         else:
@@ -133,7 +135,7 @@ def draft(
     aliases: dict[str, str] = {}
     unaliased: list[tuple[str, str, str]] = []  # (name shown, account, whom it reads as)
     for account in (a for a in kept if shown[a] != a):
-        first, owner = taken.setdefault(normalise(account), (account, account))
+        first, owner = taken.setdefault(skeleton(account), (account, account))
         if owner == account:
             aliases[shown[account]] = account
         else:
