@@ -17,7 +17,7 @@ from tally.rules.lurkers import DayThreads, check
 from tally.rules.verdicts import Colour
 from tally.rules.votes import in_order
 
-from .votekit import T, at, change, game, run, totals, vote
+from .votekit import T, at, change, game, run, status_of, totals, vote
 
 
 def _day(n: int, opens: str, closes: str, vote_id: str, talk_id: str | None = None,
@@ -633,3 +633,94 @@ def test_S2_approved_late_is_flagged_when_the_thread_grew_a_page_after_the_close
     history = History((Version(1, at("09 21:35"), first), *now))
     thread = swap(t.thread(), posts=posts, page_count=2, history=history, read_at=at("09 23:00"))
     assert "approved late" in [f.rule for f in tally_day(thread, game(), 2).flags]
+
+
+# -- found by a differential count (an independent counter from RULES.md and the seeds) ----
+
+
+@pytest.mark.rules("V7", "C4")
+def test_V7_C4_a_fix_of_a_failed_fix_keeps_the_time_of_the_first_ballot():
+    """Seed 000: "修改投票格式或投票对象错误不算改票，且此类修改的投票时间算作修改前的发贴时间".
+    Floor 2 has no reason line (10:00); its 点评 fix names two players (14:00, void); the
+    second 点评 fixes it (15:00). The fix is floor 2's, at 10:00, so 乙 reached 1 before 丁
+    (12:00) and is sheriff (C4: "最先获得投票数最多"); tally kept the failed fix's 14:00 and
+    elected 丁."""
+    t = T().post("甲", "08 10:00", "投票对象：乙").post("丙", "08 12:00", vote("丁"))
+    t.comment(2, "甲", "08 14:00", change("乙、丁")).comment(2, "甲", "08 15:00", change("乙"))
+    result = run(game("000", number=1), t, day=1)
+    fix = [b for b in result.ballots if b.comment][1]
+    assert (fix.target, fix.status, fix.time) == ("乙", "counted", at("08 10:00"))
+    assert "fixes floor 2" in fix.note
+    assert (result.outcome.result, result.outcome.player) == ("sheriff", "乙")
+
+
+@pytest.mark.rules("C2", "V10")
+@pytest.mark.parametrize("ban", ['cannot_be_voted = ["丁"]', 'bar_owner = "丁"'])
+def test_C2_V10_one_who_cannot_be_voted_for_is_not_voted_out_by_the_slander_alone(ban):
+    """Seed 002 on the 凶手's targets: "被选择的角色第二天失去投票权，且不会被投票出局"; on the
+    主管: "不能成为投票对象". 丁 is slandered (C2, +2) and cannot be voted for (V10): the +2
+    put 丁 out with no ballot for them. Without it 乙 and 丙 tie on 1, there is no sheriff,
+    and 023's tie chain ends in nobody (C5)."""
+    t = T().post("甲", "08 10:00", vote("乙")).post("乙", "08 11:00", vote("丙"))
+    result = run(game("023", day=f'slandered = ["丁"]\n{ban}'), t)
+    assert totals(result) == {"乙": "1", "丙": "1"}
+    assert (result.outcome.result, result.outcome.code) == ("none", "tie_none")
+    [flag] = [f for f in result.flags if f.rule == "C2"]
+    assert flag.player == "丁" and "cannot be voted for" in flag.note
+    # One who may be voted for keeps the +2 with no ballot (C2: "被投票数多计两票").
+    plain = run(game("023", day='slandered = ["丁"]'), t)
+    assert (plain.outcome.code, plain.outcome.player) == ("plurality", "丁")
+
+
+@pytest.mark.rules("V3", "V4")
+def test_V3_a_M126_change_may_be_a_comment_under_another_players_floor():
+    """Seed 003 names no way to post a change ("投票完成后允许改票"; 【改票格式】改票对象：包子),
+    and docs/rulesets.md says of M126 "any new post (回复, 引用, 点评 or the reply box)": 甲's
+    change 点评'd under 乙's floor counts (it was void change_not_reply), and 丙 has 2 of 2
+    (C6)."""
+    t = T().post("甲", "08 10:00", "投票对象：乙").post("乙", "08 10:30", "投票对象：丙")
+    t.comment(3, "甲", "08 11:00", "改票对象：丙")
+    result = run(game("M126"), t)
+    assert status_of(result, 3, comment=True) == ("counted", None)
+    assert totals(result) == {"丙": "2"}
+    assert (result.outcome.code, result.outcome.player) == ("majority_of_all", "丙")
+    # Under one's own void first floor too: the last change is the one in force.
+    t = T().post("甲", "08 10:00", "投票对象：某某").post("甲", "08 10:30", "改票对象：乙", reply=2)
+    t.comment(2, "甲", "08 11:00", "改票对象：丙")
+    assert totals(run(game("M126"), t)) == {"丙": "1"}
+
+
+@pytest.mark.rules("V9", "V4", "V5")
+@pytest.mark.parametrize("last", ["09 21:00", "09 16:00"])
+def test_V9_the_one_more_change_is_kept_for_the_change_in_the_last_hour(last):
+    """Seed 001: "如果投票的角色在正午就已出局，即使在禁止改票的时间内也可以进行一次改票"; RULES
+    V9: "the voter may change once more, even inside the last hour". 甲 voted 乙, who went out
+    at noon; 甲 changed at 14:00 and again at 21:00 (or 16:00). tally took both at 16:00 but
+    spent the one more on the 14:00 change, so the 21:00 one was void in the final hour and
+    nobody was out: the 14:00 change is the ordinary one (V4), the 21:00 one the one more."""
+    g = game("245", day='died = { "乙" = 2024-05-09T12:00:00 }')
+    t = T().post("甲", "08 10:00", vote("乙")).post("戊", "08 11:00", vote("丁"))
+    t.post("甲", "09 14:00", change("丙"), reply=2).post("甲", last, change("丁"), reply=2)
+    result = run(g, t)
+    assert [b.status for b in result.ballots] == ["superseded", "counted", "superseded", "counted"]
+    assert "one more change (V9)" in result.ballots[3].note
+    assert (result.outcome.code, result.outcome.player) == ("plurality", "丁")
+    # A third change has neither left (V4).
+    t.post("甲", "09 17:00" if last == "09 16:00" else "09 21:10", change("戊"), reply=2)
+    assert status_of(run(g, t), 6) == ("void", "second_change")
+
+
+@pytest.mark.rules("V7", "V12")
+def test_V7_V12_a_vote_for_one_who_may_not_be_elected_may_be_fixed():
+    """Seed 002: "修改错别字不算做改票"; V12: only 嫌疑人 stand in the day-1 election. 甲 voted for
+    乙, no 嫌疑人 (void not_electable), and fixed it by quoting it: the fix counts, as the fix
+    of a vote for one out or no player does (it was void change_without_vote: no sheriff)."""
+    g = game("023", number=1, extra='[roles]\n"甲" = "嫌疑人"\n"丙" = "嫌疑人"')
+    t = T().post("甲", "08 10:00", vote("乙")).post("甲", "08 11:00", change("丙"), quote=2)
+    result = run(g, t, day=1)
+    assert [(b.status, b.reason) for b in result.ballots] == [
+        ("void", "not_electable"), ("counted", None)
+    ]  # fmt: skip
+    assert "fixes floor 2" in result.ballots[1].note
+    assert result.ballots[1].time == at("08 10:00")
+    assert (result.outcome.result, result.outcome.player) == ("sheriff", "丙")

@@ -116,9 +116,18 @@ def count(ballots: Sequence[Ballot], game: Game, day: Day, rules: Ruleset | None
                 bonuses.setdefault(target, []).append(
                     (extra, f"众志成城: {len(who)} of {len(trapped)} 受困者", "C3")
                 )
-    # C2: the slandered receive two votes more, in every ruleset.
+    # C2: the slandered receive two votes more, in every ruleset; but not one who cannot be
+    # voted for that day (V10: seed 002's 凶手's targets "不会被投票出局", its 主管 "不能成为
+    # 投票对象"), who is no candidate: two votes more would put them out with no ballot.
     for player in day.slandered:
-        if player in living:
+        if player in living and (player in day.cannot_be_voted or player == day.bar_owner):
+            flags.append(Flag(
+                "C2",
+                f"{player} is slandered (诽谤) but cannot be voted for on day {day.day} (V10): "
+                "the two votes more are not counted, and they are not voted out",
+                player,
+            ))  # fmt: skip
+        elif player in living:
             votes[player] = votes.get(player, Decimal(0)) + rules.slander_bonus
             bonuses.setdefault(player, []).append((rules.slander_bonus, "slandered (诽谤)", "C2"))
     order = {p: i for i, p in enumerate(game.players)}

@@ -674,7 +674,10 @@ def _answers_one_of(
     for method in methods:
         if method is ChangeMethod.COMMENT and w.is_comment and w.post.post_id in post_ids:
             return True
-        if method is ChangeMethod.POST and not w.is_comment:
+        if method is ChangeMethod.POST:
+            # Any new post: a floor, or a 点评/楼中楼 under any floor, another player's too
+            # (seed 003 names no way to post a change; docs/rulesets.md: "any new post
+            # (回复, 引用, 点评 or the reply box)").
             return True
         if w.is_comment:
             continue
@@ -692,24 +695,25 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
     current: _Work | None = None
     own_floors: set[str] = set()
     fixables: list[_Work] = []  # the void first ballots a fix may answer, oldest first
+    # A void ballot that answers an earlier one is a fix of it that failed: the ballot a
+    # fix of it fixes is that earlier one, whose time it keeps (V7, seed 000: "此类修改的
+    # 投票时间算作修改前的发贴时间"; a fix of a fix kept the failed fix's time).
+    roots: dict[int, _Work] = {}
     changes = 0
     extra_used = False
+    went_out: str | None = None  # the target whose death during the day gave one more change
     window = timedelta(minutes=rules.change_window_minutes)
     for w in seq:
         forced = w.ruling is not None and w.ruling.action == RulingAction.ACCEPT
         if w.is_void:
             if current is None and w.reason in FIXABLE:
+                earlier = _answered(w, fixables, rules)
+                roots[id(w)] = roots[id(earlier)] if earlier is not None else w
                 fixables.append(w)
             w.is_change = current is not None
             continue
         if current is None:
-            # The void ballot it answers, the latest first: another void one posted after
-            # it (a vote for one who is out) does not take its fix away.
-            fixable = next(
-                (f for f in reversed(fixables)
-                 if _answers_one_of(w, {f.post.post_id}, rules.change_via, f.author)),
-                None,
-            )  # fmt: skip
+            fixable = _answered(w, fixables, rules)
             fix = fixable is not None
             change = w.parsed is not None and w.parsed.label == BallotKind.CHANGE
             if change and not fix and not forced:
@@ -717,9 +721,10 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
                 continue
             if fix and fixable is not None:
                 if rules.fix_keeps_time:
-                    w.time = fixable.time
+                    root = roots[id(fixable)]
+                    w.time = root.time
                     w.notes.append(
-                        f"fixes floor {fixable.post.floor}: no change, keeps its time (V7)"
+                        f"fixes floor {root.post.floor}: no change, keeps its time (V7)"
                     )
                 else:
                     w.notes.append(f"replaces the void ballot on floor {fixable.post.floor} (V7)")
@@ -752,22 +757,27 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
             )
             continue
         death = day.died.get(current.target or "")
-        v9 = (
-            rules.change_after_target_death
-            and death is not None
-            and w.posted_at >= death
-            and not extra_used
-        )
-        if not v9 and rules.max_changes is not None and changes >= rules.max_changes:
-            w.void(VoidReason.SECOND_CHANGE, f"only {rules.max_changes} change(s) allowed (V4)")
-            continue
+        if rules.change_after_target_death and death is not None and w.posted_at >= death:
+            # The target went out during the day (正午): one more change, even inside the
+            # last hour (V9, seed 001: "即使在禁止改票的时间内也可以进行一次改票").
+            went_out = went_out or current.target
         final = day.closes - window
         deadline = final
         if w.proxy and rules.proxy_change_deadline_minutes is not None:
             deadline = min(
                 final, day.closes - timedelta(minutes=rules.proxy_change_deadline_minutes)
             )
-        if not v9 and window and w.posted_at >= deadline:
+        spent = rules.max_changes is not None and changes >= rules.max_changes
+        late = bool(window) and w.posted_at >= deadline
+        # The one more change is the one the ordinary change cannot be: a change after the
+        # death, outside the last hour, is the ordinary one while it is left, and the one
+        # more is kept for the change after it, or the one inside the last hour (V4, V5, V9:
+        # spent first, it refused the final-hour change it exists for).
+        v9 = went_out is not None and not extra_used and (spent or late)
+        if not v9 and spent:
+            w.void(VoidReason.SECOND_CHANGE, f"only {rules.max_changes} change(s) allowed (V4)")
+            continue
+        if not v9 and late:
             # V8 only for a proxy change (its own, earlier deadline, seed 001).
             rule = "V5, V8" if w.proxy else "V5"
             minutes = int((day.closes - deadline).total_seconds() // 60)
@@ -787,10 +797,21 @@ def _sequence(voter: str, seq: list[_Work], day: Day, rules: Ruleset) -> None:
                 continue
         if v9:
             extra_used = True
-            w.notes.append(f"{current.target} went out during the day: one more change (V9)")
+            w.notes.append(f"{went_out} went out during the day: one more change (V9)")
         else:
             changes += 1
         current = _supersede(current, w, own_floors)
+
+
+def _answered(w: _Work, fixables: list[_Work], rules: Ruleset) -> _Work | None:
+    """The void ballot ``w`` answers the way a change must be posted (V3, V7), the latest
+    first: another void one posted after it (a vote for one who is out) does not take its
+    fix away."""
+    return next(
+        (f for f in reversed(fixables)
+         if _answers_one_of(w, {f.post.post_id}, rules.change_via, f.author)),
+        None,
+    )  # fmt: skip
 
 
 def _count(w: _Work, own_floors: set[str]) -> _Work:

@@ -99,7 +99,8 @@ def void_words(reason: VoidReason, rules: Ruleset | None) -> str:
 
 # A void first ballot with one of these may be fixed, and the fix is no change (V7): a
 # wrong format or a wrong target ("修改投票格式或投票对象错误不算改票", seed 000), which is
-# one that names no player, or one who is out or may not be voted for that day.
+# one that names no player, or one who is out, may not be voted for that day or may not be
+# elected (V12).
 FIXABLE = frozenset(
     {
         VoidReason.FORMAT,
@@ -107,6 +108,7 @@ FIXABLE = frozenset(
         VoidReason.SEVERAL_BALLOTS,
         VoidReason.DEAD_TARGET,
         VoidReason.BANNED_TARGET,
+        VoidReason.NOT_ELECTABLE,  # seed 002: "修改错别字不算做改票"
     }
 )
 
