@@ -22,7 +22,7 @@ MATHS = ["$$", "$\\bad$", "a$b$c", "x^2_y", "\\frac{1}{2}"]
 
 
 def day_thread(tid: str, title: str, posts: list[P]) -> Thread:
-    t = Thread(tid, title, {})
+    t = Thread(tid, title, {}, first_pid=int(tid) * 1000)  # post ids are the board's: one a post
     t.add(*posts)
     return t
 
