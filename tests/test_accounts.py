@@ -191,19 +191,21 @@ def test_each_writing_is_read_once_per_count(monkeypatch):
     """Each word once: a count reads the ballot of each writing of the vote thread once, and
     the rows that hold no ballot (V6: listed, never counted) come from that same reading,
     not from a second pass over the thread."""
-    from tally.rules import ballot_text, judge
+    from tally.rules import ballot_text
 
     g = game()
     t = thread(("bob", "3", "08 10:00", vote("carol")), ("carol", "4", "08 10:05", "我来了"),
                ("dave", "5", "08 11:00", vote("bob")),
                ("ncfrank", "7", "08 11:30", "没想好，晚点投"))  # fmt: skip
     read: list[str] = []
+    once = ballot_text.read_ballot
 
     def counted(text: str, **kw: object) -> ballot_text.Reading:
         read.append(text)
-        return ballot_text.read_ballot(text, **kw)  # type: ignore[arg-type]
+        return once(text, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(judge, "read_ballot", counted)
+    # The judge reads through read_boxed (a ballot in a quote box the poster typed).
+    monkeypatch.setattr(ballot_text, "read_ballot", counted)
     result = count(g, t)
     assert sorted(read) == sorted(p.text for p in t.thread().posts[1:])
     assert [r.floor for r in result.remarks] == [3, 5]

@@ -94,6 +94,19 @@ def _clean_target(raw: str) -> str:
     return target
 
 
+def read_boxed(
+    text: str, boxed: str, *, require_reason: bool = True, abstain_word: str | None = None
+) -> tuple[Reading, str]:
+    """The ballot in ``text``, or, where it holds none, in the words of a quote box the
+    poster typed (``boxed``: quoting no post) with it: the reading and the words read."""
+    reading = read_ballot(text, require_reason=require_reason, abstain_word=abstain_word)
+    if reading.is_ballot or not boxed:
+        return reading, text
+    both = f"{boxed}\n{text}".strip()
+    inside = read_ballot(both, require_reason=require_reason, abstain_word=abstain_word)
+    return (inside, both) if inside.is_ballot else (reading, text)
+
+
 def read_ballot(
     text: str, *, require_reason: bool = True, abstain_word: str | None = None
 ) -> Reading:

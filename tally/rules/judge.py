@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from tally.errors import GameFileError, InputError, NotAThreadError
 from tally.model import HIDE_CODE, Post, Thread, Writing
-from tally.rules.ballot_text import ParsedBallot, Reading, read_ballot
+from tally.rules.ballot_text import ParsedBallot, Reading, read_boxed
 from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.game import Author, Cast, Day, Game, Ruling, Signed
 from tally.rules.names import TRAILING, Roster, author_key, normalise
@@ -134,8 +134,6 @@ def judge(
             _name_of_another(work, strangers, others, game.ids)
         _check(work, day, rules, voters)
         works.append(work)
-    if unclear:
-        raise InputError(_unclear_sentence(unclear, day))
     if rulings:
         left = rulings[0]
         where = f"floor {left.floor}" + (f", comment {left.comment}" if left.comment else "")
@@ -159,6 +157,8 @@ def judge(
         or owner in day.cannot_vote
         or (voters is not None and owner not in voters)
     )
+    if unclear:
+        raise InputError(_unclear_sentence(unclear, day))
     for work in works:
         _apply_ruling(work, roster)
     by_voter: dict[str, list[_Work]] = {}
@@ -249,19 +249,9 @@ def _sorted(
             note = f"{BANNED['author_banned']}: its 点评 are never counted either"
             rows.append(replace(row, words=Status.BANNED.label, status=Status.BANNED, note=note))
             continue
-        reading = read_ballot(
-            w.text, require_reason=rules.require_reason, abstain_word=rules.abstain_word
-        )
-        text, boxed = w.text, _typed_quote(w)
-        if not reading.is_ballot and boxed:
-            inside = read_ballot(
-                f"{boxed}\n{w.text}", require_reason=rules.require_reason,
-                abstain_word=rules.abstain_word,
-            )  # fmt: skip
-            if inside.is_ballot:
-                reading, text = inside, f"{boxed}\n{w.text}".strip()
-            else:
-                boxed = ""
+        boxed = _typed_quote(w)
+        reading, text = read_boxed(w.text, boxed, require_reason=rules.require_reason,
+                                   abstain_word=rules.abstain_word)  # fmt: skip
         if not reading.is_ballot:
             if not who.is_director:
                 rows.append(_row(w, who))
@@ -282,7 +272,7 @@ def _sorted(
                 damaged="\ufffd" in w.text or "\ufffd" in w.author,
                 to_the_minute=w.to_the_minute,
                 text=text,
-                flags=[("quote box", _BOXED)] if boxed and reading.is_ballot else [],
+                flags=[("quote box", _BOXED)] if text != w.text else [],
             ))  # fmt: skip
     return works, tuple(rows), shown, others
 
