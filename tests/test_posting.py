@@ -438,10 +438,67 @@ def test_watch_does_not_post_when_floors_older_than_its_last_poll_appear(board, 
     result = watch(url, game, cookies, clock, "--post")
     assert result.exit_code == NOT_POSTED
     message = " ".join(result.stderr.split())
-    assert "the closing announcement was not posted: the final read holds 1 floor(s) that the poll of 05-09 21:20:00 did not show" in message
-    assert "小眯" in message and "tally announce --kind close --day 2 --post" in message
+    assert "the closing announcement was not posted: the final read holds 1 floor(s) that tally's reads before it did not show, with times before 05-09 21:19, when those reads already showed the thread" in message
+    assert "小眯" in message and "--day 2 --kind close --post" in message
     assert board.replies == []
     assert "final" in result.stdout  # the final count was shown
+
+
+@pytest.mark.parametrize("stamp", ["2024-05-09 21:20:00", "2024-05-09 21:19:45"])
+def test_a_ballot_posted_just_after_a_poll_does_not_stop_the_post(board, tmp_path, stamp):
+    """From the cold read: a player posted right after the 21:20:00 poll, in its second, or
+    with the forum's clock 15 s behind this machine's: a normal ballot, posted unattended."""
+    url, game, cookies = setup(board, tmp_path)
+    clock = FakeClock("2024-05-09 21:20:00", CHINA)
+    board.clock = clock.now
+    thread = board.threads["102"]
+
+    def after_first_poll(path: str):  # type: ignore[no-untyped-def]
+        if "viewthread" in path and clock.now().astimezone(CHINA).strftime("%H:%M") >= "21:21" \
+                and not any("刚投" in p.text for p in thread.posts):
+            for floor, post in enumerate(thread.posts, start=1):
+                post.post_id = thread.pid(floor)
+            thread.posts.append(P("小眯", stamp, "投票对象：长夜\n投票理由：刚投", post_id=3000))
+            board.thread(thread)
+        return None
+
+    board.forum.hook = after_first_poll
+    result = watch(url, game, cookies, clock, "--post")
+    assert result.exit_code == 0, result.stderr
+
+
+def test_a_watch_whose_first_poll_is_the_final_one_checks_against_the_cache(board, tmp_path):
+    """From the cold read: `tally votes` read the thread at 21:20; a thread was merged in;
+    `watch --post` (re)started after the close has no poll before its final one: the
+    thread's history in the cache is the read before."""
+    url, game, cookies = setup(board, tmp_path)
+    clock = FakeClock("2024-05-09 21:20:00", CHINA)
+    board.clock = clock.now
+    first = runner.invoke(app, ["votes", url, "--game", game, "--cookies", str(cookies)],
+                          obj=env(clock))  # fmt: skip
+    assert first.exit_code == 0, first.output
+    thread = board.threads["102"]
+    for floor, post in enumerate(thread.posts, start=1):
+        post.post_id = thread.pid(floor)
+    moved = P("小眯", "2024-05-09 21:00:00", "投票对象：长夜\n投票理由：讨论帖里投的", post_id=3000)
+    thread.posts.insert(next(i for i, p in enumerate(thread.posts) if p.time > moved.time), moved)
+    board.thread(thread)
+    later = FakeClock("2024-05-09 21:31:00", CHINA)
+    board.clock = later.now
+    result = watch(url, game, cookies, later, "--post")
+    assert result.exit_code == NOT_POSTED and board.replies == []
+
+
+def test_the_watchs_own_reminder_does_not_stop_its_close(board, tmp_path):
+    """From the cold read: `--remind-at 15 --post` posts its 催票 just after a poll; the final
+    read holds that floor, which the poll did not show: the director's own, no late post."""
+    url, game, cookies = setup(board, tmp_path)
+    clock = FakeClock("2024-05-09 21:20:00", CHINA)
+    board.clock = clock.now
+    result = watch(url, game, cookies, clock, "--remind-at", "15", "--post")
+    assert result.exit_code == 0, result.stderr
+    assert [m.split("\n")[0] for _, _, m in board.replies] == [
+        "[b]测试局 第2天投票 催票[/b]", "[b]测试局 第2天投票结果[/b]"]
 
 
 def test_watch_reminds_once_before_the_close(board, tmp_path):

@@ -36,6 +36,7 @@ from tally.rules.game import Day, Game
 from tally.rules.polls import Poll, changes
 from tally.rules.verdicts import ThreadRole
 from tally.rules.votes import DayResult, tally_day
+from tally.times import short
 from tally.vocabulary import Announcement, Markup
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ def watch(
             write_atomic(announce_to, text.encode("utf-8"))
             show.note(f"wrote the announcement to {announce_to}")
         if post:
-            _not_unattended(prior, last.result)
+            _not_unattended(game, prior, last)
             _posted(watchers, post_or_keep(game, last.result.day, Announcement.CLOSE, text,
                                            reader=reader, keep=announce_to, outcome=outcome,
                                            unchecked=last.result.unchecked))  # fmt: skip
@@ -370,28 +371,49 @@ def _polite(every: float, reader: Reader, url: str) -> float:
     return every
 
 
-def _not_unattended(prior: DayResult | None, final: DayResult) -> None:
-    """Stop `watch --post` when the final read holds floors the poll before it did not
-    show, with times before that poll: approved by a moderator since (审核), or moved or
-    merged in from another thread (移动, 合并; a merged discussion thread's ballot lines put
-    the wrong player out, posted unattended, on a real X3.5). The count is shown and the
+def _not_unattended(game: Game, prior: DayResult | None, final: Poll) -> None:
+    """Stop `watch --post` when the final read holds players' floors that tally's reads
+    before it did not show, with times before the newest floor those reads showed, or a
+    minute before the last of them (the forum's clock against this machine's): approved
+    by a moderator since (审核), or moved or merged in from another thread (移动, 合并; a
+    merged discussion thread's ballot lines put the wrong player out, posted unattended,
+    on a real X3.5). "Before" is the thread's history in the cache (reads before this poll,
+    by this watch or another command), else the poll before. The count is shown and the
     announcement written where asked: the director looks, then posts."""
     from tally.errors import PostError
 
-    if prior is None:
+    result = final.result
+    if result is None:
         return
-    shown = {p.post_id for p in prior.thread.posts}
-    late = [p for p in final.thread.posts
-            if p.post_id not in shown and p.floor != 1 and p.time <= prior.as_of]  # fmt: skip
+    thread = result.thread
+    history = thread.history.versions if thread.history is not None else ()
+    # Each post with the time of the read that showed it (a time past that read's is a
+    # post the clock puts in the future: no measure of "before").
+    earlier = [(p, v.read_at) for v in history if v.read_at < final.at for p in v.posts]
+    if not earlier and prior is not None:
+        earlier = [(p, prior.as_of) for p in prior.thread.posts]
+    times = [p.time for p, read in earlier if p.floor != 1 and p.time <= read]
+    if not times:
+        return  # nothing read before: nothing to tell a late floor by
+    # Older than the newest floor they showed, or than a minute before the last of them
+    # (a minute for the forum's clock against this machine's, and the second of a read).
+    seen = {p.post_id for p, _ in earlier}
+    newest = max(max(times), max(read for _, read in earlier) - timedelta(minutes=1))
+    cast = game.cast()
+    late = [p for p in thread.posts
+            if p.post_id not in seen and p.floor != 1 and p.time < newest
+            and not cast.of(p).is_director]  # fmt: skip
     if not late:
         return
     floors = "、".join(f"{p.floor}楼 {p.author}" for p in late[:8]) + ("…" if len(late) > 8 else "")
+    where = f" --game {game.path}" if game.path is not None else ""
     raise PostError(
         f"the closing announcement was not posted: the final read holds {len(late)} floor(s) "
-        f"that the poll of {prior.as_of:%m-%d %H:%M:%S} did not show, with times before it "
-        f"({floors}): approved by a moderator since (审核), or moved in from another thread "
-        "(移动, 合并); look at them in the count above, then post with tally announce --kind "
-        f"close --day {final.day.day} --post."
+        f"that tally's reads before it did not show, with times before {short(newest)}, "
+        f"when those reads already showed the thread ({floors}): approved by a moderator "
+        "since (审核), or "
+        "moved in from another thread (移动, 合并); look at them in the count above, then "
+        f"post with tally announce{where} --day {result.day.day} --kind close --post."
     )
 
 
