@@ -1193,3 +1193,60 @@ def test_posts_merged_in_from_the_discussion_thread_are_no_ballots(forum, tmp_pa
     assert data["outcome"]["result"] == "none"
     assert sorted(data["not_voted"]) == ["carol", "dave", "eve"]
     assert [f["floor"] for f in data["flags"] if f["rule"] == "moved in"] == [2, 3, 4]
+
+
+def _merged(forum, tmp_path):  # type: ignore[no-untyped-def]
+    """Threads 7 (discussion) and 8 (vote) read by `tally lurkers`, then 7 merged into 8."""
+    discussion = forum.url("forum.php?mod=viewthread&tid=7")
+    vote = forum.url("forum.php?mod=viewthread&tid=8")
+    game = _merge_game(tmp_path, discussion, vote)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    clock = env(FakeClock(datetime(2026, 12, 2, 12, 5, tzinfo=CHINA).astimezone(UTC)))
+    forum.add_discuz_page("7", 1, page("merge-discussion-guest"))
+    forum.add_discuz_page("8", 1, page("merge-vote-before-guest"))
+    before = runner.invoke(app, ["lurkers", "--game", game, "--day", "2", "--no-write", *cache],
+                           obj=clock)  # fmt: skip
+    assert before.exit_code == 0, before.output
+    forum.routes.clear()
+    forum.add_discuz_page("8", 1, page("merge-vote-guest"))
+    return vote, ["--game", game, "--json", *cache], clock
+
+
+def _statuses(result) -> list[tuple[int, str]]:  # type: ignore[no-untyped-def]
+    assert result.exit_code == 0, result.output
+    return [(b["floor"], b["status"]) for b in json.loads(result.stdout)["ballots"]]
+
+
+def test_posts_merged_in_stay_moved_in_on_every_run_after(forum, tmp_path):
+    vote, args, clock = _merged(forum, tmp_path)
+    first = _statuses(runner.invoke(app, ["votes", vote, *args], obj=clock))
+    again = _statuses(runner.invoke(app, ["votes", vote, *args], obj=clock))
+    assert first == again and [f for f, s in again if s == "moved_in"] == [2, 3, 4]
+
+
+def test_a_cache_from_before_post_ids_were_kept_still_tells_merged_posts(forum, tmp_path):
+    """From the second cold read: a discussion thread read by a tally that kept no
+    posts.json (its history only) showed the merged posts nowhere."""
+    vote, args, clock = _merged(forum, tmp_path)
+    for kept in (tmp_path / "cache").glob("*/posts.json"):
+        kept.unlink()  # as a cache written before this change
+    for _ in range(2):  # and on the run after, which reads the post ids it kept
+        rows = _statuses(runner.invoke(app, ["votes", vote, *args], obj=clock))
+        assert [f for f, s in rows if s == "moved_in"] == [2, 3, 4]
+
+
+def test_a_ballot_moved_out_and_back_is_its_threads_own(forum, tmp_path):
+    """From the second cold read: a ballot read in the vote thread, split into thread 9 (read
+    there), and moved back, was cast in the vote thread: it counts."""
+    vote = forum.url("forum.php?mod=viewthread&tid=8")
+    game = _merge_game(tmp_path, forum.url("forum.php?mod=viewthread&tid=7"), vote)
+    args = ["--game", game, "--json", "--cache-dir", str(tmp_path / "cache")]
+    clock = env(FakeClock(datetime(2026, 12, 2, 12, 5, tzinfo=CHINA).astimezone(UTC)))
+    forum.add_discuz_page("8", 1, page("merge-vote-before-guest"))
+    assert runner.invoke(app, ["votes", vote, *args], obj=clock).exit_code == 0
+    own = next((tmp_path / "cache").glob("discuz-*-8"))
+    nine = own.with_name(own.name[:-1] + "9")
+    nine.mkdir()
+    (nine / "posts.json").write_text(json.dumps(sorted(json.loads((own / "posts.json").read_text()))))
+    rows = _statuses(runner.invoke(app, ["votes", vote, *args], obj=clock))
+    assert "moved_in" not in {s for _, s in rows}

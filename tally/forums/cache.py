@@ -204,22 +204,43 @@ class ThreadCache:
         ]  # fmt: skip
 
     def post_ids(self) -> frozenset[str]:
-        """Every post id any read of this thread found in it (``posts.json``)."""
+        """Every post id any read of this thread found in it (``posts.json``; a cache
+        written before it was kept: the ids of the history's versions)."""
+        kept = self._kept_ids()
+        return self._ids_in_history() if kept is None else kept
+
+    def _kept_ids(self) -> frozenset[str] | None:
         try:
             loaded = json.loads((self.folder / "posts.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except OSError:
+            return None
+        except ValueError:
             return frozenset()
         if not isinstance(loaded, list):
             return frozenset()
         return frozenset(i for i in loaded if isinstance(i, str))
 
+    def _ids_in_history(self) -> frozenset[str]:
+        ids: set[str] = set()
+        for _, digest, _ in self._versions():
+            try:
+                data = json.loads((self.folder / "versions" / f"{digest}.json").read_bytes())
+            except (OSError, ValueError):
+                continue
+            posts = data.get("posts") if isinstance(data, dict) else data
+            for post in posts if isinstance(posts, list) else ():
+                if isinstance(post, dict) and isinstance(post.get("post_id"), str):
+                    ids.add(post["post_id"])
+        return frozenset(ids)
+
     def note_post_ids(self, ids: frozenset[str]) -> None:
-        """Add the post ids a read found in this thread to those kept (never removed: a
-        post moved to another thread since was read here)."""
+        """Add post ids a read found first in this thread to those kept (never removed: a
+        post moved to another thread since was read here first)."""
         with self._lock:
-            known = self.post_ids()
-            if ids <= known:
+            known = self._kept_ids()
+            if known is not None and ids <= known:
                 return
+            known = known or frozenset()
             self._write("posts.json", json.dumps(sorted(known | ids)).encode())
 
     def note_closed(self, closed: bool, read_at: datetime) -> datetime | None:

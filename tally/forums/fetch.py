@@ -304,6 +304,9 @@ def fetch_thread(
             thread = built()
         except ParseError as exc:
             failed = exc
+    # The posts first read in this thread before this read: its own, wherever else they
+    # were read since (moved out by mistake and back).
+    own = store.post_ids() if store is not None else frozenset()
     if store is not None:
         store.set_page_count(total)
         fresh = {Origin.NETWORK, Origin.REVALIDATED}
@@ -321,8 +324,8 @@ def fetch_thread(
         return thread
     ids = frozenset(p.post_id for p in thread.posts)
     host = urlsplit(ref.base).netloc
-    moved = Cache(options.cache_dir).read_elsewhere(platform.name, host, ref.thread_id, ids)
-    store.note_post_ids(ids)
+    moved = Cache(options.cache_dir).read_elsewhere(platform.name, host, ref.thread_id, ids - own)
+    store.note_post_ids(own | (ids - moved.keys()))  # the posts first read in it
     since = store.note_closed(thread.closed, thread.read_at) if thread.read_at else None
     return replace(thread, history=history, moved_in=moved, closed_since=since)
 
