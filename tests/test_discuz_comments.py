@@ -445,3 +445,22 @@ def test_a_vote_thread_closed_before_the_close_is_said_and_named_on_the_l3_cards
     forum.add_discuz_page("4", 1, (CHANGES / "comments-guest.html").read_bytes())
     later = runner.invoke(app, ["votes", url, *files(reopened, url, ALLOWED), "--json"], obj=_at(8, 5))
     assert not [f for f in json.loads(later.stdout)["flags"] if f["rule"] == "closed"]
+
+
+def test_a_quote_box_holding_another_floors_words_is_a_quote(forum, tmp_path):
+    """From the second cold read: eve pastes floor 2's ballot into a [quote] (or cuts the
+    引用 box's header away) and adds her remark: the words are alice's, not eve's ballot."""
+    text = (CHANGES / "quote-box-guest.html").read_text(encoding="utf-8")
+    old = ('<div class="quote"><blockquote>投票对象：bob<br />\n投票理由：手写的引用框</blockquote>'
+           "</div>以上是我的票，法官查收")  # fmt: skip
+    assert old in text
+    pasted = '<div class="quote"><blockquote>投票对象：bob<br />\n投票理由：发言划水</blockquote></div>这理由太敷衍了吧'
+    forum.add_discuz_page("4", 1, text.replace(old, pasted).encode("utf-8"))
+    for number in (1, 2):
+        body = (CHANGES / f"comments-more-{number}-guest.xml").read_bytes()
+        forum.add(MORE.format(number), Reply(200, body, XML))
+    result = run(forum, tmp_path, forum.url("forum.php?mod=viewthread&tid=4"))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    [eve] = [b for b in data["ballots"] if b["post_id"] == "31"]
+    assert eve["status"] == "not_a_ballot" and "eve" in data["not_voted"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import NamedTuple
@@ -221,6 +221,8 @@ def _sorted(
     # stood, tally.rules.standing.kept_from_the_close).
     barred = {p.author_id or p.author for p in thread.posts if p.hidden == "author_banned"
               and (closes is None or p.time <= closes)}  # fmt: skip
+    # What each floor says, words alone: a quote box holding another floor's words quotes it.
+    floors = [(p.author_id or p.author, "".join(p.text.split())) for p in thread.posts]
     for w in thread.writings():
         who = cast.of(w)
         if who.renamed and who.player is not None:
@@ -249,7 +251,7 @@ def _sorted(
             note = f"{BANNED['author_banned']}: its 点评 are never counted either"
             rows.append(replace(row, words=Status.BANNED.label, status=Status.BANNED, note=note))
             continue
-        boxed = _typed_quote(w)
+        boxed = _typed_quote(w, floors)
         reading, text = read_boxed(w.text, boxed, require_reason=rules.require_reason,
                                    abstain_word=rules.abstain_word)  # fmt: skip
         if not reading.is_ballot:
@@ -282,13 +284,20 @@ _BOXED = ("written inside a quote box that quotes no post ([quote] typed by hand
 _QUOTED_HEADER = ("发表于", "發表於", "原帖由", "posted on")
 
 
-def _typed_quote(w: Writing) -> str:
+def _typed_quote(w: Writing, floors: Sequence[tuple[str, str]] = ()) -> str:
     """The words of the quote boxes of a floor that quote no post (a [quote] typed around
-    one's own ballot): no link to a post, no author, no 发表于 header; "" for none."""
+    one's own ballot): no link to a post, no author, no 发表于 header, and not the words of
+    another's floor (pasted, or a 引用 box with its header line deleted); "" for none."""
     if w.is_comment:
         return ""
+    me = w.author_id or w.author
+
+    def elsewhere(text: str) -> bool:
+        words = "".join(text.split())
+        return bool(words) and any(words in said for who, said in floors if who != me)
+
     own = [q.text for q in w.post.quotes if q.post_id is None and q.author is None
-           and not any(h in q.text for h in _QUOTED_HEADER)]  # fmt: skip
+           and not any(h in q.text for h in _QUOTED_HEADER) and not elsewhere(q.text)]  # fmt: skip
     return "\n".join(own).strip()
 
 
