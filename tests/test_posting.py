@@ -438,10 +438,40 @@ def test_watch_does_not_post_when_floors_older_than_its_last_poll_appear(board, 
     result = watch(url, game, cookies, clock, "--post")
     assert result.exit_code == NOT_POSTED
     message = " ".join(result.stderr.split())
-    assert "the closing announcement was not posted: the final read holds 1 floor(s) that tally's reads before it did not show, with times before 05-09 21:19, when those reads already showed the thread" in message
-    assert "小眯" in message and "--day 2 --kind close --post" in message
+    assert ("the closing announcement was not posted: 1 floor(s) came into the thread with times "
+            "before what tally's reads had already shown (19楼 小眯 05-09 21:00)") in message
+    assert "--day 2 --kind close --post" in message
     assert board.replies == []
     assert "final" in result.stdout  # the final count was shown
+
+
+def test_a_merge_at_a_poll_before_the_last_still_stops_the_post(board, tmp_path):
+    """From the second real-forum session: a thread merged in at the 5th poll of 9; the
+    polls after it showed those floors, so the last poll alone saw nothing new, and the
+    wrong sheriff was posted unattended. Each poll is measured against those before it."""
+    url, game, cookies = setup(board, tmp_path)
+    clock = FakeClock("2024-05-09 21:00:00", CHINA)
+    board.clock = clock.now
+    thread = board.threads["102"]
+
+    def merged_at_five(path: str):  # type: ignore[no-untyped-def]
+        if "viewthread" in path and clock.now().astimezone(CHINA).strftime("%H:%M") >= "21:05" \
+                and not any("讨论帖里投的" in p.text for p in thread.posts):
+            for floor, post in enumerate(thread.posts, start=1):
+                post.post_id = thread.pid(floor)
+            moved = P("小眯", "2024-05-09 20:30:00", "投票对象：长夜\n投票理由：讨论帖里投的",
+                      post_id=3000)  # fmt: skip
+            thread.posts.insert(next(i for i, p in enumerate(thread.posts) if p.time > moved.time),
+                                moved)  # fmt: skip
+            board.thread(thread)
+        return None
+
+    board.forum.hook = merged_at_five
+    args = ["watch", url, "--game", game, "--cookies", str(cookies), "--every", "60", "--post"]
+    result = runner.invoke(app, args, obj=env(clock))
+    assert result.exit_code == NOT_POSTED
+    assert "came into the thread with times before" in " ".join(result.stderr.split())
+    assert board.replies == []
 
 
 @pytest.mark.parametrize("stamp", ["2024-05-09 21:20:00", "2024-05-09 21:19:45"])

@@ -23,7 +23,7 @@ on trying, keeping the last good count.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -32,6 +32,7 @@ from tally.errors import FetchError, GameFileError, InputError, NotAThreadError,
 from tally.forums import resolve_url
 from tally.forums.fetch import is_url
 from tally.forums.reader import Reader
+from tally.model import Post
 from tally.rules.game import Day, Game
 from tally.rules.polls import Poll, changes
 from tally.rules.verdicts import ThreadRole
@@ -112,13 +113,12 @@ def watch(
     for watcher in watchers:
         watcher.start(game)
     last = None
-    prior: DayResult | None = None  # the count before the last poll's
+    arrivals = _Arrivals(game)
     reminder: Reminder | None = Reminder(remind_at) if remind_at is not None else None
     try:
         for last in read_polls(game, url, day=day, schedule=schedule, reader=reader,
                                wait=_waiting(reader.env, watchers), late_ok=late_ok):  # fmt: skip
-            if not last.final and last.result is not None and last.error is None:
-                prior = last.result
+            arrivals.poll(last)
             for watcher in watchers:
                 watcher.poll(last)
             if reminder is not None:
@@ -146,7 +146,7 @@ def watch(
             write_atomic(announce_to, text.encode("utf-8"))
             show.note(f"wrote the announcement to {announce_to}")
         if post:
-            _not_unattended(game, prior, last)
+            arrivals.check(last.result)
             _posted(watchers, post_or_keep(game, last.result.day, Announcement.CLOSE, text,
                                            reader=reader, keep=announce_to, outcome=outcome,
                                            unchecked=last.result.unchecked))  # fmt: skip
@@ -371,50 +371,66 @@ def _polite(every: float, reader: Reader, url: str) -> float:
     return every
 
 
-def _not_unattended(game: Game, prior: DayResult | None, final: Poll) -> None:
-    """Stop `watch --post` when the final read holds players' floors that tally's reads
-    before it did not show, with times before the newest floor those reads showed, or a
-    minute before the last of them (the forum's clock against this machine's): approved
-    by a moderator since (审核), or moved or merged in from another thread (移动, 合并; a
-    merged discussion thread's ballot lines put the wrong player out, posted unattended,
-    on a real X3.5). "Before" is the thread's history in the cache (reads before this poll,
-    by this watch or another command), else the poll before. The count is shown and the
-    announcement written where asked: the director looks, then posts."""
-    from tally.errors import PostError
+@dataclass
+class _Arrivals:
+    """Players' floors that came into the vote thread with times before what tally's reads
+    had already shown: approved by a moderator since (审核), or moved or merged in from
+    another thread (移动, 合并; a merged thread's ballot lines put the wrong player out,
+    posted unattended, on a real X3.5). Followed poll by poll (a merge at any poll, not only
+    the last), from the reads in the cache's history before the first; "before" is older
+    than the newest floor those reads showed, or a minute before the last of them (the
+    forum's clock against this machine's). `watch --post` posts nothing while one stands."""
 
-    result = final.result
-    if result is None:
-        return
-    thread = result.thread
-    history = thread.history.versions if thread.history is not None else ()
-    # Each post with the time of the read that showed it (a time past that read's is a
-    # post the clock puts in the future: no measure of "before").
-    earlier = [(p, v.read_at) for v in history if v.read_at < final.at for p in v.posts]
-    if not earlier and prior is not None:
-        earlier = [(p, prior.as_of) for p in prior.thread.posts]
-    times = [p.time for p, read in earlier if p.floor != 1 and p.time <= read]
-    if not times:
-        return  # nothing read before: nothing to tell a late floor by
-    # Older than the newest floor they showed, or than a minute before the last of them
-    # (a minute for the forum's clock against this machine's, and the second of a read).
-    seen = {p.post_id for p, _ in earlier}
-    newest = max(max(times), max(read for _, read in earlier) - timedelta(minutes=1))
-    cast = game.cast()
-    late = [p for p in thread.posts
-            if p.post_id not in seen and p.floor != 1 and p.time < newest
-            and not cast.of(p).is_director]  # fmt: skip
-    if not late:
-        return
-    floors = "、".join(f"{p.floor}楼 {p.author}" for p in late[:8]) + ("…" if len(late) > 8 else "")
-    where = f" --game {game.path}" if game.path is not None else ""
-    raise PostError(
-        f"the closing announcement was not posted: the final read holds {len(late)} floor(s) "
-        f"that tally's reads before it did not show, with times before {short(newest)}, "
-        f"when those reads already showed the thread ({floors}): approved by a moderator "
-        "since (审核), or "
-        "moved in from another thread (移动, 合并); look at them in the count above, then "
-        f"post with tally announce{where} --day {result.day.day} --kind close --post."
-    )
+    game: Game
+    seen: set[str] = field(default_factory=set)
+    newest: datetime | None = None
+    late: dict[str, Post] = field(default_factory=dict)
+    started: bool = False
+
+    def poll(self, poll: Poll) -> None:
+        if poll.error is not None or poll.result is None:
+            return  # a poll that failed read nothing new
+        thread = poll.result.thread
+        if not self.started:
+            self.started = True
+            history = thread.history.versions if thread.history is not None else ()
+            for v in history:
+                if v.read_at < poll.at:
+                    self._saw(v.posts, v.read_at)
+        if self.newest is not None:
+            cast = self.game.cast()
+            for post in thread.posts:
+                if (post.post_id not in self.seen and post.floor != 1
+                        and post.time < self.newest and not cast.of(post).is_director):
+                    self.late[post.post_id] = post
+        self._saw(thread.posts, poll.result.as_of)
+
+    def _saw(self, posts: Sequence[Post], read_at: datetime) -> None:
+        self.seen.update(p.post_id for p in posts)
+        # A time past the read's is one the clock puts in the future: no measure.
+        times = [p.time for p in posts if p.floor != 1 and p.time <= read_at]
+        for t in (*times, read_at - timedelta(minutes=1)):
+            self.newest = t if self.newest is None or t > self.newest else self.newest
+
+    def check(self, result: DayResult) -> None:
+        """Stop the unattended post while a late floor stands in the final read."""
+        from tally.errors import PostError
+
+        standing = {p.post_id for p in result.thread.posts}
+        late = sorted((p for pid, p in self.late.items() if pid in standing),
+                      key=lambda p: p.floor)  # fmt: skip
+        if not late:
+            return
+        floors = "、".join(f"{p.floor}楼 {p.author} {short(p.time)}" for p in late[:8])
+        floors += "…" if len(late) > 8 else ""
+        where = f" --game {self.game.path}" if self.game.path is not None else ""
+        raise PostError(
+            f"the closing announcement was not posted: {len(late)} floor(s) came into the "
+            f"thread with times before what tally's reads had already shown ({floors}): "
+            "approved by a moderator since (审核), or moved in from another thread (移动, "
+            "合并); look at them in the count above, then post with tally announce"
+            f"{where} --day {result.day.day} --kind close --post."
+        )
 
 
 def _closing_text(result: DayResult, game: Game, markup: Markup | None,
