@@ -441,9 +441,12 @@ def test_a_vote_thread_closed_before_the_close_is_said_and_named_on_the_l3_cards
     after = runner.invoke(app, ["lurkers", *args, "--day", "2", "--no-write"], obj=_at(8, 5))
     assert after.exit_code == 0, after.output
     assert "frank: yellow card (L3) — 第2天未投票（投票帖12-02 07:40起已关闭）" in after.stdout
-    reopened = tmp_path / "open"
+    # Reopened before the close (the second real-forum session): it was closed all the same.
     forum.add_discuz_page("4", 1, (CHANGES / "comments-guest.html").read_bytes())
-    later = runner.invoke(app, ["votes", url, *files(reopened, url, ALLOWED), "--json"], obj=_at(8, 5))
+    again = runner.invoke(app, ["votes", url, *args, "--json"], obj=_at(8, 5))
+    assert [f["rule"] for f in json.loads(again.stdout)["flags"]].count("closed") == 1
+    never = tmp_path / "open"
+    later = runner.invoke(app, ["votes", url, *files(never, url, ALLOWED), "--json"], obj=_at(8, 5))
     assert not [f for f in json.loads(later.stdout)["flags"] if f["rule"] == "closed"]
 
 
@@ -464,3 +467,49 @@ def test_a_quote_box_holding_another_floors_words_is_a_quote(forum, tmp_path):
     data = json.loads(result.stdout)
     [eve] = [b for b in data["ballots"] if b["post_id"] == "31"]
     assert eve["status"] == "not_a_ballot" and "eve" in data["not_voted"]
+
+
+@pytest.mark.rules("V6", "V7")
+def test_a_quote_box_ballot_beside_another_is_two_ballots_in_one_post(forum, tmp_path):
+    """From the second real-forum session: a typed box with one ballot and another ballot
+    under it counted the one outside; without the box the post is void (two ballots)."""
+    text = (CHANGES / "quote-box-guest.html").read_text(encoding="utf-8")
+    old = "</blockquote></div>以上是我的票，法官查收"
+    assert old in text
+    text = text.replace(old, "</blockquote></div>投票对象：carol<br />\n投票理由：框外", 1)
+    forum.add_discuz_page("4", 1, text.encode("utf-8"))
+    for number in (1, 2):
+        body = (CHANGES / f"comments-more-{number}-guest.xml").read_bytes()
+        forum.add(MORE.format(number), Reply(200, body, XML))
+    result = run(forum, tmp_path, forum.url("forum.php?mod=viewthread&tid=4"))
+    assert result.exit_code == 0, result.output
+    [eve] = [b for b in json.loads(result.stdout)["ballots"] if b["post_id"] == "31"]
+    assert (eve["status"], eve["reason"]) == ("void", "several_ballots")
+
+
+@pytest.mark.rules("V3")
+def test_a_comment_under_the_opening_post_is_a_writing_like_any(forum, tmp_path):
+    """From the second real-forum session: a M126 change 点评'd under the director's header
+    vanished (no row, its voter 'not voted'): the header floor was passed over with its 点评."""
+    text = (CHANGES / "comments-guest.html").read_text(encoding="utf-8")
+    box = '<div id="comment_12" class="cm">\n</div>'
+    assert box in text
+    comment = (
+        '<div id="comment_12" class="cm">\n<h3 class="psth xs1"><span class="icon_ring vm"></span>点评</h3>\n'
+        '<div class="pstl xs1 cl">\n<div class="psta vm">\n<a href="home.php?mod=space&amp;uid=5" '
+        'class="xi2 xw1">dave</a>\n</div>\n<div class="psti">\n投票对象：carol&nbsp;\n<span class="xg1">\n'
+        '发表于 <span title="2026-12-2 06:40">1&nbsp;分钟前</span></span>\n</div>\n</div>\n</div>'
+    )
+    forum.add_discuz_page("4", 1, text.replace(box, comment, 1).encode("utf-8"))
+    for number in (1, 2):
+        body = (CHANGES / f"comments-more-{number}-guest.xml").read_bytes()
+        forum.add(MORE.format(number), Reply(200, body, XML))
+    url = forum.url("forum.php?mod=viewthread&tid=4")
+    args = files(tmp_path, url, ALLOWED)
+    game = tmp_path / "game.toml"
+    game.write_text(game.read_text(encoding="utf-8").replace('ruleset = "default"', 'ruleset = "M126"'),
+                    encoding="utf-8")  # fmt: skip
+    result = runner.invoke(app, ["votes", url, *args, "--json"], obj=_at(8, 5))
+    assert result.exit_code == 0, result.output
+    [dave] = [b for b in json.loads(result.stdout)["ballots"] if b["post_id"] == "12.1"]
+    assert (dave["voter"], dave["target"], dave["status"]) == ("dave", "carol", "counted")

@@ -244,8 +244,8 @@ class ThreadCache:
             self._write("posts.json", json.dumps(sorted(known | ids)).encode())
 
     def note_closed(self, closed: bool, read_at: datetime) -> datetime | None:
-        """Keep when a read first found the thread closed (关闭), since the last that found
-        it open; give that time (None: open now, or never read closed)."""
+        """Keep when a read first found the thread closed (关闭), reopened since or not; give
+        that time (None: never read closed)."""
         path = self.folder / "closed.json"
         with self._lock:
             try:
@@ -255,9 +255,7 @@ class ThreadCache:
             if since is not None and since.tzinfo is None:
                 since = None
             if not closed:
-                if since is not None:
-                    self._write("closed.json", json.dumps(None).encode())
-                return None
+                return since  # reopened: it was closed all the same (players could not post)
             if since is None or read_at < since:
                 since = read_at
                 self._write("closed.json", json.dumps(since.isoformat()).encode())

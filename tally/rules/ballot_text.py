@@ -100,11 +100,16 @@ def read_boxed(
     """The ballot in ``text``, or, where it holds none, in the words of a quote box the
     poster typed (``boxed``: quoting no post) with it: the reading and the words read."""
     reading = read_ballot(text, require_reason=require_reason, abstain_word=abstain_word)
-    if reading.is_ballot or not boxed:
+    if not boxed:
         return reading, text
     both = f"{boxed}\n{text}".strip()
     inside = read_ballot(both, require_reason=require_reason, abstain_word=abstain_word)
-    return (inside, both) if inside.is_ballot else (reading, text)
+    # The box's ballot with the post's: one more ballot than the post alone holds is two
+    # ballots in one post (V6), as without the box.
+    more = inside.is_ballot and len(inside.ballots) > len(reading.ballots)
+    if more or (inside.is_ballot and not reading.is_ballot):
+        return inside, both
+    return reading, text
 
 
 def read_ballot(

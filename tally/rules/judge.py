@@ -230,8 +230,9 @@ def _sorted(
             names.extend(n for n in (w.author, w.author_display) if n and n not in names)
         if who.player is None and not who.is_director:
             others.setdefault(w.author, w.author_id)
-        # The opening post is the director's header, with an empty ballot template in it.
-        if w.post.floor == 1:
+        # The opening post is the director's header, with an empty ballot template in it;
+        # a 点评 under it is a writing like any (a M126 change may be one; real X3.5).
+        if w.post.floor == 1 and not w.is_comment:
             continue
         other = thread.moved_in.get(w.post.post_id)
         if other is not None:
