@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from tally.errors import GameFileError
+from tally.errors import GameFileError, InputError
 from tally.rules.gamefile import parse_game
 from tally.rules.names import author_key
 
@@ -355,3 +355,26 @@ def test_an_account_posting_under_a_players_name_is_named_by_its_uid_in_the_post
     assert [f.note for f in flags if f.rule == "roster"] == [
         "bob (uid 11) posted on floor 3 and is not a player of this game: not the player bob (uid 3)"
     ]
+
+
+@pytest.mark.rules("V6", "V7")
+def test_a_target_that_another_players_account_showed_before_stops():
+    """From the second real-forum session: bob (uid 3) was renamed "bobby" and three voted
+    "bobby"; then bob was renamed "bob2" and carol (uid 4) "bobby": the ballots counted for
+    carol, exit 0, as the page shows the name now. tally's earlier read showed "bobby" on
+    bob's account: whom they name cannot be told from the page now."""
+    from tally.model import History, Version
+
+    from .votekit import at
+
+    then = thread(("bobby", "3", "08 10:00", vote("dave")), ("dave", "5", "08 11:00", vote("bobby")))
+    now = thread(("bob2", "3", "08 10:00", vote("dave")), ("dave", "5", "08 11:00", vote("bobby")),
+                 ("bobby", "4", "08 12:00", vote("dave")))  # fmt: skip
+    earlier = then.thread()
+    read = replace(now.thread(), history=History((Version(1, at("08 11:30"), earlier.posts),)))
+    from tally.rules.votes import tally_day
+
+    with pytest.raises(InputError, match=r"'bobby' is counted for carol \(uid 4\), and it was the name bob's account \(uid 3\) showed"):
+        tally_day(read, game(), 2)
+    # Without the earlier read, the page alone: carol's name now (renamed), as before.
+    assert any(b.target == "carol" for b in tally_day(now.thread(), game(), 2).ballots)

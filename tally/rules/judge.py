@@ -112,7 +112,7 @@ def judge(
     roster = game.roster
     rulings = [r for r in game.rulings if r.day == day.day]
     voters = _electors(game, day, rules)
-    candidates, rows, shown, others = _sorted(thread, rules, cast, day.closes)
+    candidates, rows, shown, others, before = _sorted(thread, rules, cast, day.closes)
     # A renamed player's account shows its new name on every post: a voter writes that.
     renamed = Roster((), {p: names for p, names in shown.items()}) if shown else None
     # The accounts no player: a target spelled as one of them may mean it.
@@ -128,7 +128,7 @@ def judge(
         _identify(work, cast.of(work), roster)
         if work.parsed is not None and work.voter is not None and not work.is_void:
             _read_target(work, roster, day, rules, renamed, game.ids)
-            why = _shown_by_another(work, shown, game.ids)
+            why = _shown_by_another(work, shown, game.ids, before, thread.thread_id)
             if why is not None and not _resolved(work.ruling):
                 unclear.append((work, why))
             _name_of_another(work, strangers, others, game.ids)
@@ -205,11 +205,15 @@ class Judged(NamedTuple):
 
 def _sorted(
     thread: Thread, rules: Ruleset, cast: Cast, closes: datetime | None = None
-) -> tuple[list[_Work], tuple[Remark, ...], dict[str, list[str]], dict[str, str | None]]:
+) -> tuple[
+    list[_Work], tuple[Remark, ...], dict[str, list[str]], dict[str, str | None],
+    dict[str, set[str]],
+]:  # fmt: skip
     """Each writing read once: a ballot to judge, a row that holds none, or the director's
     own (the opening post, a 催票 that shows the format, a notice), which is neither; the
-    names renamed players' accounts show now (player -> names); and the accounts posting
-    that are no player and no director (name -> uid)."""
+    names renamed players' accounts show now (player -> names); the accounts posting that
+    are no player and no director (name -> uid); and the names each player's account
+    showed in tally's earlier reads (player -> names)."""
     works: list[_Work] = []
     rows: list[Remark] = []
     shown: dict[str, list[str]] = {}
@@ -277,7 +281,13 @@ def _sorted(
                 text=text,
                 flags=[("quote box", _BOXED)] if text != w.text else [],
             ))  # fmt: skip
-    return works, tuple(rows), shown, others
+    before: dict[str, set[str]] = {}
+    for version in thread.history.versions if thread.history is not None else ():
+        for post in version.posts:
+            player = cast.of(post).player
+            if player is not None:
+                before.setdefault(player, set()).add(post.author)
+    return works, tuple(rows), shown, others, before
 
 
 _BOXED = ("written inside a quote box that quotes no post ([quote] typed by hand, no 发表于 "
@@ -545,15 +555,22 @@ def _uid(player: str | None, ids: Mapping[str, str] | None) -> str:
 
 
 def _shown_by_another(
-    w: _Work, shown: Mapping[str, list[str]], ids: Mapping[str, str]
+    w: _Work,
+    shown: Mapping[str, list[str]],
+    ids: Mapping[str, str],
+    before: Mapping[str, set[str]] | None = None,
+    thread_id: str = "",
 ) -> str | None:
     """A target counted for one player that the page makes another player's: the name
     another player's account shows now (the forum renamed it). Written exactly so (heidi
     renamed ``eve.`` beside eve; frank's and grace's names swapped), whom it names cannot be
     told: the file gives the name to one account, the page to another (the account is the
     person): the sentence that says so, for a stop. Written only like it (``eve。`` beside
-    heidi's ``eve.``), it is counted for the player the file names, flagged ``lookalike``."""
-    if w.target is None or w.abstain or w.parsed is None or not shown:
+    heidi's ``eve.``), it is counted for the player the file names, flagged ``lookalike``.
+    ``before``: the names players' accounts showed in tally's earlier reads; a target that
+    was another player's name then cannot be told either (bob renamed "bobby", ballots for
+    "bobby", then bob renamed again and eve "bobby": they went to eve, on a real X3.5)."""
+    if w.target is None or w.abstain or w.parsed is None or not (shown or before):
         return None
     written = w.parsed.target
     if written[:1] in _MENTION and w.target not in (written, written[1:].strip()):
@@ -566,6 +583,14 @@ def _shown_by_another(
 
     def as_written(name: str) -> bool:
         return author_key(name) == raw
+
+    for other, earlier in (before or {}).items():
+        if other != w.target and any(as_written(n) for n in earlier):
+            return (
+                f"{raw!r} is counted for {w.target}{_uid(w.target, ids)}, and it was the name "
+                f"{other}'s account{_uid(other, ids)} showed when tally read thread "
+                f"{thread_id} before (renamed since)"
+            )
 
     # As the target's own account shows now: that account, whatever else reads alike.
     if any(as_written(n) for n in shown.get(w.target, [w.target])):
