@@ -251,10 +251,16 @@ class Thread:
     # Posts of this thread that tally read in another thread of the board before (post id ->
     # that thread's id): a moderator moved or merged them in (移动, 合并).
     moved_in: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
-    # The thread's last page read says it is closed (关闭); and the first read, since the
-    # last that found it open, that found it closed (kept in the cache), when one did.
+    # The thread's last page read says it is closed (关闭); and each run of tally's reads
+    # that found it closed, its first and last (kept in the cache).
     closed: bool = False
-    closed_since: datetime | None = field(default=None, compare=False, repr=False)
+    closed_runs: tuple[tuple[datetime, datetime], ...] = field(
+        default=(), compare=False, repr=False
+    )
+
+    def closed_during(self, opens: datetime, closes: datetime) -> tuple[datetime, datetime] | None:
+        """The first run of reads that found it closed while the day was open, if any."""
+        return next(((a, b) for a, b in self.closed_runs if a < closes and b >= opens), None)
 
     @property
     def key(self) -> ThreadKey:

@@ -371,6 +371,11 @@ def _polite(every: float, reader: Reader, url: str) -> float:
     return every
 
 
+# How far before a read a floor it did not show must be dated to be late: the forum's clock
+# against this machine's, times shown to the minute, and a read of many pages.
+_MARGIN = timedelta(minutes=5)
+
+
 @dataclass
 class _Arrivals:
     """Players' floors that came into the vote thread with times before what tally's reads
@@ -378,8 +383,8 @@ class _Arrivals:
     another thread (移动, 合并; a merged thread's ballot lines put the wrong player out,
     posted unattended, on a real X3.5). Followed poll by poll (a merge at any poll, not only
     the last), from the reads in the cache's history before the first; "before" is older
-    than the newest floor those reads showed, or a minute before the last of them (the
-    forum's clock against this machine's). `watch --post` posts nothing while one stands."""
+    than the newest floor those reads showed, or ``_MARGIN`` before the last of them.
+    `watch --post` posts nothing while one stands."""
 
     game: Game
     seen: set[str] = field(default_factory=set)
@@ -409,7 +414,7 @@ class _Arrivals:
         self.seen.update(p.post_id for p in posts)
         # A time past the read's is one the clock puts in the future: no measure.
         times = [p.time for p in posts if p.floor != 1 and p.time <= read_at]
-        for t in (*times, read_at - timedelta(minutes=1)):
+        for t in (*times, read_at - _MARGIN):
             self.newest = t if self.newest is None or t > self.newest else self.newest
 
     def check(self, result: DayResult) -> None:

@@ -243,23 +243,36 @@ class ThreadCache:
             known = known or frozenset()
             self._write("posts.json", json.dumps(sorted(known | ids)).encode())
 
-    def note_closed(self, closed: bool, read_at: datetime) -> datetime | None:
-        """Keep when a read first found the thread closed (关闭), reopened since or not; give
-        that time (None: never read closed)."""
+    def note_closed(
+        self, closed: bool, read_at: datetime
+    ) -> tuple[tuple[datetime, datetime], ...]:
+        """Keep each run of reads that found the thread closed (关闭): the first and the last
+        read of it (a read that finds it open ends a run); give them all."""
         path = self.folder / "closed.json"
         with self._lock:
+            runs: list[list[datetime]] = []
+            ended = True
             try:
-                since = datetime.fromisoformat(json.loads(path.read_text(encoding="utf-8")))
-            except (OSError, ValueError, TypeError):
-                since = None
-            if since is not None and since.tzinfo is None:
-                since = None
-            if not closed:
-                return since  # reopened: it was closed all the same (players could not post)
-            if since is None or read_at < since:
-                since = read_at
-                self._write("closed.json", json.dumps(since.isoformat()).encode())
-            return since
+                kept = json.loads(path.read_text(encoding="utf-8"))
+                runs = [[datetime.fromisoformat(a), datetime.fromisoformat(b)]
+                        for a, b in kept["runs"]]  # fmt: skip
+                ended = bool(kept["ended"])
+            except (OSError, ValueError, TypeError, KeyError):
+                runs, ended = [], True
+            if any(t.tzinfo is None for run in runs for t in run):
+                runs, ended = [], True
+            if closed and not ended and runs and read_at >= runs[-1][1]:
+                runs[-1][1] = read_at
+            elif closed:
+                runs.append([read_at, read_at])
+                ended = False
+            elif not ended:
+                ended = True
+            else:
+                return tuple((a, b) for a, b in runs)
+            data = {"runs": [[a.isoformat(), b.isoformat()] for a, b in runs], "ended": ended}
+            self._write("closed.json", json.dumps(data).encode())
+            return tuple((a, b) for a, b in runs)
 
     def forget(self, url: str) -> None:
         with self._lock:

@@ -326,8 +326,8 @@ def fetch_thread(
     host = urlsplit(ref.base).netloc
     moved = Cache(options.cache_dir).read_elsewhere(platform.name, host, ref.thread_id, ids - own)
     store.note_post_ids(own | (ids - moved.keys()))  # the posts first read in it
-    since = store.note_closed(thread.closed, thread.read_at) if thread.read_at else None
-    return replace(thread, history=history, moved_in=moved, closed_since=since)
+    runs = store.note_closed(thread.closed, thread.read_at) if thread.read_at else ()
+    return replace(thread, history=history, moved_in=moved, closed_runs=runs)
 
 
 def _read_pages(

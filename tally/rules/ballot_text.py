@@ -106,7 +106,11 @@ def read_boxed(
     inside = read_ballot(both, require_reason=require_reason, abstain_word=abstain_word)
     # The box's ballot with the post's: one more ballot than the post alone holds is two
     # ballots in one post (V6), as without the box.
-    more = inside.is_ballot and len(inside.ballots) > len(reading.ballots)
+    boxed_alone = read_ballot(boxed, require_reason=require_reason, abstain_word=abstain_word)
+    again = reading.is_ballot and {b.target for b in boxed_alone.ballots} <= {
+        b.target for b in reading.ballots
+    }  # the box repeats the post's own ballot: one ballot
+    more = inside.is_ballot and len(inside.ballots) > len(reading.ballots) and not again
     if more or (inside.is_ballot and not reading.is_ballot):
         return inside, both
     return reading, text

@@ -226,7 +226,7 @@ def _sorted(
     barred = {p.author_id or p.author for p in thread.posts if p.hidden == "author_banned"
               and (closes is None or p.time <= closes)}  # fmt: skip
     # What each floor says, words alone: a quote box holding another floor's words quotes it.
-    floors = [(p.author_id or p.author, "".join(p.text.split())) for p in thread.posts]
+    floors = [(p.post_id, "".join(p.text.split())) for p in thread.posts]
     for w in thread.writings():
         who = cast.of(w)
         if who.renamed and who.player is not None:
@@ -301,11 +301,9 @@ def _typed_quote(w: Writing, floors: Sequence[tuple[str, str]] = ()) -> str:
     another's floor (pasted, or a 引用 box with its header line deleted); "" for none."""
     if w.is_comment:
         return ""
-    me = w.author_id or w.author
-
-    def elsewhere(text: str) -> bool:
+    def elsewhere(text: str) -> bool:  # another floor's words, the poster's own too
         words = "".join(text.split())
-        return bool(words) and any(words in said for who, said in floors if who != me)
+        return bool(words) and any(words in said for pid, said in floors if pid != w.post.post_id)
 
     own = [q.text for q in w.post.quotes if q.post_id is None and q.author is None
            and not any(h in q.text for h in _QUOTED_HEADER) and not elsewhere(q.text)]  # fmt: skip

@@ -247,9 +247,11 @@ def check(
     # A vote thread tally found closed (关闭) before the close: who had not voted by then
     # could not; the card says so, for the director to judge.
     vote = target.vote
-    closed = (short(vote.closed_since.astimezone(game.timezone))
-              if vote is not None and vote.closed_since is not None
-              and vote.closed_since < target.day.closes else None)  # fmt: skip
+    closed = None
+    run = vote.closed_during(target.day.opens, target.day.closes) if vote is not None else None
+    if run is not None:
+        begun, ended = (short(t.astimezone(game.timezone)) for t in run)
+        closed = begun if begun == ended else f"{begun}至{ended}"
     # A day before whose discussion thread the game file does not name: its posts are not
     # known, and 0 would be a guess that earns L2 cards.
     talkless = {t.day.day for t in history if t.discussion is None and t.day.day != number}
@@ -289,7 +291,8 @@ def check(
                 if pd.player in moved:
                     where += f"（投票帖{'、'.join(f'{f}楼' for f in moved[pd.player])}由他帖移入）"
                 if closed is not None:
-                    where += f"（投票帖{closed}起已关闭）"
+                    was = "间被关闭" if "至" in closed else "起已关闭"
+                    where += f"（投票帖{closed}{was}）"
                 reason = f"第{day.day}天未投票{where}"
                 cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", reason))
             streak = _streak(

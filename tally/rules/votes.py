@@ -164,13 +164,15 @@ def tally_day(
     counted = count(ballots, game, day)
     acceleration = count_requests(game, day, requests) if requests is not None else None
     s3 = []
-    if thread.closed_since is not None and thread.closed_since < day.closes:
-        when = short(thread.closed_since.astimezone(game.timezone))
+    closed = thread.closed_during(day.opens, day.closes)
+    if closed is not None:
+        first, last = (short(t.astimezone(game.timezone)) for t in closed)
+        when = first if first == last else f"{first} to {last}"
         s3.append(Flag("closed", (
-            f"the vote thread was closed (关闭) when tally read it {when}, before the close "
-            f"{short(day.closes)}: from then on only a moderator could post in it, so a "
-            "ballot or a change not in it may not have been anyone's choice (L3: rule on "
-            "those who did not vote)"
+            f"the vote thread was closed (关闭) when tally read it {when}, while the day was "
+            f"open (it closes {short(day.closes)}): meanwhile only a moderator could post in "
+            "it, so a ballot or a change not in it may not have been anyone's choice (L3: "
+            "rule on those who did not vote)"
         )))  # fmt: skip
     if acceleration is not None and (acceleration.asked or acceleration.marked):
         s3.append(Flag("S3", acceleration.text))  # said where someone asked, or the file
