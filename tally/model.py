@@ -254,13 +254,20 @@ class Thread:
     # The thread's last page read says it is closed (关闭); and each run of tally's reads
     # that found it closed, its first and last (kept in the cache).
     closed: bool = False
-    closed_runs: tuple[tuple[datetime, datetime], ...] = field(
+    # (first and last closed read, first open read after it or None).
+    closed_runs: tuple[tuple[datetime, datetime, datetime | None], ...] = field(
         default=(), compare=False, repr=False
     )
 
-    def closed_during(self, opens: datetime, closes: datetime) -> tuple[datetime, datetime] | None:
-        """The first run of reads that found it closed while the day was open, if any."""
-        return next(((a, b) for a, b in self.closed_runs if a < closes and b >= opens), None)
+    def closed_during(
+        self, opens: datetime, closes: datetime
+    ) -> tuple[datetime, datetime, datetime | None] | None:
+        """The first run of reads that found it closed and may reach into the day: read
+        closed before the close, and not read open again by the open."""
+        return next(
+            (r for r in self.closed_runs if r[0] < closes and (r[2] is None or r[2] > opens)),
+            None,
+        )
 
     @property
     def key(self) -> ThreadKey:

@@ -437,11 +437,11 @@ def test_a_vote_thread_closed_before_the_close_is_said_and_named_on_the_l3_cards
     during = runner.invoke(app, ["votes", url, *args, "--json"], obj=_at(7, 40))
     assert during.exit_code == 0, during.output
     [flag] = [f for f in json.loads(during.stdout)["flags"] if f["rule"] == "closed"]
-    assert flag["note"].startswith("the vote thread was closed (关闭) when tally read it 12-02 07:40, while")
+    assert flag["note"].startswith("the vote thread was closed (关闭) when tally read it 12-02 07:40; the day")
     after = runner.invoke(app, ["lurkers", *args, "--day", "2", "--no-write"], obj=_at(8, 5))
     assert after.exit_code == 0, after.output
     # The lurker check read it closed again at 08:05: one run of closed reads, 07:40 to 08:05.
-    assert "frank: yellow card (L3) — 第2天未投票（投票帖12-02 07:40至12-02 08:05间被关闭）" in after.stdout
+    assert "frank: yellow card (L3) — 第2天未投票（投票帖12-02 07:40至12-02 08:05读到已关闭）" in after.stdout
     # Reopened before the close (the second real-forum session): it was closed all the same.
     forum.add_discuz_page("4", 1, (CHANGES / "comments-guest.html").read_bytes())
     again = runner.invoke(app, ["votes", url, *args, "--json"], obj=_at(8, 5))

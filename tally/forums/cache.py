@@ -243,36 +243,27 @@ class ThreadCache:
             known = known or frozenset()
             self._write("posts.json", json.dumps(sorted(known | ids)).encode())
 
-    def note_closed(
-        self, closed: bool, read_at: datetime
-    ) -> tuple[tuple[datetime, datetime], ...]:
-        """Keep each run of reads that found the thread closed (关闭): the first and the last
-        read of it (a read that finds it open ends a run); give them all."""
+    def note_closed(self, closed: bool, read_at: datetime) -> tuple[ClosedRun, ...]:
+        """Keep each run of reads that found the thread closed (关闭): its first and last
+        closed read, and the first read after it that found it open (None while none has);
+        give them all. When between those it was opened, no read can tell."""
         path = self.folder / "closed.json"
         with self._lock:
-            runs: list[list[datetime]] = []
-            ended = True
-            try:
-                kept = json.loads(path.read_text(encoding="utf-8"))
-                runs = [[datetime.fromisoformat(a), datetime.fromisoformat(b)]
-                        for a, b in kept["runs"]]  # fmt: skip
-                ended = bool(kept["ended"])
-            except (OSError, ValueError, TypeError, KeyError):
-                runs, ended = [], True
-            if any(t.tzinfo is None for run in runs for t in run):
-                runs, ended = [], True
-            if closed and not ended and runs and read_at >= runs[-1][1]:
-                runs[-1][1] = read_at
-            elif closed:
-                runs.append([read_at, read_at])
-                ended = False
-            elif not ended:
-                ended = True
+            runs = _closed_runs(path)
+            if closed:
+                if runs and runs[-1][2] is None and read_at >= runs[-1][1]:
+                    runs[-1] = (runs[-1][0], read_at, None)
+                elif not runs or runs[-1][2] is not None:
+                    runs.append((read_at, read_at, None))
+                else:
+                    return tuple(runs)
+            elif runs and runs[-1][2] is None and read_at > runs[-1][1]:
+                runs[-1] = (runs[-1][0], runs[-1][1], read_at)
             else:
-                return tuple((a, b) for a, b in runs)
-            data = {"runs": [[a.isoformat(), b.isoformat()] for a, b in runs], "ended": ended}
+                return tuple(runs)
+            data = [[t.isoformat() if t is not None else None for t in run] for run in runs]
             self._write("closed.json", json.dumps(data).encode())
-            return tuple((a, b) for a, b in runs)
+            return tuple(runs)
 
     def forget(self, url: str) -> None:
         with self._lock:
@@ -331,6 +322,30 @@ class _Health:
             f"the page cache cannot be written ({why.rstrip('.')}); going on without it, "
             "so the next run fetches every page again."
         )
+
+
+# A run of reads that found a thread closed: first and last closed read, first open read after.
+ClosedRun = tuple[datetime, datetime, datetime | None]
+
+
+def _closed_runs(path: Path) -> list[ClosedRun]:
+    """The runs kept in ``closed.json``; a bare time (an earlier form) is one run."""
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if isinstance(kept, str):
+        kept = [[kept, kept, None]]
+    runs: list[ClosedRun] = []
+    for run in kept if isinstance(kept, list) else ():
+        try:
+            first, last = datetime.fromisoformat(run[0]), datetime.fromisoformat(run[1])
+            again = datetime.fromisoformat(run[2]) if len(run) > 2 and run[2] else None
+        except (TypeError, ValueError, IndexError):
+            continue
+        if first.tzinfo is not None and last.tzinfo is not None:
+            runs.append((first, last, again))
+    return runs
 
 
 class Cache:

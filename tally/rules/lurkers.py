@@ -250,8 +250,11 @@ def check(
     closed = None
     run = vote.closed_during(target.day.opens, target.day.closes) if vote is not None else None
     if run is not None:
-        begun, ended = (short(t.astimezone(game.timezone)) for t in run)
+        begun, ended = (short(t.astimezone(game.timezone)) for t in run[:2])
         closed = begun if begun == ended else f"{begun}至{ended}"
+        closed += "读到已关闭"
+        if run[2] is not None:
+            closed += f"，{short(run[2].astimezone(game.timezone))}读到已开放"
     # A day before whose discussion thread the game file does not name: its posts are not
     # known, and 0 would be a guess that earns L2 cards.
     talkless = {t.day.day for t in history if t.discussion is None and t.day.day != number}
@@ -291,8 +294,7 @@ def check(
                 if pd.player in moved:
                     where += f"（投票帖{'、'.join(f'{f}楼' for f in moved[pd.player])}由他帖移入）"
                 if closed is not None:
-                    was = "间被关闭" if "至" in closed else "起已关闭"
-                    where += f"（投票帖{closed}{was}）"
+                    where += f"（投票帖{closed}）"
                 reason = f"第{day.day}天未投票{where}"
                 cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", reason))
             streak = _streak(

@@ -166,13 +166,16 @@ def tally_day(
     s3 = []
     closed = thread.closed_during(day.opens, day.closes)
     if closed is not None:
-        first, last = (short(t.astimezone(game.timezone)) for t in closed)
+        first, last = (short(t.astimezone(game.timezone)) for t in closed[:2])
         when = first if first == last else f"{first} to {last}"
+        back = closed[2]
+        again = (f", and open when it read it {short(back.astimezone(game.timezone))} (when it "
+                 "was opened between, no read tells)" if back is not None else "")  # fmt: skip
         s3.append(Flag("closed", (
-            f"the vote thread was closed (关闭) when tally read it {when}, while the day was "
-            f"open (it closes {short(day.closes)}): meanwhile only a moderator could post in "
-            "it, so a ballot or a change not in it may not have been anyone's choice (L3: "
-            "rule on those who did not vote)"
+            f"the vote thread was closed (关闭) when tally read it {when}{again}; the day "
+            f"opens {short(day.opens)} and closes {short(day.closes)}: while it was closed "
+            "only a moderator could post in it, so a ballot or a change not in it may not "
+            "have been anyone's choice (L3: rule on those who did not vote)"
         )))  # fmt: skip
     if acceleration is not None and (acceleration.asked or acceleration.marked):
         s3.append(Flag("S3", acceleration.text))  # said where someone asked, or the file
