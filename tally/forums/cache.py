@@ -25,6 +25,7 @@ from typing import Any
 
 from tally.atomic import write_atomic
 from tally.errors import OutputError
+from tally.forums.history import page_posts
 
 
 @dataclass(frozen=True)
@@ -222,15 +223,11 @@ class ThreadCache:
 
     def _ids_in_history(self) -> frozenset[str]:
         ids: set[str] = set()
-        for _, digest, _ in self._versions():
+        for _, _, data in self.versions():  # each stored version read once, checked
             try:
-                data = json.loads((self.folder / "versions" / f"{digest}.json").read_bytes())
-            except (OSError, ValueError):
-                continue
-            posts = data.get("posts") if isinstance(data, dict) else data
-            for post in posts if isinstance(posts, list) else ():
-                if isinstance(post, dict) and isinstance(post.get("post_id"), str):
-                    ids.add(post["post_id"])
+                ids.update(p.post_id for p in page_posts(data))
+            except (ValueError, KeyError, TypeError, IndexError):
+                continue  # a damaged version is as if never kept (fetch._history)
         return frozenset(ids)
 
     def note_post_ids(self, ids: frozenset[str]) -> None:

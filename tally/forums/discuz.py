@@ -35,6 +35,7 @@ from tally.forums.base import (
 from tally.forums.boards import Boards, built_in
 from tally.forums.discuz_comments import answer_cut, with_every_comment
 from tally.forums.discuz_fields import diagnosed
+from tally.forums.discuz_pager import highest_page, stated_pages
 from tally.forums.discuz_post import Place, hot_label, post_id, read_post, stuck_label
 from tally.forums.discuz_reply import reply_form as form_on_page
 from tally.forums.discuz_reply import send
@@ -70,7 +71,6 @@ _FOOTER_ZONE = re.compile(
     r"GMT(?P<off>[+-]\d{1,2}(?:\.\d{1,2})?)?,\s*(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})\s+"
     r"(?P<h>\d{1,2}):(?P<mi>\d{2})"
 )
-_PAGE_COUNT = re.compile(r"共\s*(\d+)\s*页")
 _REPLIES = re.compile(r"回复:?\s*(\d+)")
 _REPLIES_HTML = re.compile(r'回复:</span>\s*<span class="xi1">(\d+)</span>')
 _LOG_IN = (
@@ -558,17 +558,12 @@ def _pager(page: PageText) -> tuple[int, int, str, str]:
             current, where_current = int(next(g for g in m.groups() if g)), saved[1]
     current = current or 1
     count, where_count = current, "the page's own number (no page count shown)"
-    total = pager.css_first("span[title]") if pager is not None else None
-    m = _PAGE_COUNT.search(total.attributes.get("title") or "") if total is not None else None
-    if m:
-        return current, max(int(m.group(1)), current), where_current, "the pager's 共 N 页"
-    elif pager is not None:
-        # Older templates print no total; the highest page linked is the last one
-        # (Discuz! always links the last page, "... 12").
-        for a in pager.css("a"):
-            digits = a.text().strip(". \xa0")
-            if digits.isdigit() and int(digits) > count:
-                count, where_count = int(digits), "the highest page the pager links"
+    stated = stated_pages(pager) if pager is not None else None
+    if stated is not None:
+        return current, max(stated, current), where_current, "the pager's 共 N 页"
+    highest = highest_page(pager) if pager is not None else None
+    if highest is not None and highest > count:
+        count, where_count = highest, "the highest page the pager links"
     # Discuz! 6/7's script knows the page count ("var maxpage = 3;"), when its pager
     # (div.pages) does not show the last page.
     legacy = pager is not None and "pages" in (pager.attributes.get("class") or "")

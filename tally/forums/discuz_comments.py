@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from tally.errors import FetchError
 from tally.forums.base import Getter, Request
 from tally.forums.boards import Boards
+from tally.forums.discuz_pager import highest_page, stated_pages
 from tally.forums.discuz_post import CommentItem, comment_items, numbered
 from tally.forums.htmltext import html_tree, node_text
 from tally.model import Post, ThreadRef
@@ -30,7 +31,6 @@ from tally.model import Post, ThreadRef
 # More pages of 点评 than this under one floor is no game's thread.
 MAX_COMMENT_PAGES = 200
 _CDATA = re.compile(r"<root>\s*<!\[CDATA\[(.*)\]\]>\s*</root>", re.S)
-_PAGE_COUNT = re.compile(r"共\s*(\d+)\s*页")
 
 
 _ANSWER_END = re.compile(rb"\]\]>\s*</root>\s*$")
@@ -87,10 +87,7 @@ def parse_comment_answer(text: str, tz: tzinfo, where: str) -> tuple[list[Commen
         )
     count = 1
     if pager is not None:
-        total = pager.css_first("span[title]")
-        found = _PAGE_COUNT.search(total.attributes.get("title") or "") if total else None
-        linked = [int(t) for a in pager.css("a, strong") if (t := a.text().strip()).isdigit()]
-        count = int(found.group(1)) if found else max(linked, default=1)
+        count = stated_pages(pager) or highest_page(pager) or 1
     return comment_items(items, tz, where), count
 
 

@@ -14,7 +14,14 @@ from typing import Any
 
 from tally.errors import ParseError
 from tally.forums.base import PageFrame, PageText
-from tally.forums.discuz_post import READERS, Place, PostFields, hot_label, stuck_label
+from tally.forums.discuz_post import (
+    MORE_COMMENTS,
+    READERS,
+    Place,
+    PostFields,
+    hot_label,
+    stuck_label,
+)
 from tally.forums.fields import Diagnosis, FieldFound, page_field
 from tally.forums.htmltext import Node
 from tally.times import long
@@ -86,7 +93,7 @@ def _post_fields(nodes: Sequence[Node], place: Place) -> list[FieldFound]:
 def _comments_whole(nodes: Sequence[Node]) -> FieldFound:
     """Which posts show all their 点评: one past the board's commentnumber shows its newest
     and links the forum's commentmore script, which tally reads (``discuz_comments``)."""
-    cut = [n for n in nodes if n.css_first(_MORE) is not None]
+    cut = [n for n in nodes if n.css_first(MORE_COMMENTS) is not None]
     said = [
         f"post {(n.attributes.get('id') or '').removeprefix('post_') or '?'} shows only its newest "
         "点评: reading the thread from the forum, tally reads the rest from its commentmore "
@@ -97,9 +104,6 @@ def _comments_whole(nodes: Sequence[Node]) -> FieldFound:
     whole = len(nodes) - len(cut)
     where = (("the page", whole),) if whole else ()
     return FieldFound("点评 whole", False, whole, len(nodes), where, "", tuple(said))
-
-
-_MORE = "a[onclick*='commentmore'], a[href*='commentmore']"
 
 
 def _found(

@@ -560,6 +560,10 @@ def _take_quotes(found: list[Node]) -> tuple[Quote, ...]:
     return tuple(quotes)
 
 
+# The 下一页 link under a floor's 点评 when it holds more than the page shows.
+MORE_COMMENTS = "a[onclick*='commentmore'], a[href*='commentmore']"
+
+
 def _comments(
     box: Node | None, pid: str, tz: tzinfo, where: str
 ) -> tuple[tuple[Comment, ...], bool]:
@@ -570,7 +574,7 @@ def _comments(
     # Most posts have an empty 点评 box: no text in it means nothing to look for.
     if box is None or not box.text(deep=True).strip():
         return (), False
-    cut = box.css_first("a[onclick*='commentmore'], a[href*='commentmore']") is not None
+    cut = box.css_first(MORE_COMMENTS) is not None
     return numbered(comment_items(box.css("div.pstl"), tz, where), pid), cut
 
 

@@ -252,11 +252,9 @@ def fetch_thread(
     from the forum: a moderator's 屏蔽 changes a page tally cached and moves no floor.
     """
     platform, ref = resolve_url(url)
-    store = None
-    if options.cache_dir is not None:
-        store = Cache(options.cache_dir, options.warn).thread(
-            platform.name, urlsplit(ref.base).netloc, ref.thread_id
-        )
+    host = urlsplit(ref.base).netloc
+    cache = Cache(options.cache_dir, options.warn) if options.cache_dir is not None else None
+    store = cache.thread(platform.name, host, ref.thread_id) if cache is not None else None
     reader = _PageReader(platform, ref, tz, http, store, options)
     known = None
     if not options.fresh:
@@ -320,11 +318,10 @@ def fetch_thread(
     if failed is not None:
         raise failed
     check_complete(thread, [page for _, (page, _) in sorted(pages.items())], url)
-    if store is None or options.cache_dir is None:
+    if store is None or cache is None:
         return thread
     ids = frozenset(p.post_id for p in thread.posts)
-    host = urlsplit(ref.base).netloc
-    moved = Cache(options.cache_dir).read_elsewhere(platform.name, host, ref.thread_id, ids - own)
+    moved = cache.read_elsewhere(platform.name, host, ref.thread_id, ids - own)
     store.note_post_ids(own | (ids - moved.keys()))  # the posts first read in it
     runs = store.note_closed(thread.closed, thread.read_at) if thread.read_at else ()
     return replace(thread, history=history, moved_in=moved, closed_runs=runs)
