@@ -100,6 +100,10 @@ class DayCheck:
         return (*self.unchecked, *((warning,) if warning else ()))
 
 
+# The rows of the vote thread an L3 card names apart, in this order, and its words for each.
+_APART = {Status.BANNED: "被屏蔽", Status.MOVED_IN: "由他帖移入"}
+
+
 def _by_players(
     cast: Cast, day: Day, thread: Thread | None, *, comments: bool = True, whole: bool = False
 ) -> Iterator[tuple[str, Writing]]:
@@ -228,19 +232,14 @@ def check(
     day, rules = target.day, game.rules
     cards: list[Card] = []
     unballots: dict[str, list[int]] = {}
-    banned: dict[str, list[int]] = {}
-    moved: dict[str, list[int]] = {}
+    # Floors no vote was seen in for a reason of the forum's, each named on the card by
+    # that reason, for the director to know why: 屏蔽ed (its words are not the director's
+    # to judge here), or posted in another thread and moved in since.
+    apart: dict[Status, dict[str, list[int]]] = {s: {} for s in _APART}
     for r in remarks(target.vote, game, cast=cast) if target.vote is not None else ():
-        if r.status is Status.MOVED_IN:
-            # Posted in another thread and moved in since: named, no vote cast here.
+        if r.status in apart:
             if r.player is not None:
-                moved.setdefault(r.player, []).append(r.floor)
-            continue
-        if r.status is Status.BANNED:
-            # 屏蔽ed: the forum hid it, and its words are not the director's to judge here;
-            # the card names the floor, for the director to know why no vote is seen.
-            if r.player is not None:
-                banned.setdefault(r.player, []).append(r.floor)
+                apart[r.status].setdefault(r.player, []).append(r.floor)
             continue
         if r.player is not None and r.floor not in unballots.get(r.player, []):
             unballots.setdefault(r.player, []).append(r.floor)
@@ -289,10 +288,10 @@ def check(
                 where = f"（投票帖{floors}的发言不是选票）" if said else ""
                 if pd.void:
                     where += f"（投票帖{'；'.join(pd.void)}）"
-                if pd.player in banned:
-                    where += f"（投票帖{'、'.join(f'{f}楼' for f in banned[pd.player])}被屏蔽）"
-                if pd.player in moved:
-                    where += f"（投票帖{'、'.join(f'{f}楼' for f in moved[pd.player])}由他帖移入）"
+                for status, by_player in apart.items():
+                    if pd.player in by_player:
+                        floors = "、".join(f"{f}楼" for f in by_player[pd.player])
+                        where += f"（投票帖{floors}{_APART[status]}）"
                 if closed is not None:
                     where += f"（投票帖{closed}）"
                 reason = f"第{day.day}天未投票{where}"
