@@ -549,7 +549,7 @@ def _pager(page: PageText) -> tuple[int, int, str, str]:
     where_current = "no pager: a thread of one page"
     if pager is not None:
         strong = pager.css_first("strong")
-        if strong is not None and strong.text().strip().isdigit():
+        if strong is not None and strong.text().strip().isdecimal():
             current, where_current = int(strong.text().strip()), "the pager"
     saved = saved_from(page.text) if current is None else None
     if saved is not None:
@@ -655,7 +655,7 @@ def _reply_count(page: PageText) -> int | None:
     if header is None:
         return None
     counts = [n.text().strip() for n in header.css("span.xi1")]
-    if len(counts) == 2 and all(c.isdigit() for c in counts):
+    if len(counts) == 2 and all(c.isdecimal() for c in counts):
         return int(counts[1])
     m = _REPLIES.search(header.text())
     return int(m.group(1)) if m else None

@@ -21,4 +21,4 @@ def highest_page(pager: Node) -> int | None:
     """The highest page the pager links or shows as the current one (older templates print
     no total; Discuz! always links the last page, "... 12"); None when it shows none."""
     shown = (a.text().strip().strip(". \xa0") for a in pager.css("a, strong"))
-    return max((int(t) for t in shown if t.isdigit()), default=None)
+    return max((int(t) for t in shown if t.isdecimal()), default=None)

@@ -497,7 +497,9 @@ def check_complete(
     # --fresh reads the forum again; a saved file is what it is: it is saved again.
     advice = "Save it again from the forum." if saved else "Run again with --fresh."
     fullest = max((len(p.posts) for p in pages), default=0)
-    small = [(p.page, pid) for p in pages for pid in p.top if pid.isdigit() and int(pid) < fullest]
+    small = [
+        (p.page, pid) for p in pages for pid in p.top if pid.isdecimal() and int(pid) < fullest
+    ]
     if small:
         # The forum merges the posts it shows above the others (keyed by post id) with the
         # page's own (keyed by their place there): a small id takes another post's key.

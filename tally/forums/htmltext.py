@@ -215,8 +215,8 @@ def is_enlarged(size_attr: str | None, style: str | None) -> bool:
     if size_attr:
         s = size_attr.strip()
         if s.startswith("+"):
-            return s[1:].isdigit() and int(s[1:]) > 0
-        if s.isdigit():
+            return s[1:].isdecimal() and int(s[1:]) > 0
+        if s.isdecimal():
             return int(s) > 3
         return is_enlarged(None, f"font-size:{s}")
     if style:

@@ -96,7 +96,7 @@ def _comment_counts(nodes: Sequence[Node]) -> list[int]:
     for node in nodes:
         content = _field(node, "page").get("content") or {}
         count = content.get("comment_num")
-        out.append(int(count) if isinstance(count, int | str) and str(count).isdigit() else 0)
+        out.append(int(count) if isinstance(count, int | str) and str(count).isdecimal() else 0)
     return out
 
 
@@ -110,7 +110,7 @@ def _pager(tree: LexborHTMLParser, text: str) -> tuple[int, int]:
     # The pager: the current page is a span, the others links with pn=.
     current = 1
     for span in tree.css("li.l_pager span.tP"):
-        if span.text().strip().isdigit():
+        if span.text().strip().isdecimal():
             current = int(span.text().strip())
     count = current
     for a in tree.css("li.l_pager a"):
@@ -118,7 +118,7 @@ def _pager(tree: LexborHTMLParser, text: str) -> tuple[int, int]:
         if m2:
             count = max(count, int(m2.group(1)))
     reply = tree.css("li.l_reply_num span.red")
-    if len(reply) >= 2 and reply[1].text().strip().isdigit():
+    if len(reply) >= 2 and reply[1].text().strip().isdecimal():
         count = max(count, int(reply[1].text().strip()))
     return current, count
 
@@ -128,7 +128,7 @@ def _reply_count(tree: LexborHTMLParser, text: str) -> int | None:
     if m:
         return int(m.group(1))
     reply = tree.css("li.l_reply_num span.red")
-    if reply and reply[0].text().strip().isdigit():
+    if reply and reply[0].text().strip().isdecimal():
         return int(reply[0].text().strip())
     return None
 
@@ -212,7 +212,7 @@ def parse_total_comment(text: str, tz: tzinfo, *, source: str) -> CommentBatch:
             )
         comments[str(pid)] = tuple(items)
         count = entry.get("comment_num") or len(items)
-        if isinstance(count, bool) or not str(count).isdigit():
+        if isinstance(count, bool) or not str(count).isdecimal():
             raise bad(f"comment_num of post {pid}")
         totals[str(pid)] = int(count)
     tids.discard("")
@@ -254,7 +254,7 @@ def parse_comment_fragment(text: str, tz: tzinfo, *, source: str) -> tuple[list[
     pages = 1
     for pager in tree.css("li.lzl_li_pager"):
         total = _field(pager, source).get("total_page")
-        if isinstance(total, int | str) and str(total).isdigit():
+        if isinstance(total, int | str) and str(total).isdecimal():
             pages = max(pages, int(total))
     if not found and "lzl_li_pager" not in text:
         raise ParseError(f"{source} is not a page of Tieba 楼中楼.")

@@ -23,7 +23,7 @@ ELECTION = re.compile(r"警长竞选|竞选警长|警长选举|选警长")
 
 def chinese_number(text: str) -> int | None:
     """第二天 -> 2, 第十二天 -> 12, 第3天 -> 3."""
-    if text.isdigit():
+    if text.isdecimal():
         return int(text)
     total, current = 0, 0
     for c in text:

@@ -591,7 +591,7 @@ class _Checker:
             if post is not None and (
                 isinstance(post, bool)
                 or not isinstance(post, int | str)
-                or not str(post).strip().isdigit()
+                or not (str(post).strip().isascii() and str(post).strip().isdecimal())
             ):
                 raise self.fail(f"{where}.post", "must be the post's id (its pid), a number")
             out.append(

@@ -526,7 +526,7 @@ def as_of_time(thread: Thread, given: str, game: Game, day: Day) -> datetime:
     """``--as-of``: a floor number (the moment it was posted), a date and time in the game's
     clock ("2026-12-01 20:30"), or a time alone on the day of the close ("20:30")."""
     text = given.strip()
-    if text.isdigit():
+    if text.isdecimal():
         return floor_time(thread, int(text))
     try:
         if len(text) <= 8 and ":" in text:
