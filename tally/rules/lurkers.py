@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from tally.model import Thread, Writing
 from tally.rules.acceleration import Acceleration, count_requests
 from tally.rules.ballots import Flag
+from tally.rules.changes import bar_owner_hours
 from tally.rules.game import Cast, Day, Game
 from tally.rules.guards import (
     check_roster,
@@ -24,7 +25,7 @@ from tally.rules.guards import (
     late_ballots,
     thread_fits_day,
 )
-from tally.rules.judge import bar_owner_hours, judge, remarks
+from tally.rules.judge import judge, remarks
 from tally.rules.ledger import Card
 from tally.rules.names import normalise
 from tally.rules.rulesets import RequestsIn

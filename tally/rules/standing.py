@@ -29,9 +29,10 @@ from tally.errors import GameFileError, InputError, NotAThreadError
 from tally.model import HIDE_CODE, Comment, History, Post, Thread, Version
 from tally.rules.ballot_text import read_ballot
 from tally.rules.ballots import Flag, Remark
+from tally.rules.changes import window_text
 from tally.rules.game import Cast, Day, Game
 from tally.rules.guards import floors_text
-from tally.rules.judge import banned, window_text
+from tally.rules.judge import banned
 from tally.rules.names import normalise
 from tally.rules.verdicts import Status
 from tally.times import short
