@@ -6,6 +6,11 @@ markup and script."""
 from __future__ import annotations
 
 import html
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from tally.desk.state import Desk, Options
@@ -23,6 +28,28 @@ JINJA = "甲{{7}}乙"
 SCRIPT = "<script>alert(1)</script>"
 HOSTILE = "<img src=x onerror=alert(2)>"
 PLAYERS = ["冷月", "白桃", "长夜", "糖糖", MARKUP, JINJA]
+
+
+@contextmanager
+def serving(app: object, sock: socket.socket) -> Iterator[str]:
+    """``app`` served by uvicorn on ``sock`` (127.0.0.1) in a thread, as `tally desk` serves
+    it: the address to ask over real HTTP. Stopped, and the socket closed, at the end."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning",  # type: ignore[arg-type]
+                                           timeout_graceful_shutdown=5))  # fmt: skip
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert server.started, "uvicorn did not start"
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
 
 
 def shown(name: str) -> str:

@@ -1,6 +1,7 @@
-"""`tally desk` through Starlette's TestClient (httpx): the token, the Host and Origin checks,
-127.0.0.1 only, every page, one poller per day, a card confirmed and the closing post made
-once through the same functions as `tally lurkers --write` and `tally announce --post`."""
+"""`tally desk` over real HTTP (uvicorn on 127.0.0.1, as the command serves it; httpx asks):
+the token, the Host and Origin checks, 127.0.0.1 only, every page, one poller per day, a card
+confirmed and the closing post made once through the same functions as `tally lurkers
+--write` and `tally announce --post`."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import html
 import re
 import socket
 import time
+from collections.abc import Iterator
+from contextlib import ExitStack
 
+import httpx
 import pytest
-from starlette.testclient import TestClient
 
 from tally.cli import app as cli
 from tally.desk.app import make_app
@@ -19,11 +22,9 @@ from tally.desk.serve import HOST, bind
 from tally.errors import InputError
 
 from .conftest import Runner
-from .desk_game import HOSTILE, MARKUP, SCRIPT, Setup, through_the_commands
+from .desk_game import HOSTILE, MARKUP, SCRIPT, Setup, serving, through_the_commands
 
 TOKEN = "s3cret-desk-token"
-PORT = 8765
-ME = f"http://127.0.0.1:{PORT}"
 PAGES = ("/", "/day/2", "/day/2/live", "/day/2/cards", "/day/2/posts", "/day/2/pictures",
          "/day/2/post", "/day/1", "/static/desk.js", "/static/desk.css")  # fmt: skip
 ACTIONS = ("/day/2/cards", "/day/2/post", "/day/2/read")
@@ -42,11 +43,44 @@ def desk(setup):
     d.close()
 
 
-def client(desk, *, logged_in: bool = True) -> TestClient:
-    c = TestClient(make_app(desk, TOKEN, PORT), base_url=ME)
+# What the running test serves: each desk it asks is served once, on a port of its own;
+# clients and servers are closed when it ends.
+_SERVED: dict[int, str] = {}
+_STACK: list[ExitStack] = []
+
+
+@pytest.fixture(autouse=True)
+def _served() -> Iterator[None]:
+    with ExitStack() as stack:
+        _STACK.append(stack)
+        try:
+            yield
+        finally:
+            _STACK.clear()
+            _SERVED.clear()
+
+
+def client(desk, *, logged_in: bool = True) -> httpx.Client:
+    """A browser of the desk: the desk served by uvicorn (once a test), asked over HTTP."""
+    stack = _STACK[0]
+    if id(desk) not in _SERVED:
+        sock = bind(None)
+        app = make_app(desk, TOKEN, sock.getsockname()[1])
+        _SERVED[id(desk)] = stack.enter_context(serving(app, sock))
+    c = stack.enter_context(
+        httpx.Client(base_url=_SERVED[id(desk)], follow_redirects=True, timeout=30)
+    )
     if logged_in:
-        c.cookies.set(cookie_name(PORT), TOKEN)
+        c.cookies.set(cookie_name(port(c)), TOKEN)
     return c
+
+
+def port(c: httpx.Client) -> int:
+    return c.base_url.port or 80
+
+
+def origin(c: httpx.Client) -> str:
+    return f"http://127.0.0.1:{port(c)}"
 
 
 def settled(desk, day: int, version: int = 1) -> None:
@@ -58,8 +92,9 @@ def settled(desk, day: int, version: int = 1) -> None:
     assert poller.version >= version, "the poller did not read the thread"
 
 
-def post_form(c: TestClient, path: str, origin: str = ME, **fields: str):
-    return c.post(path, data={"token": TOKEN, **fields}, headers={"Origin": origin})
+def post_form(c: httpx.Client, path: str, origin: str | None = None, **fields: str):
+    return c.post(path, data={"token": TOKEN, **fields},
+                  headers={"Origin": origin or globals()["origin"](c)})  # fmt: skip
 
 
 def test_every_request_without_the_token_is_refused(desk):
@@ -68,7 +103,7 @@ def test_every_request_without_the_token_is_refused(desk):
         assert c.get(path).status_code == 403, path
     for path in ACTIONS:
         assert post_form(c, path).status_code == 403, path  # a form token alone is no cookie
-    c.cookies.set(cookie_name(PORT), "guessed")
+    c.cookies.set(cookie_name(port(c)), "guessed")
     assert c.get("/").status_code == 403
     assert "open the address tally desk printed" in c.get("/day/2").text
     assert desk.pollers == {}  # nothing was read for a stranger
@@ -79,7 +114,7 @@ def test_the_token_in_the_address_becomes_an_httponly_strict_cookie(desk):
     first = c.get(f"/day/2?token={TOKEN}", follow_redirects=False)
     assert first.status_code == 303 and first.headers["location"] == "/day/2"
     cookie = first.headers["set-cookie"]
-    assert cookie.startswith(f"{cookie_name(PORT)}={TOKEN};")
+    assert cookie.startswith(f"{cookie_name(port(c))}={TOKEN};")
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
     assert c.get("/").status_code == 200  # the cookie from now on
     assert c.get("/?token=wrong", follow_redirects=False).status_code == 200  # the cookie
@@ -88,9 +123,9 @@ def test_the_token_in_the_address_becomes_an_httponly_strict_cookie(desk):
 def test_another_host_is_refused_even_with_the_token(desk):
     """DNS rebinding: a page of evil.example resolved to 127.0.0.1 names its own Host."""
     c = client(desk)
-    assert c.get("/", headers={"Host": f"evil.example:{PORT}"}).status_code == 403
-    assert c.get("/", headers={"Host": "127.0.0.1:9999"}).status_code == 403
-    assert c.get("/", headers={"Host": f"localhost:{PORT}"}).status_code == 200
+    assert c.get("/", headers={"Host": f"evil.example:{port(c)}"}).status_code == 403
+    assert c.get("/", headers={"Host": f"127.0.0.1:{port(c) + 1}"}).status_code == 403
+    assert c.get("/", headers={"Host": f"localhost:{port(c)}"}).status_code == 200
 
 
 def test_a_change_without_the_token_or_from_another_origin_changes_nothing(setup, desk):
@@ -100,12 +135,12 @@ def test_a_change_without_the_token_or_from_another_origin_changes_nothing(setup
     ledger = setup.game_path.with_name("game.cards.csv")
     refused = [
         post_form(c, "/day/2/cards", origin="http://evil.example", **card),
-        post_form(c, "/day/2/cards", origin=f"http://127.0.0.1:{PORT + 1}", **card),
-        c.post("/day/2/cards", data=card, headers={"Origin": ME}),  # the cookie, no token
+        post_form(c, "/day/2/cards", origin=f"http://127.0.0.1:{port(c) + 1}", **card),
+        c.post("/day/2/cards", data=card, headers={"Origin": origin(c)}),  # the cookie, no token
         c.post("/day/2/cards", data={**card, "token": TOKEN}),  # no Origin, no Referer
         post_form(c, "/day/2/post", origin="http://evil.example", digest="x"),
-        c.post("/day/2/post", data={"digest": "x"}, headers={"Origin": ME}),
-        c.put("/day/2/post", headers={"Origin": ME, "X-Tally-Token": TOKEN}),
+        c.post("/day/2/post", data={"digest": "x"}, headers={"Origin": origin(c)}),
+        c.put("/day/2/post", headers={"Origin": origin(c), "X-Tally-Token": TOKEN}),
     ]
     assert [r.status_code for r in refused] == [403, 403, 403, 403, 403, 403, 405]
     assert not ledger.exists() and setup.board.replies == []
@@ -129,6 +164,36 @@ def test_the_desk_listens_on_127_0_0_1_only():
             outside.close()
     finally:
         sock.close()
+
+
+def test_the_desks_connections_send_at_once():
+    """Nagle's algorithm off on every connection the desk accepts: asyncio (under uvicorn)
+    turns it off only for a socket made as TCP, and with it on, a response's body, written
+    after its head, waited for the browser's delayed ACK (40 ms a request on a kept-alive
+    connection, measured; a page's stylesheet and script, each an SSE event, waited too)."""
+    import asyncio
+
+    async def accept_one() -> int:
+        got: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        class Record(asyncio.Protocol):
+            def connection_made(self, transport):  # type: ignore[no-untyped-def, override]
+                sock = transport.get_extra_info("socket")
+                got.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                transport.close()
+
+        listening = bind(None)
+        server = await asyncio.get_running_loop().create_server(Record, sock=listening)
+        try:
+            _, writer = await asyncio.open_connection(*listening.getsockname())
+            nodelay = await asyncio.wait_for(got, 10)
+            writer.close()
+            return nodelay
+        finally:
+            server.close()
+            await server.wait_closed()
+
+    assert asyncio.run(accept_one()) != 0
 
 
 @pytest.mark.slow
@@ -266,12 +331,12 @@ def test_the_command_prints_the_address_and_opens_it(setup, monkeypatch):
     and handed to the browser (webbrowser); --no-browser prints it only; --port is kept."""
     import uvicorn
 
-    served: list[tuple[object, str]] = []
+    served: list[tuple[socket.socket, object]] = []
     opened: list[str] = []
 
     def run(server, sockets):  # type: ignore[no-untyped-def]
-        [sock] = sockets
-        served.append((sock.getsockname(), server.config.app))
+        [sock] = sockets  # kept listening (the command closes its own) to be served below
+        served.append((sock.dup(), server.config.app))
 
     monkeypatch.setattr(uvicorn.Server, "run", run)
     monkeypatch.setattr("webbrowser.open", lambda url: opened.append(url))
@@ -280,13 +345,11 @@ def test_the_command_prints_the_address_and_opens_it(setup, monkeypatch):
     assert done.exit_code == 0, done.output
     [address] = re.findall(r"http://127\.0\.0\.1:\d+/\?token=[\w-]+", done.stdout)
     assert opened == [address]
-    (host, port), app = served[0]
-    assert host == "127.0.0.1" and address.startswith(f"http://127.0.0.1:{port}/?token=")
+    sock, app = served.pop(0)
+    host, bound = sock.getsockname()
+    assert host == "127.0.0.1" and address.startswith(f"http://127.0.0.1:{bound}/?token=")
     token = address.split("token=")[1]
     assert len(token) >= 32 and token not in str(setup.game_path.read_text(encoding="utf-8"))
-    c = TestClient(app, base_url=f"http://127.0.0.1:{port}")  # type: ignore[arg-type]
-    assert c.get("/").status_code == 403
-    assert c.get(f"/static/desk.css?token={token}").status_code == 200  # no poller started
 
     free = bind(None)
     wanted = free.getsockname()[1]
@@ -302,6 +365,12 @@ def test_the_command_prints_the_address_and_opens_it(setup, monkeypatch):
         assert busy.exit_code == 2 and "cannot listen on 127.0.0.1" in busy.stderr
     finally:
         taken.close()
+        for other, _ in served:  # the --no-browser run's, never served
+            other.close()
+    monkeypatch.undo()  # uvicorn's own run again: the first command's app, served for real
+    with serving(app, sock) as base, httpx.Client(base_url=base, follow_redirects=True) as c:
+        assert c.get("/").status_code == 403
+        assert c.get(f"/static/desk.css?token={token}").status_code == 200  # no poller started
 
 
 def test_the_day_shows_what_its_count_rests_on(setup, desk):

@@ -6,7 +6,6 @@ closing post made once by clicks; what players wrote shows as text."""
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ from tally.desk.app import make_app
 from tally.desk.serve import bind
 
 from .browser import Browser, Page, chromium
-from .desk_game import MARKUP, Setup, through_the_commands
+from .desk_game import MARKUP, Setup, serving, through_the_commands
 
 TOKEN = "browser-token"
 pytestmark = pytest.mark.slow
@@ -27,24 +26,14 @@ pytestmark = pytest.mark.slow
 def served(forum, tmp_path) -> Iterator[tuple[Setup, object, str]]:
     if chromium() is None:
         pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
-    import uvicorn
-
     setup = Setup(forum, tmp_path)
     desk = setup.desk(every=3600.0)  # the test says when to read again
     sock = bind(None)
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(make_app(desk, TOKEN, port), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
     try:
-        yield setup, desk, f"http://127.0.0.1:{port}"
+        with serving(make_app(desk, TOKEN, sock.getsockname()[1]), sock) as address:
+            yield setup, desk, address
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
         desk.close()
-        sock.close()
 
 
 def go(browser: Browser, page: Page | None, url: str) -> Page:

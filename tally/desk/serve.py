@@ -19,7 +19,11 @@ class Shows(Protocol):
 
 def bind(port: int | None) -> socket.socket:
     """A listening socket on 127.0.0.1: ``port``, or one the system picks."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not 0: asyncio turns Nagle's algorithm off only on a connection
+    # whose socket says TCP (base_events._set_nodelay), and a response's body written after
+    # its head then waited for the browser's delayed ACK: 40 ms a request on a kept-alive
+    # connection (measured on loopback: 44 ms a page, 6 ms with it).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((HOST, port or 0))
