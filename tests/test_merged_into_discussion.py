@@ -236,3 +236,29 @@ def test_the_closing_post_after_the_merge_names_the_right_player_and_no_discussi
     assert "carol 以 2 票被投票出局" in post and "未投票：dave" in post
     assert Status.DISCUSSION.label not in post
     assert not [f for f in ("2楼", "3楼", "4楼") if f"]{f}[/url]" in post]  # the discussion's
+
+
+@pytest.mark.rules("S2", "V7")
+def test_a_discussion_thread_never_read_before_the_merge_stops(forum, tmp_path):
+    """Only `tally votes` ran during the day (the vote thread read, the discussion thread
+    never): after the merge, carol's and dave's `投票对象` lines of the discussion are posts
+    tally never saw, in the thread that holds the vote thread's ballots; it cannot tell them
+    from ballots and stops, naming them; ruled void, carol is out."""
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    forum.add_discuz_page("4", 1, page("vote-later"))
+    before = _run("votes", forum.url("forum.php?mod=viewthread&tid=4"), "--game",
+                  _game(tmp_path, forum, "4"), *cache)  # fmt: skip
+    assert before.exit_code == 0, before.output
+    forum.routes.clear()
+    forum.add_discuz_page("3", 1, page("merged"))
+    for _ in range(2):
+        result = _votes(forum, tmp_path, cache)
+        assert result.exit_code == 2, result.output
+        [said] = _said(result)
+        assert "floor 2 (post 11)、floor 4 (post 13))" in said  # not eve's chat, not floor 6
+    ruled = "".join(f'[[rulings]]\nday = 2\nfloor = {f}\npost = "{p}"\naction = "void"\n'
+                    for f, p in ((2, 11), (4, 13)))  # fmt: skip
+    result = _votes(forum, tmp_path, cache, ruled)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["outcome"] == data["outcome"] | {"result": "eliminated", "player": "carol"}

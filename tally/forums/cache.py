@@ -271,18 +271,25 @@ class ThreadCache:
             }
         return found
 
-    def note_roles(self, roles: tuple[tuple[int, str], ...], new: frozenset[str]) -> None:
+    def note_roles(
+        self,
+        roles: tuple[tuple[int, str], ...],
+        new: frozenset[str],
+        merged: frozenset[int] = frozenset(),
+    ) -> None:
         """Keep that this read read the thread as ``roles`` (day, role) and first found
         the posts ``new`` in it. A thread read before as another of a day's threads (its
-        discussion thread) and now as its vote thread: what it shows new may have been
-        posted in the vote thread merged into it, or in it, and is kept as ``UNSURE``."""
+        discussion thread), or never before but holding posts first read in that day's vote
+        thread (days ``merged``), and now read as its vote thread: what it shows new may
+        have been posted in the vote thread merged into it, or in it, and is kept as
+        ``UNSURE``."""
         if not roles:
             return
         with self._lock:
             kept = self.roles()
             before = kept or {}
-            became_vote = {d for d, r in roles
-                           if r == VOTE and before.get(d) and VOTE not in before[d]}  # fmt: skip
+            became_vote = {d for d, r in roles if r == VOTE and VOTE not in before.get(d, {})
+                           and (before.get(d) or d in merged)}  # fmt: skip
             data = {d: {r: set(ids) for r, ids in by.items()} for d, by in before.items()}
             for day, role in roles:
                 mine = data.setdefault(day, {})

@@ -34,7 +34,15 @@ from tally.files import PAGE, read_capped
 from tally.forums import PLATFORMS, Platform, ThreadRef, by_name, recognise_text, resolve_url
 from tally.forums.base import Answer, CommentBatch, Request, check_clock
 from tally.forums.boards import Boards
-from tally.forums.cache import MAX_VERSIONS, UNSURE, Cache, Entry, ThreadCache, first_roles
+from tally.forums.cache import (
+    MAX_VERSIONS,
+    UNSURE,
+    VOTE,
+    Cache,
+    Entry,
+    ThreadCache,
+    first_roles,
+)
 from tally.forums.charset import decode_page
 from tally.forums.history import page_data, page_posts
 from tally.forums.http import Http
@@ -331,10 +339,14 @@ def fetch_thread(
     ids = frozenset(p.post_id for p in thread.posts)
     moved = cache.read_elsewhere(platform.name, host, ref.thread_id, ids - own)
     store.note_post_ids(own | (ids - moved.keys()))  # the posts first read in it
-    store.note_roles(options.roles, ids - own - moved.keys())
+    moved_as = cache.roles_of(platform.name, host, moved)
+    # The days whose vote thread tally read posts of that stand in this thread now: that
+    # vote thread was merged into this one (合并).
+    merged = frozenset(d for roles in moved_as.values() for d, r in roles if r == VOTE)
+    store.note_roles(options.roles, ids - own - moved.keys(), merged)
     kept = store.roles()
     read_as = {pid: roles for pid in ids - moved.keys() if (roles := first_roles(kept, pid))}
-    read_as.update(cache.roles_of(platform.name, host, moved))
+    read_as.update(moved_as)
     runs = store.note_closed(thread.closed, thread.read_at) if thread.read_at else ()
     return replace(thread, history=history, moved_in=moved, read_as=read_as, closed_runs=runs)
 

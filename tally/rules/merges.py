@@ -6,7 +6,7 @@ the discussion thread is merged INTO the vote thread, the discussion's posts com
 ``moved_in`` rows of ``tally.rules.judge``). When the vote thread is merged into the
 discussion thread, the vote thread is gone ("主题不存在") and the director points the day's
 vote at the discussion thread: the ballots are then posts "moved in", and the discussion's
-own ``投票对象`` lines stand in the thread counted.
+own ``投票对象`` lines stand beside them (counted, and the ballots not, before this module).
 
 tally's cache keeps what the game file made of each thread when a read first found each of
 its posts (``tally.forums.cache.ThreadCache.roles``: each day's role, and ``unsure`` for the
@@ -17,10 +17,11 @@ vote thread (RULES S2: a vote is cast in the day's vote thread):
   in from the vote thread: flagged);
 - a post first read as the day's discussion thread's, while the game file named another
   thread the vote thread, is no ballot (``discussion``);
-- where tally cannot tell (a post first read just as the thread became the vote thread; in
-  the day's discussion thread, posts moved in from a thread no read of the game kept the
-  role of, and every post no read kept the role of), the count stops unless the director
-  ruled on the floor (``[[rulings]]``).
+- where tally cannot tell (a post first read just as the thread became the vote thread:
+  read as the discussion thread before, or never read before and holding posts of the day's
+  vote thread; in the day's discussion thread, posts moved in from a thread no read of the
+  game kept the role of, and every post no read kept the role of), the count stops unless
+  the director ruled on the floor (``[[rulings]]``).
 
 And in the lurker count (RULES L1, L2): a post first read as the day's vote thread's only is
 a ballot, not a discussion post, in whichever thread it stands now.
@@ -116,12 +117,11 @@ def unsure_sentence(thread: Thread, day: Day, posts: Sequence[Post]) -> str:
     return (
         f"day {day.day}: tally cannot tell whether {len(posts)} post{'s' if many else ''} of "
         f"thread {thread.thread_id} {'are ballots' if many else 'is a ballot'} ({where}): the "
-        f"game file names it day {day.day}'s vote thread, and tally read it as the day's "
-        "discussion thread before, or finds posts of a thread it did not read as the vote "
-        "thread in it (a vote thread merged into the discussion thread, 合并), and did not "
-        "read these in the old vote thread (never, or before its cache kept what each thread "
-        "was): a ballot cast there and a 投票对象 line of the discussion look the same; ask "
-        "the voter, then add a ruling for each, like "
+        f"game file names it day {day.day}'s vote thread, and it was the day's discussion "
+        "thread or holds posts of another thread (the vote thread merged into the discussion "
+        "thread, 合并), and tally did not read these where they were posted (never, or before "
+        "its cache kept what each thread was): a ballot cast in the vote thread and a 投票对象 "
+        "line of the discussion look the same; ask the voter, then add a ruling for each, like "
         f'[[rulings]] day = {day.day}, floor = {first.floor}, post = "{first.post_id}", '
         'action = "accept" (cast in the vote thread; or action = "void": posted in the '
         "discussion thread)."
