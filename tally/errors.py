@@ -51,6 +51,10 @@ class NotAThreadError(TallyError):
     exit_code = ExitStatus.NOT_A_THREAD
 
 
+class ThreadGoneError(NotAThreadError):
+    """The forum says the thread does not exist (deleted, or merged into another: 合并)."""
+
+
 class ParseError(TallyError):
     """A page looks like a thread but something essential could not be read."""
 

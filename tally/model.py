@@ -251,6 +251,14 @@ class Thread:
     # Posts of this thread that tally read in another thread of the board before (post id ->
     # that thread's id): a moderator moved or merged them in (移动, 合并).
     moved_in: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # What tally read each post's thread as when it first found the post there, this
+    # thread or the one of ``moved_in`` (post id -> (day, role) pairs the game file gave
+    # that thread: "vote", "discussion", …; "unsure" where that read could not tell: a
+    # vote thread merged into it, 合并). A post no read with the game's days found is left
+    # out (a cache written before they were kept).
+    read_as: Mapping[str, tuple[tuple[int, str], ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
     # The thread's last page read says it is closed (关闭); and each run of tally's reads
     # that found it closed, its first and last (kept in the cache).
     closed: bool = False

@@ -54,6 +54,13 @@ class Entry:
         return headers
 
 
+# The roles of a day's threads that the cache keeps apart (``ThreadCache.roles``): the game
+# file's names for them (tally.rules.verdicts.ThreadRole), and the posts a read found first
+# in a thread that had just become its day's vote thread (posted in either).
+VOTE = "vote"
+DISCUSSION = "discussion"
+UNSURE = "unsure"
+
 # The versions one thread's history keeps (a day's vote thread read every minute by watch
 # and growing a post a minute makes about 1,500).
 MAX_VERSIONS = 5000
@@ -240,6 +247,63 @@ class ThreadCache:
             known = known or frozenset()
             self._write("posts.json", json.dumps(sorted(known | ids)).encode())
 
+    def roles(self) -> dict[int, dict[str, frozenset[str]]] | None:
+        """What the reads that found this thread's posts read it as (``roles.json``): by
+        the game's day, each role the game file gave it then ("vote", "discussion", …)
+        and the post ids first read in it under that role; ``UNSURE`` the posts first read
+        when it had just become that day's vote thread, having been read as another of
+        its threads before (a vote thread merged into it, 合并: posted in either). None:
+        no read that knew the game's days kept any (a cache written before they were)."""
+        try:
+            loaded = json.loads((self.folder / "roles.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(loaded, dict):
+            return None
+        found: dict[int, dict[str, frozenset[str]]] = {}
+        for day, by_role in loaded.items():
+            if not (isinstance(day, str) and day.isdigit() and isinstance(by_role, dict)):
+                continue
+            found[int(day)] = {
+                role: frozenset(i for i in ids if isinstance(i, str))
+                for role, ids in by_role.items()
+                if isinstance(role, str) and isinstance(ids, list)
+            }
+        return found
+
+    def note_roles(
+        self,
+        roles: tuple[tuple[int, str], ...],
+        new: frozenset[str],
+        merged: frozenset[int] = frozenset(),
+    ) -> None:
+        """Keep that this read read the thread as ``roles`` (day, role) and first found
+        the posts ``new`` in it. A thread read before as another of a day's threads (its
+        discussion thread), or never before but holding posts first read in that day's vote
+        thread (days ``merged``), and now read as its vote thread: what it shows new may
+        have been posted in the vote thread merged into it, or in it, and is kept as
+        ``UNSURE``."""
+        if not roles:
+            return
+        with self._lock:
+            kept = self.roles()
+            before = kept or {}
+            became_vote = {d for d, r in roles if r == VOTE and VOTE not in before.get(d, {})
+                           and (before.get(d) or d in merged)}  # fmt: skip
+            data = {d: {r: set(ids) for r, ids in by.items()} for d, by in before.items()}
+            for day, role in roles:
+                mine = data.setdefault(day, {})
+                mine.setdefault(role, set())
+                if day in became_vote:
+                    mine.setdefault(UNSURE, set()).update(new)
+                else:
+                    mine[role].update(new)
+            if {d: {r: set(i) for r, i in by.items()} for d, by in before.items()} == data:
+                return
+            out = {str(d): {r: sorted(ids) for r, ids in sorted(by.items())}
+                   for d, by in sorted(data.items())}  # fmt: skip
+            self._write("roles.json", json.dumps(out, ensure_ascii=False).encode())
+
     def note_closed(self, closed: bool, read_at: datetime) -> tuple[ClosedRun, ...]:
         """Keep each run of reads that found the thread closed (关闭): its first and last
         closed read, and the first read after it that found it open (None while none has);
@@ -378,3 +442,28 @@ class Cache:
             for pid in ThreadCache(folder, self._health).post_ids() & ids:
                 found.setdefault(pid, other)
         return found
+
+    def roles_of(
+        self, platform: str, host: str, where: dict[str, str]
+    ) -> dict[str, tuple[tuple[int, str], ...]]:
+        """The (day, role) pairs each post (post id -> the thread it was first read in)
+        was first read under there; a post no read with the game's days kept is left out."""
+        found: dict[str, tuple[tuple[int, str], ...]] = {}
+        kept: dict[str, dict[int, dict[str, frozenset[str]]] | None] = {}
+        for pid, tid in where.items():
+            if tid not in kept:
+                kept[tid] = self.thread(platform, host, tid).roles()
+            roles = first_roles(kept[tid], pid)
+            if roles:
+                found[pid] = roles
+        return found
+
+
+def first_roles(
+    kept: dict[int, dict[str, frozenset[str]]] | None, pid: str
+) -> tuple[tuple[int, str], ...]:
+    """The (day, role) pairs ``pid`` was first read under, as ``ThreadCache.roles`` kept them
+    (``UNSURE`` where its read could not tell); () when none was kept."""
+    if not kept:
+        return ()
+    return tuple(sorted((d, r) for d, by in kept.items() for r, ids in by.items() if pid in ids))

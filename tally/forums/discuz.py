@@ -19,7 +19,7 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
-from tally.errors import InputError, NotAThreadError, ParseError, TallyError
+from tally.errors import InputError, NotAThreadError, ParseError, TallyError, ThreadGoneError
 from tally.forums.base import (
     Getter,
     PageFrame,
@@ -483,16 +483,17 @@ def _forum_message(tree: Any, text: str, source: str) -> NotAThreadError | None:
     message_node = tree.css_first("#messagetext p") or tree.css_first("#messagetext")
     if message_node is not None:
         message = node_text(message_node)
+        kind: type[NotAThreadError] = NotAThreadError
         if "权限" in message:
             why, hint = "the forum does not let a guest read this thread", _LOG_IN
         elif "登录" in message or tree.css_first("#messagelogin") is not None:
             why, hint = "the forum shows this thread only to a logged-in account", _LOG_IN
         elif "不存在" in message or "删除" in message:
             why = "the thread does not exist or was deleted, or it is hidden"
-            hint = "check the tid in the URL"
+            hint, kind = "check the tid in the URL", ThreadGoneError
         else:
             why, hint = "the forum shows a message instead of the thread", "read it in a browser"
-        return NotAThreadError(f"{source}: {why} (the forum says “{message}”); {hint}.")
+        return kind(f"{source}: {why} (the forum says “{message}”); {hint}.")
     for marker in _CHALLENGES:
         if marker in text:
             return NotAThreadError(

@@ -27,13 +27,22 @@ from tally.errors import (
     PageMismatchError,
     ParseError,
     TallyError,
+    ThreadGoneError,
     TruncatedPageError,
 )
 from tally.files import PAGE, read_capped
 from tally.forums import PLATFORMS, Platform, ThreadRef, by_name, recognise_text, resolve_url
 from tally.forums.base import Answer, CommentBatch, Request, check_clock
 from tally.forums.boards import Boards
-from tally.forums.cache import MAX_VERSIONS, Cache, Entry, ThreadCache
+from tally.forums.cache import (
+    MAX_VERSIONS,
+    UNSURE,
+    VOTE,
+    Cache,
+    Entry,
+    ThreadCache,
+    first_roles,
+)
 from tally.forums.charset import decode_page
 from tally.forums.history import page_data, page_posts
 from tally.forums.http import Http
@@ -72,6 +81,10 @@ class FetchOptions:
     # director acts on or posts (a count, a reminder, the cards), and a page the forum
     # changed since tally cached it (a delete, a 屏蔽) must not decide it.
     live: bool = False
+    # What the game file makes of the thread: each (day, role) it is named for ("vote",
+    # "discussion", …), kept in the cache with the posts this read finds first; () for a
+    # read without a game file.
+    roles: tuple[tuple[int, str], ...] = ()
 
 
 def is_url(source: str) -> bool:
@@ -265,7 +278,10 @@ def fetch_thread(
                          "counts from; run without it.")  # fmt: skip
     # What may stand in for the forum: the cache or memory, but for a read that decides.
     reuse = known is not None and (options.offline or not options.live)
-    pages, read_at, total = _read_pages(url, reader, options, known, reuse, held, progress)
+    try:
+        pages, read_at, total = _read_pages(url, reader, options, known, reuse, held, progress)
+    except ThreadGoneError as exc:
+        raise _gone(exc, store) from None
     so_far = held.history if held is not None and not options.fresh else None
     reused = not options.offline and any(
         o in (Origin.CACHE, Origin.MEMORY) for _, o in pages.values()
@@ -323,8 +339,35 @@ def fetch_thread(
     ids = frozenset(p.post_id for p in thread.posts)
     moved = cache.read_elsewhere(platform.name, host, ref.thread_id, ids - own)
     store.note_post_ids(own | (ids - moved.keys()))  # the posts first read in it
+    moved_as = cache.roles_of(platform.name, host, moved)
+    # The days whose vote thread tally read posts of that stand in this thread now: that
+    # vote thread was merged into this one (合并).
+    merged = frozenset(d for roles in moved_as.values() for d, r in roles if r == VOTE)
+    store.note_roles(options.roles, ids - own - moved.keys(), merged)
+    kept = store.roles()
+    read_as = {pid: roles for pid in ids - moved.keys() if (roles := first_roles(kept, pid))}
+    read_as.update(moved_as)
     runs = store.note_closed(thread.closed, thread.read_at) if thread.read_at else ()
-    return replace(thread, history=history, moved_in=moved, closed_runs=runs)
+    return replace(thread, history=history, moved_in=moved, read_as=read_as, closed_runs=runs)
+
+
+def _gone(exc: ThreadGoneError, store: ThreadCache | None) -> ThreadGoneError:
+    """The forum says a thread tally read before does not exist: deleted, or merged into
+    another thread (合并 keeps the other's tid), which the day's vote may be pointed at."""
+    ids = store.post_ids() if store is not None else frozenset()
+    if not ids:
+        return exc
+    said = str(exc).rstrip(".").removesuffix("; check the tid in the URL")
+    roles = store.roles() if store is not None else None
+    read_as = sorted({(d, r) for d, by in (roles or {}).items() for r in by if r != UNSURE})
+    named = "、".join(f"day {d}'s {r} thread" for d, r in read_as)
+    return ThreadGoneError(
+        f"{said}; tally read it before ({len(ids)} posts{', as ' + named if named else ''}): "
+        "a moderator deleted it, or merged it into another thread (合并: its posts go to the "
+        "thread it is merged into, which keeps its own tid), so nothing is counted from it; "
+        "if it was merged, point the day's URL in the game file at that thread, where tally "
+        "tells the posts first read here by their ids."
+    )
 
 
 def _read_pages(

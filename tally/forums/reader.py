@@ -63,6 +63,9 @@ class Reading:
     progress: Progress | None = None
     warn: Callable[[str], None] | None = None
     thread_read: Callable[[Thread], None] | None = None  # each thread, once read
+    # What the game file makes of a thread: each (day, role) it names it for (the cache
+    # keeps them with the posts each read finds first); None: a run without a game file.
+    roles: Callable[[ThreadRef], tuple[tuple[int, str], ...]] | None = None
 
 
 class Reader:
@@ -207,6 +210,7 @@ class Reader:
             boards=self.boards,
             offline=how.offline,
             live=live,
+            roles=how.roles(ref) if how.roles is not None else (),
         )
         held = self._held.setdefault(ref.key, Held()) if hold else None
         progress = how.progress if first else None

@@ -233,6 +233,18 @@ class Game:
         stem = self.path.stem if self.path is not None else "game"
         return f"{stem}-{digest}"
 
+    def roles_of(self, ref: ThreadRef) -> tuple[tuple[int, str], ...]:
+        """Each (day, role) the file names the thread ``ref`` for (the same board, the same
+        thread id): what a read of it keeps with the posts it finds first, for a count after
+        a merge to tell the vote thread's posts from the discussion thread's."""
+        where = (origin_of(ref.base), ref.key)
+        return tuple(
+            (day.day, str(role))
+            for day in self.days
+            for role, r in day.threads.items()
+            if (origin_of(r.base), r.key) == where
+        )
+
     @cached_property
     def post_key(self) -> str:
         """What tally's mark on its posts names the game by (tally.rules.closed.mark): the

@@ -18,6 +18,7 @@ from tally.rules.ballot_text import Reading, read_boxed
 from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.changes import apply_ruling, lapse_and_flag, owner_due, sequence, window_text
 from tally.rules.game import Author, Cast, Day, Game, Signed
+from tally.rules.merges import Seen, seen_in_vote_thread
 from tally.rules.names import Roster
 from tally.rules.rulesets import Ruleset
 from tally.rules.targets import (
@@ -52,7 +53,7 @@ def judge(
     roster = game.roster
     rulings = [r for r in game.rulings if r.day == day.day]
     voters = _electors(game, day, rules)
-    candidates, rows, shown, others, before = _sorted(thread, rules, cast, day.closes)
+    candidates, rows, shown, others, before = _sorted(thread, rules, cast, day.closes, day)
     # A renamed player's account shows its new name on every post: a voter writes that.
     renamed = Roster((), {p: names for p, names in shown.items()}) if shown else None
     # The accounts no player: a target spelled as one of them may mean it.
@@ -90,6 +91,10 @@ def judge(
         raise GameFileError(f"a ruling for day {day.day} names {where}, {why}.")
     if unclear:
         raise InputError(unclear_sentence(unclear, day))
+    unsure = [w.post for w in works if w.seen is Seen.UNSURE and w.ruling is None
+              and not cast.of(w).is_director]  # fmt: skip
+    if unsure:
+        raise InputError(_unsure_sentence(thread, day, list(dict.fromkeys(unsure))))
     for work in works:
         _check(work, day, rules, voters)
     # A 主管 out before their vote was due, or with no vote to cast this day (V10's
@@ -129,6 +134,26 @@ def _readable_by_these_cookies(thread: Thread, cast: Cast) -> None:
         )
 
 
+def _unsure_sentence(thread: Thread, day: Day, posts: Sequence[Post]) -> str:
+    """One sentence for the stop on posts ``tally.rules.merges`` cannot tell (``Seen.UNSURE``):
+    the floors, why tally cannot tell, and the way out."""
+    where = "、".join(f"floor {p.floor} (post {p.post_id})" for p in posts)
+    first = posts[0]
+    many = len(posts) > 1
+    return (
+        f"day {day.day}: tally cannot tell whether {len(posts)} post{'s' if many else ''} of "
+        f"thread {thread.thread_id} {'are ballots' if many else 'is a ballot'} ({where}): the "
+        f"game file names it day {day.day}'s vote thread, and it was the day's discussion "
+        "thread or holds posts of another thread (the vote thread merged into the discussion "
+        "thread, 合并), and tally did not read these where they were posted (never, or before "
+        "its cache kept what each thread was): a ballot cast in the vote thread and a 投票对象 "
+        "line of the discussion look the same; ask the voter, then add a ruling for each, like "
+        f'[[rulings]] day = {day.day}, floor = {first.floor}, post = "{first.post_id}", '
+        'action = "accept" (cast in the vote thread; or action = "void": posted in the '
+        "discussion thread)."
+    )
+
+
 class Judged(NamedTuple):
     ballots: list[Ballot]
     flags: list[Flag]
@@ -145,7 +170,8 @@ class Judged(NamedTuple):
 
 
 def _sorted(
-    thread: Thread, rules: Ruleset, cast: Cast, closes: datetime | None = None
+    thread: Thread, rules: Ruleset, cast: Cast, closes: datetime | None = None,
+    day: Day | None = None,
 ) -> tuple[
     list[Work], tuple[Remark, ...], dict[str, list[str]], dict[str, str | None],
     dict[str, set[str]],
@@ -168,6 +194,7 @@ def _sorted(
               and (closes is None or p.time <= closes)}  # fmt: skip
     # What each floor says, words alone: a quote box holding another floor's words quotes it.
     floors = [(p.post_id, "".join(p.text.split())) for p in thread.posts]
+    seen_as = seen_in_vote_thread(thread, day)
     for w in thread.writings():
         who = cast.of(w)
         if who.renamed and who.player is not None:
@@ -179,13 +206,21 @@ def _sorted(
         # a 点评 under it is a writing like any (a M126 change may be one; real X3.5).
         if w.post.floor == 1 and not w.is_comment:
             continue
+        seen = seen_as.get(w.post.post_id, Seen.BALLOT)
         other = thread.moved_in.get(w.post.post_id)
-        if other is not None:
+        if seen is Seen.MOVED_IN and other is not None:
             # Posted in another thread (tally read it there), moved in since: no ballot
             # was cast in the vote thread (a merged discussion thread's 投票对象 lines were
             # counted, and the wrong player posted out, on a real X3.5).
             if not who.is_director:
                 rows.append(moved_row(w, who, other))
+            continue
+        if seen is Seen.DISCUSSION and day is not None:
+            # Posted in the discussion thread the day's vote thread was merged into (tally
+            # read it there first): no ballot, as the 投票对象 lines of a discussion thread
+            # are none (they were counted, on a real X3.5, and the ballots were not).
+            if not who.is_director:
+                rows.append(discussion_row(w, who, day))
             continue
         if not w.is_comment and banned(w.post):
             # A 屏蔽ed post is a row of its own, whoever's cookies show its words.
@@ -221,7 +256,10 @@ def _sorted(
                 to_the_minute=w.to_the_minute,
                 text=text,
                 flags=[("quote box", _BOXED)] if text != w.text else [],
+                seen=seen,
             ))  # fmt: skip
+            if seen is Seen.FROM_VOTE and day is not None and other is not None:
+                works[-1].flags.append((_FROM_VOTE, _from_vote_note(w, other, day)))
     before: dict[str, set[str]] = {}
     for version in thread.history.versions if thread.history is not None else ():
         for post in version.posts:
@@ -260,11 +298,37 @@ def _director_note(w: Writing, reading: Reading, cast: Cast) -> bool:
 
 
 def remarks(
-    thread: Thread, game: Game, rules: Ruleset | None = None, *, cast: Cast
+    thread: Thread, game: Game, rules: Ruleset | None = None, *, cast: Cast,
+    day: Day | None = None,
 ) -> tuple[Remark, ...]:
-    """The posts and comments of the vote thread that hold no ballot, but for the
+    """The posts and comments of ``day``'s vote thread that hold no ballot, but for the
     director's (the opening post, reminders): each one listed, none counted."""
-    return _sorted(thread, rules or game.rules, cast)[1]
+    return _sorted(thread, rules or game.rules, cast, day=day)[1]
+
+
+_FROM_VOTE = "moved in from the vote thread"
+
+
+def _from_vote_note(w: Writing, other: str, day: Day) -> str:
+    where = f"the 点评 under floor {w.post.floor}" if w.is_comment else f"floor {w.post.floor}"
+    return (
+        f"{where} was posted in thread {other}, day {day.day}'s vote thread when tally read it "
+        "there, and merged into this one since (a moderator's 合并): a ballot cast in the vote "
+        "thread (S2), counted as one"
+    )
+
+
+def discussion_row(w: Writing, who: Author, day: Day) -> Remark:
+    """A post tally first read in the day's discussion thread, in the vote thread now (the
+    vote thread merged into it), as its row."""
+    row = _row(w, who)
+    where = f"a 点评 under floor {w.post.floor}" if w.is_comment else f"floor {w.post.floor}"
+    note = (
+        f"{where} was posted in this thread while it was day {day.day}'s discussion thread, "
+        "where tally read it, before the vote thread was merged into it (a moderator's 合并): "
+        "not a ballot cast in the vote thread (S2), never counted"
+    )
+    return replace(row, status=Status.DISCUSSION, note=note)
 
 
 def moved_row(w: Writing, who: Author, other: str) -> Remark:

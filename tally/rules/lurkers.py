@@ -27,6 +27,7 @@ from tally.rules.guards import (
 )
 from tally.rules.judge import judge, remarks
 from tally.rules.ledger import Card
+from tally.rules.merges import cast_in_vote_thread
 from tally.rules.names import normalise
 from tally.rules.rulesets import RequestsIn
 from tally.rules.standing import kept_from_the_close
@@ -127,7 +128,11 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
     day = threads.day
     times: dict[str, list[datetime]] = {p: [] for p in game.players if p not in day.dead}
     comments = game.rules.count_comments_as_posts
-    said = list(_by_players(cast, day, threads.discussion, comments=comments))
+    # A ballot first read in the day's vote thread is no discussion post, in whichever
+    # thread it stands now (the vote thread merged into the discussion thread, 合并); nor is
+    # one the director ruled cast there (accepted) where tally could not tell.
+    said = [(p, w) for p, w in _by_players(cast, day, threads.discussion, comments=comments)
+            if not cast_in_vote_thread(game, day, threads.discussion, w)]  # fmt: skip
     # The 自由 sheriff's thread counts with the day's discussion ("共用当天讨论数"): the
     # sheriff's posts there, not another's.
     said += [(p, w) for p, w in _by_players(cast, day, threads.sheriff, comments=comments)
@@ -237,7 +242,9 @@ def check(
     # that reason, for the director to know why: 屏蔽ed (its words are not the director's
     # to judge here), or posted in another thread and moved in since.
     apart: dict[Status, dict[str, list[int]]] = {s: {} for s in _APART}
-    for r in remarks(target.vote, game, cast=cast) if target.vote is not None else ():
+    for r in remarks(target.vote, game, cast=cast, day=day) if target.vote is not None else ():
+        if r.status is Status.DISCUSSION:
+            continue  # a discussion post of the thread the vote thread was merged into
         if r.status in apart:
             if r.player is not None:
                 apart[r.status].setdefault(r.player, []).append(r.floor)

@@ -44,6 +44,9 @@ class Status(_Labelled):
     # A post tally read in another thread before, moved or merged into the vote thread by a
     # moderator since (移动, 合并): not posted in the vote thread, never counted.
     MOVED_IN = "moved_in", "S2", "他帖移入"
+    # A post tally read in the day's discussion thread, which the vote thread was merged
+    # into since (合并), the game file naming it the vote thread now: never counted.
+    DISCUSSION = "discussion", "S2", "讨论帖发言"
 
 
 class BallotKind(_Labelled):

@@ -10,6 +10,7 @@ from datetime import datetime
 from tally.model import Post
 from tally.rules.ballot_text import ParsedBallot, Reading
 from tally.rules.game import Ruling
+from tally.rules.merges import Seen
 from tally.rules.verdicts import Status, VoidReason
 
 
@@ -52,6 +53,9 @@ class Work:
     # Counted, then void because its voter or its target went out during the day (V9):
     # a vote cast all the same (L3).
     lapsed: bool = False
+    # What tally first read the post as (``tally.rules.merges``): UNSURE stops the count
+    # unless the director ruled on it.
+    seen: Seen = Seen.BALLOT
 
     @property
     def is_comment(self) -> bool:

@@ -54,6 +54,7 @@ _REMARK_STATUS = {
     Status.BANNED: "banned",
     Status.DELETED: "deleted",
     Status.MOVED_IN: "moved in",
+    Status.DISCUSSION: "discussion post",
 }
 
 

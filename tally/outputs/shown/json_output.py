@@ -111,7 +111,8 @@ def day_json(result: DayResult) -> dict[str, Any]:
 def _remark(r: Remark) -> dict[str, Any]:
     """A post of the vote thread that holds no ballot, as a row of ``ballots`` (status
     "not_a_ballot"; "banned" and "deleted" for a post the forum 屏蔽s or no longer shows,
-    "moved_in" for one tally read in another thread before):
+    "moved_in" for one tally read in another thread before, "discussion" for one it read
+    in the discussion thread the vote thread was merged into):
     its floor, author and first words, and for banned and deleted rows why."""
     return {
         "floor": r.floor,

@@ -236,7 +236,9 @@ def close_context(
             "void_reason": _gone_label(r),
         }
         for r in result.remarks
-        if r.status != Status.NOT_A_BALLOT
+        # The discussion's posts in the thread the vote thread was merged into (合并) are
+        # the discussion's, no post of the vote: not listed.
+        if r.status not in (Status.NOT_A_BALLOT, Status.DISCUSSION)
     ]
     return {
         "game": game.name,

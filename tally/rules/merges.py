@@ -1,0 +1,108 @@
+"""A day's vote thread merged with another of its threads (合并), told apart post by post.
+
+A moderator's merge (Discuz! topicadmin ``action=merge``) moves every post of one thread
+into another, which keeps its own tid; each post keeps its id, which is the board's. When
+the discussion thread is merged INTO the vote thread, the discussion's posts come in (the
+``moved_in`` rows of ``tally.rules.judge``). When the vote thread is merged into the
+discussion thread, the vote thread is gone ("主题不存在") and the director points the day's
+vote at the discussion thread: the ballots are then posts "moved in", and the discussion's
+own ``投票对象`` lines stand beside them (counted, and the ballots not, before this module).
+
+tally's cache keeps what the game file made of each thread when a read first found each of
+its posts (``tally.forums.cache.ThreadCache.roles``: each day's role, and ``unsure`` for the
+posts a read found first just as the thread became the vote thread). From it, in the day's
+vote thread (RULES S2: a vote is cast in the day's vote thread):
+
+- a post first read in that day's vote thread, wherever it stands now, is a ballot (moved
+  in from the vote thread: flagged);
+- a post first read as the day's discussion thread's, while the game file named another
+  thread the vote thread, is no ballot (``discussion``);
+- where tally cannot tell (a post first read just as the thread became the vote thread:
+  read as the discussion thread before, or never read before and holding posts of the day's
+  vote thread; in the day's discussion thread, posts moved in from a thread no read of the
+  game kept the role of, and every post no read kept the role of), the count stops unless
+  the director ruled on the floor (``[[rulings]]``).
+
+And in the lurker count (RULES L1, L2): a post first read as the day's vote thread's only is
+a ballot, not a discussion post, in whichever thread it stands now.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from tally.model import Thread, Writing
+from tally.rules.game import Day, Game
+from tally.rules.verdicts import RulingAction, ThreadRole
+
+# The cache's word for a post its first read could not tell (tally.forums.cache.UNSURE).
+UNSURE = "unsure"
+VOTE = str(ThreadRole.VOTE)
+DISCUSSION = str(ThreadRole.DISCUSSION)
+
+
+class Seen(Enum):
+    """What one post of a day's vote thread was when tally first read it."""
+
+    BALLOT = "its own"  # read in the vote thread, or nothing says otherwise (as before)
+    FROM_VOTE = "moved in from the vote thread"  # first read in the day's vote thread elsewhere
+    MOVED_IN = "moved in"  # first read in another thread, not the day's vote thread
+    DISCUSSION = "discussion"  # first read as the day's discussion thread's, in this thread
+    UNSURE = "unsure"  # cannot be told: stop unless ruled on
+
+
+def day_roles(thread: Thread, post_id: str, day: int) -> frozenset[str] | None:
+    """The roles the game gave ``post_id``'s thread on ``day`` when tally first read the post
+    there (``unsure`` among them where that read could not tell); None when no read of the
+    game kept them for the post (a cache written before they were kept)."""
+    roles = thread.read_as.get(post_id)
+    if roles is None:
+        return None
+    return frozenset(r for d, r in roles if d == day)
+
+
+def is_discussion_thread(thread: Thread, day: Day) -> bool:
+    ref = day.ref(ThreadRole.DISCUSSION)
+    return ref is not None and ref.key == thread.key
+
+
+def seen_in_vote_thread(thread: Thread, day: Day | None) -> dict[str, Seen]:
+    """What each post of ``day``'s vote thread ``thread`` was when tally first read it (post
+    id -> ``Seen``)."""
+    if day is None:
+        return {p.post_id: Seen.MOVED_IN if p.post_id in thread.moved_in else Seen.BALLOT
+                for p in thread.posts}  # fmt: skip
+    roles = {p.post_id: day_roles(thread, p.post_id, day.day) for p in thread.posts}
+    moved = [pid for pid in thread.moved_in if pid in roles]
+    # The day's discussion thread, holding posts moved in from a thread no read of the game
+    # kept the role of: its old vote thread, read by a tally that kept no roles? Then none
+    # of its posts can be told but those first read as the vote thread's.
+    blind = is_discussion_thread(thread, day) and any(roles[pid] is None for pid in moved)
+    seen: dict[str, Seen] = {}
+    for pid, mine in roles.items():
+        if mine is not None and UNSURE in mine:
+            seen[pid] = Seen.UNSURE
+        elif pid in thread.moved_in:
+            seen[pid] = (Seen.FROM_VOTE if mine is not None and VOTE in mine
+                         else Seen.UNSURE if mine is None and blind else Seen.MOVED_IN)  # fmt: skip
+        elif mine and VOTE not in mine:
+            # Read here as another of the day's threads (its discussion thread) while the
+            # game file named another thread the vote thread: posted there, no ballot (S2).
+            seen[pid] = Seen.DISCUSSION
+        else:
+            seen[pid] = Seen.UNSURE if blind else Seen.BALLOT
+    return seen
+
+
+def cast_in_vote_thread(game: Game, day: Day, thread: Thread | None, w: Writing) -> bool:
+    """Whether ``w``, in ``day``'s discussion thread ``thread``, was cast in the day's vote
+    thread: tally first read it as the vote thread's and not the discussion thread's, or
+    could not tell and the director accepted it as a ballot. Then it is a ballot, no
+    discussion post (L1, L2), whichever thread it stands in now."""
+    roles = day_roles(thread, w.post.post_id, day.day) if thread is not None else None
+    if roles is None:
+        return False
+    if UNSURE in roles:
+        return any(r.day == day.day and r.action == RulingAction.ACCEPT
+                   and r.names(w.post, w.comment_index) for r in game.rulings)  # fmt: skip
+    return VOTE in roles and DISCUSSION not in roles
