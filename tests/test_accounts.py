@@ -173,6 +173,7 @@ def test_who_wrote_what_is_decided_once_per_count():
     """Game.cast decides each account once, when a stage first asks (by uid, then by name,
     the look-alike told apart), and gives every later stage that same decision."""
     from tally.rules.judge import judge
+    from tally.rules.merges import seen_in_vote_thread
 
     g = game()
     t = thread(("bob", "3", "08 10:00", vote("carol")), ("bob。", "9", "08 10:00", vote("carol")),
@@ -184,7 +185,8 @@ def test_who_wrote_what_is_decided_once_per_count():
         assert cast.of(post) is first  # asked again: the same decision, not a new one
     assert cast.of(t.posts[1]).player == "bob" and cast.of(t.posts[2]).lookalike == "bob"
     day = g.day(2)
-    assert judge(t, g, day, cast=cast) == judge(t, g, day, cast=g.cast())
+    seen = seen_in_vote_thread(t, day)
+    assert judge(t, g, day, cast=cast, seen=seen) == judge(t, g, day, cast=g.cast(), seen=seen)
 
 
 def test_each_writing_is_read_once_per_count(monkeypatch):

@@ -7,7 +7,7 @@ counted (in force at the close), superseded (replaced by a valid change) or void
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import NamedTuple
@@ -41,19 +41,21 @@ def judge(
     *,
     provisional: bool = False,
     cast: Cast,
+    seen: Mapping[str, Seen],
 ) -> Judged:
     """Every ballot of ``day``'s vote thread, judged; the flags for the director; and the
     posts that hold no ballot (``remarks``), found in the same reading of each writing.
 
     ``provisional``: the day has not closed, so a ballot in force is in force now, not
     at the close. ``cast``: who wrote what, as the count decided it (``Game.cast``).
+    ``seen``: what each post was when tally first read it (``merges.seen_in_vote_thread``).
     """
     rules = rules or game.rules
     _readable_by_these_cookies(thread, cast)
     roster = game.roster
     rulings = [r for r in game.rulings if r.day == day.day]
     voters = _electors(game, day, rules)
-    candidates, rows, shown, others, before = _sorted(thread, rules, cast, day.closes, day)
+    candidates, rows, shown, others, before = _sorted(thread, rules, cast, day.closes, day, seen)
     # A renamed player's account shows its new name on every post: a voter writes that.
     renamed = Roster((), {p: names for p, names in shown.items()}) if shown else None
     # The accounts no player: a target spelled as one of them may mean it.
@@ -170,8 +172,8 @@ class Judged(NamedTuple):
 
 
 def _sorted(
-    thread: Thread, rules: Ruleset, cast: Cast, closes: datetime | None = None,
-    day: Day | None = None,
+    thread: Thread, rules: Ruleset, cast: Cast, closes: datetime | None,
+    day: Day | None, seen_as: Mapping[str, Seen],
 ) -> tuple[
     list[Work], tuple[Remark, ...], dict[str, list[str]], dict[str, str | None],
     dict[str, set[str]],
@@ -194,7 +196,6 @@ def _sorted(
               and (closes is None or p.time <= closes)}  # fmt: skip
     # What each floor says, words alone: a quote box holding another floor's words quotes it.
     floors = [(p.post_id, "".join(p.text.split())) for p in thread.posts]
-    seen_as = seen_in_vote_thread(thread, day)
     for w in thread.writings():
         who = cast.of(w)
         if who.renamed and who.player is not None:
@@ -299,11 +300,12 @@ def _director_note(w: Writing, reading: Reading, cast: Cast) -> bool:
 
 def remarks(
     thread: Thread, game: Game, rules: Ruleset | None = None, *, cast: Cast,
-    day: Day | None = None,
+    day: Day | None = None, seen_as: Mapping[str, Seen] | None = None,
 ) -> tuple[Remark, ...]:
     """The posts and comments of ``day``'s vote thread that hold no ballot, but for the
     director's (the opening post, reminders): each one listed, none counted."""
-    return _sorted(thread, rules or game.rules, cast, day=day)[1]
+    seen = seen_in_vote_thread(thread, day)
+    return _sorted(thread, rules or game.rules, cast, None, day, seen)[1]
 
 
 _FROM_VOTE = "moved in from the vote thread"

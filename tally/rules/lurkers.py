@@ -27,7 +27,7 @@ from tally.rules.guards import (
 )
 from tally.rules.judge import judge, remarks
 from tally.rules.ledger import Card
-from tally.rules.merges import cast_in_vote_thread
+from tally.rules.merges import cast_in_vote_thread, seen_in_vote_thread
 from tally.rules.names import normalise
 from tally.rules.rulesets import RequestsIn
 from tally.rules.standing import kept_from_the_close
@@ -147,7 +147,8 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
     barred: set[str] = set()
     carded: dict[str, list[str]] = {}
     if threads.vote is not None:
-        judged = judge(threads.vote, game, day, cast=cast)
+        judged = judge(threads.vote, game, day, cast=cast,
+                       seen=seen_in_vote_thread(threads.vote, day))  # fmt: skip
         for flag in judged.flags:
             if flag.rule == "V11" and flag.player is not None and flag.floor is None:
                 carded.setdefault(flag.player, []).append(flag.rule)
@@ -375,7 +376,7 @@ def _not_late(game: Game, t: DayThreads, late_ok: bool, cast: Cast) -> None:
     card the players who posted after it (its threads' own word on it: ``thread_fits_day``)."""
     if t.vote is None or late_ok or t.day.late_ok:
         return
-    ballots = judge(t.vote, game, t.day, cast=cast).ballots
+    ballots = judge(t.vote, game, t.day, cast=cast, seen=seen_in_vote_thread(t.vote, t.day)).ballots
     late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
     if late:
         voters = sum(1 for b in ballots if b.voter is not None)

@@ -24,6 +24,7 @@ from tally.rules.guards import (
     thread_fits_day,
 )
 from tally.rules.judge import judge
+from tally.rules.merges import seen_in_vote_thread
 from tally.rules.rulesets import Ruleset
 from tally.rules.standing import (
     as_it_stood,
@@ -142,7 +143,8 @@ def tally_day(
     rulings_on_moved_floors(thread, game, day)
     gone, gone_flags = deleted_rows(thread, game, cast=cast,
                                     kept=(p.post_id for p in kept.posts))  # fmt: skip
-    judged = judge(stood, game, day, provisional=provisional, cast=cast)
+    judged = judge(stood, game, day, provisional=provisional, cast=cast,
+                   seen=seen_in_vote_thread(stood, day))  # fmt: skip
     ballots, flags, rows = judged.ballots, judged.flags, judged.remarks
     voted = {b.voter for b in ballots if b.casts_a_vote}
     # Who had a vote to cast and did not: not the dead, not those banned from voting (V10),
