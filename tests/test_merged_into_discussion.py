@@ -14,7 +14,7 @@ as the discussion's are not, and where it cannot tell it stops.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -59,10 +59,13 @@ vote = "{forum.url(f"forum.php?mod=viewthread&tid={vote}")}"
 
 
 CLOCK = datetime(2026, 12, 2, 12, 5, tzinfo=CHINA).astimezone(UTC)
+# The runs after the merge, a quarter of an hour after the reads before it: the ballots it
+# brings into the discussion thread are older than tally's last read of it.
+LATER = CLOCK + timedelta(minutes=15)
 
 
-def _run(*args: str):  # type: ignore[no-untyped-def]
-    env = FakeClock(CLOCK).env(http=HttpOptions(host_delay=0))  # type: ignore[arg-type]
+def _run(*args: str, at: datetime = LATER):  # type: ignore[no-untyped-def]
+    env = FakeClock(at).env(http=HttpOptions(host_delay=0))  # type: ignore[arg-type]
     return runner.invoke(app, list(args), obj=env)
 
 
@@ -73,7 +76,7 @@ def _read_then_merge(forum, tmp_path: Path, vote_page: str = "vote-later") -> li
     forum.add_discuz_page("3", 1, page("discussion-before"))
     forum.add_discuz_page("4", 1, page(vote_page))
     before = _run("lurkers", "--game", _game(tmp_path, forum, "4"), "--day", "2", "--no-write",
-                  *cache)  # fmt: skip
+                  *cache, at=CLOCK)  # fmt: skip
     assert before.exit_code == 0, before.output
     forum.routes.clear()
     forum.add_discuz_page("3", 1, page("merged"))
@@ -247,7 +250,7 @@ def test_a_discussion_thread_never_read_before_the_merge_stops(forum, tmp_path):
     cache = ["--cache-dir", str(tmp_path / "cache")]
     forum.add_discuz_page("4", 1, page("vote-later"))
     before = _run("votes", forum.url("forum.php?mod=viewthread&tid=4"), "--game",
-                  _game(tmp_path, forum, "4"), *cache)  # fmt: skip
+                  _game(tmp_path, forum, "4"), *cache, at=CLOCK)  # fmt: skip
     assert before.exit_code == 0, before.output
     forum.routes.clear()
     forum.add_discuz_page("3", 1, page("merged"))

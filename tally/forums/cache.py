@@ -262,7 +262,7 @@ class ThreadCache:
             return None
         found: dict[int, dict[str, frozenset[str]]] = {}
         for day, by_role in loaded.items():
-            if not (isinstance(day, str) and day.isdigit() and isinstance(by_role, dict)):
+            if not (isinstance(day, str) and day.isdecimal() and isinstance(by_role, dict)):
                 continue
             found[int(day)] = {
                 role: frozenset(i for i in ids if isinstance(i, str))
@@ -276,26 +276,44 @@ class ThreadCache:
         roles: tuple[tuple[int, str], ...],
         new: frozenset[str],
         merged: frozenset[int] = frozenset(),
+        older: frozenset[str] = frozenset(),
+        talk: frozenset[int] = frozenset(),
     ) -> None:
         """Keep that this read read the thread as ``roles`` (day, role) and first found
-        the posts ``new`` in it. A thread read before as another of a day's threads (its
-        discussion thread), or never before but holding posts first read in that day's vote
-        thread (days ``merged``), and now read as its vote thread: what it shows new may
-        have been posted in the vote thread merged into it, or in it, and is kept as
-        ``UNSURE``."""
+        the posts ``new`` in it. A thread holding posts first read in that day's vote thread
+        (days ``merged``), or read before as another of a day's threads (its discussion
+        thread) and now as its vote thread with posts that came in unseen (``older``: older
+        than the read before): what it shows new may have been posted in the vote thread
+        merged into it, or in it, and is kept as ``UNSURE``, by the first such read.
+        A thread read as another of the day's threads before and nothing come in unseen:
+        the game file named its role wrongly then, and mends it now. And the day's vote
+        thread holding posts first read as another of its threads (days ``talk``: the
+        discussion merged into it): the posts that came in unseen are ``UNSURE``."""
         if not roles:
             return
         with self._lock:
             kept = self.roles()
             before = kept or {}
+            # Read as another of the day's threads before: the new posts are unsure only if
+            # some came in with a time before that read (a merge brings old posts; a game
+            # file mended since, naming the thread's role rightly now, brings none).
             became_vote = {d for d, r in roles if r == VOTE and VOTE not in before.get(d, {})
-                           and (before.get(d) or d in merged)}  # fmt: skip
+                           and (d in merged or (before.get(d) and older))}  # fmt: skip
             data = {d: {r: set(ids) for r, ids in by.items()} for d, by in before.items()}
+            # The first read to find that day's vote thread merged into this one: what it
+            # shows new may have been posted in either, whatever the thread is read as now
+            # (the discussion thread, by a command run before the game file was mended).
+            merged_now = {d for d in merged if UNSURE not in before.get(d, {})}
             for day, role in roles:
                 mine = data.setdefault(day, {})
                 mine.setdefault(role, set())
-                if day in became_vote:
+                if day in became_vote or day in merged_now:
                     mine.setdefault(UNSURE, set()).update(new)
+                elif role == VOTE and day in talk:
+                    # The day's vote thread, another of its threads merged into it: a post
+                    # that came in unseen may be one of that thread's tally never read.
+                    mine.setdefault(UNSURE, set()).update(new & older)
+                    mine[role].update(new - older)
                 else:
                     mine[role].update(new)
             if {d: {r: set(i) for r, i in by.items()} for d, by in before.items()} == data:

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -343,12 +343,36 @@ def fetch_thread(
     # The days whose vote thread tally read posts of that stand in this thread now: that
     # vote thread was merged into this one (合并).
     merged = frozenset(d for roles in moved_as.values() for d, r in roles if r == VOTE)
-    store.note_roles(options.roles, ids - own - moved.keys(), merged)
+    # And the days another of whose threads (the discussion) was merged into this one.
+    talk = frozenset(d for roles in moved_as.values() for d, r in roles if r not in (VOTE, UNSURE))
+    new = ids - own - moved.keys()
+    unseen = _came_in_unseen(thread, new, history, just_read)
+    store.note_roles(options.roles, new, merged, unseen, talk)
     kept = store.roles()
     read_as = {pid: roles for pid in ids - moved.keys() if (roles := first_roles(kept, pid))}
     read_as.update(moved_as)
     runs = store.note_closed(thread.closed, thread.read_at) if thread.read_at else ()
     return replace(thread, history=history, moved_in=moved, read_as=read_as, closed_runs=runs)
+
+
+# A post made while a read was under way may miss it and still be older than its end.
+_DURING_A_READ = timedelta(minutes=5)
+
+
+def _came_in_unseen(
+    thread: Thread, new: frozenset[str], history: History | None,
+    just_read: list[tuple[int, Page, datetime]],
+) -> frozenset[str]:  # fmt: skip
+    """Of the posts first read now (``new``), those with a time well before tally's last
+    read of the thread before this one: they came in since, unseen then (merged or moved in,
+    合并; approved late, 审核), where a post made since would be newer."""
+    now = min((t for _, _, t in just_read), default=thread.read_at)
+    earlier = [v.read_at for v in (history.versions if history is not None else ())
+               if now is not None and v.read_at < now]  # fmt: skip
+    if not earlier or not new:
+        return frozenset()
+    last = max(earlier) - _DURING_A_READ
+    return frozenset(p.post_id for p in thread.posts if p.post_id in new and p.time < last)
 
 
 def _gone(exc: ThreadGoneError, store: ThreadCache | None) -> ThreadGoneError:

@@ -93,8 +93,8 @@ def judge(
         raise GameFileError(f"a ruling for day {day.day} names {where}, {why}.")
     if unclear:
         raise InputError(unclear_sentence(unclear, day))
-    unsure = [w.post for w in works if w.seen is Seen.UNSURE and w.ruling is None
-              and not cast.of(w).is_director]  # fmt: skip
+    unsure = [(w.post, w.comment_index) for w in works if w.seen is Seen.UNSURE
+              and w.ruling is None and not cast.of(w).is_director]  # fmt: skip
     if unsure:
         raise InputError(_unsure_sentence(thread, day, list(dict.fromkeys(unsure))))
     for work in works:
@@ -136,23 +136,31 @@ def _readable_by_these_cookies(thread: Thread, cast: Cast) -> None:
         )
 
 
-def _unsure_sentence(thread: Thread, day: Day, posts: Sequence[Post]) -> str:
-    """One sentence for the stop on posts ``tally.rules.merges`` cannot tell (``Seen.UNSURE``):
-    the floors, why tally cannot tell, and the way out."""
-    where = "、".join(f"floor {p.floor} (post {p.post_id})" for p in posts)
-    first = posts[0]
-    many = len(posts) > 1
+def _unsure_sentence(
+    thread: Thread, day: Day, writings: Sequence[tuple[Post, int | None]]
+) -> str:
+    """One sentence for the stop on writings ``tally.rules.merges`` cannot tell
+    (``Seen.UNSURE``; a floor, or the 点评 numbered so under it): where they are, why tally
+    cannot tell, and the ruling that settles each."""
+    def named(post: Post, comment: int | None) -> str:
+        under = f"点评 {comment} under " if comment is not None else ""
+        return f"{under}floor {post.floor} (post {post.post_id})"
+
+    where = "、".join(named(p, c) for p, c in writings)
+    first, comment = writings[0]
+    many = len(writings) > 1
+    ruling = f'[[rulings]] day = {day.day}, floor = {first.floor}, post = "{first.post_id}", '
+    ruling += f"comment = {comment}, " if comment is not None else ""
     return (
-        f"day {day.day}: tally cannot tell whether {len(posts)} post{'s' if many else ''} of "
-        f"thread {thread.thread_id} {'are ballots' if many else 'is a ballot'} ({where}): the "
-        f"game file names it day {day.day}'s vote thread, and it was the day's discussion "
-        "thread or holds posts of another thread (the vote thread merged into the discussion "
-        "thread, 合并), and tally did not read these where they were posted (never, or before "
-        "its cache kept what each thread was): a ballot cast in the vote thread and a 投票对象 "
-        "line of the discussion look the same; ask the voter, then add a ruling for each, like "
-        f'[[rulings]] day = {day.day}, floor = {first.floor}, post = "{first.post_id}", '
-        'action = "accept" (cast in the vote thread; or action = "void": posted in the '
-        "discussion thread)."
+        f"day {day.day}: tally cannot tell whether {len(writings)} post{'s' if many else ''} "
+        f"of thread {thread.thread_id} {'are ballots' if many else 'is a ballot'} ({where}): "
+        f"the game file names it day {day.day}'s vote thread, and it holds posts of "
+        "another thread (a vote thread merged into it, 合并) or came to be read so only now, and "
+        "tally did not read these where they were posted with the game file (never, without "
+        "it, or before its cache kept what each thread was): a ballot cast in the vote thread "
+        "and a 投票对象 line of the discussion look the same; ask the voter, then add a ruling "
+        f'for each, like {ruling}action = "accept" (cast in the vote thread; or action = '
+        '"void": posted in the discussion thread).'
     )
 
 

@@ -68,35 +68,46 @@ def is_discussion_thread(thread: Thread, day: Day) -> bool:
 
 def seen_in_vote_thread(thread: Thread, day: Day | None) -> dict[str, Seen]:
     """What each post of ``day``'s vote thread ``thread`` was when tally first read it (post
-    id -> ``Seen``)."""
+    id -> ``Seen``). What the cache kept of the thread's own posts counts only where the
+    thread shows a merge: posts first read in the day's vote thread elsewhere, or posts
+    tally could not tell; elsewhere the game file named the thread wrongly before (a
+    discussion URL pasted for the vote's, the two swapped) and its posts are its own."""
     if day is None:
         return {p.post_id: Seen.MOVED_IN if p.post_id in thread.moved_in else Seen.BALLOT
                 for p in thread.posts}  # fmt: skip
     roles = {p.post_id: day_roles(thread, p.post_id, day.day) for p in thread.posts}
-    moved = [pid for pid in thread.moved_in if pid in roles]
-    # The day's discussion thread, holding posts moved in from a thread no read of the game
-    # kept the role of: its old vote thread, read by a tally that kept no roles? Then none
-    # of its posts can be told but those first read as the vote thread's.
-    blind = is_discussion_thread(thread, day) and any(roles[pid] is None for pid in moved)
+    discussion = is_discussion_thread(thread, day)
     seen: dict[str, Seen] = {}
+    unknown: list[str] = []  # its own posts that no read with the game file kept
     for pid, mine in roles.items():
         if mine is not None and UNSURE in mine:
             seen[pid] = Seen.UNSURE
         elif pid in thread.moved_in:
-            seen[pid] = (Seen.FROM_VOTE if mine is not None and VOTE in mine
-                         else Seen.UNSURE if mine is None and blind else Seen.MOVED_IN)  # fmt: skip
+            # From a thread read without the game file, or by a tally that kept no roles,
+            # into the day's discussion thread: its old vote thread, perhaps.
+            told = Seen.UNSURE if not mine and discussion else Seen.MOVED_IN
+            seen[pid] = Seen.FROM_VOTE if mine and VOTE in mine else told
         elif mine and VOTE not in mine:
             # Read here as another of the day's threads (its discussion thread) while the
             # game file named another thread the vote thread: posted there, no ballot (S2).
             seen[pid] = Seen.DISCUSSION
         else:
-            seen[pid] = Seen.UNSURE if blind else Seen.BALLOT
+            seen[pid] = Seen.BALLOT
+            if not mine:
+                unknown.append(pid)
+    if any(s in (Seen.FROM_VOTE, Seen.UNSURE) for s in seen.values()):
+        # A merge: of its own posts, one read without the game file cannot be told either.
+        seen |= dict.fromkeys(unknown, Seen.UNSURE)
+    else:
+        # No merge: read as discussion rows, a mended game file's ballots were none.
+        seen = {pid: Seen.BALLOT if s is Seen.DISCUSSION else s for pid, s in seen.items()}
     return seen
 
 
 def cast_in_vote_thread(game: Game, day: Day, thread: Thread | None, w: Writing) -> bool:
     """Whether ``w``, in ``day``'s discussion thread ``thread``, was cast in the day's vote
-    thread: tally first read it as the vote thread's and not the discussion thread's, or
+    thread: tally first read it in another thread, as the day's vote thread's and not the
+    discussion thread's, or
     could not tell and the director accepted it as a ballot. Then it is a ballot, no
     discussion post (L1, L2), whichever thread it stands in now."""
     roles = day_roles(thread, w.post.post_id, day.day) if thread is not None else None
@@ -105,4 +116,9 @@ def cast_in_vote_thread(game: Game, day: Day, thread: Thread | None, w: Writing)
     if UNSURE in roles:
         return any(r.day == day.day and r.action == RulingAction.ACCEPT
                    and r.names(w.post, w.comment_index) for r in game.rulings)  # fmt: skip
-    return VOTE in roles and DISCUSSION not in roles
+    # Only a post read first in another thread (its vote thread, merged in since): one first
+    # read in this thread while the game file named it the vote thread alone was posted here
+    # all the same (that file mended since; its posts read as ballots carded their authors
+    # for too few posts, L1).
+    moved = thread is not None and w.post.post_id in thread.moved_in
+    return moved and VOTE in roles and DISCUSSION not in roles
