@@ -33,8 +33,14 @@ def mark(game: Game, day: int, kind: Announcement | str) -> str:
     "this post again" is known by in the thread (a director's template may change every
     other line). ASCII, so that every board's charset holds it. A closing post's mark ends
     with its outcome's code (``outcome_code``)."""
-    game_hash = hashlib.sha256(game.post_key.encode("utf-8")).hexdigest()[:8]
-    return f"tally#{game_hash}/d{day}/{Announcement(kind).value}"
+    return marks(game, day, kind)[0]
+
+
+def marks(game: Game, day: int, kind: Announcement | str) -> tuple[str, ...]:
+    """``mark``, and the marks an earlier tally put on the same post (``Game.post_keys``):
+    what a post already made is found by."""
+    hashes = (hashlib.sha256(key.encode("utf-8")).hexdigest()[:8] for key in game.post_keys)
+    return tuple(f"tally#{h}/d{day}/{Announcement(kind).value}" for h in hashes)
 
 
 def outcome_code(result: object, player: object) -> str:
@@ -54,10 +60,10 @@ def marked_post(
 ) -> Post | None:
     """The post in ``thread`` that is this one: by a director's account (by its id when the
     game file gives it), after the close (a reminder: after the open), carrying the mark."""
-    own = mark(game, day.day, kind)
+    own = marks(game, day.day, kind)
     after = since(day, kind)
     for p in thread.posts:
-        if p.time >= after and own in p.text and cast.of(p).is_director:
+        if p.time >= after and any(m in p.text for m in own) and cast.of(p).is_director:
             return p
     return None
 
@@ -71,8 +77,8 @@ def check_posted(
     found = marked_post(game, day, Announcement.CLOSE, thread, cast=cast)
     if found is None:
         return
-    said = re.search(re.escape(mark(game, day.day, Announcement.CLOSE)) + r"/([0-9a-f]{6})",
-                     found.text)  # fmt: skip
+    either = "|".join(re.escape(m) for m in marks(game, day.day, Announcement.CLOSE))
+    said = re.search(f"(?:{either})" + r"/([0-9a-f]{6})", found.text)
     if said is None or said.group(1) == outcome_code(outcome.result, outcome.player):
         return
     now = f"{outcome.result}" + (f" {outcome.player}" if outcome.player else "")

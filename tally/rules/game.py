@@ -251,13 +251,24 @@ class Game:
         file's ``id``, else the first day's vote thread (board and thread id) alone, which
         a renamed or copied game file (a co-director's) and a thread added to day 1 later
         leave as it was: the mark found again is what stops a second post."""
+        return self.post_keys[0]
+
+    @cached_property
+    def post_keys(self) -> tuple[str, ...]:
+        """``post_key``, then what a tally before this one named the game by, where that
+        differs (a mark it posted is the same post): the board with its ``www.``. The board
+        is one with or without it (a co-director's copy of the file, its URLs pasted from
+        www.…, posted the result a second time on a real X3.5)."""
         if self.given_id:
-            return self.given_id
+            return (self.given_id,)
         first = self.days[0] if self.days else None
         if first is None:
-            return self.id
+            return (self.id,)
         ref = first.vote_ref
-        return f"{origin_of(ref.base)}{ref.platform}:{ref.thread_id}"
+        board = origin_of(ref.base)
+        keys = [f"{board.removeprefix('www.')}{ref.platform}:{ref.thread_id}"]
+        keys += [f"{board}{ref.platform}:{ref.thread_id}"]
+        return tuple(dict.fromkeys(keys))
 
     @cached_property
     def roster(self) -> Roster:
