@@ -382,3 +382,50 @@ def test_a_discussion_post_tally_never_read_merged_into_the_vote_thread_stops(fo
         f.write('\n[[rulings]]\nday = 2\nfloor = 6\npost = "7104"\naction = "void"\n')
     assert counted(run("21:05:00", "votes", v, "--game", g, "--json", *cache)) == {
         "alice": "dave", "bob": "dave"}  # fmt: skip
+
+
+# -- what `tally lurkers` says of the posts it counts ----------------------------------------
+
+
+@pytest.mark.rules("L1")
+def test_L1_posts_that_came_into_the_discussion_thread_are_counted_and_flagged(forum, tmp_path):
+    """eve posted 3 floors in the discussion and 2 in a side thread tally never read; a
+    moderator merged it in (合并) after tally's noon read: her 2 floors, older than that read,
+    come into the discussion thread. Counted (5 posts, no L1 card), and each flagged `came
+    in` for the director: on a real X3.5 the L1 card vanished without a word."""
+    def talk(merged: bool) -> Thread:
+        posts = [(5001, P("admin", "2026-12-01 09:00:00", "第二天开门。"))]
+        posts += [(5002 + i, P("eve", f"2026-12-01 10:0{i}:00", f"发言{i}")) for i in range(3)]
+        if merged:
+            posts += [(5102 + i, P("eve", f"2026-12-01 11:0{i}:00", f"侧帖{i}")) for i in range(2)]
+        posts += [(5200, P("alice", "2026-12-01 13:00:00", "下午发言"))]
+        return sorted_thread("20", "[局] 第二天 讨论帖", posts)
+
+    d = talk(False).serve(forum)
+    v = vote_thread(False).serve(forum)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    g = game(tmp_path, "g", v, d)
+    noon = run("12:00:00", "lurkers", "--game", g, "--day", "2", "--no-write", "--json", *cache)
+    assert lurking(noon)[0]["eve"] == 3
+    talk(True).serve(forum)
+    close = run("21:05:00", "lurkers", "--game", g, "--day", "2", "--no-write", "--json", *cache)
+    posts, cards = lurking(close)
+    assert posts["eve"] == 5 and ("eve", "L1") not in cards
+    flags = json.loads(close.stdout)["flags"]
+    came = [(f["player"], f["floor"]) for f in flags if f["rule"] == "came in"]
+    assert came == [("eve", 5), ("eve", 6)]  # not alice's 13:00 post, made after the read
+    [note] = {f["note"].split(") ", 1)[1] for f in flags if f["rule"] == "came in"}
+    assert note.startswith("was not in the thread when tally read it 12-01 12:00")
+
+
+@pytest.mark.rules("L1")
+def test_L1_a_game_file_without_ids_is_said_by_lurkers_too(forum, tmp_path):
+    """Without account ids a look-alike's posts are counted as the player's and a renamed
+    player's are lost: `tally votes` said so, `tally lurkers` did not (a real X3.5)."""
+    d, v = talk_thread(False).serve(forum), vote_thread(False).serve(forum)
+    g = game(tmp_path, "g", v, d)
+    result = run("21:05:00", "lurkers", "--game", g, "--day", "2", "--no-write", "--json",
+                 "--cache-dir", str(tmp_path / "cache"))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rules = [f["rule"] for f in json.loads(result.stdout)["flags"]]
+    assert rules.count("accounts") == 1  # once, though both threads show uids

@@ -20,9 +20,11 @@ from tally.rules.ballots import Flag
 from tally.rules.changes import bar_owner_hours
 from tally.rules.game import Cast, Day, Game
 from tally.rules.guards import (
+    accounts_note,
     check_roster,
     floors_text,
     late_ballots,
+    renamed_flags,
     thread_fits_day,
 )
 from tally.rules.judge import judge, remarks
@@ -330,6 +332,8 @@ def check(
             if not day.accelerated and rules.streak_days > 1 and d in recent
         ),
         *_strangers(strangers, target, game),
+        *_accounts(game, target, cast),
+        *_came_in(game, target, cast),
         *_dead_posting(game, target, cast, _out_at_the_close(game, chain, number)),
         *_comment_discussion(game, target, cast),
         *_fonts(game, target, cast),
@@ -515,6 +519,58 @@ def _dead_posting(
                 when += f"; {at_close[player]}"
             note = f"{player} posted while out ({short(w.time)}{when}): 诈尸"
             flags.append(Flag("L5", note, player, w.post.floor, w.item_id, w.post.thread_id))
+    return flags
+
+
+def _accounts(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
+    """Who is behind the posts counted, as `tally votes` says it: a player's renamed account,
+    a game file without ids (a renamed player's posts lost, a look-alike's counted as the
+    player's: found on a real X3.5, where `tally lurkers` said neither), a name another
+    account has taken since tally read it. Once each, in the day's own threads."""
+    found: dict[tuple[str, str | None, str], Flag] = {}
+    for thread in (t.discussion, t.vote):
+        if thread is None:
+            continue
+        for flag in (*renamed_flags(thread, cast), *accounts_note(game, thread)):
+            key = (flag.rule, flag.player, flag.note if flag.player is None else "")
+            found.setdefault(key, dataclasses.replace(flag, thread_id=thread.thread_id))
+    return list(found.values())
+
+
+# A post made while a read was under way may miss it and still be older than its end.
+_DURING_A_READ = timedelta(minutes=5)
+
+
+def _came_in(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
+    """Posts of the discussion thread that tally's reads show came in from elsewhere, each
+    counted (L1) and flagged for the director: read in another thread before (moved or
+    merged in, 移动, 合并), or missing from its read before with a time older than that read
+    (merged in from a thread tally never read, or approved late, 审核): posts merged into
+    the discussion thread on a real X3.5 lifted a player over the L1 line without a word."""
+    thread = t.discussion
+    if thread is None:
+        return []
+    versions = thread.history.versions if thread.history is not None else ()
+    now = thread.read_at
+    earlier = [v for v in versions if now is not None and v.read_at < now - _DURING_A_READ]
+    seen = {p.post_id for v in earlier for p in v.posts}
+    last = max((v.read_at for v in earlier), default=None)
+    flags = []
+    for player, w in _by_players(cast, t.day, thread, comments=False):
+        post = w.post
+        other = thread.moved_in.get(post.post_id)
+        if other is not None:
+            why = f"was read in thread {other} before, and moved or merged in since (移动, 合并)"
+        elif last is not None and post.post_id not in seen and post.time < last - _DURING_A_READ:
+            read = short(last.astimezone(game.timezone))
+            why = (f"was not in the thread when tally read it {read}, though posted before: "
+                   "merged in from another thread (合并), or held for a moderator and approved "
+                   "since (审核)")  # fmt: skip
+        else:
+            continue
+        note = (f"floor {post.floor} ({player}, {short(post.time)}) {why}; counted as a "
+                "discussion post (L1): the director judges whether it was one")  # fmt: skip
+        flags.append(Flag("came in", note, player, post.floor, post.post_id, thread.thread_id))
     return flags
 
 
