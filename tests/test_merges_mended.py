@@ -429,3 +429,23 @@ def test_L1_a_game_file_without_ids_is_said_by_lurkers_too(forum, tmp_path):
     assert result.exit_code == 0, result.output
     rules = [f["rule"] for f in json.loads(result.stdout)["flags"]]
     assert rules.count("accounts") == 1  # once, though both threads show uids
+
+
+@pytest.mark.rules("V9", "K2")
+def test_V9_a_ballot_accepted_for_a_player_out_before_the_day_says_so(forum, tmp_path):
+    """A ruling accepts a ballot for carol, out before day 2 opened (sent off at day 1's
+    close): it lapses all the same, and its note says she was out before the day, not that
+    she "went out during the day" (a real X3.5 session)."""
+    t = Thread("21", "[局] 第二天 投票帖", {}, first_pid=6000)
+    t.add(P("admin", "2026-12-01 09:00:00", "第二天投票。投票对象：\n投票理由："))
+    t.add(P("alice", "2026-12-01 11:01:00", "投票对象：carol\n投票理由：一"))
+    t.add(P("bob", "2026-12-01 11:02:00", "投票对象：dave\n投票理由：一"))
+    url = t.serve(forum)
+    path = Path(game(tmp_path, "g", url, None))
+    path.write_text(path.read_text(encoding="utf-8") + 'dead = ["carol"]\n\n[[rulings]]\n'
+                    'day = 2\nfloor = 2\naction = "accept"\n', encoding="utf-8")  # fmt: skip
+    result = run("21:05:00", "votes", url, "--game", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    [ballot] = [b for b in json.loads(result.stdout)["ballots"] if b["floor"] == 2]
+    assert ballot["status"] == "void"
+    assert "carol was out before the day opened; the ballot lapsed (V9)" in ballot["note"]

@@ -228,15 +228,10 @@ def lapse_and_flag(
         # A death by the close takes the ballots by and for the dead with it (V9); one
         # after the close (黄昏) is the next day's, and the vote stands.
         if w.status == Status.COUNTED and w.voter in out:
-            w.void(
-                VoidReason.DEAD_VOTER, f"{w.voter} went out during the day; the ballot lapsed (V9)"
-            )
+            w.void(VoidReason.DEAD_VOTER, f"{_went_out(w.voter, day)}; the ballot lapsed (V9)")
             w.lapsed = True
         elif w.status == Status.COUNTED and w.target in out:
-            w.void(
-                VoidReason.DEAD_TARGET,
-                f"{w.target} went out during the day; the ballot lapsed (V9)",
-            )
+            w.void(VoidReason.DEAD_TARGET, f"{_went_out(w.target, day)}; the ballot lapsed (V9)")
             w.lapsed = True
         if w.damaged:
             w.flags.append(
@@ -289,3 +284,11 @@ def lapse_and_flag(
                 )
             )
     return flags
+
+
+def _went_out(player: str, day: Day) -> str:
+    """How ``player`` is out by the close: during the day, or before it opened (a ballot a
+    ruling accepted, for a player sent off at the day before's close: K2)."""
+    if day.out_at(player, day.opens):
+        return f"{player} was out before the day opened"
+    return f"{player} went out during the day"

@@ -109,10 +109,11 @@ def shown_by_another(
 
     for other, earlier in (before or {}).items():
         if other != w.target and any(as_written(n) for n in earlier):
+            still = any(as_written(n) for n in shown.get(other, []))
             return (
                 f"{raw!r} is counted for {w.target}{_uid(w.target, ids)}, and it was the name "
                 f"{other}'s account{_uid(other, ids)} showed when tally read thread "
-                f"{thread_id} before (renamed since)"
+                f"{thread_id} before " + ("(and shows now)" if still else "(renamed since)")
             )
 
     # As the target's own account shows now: that account, whatever else reads alike.
