@@ -98,6 +98,8 @@ class Comment:
     author_display: str | None = None
     # The forum shows its time to the minute (Discuz!'s 点评): posted in that minute.
     to_the_minute: bool = False
+    # Red font inside it (RULES L7): Discuz! renders a 点评's [color] (never its [size]).
+    red_font: bool = False
 
 
 # A post's ``hidden`` when the forum shows its [hide] (回复可见) placeholder in place of what
@@ -167,6 +169,9 @@ class Writing:
     author_id: str | None = None
     # Its time is shown to the minute (a Discuz! 点评): posted somewhere in that minute.
     to_the_minute: bool = False
+    # Red or enlarged font inside it (RULES L7).
+    red_font: bool = False
+    large_font: bool = False
 
     @property
     def is_comment(self) -> bool:
@@ -311,8 +316,8 @@ class Thread:
         """Every floor, each followed by its comments (oldest first) when asked for."""
         for p in self.posts:
             yield Writing(p, None, p.post_id, p.author, p.author_display, p.time, p.text,
-                          p.author_id)  # fmt: skip
+                          p.author_id, red_font=p.red_font, large_font=p.large_font)  # fmt: skip
             if comments:
                 for i, c in enumerate(p.comments, start=1):
                     yield Writing(p, i, c.comment_id, c.author, c.author_display, c.time, c.text,
-                                  c.author_id, c.to_the_minute)  # fmt: skip
+                                  c.author_id, c.to_the_minute, red_font=c.red_font)  # fmt: skip

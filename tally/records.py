@@ -135,7 +135,7 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
                         "kind": RowKind.COMMENT.value,
                         "edited_by": "",
                         "quotes": "",
-                        "red_font": 0,
+                        "red_font": int(comment.red_font),
                         "large_font": 0,
                         "hidden": "",
                         "author_display": comment.author_display or "",

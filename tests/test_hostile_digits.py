@@ -101,3 +101,32 @@ def test_a_thread_id_with_leading_zeros_is_the_thread(forum, tmp_path):
                                  game, "--json"], obj=env(at("17:20:00")))  # fmt: skip
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["ballots"]
+
+
+def test_L7_red_font_in_a_点评_is_read_and_flagged():
+    """L7: a 点评 written [color=Red] is rendered by X3.5 as <font color="Red"> (as a real
+    X3.5 rendered one: ``<div class="psti">\\n<font color="Red">…</font>&nbsp;``); the floor
+    it sits under was read, the 点评 was not, and no L7 flag came."""
+    text = page_text("vote-p1.html").replace(
+        '<div class="psti">\n楼上为啥改&nbsp;', '<div class="psti">\n<font color="Red">楼上为啥改</font>&nbsp;', 1
+    )
+    assert '<font color="Red">楼上为啥改' in text
+    posts = DISCUZ_PARSER.parse_page(text, CHINA, source="x").posts
+    [(post, comment)] = [(p, c) for p in posts for c in p.comments if c.text == "楼上为啥改"]
+    assert comment.red_font and not post.red_font
+    others = [c for p in posts for c in p.comments if c is not comment]
+    assert others and not any(c.red_font for c in others)
+
+
+def test_L7_a_点评s_red_font_outlives_the_cache_and_old_versions_read_as_before():
+    from dataclasses import replace
+
+    from tally.forums.history import page_data, page_posts
+
+    posts = DISCUZ_PARSER.parse_page(page_text("vote-p1.html"), CHINA, source="x").posts
+    post = next(p for p in posts if p.comments)
+    red = replace(post, comments=(replace(post.comments[0], red_font=True), *post.comments[1:]))
+    [back] = page_posts(page_data([red]))
+    assert back.comments == red.comments and back.comments[0].red_font
+    [plain] = page_posts(page_data([post]))  # as versions were kept before: no flag written
+    assert plain.comments == post.comments and not plain.comments[0].red_font

@@ -449,3 +449,25 @@ def test_V9_a_ballot_accepted_for_a_player_out_before_the_day_says_so(forum, tmp
     [ballot] = [b for b in json.loads(result.stdout)["ballots"] if b["floor"] == 2]
     assert ballot["status"] == "void"
     assert "carol was out before the day opened; the ballot lapsed (V9)" in ballot["note"]
+
+
+@pytest.mark.rules("L7")
+def test_L7_red_font_in_a_点评_is_flagged_and_kept_in_the_cache(forum, tmp_path):
+    """alice's 点评 under bob's discussion floor, written [color=Red] (rendered as a real X3.5
+    renders it, <font color="Red">): flagged L7 by `tally lurkers`, from the page and again
+    from the cache's history (a second run reads the same versions)."""
+    t = talk_thread(False)
+    t.posts[1].comments = [Comment("alice", "2026-12-01 10:30", "红字点评")]
+    for number, body in enumerate(t.pages(), start=1):
+        red = body.replace("红字点评".encode(), '<font color="Red">红字点评</font>'.encode(), 1)
+        forum.add_discuz_page(t.tid, number, red)
+    d = forum.url(f"forum.php?mod=viewthread&tid={t.tid}")
+    v = vote_thread(False).serve(forum)
+    g = game(tmp_path, "g", v, d)
+    for clock in ("21:05:00", "21:06:00"):
+        result = run(clock, "lurkers", "--game", g, "--day", "2", "--no-write", "--json",
+                     "--cache-dir", str(tmp_path / "cache"))  # fmt: skip
+        assert result.exit_code == 0, result.output
+        l7 = [(f["player"], f["floor"], f["note"]) for f in json.loads(result.stdout)["flags"]
+              if f["rule"] == "L7"]  # fmt: skip
+        assert l7 == [("alice", 2, "alice used red font in 点评 1 under floor 2")]

@@ -300,6 +300,7 @@ def _thread(
                     author_display=c.optional("author_display"),
                     # As the live read knew it: a platform that shows minutes only.
                     to_the_minute=minutes and when.second == when.microsecond == 0,
+                    red_font=c.flag("red_font"),
                 )
             )
             continue

@@ -597,7 +597,8 @@ def comment_items(items: Sequence[Node], tz: tzinfo, where: str) -> list[Comment
         raw = _exact_time(stamp) or stamp.text()
         time = parse_forum_time(raw, tz, what=f"{where}: 点评 time")
         stamp.decompose()
-        found.append(CommentItem(name, uid, time, node_text(body), not _SECONDS.search(raw)))
+        red = font_flags(body)[0]
+        found.append(CommentItem(name, uid, time, node_text(body), not _SECONDS.search(raw), red))
     return found
 
 
@@ -608,6 +609,7 @@ class CommentItem:
     time: datetime
     text: str
     to_the_minute: bool
+    red_font: bool = False
 
 
 def numbered(newest_first: Sequence[CommentItem], pid: str) -> tuple[Comment, ...]:
@@ -616,7 +618,7 @@ def numbered(newest_first: Sequence[CommentItem], pid: str) -> tuple[Comment, ..
     return tuple(
         Comment(
             comment_id=f"{pid}.{i}", author=c.author, author_id=c.author_id, time=c.time,
-            text=c.text, to_the_minute=c.to_the_minute,
+            text=c.text, to_the_minute=c.to_the_minute, red_font=c.red_font,
         )
         for i, c in enumerate(reversed(newest_first), start=1)
     )  # fmt: skip

@@ -60,7 +60,8 @@ def _post(p: Post) -> dict[str, Any]:
         "edited": [p.edited.by, p.edited.at.isoformat()] if p.edited else None,
         "comments": [
             [c.comment_id, c.author, c.author_id, c.time.isoformat(), c.text, c.author_display]
-            + ([True] if c.to_the_minute else [])  # a 点评's time to the minute
+            # a 点评's time to the minute; then its red font (versions kept before: neither)
+            + ([c.to_the_minute, True] if c.red_font else [True] if c.to_the_minute else [])
             for c in p.comments
         ],
         "red_font": p.red_font,
@@ -72,9 +73,10 @@ def _post(p: Post) -> dict[str, Any]:
 
 
 def _uncomment(row: Sequence[Any]) -> Comment:
-    i, a, uid, t, text, shown, *minute = row  # versions kept before the minute flag: 6
+    i, a, uid, t, text, shown, *more = row  # versions kept before the minute flag: 6
     return Comment(str(i), str(a), _opt(uid), _time(t), str(text), _opt(shown),
-                   to_the_minute=bool(minute and minute[0]))  # fmt: skip
+                   to_the_minute=bool(more and more[0]),
+                   red_font=bool(len(more) > 1 and more[1]))  # fmt: skip
 
 
 def _unpost(d: Mapping[str, Any]) -> Post:

@@ -594,14 +594,15 @@ def _fonts(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
     """L7: red and enlarged font are the director's."""
     flags = []
     for thread in t.threads:
-        for player, w in _by_players(cast, t.day, thread, comments=False):
-            p = w.post
-            if p.red_font or p.large_font:
+        for player, w in _by_players(cast, t.day, thread, comments=True):
+            if w.red_font or w.large_font:
                 what = " and ".join(
-                    name for name, on in (("red", p.red_font), ("enlarged", p.large_font)) if on
+                    name for name, on in (("red", w.red_font), ("enlarged", w.large_font)) if on
                 )
-                note = f"{player} used {what} font"
-                flags.append(Flag("L7", note, player, p.floor, p.post_id, p.thread_id))
+                p = w.post
+                where = f" in 点评 {w.comment_index} under floor {p.floor}" if w.is_comment else ""
+                note = f"{player} used {what} font{where}"
+                flags.append(Flag("L7", note, player, p.floor, w.item_id, p.thread_id))
     return flags
 
 
