@@ -124,6 +124,8 @@ CARDS = (
             'tally cards add --game game.toml --day 2 糖糖 yellow L4 "第2晚未按时行动"', ("game", "card_day", "player", "colour", "rule", "reason")),
     Command("remove", "tally.commands.cards:remove_card", "Take a card back; the escalations that rested on it (K1) go with it.",
             "tally cards remove --game game.toml --day 2 糖糖 yellow L4", ("game", "card_day", "player", "colour", "rule", "which")),
+    Command("keep", "tally.commands.cards:keep_card", "Keep a card of tally's as yours: one in doubt (the check no longer gives it) counts again, with its escalations (K1).",
+            "tally cards keep --game game.toml --day 1 糖糖 yellow L1", ("game", "card_day", "player", "colour", "rule")),
     Command("list", "tally.commands.cards:list_cards", "The ledger's cards, and each player's totals and who is sent off (K2).",
             "tally cards list --game game.toml --day 2", ("game", "only_day", "only_player")),
 )

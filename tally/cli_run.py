@@ -59,7 +59,9 @@ def call(row: Command, opts: dict[str, Opt], env: Environment, show: Terminal,
 
     game_opt = next((k for k in given if (opts[k].to or k) == "game"), None)
     game_path = given.pop(game_opt) if game_opt else None
-    run = setup(given, game_path, env)
+    # `tally lurkers` says a card in doubt and `tally cards` settles it: neither stops on it.
+    doubt_ok = row.call.startswith(("tally.commands.cards:", "tally.commands.lurkers:"))
+    run = setup(given, game_path, env, doubt_ok=doubt_ok)
     game, chosen, env = run.game, run.settings, run.env
     show.color = chosen["color"]
     given.update({k: chosen[k] for k in given if k in config.NAMES})

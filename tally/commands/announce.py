@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Protocol
 
 from tally.commands.threads import days_before
-from tally.errors import FetchError, InputError, PostError
+from tally.errors import FetchError, GameFileError, InputError, PostError
 from tally.forums.reader import Reader
 from tally.outputs.results import Announced
 from tally.outputs.written import cardfile
 from tally.rules.game import Day, Game
 from tally.rules.guards import thread_fits_day
-from tally.rules.ledger import live
+from tally.rules.ledger import Card, live
 from tally.rules.state import posted_result, resolve
 from tally.rules.verdicts import OutcomeResult, ThreadRole
 from tally.rules.votes import Chain, tally_day
@@ -98,6 +98,7 @@ def announce(
         if game.path is None:
             raise InputError("the morning announcement reads the ledger beside the game file.")
         cards = live(cardfile.load(cardfile.ledger_path(game.path)))
+        _no_doubt(game, day, cards)
         chain = days_before(game, day, reader)
         today, _ = resolve(game, chosen, chain.carried)
         context = morning_context(game, today, chain.days, cards, show_rules=show_rules,
@@ -111,6 +112,23 @@ def announce(
         context = elevator_context(game, chosen, thread, seed)
     text = render(kind, markup or platform_markup(game, chosen), context, template_dir)
     return _posted(game, chosen, kind, text, post, yes, show, reader)
+
+
+def _no_doubt(game: Game, day: int, cards: Sequence[Card]) -> None:
+    """The morning post shows the cards of the day before: not one in doubt (tally's, the
+    check no longer gives it), which the director has yet to remove or keep."""
+    from tally.rules.ledger import commands, named
+
+    assert game.path is not None
+    before = max((d.day for d in game.days if d.day < day), default=None)
+    doubts = [c for c in cards if c.in_doubt and c.day == before]
+    if doubts:
+        ways = "; ".join(f"`{a}` or `{b}`" for a, b in (commands(c, game.path) for c in doubts))
+        raise GameFileError(
+            f"the morning post of day {day} would show {'、'.join(named(c) for c in doubts)}, "
+            f"in doubt in the card ledger (tally's check no longer gives it): remove it or "
+            f"keep it as yours ({ways}), then run again."
+        )
 
 
 def _voted_out(game: Game, chain: Chain) -> list[str] | None:

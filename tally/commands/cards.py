@@ -111,14 +111,41 @@ def _remove(
         reasons = "; ".join(repr(c.reason) for c in matches)
         raise InputError(f"{len(matches)} cards match ({reasons}); give the reason to say which.")
     taken = matches[0]
-    # A card the lurker check gave stays, struck: the check would propose it again.
-    struck = [dataclasses.replace(taken, source=ledger.STRUCK)] if taken.source == "tally" else []
+    # A card the lurker check gave stays, struck: the check would propose it again (one in
+    # doubt too: the check may give it again if the post goes again).
+    tallys = taken.source in ("tally", ledger.DOUBT)
+    struck = [dataclasses.replace(taken, source=ledger.STRUCK)] if tallys else []
     rest = [c for c in cards if c is not taken] + struck
     after = ledger.rebuilt(rest, name)
     kept = {c.key for c in ledger.live(after)}
     removed = tuple(c for c in ledger.live(cards) if c.key not in kept)
     cardfile.save(path, after)
     return LedgerEdit(path, tuple(ledger.live(after)), (), removed)
+
+
+def keep_card(game: Game, *, day: int, player: str, colour: str, rule: str) -> LedgerEdit:
+    """Keep a card of tally's as the director's own (source "director"): one in doubt (the
+    check no longer gives it) counts again, with the escalations it makes (K1); a card by
+    hand is never questioned by the check again."""
+    name = _player(game, player)
+    wanted = colour_of(colour)
+    path = _path(game)
+    with cardfile.editing(path):
+        cards = cardfile.load(path)
+        same = (day, name, wanted, rule.strip())
+        matches = [c for c in cards if c.same == same and c.source in ("tally", ledger.DOUBT)]
+        if not matches:
+            raise InputError(
+                f"the ledger {path} holds no {wanted.label} of tally's for {name} on day {day} "
+                f"under {rule} (a card by hand is yours already; a struck one: `tally cards add`)."
+            )
+        taken = matches[0]
+        mine = dataclasses.replace(taken, source="director")
+        after = ledger.rebuilt([mine if c is taken else c for c in cards], name)
+        had = {c.key for c in ledger.counted(cards)}
+        added = tuple(c for c in ledger.counted(after) if c.key not in had and c is not mine)
+        cardfile.save(path, after)
+    return LedgerEdit(path, tuple(ledger.live(after)), (mine, *added), ())
 
 
 def list_cards(game: Game, *, day: int | None = None, player: str | None = None) -> LedgerView:

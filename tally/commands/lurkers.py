@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tally.commands.threads import day_threads
@@ -11,8 +13,8 @@ from tally.forums.reader import Reader
 from tally.outputs.results import Lurked
 from tally.outputs.written import cardfile
 from tally.rules.game import Game
-from tally.rules.ledger import LedgerView, sent_off_days
-from tally.rules.lurkers import DayCheck, check, history
+from tally.rules.ledger import Card, LedgerView, sent_off_days
+from tally.rules.lurkers import DayCheck, DayThreads, check, history
 from tally.times import short
 
 
@@ -36,7 +38,8 @@ def lurkers(
     read = day_threads(game, reader, decides=number)
     days = history(game, number, read)
     result = check(game, days, number, late_ok=late_ok)
-    view = record(game, game.path, result, write=write)
+    given = again(game, days, number, result, late_ok=late_ok)
+    view = record(game, game.path, result, write=write, given=given)
     off = sent_off_days(view.cards)
     if any(p not in game.sent_off for p in off):
         # A red this check made sends its player off at the close (K2): their posts after
@@ -45,8 +48,69 @@ def lurkers(
     return Lurked(result, view)
 
 
-def record(game: Game, game_path: Path, result: DayCheck, *, write: bool) -> LedgerView:
-    """Add the proposed cards to the ledger beside the game file (atomically, once).
+def again(
+    game: Game, days: Sequence[DayThreads], number: int, result: DayCheck, *, late_ok: bool
+) -> dict[int, tuple[Card, ...]]:
+    """The check run again on every closed day it read (the threads read once): the cards
+    it gives each day now. A day it cannot check again (its own stop) is left out: its
+    cards are not questioned."""
+    checks = {number: result}
+    for t in days:
+        k = t.day.day
+        if k >= number or t.discussion is None:
+            continue
+        try:
+            checks[k] = check(game, [d for d in days if d.day.day <= k], k, late_ok=late_ok)
+        except InputError:
+            continue
+    return {k: c.cards for k, c in checks.items() if not c.provisional}
+
+
+_WAS = re.compile(r"发言(\d+)条")
+
+
+def why(card: Card, result: DayCheck) -> str:
+    """What the count says now, for a card of tally's it no longer gives."""
+    counts = {pd.player: pd for pd in result.days.get(card.day, ())}
+    pd = counts.get(card.player)
+    if card.day not in result.days:
+        return f"day {card.day} was not checked again by this run"
+    if pd is None:
+        return f"{card.player} is not among the living checked on day {card.day} now"
+    if card.rule == "L1":
+        was = _WAS.search(card.reason)
+        more = ""
+        if was is not None and pd.posts > int(was.group(1)):
+            n = pd.posts - int(was.group(1))
+            more = (f" ({n} more than when the card was written: approved, restored or "
+                    "merged in since)")  # fmt: skip
+        return f"{pd.posts} posts on day {card.day} now{more}"
+    if card.rule == "L3":
+        if pd.voted:
+            return f"a counted ballot on day {card.day} now"
+        return f"no vote to miss on day {card.day} now"
+    if card.rule == "L2":
+        posts = [
+            f"day {n} {next((p.posts for p in ps if p.player == card.player), 0)}"
+            for n, ps in sorted(result.days.items())
+            if n <= card.day
+        ]
+        return "posts now: " + ", ".join(posts)
+    return f"the check of day {card.day} no longer gives it"
+
+
+def record(
+    game: Game,
+    game_path: Path,
+    result: DayCheck,
+    *,
+    write: bool,
+    given: Mapping[int, Sequence[Card]] | None = None,
+) -> LedgerView:
+    """Add the proposed cards to the ledger beside the game file (atomically, once); with
+    ``given`` (the cards the check gives each day it ran on again, ``again``), tally's cards
+    of those days it no longer gives go in doubt (``ledger.reviewed``), and those in doubt it
+    gives again are tally's again.
 
     Cards rest on a whole day: for a day not yet closed nothing is written (InputError
     when ``write`` is asked for).
@@ -61,9 +125,13 @@ def record(game: Game, game_path: Path, result: DayCheck, *, write: bool) -> Led
         )
     path = cardfile.ledger_path(game_path)
     with cardfile.editing(path):
-        cards, new = ledger.add(cardfile.load(path), result.cards)
-        written = bool(write and new)
+        before = cardfile.load(path)
+        cards, doubted, back = ledger.reviewed(before, given or {})
+        cards, new = ledger.add(cards, result.cards)
+        written = bool(write and cards != before)
         if written:
             cardfile.save(path, cards)
     # Without --write the view shows the ledger as it would be; nothing is saved.
-    return ledger.view(path, cards, game, new=new, written=written)
+    said = {c.same: why(c, result) for c in cards if c.in_doubt}
+    return ledger.view(path, cards, game, new=new, written=written, why=said, found=doubted,
+                       back=back)  # fmt: skip

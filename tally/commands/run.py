@@ -28,9 +28,12 @@ class Run:
     env: Environment
 
 
-def setup(given: Mapping[str, Any], game_path: Path | None, env: Environment) -> Run:
+def setup(
+    given: Mapping[str, Any], game_path: Path | None, env: Environment, *, doubt_ok: bool = False
+) -> Run:
     """The run of a command line: ``given`` its options (those that are settings are merged
-    with the game file's and the config file's), ``game_path`` the game file, if any."""
+    with the game file's and the config file's), ``game_path`` the game file, if any;
+    ``doubt_ok`` for the commands that say or settle a card in doubt (``with_ledger``)."""
     typed = {k: v for k, v in given.items() if k in config.NAMES and v is not None}
     found = env.config_file()
     own = found, config.load_config(found)
@@ -39,7 +42,7 @@ def setup(given: Mapping[str, Any], game_path: Path | None, env: Environment) ->
         from tally.rules.gamefile import load_game
 
         zone = config.merge(typed, config=own)["timezone"]  # for a file that names none
-        game = with_ledger(load_game(game_path, default_timezone=zone))
+        game = with_ledger(load_game(game_path, default_timezone=zone), doubt_ok=doubt_ok)
     chosen = config.merge(typed, game.settings if game else None, f"game file {game_path}",
                           config=own, environ=env.environ)  # fmt: skip
     if chosen.given("politeness"):
@@ -48,13 +51,24 @@ def setup(given: Mapping[str, Any], game_path: Path | None, env: Environment) ->
     return Run(game, chosen, env)
 
 
-def with_ledger(game: Game) -> Game:
+def with_ledger(game: Game, *, doubt_ok: bool = False) -> Game:
     """The game with who its card ledger sends off (K2: a red card), each by the day from
-    whose end they are out (``tally.rules.ledger.sent_off_days``; ``tally.rules.state``)."""
+    whose end they are out (``tally.rules.ledger.sent_off_days``; ``tally.rules.state``).
+
+    A send-off that rests on a card in doubt (tally's, the check no longer gives it) stops
+    (GameFileError, one sentence naming it and the two commands) unless ``doubt_ok`` (`tally
+    lurkers`, which says it, and `tally cards`, which settles it): counting the player in
+    or out would be tally's call, not the director's."""
     if game.path is None:
         return game
+    from tally.errors import GameFileError
     from tally.outputs.written import cardfile
-    from tally.rules.ledger import sent_off_days
+    from tally.rules.ledger import sent_off_days, undecided_sentence
 
-    off = sent_off_days(cardfile.load(cardfile.ledger_path(game.path)))
+    path = cardfile.ledger_path(game.path)
+    cards = cardfile.load(path)
+    stop = None if doubt_ok else undecided_sentence(cards, path, game.path)
+    if stop is not None:
+        raise GameFileError(stop)
+    off = sent_off_days(cards)
     return dataclasses.replace(game, sent_off=off)

@@ -50,6 +50,28 @@ class Lurked:
     def warnings(self) -> tuple[str, ...]:
         return self.check.warnings
 
+    @property
+    def failure(self) -> TallyError | None:
+        """Cards in doubt in the ledger (tally's, the check no longer gives them): the table
+        and the JSON are shown, then this sentence, and the run exits 2, as for a game file
+        the counts contradict: the ledger beside it needs the director's call."""
+        doubts = self.ledger.doubts
+        if not doubts:
+            return None
+        from tally.errors import InputError
+
+        return InputError(
+            f"{len(doubts)} card(s) in the ledger {self.ledger.path} are in doubt (tally's "
+            "check no longer gives them; no escalation or send-off rests on them until you "
+            "decide): "
+            + "; ".join(f"{d.card.player} {d.card.rule} of day {d.card.day}" for d in doubts)
+            + " — remove or keep each with the commands above."
+        )
+
+    @property
+    def exit_status(self) -> int:
+        return self.failure.exit_code if self.failure is not None else 0
+
 
 @dataclass(frozen=True)
 class Announced:

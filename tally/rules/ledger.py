@@ -17,12 +17,20 @@ A card a check proposed and the director took back (`tally cards remove`) stays 
 as struck (source "struck"): it counts for nothing, and a check proposing it again adds
 nothing ("判罚标准仅供参考，具体以判罚导演为准", seed 001); without it the next run gave the card
 back, and the red it made sent the player off again.
+
+A card the check gave (source "tally") that the same check, run again on the days it reads,
+no longer gives (a post held for 审核 approved since, a 屏蔽 lifted, a post restored or merged
+in) is neither kept as if it held nor dropped: it is marked in doubt (source "doubt") until
+the director removes it (struck) or keeps it as their own (source "director"; `tally cards
+keep`). A card in doubt counts for nothing yet: no K1 escalation rests on it, it sends no one
+off (K2), and a command whose result it would change (``undecided``) stops naming it. A check
+that gives it again puts it back as tally's. An older tally reads "doubt" as a card by hand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tally.rules.game import Game
@@ -36,13 +44,15 @@ class Card:
     colour: Colour
     rule: str  # RULES id: L1, L2, L3, L5, K1, …
     reason: str
-    source: str = "tally"  # "tally", "director", or STRUCK (a tally card taken back)
+    # "tally", "director", STRUCK (a tally card taken back) or DOUBT (a tally card the check
+    # no longer gives, until the director decides)
+    source: str = "tally"
 
     @property
     def key(self) -> tuple[int, str, str, str, str]:
         """What makes two cards one card (see the module's docstring); a struck card has the
         key of the card it was, so that a check proposing it again finds it."""
-        same_rule_once = self.source in ("tally", STRUCK) and self.rule != "K1"
+        same_rule_once = self.source in ("tally", STRUCK, DOUBT) and self.rule != "K1"
         return (
             self.day,
             self.player,
@@ -55,13 +65,30 @@ class Card:
     def struck(self) -> bool:
         return self.source == STRUCK
 
+    @property
+    def in_doubt(self) -> bool:
+        return self.source == DOUBT
+
+    @property
+    def same(self) -> tuple[int, str, str, str]:
+        """The card under the rule, whatever its reason says: day, player, colour, rule."""
+        return (self.day, self.player, self.colour, self.rule)
+
 
 STRUCK = "struck"
+DOUBT = "doubt"
 
 
 def live(cards: Iterable[Card]) -> list[Card]:
-    """The cards in force: the ledger without the struck ones."""
+    """The cards in the ledger's record: the ledger without the struck ones (with those in
+    doubt, which the director has yet to decide)."""
     return [c for c in cards if not c.struck]
+
+
+def counted(cards: Iterable[Card]) -> list[Card]:
+    """The cards that count (K1, K2, the totals): the ledger without the struck ones and
+    those in doubt."""
+    return [c for c in cards if not c.struck and not c.in_doubt]
 
 
 def held(cards: Iterable[Card], card: Card) -> bool:
@@ -82,7 +109,7 @@ class Totals:
 
 def totals(cards: Iterable[Card]) -> dict[str, Totals]:
     counts: dict[str, dict[str, int]] = {}
-    for c in live(cards):
+    for c in counted(cards):
         counts.setdefault(c.player, dict.fromkeys(Colour, 0))[c.colour] += 1
     return {p: Totals(v[Colour.BLUE], v[Colour.YELLOW], v[Colour.RED]) for p, v in counts.items()}
 
@@ -99,7 +126,8 @@ def add(existing: list[Card], proposed: Iterable[Card]) -> tuple[list[Card], lis
         cards.append(card)
         keys.add(card.key)
         new.append(card)
-        new.extend(_escalate(cards, keys, card))
+        if not card.in_doubt:  # K1 rests on no card in doubt
+            new.extend(_escalate(cards, keys, card))
     return cards, new
 
 
@@ -111,7 +139,7 @@ def _escalate(
     for lower, higher in ((Colour.BLUE, Colour.YELLOW), (Colour.YELLOW, Colour.RED)):
         if card.colour != lower and not (made and made[-1].colour == lower):
             continue
-        count = sum(1 for c in live(cards) if c.player == card.player and c.colour == lower)
+        count = sum(1 for c in counted(cards) if c.player == card.player and c.colour == lower)
         if count and count % 3 == 0:
             up = Card(
                 card.day,
@@ -151,7 +179,7 @@ def sent_off_days(cards: Iterable[Card]) -> dict[str, int]:
     the player off from days gone by)."""
     off: dict[str, int] = {}
     latest: dict[str, int] = {}  # the latest day of each player's yellow cards so far
-    for card in live(cards):
+    for card in counted(cards):
         if card.colour == Colour.YELLOW:
             latest[card.player] = max(card.day, latest.get(card.player, card.day))
         elif card.colour == Colour.RED:
@@ -169,10 +197,103 @@ def camps_lost(
     if reds is None:
         return {}
     held: dict[str, list[str]] = {}  # camp -> the holder of each red card
-    for card in live(cards):
+    for card in counted(cards):
         if card.colour == Colour.RED and card.player in camps:
             held.setdefault(camps[card.player], []).append(card.player)
     return {camp: sorted(set(who)) for camp, who in held.items() if len(who) >= reds}
+
+
+def reviewed(
+    cards: Sequence[Card], given: Mapping[int, Iterable[Card]]
+) -> tuple[list[Card], list[Card], list[Card]]:
+    """The ledger after the check was run again on the days of ``given`` (each day with the
+    cards the check gives it now): tally's cards of those days the check no longer gives are
+    in doubt, a card in doubt it gives again is tally's again, and the escalations of their
+    players are made again (K1 rests on no card in doubt). Also: the cards put in doubt, the
+    cards given again. A card by hand, kept or struck is never questioned."""
+    now = {c.same for cards_of in given.values() for c in cards_of}
+    doubted: list[Card] = []
+    back: list[Card] = []
+    out: list[Card] = []
+    for card in cards:
+        if card.day in given and card.rule != "K1" and card.source in ("tally", DOUBT):
+            if card.source == "tally" and card.same not in now:
+                card = replace(card, source=DOUBT)
+                doubted.append(card)
+            elif card.in_doubt and card.same in now:
+                card = replace(card, source="tally")
+                back.append(card)
+        out.append(card)
+    for player in dict.fromkeys(c.player for c in (*doubted, *back)):
+        out = rebuilt(out, player)
+    return out, doubted, back
+
+
+def kept(cards: Iterable[Card], player: str | None = None) -> list[Card]:
+    """The ledger as it would be were every card in doubt (of ``player``) kept by the
+    director, its escalations made."""
+    out = [replace(c, source="director") if c.in_doubt and player in (None, c.player) else c
+           for c in cards]  # fmt: skip
+    for who in dict.fromkeys(c.player for c in cards if c.in_doubt):
+        if player in (None, who):
+            out = rebuilt(out, who)
+    return out
+
+
+def waiting(cards: Sequence[Card]) -> list[Card]:
+    """The K1 escalations that wait on cards in doubt: made were they kept, not made now."""
+    now = {c.key for c in counted(cards)}
+    return [c for c in counted(kept(cards)) if c.rule == "K1" and c.key not in now]
+
+
+def undecided(cards: Sequence[Card]) -> dict[str, list[Card]]:
+    """K2 resting on cards in doubt: each player whether (or from when) a red card sends
+    them off depends on, with those cards. A command that treats the sent-off as out stops
+    on them (``undecided_sentence``): counting either way would be tally's call, not the
+    director's."""
+    off_now = sent_off_days(cards)
+    off_kept = sent_off_days(kept(cards))
+    return {
+        p: [c for c in cards if c.player == p and c.in_doubt]
+        for p in sorted(set(off_now) | set(off_kept))
+        if off_now.get(p) != off_kept.get(p)
+    }
+
+
+def commands(card: Card, game_path: Path | None) -> tuple[str, str]:
+    """The two ways out of a card in doubt: remove it, keep it as the director's."""
+    game = f" --game {game_path}" if game_path is not None else ""
+    tail = f"--day {card.day} {card.player} {card.colour.value} {card.rule}"
+    return (f"tally cards remove{game} {tail}", f"tally cards keep{game} {tail}")
+
+
+def named(card: Card) -> str:
+    return f"{card.player}'s {card.colour.value} card ({card.rule}) for day {card.day}"
+
+
+def undecided_sentence(cards: Sequence[Card], path: Path, game_path: Path | None) -> str | None:
+    """One sentence for a command that would treat a player a card in doubt sends off as
+    out (K2), or None when no send-off rests on one."""
+    rest = undecided(cards)
+    if not rest:
+        return None
+    which = [c for doubts in rest.values() for c in doubts]
+    ways = "; ".join(f"`{a}` or `{b}`" for a, b in (commands(c, game_path) for c in which))
+    it = "them" if len(which) > 1 else "it"
+    return (
+        f"the card ledger {path} holds {'、'.join(named(c) for c in which)} in doubt (tally's "
+        f"check no longer gives {it}), and whether {'、'.join(rest)} is sent off (K2) rests on "
+        f"{it}: remove or keep each as yours ({ways}), then run again."
+    )
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """A card in doubt, as `tally lurkers` says it: why the check no longer gives it."""
+
+    card: Card
+    why: str  # the count now ("5 posts now (4 when the card was written)"); "" if unread
+    found: bool  # found by this run (else: in doubt since an earlier run)
 
 
 @dataclass(frozen=True)
@@ -187,6 +308,10 @@ class LedgerView:
     sent_off: tuple[str, ...]  # K2
     camps_lost: dict[str, list[str]]  # K2, seed 001
     struck: tuple[Card, ...] = ()  # the ledger's struck cards: tally's, taken back
+    doubts: tuple[Doubt, ...] = ()  # the ledger's cards in doubt, each with why
+    back: tuple[Card, ...] = ()  # cards in doubt this run's check gives again: tally's again
+    waiting: tuple[Card, ...] = ()  # K1 escalations that wait on cards in doubt
+    undecided: tuple[str, ...] = ()  # players whose send-off (K2) rests on cards in doubt
 
     def was_struck(self, card: Card) -> bool:
         """Whether the director took ``card`` back and gave none in its place."""
@@ -200,8 +325,13 @@ def view(
     *,
     new: Sequence[Card] = (),
     written: bool = False,
+    why: Mapping[tuple[int, str, str, str], str] | None = None,
+    found: Iterable[Card] = (),
+    back: Sequence[Card] = (),
 ) -> LedgerView:
-    """The ledger's cards with what they make: each player's totals, who is sent off (K2)."""
+    """The ledger's cards with what they make: each player's totals, who is sent off (K2);
+    the cards in doubt, with ``why`` of each (by ``Card.same``) and which this run ``found``."""
+    fresh = {c.same for c in found}
     return LedgerView(
         path=path,
         cards=tuple(live(cards)),
@@ -211,6 +341,12 @@ def view(
         sent_off=tuple(sent_off(cards)),
         camps_lost=camps_lost(cards, game.camps, game.rules.camp_loss_reds),
         struck=tuple(c for c in cards if c.struck),
+        doubts=tuple(
+            Doubt(c, (why or {}).get(c.same, ""), c.same in fresh) for c in cards if c.in_doubt
+        ),
+        back=tuple(back),
+        waiting=tuple(waiting(cards)),
+        undecided=tuple(undecided(cards)),
     )
 
 

@@ -9,8 +9,10 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from tally.outputs.results import Announced, Counted, DayAdded, Diagnosed, Lurked
+from tally.outputs.shown.ledger import game_path_of
 from tally.rules.ballots import Remark
 from tally.rules.count import votes_number
+from tally.rules.ledger import commands
 from tally.rules.state import Fact, FactKind
 from tally.rules.verdicts import void_words
 from tally.rules.votes import DayResult
@@ -246,6 +248,31 @@ def lurkers_json(result: DayCheck, view: LedgerView) -> dict[str, Any]:
                 for c in result.cards
                 if view.was_struck(c)
             ],
+            # tally's cards the check no longer gives (RULES K1, K2 rest on none of them
+            # until the director removes or keeps each): the run exits 2.
+            "doubt": [
+                {
+                    "day": d.card.day,
+                    "player": d.card.player,
+                    "colour": d.card.colour,
+                    "rule": d.card.rule,
+                    "reason": d.card.reason,
+                    "why": d.why,
+                    "found_now": d.found,
+                    "remove": commands(d.card, game_path_of(view))[0],
+                    "keep": commands(d.card, game_path_of(view))[1],
+                }
+                for d in view.doubts
+            ],
+            "holds_again": [
+                {"day": c.day, "player": c.player, "colour": c.colour, "rule": c.rule}
+                for c in view.back
+            ],
+            "waiting": [
+                {"day": c.day, "player": c.player, "colour": c.colour, "reason": c.reason}
+                for c in view.waiting
+            ],
+            "undecided": list(view.undecided),
         },
         "acceleration": acceleration_json(result.acceleration),
     }

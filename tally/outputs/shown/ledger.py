@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -58,6 +59,8 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
     for c in view.new:
         if c.rule == "K1":
             say(console, f"  {c.player}: {c.reason}")
+    for line in doubt_lines(view):
+        say(console, line, style="bold yellow")
     for flag in result.flags:
         # A flag of the day as a whole (S3) has no floor: "floor None" said nothing.
         where = f"thread {flag.thread_id}, " if flag.thread_id else ""
@@ -69,6 +72,9 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
             say(console, f"  {player}: {t.blue} / {t.yellow} / {t.red}")
     if view.sent_off:
         say(console, f"Sent off (red card, K2): {'、'.join(view.sent_off)}")
+    if view.undecided:
+        say(console, f"Sent off only if the cards in doubt hold (K2, not applied): "
+                     f"{'、'.join(view.undecided)}", style="bold yellow")  # fmt: skip
     for camp, players in view.camps_lost.items():
         say(
             console,
@@ -82,6 +88,34 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
         else "not written (--no-write):"
     )
     say(console, f"Ledger {saved} {view.path}")
+
+def doubt_lines(view: LedgerView) -> list[str]:
+    """One line per card in doubt: which, why (the count now), and the two ways out; one per
+    card given again, one per escalation that waits on them (K1)."""
+    from tally.rules.ledger import commands, named
+
+    game_path = game_path_of(view)
+    lines = []
+    for d in view.doubts:
+        remove, keep = commands(d.card, game_path)
+        since = "no longer holds" if d.found else "is still in doubt"
+        why = f": {d.why}" if d.why else ""
+        lines.append(
+            f"  IN DOUBT: {named(d.card)} ({d.card.reason}) {since}{why}; not counted until "
+            f"you decide: `{remove}` to take it back, or `{keep}` to keep it as yours"
+        )
+    for c in view.back:
+        lines.append(f"  {named(c)} holds again (the check gives it): no longer in doubt")
+    for c in view.waiting:
+        lines.append(f"  {c.player}: {c.reason} waits on the cards in doubt (K1, not applied)")
+    return lines
+
+
+def game_path_of(view: LedgerView) -> Path:
+    """The game file beside the ledger (GAME.cards.csv is beside GAME.toml)."""
+    name = view.path.name.removesuffix(".cards.csv")
+    return view.path.with_name(name + ".toml")
+
 
 def print_cards(console: Console, cards: Sequence[Card]) -> None:
     """The ledger as a table, with each player's totals and who is sent off (K2)."""
