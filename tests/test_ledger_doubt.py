@@ -185,3 +185,20 @@ def test_a_card_in_doubt_kept_by_the_director_counts_with_its_red(forum, tmp_pat
     counted = runner.invoke(app, ["votes", url, "--game", str(game), "--fresh", "--json"])
     assert counted.exit_code == 0, counted.output
     assert json.loads(counted.stdout)["outcome"]["player"] == "bob"
+
+
+@pytest.mark.rules("L1", "K1")
+def test_the_report_shows_a_card_in_doubt_as_such_and_counts_it_nowhere(forum, tmp_path):
+    """`tally report` left a card in doubt out of its ledger table without a word: it is
+    listed, marked 待定 (the director decides; carol's card, still given, is not)."""
+    game = _closed_then_approved(forum, tmp_path)
+    assert _lurkers(game, 1).exit_code == 2
+    out = tmp_path / "report.html"
+    made = runner.invoke(app, ["report", "--game", str(game), "-o", str(out), "--fresh"])
+    assert made.exit_code == 0, made.output
+    page = out.read_text(encoding="utf-8")
+    ledger = page.split('<section id="ledger">')[1].split("</section>")[0]
+    rows = [r for r in ledger.split("<tr>") if 'data-player="eve"' in r]
+    assert len(rows) == 2 and all("（待定：检查已不再给出此卡）" in r for r in rows)
+    carol = next(r for r in ledger.split("<tr>") if 'data-player="carol"' in r)
+    assert "待定" not in carol

@@ -56,7 +56,10 @@ def report(
     if talked:
         posts = dict(check(game, history(game, max(talked), threads), max(talked)).days)
         posts = {n: counts for n, counts in posts.items() if n in talked}
-    cards = live(cardfile.load(cardfile.ledger_path(game.path))) if game.path is not None else []
+    # The ledger's cards that count, and those in doubt (shown so: the director decides).
+    kept = cardfile.load(cardfile.ledger_path(game.path)) if game.path is not None else []
+    counted = set(live(kept))
+    cards = [c for c in kept if c in counted or c.in_doubt]
     drawn = {r.day.day for r in results}
     pending = tuple(d.day for d in game.days if d.day not in drawn)
     page = render_report(game, results, posts, cards, pending=pending,

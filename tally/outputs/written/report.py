@@ -125,7 +125,8 @@ def render_report(
     counts = {(p.player, d): p.posts for d in days for p in posts[d]}
     marks: dict[tuple[str, int], str] = {}
     for c in cards:
-        marks[(c.player, c.day)] = marks.get((c.player, c.day), "") + _MARK.get(c.colour, "")
+        if not c.in_doubt:  # not counted yet: no mark on the heat map
+            marks[(c.player, c.day)] = marks.get((c.player, c.day), "") + _MARK.get(c.colour, "")
     heatmap = None
     if days and (reached is None or "heatmap" in reached.names):
         heatmap = charts.svg(
@@ -147,6 +148,7 @@ def render_report(
                 "mark": _MARK.get(c.colour, ""),
                 "rule": c.rule,
                 "reason": c.reason,
+                "in_doubt": c.in_doubt,
             }
             for c in sorted(cards, key=lambda c: (c.day, c.player))
         ],
