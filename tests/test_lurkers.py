@@ -161,8 +161,9 @@ def test_four_days_of_cards_flags_and_ledger(forum, tmp_path):
     flags3 = [(f["rule"], f["player"]) for f in day3["flags"]]
     # The long 楼中楼; red font ("哈哈" is chat). Nobody asked for 加速 and the file does
     # not say accelerated: no S3 line (it said "0 of 7 asked" on every day), though the
-    # count is in the JSON.
-    assert flags3 == [("L6", "冷月"), ("L7", "风铃")]
+    # count is in the JSON. The game file gives no account ids, and the pages show them:
+    # said once, as `tally votes` says it.
+    assert flags3 == [("accounts", None), ("L6", "冷月"), ("L7", "风铃")]
     assert (day3["acceleration"]["asked"], day3["acceleration"]["accelerates"]) == ([], False)
 
     day4 = run(game, 4)
@@ -177,6 +178,7 @@ def test_four_days_of_cards_flags_and_ledger(forum, tmp_path):
     # 67 floors of discussion (糖糖's on 57-68), then 老K on 69, "抵制斯大林" on 70 (allowed)
     # and 71 (not); thread by thread, floor by floor: the vote thread's comes last.
     assert flags4 == [
+        ("accounts", None, "204", None),  # no account ids in the file: said once, first
         *(("L5", "糖糖", "204", floor) for floor in range(57, 69)),
         ("L5", "老K", "204", 69),
         ("L5", "老K", "204", 71),
