@@ -202,3 +202,62 @@ def test_the_report_shows_a_card_in_doubt_as_such_and_counts_it_nowhere(forum, t
     assert len(rows) == 2 and all("（待定：检查已不再给出此卡）" in r for r in rows)
     carol = next(r for r in ledger.split("<tr>") if 'data-player="carol"' in r)
     assert "待定" not in carol
+
+
+@pytest.mark.rules("K1", "K2")
+def test_a_K1_card_the_director_gave_by_hand_outlives_a_review():
+    """The ledger made again (a card put in doubt, removed or kept) dropped every K1 card of
+    the player, the director's own red among them: the send-off went with it (a cold read)."""
+    from tally.rules import ledger
+    from tally.rules.ledger import Card
+    from tally.rules.verdicts import Colour
+
+    yellow, red = Colour.YELLOW, Colour.RED
+    cards, _ = ledger.add([], [Card(d, "eve", yellow, "L1", f"第{d}天发言4条") for d in (1, 2, 3)])
+    cards.append(Card(2, "eve", red, "K1", "导演判红（手动）", "director"))
+    out, doubted, _ = ledger.reviewed(cards, {1: []})
+    assert [c.source for c in doubted] == ["doubt"]
+    assert Card(2, "eve", red, "K1", "导演判红（手动）", "director") in out
+    assert ledger.sent_off(out) == ["eve"]  # the director's red stands (tally's K1 waits)
+    assert not [c for c in out if c.rule == "K1" and c.source == "tally"]
+
+
+def test_a_K1_card_is_not_kept_by_hand(forum, tmp_path):
+    """`tally cards keep … red K1` said "added" twice and changed nothing: refused, as
+    `tally cards remove` refuses one (a K1 card is made by the three below it)."""
+    game = _closed_then_approved(forum, tmp_path)
+    result = runner.invoke(app, ["cards", "keep", "--game", str(game), "--day", "1", "eve", "red",
+                                 "K1"])  # fmt: skip
+    assert result.exit_code == 2 and "a K1 card is made by the three cards below it" in result.stderr
+
+
+def _late_vote(day: int, ballots: dict[str, str]) -> Thread:
+    """Day 1's ballots of alice, bob and carol came a few minutes after the file's close
+    (the director let them through: --late-ok)."""
+    t = Thread(str(300 + day), f"第{day}天投票帖", {}, first_pid=10000 * day + 5000)
+    t.add(P("导演A", f"2024-05-0{5 + day} 09:30:00", "投票格式：\n投票对象：\n投票理由："))
+    for i, (player, target) in enumerate(ballots.items()):
+        late = day == 1 and player in ("alice", "bob", "carol")
+        at = f"21:3{i + 1}" if late else f"20:{10 + i}"
+        t.add(P(player, f"2024-05-0{5 + day} {at}:00", f"投票对象：{target}\n投票理由：票型"))
+    return t
+
+
+@pytest.mark.rules("L1", "L3", "K1", "K2")
+def test_a_day_checked_with_late_ok_is_checked_again_for_cards_in_doubt(forum, tmp_path,
+                                                                         monkeypatch):  # fmt: skip
+    """Day 1 carded with --late-ok; eve's held posts approved since: `tally lurkers --day 2`
+    (no --late-ok) skipped day 1's check without a word and sent eve off (exit 0). Day 1 is
+    checked again with its late ballots let through: eve's cards are in doubt, exit 2."""
+    import tests.test_ledger_doubt as here
+
+    monkeypatch.setattr(here, "_vote", _late_vote)
+    game = _game(forum, tmp_path, approved=False)
+    assert _lurkers(game, 1, "--json").exit_code == 2  # the late ballots stop the plain run
+    assert _lurkers(game, 1, "--json", "--late-ok").exit_code == 0
+    game = _game(forum, tmp_path, approved=True)
+    day2 = _lurkers(game, 2, "--json")
+    assert day2.exit_code == 2, day2.output
+    doubt = json.loads(day2.stdout)["ledger"]["doubt"]
+    assert sorted((d["player"], d["rule"]) for d in doubt) == [("eve", "L1"), ("eve", "L3")]
+    assert "eve" not in json.loads(day2.stdout)["ledger"]["sent_off"]

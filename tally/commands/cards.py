@@ -129,6 +129,11 @@ def keep_card(game: Game, *, day: int, player: str, colour: str, rule: str) -> L
     hand is never questioned by the check again."""
     name = _player(game, player)
     wanted = colour_of(colour)
+    if rule.strip() == "K1":
+        raise InputError(
+            "a K1 card is made by the three cards below it (K1): keep those, and the "
+            "escalation is made with them."
+        )
     path = _path(game)
     with cardfile.editing(path):
         cards = cardfile.load(path)

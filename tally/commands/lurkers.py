@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from tally.commands.threads import day_threads
@@ -38,7 +38,7 @@ def lurkers(
     read = day_threads(game, reader, decides=number)
     days = history(game, number, read)
     result = check(game, days, number, late_ok=late_ok)
-    given = again(game, days, number, result, late_ok=late_ok)
+    given = again(game, days, number, result, warn=reader.how.warn)
     view = record(game, game.path, result, write=write, given=given)
     off = sent_off_days(view.cards)
     if any(p not in game.sent_off for p in off):
@@ -49,19 +49,24 @@ def lurkers(
 
 
 def again(
-    game: Game, days: Sequence[DayThreads], number: int, result: DayCheck, *, late_ok: bool
+    game: Game, days: Sequence[DayThreads], number: int, result: DayCheck, *,
+    warn: Callable[[str], None] | None = None,
 ) -> dict[int, tuple[Card, ...]]:
     """The check run again on every closed day it read (the threads read once): the cards
-    it gives each day now. A day it cannot check again (its own stop) is left out: its
-    cards are not questioned."""
+    it gives each day now. A day before is checked with its late ballots let through: its
+    cards were written by a check the director let through (--late-ok; a day that stopped on
+    them has none), and a stop there hid cards in doubt (a red sent a player off, exit 0). A
+    day it cannot check again for another stop is said, and left out: its cards stand."""
     checks = {number: result}
     for t in days:
         k = t.day.day
         if k >= number or t.discussion is None:
             continue
         try:
-            checks[k] = check(game, [d for d in days if d.day.day <= k], k, late_ok=late_ok)
-        except InputError:
+            checks[k] = check(game, [d for d in days if d.day.day <= k], k, late_ok=True)
+        except InputError as exc:
+            if warn is not None:
+                warn(f"day {k}'s cards were not checked again ({exc}); they stand as written.")
             continue
     return {k: c.cards for k, c in checks.items() if not c.provisional}
 

@@ -162,8 +162,10 @@ def rebuilt(cards: Iterable[Card], player: str) -> list[Card]:
     for card in cards:
         if card.player != player or card.struck:
             again.append(card)
-        elif card.rule != "K1":
-            again, _ = add(again, [card])  # its escalations follow it, as when it was added
+        elif card.rule != "K1" or card.source != "tally":
+            # Its escalations follow it, as when it was added; a K1 card the director gave by
+            # hand (`tally cards add … red K1`) is theirs, never made again nor dropped.
+            again, _ = add(again, [card])
     return again
 
 
