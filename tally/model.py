@@ -55,12 +55,6 @@ class ThreadRef:
     # (Discuz! 6/7 serve viewthread.php; X serves forum.php?mod=viewthread): "" for the usual.
     script: str = ""
 
-    def __post_init__(self) -> None:
-        # tid=05 is thread 5 to the forum (PHP's intval): one thread, one key, one cache.
-        tid = self.thread_id
-        if len(tid) > 1 and tid.startswith("0") and tid.isdecimal():
-            object.__setattr__(self, "thread_id", tid.lstrip("0") or "0")
-
     @property
     def key(self) -> ThreadKey:
         return ThreadKey(self.platform, self.thread_id)

@@ -8,14 +8,13 @@ import json
 
 import pytest
 
-from tally.cli import app
 from tally.errors import GameFileError
 from tally.rules.announced import chinese_number
 from tally.rules.gamefile import parse_game
 
 from .conftest import CHINA, page_text
 from .test_discuz_pages import DISCUZ_PARSER
-from .test_forum_changes import CHANGES, at, env, game_file, read_at, runner
+from .test_forum_changes import read_at
 
 
 @pytest.mark.parametrize("odd", ["²", "①", "³"])
@@ -86,21 +85,6 @@ def test_L7_a_font_size_that_is_no_number_is_read_as_css(size):
 
     assert is_enlarged(size, None) is False
     assert is_enlarged("5", None) is True
-
-
-def test_a_thread_id_with_leading_zeros_is_the_thread(forum, tmp_path):
-    """tid=05 is thread 5 to Discuz! (PHP's intval): a game file naming it so and a count of
-    tid=5 are one thread, never "not the vote thread of any day" (a real X3.5 session)."""
-    from tally.forums import resolve_url
-
-    assert resolve_url("https://bbs.example.com/forum.php?mod=viewthread&tid=05")[1].thread_id == "5"
-    assert resolve_url("https://bbs.example.com/thread-007-1-1.html")[1].thread_id == "7"
-    forum.add_discuz_page("1", 1, (CHANGES / "vote-1-guest.html").read_bytes())
-    game = game_file(tmp_path, forum.url("forum.php?mod=viewthread&tid=01"))
-    result = runner.invoke(app, ["votes", forum.url("forum.php?mod=viewthread&tid=1"), "--game",
-                                 game, "--json"], obj=env(at("17:20:00")))  # fmt: skip
-    assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["ballots"]
 
 
 def test_L7_red_font_in_a_点评_is_read_and_flagged():
