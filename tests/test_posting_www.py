@@ -58,3 +58,6 @@ vote = "https://www.bbs.example.com/forum.php?mod=viewthread&tid=102"
     now = hashlib.sha256(b"bbs.example.com/discuz:102").hexdigest()[:8]
     assert marks(game, 2, Announcement.CLOSE) == (
         f"tally#{now}/d2/close", f"tally#{before}/d2/close")  # fmt: skip
+    # And from the file without www.: the copy with it posted with an earlier tally.
+    bare = parse_game(text.replace("https://www.", "https://"))
+    assert marks(bare, 2, Announcement.CLOSE) == marks(game, 2, Announcement.CLOSE)

@@ -265,10 +265,11 @@ class Game:
         if first is None:
             return (self.id,)
         ref = first.vote_ref
-        board = origin_of(ref.base)
-        keys = [f"{board.removeprefix('www.')}{ref.platform}:{ref.thread_id}"]
-        keys += [f"{board}{ref.platform}:{ref.thread_id}"]
-        return tuple(dict.fromkeys(keys))
+        bare = origin_of(ref.base).removeprefix("www.")
+        # The mark posts are made with, then the one an earlier tally made from a copy of the
+        # file spelled the other way (it named the board as written): either is the post.
+        thread = f"{ref.platform}:{ref.thread_id}"
+        return (f"{bare}{thread}", f"www.{bare}{thread}")
 
     @cached_property
     def roster(self) -> Roster:
