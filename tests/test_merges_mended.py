@@ -471,3 +471,51 @@ def test_L7_red_font_in_a_点评_is_flagged_and_kept_in_the_cache(forum, tmp_pat
         l7 = [(f["player"], f["floor"], f["note"]) for f in json.loads(result.stdout)["flags"]
               if f["rule"] == "L7"]  # fmt: skip
         assert l7 == [("alice", 2, "alice used red font in 点评 1 under floor 2")]
+
+
+@pytest.mark.rules("S2", "C5")
+def test_swapped_urls_mended_with_a_ballot_approved_late_count_every_ballot(forum, tmp_path):
+    """As the swapped-URL test, and eve's ballot, posted 11:40, was held for 审核 at noon and
+    approved since (or a forum clock behind the machine's): it came in older than tally's
+    noon read. That made every new post unsure (a stop), and the rulings it asked for made
+    the thread's old ballots discussion rows: carol out with 2, exit 0 (a cold read). A
+    mended file is no merge: no stop, dave out with 3, as from a fresh cache."""
+    talk, vote = talk_thread(False).serve(forum), vote_thread(False).serve(forum)
+    cache = str(tmp_path / "cache")
+    swapped = game(tmp_path, "swapped", vote=talk, discussion=vote)
+    noon = run("12:00:00", "lurkers", "--game", swapped, "--day", "2", "--no-write", "--json",
+               "--cache-dir", cache)  # fmt: skip
+    assert noon.exit_code == 0, noon.output
+    talk_thread(True).serve(forum)
+    late = vote_thread(True)
+    late.posts.sort(key=lambda p: p.time)
+    [eve] = [p for p in late.posts if p.author == "eve"]
+    eve.time = "2026-12-01 11:40:00"
+    late.posts.sort(key=lambda p: p.time)
+    late.serve(forum)
+    fixed = game(tmp_path, "fixed", vote=vote, discussion=talk)
+    warm, fresh = close(tmp_path, cache, vote, fixed)
+    assert warm == fresh
+    assert warm[0] == {"alice": "dave", "bob": "dave", "carol": "dave", "dave": "carol",
+                       "eve": "carol"}  # fmt: skip
+
+
+@pytest.mark.rules("S2", "L3")
+def test_a_day_one_url_mended_with_a_post_approved_late_counts_every_ballot(forum, tmp_path):
+    """The day-1 vote URL left on day 2, mended, and dave's post of 11:50 approved since: no
+    stop, and alice's and bob's ballots counted (they were discussion rows after the rulings
+    the stop asked for: carol out with 2)."""
+    url = one_thread(False).serve(forum)
+    old = day_one_vote().serve(forum)
+    cache = str(tmp_path / "cache")
+    noon = run("12:00:00", "lurkers", "--game", game(tmp_path, "wrong", old, url), "--day", "2",
+               "--no-write", "--json", "--cache-dir", cache)  # fmt: skip
+    assert noon.exit_code == 2, noon.output
+    t = one_thread(True)
+    t.add(P("dave", "2026-12-01 11:50:00", "我晚点来投"))
+    t.posts.sort(key=lambda p: p.time)
+    t.serve(forum)
+    fixed = game(tmp_path, "fixed", url, url)
+    warm, fresh = close(tmp_path, cache, url, fixed)
+    assert warm[0] == fresh[0] == {"alice": "carol", "bob": "carol", "carol": "alice",
+                                   "dave": "carol", "eve": "carol"}  # fmt: skip
