@@ -265,6 +265,10 @@ def check(
         closed += "读到已关闭"
         if run[2] is not None:
             closed += f"，{short(run[2].astimezone(game.timezone))}读到已开放"
+    # L3 under seed 001 ("未回复投票帖者将被判罚黄牌"): who replied in the vote thread in the
+    # day, a ballot or not, is not carded for it.
+    replied = ({p for p, _ in _by_players(cast, day, target.vote, comments=False)}
+               if rules.no_vote_is_no_reply and target.vote is not None else set())  # fmt: skip
     # A day before whose discussion thread the game file does not name: its posts are not
     # known, and 0 would be a guess that earns L2 cards.
     talkless = {t.day.day for t in history if t.discussion is None and t.day.day != number}
@@ -291,7 +295,7 @@ def check(
                         f"第{day.day}天发言{pd.posts}条（少于{rules.min_posts}条）",
                     )
                 )
-            if rules.card_no_vote and pd.voted is False:
+            if rules.card_no_vote and pd.voted is False and pd.player not in replied:
                 said = unballots.get(pd.player)
                 # Posts in the vote thread that hold no ballot, and void ballots: named, for
                 # the director to judge.

@@ -161,6 +161,9 @@ class Ruleset:
     streak_days: int = 3
     # L3: no vote on a day is a yellow card (not in seed 003).
     card_no_vote: bool = True
+    # L3 (seed 001): "讨论结束时，未回复投票帖者将被判罚黄牌": the card is for not replying in
+    # the vote thread; a reply that holds no ballot, or a void one, is a reply.
+    no_vote_is_no_reply: bool = False
     # Whether 楼中楼/点评 count as posts for L1/L2.
     count_comments_as_posts: bool = False
     # L5 (seed 000): a dead player may post this, exactly, once a natural day.
@@ -231,6 +234,7 @@ PRESETS: dict[str, Ruleset] = {
         acceleration_cutoff_hours=3,
         acceleration_threads=(RequestsIn.PROGRESS,),
         non_ballots=NonBallots.UNCOUNTED,
+        no_vote_is_no_reply=True,
     ),
     # Seed 002, [023] 明星大侦探: changes quote the vote post; sheriff 2; proxy change 1 h.
     "023": dataclasses.replace(

@@ -95,7 +95,9 @@ def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
     )
     streak = f"fewer than {rules.streak_posts} on each of {rules.streak_days} days in a row (L2)"
     cards = [f"fewer than {rules.min_posts} posts on a day (L1)", streak]
-    if rules.card_no_vote:
+    if rules.card_no_vote and rules.no_vote_is_no_reply:
+        cards.append("no reply in the vote thread (L3)")
+    elif rules.card_no_vote:
         cards.append("no vote (L3)")
     dead = "the dead posting (L5"
     if rules.dead_post_allowance:
