@@ -339,6 +339,7 @@ def check(
         *_accounts(game, target, cast),
         *_came_in(game, target, cast),
         *_dead_posting(game, target, cast, _out_at_the_close(game, chain, number)),
+        *_dead_in_old_threads(game, history, target, cast),
         *_comment_discussion(game, target, cast),
         *_fonts(game, target, cast),
         *_floods(game, target, cast),
@@ -523,6 +524,48 @@ def _dead_posting(
                 when += f"; {at_close[player]}"
             note = f"{player} posted while out ({short(w.time)}{when}): 诈尸"
             flags.append(Flag("L5", note, player, w.post.floor, w.item_id, w.post.thread_id))
+    return flags
+
+
+def _dead_in_old_threads(
+    game: Game, history: Sequence[DayThreads], t: DayThreads, cast: Cast
+) -> list[Flag]:
+    """L5 in the threads of the days before: a player out on this day (killed at night, voted
+    out, sent off) who posts during it in an earlier day's discussion or vote thread (its day
+    over, the thread still open) was flagged by no check: the earlier day's counts them
+    alive, this day's read only its own threads (a differential count found it). From this
+    day's open to the next day's; a thread this day shares is ``_dead_posting``'s."""
+    day, allowance = t.day, game.rules.dead_post_allowance
+    later = sorted(d.opens for d in game.days if d.day > day.day)
+    until = later[0] if later else None
+    mine = {thread.key for thread in t.threads}
+    flags: list[Flag] = []
+    read: set[object] = set()
+    allowed_on: set[tuple[str, object]] = set()
+    for d in history:
+        if d.day.day >= day.day:
+            continue
+        for thread in d.threads:
+            if thread.key in mine or thread.key in read:
+                continue
+            read.add(thread.key)
+            for player, w in sorted(_by_players(cast, day, thread, whole=True),
+                                    key=lambda pw: pw[1].time):  # fmt: skip
+                if w.time < day.opens or (until is not None and w.time >= until):
+                    continue
+                if not day.out_at(player, w.time):
+                    continue
+                if game.has_role(player, game.rules.may_post_when_dead) and (
+                    game.sent_off.get(player) is None
+                ):
+                    continue
+                once = (player, w.time.date())
+                if allowance is not None and w.text.strip() == allowance and once not in allowed_on:
+                    allowed_on.add(once)
+                    continue
+                note = (f"{player} posted while out ({short(w.time)}, in day {d.day.day}'s "
+                        f"thread {thread.thread_id}): 诈尸")  # fmt: skip
+                flags.append(Flag("L5", note, player, w.post.floor, w.item_id, thread.thread_id))
     return flags
 
 
