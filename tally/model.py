@@ -264,11 +264,6 @@ class Thread:
     read_as: Mapping[str, tuple[tuple[int, str], ...]] = field(
         default_factory=dict, compare=False, repr=False
     )
-    # The days this thread is read as the vote thread of now, having been read as another of
-    # their threads before, while tally read another thread as that day's vote thread: the
-    # game file named the roles wrongly then (a discussion URL pasted for the vote's, the two
-    # swapped) and was mended since; what the thread was read as then tells nothing.
-    mended: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
     # The thread's last page read says it is closed (关闭); and each run of tally's reads
     # that found it closed, its first and last (kept in the cache).
     closed: bool = False

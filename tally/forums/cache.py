@@ -278,7 +278,6 @@ class ThreadCache:
         merged: frozenset[int] = frozenset(),
         older: frozenset[str] = frozenset(),
         talk: frozenset[int] = frozenset(),
-        mended: frozenset[int] = frozenset(),
     ) -> None:
         """Keep that this read read the thread as ``roles`` (day, role) and first found
         the posts ``new`` in it. A thread holding posts first read in that day's vote thread
@@ -299,7 +298,7 @@ class ThreadCache:
             # some came in with a time before that read (a merge brings old posts; a game
             # file mended since, naming the thread's role rightly now, brings none).
             became_vote = {d for d, r in roles if r == VOTE and VOTE not in before.get(d, {})
-                           and (d in merged or (before.get(d) and d not in mended))}  # fmt: skip
+                           and (d in merged or (before.get(d) and older))}  # fmt: skip
             data = {d: {r: set(ids) for r, ids in by.items()} for d, by in before.items()}
             # The first read to find that day's vote thread merged into this one: what it
             # shows new may have been posted in either, whatever the thread is read as now
@@ -461,24 +460,6 @@ class Cache:
             for pid in ThreadCache(folder, self._health).post_ids() & ids:
                 found.setdefault(pid, other)
         return found
-
-    def voted_elsewhere(
-        self, platform: str, host: str, thread_id: str, days: frozenset[int]
-    ) -> frozenset[int]:
-        """Of ``days``, those another thread of the board was read as the vote thread of
-        (its roles.json): the thread ``thread_id`` was not that day's vote thread then."""
-        found: set[int] = set()
-        prefix = self._name(platform, host, "")
-        if not days or not self.root.is_dir():
-            return frozenset()
-        for folder in sorted(self.root.glob(f"{prefix}*")):
-            if folder.name[len(prefix):] == thread_id or not folder.is_dir():
-                continue
-            kept = ThreadCache(folder, self._health).roles() or {}
-            found |= {d for d in days if kept.get(d, {}).get(VOTE)}
-            if found == days:
-                break
-        return frozenset(found)
 
     def roles_of(
         self, platform: str, host: str, where: dict[str, str]

@@ -347,19 +347,12 @@ def fetch_thread(
     talk = frozenset(d for roles in moved_as.values() for d, r in roles if r not in (VOTE, UNSURE))
     new = ids - own - moved.keys()
     unseen = _came_in_unseen(thread, new, history, just_read)
-    # The days it is the vote thread of now, read as another of their threads before: was
-    # another thread read as that day's vote thread then (a game file mended since)?
-    kept_roles = store.roles() or {}
-    switched = frozenset(d for d, r in options.roles if r == VOTE and kept_roles.get(d)
-                         and any(role not in (VOTE, UNSURE) for role in kept_roles[d]))  # fmt: skip
-    mended = cache.voted_elsewhere(platform.name, host, ref.thread_id, switched - merged)
-    store.note_roles(options.roles, new, merged, unseen, talk, mended)
+    store.note_roles(options.roles, new, merged, unseen, talk)
     kept = store.roles()
     read_as = {pid: roles for pid in ids - moved.keys() if (roles := first_roles(kept, pid))}
     read_as.update(moved_as)
     runs = store.note_closed(thread.closed, thread.read_at) if thread.read_at else ()
-    return replace(thread, history=history, moved_in=moved, read_as=read_as, closed_runs=runs,
-                   mended=mended)  # fmt: skip
+    return replace(thread, history=history, moved_in=moved, read_as=read_as, closed_runs=runs)
 
 
 # A post made while a read was under way may miss it and still be older than its end.
@@ -372,9 +365,7 @@ def _came_in_unseen(
 ) -> frozenset[str]:  # fmt: skip
     """Of the posts first read now (``new``), those with a time well before tally's last
     read of the thread before this one: they came in since, unseen then (merged or moved in,
-    合并; approved late, 审核), where a post made since would be newer. (A forum clock more
-    than the margin behind the machine's makes a post made since look old too: only a
-    stop asks more of the director, never a count.)"""
+    合并; approved late, 审核), where a post made since would be newer."""
     now = min((t for _, _, t in just_read), default=thread.read_at)
     earlier = [v.read_at for v in (history.versions if history is not None else ())
                if now is not None and v.read_at < now]  # fmt: skip

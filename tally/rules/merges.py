@@ -95,14 +95,11 @@ def seen_in_vote_thread(thread: Thread, day: Day | None) -> dict[str, Seen]:
             seen[pid] = Seen.BALLOT
             if not mine:
                 unknown.append(pid)
-    merged = any(s is Seen.FROM_VOTE for s in seen.values())
-    if merged or any(s is Seen.UNSURE for s in seen.values()):
+    if any(s in (Seen.FROM_VOTE, Seen.UNSURE) for s in seen.values()):
         # A merge: of its own posts, one read without the game file cannot be told either.
         seen |= dict.fromkeys(unknown, Seen.UNSURE)
-    if not merged and day.day in thread.mended:
-        # No merge, and another thread was read as the day's vote thread when this one was
-        # read as another of its threads: the game file named them wrongly then, mended
-        # since. Read as discussion rows, its ballots were none (the wrong player out).
+    else:
+        # No merge: read as discussion rows, a mended game file's ballots were none.
         seen = {pid: Seen.BALLOT if s is Seen.DISCUSSION else s for pid, s in seen.items()}
     return seen
 
