@@ -471,3 +471,73 @@ def test_L7_red_font_in_a_点评_is_flagged_and_kept_in_the_cache(forum, tmp_pat
         l7 = [(f["player"], f["floor"], f["note"]) for f in json.loads(result.stdout)["flags"]
               if f["rule"] == "L7"]  # fmt: skip
         assert l7 == [("alice", 2, "alice used red font in 点评 1 under floor 2")]
+
+
+@pytest.mark.rules("S2", "C5")
+def test_swapped_urls_mended_with_a_ballot_approved_late_ask_then_count_every_ballot(
+    forum, tmp_path
+):  # fmt: skip
+    """As the swapped-URL test, and eve's ballot of 11:40, held for 审核 at noon, approved
+    since: it came into the vote thread older than tally's noon read of it, as a merged
+    vote thread's posts would. A merge tally cannot see and a mended file look the same:
+    it asks about every ballot it cannot tell (the thread's own, read at noon as the
+    discussion's, too), and accepted as asked, they count: dave out with 3, as from a fresh
+    cache. (After a first mend the rulings it asked for turned the thread's old ballots
+    into discussion rows: carol out with 2, exit 0; a second, which told a mended file by
+    another thread read as the day's vote thread, took a real merge for one whenever
+    another game's day-2 vote thread was in the cache.)"""
+    import re
+
+    talk, vote = talk_thread(False).serve(forum), vote_thread(False).serve(forum)
+    cache = str(tmp_path / "cache")
+    swapped = game(tmp_path, "swapped", vote=talk, discussion=vote)
+    noon = run("12:00:00", "lurkers", "--game", swapped, "--day", "2", "--no-write", "--json",
+               "--cache-dir", cache)  # fmt: skip
+    assert noon.exit_code == 0, noon.output
+    talk_thread(True).serve(forum)
+    late = vote_thread(True)
+    [eve] = [p for p in late.posts if p.author == "eve"]
+    eve.time = "2026-12-01 11:40:00"
+    late.posts.sort(key=lambda p: p.time)
+    late.serve(forum)
+    fixed = game(tmp_path, "fixed", vote=vote, discussion=talk)
+    asked = run("21:05:00", "votes", vote, "--game", fixed, "--json", "--cache-dir", cache)
+    assert asked.exit_code == 2, asked.output
+    [said] = _said(asked)
+    named = re.findall(r"floor (\d+) \(post (\d+)\)", said.split("): ")[0])
+    assert len(named) == 5  # alice's, bob's, carol's (read at noon), eve's and dave's
+    assert "by mistake before, each is a ballot: accept each" in said
+    with open(fixed, "a", encoding="utf-8") as f:
+        for floor, post in named:
+            f.write(f'\n[[rulings]]\nday = 2\nfloor = {floor}\npost = "{post}"\naction = "accept"\n')
+    ruled = run("21:06:00", "votes", vote, "--game", fixed, "--json", "--cache-dir", cache)
+    assert counted(ruled) == {"alice": "dave", "bob": "dave", "carol": "dave", "dave": "carol",
+                              "eve": "carol"}  # fmt: skip
+
+
+@pytest.mark.rules("S2")
+def test_another_games_vote_thread_in_the_cache_does_not_hide_a_merge(forum, tmp_path):
+    """The cache is the board's, shared by its games: another game's day-2 vote thread read
+    into it, and this game's vote thread (never read) merged into its discussion thread.
+    It stops, naming the ballots and the discussion's 投票对象 lines alike, never counts the
+    lines (they were counted, exit 0, when another thread read as "a day-2 vote thread"
+    passed for a mended game file)."""
+    from .test_merged_into_discussion import _run as merge_run
+
+    cache = _read_then_merge(forum, tmp_path)
+    [vote] = (tmp_path / "cache").glob("discuz-*-4")
+    for kept in vote.iterdir():
+        kept.unlink() if kept.is_file() else None
+    other = Thread("99", "[旧局] 第二天 投票帖", {}, first_pid=99000)
+    other.add(P("admin", "2026-11-02 09:00:00", "投票对象：\n投票理由："))
+    other.add(P("alice", "2026-11-02 10:00:00", "投票对象：bob\n投票理由：一"))
+    url = other.serve(forum)
+    g = tmp_path / "other.toml"
+    g.write_text('ruleset = "000"\ndirectors = ["admin"]\nplayers = ["alice", "bob"]\n\n'
+                 '[[days]]\nday = 2\nopens = 2026-11-02T09:00:00\ncloses = 2026-11-02T21:00:00\n'
+                 f'vote = "{url}"\n', encoding="utf-8")  # fmt: skip
+    assert merge_run("votes", url, "--game", str(g), "--json", *cache).exit_code == 0
+    result = _votes(forum, tmp_path, cache)
+    assert result.exit_code == 2, result.output
+    [said] = _said(result)
+    assert "floor 2 (post 11)" in said and "floor 9 (post 18)" in said

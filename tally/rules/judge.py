@@ -160,7 +160,8 @@ def _unsure_sentence(
         "it, or before its cache kept what each thread was): a ballot cast in the vote thread "
         "and a 投票对象 line of the discussion look the same; ask the voter, then add a ruling "
         f'for each, like {ruling}action = "accept" (cast in the vote thread; or action = '
-        '"void": posted in the discussion thread).'
+        '"void": posted in the discussion thread). If nothing was merged and the game file '
+        "named this thread another role by mistake before, each is a ballot: accept each."
     )
 
 

@@ -95,8 +95,19 @@ def seen_in_vote_thread(thread: Thread, day: Day | None) -> dict[str, Seen]:
             seen[pid] = Seen.BALLOT
             if not mine:
                 unknown.append(pid)
-    if any(s in (Seen.FROM_VOTE, Seen.UNSURE) for s in seen.values()):
-        # A merge: of its own posts, one read without the game file cannot be told either.
+    if any(s is Seen.FROM_VOTE for s in seen.values()):
+        # A merge, known by its posts (first read in the day's vote thread elsewhere): its own
+        # posts read as the discussion's are no ballots; one read without the game file
+        # cannot be told.
+        seen |= dict.fromkeys(unknown, Seen.UNSURE)
+    elif any(s is Seen.UNSURE for s in seen.values()):
+        # Posts came in that tally cannot tell, and no post says a merge: a vote thread tally
+        # never read merged in, or a game file that named this thread another role by mistake
+        # and was mended (a ballot approved late, 审核, came in meanwhile). Its own posts read
+        # under the other role cannot be told either: asked, never taken for discussion rows
+        # (a cold read: the rulings a stop asked for turned a mended file's ballots into
+        # discussion rows, the wrong player out) nor for ballots.
+        seen = {pid: Seen.UNSURE if s is Seen.DISCUSSION else s for pid, s in seen.items()}
         seen |= dict.fromkeys(unknown, Seen.UNSURE)
     else:
         # No merge: read as discussion rows, a mended game file's ballots were none.
