@@ -264,6 +264,10 @@ class Thread:
     read_as: Mapping[str, tuple[tuple[int, str], ...]] = field(
         default_factory=dict, compare=False, repr=False
     )
+    # The days this thread is the vote thread of now, read as another of their threads
+    # before, while tally read as that day's vote thread a thread the game file names
+    # otherwise now: the file was mended since (the two URLs swapped), not merged.
+    mended: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
     # The thread's last page read says it is closed (关闭); and each run of tally's reads
     # that found it closed, its first and last (kept in the cache).
     closed: bool = False

@@ -170,6 +170,17 @@ def test_L1_discussion_added_to_the_file_later_counts_every_post(forum, tmp_path
     assert posts == dict.fromkeys(PLAYERS, 7) and cards == []
 
 
+def with_day_one(path: str, vote: str) -> str:
+    """The game file with its day 1 (its vote thread ``vote``), as a real one names it."""
+    text = Path(path).read_text(encoding="utf-8").replace(
+        "[[days]]\nday = 2\n",
+        f'[[days]]\nday = 1\nopens = 2026-11-30T09:00:00\ncloses = 2026-11-30T21:00:00\n'
+        f'vote = "{vote}"\n\n[[days]]\nday = 2\n',
+    )
+    Path(path).write_text(text, encoding="utf-8")
+    return path
+
+
 @pytest.mark.rules("S2", "L3")
 def test_a_day_one_vote_url_left_on_day_two_and_mended(forum, tmp_path):
     """At noon the file's vote URL was day 1's (copied); mended to the day's one thread, the
@@ -182,7 +193,9 @@ def test_a_day_one_vote_url_left_on_day_two_and_mended(forum, tmp_path):
                "--no-write", "--json", "--cache-dir", cache)  # fmt: skip
     # Day 1's thread is refused for day 2 (its title), once both threads are read.
     assert noon.exit_code == 2 and "is titled for day 1" in noon.stderr, noon.output
-    fixed = game(tmp_path, "fixed", url, url)
+    # Mended, the file names day 1's thread as day 1's: what says the mend (a file that names
+    # the thread no more is asked about: test_a_mend_the_game_file_does_not_say_is_asked…).
+    fixed = with_day_one(game(tmp_path, "fixed", url, url), old)
     later = run("12:30:00", "votes", url, "--game", fixed, "--json", "--cache-dir", cache)
     assert counted(later) == {"alice": "carol", "bob": "carol"}
     one_thread(True).serve(forum)
@@ -474,20 +487,15 @@ def test_L7_red_font_in_a_点评_is_flagged_and_kept_in_the_cache(forum, tmp_pat
 
 
 @pytest.mark.rules("S2", "C5")
-def test_swapped_urls_mended_with_a_ballot_approved_late_ask_then_count_every_ballot(
-    forum, tmp_path
-):  # fmt: skip
+def test_swapped_urls_mended_with_a_ballot_approved_late_count_every_ballot(forum, tmp_path):
     """As the swapped-URL test, and eve's ballot of 11:40, held for 审核 at noon, approved
     since: it came into the vote thread older than tally's noon read of it, as a merged
-    vote thread's posts would. A merge tally cannot see and a mended file look the same:
-    it asks about every ballot it cannot tell (the thread's own, read at noon as the
-    discussion's, too), and accepted as asked, they count: dave out with 3, as from a fresh
-    cache. (After a first mend the rulings it asked for turned the thread's old ballots
-    into discussion rows: carol out with 2, exit 0; a second, which told a mended file by
-    another thread read as the day's vote thread, took a real merge for one whenever
-    another game's day-2 vote thread was in the cache.)"""
-    import re
-
+    vote thread's posts would. The game file says the mend (the thread tally read as the
+    day's vote thread at noon is its discussion thread now): no stop, dave out with 3, as
+    from a fresh cache. (Two mends before this one went wrong on a cold read: the rulings
+    their stop asked for turned the thread's old ballots into discussion rows, carol out
+    with 2, exit 0; and another game's day-2 vote thread in the board's shared cache passed
+    for the mend, and a real merge's discussion lines counted.)"""
     talk, vote = talk_thread(False).serve(forum), vote_thread(False).serve(forum)
     cache = str(tmp_path / "cache")
     swapped = game(tmp_path, "swapped", vote=talk, discussion=vote)
@@ -495,11 +503,42 @@ def test_swapped_urls_mended_with_a_ballot_approved_late_ask_then_count_every_ba
                "--cache-dir", cache)  # fmt: skip
     assert noon.exit_code == 0, noon.output
     talk_thread(True).serve(forum)
+    late_vote(forum)
+    fixed = game(tmp_path, "fixed", vote=vote, discussion=talk)
+    warm, fresh = close(tmp_path, cache, vote, fixed)
+    assert warm == fresh
+    assert warm[0] == {"alice": "dave", "bob": "dave", "carol": "dave", "dave": "carol",
+                       "eve": "carol"}  # fmt: skip
+
+
+def late_vote(forum) -> None:  # type: ignore[no-untyped-def]
+    """The vote thread at the close, eve's ballot of 11:40 approved after the noon read."""
     late = vote_thread(True)
     [eve] = [p for p in late.posts if p.author == "eve"]
     eve.time = "2026-12-01 11:40:00"
     late.posts.sort(key=lambda p: p.time)
     late.serve(forum)
+
+
+@pytest.mark.rules("S2", "C5")
+def test_a_mend_the_game_file_does_not_say_is_asked_and_the_rulings_count(forum, tmp_path):
+    """The thread tally read as the day's vote thread at noon is in the file no more (a
+    mistyped URL, since corrected): a merge of a vote thread tally never read looks the same
+    (a cold read: its ballots, newer than the last read, were counted with the discussion's
+    lines, exit 0). It asks about each ballot read at noon as the discussion's and each that
+    came in, and accepted as asked, they count."""
+    import re
+
+    talk, vote = talk_thread(False).serve(forum), vote_thread(False).serve(forum)
+    draft = Thread("29", "[局] 第二天 投票帖（草稿）", {}, first_pid=6900)
+    draft.add(P("admin", "2026-12-01 09:00:00", "草稿"))
+    typo = draft.serve(forum)
+    cache = str(tmp_path / "cache")
+    wrong = game(tmp_path, "wrong", vote=typo, discussion=vote)
+    run("12:00:00", "lurkers", "--game", wrong, "--day", "2", "--no-write", "--json",
+        "--cache-dir", cache)  # fmt: skip
+    talk_thread(True).serve(forum)
+    late_vote(forum)
     fixed = game(tmp_path, "fixed", vote=vote, discussion=talk)
     asked = run("21:05:00", "votes", vote, "--game", fixed, "--json", "--cache-dir", cache)
     assert asked.exit_code == 2, asked.output
@@ -541,3 +580,62 @@ def test_another_games_vote_thread_in_the_cache_does_not_hide_a_merge(forum, tmp
     assert result.exit_code == 2, result.output
     [said] = _said(result)
     assert "floor 2 (post 11)" in said and "floor 9 (post 18)" in said
+
+
+@pytest.mark.rules("S2", "C5")
+def test_a_vote_thread_never_read_merged_in_with_ballots_newer_than_the_last_read(forum, tmp_path):
+    """08:30: `tally lurkers` with a mistyped vote URL (an old draft thread): the discussion
+    thread read, the real vote thread never; its ballots, newer than that read, merged into
+    the discussion thread, where the director points the vote. Nothing came in older than
+    the last read, no post was read in the vote thread: the discussion's 投票对象 lines were
+    counted (alice and carol tied, nobody out, exit 0; a cold read). It asks."""
+    from .test_merged_into_discussion import CLOCK, _game
+    from .test_merged_into_discussion import _run as merge_run
+
+    draft = Thread("9", "[局] 第二天 投票帖（草稿，作废）", {}, first_pid=900)
+    draft.add(P("admin", "2026-12-02 06:00:00", "第二天投票。投票对象：\n投票理由："))
+    draft.serve(forum)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    forum.add_discuz_page("3", 1, page("discussion-before"))
+    forum.add_discuz_page("4", 1, page("vote-later"))
+    early = CLOCK.replace(hour=0, minute=30)  # 08:30 in the forum's clock
+    merge_run("lurkers", "--game", _game(tmp_path, forum, "9"), "--day", "2", "--no-write",
+              *cache, at=early)  # fmt: skip
+    forum.routes.clear()
+    forum.add_discuz_page("3", 1, page("merged"))
+    forum.add_discuz_page("4", 1, page("gone"), status=404)
+    for _ in range(2):
+        result = _votes(forum, tmp_path, cache)
+        assert result.exit_code == 2, result.output
+        [said] = _said(result)
+        assert "floor 2 (post 11)" in said and "floor 4 (post 13)" in said
+
+
+@pytest.mark.rules("S2", "C5")
+def test_a_discussion_line_newer_than_every_read_merged_into_the_vote_thread_is_asked(
+    forum, tmp_path
+):  # fmt: skip
+    """The discussion merged INTO the vote thread: carol's `投票对象` line in the discussion
+    at 14:00, after tally's last reads of both threads (12:00, 13:00), and dave's ballot at
+    15:00. carol's line counted as her ballot (a tie, nobody out, exit 0; a cold read): the
+    first read to find the discussion merged in asks about every post new to it."""
+    talk = [(7101, P("admin", "2026-12-01 09:00:00", "第二天讨论。")),
+            (7102, P("eve", "2026-12-01 10:00:00", "闲聊"))]  # fmt: skip
+    later = [(7104, P("carol", "2026-12-01 14:00:00", "投票对象：alice\n投票理由：我想投alice"))]
+    vote = [(7201, P("admin", "2026-12-01 09:00:01", "第二天投票。投票对象：\n投票理由：")),
+            (7202, P("alice", "2026-12-01 11:00:00", "投票对象：dave\n投票理由：一")),
+            (7203, P("bob", "2026-12-01 11:01:00", "投票对象：dave\n投票理由：一"))]  # fmt: skip
+    dave = [(7204, P("dave", "2026-12-01 15:00:00", "投票对象：alice\n投票理由：二"))]
+    d = sorted_thread("50", "[局] 第二天 讨论帖", talk).serve(forum)
+    v = sorted_thread("51", "[局] 第二天 投票帖", vote).serve(forum)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    g = game(tmp_path, "g", v, d)
+    assert run("12:00:00", "lurkers", "--game", g, "--day", "2", "--no-write", "--json",
+               *cache).exit_code == 0  # fmt: skip
+    assert run("13:00:00", "votes", v, "--game", g, "--json", *cache).exit_code == 0
+    forum.routes.clear()
+    sorted_thread("51", "[局] 第二天 投票帖", vote + dave + talk + later).serve(forum)
+    result = run("21:05:00", "votes", v, "--game", g, "--json", *cache)
+    assert result.exit_code == 2, result.output
+    [said] = _said(result)
+    assert "(post 7104)" in said and "(post 7204)" in said and "post 7202" not in said

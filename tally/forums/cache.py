@@ -278,6 +278,7 @@ class ThreadCache:
         merged: frozenset[int] = frozenset(),
         older: frozenset[str] = frozenset(),
         talk: frozenset[int] = frozenset(),
+        mended: frozenset[int] = frozenset(),
     ) -> None:
         """Keep that this read read the thread as ``roles`` (day, role) and first found
         the posts ``new`` in it. A thread holding posts first read in that day's vote thread
@@ -297,19 +298,22 @@ class ThreadCache:
             # Read as another of the day's threads before: the new posts are unsure only if
             # some came in with a time before that read (a merge brings old posts; a game
             # file mended since, naming the thread's role rightly now, brings none).
+            def switching(d: int) -> bool:  # read as another of its threads before
+                return bool(before.get(d)) and bool(older) and d not in mended
+
             became_vote = {d for d, r in roles if r == VOTE and VOTE not in before.get(d, {})
-                           and (d in merged or (before.get(d) and older))}  # fmt: skip
+                           and (d in merged or switching(d))}  # fmt: skip
             data = {d: {r: set(ids) for r, ids in by.items()} for d, by in before.items()}
             # The first read to find that day's vote thread merged into this one: what it
             # shows new may have been posted in either, whatever the thread is read as now
             # (the discussion thread, by a command run before the game file was mended).
-            merged_now = {d for d in merged if UNSURE not in before.get(d, {})}
+            merged_now = {d for d in merged | talk if UNSURE not in before.get(d, {})}
             for day, role in roles:
                 mine = data.setdefault(day, {})
                 mine.setdefault(role, set())
                 if day in became_vote or day in merged_now:
                     mine.setdefault(UNSURE, set()).update(new)
-                elif role == VOTE and day in talk:
+                elif role == VOTE and day in talk and UNSURE in before.get(day, {}):
                     # The day's vote thread, another of its threads merged into it: a post
                     # that came in unseen may be one of that thread's tally never read.
                     mine.setdefault(UNSURE, set()).update(new & older)

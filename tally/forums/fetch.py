@@ -85,6 +85,9 @@ class FetchOptions:
     # "discussion", …), kept in the cache with the posts this read finds first; () for a
     # read without a game file.
     roles: tuple[tuple[int, str], ...] = ()
+    # Every other thread the game file names, with its (day, role) pairs: a thread tally read
+    # as a day's vote thread that the file names otherwise now says the file was mended.
+    named: tuple[tuple[ThreadRef, tuple[tuple[int, str], ...]], ...] = ()
 
 
 def is_url(source: str) -> bool:
@@ -347,12 +350,36 @@ def fetch_thread(
     talk = frozenset(d for roles in moved_as.values() for d, r in roles if r not in (VOTE, UNSURE))
     new = ids - own - moved.keys()
     unseen = _came_in_unseen(thread, new, history, just_read)
-    store.note_roles(options.roles, new, merged, unseen, talk)
+    mended = _mended(cache, platform.name, ref, store.roles() or {}, options, merged)
+    store.note_roles(options.roles, new, merged, unseen, talk, mended)
     kept = store.roles()
     read_as = {pid: roles for pid in ids - moved.keys() if (roles := first_roles(kept, pid))}
     read_as.update(moved_as)
     runs = store.note_closed(thread.closed, thread.read_at) if thread.read_at else ()
-    return replace(thread, history=history, moved_in=moved, read_as=read_as, closed_runs=runs)
+    return replace(thread, history=history, moved_in=moved, read_as=read_as, closed_runs=runs,
+                   mended=mended)  # fmt: skip
+
+
+def _mended(
+    cache: Cache, platform: str, ref: ThreadRef, known: dict[int, dict[str, frozenset[str]]],
+    options: FetchOptions, merged: frozenset[int],
+) -> frozenset[int]:  # fmt: skip
+    """The days this thread is read as the vote thread of now, having been read as another
+    of their threads before, whose game file was mended since: a thread the file names now,
+    otherwise than as that day's vote thread, was read as its vote thread then (the two
+    URLs swapped, day 1's vote URL left on day 2). Only the game file's own threads say it:
+    another game's on the board share the cache (its day 2 is not this game's)."""
+    switched = {d for d, r in options.roles if r == VOTE and known.get(d)
+                and any(role not in (VOTE, UNSURE) for role in known[d])} - merged  # fmt: skip
+    found: set[int] = set()
+    for other, roles in options.named:
+        if not switched - found:
+            break
+        if other.key == ref.key:
+            continue
+        was = cache.thread(platform, urlsplit(other.base).netloc, other.thread_id).roles() or {}
+        found |= {d for d in switched if VOTE in was.get(d, {}) and (d, VOTE) not in roles}
+    return frozenset(found)
 
 
 # A post made while a read was under way may miss it and still be older than its end.

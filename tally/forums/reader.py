@@ -66,6 +66,9 @@ class Reading:
     # What the game file makes of a thread: each (day, role) it names it for (the cache
     # keeps them with the posts each read finds first); None: a run without a game file.
     roles: Callable[[ThreadRef], tuple[tuple[int, str], ...]] | None = None
+    # Every thread the game file names (its days' threads), for a read to tell a game file
+    # mended since from a merge (``FetchOptions.named``).
+    named: tuple[ThreadRef, ...] = ()
 
 
 class Reader:
@@ -211,6 +214,7 @@ class Reader:
             offline=how.offline,
             live=live,
             roles=how.roles(ref) if how.roles is not None else (),
+            named=tuple((r, how.roles(r)) for r in how.named) if how.roles is not None else (),
         )
         held = self._held.setdefault(ref.key, Held()) if hold else None
         progress = how.progress if first else None

@@ -233,6 +233,15 @@ class Game:
         stem = self.path.stem if self.path is not None else "game"
         return f"{stem}-{digest}"
 
+    @property
+    def named_threads(self) -> tuple[ThreadRef, ...]:
+        """Every thread the file names, once (its days' threads, by role)."""
+        found: dict[tuple[str, object], ThreadRef] = {}
+        for day in self.days:
+            for ref in day.threads.values():
+                found.setdefault((origin_of(ref.base), ref.key), ref)
+        return tuple(found.values())
+
     def roles_of(self, ref: ThreadRef) -> tuple[tuple[int, str], ...]:
         """Each (day, role) the file names the thread ``ref`` for (the same board, the same
         thread id): what a read of it keeps with the posts it finds first, for a count after

@@ -154,11 +154,13 @@ def _unsure_sentence(
     return (
         f"day {day.day}: tally cannot tell whether {len(writings)} post{'s' if many else ''} "
         f"of thread {thread.thread_id} {'are ballots' if many else 'is a ballot'} ({where}): "
-        f"the game file names it day {day.day}'s vote thread, and it holds posts of "
-        "another thread (a vote thread merged into it, 合并) or came to be read so only now, and "
-        "tally did not read these where they were posted with the game file (never, without "
-        "it, or before its cache kept what each thread was): a ballot cast in the vote thread "
-        "and a 投票对象 line of the discussion look the same; ask the voter, then add a ruling "
+        f"the game file names it day {day.day}'s vote thread, and another of the day's "
+        "threads was merged into it (合并), or it was read as another of them before, and tally "
+        "did not read these where they were posted with the game file (never, without it, "
+        "before its cache kept what each thread was, or they came in older than its last read: "
+        "a merge, a post approved late (审核), or a forum clock behind this computer's): a "
+        "ballot cast in the vote thread and a 投票对象 line of the discussion look the same; "
+        "ask the voter, then add a ruling "
         f'for each, like {ruling}action = "accept" (cast in the vote thread; or action = '
         '"void": posted in the discussion thread). If nothing was merged and the game file '
         "named this thread another role by mistake before, each is a ballot: accept each."

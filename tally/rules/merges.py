@@ -100,18 +100,19 @@ def seen_in_vote_thread(thread: Thread, day: Day | None) -> dict[str, Seen]:
         # posts read as the discussion's are no ballots; one read without the game file
         # cannot be told.
         seen |= dict.fromkeys(unknown, Seen.UNSURE)
-    elif any(s is Seen.UNSURE for s in seen.values()):
-        # Posts came in that tally cannot tell, and no post says a merge: a vote thread tally
-        # never read merged in, or a game file that named this thread another role by mistake
-        # and was mended (a ballot approved late, 审核, came in meanwhile). Its own posts read
-        # under the other role cannot be told either: asked, never taken for discussion rows
-        # (a cold read: the rulings a stop asked for turned a mended file's ballots into
-        # discussion rows, the wrong player out) nor for ballots.
+    elif day.day in thread.mended:
+        # No merge: the game file named the threads wrongly then (a thread it names otherwise
+        # now was read as the day's vote thread), mended since. Read as discussion rows, its
+        # ballots were none (the wrong player out, exit 0).
+        seen = {pid: Seen.BALLOT if s is Seen.DISCUSSION else s for pid, s in seen.items()}
+    elif any(s in (Seen.DISCUSSION, Seen.UNSURE) for s in seen.values()):
+        # Read as another of the day's threads before, and no post says a merge nor the file
+        # a mend: a vote thread tally never read (or read only elsewhere) merged in, its
+        # ballots newer than the last read, looks like a mended file. The posts read under
+        # the other role are asked about, never taken for discussion rows nor for ballots
+        # (cold reads: each guess put the wrong player out, exit 0).
         seen = {pid: Seen.UNSURE if s is Seen.DISCUSSION else s for pid, s in seen.items()}
         seen |= dict.fromkeys(unknown, Seen.UNSURE)
-    else:
-        # No merge: read as discussion rows, a mended game file's ballots were none.
-        seen = {pid: Seen.BALLOT if s is Seen.DISCUSSION else s for pid, s in seen.items()}
     return seen
 
 
