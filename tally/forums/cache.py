@@ -279,7 +279,7 @@ class ThreadCache:
         older: frozenset[str] = frozenset(),
         talk: frozenset[int] = frozenset(),
         mended: frozenset[int] = frozenset(),
-    ) -> None:
+    ) -> dict[int, dict[str, frozenset[str]]] | None:
         """Keep that this read read the thread as ``roles`` (day, role) and first found
         the posts ``new`` in it. A thread holding posts first read in that day's vote thread
         (days ``merged``), or read before as another of a day's threads (its discussion
@@ -289,9 +289,10 @@ class ThreadCache:
         A thread read as another of the day's threads before and nothing come in unseen:
         the game file named its role wrongly then, and mends it now. And the day's vote
         thread holding posts first read as another of its threads (days ``talk``: the
-        discussion merged into it): the posts that came in unseen are ``UNSURE``."""
+        discussion merged into it): the posts that came in unseen are ``UNSURE``. Gives the
+        roles as kept now (``roles``), the read's own among them."""
         if not roles:
-            return
+            return self.roles()
         with self._lock:
             kept = self.roles()
             before = kept or {}
@@ -321,10 +322,11 @@ class ThreadCache:
                 else:
                     mine[role].update(new)
             if {d: {r: set(i) for r, i in by.items()} for d, by in before.items()} == data:
-                return
+                return kept
             out = {str(d): {r: sorted(ids) for r, ids in sorted(by.items())}
                    for d, by in sorted(data.items())}  # fmt: skip
             self._write("roles.json", json.dumps(out, ensure_ascii=False).encode())
+            return {d: {r: frozenset(ids) for r, ids in by.items()} for d, by in data.items()}
 
     def note_closed(self, closed: bool, read_at: datetime) -> tuple[ClosedRun, ...]:
         """Keep each run of reads that found the thread closed (关闭): its first and last

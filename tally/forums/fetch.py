@@ -351,8 +351,7 @@ def fetch_thread(
     new = ids - own - moved.keys()
     unseen = _came_in_unseen(thread, new, history, just_read)
     mended = _mended(cache, platform.name, ref, store.roles() or {}, options, merged)
-    store.note_roles(options.roles, new, merged, unseen, talk, mended)
-    kept = store.roles()
+    kept = store.note_roles(options.roles, new, merged, unseen, talk, mended)
     read_as = {pid: roles for pid in ids - moved.keys() if (roles := first_roles(kept, pid))}
     read_as.update(moved_as)
     runs = store.note_closed(thread.closed, thread.read_at) if thread.read_at else ()
@@ -369,8 +368,14 @@ def _mended(
     otherwise than as that day's vote thread, was read as its vote thread then (the two
     URLs swapped, day 1's vote URL left on day 2). Only the game file's own threads say it:
     another game's on the board share the cache (its day 2 is not this game's)."""
-    switched = {d for d, r in options.roles if r == VOTE and known.get(d)
-                and any(role not in (VOTE, UNSURE) for role in known[d])} - merged  # fmt: skip
+    def read_otherwise(d: int) -> bool:
+        """Posts first read under another of day ``d``'s roles, and never as its vote
+        thread's (on a day whose one thread is both, none: no scan on each of its polls)."""
+        by_role = known.get(d, {})
+        other = set().union(*(ids for role, ids in by_role.items() if role not in (VOTE, UNSURE)))
+        return bool(other - by_role.get(VOTE, frozenset()))
+
+    switched = {d for d, r in options.roles if r == VOTE and read_otherwise(d)} - merged
     found: set[int] = set()
     for other, roles in options.named:
         if not switched - found:
