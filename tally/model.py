@@ -6,9 +6,9 @@ forum markup, so a Discuz! thread and a Tieba thread look the same to them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 
@@ -223,6 +223,26 @@ class History:
     versions: tuple[Version, ...] = ()
     # The cap of versions a thread keeps was reached: reads after it were not kept.
     capped: bool = False
+
+    def came_in_unseen(
+        self, posts: Iterable[Post], before: datetime
+    ) -> tuple[frozenset[str], datetime | None]:
+        """Of ``posts``, those no read before ``before`` showed though posted more than
+        ``DURING_A_READ`` before the last of those reads: they came in since, unseen then
+        (merged or moved in, 合并; approved late, 审核), where a post made since is newer.
+        And that last read (None: there is none)."""
+        earlier = [v for v in self.versions if v.read_at < before]
+        if not earlier:
+            return frozenset(), None
+        seen = {p.post_id for v in earlier for p in v.posts}
+        last = max(v.read_at for v in earlier)
+        late = last - DURING_A_READ
+        return frozenset(p.post_id for p in posts if p.post_id not in seen and p.time < late), last
+
+
+# A post made while a read was under way may miss it and still be older than its end: the
+# forum's clock against this machine's, times shown to the minute, a read of many pages.
+DURING_A_READ = timedelta(minutes=5)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from tally.errors import FetchError, GameFileError, InputError, NotAThreadError,
 from tally.forums import resolve_url
 from tally.forums.fetch import is_url
 from tally.forums.reader import Reader
-from tally.model import Post
+from tally.model import DURING_A_READ, Post
 from tally.rules.game import Day, Game
 from tally.rules.polls import Poll, changes
 from tally.rules.verdicts import ThreadRole
@@ -371,9 +371,8 @@ def _polite(every: float, reader: Reader, url: str) -> float:
     return every
 
 
-# How far before a read a floor it did not show must be dated to be late: the forum's clock
-# against this machine's, times shown to the minute, and a read of many pages.
-_MARGIN = timedelta(minutes=5)
+# How far before a read a floor it did not show must be dated to be late.
+_MARGIN = DURING_A_READ
 
 
 @dataclass

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -387,24 +387,16 @@ def _mended(
     return frozenset(found)
 
 
-# A post made while a read was under way may miss it and still be older than its end.
-_DURING_A_READ = timedelta(minutes=5)
-
-
 def _came_in_unseen(
     thread: Thread, new: frozenset[str], history: History | None,
     just_read: list[tuple[int, Page, datetime]],
 ) -> frozenset[str]:  # fmt: skip
-    """Of the posts first read now (``new``), those with a time well before tally's last
-    read of the thread before this one: they came in since, unseen then (merged or moved in,
-    合并; approved late, 审核), where a post made since would be newer."""
+    """Of the posts first read now (``new``), those that came in unseen by the reads before
+    this one (``History.came_in_unseen``)."""
     now = min((t for _, _, t in just_read), default=thread.read_at)
-    earlier = [v.read_at for v in (history.versions if history is not None else ())
-               if now is not None and v.read_at < now]  # fmt: skip
-    if not earlier or not new:
+    if history is None or now is None or not new:
         return frozenset()
-    last = max(earlier) - _DURING_A_READ
-    return frozenset(p.post_id for p in thread.posts if p.post_id in new and p.time < last)
+    return history.came_in_unseen(thread.posts, now)[0] & new
 
 
 def _gone(exc: ThreadGoneError, store: ThreadCache | None) -> ThreadGoneError:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from tally.model import Thread, Writing
+from tally.model import DURING_A_READ, Thread, Writing
 from tally.rules.acceleration import Acceleration, count_requests
 from tally.rules.ballots import Flag
 from tally.rules.changes import bar_owner_hours
@@ -584,10 +584,6 @@ def _accounts(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
     return list(found.values())
 
 
-# A post made while a read was under way may miss it and still be older than its end.
-_DURING_A_READ = timedelta(minutes=5)
-
-
 def _came_in(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
     """Posts of the discussion thread that tally's reads show came in from elsewhere, each
     counted (L1) and flagged for the director: read in another thread before (moved or
@@ -597,18 +593,18 @@ def _came_in(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
     thread = t.discussion
     if thread is None:
         return []
-    versions = thread.history.versions if thread.history is not None else ()
-    now = thread.read_at
-    earlier = [v for v in versions if now is not None and v.read_at < now - _DURING_A_READ]
-    seen = {p.post_id for v in earlier for p in v.posts}
-    last = max((v.read_at for v in earlier), default=None)
+    came: frozenset[str] = frozenset()
+    last = None
+    if thread.history is not None and thread.read_at is not None:
+        # The reads before this one: those its own pages (read within minutes) are not.
+        came, last = thread.history.came_in_unseen(thread.posts, thread.read_at - DURING_A_READ)
     flags = []
     for player, w in _by_players(cast, t.day, thread, comments=False):
         post = w.post
         other = thread.moved_in.get(post.post_id)
         if other is not None:
             why = f"was read in thread {other} before, and moved or merged in since (移动, 合并)"
-        elif last is not None and post.post_id not in seen and post.time < last - _DURING_A_READ:
+        elif last is not None and post.post_id in came:
             read = short(last.astimezone(game.timezone))
             why = (f"was not in the thread when tally read it {read}, though posted before: "
                    "merged in from another thread (合并), or held for a moderator and approved "
