@@ -338,8 +338,7 @@ def check(
         *_strangers(strangers, target, game),
         *_accounts(game, target, cast),
         *_came_in(game, target, cast),
-        *_dead_posting(game, target, cast, _out_at_the_close(game, chain, number)),
-        *_dead_in_old_threads(game, history, target, cast),
+        *_dead_posting(game, target, cast, _out_at_the_close(game, chain, number), history),
         *_comment_discussion(game, target, cast),
         *_fonts(game, target, cast),
         *_floods(game, target, cast),
@@ -472,16 +471,22 @@ def _out_at_the_close(game: Game, chain: Chain, number: int) -> dict[str, str]:
 
 
 def _dead_posting(
-    game: Game, t: DayThreads, cast: Cast, at_close: Mapping[str, str] | None = None
+    game: Game, t: DayThreads, cast: Cast, at_close: Mapping[str, str] | None = None,
+    history: Sequence[DayThreads] = (),
 ) -> list[Flag]:
     """L5: the dead do not post in the discussion, vote or progress threads (诈尸); a role
     the rules let post after death (seed 003's 侦探) may. ``at_close``: who went out at the
-    day's close (``_out_at_the_close``), out for the posts after it."""
+    day's close (``_out_at_the_close``), out for the posts after it. In the threads of the
+    days before (``history``), still open, the posts made during this day: a player killed
+    at night posting there was flagged by no check (the earlier day counts them alive, this
+    day's read only its own threads; a differential count found it)."""
     at_close = at_close or {}
     day, allowance = t.day, game.rules.dead_post_allowance
     flags = []
     allowed_on: set[tuple[str, object]] = set()
     days = sorted(game.days, key=lambda d: d.day)
+    # Each thread read, the window of its posts this check has, and what the note adds.
+    read: list[tuple[Thread, datetime | None, datetime | None, str]] = []
     for thread in t.threads:
         # The dead post at night too: at any hour, but in a thread other days read as well
         # (a game's one 进程帖), from the close of the last earlier such day (one out now
@@ -490,8 +495,16 @@ def _dead_posting(
                    and any(ref.key == thread.key for ref in d.threads.values())]  # fmt: skip
         before = [d.closes for d in sharing if d.day < day.day]
         after = [d.opens for d in sharing if d.day > day.day]
-        since = before[-1] if before else None
-        until = after[0] if after else None
+        read.append((thread, before[-1] if before else None, after[0] if after else None, ""))
+    later = [d.opens for d in days if d.day > day.day]
+    mine = {thread.key for thread in t.threads}
+    for d in history:
+        for thread in d.threads if d.day.day < day.day else ():
+            if thread.key not in mine:
+                mine.add(thread.key)
+                where = f", in day {d.day.day}'s thread {thread.thread_id}"
+                read.append((thread, day.opens, later[0] if later else None, where))
+    for thread, since, until, where in read:
         writings = _by_players(cast, day, thread, whole=True)
         for player, w in sorted(writings, key=lambda pw: pw[1].time):
             if (since is not None and w.time < since) or (until is not None and w.time >= until):
@@ -522,50 +535,8 @@ def _dead_posting(
             )
             if gone_at_close and not day.out_at(player, w.time):
                 when += f"; {at_close[player]}"
-            note = f"{player} posted while out ({short(w.time)}{when}): 诈尸"
+            note = f"{player} posted while out ({short(w.time)}{when}{where}): 诈尸"
             flags.append(Flag("L5", note, player, w.post.floor, w.item_id, w.post.thread_id))
-    return flags
-
-
-def _dead_in_old_threads(
-    game: Game, history: Sequence[DayThreads], t: DayThreads, cast: Cast
-) -> list[Flag]:
-    """L5 in the threads of the days before: a player out on this day (killed at night, voted
-    out, sent off) who posts during it in an earlier day's discussion or vote thread (its day
-    over, the thread still open) was flagged by no check: the earlier day's counts them
-    alive, this day's read only its own threads (a differential count found it). From this
-    day's open to the next day's; a thread this day shares is ``_dead_posting``'s."""
-    day, allowance = t.day, game.rules.dead_post_allowance
-    later = sorted(d.opens for d in game.days if d.day > day.day)
-    until = later[0] if later else None
-    mine = {thread.key for thread in t.threads}
-    flags: list[Flag] = []
-    read: set[object] = set()
-    allowed_on: set[tuple[str, object]] = set()
-    for d in history:
-        if d.day.day >= day.day:
-            continue
-        for thread in d.threads:
-            if thread.key in mine or thread.key in read:
-                continue
-            read.add(thread.key)
-            for player, w in sorted(_by_players(cast, day, thread, whole=True),
-                                    key=lambda pw: pw[1].time):  # fmt: skip
-                if w.time < day.opens or (until is not None and w.time >= until):
-                    continue
-                if not day.out_at(player, w.time):
-                    continue
-                if game.has_role(player, game.rules.may_post_when_dead) and (
-                    game.sent_off.get(player) is None
-                ):
-                    continue
-                once = (player, w.time.date())
-                if allowance is not None and w.text.strip() == allowance and once not in allowed_on:
-                    allowed_on.add(once)
-                    continue
-                note = (f"{player} posted while out ({short(w.time)}, in day {d.day.day}'s "
-                        f"thread {thread.thread_id}): 诈尸")  # fmt: skip
-                flags.append(Flag("L5", note, player, w.post.floor, w.item_id, thread.thread_id))
     return flags
 
 
