@@ -78,17 +78,19 @@ def add_card(
     return LedgerEdit(path, tuple(ledger.live(cards)), tuple(new), ())
 
 
+def _not_k1(rule: str, instead: str) -> None:
+    """A K1 card is no card of its own to take back or keep: the three below it make it."""
+    if rule.strip() == "K1":
+        raise InputError(f"a K1 card is made by the three cards below it (K1): {instead}.")
+
+
 def remove_card(
     game: Game, *, day: int, player: str, colour: str, rule: str, reason: str | None = None
 ) -> LedgerEdit:
     """Take a card back; the escalations of that player are made again without it."""
     name = _player(game, player)
     wanted = colour_of(colour)
-    if rule.strip() == "K1":
-        raise InputError(
-            "a K1 card is made by the three cards below it (K1): remove one of them, and the "
-            "escalation goes with it."
-        )
+    _not_k1(rule, "remove one of them, and the escalation goes with it")
     path = _path(game)
     with cardfile.editing(path):
         return _remove(path, day, name, wanted, rule, reason)
@@ -129,11 +131,7 @@ def keep_card(game: Game, *, day: int, player: str, colour: str, rule: str) -> L
     hand is never questioned by the check again."""
     name = _player(game, player)
     wanted = colour_of(colour)
-    if rule.strip() == "K1":
-        raise InputError(
-            "a K1 card is made by the three cards below it (K1): keep those, and the "
-            "escalation is made with them."
-        )
+    _not_k1(rule, "keep those, and the escalation is made with them")
     path = _path(game)
     with cardfile.editing(path):
         cards = cardfile.load(path)

@@ -12,7 +12,6 @@ from tally.model import Thread
 from tally.outputs.results import Reported
 from tally.outputs.written import cardfile
 from tally.rules.game import Game
-from tally.rules.ledger import live
 from tally.rules.lurkers import check, history
 from tally.rules.standing import as_of_time, thread_as_of
 
@@ -58,8 +57,7 @@ def report(
         posts = {n: counts for n, counts in posts.items() if n in talked}
     # The ledger's cards that count, and those in doubt (shown so: the director decides).
     kept = cardfile.load(cardfile.ledger_path(game.path)) if game.path is not None else []
-    counted = set(live(kept))
-    cards = [c for c in kept if c in counted or c.in_doubt]
+    cards = [c for c in kept if not c.struck]
     drawn = {r.day.day for r in results}
     pending = tuple(d.day for d in game.days if d.day not in drawn)
     page = render_report(game, results, posts, cards, pending=pending,

@@ -322,12 +322,16 @@ def remarks(
 _FROM_VOTE = "moved in from the vote thread"
 
 
+def _placed(w: Writing, article: str = "a") -> str:
+    """Where a writing stands, for a row's note: "floor 7", or "a 点评 under floor 7"."""
+    return f"{article} 点评 under floor {w.post.floor}" if w.is_comment else f"floor {w.post.floor}"
+
+
 def _from_vote_note(w: Writing, other: str, day: Day) -> str:
-    where = f"the 点评 under floor {w.post.floor}" if w.is_comment else f"floor {w.post.floor}"
     return (
-        f"{where} was posted in thread {other}, day {day.day}'s vote thread when tally read it "
-        "there, and merged into this one since (a moderator's 合并): a ballot cast in the vote "
-        "thread (S2), counted as one"
+        f"{_placed(w, 'the')} was posted in thread {other}, day {day.day}'s vote thread when "
+        "tally read it there, and merged into this one since (a moderator's 合并): a ballot cast "
+        "in the vote thread (S2), counted as one"
     )
 
 
@@ -335,9 +339,8 @@ def discussion_row(w: Writing, who: Author, day: Day) -> Remark:
     """A post tally first read in the day's discussion thread, in the vote thread now (the
     vote thread merged into it), as its row."""
     row = _row(w, who)
-    where = f"a 点评 under floor {w.post.floor}" if w.is_comment else f"floor {w.post.floor}"
     note = (
-        f"{where} was posted in this thread while it was day {day.day}'s discussion thread, "
+        f"{_placed(w)} was posted in this thread while it was day {day.day}'s discussion thread, "
         "where tally read it, before the vote thread was merged into it (a moderator's 合并): "
         "not a ballot cast in the vote thread (S2), never counted"
     )
@@ -347,9 +350,8 @@ def discussion_row(w: Writing, who: Author, day: Day) -> Remark:
 def moved_row(w: Writing, who: Author, other: str) -> Remark:
     """A post tally read in thread ``other`` before, in the vote thread now, as its row."""
     row = _row(w, who)
-    where = f"a 点评 under floor {w.post.floor}" if w.is_comment else f"floor {w.post.floor}"
     note = (
-        f"{where} was posted in thread {other}, where tally read it, and moved into the vote "
+        f"{_placed(w)} was posted in thread {other}, where tally read it, and moved into the vote "
         "thread since (a moderator's 移动 or 合并): not a ballot cast in the vote thread (S2), "
         "never counted"
     )
