@@ -10,21 +10,25 @@ own ``投票对象`` lines stand beside them (counted, and the ballots not, befo
 
 tally's cache keeps what the game file made of each thread when a read first found each of
 its posts (``tally.forums.cache.ThreadCache.roles``: each day's role, and ``unsure`` for the
-posts a read found first just as the thread became the vote thread). From it, in the day's
-vote thread (RULES S2: a vote is cast in the day's vote thread):
+posts a read could not tell: new when the day's vote thread was found merged in, or when
+the thread, read as another of the day's threads before, became its vote thread with posts
+older than the last read). From it, in the day's vote thread (RULES S2: a vote is cast in
+the day's vote thread):
 
-- a post first read in that day's vote thread, wherever it stands now, is a ballot (moved
-  in from the vote thread: flagged);
-- a post first read as the day's discussion thread's, while the game file named another
-  thread the vote thread, is no ballot (``discussion``);
-- where tally cannot tell (a post first read just as the thread became the vote thread:
-  read as the discussion thread before, or never read before and holding posts of the day's
-  vote thread; in the day's discussion thread, posts moved in from a thread no read of the
-  game kept the role of, and every post no read kept the role of), the count stops unless
-  the director ruled on the floor (``[[rulings]]``).
+- a post first read in that day's vote thread elsewhere, wherever it stands now, is a
+  ballot (moved in from the vote thread: flagged); one first read in another thread is not
+  (``moved_in``);
+- where such posts show the merge, a post first read here as the day's discussion thread's
+  is no ballot (``discussion``);
+- where the game file shows a mend instead (a thread it names otherwise now was read as
+  that day's vote thread: the two URLs swapped), the thread's posts are its own ballots;
+- where neither shows (a mistyped URL mended since, or a vote thread tally never read
+  merged in: they look the same), and wherever tally cannot tell (``unsure``; a post read
+  without the game file in a merged thread), the count stops unless the director ruled on
+  the floor (``[[rulings]]``).
 
-And in the lurker count (RULES L1, L2): a post first read as the day's vote thread's only is
-a ballot, not a discussion post, in whichever thread it stands now.
+And in the lurker count (RULES L1, L2): a post moved in from the day's vote thread, or
+accepted as cast there, is a ballot, not a discussion post.
 """
 
 from __future__ import annotations
