@@ -287,9 +287,10 @@ class ThreadCache:
         than the read before): what it shows new may have been posted in the vote thread
         merged into it, or in it, and is kept as ``UNSURE``, by the first such read.
         A thread read as another of the day's threads before and nothing come in unseen:
-        the game file named its role wrongly then, and mends it now. And the day's vote
-        thread holding posts first read as another of its threads (days ``talk``: the
-        discussion merged into it): the posts that came in unseen are ``UNSURE``. Gives the
+        the game file named its role wrongly then, and mends it now (``mended``: the file
+        says so). And the day's vote thread holding posts first read as another of its
+        threads (days ``talk``: the discussion merged into it): what the first read to find
+        them shows new is ``UNSURE``, and after it what came in unseen. Gives the
         roles as kept now (``roles``), the read's own among them."""
         if not roles:
             return self.roles()
