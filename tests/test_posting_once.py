@@ -356,7 +356,7 @@ def test_two_announces_at_once_post_once(board, tmp_path):
 
     def slow(path, headers, body):  # type: ignore[no-untyped-def]
         if body is None and "viewthread" in path:
-            time.sleep(0.4)
+            time.sleep(0.15)  # the two, forked a moment apart, read the thread at once
         return original(path, headers, body)  # type: ignore[misc]
 
     board.forum.request_hook = slow
@@ -379,16 +379,18 @@ def test_the_lock_is_one_poster_at_a_time(tmp_path):
 
     game = tmp_path / "g.toml"
     order: list[str] = []
+    a_in = threading.Event()
 
     def hold(name: str) -> None:
         with post_lock(game, 2, "close"):
             order.append(f"{name} in")
-            time.sleep(0.2)
+            a_in.set()
+            time.sleep(0.05)  # b asks meanwhile
             order.append(f"{name} out")
 
     a = threading.Thread(target=hold, args=("a",))
     a.start()
-    time.sleep(0.05)
+    a_in.wait(10)
     hold("b")
     a.join()
     assert order == ["a in", "a out", "b in", "b out"]
@@ -407,16 +409,18 @@ def test_two_copies_of_a_game_file_post_to_one_thread_one_at_a_time(tmp_path):
         path.parent.mkdir()
     order: list[str] = []
     url = "http://bbs.example.com/forum.php?mod=viewthread&tid=102"
+    a_in = threading.Event()
 
     def hold(name: str, game: Path) -> None:
         with post_lock(game, 2, "close", thread=url, folder=tmp_path / "user"):
             order.append(f"{name} in")
-            time.sleep(0.2)
+            a_in.set()
+            time.sleep(0.05)  # b asks meanwhile
             order.append(f"{name} out")
 
     a = threading.Thread(target=hold, args=("a", copies[0]))
     a.start()
-    time.sleep(0.05)
+    a_in.wait(10)
     hold("b", copies[1])
     a.join()
     assert order == ["a in", "a out", "b in", "b out"]

@@ -182,12 +182,12 @@ def test_drawing_is_outside_the_time_bound_and_a_hostile_template_still_stopped(
     """Pictures that take longer to draw than a render may take: the page is made (the
     drawing is before the render); a template that loops without end over a picture is
     stopped all the same, and asks for no more pictures than the page has."""
-    monkeypatch.setattr(template_bounds, "RENDER_SECONDS", 0.2)
+    monkeypatch.setattr(template_bounds, "RENDER_SECONDS", 0.05)
     drawn: list[str] = []
 
     def slow(draw: Any, args: Any, style: Any) -> str:
         drawn.append(draw.__name__)
-        time.sleep(0.1)
+        time.sleep(0.03)  # four pictures or more: more than the render may take
         return stand_in(draw, args, style)
 
     monkeypatch.setattr(charts, "_svg", slow)
@@ -196,7 +196,7 @@ def test_drawing_is_outside_the_time_bound_and_a_hostile_template_still_stopped(
     del drawn[:]
     loops = ("{% for d in days %}{% for i in range(100000) %}{% for j in range(100000) %}"
              "{{ d.totals_svg|length }}{% endfor %}{% endfor %}{% endfor %}")  # fmt: skip
-    with pytest.raises(InputError, match=r"the template was stopped, it ran for more than 0\.2 "):
+    with pytest.raises(InputError, match=r"the template was stopped, it ran for more than 0\.05 "):
         page(counted, folder_with(tmp_path, loops))
     assert drawn == []  # drawn already, kept: a template cannot make the report draw more
 
@@ -314,7 +314,8 @@ def test_a_template_that_would_not_end_is_stopped_on_its_line(tmp_path, monkeypa
     from tally.outputs.written.announce import render
     from tally.vocabulary import Announcement, Markup
 
-    monkeypatch.setattr(template_bounds, "RENDER_SECONDS", 0.1)
+    # A fiftieth of a second of work each: the stop and its sentence are the same at any bound.
+    monkeypatch.setattr(template_bounds, "RENDER_SECONDS", 0.02)
     folder = tmp_path / "house"
     folder.mkdir()
     (folder / "close.bbcode.j2").write_text("{{ game }}\n\n" + ENDLESS[kind], encoding="utf-8")
@@ -322,7 +323,7 @@ def test_a_template_that_would_not_end_is_stopped_on_its_line(tmp_path, monkeypa
         render(Announcement.CLOSE, Markup.BBCODE, {"game": "局"}, folder)
     assert str(info.value).startswith(
         f"{folder / 'close.bbcode.j2'}, line 3: the template was stopped, it ran for more than "
-        "0.1 seconds"
+        "0.02 seconds"
     ), str(info.value)
 
 
