@@ -4,12 +4,18 @@ UTF-8 with a byte-order mark (Excel in a Chinese locale reads it), CRLF line end
 cell sanitised (``tally.sanitise``: control characters visible, one line but in the
 columns that hold post text), and a cell that a spreadsheet would run as a formula
 (``= + - @``, tab or CR, after NFKC, or the apostrophe itself) prefixed with an apostrophe.
-pandas writes the table.
+
+The standard library's ``csv`` writes the table, in Excel's dialect. pandas wrote it before,
+through that same writer and dialect: for what tally writes (text, whole numbers) the bytes
+are the same, and the third of a second pandas took to import, and its 4 ms a table, are
+gone from every `tally lurkers` that writes the ledger and every `tally archive`.
 """
 
 from __future__ import annotations
 
 import csv
+import io
+import math
 import sys
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -55,17 +61,26 @@ def excel_csv(
     multiline: Collection[str] = (),
 ) -> bytes:
     """The CSV bytes of ``rows`` (dicts keyed by ``columns``); ``multiline`` columns keep
-    their line breaks."""
-    import pandas as pd  # only the commands that write a CSV pay for pandas' import
-
-    frame = pd.DataFrame(list(rows), columns=list(columns), dtype=object)
-    for column in frame.columns:
-        clean = text_block if column in multiline else one_line
-        frame[column] = frame[column].map(
-            lambda v, clean=clean: neutralise(clean(v)) if isinstance(v, str) else v
+    their line breaks. A key a row lacks, or None, is an empty cell; a key not in
+    ``columns`` is not written."""
+    cleaners = [text_block if column in multiline else one_line for column in columns]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")  # Excel's dialect: minimal quoting
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(
+            neutralise(clean(v)) if isinstance(v := row.get(column), str) else _cell(v)
+            for column, clean in zip(columns, cleaners, strict=True)
         )
-    text: str = frame.to_csv(index=False, lineterminator="\r\n")
-    return ("\ufeff" + text).encode("utf-8")
+    return ("\ufeff" + out.getvalue()).encode("utf-8")
+
+
+def _cell(value: Any) -> Any:
+    """A cell that is not text: nothing for None or NaN, else as it is (the writer writes
+    ``str(value)``: a number as Python writes it)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return value
 
 
 def write_excel_csv(

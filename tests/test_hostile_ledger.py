@@ -41,7 +41,7 @@ def test_twelve_cards_added_at_once_all_land(tmp_path, monkeypatch):
     """Twelve processes, each `tally cards add`, released together: twelve cards (one used
     to be kept, every command exiting 0). The processes are forked from this one, tally
     already imported (a `tally cards list` and a ledger written elsewhere load here first
-    what the command loads as it runs: the CLI, the reader, pandas), so the race is the
+    what the command loads as it runs: the CLI, the reader, the CSV writer), so the race is the
     ledger's and not twelve interpreters starting; a waiting one looks at the lock every
     5 ms, not every 50 (the eleven waits were most of the test's time). The command line is
     built from the app once, here, as `tally` builds it once a run (typer built it again in
