@@ -87,10 +87,13 @@ def tally(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[st
 
 # Run by the installed python: tally imported once (every module, and the libraries its
 # commands import as they run), then each command in a child forked from it, its own process with
-# its own exit status, stdout and stderr (files), as `python -m tally NAME …` runs it.
+# its own exit status, stdout and stderr (files), as `python -m tally NAME …` runs it. The runs
+# come in waves: those of a wave at once (a command waits on the forum and its politeness
+# most of its run; one after another they took three seconds, at once one), each with a cache
+# folder of its own; a wave after the one before has ended.
 _FORKED = """
 import importlib, json, os, pkgutil, sys, traceback
-import tally, httpx, jinja2, matplotlib.pyplot, pandas
+import tally, httpx, jinja2, matplotlib.pyplot
 import typer._adapters  # what typer imports to read the arguments: pydantic, 0.3 s a run
 # Every module of the installed tally (each must import), but the one that runs the CLI.
 for module in pkgutil.walk_packages(tally.__path__, "tally."):
@@ -98,27 +101,32 @@ for module in pkgutil.walk_packages(tally.__path__, "tally."):
         importlib.import_module(module.name)
 import tally.cli
 
-runs, out = json.loads(sys.argv[1]), sys.argv[2]
+waves, out = json.loads(sys.argv[1]), sys.argv[2]
 codes = {}
-for name, args in runs.items():
-    pid = os.fork()
-    if pid == 0:
-        for fd, ext in ((1, "out"), (2, "err")):
-            with open(os.path.join(out, f"{name}.{ext}"), "wb") as f:
-                os.dup2(f.fileno(), fd)
-        sys.argv = ["tally", *args]
-        code = 0
-        try:
-            tally.cli.main()
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
-        except BaseException:
-            traceback.print_exc()
-            code = 1
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    codes[name] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+for wave in waves:
+    pids = {}
+    for name, args in wave.items():
+        pid = os.fork()
+        if pid == 0:
+            for fd, ext in ((1, "out"), (2, "err")):
+                with open(os.path.join(out, f"{name}.{ext}"), "wb") as f:
+                    os.dup2(f.fileno(), fd)
+            os.environ["XDG_CACHE_HOME"] = os.path.join(out, f"{name}.cache")
+            sys.argv = ["tally", *args]
+            code = 0
+            try:
+                tally.cli.main()
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        pids[name] = pid
+    for name, pid in pids.items():
+        codes[name] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 print(json.dumps(codes))
 """
 
@@ -127,13 +135,15 @@ Ran = subprocess.CompletedProcess[str]
 
 
 def forked(
-    python: Path, runs: dict[str, list[str]], cwd: Path
+    python: Path, waves: list[dict[str, list[str]]], cwd: Path
 ) -> dict[str, subprocess.CompletedProcess[str]]:
-    """Each of ``runs`` (a name: its arguments) as the installed tally runs it, in a process
-    forked from one interpreter of the installed tally (``_FORKED``)."""
+    """Each run of ``waves`` (a name: its arguments) as the installed tally runs it, in a
+    process forked from one interpreter of the installed tally (``_FORKED``): the runs of a
+    wave at once, each wave after the one before."""
     out = Path(tempfile.mkdtemp(prefix="forked-", dir=cwd))
+    runs = {name: args for wave in waves for name, args in wave.items()}
     parent = subprocess.run(
-        [str(python), "-c", _FORKED, json.dumps(runs), str(out)],
+        [str(python), "-c", _FORKED, json.dumps(waves), str(out)],
         capture_output=True, text=True, timeout=300, cwd=cwd, env=_env(),
     )  # fmt: skip
     assert parent.returncode == 0, parent.stdout + parent.stderr
@@ -182,14 +192,14 @@ def commands(installed, tmp_path_factory) -> tuple[Path, dict[str, Ran]]:
             "report": ["--game", str(game), "-o", str(tmp_path / "report.html")],
             "watch": [vote, "--game", str(game), "--polls", "1", "--json"],
         }
-        done = forked(installed, {  # in this order: the templates exported, then used
-            "export": ["templates", "export", str(tmp_path / "mine")],
-            **{name: [name, *args, "-q"] for name, args in runs.items()},
-            "own": ["announce", "--game", str(game), "--day", "2", "-q",
-                    "--template-dir", str(tmp_path / "mine")],
-            "cards": ["cards", "list", "--game", str(game)],
-            "demo": ["demo"],
-        }, cwd=tmp_path)  # fmt: skip
+        done = forked(installed, [  # the templates exported, then the rest (one uses them)
+            {"export": ["templates", "export", str(tmp_path / "mine")]},
+            {**{name: [name, *args, "-q"] for name, args in runs.items()},
+             "own": ["announce", "--game", str(game), "--day", "2", "-q",
+                     "--template-dir", str(tmp_path / "mine")],
+             "cards": ["cards", "list", "--game", str(game)],
+             "demo": ["demo"]},
+        ], cwd=tmp_path)  # fmt: skip
     return tmp_path, done
 
 
