@@ -28,6 +28,14 @@ from . import lint, warm
 if TYPE_CHECKING:
     from .browser import Browser
 
+# Until the tests start, no collection of cyclic garbage: importing tally, its libraries and
+# the tests, and rewriting the tests' asserts, make hundreds of thousands of objects that all
+# live on, and the collector walked them again and again (a worker's first 2.4 s held 0.3 s of
+# it; the asserts' rewriting, on a fresh clone, as much). Enabled once they are frozen
+# (pytest_collection_finish; on the controller of xdist's workers, which collects nothing,
+# once the work it does before them is done).
+gc.disable()
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DISCUZ = FIXTURES / "discuz"
 CHINA = ZoneInfo("Asia/Shanghai")
@@ -99,10 +107,43 @@ def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     # Once tally, its libraries and the tests are imported, a test process holds ~160,000
     # objects that live to the end (and ~300,000 once the tests have imported matplotlib and
-    # pandas); the collector walked them all again and again: 3.8 s of the single-process
+    # the rest); the collector walked them all again and again: 3.8 s of the single-process
     # quick loop. Frozen, and collected less often, it looks at what the tests make: 1.7 s.
+    _collect_from_now_on()
+
+
+def _collect_from_now_on() -> None:
     gc.freeze()
     gc.set_threshold(20_000, 20, 100)
+    gc.callbacks.append(_after_a_full_collection)
+    gc.enable()
+
+
+# What the tests import as they run (matplotlib, Starlette) and the memos they fill
+# outlive every test too, and each full collection walked them again: five a worker, 0.1 s
+# each, and as much again in the collections pytest makes at the end. What a full collection
+# leaves is what lives on: frozen after the test that saw it (never inside the collection),
+# the next walks only what came since.
+_FULL = threading.Event()
+
+
+def _after_a_full_collection(phase: str, info: dict[str, int]) -> None:
+    if phase == "stop" and info["generation"] == 2:
+        _FULL.set()
+
+
+def pytest_runtest_logfinish(nodeid: str, location: object) -> None:
+    if _FULL.is_set():
+        _FULL.clear()
+        gc.freeze()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # pytest collects twice as it ends, to hear of an exception in a finaliser of the tests'
+    # garbage: once here, the rest frozen, the two walk nothing (0.2-0.4 s of each worker).
+    gc.collect()
+    gc.freeze()
 
 
 # The modules whose tests share what is made once a module (a fixture of scope="module", a
@@ -142,6 +183,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     # a fresh clone, done once (tests/warm.py).
     if not _worker(session.config):
         warm.before_the_workers(session.config)
+        if getattr(session.config.option, "numprocesses", None):
+            _collect_from_now_on()  # the controller: it collects no test
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
