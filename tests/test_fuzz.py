@@ -16,6 +16,7 @@ from tally.forums.tieba_html import parse_comment_fragment, parse_total_comment
 from tally.rules.ballot_text import read_ballot
 
 from .conftest import CHINA, DISCUZ
+from .strategies import UNICODE
 from .tiebagen import sample
 
 REAL = [
@@ -88,7 +89,7 @@ def soup(draw) -> str:
         elif kind == 1:
             parts.append(f"</{draw(tags)}>")
         elif kind == 2:
-            parts.append(draw(st.text(max_size=20)))
+            parts.append(draw(st.text(UNICODE, max_size=20)))
         else:
             parts.append(
                 draw(
@@ -140,7 +141,7 @@ def test_truncated_real_pages(index, where):
 @FUZZ
 @given(
     st.sampled_from(range(len(REAL))),
-    st.lists(st.tuples(st.floats(0, 1), st.text(max_size=8)), max_size=8),
+    st.lists(st.tuples(st.floats(0, 1), st.text(UNICODE, max_size=8)), max_size=8),
 )
 def test_mangled_real_pages(index, edits):
     page, platform = REAL[index], OWN[index]
@@ -163,7 +164,7 @@ def test_random_tags(text):
 
 
 @FUZZ
-@given(st.text())
+@given(st.text(UNICODE))
 def test_random_unicode(text):
     parse_everywhere(text)
     read_ballot(text)
@@ -175,9 +176,9 @@ def test_random_unicode(text):
 @FUZZ
 @given(
     st.recursive(
-        st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+        st.none() | st.booleans() | st.integers() | st.text(UNICODE, max_size=10),
         lambda kids: (
-            st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=12), kids, max_size=4)
+            st.lists(kids, max_size=4) | st.dictionaries(st.text(UNICODE, max_size=12), kids, max_size=4)
         ),
         max_leaves=20,
     )

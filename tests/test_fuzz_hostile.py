@@ -43,6 +43,7 @@ from tally.rules.names import normalise
 from tally.sanitise import json_text, one_line, text_block
 
 from .conftest import CHINA, DISCUZ, read_one
+from .strategies import UNICODE
 from .test_resilience import faults, serve_vote
 
 FUZZ = settings(
@@ -155,14 +156,14 @@ def test_an_announcement_has_the_templates_lines_whatever_the_players_wrote(name
 
 
 @FUZZ
-@given(st.text(max_size=40))
+@given(st.text(UNICODE, max_size=40))
 def test_retry_after_is_total(value):
     seconds = retry_after(value, datetime(2026, 1, 1, tzinfo=UTC))
     assert seconds is None or seconds >= 0
 
 
 @FUZZ
-@given(st.text(max_size=60), st.binary(max_size=200))
+@given(st.text(UNICODE, max_size=60), st.binary(max_size=200))
 def test_charsets_and_bytes_are_a_text_or_a_parse_error(content_type, body):
     assert isinstance(charset_of(body, content_type), str)
     try:

@@ -3,12 +3,12 @@ process before the workers start (conftest.py, at the session's start).
 
 From a fresh clone each worker, at the same moment as the other, rewrote the asserts of the
 70 test modules (~3 s of a core), compiled tally and the tests' helpers (~1 s), and, at its
-first ``st.text()``, had hypothesis compute the characters UTF-8 encodes and the unicode
-categories over every code point (~2 s) and rewrite the asserts of hypothesis's own modules
-(a plugin's package, ~1 s). Each of these is kept where the next process reads it: the
-rewritten modules and the bytecode in ``__pycache__/`` (ignored by git), hypothesis's tables
-in ``.hypothesis/``. Done here once, while ruff and mypy (started just before) use the
-other core, the workers find them made. What is already kept and current costs a look.
+first text drawn, had hypothesis compute the unicode categories over every code point and
+rewrite the asserts of hypothesis's own modules (a plugin's package, ~1 s). Each of these is
+kept where the next process reads it: the rewritten modules and the bytecode in
+``__pycache__/`` (ignored by git), hypothesis's table in ``.hypothesis/``. Done here once,
+while ruff and mypy (started just before) use the other core, the workers find them made.
+What is already kept and current costs a look.
 
 The test modules are rewritten by pytest's own rewriting functions, the ones its import hook
 calls; they are not a public interface, so anything unexpected about them leaves the work to
@@ -76,16 +76,19 @@ def _current(module: Path, pyc: Path) -> bool:
 
 
 def _hypothesis_tables() -> None:
-    """One ``st.text()`` drawn (public API only), when hypothesis has not kept its tables
-    here yet: they are made, and hypothesis's modules imported, and so rewritten, here."""
-    if any((Path.cwd() / ".hypothesis" / "unicode_data").glob("*/codec-v2-utf-8.json.gz")):
+    """One text drawn as the tests draw it (public API only), when hypothesis has not kept
+    its table of categories here yet: it is made, and hypothesis's modules imported, and so
+    rewritten, here."""
+    if any((Path.cwd() / ".hypothesis" / "unicode_data").glob("*/charmap.json.gz")):
         return
     from hypothesis import given, settings
     from hypothesis import strategies as st
     from hypothesis.errors import HypothesisSideeffectWarning
 
+    from .strategies import UNICODE
+
     @settings(max_examples=1, database=None)
-    @given(st.text())
+    @given(st.text(UNICODE))
     def draw(text: str) -> None:
         pass
 
