@@ -373,6 +373,7 @@ def test_the_command_prints_the_address_and_opens_it(setup, monkeypatch):
         assert c.get(f"/static/desk.css?token={token}").status_code == 200  # no poller started
 
 
+@pytest.mark.slow  # the day's pictures drawn
 def test_the_day_shows_what_its_count_rests_on(setup, desk):
     c = client(desk)
     c.get("/")
@@ -384,6 +385,7 @@ def test_the_day_shows_what_its_count_rests_on(setup, desk):
     assert c.get("/day/2/pictures").text.count("<svg") == 3
 
 
+@pytest.mark.slow  # python in another process
 def test_other_commands_do_not_import_the_desk():
     """Start-up stays quick: Starlette, uvicorn and the desk are imported by `tally desk` only."""
     import subprocess

@@ -48,6 +48,7 @@ def test_a_name_the_code_page_cannot_hold_goes_to_a_file_as_utf8(tmp_path):
     assert "Mika🐺" in text and "Mika🐺: 0 blue, 1 yellow, 0 red" in text
 
 
+@pytest.mark.slow  # tally in another process
 def test_an_error_naming_such_a_player_is_one_utf8_sentence(tmp_path):
     game = game_with_mika(tmp_path)
     failed = tally("cards", "add", "--game", str(game), "--day", "2", "Mika🐺🐺", "yellow",

@@ -187,6 +187,7 @@ def test_a_card_in_doubt_kept_by_the_director_counts_with_its_red(forum, tmp_pat
     assert json.loads(counted.stdout)["outcome"]["player"] == "bob"
 
 
+@pytest.mark.slow  # the report, its pictures drawn
 @pytest.mark.rules("L1", "K1")
 def test_the_report_shows_a_card_in_doubt_as_such_and_counts_it_nowhere(forum, tmp_path):
     """`tally report` left a card in doubt out of its ledger table without a word: it is

@@ -181,6 +181,7 @@ def test_a_stored_version_read_again_is_the_same_posts_a_damaged_one_fails() -> 
             page_posts(damaged)
 
 
+@pytest.mark.slow  # python in another process
 def test_a_command_that_reads_no_forum_does_not_import_the_http_client() -> None:
     """Every command makes an Environment (its HttpOptions come from tally.forums.http);
     httpx and tenacity, a fifth of a second of every start, wait for the first request."""

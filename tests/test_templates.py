@@ -174,6 +174,7 @@ def test_report_takes_the_template_dir(forum, tmp_path):
     assert page.startswith("<h1>测试局</h1><p>") and "白桃" in page and "<svg" not in page
 
 
+@pytest.mark.slow  # the report, its pictures drawn
 def test_the_exported_report_template_renders_the_same_page(forum, tmp_path):
     url = vote_thread().serve(forum)
     game = game_file(tmp_path, url)
