@@ -157,22 +157,31 @@ TOGETHER = frozenset({
 # ``browser`` fixture) is launched once a run instead of once on each worker (1.5 s, ~1 s
 # of CPU, and a second browser's memory).
 BROWSER = frozenset({"tests/test_report.py", "tests/test_desk_browser.py"})
+# The tests of Tieba's client API share one worker too: aiotieba, which their double of the
+# API (tests/tiebaapi.py) and tally import as they first serve or ask it, imports its whole
+# client, 0.4 s a process. Its own modules, and the tests elsewhere named for Tieba (each that
+# serves the API is); a Tieba test outside them runs where it falls, importing it there too.
+TIEBA = frozenset({"tests/test_tieba_api.py", "tests/test_hostile_tieba.py",
+                   "tests/test_hostile_tieba_counts.py"})  # fmt: skip
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """--dist loadgroup, its groups the modules of TOGETHER, and BROWSER's as one. pytest-xdist
-    groups the tests marked xdist_group by renaming their nodeid, which pytest 9 no longer
-    lets a plugin do (each marked test went to any worker: the wheel was built twice at once)."""
+    """--dist loadgroup, its groups the modules of TOGETHER, BROWSER's as one and TIEBA's tests
+    as one. pytest-xdist groups the tests marked xdist_group by renaming their nodeid, which
+    pytest 9 no longer lets a plugin do (each marked test went to any worker: the wheel was
+    built twice at once)."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadGroupScheduling
 
     class ModulesTogether(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
+            module, _, test = nodeid.partition("::")
             if module in BROWSER:
                 return "chromium"
+            if module in TIEBA or "tieba" in test.lower():
+                return "tieba"
             return module if module in TOGETHER else nodeid
 
     return ModulesTogether(config, log)  # type: ignore[arg-type]

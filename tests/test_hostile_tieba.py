@@ -6,23 +6,26 @@ after a handful of requests."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pytest
-from aiotieba.api.get_comments.protobuf import PbFloorResIdl_pb2
-from aiotieba.api.get_posts.protobuf import PbPageResIdl_pb2
 
 from tally.errors import ParseError
 
 from .conftest import read_one
-from .tiebaapi import TiebaApi
+from .tiebaapi import TiebaApi, pb
 from .tiebagen import sample
+
+if TYPE_CHECKING:
+    from aiotieba.api.get_comments.protobuf import PbFloorResIdl_pb2
+    from aiotieba.api.get_posts.protobuf import PbPageResIdl_pb2
 
 
 def tampered_pages(api: TiebaApi, edit: Callable[[PbPageResIdl_pb2.PbPageResIdl], None]) -> None:
     honest = api.page
 
     def page(pn: int) -> bytes:
-        res = PbPageResIdl_pb2.PbPageResIdl()
+        res = pb().PbPageResIdl()
         res.ParseFromString(honest(pn))
         edit(res)
         return res.SerializeToString()
@@ -34,7 +37,7 @@ def tampered_floors(api: TiebaApi, edit: Callable[[PbFloorResIdl_pb2.PbFloorResI
     honest = api.floor
 
     def floor(pid: int, pn: int) -> bytes:
-        res = PbFloorResIdl_pb2.PbFloorResIdl()
+        res = pb().PbFloorResIdl()
         res.ParseFromString(honest(pid, pn))
         edit(res)
         return res.SerializeToString()

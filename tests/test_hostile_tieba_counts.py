@@ -4,13 +4,17 @@ not believed for a floor that may hold a ballot, so a 改票 posted there is rea
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
-from aiotieba.api.get_posts.protobuf import PbPageResIdl_pb2
 
 from .conftest import read_one
 from .test_hostile_tieba import tampered_pages
 from .tiebaapi import TiebaApi
 from .tiebagen import sample
+
+if TYPE_CHECKING:
+    from aiotieba.api.get_posts.protobuf import PbPageResIdl_pb2
 
 
 def counting_none(res: PbPageResIdl_pb2.PbPageResIdl) -> None:

@@ -16,16 +16,32 @@ from __future__ import annotations
 
 import email.parser
 import email.policy
+import functools
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-
-from aiotieba.api.get_comments.protobuf import PbFloorReqIdl_pb2, PbFloorResIdl_pb2
-from aiotieba.api.get_posts.protobuf import PbPageReqIdl_pb2, PbPageResIdl_pb2
+from types import SimpleNamespace
+from typing import Any
 
 from tally.demo.localforum import LocalForum, Reply
 
 from .tiebagen import CHINA, TiebaThread
+
+
+@functools.cache
+def pb() -> Any:
+    """aiotieba's protobuf classes of the two calls, imported when a test first serves the API:
+    aiotieba's package imports its whole client (aiohttp among it), 0.4 s that every worker
+    paid as it collected the tests, where one runs them (conftest.py: TIEBA)."""
+    from aiotieba.api.get_comments.protobuf import PbFloorReqIdl_pb2, PbFloorResIdl_pb2
+    from aiotieba.api.get_posts.protobuf import PbPageReqIdl_pb2, PbPageResIdl_pb2
+
+    return SimpleNamespace(
+        PbPageReqIdl=PbPageReqIdl_pb2.PbPageReqIdl, PbPageResIdl=PbPageResIdl_pb2.PbPageResIdl,
+        PbFloorReqIdl=PbFloorReqIdl_pb2.PbFloorReqIdl,
+        PbFloorResIdl=PbFloorResIdl_pb2.PbFloorResIdl,
+    )
+
 
 PROTO = {"Content-Type": "application/x-protobuf"}
 REPLY = re.compile(r"^回复 (\S+) :(.*)$", re.S)
@@ -110,7 +126,7 @@ class TiebaApi:
 
     def page(self, pn: int) -> bytes:
         t = self.thread
-        res = PbPageResIdl_pb2.PbPageResIdl()
+        res = pb().PbPageResIdl()
         data = res.data
         data.forum.id, data.forum.name = t.fid, t.forum
         live = self.live()
@@ -144,7 +160,7 @@ class TiebaApi:
 
     def floor(self, pid: int, pn: int) -> bytes:
         t = self.thread
-        res = PbFloorResIdl_pb2.PbFloorResIdl()
+        res = pb().PbFloorResIdl()
         number = pid - t.pid(0)
         p = t.floors[number - 1] if 0 < number <= len(t.floors) else None
         if p is None or p.deleted:
@@ -175,18 +191,18 @@ class TiebaApi:
         self.headers.append(headers)
         data = form_data(headers, body)
         if path.startswith("/c/f/pb/page"):
-            req = PbPageReqIdl_pb2.PbPageReqIdl()
+            req = pb().PbPageReqIdl()
             req.ParseFromString(data)
             assert req.data.kz == int(self.thread.tid) and req.data.rn == FLOORS_PER_PAGE
             self.asked.append(("page", req.data.pn))
-            if fault := self._fault(PbPageResIdl_pb2.PbPageResIdl):
+            if fault := self._fault(pb().PbPageResIdl):
                 return fault
             return Reply(200, self.page(req.data.pn), PROTO)
         if path.startswith("/c/f/pb/floor"):
-            floor_req = PbFloorReqIdl_pb2.PbFloorReqIdl()
+            floor_req = pb().PbFloorReqIdl()
             floor_req.ParseFromString(data)
             self.asked.append(("floor", floor_req.data.pid, floor_req.data.pn))
-            if fault := self._fault(PbFloorResIdl_pb2.PbFloorResIdl):
+            if fault := self._fault(pb().PbFloorResIdl):
                 return fault
             return Reply(200, self.floor(floor_req.data.pid, floor_req.data.pn), PROTO)
         return Reply(404, b"no such API", {"Content-Type": "text/plain"})
