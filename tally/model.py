@@ -6,6 +6,7 @@ forum markup, so a Discuz! thread and a Tieba thread look the same to them.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -245,6 +246,13 @@ class History:
 DURING_A_READ = timedelta(minutes=5)
 
 
+# The writings of each thread alive (``Thread.writings``), made once a thread: a count and a
+# lurker check walk a thread's writings a few dozen times (each day's check, each guard), and
+# each walk made them anew. Kept by the thread's id, not in it: a thread's ``__dict__`` holds
+# its fields alone (``Thread(**vars(thread))`` is a copy), and the entry goes with it.
+_WRITINGS: dict[int, tuple[Writing, ...]] = {}
+
+
 @dataclass(frozen=True)
 class Thread:
     """Every page of one thread, read and parsed."""
@@ -332,10 +340,18 @@ class Thread:
 
     def writings(self, *, comments: bool = True) -> Iterator[Writing]:
         """Every floor, each followed by its comments (oldest first) when asked for."""
+        made = _WRITINGS.get(id(self))
+        if made is None:
+            made = _WRITINGS[id(self)] = tuple(self._writings())
+            weakref.finalize(self, _WRITINGS.pop, id(self), None)
+        if comments:
+            return iter(made)
+        return (w for w in made if w.comment_index is None)
+
+    def _writings(self) -> Iterator[Writing]:
         for p in self.posts:
             yield Writing(p, None, p.post_id, p.author, p.author_display, p.time, p.text,
                           p.author_id, red_font=p.red_font, large_font=p.large_font)  # fmt: skip
-            if comments:
-                for i, c in enumerate(p.comments, start=1):
-                    yield Writing(p, i, c.comment_id, c.author, c.author_display, c.time, c.text,
-                                  c.author_id, c.to_the_minute, red_font=c.red_font)  # fmt: skip
+            for i, c in enumerate(p.comments, start=1):
+                yield Writing(p, i, c.comment_id, c.author, c.author_display, c.time, c.text,
+                              c.author_id, c.to_the_minute, red_font=c.red_font)  # fmt: skip

@@ -204,3 +204,25 @@ def test_a_command_that_reads_no_forum_does_not_import_the_http_client() -> None
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False", "True"]
+
+
+def test_a_threads_writings_are_made_once_and_it_holds_its_fields_alone() -> None:
+    """Thread.writings is walked a few dozen times a count: made once a thread, kept apart
+    from it (its ``__dict__`` is its fields, so ``Thread(**vars(t))`` is still a copy)."""
+    import dataclasses
+    from zoneinfo import ZoneInfo
+
+    from tally.forums.fetch import read_saved_thread_files
+    from tally.model import Thread
+
+    [thread] = read_saved_thread_files(sorted(FIXTURES.glob("vote-p*.html")), ZoneInfo("Asia/Shanghai"))
+    first = list(thread.writings())
+    assert len(first) == len(thread.posts) + sum(len(p.comments) for p in thread.posts) > 16
+    assert all(a is b for a, b in zip(first, thread.writings(), strict=True))
+    floors = list(thread.writings(comments=False))
+    assert [w.item_id for w in floors] == [p.post_id for p in thread.posts]
+    assert [w for w in first if w.comment_index is None] == floors
+    assert set(vars(thread)) == {f.name for f in dataclasses.fields(thread)}
+    copy = Thread(**vars(thread))
+    assert copy == thread and list(copy.writings()) == first
+    assert not any(a is b for a, b in zip(first, copy.writings(), strict=True))
