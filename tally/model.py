@@ -6,6 +6,7 @@ forum markup, so a Discuz! thread and a Tieba thread look the same to them.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ class ThreadKey:
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+@functools.lru_cache(maxsize=1024)  # a few URLs, asked of hundreds of times a count
 def origin_of(url: str) -> str:
     """The board a URL is of, as host and directory: "bbs.example.com/bbs/" for
     https://bbs.example.com/bbs/forum.php?…; the scheme left out (one board over http and

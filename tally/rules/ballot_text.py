@@ -11,6 +11,7 @@ The reason is kept in the player's own characters (an announcement quotes it).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -116,6 +117,9 @@ def read_boxed(
     return reading, text
 
 
+# A count reads the same posts again for each day it counts after them, a lurker check for
+# each guard (a pure function, its readings frozen: the last ones kept).
+@functools.lru_cache(maxsize=4096)
 def read_ballot(
     text: str, *, require_reason: bool = True, abstain_word: str | None = None
 ) -> Reading:
