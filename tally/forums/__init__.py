@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import urlsplit
 
@@ -21,6 +22,7 @@ def by_name(name: str) -> Platform:
     raise InputError(f"tally knows no forum platform called {name!r}.")
 
 
+@functools.lru_cache(maxsize=256)  # the game's few threads, resolved again at every turn of a run
 def resolve_url(url: str) -> tuple[Platform, ThreadRef]:
     """The platform and thread a pasted URL names; an unknown shape is the director's to fix."""
     stripped = url.strip()

@@ -9,6 +9,7 @@ only *looks* like a player's (a Cyrillic "а" among Latin letters) is reported a
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
@@ -60,6 +61,7 @@ _LOOKALIKE = str.maketrans(
 )
 
 
+@functools.lru_cache(maxsize=4096)  # the same few dozen names, compared thousands of times a count
 def normalise(name: str) -> str:
     """The form names are compared in, by the roster and the ballot reader alike: NFKC,
     invisible characters out, white space collapsed, case folded, and punctuation at the
