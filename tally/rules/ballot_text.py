@@ -119,7 +119,7 @@ def read_boxed(
 
 # A count reads the same posts again for each day it counts after them, a lurker check for
 # each guard (a pure function, its readings frozen: the last ones kept).
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
 def read_ballot(
     text: str, *, require_reason: bool = True, abstain_word: str | None = None
 ) -> Reading:
