@@ -5,6 +5,7 @@ import ipaddress
 import json
 import os
 import socket
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
@@ -27,14 +28,6 @@ from . import lint, warm
 
 if TYPE_CHECKING:
     from .browser import Browser
-
-# Until the tests start, no collection of cyclic garbage: importing tally, its libraries and
-# the tests, and rewriting the tests' asserts, make hundreds of thousands of objects that all
-# live on, and the collector walked them again and again (a worker's first 2.4 s held 0.3 s of
-# it; the asserts' rewriting, on a fresh clone, as much). Enabled once they are frozen
-# (pytest_collection_finish; on the controller of xdist's workers, which collects nothing,
-# once the work it does before them is done).
-gc.disable()
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DISCUZ = FIXTURES / "discuz"
@@ -77,6 +70,16 @@ def _lint_chosen_by_the_command_line(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Until the tests start, no collection of cyclic garbage: importing tally, its libraries
+    # and the tests, and rewriting the tests' asserts, make hundreds of thousands of objects
+    # that all live on, and the collector walked them again and again (a worker's first 2.4 s
+    # held 0.3 s of it; the asserts' rewriting, on a fresh clone, as much). Enabled once they
+    # are frozen (pytest_collection_finish; on the controller of xdist's workers, which
+    # collects nothing, once the work it does before them is done). The garbage they left,
+    # some 20,000 objects, is frozen with them: memory, and no test's. xdist's --looponfail
+    # watcher collects no test: its collector stays on.
+    if not config.getoption("looponfail", False):
+        gc.disable()
     if not _worker(config):
         lint.folder()
         if _lint_chosen_by_the_command_line(config):
@@ -115,7 +118,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def _collect_from_now_on() -> None:
     gc.freeze()
     gc.set_threshold(20_000, 20, 100)
-    gc.callbacks.append(_after_a_full_collection)
+    if _after_a_full_collection not in gc.callbacks:
+        gc.callbacks.append(_after_a_full_collection)
     gc.enable()
 
 
@@ -123,7 +127,9 @@ def _collect_from_now_on() -> None:
 # outlive every test too, and each full collection walked them again: five a worker, 0.1 s
 # each, and as much again in the collections pytest makes at the end. What a full collection
 # leaves is what lives on: frozen after the test that saw it (never inside the collection),
-# the next walks only what came since.
+# the next walks only what came since. What that test made after it is collected first (the
+# young generations, a few milliseconds): a cycle it left is freed, its finalisers run and
+# what they warn of is heard, never frozen.
 _FULL = threading.Event()
 
 
@@ -135,6 +141,7 @@ def _after_a_full_collection(phase: str, info: dict[str, int]) -> None:
 def pytest_runtest_logfinish(nodeid: str, location: object) -> None:
     if _FULL.is_set():
         _FULL.clear()
+        gc.collect(1)
         gc.freeze()
 
 
@@ -160,7 +167,8 @@ BROWSER = frozenset({"tests/test_report.py", "tests/test_desk_browser.py"})
 # The tests of Tieba's client API share one worker too: aiotieba, which their double of the
 # API (tests/tiebaapi.py) and tally import as they first serve or ask it, imports its whole
 # client, 0.4 s a process. Its own modules, and the tests elsewhere named for Tieba (each that
-# serves the API is); a Tieba test outside them runs where it falls, importing it there too.
+# serves the API is; by the test's name, not its parameters'), but for those of TOGETHER and
+# BROWSER; a Tieba test outside them runs where it falls, importing aiotieba there too.
 TIEBA = frozenset({"tests/test_tieba_api.py", "tests/test_hostile_tieba.py",
                    "tests/test_hostile_tieba_counts.py"})  # fmt: skip
 
@@ -180,9 +188,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             module, _, test = nodeid.partition("::")
             if module in BROWSER:
                 return "chromium"
-            if module in TIEBA or "tieba" in test.lower():
+            if module in TOGETHER:
+                return module
+            if module in TIEBA or "tieba" in test.split("[", 1)[0].lower():
                 return "tieba"
-            return module if module in TOGETHER else nodeid
+            return nodeid
 
     return ModulesTogether(config, log)  # type: ignore[arg-type]
 
@@ -208,6 +218,16 @@ LINT = "tests/test_lint.py::"
 def forum() -> Iterator[LocalForum]:
     with LocalForum() as f:
         yield f
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _desk_servers_stopped() -> Iterator[None]:
+    """The desk's servers still stopping as the session ends, checked stopped
+    (tests/desk_game.py, ``serving``)."""
+    yield
+    desk_game = sys.modules.get(f"{__package__}.desk_game")
+    if desk_game is not None:
+        desk_game.all_stopped()
 
 
 @pytest.fixture(scope="session")

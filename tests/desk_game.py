@@ -6,6 +6,7 @@ markup and script."""
 from __future__ import annotations
 
 import html
+import os
 import socket
 import threading
 import time
@@ -30,22 +31,27 @@ HOSTILE = "<img src=x onerror=alert(2)>"
 PLAYERS = ["冷月", "白桃", "长夜", "糖糖", MARKUP, JINJA]
 
 
-# Servers asked to stop and still stopping. uvicorn looks for ``should_exit`` every 0.1 s,
-# then waits 0.1 s more for the connections it closes (the tests' clients closed theirs
-# before): 0.15 s of every desk test spent waiting, a second and a half of each worker's
-# run. Nothing a test checks comes after it (its desk fixture closes the desk itself), so
-# the next test goes on meanwhile; the few still stopping are joined before more start.
-_STOPPING: list[tuple[threading.Thread, socket.socket]] = []
+# Servers asked to stop and still stopping, each with the test that served it. uvicorn looks
+# for ``should_exit`` every 0.1 s, then waits 0.1 s more for the connections it closes (the
+# tests' clients closed theirs before): 0.15 s of every desk test spent waiting, a second and
+# a half of each worker's run. Nothing a test checks comes after it (its desk fixture closes
+# the desk itself), so the next test goes on meanwhile. Each is checked stopped: the oldest
+# when more than four are stopping, the rest as the session ends (``all_stopped``, from
+# conftest.py); one that did not is named with the test that served it.
+_STOPPING: list[tuple[threading.Thread, socket.socket, str]] = []
 _STOPPING_AT_MOST = 4
 
 
-def _let_stop(thread: threading.Thread, sock: socket.socket) -> None:
-    _STOPPING.append((thread, sock))
-    while _STOPPING and (len(_STOPPING) > _STOPPING_AT_MOST or not _STOPPING[0][0].is_alive()):
-        done, its_socket = _STOPPING.pop(0)
-        done.join(timeout=10)
-        assert not done.is_alive(), "uvicorn did not stop"
-        its_socket.close()
+def _stopped(thread: threading.Thread, sock: socket.socket, test: str) -> None:
+    thread.join(timeout=10)
+    sock.close()
+    assert not thread.is_alive(), f"uvicorn, serving {test}, did not stop"
+
+
+def all_stopped() -> None:
+    """Every server the tests asked to stop, checked stopped."""
+    while _STOPPING:
+        _stopped(*_STOPPING.pop(0))
 
 
 @contextmanager
@@ -62,11 +68,15 @@ def serving(app: object, sock: socket.socket) -> Iterator[str]:
     while not server.started and thread.is_alive() and time.monotonic() < deadline:
         time.sleep(0.01)
     assert server.started, "uvicorn did not start"
+    test = os.environ.get("PYTEST_CURRENT_TEST", "a test").rsplit(" ", 1)[0]
     try:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     finally:
         server.should_exit = True
-        _let_stop(thread, sock)
+        _STOPPING.append((thread, sock, test))
+    # Not while the test's own exception goes by: it is the one to hear.
+    while _STOPPING and (len(_STOPPING) > _STOPPING_AT_MOST or not _STOPPING[0][0].is_alive()):
+        _stopped(*_STOPPING.pop(0))
 
 
 def shown(name: str) -> str:
