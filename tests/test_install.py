@@ -93,6 +93,7 @@ def tally(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[st
 # folder of its own; a wave after the one before has ended.
 _FORKED = """
 import importlib, json, os, pkgutil, sys, traceback
+sys.modules["pandas"] = None  # no import of pandas succeeds: tally needs it not (a dev one)
 import tally, httpx, jinja2, matplotlib.pyplot
 import typer._adapters  # what typer imports to read the arguments: pydantic, 0.3 s a run
 # Every module of the installed tally (each must import), but the one that runs the CLI.

@@ -3,8 +3,9 @@ process before the workers start (conftest.py, at the session's start).
 
 From a fresh clone each worker, at the same moment as the other, rewrote the asserts of the
 70 test modules (~3 s of a core), compiled tally and the tests' helpers (~1 s), and, at its
-first text drawn, had hypothesis compute the unicode categories over every code point and
-rewrite the asserts of hypothesis's own modules (a plugin's package, ~1 s). Each of these is
+first text drawn, had hypothesis compute the unicode categories over every code point (and,
+while pytest autoloaded its plugins, rewrite the asserts of hypothesis's whole package: ~1 s;
+pyproject.toml names the plugins now, and only the plugin's module is). Each of these is
 kept where the next process reads it: the rewritten modules and the bytecode in
 ``__pycache__/`` (ignored by git), hypothesis's table in ``.hypothesis/``. Done here once,
 while ruff and mypy (started just before) use the other core, the workers find them made.
