@@ -138,10 +138,11 @@ def _after_a_full_collection(phase: str, info: dict[str, int]) -> None:
         _FULL.set()
 
 
-def pytest_runtest_logfinish(nodeid: str, location: object) -> None:
+@pytest.hookimpl(trylast=True)  # after the test's fixtures are torn down, inside its teardown
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
     if _FULL.is_set():
         _FULL.clear()
-        gc.collect(1)
+        gc.collect(1)  # a warning or an unraisable exception it brings is the test's
         gc.freeze()
 
 
