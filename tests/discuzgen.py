@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tally.kept import Kept
+
 SOURCE = Path(__file__).resolve().parent.parent / "fixtures" / "discuz" / "vote-p1.html"
 _FLOOR_NAMES = {1: "楼主", 2: "沙发", 3: "板凳", 4: "地板"}
 PER_PAGE = 10
@@ -86,8 +88,8 @@ def _pager(page: int, pages: int, tid: str) -> str:
     )
 
 
-_MADE: dict[str, tuple[list[bytes], dict[str, int]]] = {}
-_MADE_KEPT = 128
+# The pages made last, by everything they are made from (``Thread.pages``).
+_MADE: Kept[str, tuple[list[bytes], dict[str, int]]] = Kept(128)
 
 
 class Thread:
@@ -180,9 +182,8 @@ class Thread:
                     self.first_pid, self.posts))  # fmt: skip
         made = _MADE.get(key)
         if made is None:
-            made = _MADE[key] = (self._make(), dict(self.uids))
-            while len(_MADE) > _MADE_KEPT:
-                del _MADE[next(iter(_MADE))]
+            made = (self._make(), dict(self.uids))
+            _MADE.put(key, made)
         pages, uids = made
         self.uids.update(uids)  # the ids the pages gave the names first seen in them
         return list(pages)
