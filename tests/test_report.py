@@ -151,6 +151,9 @@ def test_chromium_renders_the_report(report, tmp_path, browser):
     with browser.fresh(width=1200, height=1000) as browser:
         page = browser.open(out)
         assert page.errors == []
+        # No page of Chromium's own beside it (tests/browser.py, FLAGS: half its CPU).
+        opened = [t["url"] for t in browser.call("Target.getTargets")["targetInfos"]]
+        assert not [url for url in opened if url.startswith("chrome")], opened
         assert page.evaluate("document.querySelectorAll('figure.chart svg').length") == 13
         names = page.evaluate(
             "Array.from(document.querySelectorAll('figure.flow svg text')).map(t => t.textContent)"
