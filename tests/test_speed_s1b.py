@@ -5,9 +5,10 @@ the same is the one drawn before."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -301,8 +302,10 @@ ENDLESS = {
     "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}{% endcall %}",
     # Loops of 63 turns, nested six deep: no one loop reaches the 64th turn it looks at
     # (found in a cold read: the turns are the render's, counted together).
-    "short loops": "{% set r = 'x' * 63 %}" + "".join(f"{{% for v{i} in r %}}" for i in range(6))
-    + "{{ '' }}" + "{% endfor %}" * 6,
+    "short loops": "{% set r = 'x' * 63 %}"
+    + "".join(f"{{% for v{i} in r %}}" for i in range(6))
+    + "{{ '' }}"
+    + "{% endfor %}" * 6,
     # A chain of filters over a range: no template loop and no call of the template's.
     "filters": "{{ range(20000)|map('string')|map('center', 200000)|map('trim')|map('length')"
     "|sum }}",
@@ -338,25 +341,60 @@ def test_a_template_rendered_outside_a_bound_runs_its_loops_as_written(tmp_path)
 
 
 # What of a day's result its pictures keep them by (charts._pictured): all they read of it.
-PICTURED = {"day", "count", "ballots", "totals", "kind", "outcome", "leaders"}  # the last four: count's
+PICTURED = {
+    "day",
+    "count",
+    "ballots",
+    "totals",
+    "kind",
+    "outcome",
+    "leaders",
+}  # the last four: count's
+PICTURED_OF_THE_DAY = {"day", "opens", "closes"}
 
 
 class OnlyPictured:
-    """A day's result that lets a picture read its day, its count and its ballots alone."""
+    """A day's result (or its day) that lets a picture read what charts keeps it by alone."""
 
-    def __init__(self, result: Any) -> None:
-        self._result = result
+    def __init__(self, result: Any, allowed: set[str] = PICTURED) -> None:
+        self._result, self._allowed = result, allowed
 
     def __getattr__(self, name: str) -> Any:
-        assert name in PICTURED, f"a picture reads the result's {name}, which charts keeps it not by"
-        return getattr(self._result, name)
+        assert name in self._allowed, f"a picture reads {name}, which charts keeps it not by"
+        got = getattr(self._result, name)
+        return (
+            OnlyPictured(got, PICTURED_OF_THE_DAY)
+            if self._allowed is PICTURED and name == "day"
+            else got
+        )
 
 
 def test_a_day_s_pictures_read_only_what_they_are_kept_by(counted):
     result = counted["results"][0]
-    assert charts._pictured(result) == ("day", result.day, result.count, result.ballots)
+    day = result.day
+    assert charts._pictured(result) == (
+        "day", (day.day, day.opens, day.closes), result.count, result.ballots)  # fmt: skip
     for draw in (charts.totals_figure, charts.flow_figure, charts.timeline_figure):
         draw(OnlyPictured(result))  # builds the figure, reading through the guard
+
+
+def test_a_day_whose_threads_moved_keeps_its_pictures(counted, monkeypatch):
+    """The same day read from another address (the desk's next forum, a mended game file)
+    is the same picture: drawn once."""
+    drawn: list[str] = []
+    monkeypatch.setattr(charts, "_svg", lambda draw, args, style: drawn.append("x") or "<svg/>")
+    charts._drawn.clear()
+    result = counted["results"][0]
+    moved = dataclasses.replace(
+        result, day=dataclasses.replace(result.day, vote=result.day.vote + "&moved=1")
+    )
+    charts.svg(charts.flow_figure, result, salt="moved")
+    charts.svg(charts.flow_figure, moved, salt="moved")
+    assert drawn == ["x"]
+    later = dataclasses.replace(result, day=dataclasses.replace(
+        result.day, closes=result.day.closes + timedelta(minutes=1)))  # fmt: skip
+    charts.svg(charts.flow_figure, later, salt="moved")  # another close: another picture
+    assert drawn == ["x", "x"]
 
 
 def test_the_keys_the_reach_knows_are_a_day_s_keys(counted):

@@ -140,13 +140,15 @@ def svg(draw: Any, *args: Any, salt: str) -> str:
 
 
 def _pictured(arg: Any) -> Any:
-    """What of ``arg`` a picture is drawn from: of a day's result, its day, its count and
-    its ballots (not where its pages came from, nor when they were read: a report's second
-    run reads them from the cache, the desk's next poll at another time)."""
+    """What of ``arg`` a picture is drawn from: of a day's result, its day's number, open and
+    close, its count and its ballots (not where its pages came from, nor when they were
+    read: a report's second run reads them from the cache, the desk's next poll at another
+    time; nor the day's threads, whose addresses a mended game file changes)."""
     from tally.rules.votes import DayResult
 
     if isinstance(arg, DayResult):
-        return ("day", arg.day, arg.count, arg.ballots)
+        day = arg.day
+        return ("day", (day.day, day.opens, day.closes), arg.count, arg.ballots)
     return arg
 
 
