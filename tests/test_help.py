@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 from typer.main import get_command
@@ -15,10 +13,9 @@ from typer.main import get_command
 from tally.cli import app
 
 from .conftest import Runner
+from .forking import as_the_shell_runs_it, ended
 
 runner = Runner()
-# tally as the shell runs it: the program's name is what completion answers to.
-RUN = "import sys; sys.argv[0] = 'tally'; from tally.cli import main; main()"
 
 
 def every_command() -> list[list[str]]:
@@ -62,24 +59,25 @@ def test_the_top_help_has_examples_and_completion():
 
 
 @pytest.mark.slow
-def test_shell_completion_answers_commands_and_options():
+def test_shell_completion_answers_commands_and_options(tmp_path):
     env = {**os.environ, "_TALLY_COMPLETE": "complete_bash", "COMP_WORDS": "tally temp",
            "COMP_CWORD": "1"}  # fmt: skip
-    run = [sys.executable, "-c", RUN]
-    out = subprocess.run(run, env=env, capture_output=True, text=True, timeout=60)
-    assert out.stdout.split() == ["templates"], out.stderr
-    env |= {"COMP_WORDS": "tally votes --no-c", "COMP_CWORD": "2"}
-    out = subprocess.run(run, env=env, capture_output=True, text=True, timeout=60)
-    assert out.stdout.split() == ["--no-color"], out.stderr
+    words = {**env, "COMP_WORDS": "tally votes --no-c", "COMP_CWORD": "2"}
+    pids = [as_the_shell_runs_it([], e, tmp_path / f"run{i}") for i, e in enumerate((env, words))]
+    commands, options = (ended(pid, tmp_path / f"run{i}") for i, pid in enumerate(pids))
+    assert commands.stdout.split() == ["templates"], commands.stderr
+    assert options.stdout.split() == ["--no-color"], options.stderr
 
 
 @pytest.mark.slow
-def test_the_completion_script_for_each_shell():
+def test_the_completion_script_for_each_shell(tmp_path):
     env = {**os.environ, "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
-    run = [sys.executable, "-c", RUN, "--show-completion"]
+    shells = ("bash", "zsh", "fish", "powershell")
+    pids = {s: as_the_shell_runs_it(["--show-completion", s], env, tmp_path / s) for s in shells}
     firsts = {}
-    for shell in ("bash", "zsh", "fish", "powershell"):
-        out = subprocess.run([*run, shell], env=env, capture_output=True, text=True, timeout=60)
+    for shell, pid in pids.items():
+        out = ended(pid, tmp_path / shell)
         assert out.returncode == 0 and "_TALLY_COMPLETE" in out.stdout, (shell, out.stderr)
         firsts[shell] = out.stdout.splitlines()[0]
-    assert firsts["zsh"] == "#compdef tally" and firsts["fish"].startswith("complete --command tally")
+    assert firsts["zsh"] == "#compdef tally"
+    assert firsts["fish"].startswith("complete --command tally")
