@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import subprocess
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -45,9 +47,18 @@ def forked(run: Callable[[], object], out: Path) -> int:
         os._exit(code)
 
 
-def ended(pid: int, out: Path) -> subprocess.CompletedProcess[str]:
-    """The forked run ``pid`` once it has ended: its exit status and what it wrote."""
-    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+def ended(pid: int, out: Path, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
+    """The forked run ``pid`` once it has ended: its exit status and what it wrote. One that
+    has not ended within ``timeout`` seconds is killed, and the test fails saying so (a
+    child forked from a process with threads could wait forever on a lock one of them held)."""
+    deadline = time.monotonic() + timeout
+    while not (ended_with := os.waitpid(pid, os.WNOHANG))[0]:
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise AssertionError(f"the forked run {out.name} did not end in {timeout:g} s")
+        time.sleep(0.005)
+    code = os.waitstatus_to_exitcode(ended_with[1])
 
     def said(ext: str) -> str:
         return Path(f"{out}.{ext}").read_text(encoding="utf-8")

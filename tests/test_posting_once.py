@@ -5,7 +5,6 @@ needs the live thread; nothing a player writes stops it; a closed day keeps its 
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import time
@@ -24,7 +23,7 @@ from tally.journal import Journal, journal_path
 from .conftest import CHINA, FOLDERS, FakeClock, quiet_environ
 from .discuzboard import Board
 from .discuzgen import P
-from .forking import forked
+from .forking import ended, forked
 from .test_posting import NOT_POSTED, after_close, announce, env, runner, setup, watch
 
 MARK = re.compile(r"tally#[0-9a-f]{8}/d2/close")
@@ -378,8 +377,8 @@ def test_two_announces_at_once_post_once(board, tmp_path):
         for i in range(2)
     ]
     pids = [_forked_tally(command, args, own, tmp_path / f"run{i}") for i, args in enumerate(runs)]
-    codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in pids]
-    said = [(tmp_path / f"run{i}.err").read_text(encoding="utf-8") for i in range(2)]
+    done = [ended(pid, tmp_path / f"run{i}") for i, pid in enumerate(pids)]
+    codes, said = [d.returncode for d in done], [d.stderr for d in done]
     assert sorted(codes) == [0, NOT_POSTED], (codes, said)
     assert len(board.replies) == 1
     refused = next(err for err, code in zip(said, codes, strict=True) if code)
