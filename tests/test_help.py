@@ -64,7 +64,7 @@ def test_shell_completion_answers_commands_and_options(tmp_path):
            "COMP_CWORD": "1"}  # fmt: skip
     words = {**env, "COMP_WORDS": "tally votes --no-c", "COMP_CWORD": "2"}
     pids = [as_the_shell_runs_it([], e, tmp_path / f"run{i}") for i, e in enumerate((env, words))]
-    commands, options = (ended(pid, tmp_path / f"run{i}") for i, pid in enumerate(pids))
+    commands, options = [ended(pid, tmp_path / f"run{i}") for i, pid in enumerate(pids)]
     assert commands.stdout.split() == ["templates"], commands.stderr
     assert options.stdout.split() == ["--no-color"], options.stderr
 
@@ -74,9 +74,9 @@ def test_the_completion_script_for_each_shell(tmp_path):
     env = {**os.environ, "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
     shells = ("bash", "zsh", "fish", "powershell")
     pids = {s: as_the_shell_runs_it(["--show-completion", s], env, tmp_path / s) for s in shells}
+    done = {shell: ended(pid, tmp_path / shell) for shell, pid in pids.items()}  # all ended
     firsts = {}
-    for shell, pid in pids.items():
-        out = ended(pid, tmp_path / shell)
+    for shell, out in done.items():
         assert out.returncode == 0 and "_TALLY_COMPLETE" in out.stdout, (shell, out.stderr)
         firsts[shell] = out.stdout.splitlines()[0]
     assert firsts["zsh"] == "#compdef tally"

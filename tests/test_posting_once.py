@@ -10,7 +10,6 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 import typer.main
@@ -46,12 +45,7 @@ def test_the_journal_says_what_was_posted_before_and_after(board, tmp_path):
     result = announce(game, cookies, after_close(board), "--yes")
     assert result.exit_code == 0, result.stderr
     [entry] = entries(game)
-    assert (entry["day"], entry["kind"], entry["state"], entry["pid"]) == (
-        2,
-        "close",
-        "posted",
-        "2020",
-    )
+    assert (entry["day"], entry["kind"], entry["state"], entry["pid"]) == (2, "close", "posted", "2020")
     assert entry["at"] == "2024-05-09T22:00:00+08:00" and len(entry["digest"]) == 64
     assert entry["outcome"]["result"] == "eliminated" and entry["outcome"]["player"] == "白桃"
     [(_, _, message)] = board.replies
@@ -85,9 +79,7 @@ def test_a_template_with_another_first_line_is_not_posted_twice(board, tmp_path)
     assert announce(game, cookies, clock, "--yes").exit_code == 0
     mine = tmp_path / "mine"
     mine.mkdir()
-    (mine / "close.bbcode.j2").write_text(
-        "今日结果（第{{ day }}天）\n{{ outcome }}\n", encoding="utf-8"
-    )
+    (mine / "close.bbcode.j2").write_text("今日结果（第{{ day }}天）\n{{ outcome }}\n", encoding="utf-8")
     clock.sleep(60)
     again = announce(game, cookies, clock, "--yes", "--template-dir", str(mine))
     assert again.exit_code == NOT_POSTED, again.stderr
@@ -99,9 +91,7 @@ def test_a_no_break_space_in_the_name_is_posted_once(board, tmp_path):
     """U+00A0 in the game's name: made a plain space once, so what is checked is what is
     sent; the second run finds the first post."""
     _, game, cookies = setup(board, tmp_path)
-    text = (
-        Path(game).read_text(encoding="utf-8").replace('name = "测试局"', 'name = "测试\u00a0局"')
-    )
+    text = Path(game).read_text(encoding="utf-8").replace('name = "测试局"', 'name = "测试\u00a0局"')
     Path(game).write_text(text, encoding="utf-8")
     clock = after_close(board)
     first = announce(game, cookies, clock, "--yes")
@@ -131,10 +121,7 @@ def test_an_impostor_named_like_the_director_neither_blocks_nor_is_the_director(
     assert refused.exit_code == NOT_POSTED
     assert "the cookies log tally in as 导演A。, who is not a director" in refused.stderr
     look = board.cookies(board.member("导演A", 67), tmp_path / "lookalike.txt")  # same name
-    assert (
-        "(导演A is uid 67; the director 导演A is uid 7)"
-        in announce(game, look, clock, "--yes").stderr
-    )
+    assert "(导演A is uid 67; the director 导演A is uid 7)" in announce(game, look, clock, "--yes").stderr
     result = announce(game, cookies, clock, "--yes")
     assert result.exit_code == 0, result.stderr
     assert [m.splitlines()[0] for _, who, m in board.replies] == ["[b]测试局 第2天投票结果[/b]"]
@@ -249,9 +236,7 @@ def test_a_post_over_the_boards_limit_is_said_before_sending(board, tmp_path):
 
     def small(tid, page, who):  # type: ignore[no-untyped-def]
         reply = original(tid, page, who)
-        body = reply.body.replace(
-            b"postmaxchars = parseInt('10000')", b"postmaxchars = parseInt('100')"
-        )
+        body = reply.body.replace(b"postmaxchars = parseInt('10000')", b"postmaxchars = parseInt('100')")
         return Reply(reply.status, body, reply.headers)
 
     board._page = small  # type: ignore[method-assign]
@@ -282,11 +267,7 @@ def test_no_reminder_when_everyone_has_voted(board, tmp_path):
     waiting = json.loads(counted.stdout)["not_voted"]
     assert waiting  # then nobody of them may vote: nobody is left to remind
     names = ", ".join(f'"{p}"' for p in waiting)
-    text = (
-        Path(game)
-        .read_text(encoding="utf-8")
-        .replace("deputy = ", f"cannot_vote = [{names}]\ndeputy = ")
-    )
+    text = Path(game).read_text(encoding="utf-8").replace("deputy = ", f"cannot_vote = [{names}]\ndeputy = ")
     Path(game).write_text(text, encoding="utf-8")
     result = watch(url, game, cookies, clock, "--remind-at", "60", "--polls", "1")
     assert result.exit_code == 0, result.stderr
@@ -315,9 +296,7 @@ def test_a_closed_day_keeps_its_result(board, tmp_path):
     again = runner.invoke(app, args, obj=env(clock))
     assert again.exit_code == 2, again.stderr
     said = again.stderr.strip().splitlines()[-1]
-    assert said.startswith(
-        "tally: day 2's result was announced as eliminated 白桃, and counts now as"
-    )
+    assert said.startswith("tally: day 2's result was announced as eliminated 白桃, and counts now as")
     assert "floor " in said and "(uid " in said and 'result_changed = "…"' in said
     # Without the journal (another machine): the director's post in the thread says it.
     journal_path(Path(game)).unlink()
@@ -331,12 +310,6 @@ def test_a_closed_day_keeps_its_result(board, tmp_path):
 
 
 # -- one poster at a time ---------------------------------------------------------------------------
-
-
-def _forked_tally(command: Any, args: list[str], env: Environment, out: Path) -> int:
-    """`tally ARGS` in a child forked from this process (tally already imported, ``command``
-    built from the app), its stdout and stderr into ``out``.out and ``out``.err: its pid."""
-    return forked(lambda: command(args, prog_name="tally", obj=env), out)
 
 
 @pytest.mark.slow
@@ -360,23 +333,11 @@ def test_two_announces_at_once_post_once(board, tmp_path):
     own = Environment(config_dir=FOLDERS.config, cache_dir=FOLDERS.cache,
                       environ=quiet_environ(NO_COLOR="1"))  # fmt: skip
     command = typer.main.get_command(app)
-    runs = [
-        [
-            "announce",
-            "--game",
-            game,
-            "--day",
-            "2",
-            "--post",
-            "--yes",
-            "--cookies",
-            str(cookies),
-            "--cache-dir",
-            str(tmp_path / f"cache{i}"),
-        ]
-        for i in range(2)
-    ]
-    pids = [_forked_tally(command, args, own, tmp_path / f"run{i}") for i, args in enumerate(runs)]
+    runs = [["announce", "--game", game, "--day", "2", "--post", "--yes", "--cookies",
+             str(cookies), "--cache-dir", str(tmp_path / f"cache{i}")] for i in range(2)]
+    # Each run forked from this process (tests/forking.py), tally imported once.
+    pids = [forked(lambda args=args: command(args, prog_name="tally", obj=own),
+                   tmp_path / f"run{i}") for i, args in enumerate(runs)]  # fmt: skip
     done = [ended(pid, tmp_path / f"run{i}") for i, pid in enumerate(pids)]
     codes, said = [d.returncode for d in done], [d.stderr for d in done]
     assert sorted(codes) == [0, NOT_POSTED], (codes, said)
@@ -576,10 +537,7 @@ def _tidied(board: Board, note: str = "（法官修正了排版）") -> str:
 
     t = board.threads["102"]
     posted = t.posts[-1]
-    text = (
-        "\n".join(ln for ln in posted.text.splitlines() if "tally#" not in ln).rstrip()
-        + f"\n{note}"
-    )
+    text = "\n".join(ln for ln in posted.text.splitlines() if "tally#" not in ln).rstrip() + f"\n{note}"
     t.posts[-1] = replace(posted, text=text, html=discuz_render(markup.escape(text, quote=False)),
                           edited=("导演A", "2024-05-09 22:03"))  # fmt: skip
     board.thread(t)
@@ -624,9 +582,7 @@ def test_a_copy_of_the_game_file_does_not_post_again_when_the_mark_was_edited_ou
     again = announce(str(copy), cookies, clock, "--yes")
     assert again.exit_code == NOT_POSTED, again.stderr
     said = again.stderr.strip().splitlines()[-1]
-    assert said.startswith(
-        "tally: floor 20 (pid 2020), by 导演A at 05-09 22:00, is this post without its mark tally#"
-    )
+    assert said.startswith("tally: floor 20 (pid 2020), by 导演A at 05-09 22:00, is this post without its mark tally#")
     assert "'测试局 第2天投票结果'" in said and "白桃 被投票出局" in said
     assert "paste by hand what `tally announce --day 2 --kind close` prints" in said
     assert len(board.replies) == 1
@@ -642,19 +598,10 @@ def test_a_directors_note_after_the_close_is_not_the_post():
     from .votekit import T, game
 
     g = game("000", day="")
-    text = final_text(
-        g,
-        2,
-        "close",
-        "[b]第2天投票结果[/b]\n甲：2 票\n\n[color=#FF0000][b]甲 被投票出局[/b][/color]\n",
-    )
+    text = final_text(g, 2, "close", "[b]第2天投票结果[/b]\n甲：2 票\n\n[color=#FF0000][b]甲 被投票出局[/b][/color]\n")
     note = T().post("导演", "09 21:40", "第2天投票结果稍后公布").thread()
     assert _edited_copy(g, g.day(2), Announcement.CLOSE, note, text) is None
-    tidied = (
-        T()
-        .post("导演", "09 21:40", "第2天投票结果\n甲：2 票\n甲 被投票出局\n（修正排版）")
-        .thread()
-    )
+    tidied = T().post("导演", "09 21:40", "第2天投票结果\n甲：2 票\n甲 被投票出局\n（修正排版）").thread()
     found = _edited_copy(g, g.day(2), Announcement.CLOSE, tidied, text)
     assert found is not None and found.floor == 2
     by_a_player = T().post("乙", "09 21:40", "第2天投票结果\n甲 被投票出局").thread()

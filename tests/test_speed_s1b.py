@@ -302,10 +302,8 @@ ENDLESS = {
     "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}{% endcall %}",
     # Loops of 63 turns, nested six deep: no one loop reaches the 64th turn it looks at
     # (found in a cold read: the turns are the render's, counted together).
-    "short loops": "{% set r = 'x' * 63 %}"
-    + "".join(f"{{% for v{i} in r %}}" for i in range(6))
-    + "{{ '' }}"
-    + "{% endfor %}" * 6,
+    "short loops": "{% set r = 'x' * 63 %}" + "".join(f"{{% for v{i} in r %}}" for i in range(6))
+    + "{{ '' }}" + "{% endfor %}" * 6,
     # A chain of filters over a range: no template loop and no call of the template's.
     "filters": "{{ range(20000)|map('string')|map('center', 200000)|map('trim')|map('length')"
     "|sum }}",
@@ -340,61 +338,61 @@ def test_a_template_rendered_outside_a_bound_runs_its_loops_as_written(tmp_path)
     assert env.from_string(text).render() == "132333"
 
 
-# What of a day's result its pictures keep them by (charts._pictured): all they read of it.
-PICTURED = {
-    "day",
-    "count",
-    "ballots",
-    "totals",
-    "kind",
-    "outcome",
-    "leaders",
-}  # the last four: count's
+# What of a day's result its pictures keep them by (charts._pictured): all they read of it,
+# and of its day (the game file's Day) the number, the open and the close.
+PICTURED = {"day", "count", "ballots", "totals", "kind", "outcome", "leaders"}  # the last four: count's
 PICTURED_OF_THE_DAY = {"day", "opens", "closes"}
 
 
 class OnlyPictured:
-    """A day's result (or its day) that lets a picture read what charts keeps it by alone."""
+    """A day's result (or the day in it, ``nested``) that lets a picture read what charts
+    keeps it by alone. Reads that pass by attribute access (==, hash, an f-string of the
+    whole object) it cannot see; the drawings below read fields."""
 
-    def __init__(self, result: Any, allowed: set[str] = PICTURED) -> None:
-        self._result, self._allowed = result, allowed
+    def __init__(self, of: Any, allowed: set[str] = PICTURED,
+                 nested: dict[str, set[str]] | None = None) -> None:  # fmt: skip
+        self._of, self._allowed = of, allowed
+        self._nested = {"day": PICTURED_OF_THE_DAY} if nested is None else nested
 
     def __getattr__(self, name: str) -> Any:
         assert name in self._allowed, f"a picture reads {name}, which charts keeps it not by"
-        got = getattr(self._result, name)
-        return (
-            OnlyPictured(got, PICTURED_OF_THE_DAY)
-            if self._allowed is PICTURED and name == "day"
-            else got
-        )
+        got = getattr(self._of, name)
+        return OnlyPictured(got, self._nested[name], {}) if name in self._nested else got
 
 
 def test_a_day_s_pictures_read_only_what_they_are_kept_by(counted):
     result = counted["results"][0]
     day = result.day
-    assert charts._pictured(result) == (
-        "day", (day.day, day.opens, day.closes), result.count, result.ballots)  # fmt: skip
+    key = ("day", (day.day, day.opens, day.closes), result.count, result.ballots)
+    assert charts._pictured(result) == key
     for draw in (charts.totals_figure, charts.flow_figure, charts.timeline_figure):
         draw(OnlyPictured(result))  # builds the figure, reading through the guard
 
 
 def test_a_day_whose_threads_moved_keeps_its_pictures(counted, monkeypatch):
     """The same day read from another address (the desk's next forum, a mended game file)
-    is the same picture: drawn once."""
+    is the same picture: drawn once; another close is another picture."""
     drawn: list[str] = []
-    monkeypatch.setattr(charts, "_svg", lambda draw, args, style: drawn.append("x") or "<svg/>")
-    charts._drawn.clear()
+
+    def counting(draw: Any, args: Any, style: Any) -> str:
+        drawn.append(draw.__name__)
+        return "<svg/>"
+
+    monkeypatch.setattr(charts, "_svg", counting)
     result = counted["results"][0]
+    elsewhere = result.day.vote + "&moved=1"
+    threads = {role: dataclasses.replace(ref, base=ref.base + "moved/")
+               for role, ref in result.day.threads.items()}  # fmt: skip
     moved = dataclasses.replace(
-        result, day=dataclasses.replace(result.day, vote=result.day.vote + "&moved=1")
-    )
-    charts.svg(charts.flow_figure, result, salt="moved")
-    charts.svg(charts.flow_figure, moved, salt="moved")
-    assert drawn == ["x"]
-    later = dataclasses.replace(result, day=dataclasses.replace(
-        result.day, closes=result.day.closes + timedelta(minutes=1)))  # fmt: skip
-    charts.svg(charts.flow_figure, later, salt="moved")  # another close: another picture
-    assert drawn == ["x", "x"]
+        result, day=dataclasses.replace(result.day, vote=elsewhere, threads=threads))  # fmt: skip
+    charts.svg(charts.flow_figure, result, salt="a")
+    charts.svg(charts.flow_figure, moved, salt="a")
+    assert drawn == ["flow_figure"]
+    later = result.day.closes + timedelta(minutes=1)
+    charts.svg(charts.flow_figure,
+               dataclasses.replace(result, day=dataclasses.replace(result.day, closes=later)),
+               salt="a")  # fmt: skip
+    assert drawn == ["flow_figure", "flow_figure"]
 
 
 def test_the_keys_the_reach_knows_are_a_day_s_keys(counted):

@@ -143,7 +143,9 @@ def _pictured(arg: Any) -> Any:
     """What of ``arg`` a picture is drawn from: of a day's result, its day's number, open and
     close, its count and its ballots (not where its pages came from, nor when they were
     read: a report's second run reads them from the cache, the desk's next poll at another
-    time; nor the day's threads, whose addresses a mended game file changes)."""
+    time; nor the day's threads, whose addresses a mended game file changes). A drawing
+    kept here reads nothing else of a result (a test guards it): day_figure, which reads
+    whether the count is provisional, is drawn by ``png`` alone, never kept."""
     from tally.rules.votes import DayResult
 
     if isinstance(arg, DayResult):
