@@ -50,7 +50,13 @@ FIRST_PAGE = "about:blank"
 
 
 def chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
+    """The browser to drive: Debian's chromium-headless-shell (Chromium's own headless build,
+    the same Blink without a window of the browser's own: the seven browser tests took 2.8 s
+    of its CPU, 4.7-5.1 s of chromium's), else chromium itself."""
+    for name in ("chromium-headless-shell", "chromium", "chromium-browser"):
+        if found := shutil.which(name):
+            return found
+    return None
 
 
 class Browser:
@@ -59,7 +65,7 @@ class Browser:
         self.mobile = mobile
         exe = chromium()
         if exe is None:
-            raise FileNotFoundError("chromium is not installed")
+            raise FileNotFoundError("neither chromium-headless-shell nor chromium is installed")
         self.profile = tempfile.mkdtemp(prefix="tally-chromium-")
         # Commands go to the browser's fd 3, answers come from its fd 4, each message
         # ending in a NUL byte.

@@ -237,7 +237,7 @@ def browser() -> Iterator[Browser]:
     from .browser import Browser, chromium
 
     if chromium() is None:
-        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
+        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium-headless-shell)")
     with Browser() as launched:
         yield launched
 

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def served(forum, tmp_path) -> Iterator[tuple[Setup, object, str]]:
     if chromium() is None:
-        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
+        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium-headless-shell)")
     setup = Setup(forum, tmp_path)
     desk = setup.desk(every=3600.0)  # the test says when to read again
     sock = bind(None)
