@@ -1,5 +1,6 @@
 """Headless Chromium driven over the DevTools protocol on a pipe (--remote-debugging-pipe):
-no driver, no websocket library, only the browser Debian packages (`chromium`).
+no driver, no websocket library, only the browser Debian packages (`chromium-headless-shell`,
+or `chromium`).
 
     with Browser() as browser:
         page = browser.open(Path("report.html"))
