@@ -202,14 +202,21 @@ def test_drawing_is_outside_the_time_bound_and_a_hostile_template_still_stopped(
     assert drawn == []  # drawn already, kept: a template cannot make the report draw more
 
 
-def test_a_picture_drawn_again_from_the_same_is_the_one_drawn(counted, monkeypatch):
-    drawn: list[str] = []
+@pytest.fixture
+def drawn(monkeypatch) -> list[str]:
+    """The pictures charts draws, by their drawing's name (not those it keeps); each a
+    stand-in that differs with the style it is drawn in."""
+    names: list[str] = []
 
     def counting(draw: Any, args: Any, style: Any) -> str:
-        drawn.append(draw.__name__)
+        names.append(draw.__name__)
         return f"<svg>{draw.__name__} {sorted(style.items())}</svg>"
 
     monkeypatch.setattr(charts, "_svg", counting)
+    return names
+
+
+def test_a_picture_drawn_again_from_the_same_is_the_one_drawn(counted, drawn, monkeypatch):
     result = counted["results"][0]
     first = charts.svg(charts.flow_figure, result, salt="a")
     assert charts.svg(charts.flow_figure, result, salt="a") == first and len(drawn) == 1
@@ -369,16 +376,9 @@ def test_a_day_s_pictures_read_only_what_they_are_kept_by(counted):
         draw(OnlyPictured(result))  # builds the figure, reading through the guard
 
 
-def test_a_day_whose_threads_moved_keeps_its_pictures(counted, monkeypatch):
+def test_a_day_whose_threads_moved_keeps_its_pictures(counted, drawn):
     """The same day read from another address (the desk's next forum, a mended game file)
     is the same picture: drawn once; another close is another picture."""
-    drawn: list[str] = []
-
-    def counting(draw: Any, args: Any, style: Any) -> str:
-        drawn.append(draw.__name__)
-        return "<svg/>"
-
-    monkeypatch.setattr(charts, "_svg", counting)
     result = counted["results"][0]
     elsewhere = result.day.vote + "&moved=1"
     threads = {role: dataclasses.replace(ref, base=ref.base + "moved/")
