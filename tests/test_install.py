@@ -29,6 +29,7 @@ from .conftest import FIXTURES, child_env
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
+FORKING = Path(__file__).resolve().with_name("forking.py")
 
 
 @pytest.fixture(scope="module")
@@ -86,13 +87,16 @@ def tally(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[st
 
 
 # Run by the installed python: tally imported once (every module, and the libraries its
-# commands import as they run), then each command in a child forked from it, its own process with
-# its own exit status, stdout and stderr (files), as `python -m tally NAME …` runs it. The runs
-# come in waves: those of a wave at once (a command waits on the forum and its politeness
-# most of its run; one after another they took three seconds, at once one), each with a cache
-# folder of its own; a wave after the one before has ended.
+# commands import as they run), then each command in a child forked from it as a shell starts
+# it (tests/forking.py, which the installed python loads from its file: it imports the
+# standard library alone, nothing of this checkout's tally), its own process with its own exit
+# status, stdout and stderr (files), as `python -m tally NAME …` runs it. The runs come in
+# waves: those of a wave at once (a command waits on the forum and its politeness most of its
+# run; one after another they took three seconds, at once one), each with a cache folder of
+# its own; a wave after the one before has ended.
 _FORKED = """
-import importlib, json, os, pkgutil, sys, traceback
+import importlib, importlib.util, json, os, pkgutil, sys
+from pathlib import Path
 sys.modules["pandas"] = None  # no import of pandas succeeds: tally needs it not (a dev one)
 import tally, httpx, jinja2, matplotlib.pyplot
 import typer._adapters  # what typer imports to read the arguments: pydantic, 0.3 s a run
@@ -102,32 +106,18 @@ for module in pkgutil.walk_packages(tally.__path__, "tally."):
         importlib.import_module(module.name)
 import tally.cli
 
-waves, out = json.loads(sys.argv[1]), sys.argv[2]
+spec = importlib.util.spec_from_file_location("forking", sys.argv[3])
+forking = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(forking)
+
+waves, out = json.loads(sys.argv[1]), Path(sys.argv[2])
 codes = {}
 for wave in waves:
-    pids = {}
-    for name, args in wave.items():
-        pid = os.fork()
-        if pid == 0:
-            for fd, ext in ((1, "out"), (2, "err")):
-                with open(os.path.join(out, f"{name}.{ext}"), "wb") as f:
-                    os.dup2(f.fileno(), fd)
-            os.environ["XDG_CACHE_HOME"] = os.path.join(out, f"{name}.cache")
-            sys.argv = ["tally", *args]
-            code = 0
-            try:
-                tally.cli.main()
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
-            except BaseException:
-                traceback.print_exc()
-                code = 1
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
-        pids[name] = pid
+    pids = {name: forking.as_the_shell_runs_it(
+                args, {**os.environ, "XDG_CACHE_HOME": str(out / f"{name}.cache")}, out / name)
+            for name, args in wave.items()}
     for name, pid in pids.items():
-        codes[name] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        codes[name] = forking.ended(pid, out / name).returncode
 print(json.dumps(codes))
 """
 
@@ -144,7 +134,7 @@ def forked(
     out = Path(tempfile.mkdtemp(prefix="forked-", dir=cwd))
     runs = {name: args for wave in waves for name, args in wave.items()}
     parent = subprocess.run(
-        [str(python), "-c", _FORKED, json.dumps(waves), str(out)],
+        [str(python), "-c", _FORKED, json.dumps(waves), str(out), str(FORKING)],
         capture_output=True, text=True, timeout=300, cwd=cwd, env=_env(),
     )  # fmt: skip
     assert parent.returncode == 0, parent.stdout + parent.stderr
