@@ -25,6 +25,7 @@ from tally.forums.reader import Reader, Reading
 from tally.model import Thread
 
 from . import lint, warm
+from .localforums import local_forum
 
 if TYPE_CHECKING:
     from .browser import Browser
@@ -217,7 +218,7 @@ LINT = "tests/test_lint.py::"
 
 @pytest.fixture
 def forum() -> Iterator[LocalForum]:
-    with LocalForum() as f:
+    with local_forum() as f:
         yield f
 
 

@@ -174,13 +174,13 @@ def through_the_commands(tmp_path: Path, result, ledger: str, message: str, foru
     import json
 
     from tally.cli import app
-    from tally.demo.localforum import LocalForum
     from tally.outputs.shown.json_output import day_json
 
     from .conftest import Runner
+    from .localforums import local_forum
 
     runner = Runner()
-    with LocalForum() as forum2:
+    with local_forum() as forum2:
         (tmp_path / "cli").mkdir()
         other = Setup(forum2, tmp_path / "cli")
         other.ballot("白桃", "长夜", "2024-05-09 20:10:00")

@@ -17,7 +17,7 @@ import pytest
 
 from tally.cli import app
 from tally.demo import sample_game_text
-from tally.demo.localforum import LocalForum, Reply
+from tally.demo.localforum import Reply
 from tally.environment import Environment
 from tally.errors import FetchError, GameFileError, ParseError, TruncatedPageError
 from tally.forums.cookies import load_cookies
@@ -28,6 +28,7 @@ from tally.rules.gamefile import parse_game
 from .conftest import CHINA, DISCUZ, FOLDERS, Runner, read_one
 from .discuzgen import P
 from .discuzgen import Thread as Pages
+from .localforums import local_forum
 from .test_resilience import cookie_file, faults, serve_vote
 
 runner = Runner()
@@ -484,7 +485,7 @@ def test_deflate_raw_and_wrapped_are_read(forum, wbits):
 
 
 def test_robots_txt_is_asked_for_a_redirects_target(forum):
-    with LocalForum() as other:
+    with local_forum() as other:
         other.add("robots.txt", Reply(200, b"User-agent: *\nDisallow: /forum.php\n"))
         other.add_discuz_thread("23", DISCUZ, "vote")
         target = other.url("forum.php?mod=viewthread&tid=23&page=1").replace(

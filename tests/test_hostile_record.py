@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from tally.cli import app
-from tally.demo.localforum import LocalForum
 from tally.errors import InputError
 from tally.forums.archived import archive_kind, read_archive
 
 from . import test_record
 from .conftest import read_csv
 from .discuzgen import P
+from .localforums import local_forum
 from .test_record import columns, env_after_close, resave, run, runner
 from .test_votes_game import game_file, vote_thread
 
@@ -50,7 +50,7 @@ def test_thread_23_of_two_boards_are_two_threads_in_the_database(forum, tmp_path
     db = tmp_path / "games.sqlite"
     first = vote_thread()
     url_a = first.serve(forum)
-    with LocalForum() as other:
+    with local_forum() as other:
         second = vote_thread()
         # Board B: 冷月's ballot names 长夜, not 白桃.
         second.posts[1] = P("冷月", "2024-05-08 10:01:00", "投票对象：长夜\n投票理由：换人")

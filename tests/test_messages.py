@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from tally.cli import app
-from tally.demo.localforum import LocalForum
 from tally.errors import InputError
 from tally.forums import resolve_url
 from tally.forums.cookies import load_cookies
@@ -20,6 +19,7 @@ from tally.forums.http import Http, site_of
 from tally.rules.gamefile import load_game
 
 from .conftest import CHINA, FakeClock, Runner, quiet_environ
+from .localforums import local_forum
 from .test_votes_game import game_file, vote_thread
 from .test_watch import env_at
 
@@ -182,7 +182,7 @@ def test_a_floor_link_tally_wrote_counts_the_thread(tmp_path, forum):
 
 def test_the_forum_down_with_the_thread_cached_after_the_close(tmp_path):
     after = FakeClock("2024-05-09 22:00:00", CHINA)
-    with LocalForum() as forum:
+    with local_forum() as forum:
         url = vote_thread().serve(forum)
         game = game_file(tmp_path, url)
         counted = runner.invoke(app, ["votes", url, "--game", game, "--json", "-q"],
@@ -205,7 +205,7 @@ def test_the_forum_down_with_the_thread_cached_after_the_close(tmp_path):
 
 def test_a_cache_from_before_the_close_is_no_count_after_it(tmp_path):
     """Cached at 20:00, the day closing at 21:30: no hint, and --offline refuses it."""
-    with LocalForum() as forum:
+    with local_forum() as forum:
         url = vote_thread().serve(forum)
         game = game_file(tmp_path, url)
         early = runner.invoke(app, ["votes", url, "--game", game, "-q"],

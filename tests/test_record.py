@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from tally.cli import app
-from tally.demo.localforum import LocalForum
 from tally.environment import Environment
 from tally.forums.http import HttpOptions
 
 from . import test_lurkers
 from .conftest import FOLDERS, FakeClock, Runner, read_csv
 from .discuzgen import Comment, P
+from .localforums import local_forum
 from .test_votes_game import game_file, vote_thread
 
 runner = Runner()
@@ -182,7 +182,7 @@ def archived(tmp_path_factory):
     the tests that read the CSV back: each writes its changed copy beside it (``resave``),
     never the CSV nor the game file; the run's folders are the module's own."""
     tmp_path = tmp_path_factory.mktemp("archived")
-    with LocalForum() as forum:
+    with local_forum() as forum:
         url = vote_thread().serve(forum)
         game = game_file(tmp_path, url)
         env = env_after_close(tmp_path, config_dir=tmp_path / "config", cache_dir=tmp_path / "cache")

@@ -15,12 +15,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tally.cli import app
-from tally.demo.localforum import LocalForum
 from tally.environment import Environment
 
 from . import test_votes_game as votes_game
 from .conftest import FakeClock, Runner
 from .discuzgen import Comment, P, Thread
+from .localforums import local_forum
 
 runner = Runner()
 CHINA = ZoneInfo("Asia/Shanghai")
@@ -106,7 +106,7 @@ def report(tmp_path_factory) -> Iterator[tuple[Path, str]]:
 
     tmp_path = tmp_path_factory.mktemp("report")
     cache = ["--cache-dir", str(tmp_path / "cache")]  # module-wide: not the autouse cache
-    with LocalForum() as forum:
+    with local_forum() as forum:
         game = build(forum, tmp_path)
         out = tmp_path / "report.html"
         made = runner.invoke(app, ["report", "--game", str(game), "-o", str(out), *cache],
@@ -244,7 +244,7 @@ CLIPPED = """(() => {
 def one_day_report(tmp_path_factory) -> Path:
     """A game of one closed day: the narrowest heat map, a title that must still fit."""
     tmp_path = tmp_path_factory.mktemp("one-day")
-    with LocalForum() as forum:
+    with local_forum() as forum:
         game = build(forum, tmp_path, {3: PLAN[3]})
         out = tmp_path / "report.html"
         made = runner.invoke(app, ["report", "--game", str(game), "-o", str(out),

@@ -19,6 +19,7 @@ from tally.forums.cache import Cache
 from tally.forums.http import Http, HttpOptions, Robots
 
 from .conftest import DISCUZ, FakeClock, Runner, read_one
+from .localforums import local_forum
 from .test_votes_game import game_file, vote_thread
 
 runner = Runner()
@@ -248,7 +249,7 @@ def cookie_file(tmp_path, domain: str, mode: int = 0o600):
 
 
 def test_cookies_go_only_to_their_own_host_even_across_a_redirect(forum, tmp_path):
-    with LocalForum() as other:
+    with local_forum() as other:
         other.add_discuz_thread("23", DISCUZ, "vote")
         other_url = other.url("forum.php?mod=viewthread&tid=23&page=1").replace(
             "127.0.0.1", "localhost"

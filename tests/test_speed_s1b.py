@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from tally.cli import app
-from tally.demo.localforum import LocalForum
 from tally.errors import InputError
 from tally.outputs.written import charts, report, template_bounds
 from tally.outputs.written.report import DAY_KEYS, render_report
@@ -23,6 +22,7 @@ from tally.outputs.written.template_reach import reach
 from tally.rules.lurkers import PlayerDay
 
 from .conftest import CHINA, FakeClock, Runner
+from .localforums import local_forum
 from .test_votes_game import game_file, vote_thread
 from .test_watch import env_at
 
@@ -39,7 +39,7 @@ def counted(tmp_path_factory) -> Iterator[dict[str, Any]]:
         seen.update(args=args, kw=kw)
         return "page"
 
-    with LocalForum() as forum, pytest.MonkeyPatch.context() as mp:
+    with local_forum() as forum, pytest.MonkeyPatch.context() as mp:
         mp.setattr(report, "render_report", keep)
         game = game_file(tmp_path, vote_thread().serve(forum))
         made = runner.invoke(app, ["report", "--game", game, "-o", str(tmp_path / "r.html"),
@@ -400,3 +400,51 @@ def test_the_keys_the_reach_knows_are_a_day_s_keys(counted):
     (safe, and slow): the two are one list."""
     day = report._day(counted["results"][0], counted["game"])
     assert list(day) == [k for k in day if k in DAY_KEYS] and set(day) == DAY_KEYS
+
+
+def test_a_forum_started_after_another_serves_at_its_address(tmp_path):
+    """The tests' forums (tests/localforums.py) take the lowest of the worker's ports that is
+    free: the next forum after one stopped has its address, so a page it serves again is
+    read from the parse kept by the first; two at once have two; a port another process
+    serves on is passed over."""
+    import socket
+
+    from tally.forums import base
+    from tally.forums.discuz import DiscuzPages
+
+    from .localforums import ports
+
+    first = vote_thread()
+    with local_forum() as forum:
+        url = first.serve(forum)
+        base_url = forum.base
+        with local_forum() as other:
+            assert other.base != base_url
+    parsed: list[str] = []
+    real = DiscuzPages._parse_page
+
+    def counting(self, text, tz, source, thread_id, boards):  # type: ignore[no-untyped-def]
+        parsed.append(source)
+        return real(self, text, tz, source, thread_id, boards)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(DiscuzPages, "_parse_page", counting)
+        base.forget_parsed()
+        after = []
+        for _ in range(2):
+            with local_forum() as forum:
+                assert forum.base == base_url
+                assert vote_thread().serve(forum) == url
+                made = runner.invoke(app, ["votes", url, "--game", game_file(tmp_path, url)])
+                assert made.exit_code == 0, made.output
+                after.append(len(parsed))
+    assert after[0] > 0 and after[1] == after[0]  # the second forum's pages: the first's parse
+
+    taken = int(base_url.rsplit(":", 1)[1].rstrip("/"))
+    assert taken in ports()
+    with socket.socket() as elsewhere:  # another process, as far as the port is concerned
+        elsewhere.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past its last connections
+        elsewhere.bind(("127.0.0.1", taken))
+        elsewhere.listen()
+        with local_forum() as forum:
+            assert forum.base != base_url

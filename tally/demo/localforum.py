@@ -67,9 +67,13 @@ def route_key(path_and_query: str) -> str:
 
 
 class LocalForum:
-    """``with LocalForum() as forum: forum.add_discuz_thread(...); forum.url(...)``."""
+    """``with LocalForum() as forum: forum.add_discuz_thread(...); forum.url(...)``.
 
-    def __init__(self) -> None:
+    ``port`` is the port it serves on, 0 for any that is free; a port taken is an OSError
+    at ``start``."""
+
+    def __init__(self, port: int = 0) -> None:
+        self._port = port
         self.routes: dict[str, Reply] = {}
         self.requests: list[str] = []
         self.request_headers: list[dict[str, str]] = []
@@ -229,13 +233,17 @@ class LocalForum:
                 pass  # the tests and the demo print what matters themselves
 
         class Server(ThreadingHTTPServer):
+            # A port asked for and held by another server is an error, never shared with it
+            # (HTTPServer lets the port be bound again while its last connections close).
+            allow_reuse_port = False
+
             def handle_error(self, request: object, client_address: object) -> None:
                 # A client that stops reading (tally's size caps, time-outs in the tests)
                 # is expected here; the default prints a traceback for it.
                 if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
                     super().handle_error(request, client_address)  # type: ignore[arg-type]
 
-        self._server = Server(("127.0.0.1", 0), Handler)
+        self._server = Server(("127.0.0.1", self._port), Handler)
         self._server.daemon_threads = True
         self._server.timeout = 0  # handle_request is asked only when a client waits
         self._wake, woken = socket.socketpair()
