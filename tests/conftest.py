@@ -39,7 +39,7 @@ CHINA = ZoneInfo("Asia/Shanghai")
 # chosen, in the process that sees what was chosen: pytest itself, or the controller of
 # pytest-xdist's workers (which inherit the folder the verdicts go to). When the command
 # line alone says they will be (the whole suite, -m "not slow"), they start at once, before
-# the workers have started and collected (2-3 s sooner: mypy takes ~15 s of a core from a
+# the workers have started and collected (~1 s sooner: mypy takes ~5 s of a core from a
 # fresh clone); if collection then leaves them out, they are stopped.
 
 

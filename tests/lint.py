@@ -1,8 +1,8 @@
 """ruff and mypy run beside the tests (tests/test_lint.py), once a run.
 
 Both start once the tests are chosen, when these are among them (or as pytest starts, when
-its command line alone says they will be), and run beside the other tests (mypy takes ~15 s
-of a core from a fresh clone, 1 s with its cache); the tests here wait for their verdicts.
+its command line alone says they will be), and run beside the other tests (mypy takes ~5 s
+of a core from a fresh clone, 0.2 s with its cache); the tests here wait for their verdicts.
 A run that leaves them out (-k, a single file) starts neither. The process that starts them is
 the one that sees what was chosen (conftest.py): pytest itself, or, when the tests run on
 several workers (pytest-xdist), the controller; each writes what it said and how it ended
