@@ -24,7 +24,7 @@ from tally.forums.http import HttpOptions
 from tally.forums.reader import Reader, Reading
 from tally.model import Thread
 
-from . import lint, warm
+from . import lint, localforums, warm
 from .localforums import local_forum
 
 if TYPE_CHECKING:
@@ -83,6 +83,7 @@ def pytest_configure(config: pytest.Config) -> None:
         gc.disable()
     if not _worker(config):
         lint.folder()
+        localforums.claim_a_block()  # the session's ports, inherited by its workers
         if _lint_chosen_by_the_command_line(config):
             lint.start_all()
 
@@ -211,6 +212,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     if not _worker(config):
         lint.stop_all()
+        localforums.release_the_block()
 
 
 LINT = "tests/test_lint.py::"
@@ -324,6 +326,16 @@ socket.socket.connect = _loopback_only  # type: ignore[method-assign]
 
 
 _THEIRS = ("TALLY_CONFIG", "NO_COLOR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def module_folders(tmp_path_factory) -> None:
+    """The folders of what a module makes once (its fixtures of scope="module"), the
+    module's own, made before them as ``private_folders`` is before a test's fixtures. They
+    had the folders of the test before them on that worker, whose cache may hold a page at
+    the address they read: the tests' forums serve on their worker's few ports
+    (tests/localforums.py)."""
+    FOLDERS.home = Path(tempfile.mkdtemp(prefix="module-", dir=tmp_path_factory.getbasetemp()))
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""Local forums for the tests, each on the lowest of this worker's ports that is free.
+"""Local forums for the tests, each on the lowest of its worker's ports that is free.
 
 tally keeps a page it parsed by the page's text and its address (``Pages.parse_page``), so a
 test that serves a page at the address a test before it served the same text reads it
@@ -7,32 +7,75 @@ the quick loop parsed ~1,100 of its ~3,000 pages again, the same fixture at the 
 on another port, 0.7 s of its CPU. A page is parsed as before wherever its text or its
 address is new (the first test to serve a fixture, every page a test makes).
 
-The ports lie below the system's ephemeral range (Linux: 32768 and up), so no connection
-takes one; a port another process serves on is passed over, and with every port taken a
-forum takes any free one.
+The ports a session's forums take are its own. Its first process (pytest, or the controller
+of pytest-xdist's workers) claims a block of them by listening on the block's first port
+for the whole run; the workers inherit which (``TALLY_TEST_PORTS``), and worker gwN serves
+on the N-th fifty after it. A second session beside it (another checkout's tests, CI's run
+in a fresh clone) finds that port taken and claims the next block: no forum of one session
+answers at an address the other's tests just stopped serving ("the forum is down").
+The blocks lie below the system's ephemeral range (Linux: 32768 and up), where no
+connection takes a port. Without a block (all taken), or past a worker's fifty, a forum
+takes any free port, as ``LocalForum()`` does.
+
+A port is used again only by a later forum of the same process. What a test leaves behind
+for the next one at that address is its cache: each test has its own folders, and what a
+module makes once has the module's (conftest.py, ``private_folders``, ``module_folders``).
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from tally.demo.localforum import LocalForum
 
-FIRST_PORT = 21000
-PER_WORKER = 100  # a test holds a few forums at once; past a hundred, any free port
+FIRST_PORT = 20000
+BLOCK = 1000  # a session's ports: the port that marks the block taken, then its workers'
+BLOCKS = 12  # 20000-31999
+PER_WORKER = 50
+VARIABLE = "TALLY_TEST_PORTS"
+
+_CLAIM: list[socket.socket] = []  # the listening socket that holds the session's block
+
+
+def claim_a_block() -> None:
+    """In the session's first process, before the workers start: the first block no other
+    session holds, named in the environment the workers inherit."""
+    if VARIABLE in os.environ or _CLAIM:
+        return
+    for start in range(FIRST_PORT, FIRST_PORT + BLOCK * BLOCKS, BLOCK):
+        marker = socket.socket()
+        try:
+            marker.bind(("127.0.0.1", start))
+            marker.listen(1)
+        except OSError:
+            marker.close()
+            continue
+        _CLAIM.append(marker)
+        os.environ[VARIABLE] = str(start)
+        return
+
+
+def release_the_block() -> None:
+    while _CLAIM:
+        _CLAIM.pop().close()
+    os.environ.pop(VARIABLE, None)
 
 
 def ports(worker: str | None = None) -> range:
-    """This process's ports: pytest-xdist's worker gwN (or the single process) takes its own
-    hundred, so two workers never try the same one."""
+    """This process's ports: the worker gwN of pytest-xdist (or the single process) takes
+    the N-th fifty of the session's block; none without a block."""
+    block = os.environ.get(VARIABLE, "")
+    if not block.isdigit():
+        return range(0)
     name = os.environ.get("PYTEST_XDIST_WORKER", "") if worker is None else worker
     index = int(name[2:]) if name.startswith("gw") and name[2:].isdigit() else 0
-    start = FIRST_PORT + PER_WORKER * index
-    return range(start, min(start + PER_WORKER, 32768))
+    start = int(block) + 1 + PER_WORKER * index
+    return range(start, min(start + PER_WORKER, int(block) + BLOCK))
 
 
 _HELD: set[int] = set()  # the ports of this process's forums still serving

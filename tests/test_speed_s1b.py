@@ -6,6 +6,7 @@ the same is the one drawn before."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -403,9 +404,9 @@ def test_the_keys_the_reach_knows_are_a_day_s_keys(counted):
 
 
 def test_a_forum_started_after_another_serves_at_its_address(tmp_path):
-    """The tests' forums (tests/localforums.py) take the lowest of the worker's ports that is
-    free: the next forum after one stopped has its address, so a page it serves again is
-    read from the parse kept by the first; two at once have two; a port another process
+    """The tests' forums (tests/localforums.py) take the lowest of their worker's ports that
+    is free: the next forum after one stopped has its address, so a page it serves again is
+    read from the parse kept by the first; two at once have two; a port something else
     serves on is passed over."""
     import socket
 
@@ -431,20 +432,42 @@ def test_a_forum_started_after_another_serves_at_its_address(tmp_path):
         mp.setattr(DiscuzPages, "_parse_page", counting)
         base.forget_parsed()
         after = []
-        for _ in range(2):
+        for run in range(2):  # each its own cache: both read the forum
             with local_forum() as forum:
                 assert forum.base == base_url
                 assert vote_thread().serve(forum) == url
-                made = runner.invoke(app, ["votes", url, "--game", game_file(tmp_path, url)])
+                game = game_file(tmp_path, url)
+                made = runner.invoke(app, ["votes", url, "--game", game,
+                                           "--cache-dir", str(tmp_path / f"cache{run}")])  # fmt: skip
                 assert made.exit_code == 0, made.output
+                assert forum.page_requests
                 after.append(len(parsed))
     assert after[0] > 0 and after[1] == after[0]  # the second forum's pages: the first's parse
 
     taken = int(base_url.rsplit(":", 1)[1].rstrip("/"))
     assert taken in ports()
-    with socket.socket() as elsewhere:  # another process, as far as the port is concerned
+    with socket.socket() as elsewhere:
         elsewhere.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past its last connections
         elsewhere.bind(("127.0.0.1", taken))
         elsewhere.listen()
         with local_forum() as forum:
             assert forum.base != base_url
+
+
+def test_a_second_session_s_forums_take_ports_of_their_own(monkeypatch):
+    """A session beside this one (another checkout's tests) claims the next block of ports:
+    this session's stays claimed while it runs, and the other's workers take their own."""
+    from . import localforums
+
+    mine = int(os.environ[localforums.VARIABLE])
+    assert localforums.ports("gw0").start == mine + 1
+    assert localforums.ports("gw1").start == mine + 1 + localforums.PER_WORKER
+    monkeypatch.delenv(localforums.VARIABLE)
+    monkeypatch.setattr(localforums, "_CLAIM", [])  # the other session's first process
+    localforums.claim_a_block()
+    try:
+        theirs = int(os.environ[localforums.VARIABLE])
+        assert theirs != mine and (theirs - localforums.FIRST_PORT) % localforums.BLOCK == 0
+        assert set(localforums.ports()).isdisjoint(range(mine, mine + localforums.BLOCK))
+    finally:
+        localforums.release_the_block()
