@@ -328,16 +328,6 @@ socket.socket.connect = _loopback_only  # type: ignore[method-assign]
 _THEIRS = ("TALLY_CONFIG", "NO_COLOR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def module_folders(tmp_path_factory) -> None:
-    """The folders of what a module makes once (its fixtures of scope="module"), the
-    module's own, made before them as ``private_folders`` is before a test's fixtures. They
-    had the folders of the test before them on that worker, whose cache may hold a page at
-    the address they read: the tests' forums serve on their worker's few ports
-    (tests/localforums.py)."""
-    FOLDERS.home = Path(tempfile.mkdtemp(prefix="module-", dir=tmp_path_factory.getbasetemp()))
-
-
 @pytest.fixture(autouse=True)
 def private_folders(tmp_path_factory) -> Folders:
     """Every test's own config and cache folders, handed to each environment it makes
@@ -346,6 +336,17 @@ def private_folders(tmp_path_factory) -> Folders:
     Made by mkdtemp in the run's folder (pytest's numbered mktemp resolves the path and
     looks through the folder's names at each call: 0.5 ms a test)."""
     FOLDERS.home = Path(tempfile.mkdtemp(prefix="folders-", dir=tmp_path_factory.getbasetemp()))
+    return FOLDERS
+
+
+def own_folders(where: Path) -> Folders:
+    """Folders of its own, in ``where``, for what a module makes once (a fixture of
+    scope="module"), as ``private_folders`` gives each test. pytest makes such a fixture as
+    the first test that asks for it starts, before that test's folders: it had the folders
+    of the test before, whose config could hold its settings and whose cache a page at the
+    address the fixture reads (the tests' forums serve on their worker's few ports,
+    tests/localforums.py)."""
+    FOLDERS.home = where / "folders"
     return FOLDERS
 
 

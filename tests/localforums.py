@@ -18,8 +18,11 @@ connection takes a port. Without a block (all taken), or past a worker's fifty, 
 takes any free port, as ``LocalForum()`` does.
 
 A port is used again only by a later forum of the same process. What a test leaves behind
-for the next one at that address is its cache: each test has its own folders, and what a
-module makes once has the module's (conftest.py, ``private_folders``, ``module_folders``).
+for the next one at that address: its cache, in folders of its own (conftest.py,
+``private_folders``; a fixture of scope="module" calls ``own_folders``), and the pages
+parsed, kept by their whole text. A test that changes how a page is read (a parser's
+function patched) calls ``tally.forums.base.forget_parsed()`` first, or a page an earlier
+test parsed at the same address is not read again.
 """
 
 from __future__ import annotations
@@ -44,9 +47,11 @@ _CLAIM: list[socket.socket] = []  # the listening socket that holds the session'
 
 def claim_a_block() -> None:
     """In the session's first process, before the workers start: the first block no other
-    session holds, named in the environment the workers inherit."""
-    if VARIABLE in os.environ or _CLAIM:
+    session holds, named in the environment the workers inherit (never a block named in the
+    environment it was started with: another session's, which that one holds)."""
+    if _CLAIM:
         return
+    os.environ.pop(VARIABLE, None)
     for start in range(FIRST_PORT, FIRST_PORT + BLOCK * BLOCKS, BLOCK):
         marker = socket.socket()
         try:
@@ -95,7 +100,7 @@ def _start_on_a_port() -> tuple[LocalForum, int | None]:
             with _LOCK:
                 _HELD.discard(port)
             if exc.errno != errno.EADDRINUSE:
-                raise
+                break  # not a port taken (a port policy, say): any port will do
     return LocalForum().start(), None
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import FIXTURES, child_env
+from .conftest import FIXTURES, child_env, own_folders
 
 # A wheel built and installed into a fresh environment: seconds each (CI runs them).
 pytestmark = pytest.mark.slow
@@ -168,6 +168,7 @@ def commands(installed, tmp_path_factory) -> tuple[Path, dict[str, Ran]]:
     from tally.demo.localforum import LocalForum
 
     tmp_path = tmp_path_factory.mktemp("commands")
+    own_folders(tmp_path)
     with LocalForum() as forum:
         forum.add_discuz_thread("23", FIXTURES / "discuz", "vote")
         forum.add_discuz_thread("24", FIXTURES / "discuz", "talk")

@@ -18,7 +18,7 @@ from tally.cli import app
 from tally.environment import Environment
 
 from . import test_votes_game as votes_game
-from .conftest import FakeClock, Runner
+from .conftest import FakeClock, Runner, own_folders
 from .discuzgen import Comment, P, Thread
 from .localforums import local_forum
 
@@ -105,6 +105,7 @@ def report(tmp_path_factory) -> Iterator[tuple[Path, str]]:
     import json
 
     tmp_path = tmp_path_factory.mktemp("report")
+    own_folders(tmp_path)
     cache = ["--cache-dir", str(tmp_path / "cache")]  # module-wide: not the autouse cache
     with local_forum() as forum:
         game = build(forum, tmp_path)
@@ -244,6 +245,7 @@ CLIPPED = """(() => {
 def one_day_report(tmp_path_factory) -> Path:
     """A game of one closed day: the narrowest heat map, a title that must still fit."""
     tmp_path = tmp_path_factory.mktemp("one-day")
+    own_folders(tmp_path)
     with local_forum() as forum:
         game = build(forum, tmp_path, {3: PLAN[3]})
         out = tmp_path / "report.html"

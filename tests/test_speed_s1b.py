@@ -6,6 +6,7 @@ the same is the one drawn before."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import time
 from collections.abc import Iterator
@@ -22,7 +23,8 @@ from tally.outputs.written.report import DAY_KEYS, render_report
 from tally.outputs.written.template_reach import reach
 from tally.rules.lurkers import PlayerDay
 
-from .conftest import CHINA, FakeClock, Runner
+from .conftest import CHINA, FakeClock, Runner, own_folders
+from .discuzgen import P
 from .localforums import local_forum
 from .test_votes_game import game_file, vote_thread
 from .test_watch import env_at
@@ -34,6 +36,7 @@ runner = Runner()
 def counted(tmp_path_factory) -> Iterator[dict[str, Any]]:
     """What `tally report` hands render_report on the day-2 game (read once, on loopback)."""
     tmp_path = tmp_path_factory.mktemp("reach")
+    own_folders(tmp_path)
     seen: dict[str, Any] = {}
 
     def keep(*args: Any, **kw: Any) -> str:
@@ -406,8 +409,8 @@ def test_the_keys_the_reach_knows_are_a_day_s_keys(counted):
 def test_a_forum_started_after_another_serves_at_its_address(tmp_path):
     """The tests' forums (tests/localforums.py) take the lowest of their worker's ports that
     is free: the next forum after one stopped has its address, so a page it serves again is
-    read from the parse kept by the first; two at once have two; a port something else
-    serves on is passed over."""
+    read from the parse kept by the first, and a page changed there is read anew; a port
+    something else serves on is passed over."""
     import socket
 
     from tally.forums import base
@@ -415,12 +418,9 @@ def test_a_forum_started_after_another_serves_at_its_address(tmp_path):
 
     from .localforums import ports
 
-    first = vote_thread()
     with local_forum() as forum:
-        url = first.serve(forum)
+        url = vote_thread().serve(forum)
         base_url = forum.base
-        with local_forum() as other:
-            assert other.base != base_url
     parsed: list[str] = []
     real = DiscuzPages._parse_page
 
@@ -431,18 +431,22 @@ def test_a_forum_started_after_another_serves_at_its_address(tmp_path):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(DiscuzPages, "_parse_page", counting)
         base.forget_parsed()
-        after = []
-        for run in range(2):  # each its own cache: both read the forum
-            with local_forum() as forum:
+        changed = vote_thread()  # 冷月's ballot names 长夜, not 白桃
+        changed.posts[1] = P("冷月", "2024-05-08 10:01:00", "投票对象：长夜\n投票理由：换人")
+        after, totals = [], []
+        for run, thread in enumerate([vote_thread(), vote_thread(), changed]):
+            with local_forum() as forum:  # each run its own cache: each reads the forum
                 assert forum.base == base_url
-                assert vote_thread().serve(forum) == url
+                assert thread.serve(forum) == url
                 game = game_file(tmp_path, url)
-                made = runner.invoke(app, ["votes", url, "--game", game,
+                made = runner.invoke(app, ["votes", url, "--game", game, "--json",
                                            "--cache-dir", str(tmp_path / f"cache{run}")])  # fmt: skip
                 assert made.exit_code == 0, made.output
                 assert forum.page_requests
                 after.append(len(parsed))
+                totals.append(json.loads(made.stdout)["totals"])
     assert after[0] > 0 and after[1] == after[0]  # the second forum's pages: the first's parse
+    assert after[2] > after[1] and totals[2] != totals[1] == totals[0]  # a changed page, read anew
 
     taken = int(base_url.rsplit(":", 1)[1].rstrip("/"))
     assert taken in ports()
@@ -455,19 +459,20 @@ def test_a_forum_started_after_another_serves_at_its_address(tmp_path):
 
 
 def test_a_second_session_s_forums_take_ports_of_their_own(monkeypatch):
-    """A session beside this one (another checkout's tests) claims the next block of ports:
-    this session's stays claimed while it runs, and the other's workers take their own."""
+    """A session beside this one (another checkout's tests, or one started from this one's
+    environment, which names this one's block) claims the next block of ports: this
+    session's stays claimed while it runs, and the other's workers take their own."""
     from . import localforums
 
+    assert localforums.VARIABLE in os.environ, "this session claimed no block of ports"
     mine = int(os.environ[localforums.VARIABLE])
     assert localforums.ports("gw0").start == mine + 1
     assert localforums.ports("gw1").start == mine + 1 + localforums.PER_WORKER
-    monkeypatch.delenv(localforums.VARIABLE)
+    monkeypatch.setenv(localforums.VARIABLE, str(mine))  # inherited: put back afterwards
     monkeypatch.setattr(localforums, "_CLAIM", [])  # the other session's first process
     localforums.claim_a_block()
     try:
         theirs = int(os.environ[localforums.VARIABLE])
         assert theirs != mine and (theirs - localforums.FIRST_PORT) % localforums.BLOCK == 0
-        assert set(localforums.ports()).isdisjoint(range(mine, mine + localforums.BLOCK))
     finally:
         localforums.release_the_block()
