@@ -100,6 +100,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # --collect-only runs no test: nothing to start (and nothing killed half-way).
     if config.option.collectonly:
         return
+    # The verdicts of ruff and mypy are asked for last (a stable sort, the same on every
+    # worker): the tools run at the lowest priority (tests/lint.py), so asked for in the
+    # middle of the run a worker would wait there for what they have not done yet.
+    items.sort(key=lambda item: item.nodeid.startswith(LINT))
     if not _worker(config):
         _lint_chosen([i.nodeid for i in items])
 
