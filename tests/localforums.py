@@ -30,7 +30,6 @@ from __future__ import annotations
 import errno
 import os
 import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -83,37 +82,23 @@ def ports(worker: str | None = None) -> range:
     return range(start, min(start + PER_WORKER, int(block) + BLOCK))
 
 
-_HELD: set[int] = set()  # the ports of this process's forums still serving
-_LOCK = threading.Lock()
-
-
-def _start_on_a_port() -> tuple[LocalForum, int | None]:
+def _started() -> LocalForum:
+    # A port this process's own forum still serves on is taken too: the bind says so (the
+    # forum lets its port be bound again only once it has stopped listening).
     for port in ports():
-        with _LOCK:
-            if port in _HELD:
-                continue
-            _HELD.add(port)
-        forum = LocalForum(port)
         try:
-            return forum.start(), port
+            return LocalForum(port).start()
         except OSError as exc:
-            with _LOCK:
-                _HELD.discard(port)
             if exc.errno != errno.EADDRINUSE:
                 break  # not a port taken (a port policy, say): any port will do
-    return LocalForum().start(), None
+    return LocalForum().start()
 
 
 @contextmanager
 def local_forum() -> Iterator[LocalForum]:
     """``with local_forum() as forum:``, as ``with LocalForum() as forum:``."""
-    forum, port = _start_on_a_port()
+    forum = _started()
     try:
         yield forum
     finally:
-        try:
-            forum.stop()
-        finally:
-            if port is not None:
-                with _LOCK:
-                    _HELD.discard(port)
+        forum.stop()
