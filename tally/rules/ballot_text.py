@@ -27,8 +27,11 @@ _LABEL = re.compile(
     r"[【\[(]?[ \t]*(?P<kind>投票|改票)[ \t]*(?P<field>对象|目标|理由)"
     r"[ \t]*[】\])]?[ \t]*(?P<colon>:)?"
 )
+# A proxy line says whom the ballot is for, as a label: 代投：南瓜, 【代投】南瓜, 导演代投: 南瓜.
+# The word alone is no label: "法官代投时限：关门前30分钟" (tally's own 催票) names nobody.
 _PROXY = re.compile(
-    r"^[ \t]*[【\[]?[ \t]*(?:导演|法官)?代投[ \t]*[】\]]?[ \t]*:?[ \t]*(?P<name>.*?)[ \t]*$"
+    r"^[ \t]*(?:[【\[][ \t]*(?:导演|法官)?代投[ \t]*[】\]][ \t]*:?"
+    r"|(?:导演|法官)?代投[ \t]*:)[ \t]*(?P<name>\S.*?)[ \t]*$"
 )
 _ATTEMPT_LINE = re.compile(r"^[ \t]*[【\[]?[ \t]*(?:投票|改票|弃权|代投)")
 # What people wrap a name in, and what trails it.
@@ -96,18 +99,21 @@ def _clean_target(raw: str) -> str:
 
 
 def read_boxed(
-    text: str, boxed: str, *, require_reason: bool = True, abstain_word: str | None = None
+    text: str, boxed: str, *, require_reason: bool = True, abstain_word: str | None = None,
+    change_reason: bool | None = None,
 ) -> tuple[Reading, str]:
     """The ballot in ``text``, or, where it holds none, in the words of a quote box the
     poster typed (``boxed``: quoting no post) with it: the reading and the words read."""
-    reading = read_ballot(text, require_reason=require_reason, abstain_word=abstain_word)
+    forms = {"require_reason": require_reason, "abstain_word": abstain_word,
+             "change_reason": change_reason}
+    reading = read_ballot(text, **forms)
     if not boxed:
         return reading, text
     both = f"{boxed}\n{text}".strip()
-    inside = read_ballot(both, require_reason=require_reason, abstain_word=abstain_word)
+    inside = read_ballot(both, **forms)
     # The box's ballot with the post's: one more ballot than the post alone holds is two
     # ballots in one post (V6), as without the box.
-    boxed_alone = read_ballot(boxed, require_reason=require_reason, abstain_word=abstain_word)
+    boxed_alone = read_ballot(boxed, **forms)
     again = reading.is_ballot and {b.target for b in boxed_alone.ballots} <= {
         b.target for b in reading.ballots
     }  # the box repeats the post's own ballot: one ballot
@@ -121,10 +127,16 @@ def read_boxed(
 # each guard (a pure function, its readings frozen: the last ones kept).
 @functools.lru_cache(maxsize=1024)
 def read_ballot(
-    text: str, *, require_reason: bool = True, abstain_word: str | None = None
+    text: str, *, require_reason: bool = True, abstain_word: str | None = None,
+    change_reason: bool | None = None,
 ) -> Reading:
     """Read the ballot in ``text``; chatter without any ballot label is no ballot at all.
-    With ``abstain_word`` (the ruleset's), a ballot naming it says it ``abstains``."""
+    With ``abstain_word`` (the ruleset's), a ballot naming it says it ``abstains``.
+    ``require_reason``: a vote needs its 投票理由 (V1); ``change_reason``: a change its 改票理由
+    (V2; the same as ``require_reason`` unless given: seed 000 asks a reason of the vote
+    alone, seeds 001 and 002 of the change too)."""
+    if change_reason is None:
+        change_reason = require_reason
     norm, written = _normalized(text)
     proxy_for = None
     lines: list[str] = []
@@ -192,8 +204,9 @@ def read_ballot(
     if pending is not None:
         ballots.append(ParsedBallot(pending[0], pending[1], None))
     # Two targets under one reason are two ballots, not one ballot short of its reason.
-    if problem is None and require_reason and len(ballots) < 2:
-        missing = [b for b in ballots if not b.reason]
+    needs = {BallotKind.VOTE: require_reason, BallotKind.CHANGE: change_reason}
+    if problem is None and len(ballots) < 2:
+        missing = [b for b in ballots if not b.reason and needs[b.label]]
         if missing:
             word = "投票理由" if missing[0].label == BallotKind.VOTE else "改票理由"
             problem = f"no {word} (the format needs target and reason)"

@@ -91,19 +91,24 @@ def check_posted(
     )
 
 
-def announced(game: Game) -> dict[int, Mapping[str, Any]]:
+def announced(game: Game) -> tuple[dict[int, Mapping[str, Any]], frozenset[str]]:
     """What tally posted as each day's result, from the journal beside the game file: the
-    last closing post the forum took (or tally found in the thread), by day."""
+    last closing post the forum took (or tally found in the thread), by day; and the ids of
+    every post of the game the journal knows tally made (never a ballot: tally.rules.own)."""
     from tally.journal import POSTED, Journal, journal_path
-    from tally.vocabulary import Announcement
 
     if game.path is None:
-        return {}
+        return {}, frozenset()
     found: dict[int, Mapping[str, Any]] = {}
+    own: set[str] = set()
     for e in Journal(journal_path(game.path)).entries():
-        if e.game == game.id and e.kind == Announcement.CLOSE and e.state == POSTED and e.outcome:
+        if e.game != game.id:
+            continue
+        if e.pid is not None:
+            own.add(e.pid)
+        if e.kind == Announcement.CLOSE and e.state == POSTED and e.outcome:
             found[e.day] = e.outcome
-    return found
+    return found, frozenset(own)
 
 
 def record(ballots: Sequence[Ballot], outcome: Outcome) -> dict[str, Any]:

@@ -213,6 +213,9 @@ class Game:
     ids: Mapping[str, str] = field(default_factory=dict)
     # What tally posted as each day's result (the journal of posts beside the file), by day.
     announced: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+    # The ids of the posts the journal of posts says tally made in the game's threads: never
+    # ballots, never rows (tally.rules.own).
+    own_posts: frozenset[str] = frozenset()
     # The players a red card sends off (K2), each with the day of its first red card, from
     # the card ledger beside the file (applied by the run's setup, ``with_ledger``).
     sent_off: Mapping[str, int] = field(default_factory=dict)

@@ -91,8 +91,8 @@ def load_game(path: str | Path, *, default_timezone: str = settings.DEFAULT_ZONE
     game = parse_game(text, source=str(p), path=p, default_timezone=default_timezone)
     from tally.rules.closed import announced
 
-    found = announced(game)
-    return dataclasses.replace(game, announced=found) if found else game
+    found, own = announced(game)
+    return dataclasses.replace(game, announced=found, own_posts=own) if found or own else game
 
 
 def parse_game(

@@ -20,6 +20,7 @@ from tally.rules.changes import apply_ruling, lapse_and_flag, owner_due, sequenc
 from tally.rules.game import Author, Cast, Day, Game, Signed
 from tally.rules.merges import Seen, seen_in_vote_thread
 from tally.rules.names import Roster
+from tally.rules.own import tallys_own
 from tally.rules.rulesets import Ruleset
 from tally.rules.targets import (
     name_of_another,
@@ -55,7 +56,9 @@ def judge(
     roster = game.roster
     rulings = [r for r in game.rulings if r.day == day.day]
     voters = _electors(game, day, rules)
-    candidates, rows, shown, others, before = _sorted(thread, rules, cast, day.closes, day, seen)
+    candidates, rows, shown, others, before, notes = _sorted(
+        thread, game, rules, cast, day.closes, day, seen
+    )
     # A renamed player's account shows its new name on every post: a voter writes that.
     renamed = Roster((), {p: names for p, names in shown.items()}) if shown else None
     # The accounts no player: a target spelled as one of them may mean it.
@@ -115,7 +118,7 @@ def judge(
             by_voter.setdefault(work.voter, []).append(work)
     for voter, seq in by_voter.items():
         sequence(voter, seq, day, rules)
-    flags = lapse_and_flag(works, day, rules, owner_out=owner_out)
+    flags = lapse_and_flag(works, day, rules, owner_out=owner_out) + notes
     flags += [Flag("moved in", r.note, r.player, r.floor, r.post_id)
               for r in rows if r.status is Status.MOVED_IN]  # fmt: skip
     works.sort(key=lambda w: (w.post.floor, w.comment_index or 0))
@@ -182,19 +185,28 @@ class Judged(NamedTuple):
         return player in day.cannot_vote or (elects is not None and player not in elects)
 
 
+class _Sorted(NamedTuple):
+    works: list[Work]
+    rows: tuple[Remark, ...]
+    # The names renamed players' accounts show now (player -> names).
+    shown: dict[str, list[str]]
+    # The accounts posting that are no player and no director (name -> uid).
+    others: dict[str, str | None]
+    # The names each player's account showed in tally's earlier reads (player -> names).
+    before: dict[str, set[str]]
+    # A director's posts that read as a ballot for a player but say for nobody (V8).
+    flags: list[Flag]
+
+
 def _sorted(
-    thread: Thread, rules: Ruleset, cast: Cast, closes: datetime | None,
+    thread: Thread, game: Game, rules: Ruleset, cast: Cast, closes: datetime | None,
     day: Day | None, seen_as: Mapping[str, Seen],
-) -> tuple[
-    list[Work], tuple[Remark, ...], dict[str, list[str]], dict[str, str | None],
-    dict[str, set[str]],
-]:  # fmt: skip
+) -> _Sorted:  # fmt: skip
     """Each writing read once: a ballot to judge, a row that holds none, or the director's
-    own (the opening post, a 催票 that shows the format, a notice), which is neither; the
-    names renamed players' accounts show now (player -> names); the accounts posting that
-    are no player and no director (name -> uid); and the names each player's account
-    showed in tally's earlier reads (player -> names)."""
+    own (the opening post, a 催票 that shows the format, a notice, tally's own posts), which
+    is neither."""
     works: list[Work] = []
+    flags: list[Flag] = []
     rows: list[Remark] = []
     shown: dict[str, list[str]] = {}
     others: dict[str, str | None] = {}
@@ -218,6 +230,8 @@ def _sorted(
         # a 点评 under it is a writing like any (a M126 change may be one; real X3.5).
         if w.post.floor == 1 and not w.is_comment:
             continue
+        if not w.is_comment and tallys_own(w.post, game, cast):
+            continue  # tally posted it (the journal, its mark): never a ballot, never a row
         seen = seen_as.get(w.post.post_id, Seen.BALLOT)
         other = thread.moved_in.get(w.post.post_id)
         if seen is Seen.MOVED_IN and other is not None:
@@ -246,12 +260,19 @@ def _sorted(
             continue
         boxed = _typed_quote(w, floors)
         reading, text = read_boxed(w.text, boxed, require_reason=rules.require_reason,
-                                   abstain_word=rules.abstain_word)  # fmt: skip
+                                   abstain_word=rules.abstain_word,
+                                   change_reason=rules.change_requires_reason)  # fmt: skip
         if not reading.is_ballot:
             if not who.is_director:
                 rows.append(_row(w, who))
             continue
-        if not _director_note(w, reading, cast):
+        if who.is_director and reading.proxy_for is None:
+            # The director's own words (a 催票 that shows the format, a notice, a ruling): no
+            # ballot and no row; one that reads as a ballot for a player is said.
+            flag = _unnamed_proxy(w, reading, game)
+            if flag is not None:
+                flags.append(flag)
+        else:
             parsed = reading.ballots[0] if reading.ballots else None
             works.append(Work(
                 w.post,
@@ -278,7 +299,7 @@ def _sorted(
             player = cast.of(post).player
             if player is not None:
                 before.setdefault(player, set()).add(post.author)
-    return works, tuple(rows), shown, others, before
+    return _Sorted(works, tuple(rows), shown, others, before, flags)
 
 
 _BOXED = ("written inside a quote box that quotes no post ([quote] typed by hand, no 发表于 "
@@ -301,12 +322,19 @@ def _typed_quote(w: Writing, floors: Sequence[tuple[str, str]] = ()) -> str:
     return "\n".join(own).strip()
 
 
-def _director_note(w: Writing, reading: Reading, cast: Cast) -> bool:
-    """Whether a director wrote it and it is no proxy ballot (not even a broken one): a 催票
-    that shows the ballot format, a notice, a ruling. Neither a ballot nor a 废票 row."""
-    if reading.proxy_for is not None or "代投" in w.text:
-        return False
-    return cast.of(w).is_director
+def _unnamed_proxy(w: Writing, reading: Reading, game: Game) -> Flag | None:
+    """A director's post that holds a ballot for a player and says for nobody: a proxy
+    ballot with its 代投 line missing or misspelt, or the director's example. Never counted
+    (a director's post is a ballot only in the proxy's form); said, not dropped unseen."""
+    named = [b.target for b in reading.ballots if game.roster.match(b.target).player]
+    if not named:
+        return None
+    note = (
+        f"{_placed(w)} by the director {w.author} reads as a ballot for {named[0]} but names "
+        "no player it is cast for: not counted. A proxy ballot says whom it is for on a line of "
+        "its own, 代投：NAME (V8); post it again so, or rule on it"
+    )
+    return Flag("proxy", note, None, w.post.floor, w.item_id)
 
 
 def remarks(
@@ -316,7 +344,7 @@ def remarks(
     """The posts and comments of ``day``'s vote thread that hold no ballot, but for the
     director's (the opening post, reminders): each one listed, none counted."""
     seen = seen_in_vote_thread(thread, day)
-    return _sorted(thread, rules or game.rules, cast, None, day, seen)[1]
+    return _sorted(thread, game, rules or game.rules, cast, None, day, seen).rows
 
 
 _FROM_VOTE = "moved in from the vote thread"

@@ -98,8 +98,12 @@ class Ruleset:
     name: str
     # The preset these rules start from (the game file's ``ruleset``).
     based_on: str = "default"
-    # V1 / V2: a ballot names its target; most games also want a reason line.
+    # V1: a vote names its target; most games also want a reason line (投票理由).
     require_reason: bool = True
+    # V2: a change (改票对象) wants its 改票理由 too: seeds 001 and 002 give both lines; seed 000
+    # asks the reason of the vote ("明确说明投票对象和投票理由") and of a change only that it
+    # is made as a 楼中楼, so a change written 改票对象：名字 alone counts there.
+    change_requires_reason: bool = False
     # V6: the target word that abstains.
     abstain_word: str = "弃权"
     # V3: how a change must be posted: a comment (楼中楼/点评) under one's own vote floor,
@@ -215,6 +219,7 @@ PRESETS: dict[str, Ruleset] = {
         name="245",
         based_on="245",
         change_via=(ChangeMethod.REPLY,),
+        change_requires_reason=True,  # 【改票格式】改票对象：/改票理由：
         fix_keeps_time=False,
         dead_post_allowance=None,
         flag_comment_discussion=False,
@@ -242,6 +247,7 @@ PRESETS: dict[str, Ruleset] = {
         name="023",
         based_on="023",
         change_via=(ChangeMethod.QUOTE,),
+        change_requires_reason=True,  # "明确说明改票对象和改票理由"
         proxy_change_deadline_minutes=60,
         dead_post_allowance=None,
         flag_comment_discussion=False,

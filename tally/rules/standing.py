@@ -395,7 +395,8 @@ _EVER = datetime.min.replace(tzinfo=UTC)  # before any read
 def _may_be_a_ballot(post: Post, cast: Cast, day: Day) -> bool:
     if post.floor == 1 or post.time > day.closes or banned(post):
         return False
-    return not cast.of(post).is_director or "代投" in post.text
+    # A director's post is a ballot only as a proxy ballot (代投：NAME), tally's never.
+    return not cast.of(post).is_director or read_ballot(post.text).proxy_for is not None
 
 
 def _first_read(history: History, pid: str, start: datetime, edited: datetime) -> Seen | None:

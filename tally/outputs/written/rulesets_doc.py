@@ -13,13 +13,25 @@ import sys
 from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
+from typing import NamedTuple
 
 from tally.rules.rulesets import ABOUT, PRESETS, ChangeMethod, Ruleset, Share, TieStep
+from tally.rules.verdicts import BallotKind
+
+# What a board must allow for a change posted as a 点评 under one's own floor (V3, seed 000):
+# the words of Discuz! X3.5's admin centre, where the director finds the switch.
+COMMENT_ON_OWN_FLOOR = (
+    "Discuz! X3.5 shows no 点评 button on one's own floor unless the admin turns on "
+    "允许点评自己的帖子 (`commentpostself`, off as installed) in "
+    "管理中心 → 全局 → 站点功能 → 帖子点评, with 点评方式 直接点评 ticked and 点评 allowed to "
+    "the players' user group; `tally doctor` on a page of the vote thread says whether the "
+    "board allows it"
+)
 
 # How a change is posted, by the button a player presses (RULES V3): on Discuz! and on Tieba.
 _DISCUZ = {
     ChangeMethod.COMMENT: "the vote floor's 点评 button (a 点评 under one's own vote floor; "
-    "the board must allow 点评)",
+    f"the board must allow it: {COMMENT_ON_OWN_FLOOR})",
     ChangeMethod.REPLY: "the vote floor's 回复 button: on X3.5 it quotes the floor with its "
     "link, on X3.4 and before it heads the post 回复 N# with the link (引用 links it too); a "
     "post from the reply box at the foot of the page links no floor: void as "
@@ -68,6 +80,8 @@ def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
     if rules.require_reason:
         ballot = "`投票对象：名字` and `投票理由：…`"
     ballot += f"; `{rules.abstain_word}` abstains; a change `改票对象：名字`"
+    ballot += " and `改票理由：…`" if rules.change_requires_reason else ", its reason optional"
+    ballot += " (every form below)"
     changes = "no limit" if rules.max_changes is None else f"{rules.max_changes}"
     window = (
         f"none in the last {rules.change_window_minutes} minutes before the close"
@@ -153,6 +167,74 @@ def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
     ]
 
 
+class Form(NamedTuple):
+    """One way a ballot is written, as tally reads it (tests/test_rulesets_doc.py reads each
+    with the ruleset's own reader): what it is, who posts it where, and its text."""
+
+    what: str
+    kind: BallotKind
+    where: str
+    text: str
+    proxy_for: str | None = None
+
+
+def _lines(rules: Ruleset, label: str, target: str, reason: bool) -> str:
+    lines = f"{label}对象：{target}"
+    why = _REASON["弃权" if target == rules.abstain_word else label]
+    return lines + (f"\n{label}理由：{why}" if reason else "")
+
+
+_REASON = {"投票": "他昨天的发言前后矛盾", "改票": "被说服了，改投他", "弃权": "还没想好"}
+
+
+def forms(rules: Ruleset) -> list[Form]:
+    """Every form a ballot of ``rules`` takes: the vote, the abstention, the change (with its
+    reason and, where the ruleset forgives it, without), the proxy ballot and the proxy change
+    the director posts."""
+    vote, change = rules.require_reason, rules.change_requires_reason
+    changed = "posted as the table says, under *a change on Discuz!* and *on Tieba*"
+    made = [
+        Form("a vote", BallotKind.VOTE, "a new post in the vote thread",
+             _lines(rules, "投票", "名字", vote)),
+        Form("an abstention", BallotKind.ABSTAIN, "a new post in the vote thread (V6: it is the "
+             "vote, or the change)", _lines(rules, "投票", rules.abstain_word, vote)),
+        Form("a change", BallotKind.CHANGE, changed, _lines(rules, "改票", "名字", True)),
+    ]  # fmt: skip
+    if not change:
+        made.append(Form("a change, its reason left out", BallotKind.CHANGE, changed,
+                         _lines(rules, "改票", "名字", False)))  # fmt: skip
+    if not vote:
+        new = "a new post in the vote thread"
+        made.append(Form("a vote with its reason", BallotKind.VOTE, new,
+                         _lines(rules, "投票", "名字", True)))  # fmt: skip
+    made += [
+        Form("a proxy ballot (代投)", BallotKind.PROXY, "the director's post in the vote thread: "
+             "the player it is cast for on a line of its own", "代投：玩家\n"
+             + _lines(rules, "投票", "名字", vote), "玩家"),
+        Form("a proxy change", BallotKind.PROXY, "the director's post, as a new post or any "
+             "other way (how a change is posted binds the players)", "代投：玩家\n"
+             + _lines(rules, "改票", "名字", change), "玩家"),
+    ]  # fmt: skip
+    return made
+
+
+_SPELLINGS = (
+    "Full-width and half-width punctuation are the same (`：` or `:`), 【】 or [] may go round "
+    "a label, target and reason may share a line, and spaces around them do not matter. A "
+    "director's post is never a ballot of the director's own: it is one only as a proxy "
+    "ballot, whose first line says whom it is for (`代投：玩家`, `【代投】玩家`); a 催票 or a "
+    "result that holds the word 代投 is no ballot, and neither is any post tally made."
+)
+
+
+def _forms_markdown(rules: Ruleset) -> list[str]:
+    lines = ["", "How a ballot is written (V1, V2, V6, V8):", ""]
+    for form in forms(rules):
+        lines += [f"- {form.what}: {form.where}", "", "  ```", *(
+            f"  {ln}" for ln in form.text.splitlines()), "  ```", ""]  # fmt: skip
+    return lines[:-1]
+
+
 def markdown(presets: Mapping[str, Ruleset] = PRESETS) -> str:
     """The page: one short table for each built-in ruleset (``default`` is ``000``)."""
     lines = [
@@ -164,6 +246,8 @@ def markdown(presets: Mapping[str, Ruleset] = PRESETS) -> str:
         "A game file picks one with `ruleset = \"…\"` (or `tally init --ruleset …`); any line "
         "may be changed for one game under `[rules]` ([game-file.md](game-file.md), *Rules*). "
         "The ids (V3, C5, L1…) are the rules' in README, *The rules*.",
+        "",
+        _SPELLINGS,
     ]
     for key, rules in presets.items():
         if key == "default":
@@ -171,6 +255,7 @@ def markdown(presets: Mapping[str, Ruleset] = PRESETS) -> str:
         lines += ["", f"## `{key}`", "", ABOUT.get(key, rules.name) + ".", "",
                   "| | | rule |", "|---|---|---|"]  # fmt: skip
         lines += [f"| {what} | {how} | {rule} |" for what, how, rule in rows(rules)]
+        lines += _forms_markdown(rules)
     return "\n".join(lines) + "\n"
 
 
