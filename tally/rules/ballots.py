@@ -58,7 +58,7 @@ class Ballot:
     time: datetime  # the time the ballot counts from (a V7 fix keeps the original's)
     posted_at: datetime
     status: Status
-    reason: VoidReason | None
+    reason: VoidReason | None  # the one of ``reasons`` an announcement names
     note: str
     comment: bool = False
     parent_post_id: str | None = None
@@ -74,6 +74,8 @@ class Ballot:
     # Counted, then void because its voter or its target went out during the day (V9):
     # the player voted (L3), though the vote no longer counts.
     lapsed: bool = False
+    # Every rule a void ballot breaks, ``reason`` first (tally.rules.verdicts.NAMED_FIRST).
+    reasons: tuple[VoidReason, ...] = ()
 
     @property
     def casts_a_vote(self) -> bool:

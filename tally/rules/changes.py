@@ -25,6 +25,7 @@ def apply_ruling(w: Work, roster: Roster) -> None:
     note = f"director's ruling: {r.action}" + (f" ({r.note})" if r.note else "")
     if r.action == RulingAction.VOID:
         w.status, w.reason = Status.VOID, VoidReason.RULING
+        w.reasons.insert(0, VoidReason.RULING)
         w.notes.append(note)
         return
     target = r.target or w.target
@@ -39,6 +40,7 @@ def apply_ruling(w: Work, roster: Roster) -> None:
         raise GameFileError(f"the ruling accepting floor {w.post.floor} names no player's ballot.")
     w.target = target if not w.abstain else w.target
     w.status, w.reason = None, None
+    w.reasons.clear()
     w.notes.append(note)
 
 
@@ -85,6 +87,10 @@ def sequence(voter: str, seq: list[Work], day: Day, rules: Ruleset) -> None:
                 earlier = _answered(w, fixables, rules)
                 roots[id(w)] = roots[id(earlier)] if earlier is not None else w
                 fixables.append(w)
+            elif current is not None and w.reason in FIXABLE:
+                # A second ballot written wrong: posted the wrong way too, it is that first
+                # (a player who mends the words alone posts a void change again).
+                _posted_as_a_change(w, own_floors, rules)
             w.is_change = current is not None
             continue
         if current is None:
@@ -114,6 +120,7 @@ def sequence(voter: str, seq: list[Work], day: Day, rules: Ruleset) -> None:
                 VoidReason.NO_CHANGE,
                 f"same target as floor {current.post.floor}: not a change (V7)",
             )
+            _posted_as_a_change(w, own_floors, rules)
             continue
         if day.accelerated:
             w.void(
@@ -121,15 +128,7 @@ def sequence(voter: str, seq: list[Work], day: Day, rules: Ruleset) -> None:
                 "the day is accelerated: no change counts (S3)",
             )
             continue
-        if not w.proxy and not _answers_one_of(w, own_floors, rules.change_via, w.author):
-            how = " or ".join(rules.change_via)
-            buttons = CHANGE_BUTTONS.get(w.post.platform, {})
-            hint = " or ".join(buttons[m] for m in rules.change_via if m in buttons)
-            w.void(
-                VoidReason.CHANGE_NOT_REPLY,
-                f"a change must be posted as a {how} of one's own vote (V3)"
-                + (f": {hint}" if hint else ""),
-            )
+        if not _posted_as_a_change(w, own_floors, rules):
             continue
         death = day.died.get(current.target or "")
         if rules.change_after_target_death and death is not None and w.posted_at >= death:
@@ -176,6 +175,19 @@ def sequence(voter: str, seq: list[Work], day: Day, rules: Ruleset) -> None:
         else:
             changes += 1
         current = _supersede(current, w, own_floors)
+
+
+def _posted_as_a_change(w: Work, own_floors: set[str], rules: Ruleset) -> bool:
+    """Whether ``w`` is posted the way a change must be (V3; a proxy's any way): if not, it
+    is void for it, with the way said."""
+    if w.proxy or _answers_one_of(w, own_floors, rules.change_via, w.author):
+        return True
+    how = " or ".join(rules.change_via)
+    buttons = CHANGE_BUTTONS.get(w.post.platform, {})
+    hint = " or ".join(buttons[m] for m in rules.change_via if m in buttons)
+    said = f"a change must be posted as a {how} of one's own vote (V3)"
+    w.void(VoidReason.CHANGE_NOT_REPLY, said + (f": {hint}" if hint else ""))
+    return False
 
 
 def _answered(w: Work, fixables: list[Work], rules: Ruleset) -> Work | None:

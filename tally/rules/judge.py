@@ -517,7 +517,7 @@ def _check(w: Work, day: Day, rules: Ruleset, electors: frozenset[str] | None = 
         roles = "、".join(rules.election_voters)
         w.void(VoidReason.NOT_ELECTOR, f"only {roles} vote in the sheriff election (V12)")
     problem = w.reading.problem
-    if problem is not None and not w.is_void:
+    if problem is not None:  # void for its time or voter already: a reason more, kept
         w.void(problem.code, f"{problem.text} (V1, V7)")
     if w.unknown_target is not None and not w.is_void:
         w.void(VoidReason.UNKNOWN_TARGET, w.unknown_target)
@@ -575,6 +575,7 @@ def _freeze(w: Work, provisional: bool = False) -> Ballot:
         author_id=w.author_id,
         status=w.status,
         reason=w.reason,
+        reasons=tuple(w.reasons),
         note=note,
         comment=w.is_comment,
         parent_post_id=w.post.post_id if w.is_comment else None,

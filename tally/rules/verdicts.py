@@ -8,6 +8,7 @@ from here; a problem found in a ballot is a (code, text) pair, never recognised 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Self
@@ -82,6 +83,44 @@ class VoidReason(_Labelled):
     NOT_ELECTOR = "not_elector", "V12", "无警长竞选投票权"
     NOT_ELECTABLE = "not_electable", "V12", "不可当选警长"
     RULING = "ruling", "", "导演裁定作废"  # the director's [[rulings]]
+
+
+# When a ballot breaks several rules, the one its row names (issue 48): what it was posted
+# too early, too late or by whom, then where and how it was posted (a change under the wrong
+# floor), then how it was written. A player told 格式错误 about a change posted the wrong way
+# mends the words and the change is void again; every reason is kept (``Ballot.reasons``).
+# A change that names the same target is that first (改票对象未变): it changed nothing.
+NAMED_FIRST = (
+    VoidReason.RULING,
+    VoidReason.BEFORE_OPEN,
+    VoidReason.AFTER_CLOSE,
+    VoidReason.NOT_A_PLAYER,
+    VoidReason.DIRECTOR,
+    VoidReason.PROXY_NOT_DIRECTOR,
+    VoidReason.UNKNOWN_VOTER,
+    VoidReason.DEAD_VOTER,
+    VoidReason.BANNED_VOTER,
+    VoidReason.NOT_ELECTOR,
+    VoidReason.PROXY_LATE,
+    VoidReason.CHANGE_UNDER_ACCELERATION,
+    VoidReason.CHANGE_IN_FINAL_HOUR,
+    VoidReason.BAR_OWNER_LATE_CHANGE,
+    VoidReason.SECOND_CHANGE,
+    VoidReason.CHANGE_WITHOUT_VOTE,
+    VoidReason.NO_CHANGE,
+    VoidReason.CHANGE_NOT_REPLY,
+    VoidReason.FORMAT,
+    VoidReason.SEVERAL_BALLOTS,
+    VoidReason.UNKNOWN_TARGET,
+    VoidReason.DEAD_TARGET,
+    VoidReason.BANNED_TARGET,
+    VoidReason.NOT_ELECTABLE,
+)
+
+
+def named_first(reasons: Iterable[VoidReason]) -> VoidReason | None:
+    """Of the reasons a ballot is void for, the one its row names (``NAMED_FIRST``)."""
+    return min(reasons, key=NAMED_FIRST.index, default=None)
 
 
 def span_words(minutes: int) -> str:

@@ -11,7 +11,7 @@ from tally.model import Post
 from tally.rules.ballot_text import ParsedBallot, Reading
 from tally.rules.game import Ruling
 from tally.rules.merges import Seen
-from tally.rules.verdicts import Status, VoidReason
+from tally.rules.verdicts import Status, VoidReason, named_first
 
 
 @dataclass
@@ -33,7 +33,10 @@ class Work:
     abstain: bool = False
     time: datetime | None = None
     status: Status | None = None  # None: not judged yet
-    reason: VoidReason | None = None
+    reason: VoidReason | None = None  # the one of ``reasons`` its row names
+    # Every rule the ballot breaks, as found (a change written wrong and posted the wrong way
+    # breaks two): the JSON keeps them all.
+    reasons: list[VoidReason] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     suggestions: tuple[str, ...] = ()
     flags: list[tuple[str, str]] = field(default_factory=list)  # (rule, note)
@@ -66,8 +69,17 @@ class Work:
         return self.status == Status.VOID
 
     def void(self, reason: VoidReason, note: str) -> None:
-        self.status, self.reason = Status.VOID, reason
-        self.notes.append(note)
+        """Void for ``reason`` too: the row names the first of its reasons in
+        ``NAMED_FIRST``, whose note comes first."""
+        self.status = Status.VOID
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+        first = named_first(self.reasons)
+        if first is reason and self.reason not in (None, reason):
+            self.notes.insert(0, note)
+        else:
+            self.notes.append(note)
+        self.reason = first
 
     @property
     def earliest(self) -> datetime:

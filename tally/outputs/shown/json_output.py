@@ -53,6 +53,10 @@ def day_json(result: DayResult) -> dict[str, Any]:
                     "time": iso(b.time),
                     "status": b.status,
                     "reason": b.reason,
+                    # Every rule it breaks, the one the announcement names first.
+                    "reasons": [b.reason, *(r for r in b.reasons if r != b.reason)]
+                    if b.reason
+                    else [],
                     # As the announcement words it, with the ruleset's numbers.
                     "reason_words": void_words(b.reason, result.rules) if b.reason else None,
                     "author": b.author,
@@ -125,6 +129,7 @@ def _remark(r: Remark) -> dict[str, Any]:
         "time": iso(r.time),
         "status": r.status,
         "reason": None,
+        "reasons": [],
         "author": r.author,
         "author_id": r.author_id,
         "comment": r.comment,
