@@ -16,10 +16,11 @@ from tally.errors import GameFileError, InputError, NotAThreadError
 from tally.model import HIDE_CODE, Post, Thread, Writing
 from tally.rules.ballot_text import Reading, read_boxed
 from tally.rules.ballots import Ballot, Flag, Remark
-from tally.rules.changes import apply_ruling, lapse_and_flag, owner_due, sequence, window_text
+from tally.rules.changes import apply_ruling, lapse_and_flag, owner_due, window_text
 from tally.rules.game import Author, Cast, Day, Game, Signed
 from tally.rules.merges import Seen, seen_in_vote_thread
 from tally.rules.names import Roster
+from tally.rules.ordering import in_order
 from tally.rules.own import tallys_own
 from tally.rules.rulesets import Ruleset
 from tally.rules.targets import (
@@ -116,8 +117,14 @@ def judge(
     for work in sorted(works, key=lambda w: w.order):
         if work.voter is not None:
             by_voter.setdefault(work.voter, []).append(work)
+    unordered: list[str] = []
     for voter, seq in by_voter.items():
-        sequence(voter, seq, day, rules)
+        said, stop = in_order(voter, seq, day, rules)
+        notes += said
+        if stop is not None:
+            unordered.append(stop)
+    if unordered:
+        raise InputError(" ".join(unordered))
     flags = lapse_and_flag(works, day, rules, owner_out=owner_out) + notes
     flags += [Flag("moved in", r.note, r.player, r.floor, r.post_id)
               for r in rows if r.status is Status.MOVED_IN]  # fmt: skip
