@@ -204,3 +204,32 @@ def test_the_docs_example_profile_loads():
     assert len(blocks) >= 3
     for block in blocks:
         assert parse_boards(block, "docs/boards.md")
+
+
+X35 = FIXTURES / "discuz-x35-changes"
+
+
+@pytest.mark.rules("V3")
+@pytest.mark.parametrize(
+    "page,found,example,said",
+    [
+        ("own-floor-off-alice.html", 1, "not allowed (允许点评自己的帖子 off)",
+         "管理中心 → 全局 → 站点功能 → 帖子点评"),
+        ("own-floor-on-alice.html", 1, "allowed (允许点评自己的帖子 on)", None),
+        ("own-floor-guest.html", 0, "", "cannot tell from a guest's page"),
+    ],
+)  # fmt: skip
+def test_doctor_says_whether_a_member_may_comment_on_their_own_floor(page, found, example, said):
+    """Issue 48: ruleset 000's change is a 点评 under one's own vote, which a real X3.5 allows
+    only with 允许点评自己的帖子 (commentpostself) on, off as installed: nothing told the
+    director. Read off real pages: the 点评 button on the reader's own floor, beside others'."""
+    code, report = doctor_json(str(X35 / page))
+    assert code == 0 and report["readable"]  # a setting, not a field tally needs
+    own = fields(report)["点评 on one's own floor"]
+    assert (own["essential"], own["found"], own["example"]) == (False, found, example)
+    if said is None:
+        assert own["missing"] == []
+    else:
+        assert said in own["missing"][0]
+    _, text = doctor(str(X35 / page))
+    assert ("点评 on one's own floor: " in text) == (said is not None)

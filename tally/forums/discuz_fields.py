@@ -7,6 +7,7 @@ could not be read.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -37,8 +38,77 @@ def diagnosed(page: PageText, nodes: Sequence[Node], frame: PageFrame, place: Pl
     ]
     return Diagnosis(
         page.source, "Discuz!", page.board, problem=None, posts=len(nodes),
-        fields=(*page_fields, *_post_fields(nodes, place)),
+        fields=(*page_fields, *_post_fields(nodes, place), own_floor_comments(page, nodes, place)),
     )  # fmt: skip
+
+
+# The logged-in member of a Discuz! page (0: a guest), as its scripts name it.
+_READER = re.compile(r"discuz_uid\s*=\s*'(\d+)'")
+# The 点评 button of a floor, in X3's default templates: a.cmmnt, to misc.php's comment form.
+_COMMENT_BUTTON = re.compile(r"mod=misc&(?:amp;)?action=comment&")
+OWN_FLOOR = "点评 on one's own floor"
+
+
+def own_floor_comments(page: PageText, nodes: Sequence[Node], place: Place) -> FieldFound:
+    """Whether the page's reader may 点评 their own floor, which a change posted as a 点评
+    under one's own vote needs (ruleset 000, V3): Discuz! shows the 点评 button only on the
+    floors its reader may 点评, and on one's own only where the board allows it (允许点评自己的
+    帖子, ``commentpostself``, off as X3.5 installs). Told from the reader's floors but the
+    first (the first has a setting of its own) beside others' floors on the same page."""
+    reader = _READER.search(page.text)
+    uid = reader.group(1) if reader else None
+    own: list[tuple[int, bool]] = []
+    others = False
+    for index, node in enumerate(nodes):
+        try:
+            fields = PostFields(node, place, index)
+            floor, _ = fields.floor()
+            (_, author), _ = fields.author()
+        except ParseError:
+            continue
+        button = any(_COMMENT_BUTTON.search(a.attributes.get("href") or "")
+                     for a in node.css("a[href]"))  # fmt: skip
+        if floor == 1:
+            continue
+        if uid not in (None, "0") and author == uid:
+            own.append((floor, button))
+        else:
+            others = others or button
+    cannot = _cannot_tell(uid, own, others)
+    if cannot is not None:
+        return FieldFound(OWN_FLOOR, False, 0, 1, missing=(cannot,))
+    floor, button = own[0]
+    where = ((f"floor {floor}, uid {uid}'s own: {'a' if button else 'no'} 点评 button", 1),)
+    if button:
+        return FieldFound(OWN_FLOOR, False, 1, 1, where, "allowed (允许点评自己的帖子 on)")
+    said = (
+        f"uid {uid} has no 点评 button on their own floor {floor} where others' floors show one: "
+        "the board does not let a member 点评 their own floor, so a change posted as a 点评 under "
+        "one's own vote (ruleset 000) cannot be made; the board's admin turns on "
+        "允许点评自己的帖子 (commentpostself) in 管理中心 → 全局 → 站点功能 → 帖子点评, or the "
+        "game takes changes another way ([rules] change_via)."
+    )
+    off = "not allowed (允许点评自己的帖子 off)"
+    return FieldFound(OWN_FLOOR, False, 1, 1, where, off, (said,))
+
+
+def _cannot_tell(uid: str | None, own: list[tuple[int, bool]], others: bool) -> str | None:
+    if uid in (None, "0"):
+        return (
+            "cannot tell from a guest's page (a guest sees no 点评 button): read a page of the "
+            "vote thread with the cookies of a player who has a floor on it (--cookies FILE)."
+        )
+    if not own:
+        return (
+            f"cannot tell: the page's reader, uid {uid}, has no floor on it but the first; read "
+            "a page where they have one."
+        )
+    if not others and not any(button for _, button in own):
+        return (
+            f"cannot tell: uid {uid} sees no 点评 button on any floor of the page (the board's "
+            "点评 is off, or their user group may not 点评 posts: 允许参与点评)."
+        )
+    return None
 
 
 # How each post field is shown as an example.
