@@ -248,6 +248,8 @@ def close_context(
         "publish_counts": rules.publish_counts,
         "publish_voters": rules.publish_voters,
         "thread_url": platform.page_url(ref, 1),
+        # What the forum calls a comment under a floor: a Discuz! 点评, a Tieba 楼中楼.
+        "comment_word": platform.comment_word,
         "totals": [
             {
                 "player": t.player,
