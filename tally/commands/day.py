@@ -244,10 +244,30 @@ def appended(text: str, block: str) -> str:
         tail: list[tuple[Any, Any]] = []
         while body and body[-1][0] is None:  # comments and blank lines after the last key
             tail.insert(0, body.pop())
-        last.value.body.append((None, Whitespace(newline)))
-        new.value.body.extend(tail or [(None, Whitespace(newline))])
+        keys = [key.key if key is not None else None for key, _ in doc.body]
+        follows = any(k is not None for k in keys[keys.index("days") + 1 :])
+        mine, theirs = _trailing(tail, follows)
+        body.extend(mine)
+        if not mine or not isinstance(mine[-1][1], Whitespace):
+            body.append((None, Whitespace(newline)))
+        new.value.body.extend(theirs or [(None, Whitespace(newline))])
     days.append(new)
     return tomlkit.dumps(doc).rstrip("\r\n") + newline
+
+
+def _trailing(tail: list[tuple[Any, Any]], follows: bool) -> tuple[list[Any], list[Any]]:
+    """The comments and blank lines after the last day's keys, split into the day's own and
+    those of what follows the days (a ``[[rulings]]``), which stay before it: tomlkit puts
+    both in the last day's table. The comments after the last blank line are the next
+    table's, as a comment right above a header is; those before it stay with the day they
+    were written in (the placeholders day add wrote under it, a note on the day)."""
+    from tomlkit.items import Whitespace
+
+    if not follows:
+        return tail, []
+    blanks = [i for i, (_, item) in enumerate(tail) if isinstance(item, Whitespace)]
+    cut = blanks[-1] if blanks else 0
+    return tail[:cut], tail[cut:]
 
 
 class Asker(Protocol):
