@@ -229,3 +229,17 @@ def test_a_day_naming_a_deputy_who_is_out_is_refused():
     assert str(refused.value) == "day 2 in game 'game' names 乙 deputy, but 乙 is out"
     day, facts = day_2('deputy = "乙"', 'deputy = "none"')
     assert day.deputy is None and facts[-1].note == "no deputy"
+
+
+@pytest.mark.rules("C1")
+def test_the_same_deputy_named_again_under_a_new_sheriff_stands_from_that_day():
+    from tally.rules.state import Carried, resolve
+    from tally.rules.verdicts import OutcomeResult
+
+    two = 'sheriff = "丙"\nsheriff_change = "明察：侦探强制成为警长"\ndeputy = "乙"'
+    g = parse_game(GAME.format(one='deputy = "乙"', two=two), source="g.toml")
+    first = Carried().after(resolve(g, g.day(1), Carried())[0], OutcomeResult.SHERIFF, "甲")
+    day, facts = resolve(g, g.day(2), first)
+    assert (day.sheriff, day.deputy, facts[-1].note) == ("丙", "乙", "named in the game file")
+    after = first.after(day, OutcomeResult.NONE, None)
+    assert (after.deputy, after.deputy_how, after.deputy_under) == ("乙", "day 2's game file", "丙")

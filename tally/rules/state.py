@@ -111,7 +111,9 @@ class Carried:
         elif outcome is OutcomeResult.ELIMINATED and player is not None:
             out.setdefault(player, (day.day + 1, f"voted out on day {day.day}"))
         deputy = (self.deputy, self.deputy_since, self.deputy_how, self.deputy_under)
-        if day.no_deputy or day.deputy not in (None, self.deputy):
+        # Named this day: another deputy, or the same one named again under a new sheriff.
+        anew = day.deputy not in (None, self.deputy) or day.sheriff != self.deputy_under
+        if day.no_deputy or (day.deputy is not None and anew):
             deputy = (day.deputy, day.day, f"day {day.day}'s game file", None)
         if day.deputy is not None:  # named or carried this day: under the day's sheriff
             deputy = (*deputy[:3], sheriff)  # the one elected when named on election day
