@@ -264,9 +264,10 @@ def _roles(carried: Carried, out: Mapping[str, Fact]) -> list[str]:
             'sheriff name 执警? (deputy = "none" if nobody yet)'
         )
     else:
+        under = carried.deputy_under or "no sheriff"
         lines.append(
-            f'# deputy = "…"  # {deputy} was the deputy under {carried.deputy_under}: the badge '
-            'passed, and its new holder names the deputy anew (deputy = "none" if nobody yet)'
+            f'# deputy = "…"  # {deputy} was the deputy under {under}: the badge passed, and '
+            'its new holder names the deputy anew (deputy = "none" if nobody yet)'
         )
     return lines
 
