@@ -32,7 +32,7 @@ OPTIONS: dict[str, Opt] = {
     "day": Opt(("--day",), int, "The day.", REQUIRED, more={"metavar": "N"}),
     "card_day": Opt(("--day",), int, "The day the card is for.", REQUIRED, to="day", more={"metavar": "N"}),
     "only_day": Opt(("--day",), int | None, "Only this day's cards.", to="day", more={"metavar": "N"}),
-    "only_player": Opt(("--player",), str | None, "Only this player's.", to="player", more={"metavar": "NAME"}),
+    "only_player": Opt(("--player",), str | None, "Only this player's: as for PLAYER in tally cards add.", to="player", more={"metavar": "NAME"}),
     "markup": Opt(("--format",), Markup | None, "bbcode (Discuz!) or text (Tieba); by default, what the game's forum uses.", more={"metavar": "bbcode|text"}),
     "kind": Opt(("--kind",), Announcement, "close (the day's result), morning (A1), elevator (A2) or reminder (催票).", Announcement.CLOSE, more={"metavar": "close|morning|elevator|reminder"}),
     "announce": Opt(("--announce",), bool, "Print the announcement after the table.", False),
@@ -67,7 +67,7 @@ OPTIONS: dict[str, Opt] = {
     "threads": Opt((), list[str], "The game's threads: discussion and vote threads, URLs or saved pages.", REQUIRED, to="sources", more={"metavar": "URL-OR-FILE"}),
     "url": Opt((), str, "The vote thread's URL.", REQUIRED, more={"metavar": "URL"}),
     "source": Opt((), str, "One page: a thread URL as you would paste it, or a saved page file.", REQUIRED, more={"metavar": "URL-OR-FILE"}),
-    "player": Opt((), str, "The player.", REQUIRED, more={"metavar": "PLAYER"}),
+    "player": Opt((), str, "The player: the game file's name, the name their account posts under now (a rename tally read in the game's threads), or uid:N (the account's id, Discuz! uid or Tieba user id); the ledger records the game file's name.", REQUIRED, more={"metavar": "PLAYER"}),
     "colour": Opt((), str, "blue, yellow or red (蓝, 黄, 红).", REQUIRED, more={"metavar": "COLOUR"}),
     "rule": Opt((), str, "The rule: L4, L8, …", REQUIRED, more={"metavar": "RULE"}),
     "reason": Opt((), str, "Why, as the morning post will say it.", REQUIRED, more={"metavar": "REASON"}),
@@ -121,13 +121,13 @@ DAY = (
 )
 CARDS = (
     Command("add", "tally.commands.cards:add_card", "Give a card; the escalations it makes (K1) come with it, and a card given twice is one card.",
-            'tally cards add --game game.toml --day 2 糖糖 yellow L4 "第2晚未按时行动"', ("game", "card_day", "player", "colour", "rule", "reason")),
+            'tally cards add --game game.toml --day 2 糖糖 yellow L4 "第2晚未按时行动"', ("game", "card_day", "player", "colour", "rule", "reason", "cache_dir")),
     Command("remove", "tally.commands.cards:remove_card", "Take a card back; the escalations that rested on it (K1) go with it.",
-            "tally cards remove --game game.toml --day 2 糖糖 yellow L4", ("game", "card_day", "player", "colour", "rule", "which")),
+            "tally cards remove --game game.toml --day 2 糖糖 yellow L4", ("game", "card_day", "player", "colour", "rule", "which", "cache_dir")),
     Command("keep", "tally.commands.cards:keep_card", "Keep a card of tally's as yours: one in doubt (the check no longer gives it) counts again, with its escalations (K1).",
-            "tally cards keep --game game.toml --day 1 糖糖 yellow L1", ("game", "card_day", "player", "colour", "rule")),
+            "tally cards keep --game game.toml --day 1 糖糖 yellow L1", ("game", "card_day", "player", "colour", "rule", "cache_dir")),
     Command("list", "tally.commands.cards:list_cards", "The ledger's cards, and each player's totals and who is sent off (K2).",
-            "tally cards list --game game.toml --day 2", ("game", "only_day", "only_player")),
+            "tally cards list --game game.toml --day 2", ("game", "only_day", "only_player", "cache_dir")),
 )
 
 app = typer.Typer(

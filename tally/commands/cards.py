@@ -10,19 +10,28 @@ same rules: a card added twice is one card, K1 escalations follow the card that 
 
     add_card(load_game("game.toml"), day=2, player="糖糖", colour="yellow", rule="L4",
              reason="第2晚未按时行动")
+
+The player is named as the game file names them, or by the name their account posts under
+now (a rename tally knows from its reads of the game's threads: give ``reader``), or by the
+account's id, ``uid:3`` (``tally.rules.accounts``); the ledger records the file's name.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tally.errors import InputError
 from tally.outputs.written import cardfile
 from tally.rules import ledger
+from tally.rules.accounts import Named, named_player, names_now
 from tally.rules.game import Game
 from tally.rules.ledger import Card, LedgerEdit, LedgerView
 from tally.rules.verdicts import Colour
+
+if TYPE_CHECKING:
+    from tally.forums.reader import Reader
 
 # The colours as a director may write them.
 _COLOURS = {
@@ -39,13 +48,11 @@ def colour_of(text: str) -> Colour:
     return colour
 
 
-def _player(game: Game, name: str) -> str:
-    player = game.author(name).player
-    if player is None:
-        close = game.roster.suggest(name)
-        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-        raise InputError(f"{name!r} is not a player of {game.where()}{hint}.")
-    return player
+def _player(game: Game, name: str, reader: Reader | None) -> Named:
+    """The player ``name`` names: the file's name, the name their account posts under now
+    (by tally's reads of the game's threads, kept in its cache), or ``uid:N``."""
+    kept = [(ref.thread_id, reader.kept(ref)) for ref in game.named_threads] if reader else []
+    return named_player(game, name, names_now(kept))
 
 
 def _path(game: Game) -> Path:
@@ -64,18 +71,20 @@ def _check(game: Game, day: int, rule: str, reason: str) -> None:
 
 
 def add_card(
-    game: Game, *, day: int, player: str, colour: str, rule: str, reason: str
-) -> LedgerEdit:
+    game: Game, *, day: int, player: str, colour: str, rule: str, reason: str,
+    reader: Reader | None = None,
+) -> LedgerEdit:  # fmt: skip
     """Give a card by hand; K1 escalations it makes are added with it."""
     _check(game, day, rule, reason)
-    card = Card(day, _player(game, player), colour_of(colour), rule.strip(), reason.strip(),
+    named = _player(game, player, reader)
+    card = Card(day, named.player, colour_of(colour), rule.strip(), reason.strip(),
                 source="director")  # fmt: skip
     path = _path(game)
     with cardfile.editing(path):
         cards, new = ledger.add(cardfile.load(path), [card])
         if new:
             cardfile.save(path, cards)
-    return LedgerEdit(path, tuple(ledger.live(cards)), tuple(new), ())
+    return LedgerEdit(path, tuple(ledger.live(cards)), tuple(new), (), named.how)
 
 
 def _not_k1(rule: str, instead: str) -> None:
@@ -85,15 +94,17 @@ def _not_k1(rule: str, instead: str) -> None:
 
 
 def remove_card(
-    game: Game, *, day: int, player: str, colour: str, rule: str, reason: str | None = None
-) -> LedgerEdit:
+    game: Game, *, day: int, player: str, colour: str, rule: str, reason: str | None = None,
+    reader: Reader | None = None,
+) -> LedgerEdit:  # fmt: skip
     """Take a card back; the escalations of that player are made again without it."""
-    name = _player(game, player)
+    named = _player(game, player, reader)
     wanted = colour_of(colour)
     _not_k1(rule, "remove one of them, and the escalation goes with it")
     path = _path(game)
     with cardfile.editing(path):
-        return _remove(path, day, name, wanted, rule, reason)
+        edit = _remove(path, day, named.player, wanted, rule, reason)
+    return dataclasses.replace(edit, how=named.how)
 
 
 def _remove(
@@ -125,11 +136,14 @@ def _remove(
     return LedgerEdit(path, tuple(ledger.live(after)), (), removed)
 
 
-def keep_card(game: Game, *, day: int, player: str, colour: str, rule: str) -> LedgerEdit:
+def keep_card(
+    game: Game, *, day: int, player: str, colour: str, rule: str, reader: Reader | None = None
+) -> LedgerEdit:
     """Keep a card of tally's as the director's own (source "director"): one in doubt (the
     check no longer gives it) counts again, with the escalations it makes (K1); a card by
     hand is never questioned by the check again."""
-    name = _player(game, player)
+    named = _player(game, player, reader)
+    name = named.player
     wanted = colour_of(colour)
     _not_k1(rule, "keep those, and the escalation is made with them")
     path = _path(game)
@@ -148,13 +162,16 @@ def keep_card(game: Game, *, day: int, player: str, colour: str, rule: str) -> L
         had = {c.key for c in ledger.counted(cards)}
         added = tuple(c for c in ledger.counted(after) if c.key not in had and c is not mine)
         cardfile.save(path, after)
-    return LedgerEdit(path, tuple(ledger.live(after)), (mine, *added), ())
+    return LedgerEdit(path, tuple(ledger.live(after)), (mine, *added), (), named.how)
 
 
-def list_cards(game: Game, *, day: int | None = None, player: str | None = None) -> LedgerView:
+def list_cards(
+    game: Game, *, day: int | None = None, player: str | None = None,
+    reader: Reader | None = None,
+) -> LedgerView:  # fmt: skip
     """The ledger's cards (of one day, of one player), with each player's totals."""
     path = _path(game)
-    name = _player(game, player) if player is not None else None
+    name = _player(game, player, reader).player if player is not None else None
     cards = [
         c for c in ledger.live(cardfile.load(path))
         if (day is None or c.day == day) and (name is None or c.player == name)

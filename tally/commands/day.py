@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -32,7 +32,7 @@ from tally.rules.game import Day, Game
 from tally.rules.gamefile import PLACEHOLDER
 from tally.rules.guards import thread_fits_day
 from tally.rules.rulesets import Ruleset, TieStep
-from tally.rules.state import Carried, resolve
+from tally.rules.state import Carried, Fact, FactKind, Source, questions, who_is_out
 from tally.rules.verdicts import ThreadRole
 from tally.times import compared
 
@@ -152,26 +152,46 @@ def propose(
             f"day {number} is not open yet: {opens_from.split(':')[0]} says it opens {at}, "
             f"and it is {it_is}; add the day once it has opened."
         )
-    out = tuple(
-        (p, how) for p, (since, how) in sorted(carried.out.items(), key=lambda i: i[1][0])
-        if since <= number
-    )  # fmt: skip
     todo = []
     if closes is None:
         todo.append(
             f"write day {number}'s closes (neither first post says it, like 关门：11月26日 21:30)"
         )
-    try:  # what the day inherits, held against it as a count will (a sheriff who is out)
-        resolve(with_day, day, carried)
-    except GameFileError as exc:
-        todo.append(str(exc).rstrip("."))
+    gone, asked = _inherited(with_day, day, carried)
+    todo += asked
     if carried.unchecked:
         todo.append("count the days before first: " + "; ".join(carried.unchecked))
-    block = _block(game.rules, day, closes, opens_from, closes_from, fast, carried, out)
+    block = _block(game.rules, day, closes, opens_from, closes_from, fast, carried, gone)
+    out = tuple((p, f.note) for p, f in gone.items())
+    sheriff = carried.sheriff if carried.sheriff not in gone else None
+    deputy = carried.deputy if _deputy_carried(carried, gone) else None
     return Proposal(
         number, urls[0], urls[1], opens, opens_from, closes, closes_from, fast,
-        carried.sheriff, carried.sheriff_how, out, carried.unchecked, block, tuple(todo),
+        sheriff, carried.sheriff_how if sheriff else "", out, carried.unchecked, block,
+        tuple(todo), deputy, carried.deputy_how if deputy else "",
     )  # fmt: skip
+
+
+def _inherited(
+    game: Game, day: Day, carried: Carried
+) -> tuple[dict[str, Fact], tuple[str, ...]]:
+    """Who is out on ``day`` as its count will have it (the days before, the card ledger),
+    each with the fact that says so, in the order they went; and what the block must still
+    say of the lasting roles, as a count of it would stop on them (a sheriff or a deputy who
+    is out, a badge that passes)."""
+    try:
+        facts = who_is_out(game, day, carried)[1]
+        asked = questions(game, day, carried)
+    except GameFileError as exc:
+        return {}, (str(exc).rstrip("."),)
+    return {f.player: f for f in sorted(facts, key=lambda f: f.day or 0) if f.player}, asked
+
+
+def _deputy_carried(carried: Carried, out: Mapping[str, Fact]) -> bool:
+    """Whether the deputy the days before named stands on the new day: alive, and under the
+    sheriff who named them (a badge that passes brings a deputy named anew)."""
+    sheriff = carried.sheriff if carried.sheriff not in out else None
+    return carried.deputy not in (None, *out) and carried.deputy_under == sheriff
 
 
 def _q(value: str) -> str:
@@ -185,7 +205,7 @@ def _when(value: datetime) -> str:
 
 def _block(rules: Ruleset, day: Day, closes: datetime | None, opens_from: str,
            closes_from: str, fast: Close | None, carried: Carried,
-           out: tuple[tuple[str, str], ...]) -> str:  # fmt: skip
+           out: Mapping[str, Fact]) -> str:  # fmt: skip
     lines = [
         "[[days]]",
         f"day = {day.day}",
@@ -200,22 +220,56 @@ def _block(rules: Ruleset, day: Day, closes: datetime | None, opens_from: str,
             f"accelerated ({_q(fast.line)})"
         )
     lines += [f"discussion = {_q(day.discussion or '')}", f"vote = {_q(day.vote)}"]
-    if carried.sheriff is not None and carried.sheriff not in dict(out):
-        lines.append(
-            f"# sheriff: {carried.sheriff}, from {carried.sheriff_how} (tally derives it; "
-            'write sheriff = "…" with sheriff_change = "…" if the badge passed)'
-        )
-    elif carried.sheriff is not None:
-        gone = carried.sheriff
-        lines.append(f'# sheriff = "…"  # {gone}, the sheriff, is out: who has the badge?')
+    lines += _roles(carried, out)
     if out:
-        shown = ", ".join(f"{p} ({how})" for p, how in out)
+        shown = ", ".join(f"{p} ({f.note})" for p, f in out.items())
         lines.append(f"# out so far (tally derives them): {shown}")
     noon = _when(day.opens.replace(hour=12, minute=0, second=0))
     for key, hint, wanted in _DAY_KEYS:
-        if wanted(rules):
+        if wanted(rules) and not (key == FactKind.DEPUTY and carried.deputy is not None):
             lines.append(f"# {key} = {hint.replace('NOON', noon)}")
     return "\n".join(lines) + "\n"
+
+
+def _roles(carried: Carried, out: Mapping[str, Fact]) -> list[str]:
+    """The block's lines of the roles that last: each carried from the days before (a
+    comment: tally derives it, as a count will), or asked (a commented key to fill in) when
+    its holder is out or the badge passes (the rules' 殉职: the sheriff who goes names who
+    has it; sent off by a red card, it passes at random; a new sheriff names a deputy)."""
+    lines = []
+    sheriff, deputy = carried.sheriff, carried.deputy
+    if sheriff is not None and sheriff not in out:
+        lines.append(
+            f"# sheriff: {sheriff}, from {carried.sheriff_how} (tally derives it; "
+            'write sheriff = "…" with sheriff_change = "…" if the badge passed)'
+        )
+    elif sheriff is not None:
+        how = out[sheriff]
+        passes = ("at random (a red card's send-off)" if how.source is Source.LEDGER
+                  else f"to whom {sheriff} names (殉职)")  # fmt: skip
+        lines.append(
+            f'# sheriff = "…"  # {sheriff}, the sheriff, is out: who has the badge? ({how.note}; '
+            f'it passes {passes}; sheriff = "none" if it is gone)'
+        )
+    if deputy is None:
+        return lines
+    if _deputy_carried(carried, out):
+        lines.append(
+            f"# deputy: {deputy}, from {carried.deputy_how} (tally derives it; write "
+            'deputy = "…" if the sheriff named another)'
+        )
+    elif deputy in out:
+        lines.append(
+            f'# deputy = "…"  # {deputy}, the deputy, is out ({out[deputy].note}): whom did the '
+            'sheriff name 执警? (deputy = "none" if nobody yet)'
+        )
+    else:
+        under = carried.deputy_under or "no sheriff"
+        lines.append(
+            f'# deputy = "…"  # {deputy} was the deputy under {under}: the badge passed, and '
+            'its new holder names the deputy anew (deputy = "none" if nobody yet)'
+        )
+    return lines
 
 
 def appended(text: str, block: str) -> str:
@@ -244,10 +298,30 @@ def appended(text: str, block: str) -> str:
         tail: list[tuple[Any, Any]] = []
         while body and body[-1][0] is None:  # comments and blank lines after the last key
             tail.insert(0, body.pop())
-        last.value.body.append((None, Whitespace(newline)))
-        new.value.body.extend(tail or [(None, Whitespace(newline))])
+        keys = [key.key if key is not None else None for key, _ in doc.body]
+        follows = any(k is not None for k in keys[keys.index("days") + 1 :])
+        mine, theirs = _trailing(tail, follows)
+        body.extend(mine)
+        if not mine or not isinstance(mine[-1][1], Whitespace):
+            body.append((None, Whitespace(newline)))
+        new.value.body.extend(theirs or [(None, Whitespace(newline))])
     days.append(new)
     return tomlkit.dumps(doc).rstrip("\r\n") + newline
+
+
+def _trailing(tail: list[tuple[Any, Any]], follows: bool) -> tuple[list[Any], list[Any]]:
+    """The comments and blank lines after the last day's keys, split into the day's own and
+    those of what follows the days (a ``[[rulings]]``), which stay before it: tomlkit puts
+    both in the last day's table. The comments after the last blank line are the next
+    table's, as a comment right above a header is; those before it stay with the day they
+    were written in (the placeholders day add wrote under it, a note on the day)."""
+    from tomlkit.items import Whitespace
+
+    if not follows:
+        return tail, []
+    blanks = [i for i, (_, item) in enumerate(tail) if isinstance(item, Whitespace)]
+    cut = blanks[-1] if blanks else 0
+    return tail[:cut], tail[cut:]
 
 
 class Asker(Protocol):

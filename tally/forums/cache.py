@@ -22,10 +22,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from tally.atomic import write_atomic
 from tally.errors import OutputError
 from tally.forums.history import page_posts
+from tally.model import History, ThreadRef, Version
 
 
 @dataclass(frozen=True)
@@ -229,13 +231,18 @@ class ThreadCache:
         return frozenset(i for i in loaded if isinstance(i, str))
 
     def _ids_in_history(self) -> frozenset[str]:
-        ids: set[str] = set()
-        for _, _, data in self.versions():  # each stored version read once, checked
+        return frozenset(p.post_id for v in self.history().versions for p in v.posts)
+
+    def history(self) -> History:
+        """The thread's history as kept: each stored version's posts, in the order read (a
+        version whose file is damaged is as if never kept)."""
+        versions = []
+        for number, when, data in self.versions():  # each stored version read once, checked
             try:
-                ids.update(p.post_id for p in page_posts(data))
+                versions.append(Version(number, when, page_posts(data)))
             except (ValueError, KeyError, TypeError, IndexError):
-                continue  # a damaged version is as if never kept (fetch._history)
-        return frozenset(ids)
+                continue
+        return History(tuple(versions), capped=len(versions) >= MAX_VERSIONS)
 
     def note_post_ids(self, ids: frozenset[str]) -> None:
         """Add post ids a read found first in this thread to those kept (never removed: a
@@ -443,6 +450,10 @@ class Cache:
 
     def thread(self, platform: str, host: str, thread_id: str) -> ThreadCache:
         return ThreadCache(self.root / self._name(platform, host, thread_id), self._health)
+
+    def history(self, ref: ThreadRef) -> History:
+        """What tally's reads kept of the thread ``ref`` names, from this cache alone."""
+        return self.thread(ref.platform, urlsplit(ref.base).netloc, ref.thread_id).history()
 
     @staticmethod
     def _name(platform: str, host: str, thread_id: str) -> str:

@@ -44,7 +44,7 @@ from tally.forums.cache import (
     first_roles,
 )
 from tally.forums.charset import decode_page
-from tally.forums.history import page_data, page_posts
+from tally.forums.history import page_data
 from tally.forums.http import Http
 from tally.forums.out_of_place import place_floating
 from tally.model import History, Page, Post, Thread, Version
@@ -497,15 +497,7 @@ def _read_pages(
 
 def _history(store: ThreadCache | None) -> History | None:
     """The thread's history as the cache holds it (None: no cache)."""
-    if store is None:
-        return None
-    versions = []
-    for number, when, data in store.versions():
-        try:
-            versions.append(Version(number, when, page_posts(data)))
-        except (ValueError, KeyError, TypeError, IndexError):
-            continue  # a damaged version is as if never kept
-    return History(tuple(versions), capped=len(versions) >= MAX_VERSIONS)
+    return store.history() if store is not None else None
 
 
 def _newest_first(pages: dict[int, tuple[Page, str]]) -> bool:

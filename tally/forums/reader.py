@@ -28,6 +28,7 @@ from tally.errors import InputError
 from tally.forums import resolve_url
 from tally.forums.archived import archive_kind, read_archive, whole
 from tally.forums.boards import Boards, load_boards
+from tally.forums.cache import Cache
 from tally.forums.fetch import (
     MAX_PAGES,
     FetchOptions,
@@ -38,7 +39,7 @@ from tally.forums.fetch import (
     read_saved_thread_files,
 )
 from tally.forums.http import Http, Response
-from tally.model import Thread, ThreadKey, ThreadRef, origin_of
+from tally.model import History, Thread, ThreadKey, ThreadRef, origin_of
 from tally.vocabulary import Markup
 
 _HOST_FIRST = re.compile(r"^[\w-]+(\.[\w-]+)+(:\d+)?/")
@@ -219,6 +220,13 @@ class Reader:
         held = self._held.setdefault(ref.key, Held()) if hold else None
         progress = how.progress if first else None
         return fetch_thread(url, tz, http=self.http, options=options, progress=progress, held=held)
+
+    def kept(self, ref: ThreadRef) -> History:
+        """What tally's earlier reads kept of the thread (its pages as each read found them),
+        from the cache alone, never the forum: nothing when the run uses no cache."""
+        if not self.how.use_cache:
+            return History()
+        return Cache(self.how.cache_dir or self.env.cache_folder(), self.how.warn).history(ref)
 
     def _from_archive(self, url: str) -> Thread:
         """The thread ``url`` names, as the run's archive holds it."""

@@ -143,6 +143,8 @@ class Proposal:
     unchecked: tuple[str, ...]
     block: str
     todo: tuple[str, ...]
+    deputy: str | None = None  # carried from the days before (None: none, or asked)
+    deputy_how: str = ""
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,8 @@ class Day:
     # Why the badge changed hands while its holder lives (see tally.rules.state).
     sheriff_change: str | None = None
     deputy: str | None = None
+    # deputy = "none": the game file says there is no deputy this day (none named yet).
+    no_deputy: bool = False
     slandered: tuple[str, ...] = ()
     cannot_vote: tuple[str, ...] = ()
     cannot_be_voted: tuple[str, ...] = ()

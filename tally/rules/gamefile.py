@@ -429,9 +429,11 @@ class _Checker:
             raw = t.get(k, "")
             return self.player(raw, f"{where}.{k}", roster) if raw != "" else None
 
-        # sheriff = "none" says there is no sheriff (unless a player is called that).
-        no_sheriff = str(t.get("sheriff", "")).strip().lower() in NO_ONE and not any(
-            normalise(p) in NO_ONE for p in roster
+        # sheriff = "none" (deputy = "none") says there is none (unless a player is called that).
+        called_none = any(normalise(p) in NO_ONE for p in roster)
+        no_sheriff, no_deputy = (
+            not called_none and str(t.get(k, "")).strip().lower() in NO_ONE
+            for k in ("sheriff", "deputy")
         )
         change = t.get("sheriff_change")
         accelerated = t.get("accelerated", False)
@@ -479,7 +481,7 @@ class _Checker:
                 raise self.fail(f"{where}.revived", f"{p} is in {where}.dead too: back in "
                                 "the game this day, or out before it, not both")  # fmt: skip
         sheriff = None if no_sheriff else one("sheriff")
-        deputy = one("deputy")
+        deputy = None if no_deputy else one("deputy")
         if sheriff is not None and sheriff in dead:
             raise self.fail(f"{where}.sheriff", f"{sheriff} is in {where}.dead: one who is out "
                             'holds no badge (name who holds it, or sheriff = "none")')  # fmt: skip
@@ -527,6 +529,7 @@ class _Checker:
             no_sheriff=no_sheriff,
             sheriff_change=self.string(change, f"{where}.sheriff_change") if change else None,
             deputy=deputy,
+            no_deputy=no_deputy,
             acolyte=one("acolyte"),
             bar_owner=one("bar_owner"),
             died=died,

@@ -360,3 +360,6 @@ class LedgerEdit:
     cards: tuple[Card, ...]  # the cards in force after it (the struck left out)
     added: tuple[Card, ...]  # the card and the escalations it made (empty: it was there)
     removed: tuple[Card, ...]  # the card and the escalations that went with it
+    # How the name given named the player, when not as the game file does (a renamed
+    # account's name now, its uid: tally.rules.accounts).
+    how: str = ""

@@ -3,14 +3,18 @@
 The game file is typed at closing time: a `sheriff` line is forgotten on day 2, a `dead`
 list is not carried into a copied [[days]] block. tally counted the earlier days itself,
 so it knows what they made: the sheriff the election made (C4), the players voted out
-(C5), and those the game file said were out or died during a day. A day inherits that:
+(C5), and those the game file said were out or died during a day; and the deputy (执警) a
+day's block named, who weighs 1.5 in seed 000 (C1) on the days after until the role passes.
+A day inherits that:
 
 - what the game file leaves out is taken from the earlier days (a fact "derived", with the
   day it comes from);
 - what the game file says is taken, when it agrees;
 - what it says against them stops the count, naming both, unless it says why: a sheriff
   who is out passes the badge (name the successor, or ``sheriff = "none"``), and a badge
-  that changes hands otherwise needs ``sheriff_change = "…"``.
+  that changes hands otherwise needs ``sheriff_change = "…"``; a deputy who is out, or
+  whose sheriff the badge has left, is not carried: the sheriff names one anew (seed 000
+  任命, seed 001 辅政), so the day names them, or ``deputy = "none"``.
 
 Pure: the counts of the earlier days in, the day as it stands and the facts out.
 """
@@ -31,6 +35,7 @@ class FactKind(StrEnum):
     """What a fact is about."""
 
     SHERIFF = "sheriff"
+    DEPUTY = "deputy"
     DEAD = "dead"
     # The sheriff's 任职宣言 (seed 001): chosen once, with the badge (C1's 独裁).
     DECLARATION = "declaration"
@@ -67,6 +72,11 @@ class Carried:
     unchecked: tuple[str, ...] = ()
     # The sheriff's 宣言 and the day whose game file named it: it goes with the badge.
     declaration: tuple[str, int] | None = None
+    deputy: str | None = None
+    deputy_since: int | None = None
+    deputy_how: str = ""  # "day 2's game file"
+    # The sheriff who held the badge when the deputy was named: a new one names their own.
+    deputy_under: str | None = None
 
     def after(
         self,
@@ -100,7 +110,14 @@ class Carried:
             declaration = None  # chosen on taking the badge: a later day's file says it
         elif outcome is OutcomeResult.ELIMINATED and player is not None:
             out.setdefault(player, (day.day + 1, f"voted out on day {day.day}"))
-        return Carried(sheriff, since, how, out, self.unchecked, declaration)
+        deputy = (self.deputy, self.deputy_since, self.deputy_how, self.deputy_under)
+        # Named this day: another deputy, or the same one named again under a new sheriff.
+        anew = day.deputy not in (None, self.deputy) or day.sheriff != self.deputy_under
+        if day.no_deputy or (day.deputy is not None and anew):
+            deputy = (day.deputy, day.day, f"day {day.day}'s game file", None)
+        if day.deputy is not None:  # named or carried this day: under the day's sheriff
+            deputy = (*deputy[:3], sheriff)  # the one elected when named on election day
+        return Carried(sheriff, since, how, out, self.unchecked, declaration, *deputy)
 
     def could_not(self, why: str) -> Carried:
         return dataclasses.replace(self, unchecked=(*self.unchecked, why))
@@ -149,8 +166,47 @@ def resolve(game: Game, day: Day, carried: Carried) -> tuple[Day, tuple[Fact, ..
     """``day`` as it stands after the days before it, and the facts it rests on.
 
     Raises InputError when the game file says, without a reason, what the earlier days'
-    counts contradict.
+    counts contradict, or leaves a lasting role in question (``questions``).
     """
+    dead, facts = who_is_out(game, day, carried)
+    sheriff, fact = _sheriff(game, day, carried, set(dead))
+    deputy, said = _deputy(game, day, carried, set(dead), sheriff)
+    facts += [f for f in (fact, said) if f is not None]
+    # A dead sheriff holds no badge: their weight and their tie-breaking target go.
+    resolved = dataclasses.replace(day, dead=tuple(dead), sheriff=sheriff, deputy=deputy)
+    # The 宣言 goes with the badge: a day block that leaves it out keeps the one chosen.
+    if day.sheriff_declaration is None and carried.declaration is not None:
+        chosen, named = carried.declaration
+        if sheriff is not None and sheriff == carried.sheriff:
+            resolved = dataclasses.replace(resolved, sheriff_declaration=chosen)
+            note = f"宣言 {chosen}, as day {named}'s game file named it"
+            facts.append(Fact(FactKind.DECLARATION, sheriff, Source.DERIVED, named, note))
+    return resolved, tuple(facts)
+
+
+def questions(game: Game, day: Day, carried: Carried) -> tuple[str, ...]:
+    """What the day's block must still say of the lasting roles, each as the sentence a
+    count of it stops with (``resolve``): who holds the badge when its holder is out, who the
+    deputy is when theirs is out or the badge passed. All of them, where a count stops on
+    the first: `tally day add` asks them together."""
+    dead = set(who_is_out(game, day, carried)[0])
+    asked: list[str] = []
+    sheriff, passing = None, False
+    try:
+        sheriff = _sheriff(game, day, carried, dead)[0]
+    except GameFileError as exc:
+        asked.append(str(exc).rstrip("."))
+        passing = True  # the badge passes: the deputy is named anew too
+    try:
+        _deputy(game, day, carried, dead, sheriff, passing=passing)
+    except GameFileError as exc:
+        asked.append(str(exc).rstrip("."))
+    return tuple(asked)
+
+
+def who_is_out(game: Game, day: Day, carried: Carried) -> tuple[list[str], list[Fact]]:
+    """Who is out on ``day`` (the game file's, the card ledger's, the earlier days'), each
+    with the fact that says so."""
     facts: list[Fact] = []
     dead = list(day.dead)
     for player in day.dead:
@@ -181,19 +237,42 @@ def resolve(game: Game, day: Day, carried: Carried) -> tuple[Day, tuple[Fact, ..
             continue
         dead.append(player)
         facts.append(Fact(FactKind.DEAD, player, Source.DERIVED, since, how))
-    sheriff, fact = _sheriff(game, day, carried, set(dead))
-    if fact is not None:
-        facts.append(fact)
-    # A dead sheriff holds no badge: their weight and their tie-breaking target go.
-    resolved = dataclasses.replace(day, dead=tuple(dead), sheriff=sheriff)
-    # The 宣言 goes with the badge: a day block that leaves it out keeps the one chosen.
-    if day.sheriff_declaration is None and carried.declaration is not None:
-        chosen, named = carried.declaration
-        if sheriff is not None and sheriff == carried.sheriff:
-            resolved = dataclasses.replace(resolved, sheriff_declaration=chosen)
-            note = f"宣言 {chosen}, as day {named}'s game file named it"
-            facts.append(Fact(FactKind.DECLARATION, sheriff, Source.DERIVED, named, note))
-    return resolved, tuple(facts)
+    return dead, facts
+
+
+def _deputy(
+    game: Game, day: Day, carried: Carried, dead: set[str], sheriff: str | None,
+    *, passing: bool = False,
+) -> tuple[str | None, Fact | None]:  # fmt: skip
+    """The day's deputy (执警): the one its block names, else the one an earlier block named
+    while they live and the badge they were named under stays where it was (``passing``:
+    the day's sheriff is in question, the badge passes)."""
+    said, known, where = day.deputy, carried.deputy, f"day {day.day} in {game.where()}"
+    if said is not None:
+        if said in dead:
+            raise GameFileError(f"{where} names {said} deputy, but {said} is out")
+        same = said == known and sheriff == carried.deputy_under
+        note = f"named in the game file, as {carried.deputy_how} made" if same else (
+            "named in the game file")
+        return said, Fact(FactKind.DEPUTY, said, Source.GAME_FILE, day.day, note)
+    if day.no_deputy:
+        return None, Fact(FactKind.DEPUTY, None, Source.GAME_FILE, day.day, "no deputy")
+    if known is None:
+        return None, None
+    made = f"{carried.deputy_how} made {known} deputy"
+    if known in dead:
+        why = f"{made}, and {known} is out"
+    elif passing or sheriff != carried.deputy_under:
+        under = carried.deputy_under or "no sheriff"
+        now = "passes" if passing else f"is {sheriff}'s now" if sheriff is not None else "is gone"
+        why = f"{made} under {under}, and the badge {now}: a new sheriff names the deputy anew"
+    else:
+        return known, Fact(FactKind.DEPUTY, known, Source.DERIVED, carried.deputy_since,
+                           carried.deputy_how)  # fmt: skip
+    raise GameFileError(
+        f"{why}; {where} names no deputy — add deputy = \"…\" (whom the sheriff named 执警) "
+        'or deputy = "none" (none named yet)'
+    )
 
 
 def _sheriff(

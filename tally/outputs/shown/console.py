@@ -100,8 +100,8 @@ def print_day(console: Console, result: DayResult) -> None:
     derived = [f for f in result.facts if f.source is Source.DERIVED]
     if derived:
         said = "; ".join(
-            f"sheriff {f.player} ({f.note})"
-            if f.what is FactKind.SHERIFF
+            f"{f.what} {f.player} ({f.note})"
+            if f.what in (FactKind.SHERIFF, FactKind.DEPUTY)
             else f"the sheriff {f.player}'s {f.note}"
             if f.what is FactKind.DECLARATION
             else f"{f.player} out ({f.note})"

@@ -169,6 +169,8 @@ def _(done: Diagnosed, terminal: Streams) -> None:
 @show.register(LedgerEdit)
 def _(done: LedgerEdit, terminal: Streams) -> None:
     out = terminal.stdout()
+    if done.how:
+        terminal.note(f"{done.how}: the ledger names the player as the game file does.")
     if not done.added and not done.removed:
         say(out, "already in the ledger; nothing written.")
     for card in done.added:

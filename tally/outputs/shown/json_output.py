@@ -153,9 +153,12 @@ def facts_json(result: DayResult) -> dict[str, Any]:
         return {"player": f.player, "from": f.source, "day": f.day, "note": f.note}
 
     sheriff = next((f for f in result.facts if f.what is FactKind.SHERIFF), None)
+    deputy = next((f for f in result.facts if f.what is FactKind.DEPUTY), None)
     declaration = next((f for f in result.facts if f.what is FactKind.DECLARATION), None)
     return {
         "sheriff": fact(sheriff) if sheriff is not None else None,
+        # The deputy (执警), named or carried from the day whose block named them (C1).
+        "deputy": fact(deputy) if deputy is not None else None,
         # The sheriff's 宣言 when it is carried from the day that named it (C1's 独裁).
         "declaration": fact(declaration) if declaration is not None else None,
         "dead": [fact(f) for f in result.facts if f.what is FactKind.DEAD],
@@ -354,6 +357,7 @@ def _(done: DayAdded) -> dict[str, Any]:
         "closes_from": p.closes_from or None,
         "accelerated_closes": iso(p.accelerated_close.at) if p.accelerated_close else None,
         "sheriff": {"player": p.sheriff, "from": p.sheriff_how or None},
+        "deputy": {"player": p.deputy, "from": p.deputy_how or None},
         "out": [{"player": who, "how": how} for who, how in p.out],
         "unchecked": list(p.unchecked),
         "todo": list(p.todo),
