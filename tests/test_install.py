@@ -1,24 +1,30 @@
 """tally installed from its wheel, not from this checkout: every command finds what it needs.
 
-The wheel is built here by the build backend pyproject.toml names, as pip would call it
-(offline: no build isolation), installed by pip into a fresh virtual environment that
-borrows this one's dependencies but not its editable tally, and run from a folder outside
-the checkout: `python -m tally --version`, `tally demo`, and every other command on the
-sample game (templates and the sample from the package), each command in a process of its
-own forked from one interpreter of the installed tally (ten interpreters importing the same
-libraries took ten seconds).
+The sdist is built here by the build backend pyproject.toml names, and the wheel from the
+unpacked sdist, as `python -m build` makes them (offline: no build isolation); each holds
+the files of tally/ and templates/ (the sdist, what a build needs; the wheel, what tally
+runs with), and the distribution is bansha-tally ("tally" on PyPI is another project's) that
+installs the package tally and the command tally. The wheel is installed by pip into a fresh
+virtual environment that borrows this one's dependencies but not its editable tally, and run
+from a folder outside the checkout: `python -m tally --version`, `tally demo`, and every
+other command on the sample game (templates and the sample from the package), each command
+in a process of its own forked from one interpreter of the installed tally (ten interpreters
+importing the same libraries took ten seconds).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import site
 import subprocess
 import sys
+import tarfile
 import tempfile
 import tomllib
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -30,29 +36,60 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 FORKING = Path(__file__).resolve().with_name("forking.py")
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+DISTRIBUTION = PYPROJECT["project"]["name"]
+# How the sdist's and the wheel's file names spell it (PEP 625, PEP 427).
+FILE_NAME = re.sub(r"[-_.]+", "_", DISTRIBUTION).lower()
+
+# Built by the backend in a process of its own, as `python -m build` calls it: the sdist from
+# the source, then the wheel from the sdist unpacked (a file the sdist lacks fails the wheel's
+# build, or leaves it out of the wheel).
+_BUILD = """
+import os, sys, tarfile
+import {backend} as backend
+dist, unpacked = sys.argv[1:3]
+sdist = backend.build_sdist(dist)
+with tarfile.open(os.path.join(dist, sdist)) as archive:
+    archive.extractall(unpacked, filter="data")
+os.chdir(os.path.join(unpacked, sdist.removesuffix(".tar.gz")))
+backend.build_wheel(dist)
+"""
+
+
+def _files(top: Path, under: str) -> set[str]:
+    """The files below ``top`` (but bytecode), named as below ``under``."""
+    return {f"{under}/{p.relative_to(top).as_posix()}" for p in top.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts}  # fmt: skip
+
+
+# The files of tally the checkout holds, and of its templates (the package tally.templates).
+TALLY, TEMPLATES = _files(ROOT / "tally", "tally"), _files(ROOT / "templates", "templates")
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Path:
-    """The python of a fresh environment with tally installed from a freshly built wheel."""
+def built(tmp_path_factory) -> tuple[Path, Path]:
+    """The sdist and the wheel, freshly built (``_BUILD``)."""
     work = tmp_path_factory.mktemp("wheel")
-    # PEP 517's build_wheel of the backend pyproject.toml names, in a process of its own,
-    # as `pip wheel --no-build-isolation` calls it (without pip's two seconds of start).
-    backend = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
-        "build-system"]["build-backend"]  # fmt: skip
     # From a copy of the checkout without what earlier builds left: setuptools packs all of
     # build/lib, so a module a checkout once had (tally/watch.py) came back into the wheel.
     source = work / "source"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
         "build", "dist", "*.egg-info", "__pycache__", ".*"))  # fmt: skip
     built = subprocess.run(
-        [sys.executable, "-c", f"import sys, {backend} as b; b.build_wheel(sys.argv[1])",
-         str(work / "dist")],
+        [sys.executable, "-c", _BUILD.format(backend=PYPROJECT["build-system"]["build-backend"]),
+         str(work / "dist"), str(work / "unpacked")],
         capture_output=True, text=True, timeout=300, cwd=source,
     )  # fmt: skip
     assert built.returncode == 0, built.stdout + built.stderr
-    [wheel] = (work / "dist").glob("tally-*.whl")
-    env_dir = work / "env"
+    [sdist] = (work / "dist").glob(f"{FILE_NAME}-*.tar.gz")
+    [wheel] = (work / "dist").glob(f"{FILE_NAME}-*.whl")
+    return sdist, wheel
+
+
+@pytest.fixture(scope="module")
+def installed(built, tmp_path_factory) -> Path:
+    """The python of a fresh environment with tally installed from a freshly built wheel."""
+    env_dir = tmp_path_factory.mktemp("env")
     venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
     purelib = subprocess.run(
@@ -67,11 +104,37 @@ def installed(tmp_path_factory) -> Path:
     installed = subprocess.run(
         # --no-compile: the installed tally writes its bytecode as it is first imported.
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-compile", "--target",
-         purelib, str(wheel)],
+         purelib, str(built[1])],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert installed.returncode == 0, installed.stdout + installed.stderr
     return python
+
+
+def test_the_sdist_holds_what_a_build_needs(built):
+    with tarfile.open(built[0]) as sdist:
+        top = sdist.getnames()[0].split("/")[0]
+        files = {m.name.removeprefix(f"{top}/") for m in sdist.getmembers() if m.isfile()}
+        info = sdist.extractfile(f"{top}/PKG-INFO")
+        assert info is not None
+        metadata = info.read().decode()
+    # What setuptools writes itself (the metadata, egg-info, setup.cfg) aside, the sources and
+    # nothing else: no tests, fixtures or docs (the suite lives in the repository).
+    egg_info = {f for f in files if f.startswith(f"{FILE_NAME}.egg-info/")}
+    written = {"PKG-INFO", "setup.cfg", *egg_info}
+    licence = {p.name for p in ROOT.iterdir() if re.match(r"LICEN[CS]E|COPYING|NOTICE", p.name)}
+    assert files - written == TALLY | TEMPLATES | licence | {
+        "README.md", "pyproject.toml", "MANIFEST.in"}  # fmt: skip
+    assert f"\nName: {DISTRIBUTION}\n" in metadata
+    # PyPI renders the page from README.md, as markdown (twine check, .ci/run).
+    assert "\nDescription-Content-Type: text/markdown\n" in metadata
+
+
+def test_the_wheel_holds_what_tally_runs_with(built):
+    with zipfile.ZipFile(built[1]) as wheel:
+        names = set(wheel.namelist())
+    dist_info = {n for n in names if n.split("/")[0].endswith(".dist-info")}
+    assert names - dist_info == TALLY | {f"tally/{f}" for f in TEMPLATES}
 
 
 def _env() -> dict[str, str]:
@@ -149,14 +212,39 @@ def forked(
     }
 
 
+def test_the_readme_installs_this_wheel(built):
+    """README's Install names the wheel a build writes (its version, its name's spelling),
+    and the distribution's name on PyPI."""
+    install = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Install\n")[1]
+    install = install[: install.index("\n## ")]
+    assert f"pipx install ./dist/{built[1].name} " in install
+    assert f"pipx install {DISTRIBUTION} " in install
+
+
+# What the installed python finds: the distribution by its name, and the tally it imports.
+_INSTALLED = """
+import importlib.metadata, json, sys, tally
+found = importlib.metadata.distribution(sys.argv[1])
+print(json.dumps({
+    "name": found.metadata["Name"], "version": found.version,
+    "commands": [[e.name, e.value] for e in found.entry_points if e.group == "console_scripts"],
+    "holds": str(found.locate_file("tally/__init__.py")), "tally": tally.__file__,
+}))
+"""
+
+
 def test_the_wheel_is_the_tally_that_runs(installed, tmp_path):
-    where = subprocess.run(
-        [str(installed), "-c", "import tally; print(tally.__file__)"],
-        capture_output=True, text=True, cwd=tmp_path, check=True,
-    ).stdout  # fmt: skip
-    assert str(installed.parent.parent) in where and str(ROOT) not in where
+    found = json.loads(subprocess.run(
+        [str(installed), "-c", _INSTALLED, DISTRIBUTION],
+        capture_output=True, text=True, cwd=tmp_path, env=_env(), check=True,
+    ).stdout)  # fmt: skip
+    # The tally imported is the wheel's, and the distribution that holds it is bansha-tally,
+    # which installs one command, tally.
+    assert str(installed.parent.parent) in found["tally"] and str(ROOT) not in found["tally"]
+    assert found["holds"] == found["tally"] and found["name"] == DISTRIBUTION == "bansha-tally"
+    assert found["commands"] == [["tally", "tally.cli:main"]]
     result = tally(installed, "--version", cwd=tmp_path)
-    assert result.stdout.startswith("tally ") and result.returncode == 0
+    assert (result.returncode, result.stdout) == (0, f"tally {found['version']}\n")
 
 
 @pytest.fixture(scope="module")
