@@ -135,6 +135,9 @@ class Post:
     # The name shown beside the post when it differs from the account name (Tieba nicknames).
     author_display: str | None = None
     page: int = 1
+    # The author's user group, where it is one that moderates the board (Discuz!'s 版主,
+    # 超级版主, 管理员 …): a player who may 屏蔽 or delete another's ballot.
+    moderator: str | None = None
 
     @property
     def thread_key(self) -> ThreadKey:

@@ -1250,3 +1250,37 @@ def test_a_ballot_moved_out_and_back_is_its_threads_own(forum, tmp_path):
     (nine / "posts.json").write_text(json.dumps(sorted(json.loads((own / "posts.json").read_text()))))
     rows = _statuses(runner.invoke(app, ["votes", vote, *args], obj=clock))
     assert "moved_in" not in {s for _, s in rows}
+
+
+@pytest.mark.rules("V7")
+def test_a_ban_where_a_player_moderates_the_board_is_flagged(forum, tmp_path):
+    """Issue 48: a moderator who is also a player (bob, 版主 on the real X3.5) may 屏蔽 another's
+    ballot, and the page never says who 屏蔽ed it: carol's floor is a 被屏蔽 row like any, and a
+    flag names bob, his uid and his group, once."""
+    url = forum.url("forum.php?mod=viewthread&tid=2")
+    forum.add_discuz_page("2", 1, page("moderator-player-guest"))
+    game = game_file(tmp_path, url).replace("2026-12-01T09:00:00", "2026-12-06T09:00:00")
+    game_path = Path(game)
+    game_path.write_text(game_path.read_text(encoding="utf-8").replace(
+        "2026-12-01T17:05:00", "2026-12-06T21:00:00"), encoding="utf-8")  # fmt: skip
+    clock = FakeClock(datetime(2026, 12, 6, 21, 30, tzinfo=CHINA).astimezone(UTC))
+    result = runner.invoke(app, ["votes", url, "--game", game, "--json"], obj=env(clock))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [(b["floor"], b["author"], b["status"]) for b in data["ballots"]] == [
+        (2, "alice", "counted"), (3, "bob", "counted"), (4, "carol", "banned")]  # fmt: skip
+    [flag] = [f for f in data["flags"] if f["rule"] == "moderator"]
+    assert flag["player"] == "bob" and flag["floor"] == 4
+    assert "bob (uid 3), a player of this game, is one of the board's moderators (版主)" in flag["note"]
+    assert "管理中心 → 运行记录" in flag["note"]
+
+
+@pytest.mark.rules("V7")
+def test_a_ban_where_no_player_moderates_says_nothing_more(forum, tmp_path):
+    """The director (admin, 管理员) moderates; no player does: no flag."""
+    forum.add_discuz_page("1", 1, page("vote-2-banned-guest"))
+    result = votes(forum, tmp_path, at("17:10:00"), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert any(b["status"] == "banned" for b in data["ballots"])
+    assert not [f for f in data["flags"] if f["rule"] == "moderator"]

@@ -428,7 +428,24 @@ def read_post(node: Node, place: Place, index: int, *, floor: int | None = None)
         large_font=large,
         hidden=hidden,
         page=place.page,
+        moderator=_moderator(node),
     )
+
+
+# The user groups that moderate a board, as Discuz! X3 installs them (radminid > 0), by the
+# id the author's column links to (home.php?mod=spacecp&ac=usergroup&gid=N).
+_MODERATING = frozenset({"1", "2", "3", "16", "17", "18", "19"})
+_GROUP = re.compile(r"ac=usergroup&(?:amp;)?gid=(\d+)")
+
+
+def _moderator(node: Node) -> str | None:
+    """The author's user group, when it moderates the board; None for any other or none
+    shown (optional: a theme may not show it)."""
+    for link in node.css("a[href*='ac=usergroup']"):
+        m = _GROUP.search(link.attributes.get("href") or "")
+        if m is not None:
+            return (seen_text(link) or "版主") if m.group(1) in _MODERATING else None
+    return None
 
 
 # The [hide] BBCode (回复可见): to a reader who has not replied in the thread, the forum

@@ -17,11 +17,24 @@ from tally.model import HIDE_CODE, Post, Thread, Writing
 from tally.rules.ballot_text import Reading, read_boxed
 from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.changes import apply_ruling, lapse_and_flag, owner_due, window_text
-from tally.rules.game import Author, Cast, Day, Game, Signed
+from tally.rules.game import Author, Cast, Day, Game
 from tally.rules.merges import Seen, seen_in_vote_thread
 from tally.rules.names import Roster
 from tally.rules.ordering import in_order
 from tally.rules.own import tallys_own
+from tally.rules.rows import (
+    BANNED,
+    FROM_VOTE,
+    banned,
+    banned_row,
+    discussion_row,
+    from_vote_note,
+    lookalike_note,
+    moderating_players,
+    moved_row,
+    placed,
+    plain_row,
+)
 from tally.rules.rulesets import Ruleset
 from tally.rules.targets import (
     name_of_another,
@@ -128,6 +141,7 @@ def judge(
     flags = lapse_and_flag(works, day, rules, owner_out=owner_out) + notes
     flags += [Flag("moved in", r.note, r.player, r.floor, r.post_id)
               for r in rows if r.status is Status.MOVED_IN]  # fmt: skip
+    flags += moderating_players(thread, rows, cast)
     works.sort(key=lambda w: (w.post.floor, w.comment_index or 0))
     return Judged([_freeze(w, provisional) for w in works], flags, rows, voters)
 
@@ -261,9 +275,9 @@ def _sorted(
                 rows.append(banned_row(w.post, who))
             continue
         if w.is_comment and (w.author_id or w.author) in barred and not who.is_director:
-            row = _row(w, who)
+            found = plain_row(w, who)
             note = f"{BANNED['author_banned']}: its 点评 are never counted either"
-            rows.append(replace(row, words=Status.BANNED.label, status=Status.BANNED, note=note))
+            rows.append(replace(found, words=Status.BANNED.label, status=Status.BANNED, note=note))
             continue
         boxed = _typed_quote(w, floors)
         reading, text = read_boxed(w.text, boxed, require_reason=rules.require_reason,
@@ -271,7 +285,7 @@ def _sorted(
                                    change_reason=rules.change_requires_reason)  # fmt: skip
         if not reading.is_ballot:
             if not who.is_director:
-                rows.append(_row(w, who))
+                rows.append(plain_row(w, who))
             continue
         if who.is_director and reading.proxy_for is None:
             # The director's own words (a 催票 that shows the format, a notice, a ruling): no
@@ -299,7 +313,7 @@ def _sorted(
                 seen=seen,
             ))  # fmt: skip
             if seen is Seen.FROM_VOTE and day is not None and other is not None:
-                works[-1].flags.append((_FROM_VOTE, _from_vote_note(w, other, day)))
+                works[-1].flags.append((FROM_VOTE, from_vote_note(w, other, day)))
     before: dict[str, set[str]] = {}
     for version in thread.history.versions if thread.history is not None else ():
         for post in version.posts:
@@ -337,7 +351,7 @@ def _unnamed_proxy(w: Writing, reading: Reading, game: Game) -> Flag | None:
     if not named:
         return None
     note = (
-        f"{_placed(w)} by the director {w.author} reads as a ballot for {named[0]} but names "
+        f"{placed(w)} by the director {w.author} reads as a ballot for {named[0]} but names "
         "no player it is cast for: not counted. A proxy ballot says whom it is for on a line of "
         "its own, 代投：NAME (V8); post it again so, or rule on it"
     )
@@ -352,100 +366,6 @@ def remarks(
     director's (the opening post, reminders): each one listed, none counted."""
     seen = seen_in_vote_thread(thread, day)
     return _sorted(thread, game, rules or game.rules, cast, None, day, seen).rows
-
-
-_FROM_VOTE = "moved in from the vote thread"
-
-
-def _placed(w: Writing, article: str = "a") -> str:
-    """Where a writing stands, for a row's note: "floor 7", or "a 点评 under floor 7"."""
-    return f"{article} 点评 under floor {w.post.floor}" if w.is_comment else f"floor {w.post.floor}"
-
-
-def _from_vote_note(w: Writing, other: str, day: Day) -> str:
-    return (
-        f"{_placed(w, 'the')} was posted in thread {other}, day {day.day}'s vote thread when "
-        "tally read it there, and merged into this one since (a moderator's 合并): a ballot cast "
-        "in the vote thread (S2), counted as one"
-    )
-
-
-def discussion_row(w: Writing, who: Author, day: Day) -> Remark:
-    """A post tally first read in the day's discussion thread, in the vote thread now (the
-    vote thread merged into it), as its row."""
-    row = _row(w, who)
-    note = (
-        f"{_placed(w)} was posted in this thread while it was day {day.day}'s discussion thread, "
-        "where tally read it, before the vote thread was merged into it (a moderator's 合并): "
-        "not a ballot cast in the vote thread (S2), never counted"
-    )
-    return replace(row, status=Status.DISCUSSION, note=note)
-
-
-def moved_row(w: Writing, who: Author, other: str) -> Remark:
-    """A post tally read in thread ``other`` before, in the vote thread now, as its row."""
-    row = _row(w, who)
-    note = (
-        f"{_placed(w)} was posted in thread {other}, where tally read it, and moved into the vote "
-        "thread since (a moderator's 移动 or 合并): not a ballot cast in the vote thread (S2), "
-        "never counted"
-    )
-    return replace(row, status=Status.MOVED_IN, note=note)
-
-
-def _row(w: Writing, who: Author) -> Remark:
-    words = " ".join(w.text.split())
-    return Remark(
-        floor=w.post.floor,
-        post_id=w.item_id,
-        author=w.author,
-        player=who.player,
-        time=w.time,
-        words=words if len(words) <= 30 else words[:29] + "…",
-        comment=w.is_comment,
-        parent_post_id=w.post.post_id if w.is_comment else None,
-        author_id=w.author_id,
-        # A look-alike's post is a row of its own that names whom it looks like.
-        note=lookalike_note(who, w) or "",
-    )
-
-
-def lookalike_note(who: Author, w: Signed) -> str | None:
-    """The sentence for an account named like a player (or a director) that is not that
-    account (another uid, or a name that matches only once folded); None for anyone else."""
-    if who.lookalike is None:
-        return None
-    names = " / ".join(n for n in (w.author, w.author_display) if n)
-    uids = (
-        f" (uid {who.lookalike_id}), posted by uid {w.author_id}"
-        if who.lookalike_id and w.author_id
-        else ", another account"
-    )
-    return f"{names} is a look-alike of {who.lookalike}{uids}: not a player of this game"
-
-
-# Why the forum 屏蔽s a post (Post.hidden): a moderator's banpost, or its author banned.
-BANNED = {"moderated": "屏蔽ed by a moderator", "author_banned": "屏蔽ed: its author is banned"}
-
-
-def banned(post: Post) -> bool:
-    return post.hidden in BANNED
-
-
-def banned_row(post: Post, who: Author) -> Remark:
-    """A 屏蔽ed post as its row: the same whoever reads it. Its words are never shown (the
-    forum hides them from the players; a moderator's cookies would read them)."""
-    return Remark(
-        floor=post.floor,
-        post_id=post.post_id,
-        author=post.author,
-        player=who.player,
-        time=post.time,
-        words=Status.BANNED.label,
-        status=Status.BANNED,
-        author_id=post.author_id,
-        note=f"{BANNED[post.hidden or '']}: never counted, whoever's cookies read it",
-    )
 
 
 def _identify(w: Work, who: Author, roster: Roster) -> None:

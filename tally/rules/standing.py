@@ -32,8 +32,8 @@ from tally.rules.ballots import Flag, Remark
 from tally.rules.changes import window_text
 from tally.rules.game import Cast, Day, Game
 from tally.rules.guards import floors_text
-from tally.rules.judge import banned
 from tally.rules.names import normalise
+from tally.rules.rows import banned
 from tally.rules.verdicts import Status
 from tally.times import short
 
