@@ -20,6 +20,8 @@ SMALL = 4 * MB
 PAGE = 64 * MB
 # An archive CSV (10,000 posts are about 5 MB).
 ARCHIVE = 1024 * MB
+# The journal of posts beside a game file: a line a post, a few hundred bytes each.
+JOURNAL = 16 * MB
 
 
 def user_path(value: str | Path, where: str, error: type[InputError] = InputError) -> Path:
@@ -32,6 +34,30 @@ def user_path(value: str | Path, where: str, error: type[InputError] = InputErro
         user = str(value).split("/", 1)[0].split("\\", 1)[0]
         raise error(f"{where}: {str(value)!r} starts with the home folder of {user}, and there "
                     "is no such user here.") from None  # fmt: skip
+
+
+def read_own(path: Path, limit: int) -> bytes | None:
+    """The bytes of one of tally's own files (the cache's), or None where there is none to
+    read as one: missing, not a regular file, larger than ``limit``, unreadable. Opened
+    without blocking and checked on the open file: a FIFO put in its place never hangs the
+    run, /dev/zero is never read (a damaged cache is an empty one)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        with os.fdopen(fd, "rb") as f:
+            fd = -1  # closed with f
+            data = f.read(limit + 1)
+    except OSError:
+        return None
+    finally:
+        if fd != -1:
+            os.close(fd)
+    return data if len(data) <= limit else None
 
 
 def read_capped(

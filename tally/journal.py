@@ -21,6 +21,7 @@ import fcntl
 import hashlib
 import json
 import os
+import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
@@ -29,6 +30,7 @@ from typing import Any
 
 from tally.atomic import write_atomic
 from tally.errors import InputError, OutputError
+from tally.files import JOURNAL, read_capped
 
 # How an attempt ended. SENDING: written before the send, the answer not (yet) heard;
 # UNKNOWN: the forum answered, but neither a post nor a refusal tally knows.
@@ -108,6 +110,25 @@ def post_lock(
         yield
 
 
+def can_record(game_path: Path | None) -> None:
+    """Stop now when the journal of posts beside ``game_path`` could not record a post: it
+    cannot be read, or its folder cannot take a new file (an unattended `watch --post` found
+    out at the close, when no one was there)."""
+    journal = Journal(journal_path(game_path))
+    journal.entries()
+    folder = journal.path.parent
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".tally-probe.", suffix=".part")
+    except OSError as exc:
+        raise OutputError(
+            f"the folder {folder} cannot be written ({exc.strerror}): tally records each post "
+            "in the journal of posts there before sending it, and would post nothing at the "
+            "close; make the folder writable (or move the game file), then start again."
+        ) from None
+    os.close(fd)
+    os.unlink(probe)
+
+
 class Journal:
     """``Journal(path)``: read with ``entries()``; change with ``write(entry)`` (an entry of
     the same game, day, kind and time is replaced, others kept)."""
@@ -116,13 +137,17 @@ class Journal:
         self.path = path
 
     def entries(self) -> tuple[Entry, ...]:
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        if not os.path.lexists(self.path):
             return ()
-        except OSError as exc:
+        # Only a regular file, read capped: a FIFO there hung every command, /dev/zero ended
+        # in a MemoryError.
+        data = read_capped(self.path, "journal of posts", JOURNAL)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
             raise InputError(
-                f"cannot read the journal of posts {self.path} ({exc.strerror})."
+                f"{self.path} is not a journal of posts tally wrote (not UTF-8 text); put it "
+                "back as it was, or move it away if you know the fate of every post in it."
             ) from None
         found = []
         for number, line in enumerate(text.splitlines(), start=1):

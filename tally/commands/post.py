@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tally.errors import AlreadyPosted, FetchError, MaybePosted, PostError
+from tally.errors import AlreadyPosted, FetchError, MaybePosted, OutputError, PostError
 from tally.forums import platform_of, resolve_url
 from tally.forums.charset import charset_of, decode_page
 from tally.forums.reader import Reader
@@ -138,7 +138,12 @@ def post_text(
             if not asked:
                 raise PostError("not posted: you said no.")
         at = reader.now().astimezone(game.timezone)
-        entry = journal.begin(game.id, day.day, kind, text, at, outcome)
+        try:
+            entry = journal.begin(game.id, day.day, kind, text, at, outcome)
+        except OutputError as exc:
+            raise PostError(f"nothing was posted: tally records a post in the journal of posts "
+                            f"before it sends it, and {exc}") from None  # fmt: skip
+        unrecorded: str | None = None
         try:
             accepted = platform.send_reply(form, text, ref, reader.http.submit)
         except MaybePosted as exc:
@@ -152,12 +157,37 @@ def post_text(
             journal.end(entry, REFUSED)
             raise
         else:
-            journal.end(entry, POSTED, accepted.pid)
+            unrecorded = _record(journal, entry, accepted.pid)
     link = platform.post_url(ref, accepted.pid)
     floor, difference = _read_back(reader, url, game, accepted.pid, text)
-    if floor is not None:  # the floor the forum gave it, known once read back
-        journal.end(entry, POSTED, accepted.pid, floor)
+    if floor is not None and unrecorded is None:  # the floor the forum gave it, read back
+        unrecorded = _record(journal, entry, accepted.pid, floor)
+    if unrecorded is not None:
+        raise _posted_unrecorded(day, kind, accepted.pid, floor, link, journal, unrecorded)
     return Posted(kind, day.day, accepted.pid, link, url, at, form.member, floor, difference)
+
+
+def _record(journal: Journal, entry: Entry, pid: str, floor: int | None = None) -> str | None:
+    """The post made, into the journal; why it could not be written (a full disk, a folder
+    made read-only since), or None."""
+    try:
+        journal.end(entry, POSTED, pid, floor)
+    except OutputError as exc:
+        return str(exc).rstrip(".")
+    return None
+
+
+def _posted_unrecorded(day: Day, kind: Announcement, pid: str, floor: int | None, link: str,
+                       journal: Journal, why: str) -> OutputError:  # fmt: skip
+    """The post is made and the journal does not say so: the sentence says it is made, where,
+    and what to do (the mark finds it again, the journal's line by hand says which it was)."""
+    where = f"floor {floor}, " if floor is not None else ""
+    return OutputError(
+        f"day {day.day}'s {kind} is posted ({where}pid {pid}, {link}), but the journal of posts "
+        f"could not record it ({why}): do not post it again (tally finds it by its mark in the "
+        f"thread); once {journal.path.parent} can be written, run `tally announce --day "
+        f"{day.day} --kind {kind} --post` once, which finds the post and records it."
+    )
 
 
 def resting_on(day: Day, kind: Announcement, unchecked: Sequence[str]) -> None:

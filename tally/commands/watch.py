@@ -106,8 +106,11 @@ def watch(
         check_templates(Announcement.REMINDER, template_dir)
     if post or remind_at is not None:
         from tally.commands.post import ready
+        from tally.journal import can_record
 
-        # The cookies, the account and the reply box checked now, not at the close.
+        # The journal, the cookies, the account and the reply box checked now, not at the
+        # close.
+        can_record(game.path)
         ready(game, _vote_day(game, url, day, reader).vote_ref, 1, reader)
     schedule = Schedule(every, polls, full_every, full_before=remind_at)
     for watcher in watchers:

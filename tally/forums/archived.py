@@ -37,6 +37,8 @@ _NAMED = {"platform", "thread_id", "post_id", "floor", "author", "time", "kind"}
 
 def archive_kind(path: Path) -> str | None:
     """ "csv" or "sqlite" when the file is an archive tally wrote, else None."""
+    if not path.is_file():
+        return None  # a FIFO would block the read, a device never end
     try:
         with path.open("rb") as f:
             head = f.read(4096)

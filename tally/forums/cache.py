@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 from tally.atomic import write_atomic
 from tally.errors import OutputError
+from tally.files import PAGE, read_own
 from tally.forums.history import page_posts
 from tally.model import History, ThreadRef, Version
 
@@ -105,9 +106,8 @@ class ThreadCache:
         meta = self._index.get(url)
         if not meta:
             return None
-        try:
-            body = (self.folder / self._name(url)).read_bytes()
-        except OSError:
+        body = read_own(self.folder / self._name(url), PAGE)
+        if body is None:
             return None
         if hashlib.sha256(body).hexdigest() != meta.get("sha256"):
             return None
@@ -184,10 +184,7 @@ class ThreadCache:
         stored: dict[str, bytes | None] = {}  # a version listed for many reads, read once
         for page, digest, when in self._versions():
             if digest not in stored:
-                try:
-                    data = (self.folder / "versions" / f"{digest}.json").read_bytes()
-                except OSError:
-                    data = None
+                data = read_own(self.folder / "versions" / f"{digest}.json", PAGE)
                 ok = data is not None and hashlib.sha256(data).hexdigest() == digest
                 stored[digest] = data if ok else None
             kept = stored[digest]
@@ -201,8 +198,8 @@ class ThreadCache:
 
     def _versions(self) -> list[tuple[int, str, str]]:
         try:
-            loaded = json.loads((self.folder / "history.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            loaded = json.loads(_own(self.folder / "history.json"))
+        except ValueError:
             return []
         if not isinstance(loaded, list):
             return []
@@ -220,10 +217,11 @@ class ThreadCache:
         return self._ids_in_history() if kept is None else kept
 
     def _kept_ids(self) -> frozenset[str] | None:
-        try:
-            loaded = json.loads((self.folder / "posts.json").read_text(encoding="utf-8"))
-        except OSError:
+        data = read_own(self.folder / "posts.json", PAGE)
+        if data is None:  # none, or none to read as one (a FIFO, unreadable): from the history
             return None
+        try:
+            loaded = json.loads(data.decode("utf-8", "replace"))
         except ValueError:
             return frozenset()
         if not isinstance(loaded, list):
@@ -262,8 +260,8 @@ class ThreadCache:
         its threads before (a vote thread merged into it, 合并: posted in either). None:
         no read that knew the game's days kept any (a cache written before they were)."""
         try:
-            loaded = json.loads((self.folder / "roles.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            loaded = json.loads(_own(self.folder / "roles.json"))
+        except ValueError:
             return None
         if not isinstance(loaded, dict):
             return None
@@ -424,8 +422,8 @@ ClosedRun = tuple[datetime, datetime, datetime | None]
 def _closed_runs(path: Path) -> list[ClosedRun]:
     """The runs kept in ``closed.json``; a bare time (an earlier form) is one run."""
     try:
-        kept = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        kept = json.loads(_own(path))
+    except ValueError:
         return []
     if isinstance(kept, str):
         kept = [[kept, kept, None]]
@@ -503,3 +501,10 @@ def first_roles(
     if not kept:
         return ()
     return tuple(sorted((d, r) for d, by in kept.items() for r, ids in by.items() if pid in ids))
+
+
+def _own(path: Path) -> str:
+    """A JSON file of the cache's as text: "" (no JSON) where it is missing, damaged, not a
+    regular file or past the cap (``read_own``)."""
+    data = read_own(path, PAGE)
+    return data.decode("utf-8", "replace") if data is not None else ""
