@@ -123,3 +123,57 @@ def test_a_fifo_in_the_cache_is_no_page_and_no_hang(board, tmp_path):
     again = runner.invoke(app, args, obj=env(clock))
     assert again.exit_code == 0, again.output
     assert json.loads(again.stdout)["totals"] == json.loads(first.stdout)["totals"]
+
+
+class EditingClock(FakeClock):
+    """A clock that edits the game file when the watch's time passes each of ``edits``: the
+    director writing while the watch runs."""
+
+    def __init__(self, start: str, game: str, edits: list[tuple[str, str]]):
+        super().__init__(start, CHINA)
+        self.game, self.edits = Path(game), list(edits)
+
+    def sleep(self, seconds: float) -> None:
+        super().sleep(seconds)
+        from datetime import datetime
+
+        while self.edits and self.t >= datetime.fromisoformat(self.edits[0][0]).replace(tzinfo=CHINA):
+            _, text = self.edits.pop(0)
+            self.game.write_text(text, encoding="utf-8")
+
+
+RULING = '\n[[rulings]]\nday = 2\nfloor = 16\naction = "void"\nnote = "asked to withdraw"\n'
+
+
+@pytest.mark.rules("C5")
+def test_watch_posts_the_result_the_game_file_counts_now(board, tmp_path):
+    """(d): a ruling written while `watch --post` runs is in the result it posts (it posted
+    the count of the file as it was at its start), and the poll after the change says so."""
+    url, game, cookies = setup(board, tmp_path)
+    ruled = Path(game).read_text(encoding="utf-8") + RULING
+    clock = EditingClock("2024-05-09 21:20:00", game, [("2024-05-09 21:25:00", ruled)])
+    board.clock = clock.now
+    result = watch(url, game, cookies, clock, "--post")
+    assert result.exit_code == 0, result.stderr
+    [(_, _, message)] = board.replies
+    assert "长夜 以" in message and "被投票出局" in message and "白桃 被投票出局" not in message
+    polls = [json.loads(line) for line in result.stdout.splitlines() if '"poll"' in line]
+    notes = [p["poll"]["notes"] for p in polls]
+    assert notes[0] == [] and any("changed since the last count" in n for ns in notes for n in ns)
+
+
+def test_a_game_file_broken_at_the_close_posts_nothing_until_it_is_mended(board, tmp_path):
+    """A file caught half-written at the close: that poll fails and keeps the last count, and
+    nothing is posted until the file reads again, then with the file as it is then."""
+    url, game, cookies = setup(board, tmp_path)
+    text = Path(game).read_text(encoding="utf-8")
+    clock = EditingClock("2024-05-09 21:20:00", game, [
+        ("2024-05-09 21:25:00", text + "\n[[rulings]\n"),  # broken
+        ("2024-05-09 21:35:00", text + RULING)])  # fmt: skip
+    board.clock = clock.now
+    result = watch(url, game, cookies, clock, "--post")
+    assert result.exit_code == 0, result.stderr
+    polls = [json.loads(line)["poll"] for line in result.stdout.splitlines() if '"poll"' in line]
+    assert any(p["error"] and "game" in p["error"] for p in polls)
+    [(_, _, message)] = board.replies
+    assert "长夜 以" in message and "被投票出局" in message

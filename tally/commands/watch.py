@@ -28,7 +28,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from tally.errors import FetchError, GameFileError, InputError, NotAThreadError, ParseError
+from tally.commands.current import Current, GameFileNow
+from tally.errors import FetchError, InputError, NotAThreadError, ParseError
 from tally.forums import resolve_url
 from tally.forums.fetch import is_url
 from tally.forums.reader import Reader
@@ -125,7 +126,7 @@ def watch(
             for watcher in watchers:
                 watcher.poll(last)
             if reminder is not None:
-                reminder.at(last, game, reader, show, watchers, markup, template_dir)
+                reminder.at(last, last.game or game, reader, show, watchers, markup, template_dir)
     except KeyboardInterrupt:
         for watcher in watchers:
             watcher.stop(last, interrupted=True)
@@ -134,6 +135,7 @@ def watch(
         watcher.stop(last)
     if last is None or not last.final or last.result is None:
         return
+    game = last.game or game  # the game file as the final count read it, not as at the start
     markup = markup or reader.markup_for(last.result.day.vote_ref)
     if announce_to is not None or post:
         from tally.commands.post import final_text, post_or_keep
@@ -251,6 +253,7 @@ def read_polls(
 
     chosen = _vote_day(game, url, day, reader)
     carried = days_before(game, chosen.day, reader).carried  # closed days: read once
+    current = Current(game)
     closes, close_at = chosen.closes, chosen.closes + schedule.grace
     before = schedule.full_before
     due = closes - timedelta(minutes=before) if before is not None else None
@@ -273,12 +276,16 @@ def read_polls(
             # (until a read of every page succeeds: each poll after a failed one tries).
             full = True
         sent = reader.requests
+        said: str | None = None
         try:
-            # A red card given since (K2: `tally cards`, the desk) sends its player off from
-            # the day after the card's: the ledger is read at each poll, as the thread is.
-            carded = _carded(game)
-            if carded.sent_off != game.sent_off:
-                game, carried = carded, days_before(carded, chosen.day, reader).carried
+            # The game file and the ledger as they are now, at each poll as the thread is: a
+            # ruling, a sheriff or a red card written since (K2: `tally cards`, the desk) is
+            # in this count, and in the result posted at the close.
+            was, (game, said) = game, current.now()
+            if said is not None or game.sent_off != was.sent_off:
+                chosen = _same_day(game, chosen)
+                carried = days_before(game, chosen.day, reader).carried
+                closes, close_at = chosen.closes, chosen.closes + schedule.grace
             not_before = closes if final else (now if full else None)
             thread = reader.thread(url, game.timezone, not_before=not_before, hold=True)
             result: DayResult | None = tally_day(
@@ -287,7 +294,7 @@ def read_polls(
             error = None
             if full:
                 due = None
-        except (*PASSING, _LedgerError) as exc:
+        except (*PASSING, GameFileNow) as exc:
             if last is None:
                 raise  # nothing good to keep: the first read must work
             result, error = None, str(exc)
@@ -317,6 +324,8 @@ def read_polls(
             final=done,
             every=every,
             next_at=None if stop else wake,
+            game=game,
+            notes=(said,) if said is not None else (),
         )
         if stop:
             return
@@ -325,19 +334,13 @@ def read_polls(
             wait(left)
 
 
-class _LedgerError(GameFileError):
-    """The card ledger could not be read at a poll: no count is taken without it (it may
-    hold a red card), and the director can mend it while the watch goes on."""
-
-
-def _carded(game: Game) -> Game:
-    """``game`` with who its card ledger sends off now (``with_ledger``)."""
-    from tally.commands.run import with_ledger
-
-    try:
-        return with_ledger(game)
-    except GameFileError as exc:
-        raise _LedgerError(str(exc)) from None
+def _same_day(game: Game, chosen: Day) -> Day:
+    """The day ``chosen`` as the game file says it now (its close moved, say); one sentence
+    when the file no longer has it."""
+    day = next((d for d in game.days if d.day == chosen.day), None)
+    if day is None:
+        raise GameFileNow(f"the game file no longer has day {chosen.day}, the day watched.")
+    return day
 
 
 def _vote_day(game: Game, url: str, day: int | None, reader: Reader) -> Day:

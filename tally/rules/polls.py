@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from tally.rules.ballots import Ballot
 from tally.rules.count import votes_text
+from tally.rules.game import Game
 from tally.rules.verdicts import BallotKind, Status, VoidReason
 from tally.rules.votes import DayResult
 
@@ -55,6 +56,10 @@ class Poll:
     final: bool  # the count after the close: the day's result
     every: float  # the seconds between polls, as the forum allows
     next_at: datetime | None  # when the next poll is due; None after the last
+    # The game as the poll counted with it: the file and its ledger as they were then.
+    game: Game | None = None
+    # What the poll has to say beside its count (the game file changed since the last).
+    notes: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:

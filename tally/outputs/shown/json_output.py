@@ -318,6 +318,7 @@ def poll_json(poll: Poll) -> dict[str, Any]:
         "last_read": iso(poll.last_read) or None,
         "next_at": iso(poll.next_at) or None,
         "every": poll.every,
+        "notes": list(poll.notes),
     }
     return data
 

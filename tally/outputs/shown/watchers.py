@@ -58,6 +58,8 @@ class LiveWatcher:
     def poll(self, poll: Poll) -> None:
         if self.screen is not None:
             self.screen.show(poll)
+        for note in poll.notes:  # a line under the screen, as a post made is: it stays
+            self.streams.note(note)
 
     def tick(self) -> None:
         if self.screen is not None:
