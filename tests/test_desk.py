@@ -103,9 +103,15 @@ def test_every_request_without_the_token_is_refused(desk):
         assert c.get(path).status_code == 403, path
     for path in ACTIONS:
         assert post_form(c, path).status_code == 403, path  # a form token alone is no cookie
+    assert "refused: no desk key: open the address tally desk printed" in c.get("/day/2").text
+    # A wrong key is said to be wrong, not missing: an address or a cookie of an earlier
+    # run of the desk (each start makes a new key).
+    wrong = c.get("/day/2?token=guessed")
+    assert wrong.status_code == 403 and "refused: wrong desk key" in wrong.text
     c.cookies.set(cookie_name(port(c)), "guessed")
     assert c.get("/").status_code == 403
-    assert "open the address tally desk printed" in c.get("/day/2").text
+    assert "refused: wrong desk key" in c.get("/day/2").text
+    assert "open the address tally desk printed last" in c.get("/day/2").text
     assert desk.pollers == {}  # nothing was read for a stranger
 
 
@@ -143,6 +149,10 @@ def test_a_change_without_the_token_or_from_another_origin_changes_nothing(setup
         c.put("/day/2/post", headers={"Origin": origin(c), "X-Tally-Token": TOKEN}),
     ]
     assert [r.status_code for r in refused] == [403, 403, 403, 403, 403, 403, 405]
+    assert "carries no desk key" in refused[2].text
+    wrong = c.post("/day/2/cards", data={**card, "token": "guessed"},
+                   headers={"Origin": origin(c)})  # fmt: skip
+    assert wrong.status_code == 403 and "carries a wrong desk key" in wrong.text
     assert not ledger.exists() and setup.board.replies == []
     # GET never changes anything: the confirmation page shows the text, posts nothing.
     assert "Post" in c.get("/day/2/post").text and setup.board.replies == []
@@ -379,10 +389,16 @@ def test_the_day_shows_what_its_count_rests_on(setup, desk):
     c.get("/")
     settled(desk, 1)
     settled(desk, 2)
-    assert "sheriff 长夜 (derived, day 1)" in c.get("/day/2").text
+    assert "sheriff 长夜 (derived: day 1&#39;s election)" in c.get("/day/2").text
     home = c.get("/").text
-    assert "sheriff 长夜 (derived, day 1)" in home and "closed" in home and "open" in home
+    assert "sheriff 长夜 (derived: day 1&#39;s election)" in home
+    assert "closed" in home and "open" in home
     assert c.get("/day/2/pictures").text.count("<svg") == 3
+    # Everybody voted on day 1: said so, not "Not voted (0):" and nothing after it.
+    day1 = c.get("/day/1").text
+    assert "Not voted: nobody; every living player has voted." in day1
+    assert "Not voted (0)" not in day1
+    assert "Not voted (5): 白桃、长夜、糖糖、" in c.get("/day/2").text
 
 
 @pytest.mark.slow  # python in another process
@@ -420,3 +436,11 @@ def test_the_preview_makes_only_safe_tags_markup(bbcode, html_out):
 
     assert str(preview(bbcode)) == html_out
     assert str(preview("[b]<i>[/b]", bbcode=False)) == "[b]&lt;i&gt;[/b]"
+
+
+def test_desk_help_names_only_what_the_desk_takes():
+    """--full-every's help in the desk names no --remind-at poll (tally watch's alone)."""
+    done = runner.invoke(cli, ["desk", "--help"])
+    assert done.exit_code == 0 and "--full-every" in done.stdout
+    assert "remind" not in done.stdout
+    assert "--remind-at" in runner.invoke(cli, ["watch", "--help"]).stdout

@@ -17,6 +17,7 @@ from tally.outputs.results import Announced, Lurked, Posted
 from tally.outputs.shown.json_output import poll_json
 from tally.rules.game import Day, Game
 from tally.rules.polls import Poll
+from tally.rules.state import Source
 from tally.rules.verdicts import Status
 from tally.rules.votes import DayResult
 from tally.times import duration, short
@@ -76,7 +77,7 @@ def game_view(game: Game, now: datetime, polls: Mapping[int, Poll | None],
     for day in game.days:
         poll = polls.get(day.day)
         result = poll.result if poll is not None else None
-        facts = facts_json(result) if result is not None else None
+        facts = rests_on(facts_json(result)) if result is not None else None
         days.append({
             "day": day.day,
             "opens": short(day.opens),
@@ -146,15 +147,21 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
         "not_voted": data["not_voted"],
         "flags": data["flags"],
         "changes": [c.text for c in poll.changes] if poll.number > 1 else [],
-        "rests_on": _rests_on(data["facts"]),
+        "rests_on": rests_on(data["facts"]),
     }
 
 
-def _rests_on(facts: Mapping[str, Any]) -> list[str]:
-    """What the count rests on, each with where it comes from (the game file, or the count
-    of an earlier day)."""
+def rests_on(facts: Mapping[str, Any]) -> list[str]:
+    """What a count rests on, each with where it comes from: the game file's day block, or
+    the earlier day it was derived from, as the fact's note names it ("voted out on day 2",
+    "day 1's election"; the JSON's ``day`` of a death is the first day the player is out),
+    or the card ledger."""
 
     def where(f: Mapping[str, Any]) -> str:
+        if f["from"] == Source.DERIVED:
+            return f"derived: {f['note']}"
+        if f["from"] == Source.LEDGER:
+            return str(f["note"])  # "sent off by a red card for day 2 (K2, the card ledger)"
         return f"{f['from']}, day {f['day']}" if f["day"] else str(f["from"])
 
     said = []
