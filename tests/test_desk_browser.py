@@ -126,6 +126,9 @@ def test_a_phone_390_px_wide_shows_every_page_within_its_width(served, browser):
         for path in ("/day/2/post", "/", "/day/1", "/day/2/cards", "/day/2/posts"):
             go(browser, page, base + path)
             within(page, 390, path)
+        go(browser, page, f"{base}/day/2/post")
+        assert page.evaluate("document.querySelector('#posted-before') !== null")
+        assert page.evaluate("document.querySelector('#post-button') === null")
         assert page.errors == []
 
 
@@ -158,6 +161,7 @@ def test_a_day_from_open_to_posted_through_the_desk_alone(served, tmp_path, brow
         setup.close()
         desk.poller(2).read_now()
         until(page, "document.querySelector('#live').textContent.includes('FINAL COUNT')")
+        final = desk.pollers[2].poll.result  # the count posted (a recount shows the post)
 
         go(browser, page, f"{base}/day/2/cards")
         before = page.evaluate("document.querySelectorAll('button.confirm-card').length")
@@ -169,6 +173,7 @@ def test_a_day_from_open_to_posted_through_the_desk_alone(served, tmp_path, brow
         ledger = setup.game_path.with_name("game.cards.csv").read_text(encoding="utf-8")
 
         go(browser, page, f"{base}/day/2/post")
+        stale = go(browser, None, f"{base}/day/2/post")  # a second tab, its button shown
         text = page.evaluate("document.querySelector('#post-text').value")
         assert text.startswith("[b]桌面局 第2天投票结果[/b]")
         click(browser, page, "#post-button")
@@ -176,13 +181,15 @@ def test_a_day_from_open_to_posted_through_the_desk_alone(served, tmp_path, brow
         assert "Posted as 导演A" in said and "floor" in said
         [(_, _, message)] = setup.board.replies
         assert message == text  # the text shown is the text posted
-        go(browser, page, f"{base}/day/2/post")
-        click(browser, page, "#post-button")
-        assert "tally posts it once" in page.evaluate("document.querySelector('.refusal').textContent")
+        go(browser, page, f"{base}/day/2/post")  # posted: said, and no button
+        assert "Posted: floor" in page.evaluate("document.querySelector('#posted-before').textContent")
+        assert page.evaluate("document.querySelector('#post-button') === null")
+        click(browser, stale, "#post-button")
+        assert "tally posts it once" in stale.evaluate("document.querySelector('.refusal').textContent")
         assert len(setup.board.replies) == 1
-        assert page.errors == []
+        assert page.errors == [] and stale.errors == []
     # The same day through the commands: the same count, cards and post.
-    through_the_commands(tmp_path, desk.poller(2).poll.result, ledger, message, setup.board.forum)
+    through_the_commands(tmp_path, final, ledger, message, setup.board.forum)
 
 
 def test_another_page_cannot_drive_the_desk(served, tmp_path, browser):

@@ -11,6 +11,8 @@ from datetime import datetime
 from typing import Any
 
 from tally.desk.bbcode import preview
+from tally.desk.follow import Seen
+from tally.desk.posted import Sent
 from tally.errors import TallyError
 from tally.forums import platform_of
 from tally.outputs.results import Announced, Lurked, Posted
@@ -49,24 +51,6 @@ def state_of(day: Day, now: datetime, posted: bool) -> str:
     return "open" if now < day.closes else "closed"
 
 
-def closing_posted(game: Game, result: DayResult | None) -> int | None:
-    """The floor of the day's closing post when it is made: by the journal of posts beside
-    the game file, else by tally's mark in a director's post of the thread as last read
-    (what `--post` knows a post again by; tally.rules.closed)."""
-    from tally.journal import POSTED, Journal, journal_path
-    from tally.rules.closed import marked_post
-
-    if result is None:
-        return None
-    day = result.day
-    if game.path is not None:
-        for e in reversed(Journal(journal_path(game.path)).of(game.id, day.day, "close")):
-            if e.state == POSTED and e.floor is not None:
-                return e.floor
-    found = marked_post(game, day, Announcement.CLOSE, result.thread, cast=game.cast())
-    return found.floor if found is not None else None
-
-
 def game_view(game: Game, now: datetime, polls: Mapping[int, Poll | None],
               posted: Collection[int]) -> dict[str, Any]:  # fmt: skip
     """The game: each day, its threads, whether it is open, closed or posted, and the facts
@@ -101,7 +85,9 @@ def _outcome(result: DayResult) -> str:
 
 def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -> dict[str, Any]:
     """The open day as the last poll counted it: ballots (status, flags, rulings), totals,
-    the leader and the gap, who has not voted, the time to the close, what changed."""
+    the leader and the gap, who has not voted, the time to the close, what changed.
+    ``error``: why the count could not be taken (again, with the game file as it is now:
+    then the count shown is the one before)."""
     from tally.outputs.shown.live import majority_text
 
     if poll is None or poll.result is None:
@@ -131,6 +117,7 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
     return {
         "counted": True,
         "error": poll.error,
+        "stopped": error,
         "day": day.day,
         "final": poll.final,
         "provisional": result.provisional,
@@ -235,6 +222,31 @@ def posted_view(posted: Posted) -> dict[str, Any]:
     return {"pid": posted.pid, "floor": posted.floor, "link": posted.url,
             "member": posted.member, "at": short(posted.at, seconds=True),
             "difference": posted.difference}  # fmt: skip
+
+
+def sent_view(sent: Sent | None) -> dict[str, Any] | None:
+    """The day's closing post made before this page (the journal, the thread's mark)."""
+    if sent is None:
+        return None
+    return {"answered": sent.answered, "floor": sent.floor, "at": short(sent.at),
+            "link": sent.link, "by": sent.by, "how": sent.how,
+            "sentence": sent_sentence(sent)}  # fmt: skip
+
+
+def sent_sentence(sent: Sent) -> str:
+    """What the desk says of it: floor 9, 05-09 21:41 (the journal of posts, game.posts.jsonl)."""
+    floor = f"floor {sent.floor}" if sent.floor is not None else "its floor not read back"
+    by = f", by {sent.by}" if sent.by else ""
+    return f"{floor}, {short(sent.at)}{by} ({sent.how})"
+
+
+def file_problem(seen: Seen) -> str | None:
+    """The sentence for a game file that cannot be read as it is now (a save half-typed):
+    the desk goes on with the file as last read, and says so on every page."""
+    if seen.problem is None:
+        return None
+    return (f"{seen.problem.rstrip('.')}. The desk goes on with the game file as it last "
+            "read it, and reads it again when it is saved.")
 
 
 def sentence(exc: TallyError) -> str:
