@@ -97,14 +97,17 @@ def threads() -> tuple[Thread, Thread, Thread]:
     for player in PLAYERS:
         day1.add(P(shown(player), "2024-05-08 12:00:00", "投票对象：长夜\n投票理由：一"))
     vote = Thread("502", "[桌面局] 第2天投票帖", {}, first_pid=60000)
-    vote.add(P("导演A", "2024-05-09 09:30:00", "投票格式：\n投票对象：\n投票理由："))
+    # The close in the first post, as a director writes it: `tally day add` reads it there.
+    vote.add(P("导演A", "2024-05-09 09:30:00",
+               "投票截止：5月9日 21:30\n投票格式：\n投票对象：\n投票理由："))
     vote.add(P("冷月", "2024-05-09 10:01:00", "投票对象：白桃\n投票理由：狼面大"))
     vote.add(P(shown(MARKUP), "2024-05-09 10:05:00", f"投票对象：{HOSTILE}\n投票理由：{SCRIPT}"))
     vote.add(P(shown(JINJA), "2024-05-09 10:06:00", f"投票对象：{MARKUP}\n投票理由：{SCRIPT}"))
     return talk, day1, vote
 
 
-def game_text(talk: str, day1: str, vote: str) -> str:
+def game_text(talk: str, day1: str, vote: str, *, days: int = 2) -> str:
+    """The game file; with ``days=1``, day 1 alone (day 2 for `tally day add` to append)."""
     names = ", ".join(f"'{p}'" for p in PLAYERS)
     return f"""id = "desk-test-game"
 name = "桌面局"
@@ -120,26 +123,26 @@ day = 1
 opens = 2024-05-08T09:30:00
 closes = 2024-05-08T21:30:00
 vote = "{day1}"
-
+""" + ("" if days == 1 else f"""
 [[days]]
 day = 2
 opens = 2024-05-09T09:30:00
 closes = 2024-05-09T21:30:00
 discussion = "{talk}"
 vote = "{vote}"
-"""
+""")
 
 
 class Setup:
     """The board, the game file, the director's cookies and the clock (20:00, day 2)."""
 
-    def __init__(self, forum, tmp_path: Path):  # type: ignore[no-untyped-def]
+    def __init__(self, forum, tmp_path: Path, *, days: int = 2):  # type: ignore[no-untyped-def]
         self.clock = FakeClock("2024-05-09 20:00:00", CHINA)
         self.board = Board(forum, clock=self.clock.now)
         self.talk, self.day1, self.vote = threads()
-        urls = [self.board.thread(t) for t in (self.talk, self.day1, self.vote)]
+        self.urls = [self.board.thread(t) for t in (self.talk, self.day1, self.vote)]
         self.game_path = tmp_path / "game.toml"
-        self.game_path.write_text(game_text(*urls), encoding="utf-8")
+        self.game_path.write_text(game_text(*self.urls, days=days), encoding="utf-8")
         self.cookies = self.board.cookies(self.board.member("导演A", 7), tmp_path / "cookies.txt")
         self.cache = tmp_path / "cache"
 
@@ -166,6 +169,25 @@ class Setup:
         from datetime import datetime
 
         self.clock.t = datetime(2024, 5, 9, 21, 40, tzinfo=CHINA)
+
+    def game(self):  # type: ignore[no-untyped-def]
+        from tally.rules.gamefile import load_game
+
+        return load_game(self.game_path)
+
+    def add_day(self, talk: str, vote: str) -> None:
+        """`tally day add TALK VOTE --game game.toml --yes`: the day's block appended to the
+        game file, as the command writes it."""
+        from tally.commands.day import add_day
+
+        with self.reader() as reader:
+            add_day(self.game(), talk, vote, yes=True, reader=reader)
+
+    def rule(self, day: int, floor: int, note: str) -> None:
+        """A ruling typed into the game file by hand, saved in place (an editor's save)."""
+        with self.game_path.open("a", encoding="utf-8") as f:
+            f.write(f'\n[[rulings]]\nday = {day}\nfloor = {floor}\naction = "void"\n'
+                    f'note = "{note}"\n')
 
 
 def through_the_commands(tmp_path: Path, result, ledger: str, message: str, forum) -> None:  # type: ignore[no-untyped-def]

@@ -84,12 +84,12 @@ def origin(c: httpx.Client) -> str:
 
 
 def settled(desk, day: int, version: int = 1) -> None:
-    """Wait for the day's poller to have read the thread (a real thread, not the clock)."""
-    poller = desk.poller(day)
+    """Wait for the day's poller, counting with the game file as it is now, to have read
+    the thread (a real thread, not the clock)."""
     deadline = time.monotonic() + 20
-    while poller.version < version and time.monotonic() < deadline:
+    while not ((poller := desk.poller(day)).counted and poller.version >= version):
+        assert time.monotonic() < deadline, "the poller did not read the thread"
         time.sleep(0.02)
-    assert poller.version >= version, "the poller did not read the thread"
 
 
 def post_form(c: httpx.Client, path: str, origin: str | None = None, **fields: str):
@@ -103,9 +103,15 @@ def test_every_request_without_the_token_is_refused(desk):
         assert c.get(path).status_code == 403, path
     for path in ACTIONS:
         assert post_form(c, path).status_code == 403, path  # a form token alone is no cookie
+    assert "refused: no desk key: open the address tally desk printed" in c.get("/day/2").text
+    # A wrong key is said to be wrong, not missing: an address or a cookie of an earlier
+    # run of the desk (each start makes a new key).
+    wrong = c.get("/day/2?token=guessed")
+    assert wrong.status_code == 403 and "refused: wrong desk key" in wrong.text
     c.cookies.set(cookie_name(port(c)), "guessed")
     assert c.get("/").status_code == 403
-    assert "open the address tally desk printed" in c.get("/day/2").text
+    assert "refused: wrong desk key" in c.get("/day/2").text
+    assert "open the address tally desk printed last" in c.get("/day/2").text
     assert desk.pollers == {}  # nothing was read for a stranger
 
 
@@ -143,6 +149,10 @@ def test_a_change_without_the_token_or_from_another_origin_changes_nothing(setup
         c.put("/day/2/post", headers={"Origin": origin(c), "X-Tally-Token": TOKEN}),
     ]
     assert [r.status_code for r in refused] == [403, 403, 403, 403, 403, 403, 405]
+    assert "carries no desk key" in refused[2].text
+    wrong = c.post("/day/2/cards", data={**card, "token": "guessed"},
+                   headers={"Origin": origin(c)})  # fmt: skip
+    assert wrong.status_code == 403 and "carries a wrong desk key" in wrong.text
     assert not ledger.exists() and setup.board.replies == []
     # GET never changes anything: the confirmation page shows the text, posts nothing.
     assert "Post" in c.get("/day/2/post").text and setup.board.replies == []
@@ -223,17 +233,35 @@ def test_every_page_escapes_what_players_wrote_and_one_poller_per_day(setup, des
     assert all(str(setup.cookies) not in c.get(p).text for p in PAGES)
 
 
-def test_a_closed_days_stream_sends_the_final_count_and_ends(setup, desk):
+def events_until(chunks: Iterator[str], wanted: str, seconds: float = 20.0) -> str:
+    """The stream's text up to the end of the first count event holding ``wanted``."""
+    text, deadline = "", time.monotonic() + seconds
+    for chunk in chunks:
+        text += chunk
+        events = text.replace("\r\n", "\n").split("\n\n")[:-1]  # the complete ones
+        if any("event: count" in e and wanted in e for e in events):
+            return text
+        assert time.monotonic() < deadline, f"no count with {wanted!r}: {text[-1500:]}"
+    raise AssertionError(f"the stream ended before a count with {wanted!r}: {text[-1500:]}")
+
+
+def test_a_closed_days_stream_sends_the_count_again_when_a_ruling_is_written(setup, desk):
+    """A closed day's page stays live: a ruling written into the game file while the desk
+    runs (a disputed floor, at the close) is counted, and the stream sends the new count,
+    saying what changed, with no reload and no restart."""
     c = client(desk)
     with c.stream("GET", "/day/1/events") as stream:
         assert stream.headers["content-type"].startswith("text/event-stream")
-        text = ""
-        for chunk in stream.iter_text():
-            text += chunk
-            if "event: done" in text:
-                break
-    assert "event: count" in text and "FINAL COUNT" in text, text[-2000:]
-    assert "Outcome: " in text and "长夜" in text.split("Outcome: ")[1][:20], text.split("outcome")[1][:300]
+        chunks = stream.iter_text()
+        text = events_until(chunks, "FINAL COUNT")
+        assert "Outcome: " in text and "长夜" in text.split("Outcome: ")[1][:20]
+        assert ">6</td>" in text.split('class="totals"')[1].split("</tr>")[1]
+        setup.rule(1, 2, "the director voids it")
+        text = events_until(chunks, "ruling: ")
+    last = text.rsplit("event: count", 1)[1]
+    assert "FINAL COUNT" in last and "Changed since the last read" in last
+    assert "floor 2: 冷月 vote 长夜 was counted, now void" in last
+    assert ">5</td>" in last.split('class="totals"')[1].split("</tr>")[1]
 
 
 @pytest.mark.slow
@@ -272,6 +300,7 @@ def test_a_card_confirmed_and_the_result_posted_once(setup, desk, forum, tmp_pat
     assert "confirm: add to the ledger" not in c.get("/day/2/cards").text
     ledger = setup.game_path.with_name("game.cards.csv").read_text(encoding="utf-8")
 
+    count = desk.poller(2).poll  # the final count, before the post shows in the thread
     confirm = c.get("/day/2/post").text
     digest = confirm.split('name="digest" value="')[1].split('"')[0]
     # The text confirmed is held against the text about to be sent, inside the post's lock:
@@ -287,14 +316,14 @@ def test_a_card_confirmed_and_the_result_posted_once(setup, desk, forum, tmp_pat
     assert (tid, member) == ("502", "导演A") and message.startswith("[b]桌面局 第2天投票结果[/b]")
     again = post_form(c, "/day/2/post", digest=digest)
     assert "tally posts it once" in again.text and len(setup.board.replies) == 1
-    # Started again, the desk does not know it posted: the thread says so (publish).
+    # Started again, the desk knows it posted by the journal of posts, before any button.
     restarted = setup.desk()
     try:
         fresh = client(restarted)
         shown = fresh.get("/day/2/post").text
-        digest = shown.split('name="digest" value="')[1].split('"')[0]
+        assert "Posted: floor " in shown and 'id="post-button"' not in shown
         refused = post_form(fresh, "/day/2/post", digest=digest).text
-        assert "already holds this post" in refused and "tally posts it once" in refused
+        assert "posted already" in refused and "tally posts it once" in refused
         assert len(setup.board.replies) == 1
     finally:
         restarted.close()
@@ -306,7 +335,6 @@ def test_a_card_confirmed_and_the_result_posted_once(setup, desk, forum, tmp_pat
         assert '<tr class="state-posted">\n  <td><a href="/day/2">' in client(later).get("/").text
     finally:
         later.close()
-    count = desk.poller(2).poll
 
     through_the_commands(tmp_path, count.result, ledger, message, forum)
     # A card the director takes back (tally cards remove) is shown so, with no button to
@@ -379,10 +407,16 @@ def test_the_day_shows_what_its_count_rests_on(setup, desk):
     c.get("/")
     settled(desk, 1)
     settled(desk, 2)
-    assert "sheriff 长夜 (derived, day 1)" in c.get("/day/2").text
+    assert "sheriff 长夜 (derived: day 1&#39;s election)" in c.get("/day/2").text
     home = c.get("/").text
-    assert "sheriff 长夜 (derived, day 1)" in home and "closed" in home and "open" in home
+    assert "sheriff 长夜 (derived: day 1&#39;s election)" in home
+    assert "closed" in home and "open" in home
     assert c.get("/day/2/pictures").text.count("<svg") == 3
+    # Everybody voted on day 1: said so, not "Not voted (0):" and nothing after it.
+    day1 = c.get("/day/1").text
+    assert "Not voted: nobody; every living player has voted." in day1
+    assert "Not voted (0)" not in day1
+    assert "Not voted (5): 白桃、长夜、糖糖、" in c.get("/day/2").text
 
 
 @pytest.mark.slow  # python in another process
@@ -420,3 +454,194 @@ def test_the_preview_makes_only_safe_tags_markup(bbcode, html_out):
 
     assert str(preview(bbcode)) == html_out
     assert str(preview("[b]<i>[/b]", bbcode=False)) == "[b]&lt;i&gt;[/b]"
+
+
+def test_the_desk_follows_a_day_added_with_the_same_key(forum, tmp_path):
+    """`tally day add` writes day 2 into the game file while the desk runs: the next page
+    lists it and serves /day/2, counted, with the key of the address printed at the start."""
+    setup = Setup(forum, tmp_path, days=1)
+    desk = setup.desk(every=5.0)
+    try:
+        c = client(desk)
+        assert "第1天" in c.get("/").text and "/day/2" not in c.get("/").text
+        assert c.get("/day/2").status_code == 404
+        setup.add_day(setup.urls[0], setup.urls[2])  # the discussion and vote threads
+        assert "day = 2" in setup.game_path.read_text(encoding="utf-8")
+        home = c.get("/")  # the same client: the same key, no restart
+        assert home.status_code == 200 and '<a href="/day/2">第2天</a>' in home.text
+        assert c.get("/day/2").status_code == 200
+        settled(desk, 2)
+        live = c.get("/day/2/live").text
+        assert "冷月" in live and "白桃" in live and "PROVISIONAL" in live
+        assert "sheriff 长夜 (derived: day 1&#39;s election)" in live
+    finally:
+        desk.close()
+
+
+def day3(setup: Setup) -> tuple[str, str]:
+    """Day 3's two threads on the board, the clock at 20:00 on day 3: its discussion thread
+    (开门) and its vote thread (the close in its first post, 冷月's ballot)."""
+    from datetime import datetime
+
+    from .conftest import CHINA
+    from .discuzgen import P, Thread
+
+    talk = Thread("403", "[桌面局] 第3天讨论帖", {}, first_pid=43000)
+    talk.add(P("导演A", "2024-05-10 09:30:00", "讨论帖开门"))
+    vote = Thread("503", "[桌面局] 第3天投票帖", {}, first_pid=63000)
+    vote.add(P("导演A", "2024-05-10 09:30:00", "投票截止：5月10日 21:30\n投票格式：\n投票对象："))
+    vote.add(P("冷月", "2024-05-10 10:01:00", "投票对象：长夜\n投票理由：再看看"))
+    setup.clock.t = datetime(2024, 5, 10, 20, 0, tzinfo=CHINA)
+    return setup.board.thread(talk), setup.board.thread(vote)
+
+
+@pytest.mark.slow  # three days counted
+def test_what_a_count_rests_on_names_the_day_it_came_from(setup, desk):
+    """白桃, voted out on day 2, is out on day 3: the desk says "voted out on day 2" (the day
+    the fact came from), not "day 3" (the first day the player is out, the JSON's ``day``)."""
+    c = client(desk)
+    c.get("/")
+    settled(desk, 2)
+    setup.add_day(*day3(setup))  # the clock past day 2's close, into day 3
+    c.get("/")
+    settled(desk, 3)
+    live = c.get("/day/3/live").text
+    assert "白桃 out (derived: voted out on day 2)" in live, live.split("rests on")[1][:300]
+    assert "day 3)" not in live
+    home = c.get("/").text
+    assert "白桃 out (derived: voted out on day 2)" in home and "day 3)" not in home
+
+
+def test_a_ruling_written_while_the_desk_runs_changes_the_count(setup, desk):
+    """A ruling typed into the game file (saved in place, as an editor saves) is counted at
+    the next poll, and the count says what it changed."""
+    c = client(desk)
+    c.get("/day/2")
+    settled(desk, 2)
+    before = desk.poller(2)
+    assert "ruling: " not in c.get("/day/2/live").text
+    setup.rule(2, 2, "冷月 asked to withdraw it")
+    c.get("/day/2")
+    settled(desk, 2, before.version + 1)
+    assert desk.poller(2) is not before and before.done  # the stale poller stopped
+    live = c.get("/day/2/live").text
+    row = live.split('data-floor="2">')[1].split("</tr>")[0]
+    assert "void" in row and "ruling: " in row and "冷月 asked to withdraw it" in row
+    assert "floor 2: 冷月 vote 白桃 was counted, now void" in live
+    assert 'leading: <strong class="leaders">nobody</strong>' in live
+
+
+def test_the_card_ledger_changed_is_seen(setup, desk):
+    """A red card given by `tally cards add` while the desk runs sends its player off from
+    the next day (K2): the open day's count sees it at the next poll."""
+    from tally.commands.cards import add_card
+
+    c = client(desk)
+    c.get("/day/2")
+    settled(desk, 2)
+    version = desk.poller(2).version
+    add_card(setup.game(), day=1, player="冷月", colour="red", rule="L4", reason="夜间未行动")
+    c.get("/day/2")
+    settled(desk, 2, version + 1)
+    live = c.get("/day/2/live").text
+    assert "冷月 out (sent off by a red card for day 1 (K2, the card ledger))" in live
+    row = live.split('data-floor="2">')[1].split("</tr>")[0]
+    assert "void" in row
+    assert "floor 2: 冷月 vote 白桃 was counted, now void" in live
+
+
+def test_a_game_file_saved_half_typed_is_said_and_the_desk_goes_on(setup, desk):
+    """A save with a mistake: every page says the sentence and the desk goes on with the
+    file as last read; saved right, the sentence goes."""
+    c = client(desk)
+    good = setup.game_path.read_text(encoding="utf-8")
+    setup.game_path.write_text(good + "\n[[rulings]]\nday = 2\nflor = 3\n", encoding="utf-8")
+    home = c.get("/")
+    assert home.status_code == 200 and 'class="error file-problem"' in home.text
+    assert "flor" in home.text and "goes on with the game file as it last read it" in home.text
+    assert c.get("/day/2").status_code == 200
+    setup.game_path.write_text(good, encoding="utf-8")
+    assert "file-problem" not in c.get("/").text
+
+
+def test_the_post_page_of_a_posted_day_says_posted_before_any_button(setup, desk, tmp_path):
+    """The result posted by `tally announce --post` (the journal of posts beside the game
+    file) while the desk runs: the Post page says "posted", the floor and the time, and
+    offers no Post button; a Post sent anyway is refused. Without the journal (a
+    co-director's machine) the mark in the thread says it."""
+    setup.close()
+    c = client(desk)
+    assert 'id="post-button"' in c.get("/day/2/post").text
+    done = runner.invoke(cli, ["announce", "--game", str(setup.game_path), "--day", "2",
+                               "--post", "--yes", "--cookies", str(setup.cookies),
+                               "--cache-dir", str(setup.cache)], obj=setup.env())  # fmt: skip
+    assert done.exit_code == 0, done.output
+    [(_, _, message)] = setup.board.replies
+    page = c.get("/day/2/post").text
+    main = page.split("<main>")[1]
+    said = re.search(r'<p class="posted" id="posted-before">Posted: floor (\d+), '
+                     r"05-09 21:40 \(the journal of posts, game\.posts\.jsonl\)", main)  # fmt: skip
+    assert said is not None, main[:600]
+    assert 'id="post-button"' not in page and "<textarea" not in page
+    # The vote thread's fifth floor (its first post and three ballots before it), linked.
+    assert said.group(1) == "5" and "goto=findpost&amp;ptid=502&amp;pid=" in main
+    refused = post_form(c, "/day/2/post", digest="0" * 16).text
+    assert "posted already: floor " in refused and "tally posts it once" in refused
+    assert len(setup.board.replies) == 1
+    assert 'class="state-posted"' in c.get("/").text
+
+    setup.game_path.with_name("game.posts.jsonl").unlink()  # another machine's desk
+    settled(desk, 2)  # the thread read again, the post in it
+    main = c.get("/day/2/post").text.split("<main>")[1]
+    assert "Posted: floor 5, 05-09 21:40, by 导演A (tally&#39;s mark on it in the vote " in main
+    assert 'id="post-button"' not in main and "/d2/close/" in message
+
+
+def test_desk_help_names_only_what_the_desk_takes():
+    """--full-every's help in the desk names no --remind-at poll (tally watch's alone)."""
+    done = runner.invoke(cli, ["desk", "--help"])
+    assert done.exit_code == 0 and "--full-every" in done.stdout
+    assert "remind" not in done.stdout
+    assert "--remind-at" in runner.invoke(cli, ["watch", "--help"]).stdout
+
+
+def test_post_counts_with_the_game_file_as_it_is_when_pressed(setup, desk):
+    """A ruling written after the Post page was shown: the press counts with the file as it
+    is then, finds another text, and posts nothing; shown again, the new count is posted."""
+    setup.close()
+    c = client(desk)
+    shown = c.get("/day/2/post").text
+    assert "白桃 以 1 票被投票出局" in html.unescape(shown)
+    digest = shown.split('name="digest" value="')[1].split('"')[0]
+    setup.rule(2, 2, "冷月 asked to withdraw it")
+    refused = post_form(c, "/day/2/post", digest=digest).text
+    assert "the count changed since the text was shown" in refused
+    assert setup.board.replies == []
+    again = c.get("/day/2/post").text
+    assert "白桃 以 1 票被投票出局" not in html.unescape(again)
+    fresh = again.split('name="digest" value="')[1].split('"')[0]
+    assert fresh != digest
+    assert "Posted as 导演A" in post_form(c, "/day/2/post", digest=fresh).text
+    [(_, _, message)] = setup.board.replies
+    assert "白桃 以 1 票被投票出局" not in message and html.unescape(again).count(message.rstrip()) == 1
+
+
+def test_a_ruling_against_a_posted_result_is_said_over_the_count_before(setup, desk):
+    """A closed day keeps its result: a ruling written after the post that would change it
+    stops the recount, and the day's page says why above the count posted, until the file
+    says why (result_changed) or the ruling goes."""
+    setup.close()
+    c = client(desk)
+    shown = c.get("/day/2/post").text
+    digest = shown.split('name="digest" value="')[1].split('"')[0]
+    assert "Posted as 导演A" in post_form(c, "/day/2/post", digest=digest).text
+    settled(desk, 2)
+    setup.rule(2, 2, "冷月 asked to withdraw it")
+    c.get("/day/2")
+    deadline = time.monotonic() + 20
+    while not desk.poller(2).failed:
+        assert time.monotonic() < deadline, "the recount did not stop"
+        time.sleep(0.02)
+    live = c.get("/day/2/live").text
+    assert "not counted again: day 2&#39;s result was announced as eliminated 白桃" in live
+    assert "FINAL COUNT" in live and "白桃 is out" in live  # the count posted, still shown

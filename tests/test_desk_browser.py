@@ -1,7 +1,8 @@
 """`tally desk` in headless Chromium (the report's harness, tests/browser.py), served by
-uvicorn on 127.0.0.1: every page loads without a console error on a desktop and a phone;
-a ballot posted to the loopback forum appears without a reload; a card is confirmed and the
-closing post made once by clicks; what players wrote shows as text."""
+uvicorn on 127.0.0.1: every page loads without a console error on a desktop and a phone,
+nothing past the edge of a phone's screen; a ballot posted to the loopback forum appears
+without a reload; a card is confirmed and the closing post made once by clicks; what
+players wrote shows as text."""
 
 from __future__ import annotations
 
@@ -73,8 +74,7 @@ def test_every_page_loads_without_a_console_error(served, width, browser):
                      "/day/2/post", "/day/1"):  # fmt: skip
             go(browser, page, base + path)
             assert page.evaluate("document.querySelector('main') !== null"), path
-            # Nothing wider than the screen but the tables' own scrolling boxes.
-            assert page.evaluate("document.documentElement.scrollWidth") <= width + 1, path
+            within(page, width, path)
         go(browser, page, base + "/day/2/posts")
         page.evaluate("document.querySelector('#kind-close button.copy').click()")
         until(page, "document.querySelector('#kind-close button.copy').textContent !== 'copy'")
@@ -83,6 +83,53 @@ def test_every_page_loads_without_a_console_error(served, width, browser):
         assert page.errors == []
         # The cookie is HttpOnly: the page's script cannot read it.
         assert page.evaluate("document.cookie") == ""
+
+
+# Every element whose right edge is past the viewport's, inside a scrolling box or not (a
+# table scrolled in its own box hid its last columns past the edge of a phone).
+PAST_THE_EDGE = """(() => {
+  const w = document.documentElement.clientWidth;
+  return Array.from(document.querySelectorAll('body *'))
+    .filter(e => e.getBoundingClientRect().right > w + 1)
+    .map(e => e.tagName.toLowerCase() + '.' + e.className + ': '
+              + (e.textContent || '').trim().slice(0, 50));
+})()"""
+
+
+def within(page: Page, width: int, path: str) -> None:
+    """Nothing on the page wider than the screen: no scrolling sideways, nothing cut off."""
+    assert page.evaluate("document.documentElement.clientWidth") == width, path
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, path
+    assert page.evaluate(PAST_THE_EDGE) == [], path
+
+
+def test_a_phone_390_px_wide_shows_every_page_within_its_width(served, browser):
+    """A director's phone: the count's tables reflow, a row a block, and a long word (a URL
+    pasted as a target, a post's link) wraps; the pages of a posted day too."""
+    setup, desk, base = served
+    pasted = "https://bbs.example.com/forum.php?mod=viewthread&tid=123456789&page=2#pid9876543"
+    setup.ballot("糖糖", pasted, "2024-05-09 20:05:00")
+    with browser.fresh(width=390, height=900, mobile=True) as browser:
+        page = go(browser, None, f"{base}/?token={TOKEN}")
+        go(browser, page, f"{base}/day/2")
+        until(page, "document.querySelectorAll('#live table.ballots tbody tr').length >= 4")
+        assert pasted in page.evaluate("document.querySelector('#live table.ballots').textContent")
+        within(page, 390, "/day/2 open")
+        setup.close()
+        desk.poller(2).read_now()
+        until(page, "document.querySelector('#live').textContent.includes('FINAL COUNT')")
+        within(page, 390, "/day/2 final")
+        go(browser, page, f"{base}/day/2/post")
+        click(browser, page, "#post-button")
+        assert "Posted as 导演A" in page.evaluate("document.querySelector('.posted').textContent")
+        within(page, 390, "/day/2/post, just posted")
+        for path in ("/day/2/post", "/", "/day/1", "/day/2/cards", "/day/2/posts"):
+            go(browser, page, base + path)
+            within(page, 390, path)
+        go(browser, page, f"{base}/day/2/post")
+        assert page.evaluate("document.querySelector('#posted-before') !== null")
+        assert page.evaluate("document.querySelector('#post-button') === null")
+        assert page.errors == []
 
 
 def test_a_day_from_open_to_posted_through_the_desk_alone(served, tmp_path, browser):
@@ -114,6 +161,7 @@ def test_a_day_from_open_to_posted_through_the_desk_alone(served, tmp_path, brow
         setup.close()
         desk.poller(2).read_now()
         until(page, "document.querySelector('#live').textContent.includes('FINAL COUNT')")
+        final = desk.pollers[2].poll.result  # the count posted (a recount shows the post)
 
         go(browser, page, f"{base}/day/2/cards")
         before = page.evaluate("document.querySelectorAll('button.confirm-card').length")
@@ -125,6 +173,7 @@ def test_a_day_from_open_to_posted_through_the_desk_alone(served, tmp_path, brow
         ledger = setup.game_path.with_name("game.cards.csv").read_text(encoding="utf-8")
 
         go(browser, page, f"{base}/day/2/post")
+        stale = go(browser, None, f"{base}/day/2/post")  # a second tab, its button shown
         text = page.evaluate("document.querySelector('#post-text').value")
         assert text.startswith("[b]桌面局 第2天投票结果[/b]")
         click(browser, page, "#post-button")
@@ -132,13 +181,15 @@ def test_a_day_from_open_to_posted_through_the_desk_alone(served, tmp_path, brow
         assert "Posted as 导演A" in said and "floor" in said
         [(_, _, message)] = setup.board.replies
         assert message == text  # the text shown is the text posted
-        go(browser, page, f"{base}/day/2/post")
-        click(browser, page, "#post-button")
-        assert "tally posts it once" in page.evaluate("document.querySelector('.refusal').textContent")
+        go(browser, page, f"{base}/day/2/post")  # posted: said, and no button
+        assert "Posted: floor" in page.evaluate("document.querySelector('#posted-before').textContent")
+        assert page.evaluate("document.querySelector('#post-button') === null")
+        click(browser, stale, "#post-button")
+        assert "tally posts it once" in stale.evaluate("document.querySelector('.refusal').textContent")
         assert len(setup.board.replies) == 1
-        assert page.errors == []
+        assert page.errors == [] and stale.errors == []
     # The same day through the commands: the same count, cards and post.
-    through_the_commands(tmp_path, desk.poller(2).poll.result, ledger, message, setup.board.forum)
+    through_the_commands(tmp_path, final, ledger, message, setup.board.forum)
 
 
 def test_another_page_cannot_drive_the_desk(served, tmp_path, browser):

@@ -21,14 +21,16 @@ from starlette.staticfiles import StaticFiles
 
 from tally.desk import views
 from tally.desk.guard import Guard
+from tally.desk.posted import Sent
 from tally.desk.state import Desk, text_digest
 from tally.errors import InputError, PostError, TallyError
-from tally.outputs.results import Posted
 from tally.vocabulary import Announcement
 
 STATIC = Path(__file__).parent / "static"
 # How often a stream sends the count again when nothing changed: the clocks move.
 TICK = 30.0
+# How often a stream looks at the game file (a few stat calls): a change counts again.
+LOOK = 1.0
 # The page's own script and style only; nothing from elsewhere, no inline script.
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
           "img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; "
@@ -37,14 +39,15 @@ POLICY = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inlin
 
 def make_app(desk: Desk, token: str, port: int) -> Guard:
     """The desk's ASGI app for ``desk``, answering at 127.0.0.1:``port`` to ``token``."""
-    posted: dict[int, Posted] = {}
     said: dict[int, list[str]] = {}
 
     # Referrer-Policy same-origin, not no-referrer: under no-referrer Chromium sends
     # "Origin: null" with a form POST, and the guard refuses the desk its own forms.
     def html(name: str, **context: Any) -> HTMLResponse:
-        body = views.page(name, token=token, game_name=desk.game.name,
-                          day_numbers=[d.day for d in desk.game.days], **context)  # fmt: skip
+        seen = desk.file.now()  # the game file as it is now: a day added is in the bar
+        body = views.page(name, token=token, game_name=seen.game.name,
+                          day_numbers=[d.day for d in seen.game.days],
+                          file_problem=views.file_problem(seen), **context)  # fmt: skip
         return HTMLResponse(body, headers={"Content-Security-Policy": POLICY,
                                            "Cache-Control": "no-store",
                                            "X-Content-Type-Options": "nosniff",
@@ -64,22 +67,28 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
     def home(request: Request) -> Response:
         for n in desk.opened():
             desk.poller(n)  # each day counted once, the open one polled
-        done = {n for n, p in polls().items() if p is not None and p.final and n not in posted
-                and views.closing_posted(desk.game, p.result)}
-        game = views.game_view(desk.game, desk.reader.now(), polls(), {*posted, *done})
-        return html("game.html.j2", page="game", game=game)
+        game = desk.game
+        done = {d.day for d in game.days if (sent := _sent(d.day)) is not None and sent.answered}
+        shown = views.game_view(game, desk.reader.now(), polls(), done)
+        return html("game.html.j2", page="game", game=shown)
+
+    def _sent(n: int) -> Sent | None:
+        """The day's closing post as the game page says it; a journal that cannot be read
+        is said on the Post page, where it stops the post."""
+        try:
+            return desk.posted(n)
+        except TallyError:
+            return None
 
     def live_context(n: int) -> dict[str, Any]:
         poller = desk.poller(n)
-        return views.live_view(desk.game, poller.poll, poller.error, desk.reader.now())
+        shown = views.live_view(desk.game, poller.poll, poller.error, desk.reader.now())
+        return {**shown, "recounting": not poller.counted}
 
     def day(request: Request) -> Response:
         n = number(request)
         return html("day.html.j2", page="count", day=n, live=live_context(n),
-                    said=said.pop(n, []), posted=_posted(n))  # fmt: skip
-
-    def _posted(n: int) -> dict[str, Any] | None:
-        return views.posted_view(posted[n]) if n in posted else None
+                    said=said.pop(n, []))  # fmt: skip
 
     def live(request: Request) -> Response:
         n = number(request)
@@ -89,19 +98,25 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
         n = number(request)
         poller = desk.poller(n)
 
+        # Open while the page is: a closed day's final count is counted again when the game
+        # file changes (a ruling written at the close), and the page shows it.
         async def stream() -> Any:
-            seen, last = -1, 0.0
+            nonlocal poller
+            seen, last, looked = -1, 0.0, anyio.current_time()
             while not desk.stopped.is_set():
                 now = anyio.current_time()
+                if now - looked >= LOOK:
+                    looked = now
+                    try:  # the poller counting with the file as it is now
+                        poller = await run_in_threadpool(desk.poller, n)
+                    except TallyError:
+                        return  # the day is gone from the game file
                 version = poller.version
-                if version != seen or now - last >= TICK:
+                if version != seen or (now - last >= TICK and not poller.done):
                     seen, last = version, now
                     body = await run_in_threadpool(
                         lambda: views.page("live.html.j2", live=live_context(n)))
                     yield {"event": "count", "data": body, "id": str(version)}
-                if poller.done and seen == poller.version:
-                    yield {"event": "done", "data": "final"}
-                    return
                 await anyio.sleep(0.25)
 
         return EventSourceResponse(stream(), ping=15, headers={"Cache-Control": "no-store"})
@@ -155,29 +170,36 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
 
     def confirm_post(request: Request) -> Response:
         n = number(request)
-        text, error = "", None
+        text, error, before = "", None, None
         try:
-            if not desk.closed(n):
-                raise InputError(
-                    f"day {n} has not closed: a provisional count (暂计) is never posted; "
-                    "post the result after the close.")  # fmt: skip
-            shown = desk.announcement(n, Announcement.CLOSE)
-            text = shown.as_posted or shown.text  # what the Post button sends, mark and all
+            before = desk.posted(n)
+            if before is None or not before.answered:  # posted: said, nothing to post
+                text = closing_text(n)
         except TallyError as exc:
             error = str(exc)
         return html("post.html.j2", page="post", day=n, text=text, error=error,
-                    digest=text_digest(text), posted=_posted(n), result=None)  # fmt: skip
+                    digest=text_digest(text), before=views.sent_view(before),
+                    result=None)  # fmt: skip
+
+    def closing_text(n: int) -> str:
+        """What the Post button sends, mark and all, with the game file as it is now."""
+        if not desk.closed(n):
+            raise InputError(
+                f"day {n} has not closed: a provisional count (暂计) is never posted; "
+                "post the result after the close.")  # fmt: skip
+        shown = desk.announcement(n, Announcement.CLOSE)
+        return shown.as_posted or shown.text
 
     async def post(request: Request) -> Response:
         n = number(request)
         form = await _form(request)
-        error, result = None, None
+        error, result, before = None, None, None
         text = ""
         try:
-            if n in posted:  # this desk posted it: said before the thread is read again
-                before = posted[n]
-                raise PostError(f"day {n}'s result is posted already, floor {before.floor}: "
-                                f"{before.url}; tally posts it once.")  # fmt: skip
+            before = await run_in_threadpool(desk.posted, n)
+            if before is not None and before.answered:  # said before the thread is read again
+                raise PostError(f"day {n}'s result is posted already: "
+                                f"{views.sent_sentence(before)}; tally posts it once.")  # fmt: skip
             shown = await run_in_threadpool(desk.announcement, n, Announcement.CLOSE)
             text = shown.as_posted or shown.text
             if str(form.get("digest", "")) != text_digest(text):
@@ -189,12 +211,12 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
             if done.failure is not None:
                 raise done.failure
             if done.posted is not None:
-                posted[n] = done.posted
                 result = views.posted_view(done.posted)
         except TallyError as exc:
             error = str(exc)
+        known = views.sent_view(before) if result is None else None
         return html("post.html.j2", page="post", day=n, text=text, error=error,
-                    digest=text_digest(text), posted=_posted(n), result=result)  # fmt: skip
+                    digest=text_digest(text), before=known, result=result)  # fmt: skip
 
     routes = [
         Route("/", home),

@@ -61,7 +61,7 @@ class Guard:
             await _moved(send, where, self.token, self.port)
             return
         if not self._is(cookie):
-            await _refuse(send, "no desk token: open the address tally desk printed.")
+            await _refuse(send, _no_key(cookie if cookie is not None else in_address))
             return
         if method in SAFE:
             await self.app(scope, receive, send)
@@ -87,8 +87,11 @@ class Guard:
             "application/x-www-form-urlencoded"
         ):
             given = next(iter(parse_qs(body.decode("utf-8", "replace")).get("token", [])), None)
+        if given is None:
+            await _refuse(send, "the request carries no desk key: refused.")
+            return
         if not self._is(given):
-            await _refuse(send, "the request carries no desk token: refused.")
+            await _refuse(send, "the request carries a wrong desk key: refused.")
             return
 
         sent = False
@@ -101,6 +104,15 @@ class Guard:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+def _no_key(given: str | None) -> str:
+    """Why a request without the right key is refused: no key, or a wrong one (an address
+    or a cookie from an earlier run of the desk, which has a new key each time)."""
+    if given is None:
+        return "no desk key: open the address tally desk printed (the key is in it)."
+    return ("wrong desk key: it is not the key of the desk running here (each start of tally "
+            "desk makes a new one); open the address tally desk printed last.")
 
 
 def _cookies(header: str) -> dict[str, str]:

@@ -1,10 +1,13 @@
-"""What the desk holds while it runs: the game, the run's one ``Reader`` (behind one lock:
-an HTTP client and a page cache are not shared between threads), and one poller per day,
-started by the first page or stream that asks for the day, however many tabs follow.
+"""What the desk holds while it runs: the game file as it is now (``tally.desk.follow``: read
+again when it changed), the run's one ``Reader`` (behind one lock: an HTTP client and a page
+cache are not shared between threads), and one poller per day, started by the first page or
+stream that asks for the day, however many tabs follow, and started again when the game
+file changed since.
 
 A poller is `tally watch`'s own loop (``tally.commands.watch.read_polls``): the same reads, counts
 and checks, with its waits made on an event, so that "read now" wakes it and the desk's
-end stops it. Every action the director takes is the call its command makes.
+end stops it. Every action the director takes is the call its command makes, with the game
+file as it is when the director acts.
 """
 
 from __future__ import annotations
@@ -18,19 +21,22 @@ from pathlib import Path
 from typing import TypeVar
 
 from tally.commands.watch import Schedule, read_polls
+from tally.desk.follow import GameFile
+from tally.desk.posted import Sent, closing_sent
 from tally.errors import InputError, TallyError
 from tally.forums.reader import Reader
 from tally.outputs.results import Announced, Lurked
 from tally.rules.game import Day, Game
 from tally.rules.ledger import LedgerView
-from tally.rules.polls import Poll
+from tally.rules.polls import Poll, changes
 from tally.vocabulary import Announcement
 
 T = TypeVar("T")
 
 
 class _Stopped(Exception):
-    """The desk is closing: a poller's wait ends its loop."""
+    """The desk is closing, or the game file changed since the poller began: its wait ends
+    its loop."""
 
 
 @dataclass(frozen=True)
@@ -44,16 +50,22 @@ class Options:
 
 
 class DayPoller:
-    """The polls of one day's vote thread, in a thread of its own; ``version`` grows with
-    each poll, so that every stream sends what is new once."""
+    """The polls of one day's vote thread with one version of the game file, in a thread of
+    its own; ``version`` grows with each poll, and goes on from the poller this one follows
+    (``before``: the same day counted with the file as it was), so that every stream sends
+    what is new once. Until its first poll it shows the count ``before`` took."""
 
-    def __init__(self, desk: Desk, day: Day):
-        self.desk, self.day = desk, day
-        self.poll: Poll | None = None
-        self.error: str | None = None  # the first read failed: the sentence, no count
-        self.version = 0
+    def __init__(self, desk: Desk, game: Game, day: Day, file_version: int,
+                 before: DayPoller | None = None):  # fmt: skip
+        self.desk, self.game, self.day, self.file_version = desk, game, day, file_version
+        self.poll: Poll | None = before.poll if before is not None else None
+        self.error: str | None = None  # the count could not be taken: the sentence
+        self.version: int = before.version if before is not None else 0
+        self.counted = False  # a poll (or the sentence why none) of this poller's own
+        self._before = self.poll
         self.changed = threading.Condition()
         self._wake = threading.Event()
+        self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"desk-day-{day.day}", daemon=True)
         self._thread.start()
 
@@ -62,20 +74,34 @@ class DayPoller:
         schedule = Schedule(every=desk.options.every, full_every=desk.options.full_every)
         try:
             with desk.lock:
-                polls = read_polls(desk.game, self.day.vote, day=self.day.day, schedule=schedule,
+                polls = read_polls(self.game, self.day.vote, day=self.day.day, schedule=schedule,
                                    reader=desk.reader, wait=self._wait,
                                    late_ok=desk.options.late_ok)  # fmt: skip
                 for poll in polls:
-                    self._publish(poll, None)
+                    self._publish(self._continued(poll), None)
         except _Stopped:
             return
         except TallyError as exc:
             self._publish(self.poll, str(exc))
 
+    def _continued(self, poll: Poll) -> Poll:
+        """``poll`` numbered on from the count before this poller's, its first saying what
+        the game file's change changed (a ruling: a ballot void now)."""
+        before = self._before
+        if before is None:
+            return poll
+        found = poll.changes
+        if poll.number == 1 and before.result is not None and poll.result is not None:
+            found = changes(before.result, poll.result)
+        return dataclasses.replace(poll, number=before.number + poll.number, changes=found)
+
     def _publish(self, poll: Poll | None, error: str | None) -> None:
+        if self._stop.is_set():
+            return  # counted with a file that has changed since: its successor shows
         with self.changed:
             self.poll, self.error = poll, error
             self.version += 1
+            self.counted = True
             self.changed.notify_all()
 
     def _wait(self, seconds: float) -> None:
@@ -86,15 +112,25 @@ class DayPoller:
             self._wake.clear()
         finally:
             self.desk.lock.acquire()
-        if self.desk.stopped.is_set():
+        if self.desk.stopped.is_set() or self._stop.is_set():
             raise _Stopped
 
     def read_now(self) -> None:
         self._wake.set()
 
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+
     @property
     def done(self) -> bool:
         return not self._thread.is_alive()
+
+    @property
+    def failed(self) -> bool:
+        """Done without a count of its own: the first read failed (the forum down, a wrong
+        URL) or the count stopped (a game file the thread contradicts)."""
+        return self.done and self.error is not None
 
     def join(self, timeout: float | None = None) -> None:
         self._thread.join(timeout)
@@ -102,24 +138,50 @@ class DayPoller:
 
 class Desk:
     def __init__(self, game: Game, reader: Reader, options: Options = Options()):
-        self.game, self.reader, self.options = game, reader, options
+        self.file, self.reader, self.options = GameFile(game), reader, options
         self.lock = threading.Lock()  # the reader's: one request at a time
         self.stopped = threading.Event()
         self._pollers: dict[int, DayPoller] = {}
+        self._retired: list[DayPoller] = []  # stopped for a newer file, maybe mid-read
         self._pollers_lock = threading.Lock()
 
+    @property
+    def game(self) -> Game:
+        """The game file as it is now (read again when it changed)."""
+        return self.file.now().game
+
     def day(self, number: int) -> Day:
-        return self.game.day(number)  # InputError for a day the file does not have
+        return self.game.day(number)  # GameFileError for a day the file does not have
 
     def poller(self, number: int, *, again: bool = False) -> DayPoller:
-        """The day's one poller, started by the first that asks; ``again``: a poller whose
-        first read failed (the forum down, a wrong URL fixed since) starts over."""
-        day = self.day(number)
+        """The day's one poller, started by the first that asks, and again when the game
+        file changed since it started (its count is then taken again with the file as it is
+        now, an open day's and a closed day's alike); ``again``: a poller that failed (the
+        forum down, a wrong URL fixed since) starts over."""
+        seen = self.file.now()
+        day = seen.game.day(number)
         with self._pollers_lock:
+            self._drop_gone(seen.game)
             found = self._pollers.get(number)
-            if found is None or (again and found.done and found.poll is None):
-                found = self._pollers[number] = DayPoller(self, day)
+            if (found is None or found.file_version != seen.version
+                    or (again and found.failed)):  # fmt: skip
+                if found is not None:
+                    self._retire(found)
+                found = self._pollers[number] = DayPoller(self, seen.game, day, seen.version,
+                                                          found)  # fmt: skip
             return found
+
+    def _drop_gone(self, game: Game) -> None:
+        """Stop the pollers of days the game file no longer has."""
+        days = {d.day for d in game.days}
+        for number in [n for n in self._pollers if n not in days]:
+            self._retire(self._pollers.pop(number))
+
+    def _retire(self, poller: DayPoller) -> None:
+        """Stop ``poller``; kept until its thread ends (a read it began goes on), for
+        ``close`` to wait for."""
+        poller.stop()
+        self._retired = [p for p in self._retired if not p.done] + [poller]
 
     def opened(self) -> list[int]:
         """The days that have opened: the game page counts them (their facts, their state)."""
@@ -132,24 +194,34 @@ class Desk:
 
     def close(self) -> None:
         self.stopped.set()
-        for poller in self.pollers.values():
+        everyone = [*self.pollers.values(), *self._retired]
+        for poller in everyone:
             poller.read_now()
-        for poller in self.pollers.values():
+        for poller in everyone:
             poller.join(timeout=10)
+
+    def posted(self, number: int) -> Sent | None:
+        """The day's closing post, when made (``tally.desk.posted``): by the journal, else by
+        tally's mark in the vote thread as the day's poller last read it."""
+        game = self.game
+        poller = self._pollers.get(number)
+        poll = poller.poll if poller is not None else None
+        thread = poll.result.thread if poll is not None and poll.result is not None else None
+        return closing_sent(game, game.day(number), thread)
 
     @contextmanager
     def reading(self) -> Iterator[Reader]:
         with self.lock:
             yield self.reader
 
-    def call(self, work: Callable[[Reader], T]) -> T:
+    def call(self, work: Callable[[Game, Reader], T]) -> T:
         from tally.commands.run import with_ledger
 
         with self.reading() as reader:
-            # Each action with the ledger as it is now: a red card confirmed here or by
-            # `tally cards` since the desk started counts at once (K2).
-            self.game = with_ledger(self.game)
-            return work(reader)
+            # Each action with the game file and its ledger as they are now: a ruling
+            # written, or a red card confirmed here or by `tally cards` (K2), since the desk
+            # started counts at once.
+            return work(with_ledger(self.game), reader)
 
     # -- the director's actions: each the call its command makes --------------------------
 
@@ -157,16 +229,18 @@ class Desk:
         """`tally lurkers --day N --no-write`: the counts and the cards the day earns."""
         from tally.commands.lurkers import lurkers
 
-        return self.call(lambda r: lurkers(self.game, day=number, write=False, reader=r,
+        return self.call(lambda g, r: lurkers(g, day=number, write=False, reader=r,
                                               late_ok=self.options.late_ok))  # fmt: skip
 
     def confirm_card(self, number: int, player: str, colour: str, rule: str,
                      reason: str) -> LedgerView:  # fmt: skip
         """One proposed card into the ledger, as `tally lurkers --write` writes it (with the
-        K1 escalations it makes): the card must be one the check proposes now."""
+        K1 escalations it makes): the card must be one the check proposes now. The pollers
+        count again with the ledger changed (a red card changes the days after its own)."""
         from tally.commands.lurkers import record
 
-        if self.game.path is None:
+        game = self.game
+        if game.path is None:
             raise InputError("the card ledger lives beside the game file; load one.")
         check = self.lurkers(number).check
         wanted = (player, colour, rule, reason)
@@ -178,24 +252,22 @@ class Desk:
                 f"under {rule} ({reason}): read the day again."
             )
         one = dataclasses.replace(check, cards=(card,))
-        view = record(self.game, self.game.path, one, write=True)
-        for poller in self.pollers.values():
-            poller.read_now()  # a red card changes the counts of the days after its own
-        return view
+        return record(game, game.path, one, write=True)
 
     def announcement(self, number: int, kind: Announcement, *, post: bool = False,
                      confirmed: str | None = None) -> Announced:  # fmt: skip
-        """`tally announce --day N --kind K`. With ``post``: `--post`, the director having
-        read the text on the confirmation page: ``confirmed`` is the digest of that text,
-        held against the text post_text is about to send, inside its lock (a count that
-        changed in between is not posted). Before the close the closing post is the mid-day
-        standing (暂计), which is never posted."""
+        """`tally announce --day N --kind K`, with the game file as it is now. With ``post``:
+        `--post`, the director having read the text on the confirmation page: ``confirmed``
+        is the digest of that text, held against the text post_text is about to send,
+        inside its lock (a count that changed in between, the file's or the thread's, is
+        not posted). Before the close the closing post is the mid-day standing (暂计),
+        which is never posted."""
         from tally.commands.announce import announce
 
         provisional = kind is Announcement.CLOSE and not post and not self.closed(number)
         asker = _Confirmed(confirmed) if post and confirmed is not None else None
-        return self.call(lambda r: announce(
-            self.game, day=number, kind=kind, reader=r, provisional=provisional,
+        return self.call(lambda g, r: announce(
+            g, day=number, kind=kind, reader=r, provisional=provisional,
             template_dir=self.options.template_dir, late_ok=self.options.late_ok,
             post=post, yes=post and asker is None, show=asker,
         ))  # fmt: skip

@@ -11,12 +11,15 @@ from datetime import datetime
 from typing import Any
 
 from tally.desk.bbcode import preview
+from tally.desk.follow import Seen
+from tally.desk.posted import Sent
 from tally.errors import TallyError
 from tally.forums import platform_of
 from tally.outputs.results import Announced, Lurked, Posted
 from tally.outputs.shown.json_output import poll_json
 from tally.rules.game import Day, Game
 from tally.rules.polls import Poll
+from tally.rules.state import Source
 from tally.rules.verdicts import Status
 from tally.rules.votes import DayResult
 from tally.times import duration, short
@@ -48,24 +51,6 @@ def state_of(day: Day, now: datetime, posted: bool) -> str:
     return "open" if now < day.closes else "closed"
 
 
-def closing_posted(game: Game, result: DayResult | None) -> int | None:
-    """The floor of the day's closing post when it is made: by the journal of posts beside
-    the game file, else by tally's mark in a director's post of the thread as last read
-    (what `--post` knows a post again by; tally.rules.closed)."""
-    from tally.journal import POSTED, Journal, journal_path
-    from tally.rules.closed import marked_post
-
-    if result is None:
-        return None
-    day = result.day
-    if game.path is not None:
-        for e in reversed(Journal(journal_path(game.path)).of(game.id, day.day, "close")):
-            if e.state == POSTED and e.floor is not None:
-                return e.floor
-    found = marked_post(game, day, Announcement.CLOSE, result.thread, cast=game.cast())
-    return found.floor if found is not None else None
-
-
 def game_view(game: Game, now: datetime, polls: Mapping[int, Poll | None],
               posted: Collection[int]) -> dict[str, Any]:  # fmt: skip
     """The game: each day, its threads, whether it is open, closed or posted, and the facts
@@ -76,7 +61,7 @@ def game_view(game: Game, now: datetime, polls: Mapping[int, Poll | None],
     for day in game.days:
         poll = polls.get(day.day)
         result = poll.result if poll is not None else None
-        facts = facts_json(result) if result is not None else None
+        facts = rests_on(facts_json(result)) if result is not None else None
         days.append({
             "day": day.day,
             "opens": short(day.opens),
@@ -100,7 +85,9 @@ def _outcome(result: DayResult) -> str:
 
 def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -> dict[str, Any]:
     """The open day as the last poll counted it: ballots (status, flags, rulings), totals,
-    the leader and the gap, who has not voted, the time to the close, what changed."""
+    the leader and the gap, who has not voted, the time to the close, what changed.
+    ``error``: why the count could not be taken (again, with the game file as it is now:
+    then the count shown is the one before)."""
     from tally.outputs.shown.live import majority_text
 
     if poll is None or poll.result is None:
@@ -130,6 +117,7 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
     return {
         "counted": True,
         "error": poll.error,
+        "stopped": error,
         "day": day.day,
         "final": poll.final,
         "provisional": result.provisional,
@@ -146,15 +134,21 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
         "not_voted": data["not_voted"],
         "flags": data["flags"],
         "changes": [c.text for c in poll.changes] if poll.number > 1 else [],
-        "rests_on": _rests_on(data["facts"]),
+        "rests_on": rests_on(data["facts"]),
     }
 
 
-def _rests_on(facts: Mapping[str, Any]) -> list[str]:
-    """What the count rests on, each with where it comes from (the game file, or the count
-    of an earlier day)."""
+def rests_on(facts: Mapping[str, Any]) -> list[str]:
+    """What a count rests on, each with where it comes from: the game file's day block, or
+    the earlier day it was derived from, as the fact's note names it ("voted out on day 2",
+    "day 1's election"; the JSON's ``day`` of a death is the first day the player is out),
+    or the card ledger."""
 
     def where(f: Mapping[str, Any]) -> str:
+        if f["from"] == Source.DERIVED:
+            return f"derived: {f['note']}"
+        if f["from"] == Source.LEDGER:
+            return str(f["note"])  # "sent off by a red card for day 2 (K2, the card ledger)"
         return f"{f['from']}, day {f['day']}" if f["day"] else str(f["from"])
 
     said = []
@@ -228,6 +222,31 @@ def posted_view(posted: Posted) -> dict[str, Any]:
     return {"pid": posted.pid, "floor": posted.floor, "link": posted.url,
             "member": posted.member, "at": short(posted.at, seconds=True),
             "difference": posted.difference}  # fmt: skip
+
+
+def sent_view(sent: Sent | None) -> dict[str, Any] | None:
+    """The day's closing post made before this page (the journal, the thread's mark)."""
+    if sent is None:
+        return None
+    return {"answered": sent.answered, "floor": sent.floor, "at": short(sent.at),
+            "link": sent.link, "by": sent.by, "how": sent.how,
+            "sentence": sent_sentence(sent)}  # fmt: skip
+
+
+def sent_sentence(sent: Sent) -> str:
+    """What the desk says of it: floor 9, 05-09 21:41 (the journal of posts, game.posts.jsonl)."""
+    floor = f"floor {sent.floor}" if sent.floor is not None else "its floor not read back"
+    by = f", by {sent.by}" if sent.by else ""
+    return f"{floor}, {short(sent.at)}{by} ({sent.how})"
+
+
+def file_problem(seen: Seen) -> str | None:
+    """The sentence for a game file that cannot be read as it is now (a save half-typed):
+    the desk goes on with the file as last read, and says so on every page."""
+    if seen.problem is None:
+        return None
+    return (f"{seen.problem.rstrip('.')}. The desk goes on with the game file as it last "
+            "read it, and reads it again when it is saved.")
 
 
 def sentence(exc: TallyError) -> str:

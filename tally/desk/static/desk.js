@@ -1,4 +1,5 @@
-// tally desk: the count live over server-sent events, and the copy buttons.
+// tally desk: the count live over server-sent events (the stream stays open: a closed
+// day's count is sent again when the game file changes), and the copy buttons.
 // The desk's own script; nothing is loaded from elsewhere.
 "use strict";
 (function () {
@@ -9,10 +10,6 @@
       // The fragment is the server's own render, names escaped there (Jinja autoescape).
       live.innerHTML = event.data;
       live.setAttribute("data-updated", event.lastEventId);
-    });
-    source.addEventListener("done", function () {
-      source.close();
-      live.setAttribute("data-done", "1");
     });
   }
   document.addEventListener("click", function (event) {
