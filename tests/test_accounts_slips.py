@@ -17,10 +17,13 @@ read is flagged (``accounts``) naming both uids.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import replace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tally.errors import GameFileError
 from tally.model import History, Thread, Version
@@ -31,8 +34,6 @@ from tally.rules.votes import tally_day
 from . import test_day_add as week
 from .test_accounts import GAME, WITH_IDS, WITHOUT_IDS, game, thread
 from .votekit import at, rows, vote
-
-MENDED = "if uid 13 is bob's account, give bob that id ({ name = \"bob\", id = 13 })"
 
 
 def count(g, t, *earlier: Thread):  # type: ignore[no-untyped-def]
@@ -64,7 +65,8 @@ def test_an_id_that_no_post_carries_stops_naming_the_uid_the_name_posts_under():
     assert said == (
         "game 'game' gives the player bob the account id 3, and no post in tally's reads of "
         "thread 102 comes from it; bob's name posts under uid 13 (thread 102, floors 2 and 4): "
-        f"{MENDED}; if it is another account that took the name, rule on floors 2 and 4 "
+        "if uid 13 is bob's account, give bob that id ({ name = \"bob\", id = 13 }); if it is "
+        "another account that took the name, rule on floors 2 and 4 "
         '([[rulings]], action = "void").'
     )
     mended = game(WITH_IDS.replace("id = 3 }", "id = 13 }"))
@@ -173,6 +175,18 @@ def test_two_accounts_that_swapped_names_between_days_are_flagged_with_both_uids
     assert notes["carol"].startswith("carol posts from uid 3 now, and tally read carol's posts "
                                      "from uid 4 before")  # fmt: skip
     assert "accounts" not in [f.rule for f in count(game(WITHOUT_IDS), t).flags if f.player]
+
+
+def test_two_accounts_under_one_name_in_one_read_are_flagged():
+    """Tieba shows a nickname beside the account, and two accounts may take one (or saved
+    pages of two boards): by the name alone both are bob."""
+    t = thread(("bob", "3", "08 10:00", vote("dave")), ("bob", "9", "08 10:05", vote("carol")))
+    notes = [f.note for f in count(game(WITHOUT_IDS), t).flags if f.rule == "accounts" and f.player]
+    assert notes == [
+        "bob posts from uids 3 and 9 now: two accounts under one name; counted as bob by the "
+        "name alone, ballots and weight. Give the players' ids (players = [{ name = \"bob\", "
+        "id = 3 }]) to know them apart"
+    ]
 
 
 def test_names_that_stayed_with_their_accounts_are_not_flagged():
@@ -285,3 +299,66 @@ def test_a_swap_of_names_between_days_is_flagged_naming_both_uids(forum, tmp_pat
     flagged = {f["player"]: f["note"] for f in json.loads(lurkers.stdout)["flags"]
                if f["rule"] == "accounts" and f["player"]}  # fmt: skip
     assert flagged == notes
+
+
+def test_an_anonymous_post_from_the_players_uid_is_the_player_seen():
+    """Read with a moderator's cookies, bob's anonymous post (匿名) shows uid 3: bob's account
+    posts, so an account named bob on uid 13 is a look-alike, not a slip of the file."""
+    t = thread(("匿名", "3", "08 10:00", vote("carol")), ("bob", "13", "08 10:05", vote("dave")))
+    assert rows(count(game(), t))[1] == (3, None, "vote", None, "void", "not_a_player")
+
+
+# -- every mix of accounts, as a hostile player would post them ------------------------------
+
+FUZZ = settings(
+    max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+OWN = {"bob": "3", "carol": "4", "ncfrank": "7"}  # dave (5) posts each ballot's target
+# (name, uid) of every kind of account: the player's own, renamed; look-alikes of every
+# spelling; the exact name on a stranger's uid (a saved page of another board, a nickname).
+ACCOUNTS = st.sampled_from(
+    [(n, u) for n, u in OWN.items()]
+    + [(f"{n}_new", u) for n, u in OWN.items()]
+    + [(v, str(20 + i)) for i, v in enumerate(["bob。", "Bob", "bоb", "сarol", "carol!", "NCFRANK"])]
+    + [(n, str(40 + i)) for i, n in enumerate(OWN)]
+)
+EXACT = {(n, str(40 + i)) for i, n in enumerate(OWN)}
+
+
+@FUZZ
+@given(st.lists(ACCOUNTS, min_size=1, max_size=8), st.booleans())
+def test_a_lookalike_never_stops_while_the_players_account_posts(accounts, on_day_1):
+    """Whatever look-alikes post, the count stops only for a player whose own uid no post
+    carries while the name as the file writes it posts under another: every other mix is
+    counted, each look-alike's ballot void."""
+    posts = [(n, u, f"08 1{i % 10}:00", vote("dave")) for i, (n, u) in enumerate(accounts)]
+    earlier = day_1(*[(n, u, "07 10:00", "我来了") for n, u in OWN.items()]) if on_day_1 else None
+    shown = {u for _, u in accounts} | (set(OWN.values()) if on_day_1 else set())
+    slips = sorted(n for n, u in EXACT if (n, u) in accounts and OWN[n] not in shown)
+    t = thread(*posts)
+    if slips:
+        said = stop(game(), t, *([earlier] if earlier else []))
+        assert re.search(rf"gives the player ({'|'.join(slips)}) the account id", said)
+        return
+    result = count(game(), t, *([earlier] if earlier else []))
+    for b in result.ballots[: len(accounts)]:
+        own = OWN.get(b.author.removesuffix("_new")) == b.author_id
+        assert (b.voter is not None) == own, (b.author, b.author_id, b.voter)
+
+
+@FUZZ
+@given(st.lists(ACCOUNTS, min_size=1, max_size=8), st.sampled_from(sorted(OWN)))
+def test_a_players_id_no_post_carries_always_stops(accounts, player):
+    """The file's id for ``player`` typed as a uid no post carries, and the player posting
+    under the name as the file writes it: always the one sentence, naming both uids."""
+    others = {(n, u) for n, u in EXACT if n != player}  # another player's slip: not this one
+    accounts = [a for a in accounts if a not in others and a[1] != OWN[player]]
+    accounts.append((player, OWN[player]))
+    posts = [(n, u, f"08 1{i % 10}:00", vote("dave")) for i, (n, u) in enumerate(accounts)]
+    typo = game(WITH_IDS.replace(f'"{player}", id = {OWN[player]} ', f'"{player}", id = 99 '))
+    said = stop(typo, thread(*posts))
+    assert said.startswith(f"game 'game' gives the player {player} the account id 99, and no "
+                           "post in tally's reads of thread 102 comes from it; ")  # fmt: skip
+    assert re.search(rf"; {player}'s name posts under uids? ([\d and]* )?{OWN[player]}\b", said)

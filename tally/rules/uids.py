@@ -60,8 +60,8 @@ _SEEN: dict[int, tuple[Seen, ...]] = {}
 
 def seen_in(thread: Thread) -> tuple[Seen, ...]:
     """Every account the thread shows, under the names it showed: as read now and in each
-    read tally kept of it; a writing the page shows no uid for, or an anonymous one (匿名),
-    is no account's."""
+    read tally kept of it (an anonymous post, 匿名, under that name: a moderator is shown its
+    uid); a writing the page shows no uid for is no account's."""
     made = _SEEN.get(id(thread))
     if made is not None:
         return made
@@ -78,7 +78,7 @@ def seen_in(thread: Thread) -> tuple[Seen, ...]:
         Seen(uid, tuple(dict.fromkeys(n for n in (name, display) if n)), thread.thread_id,
              tuple(sorted(times, key=lambda t: (t is not None, t or _EPOCH))))
         for (uid, name, display), times in found.items()
-        if uid and name and name != ANONYMOUS
+        if uid and name
     )  # fmt: skip
     _SEEN[id(thread)] = made
     weakref.finalize(thread, _SEEN.pop, id(thread), None)
@@ -215,7 +215,7 @@ def _names_carried(game: Game, thread: Thread, others: Iterable[Thread], cast: C
     whose: dict[tuple[str, ...], str | None] = {}  # each name's player, by the name alone
     for t in _threads(thread, others):
         for s in seen_in(t):
-            if s.uid in given:
+            if s.uid in given or s.names[0] == ANONYMOUS:  # 匿名 is no one's name
                 continue
             if s.names not in whose:
                 whose[s.names] = game.author(*s.names[:2]).player
