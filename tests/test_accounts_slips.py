@@ -20,11 +20,13 @@ import json
 import os
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tally.cli import app
 from tally.errors import GameFileError
 from tally.model import History, Thread, Version
 from tally.rules.gamefile import parse_game
@@ -32,6 +34,7 @@ from tally.rules.state import Carried
 from tally.rules.votes import tally_day
 
 from . import test_day_add as week
+from .conftest import CHINA, FIXTURES, FakeClock, Runner
 from .test_accounts import GAME, WITH_IDS, WITHOUT_IDS, game, thread
 from .votekit import at, rows, vote
 
@@ -362,3 +365,84 @@ def test_a_players_id_no_post_carries_always_stops(accounts, player):
     assert said.startswith(f"game 'game' gives the player {player} the account id 99, and no "
                            "post in tally's reads of thread 102 comes from it; ")  # fmt: skip
     assert re.search(rf"; {player}'s name posts under uids? ([\d and]* )?{OWN[player]}\b", said)
+
+
+# -- on pages a real Discuz! X3.5 rendered (fixtures/discuz-accounts, swap-*) ----------------
+
+REAL = FIXTURES / "discuz-accounts"
+real = Runner()
+VIEW = "forum.php?mod=viewthread&tid="
+
+
+def real_game(tmp_path, forum, players: str) -> str:  # type: ignore[no-untyped-def]
+    """The real board's two days (uids 7, 8 and 9 the players, admin the director)."""
+    path = tmp_path / "game.toml"
+    path.write_text(f"""name = "[i49账号]"
+ruleset = "default"
+directors = ["admin"]
+players = [{players}]
+
+[[days]]
+day = 1
+opens = 2026-12-06T10:25:00
+closes = 2026-12-06T10:34:00
+vote = "{forum.url(VIEW + "7")}"
+
+[[days]]
+day = 2
+opens = 2026-12-06T10:34:30
+closes = 2026-12-06T10:37:00
+vote = "{forum.url(VIEW + "8")}"
+""", encoding="utf-8")  # fmt: skip
+    return str(path)
+
+
+def real_votes(forum, game: str, tid: str, now: str, *extra: str):  # type: ignore[no-untyped-def]
+    clock = FakeClock(f"2026-12-06 {now}", CHINA)
+    return real.invoke(app, ["votes", forum.url(VIEW + tid), "--game", game, *extra],
+                       obj=clock.env())  # fmt: skip
+
+
+@pytest.mark.rules("V6", "C1")
+def test_the_real_boards_swap_is_flagged_and_the_sheriffs_weight_named(forum, tmp_path):
+    """Day 1 read that evening; the admin swaps i49lan's and i49mi's names; day 2 by names
+    gives uid 8 i49lan's ballots and the sheriff i49kiwi's 2.5 puts i49lan (now uid 8, who
+    played as i49mi) out: each name flagged with both uids; the look-alike is void."""
+    game = real_game(tmp_path, forum, '"i49lan", "i49mi", "i49kiwi"')
+    forum.add_discuz_thread("7", REAL, "swap-day1-before")
+    day_one = real_votes(forum, game, "7", "10:34:40", "--json", "-q")
+    assert day_one.exit_code == 0, day_one.output
+    assert json.loads(day_one.stdout)["outcome"]["player"] == "i49kiwi"  # sheriff
+    forum.add_discuz_thread("7", REAL, "swap-day1-after")
+    forum.add_discuz_thread("8", REAL, "swap-day2")
+    day_two = real_votes(forum, game, "8", "10:37:20", "--json", "-q")
+    assert day_two.exit_code == 0, day_two.output
+    data = json.loads(day_two.stdout)
+    assert (data["outcome"]["player"], data["totals"][0]["votes"]) == ("i49lan", 2.5)
+    notes = {f["player"]: f["note"] for f in data["flags"] if f["rule"] == "accounts" and f["player"]}
+    assert notes["i49lan"].startswith("i49lan posts from uid 8 now, and tally read i49lan's "
+                                      "posts from uid 7 before (tally's read of thread 7, ")  # fmt: skip
+    assert notes["i49mi"].startswith("i49mi posts from uid 7 now, and tally read i49mi's posts "
+                                     "from uid 8 before")  # fmt: skip
+    fake = next(b for b in data["ballots"] if b["author"] == "i49kiwi。")
+    assert (fake["author_id"], fake["reason"]) == ("10", "not_a_player")
+
+
+def test_the_real_boards_typed_id_stops_and_the_right_one_counts(forum, tmp_path):
+    """i49kiwi's uid, 9, typed 59: exit 0 and i49kiwi's ballot void as a look-alike of itself
+    before; one sentence now."""
+    players = '{ name = "i49lan", id = 7 }, { name = "i49mi", id = 8 }, { name = "i49kiwi", id = 59 }'
+    game = real_game(tmp_path, forum, players)
+    forum.add_discuz_thread("7", REAL, "swap-day1-before")
+    said = week.one_sentence(real_votes(forum, game, "7", "10:34:40"))
+    assert said == (
+        f"tally: {game} gives the player i49kiwi the account id 59, and no post in tally's reads "
+        "of thread 7 comes from it; i49kiwi's name posts under uid 9 (thread 7, floor 4): if uid "
+        "9 is i49kiwi's account, give i49kiwi that id ({ name = \"i49kiwi\", id = 9 }); if it is "
+        'another account that took the name, rule on floor 4 ([[rulings]], action = "void").'
+    )
+    Path(game).write_text(Path(game).read_text(encoding="utf-8").replace("id = 59", "id = 9"),
+                          encoding="utf-8")  # fmt: skip
+    counted = real_votes(forum, game, "7", "10:34:40", "--json", "-q")
+    assert counted.exit_code == 0, counted.output
+    assert json.loads(counted.stdout)["outcome"]["player"] == "i49kiwi"
