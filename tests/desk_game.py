@@ -84,19 +84,25 @@ def shown(name: str) -> str:
     return html.escape(name, quote=False)
 
 
+def uids() -> dict[str, int]:
+    """One forum: an account has one uid in every thread (each thread numbering its own
+    posters gave two players' accounts each other's names from day 1 to day 2)."""
+    return {"导演A": 100, **{shown(p): 101 + i for i, p in enumerate(PLAYERS)}}
+
+
 def threads() -> tuple[Thread, Thread, Thread]:
-    talk = Thread("401", "[桌面局] 第2天讨论帖", {}, first_pid=40000)
+    talk = Thread("401", "[桌面局] 第2天讨论帖", uids(), first_pid=40000)
     talk.add(P("导演A", "2024-05-09 09:30:00", "讨论帖开门"))
     for i in range(6):  # 糖糖 posts once: fewer than five (L1)
         for player in PLAYERS:
             if player != "糖糖" or i == 0:
                 talk.add(P(shown(player), f"2024-05-09 1{i}:{10 + PLAYERS.index(player):02d}:00",
                            f"第{i}条发言"))  # fmt: skip
-    day1 = Thread("501", "[桌面局] 第1天投票帖", {}, first_pid=50000)
+    day1 = Thread("501", "[桌面局] 第1天投票帖", uids(), first_pid=50000)
     day1.add(P("导演A", "2024-05-08 09:30:00", "投票格式：\n投票对象：\n投票理由："))
     for player in PLAYERS:
         day1.add(P(shown(player), "2024-05-08 12:00:00", "投票对象：长夜\n投票理由：一"))
-    vote = Thread("502", "[桌面局] 第2天投票帖", {}, first_pid=60000)
+    vote = Thread("502", "[桌面局] 第2天投票帖", uids(), first_pid=60000)
     # The close in the first post, as a director writes it: `tally day add` reads it there.
     vote.add(P("导演A", "2024-05-09 09:30:00",
                "投票截止：5月9日 21:30\n投票格式：\n投票对象：\n投票理由："))

@@ -98,8 +98,10 @@ def test_a_lookalike_account_is_not_the_player():
 
 def test_the_same_name_with_another_id_is_a_lookalike_too():
     """A name written exactly as the player's, by another account (a saved page of another
-    board, an account renamed to take the name): never the player."""
-    result = count(game(), thread(("bob", "9", "08 10:00", vote("carol"))))
+    board, an account renamed to take the name): never the player, while the player's own
+    account (uid 3) posts in what tally read. Without it, see test_accounts_slips.py."""
+    t = thread(("bob", "9", "08 10:00", vote("carol")), ("bob", "3", "08 10:30", "我晚点投"))
+    result = count(game(), t)
     assert rows(result)[0] == (2, None, "vote", None, "void", "not_a_player")
 
 

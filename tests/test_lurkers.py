@@ -47,9 +47,14 @@ def at(stamp: str, minutes: int = 0) -> str:
     )
 
 
+# One forum: an account has one uid in every thread (each thread numbering its own posters
+# gave one name another account from one day to the next).
+UIDS = {"导演A": 100, **{p: 101 + i for i, p in enumerate(PLAYERS)}}
+
+
 def discussion(day: int) -> Thread:
     opens = DAYS[day][0]
-    t = Thread(str(200 + day), f"第{day}天讨论帖", {}, first_pid=100000 * day)  # ids: the board's, one a post
+    t = Thread(str(200 + day), f"第{day}天讨论帖", dict(UIDS), first_pid=100000 * day)  # ids: the board's, one a post
     t.add(P("导演A", at(opens), "讨论帖开门"))
     minute = 1
     for player, count in POSTS[day].items():
@@ -73,7 +78,7 @@ def discussion(day: int) -> Thread:
 
 def vote(day: int) -> Thread:
     opens = DAYS[day][0]
-    t = Thread(str(300 + day), f"第{day}天投票帖", {}, first_pid=100000 * day + 50000)
+    t = Thread(str(300 + day), f"第{day}天投票帖", dict(UIDS), first_pid=100000 * day + 50000)
     t.add(P("导演A", at(opens), "投票格式：\n投票对象：\n投票理由："))
     for i, player in enumerate(PLAYERS):
         if player in NOT_VOTING.get(day, set()):

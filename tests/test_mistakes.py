@@ -46,15 +46,20 @@ def invoke(args: list[str], now: str = "2026-01-01 00:00"):
     return runner.invoke(app, [*args, "--quiet"], obj=env(now), env={"COLUMNS": "250"})
 
 
+# One forum: an account has one uid in every thread (each thread numbering its own posters
+# gave kiwi a uid of its own in each, two accounts under one name to a count that reads both).
+UIDS = {"导演A": 100, **{p: 101 + i for i, p in enumerate(PLAYERS)}}
+
+
 def vote_thread_so_far() -> Pages:
     """Day 2's vote thread as it stands at 20:07 on the closing day: floors 1-16."""
     t = vote_thread()
-    t.posts = t.posts[:16]
+    t.posts, t.uids = t.posts[:16], dict(UIDS)
     return t
 
 
 def discussion_thread() -> Pages:
-    t = Pages("101", "[测试局] 第二天讨论帖", {}, first_pid=1000)
+    t = Pages("101", "[测试局] 第二天讨论帖", dict(UIDS), first_pid=1000)
     t.add(P("导演A", "2024-05-08 09:30:00", "第二天讨论帖开门"))
     for i, player in enumerate(PLAYERS[:15]):
         t.add(P(player, f"2024-05-08 {10 + i // 6:02d}:{(i % 6) * 9:02d}:00", f"{player}的发言"))
@@ -63,7 +68,7 @@ def discussion_thread() -> Pages:
 
 def two_day_game(tmp_path: Path, forum, players: list[str] | None = None) -> Path:
     """Day 1 (an election) and day 2, each with its discussion and vote thread."""
-    day1_vote = Pages("90", "[测试局] 第一天警长竞选", {}, first_pid=900)
+    day1_vote = Pages("90", "[测试局] 第一天警长竞选", dict(UIDS), first_pid=900)
     day1_vote.add(
         P("导演A", "2024-05-06 09:30:00", "投票格式：\n投票对象：\n投票理由："),
         P("kiwi", "2024-05-06 10:00:00", "投票对象：冷月\n投票理由：稳"),

@@ -114,6 +114,7 @@ def test_an_impostor_named_like_the_director_neither_blocks_nor_is_the_director(
     from tally.rules.gamefile import load_game
 
     fake = f"[b]测试局 第2天投票结果[/b]\n大家别投了，导演说今天不统计。\n\n{mark(load_game(game), 2, 'close')}"
+    board.threads["102"].uids["导演A"] = 7  # the id the file gives: the pages show it too
     board.threads["102"].uids["导演A。"] = 66
     board.threads["102"].add(P("导演A。", "2024-05-09 21:45:00", fake))
     impostor = board.cookies(board.member("导演A。", 66), tmp_path / "impostor.txt")

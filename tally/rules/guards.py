@@ -13,8 +13,8 @@ refuse, with one sentence that says what to fix, instead of counting:
 They run inside the library functions (``tally.rules.votes.tally_day``,
 ``tally.rules.lurkers.check``), so a script that calls the library is stopped just as the
 command is. Beside them, the flags of the same kind that do not stop a count: who is
-behind the posts (a stranger's ballots, a renamed account, a game file without account
-ids).
+behind the posts (a stranger's ballots, a renamed account). The game file's account ids
+against the uids the pages show are ``tally.rules.uids``'s.
 """
 
 from __future__ import annotations
@@ -260,44 +260,4 @@ def renamed_flags(thread: Thread, cast: Cast) -> list[Flag]:
             note = (f"{who.name} (uid {w.author_id}) posts as {w.author} now: the same account, "
                     f"counted as {who.name}")  # fmt: skip
             flags[who.name] = Flag("renamed", note, who.name, w.post.floor, w.item_id)
-    return list(flags.values())
-
-
-def accounts_note(game: Game, thread: Thread) -> tuple[Flag, ...]:
-    """Said once when the forum shows account ids and the game file gives none: players are
-    told apart by their names alone, and a look-alike name is another account."""
-    if game.has_ids or not any(w.author_id for w in thread.writings()):
-        return ()
-    generic = Flag("accounts",
-        "the game file gives no account ids, so players are known by their names alone (a "
-        "renamed player is lost, a look-alike account is told apart only by its spelling); "
-        'give each its id, players = [{ name = "bob", id = 3 }] (the uid of its space page), '
-        "or let tally init write them")  # fmt: skip
-    return (generic, *_names_taken_over(game, thread))
-
-
-def _names_taken_over(game: Game, thread: Thread) -> list[Flag]:
-    """A player's name that another account posts under now than the one tally read under
-    it before: the forum renamed the player's account and a new one took the name (found
-    on the real X3.5, where the new account was counted as the player)."""
-    before: dict[str, set[str]] = {}
-    for version in thread.history.versions if thread.history is not None else ():
-        for post in version.posts:
-            for name, uid in ((post.author, post.author_id),
-                              *((c.author, c.author_id) for c in post.comments)):  # fmt: skip
-                if uid:
-                    before.setdefault(name, set()).add(uid)
-    flags: dict[str, Flag] = {}
-    players = set(game.players)
-    for w in thread.writings():
-        name, uid = w.author, w.author_id
-        earlier = sorted(before.get(name, set()) - {uid}) if uid and name in players else []
-        if earlier and name not in flags:
-            note = (
-                f"{name} posts from uid {uid} now, and tally read {name}'s posts from uid "
-                f"{earlier[0]} before: the forum may have renamed that account and let another "
-                f"take the name; counted as {name} by the name alone. Give the players' ids "
-                f'(players = [{{ name = "{name}", id = {earlier[0]} }}]) to know them apart'
-            )
-            flags[name] = Flag("accounts", note, name, w.post.floor, w.item_id)
     return list(flags.values())

@@ -20,7 +20,6 @@ from tally.rules.ballots import Flag
 from tally.rules.changes import bar_owner_hours
 from tally.rules.game import Cast, Day, Game
 from tally.rules.guards import (
-    accounts_note,
     check_roster,
     floors_text,
     late_ballots,
@@ -33,6 +32,7 @@ from tally.rules.merges import cast_in_vote_thread, seen_in_vote_thread
 from tally.rules.names import normalise
 from tally.rules.rulesets import RequestsIn
 from tally.rules.standing import kept_from_the_close
+from tally.rules.uids import accounts_note
 from tally.rules.verdicts import Colour, OutcomeResult, Status, ThreadRole, VoidReason, void_words
 from tally.rules.votes import Chain, in_order
 from tally.times import short
@@ -336,7 +336,7 @@ def check(
             if not day.accelerated and rules.streak_days > 1 and d in recent
         ),
         *_strangers(strangers, target, game),
-        *_accounts(game, target, cast),
+        *_accounts(game, target, cast, threads),
         *_came_in(game, target, cast),
         *_dead_posting(game, target, cast, _out_at_the_close(game, chain, number), history),
         *_comment_discussion(game, target, cast),
@@ -540,16 +540,17 @@ def _dead_posting(
     return flags
 
 
-def _accounts(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
+def _accounts(game: Game, t: DayThreads, cast: Cast, others: list[Thread]) -> list[Flag]:
     """Who is behind the posts counted, as `tally votes` says it: a player's renamed account,
     a game file without ids (a renamed player's posts lost, a look-alike's counted as the
     player's: found on a real X3.5, where `tally lurkers` said neither), a name another
-    account has taken since tally read it. Once each, in the day's own threads."""
+    account has taken since tally read it (there, or in ``others``, the days' threads read).
+    Once each, in the day's own threads."""
     found: dict[tuple[str, str | None, str], Flag] = {}
     for thread in (t.discussion, t.vote):
         if thread is None:
             continue
-        for flag in (*renamed_flags(thread, cast), *accounts_note(game, thread)):
+        for flag in (*renamed_flags(thread, cast), *accounts_note(game, thread, others, cast=cast)):
             key = (flag.rule, flag.player, flag.note if flag.player is None else "")
             found.setdefault(key, dataclasses.replace(flag, thread_id=thread.thread_id))
     return list(found.values())

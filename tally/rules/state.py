@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from tally.errors import GameFileError
+from tally.model import Thread
 from tally.rules.game import Day, Game
 from tally.rules.verdicts import OutcomeResult
 
@@ -63,7 +64,8 @@ class Fact:
 @dataclass(frozen=True)
 class Carried:
     """What the days before a day made: the sheriff and since when, who is out and since
-    which day, and the days that could not be counted (so nothing was carried from them)."""
+    which day, the days that could not be counted (so nothing was carried from them), and
+    the threads the others were counted from."""
 
     sheriff: str | None = None
     sheriff_since: int | None = None
@@ -77,6 +79,9 @@ class Carried:
     deputy_how: str = ""  # "day 2's game file"
     # The sheriff who held the badge when the deputy was named: a new one names their own.
     deputy_under: str | None = None
+    # The earlier days' vote threads tally counted them from: the names their accounts
+    # posted under, which a later day's are held against (tally.rules.uids).
+    read: tuple[Thread, ...] = field(default=(), compare=False, repr=False)
 
     def after(
         self,
@@ -117,7 +122,7 @@ class Carried:
             deputy = (day.deputy, day.day, f"day {day.day}'s game file", None)
         if day.deputy is not None:  # named or carried this day: under the day's sheriff
             deputy = (*deputy[:3], sheriff)  # the one elected when named on election day
-        return Carried(sheriff, since, how, out, self.unchecked, declaration, *deputy)
+        return Carried(sheriff, since, how, out, self.unchecked, declaration, *deputy, self.read)
 
     def could_not(self, why: str) -> Carried:
         return dataclasses.replace(self, unchecked=(*self.unchecked, why))

@@ -5,17 +5,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from tally.model import Thread
+from tally.model import Thread, Writing
 from tally.rules.acceleration import Acceleration, count_requests
 from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.count import Count, Outcome, Total, count
 from tally.rules.game import Day, Game
 from tally.rules.guards import (
-    accounts_note,
     check_roster,
     ensure_ballots,
     late_ballots,
@@ -34,6 +34,7 @@ from tally.rules.standing import (
     rulings_on_moved_floors,
 )
 from tally.rules.state import Carried, Fact, resolve
+from tally.rules.uids import accounts_note, check_ids
 from tally.rules.verdicts import DayKind, OutcomeResult, ThreadRole, VoidReason
 from tally.times import short
 
@@ -113,8 +114,10 @@ def tally_day(
     Refuses (InputError) a thread that is not the day's vote thread (another day's, by its
     title or its times), a vote thread without a ballot, a close that is not the one the
     thread announced or that leaves a real share of the ballots late (unless ``late_ok``),
-    a roster that misspells a player (see ``tally.rules.guards``), and a game file the
-    earlier days' counts contradict. Each ballot is judged as it stood at the close
+    a roster that misspells a player (see ``tally.rules.guards``), an account id of the
+    game file no post carries (``tally.rules.uids``: over this thread, ``requests`` and the
+    earlier days' threads in ``carried``), and a game file the earlier days' counts
+    contradict. Each ballot is judged as it stood at the close
     (``tally.rules.standing``): one edited at or after it that tally never read before it
     stops the count, unless ruled on or ``as_edited``; replies the forum hid from the
     reader stop it too.
@@ -132,9 +135,14 @@ def tally_day(
     as_of = (thread.as_of or day.opens).astimezone(game.timezone)
     provisional = as_of < day.closes
     ruled = [r for r in game.rulings if r.day == day.day]
-    check_roster(game, [thread], cast=cast,
-                 exempt=lambda _t, w: any(r.names(w.post, w.comment_index) for r in ruled),
-                 )  # fmt: skip
+
+    def exempt(_t: Thread, w: Writing) -> bool:
+        return any(r.names(w.post, w.comment_index) for r in ruled)
+
+    check_roster(game, [thread], cast=cast, exempt=exempt)
+    # Whose account is whose, by what tally read of the game's threads in this count.
+    known = (*(requests or ()), *(carried.read if carried is not None else ()))
+    check_ids(game, thread, known, cast=cast, exempt=exempt)
     # The thread as the forum changed it: what it hides, what was edited, what is gone.
     notice = hidden_replies(thread)
     kept, kept_flags = kept_from_the_close(thread, game, day, cast)
@@ -157,7 +165,7 @@ def tally_day(
     ensure_ballots(game, thread, [*ballots, *gone], cast=cast)
     # Who is behind the posts: strangers, renamed accounts, a game file without ids.
     strangers = [*stranger_flags(ballots), *renamed_flags(thread, cast),
-                 *accounts_note(game, thread)]  # fmt: skip
+                 *accounts_note(game, thread, known, cast=cast)]  # fmt: skip
     late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
     late_ok = late_ok or day.late_ok
     if late and not late_ok:
@@ -274,8 +282,11 @@ def in_order(
                     counted[day.day], days[day.day] = result, result.day
                     state = state.after(result.day, result.outcome.result,
                                         result.outcome.player, game.sent_off)  # fmt: skip
+                    state = dataclasses.replace(state, read=(*state.read, got))
                     continue
                 why = f"it has not closed (read {short(result.as_of)})"
         days[day.day], _ = resolve(game, day, state)
         state = state.uncounted(game, days[day.day], why or "")
+        if isinstance(got, Thread):  # read, though not counted: its accounts are known
+            state = dataclasses.replace(state, read=(*state.read, got))
     return Chain(counted, days, state)
