@@ -219,6 +219,9 @@ class Version:
     page: int
     read_at: datetime
     posts: tuple[Post, ...]
+    # The read that found it, an id of its own ("": kept before reads had ids): two runs
+    # reading the thread at once interleave their pages' times.
+    read: str = ""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -539,8 +540,9 @@ def keep_versions(
     """Keep the pages just read as versions of the thread's history, and give the history
     (``known`` and what was added to it, else all of it read from the cache)."""
     added = []
+    read = uuid.uuid4().hex[:12]  # this read's own: another run's pages may come between
     for number, page, when in sorted(pages, key=lambda p: p[0]):
-        kept = store.keep(number, page_data(page.posts), when)
+        kept = store.keep(number, page_data(page.posts), when, read)
         if kept == "full":
             (options.warn or logging.getLogger("tally").warning)(
                 f"{name}'s history holds {MAX_VERSIONS} versions, as many as tally keeps: this "
@@ -548,7 +550,7 @@ def keep_versions(
             )
             break
         if kept in ("kept", "same"):  # an unchanged page is a read too (cache.keep)
-            added.append(Version(number, when, page.posts))
+            added.append(Version(number, when, page.posts, read))
         elif kept == "unwritable":
             known = None
     if known is not None:
