@@ -14,9 +14,9 @@ takes its form from here, so the same instant never reads two ways:
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 
-from tally.errors import ParseError
+from tally.errors import ParseError, TallyError
 
 
 def short(t: datetime, *, seconds: bool = False) -> str:
@@ -83,3 +83,27 @@ def from_unix(value: object, tz: tzinfo, where: str) -> datetime:
         return datetime.fromtimestamp(stamp, tz)
     except (TypeError, ValueError, OverflowError, OSError):
         raise ParseError(f"{where}: time {value!r} is not a Unix time.") from None
+
+
+def wall_time(naive: datetime, tz: tzinfo, what: str, error: type[TallyError]) -> datetime:
+    """A time of the clock in ``tz`` (a game file's opens and closes, ``--as-of``), or
+    ``error`` when that clock never shows it (the hour skipped as summer time begins) or shows
+    it twice (the hour repeated as it ends): a close at 01:30 on such a night is two moments
+    an hour apart, and tally does not pick one."""
+    first, second = naive.replace(tzinfo=tz, fold=0), naive.replace(tzinfo=tz, fold=1)
+    before, after = first.utcoffset(), second.utcoffset()
+    if before == after or before is None or after is None:
+        return first
+    when = f"{what} {naive:%Y-%m-%d %H:%M}"
+    step = abs(after - before)
+    hour = "an hour" if step == timedelta(hours=1) else duration(step)
+    if first.astimezone(UTC).astimezone(tz).replace(tzinfo=None) != naive:
+        raise error(
+            f"{when} is no time in {tz}: its clocks go forward {hour} that night (summer time "
+            "begins) and never show it; give a time outside the hour they skip."
+        )
+    raise error(
+        f"{when} comes twice in {tz}: its clocks go back {hour} that night (summer time "
+        f"ends); say which with its offset, {first.isoformat()} (the first) or "
+        f"{second.isoformat()} (the second)."
+    )

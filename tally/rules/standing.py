@@ -35,7 +35,7 @@ from tally.rules.guards import floors_text
 from tally.rules.names import normalise
 from tally.rules.rows import banned
 from tally.rules.verdicts import Status
-from tally.times import short
+from tally.times import short, wall_time
 
 HIDDEN_REPLY = "hidden_reply"
 
@@ -519,8 +519,8 @@ def thread_as_of(thread: Thread, when: datetime) -> Thread:
             stood[pid] = seen
     if not stood:
         raise InputError(
-            f"tally first read thread {thread.thread_id} {short(first)}, after "
-            f"{short(when)}: nothing of it is known then."
+            f"tally first read thread {thread.thread_id} {short(first.astimezone(when.tzinfo))}, "
+            f"after {short(when)}: nothing of it is known then."
         )
     by_floor: dict[int, Seen] = {}
     for seen in sorted(stood.values(), key=lambda s: s.read_at):
@@ -554,9 +554,33 @@ def floor_time(thread: Thread, floor: int) -> datetime:
 def as_of_time(thread: Thread, given: str, game: Game, day: Day) -> datetime:
     """``--as-of``: a floor number (the moment it was posted), a date and time in the game's
     clock ("2026-12-01 20:30"), or a time alone on the day of the close ("20:30")."""
+    wanted = as_of_given(given, game, day)
+    return floor_time(thread, wanted) if isinstance(wanted, int) else wanted
+
+
+# The most digits of a floor number: no thread holds ten million floors (tally reads at most
+# 2,000 pages), and int() refuses a string of more than 4,300 digits with a ValueError.
+_FLOOR_DIGITS = 7
+
+
+def as_of_given(given: str, game: Game, day: Day) -> int | datetime:
+    """What ``--as-of`` names, before any thread is read: a floor number, in ASCII digits
+    (``٣`` and ``２`` are refused, not read as floors 3 and 2), or a moment in the game's clock
+    (a time with an offset is moved to it: a sentence about it names one clock)."""
     text = given.strip()
-    if text.isdecimal():
-        return floor_time(thread, int(text))
+    shown = repr(text if len(text) <= 40 else f"{text[:20]}…") + (
+        f" ({len(text):,} characters)" if len(text) > 40 else "")  # fmt: skip
+    odd = sorted({c for c in text if not c.isascii() and c.isnumeric()})
+    if odd:
+        raise InputError(
+            f"--as-of {shown} holds {'、'.join(odd)}, not a digit 0-9: type the floor number or "
+            "the time in ASCII digits (12, or 2026-12-01 20:30)."
+        )
+    if text.isdigit():
+        if len(text) > _FLOOR_DIGITS:
+            raise InputError(f"--as-of {shown} is no thread's floor: a floor number has at "
+                             f"most {_FLOOR_DIGITS} digits.")  # fmt: skip
+        return int(text)
     try:
         if len(text) <= 8 and ":" in text:
             moment = datetime.combine(day.closes.date(), time.fromisoformat(text))
@@ -564,12 +588,14 @@ def as_of_time(thread: Thread, given: str, game: Game, day: Day) -> datetime:
             moment = datetime.fromisoformat(text)
     except ValueError:
         raise InputError(
-            f"--as-of {given!r} is neither a floor number nor a time (2026-12-01 20:30, or "
+            f"--as-of {shown} is neither a floor number nor a time (2026-12-01 20:30, or "
             "20:30 on the day of the close)."
         ) from None
+    if not 1990 <= moment.year <= 2200:
+        raise InputError(f"--as-of {shown} is not a date of a forum game.")
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=game.timezone)
-    return moment
+        return wall_time(moment, game.timezone, "--as-of", InputError)
+    return moment.astimezone(game.timezone)
 
 # -- the history read as of a moment --------------------------------------------------------
 
