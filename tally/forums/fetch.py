@@ -47,8 +47,9 @@ from tally.forums.cache import (
 from tally.forums.charset import decode_page
 from tally.forums.history import page_data
 from tally.forums.http import Http
-from tally.forums.out_of_place import place_floating
+from tally.forums.out_of_place import numbered_again, place_floating, renumbered
 from tally.model import History, Page, Post, Thread, Version
+from tally.times import instant
 from tally.vocabulary import Origin
 
 MAX_PAGES = 2000
@@ -300,9 +301,10 @@ def fetch_thread(
         placed = place_floating([p for p, _ in pages.values()], url, whole=whole)
         pages = {n: (placed[i], o) for i, (n, (_, o)) in enumerate(pages.items())}
         ordered = [pages[n] for n in sorted(pages)]
-        # Stamped in the forum's zone, as the posts' times are.
+        # Stamped in the forum's zone at its offset then, as the posts' times are.
+        stamped = instant(options.clock().astimezone(tz))
         return _build(platform.name, ref.thread_id, url, [p for p, _ in ordered],
-                      [o for _, o in ordered], read_at=options.clock().astimezone(tz))  # fmt: skip
+                      [o for _, o in ordered], read_at=stamped)  # fmt: skip
 
     failed: ParseError | None = None  # said once the pages read are kept
     try:
@@ -314,7 +316,7 @@ def fetch_thread(
         # Two posts on one floor: the cached pages and the live ones disagree, or the
         # forum's own do.
         stale, failed = reused, None if reused else exc
-    if not stale and _renumbered(pages):
+    if not stale and renumbered([page for page, _ in pages.values()]):
         # Pages the forum numbered before and after a delete, read together: read them all
         # again, page 1 first (X3.5 numbers by place from the first view of the page that
         # lost a post; the last page, read first, still showed the old numbers).
@@ -327,8 +329,8 @@ def fetch_thread(
             thread = built()
         except ParseError as exc:
             failed = exc
-        if failed is None and (twice := _renumbered(pages)):
-            failed = _numbered_again(url, *twice)
+        if failed is None and (twice := renumbered([page for page, _ in pages.values()])):
+            failed = numbered_again(url, *twice)
     # The posts first read in this thread before this read: its own, wherever else they
     # were read since (moved out by mistake and back).
     own = store.post_ids() if store is not None else frozenset()
@@ -501,29 +503,6 @@ def _read_pages(
         # The thread can grow while it is read: go on until no page names more.
         total = max(total, max(p.page_count for p, _ in pages.values()))
     return pages, read_at, total
-
-
-def _renumbered(pages: dict[int, tuple[Page, str]]) -> tuple[Post, Post] | None:
-    """A post two pages of one read show on two floors: the forum numbered its floors again
-    between the reads of those pages (a post deleted, or held for a moderator, 审核: Discuz!
-    X3.5 keeps each post's floor until a page with the hole in it is shown, then numbers
-    every page by place). None when the pages agree."""
-    first: dict[str, Post] = {}
-    for number in sorted(pages):
-        for post in pages[number][0].posts:
-            seen = first.setdefault(post.post_id, post)
-            if seen.floor != post.floor and seen.floor and post.floor:
-                return seen, post
-    return None
-
-
-def _numbered_again(url: str, one: Post, other: Post) -> ParseError:
-    return ParseError(
-        f"{url}: the forum numbered its floors again while tally read its pages, twice "
-        f"(posts deleted or approved meanwhile): post {one.post_id} ({one.author}) is floor "
-        f"{one.floor} on page {one.page} and floor {other.floor} on page {other.page}; run "
-        "again."
-    )
 
 
 def _history(store: ThreadCache | None) -> History | None:
