@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 import tempfile
 from pathlib import Path
+from typing import IO
 
 from tally.errors import OutputError
 
@@ -57,3 +59,33 @@ def write_atomic(path: str | Path, data: bytes, *, durable: bool = True) -> None
         if isinstance(exc, OSError):
             raise OutputError(f"cannot write {target} ({exc.strerror}).") from None
         raise
+
+
+def try_lock(handle: IO[bytes]) -> bool:
+    """Take an exclusive lock of the open file ``handle`` without waiting: whether it was
+    taken. The lock is the open file's: another process, or another open of the same file
+    in this one, is kept out until ``unlock`` or the handle is closed."""
+    try:
+        if sys.platform == "win32":  # pragma: no cover - Windows
+            import msvcrt
+
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def unlock(handle: IO[bytes]) -> None:
+    with contextlib.suppress(OSError):
+        if sys.platform == "win32":  # pragma: no cover - Windows
+            import msvcrt
+
+            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

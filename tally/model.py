@@ -10,7 +10,7 @@ import functools
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from urllib.parse import urlsplit
 
 
@@ -207,6 +207,9 @@ class Page:
     top: tuple[str, ...] = ()
     # The page says the thread is closed (关闭): nobody but a moderator may post in it.
     closed: bool = False
+    # The one offset the page prints every time at, when it says so (a Discuz! footer):
+    # what the rest of a floor's 点评, fetched apart, are read at too.
+    clock: tzinfo | None = field(default=None, compare=False)
 
 
 # -- what a thread looked like when (its stored form: tally.forums.history) ------------
@@ -219,6 +222,9 @@ class Version:
     page: int
     read_at: datetime
     posts: tuple[Post, ...]
+    # The read that found it, an id of its own ("": kept before reads had ids): two runs
+    # reading the thread at once interleave their pages' times.
+    read: str = ""
 
 
 @dataclass(frozen=True)

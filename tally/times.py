@@ -14,7 +14,8 @@ takes its form from here, so the same instant never reads two ways:
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, tzinfo
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
 from tally.errors import ParseError
 
@@ -80,6 +81,39 @@ def from_unix(value: object, tz: tzinfo, where: str) -> datetime:
         stamp = int(value)  # type: ignore[call-overload]
         if stamp <= 0 or isinstance(value, bool):
             raise ValueError
-        return datetime.fromtimestamp(stamp, tz)
+        return instant(datetime.fromtimestamp(stamp, tz))
     except (TypeError, ValueError, OverflowError, OSError):
         raise ParseError(f"{where}: time {value!r} is not a Unix time.") from None
+
+
+def wall_time(naive: datetime, tz: tzinfo, fail: Callable[[str], Exception]) -> datetime:
+    """A time of the clock in ``tz`` (a game file's opens and closes, ``--as-of``), or
+    ``fail(why)`` raised when that clock never shows it (the hour skipped as summer time
+    begins) or shows it twice (the hour repeated as it ends): a close at 01:30 on such a
+    night is two moments an hour apart, and tally does not pick one."""
+    first, second = naive.replace(tzinfo=tz, fold=0), naive.replace(tzinfo=tz, fold=1)
+    before, after = first.utcoffset(), second.utcoffset()
+    if before == after or before is None or after is None:
+        return first
+    step = abs(after - before)
+    hour = "an hour" if step == timedelta(hours=1) else duration(step)
+    when = f"{naive:%Y-%m-%d %H:%M}"
+    if first.astimezone(UTC).astimezone(tz).replace(tzinfo=None) != naive:
+        raise fail(
+            f"{when} is no time in {tz}: its clocks go forward {hour} that night (summer time "
+            "begins) and never show it; give a time outside the hour they skip"
+        )
+    raise fail(
+        f"{when} comes twice in {tz}: its clocks go back {hour} that night (summer time "
+        f"ends); say which with its offset, {first.isoformat()} (the first) or "
+        f"{second.isoformat()} (the second)"
+    )
+
+
+def instant(t: datetime) -> datetime:
+    """``t`` at its own UTC offset. Python adds to and subtracts from a time of a zone with
+    summer time on its clock face (09:30 + 24 h is 09:30 the next day, 23 h or 25 h later
+    across the change) and compares two of one zone the same way; at a fixed offset both
+    are elapsed time: the last hour before a close, a day's length, a wait."""
+    offset = t.utcoffset()
+    return t if offset is None else t.astimezone(timezone(offset))

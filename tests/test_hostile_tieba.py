@@ -109,3 +109,57 @@ def test_a_page_of_twenty_thousand_floors_is_refused(forum):
     tampered_pages(api, flood)
     with pytest.raises(ParseError, match="20030 floors on a page of 30"):
         read_one(api.serve(forum))
+
+
+def _crowded(rows: int) -> Callable[[PbFloorResIdl_pb2.PbFloorResIdl], None]:
+    """A floor's 楼中楼 page padded with ``rows`` more 楼中楼 than the floor counts."""
+
+    def crowd(res: PbFloorResIdl_pb2.PbFloorResIdl) -> None:
+        if not res.data.subpost_list:
+            return
+        model = res.data.subpost_list[0]
+        for i in range(rows):
+            sub = res.data.subpost_list.add()
+            sub.CopyFrom(model)
+            sub.id = model.id + 10_000_000 + i
+
+    return crowd
+
+
+def test_a_comment_page_of_twenty_thousand_rows_is_refused(forum):
+    """Issue 49 (k): 20,000 rows on a page of a floor counting 3 were taken as 楼中楼."""
+    api = TiebaApi(sample())
+    tampered_floors(api, _crowded(20_000))
+    with pytest.raises(ParseError, match="20003 楼中楼 on a page of 10") as caught:
+        read_one(api.serve(forum))
+    assert "cannot be right" in str(caught.value)
+    assert len(api.calls("floor")) <= 4  # stopped at the first floor that has 楼中楼
+
+
+def test_a_floor_holding_more_comments_than_it_counts_is_refused(forum):
+    """Fewer rows than a page holds, but more than every answer for the floor counts."""
+    api = TiebaApi(sample())
+    tampered_floors(api, _crowded(2))
+    with pytest.raises(ParseError, match=r"counts 3 楼中楼 and its pages hold 5"):
+        read_one(api.serve(forum))
+
+
+def test_a_comment_posted_between_two_pages_is_no_fault(forum):
+    """A 楼中楼 added while a floor's pages are read: the later page counts it, and it is read."""
+    t = sample()
+    api = TiebaApi(t)
+    floor = next(n for n, p in enumerate(t.floors, start=1) if len(p.comments) > 10)
+    honest = api.floor
+
+    def growing(pid: int, pn: int) -> bytes:
+        if pid == t.pid(floor) and pn == 2 and len(t.floors[floor - 1].comments) < 15:
+            late = t.floors[floor - 1].comments[-1]
+            t.floors[floor - 1].comments.append(
+                type(late)(late.author, late.time, "楼中楼读到一半时新回的")
+            )
+        return honest(pid, pn)
+
+    api.floor = growing  # type: ignore[method-assign]
+    thread = read_one(api.serve(forum))
+    post = next(p for p in thread.posts if p.floor == floor)
+    assert post.comments[-1].text == "楼中楼读到一半时新回的"

@@ -10,6 +10,7 @@ import json
 from datetime import UTC, datetime
 
 from tally.cli import app
+from tally.demo.localforum import Reply, route_key
 from tally.forums.http import HttpOptions
 
 from .conftest import CHINA, FakeClock, Runner
@@ -78,6 +79,67 @@ def test_V6_a_floor_deleted_before_the_cached_pages_is_seen_and_no_ballot_lost(f
     assert any(f["rule"] == "deleted" and f["note"].startswith(f"floor 5 ({PLAYERS[0]}) was "
                "deleted") for f in second["flags"])  # fmt: skip
     assert "3 from the network" in second["stderr"]  # every page read again
+
+
+def test_V6_a_last_page_still_numbered_by_position_is_read_again_with_the_rest(forum, tmp_path):
+    """Issue 49 (m). X3.5 keeps each post's floor (its position) after a delete until a page
+    with the hole in it is shown: that view answers with a redirect, and from then on every
+    page is numbered by its place. A count that read the last page first (the cache knew it)
+    got it by position, then page 1 by place: bob's ballot stood on floor 21 and eve's on 24,
+    floor 20's post twice, and the summary said floor 20 was gone (found on the real X3.5,
+    tid 4: floors 12 and 13 on page 2 and floor 11 "gone"). The final count was right."""
+    t = _thread()
+    url = t.serve(forum)
+    game = _game(tmp_path, url)
+    every = {"alice": "bob", "bob": "carol", "carol": "bob", "dave": "bob", "eve": "carol"}
+    assert _counted(_votes(url, game, tmp_path, "12:00:00")) == every
+    t.delete(5)  # chat on page 1; pages 2 and 3 still show the floors by position
+    renumbered = []
+
+    def numbered_by_place_once_page_1_is_shown(path, headers, body):  # type: ignore[no-untyped-def]
+        if not renumbered and route_key(path) == f"discuz:{t.tid}:1":
+            renumbered.append(path)
+            t.serve(forum)
+            return Reply(302, b"", {"Location": url})
+        return None
+
+    forum.request_hook = numbered_by_place_once_page_1_is_shown
+    second = _votes(url, game, tmp_path, "13:00:00")
+    assert renumbered
+    assert _counted(second) == every
+    floors = {b["voter"]: b["floor"] for b in second["ballots"] if b["status"] == "counted"}
+    assert floors == {"alice": 2, "bob": 20, "carol": 21, "dave": 22, "eve": 23}
+    assert [f["floor"] for f in second["flags"] if f["rule"] == "deleted"] == [5]
+    assert "gone" not in second["stderr"] and "3 from the network" in second["stderr"]
+
+
+def test_pages_that_disagree_when_read_again_are_one_sentence(forum, tmp_path):
+    """The pages still disagree when read again (a forum whose last page keeps the floors
+    from before a delete, or one more delete between the pages): one sentence, nothing
+    counted from them."""
+    from tally.errors import ParseError
+
+    from .conftest import reader
+
+    t = _thread()
+    url = t.serve(forum)
+    before = t.pages()
+    t.delete(5).serve(forum)
+
+    def last_page_as_before(path, headers, body):  # type: ignore[no-untyped-def]
+        return Reply(200, before[2]) if route_key(path) == f"discuz:{t.tid}:3" else None
+
+    forum.request_hook = last_page_as_before
+    with reader(cache_dir=tmp_path / "cache") as r:
+        try:
+            r.thread(url, CHINA, live=True)
+        except ParseError as exc:
+            said = str(exc)
+        else:
+            raise AssertionError("the read was taken")
+    assert "the forum numbered its floors again while tally read its pages, twice" in said
+    bob = t.posts[19].post_id  # floor 21 before the delete
+    assert f"post {bob} (bob) is floor 20 on page 2 and floor 21 on page 3" in said
 
 
 def _archive(url: str, tmp_path, clock: str) -> str:

@@ -105,7 +105,7 @@ def propose(
             )
     from tally.outputs.written.draft import is_vote_thread, opening
 
-    opened = opening(vote, talk)
+    opened = opening(vote, talk, game.timezone)
     assert opened is not None  # both threads have their first post
     opens, opens_from = opened[0].astimezone(game.timezone), opened[1]
     closes, closes_from, fast = None, "", None

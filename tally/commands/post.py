@@ -301,12 +301,10 @@ def ready(game: Game, ref: ThreadRef, page: int, reader: Reader) -> ReplyForm:
     member_check(form, board)
     who = game.author(form.member, None, form.uid)
     if not who.is_director:
-        also = (
-            f" ({form.member} is uid {form.uid}; the director {who.lookalike} is uid "
-            f"{who.lookalike_id})"
-            if who.lookalike
-            else ""
-        )
+        # A look-alike by its name alone (the file gives the director no id) has no uid to say.
+        theirs = (f"; the director {who.lookalike} is uid {who.lookalike_id}"
+                  if who.lookalike_id else f", not the director {who.lookalike}'s")  # fmt: skip
+        also = f" ({form.member} is uid {form.uid}{theirs})" if who.lookalike else ""
         raise PostError(
             f"the cookies log tally in as {form.member}, who is not a director of "
             f"{game.where()}{also}: tally posts as the director only (add the account to "

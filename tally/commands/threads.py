@@ -108,7 +108,7 @@ def request_threads(
     if not any(is_url(s) for s in sources) and reader.how.archive is None:
         return None, "give the discussion thread's saved pages with the vote thread's"
     urls = [u for u in map(day.url, roles) if u]
-    until = deadline(day, game.rules.acceleration_cutoff_hours)
+    until = deadline(day, game.rules.acceleration_cutoff_hours, game.timezone)
     try:
         return reader.read(urls, game.timezone, closes=until), None
     except (FetchError, NotAThreadError, ParseError) as exc:

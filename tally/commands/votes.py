@@ -27,7 +27,7 @@ from tally.forums.reader import Reader
 from tally.outputs.results import Counted
 from tally.rules.ballots import Flag
 from tally.rules.game import Day, Game
-from tally.rules.standing import as_of_time, thread_as_of
+from tally.rules.standing import as_of_given, as_of_time, thread_as_of
 from tally.rules.verdicts import ThreadRole
 from tally.rules.votes import DayResult, tally_day
 from tally.vocabulary import Announcement, Markup
@@ -47,6 +47,8 @@ def vote_day(
     it, with the day's acceleration requests (S3) when its other threads can be had; with
     ``as_of`` (a time or a floor), as the thread stood then by tally's earlier reads."""
     chosen = _day_of_urls(game, sources, day)
+    if as_of is not None:
+        as_of_given(as_of, game, chosen or game.days[0])  # a mistyped one before any read
     closes = chosen.closes if chosen is not None else None
     given = reader.read(sources, game.timezone, closes=closes, decides=True)
     vote, the_day = game.vote_thread(given, chosen, day)

@@ -128,6 +128,8 @@ class PageFrame:
     found: Mapping[str, str] = field(default_factory=dict)
     # The page says the thread is closed (关闭).
     closed: bool = False
+    # The one offset the page prints every time at, when it says (a Discuz! footer).
+    clock: tzinfo | None = None
 
 
 @dataclass(frozen=True)
@@ -341,6 +343,7 @@ class Pages(ABC):
             floating=read.floating,
             top=read.top,
             closed=frame.closed,
+            clock=frame.clock,
         )
 
     def open(self, text: str, tz: tzinfo, source: str, boards: Boards | None) -> PageText:

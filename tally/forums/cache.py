@@ -13,18 +13,20 @@ or full disk) is no reason to stop a count: the run goes on without it, after on
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tally.atomic import write_atomic
+from tally.atomic import try_lock, unlock, write_atomic
 from tally.errors import OutputError
 from tally.files import PAGE, read_own
 from tally.forums.history import page_posts
@@ -64,6 +66,12 @@ VOTE = "vote"
 DISCUSSION = "discussion"
 UNSURE = "unsure"
 
+# How long a change of a thread's history (and of what else is read, changed and written
+# whole) waits for another tally changing it: two runs of one thread at once (a watch and a
+# count, two counts) each kept their pages, and one run's listing overwrote the other's.
+LOCK_WAIT = 10.0
+LOCK_POLL = 0.01
+
 # The versions one thread's history keeps (a day's vote thread read every minute by watch
 # and growing a post a minute makes about 1,500).
 MAX_VERSIONS = 5000
@@ -94,6 +102,34 @@ class ThreadCache:
     @staticmethod
     def _name(url: str) -> str:
         return hashlib.sha256(url.encode("utf-8")).hexdigest()[:32] + ".body"
+
+    @contextlib.contextmanager
+    def _changing(self) -> Iterator[None]:
+        """Hold this thread's folder for one change of a file read and written whole (the
+        history, the post ids, the roles, the closed runs): the threads of this run wait
+        on the lock, other runs on an exclusive lock of ``.lock`` in the folder. A folder
+        that cannot be made or locked changes without it (its writes fail and say so)."""
+        with self._lock:
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                handle = open(self.folder / ".lock", "a+b")  # noqa: SIM115 - held below
+            except OSError:
+                yield
+                return
+            try:
+                deadline = time.monotonic() + LOCK_WAIT
+                while not try_lock(handle):
+                    if time.monotonic() > deadline:
+                        self._health.warn(
+                            f"another tally has held {self.folder} for {LOCK_WAIT:g} s; this "
+                            "read is kept without waiting for it."
+                        )
+                        break
+                    time.sleep(LOCK_POLL)
+                yield
+            finally:
+                unlock(handle)
+                handle.close()
 
     @property
     def page_count(self) -> int | None:
@@ -140,20 +176,22 @@ class ThreadCache:
                 self._index[url] = meta
                 self._save()
 
-    def keep(self, page: int, data: bytes, read_at: datetime) -> str:
-        """Add a version of ``page`` read at ``read_at`` to the history: "kept", "same" (the
+    def keep(self, page: int, data: bytes, read_at: datetime, read: str = "") -> str:
+        """Add a version of ``page`` read at ``read_at`` by the read ``read`` (an id each read
+        of the thread makes, so that the pages of two runs reading at once are told apart)
+        to the history: "kept", "same" (the
         page as last kept: the read is listed, pointing at the version kept, no new file; a
         second unchanged read moves that listing's time on),
         "full" (``MAX_VERSIONS`` reached) or "unwritable". Every read is listed: that a
         read after the close found a page unchanged is what shows its posts stood then (a
         delete after it is put back, ``tally.rules.standing.kept_from_the_close``)."""
         digest = hashlib.sha256(data).hexdigest()
-        with self._lock:
-            listed = self._versions()
+        with self._changing():
+            listed = [_entry(*e) for e in self._versions()]
             mine = [i for i, e in enumerate(listed) if e[0] == page]
             same = bool(mine) and listed[mine[-1]][1] == digest
             if same:
-                entry = (page, digest, read_at.isoformat())
+                entry = _entry(page, digest, read_at.isoformat(), read)
                 # A page unchanged again: its last confirmation is moved on, not added to, so
                 # the history holds a page's first read of each content and its last (a watch
                 # polling all day stays far from MAX_VERSIONS).
@@ -172,7 +210,7 @@ class ThreadCache:
             name = f"versions/{digest}.json"
             if not (self.folder / name).is_file() and not self._write(name, data):
                 return "unwritable"  # said once already
-            listed.append((page, digest, read_at.isoformat()))
+            listed.append(_entry(page, digest, read_at.isoformat(), read))
             if not self._write("history.json", json.dumps(listed).encode()):
                 return "unwritable"
         return "kept"
@@ -180,9 +218,14 @@ class ThreadCache:
     def versions(self) -> list[tuple[int, datetime, bytes]]:
         """The history's versions in the order read: (page, read at, the stored posts); one
         whose file is missing or damaged is left out, as never kept."""
+        return [(page, when, data) for page, when, data, _ in self._stored()]
+
+    def _stored(self) -> list[tuple[int, datetime, bytes, str]]:
+        """``versions``, each with the id of the read that kept it ("": kept before reads
+        had ids)."""
         found = []
         stored: dict[str, bytes | None] = {}  # a version listed for many reads, read once
-        for page, digest, when in self._versions():
+        for page, digest, when, read in self._versions():
             if digest not in stored:
                 data = read_own(self.folder / "versions" / f"{digest}.json", PAGE)
                 ok = data is not None and hashlib.sha256(data).hexdigest() == digest
@@ -193,10 +236,10 @@ class ThreadCache:
             except ValueError:
                 continue
             if kept is not None and read_at.tzinfo is not None:
-                found.append((page, read_at, kept))
+                found.append((page, read_at, kept, read))
         return found
 
-    def _versions(self) -> list[tuple[int, str, str]]:
+    def _versions(self) -> list[tuple[int, str, str, str]]:
         try:
             loaded = json.loads(_own(self.folder / "history.json"))
         except ValueError:
@@ -204,10 +247,10 @@ class ThreadCache:
         if not isinstance(loaded, list):
             return []
         return [
-            (e[0], e[1], e[2])
+            (e[0], e[1], e[2], e[3] if len(e) == 4 else "")
             for e in loaded
-            if isinstance(e, list) and len(e) == 3 and isinstance(e[0], int)
-            and isinstance(e[1], str) and isinstance(e[2], str)
+            if isinstance(e, list) and len(e) in (3, 4) and isinstance(e[0], int)
+            and all(isinstance(x, str) for x in e[1:])
         ]  # fmt: skip
 
     def post_ids(self) -> frozenset[str]:
@@ -235,9 +278,9 @@ class ThreadCache:
         """The thread's history as kept: each stored version's posts, in the order read (a
         version whose file is damaged is as if never kept)."""
         versions = []
-        for number, when, data in self.versions():  # each stored version read once, checked
+        for number, when, data, read in self._stored():  # each stored version read once
             try:
-                versions.append(Version(number, when, page_posts(data)))
+                versions.append(Version(number, when, page_posts(data), read))
             except (ValueError, KeyError, TypeError, IndexError):
                 continue
         return History(tuple(versions), capped=len(versions) >= MAX_VERSIONS)
@@ -245,7 +288,7 @@ class ThreadCache:
     def note_post_ids(self, ids: frozenset[str]) -> None:
         """Add post ids a read found first in this thread to those kept (never removed: a
         post moved to another thread since was read here first)."""
-        with self._lock:
+        with self._changing():
             known = self._kept_ids()
             if known is not None and ids <= known:
                 return
@@ -299,7 +342,7 @@ class ThreadCache:
         roles as kept now (``roles``), the read's own among them."""
         if not roles:
             return self.roles()
-        with self._lock:
+        with self._changing():
             kept = self.roles()
             before = kept or {}
             # Read as another of the day's threads before: the new posts are unsure only if
@@ -339,7 +382,7 @@ class ThreadCache:
         closed read, and the first read after it that found it open (None while none has);
         give them all. When between those it was opened, no read can tell."""
         path = self.folder / "closed.json"
-        with self._lock:
+        with self._changing():
             runs = _closed_runs(path)
             if closed:
                 if runs and runs[-1][2] is None and read_at >= runs[-1][1]:
@@ -390,6 +433,12 @@ class ThreadCache:
             self._health.failed(str(exc))
             return False
         return True
+
+
+def _entry(page: int, digest: str, when: str, read: str) -> tuple[object, ...]:
+    """A listing of ``history.json``: the read's id only where there is one (a listing
+    without it is read as before ids were kept)."""
+    return (page, digest, when, *((read,) if read else ()))
 
 
 def _s(value: object) -> str | None:

@@ -43,6 +43,7 @@ from tally.forums.fields import Diagnosis
 from tally.forums.htmltext import Node, html_tree, node_text
 from tally.forums.out_of_place import place_of
 from tally.forums.replies import Accepted, ReplyForm, Submit
+from tally.forums.timeparse import Printed
 from tally.model import Page, Post, ThreadRef, origin_of
 from tally.vocabulary import Markup
 
@@ -185,6 +186,7 @@ class DiscuzPages(Pages):
         _check_places(page, nodes, current, count)
         _check_zone(page)
         return PageFrame(
+            clock=page.memo.get("clock"),
             thread_id=tid,
             page=current,
             page_count=count,
@@ -315,7 +317,9 @@ def place(page: PageText, thread_id: str, number: int) -> Place:
     """The page's ``Place``, made once for all its posts."""
     made = page.memo.get("place")
     if made is None:
-        zone = page.board.zone or page.tz
+        # The offset the footer says, when it is the zone's now (``_check_zone``): Discuz!
+        # prints every time of a page at that one offset, whenever it was posted.
+        zone = page.memo.get("clock") or page.board.zone or page.tz
         made = Place(number, page.tree, page.board, zone, page.source, thread_id)
         page.memo["place"] = made
     return made
@@ -392,8 +396,10 @@ class Discuz(Platform):
         page = super().read_page(ref, number, get, tz, boards)
         if not any(p.comments_cut for p in page.posts):
             return page
+        # The rest of a floor's 点评 are printed at the offset the page's own times are.
+        clock = page.clock or tz
         posts = tuple(
-            with_every_comment(p, ref, get, tz, boards) if p.comments_cut else p
+            with_every_comment(p, ref, get, clock, boards) if p.comments_cut else p
             for p in page.posts
         )
         return replace(page, posts=posts)
@@ -597,7 +603,13 @@ def _check_places(page: PageText, nodes: Sequence[Node], current: int, count: in
 
 def _check_zone(page: PageText) -> None:
     """The zone the times are read in against the one the page prints them in: every
-    Discuz! footer says "GMT+8, 2026-12-1 17:03" (the board's, or the member's own, offset)."""
+    Discuz! footer says "GMT+8, 2026-12-1 17:03" (the board's, or the member's own, offset).
+
+    Discuz! knows no summer time: it adds one offset, the one its footer says, to every time
+    it prints on a page, whenever the post was made. So where the footer's offset is the
+    zone's now, the page's times are read at that offset (``memo["clock"]``), not at the
+    zone's offset of each one: on a board whose admin moved the offset when summer time
+    began, Saturday's posts, made in winter, are printed in summer time too, an hour on."""
     m = _FOOTER_ZONE.search(page.text, max(0, len(page.text) - 20000))
     if m is None:
         return
@@ -610,6 +622,9 @@ def _check_zone(page: PageText) -> None:
     except (ValueError, OverflowError):
         return
     read = zone.utcoffset(shown) or timedelta()
+    if read == said:
+        page.memo["clock"] = Printed(said, zone)
+        return
     if read != said:
         footer = f"GMT{m['off'] or ''}"
         if said != timedelta(hours=float(m["off"] or 0)):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -46,8 +47,9 @@ from tally.forums.cache import (
 from tally.forums.charset import decode_page
 from tally.forums.history import page_data
 from tally.forums.http import Http
-from tally.forums.out_of_place import place_floating
+from tally.forums.out_of_place import numbered_again, place_floating, renumbered
 from tally.model import History, Page, Post, Thread, Version
+from tally.times import instant
 from tally.vocabulary import Origin
 
 MAX_PAGES = 2000
@@ -299,9 +301,10 @@ def fetch_thread(
         placed = place_floating([p for p, _ in pages.values()], url, whole=whole)
         pages = {n: (placed[i], o) for i, (n, (_, o)) in enumerate(pages.items())}
         ordered = [pages[n] for n in sorted(pages)]
-        # Stamped in the forum's zone, as the posts' times are.
+        # Stamped in the forum's zone at its offset then, as the posts' times are.
+        stamped = instant(options.clock().astimezone(tz))
         return _build(platform.name, ref.thread_id, url, [p for p, _ in ordered],
-                      [o for _, o in ordered], read_at=options.clock().astimezone(tz))  # fmt: skip
+                      [o for _, o in ordered], read_at=stamped)  # fmt: skip
 
     failed: ParseError | None = None  # said once the pages read are kept
     try:
@@ -313,6 +316,11 @@ def fetch_thread(
         # Two posts on one floor: the cached pages and the live ones disagree, or the
         # forum's own do.
         stale, failed = reused, None if reused else exc
+    if not stale and renumbered([page for page, _ in pages.values()]):
+        # Pages the forum numbered before and after a delete, read together: read them all
+        # again, page 1 first (X3.5 numbers by place from the first view of the page that
+        # lost a post; the last page, read first, still showed the old numbers).
+        stale, failed = True, None
     if stale:
         if held is not None:
             held.pages.clear()
@@ -321,6 +329,8 @@ def fetch_thread(
             thread = built()
         except ParseError as exc:
             failed = exc
+        if failed is None and (twice := renumbered([page for page, _ in pages.values()])):
+            failed = numbered_again(url, *twice)
     # The posts first read in this thread before this read: its own, wherever else they
     # were read since (moved out by mistake and back).
     own = store.post_ids() if store is not None else frozenset()
@@ -539,8 +549,9 @@ def keep_versions(
     """Keep the pages just read as versions of the thread's history, and give the history
     (``known`` and what was added to it, else all of it read from the cache)."""
     added = []
+    read = uuid.uuid4().hex[:12]  # this read's own: another run's pages may come between
     for number, page, when in sorted(pages, key=lambda p: p[0]):
-        kept = store.keep(number, page_data(page.posts), when)
+        kept = store.keep(number, page_data(page.posts), when, read)
         if kept == "full":
             (options.warn or logging.getLogger("tally").warning)(
                 f"{name}'s history holds {MAX_VERSIONS} versions, as many as tally keeps: this "
@@ -548,7 +559,7 @@ def keep_versions(
             )
             break
         if kept in ("kept", "same"):  # an unchanged page is a read too (cache.keep)
-            added.append(Version(number, when, page.posts))
+            added.append(Version(number, when, page.posts, read))
         elif kept == "unwritable":
             known = None
     if known is not None:

@@ -5,7 +5,8 @@ number) again above page 1's others, and leaves each out of its own place when t
 page 1; a page that shows posts above its others (a 置顶回复 or 热门回复, ``Page.top``) can
 also lose a reply when the forum merges the two lists on clashing keys. The platform's page
 reader marks them (``Page.floating``, ``Page.top``); the floors are decided here, over all
-the pages, since a floor can stand on another page than the one showing it.
+the pages, since a floor can stand on another page than the one showing it. And a post two
+pages of one read show on two floors: the forum numbered its floors again between them.
 """
 
 from __future__ import annotations
@@ -154,3 +155,26 @@ def place_of(order: Sequence[Post], post: Post) -> int | None:
          if q.time > post.time or (q.time == post.time and int(q.post_id) > pid)),
         len(order),
     )  # fmt: skip
+
+
+def renumbered(pages: Sequence[Page]) -> tuple[Post, Post] | None:
+    """A post two pages of one read show on two floors: the forum numbered its floors again
+    between the reads of those pages (a post deleted, or held for a moderator, 审核: Discuz!
+    X3.5 keeps each post's floor until a page with the hole in it is shown, then numbers
+    every page by place). None when the pages agree."""
+    first: dict[str, Post] = {}
+    for page in sorted(pages, key=lambda p: p.page):
+        for post in page.posts:
+            seen = first.setdefault(post.post_id, post)
+            if seen.floor != post.floor and seen.floor and post.floor:
+                return seen, post
+    return None
+
+
+def numbered_again(url: str, one: Post, other: Post) -> ParseError:
+    return ParseError(
+        f"{url}: the forum numbered its floors again while tally read its pages, twice "
+        f"(posts deleted or approved meanwhile): post {one.post_id} ({one.author}) is floor "
+        f"{one.floor} on page {one.page} and floor {other.floor} on page {other.page}; run "
+        "again."
+    )

@@ -263,14 +263,29 @@ class Tieba(Platform):
                 if comment.comment_id not in seen:
                     seen.add(comment.comment_id)
                     found.append(comment)
-        # Completeness: as many as the floor's own answer counts (fresher than the page's).
-        total, _ = _floor_counts(answers[0][1], answers[0][0], post, count)
-        if len(found) < total:
-            raise FetchError(
-                f"floor {post.floor} of thread {ref.thread_id} has {total} 楼中楼 but "
-                f"{len(found)} were read; run again with --fresh."
-            )
+        _check_count(answers, ref, post, count, len(found))
         return sorted(found, key=lambda c: (c.time, c.comment_id))
+
+
+def _check_count(
+    answers: list[tuple[Request, Answer]], ref: ThreadRef, post: Post, count: int, read: int
+) -> None:
+    """As many 楼中楼 read as the floor's own answers count (fresher than the page's): fewer
+    is a floor that changed under the read; more than any of its answers counts is an
+    answer that cannot be right (20,000 rows under a floor of 3 were taken before)."""
+    first = _floor_counts(answers[0][1], answers[0][0], post, count)[0]
+    if read < first:
+        raise FetchError(
+            f"floor {post.floor} of thread {ref.thread_id} has {first} 楼中楼 but "
+            f"{read} were read; run again with --fresh."
+        )
+    # A 楼中楼 posted while the pages were read is counted by the later pages' answers.
+    most = max(_floor_counts(answer, request, post, count)[0] for request, answer in answers)
+    if read > most:
+        raise _damaged(
+            answers[-1][0],
+            f"floor {post.floor} counts {most} 楼中楼 and its pages hold {read}",
+        )
 
 
 # -- reading the answers ------------------------------------------------------------------------
@@ -407,6 +422,10 @@ def parse_floor_answer(
         raise ParseError(f"{request.name}: Baidu's answer cannot be read ({exc}).") from None
     if str(comments.thread.tid) != ref.thread_id:
         raise _cut(request, f"it names thread {comments.thread.tid or 'none'}")
+    if len(comments.objs) > COMMENTS_PER_PAGE:
+        raise _damaged(
+            request, f"{len(comments.objs)} 楼中楼 on a page of {COMMENTS_PER_PAGE}"
+        )
     out = []
     for c in comments.objs:
         where = f"{request.name}, 楼中楼 {c.pid or '?'}"

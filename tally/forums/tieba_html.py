@@ -34,7 +34,7 @@ from tally.forums.boards import Boards
 from tally.forums.htmltext import Node, font_flags, html_tree, node_text
 from tally.forums.timeparse import parse_forum_time
 from tally.model import Comment, Page, Post
-from tally.times import from_unix
+from tally.times import from_unix, instant
 
 # The clock Baidu prints Tieba's times in, whoever reads them: Beijing time (its client and
 # its site alike; the Unix times of its JSON need no zone). A game in another zone gets the
@@ -237,9 +237,9 @@ def _comment_items(items: Sequence[Node], tz: tzinfo, source: str) -> list[Comme
                 comment_id=spid,
                 author=name,
                 author_id=None,
-                time=parse_forum_time(
+                time=instant(parse_forum_time(
                     node_text(stamp), BAIDU_CLOCK, what=f"{where}: time"
-                ).astimezone(tz),
+                ).astimezone(tz)),
                 text=node_text(body),
                 author_display=shown if shown and shown != name else None,
             )
@@ -351,7 +351,8 @@ class SavedPages(Pages):
         stamps = [t for t in tails if not _FLOOR.match(t) and not t.startswith("来自")]
         found = stamps[-1] if stamps else content.get("date") or None
         stamp = field_value(found, where, "post time")
-        time = parse_forum_time(str(stamp), BAIDU_CLOCK, what=f"{where}: post time").astimezone(tz)
+        time = parse_forum_time(str(stamp), BAIDU_CLOCK, what=f"{where}: post time")
+        time = instant(time.astimezone(tz))  # at its offset on the game's clock
         user_name = str(author.get("user_name") or "").strip()
         nickname = str(author.get("user_nickname") or author.get("name_show") or "").strip()
         shown = node.css_first(".p_author_name") or node.css_first(".d_name a")

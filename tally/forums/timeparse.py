@@ -19,6 +19,7 @@ from datetime import datetime, timedelta, tzinfo
 from itertools import pairwise
 
 from tally.errors import ParseError
+from tally.times import instant
 
 # "2024-5-6 09:31", "2023-3-14 10:02:00", "2024-08-05 17:07", "2024/5/6 9:31",
 # "2010-5-21 01:43:58 PM", "2010-5-21 下午 01:43", "2024年5月6日 上午9:31"
@@ -65,8 +66,30 @@ def _hour(hour: int, kind: str) -> int | None:
     return hour + 12 if 6 <= hour <= 11 else None  # evening
 
 
+class Printed(tzinfo):
+    """The clock a page prints every time on it at: one offset (Discuz! knows no summer
+    time and adds its footer's offset to every time, whenever it was posted), and the zone
+    the times are then shown in (the game's), each at its own offset there."""
+
+    def __init__(self, offset: timedelta, zone: tzinfo) -> None:
+        self.offset, self.zone = offset, zone
+
+    def utcoffset(self, dt: datetime | None) -> timedelta:
+        return self.offset
+
+    def dst(self, dt: datetime | None) -> None:
+        return None
+
+    def tzname(self, dt: datetime | None) -> str:
+        return f"UTC{self.offset.total_seconds() / 3600:+g}"
+
+    def __repr__(self) -> str:
+        return f"Printed({self.tzname(None)}, {self.zone})"
+
+
 def parse_forum_time(text: str, tz: tzinfo, *, what: str = "time") -> datetime:
-    """Read the first absolute date-time in ``text`` as a time in the forum's zone ``tz``."""
+    """Read the first absolute date-time in ``text`` as a time in the forum's zone ``tz``
+    (a page's ``Printed`` clock: at its offset, shown in its zone)."""
     cleaned = unicodedata.normalize("NFKC", text).replace("\xa0", " ")
     m = _ABSOLUTE.search(cleaned)
     if m is None:
@@ -109,6 +132,8 @@ def parse_forum_time(text: str, tz: tzinfo, *, what: str = "time") -> datetime:
         )
     except (ValueError, OverflowError):
         raise ParseError(f"{what} {m.group(0)!r} is not a real date and time.") from None
+    if isinstance(tz, Printed):
+        return instant(naive.replace(tzinfo=tz).astimezone(tz.zone))
     return naive.replace(tzinfo=tz)
 
 
@@ -123,7 +148,9 @@ def backwards(times: Sequence[tuple[int, datetime]], tz: tzinfo) -> tuple[int, i
     for (floor_a, a), (floor_b, b) in pairwise(ordered):
         # A clock put back (summer time's end) repeats an hour of wall time.
         around = [
-            (t + timedelta(hours=h)).utcoffset() or timedelta() for t in (a, b) for h in (-3, 3)
+            (t.astimezone(tz) + timedelta(hours=h)).utcoffset() or timedelta()
+            for t in (a, b)
+            for h in (-3, 3)
         ]
         shift = max(around) - min(around)
         if b < a - shift:

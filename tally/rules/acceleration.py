@@ -25,12 +25,13 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 
+from tally.errors import GameFileError
 from tally.model import Thread
 from tally.rules.game import Day, Game
 from tally.rules.rulesets import Share
-from tally.times import short
+from tally.times import instant, short, wall_time
 
 _REQUEST = re.compile(
     r"^(?:我们?|本人)?也?"
@@ -104,9 +105,12 @@ def needed(living: int, share: Share) -> int:
     return living // 2 + 1 if share == Share.MORE_THAN_HALF else (living + 1) // 2
 
 
-def deadline(day: Day, cutoff_hours: int) -> datetime:
-    """The accelerated close (the open's date, at the close's time of day), less the cutoff."""
-    close = datetime.combine(day.opens.date(), day.closes.timetz())
+def deadline(day: Day, cutoff_hours: int, zone: tzinfo) -> datetime:
+    """The accelerated close (the open's date, at the close's time of day on the game's
+    clock ``zone``, whatever summer time did between them), less the cutoff."""
+    opens, closes = day.opens.astimezone(zone), day.closes.astimezone(zone)
+    close = instant(wall_time(datetime.combine(opens.date(), closes.time()), zone, lambda why:
+                              GameFileError(f"day {day.day}'s accelerated close {why}.")))
     if close <= day.opens:
         close = day.closes
     return min(close, day.closes) - timedelta(hours=cutoff_hours)
@@ -115,7 +119,7 @@ def deadline(day: Day, cutoff_hours: int) -> datetime:
 def count_requests(game: Game, day: Day, threads: Iterable[Thread]) -> Acceleration:
     """The requests for acceleration of ``day`` in its discussion and progress threads."""
     rules = game.rules
-    until = deadline(day, rules.acceleration_cutoff_hours)
+    until = deadline(day, rules.acceleration_cutoff_hours, game.timezone)
     # The living when the requests are counted (seed 001: three hours before the close), not
     # at the open: one out at noon neither asks nor counts.
     alive = [p for p in game.players if not day.out_at(p, until)]

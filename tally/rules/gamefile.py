@@ -24,7 +24,7 @@ from tally.rules.game import Day, Game, Ruling
 from tally.rules.names import normalise
 from tally.rules.rulesets import PRESETS, parse_number, ruleset_for
 from tally.rules.verdicts import RulingAction, ThreadRole
-from tally.times import long
+from tally.times import instant, long, wall_time
 
 RULESETS = tuple(PRESETS)
 # What `tally init` writes where only the director knows the value (a day's close).
@@ -228,8 +228,13 @@ class _Checker:
             # zone from (0001, 9999) would be an OverflowError wherever it is used.
             if not 1990 <= value.year <= 2200:
                 raise self.fail(key, f"{value.isoformat()} is not a date of a forum game")
-            # A local time is in the game's zone; an explicit offset is converted to it.
-            return value.replace(tzinfo=tz) if value.tzinfo is None else value.astimezone(tz)
+            # A local time is in the game's zone (one its clock skips or shows twice, as
+            # summer time begins or ends, is refused); an explicit offset is converted to it.
+            # Kept at its own offset: a day's windows and waits are elapsed time across a
+            # change of summer time (tally.times.instant).
+            if value.tzinfo is None:
+                return instant(wall_time(value, tz, lambda why: self.fail(key, why)))
+            return instant(value.astimezone(tz))
         if isinstance(value, date):
             raise self.fail(key, f"{value} has no time of day; write it like {value}T21:30:00")
         raise self.fail(key, "must be a date and time like 2024-05-08T09:30:00")

@@ -522,7 +522,7 @@ def _dead_posting(
             )
             if game.has_role(player, game.rules.may_post_when_dead) and not sent_off:
                 continue
-            once = (player, w.time.date())
+            once = (player, w.time.astimezone(game.timezone).date())  # the game's natural day
             if allowance is not None and w.text.strip() == allowance and once not in allowed_on:
                 allowed_on.add(once)  # seed 000: once a natural day
                 continue

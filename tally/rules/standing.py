@@ -27,6 +27,7 @@ from datetime import UTC, datetime, time, timedelta
 
 from tally.errors import GameFileError, InputError, NotAThreadError
 from tally.model import HIDE_CODE, Comment, History, Post, Thread, Version
+from tally.rules.approved import approved_late
 from tally.rules.ballot_text import read_ballot
 from tally.rules.ballots import Flag, Remark
 from tally.rules.changes import window_text
@@ -35,7 +36,7 @@ from tally.rules.guards import floors_text
 from tally.rules.names import normalise
 from tally.rules.rows import banned
 from tally.rules.verdicts import Status
-from tally.times import short
+from tally.times import short, wall_time
 
 HIDDEN_REPLY = "hidden_reply"
 
@@ -119,7 +120,7 @@ def kept_from_the_close(
                 flags.append(Flag("deleted", note, cast.of(c).player, post.floor,
                                   c.comment_id))  # fmt: skip
         posts.append(kept)
-    flags.extend(_approved_late(thread, history, day, game, cast))
+    flags.extend(approved_late(thread, history, day, game, cast))
     for pid, then in at_close.items():
         if pid in now or then.post.floor == 1 or then.post.time > day.closes:
             continue
@@ -162,48 +163,6 @@ def _comments_as_they_stood(
                      for i, c in enumerate(then.comments, start=1))  # fmt: skip
     return tuple(replace(c, comment_id=f"{then.post_id}.{i}") if positional else c
                  for i, c in enumerate(order, start=1)), gone  # fmt: skip
-
-
-def _approved_late(
-    thread: Thread, history: History, day: Day, game: Game, cast: Cast
-) -> list[Flag]:
-    """Posts with a time before the close that tally's first whole read after the close did
-    not show: held for a moderator (审核) and approved since, they come back with the time
-    they were posted and number the floors after them again (found on a real X3.5, where
-    two such ballots turned the result without a word). Counted, and flagged."""
-    after = sorted((v for v in history.versions if v.read_at >= day.closes),
-                   key=lambda v: v.read_at)  # fmt: skip
-    if not after:
-        return []
-    start = after[0].read_at
-    first: list[Version] = []  # the first read after the close: until a page comes again
-    for v in after:
-        if any(f.page == v.page for f in first):
-            break
-        first.append(v)
-    pages = {v.page for v in first}
-    # A read that parsed the last page alone (its others from the cache) is not whole; a
-    # read's last page is always read, so pages 1 to its highest are the whole thread then.
-    if pages != set(range(1, max(pages) + 1)) or len(first) == len(after):
-        return []  # not a whole read, or it is this read itself
-    shown = {p.post_id for v in first for p in v.posts}
-    read = short(start.astimezone(game.timezone))
-    flags = []
-    for post in thread.posts:
-        if post.floor == 1 or post.time > day.closes or post.post_id in shown:
-            continue
-        if post.post_id in thread.moved_in:
-            continue  # read in another thread before: a "moved in" row, not held (审核)
-        if cast.of(post).is_director:
-            continue  # the director's own post held: no ballot, nobody's vote
-        note = (
-            f"floor {post.floor} ({post.author}, {short(post.time)}) was not in the thread when "
-            f"tally read it {read}, after the close: held for a moderator (审核) and approved "
-            "since? Counted with the time it shows; rule on it if it should not be"
-        )
-        flags.append(Flag("approved late", note, cast.of(post).player, post.floor,
-                          post.post_id))  # fmt: skip
-    return flags
 
 
 def _read(then: Seen, game: Game) -> str:
@@ -492,8 +451,8 @@ def thread_as_of(thread: Thread, when: datetime) -> Thread:
             stood[pid] = seen
     if not stood:
         raise InputError(
-            f"tally first read thread {thread.thread_id} {short(first)}, after "
-            f"{short(when)}: nothing of it is known then."
+            f"tally first read thread {thread.thread_id} {short(first.astimezone(when.tzinfo))}, "
+            f"after {short(when)}: nothing of it is known then."
         )
     by_floor: dict[int, Seen] = {}
     for seen in sorted(stood.values(), key=lambda s: s.read_at):
@@ -527,9 +486,33 @@ def floor_time(thread: Thread, floor: int) -> datetime:
 def as_of_time(thread: Thread, given: str, game: Game, day: Day) -> datetime:
     """``--as-of``: a floor number (the moment it was posted), a date and time in the game's
     clock ("2026-12-01 20:30"), or a time alone on the day of the close ("20:30")."""
+    wanted = as_of_given(given, game, day)
+    return floor_time(thread, wanted) if isinstance(wanted, int) else wanted
+
+
+# The most digits of a floor number: no thread holds ten million floors (tally reads at most
+# 2,000 pages), and int() refuses a string of more than 4,300 digits with a ValueError.
+_FLOOR_DIGITS = 7
+
+
+def as_of_given(given: str, game: Game, day: Day) -> int | datetime:
+    """What ``--as-of`` names, before any thread is read: a floor number, in ASCII digits
+    (``٣`` and ``２`` are refused, not read as floors 3 and 2), or a moment in the game's clock
+    (a time with an offset is moved to it: a sentence about it names one clock)."""
     text = given.strip()
-    if text.isdecimal():
-        return floor_time(thread, int(text))
+    shown = repr(text if len(text) <= 40 else f"{text[:20]}…") + (
+        f" ({len(text):,} characters)" if len(text) > 40 else "")  # fmt: skip
+    odd = sorted({c for c in text if not c.isascii() and c.isnumeric()})
+    if odd:
+        raise InputError(
+            f"--as-of {shown} holds {'、'.join(odd)}, not a digit 0-9: type the floor number or "
+            "the time in ASCII digits (12, or 2026-12-01 20:30)."
+        )
+    if text.isdigit():
+        if len(text) > _FLOOR_DIGITS:
+            raise InputError(f"--as-of {shown} is no thread's floor: a floor number has at "
+                             f"most {_FLOOR_DIGITS} digits.")  # fmt: skip
+        return int(text)
     try:
         if len(text) <= 8 and ":" in text:
             moment = datetime.combine(day.closes.date(), time.fromisoformat(text))
@@ -537,12 +520,14 @@ def as_of_time(thread: Thread, given: str, game: Game, day: Day) -> datetime:
             moment = datetime.fromisoformat(text)
     except ValueError:
         raise InputError(
-            f"--as-of {given!r} is neither a floor number nor a time (2026-12-01 20:30, or "
+            f"--as-of {shown} is neither a floor number nor a time (2026-12-01 20:30, or "
             "20:30 on the day of the close)."
         ) from None
+    if not 1990 <= moment.year <= 2200:
+        raise InputError(f"--as-of {shown} is not a date of a forum game.")
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=game.timezone)
-    return moment
+        return wall_time(moment, game.timezone, lambda why: InputError(f"--as-of {why}."))
+    return moment.astimezone(game.timezone)
 
 # -- the history read as of a moment --------------------------------------------------------
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
-import sys
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO
 
+from tally.atomic import try_lock, unlock
 from tally.csvfile import read_long_cells, restore, write_excel_csv
 from tally.errors import GameFileError, OutputError
 from tally.files import read_capped
@@ -95,7 +94,7 @@ def editing(path: Path, wait: float = LOCK_WAIT) -> Iterator[None]:
         raise OutputError(f"cannot lock the card ledger {path} ({exc.strerror}).") from None
     deadline = time.monotonic() + wait
     try:
-        while not _try_lock(handle):
+        while not try_lock(handle):
             if time.monotonic() > deadline:
                 raise OutputError(
                     f"the card ledger {path} is being changed by another tally for more than "
@@ -105,35 +104,8 @@ def editing(path: Path, wait: float = LOCK_WAIT) -> Iterator[None]:
             time.sleep(LOCK_POLL)
         yield
     finally:
-        _unlock(handle)
+        unlock(handle)
         handle.close()
-
-
-def _try_lock(handle: IO[bytes]) -> bool:
-    try:
-        if sys.platform == "win32":  # pragma: no cover - Windows
-            import msvcrt
-
-            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-        else:
-            import fcntl
-
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return False
-    return True
-
-
-def _unlock(handle: IO[bytes]) -> None:
-    with contextlib.suppress(OSError):
-        if sys.platform == "win32":  # pragma: no cover - Windows
-            import msvcrt
-
-            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-        else:
-            import fcntl
-
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def save(path: Path, cards: Iterable[Card]) -> None:

@@ -16,7 +16,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, tzinfo
+from zoneinfo import ZoneInfo
 
 from tally.forums import by_name
 from tally.model import Thread
@@ -194,12 +195,15 @@ def draft(
     if aliases:
         lines += ["", "[aliases]  # the account names behind the names shown"]
         lines += [f"{_q(name)} = [{_q(account)}]" for name, account in aliases.items()]
+    # The file's times are the game's clock: a page prints them at the offset its board
+    # uses today, a Saturday's post in summer time when the clocks went forward since.
+    zone = ZoneInfo(timezone)
     for number, vote, url in numbered:
         talk = _discussion_for(number, vote, talks)
-        opened = opening(vote, talk[0] if talk is not None else None)
-        said = announced_close(vote, talk[0] if talk is not None else None)
+        opened = opening(vote, talk[0] if talk is not None else None, zone)
+        said = announced_close(vote, talk[0] if talk is not None else None, zone)
         close = (
-            f"closes = {_when(said.at)}  # as the first post says: {_q(said.line)}"
+            f"closes = {_when(said.at.astimezone(zone))}  # as the first post says: {_q(said.line)}"
             if said is not None
             else f'closes = "{PLACEHOLDER}: the close, like 2024-05-09T21:30:00"'
         )
@@ -212,7 +216,7 @@ def draft(
             "",
             "[[days]]",
             f"day = {number}",
-            f"opens = {_when(opened[0])}  # {opened[1]}" if opened else "",
+            f"opens = {_when(opened[0].astimezone(zone))}  # {opened[1]}" if opened else "",
             close,
             f"vote = {_q(_link(vote, url))}",
         ]
@@ -223,12 +227,12 @@ def draft(
     return Draft(text, directors, players, len(numbered), tuple(todo))
 
 
-def opening(vote: Thread, talk: Thread | None) -> tuple[datetime, str] | None:
+def opening(vote: Thread, talk: Thread | None, zone: tzinfo) -> tuple[datetime, str] | None:
     """When a day opens, and what says so: the discussion thread's first post (its 开门 line
     with a date and time, else its time), else the vote thread's first post."""
     if talk is not None and talk.posts:
         first = talk.posts[0]
-        said = announced_open(first.text, first.time, first.time.tzinfo or UTC)
+        said = announced_open(first.text, first.time, zone)
         if said is not None and said[0] != first.time:
             return said[0], f"the discussion thread's 开门 line: {_q(said[1])}"
         return first.time, "the discussion thread's first post"
@@ -257,14 +261,14 @@ def game_name(threads: Sequence[Thread]) -> str:
     return shared.strip(" -—_·:：|")
 
 
-def announced_close(vote: Thread, talk: Thread | None) -> Close | None:
+def announced_close(vote: Thread, talk: Thread | None, zone: tzinfo) -> Close | None:
     """The close the vote (else the discussion) thread's first post announces, if any; an
     accelerated close (加速) is not the day's close."""
     for thread in (vote, talk):
         if thread is None or not thread.posts:
             continue
         first = thread.posts[0]
-        said = [c for c in announced_closes(first.text, first.time, first.time.tzinfo or UTC)
+        said = [c for c in announced_closes(first.text, first.time, zone)
                 if not c.accelerated]  # fmt: skip
         if said:
             return said[0]
