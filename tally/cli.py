@@ -100,7 +100,7 @@ COMMANDS = (
             "tally init https://bbs.example.com/thread-101-1-1.html URL-OF-THE-VOTE -o game.toml", ("threads", "game_out", "init_ruleset", "init_name", "timezone", *FETCH)),
     Command("report", "tally.commands.report:report", "The game so far as one HTML page: each closed day's votes as pictures, posts, cards.",
             "tally report --game game.toml -o report.html", ("game", "html_out", "template_dir", "late_ok", "as_of", "archive", *FETCH)),
-    Command("watch", "tally.commands.watch:watch", "Watch a vote until its close: the count, what changed, who has not voted, live.\n\nAt the close (and a grace minute) it reads every page once more, prints the final count and writes the announcement to --announce-to.",
+    Command("watch", "tally.commands.watch:watch", "Watch a vote until its close: the count, what changed, who has not voted, live.\n\nAt the close by the forum's clock (and a grace minute) it reads every page once more, prints the final count and writes the announcement to --announce-to.",
             "tally watch https://bbs.example.com/thread-102-1-1.html --game game.toml",
             ("url", "game", "vote_day", "every", "polls", "full_every", "announce_to", "watch_post", "remind_at", "markup", "template_dir", "late_ok", "as_json", *LIVE)),
     Command("desk", "tally.commands.desk:desk", "The evening of a game in a local web page: the count live, the cards to confirm, the announcements, one button to post the result.\n\nServed on 127.0.0.1 only, at an address with a key (printed, and opened in the browser); the same reading, counting and posting as the commands, one poller per day as in tally watch.",

@@ -207,6 +207,9 @@ class Page:
     top: tuple[str, ...] = ()
     # The page says the thread is closed (关闭): nobody but a moderator may post in it.
     closed: bool = False
+    # When the forum made the page, as it prints it (a Discuz! footer: "GMT+8, 2026-12-6
+    # 10:16"), to the minute: the forum's clock (tally.forums.clocks).
+    printed_at: datetime | None = None
 
 
 # -- what a thread looked like when (its stored form: tally.forums.history) ------------

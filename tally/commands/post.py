@@ -137,7 +137,7 @@ def post_text(
                 )
             if not asked:
                 raise PostError("not posted: you said no.")
-        at = reader.now().astimezone(game.timezone)
+        at = reader.now(url).astimezone(game.timezone)  # the forum's time, as its posts'
         entry = journal.begin(game.id, day.day, kind, text, at, outcome)
         try:
             accepted = platform.send_reply(form, text, ref, reader.http.submit)

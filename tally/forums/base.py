@@ -15,7 +15,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 from typing import Any, Literal, Protocol, TypeVar, overload
 
 from tally.errors import (
@@ -128,6 +128,8 @@ class PageFrame:
     found: Mapping[str, str] = field(default_factory=dict)
     # The page says the thread is closed (关闭).
     closed: bool = False
+    # When the forum made the page, as it prints it (``Page.printed_at``).
+    printed_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -341,6 +343,7 @@ class Pages(ABC):
             floating=read.floating,
             top=read.top,
             closed=frame.closed,
+            printed_at=frame.printed_at,
         )
 
     def open(self, text: str, tz: tzinfo, source: str, boards: Boards | None) -> PageText:

@@ -9,7 +9,7 @@ number can move when the forum deletes a floor, a post id never does.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from tally.rules.ballots import Ballot
@@ -55,6 +55,9 @@ class Poll:
     final: bool  # the count after the close: the day's result
     every: float  # the seconds between polls, as the forum allows
     next_at: datetime | None  # when the next poll is due; None after the last
+    # How far the forum's clock is ahead of this computer's (its times above are the
+    # forum's): a screen's countdown ticks by it between polls.
+    offset: timedelta = timedelta(0)
 
     @property
     def ok(self) -> bool:
