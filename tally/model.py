@@ -210,6 +210,9 @@ class Page:
     # The one offset the page prints every time at, when it says so (a Discuz! footer):
     # what the rest of a floor's 点评, fetched apart, are read at too.
     clock: tzinfo | None = field(default=None, compare=False)
+    # When the forum made the page, as it prints it (a Discuz! footer: "GMT+8, 2026-12-6
+    # 10:16"), to the minute: the forum's clock (tally.forums.clocks).
+    printed_at: datetime | None = None
 
 
 # -- what a thread looked like when (its stored form: tally.forums.history) ------------

@@ -19,7 +19,7 @@ import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from urllib.parse import parse_qs, unquote_to_bytes, urlsplit
 
 from tally.demo.localforum import LocalForum, Reply
@@ -83,6 +83,9 @@ class Board:
 
     def __post_init__(self) -> None:
         self.forum.request_hook = self._answer
+        # Its answers' Date header is its clock's, as is the time its pages' footers print:
+        # a board whose clock is set behind the run's is a forum with a slow clock.
+        self.forum.clock = lambda: self.clock() if self.clock is not None else None
         self._pages: dict[str, list[bytes]] = {}
 
     # -- set up ----------------------------------------------------------------------------
@@ -144,6 +147,10 @@ class Board:
         if not 1 <= page <= len(pages):
             page = len(pages)  # as Discuz! does: the last page
         text = pages[page - 1].decode("utf-8")
+        if self.clock is not None:  # the footer: when the forum made the page, in GMT+8
+            made = self.clock().astimezone(timezone(timedelta(hours=8)))
+            printed = f"GMT+8, {made.year}-{made.month}-{made.day} {made:%H:%M}"
+            text = _FOOTER.sub(printed, text, count=1)
         if who is not None:
             text = _as_member(text, who, asks=self.seccode_form)
         return self._html(200, text)
@@ -236,6 +243,7 @@ class Board:
         return self._html(503, page, {"Retry-After": "3600"})
 
 
+_FOOTER = re.compile(r"GMT\+8, \d{4}-\d{1,2}-\d{1,2} \d{1,2}:\d{2}")
 _LOGIN_FORM = re.compile(r'<form method="post" autocomplete="off" id="lsform".*?</form>', re.S)
 _LOGIN_PROMPT = re.compile(r'<div class="pt hm">\n您需要登录后才可以回帖.*?</div>', re.S)
 

@@ -156,18 +156,19 @@ def test_the_watchs_reminder_and_result_on_the_board_are_no_rows(forum, tmp_path
 
     board = Board(forum)
     url, game, cookies = setup(board, tmp_path)
-    clock = FakeClock("2024-05-09 20:20:00", CHINA)
+    clock, later = FakeClock("2024-05-09 20:20:00", CHINA), FakeClock("2024-05-09 22:00:00", CHINA)
+    board.clock = later.now  # the forum's clock is the run's (its answers say its time)
+    before = runner.invoke(app, ["votes", url, "--game", game, "--json", "-q"], obj=env(later))
     board.clock = clock.now
-    before = runner.invoke(app, ["votes", url, "--game", game, "--json", "-q"],
-                           obj=env(FakeClock("2024-05-09 22:00:00", CHINA)))  # fmt: skip
     result = watch(url, game, cookies, clock, "--remind-at", "60", "--post")
     assert result.exit_code == 0, result.stderr
     reminder, close = (m for _, _, m in board.replies)
     assert "法官代投时限" in reminder and "代投" in close, close
+    board.clock = later.now
 
     def counted() -> dict[str, object]:
         again = runner.invoke(app, ["votes", url, "--game", game, "--json", "-q", "--fresh"],
-                              obj=env(FakeClock("2024-05-09 22:00:00", CHINA)))  # fmt: skip
+                              obj=env(later))
         assert again.exit_code == 0, again.stderr
         data = json.loads(again.stdout)
         return {k: data[k] for k in ("ballots", "totals", "not_voted", "outcome")}

@@ -14,9 +14,11 @@ in the order they are checked:
    charset holds, and tally's mark for the game, day and kind on its last line, outside any
    template (``mark``);
 4. one poster at a time (``tally.journal.post_lock``), and never twice: inside the lock the
-   journal of posts beside the game file and the live thread are read, and a post there by
-   a director's account (by its id when the file gives it) carrying the mark stops it, and
-   so does the journal's post by its id, edited since, and (without the journal) a
+   journal of posts beside the game file and the live thread (every page) are read, and a
+   post there by a director's account (by its id when the file gives it) whose last line is
+   the mark stops it, whenever it was posted (no window of either clock: a morning post made
+   before the day opens, a result a slow forum clock stamped before the close), and so
+   does the journal's post by its id, edited since, and (without the journal) a
    director's post that is this one with the mark edited out (``_edited_copy``); a
    journal entry whose answer never came is looked for in the thread, never sent blindly;
 5. only as a director of the game, logged in (the page must show the member; its uid when
@@ -49,7 +51,7 @@ from tally.forums.replies import Accepted, ReplyForm, member_check, person_check
 from tally.journal import POSTED, REFUSED, UNKNOWN, Entry, Journal, journal_path, post_lock
 from tally.model import Post, Thread, ThreadRef
 from tally.outputs.results import Posted
-from tally.rules.closed import mark, marked_post, outcome_code, since
+from tally.rules.closed import mark, marked_post, outcome_code
 from tally.rules.game import Day, Game
 from tally.rules.standing import HIDDEN_REPLY
 from tally.times import short
@@ -85,10 +87,12 @@ def final_text(game: Game, day: int, kind: Announcement | str, text: str,
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = text.replace("[\u200b", INERT_BBCODE).translate(_AS_SPACE).translate(_INVISIBLE)
     own = mark(game, day, kind)
-    if own in text:
-        return text
     if outcome and Announcement(kind) is Announcement.CLOSE:
         own += "/" + outcome_code(outcome.get("result"), outcome.get("player"))
+    # Made once: a text that ends with this mark already is this text. A mark anywhere
+    # else (a player's 投票理由 quoting one) is words: the mark goes last all the same.
+    if text.rstrip().rsplit("\n", 1)[-1].strip() == own:
+        return text
     return text.rstrip("\n") + f"\n\n{own}\n"
 
 
@@ -120,7 +124,7 @@ def post_text(
     where = f"{host}/{ref.key.platform}/{ref.key.thread_id}"
     with post_lock(game.path, day.day, kind, thread=where, folder=reader.env.cache_folder()):
         # Read inside the lock: a poster let in after another finds its post.
-        thread = _live(reader, url, game, day, kind)
+        thread = _live(reader, url, game)
         _never_twice(game, day, kind, thread, journal, text)
         hidden = hidden_from_players(thread)
         if hidden is not None and reader.how.warn is not None:
@@ -137,7 +141,7 @@ def post_text(
                 )
             if not asked:
                 raise PostError("not posted: you said no.")
-        at = reader.now().astimezone(game.timezone)
+        at = reader.now(url).astimezone(game.timezone)  # the forum's time, as its posts'
         try:
             entry = journal.begin(game.id, day.day, kind, text, at, outcome)
         except OutputError as exc:
@@ -319,10 +323,11 @@ def _read(reader: Reader, url: str, game: Game) -> Thread:
     return thread
 
 
-def _live(reader: Reader, url: str, game: Game, day: Day, kind: Announcement) -> Thread:
-    """The thread as the forum shows it now: no page cached before the post could be there
-    decides (the last page is always read again)."""
-    return reader.thread(url, game.timezone, not_before=min(since(day, kind), reader.now()))
+def _live(reader: Reader, url: str, game: Game) -> Thread:
+    """The thread as the forum shows it now, every page from the forum: tally's own post
+    is looked for in all of it, whenever it was made (by either clock), and no page cached
+    before it was made may hide it."""
+    return reader.thread(url, game.timezone, live=True)
 
 
 def _never_twice(
@@ -333,7 +338,7 @@ def _never_twice(
     a director's post that is this announcement with its mark taken out (``_edited_copy``:
     another machine, no journal); a journal entry of a post the thread does not show."""
     cast = game.cast()
-    found = marked_post(game, day, kind, thread, cast=cast)
+    found = marked_post(game, day, kind, thread, cast=cast)  # whenever posted
     entries = [e for e in journal.of(game.id, day.day, kind) if e.open]
     if found is not None:
         for e in entries:
@@ -348,10 +353,11 @@ def _never_twice(
     shown = {p.post_id: p for p in thread.posts if cast.of(p).is_director}
     for e in reversed(entries):
         kept = shown.get(e.pid) if e.pid is not None else None
-        if kept is not None:  # the post tally made, its mark edited out: still the post
+        if kept is not None:  # the post tally made, its mark edited away: still the post
+            gone = "no longer its last line" if own in kept.text else "gone"
             raise AlreadyPosted(
                 f"day {day.day}'s {kind} is already posted as floor {kept.floor} (pid "
-                f"{kept.post_id}), edited since (its mark {own} is gone), by {kept.author} "
+                f"{kept.post_id}), edited since (its mark {own} is {gone}), by {kept.author} "
                 f"at {short(kept.time)}, as the journal of posts ({journal.path}) says: "
                 "tally posts it once."
             )
@@ -401,18 +407,17 @@ def _edited_copy(
     """Without the journal (a copy of the game file elsewhere, another machine): the post of
     the thread that is this announcement with tally's mark edited out (a director tidying
     the odd-looking line). The rule: a post by a director's account (by its id when the
-    file gives it) after the close (a reminder: after the open) that holds both the first
-    line of the text tally would post (the heading: the game, the day, the kind) and its
-    last line before the mark (a result's outcome, in the built-in templates), markup and
-    spaces aside. The same kind of post for the same day, whatever else was edited."""
+    file gives it), whenever posted (by either clock), that holds both the first line of
+    the text tally would post (the heading: the game, the day, the kind) and its last line
+    before the mark (a result's outcome, in the built-in templates), markup and spaces
+    aside. The same kind of post for the same day, whatever else was edited."""
     ends = _ends(text, mark(game, day.day, kind))
     if ends is None:
         return None
     head, last = (_plain(_markup_free(ln)) for ln in ends)
-    after = since(day, kind)
     cast = game.cast()
     for p in thread.posts:
-        if p.time >= after and cast.of(p).is_director:
+        if cast.of(p).is_director:
             body = _plain(p.text)
             if head in body and last in body:
                 return p
@@ -431,7 +436,7 @@ def _look_for(reader: Reader, url: str, game: Game, day: Day, kind: Announcement
               journal: Journal, entry: Entry) -> Post | None:  # fmt: skip
     """After an answer tally could not read: the thread, for the post (recorded if found)."""
     try:
-        live = _live(reader, url, game, day, kind)
+        live = _live(reader, url, game)
         found = marked_post(game, day, kind, live, cast=game.cast())
     except FetchError:
         return None

@@ -15,9 +15,11 @@ robots.txt is read once, the per-host limits hold across polls), with the pages 
 last poll kept in memory, parsed: an unchanged thread costs one request, for its last
 page, and the parse of that page. A 点评 or 楼中楼 added under a floor of an earlier page
 shows at the next full read: every ``full_every`` polls, and at the close, when no page
-read before the close is trusted (the same rule as ``tally votes``). The final read comes
-a grace minute after the close, for clocks that differ; until it succeeds the watch goes
-on trying, keeping the last good count.
+read before the close is trusted (the same rule as ``tally votes``). The watch goes by the
+forum's clock, as its answers tell it (``tally.forums.clocks``): the final read comes a grace
+minute after the close as the forum stamps the ballots, however far this computer's clock
+is off, and a read the forum's answer dates before the close is no final read; until one
+succeeds the watch goes on trying, keeping the last good count.
 """
 
 from __future__ import annotations
@@ -46,8 +48,8 @@ if TYPE_CHECKING:
     from tally.outputs.results import Posted
     from tally.outputs.shown.watchers import Watcher
 
-# Forums and the director's computer disagree on the time by seconds; the final read waits
-# this long after the close.
+# The final read waits this long after the close by the forum's clock: a ballot sent in the
+# close's last second is stamped before it and shows a moment later.
 GRACE = timedelta(minutes=1)
 # What a forum that stops answering raises: the watch keeps its last good count.
 PASSING = (FetchError, NotAThreadError, ParseError)
@@ -262,7 +264,9 @@ def read_polls(
     failing_since: datetime | None = None
     number = 0
     while True:
-        now = env.now().astimezone(game.timezone)  # times shown are the forum's
+        # By the forum's clock (as its answers tell it: tally.forums.clocks), in its zone:
+        # the final read comes after the close as the forum stamps the ballots.
+        now = reader.now(url).astimezone(game.timezone)
         if closes <= now < close_at:
             wait((close_at - now).total_seconds())
             continue
@@ -309,7 +313,7 @@ def read_polls(
             found = ()
             failing_since = failing_since or now
         stop = done or (schedule.polls is not None and number >= schedule.polls)
-        after = env.now().astimezone(game.timezone)
+        after = reader.now(url).astimezone(game.timezone)
         wake = _next(after, every, closes, close_at)
         yield Poll(
             number=number,
@@ -326,10 +330,11 @@ def read_polls(
             next_at=None if stop else wake,
             game=game,
             notes=(said,) if said is not None else (),
+            offset=reader.clocks.offset(url),
         )
         if stop:
             return
-        left = (wake - env.now()).total_seconds()
+        left = (wake - reader.now(url)).total_seconds()
         if left > 0:
             wait(left)
 

@@ -8,6 +8,7 @@ that tests can count them. Nothing here reaches beyond loopback.
 from __future__ import annotations
 
 import contextlib
+import email.utils
 import re
 import selectors
 import socket
@@ -17,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -80,6 +82,10 @@ class LocalForum:
         self.hook: Hook | None = None
         self.post_hook: PostHook | None = None
         self.request_hook: RequestHook | None = None
+        # The forum's clock, sent as each answer's Date header; None (or None from it): no
+        # Date, as tally learns the forum's clock from it (the tests run on a clock of
+        # their own, the saved pages were made long ago).
+        self.clock: Callable[[], datetime | None] | None = None
         # Seconds added to every answer (a busy forum), and how many were served at once.
         self.latency = 0.0
         self.in_flight = 0
@@ -138,6 +144,16 @@ class LocalForum:
             # Headers and body go out in two writes: with Nagle's algorithm and delayed ACKs
             # each answer waited ~40 ms on loopback.
             disable_nagle_algorithm = True
+
+            def send_response(self, code: int, message: str | None = None) -> None:
+                # As the standard one, with the Date of the forum's own clock, or none.
+                self.log_request(code)
+                self.send_response_only(code, message)
+                self.send_header("Server", self.version_string())
+                when = forum.clock() if forum.clock is not None else None
+                if when is not None:
+                    date = email.utils.format_datetime(when.astimezone(UTC), usegmt=True)
+                    self.send_header("Date", date)
 
             def do_GET(self) -> None:
                 self._serve(None)

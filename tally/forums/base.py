@@ -15,7 +15,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 from typing import Any, Literal, Protocol, TypeVar, overload
 
 from tally.errors import (
@@ -130,6 +130,8 @@ class PageFrame:
     closed: bool = False
     # The one offset the page prints every time at, when it says (a Discuz! footer).
     clock: tzinfo | None = None
+    # When the forum made the page, as it prints it (``Page.printed_at``).
+    printed_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -344,6 +346,7 @@ class Pages(ABC):
             top=read.top,
             closed=frame.closed,
             clock=frame.clock,
+            printed_at=frame.printed_at,
         )
 
     def open(self, text: str, tz: tzinfo, source: str, boards: Boards | None) -> PageText:

@@ -15,7 +15,7 @@ import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
@@ -184,7 +184,7 @@ class DiscuzPages(Pages):
         current, count, found["page"], found["page_count"] = _pager(page)
         title, found["title"] = _title(page)
         _check_places(page, nodes, current, count)
-        _check_zone(page)
+        printed = _check_zone(page)
         return PageFrame(
             clock=page.memo.get("clock"),
             thread_id=tid,
@@ -197,6 +197,7 @@ class DiscuzPages(Pages):
             # X3.5's lock beside the title (its thread lists' own lock icons are fic6).
             closed=any("fic6" not in (i.attributes.get("class") or "")
                        for i in page.tree.css("i.fico-lock")),
+            printed_at=printed,
         )  # fmt: skip
 
     def parse_post(
@@ -601,7 +602,7 @@ def _check_places(page: PageText, nodes: Sequence[Node], current: int, count: in
         )
 
 
-def _check_zone(page: PageText) -> None:
+def _check_zone(page: PageText) -> datetime | None:
     """The zone the times are read in against the one the page prints them in: every
     Discuz! footer says "GMT+8, 2026-12-1 17:03" (the board's, or the member's own, offset).
 
@@ -609,34 +610,35 @@ def _check_zone(page: PageText) -> None:
     it prints on a page, whenever the post was made. So where the footer's offset is the
     zone's now, the page's times are read at that offset (``memo["clock"]``), not at the
     zone's offset of each one: on a board whose admin moved the offset when summer time
-    began, Saturday's posts, made in winter, are printed in summer time too, an hour on."""
+    began, Saturday's posts, made in winter, are printed in summer time too, an hour on.
+    The time it says, when it says one: when the forum made the page (``Page.printed_at``)."""
     m = _FOOTER_ZONE.search(page.text, max(0, len(page.text) - 20000))
     if m is None:
-        return
+        return None
     zone = page.board.zone or page.tz
     try:
         shown = datetime(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]))
         # Discuz! prints the setting (+5.5) but shifts the times by its whole hours
         # (dgmdate's intval): the times are at +5.
         said = timedelta(hours=int(float(m["off"] or 0)))
+        printed = shown.replace(tzinfo=timezone(said))
     except (ValueError, OverflowError):
-        return
+        return None
     read = zone.utcoffset(shown) or timedelta()
     if read == said:
         page.memo["clock"] = Printed(said, zone)
-        return
-    if read != said:
-        footer = f"GMT{m['off'] or ''}"
-        if said != timedelta(hours=float(m["off"] or 0)):
-            footer += f", shifted by whole hours: UTC{_offset(said)}"
-        raise InputError(
-            f"{page.source} prints its times in {footer} (its footer), but tally "
-            f"would read them in {zone} (UTC{_offset(read)}), {_offset(said - read)} h off: "
-            "a member's own 时区 (个人资料 → 设置) shifts every time the forum shows them; "
-            "set the account whose cookies tally reads with back to 使用默认 (the board's), or "
-            "if the board itself is in that zone, say so with timezone in the game file (all "
-            "its days' times are then in it too), a board profile or the config."
-        )
+        return printed
+    footer = f"GMT{m['off'] or ''}"
+    if said != timedelta(hours=float(m["off"] or 0)):
+        footer += f", shifted by whole hours: UTC{_offset(said)}"
+    raise InputError(
+        f"{page.source} prints its times in {footer} (its footer), but tally "
+        f"would read them in {zone} (UTC{_offset(read)}), {_offset(said - read)} h off: "
+        "a member's own 时区 (个人资料 → 设置) shifts every time the forum shows them; "
+        "set the account whose cookies tally reads with back to 使用默认 (the board's), or "
+        "if the board itself is in that zone, say so with timezone in the game file (all "
+        "its days' times are then in it too), a board profile or the config."
+    )
 
 
 def _offset(delta: timedelta) -> str:

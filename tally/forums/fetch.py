@@ -123,6 +123,8 @@ class _PageReader:
                 now = self.options.clock()
                 for key, body, headers in get.pending:
                     self.store.put(key, body, now, headers)
+            if get.received:  # the forum made it just now: its footer is the forum's clock
+                self.http.clocks.printed(self.ref.base, page.printed_at, min(get.received))
             # A page is as new as the newest answer it rests on.
             fresh = (o for o in (Origin.NETWORK, Origin.REVALIDATED) if o in get.origins)
             origin = next(fresh, Origin.CACHE)
@@ -142,6 +144,7 @@ class _Get:
         self.cached_ok = cached_ok
         self.origins: list[str] = []
         self.fetched: list[datetime] = []  # when each answer used was fetched
+        self.received: list[datetime] = []  # when each new answer came, by this computer
         self.pending: list[tuple[str, bytes, dict[str, str]]] = []
 
     def _entry(self, request: Request) -> Entry | None:
@@ -220,6 +223,7 @@ class _Get:
                 )
             raise FetchError(f"{url} answered HTTP {response.status}.")
         self.origins.append(Origin.NETWORK)
+        self.received.extend(t for t in (response.received,) if t is not None)
         self.pending.append((request.key, response.body, response.headers))
         return Answer(response.body, content_type)
 

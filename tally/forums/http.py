@@ -34,6 +34,7 @@ from urllib.parse import urljoin, urlsplit
 
 from tally import __version__
 from tally.errors import FetchError, InputError, TallyError
+from tally.forums.clocks import ForumClocks
 from tally.forums.cookies import covers, load_cookies
 
 # httpx and tenacity are imported where a request is made (a fifth of a second): every
@@ -81,6 +82,8 @@ class Response:
     status: int
     headers: dict[str, str]
     body: bytes
+    # When it came, by this computer's clock (its Date against it: tally.forums.clocks).
+    received: datetime | None = None
 
 
 class TryAgain(Exception):
@@ -252,14 +255,17 @@ class Http:
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         warn: Warn | None = None,
+        clocks: ForumClocks | None = None,
     ):
         """``sleep``, ``clock`` (monotonic seconds) and ``now`` (the wall clock, for a
-        Retry-After date) come from the run's environment; tests pass fake ones."""
+        Retry-After date) come from the run's environment; tests pass fake ones. ``clocks``
+        learns each forum's clock from the answers (the Reader's own)."""
         self.options = options or HttpOptions()
         if self.options.max_in_flight < 1:
             raise InputError("at least one request must be allowed in flight.")
         self._sleep, self._clock, self._now = sleep, clock, now
         self._warn = warn or _log.warning
+        self.clocks = clocks or ForumClocks(now, warn)
         self.cookie_file = cookies
         self._cookies = load_cookies(cookies) if cookies else None
         if self._cookies is not None and self._cookies.expired and not self._cookies.domains:
@@ -469,6 +475,8 @@ class Http:
                 limit = min(limit, self.options.total_deadline - (started - begun))
             try:
                 with self._client.stream(method, url, headers=headers, content=body) as r:
+                    received = self._now()
+                    self.clocks.heard(url, r.headers, received)
                     if r.status_code in RETRY_STATUSES:
                         if explain is not None:
                             failed = self._read_body(url, r, started, limit)
@@ -482,7 +490,7 @@ class Http:
                             check(answer)
                         except TryAgain as again:
                             raise _Transient(str(again), again.retry_after) from None
-                    return Response(str(r.url), r.status_code, dict(r.headers), answer)
+                    return Response(str(r.url), r.status_code, dict(r.headers), answer, received)
             except httpx.TimeoutException as exc:
                 raise _Transient(f"time-out ({type(exc).__name__})") from None
             except httpx.ConnectError as exc:
@@ -505,7 +513,7 @@ class Http:
         value = r.headers.get("retry-after")
         if value is None:
             return None
-        seconds = retry_after(value, self._now())
+        seconds = retry_after(value, self.clocks.now(url))  # a date by the forum's clock
         if seconds is None:
             return None
         if seconds > self.options.retry_after_ceiling:

@@ -16,6 +16,7 @@ in for the forum when ``how.archive`` names one.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from tally.forums import resolve_url
 from tally.forums.archived import archive_kind, read_archive, whole
 from tally.forums.boards import Boards, load_boards
 from tally.forums.cache import Cache
+from tally.forums.clocks import ForumClocks
 from tally.forums.fetch import (
     MAX_PAGES,
     FetchOptions,
@@ -83,6 +85,8 @@ class Reader:
         self._seen: set[ThreadKey] = set()  # threads read once already in this run
         self._archive: dict[tuple[ThreadKey, str], Thread] | None = None
         self._boards: Boards | None = None
+        # Each forum's clock, as its answers tell it (every read is stamped by it).
+        self.clocks = ForumClocks(self.env.clock, self.how.warn)
 
     def __enter__(self) -> Reader:
         return self
@@ -102,7 +106,7 @@ class Reader:
             env = self.env
             self._http = Http(
                 env.http, cookies=self.how.cookies, sleep=env.sleep, clock=env.monotonic,
-                now=env.clock, warn=self.how.warn,
+                now=env.clock, warn=self.how.warn, clocks=self.clocks,
             )  # fmt: skip
         return self._http
 
@@ -125,8 +129,10 @@ class Reader:
         """HTTP requests sent so far (robots.txt and retries included)."""
         return self._http.requests if self._http is not None else 0
 
-    def now(self) -> datetime:
-        return self.env.now()
+    def now(self, url: str | None = None) -> datetime:
+        """The time now by the forum's clock: ``url``'s forum, else those read in this run
+        (``ForumClocks.now``); this computer's until a forum has answered."""
+        return self.clocks.now(url)
 
     def trusted_from(self, closes: datetime | None) -> datetime | None:
         """At or after a day's close, no page cached before the close may decide it."""
@@ -209,7 +215,7 @@ class Reader:
             fresh=how.fresh and first,
             not_before=not_before,
             max_pages=how.max_pages,
-            clock=self.env.clock,
+            clock=functools.partial(self.clocks.now, url),  # reads stamped by the forum's clock
             warn=how.warn,
             boards=self.boards,
             offline=how.offline,

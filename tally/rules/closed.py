@@ -13,10 +13,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from tally.errors import GameFileError
+from tally.rules.own import last_mark
 from tally.vocabulary import Announcement
 
 if TYPE_CHECKING:
@@ -47,25 +47,23 @@ def outcome_code(result: object, player: object) -> str:
     return hashlib.sha256(f"{result}:{player or ''}".encode()).hexdigest()[:6]
 
 
-def since(day: Day, kind: Announcement) -> datetime:
-    """A post of this kind is looked for after this time: the close's after the close. To
-    the minute: a board that shows minutes only shows a post at 21:30:50 as 21:30, before a
-    close at 21:30:30."""
-    at = day.closes if kind is Announcement.CLOSE else day.opens
-    return at.replace(second=0, microsecond=0)
-
-
 def marked_post(
     game: Game, day: Day, kind: Announcement, thread: Thread, *, cast: Cast
 ) -> Post | None:
     """The post in ``thread`` that is this one: by a director's account (by its id when the
-    game file gives it), after the close (a reminder: after the open), carrying the mark."""
-    own = marks(game, day.day, kind)
-    after = since(day, kind)
-    for p in thread.posts:
-        if p.time >= after and any(m in p.text for m in own) and cast.of(p).is_director:
-            return p
-    return None
+    game file gives it), with the mark of this day and kind as its last line, where tally
+    puts it (``tally.rules.own.last_mark``). Whenever it was posted: a morning post made
+    before the day opens, a result the forum's slow clock stamped before the close."""
+    own = (p for p in thread.posts if _own_mark(p, game, day.day, kind) is not None)
+    return next((p for p in own if cast.of(p).is_director), None)
+
+
+def _own_mark(post: Post, game: Game, day: int, kind: Announcement) -> re.Match[str] | None:
+    """tally's mark of this game, day and kind as the last line of ``post``, if it is."""
+    m = last_mark(post.text, game)
+    if m is None or int(m["day"]) != day or m["kind"] != Announcement(kind).value:
+        return None
+    return m
 
 
 def check_posted(
@@ -77,9 +75,8 @@ def check_posted(
     found = marked_post(game, day, Announcement.CLOSE, thread, cast=cast)
     if found is None:
         return
-    either = "|".join(re.escape(m) for m in marks(game, day.day, Announcement.CLOSE))
-    said = re.search(f"(?:{either})" + r"/([0-9a-f]{6})", found.text)
-    if said is None or said.group(1) == outcome_code(outcome.result, outcome.player):
+    said = _own_mark(found, game, day.day, Announcement.CLOSE)
+    if said is None or said["code"] in (None, outcome_code(outcome.result, outcome.player)):
         return
     now = f"{outcome.result}" + (f" {outcome.player}" if outcome.player else "")
     raise GameFileError(

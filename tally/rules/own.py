@@ -24,19 +24,28 @@ if TYPE_CHECKING:
 # tally's mark, the last line of every post it makes (``tally.rules.closed.mark``), of any
 # day and kind: the game's hash, the day, the kind, and a result's outcome code.
 _KINDS = "|".join(a.value for a in Announcement)
-_MARK = re.compile(rf"tally#(?P<game>[0-9a-f]{{8}})/d\d+/(?:{_KINDS})(?:/[0-9a-f]{{6}})?")
+_MARK = re.compile(
+    rf"tally#(?P<game>[0-9a-f]{{8}})/d(?P<day>[0-9]{{1,6}})/(?P<kind>{_KINDS})(?:/(?P<code>[0-9a-f]{{6}}))?"
+)
 
 
 def _hashes(game: Game) -> frozenset[str]:
     return frozenset(hashlib.sha256(k.encode("utf-8")).hexdigest()[:8] for k in game.post_keys)
 
 
-def marked(text: str, game: Game) -> bool:
-    """Whether ``text`` ends with tally's mark of this game (any day, any kind), on a line
-    of its own, where tally puts it: a mark quoted in the middle of a post is words."""
+def last_mark(text: str, game: Game) -> re.Match[str] | None:
+    """tally's mark of this game (any day, any kind) when it is the last line of ``text``
+    that shows something, where tally puts it (``tally.commands.post.final_text``): its
+    ``day``, ``kind`` and a result's outcome ``code``. A mark anywhere else in a post (a
+    player's 投票理由 quoting one, shown again in tally's result) is words, never a mark."""
     last = next((ln.strip() for ln in reversed(text.splitlines()) if ln.strip()), "")
     m = _MARK.fullmatch(last)
-    return m is not None and m.group("game") in _hashes(game)
+    return m if m is not None and m.group("game") in _hashes(game) else None
+
+
+def marked(text: str, game: Game) -> bool:
+    """Whether ``text`` ends with tally's mark of this game (``last_mark``)."""
+    return last_mark(text, game) is not None
 
 
 def tallys_own(post: Post, game: Game, cast: Cast) -> bool:

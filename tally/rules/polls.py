@@ -9,7 +9,7 @@ number can move when the forum deletes a floor, a post id never does.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from tally.rules.ballots import Ballot
@@ -60,6 +60,9 @@ class Poll:
     game: Game | None = None
     # What the poll has to say beside its count (the game file changed since the last).
     notes: tuple[str, ...] = ()
+    # How far the forum's clock is ahead of this computer's (its times above are the
+    # forum's): a screen's countdown ticks by it between polls.
+    offset: timedelta = timedelta(0)
 
     @property
     def ok(self) -> bool:

@@ -155,7 +155,8 @@ class LiveScreen:
         if not self.started:
             self.live.start()
             self.started = True
-        self.live.update(live_view(self.poll, self.game, self.env.now()), refresh=True)
+        now = self.env.now() + self.poll.offset  # the forum's clock, as the poll's times
+        self.live.update(live_view(self.poll, self.game, now), refresh=True)
 
     def show(self, poll: Poll) -> None:
         self.poll = poll
