@@ -22,7 +22,7 @@ from tally.demo.localforum import LocalForum, Reply
 from tally.errors import FetchError, InputError, ParseError
 from tally.forums import by_name
 from tally.forums.boards import parse_boards
-from tally.forums.discuz_comments import parse_comment_answer
+from tally.forums.discuz.comments import parse_comment_answer
 from tally.forums.http import HttpOptions
 
 from .conftest import FIXTURES, FakeClock, Runner

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tally.errors import NotAThreadError, ParseError, TallyError, TruncatedPageError
 from tally.forums.discuz import Discuz
 from tally.forums.tieba import Tieba
-from tally.forums.tieba_html import parse_comment_fragment, parse_total_comment
+from tally.forums.tieba.saved import parse_comment_fragment, parse_total_comment
 from tally.rules.ballot_text import read_ballot
 
 from .conftest import CHINA, DISCUZ

@@ -307,7 +307,7 @@ def test_a_tieba_api_answer_cut_anywhere_is_a_cut_or_whole():
     from tally.errors import TruncatedPageError
     from tally.forums import resolve_url
     from tally.forums.base import Answer
-    from tally.forums.tieba import parse_page_answer
+    from tally.forums.tieba.platform import parse_page_answer
 
     from .tiebaapi import TiebaApi
     from .tiebagen import sample
@@ -331,7 +331,7 @@ def test_a_tieba_api_answer_cut_anywhere_is_a_cut_or_whole():
 def test_random_bytes_as_a_tieba_api_answer(body):
     from tally.forums import resolve_url
     from tally.forums.base import Answer
-    from tally.forums.tieba import parse_page_answer
+    from tally.forums.tieba.platform import parse_page_answer
 
     platform, ref = resolve_url("http://127.0.0.1:1/p/8800123456")
     request = platform.page_request(ref, 1)

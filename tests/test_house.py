@@ -429,25 +429,29 @@ def names_a_platform(tree: ast.Module) -> bool:
 
 @functools.cache
 def platform_modules() -> frozenset[str]:
-    """The modules of one forum software: tally/forums/ modules named for a platform
-    (discuz.py, discuz_post.py, tieba_html.py, …), and any other whose code names one (the
-    list of platforms, tally/forums/__init__.py, apart)."""
+    """The modules of one forum software: those in its own folder of tally/forums/ (discuz/,
+    tieba/), and any generic one whose code names one (the list of platforms,
+    tally/forums/__init__.py, apart)."""
     names = tuple(p.name for p in PLATFORMS)
     return frozenset(
         module_name(path)
         for path, tree in modules()
-        if path.parent == TALLY / "forums"
-        and path.name != "__init__.py"
-        and (path.stem.startswith(names) or names_a_platform(tree))
+        if (path.parent.parent == TALLY / "forums" and path.parent.name in names)
+        or (path.parent == TALLY / "forums" and path.name != "__init__.py"
+            and names_a_platform(tree))
     )
 
 
-def test_the_platform_modules_are_named_for_their_platform():
-    """A module whose code names a forum software is named for it: what is the platform's
-    stays with the platform (a generic module such as fetch, base or diagnosis names none)."""
+def test_the_platform_modules_are_in_their_platforms_folder():
+    """A module whose code names a forum software is in that platform's folder (issue 50: the
+    platforms' modules were flat among the generic ones): what is the platform's stays with
+    the platform (a generic module such as fetch, base or diagnosis names none), and a new
+    platform is a folder of its own and one line of the list."""
     names = tuple(p.name for p in PLATFORMS)
     for module in platform_modules():
-        assert module.rpartition(".")[2].startswith(names), module
+        assert module.split(".")[2] in names, module
+    assert {p.name for p in PLATFORMS} == {
+        d.name for d in (TALLY / "forums").iterdir() if (d / "__init__.py").is_file()}
 
 
 def test_what_a_forum_software_holds_is_in_its_platform_modules():
@@ -457,7 +461,7 @@ def test_what_a_forum_software_holds_is_in_its_platform_modules():
 
     homes = {type(p).__module__ for p in PLATFORMS} | {type(p.pages).__module__ for p in PLATFORMS}
     assert homes <= platform_modules()
-    assert {"tally.forums.discuz_reply", "tally.forums.discuz_fields"} <= platform_modules()
+    assert {"tally.forums.discuz.reply", "tally.forums.discuz.fields"} <= platform_modules()
     for path, tree in modules():
         for node in nodes(tree):
             if isinstance(node, ast.ClassDef):
@@ -497,7 +501,7 @@ def test_no_import_circle_within_the_forums():
     functions and under TYPE_CHECKING (``from tally.forums import x`` runs the package's
     __init__, and counts as an import of it: tieba once did so, and __init__ imports tieba)."""
     graph = imports_within("tally.forums")
-    assert "tally.forums.tieba" in graph["tally.forums"]
+    assert "tally.forums.tieba" in graph["tally.forums"] or "tally.forums.tieba.platform" in graph["tally.forums"]
     assert circles(graph) == []
 
 

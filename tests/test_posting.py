@@ -16,7 +16,7 @@ from tally.cli import app
 from tally.commands.post import difference
 from tally.environment import Environment
 from tally.errors import ExitStatus, PostError
-from tally.forums.discuz_reply import read_answer, refusal, reply_form
+from tally.forums.discuz.reply import read_answer, refusal, reply_form
 from tally.forums.http import HttpOptions
 
 from .conftest import CHINA, FakeClock, Runner

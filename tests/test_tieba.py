@@ -12,7 +12,7 @@ from tally.cli import app
 from tally.errors import InputError, NotAThreadError, ParseError, TruncatedPageError
 from tally.forums import resolve_url
 from tally.forums.tieba import Tieba
-from tally.forums.tieba_html import parse_total_comment
+from tally.forums.tieba.saved import parse_total_comment
 
 from .conftest import CHINA, CONTRACT_COLUMNS, FIXTURES, Runner, read, read_csv
 from .tiebagen import TP, TiebaThread, sample

@@ -1,7 +1,7 @@
 """Boards: one site that runs a forum's software, and what it does differently, as data.
 
 tally reads Discuz!'s own markup (the ids its scripts rely on) with fallbacks for what other
-templates move (``tally.forums.discuz_post``). A board whose theme hides a field from all of
+templates move (``tally.forums.discuz.post``). A board whose theme hides a field from all of
 them gets a *profile*: CSS selectors tried first for each field, how many posts a page holds
 (for a theme that prints no floor numbers), the zone its clock shows, the markup its posts
 take. Profiles for the themes tally's tests hold are built in (``boards.toml`` beside this

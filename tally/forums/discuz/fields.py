@@ -1,7 +1,7 @@
 """What tally reads from one Discuz! thread page, field by field, and where (``tally doctor``).
 
 For each field a count of the posts it was found in, the places it was found (the selector or
-fallback, as the readers of ``tally.forums.discuz_post`` name them), an example, and what
+fallback, as the readers of ``tally.forums.discuz.post`` name them), an example, and what
 could not be read.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from tally.errors import ParseError
 from tally.forums.base import PageFrame, PageText
-from tally.forums.discuz_post import (
+from tally.forums.discuz.post import (
     MORE_COMMENTS,
     READERS,
     Place,
@@ -162,7 +162,8 @@ def _post_fields(nodes: Sequence[Node], place: Place) -> list[FieldFound]:
 
 def _comments_whole(nodes: Sequence[Node]) -> FieldFound:
     """Which posts show all their 点评: one past the board's commentnumber shows its newest
-    and links the forum's commentmore script, which tally reads (``discuz_comments``)."""
+    and links the forum's commentmore script, which tally reads
+    (``tally.forums.discuz.comments``)."""
     cut = [n for n in nodes if n.css_first(MORE_COMMENTS) is not None]
     said = [
         f"post {(n.attributes.get('id') or '').removeprefix('post_') or '?'} shows only its newest "

@@ -587,7 +587,7 @@ def _comments(
     """The 点评 the page shows under a post, and whether it shows only the newest of them:
     past the board's commentnumber (5 by default) the page links to the forum's commentmore
     script for the rest, and their ids are numbered again once all are read
-    (``tally.forums.discuz_comments``)."""
+    (``tally.forums.discuz.comments``)."""
     # Most posts have an empty 点评 box: no text in it means nothing to look for.
     if box is None or not box.text(deep=True).strip():
         return (), False

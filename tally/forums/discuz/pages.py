@@ -2,7 +2,7 @@
 default templates, third-party themes and pages saved by browsers and site copiers.
 
 Tolerant of everything optional (pager, title, edit marks, 点评, quotes), strict about
-what a tally rests on: post id, floor, author, time (read in ``tally.forums.discuz_post``).
+what a tally rests on: post id, floor, author, time (read in ``tally.forums.discuz.post``).
 The selectors follow what a real X3.5 renders (see fixtures/discuz/); what other templates
 move is found where Discuz!'s own scripts look for it, and a board whose theme hides it
 even there is read with a board profile (``tally.forums.boards``).
@@ -17,38 +17,28 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any
-from urllib.parse import parse_qs, urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from tally.errors import InputError, NotAThreadError, ParseError, TallyError, ThreadGoneError
 from tally.forums.base import (
-    Getter,
     PageFrame,
     Pages,
     PageText,
-    Platform,
     ReadPosts,
-    Request,
     check_clock,
-    url_id,
-    url_page,
 )
 from tally.forums.boards import Boards, built_in
-from tally.forums.discuz_comments import answer_cut, with_every_comment
-from tally.forums.discuz_fields import diagnosed
-from tally.forums.discuz_pager import highest_page, stated_pages
-from tally.forums.discuz_post import Place, hot_label, post_id, read_post, stuck_label
-from tally.forums.discuz_reply import reply_form as form_on_page
-from tally.forums.discuz_reply import send
+from tally.forums.discuz.fields import diagnosed
+from tally.forums.discuz.pager import highest_page, stated_pages
+from tally.forums.discuz.post import Place, hot_label, post_id, read_post, stuck_label
 from tally.forums.fields import Diagnosis
 from tally.forums.htmltext import Node, html_tree, node_text
 from tally.forums.out_of_place import place_of
-from tally.forums.replies import Accepted, ReplyForm, Submit
 from tally.forums.timeparse import Printed
-from tally.model import Page, Post, ThreadRef, origin_of
-from tally.vocabulary import Markup
+from tally.model import Page, Post, origin_of
 
-_REWRITE = re.compile(r"/thread-([0-9]{1,18})-([0-9]+)-[0-9]+\.html$")
-_ARCHIVER = re.compile(r"/archiver/tid-([0-9]{1,18})\.html$")
+REWRITE = re.compile(r"/thread-([0-9]{1,18})-([0-9]+)-[0-9]+\.html$")
+ARCHIVER = re.compile(r"/archiver/tid-([0-9]{1,18})\.html$")
 _POST_NODE = re.compile(r"^post_\d+$")
 _PID_NODE = re.compile(r"^pid\d+$")
 # A thread id in a link or a form's action, as the forum writes it, as URL rewriting writes
@@ -332,125 +322,7 @@ def built_in_boards() -> Boards:
     return Boards(built_in())
 
 
-class Discuz(Platform):
-    name = "discuz"
-    title = "Discuz!"
-    markup = Markup.BBCODE
-    pages = DiscuzPages()
-    comment_word = "点评"
-    comment_minutes = True
-    mentions = True  # Discuz! X: "@name " notifies the user (its @ feature)
-    no_posting = ""  # its fast-reply form, as the logged-in director (discuz_reply)
-    example_urls = (
-        "https://bbs.example.com/forum.php?mod=viewthread&tid=101",
-        "https://bbs.example.com/forum.php?mod=viewthread&tid=101&extra=page%3D1&page=3",
-        "http://www.example.com/bbs/forum.php?mod=viewthread&tid=101&authorid=7",
-        "https://bbs.example.com/thread-101-2-1.html",
-        "https://bbs.example.com/archiver/tid-101.html",
-        "http://www.example.com/forum/viewthread.php?tid=101",
-        "http://www.example.com/forum/viewthread.php?tid=101&extra=page%3D1&page=2",
-        "https://bbs.example.com/forum.php?mod=redirect&goto=findpost&ptid=101&pid=2024",
-        "http://www.example.com/forum/redirect.php?tid=101&goto=lastpost",
-    )
-
-    def match_url(self, url: str) -> ThreadRef | None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            return None
-        query = parse_qs(parts.query)
-        legacy = parts.path.endswith("/viewthread.php")
-        if (parts.path.endswith("forum.php") and query.get("mod") == ["viewthread"]) or legacy:
-            tid = query.get("tid", [""])[0]
-            if not url_id(tid):
-                return None
-            page = query.get("page", ["1"])[0]
-            return ThreadRef(
-                self.name,
-                tid,
-                _site_root(url),
-                url_page(page, url),
-                script="viewthread.php" if legacy else "",
-            )
-        old_redirect = parts.path.endswith("/redirect.php")
-        if (parts.path.endswith("forum.php") and query.get("mod") == ["redirect"]) or old_redirect:
-            # A floor's link (goto=findpost&ptid=N&pid=M, what tally writes in its posts
-            # too) or the newest post's (tid=N&goto=lastpost): the thread they are in.
-            tid = (query.get("ptid") or query.get("tid") or [""])[0]
-            if not url_id(tid):
-                return None
-            script = "viewthread.php" if old_redirect else ""
-            return ThreadRef(self.name, tid, _site_root(url), 1, script=script)
-        m = _REWRITE.search(parts.path)
-        if m:
-            return ThreadRef(self.name, m.group(1), _site_root(url), url_page(m.group(2), url))
-        m = _ARCHIVER.search(parts.path)
-        if m:
-            root = urljoin(url, "../")
-            return ThreadRef(self.name, m.group(1), root, 1)
-        return None
-
-    def read_page(
-        self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo, boards: Boards | None = None
-    ) -> Page:
-        """The page, with every 点评 of a floor that shows only its newest
-        (``tally.forums.discuz_comments``)."""
-        page = super().read_page(ref, number, get, tz, boards)
-        if not any(p.comments_cut for p in page.posts):
-            return page
-        # The rest of a floor's 点评 are printed at the offset the page's own times are.
-        clock = page.clock or tz
-        posts = tuple(
-            with_every_comment(p, ref, get, clock, boards) if p.comments_cut else p
-            for p in page.posts
-        )
-        return replace(page, posts=posts)
-
-    def truncated(self, request: Request, body: bytes) -> bool:
-        cut = answer_cut(request, body)
-        return super().truncated(request, body) if cut is None else cut
-
-    def page_url(self, ref: ThreadRef, page: int) -> str:
-        # Always the plain viewthread URL: it works with and without URL rewriting,
-        # and drops filters a pasted URL may carry (authorid=, ordertype=).
-        if ref.script == "viewthread.php":
-            return f"{ref.base}viewthread.php?tid={ref.thread_id}&page={page}"
-        return f"{ref.base}forum.php?mod=viewthread&tid={ref.thread_id}&page={page}"
-
-    def post_url(self, ref: ThreadRef, post_id: str) -> str:
-        if ref.script == "viewthread.php":
-            return f"{ref.base}redirect.php?goto=findpost&ptid={ref.thread_id}&pid={post_id}"
-        return f"{ref.base}forum.php?mod=redirect&goto=findpost&ptid={ref.thread_id}&pid={post_id}"
-
-    def author_url(self, ref: ThreadRef, author: str, author_id: str | None) -> str | None:
-        # The forum's own "只看该作者" view of the thread.
-        if not author_id:
-            return None
-        if ref.script == "viewthread.php":
-            return f"{ref.base}viewthread.php?tid={ref.thread_id}&authorid={author_id}"
-        return f"{ref.base}forum.php?mod=viewthread&tid={ref.thread_id}&authorid={author_id}"
-
-    def author_id_url(self, ref: ThreadRef, author_id: str) -> str | None:
-        return self.author_url(ref, "", author_id)  # the 只看该作者 view needs the uid alone
-
-    def desktop_url(self, url: str, ref: ThreadRef) -> tuple[str, str] | None:
-        # The URL a phone shows (mobile=2 on X3, mobile=yes or 1 on X2): the forum answers
-        # it with its touch template, another page than the one tally reads.
-        if not parse_qs(urlsplit(url).query).get("mobile"):
-            return None
-        desktop = self.page_url(ref, ref.page)
-        return desktop, (
-            f"the touch template's URL (mobile=…): tally reads the desktop page {desktop} "
-            "instead, as every command does; give that URL"
-        )
-
-    def reply_form(self, text: str, page_url: str, charset: str) -> ReplyForm | None:
-        return form_on_page(text, page_url, charset)
-
-    def send_reply(self, form: ReplyForm, text: str, ref: ThreadRef, submit: Submit) -> Accepted:
-        return send(form, text, ref.base, submit)
-
-
-def _site_root(url: str) -> str:
+def site_root(url: str) -> str:
     parts = urlsplit(url)
     directory = parts.path.rsplit("/", 1)[0] + "/"
     return f"{parts.scheme}://{parts.netloc}{directory}"

@@ -16,7 +16,7 @@ the limits, retries, cache and completeness checks of every forum hold here too.
 is asked on tiebac.baidu.com for a URL on a Baidu host, and on the URL's own origin for
 any other host (a mirror, a test forum on 127.0.0.1).
 
-Saved pages from before 2026 are read by ``tally.forums.tieba_html``.
+Saved pages from before 2026 are read by ``tally.forums.tieba.saved``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from tally.forums.base import (
     url_page,
 )
 from tally.forums.boards import Boards
-from tally.forums.tieba_html import SavedPages
+from tally.forums.tieba.saved import SavedPages
 from tally.model import Comment, Page, Post, ThreadRef
 from tally.times import from_unix
 from tally.vocabulary import Markup
