@@ -69,6 +69,12 @@ class PageMismatchError(ParseError):
     """The forum answered with another page than the one asked for (past the end)."""
 
 
+class ApiUnavailable(TallyError):
+    """The forum's API does not serve this thread: read its HTML pages instead."""
+
+    exit_code = ExitStatus.FETCH
+
+
 class OutputError(TallyError):
     """A result could not be written."""
 

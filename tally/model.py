@@ -317,6 +317,9 @@ class Thread:
     closed_runs: tuple[tuple[datetime, datetime, datetime | None], ...] = field(
         default=(), compare=False, repr=False
     )
+    # How the forum was read: "pages" (its HTML pages), "api" (its interface for its own
+    # clients: tally.forums.api); "" for saved pages and archives.
+    read_by: str = field(default="", compare=False)
 
     def closed_during(
         self, opens: datetime, closes: datetime

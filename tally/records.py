@@ -58,8 +58,10 @@ COLUMNS = (
     # the archive shows): added later, so an archive without them still reads.
     "origin",
     "comments",
+    # How the thread was read ("api", "pages"; tally.forums.api): added later still.
+    "thread_read_by",
 )
-LATER_COLUMNS = ("origin", "comments")
+LATER_COLUMNS = ("origin", "comments", "thread_read_by")
 KEY = ("origin", "platform", "thread_id", "post_id")
 # What is the thread's, not the post's: one row of the SQLite archive's threads table, and
 # repeated on every row of the flat CSV.
@@ -69,6 +71,7 @@ THREAD_COLUMNS = (
     "thread_replies",
     "thread_read_at",
     "thread_missing",
+    "thread_read_by",
 )
 
 
@@ -85,6 +88,7 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
             "thread_replies": "" if thread.reply_count is None else thread.reply_count,
             "thread_read_at": iso(thread.read_at),
             "thread_missing": "; ".join(thread.missing),
+            "thread_read_by": thread.read_by,
         }
         for post in thread.posts:
             count = len(post.comments)

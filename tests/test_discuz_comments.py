@@ -256,7 +256,7 @@ def test_doctor_says_which_posts_show_only_their_newest_comments(tmp_path):
 
 def test_a_gbk_boards_answer_is_read_in_its_charset_with_or_without_the_header():
     """A GBK board answers in GBK (Discuz!'s ajax header names CHARSET, its XML declaration too)."""
-    from tally.forums.base import Answer
+    from tally.forums.asking import Answer
 
     text = (CHANGES / "comments-more-2-guest.xml").read_text(encoding="utf-8")
     body = text.replace('encoding="utf-8"', 'encoding="gbk"').encode("gbk")

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from tally.demo.localforum import Reply
 from tally.errors import GameFileError, InputError, ParseError, TallyError
-from tally.forums.base import Request
+from tally.forums.asking import Request
 from tally.forums.charset import charset_of, decode_page
 from tally.forums.cookies import load_cookies
 from tally.forums.discuz import Discuz
@@ -306,14 +306,14 @@ def test_a_cut_at_every_twentieth_is_fetched_again(forum):
 def test_a_tieba_api_answer_cut_anywhere_is_a_cut_or_whole():
     from tally.errors import TruncatedPageError
     from tally.forums import resolve_url
-    from tally.forums.base import Answer
-    from tally.forums.tieba.platform import parse_page_answer
+    from tally.forums.asking import Answer
+    from tally.forums.tieba.api import parse_page_answer
 
     from .tiebaapi import TiebaApi
     from .tiebagen import sample
 
     platform, ref = resolve_url("http://127.0.0.1:1/p/8800123456")
-    request = platform.page_request(ref, 2)
+    request = platform.api.page_request(ref, 2)  # type: ignore[union-attr]
     whole = TiebaApi(sample()).page(2)
     full = parse_page_answer(Answer(whole), request, ref, CHINA)
     for k in range(0, 20):
@@ -330,11 +330,11 @@ def test_a_tieba_api_answer_cut_anywhere_is_a_cut_or_whole():
 @given(st.binary(max_size=400))
 def test_random_bytes_as_a_tieba_api_answer(body):
     from tally.forums import resolve_url
-    from tally.forums.base import Answer
-    from tally.forums.tieba.platform import parse_page_answer
+    from tally.forums.asking import Answer
+    from tally.forums.tieba.api import parse_page_answer
 
     platform, ref = resolve_url("http://127.0.0.1:1/p/8800123456")
-    request = platform.page_request(ref, 1)
+    request = platform.api.page_request(ref, 1)  # type: ignore[union-attr]
     with contextlib.suppress(TallyError):
         parse_page_answer(Answer(body), request, ref, CHINA)
     from tally.forums.http import TryAgain

@@ -42,7 +42,7 @@ AFTER_CLOSE = FakeClock(datetime(2024, 5, 10, 12, 0, tzinfo=CHINA)).env()
 )
 def test_the_api_is_asked_on_baidus_client_host_or_the_urls_own_origin(url, api):
     platform, ref = resolve_url(url)
-    request = platform.page_request(ref, 3)
+    request = platform.api.page_request(ref, 3)  # type: ignore[union-attr]
     assert request.url == f"{api}c/f/pb/page?cmd=302001"
     assert ("x_bd_data_type", "protobuf") in request.headers
     assert request.body is not None and request.body.startswith(b"---*_r1999\r\n")

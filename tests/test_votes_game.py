@@ -307,6 +307,7 @@ def test_votes_from_saved_pages_offline(tmp_path):
         "thread_id": "23",
         "pages": 2,
         "posts": 16,
+        "read_by": "",  # saved pages: neither the forum's pages nor its API, live
     }
     reasons = {b["floor"]: b["reason"] for b in data["ballots"] if b["status"] == "void"}
     assert reasons == {

@@ -130,6 +130,7 @@ def _db_rows(path: Path) -> Iterator[tuple[Mapping[str, Any], str]]:
                 "thread_replies": thread.get("replies"),
                 "thread_read_at": thread.get("read_at"),
                 "thread_missing": thread.get("missing"),
+                "thread_read_by": thread.get("read_by"),
             }
             merged = {**row, **meta}
             yield {k: "" if v is None else v for k, v in merged.items()}, where
@@ -253,6 +254,7 @@ def _url_origin(cells: _Cells) -> str:
 # What every row of one thread repeats, and must repeat alike.
 _SAME_FOR_A_THREAD = (
     "thread_url", "thread_pages", "thread_replies", "thread_read_at", "thread_title",
+    "thread_read_by",
 )  # fmt: skip
 
 
@@ -377,6 +379,7 @@ def _thread(
         read_at=first.maybe_time("thread_read_at"),
         missing=tuple(missing),
         origin=origin,
+        read_by=first.text("thread_read_by"),
     )
     if not missing and thread.short_of_replies():
         # What a live read refuses (tally.forums.fetch.check_complete), an archive may not

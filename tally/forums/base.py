@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
-from typing import Any, Literal, Protocol, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from tally.errors import (
     InputError,
@@ -27,8 +27,8 @@ from tally.errors import (
     TallyError,
     TruncatedPageError,
 )
+from tally.forums.asking import Getter, Request
 from tally.forums.boards import DEFAULT, Board, Boards
-from tally.forums.charset import decode_page
 from tally.forums.fields import Diagnosis, read_whole
 from tally.forums.htmltext import Node, html_tree
 from tally.forums.replies import Accepted, ReplyForm, Submit
@@ -37,68 +37,12 @@ from tally.kept import Kept
 from tally.model import Comment, Page, Post, ThreadRef, origin_of
 from tally.vocabulary import Markup
 
+if TYPE_CHECKING:
+    from tally.forums.api import Api
+
 _HTML_END = re.compile(rb"</html\s*>\s*$", re.I)
 
 _ENDED = re.compile(r"</html\s*>\s*$", re.I)
-
-
-@dataclass(frozen=True)
-class Request:
-    """What a platform needs answered: a page (GET ``url``) or an API call (POST ``body``)."""
-
-    url: str
-    body: bytes | None = None
-    headers: tuple[tuple[str, str], ...] = ()
-    # What the request is, for messages ("page 3 of thread 88", "the 楼中楼 of floor 7").
-    what: str = ""
-    # The thread page it answers, when it is one (a 404 for page 1 is a missing thread).
-    page: int | None = None
-    # Read whatever the forum's robots.txt says: the board's admin lets tally read it (a
-    # board profile says so).
-    past_robots: bool = False
-
-    @property
-    def key(self) -> str:
-        """What the cache files the answer under: the URL, and for a POST its body's hash."""
-        if self.body is None:
-            return self.url
-        return f"{self.url}#{hashlib.sha256(self.body).hexdigest()[:24]}"
-
-    @property
-    def name(self) -> str:
-        return self.what or self.url
-
-
-@dataclass(frozen=True)
-class Answer:
-    body: bytes
-    content_type: str | None = None
-
-    def text(self, source: str) -> str:
-        return decode_page(self.body, self.content_type, source=source)
-
-
-class Getter(Protocol):
-    """Answers requests for a platform: from the forum, or from the cache where allowed.
-
-    Raises tally's errors for anything but a good answer.
-    """
-
-    def __call__(self, request: Request) -> Answer: ...
-
-    def cached(self, request: Request) -> Answer | None:
-        """The cached answer when the cache may be trusted for it (not before the close,
-        not with --fresh); None otherwise. Never asks the forum."""
-        ...
-
-    def cookie(self, name: str, url: str) -> str | None:
-        """A cookie's value from the director's cookie file, for ``url``'s host."""
-        ...
-
-    def allows(self, url: str) -> bool:
-        """Whether the forum's robots.txt lets tally read ``url`` (always, reading only
-        from the cache)."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -459,6 +403,9 @@ class Platform(ABC):
     # Why tally does not post here (--post), in one sentence; "" where it posts (and the
     # platform reads its reply form and sends through it: reply_form, send_reply).
     no_posting: str = "tally does not post to this forum; paste the text above by hand."
+    # Its forums' interface for their own clients, read where a board serves it
+    # (``tally.forums.api``); None: its HTML pages only.
+    api: Api | None = None
 
     @abstractmethod
     def match_url(self, url: str) -> ThreadRef | None:

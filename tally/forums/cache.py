@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 from tally.atomic import try_lock, unlock, write_atomic
 from tally.errors import OutputError
 from tally.files import PAGE, read_own
+from tally.forums.api import API, PAGES
 from tally.forums.history import page_posts
 from tally.model import History, ThreadRef, Version
 
@@ -499,8 +500,17 @@ class Cache:
         return ThreadCache(self.root / self._name(platform, host, thread_id), self._health)
 
     def history(self, ref: ThreadRef) -> History:
-        """What tally's reads kept of the thread ``ref`` names, from this cache alone."""
-        return self.thread(ref.platform, urlsplit(ref.base).netloc, ref.thread_id).history()
+        """What tally's reads kept of the thread ``ref`` names, from this cache alone: of
+        the ways it was read (its HTML pages, its platform's API: kept apart), the one read
+        last."""
+        host = urlsplit(ref.base).netloc
+        kept = [self.thread(kept_as(ref.platform, way), host, ref.thread_id).history()
+                for way in (PAGES, API)]  # fmt: skip
+        return max(kept, key=lambda h: h.versions[-1].read_at if h.versions else _NEVER)
+
+    def board(self, platform: str, host: str) -> ThreadCache:
+        """The board's own facts (its answer to an API's probe), kept apart from its threads."""
+        return ThreadCache(self.root / self._name(f"{platform}~board", host, ""), self._health)
 
     @staticmethod
     def _name(platform: str, host: str, thread_id: str) -> str:
@@ -550,6 +560,16 @@ def first_roles(
     if not kept:
         return ()
     return tuple(sorted((d, r) for d, by in kept.items() for r, ids in by.items() if pid in ids))
+
+
+def kept_as(platform: str, way: str) -> str:
+    """What the cache keeps a thread of ``platform`` read ``way`` under: the pages of the
+    two ways are numbered differently (an API's page holds 100 floors, a Discuz! page 20),
+    and their histories never mix."""
+    return platform if way == PAGES else f"{platform}.{way}"
+
+
+_NEVER = datetime.min.replace(tzinfo=UTC)
 
 
 def _own(path: Path) -> str:

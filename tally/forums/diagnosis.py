@@ -40,8 +40,8 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
         except InputError:
             url_known = False
         else:
-            if platform.page_request(ref, ref.page).body is not None:
-                return _through_api(source, platform.title, reader, tz)
+            if platform.api is not None and platform.api.probe_request(ref) is None:
+                return _through_api(source, platform.title, reader, tz)  # no HTML pages live
         if urlsplit(source).scheme not in ("http", "https"):
             raise InputError(f"{source!r} is not an http or https URL.")
         response = reader.page(url)

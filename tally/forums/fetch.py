@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from tally.errors import (
+    ApiUnavailable,
     FetchError,
     InputError,
     NotAThreadError,
@@ -33,7 +34,9 @@ from tally.errors import (
 )
 from tally.files import PAGE, read_capped
 from tally.forums import PLATFORMS, Platform, ThreadRef, by_name, recognise_text, resolve_url
-from tally.forums.base import Answer, CommentBatch, Request, check_clock
+from tally.forums.api import API, PAGES, PROBE_KEPT, Api
+from tally.forums.asking import Answer, Request
+from tally.forums.base import CommentBatch, check_clock
 from tally.forums.boards import Boards
 from tally.forums.cache import (
     MAX_VERSIONS,
@@ -43,10 +46,11 @@ from tally.forums.cache import (
     Entry,
     ThreadCache,
     first_roles,
+    kept_as,
 )
 from tally.forums.charset import decode_page
 from tally.forums.history import page_data
-from tally.forums.http import Http
+from tally.forums.http import REDIRECTS, Http
 from tally.forums.out_of_place import numbered_again, place_floating, renumbered
 from tally.model import History, Page, Post, Thread, Version
 from tally.times import instant
@@ -106,15 +110,20 @@ class _PageReader:
     http: Http
     store: ThreadCache | None
     options: FetchOptions
+    # Through its HTML pages, or through the platform's API (``tally.forums.api``).
+    way: str = PAGES
+
+    @property
+    def api(self) -> Api | None:
+        return self.platform.api if self.way == API else None
 
     def read(self, number: int, cached_ok: bool) -> tuple[Page, str, datetime]:
         """The page, where it came from, and when the oldest answer it rests on was fetched."""
+        read = self.api.read_page if self.api is not None else self.platform.read_page
         for attempt in range(self.options.truncation_retries + 1):
             get = _Get(self, cached_ok and attempt == 0)
             try:
-                page = self.platform.read_page(
-                    self.ref, number, get, self.tz, boards=self.options.boards
-                )
+                page = read(self.ref, number, get, self.tz, boards=self.options.boards)
             except TruncatedPageError:
                 if attempt == self.options.truncation_retries:
                     raise
@@ -191,22 +200,26 @@ class _Get:
         if cached is not None and request.body is None:
             headers.update(cached.validators())
 
+        owner = self.reader.api or platform  # the interface's answers, or the pages'
+
         def check(body: bytes) -> None:
-            refused = platform.refusal(request, body)
+            refused = owner.refusal(request, body)
             if refused is not None:
                 raise refused
 
         response = self.reader.http.request(
             url, body=request.body, headers=headers, explain=self._explain(url), check=check,
-            robots=not request.past_robots,
+            robots=not request.past_robots, redirects=request.redirects,
         )  # fmt: skip
         self.fetched.append(self.reader.options.clock())
+        if response.status in REDIRECTS and not request.redirects:
+            return Answer(b"", None, response.status)  # the interface decides what it means
         if response.status == 304 and cached is not None:
             self.origins.append(Origin.REVALIDATED)
             self.pending.append((request.key, cached.body, cached.headers()))
             return Answer(cached.body, cached.content_type)
         content_type = response.headers.get("content-type")
-        if response.status == 200 and platform.truncated(request, response.body):
+        if response.status == 200 and owner.truncated(request, response.body):
             raise TruncatedPageError(
                 f"{url} ends before the forum finished the page "
                 f"(after {len(response.body):,} bytes)."
@@ -224,8 +237,10 @@ class _Get:
             raise FetchError(f"{url} answered HTTP {response.status}.")
         self.origins.append(Origin.NETWORK)
         self.received.extend(t for t in (response.received,) if t is not None)
-        self.pending.append((request.key, response.body, response.headers))
-        return Answer(response.body, content_type)
+        api = self.reader.api
+        body = api.scrub(response.body) if api is not None else response.body  # no secret kept
+        self.pending.append((request.key, body, response.headers))
+        return Answer(body, content_type)
 
     def _explain(self, url: str) -> Callable[[bytes, str | None], TallyError | None]:
         platform = self.reader.platform
@@ -252,6 +267,14 @@ class Held:
     page_count: int | None = None
     # The thread's history as last read: a poll adds what it kept, never reads it all again.
     history: History | None = None
+    # The way the pages held were read (their numbers are that way's).
+    way: str = PAGES
+
+    def following(self, way: str) -> None:
+        """Hold what ``way`` reads from now on: another way's pages are forgotten."""
+        if way != self.way:
+            self.pages.clear()
+            self.page_count, self.history, self.way = None, None, way
 
 
 def fetch_thread(
@@ -263,8 +286,74 @@ def fetch_thread(
     progress: Progress | None = None,
     held: Held | None = None,
 ) -> Thread:
-    """Fetch and parse every page of the thread at ``url``; ``held`` keeps the pages for
-    the next read of the same thread (and gives those of the last).
+    """Fetch and parse every page of the thread at ``url`` (``_fetched``), one way: through
+    its platform's API where the board serves it (``tally.forums.api``), else through its
+    HTML pages, said once; a board that stops serving the API mid-read is read again, whole,
+    from its pages."""
+    platform, ref = resolve_url(url)
+    way, why = _way(platform, ref, tz, http, options)
+    if why is not None:
+        http.say_once(why)
+    try:
+        return _fetched(url, tz, way, http=http, options=options, progress=progress, held=held)
+    except ApiUnavailable as exc:
+        if way != API or options.offline:
+            raise
+        http.say_once(f"{exc}; the thread is read from its HTML pages instead.")
+        return _fetched(url, tz, PAGES, http=http, options=options, progress=progress,
+                        held=held)  # fmt: skip
+
+
+def _way(
+    platform: Platform, ref: ThreadRef, tz: tzinfo, http: Http, options: FetchOptions
+) -> tuple[str, str | None]:
+    """How the thread is read, and the sentence why not through the API where the platform
+    has one and the board does not serve it (its profile says ``api = false``, or its answer
+    to the probe). The answer is kept with the board's facts in the cache for
+    ``PROBE_KEPT``; --offline reads the way the cache holds the thread."""
+    api = platform.api
+    if api is None:
+        return PAGES, None
+    wanted = api.wanted(ref, options.boards)
+    probe = api.probe_request(ref)
+    if wanted is not None or probe is None:
+        return (PAGES if wanted is False else API), None
+    host = urlsplit(ref.base).netloc
+    cache = Cache(options.cache_dir, options.warn) if options.cache_dir is not None else None
+    if options.offline:
+        kept = cache.thread(kept_as(platform.name, API), host, ref.thread_id) if cache else None
+        return (API if kept is not None and kept.page_count else PAGES), None
+    board = cache.board(platform.name, host) if cache is not None else None
+    entry = board.get(probe.key) if board is not None and not options.fresh else None
+    if entry is not None and options.clock() - entry.fetched_at < PROBE_KEPT:
+        answer = Answer(entry.body, entry.content_type)
+    else:
+        get = _Get(_PageReader(platform, ref, tz, http, board, options, API), cached_ok=False)
+        try:
+            answer = get(probe)
+        except FetchError as exc:
+            return PAGES, f"{host} did not answer the probe of {api.title} ({exc})"
+        if board is not None:
+            for key, body, headers in get.pending:
+                board.put(key, body, options.clock(), headers)
+    why = api.probe(ref, answer.body, answer.content_type)
+    if why is None:
+        return API, None
+    return PAGES, f"{host}: {why}; tally reads its threads from their HTML pages"
+
+
+def _fetched(
+    url: str,
+    tz: tzinfo,
+    way: str,
+    *,
+    http: Http,
+    options: FetchOptions,
+    progress: Progress | None = None,
+    held: Held | None = None,
+) -> Thread:
+    """Fetch and parse every page of the thread at ``url`` ``way``; ``held`` keeps the pages
+    for the next read of the same thread (and gives those of the last).
 
     The last known page comes from the forum, and the pages before it from the cache (or
     ``held``) where trusted, unless the read shows them stale: a post of a page just read
@@ -276,8 +365,11 @@ def fetch_thread(
     platform, ref = resolve_url(url)
     host = urlsplit(ref.base).netloc
     cache = Cache(options.cache_dir, options.warn) if options.cache_dir is not None else None
-    store = cache.thread(platform.name, host, ref.thread_id) if cache is not None else None
-    reader = _PageReader(platform, ref, tz, http, store, options)
+    name = kept_as(platform.name, way)
+    store = cache.thread(name, host, ref.thread_id) if cache is not None else None
+    reader = _PageReader(platform, ref, tz, http, store, options, way)
+    if held is not None:
+        held.following(way)
     known = None
     if not options.fresh:
         known = held.page_count if held and held.page_count else None
@@ -351,12 +443,13 @@ def fetch_thread(
     if failed is not None:
         raise failed
     check_complete(thread, [page for _, (page, _) in sorted(pages.items())], url)
+    thread = replace(thread, read_by=way)
     if store is None or cache is None:
         return thread
     ids = frozenset(p.post_id for p in thread.posts)
-    moved = cache.read_elsewhere(platform.name, host, ref.thread_id, ids - own)
+    moved = cache.read_elsewhere(name, host, ref.thread_id, ids - own)
     store.note_post_ids(own | (ids - moved.keys()))  # the posts first read in it
-    moved_as = cache.roles_of(platform.name, host, moved)
+    moved_as = cache.roles_of(name, host, moved)
     # The days whose vote thread tally read posts of that stand in this thread now: that
     # vote thread was merged into this one (合并).
     merged = frozenset(d for roles in moved_as.values() for d, r in roles if r == VOTE)
@@ -364,7 +457,7 @@ def fetch_thread(
     talk = frozenset(d for roles in moved_as.values() for d, r in roles if r not in (VOTE, UNSURE))
     new = ids - own - moved.keys()
     unseen = _came_in_unseen(thread, new, history, just_read)
-    mended = _mended(cache, platform.name, ref, store.roles() or {}, options, merged)
+    mended = _mended(cache, name, ref, store.roles() or {}, options, merged)
     kept = store.note_roles(options.roles, new, merged, unseen, talk, mended)
     read_as = {pid: roles for pid in ids - moved.keys() if (roles := first_roles(kept, pid))}
     read_as.update(moved_as)

@@ -287,6 +287,7 @@ class Http:
         self._hosts: dict[str, _Host] = {}
         self._hosts_lock = threading.Lock()
         self._guest_sites: set[str] = set()  # sites warned of: read as a guest
+        self._said: set[str] = set()  # what say_once said
         # Requests sent so far, robots.txt and retries included (tally watch reports them).
         self.requests = 0
 
@@ -345,8 +346,10 @@ class Http:
         explain: Explain | None = None,
         check: Check | None = None,
         robots: bool = True,
+        redirects: bool = True,
     ) -> Response:
-        """A GET (or, with ``body``, a POST) with retries and redirects.
+        """A GET (or, with ``body``, a POST) with retries and redirects (``redirects=False``:
+        the redirect comes back as it is, an interface answering one where it should answer).
 
         A status that is not retried comes back as it is. ``explain`` turns the body of a
         retried status into tally's own error when the body says why (an anti-scraping
@@ -360,7 +363,7 @@ class Http:
                 self._check_robots(url)
             response = self._retried(url, body, headers, explain, check)
             location = response.headers.get("location")
-            if response.status not in REDIRECTS or not location:
+            if response.status not in REDIRECTS or not location or not redirects:
                 return response
             try:
                 url = urljoin(url, location.strip())
@@ -389,6 +392,13 @@ class Http:
                 f"the post to {host} got no answer ({exc}); it may or may not have been made: "
                 "look at the thread before posting again."
             ) from None
+
+    def say_once(self, sentence: str) -> None:
+        """A warning for the director, once a run however many threads it reads (how a
+        board is read: its API off, its pages read instead)."""
+        if sentence not in self._said:
+            self._said.add(sentence)
+            self._warn(sentence)
 
     def cookie(self, name: str, url: str) -> str | None:
         """The value of the cookie ``name`` the cookie file holds for ``url``'s host."""

@@ -21,7 +21,7 @@ from datetime import tzinfo
 from urllib.parse import urlsplit
 
 from tally.errors import FetchError
-from tally.forums.base import Getter, Request
+from tally.forums.asking import Getter, Request
 from tally.forums.boards import Boards
 from tally.forums.discuz.pager import highest_page, stated_pages
 from tally.forums.discuz.post import CommentItem, comment_items, numbered

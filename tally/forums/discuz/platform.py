@@ -7,7 +7,8 @@ from dataclasses import replace
 from datetime import tzinfo
 from urllib.parse import parse_qs, urljoin, urlsplit
 
-from tally.forums.base import Getter, Platform, Request, url_id, url_page
+from tally.forums.asking import Getter, Request
+from tally.forums.base import Platform, url_id, url_page
 from tally.forums.boards import Boards
 from tally.forums.discuz.comments import answer_cut, with_every_comment
 from tally.forums.discuz.pages import ARCHIVER, REWRITE, DiscuzPages, site_root

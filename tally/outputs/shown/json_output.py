@@ -41,6 +41,9 @@ def day_json(result: DayResult) -> dict[str, Any]:
             "thread_id": result.thread.thread_id,
             "pages": result.thread.page_count,
             "posts": len(result.thread.posts),
+            # How it was read: "api" (the forum's interface for its clients), "pages" (its
+            # HTML pages), "" (saved pages, an archive).
+            "read_by": result.thread.read_by,
         },
         "ballots": sorted(
             [

@@ -215,6 +215,7 @@ def _thread(db: Any, thread: Thread, game: Game | None, now: datetime, tally: _T
         "replies": thread.reply_count,
         "read_at": read_at or None,
         "missing": "; ".join(thread.missing),
+        "read_by": thread.read_by,
     }
     _sync(db, "threads", THREAD_KEY, [row], [old] if old is not None else [], tally)
 
