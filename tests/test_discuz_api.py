@@ -388,6 +388,27 @@ def test_every_点评_of_a_floor_from_viewcomment():
                        clock=None, at=a.at)  # fmt: skip
 
 
+def test_点评_shown_to_the_minute_are_read_on_the_clock_the_page_showed():
+    """人性化时间 off: the page's posts show "2026-12-6 11:16" beside their exact times, so
+    the clock is the board's, and the floor's other 点评 are read on it."""
+    page = thread("captured/minutes-guest.json")
+    assert page.clock is not None and page.clock.utcoffset(None) == timedelta(hours=8)
+    a = answer("captured/minutes-comments-2-guest.json")
+    found = parse_comments(a.body, a.content_type, source=a.name, tid="1", pid="2", tz=CHINA,
+                           clock=page.clock, at=a.at)  # fmt: skip
+    assert [(c.author, c.text, c.time.strftime("%m-%d %H:%M")) for c in found] == [
+        ("carol", "点评二：不同意", "12-06 11:16"), ("bob", "点评一：同意", "12-06 11:16")
+    ]  # fmt: skip
+    # Without the clock, "2026-12-6 11:16" is a minute of no known zone.
+    with pytest.raises(ApiUnavailable, match="in a zone its answer does not tell"):
+        parse_comments(a.body, a.content_type, source=a.name, tid="1", pid="2", tz=CHINA,
+                       clock=None, at=a.at)  # fmt: skip
+
+
+def test_oldest_first_is_what_a_thread_gives_whether_asked_or_not():
+    assert thread("captured/vote-guest-asc.json") == thread("captured/vote-guest.json")
+
+
 AT = datetime(2026, 12, 6, 0, 17, 30, tzinfo=UTC)  # 08:17:30 in China
 
 
@@ -516,7 +537,7 @@ def test_the_html_page_and_the_json_give_the_same_posts(name):
             continue
         assert read.text == shown.text
         # What the JSON cannot know, it says; what the page shows, it shows.
-        assert read.edited is None and read.edit_unknown
+        assert read.edited is None and read.edit_unknown and not shown.unknown
         if shown.large_font:
             assert not read.large_font and UNKNOWN_LARGE_FONT in read.unknown
     if name.startswith("captured/vote"):
@@ -543,3 +564,32 @@ def test_every_点评_of_a_floor_read_both_ways():
     ]  # fmt: skip
     assert [c.author for c in api_comments] == ["bob", "carol", "dave", "eve", "admin", "bob", "carol"]
     assert api_comments[5].red_font and api_comments[5].text == "改票 投票 eve"
+
+
+def test_点评_of_yesterday_and_minutes_ago_read_against_the_html_page():
+    """The same thread two days on (its posts dated back in the database): the posts show
+    "前天 11:16" beside their exact times, which tells the clock; a 点评 "昨天 11:16" is read
+    on it, to the minute the HTML page shows. One shown "5 分钟前" is a minute window that
+    straddles two clock minutes: it is read in the later one (a 点评 after a close is never
+    read before it), the minute the page shows or the next."""
+    page, api = html_page("captured/aged-guest.html"), thread("captured/aged-guest.json")
+    assert api.clock is not None and api.clock.utcoffset(None) == timedelta(hours=8)
+    assert [(p.post_id, p.time) for p in api.posts] == [(p.post_id, p.time) for p in page.posts]
+    assert api.posts[0].time.strftime("%m-%d %H:%M") == "12-04 11:16"
+    for shown, read in zip(page.posts, api.posts, strict=True):
+        for c, d in zip(shown.comments, read.comments, strict=True):
+            assert (d.comment_id, d.author, d.text) == (c.comment_id, c.author, c.text)
+            assert d.time - c.time in (timedelta(0), timedelta(minutes=1))
+            assert d.time == c.time or d.time.strftime("%d") == "06"  # 昨天: the same minute
+    yesterday = by_pid(api)["3"].comments[0]
+    assert yesterday.time.strftime("%m-%d %H:%M") == "12-05 11:16"
+    a = answer("captured/aged-comments-2-guest.json")
+    older = parse_comments(a.body, a.content_type, source=a.name, tid="1", pid="2", tz=CHINA,
+                           clock=api.clock, at=a.at)  # fmt: skip
+    assert [c.time.strftime("%m-%d %H:%M") for c in older] == ["12-05 11:16", "12-05 11:16"]
+
+
+def test_a_点评_shown_to_the_hour_sends_the_thread_to_its_html_pages():
+    with pytest.raises(ApiUnavailable, match="'2 小时前', not to the minute"):
+        thread("captured/aged-coarse-guest.json")
+
