@@ -35,7 +35,7 @@ from tally.errors import (
     TruncatedPageError,
 )
 from tally.forums.base import missing_field
-from tally.forums.charset import decode_page
+from tally.forums.charset import charset_of
 from tally.forums.discuz.api_comments import comment_list, display_clock, number_comments
 from tally.forums.discuz.api_posts import Reading, read_post, shown_value, text_of
 from tally.model import Comment, Page, Post, ThreadRef, origin_of
@@ -150,9 +150,15 @@ def _answer(body: bytes, content_type: str | None, source: str) -> dict[str, Any
 
 
 def _not_json(body: bytes, content_type: str | None, source: str) -> str:
+    """What the answer is instead of JSON, as a clause."""
     from tally.forums.discuz.pages import DiscuzPages
 
-    text = decode_page(body[:200_000], content_type, source=source)
+    # Read only to say what it is: bytes not in its charset are no reason to refuse it.
+    charset = charset_of(body[:200_000], content_type)
+    try:
+        text = body[:200_000].decode(charset, "replace")
+    except LookupError:
+        text = body[:200_000].decode("utf-8", "replace")
     if "<" not in text[:2000]:
         return "its mobile interface answered text that is not JSON"
     # The forum's own message page, or a check that stands between a client and the board.
