@@ -222,6 +222,8 @@ class _Frame:
     replies: int
     ppp: int
     status: int
+    # Replies and 点评 together, which the HTML page's header shows as its reply count.
+    shown_replies: int
 
 
 def _frame(variables: Mapping[str, Any], source: str, ref: ThreadRef, ppp: int) -> _Frame:
@@ -240,12 +242,15 @@ def _frame(variables: Mapping[str, Any], source: str, ref: ThreadRef, ppp: int) 
             f"{ppp} asked"
         )
     status = thread.get("status") or "0"
+    replies = _count(thread.get("replies"), source, "reply count (replies)")
+    every = thread.get("allreplies")
     return _Frame(
         tid=tid,
         maxposition=_count(thread.get("maxposition"), source, "last floor (maxposition)"),
-        replies=_count(thread.get("replies"), source, "reply count (replies)"),
+        replies=replies,
         ppp=answered,
         status=_count(status, source, "status"),
+        shown_replies=_count(every, source, "reply count (allreplies)") if every else replies,
     )
 
 
@@ -308,7 +313,7 @@ def parse_thread(
         page_count=page_count,
         posts=posts,
         title=text_of(title) if isinstance(title, str) else "",
-        reply_count=frame.replies,
+        reply_count=frame.shown_replies,
         comment_counts=counts,
         forum_id=str(variables.get("fid") or "") or None,
         origin=origin_of(ref.base),
