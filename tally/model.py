@@ -102,6 +102,10 @@ class Comment:
 # A post's ``hidden`` when the forum shows its [hide] (回复可见) placeholder in place of what
 # it holds: to a reader who has not replied, or has too few credits.
 HIDE_CODE = "hide_code"
+# The fields a read may leave unknown (``Post.unknown``): whether and when the post was
+# edited, and whether its font was enlarged (RULES L7).
+UNKNOWN_EDIT = "edited"
+UNKNOWN_LARGE_FONT = "large_font"
 
 
 @dataclass(frozen=True)
@@ -138,10 +142,21 @@ class Post:
     # The author's user group, where it is one that moderates the board (Discuz!'s 版主,
     # 超级版主, 管理员 …): a player who may 屏蔽 or delete another's ballot.
     moderator: str | None = None
+    # What the read could not know of the post, by the name of the field it leaves at its
+    # default (``UNKNOWN_EDIT``, ``UNKNOWN_LARGE_FONT``): Discuz!'s mobile JSON strips the
+    # edit mark and [size], so a post read through it says neither whether it was edited
+    # nor whether its font was enlarged; what rests on them is learnt elsewhere, or stops.
+    unknown: frozenset[str] = frozenset()
 
     @property
     def thread_key(self) -> ThreadKey:
         return ThreadKey(self.platform, self.thread_id)
+
+    @property
+    def edit_unknown(self) -> bool:
+        """Whether the read could not tell if the post was edited (``edited`` is then None
+        for want of the mark, not for want of an edit)."""
+        return UNKNOWN_EDIT in self.unknown
 
     @property
     def quoted_post_ids(self) -> tuple[str, ...]:
