@@ -61,10 +61,6 @@ class ParseError(TallyError):
     exit_code = ExitStatus.UNREADABLE
 
 
-class ApiUnavailable(TallyError):
-    """The forum's API does not serve this thread: read its HTML pages instead."""
-
-
 class TruncatedPageError(ParseError):
     """A page ended before the forum finished rendering it."""
 
