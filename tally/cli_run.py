@@ -68,7 +68,8 @@ def call(row: Command, opts: dict[str, Opt], env: Environment, show: Terminal,
     given.pop("color", None)
     reading = {k: given.pop(k) for k in READING if k in given}
     bar = stack.enter_context(show.progress())
-    how = Reading(**reading, progress=bar, warn=show.warn, thread_read=show.thread_read,
+    how = Reading(**reading, progress=bar, warn=show.warn, note=show.note,
+                  thread_read=show.thread_read,
                   roles=game.roles_of if game is not None else None,
                   named=game.named_threads if game is not None else ())  # fmt: skip
     reader = stack.enter_context(Reader(env, how))

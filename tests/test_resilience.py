@@ -191,8 +191,9 @@ def test_requests_to_one_host_are_spaced(forum):
     url = serve_vote(forum)
     clock = FakeClock()
     read_one(url, env=clock.env(http=HttpOptions(host_delay=0.5)))
-    # robots.txt, page 1, page 2: each start waits for the one before.
-    assert clock.sleeps == [0.5, 0.5]
+    # robots.txt, the mobile interface's probe, page 1, page 2: each start waits for the one
+    # before.
+    assert clock.sleeps == [0.5, 0.5, 0.5]
 
 
 # -- robots.txt ------------------------------------------------------------------------------

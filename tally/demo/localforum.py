@@ -98,8 +98,9 @@ class LocalForum:
 
     @property
     def page_requests(self) -> list[str]:
-        """The requests made, robots.txt left out."""
-        return [r for r in self.requests if r != "/robots.txt"]
+        """The requests made, robots.txt and the probe of a board's mobile interface left
+        out (asked once a run of a board: ``tally.forums.api``)."""
+        return [r for r in self.requests if r != "/robots.txt" and "module=check" not in r]
 
     # -- content -----------------------------------------------------------------
     def add(self, path_and_query: str, reply: Reply) -> None:

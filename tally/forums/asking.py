@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 from tally.forums.charset import decode_page
@@ -45,8 +46,12 @@ class Request:
 class Answer:
     body: bytes
     content_type: str | None = None
-    # 200, or the redirect a request that follows none was answered with.
+    # 200, or the redirect a request that follows none was answered with (or, through an
+    # interface, a 404 whose body says why).
     status: int = 200
+    # When the forum made it, by its clock (a cached answer: when it was fetched); None
+    # where nobody said.
+    at: datetime | None = None
 
     def text(self, source: str) -> str:
         return decode_page(self.body, self.content_type, source=source)

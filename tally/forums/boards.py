@@ -37,7 +37,7 @@ FIELDS = ("post", "floor", "author", "time", "body", "title")
 _PAGE_FIELDS = ("post", "title")
 _KEYS = {
     "hosts", "marks", "selectors", "posts_per_page", "floor_names", "timezone", "markup", "about",
-    "comment_pages",
+    "comment_pages", "api",
 }
 
 
@@ -67,6 +67,9 @@ class Board:
     # The board's admin lets tally read the 点评 a floor holds past those its page shows,
     # from the script that serves them (Discuz!'s commentmore), which robots.txt closes.
     comment_pages: bool = False
+    # Whether the board is read through its platform's interface for its own clients (True),
+    # through its HTML pages (False), or as its answer to tally's probe says (None).
+    api: bool | None = None
 
     def serves(self, host: str | None) -> bool:
         if not host:
@@ -116,6 +119,7 @@ class Board:
             markup=self.markup or below.markup,
             about=self.about or below.about,
             comment_pages=self.comment_pages or below.comment_pages,
+            api=self.api if self.api is not None else below.api,
         )
 
 
@@ -255,6 +259,9 @@ def _board(name: str, table: Any, origin: str) -> Board:
     comment_pages = table.get("comment_pages", False)
     if not isinstance(comment_pages, bool):
         raise InputError(f"{where}: comment_pages must be true or false.")
+    api = table.get("api")
+    if api is not None and not isinstance(api, bool):
+        raise InputError(f"{where}: api must be true or false.")
     return Board(
         name=name,
         origin=origin,
@@ -267,6 +274,7 @@ def _board(name: str, table: Any, origin: str) -> Board:
         markup=Markup(markup) if markup is not None else None,
         about=str(table.get("about", "")),
         comment_pages=comment_pages,
+        api=api,
     )
 
 

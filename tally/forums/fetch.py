@@ -79,6 +79,9 @@ class FetchOptions:
     # Where warnings go (a cookie file for another host, a cache that cannot be written);
     # None: the "tally" logger.
     warn: Callable[[str], None] | None = None
+    # Where a read says what needs no action (a board read from its HTML pages, its
+    # interface off); None: nowhere.
+    note: Callable[[str], None] | None = None
     # The board profiles a page is read with (None: the built-in ones).
     boards: Boards | None = None
     # Every page from the cache, never the forum (--offline): the network is down.
@@ -175,7 +178,7 @@ class _Get:
             return None
         self.origins.append(Origin.CACHE)
         self.fetched.append(entry.fetched_at)
-        return Answer(entry.body, entry.content_type)
+        return Answer(entry.body, entry.content_type, at=entry.fetched_at)
 
     def cookie(self, name: str, url: str) -> str | None:
         return self.reader.http.cookie(name, url)
@@ -191,7 +194,7 @@ class _Get:
         if (self.cached_ok or offline) and cached is not None and self._trusted(cached):
             self.origins.append(Origin.CACHE)
             self.fetched.append(cached.fetched_at)
-            return Answer(cached.body, cached.content_type)
+            return Answer(cached.body, cached.content_type, at=cached.fetched_at)
         if offline:
             why = "is not in the cache" if cached is None else "was cached before the close"
             raise FetchError(f"{url} {why}: --offline counts only from a whole thread cached "
@@ -211,13 +214,19 @@ class _Get:
             url, body=request.body, headers=headers, explain=self._explain(url), check=check,
             robots=not request.past_robots, redirects=request.redirects,
         )  # fmt: skip
-        self.fetched.append(self.reader.options.clock())
+        now = self.reader.options.clock()  # the forum's time, as it answered
+        self.fetched.append(now)
+        api = self.reader.api
         if response.status in REDIRECTS and not request.redirects:
-            return Answer(b"", None, response.status)  # the interface decides what it means
+            return Answer(b"", None, response.status, at=now)  # the interface decides
+        if api is not None and response.status in (404, 410):
+            # An interface says in its body why a thread is not there (gone, members only).
+            body = api.scrub(response.body)
+            return Answer(body, response.headers.get("content-type"), response.status, at=now)
         if response.status == 304 and cached is not None:
             self.origins.append(Origin.REVALIDATED)
             self.pending.append((request.key, cached.body, cached.headers()))
-            return Answer(cached.body, cached.content_type)
+            return Answer(cached.body, cached.content_type, at=now)
         content_type = response.headers.get("content-type")
         if response.status == 200 and owner.truncated(request, response.body):
             raise TruncatedPageError(
@@ -237,10 +246,9 @@ class _Get:
             raise FetchError(f"{url} answered HTTP {response.status}.")
         self.origins.append(Origin.NETWORK)
         self.received.extend(t for t in (response.received,) if t is not None)
-        api = self.reader.api
         body = api.scrub(response.body) if api is not None else response.body  # no secret kept
         self.pending.append((request.key, body, response.headers))
-        return Answer(body, content_type)
+        return Answer(body, content_type, at=now)
 
     def _explain(self, url: str) -> Callable[[bytes, str | None], TallyError | None]:
         platform = self.reader.platform
@@ -292,16 +300,18 @@ def fetch_thread(
     from its pages."""
     platform, ref = resolve_url(url)
     way, why = _way(platform, ref, tz, http, options)
-    if why is not None:
-        http.say_once(why)
     try:
-        return _fetched(url, tz, way, http=http, options=options, progress=progress, held=held)
+        thread = _fetched(url, tz, way, http=http, options=options, progress=progress,
+                          held=held)  # fmt: skip
     except ApiUnavailable as exc:
         if way != API or options.offline:
             raise
-        http.say_once(f"{exc}; the thread is read from its HTML pages instead.")
-        return _fetched(url, tz, PAGES, http=http, options=options, progress=progress,
-                        held=held)  # fmt: skip
+        why = f"{exc}; the thread is read from its HTML pages instead"
+        thread = _fetched(url, tz, PAGES, http=http, options=options, progress=progress,
+                          held=held)  # fmt: skip
+    if why is not None:  # said once the thread is read: a read that fails says why alone
+        http.say_once(why, options.note)
+    return thread
 
 
 def _way(
@@ -323,6 +333,21 @@ def _way(
     if options.offline:
         kept = cache.thread(kept_as(platform.name, API), host, ref.thread_id) if cache else None
         return (API if kept is not None and kept.page_count else PAGES), None
+    known = http.facts.get((platform.name, host))  # asked already this run (a watch's polls)
+    if known is not None:
+        return known
+    found = _probed(platform, api, probe, ref, tz, http, options, cache)
+    http.facts[(platform.name, host)] = found
+    return found
+
+
+def _probed(
+    platform: Platform, api: Api, probe: Request, ref: ThreadRef, tz: tzinfo, http: Http,
+    options: FetchOptions, cache: Cache | None,
+) -> tuple[str, str | None]:  # fmt: skip
+    """The board's answer to the probe, asked now or kept in the cache within
+    ``PROBE_KEPT``: the way, and why not through the API."""
+    host = urlsplit(ref.base).netloc
     board = cache.board(platform.name, host) if cache is not None else None
     entry = board.get(probe.key) if board is not None and not options.fresh else None
     if entry is not None and options.clock() - entry.fetched_at < PROBE_KEPT:

@@ -288,6 +288,8 @@ class Http:
         self._hosts_lock = threading.Lock()
         self._guest_sites: set[str] = set()  # sites warned of: read as a guest
         self._said: set[str] = set()  # what say_once said
+        # What a run learnt of each board (platform, host): how its threads are read.
+        self.facts: dict[tuple[str, str], tuple[str, str | None]] = {}
         # Requests sent so far, robots.txt and retries included (tally watch reports them).
         self.requests = 0
 
@@ -393,12 +395,12 @@ class Http:
                 "look at the thread before posting again."
             ) from None
 
-    def say_once(self, sentence: str) -> None:
-        """A warning for the director, once a run however many threads it reads (how a
-        board is read: its API off, its pages read instead)."""
-        if sentence not in self._said:
+    def say_once(self, sentence: str, to: Callable[[str], None] | None) -> None:
+        """``sentence`` said ``to`` once a run however many threads it reads (how a board is
+        read: its API off, its pages read instead)."""
+        if sentence not in self._said and to is not None:
             self._said.add(sentence)
-            self._warn(sentence)
+            to(sentence)
 
     def cookie(self, name: str, url: str) -> str | None:
         """The value of the cookie ``name`` the cookie file holds for ``url``'s host."""

@@ -65,6 +65,8 @@ class Reading:
     boards: Path | None = None
     progress: Progress | None = None
     warn: Callable[[str], None] | None = None
+    # What a read says that needs no action (how a board is read), a line --quiet silences.
+    note: Callable[[str], None] | None = None
     thread_read: Callable[[Thread], None] | None = None  # each thread, once read
     # What the game file makes of a thread: each (day, role) it names it for (the cache
     # keeps them with the posts each read finds first); None: a run without a game file.
@@ -217,6 +219,7 @@ class Reader:
             max_pages=how.max_pages,
             clock=functools.partial(self.clocks.now, url),  # reads stamped by the forum's clock
             warn=how.warn,
+            note=how.note,
             boards=self.boards,
             offline=how.offline,
             live=live,

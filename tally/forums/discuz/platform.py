@@ -11,6 +11,7 @@ from tally.forums.asking import Getter, Request
 from tally.forums.base import Platform, url_id, url_page
 from tally.forums.boards import Boards
 from tally.forums.discuz.comments import answer_cut, with_every_comment
+from tally.forums.discuz.interface import DiscuzApi
 from tally.forums.discuz.pages import ARCHIVER, REWRITE, DiscuzPages, site_root
 from tally.forums.discuz.reply import reply_form as form_on_page
 from tally.forums.discuz.reply import send
@@ -27,6 +28,8 @@ class Discuz(Platform):
     comment_word = "点评"
     comment_minutes = True
     mentions = True  # Discuz! X: "@name " notifies the user (its @ feature)
+    # Its JSON for mobile clients, the first way a live board is read (its pages the fallback).
+    api = DiscuzApi()
     no_posting = ""  # its fast-reply form, as the logged-in director (tally.forums.discuz.reply)
     example_urls = (
         "https://bbs.example.com/forum.php?mod=viewthread&tid=101",
