@@ -58,8 +58,10 @@ COLUMNS = (
     # the archive shows): added later, so an archive without them still reads.
     "origin",
     "comments",
+    # The forum showed its time to the minute only (added later still).
+    "to_the_minute",
 )
-LATER_COLUMNS = ("origin", "comments")
+LATER_COLUMNS = ("origin", "comments", "to_the_minute")
 KEY = ("origin", "platform", "thread_id", "post_id")
 # What is the thread's, not the post's: one row of the SQLite archive's threads table, and
 # repeated on every row of the flat CSV.
@@ -117,6 +119,7 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
                     **meta,
                     "origin": thread.origin,
                     "comments": count,
+                    "to_the_minute": int(post.to_the_minute),
                 }
             )
             for position, comment in enumerate(post.comments, start=1):
@@ -146,6 +149,7 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
                         **meta,
                         "origin": thread.origin,
                         "comments": None,  # a comment has none of its own
+                        "to_the_minute": int(comment.to_the_minute),
                     }
                 )
     return out

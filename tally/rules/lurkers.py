@@ -29,11 +29,12 @@ from tally.rules.guards import (
 from tally.rules.judge import judge, remarks
 from tally.rules.ledger import Card
 from tally.rules.merges import cast_in_vote_thread, seen_in_vote_thread
+from tally.rules.minutes import in_window
 from tally.rules.names import normalise
 from tally.rules.rulesets import RequestsIn
 from tally.rules.standing import kept_from_the_close
 from tally.rules.uids import accounts_note
-from tally.rules.verdicts import Colour, OutcomeResult, Status, ThreadRole, VoidReason, void_words
+from tally.rules.verdicts import Colour, OutcomeResult, Status, ThreadRole, void_words
 from tally.rules.votes import Chain, in_order
 from tally.times import short
 
@@ -53,6 +54,9 @@ class PlayerDay:
     void: tuple[str, ...] = ()
     # What the count says earns the player a card (V11: the 主管 without a valid vote).
     vote_flags: tuple[str, ...] = ()
+    # Posts shown in the minute of the open or of the close (a time to the minute): perhaps
+    # in the day, perhaps not; not counted, and said where a card rests on them.
+    doubtful: tuple[Writing, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -109,15 +113,18 @@ _APART = {Status.BANNED: "被屏蔽", Status.MOVED_IN: "由他帖移入"}
 
 
 def _by_players(
-    cast: Cast, day: Day, thread: Thread | None, *, comments: bool = True, whole: bool = False
+    cast: Cast, day: Day, thread: Thread | None, *, comments: bool = True, whole: bool = False,
+    sure: bool = False,
 ) -> Iterator[tuple[str, Writing]]:
-    """What players (not directors) wrote in ``thread`` inside the day's window (with
-    ``whole``, at any time)."""
+    """What players (not directors) wrote in ``thread`` inside the day's window, and in the
+    minute of its open or close (a time to the minute: perhaps inside) unless ``sure``; with
+    ``whole``, at any time."""
     if thread is None:
         return
     for w in thread.writings(comments=comments):
         who = cast.of(w)
-        if who.is_director or not (whole or day.opens <= w.time <= day.closes):
+        inside = True if whole else in_window(w, day.opens, day.closes)
+        if who.is_director or inside is False or (sure and inside is None):
             continue
         player = who.player
         if player is not None:
@@ -139,10 +146,14 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
     # sheriff's posts there, not another's.
     said += [(p, w) for p, w in _by_players(cast, day, threads.sheriff, comments=comments)
              if p == day.sheriff and not _same(threads.sheriff, threads.discussion)]  # fmt: skip
+    doubtful: dict[str, list[Writing]] = {}
     for player, w in said:
         death = day.died.get(player)
         if player in times and (death is None or w.time < death):
-            times[player].append(w.time)
+            if in_window(w, day.opens, day.closes):
+                times[player].append(w.time)
+            else:
+                doubtful.setdefault(player, []).append(w)
     voted: set[str] | None = None
     void: dict[str, list[str]] = {}
     # Who may not vote this day (V10, and V12 on the election day) has no vote to miss (L3).
@@ -171,9 +182,33 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
             until=_out_during(day, p),
             void=tuple(void.get(p, ())),
             vote_flags=tuple(carded.get(p, ())),
+            doubtful=tuple(doubtful.get(p, ())),
         )
         for p, ts in times.items()
     )
+
+
+def _doubtful_cards(
+    cards: Sequence[Card], counts: Mapping[int, Mapping[str, PlayerDay]], game: Game, number: int
+) -> list[Flag]:
+    """An L1 or L2 card that the day's posts shown in the minute of its open or close decide
+    (not counted: perhaps outside the day), flagged for the director to judge."""
+    flags = []
+    for card in (c for c in cards if c.rule in ("L1", "L2")):
+        need = game.rules.min_posts if card.rule == "L1" else game.rules.streak_posts
+        pd = counts[number].get(card.player)
+        if pd is None or not pd.doubtful or pd.posts + len(pd.doubtful) < need:
+            continue
+        where = "、".join(f"floor {w.post.floor} of thread {w.post.thread_id} ({short(w.time)})"
+                         for w in pd.doubtful)  # fmt: skip
+        note = (f"{card.player}'s posts shown in the minute of day {number}'s open or close "
+                f"({where}; the forum shows a minute only) are not counted, perhaps outside the "
+                f"day: with them the {card.rule} card ({card.reason}) would not be; judge it, and "
+                "take it back (tally cards remove) if they were in time")  # fmt: skip
+        first = pd.doubtful[0]
+        flags.append(Flag(card.rule, note, card.player, first.post.floor, first.item_id,
+                          first.post.thread_id))  # fmt: skip
+    return flags
 
 
 def _same(a: Thread | None, b: Thread | None) -> bool:
@@ -267,7 +302,7 @@ def check(
             closed += f"，{short(run[2].astimezone(game.timezone))}读到已开放"
     # L3 under seed 001 ("未回复投票帖者将被判罚黄牌"): who replied in the vote thread in the
     # day, a ballot or not, is not carded for it.
-    replied = ({p for p, _ in _by_players(cast, day, target.vote, comments=False)}
+    replied = ({p for p, _ in _by_players(cast, day, target.vote, comments=False, sure=True)}
                if rules.no_vote_is_no_reply and target.vote is not None else set())  # fmt: skip
     # A day before whose discussion thread the game file does not name: its posts are not
     # known, and 0 would be a guess that earns L2 cards.
@@ -342,6 +377,7 @@ def check(
         *_comment_discussion(game, target, cast),
         *_fonts(game, target, cast),
         *_floods(game, target, cast),
+        *_doubtful_cards(cards, counts, game, number),
     ]
     # Thread by thread (discussion, vote, progress), floor by floor: as the director reads.
     place = {t.thread_id: i for i, t in enumerate(target.threads)}
@@ -385,10 +421,7 @@ def _not_late(game: Game, t: DayThreads, late_ok: bool, cast: Cast) -> None:
     if t.vote is None or late_ok or t.day.late_ok:
         return
     ballots = judge(t.vote, game, t.day, cast=cast, seen=seen_in_vote_thread(t.vote, t.day)).ballots
-    late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
-    if late:
-        voters = sum(1 for b in ballots if b.voter is not None)
-        late_ballots(game, t.day, t.vote, late, voters, max(b.posted_at for b in late))
+    late_ballots(game, t.day, t.vote, ballots)
 
 
 def _streak(
