@@ -452,3 +452,44 @@ def test_an_edit_mark_in_the_minute_the_final_hour_begins_is_flagged():
         )
         [ballot] = tally_day(t.thread(), g, 2).ballots
         assert (ballot.status, ballot.flags) == ("counted", flags)
+
+
+# -- Tieba's saved pages -------------------------------------------------------------------------
+
+TIEBA_SAVED = FIXTURES / "tieba-saved"
+
+
+@pytest.mark.rules("V3", "S2")
+def test_a_saved_tieba_page_is_minutes_only_too(tmp_path):
+    """Tieba's desktop page printed a floor's time and a 楼中楼's to the minute ("2024-05-10
+    15:40"); its /p/totalComment JSON gives Unix seconds. 冷月's 楼中楼 change (ruleset 000)
+    shown 15:40 in a day closing at 15:40:00 was counted; it is void with the flag."""
+    from tally.forums.tieba.saved import parse_total_comment
+
+    from .conftest import read
+
+    whole = [TIEBA_SAVED / "p1.html", TIEBA_SAVED / "p2.html",
+             TIEBA_SAVED / "comment-pid=150999004-pn2.html"]  # fmt: skip
+    [thread] = read([str(p) for p in whole])
+    assert {p.to_the_minute for p in thread.posts} == {True}
+    assert {c.to_the_minute for p in thread.posts for c in p.comments} == {True}
+    batch = parse_total_comment(
+        (FIXTURES / "tieba" / "totalComment-p1.json").read_text(encoding="utf-8"), CHINA,
+        source="totalComment-p1.json",
+    )  # fmt: skip
+    assert {c.to_the_minute for found in batch.comments.values() for c in found} == {False}
+    game = tmp_path / "g.toml"
+    game.write_text(
+        (FIXTURES / "tieba" / "game.toml").read_text(encoding="utf-8")
+        .replace("8800123456", "8800999001").replace("day = 2\n", "day = 3\n")
+        .replace("2024-05-08T09:30:00", "2024-05-10T09:30:00")
+        .replace("2024-05-09T21:30:00", "2024-05-10T15:40:00"),
+        encoding="utf-8",
+    )  # fmt: skip
+    result = runner.invoke(app, ["votes", *map(str, whole), "--game", str(game), "--json"],
+                           obj=at("23:00:00").env())  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    [change] = [b for b in data["ballots"] if b["floor"] == 2 and b["kind"] == "change"]
+    assert (change["status"], change["reason"]) == ("void", "after_close")
+    assert "closing minute" in [f["rule"] for f in data["flags"] if f["floor"] == 2]

@@ -182,7 +182,7 @@ def _in_its_minute(w: Work, side: bool | None, note: str) -> str:
     the minute: ``side`` None), that, flagged for the director to rule on."""
     if side is not None:
         return note
-    note = (f"posted in the minute of the deadline ({shown(w.posted_at, w.is_comment)}): "
+    note = (f"posted in the minute of the deadline ({shown(w)}): "
             f"{note}, unless a ruling accepts it")  # fmt: skip
     w.flags.append(("deadline minute", note))
     return note
@@ -318,7 +318,7 @@ def _owner_in_time(w: Work, due: datetime, hours: int, flags: list[Flag]) -> boo
     side = after(w.time, w.latest if w.time == w.posted_at else w.time, due)
     if side is None and not (w.ruling is not None and w.ruling.action == RulingAction.ACCEPT):
         note = (f"the 主管's ballot was posted in the minute its {hours} h end "
-                f"({shown(w.posted_at, w.is_comment)}): not within them, unless a ruling "
+                f"({shown(w)}): not within them, unless a ruling "
                 "accepts it (V11)")  # fmt: skip
         flags.append(Flag("deadline minute", note, w.voter, w.post.floor, w.post_id))
         return False

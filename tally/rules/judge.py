@@ -457,7 +457,7 @@ def _in_the_day(w: Work, day: Day) -> bool:
         w.void(VoidReason.BEFORE_OPEN, f"posted {posted}, before the open {opens}")
         if early is None:
             # Shown "09:30" and the open at 09:30:25: perhaps after it, perhaps not.
-            note = (f"posted in the opening minute ({_shown(w)}): before the open {opens}, "
+            note = (f"posted in the opening minute ({shown(w)}): before the open {opens}, "
                     "unless a ruling accepts it")  # fmt: skip
             w.notes[-1] = note
             w.flags.append(("opening minute", note))
@@ -466,13 +466,13 @@ def _in_the_day(w: Work, day: Day) -> bool:
         w.void(VoidReason.AFTER_CLOSE, f"posted {posted}, after the close {closes}")
     elif late is None:
         # Shown "21:30" and the close at 21:30:00: on time only in its first second.
-        note = (f"posted in the closing minute ({_shown(w)}): after the close "
+        note = (f"posted in the closing minute ({shown(w)}): after the close "
                 f"{short(day.closes)}, unless a ruling accepts it")  # fmt: skip
         w.void(VoidReason.AFTER_CLOSE, note)
         w.flags.append(("closing minute", note))
     elif w.seen_by is not None and day.closes < w.posted_at + MINUTE:
         read = clock((w.seen_by - READ_DOUBT).astimezone(day.closes.tzinfo), seconds=True)
-        w.notes.append(f"shown in the closing minute ({_shown(w)}), and tally's read of {read} "
+        w.notes.append(f"shown in the closing minute ({shown(w)}), and tally's read of {read} "
                        "showed it: before the close")  # fmt: skip
     return not w.is_void
 
@@ -484,15 +484,11 @@ def _proxy_in_time(w: Work, day: Day, minutes: int) -> None:
     note = f"proxy ballots are due {window_text(minutes)} before the close, by {clock(due)} (V8)"
     late = after(w.posted_at, w.latest, due)
     if late is None:
-        note = f"posted in the minute of the deadline ({_shown(w)}): {note}, unless a ruling "
+        note = f"posted in the minute of the deadline ({shown(w)}): {note}, unless a ruling "
         note += "accepts it"
         w.flags.append(("deadline minute", note))
     if late is not False:
         w.void(VoidReason.PROXY_LATE, note)
-
-
-def _shown(w: Work) -> str:
-    return shown(w.posted_at, w.is_comment)
 
 
 def _freeze(w: Work, provisional: bool = False) -> Ballot:

@@ -18,8 +18,10 @@ from __future__ import annotations
 from collections.abc import Hashable
 from datetime import datetime, timedelta
 
+from tally.forums import by_name
 from tally.forums.clocks import TOLERANCE
 from tally.model import History, Writing
+from tally.rules.work import Work
 from tally.times import short
 
 # A read is stamped by the forum's clock as tally knows it (``tally.forums.clocks``): an offset
@@ -52,10 +54,10 @@ def in_window(w: Writing, opens: datetime, closes: datetime) -> bool | None:
     return None if early is None or late is None else True
 
 
-def shown(at: datetime, comment: bool) -> str:
-    """A time to the minute as the forum shows it, and why it says no more."""
-    whose = "a 点评's time" if comment else "this floor's time"
-    return f"{short(at)}; the forum shows {whose} to the minute"
+def shown(w: Work) -> str:
+    """A writing's time as the forum shows it, to the minute, and why it says no more."""
+    whose = f"a {by_name(w.post.platform).comment_word}'s" if w.is_comment else "this floor's"
+    return f"{short(w.posted_at)}; the forum shows {whose} time to the minute"
 
 
 def comment_key(post_id: str, author: str, time: datetime, text: str) -> tuple[str, ...]:
