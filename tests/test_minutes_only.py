@@ -158,7 +158,7 @@ def test_dave_20_seconds_late_is_never_counted_silently(forum, tmp_path):
     [dave] = [b for b in data["ballots"] if b["floor"] == 8]
     assert dave["note"] == (
         "posted in the closing minute (12-06 11:22; the forum shows this floor's time to the "
-        "minute): after the close 12-06 11:22, unless a ruling accepts it"
+        "minute): after the close 12-06 11:22:30, unless a ruling accepts it"
     )
     assert "dave" not in [v for t in data["totals"] for v in t["voters"]]
 

@@ -46,7 +46,7 @@ from tally.rules.targets import (
 )
 from tally.rules.verdicts import BallotKind, Status, VoidReason
 from tally.rules.work import Work
-from tally.times import clock, compared, short
+from tally.times import clock, compared
 
 
 def judge(
@@ -466,8 +466,9 @@ def _in_the_day(w: Work, day: Day) -> bool:
         w.void(VoidReason.AFTER_CLOSE, f"posted {posted}, after the close {closes}")
     elif late is None:
         # Shown "21:30" and the close at 21:30:00: on time only in its first second.
-        note = (f"posted in the closing minute ({shown(w)}): after the close "
-                f"{short(day.closes)}, unless a ruling accepts it")  # fmt: skip
+        closes = compared(w.posted_at, day.closes)[1]  # to the second where it has one
+        note = (f"posted in the closing minute ({shown(w)}): after the close {closes}, unless "
+                "a ruling accepts it")  # fmt: skip
         w.void(VoidReason.AFTER_CLOSE, note)
         w.flags.append(("closing minute", note))
     elif w.seen_by is not None and day.closes < w.posted_at + MINUTE:
