@@ -147,6 +147,9 @@ class Post:
     # edit mark and [size], so a post read through it says neither whether it was edited
     # nor whether its font was enlarged; what rests on them is learnt elsewhere, or stops.
     unknown: frozenset[str] = frozenset()
+    # The page prints its time to the minute (a Discuz! board whose admin turned 人性化时间
+    # off, Discuz! 6/7, many themes): posted somewhere in that minute, as a 点评 is.
+    to_the_minute: bool = False
 
     @property
     def thread_key(self) -> ThreadKey:
@@ -169,6 +172,15 @@ class Post:
         return (*ids, self.reply_to) if self.reply_to and self.reply_to not in ids else ids
 
 
+MINUTE = timedelta(minutes=1)
+
+
+def last_instant(shown: datetime, to_the_minute: bool) -> datetime:
+    """The latest a time shown so may be: the last instant of its minute, shown to the
+    minute (21:30 is 21:30:00 to 21:30:59.999999), else itself."""
+    return shown + MINUTE - timedelta(microseconds=1) if to_the_minute else shown
+
+
 @dataclass(frozen=True)
 class Writing:
     """A post or one of its nested comments: what someone wrote, where, and when."""
@@ -182,7 +194,8 @@ class Writing:
     text: str
     # The author's account id (Discuz! uid, Tieba user id), when the page shows it.
     author_id: str | None = None
-    # Its time is shown to the minute (a Discuz! 点评): posted somewhere in that minute.
+    # Its time is shown to the minute (a Discuz! 点评, a floor of a page that prints no
+    # seconds): posted somewhere in that minute.
     to_the_minute: bool = False
     # Red or enlarged font inside it (RULES L7).
     red_font: bool = False
@@ -191,6 +204,16 @@ class Writing:
     @property
     def is_comment(self) -> bool:
         return self.comment_index is not None
+
+    @property
+    def earliest(self) -> datetime:
+        """The earliest it can have been posted: a comment comes after its floor."""
+        return max(self.time, self.post.time) if self.is_comment else self.time
+
+    @property
+    def latest(self) -> datetime:
+        """The latest it can have been posted: the last instant of the minute shown."""
+        return last_instant(self.time, self.to_the_minute)
 
 
 @dataclass(frozen=True)
@@ -383,7 +406,7 @@ class Thread:
     def _writings(self) -> Iterator[Writing]:
         for p in self.posts:
             yield Writing(p, None, p.post_id, p.author, p.author_display, p.time, p.text,
-                          p.author_id, red_font=p.red_font, large_font=p.large_font)  # fmt: skip
+                          p.author_id, p.to_the_minute, p.red_font, p.large_font)  # fmt: skip
             for i, c in enumerate(p.comments, start=1):
                 yield Writing(p, i, c.comment_id, c.author, c.author_display, c.time, c.text,
                               c.author_id, c.to_the_minute, red_font=c.red_font)  # fmt: skip

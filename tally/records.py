@@ -60,8 +60,10 @@ COLUMNS = (
     "comments",
     # How the thread was read ("api", "pages"; tally.forums.api): added later still.
     "thread_read_by",
+    # The forum showed its time to the minute only (added later still).
+    "to_the_minute",
 )
-LATER_COLUMNS = ("origin", "comments", "thread_read_by")
+LATER_COLUMNS = ("origin", "comments", "thread_read_by", "to_the_minute")
 KEY = ("origin", "platform", "thread_id", "post_id")
 # What is the thread's, not the post's: one row of the SQLite archive's threads table, and
 # repeated on every row of the flat CSV.
@@ -121,6 +123,7 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
                     **meta,
                     "origin": thread.origin,
                     "comments": count,
+                    "to_the_minute": int(post.to_the_minute),
                 }
             )
             for position, comment in enumerate(post.comments, start=1):
@@ -150,6 +153,7 @@ def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
                         **meta,
                         "origin": thread.origin,
                         "comments": None,  # a comment has none of its own
+                        "to_the_minute": int(comment.to_the_minute),
                     }
                 )
     return out

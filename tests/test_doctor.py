@@ -131,7 +131,7 @@ def test_diagnose_as_a_library_call():
     found = diagnose(text, CHINA, "p1.html")
     assert found.readable and found.posts == 10
     time = next(f for f in found.fields if f.name == "time")
-    assert time.example == "2026-03-05 00:30"
+    assert time.example == "2026-03-05 00:30 (minutes only)"
 
 
 # -- the profile file --------------------------------------------------------------------

@@ -284,6 +284,7 @@ def _thread(
     counts: dict[str, tuple[int | None, str]] = {}
     seen: set[str] = set()
     minutes = _comment_minutes(platform)
+    stated = "to_the_minute" in first.row
     for _, c in items:
         post_id = c.ident("post_id")
         if post_id in seen:
@@ -302,8 +303,10 @@ def _thread(
                     time=when,
                     text=c.text("text"),
                     author_display=c.optional("author_display"),
-                    # As the live read knew it: a platform that shows minutes only.
-                    to_the_minute=minutes and when.second == when.microsecond == 0,
+                    # As the live read knew it; an archive written before the column: a
+                    # platform that shows minutes only.
+                    to_the_minute=c.flag("to_the_minute") if stated
+                    else minutes and when.second == when.microsecond == 0,
                     red_font=c.flag("red_font"),
                 )
             )
@@ -329,7 +332,10 @@ def _thread(
             hidden=c.optional("hidden"),
             author_display=c.optional("author_display"),
             page=c.number("page"),
+            to_the_minute=c.flag("to_the_minute"),
         )
+    if not stated:
+        _on_the_minute(posts)
     for parent in comments:
         if parent not in posts:
             raise InputError(
@@ -392,6 +398,15 @@ def _thread(
             "archive the thread again."
         )
     return thread
+
+
+def _on_the_minute(posts: Mapping[str, dict[str, Any]]) -> None:
+    """An archive written before its to_the_minute column: a thread whose every floor's time
+    is on the minute was read from pages that print no seconds (a board with 人性化时间 off),
+    and is read so: a ballot in the closing minute is flagged, not counted as on time."""
+    if posts and all(p["time"].second == p["time"].microsecond == 0 for p in posts.values()):
+        for p in posts.values():
+            p["to_the_minute"] = True
 
 
 def _check_comments(

@@ -46,7 +46,10 @@ def page_posts(data: bytes) -> tuple[Post, ...]:
 
 
 def _post(p: Post) -> dict[str, Any]:
-    return {
+    # A time to the minute only where it is: a page kept before the mark keeps its bytes (and
+    # its address), and reads back without it.
+    minutes = {"to_the_minute": True} if p.to_the_minute else {}
+    return minutes | {
         "platform": p.platform,
         "thread_id": p.thread_id,
         "post_id": p.post_id,
@@ -99,6 +102,7 @@ def _unpost(d: Mapping[str, Any]) -> Post:
         hidden=_opt(d["hidden"]),
         author_display=_opt(d["author_display"]),
         page=int(d["page"]),
+        to_the_minute=bool(d.get("to_the_minute", False)),
     )
 
 

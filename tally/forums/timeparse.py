@@ -90,6 +90,12 @@ class Printed(tzinfo):
 def parse_forum_time(text: str, tz: tzinfo, *, what: str = "time") -> datetime:
     """Read the first absolute date-time in ``text`` as a time in the forum's zone ``tz``
     (a page's ``Printed`` clock: at its offset, shown in its zone)."""
+    return read_forum_time(text, tz, what=what)[0]
+
+
+def read_forum_time(text: str, tz: tzinfo, *, what: str = "time") -> tuple[datetime, bool]:
+    """``parse_forum_time``, and whether the time read is to the minute (no seconds printed:
+    Discuz! with 人性化时间 off, Discuz! 6/7, a 点评): posted somewhere in that minute."""
     cleaned = unicodedata.normalize("NFKC", text).replace("\xa0", " ")
     m = _ABSOLUTE.search(cleaned)
     if m is None:
@@ -132,9 +138,10 @@ def parse_forum_time(text: str, tz: tzinfo, *, what: str = "time") -> datetime:
         )
     except (ValueError, OverflowError):
         raise ParseError(f"{what} {m.group(0)!r} is not a real date and time.") from None
+    minutes = m["s"] is None
     if isinstance(tz, Printed):
-        return instant(naive.replace(tzinfo=tz).astimezone(tz.zone))
-    return naive.replace(tzinfo=tz)
+        return instant(naive.replace(tzinfo=tz).astimezone(tz.zone)), minutes
+    return naive.replace(tzinfo=tz), minutes
 
 
 def backwards(times: Sequence[tuple[int, datetime]], tz: tzinfo) -> tuple[int, int] | None:

@@ -30,6 +30,7 @@ from datetime import datetime, timedelta, tzinfo
 from tally.errors import GameFileError
 from tally.model import Thread
 from tally.rules.game import Day, Game
+from tally.rules.minutes import in_window
 from tally.rules.rulesets import Share
 from tally.times import instant, short, wall_time
 
@@ -69,6 +70,9 @@ class Acceleration:
     asked: tuple[Request, ...]  # each player's first request, in time order
     deadline: datetime  # requests count up to here
     marked: bool  # the game file's accelerated
+    # The players who asked only in the minute of the open or of the deadline, shown to the
+    # minute (a 点评, a page without seconds): perhaps in time, not counted.
+    doubtful: tuple[Request, ...] = ()
 
     @property
     def accelerates(self) -> bool:
@@ -79,13 +83,29 @@ class Acceleration:
         verdict = "accelerated" if self.accelerates else "not accelerated"
         return (
             f"加速: {len(self.asked)} of {self.living} living asked by {short(self.deadline)} "
-            f"(needs {self.needed}): {verdict}"
+            f"(needs {self.needed}): {verdict}{self._doubt}"
         )
 
     @property
+    def _doubt(self) -> str:
+        """The requests shown in the minute of the open or of the deadline, said where there
+        are any: not counted, perhaps in time."""
+        if not self.doubtful:
+            return ""
+        who = "、".join(f"{r.player} (floor {r.floor}, {short(r.time)})" for r in self.doubtful)
+        return (f"; {len(self.doubtful)} more shown in the minute of the open or of "
+                f"{short(self.deadline)}, to the minute, perhaps outside it, not counted: {who}")
+
+    @property
     def warning(self) -> str | None:
-        """A sentence when the requests and the game file disagree about the day."""
+        """A sentence when the requests and the game file disagree about the day, or when the
+        requests in a boundary's minute decide it."""
         n, living, needed = len(self.asked), self.living, self.needed
+        doubt = self._doubt
+        if not self.accelerates and n + len(self.doubtful) >= needed and not self.marked:
+            return (f"day {self.day}: {n} of {living} living players asked for 加速 by "
+                    f"{short(self.deadline)} (needs {needed}){doubt}: they decide the day; "
+                    "check the game file's accelerated (S3).")  # fmt: skip
         if self.accelerates and not self.marked:
             return (
                 f"day {self.day}: {n} of {living} living players asked for 加速 (needs {needed}), "
@@ -94,8 +114,8 @@ class Acceleration:
         if self.marked and not self.accelerates:
             return (
                 f"day {self.day} is marked accelerated = true, but only {n} of {living} living "
-                f"players asked for 加速 by {short(self.deadline)} (needs {needed}); check "
-                "the game file (S3)."
+                f"players asked for 加速 by {short(self.deadline)} (needs {needed}){doubt}; "
+                "check the game file (S3)."
             )
         return None
 
@@ -124,6 +144,7 @@ def count_requests(game: Game, day: Day, threads: Iterable[Thread]) -> Accelerat
     # at the open: one out at noon neither asks nor counts.
     alive = [p for p in game.players if not day.out_at(p, until)]
     first: dict[str, Request] = {}
+    doubtful: dict[str, Request] = {}
     cast = game.cast()
     for thread in threads:
         for w in thread.writings():
@@ -133,11 +154,13 @@ def count_requests(game: Game, day: Day, threads: Iterable[Thread]) -> Accelerat
             player = who.player
             if player is None or player not in alive or day.out_at(player, w.time):
                 continue
-            if not (day.opens <= w.time <= until) or not is_request(w.text):
+            inside = in_window(w, day.opens, until)
+            if inside is False or not is_request(w.text):
                 continue
             request = Request(player, thread.thread_id, w.post.floor, w.is_comment, w.time)
-            if player not in first or request.time < first[player].time:
-                first[player] = request
+            found = first if inside else doubtful
+            if player not in found or request.time < found[player].time:
+                found[player] = request
     return Acceleration(
         day=day.day,
         living=len(alive),
@@ -145,4 +168,6 @@ def count_requests(game: Game, day: Day, threads: Iterable[Thread]) -> Accelerat
         asked=tuple(sorted(first.values(), key=lambda r: r.time)),
         deadline=until,
         marked=day.accelerated,
-    )
+        doubtful=tuple(sorted((r for p, r in doubtful.items() if p not in first),
+                              key=lambda r: r.time)),
+    )  # fmt: skip

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from tally.errors import GameFileError
 from tally.rules.ballots import Flag
 from tally.rules.game import Day
+from tally.rules.minutes import after, before, shown
 from tally.rules.names import Roster
 from tally.rules.rulesets import CHANGE_BUTTONS, ChangeMethod, Ruleset
 from tally.rules.verdicts import FIXABLE, BallotKind, RulingAction, Status, VoidReason
@@ -142,7 +143,9 @@ def sequence(voter: str, seq: list[Work], day: Day, rules: Ruleset) -> None:
                 final, day.closes - timedelta(minutes=rules.proxy_change_deadline_minutes)
             )
         spent = rules.max_changes is not None and changes >= rules.max_changes
-        late = bool(window) and w.posted_at >= deadline
+        # Shown in the minute the window begins (a time to the minute): perhaps in it.
+        side = before(w.posted_at, w.latest, deadline) if window else True
+        late = side is not True
         # The one more change is the one the ordinary change cannot be: a change after the
         # death, outside the last hour, is the ordinary one while it is left, and the one
         # more is kept for the change after it, or the one inside the last hour (V4, V5, V9:
@@ -155,19 +158,16 @@ def sequence(voter: str, seq: list[Work], day: Day, rules: Ruleset) -> None:
             # V8 only for a proxy change (its own, earlier deadline, seed 001).
             rule = "V5, V8" if w.proxy else "V5"
             minutes = int((day.closes - deadline).total_seconds() // 60)
-            w.void(
-                VoidReason.CHANGE_IN_FINAL_HOUR,
-                f"no change in the last {window_text(minutes)} before the close, after "
-                f"{clock(deadline)} ({rule})",
-            )
+            note = (f"no change in the last {window_text(minutes)} before the close, after "
+                    f"{clock(deadline)} ({rule})")  # fmt: skip
+            w.void(VoidReason.CHANGE_IN_FINAL_HOUR, _in_its_minute(w, side, note))
             continue
         if day.bar_owner == voter:
             limit = day.opens + timedelta(hours=bar_owner_hours(day, rules)[1])
-            if w.posted_at > limit:
-                w.void(
-                    VoidReason.BAR_OWNER_LATE_CHANGE,
-                    f"the 主管 may not change after {short(limit)} (V11)",
-                )
+            side = after(w.posted_at, w.latest, limit)
+            if side is not False:
+                note = f"the 主管 may not change after {short(limit)} (V11)"
+                w.void(VoidReason.BAR_OWNER_LATE_CHANGE, _in_its_minute(w, side, note))
                 continue
         if v9:
             extra_used = True
@@ -175,6 +175,17 @@ def sequence(voter: str, seq: list[Work], day: Day, rules: Ruleset) -> None:
         else:
             changes += 1
         current = _supersede(current, w, own_floors)
+
+
+def _in_its_minute(w: Work, side: bool | None, note: str) -> str:
+    """``note``, or where ``w`` is shown in the minute that holds the deadline (its time to
+    the minute: ``side`` None), that, flagged for the director to rule on."""
+    if side is not None:
+        return note
+    note = (f"posted in the minute of the deadline ({shown(w)}): "
+            f"{note}, unless a ruling accepts it")  # fmt: skip
+    w.flags.append(("deadline minute", note))
+    return note
 
 
 def _posted_as_a_change(w: Work, own_floors: set[str], rules: Ruleset) -> bool:
@@ -258,11 +269,12 @@ def lapse_and_flag(
         if edit is not None and not w.is_comment:
             if edit.at > day.closes:
                 w.flags.append(("edited", f"edited after the close, {short(edit.at)}"))
-            elif edit.at >= day.closes.replace(second=0, microsecond=0):
+            elif edit.at >= _minute(day.closes):
                 # A mark says minutes only: 21:30 may be before the 21:30:00 close or after.
                 note = f"edited in the closing minute, {short(edit.at)}: perhaps after the close"
                 w.flags.append(("edited", note))
-            elif window and edit.at >= day.closes - window:
+            elif window and edit.at >= _minute(day.closes - window):
+                # A mark says minutes only: one in the minute the final hour begins may be in it.
                 w.flags.append(
                     (
                         "edited",
@@ -280,8 +292,7 @@ def lapse_and_flag(
             for w in owner
             if (w.status in (Status.COUNTED, Status.SUPERSEDED) or w.lapsed)
             and not w.abstain
-            and w.time
-            and w.time <= due
+            and _owner_in_time(w, due, hours, flags)
         ]
         # Abstaining, also by a change to 弃权, and a void ballot are what V11 cards; a
         # ballot that lapsed with a death was a valid vote.
@@ -296,6 +307,26 @@ def lapse_and_flag(
                 )
             )
     return flags
+
+
+def _owner_in_time(w: Work, due: datetime, hours: int, flags: list[Flag]) -> bool:
+    """V11: whether the 主管's ballot was cast within ``hours`` of the open, by ``due``; one
+    shown in that minute (its time to the minute) is not, unless a ruling accepts it."""
+    if w.time is None:
+        return False
+    # A fix keeps the time of the ballot it fixes (V7): that time, to the second.
+    side = after(w.time, w.latest if w.time == w.posted_at else w.time, due)
+    if side is None and not (w.ruling is not None and w.ruling.action == RulingAction.ACCEPT):
+        note = (f"the 主管's ballot was posted in the minute its {hours} h end "
+                f"({shown(w)}): not within them, unless a ruling "
+                "accepts it (V11)")  # fmt: skip
+        flags.append(Flag("deadline minute", note, w.voter, w.post.floor, w.post_id))
+        return False
+    return side is not True
+
+
+def _minute(when: datetime) -> datetime:
+    return when.replace(second=0, microsecond=0)
 
 
 def _went_out(player: str, day: Day) -> str:

@@ -19,7 +19,7 @@ against the uids the pages show are ``tally.rules.uids``'s.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sized
+from collections.abc import Callable, Iterable, Mapping, Sequence, Sized
 from datetime import datetime, timedelta
 
 from tally.errors import InputError
@@ -199,12 +199,16 @@ def _own(game: Game, number: int, role: ThreadRole) -> str:
     return f"day {number}'s {role} thread in {game.where()} is {url}"
 
 
-def late_ballots(
-    game: Game, day: Day, thread: Thread, late: Sized, voters: int, last: datetime
-) -> None:
+def late_ballots(game: Game, day: Day, thread: Thread, ballots: Sequence[Ballot]) -> None:
     """A real share of the ballots after the close (3 or more, or 2 or more and a fifth)
     says the close is wrong more often than the voters are late: stop, unless the director
-    says they are late (``--late-ok``, ``late_ok`` under the day)."""
+    says they are late (``--late-ok``, ``late_ok`` under the day). Those shown in the closing
+    minute (a time to the minute) say the close is about right: not among them."""
+    late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE and b.posted_at > day.closes]
+    if not late:
+        return
+    voters = sum(1 for b in ballots if b.voter is not None)
+    last = max(b.posted_at for b in late)
     n = len(late)
     if n >= 3 or (n >= 2 and n * 5 >= voters):
         closes, at = compared(day.closes, last)

@@ -13,12 +13,13 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from tally.errors import GameFileError, InputError, NotAThreadError
-from tally.model import HIDE_CODE, Post, Thread, Writing
+from tally.model import HIDE_CODE, MINUTE, Post, Thread, Writing
 from tally.rules.ballot_text import Reading, read_boxed
 from tally.rules.ballots import Ballot, Flag, Remark
 from tally.rules.changes import apply_ruling, lapse_and_flag, owner_due, window_text
 from tally.rules.game import Author, Cast, Day, Game
 from tally.rules.merges import Seen, seen_in_vote_thread
+from tally.rules.minutes import READ_DOUBT, after, before, seen_by, shown, writing_key
 from tally.rules.names import Roster
 from tally.rules.ordering import in_order
 from tally.rules.own import tallys_own
@@ -45,7 +46,7 @@ from tally.rules.targets import (
 )
 from tally.rules.verdicts import BallotKind, Status, VoidReason
 from tally.rules.work import Work
-from tally.times import clock, compared, short
+from tally.times import clock, compared
 
 
 def judge(
@@ -240,6 +241,9 @@ def _sorted(
               and (closes is None or p.time <= closes)}  # fmt: skip
     # What each floor says, words alone: a quote box holding another floor's words quotes it.
     floors = [(p.post_id, "".join(p.text.split())) for p in thread.posts]
+    # When tally's reads first showed each writing shown to the minute: posted by then.
+    minutes = any(w.to_the_minute for w in thread.writings())
+    reads = seen_by(thread.history) if minutes else {}
     for w in thread.writings():
         who = cast.of(w)
         if who.renamed and who.player is not None:
@@ -308,6 +312,7 @@ def _sorted(
                 author_id=w.author_id,
                 damaged="\ufffd" in w.text or "\ufffd" in w.author,
                 to_the_minute=w.to_the_minute,
+                seen_by=reads.get(writing_key(w)) if w.to_the_minute else None,
                 text=text,
                 flags=[("quote box", _BOXED)] if text != w.text else [],
                 seen=seen,
@@ -413,29 +418,8 @@ def _check(w: Work, day: Day, rules: Ruleset, electors: frozenset[str] | None = 
     are seen: its time, its voter, its format, its target (read by ``read_target``)."""
     if w.is_void or w.voter is None:
         return
-    if w.earliest < day.opens:
-        posted, opens = compared(w.posted_at, day.opens)
-        w.void(VoidReason.BEFORE_OPEN, f"posted {posted}, before the open {opens}")
-        if w.to_the_minute and day.opens < w.posted_at + timedelta(minutes=1):
-            # Shown "09:30" and the open at 09:30:25: perhaps after it, perhaps not.
-            note = (
-                f"posted in the opening minute ({short(w.posted_at)}; the forum shows a 点评's "
-                f"time to the minute): before the open {opens}, unless a ruling accepts it"
-            )
-            w.notes[-1] = note
-            w.flags.append(("opening minute", note))
-    elif w.posted_at > day.closes:
-        posted, closes = compared(w.posted_at, day.closes)
-        w.void(VoidReason.AFTER_CLOSE, f"posted {posted}, after the close {closes}")
-    elif w.to_the_minute and day.closes < w.posted_at + timedelta(minutes=1):
-        # Shown "21:30" and the close at 21:30:00: on time only in its first second.
-        note = (
-            f"posted in the closing minute ({short(w.posted_at)}; the forum shows a 点评's "
-            f"time to the minute): after the close {short(day.closes)}, unless a ruling "
-            "accepts it"
-        )
-        w.void(VoidReason.AFTER_CLOSE, note)
-        w.flags.append(("closing minute", note))
+    if not _in_the_day(w, day):
+        pass  # void for when it was posted
     elif day.out_at(w.voter, w.posted_at):
         w.void(VoidReason.DEAD_VOTER, f"{w.voter} is out and cannot vote (V9)")
     elif w.voter in day.cannot_vote:
@@ -459,13 +443,53 @@ def _check(w: Work, day: Day, rules: Ruleset, electors: frozenset[str] | None = 
         roles = "、".join(rules.election_voters)
         w.void(VoidReason.NOT_ELECTABLE, f"only {roles} may be elected sheriff (V12)")
     elif w.proxy and rules.proxy_deadline_minutes is not None:
-        due = day.closes - timedelta(minutes=rules.proxy_deadline_minutes)
-        if w.posted_at > due:
-            w.void(
-                VoidReason.PROXY_LATE,
-                f"proxy ballots are due {window_text(rules.proxy_deadline_minutes)} before "
-                f"the close, by {clock(due)} (V8)",
-            )
+        _proxy_in_time(w, day, rules.proxy_deadline_minutes)
+
+
+def _in_the_day(w: Work, day: Day) -> bool:
+    """Whether ``w`` was posted from the open to the close; void if not, or if shown in the
+    minute of either (a time to the minute may be on either side), unless a ruling accepts
+    it (S2)."""
+    early = before(w.earliest, w.latest, day.opens)
+    late = after(w.posted_at, w.latest, day.closes)
+    if early is not False:
+        posted, opens = compared(w.posted_at, day.opens)
+        w.void(VoidReason.BEFORE_OPEN, f"posted {posted}, before the open {opens}")
+        if early is None:
+            # Shown "09:30" and the open at 09:30:25: perhaps after it, perhaps not.
+            note = (f"posted in the opening minute ({shown(w)}): before the open {opens}, "
+                    "unless a ruling accepts it")  # fmt: skip
+            w.notes[-1] = note
+            w.flags.append(("opening minute", note))
+    elif late:
+        posted, closes = compared(w.posted_at, day.closes)
+        w.void(VoidReason.AFTER_CLOSE, f"posted {posted}, after the close {closes}")
+    elif late is None:
+        # Shown "21:30" and the close at 21:30:00: on time only in its first second.
+        closes = compared(w.posted_at, day.closes)[1]  # to the second where it has one
+        note = (f"posted in the closing minute ({shown(w)}): after the close {closes}, unless "
+                "a ruling accepts it")  # fmt: skip
+        w.void(VoidReason.AFTER_CLOSE, note)
+        w.flags.append(("closing minute", note))
+    elif w.seen_by is not None and day.closes < w.posted_at + MINUTE:
+        read = clock((w.seen_by - READ_DOUBT).astimezone(day.closes.tzinfo), seconds=True)
+        w.notes.append(f"shown in the closing minute ({shown(w)}), and tally's read of {read} "
+                       "showed it: before the close")  # fmt: skip
+    return not w.is_void
+
+
+def _proxy_in_time(w: Work, day: Day, minutes: int) -> None:
+    """V8: a proxy ballot posted by its deadline, some minutes before the close; one shown in
+    the deadline's minute is late unless a ruling accepts it."""
+    due = day.closes - timedelta(minutes=minutes)
+    note = f"proxy ballots are due {window_text(minutes)} before the close, by {clock(due)} (V8)"
+    late = after(w.posted_at, w.latest, due)
+    if late is None:
+        note = f"posted in the minute of the deadline ({shown(w)}): {note}, unless a ruling "
+        note += "accepts it"
+        w.flags.append(("deadline minute", note))
+    if late is not False:
+        w.void(VoidReason.PROXY_LATE, note)
 
 
 def _freeze(w: Work, provisional: bool = False) -> Ballot:

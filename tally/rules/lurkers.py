@@ -8,11 +8,9 @@ decides. Which day a post belongs to is its time inside the day's open-close win
 from __future__ import annotations
 
 import dataclasses
-import re
-import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from tally.model import DURING_A_READ, Thread, Writing
 from tally.rules.acceleration import Acceleration, count_requests
@@ -29,15 +27,15 @@ from tally.rules.guards import (
 from tally.rules.judge import judge, remarks
 from tally.rules.ledger import Card
 from tally.rules.merges import cast_in_vote_thread, seen_in_vote_thread
+from tally.rules.minutes import in_window
 from tally.rules.names import normalise
 from tally.rules.rulesets import RequestsIn
 from tally.rules.standing import kept_from_the_close
 from tally.rules.uids import accounts_note
-from tally.rules.verdicts import Colour, OutcomeResult, Status, ThreadRole, VoidReason, void_words
+from tally.rules.verdicts import Colour, OutcomeResult, Status, ThreadRole, void_words
 from tally.rules.votes import Chain, in_order
+from tally.rules.writings import by_players, comment_discussion, floods, fonts
 from tally.times import short
-
-_NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -53,6 +51,9 @@ class PlayerDay:
     void: tuple[str, ...] = ()
     # What the count says earns the player a card (V11: the 主管 without a valid vote).
     vote_flags: tuple[str, ...] = ()
+    # Posts shown in the minute of the open or of the close (a time to the minute): perhaps
+    # in the day, perhaps not; not counted, and said where a card rests on them.
+    doubtful: tuple[Writing, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -108,22 +109,6 @@ class DayCheck:
 _APART = {Status.BANNED: "被屏蔽", Status.MOVED_IN: "由他帖移入"}
 
 
-def _by_players(
-    cast: Cast, day: Day, thread: Thread | None, *, comments: bool = True, whole: bool = False
-) -> Iterator[tuple[str, Writing]]:
-    """What players (not directors) wrote in ``thread`` inside the day's window (with
-    ``whole``, at any time)."""
-    if thread is None:
-        return
-    for w in thread.writings(comments=comments):
-        who = cast.of(w)
-        if who.is_director or not (whole or day.opens <= w.time <= day.closes):
-            continue
-        player = who.player
-        if player is not None:
-            yield player, w
-
-
 def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, ...]:
     """Posts per living player inside the day's window, and whether they voted; ``cast``
     says who wrote what in the day's threads (``Game.cast``)."""
@@ -133,16 +118,20 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
     # A ballot first read in the day's vote thread is no discussion post, in whichever
     # thread it stands now (the vote thread merged into the discussion thread, 合并); nor is
     # one the director ruled cast there (accepted) where tally could not tell.
-    said = [(p, w) for p, w in _by_players(cast, day, threads.discussion, comments=comments)
+    said = [(p, w) for p, w in by_players(cast, day, threads.discussion, comments=comments)
             if not cast_in_vote_thread(game, day, threads.discussion, w)]  # fmt: skip
     # The 自由 sheriff's thread counts with the day's discussion ("共用当天讨论数"): the
     # sheriff's posts there, not another's.
-    said += [(p, w) for p, w in _by_players(cast, day, threads.sheriff, comments=comments)
+    said += [(p, w) for p, w in by_players(cast, day, threads.sheriff, comments=comments)
              if p == day.sheriff and not _same(threads.sheriff, threads.discussion)]  # fmt: skip
+    doubtful: dict[str, list[Writing]] = {}
     for player, w in said:
         death = day.died.get(player)
         if player in times and (death is None or w.time < death):
-            times[player].append(w.time)
+            if in_window(w, day.opens, day.closes):
+                times[player].append(w.time)
+            else:
+                doubtful.setdefault(player, []).append(w)
     voted: set[str] | None = None
     void: dict[str, list[str]] = {}
     # Who may not vote this day (V10, and V12 on the election day) has no vote to miss (L3).
@@ -171,9 +160,33 @@ def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, .
             until=_out_during(day, p),
             void=tuple(void.get(p, ())),
             vote_flags=tuple(carded.get(p, ())),
+            doubtful=tuple(doubtful.get(p, ())),
         )
         for p, ts in times.items()
     )
+
+
+def _doubtful_cards(
+    cards: Sequence[Card], counts: Mapping[int, Mapping[str, PlayerDay]], game: Game, number: int
+) -> list[Flag]:
+    """An L1 or L2 card that the day's posts shown in the minute of its open or close decide
+    (not counted: perhaps outside the day), flagged for the director to judge."""
+    flags = []
+    for card in (c for c in cards if c.rule in ("L1", "L2")):
+        need = game.rules.min_posts if card.rule == "L1" else game.rules.streak_posts
+        pd = counts[number].get(card.player)
+        if pd is None or not pd.doubtful or pd.posts + len(pd.doubtful) < need:
+            continue
+        where = "、".join(f"floor {w.post.floor} of thread {w.post.thread_id} ({short(w.time)})"
+                         for w in pd.doubtful)  # fmt: skip
+        note = (f"{card.player}'s posts shown in the minute of day {number}'s open or close "
+                f"({where}; the forum shows a minute only) are not counted, perhaps outside the "
+                f"day: with them the {card.rule} card ({card.reason}) would not be; judge it, and "
+                "take it back (tally cards remove) if they were in time")  # fmt: skip
+        first = pd.doubtful[0]
+        flags.append(Flag(card.rule, note, card.player, first.post.floor, first.item_id,
+                          first.post.thread_id))  # fmt: skip
+    return flags
 
 
 def _same(a: Thread | None, b: Thread | None) -> bool:
@@ -267,7 +280,7 @@ def check(
             closed += f"，{short(run[2].astimezone(game.timezone))}读到已开放"
     # L3 under seed 001 ("未回复投票帖者将被判罚黄牌"): who replied in the vote thread in the
     # day, a ballot or not, is not carded for it.
-    replied = ({p for p, _ in _by_players(cast, day, target.vote, comments=False)}
+    replied = ({p for p, _ in by_players(cast, day, target.vote, comments=False, sure=True)}
                if rules.no_vote_is_no_reply and target.vote is not None else set())  # fmt: skip
     # A day before whose discussion thread the game file does not name: its posts are not
     # known, and 0 would be a guess that earns L2 cards.
@@ -339,9 +352,10 @@ def check(
         *_accounts(game, target, cast, threads),
         *_came_in(game, target, cast),
         *_dead_posting(game, target, cast, _out_at_the_close(game, chain, number), history),
-        *_comment_discussion(game, target, cast),
-        *_fonts(game, target, cast),
-        *_floods(game, target, cast),
+        *comment_discussion(game, day, target.discussion, cast),
+        *fonts(day, target.threads, cast),
+        *floods(game, day, (target.discussion, target.vote), cast),
+        *_doubtful_cards(cards, counts, game, number),
     ]
     # Thread by thread (discussion, vote, progress), floor by floor: as the director reads.
     place = {t.thread_id: i for i, t in enumerate(target.threads)}
@@ -385,10 +399,7 @@ def _not_late(game: Game, t: DayThreads, late_ok: bool, cast: Cast) -> None:
     if t.vote is None or late_ok or t.day.late_ok:
         return
     ballots = judge(t.vote, game, t.day, cast=cast, seen=seen_in_vote_thread(t.vote, t.day)).ballots
-    late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
-    if late:
-        voters = sum(1 for b in ballots if b.voter is not None)
-        late_ballots(game, t.day, t.vote, late, voters, max(b.posted_at for b in late))
+    late_ballots(game, t.day, t.vote, ballots)
 
 
 def _streak(
@@ -505,7 +516,7 @@ def _dead_posting(
                 where = f", in day {d.day.day}'s thread {thread.thread_id}"
                 read.append((thread, day.opens, later[0] if later else None, where))
     for thread, since, until, where in read:
-        writings = _by_players(cast, day, thread, whole=True)
+        writings = by_players(cast, day, thread, whole=True)
         for player, w in sorted(writings, key=lambda pw: pw[1].time):
             if (since is not None and w.time < since) or (until is not None and w.time >= until):
                 continue
@@ -571,7 +582,7 @@ def _came_in(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
         # The reads before this one: those its own pages (read within minutes) are not.
         came, last = thread.history.came_in_unseen(thread.posts, thread.read_at - DURING_A_READ)
     flags = []
-    for player, w in _by_players(cast, t.day, thread, comments=False):
+    for player, w in by_players(cast, t.day, thread, comments=False):
         post = w.post
         other = thread.moved_in.get(post.post_id)
         if other is not None:
@@ -586,71 +597,4 @@ def _came_in(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
         note = (f"floor {post.floor} ({player}, {short(post.time)}) {why}; counted as a "
                 "discussion post (L1): the director judges whether it was one")  # fmt: skip
         flags.append(Flag("came in", note, player, post.floor, post.post_id, thread.thread_id))
-    return flags
-
-
-def _comment_discussion(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
-    """L6 (seed 000): discussion belongs in floors; a long 楼中楼 is probably discussion."""
-    if not game.rules.flag_comment_discussion:
-        return []
-    limit = game.rules.comment_chat_chars
-    flags = []
-    for player, w in _by_players(cast, t.day, t.discussion):
-        if w.is_comment and len(_NOT_CONTENT.sub("", w.text)) > limit:
-            note = (
-                f"{player} wrote {len(w.text)} characters in a 楼中楼 under floor "
-                f"{w.post.floor}: discussion, or chat?"
-            )
-            flags.append(Flag("L6", note, player, w.post.floor, w.item_id, w.post.thread_id))
-    return flags
-
-
-def _fonts(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
-    """L7: red and enlarged font are the director's."""
-    flags = []
-    for thread in t.threads:
-        for player, w in _by_players(cast, t.day, thread, comments=True):
-            if w.red_font or w.large_font:
-                what = " and ".join(
-                    name for name, on in (("red", w.red_font), ("enlarged", w.large_font)) if on
-                )
-                p = w.post
-                where = f" in 点评 {w.comment_index} under floor {p.floor}" if w.is_comment else ""
-                note = f"{player} used {what} font{where}"
-                flags.append(Flag("L7", note, player, p.floor, w.item_id, p.thread_id))
-    return flags
-
-
-def _floods(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
-    """L8: many near-empty posts in a short time ("连发十楼数字只为抢占某一层")."""
-    rules = game.rules
-    window = timedelta(minutes=rules.flood_minutes)
-    flags = []
-    by_player: dict[str, list[tuple[datetime, int, str, str]]] = {}
-    for thread in (t.discussion, t.vote):
-        for player, w in _by_players(cast, t.day, thread, comments=False):
-            content = _NOT_CONTENT.sub("", unicodedata.normalize("NFKC", w.text))
-            if len(content) <= rules.flood_chars:
-                entry = (w.time, w.post.floor, w.item_id, w.post.thread_id)
-                by_player.setdefault(player, []).append(entry)
-    for player, posts in by_player.items():
-        posts.sort()
-        start = 0
-        for end in range(len(posts)):
-            while posts[end][0] - posts[start][0] > window:
-                start += 1
-            if end - start + 1 == rules.flood_posts:
-                first = posts[start]
-                flags.append(
-                    Flag(
-                        "L8",
-                        f"{player} posted {rules.flood_posts} near-empty posts within "
-                        f"{rules.flood_minutes} minutes from floor {first[1]}",
-                        player,
-                        first[1],
-                        first[2],
-                        first[3],
-                    )
-                )
-                break
     return flags

@@ -1,9 +1,10 @@
 """One voter's writings in the order they were posted, where the forum's clock cannot tell it
 (RULES V2-V5, V7; issue 48).
 
-A Discuz! 点评 shows its minute only: a 点评 shown 10:00 and a floor posted at 10:00:20 by the
-same voter may have come in either order, and which came first decides whether a change
-changed anything, or was the second. The forum orders some writings itself: floors by their
+A Discuz! 点评 shows its minute only (and so does every floor of a page that prints no
+seconds): a 点评 shown 10:00 and a floor posted at 10:00:20 by the same voter may have come in
+either order, and which came first decides whether a change changed anything, or was the
+second. The forum orders some writings itself: floors by their
 numbers, a 点评 after the floor it is under, the 点评 under one floor oldest first. The rest
 are judged in every order they could have been posted in (``tally.rules.changes.sequence``
 each time): where every order gives the same count, a flag says they could not be ordered;
@@ -85,9 +86,8 @@ def _unordered(a: Work, b: Work) -> bool:
 
 def _window(w: Work) -> tuple[datetime, datetime]:
     """When ``w`` may have been posted: its minute, for one shown to the minute (after the
-    floor it is under), else its second."""
-    end = w.posted_at + (timedelta(minutes=1) if w.to_the_minute else _INSTANT)
-    return w.earliest, end
+    floor it is under; by a read of tally's that showed it), else its second."""
+    return w.earliest, w.latest + _INSTANT
 
 
 def _orders(seq: Sequence[Work], pairs: Sequence[tuple[Work, Work]]) -> Iterator[list[Work]]:
@@ -141,8 +141,8 @@ def _where(w: Work) -> str:
 
 def _flag(voter: str, a: Work, b: Work) -> Flag:
     note = (
-        f"{_where(a)} and {_where(b)}, both {voter}'s, cannot be put in order (a 点评 shows "
-        "its minute only): every order gives the same count"
+        f"{_where(a)} and {_where(b)}, both {voter}'s, cannot be put in order (the forum shows "
+        "a minute only): every order gives the same count"
     )
     return Flag("same minute", note, voter, a.post.floor, a.post_id)
 
@@ -154,7 +154,7 @@ def _stop(voter: str, pairs: Sequence[tuple[Work, Work]], day: Day, what: str) -
     ruling += f'comment = {a.comment_index}, ' if a.comment_index is not None else ""
     return (
         f"day {day.day}: {_where(a)} and {_where(b)}{more}, both {voter}'s, cannot be put in "
-        f"order (a 点评 shows its minute only), and {what} depends on which came first: "
+        f"order (the forum shows a minute only), and {what} depends on which came first: "
         "ask the forum's moderators or the player which came first, then void the one that "
         f'must not count, like {ruling}action = "void".'
     )

@@ -169,8 +169,7 @@ def tally_day(
     late = [b for b in ballots if b.reason == VoidReason.AFTER_CLOSE]
     late_ok = late_ok or day.late_ok
     if late and not late_ok:
-        voters = sum(1 for b in ballots if b.voter is not None)
-        late_ballots(game, day, thread, late, voters, max(b.posted_at for b in late))
+        late_ballots(game, day, thread, ballots)
     counted = count(ballots, game, day)
     acceleration = count_requests(game, day, requests) if requests is not None else None
     s3 = []

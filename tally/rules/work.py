@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from tally.model import Post
+from tally.model import Post, last_instant
 from tally.rules.ballot_text import ParsedBallot, Reading
 from tally.rules.game import Ruling
 from tally.rules.merges import Seen
@@ -46,8 +46,12 @@ class Work:
     # The page held bytes that are not text here (read as U+FFFD): the ballot seen may not
     # be the ballot written.
     damaged: bool = False
-    # Its time is shown to the minute (a Discuz! 点评): posted somewhere in that minute.
+    # Its time is shown to the minute (a Discuz! 点评, a floor of a page that prints no
+    # seconds): posted somewhere in that minute.
     to_the_minute: bool = False
+    # Posted by then: a read of tally's showed it (``tally.rules.minutes.seen_by``); None:
+    # no read tells, or its time says the second.
+    seen_by: datetime | None = None
     # What the writing says, as written (the floor's or the comment's own words).
     text: str = ""
     # The target written names no player: why, for ``_check`` to void it with unless the
@@ -87,6 +91,15 @@ class Work:
         which the forum shows to the second while the 点评 shows its minute (one posted in
         the floor's own minute sorted before it, and read as a change before the vote)."""
         return max(self.posted_at, self.post.time) if self.is_comment else self.posted_at
+
+    @property
+    def latest(self) -> datetime:
+        """The latest it can have been posted: the end of the minute shown, or the read of
+        tally's that showed it, if sooner."""
+        end = last_instant(self.posted_at, self.to_the_minute)
+        if self.seen_by is None:
+            return end
+        return max(self.posted_at, min(end, self.seen_by))
 
     @property
     def order(self) -> tuple[datetime, int, int]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from datetime import datetime
 from typing import Any
 
 from tally.errors import ParseError
@@ -115,7 +114,8 @@ def _cannot_tell(uid: str | None, own: list[tuple[int, bool]], others: bool) -> 
 _SHOWN: dict[str, Callable[[Any], str]] = {
     "floor": str,
     "author": lambda v: v[0],
-    "time": lambda v: long(v) if isinstance(v, datetime) else str(v),
+    # A time printed without its seconds is said so: a ballot in the closing minute is flagged.
+    "time": lambda v: long(v[0]) + (" (minutes only)" if v[1] else ""),
     "body": lambda v: "(hidden by the forum)" if v is None else v.text().strip()[:30],
 }
 

@@ -21,7 +21,7 @@ from tally.errors import ParseError
 from tally.forums.base import field_value, missing_field
 from tally.forums.boards import Board, selected
 from tally.forums.htmltext import Node, font_flags, node_text, seen_text, tidy_text
-from tally.forums.timeparse import parse_forum_time
+from tally.forums.timeparse import parse_forum_time, read_forum_time
 from tally.model import HIDE_CODE, Comment, Edit, Post, Quote
 
 # Where a post node's id says its pid: div#post_N (X2 and later), table#pidN (Discuz! 6/7).
@@ -315,7 +315,9 @@ class PostFields:
             parent = parent.parent
         return None
 
-    def time(self) -> tuple[datetime, str]:
+    def time(self) -> tuple[tuple[datetime, bool], str]:
+        """When it was posted, and whether the page shows that to the minute only (a board
+        whose admin turned 人性化时间 off, Discuz! 6/7, most themes: no seconds printed)."""
         stamp = self.keys.get(f"authorposton{self.pid}")
         if stamp is not None:
             return self._stamp(stamp), "#authorposton{pid}"
@@ -334,16 +336,16 @@ class PostFields:
         if m is not None:
             raw = m["title"] if m["title"] and not _FULL_TIME.search(m["shown"]) else m["shown"]
             return (
-                parse_forum_time(raw, self.tz, what=f"{self.where}: post time"),
+                read_forum_time(raw, self.tz, what=f"{self.where}: post time"),
                 "the 发表于 text of the post's header",
             )
         raise missing_field(self.where, "post time")
 
-    def _stamp(self, stamp: Node) -> datetime:
+    def _stamp(self, stamp: Node) -> tuple[datetime, bool]:
         shown = seen_text(stamp)
         # Most posts show the full time; only recent ones ("3 小时前") need the span's title.
         raw = shown if _FULL_TIME.search(shown) else (_exact_time(stamp) or shown)
-        return parse_forum_time(raw, self.tz, what=f"{self.where}: post time")
+        return read_forum_time(raw, self.tz, what=f"{self.where}: post time")
 
     def body(self) -> tuple[Node | None, str]:
         """The node of what the author wrote; None for a post the forum hides (``locked``)."""
@@ -371,7 +373,7 @@ def read_post(node: Node, place: Place, index: int, *, floor: int | None = None)
     fields = PostFields(node, place, index)
     pid, where = fields.pid, fields.where
     (author, author_id), _ = fields.author()
-    time, _ = fields.time()
+    (time, minutes), _ = fields.time()
     if floor is None:
         floor, _ = fields.floor()
     body, _ = fields.body()
@@ -429,6 +431,7 @@ def read_post(node: Node, place: Place, index: int, *, floor: int | None = None)
         hidden=hidden,
         page=place.page,
         moderator=_moderator(node),
+        to_the_minute=minutes,
     )
 
 
@@ -612,10 +615,10 @@ def comment_items(items: Sequence[Node], tz: tzinfo, where: str) -> list[Comment
         body = field_value(item.css_first("div.psti"), f"{where}: a 点评", "text")
         stamp = field_value(body.css_first("span.xg1"), f"{where}: a 点评", "time")
         raw = _exact_time(stamp) or stamp.text()
-        time = parse_forum_time(raw, tz, what=f"{where}: 点评 time")
+        time, minutes = read_forum_time(raw, tz, what=f"{where}: 点评 time")
         stamp.decompose()
         red = font_flags(body)[0]
-        found.append(CommentItem(name, uid, time, node_text(body), not _SECONDS.search(raw), red))
+        found.append(CommentItem(name, uid, time, node_text(body), minutes, red))
     return found
 
 
@@ -640,5 +643,3 @@ def numbered(newest_first: Sequence[CommentItem], pid: str) -> tuple[Comment, ..
         for i, c in enumerate(reversed(newest_first), start=1)
     )  # fmt: skip
 
-
-_SECONDS = re.compile(r"\d:\d{2}:\d{2}")

@@ -32,7 +32,7 @@ from tally.errors import InputError, NotAThreadError, ParseError
 from tally.forums.base import CommentBatch, PageFrame, Pages, PageText, field_value
 from tally.forums.boards import Boards
 from tally.forums.htmltext import Node, font_flags, html_tree, node_text
-from tally.forums.timeparse import parse_forum_time
+from tally.forums.timeparse import read_forum_time
 from tally.model import Comment, Page, Post
 from tally.times import from_unix, instant
 
@@ -232,16 +232,17 @@ def _comment_items(items: Sequence[Node], tz: tzinfo, source: str) -> list[Comme
         body = field_value(li.css_first("span.lzl_content_main"), where, "text")
         stamp = field_value(li.css_first("span.lzl_time"), where, "time")
         shown = str(data.get("showname") or "").strip()
+        # A 楼中楼 rendered in the page shows its minute ("2024-5-10 11:11"), as a floor does.
+        time, minutes = read_forum_time(node_text(stamp), BAIDU_CLOCK, what=f"{where}: time")
         found.append(
             Comment(
                 comment_id=spid,
                 author=name,
                 author_id=None,
-                time=instant(parse_forum_time(
-                    node_text(stamp), BAIDU_CLOCK, what=f"{where}: time"
-                ).astimezone(tz)),
+                time=instant(time.astimezone(tz)),
                 text=node_text(body),
                 author_display=shown if shown and shown != name else None,
+                to_the_minute=minutes,
             )
         )
     return found
@@ -351,7 +352,8 @@ class SavedPages(Pages):
         stamps = [t for t in tails if not _FLOOR.match(t) and not t.startswith("来自")]
         found = stamps[-1] if stamps else content.get("date") or None
         stamp = field_value(found, where, "post time")
-        time = parse_forum_time(str(stamp), BAIDU_CLOCK, what=f"{where}: post time")
+        # The desktop site prints a floor's time to the minute ("2024-05-10 09:30").
+        time, minutes = read_forum_time(str(stamp), BAIDU_CLOCK, what=f"{where}: post time")
         time = instant(time.astimezone(tz))  # at its offset on the game's clock
         user_name = str(author.get("user_name") or "").strip()
         nickname = str(author.get("user_nickname") or author.get("name_show") or "").strip()
@@ -378,6 +380,7 @@ class SavedPages(Pages):
             large_font=large,
             author_display=display if display and display != name else None,
             comments=tuple(inline),
+            to_the_minute=minutes,
         )
 
     def comment_counts(self, nodes: Sequence[Node], posts: Sequence[Post]) -> dict[str, int]:

@@ -21,7 +21,7 @@ from tally.times import iso
 
 if TYPE_CHECKING:
     from tally.outputs.results import Posted
-    from tally.rules.acceleration import Acceleration
+    from tally.rules.acceleration import Acceleration, Request
     from tally.rules.ledger import LedgerView
     from tally.rules.lurkers import DayCheck
     from tally.rules.polls import Poll
@@ -172,10 +172,9 @@ def facts_json(result: DayResult) -> dict[str, Any]:
 def acceleration_json(acc: Acceleration | None) -> dict[str, Any] | None:
     if acc is None:
         return None
-    return {
-        "living": acc.living,
-        "needed": acc.needed,
-        "asked": [
+
+    def requests(found: tuple[Request, ...]) -> list[dict[str, Any]]:
+        return [
             {
                 "player": r.player,
                 "thread_id": r.thread_id,
@@ -183,8 +182,16 @@ def acceleration_json(acc: Acceleration | None) -> dict[str, Any] | None:
                 "comment": r.comment,
                 "time": iso(r.time),
             }
-            for r in acc.asked
-        ],
+            for r in found
+        ]
+
+    return {
+        "living": acc.living,
+        "needed": acc.needed,
+        "asked": requests(acc.asked),
+        # Asked only in the minute of the open or the deadline, shown to the minute: not
+        # counted, perhaps in time.
+        "doubtful": requests(acc.doubtful),
         "deadline": iso(acc.deadline),
         "accelerates": acc.accelerates,
         "marked": acc.marked,

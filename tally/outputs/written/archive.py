@@ -30,6 +30,9 @@ thread_pages     the thread's page count when read
 thread_replies   the reply count the thread showed, when it did
 thread_read_at   when the thread was read from the forum; empty for saved files
 thread_missing   what a partial read lacked (archive --partial), "; "-separated
+origin           the board the thread is of ("bbs.example.com/bbs/")
+comments         how many 点评/楼中楼 a floor had; empty for a comment
+to_the_minute    1 if the forum showed the time to the minute only (its second unknown)
 ===============  ==========================================================
 
 The columns after ``thread_title`` are what reading the archive back needs
