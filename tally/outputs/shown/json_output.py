@@ -423,6 +423,7 @@ def posted_json(posted: Posted) -> dict[str, Any]:
         "at": iso(posted.at),
         "read_back": posted.read_back,
         "difference": posted.difference,
+        "via": posted.via,
     }
 
 
