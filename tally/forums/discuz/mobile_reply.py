@@ -80,7 +80,7 @@ def interface_form(ref: ThreadRef, ask: Ask) -> ReplyForm | Unserved:
         check = _object(ask(check_url))
         if isinstance(check, str):
             return Unserved(_OFF.format(f"its check answers {check}"))
-        if check.get("version") != "4":
+        if str(check.get("version")) != "4":
             return Unserved(_OFF.format("its check answers no version 4"))
         url = f"{ref.base}{API}&module=viewthread&tid={ref.thread_id}&page=1&ppp=1"
         answer = ask(url)
