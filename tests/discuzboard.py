@@ -10,6 +10,11 @@ errorhandle_) and the plain form (a redirect, or a 提示信息 page); the answe
 from those a real X3.5 gave (../shared/discuz-real/answers), with the board's charset
 (UTF-8 or GBK). A reply that succeeds becomes a post of the thread, rendered as Discuz!
 renders its BBCode.
+
+It serves Discuz!'s mobile interface too (``api/mobile/index.php``: check, viewthread and
+sendreply, tests/discuzapi.py), on as X3.5 ships it; ``interface`` switches it off as an
+admin does (``"closed"``: 开启手机版 off; ``"plugin_off"``: the plugin disabled). A reply
+through it is judged as one through the web form, and answered in the interface's keys.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from urllib.parse import parse_qs, unquote_to_bytes, urlsplit
 
 from tally.demo.localforum import LocalForum, Reply
 
+from . import discuzapi
 from .discuzgen import P, Thread, discuz_render
 
 PREFIX = "NgMM_2132_"
@@ -80,6 +86,11 @@ class Board:
     last_post: dict[int, float] = field(default_factory=dict)
     replies: list[tuple[str, str, str]] = field(default_factory=list)  # (tid, member, message)
     answers: list[tuple[int, str]] = field(default_factory=list)  # (status, body) sent
+    # The mobile interface: on (X3.5's default), "closed" or "plugin_off" (tests/discuzapi.py).
+    interface: str = discuzapi.ON
+    saltkey: str = "Vq3sAlt9"  # a session's, for a request that brings none
+    forms: list[dict[str, str]] = field(default_factory=list)  # each reply's form, as sent
+    moved: set[str] = field(default_factory=set)  # threads whose next viewthread is a 302
 
     def __post_init__(self) -> None:
         self.forum.request_hook = self._answer
@@ -119,18 +130,22 @@ class Board:
         who = self._who(headers)
         if body is None and query.get("mod") == "viewthread" and query.get("tid") in self.threads:
             return self._page(query["tid"], int(query.get("page", "1")), who)
-        if body is not None and query.get("mod") == "post" and query.get("action") == "reply":
+        api = parts.path == "/api/mobile/index.php"
+        if api and body is None:
+            tid = query.get("tid", "")
+            if query.get("module") == "viewthread" and tid in self.moved:
+                self.moved.discard(tid)
+                return discuzapi.moved(self, tid)
+            return discuzapi.answer(self, query.get("module", ""), query, who, _cookies(headers))
+        sends = query.get("mod") == "post" and query.get("action") == "reply"
+        if body is not None and (sends or (api and query.get("module") == "sendreply")):
             reply = self._reply(query, headers, self._form(body), who)
             self.answers.append((reply.status, reply.body.decode(self.charset, "replace")))
             return reply
         return None
 
     def _who(self, headers: dict[str, str]) -> Member | None:
-        for part in headers.get("cookie", "").split(";"):
-            name, _, value = part.strip().partition("=")
-            if name == f"{PREFIX}auth":
-                return self.members.get(value)
-        return None
+        return self.members.get(_cookies(headers).get(f"{PREFIX}auth", ""))
 
     def _form(self, body: bytes) -> dict[str, str]:
         form: dict[str, str] = {}
@@ -163,51 +178,21 @@ class Board:
 
     def _reply(self, query: dict[str, str], headers: dict[str, str], form: dict[str, str],
                who: Member | None) -> Reply:  # fmt: skip
-        ajax = query.get("inajax") == "1"
+        """A reply through the web form or the interface (``module=sendreply``), judged alike
+        and answered in each one's way."""
+        self.forms.append(form)
         tid = query.get("tid", "")
-        formhash = form.get("formhash")
-        expected = who.formhash if who is not None else GUEST_FORMHASH
-        if self.version == "X3.5" and formhash is not None and formhash != expected:
-            return self._system_error()  # _xss_check: a formhash it did not issue
-        if who is None:
-            return self._refuse(ajax, "replyperm_login_nopermission")
-        if tid not in self.threads:
-            return self._refuse(ajax, "thread_nonexistence")
-        if tid in self.closed:
-            return self._refuse(ajax, "post_thread_closed")
-        referer = urlsplit(headers.get("referer", "")).netloc
-        if formhash != expected or (referer and referer != urlsplit(self.forum.base).netloc):
-            return self._refuse(ajax, "submit_invalid")  # submitcheck()
-        now = self.clock() if self.clock else datetime.now()
-        stamp = now.timestamp()
-        if who.uid in self.last_post and stamp - self.last_post[who.uid] < self.floodctrl:
-            return self._refuse(ajax, "post_flood_ctrl", {"floodctrl": str(self.floodctrl)})
-        mine = [r for r in self.replies if r[1] == who.name]
-        if self.posts_per_hour is not None and len(mine) >= self.posts_per_hour:
-            return self._refuse(ajax, "post_flood_ctrl_posts_per_hour",
-                                {"posts_per_hour": str(self.posts_per_hour)})  # fmt: skip
-        message = form.get("message", "")
-        if not message.strip():
-            return self._refuse(ajax, "post_sm_isnull")
-        if len(message) < self.minpostsize:
-            return self._refuse(ajax, "post_message_tooshort", {"minpostsize": str(self.minpostsize)})
-        if len(message) > self.maxpostsize:
-            return self._refuse(ajax, "post_message_toolong", {"maxpostsize": str(self.maxpostsize)})
-        if any(word in message for word in self.banned):
-            return self._refuse(ajax, "word_banned")
-        if self.seccode:
-            return self._refuse(ajax, "submit_seccode_invalid")
-        self.last_post[who.uid] = stamp
-        self.replies.append((tid, who.name, message))
-        if self.moderate:
-            return self._refuse(ajax, "post_reply_mod_succeed")
-        thread = self.threads[tid]
-        shown = discuz_render(html.escape(message, quote=False))
-        thread.add(P(who.name, now.strftime("%Y-%m-%d %H:%M:%S"), message, html=shown))
-        self._pages.pop(tid, None)
-        floor = len(thread.posts)
-        pid, page = thread.pid(floor), -(-floor // 10)
-        url = f"forum.php?mod=viewthread&tid={tid}&pid={pid}&page={page}&extra=#pid{pid}"
+        key, values, pid = self._judge(query, headers, form, who)
+        api = query.get("module") == "sendreply"
+        if key == "system_error":
+            return discuzapi.system_error() if api else self._system_error()
+        if api:
+            return discuzapi.sendreply(self, who, _cookies(headers), tid, key, pid)
+        ajax = query.get("inajax") == "1"
+        if key != "post_reply_succeed":
+            return self._refuse(ajax, key, values)
+        floor = len(self.threads[tid].posts)
+        url = f"forum.php?mod=viewthread&tid={tid}&pid={pid}&page={-(-floor // 10)}&extra=#pid{pid}"
         if not ajax:
             return self._html(301, "", {"Location": url})
         said = MESSAGES["post_reply_succeed"]
@@ -215,6 +200,55 @@ class Board:
                   f"'pid':'{pid}','from':'','sechash':''}});")  # fmt: skip
         return self._xml(f'<script type="text/javascript" reload="1">if(typeof '
                          f"succeedhandle_fastpost=='function') {{{script}}}</script>")  # fmt: skip
+
+    def _judge(self, query: dict[str, str], headers: dict[str, str], form: dict[str, str],
+               who: Member | None) -> tuple[str, dict[str, str], int | None]:  # fmt: skip
+        """Discuz!'s verdict on a reply, in its message's key (``system_error``: the 503
+        page), the values its message names, and the new post's id (shown, or held for a
+        moderator); a reply taken becomes a post of the thread."""
+        tid = query.get("tid", "")
+        formhash = form.get("formhash")
+        message = form.get("message", "")
+        expected = who.formhash if who is not None else GUEST_FORMHASH
+        if self.version == "X3.5" and formhash is not None and formhash != expected:
+            return "system_error", {}, None  # _xss_check: a formhash it did not issue
+        if self.version == "X3.5" and formhash is None and any(c in message for c in "()<>\"'"):
+            return "system_error", {}, None  # _xss_check: a bracket, and no formhash
+        if who is None:
+            return "replyperm_login_nopermission", {}, None
+        if tid not in self.threads:
+            return "thread_nonexistence", {}, None
+        if tid in self.closed:
+            return "post_thread_closed", {}, None
+        referer = urlsplit(headers.get("referer", "")).netloc
+        if formhash != expected or (referer and referer != urlsplit(self.forum.base).netloc):
+            return "submit_invalid", {}, None  # submitcheck()
+        now = self.clock() if self.clock else datetime.now()
+        stamp = now.timestamp()
+        if who.uid in self.last_post and stamp - self.last_post[who.uid] < self.floodctrl:
+            return "post_flood_ctrl", {"floodctrl": str(self.floodctrl)}, None
+        mine = [r for r in self.replies if r[1] == who.name]
+        if self.posts_per_hour is not None and len(mine) >= self.posts_per_hour:
+            return "post_flood_ctrl_posts_per_hour", {"posts_per_hour": str(self.posts_per_hour)}, None
+        if not message.strip():
+            return "post_sm_isnull", {}, None
+        if len(message) < self.minpostsize:
+            return "post_message_tooshort", {"minpostsize": str(self.minpostsize)}, None
+        if len(message) > self.maxpostsize:
+            return "post_message_toolong", {"maxpostsize": str(self.maxpostsize)}, None
+        if any(word in message for word in self.banned):
+            return "word_banned", {}, None
+        if self.seccode:
+            return "submit_seccode_invalid", {}, None
+        self.last_post[who.uid] = stamp
+        self.replies.append((tid, who.name, message))
+        thread = self.threads[tid]
+        if self.moderate:  # the post takes the next id, and is not shown
+            return "post_reply_mod_succeed", {}, thread.pid(len(thread.posts) + 1)
+        shown = discuz_render(html.escape(message, quote=False))
+        thread.add(P(who.name, now.strftime("%Y-%m-%d %H:%M:%S"), message, html=shown))
+        self._pages.pop(tid, None)
+        return "post_reply_succeed", {}, thread.pid(len(thread.posts))
 
     def _refuse(self, ajax: bool, key: str, values: dict[str, str] | None = None) -> Reply:
         said = MESSAGES[key].format(**(values or {}))
@@ -241,6 +275,12 @@ class Board:
                 "<h1>Discuz! System Error</h1>\n<div class='info'>您当前的访问请求当中含有非法字符，"
                 "已经被系统拒绝</div>\n</div>\n</body>\n</html>\n")  # fmt: skip
         return self._html(503, page, {"Retry-After": "3600"})
+
+
+def _cookies(headers: dict[str, str]) -> dict[str, str]:
+    """The request's cookies, by name."""
+    pairs = (part.strip().partition("=") for part in headers.get("cookie", "").split(";"))
+    return {name: value for name, _, value in pairs if name}
 
 
 _FOOTER = re.compile(r"GMT\+8, \d{4}-\d{1,2}-\d{1,2} \d{1,2}:\d{2}")

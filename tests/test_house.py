@@ -524,8 +524,9 @@ def test_the_url_shapes_said_are_built_from_the_platforms_examples():
 
 
 def test_each_platform_posts_or_says_in_one_sentence_why_not():
-    """A platform that posts reads its reply form and sends through it; one that does not
-    says why in one sentence, which is what --post stops with (exit 7)."""
+    """A platform that posts reads its reply form and sends through it (and may offer its
+    client interface's form first); one that does not says why in one sentence, which is
+    what --post stops with (exit 7), and offers no form of any kind."""
     from tally.errors import ExitStatus, PostError
     from tally.forums.base import Platform
     from tally.forums.replies import ReplyForm
@@ -533,7 +534,7 @@ def test_each_platform_posts_or_says_in_one_sentence_why_not():
     form = ReplyForm("http://x/post", (), "utf-8", "1", "导演", "http://x/t")
     for platform in PLATFORMS:
         overrides = {
-            name for name in ("reply_form", "send_reply")
+            name for name in ("reply_form", "send_reply", "interface_form")
             if getattr(type(platform), name) is not getattr(Platform, name)
         }  # fmt: skip
         if platform.no_posting:
@@ -547,8 +548,9 @@ def test_each_platform_posts_or_says_in_one_sentence_why_not():
             with pytest.raises(PostError) as info:
                 platform.send_reply(form, "text", ref, submit=None)
             assert str(info.value) == platform.no_posting
+            assert platform.interface_form(ref, ask=None) is None
         else:
-            assert overrides == {"reply_form", "send_reply"}, platform.name
+            assert overrides >= {"reply_form", "send_reply"}, platform.name
 
 
 def test_post_keeps_the_safety_rules_and_names_no_platform():

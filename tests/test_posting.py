@@ -20,6 +20,7 @@ from tally.forums.discuz.reply import read_answer, refusal, reply_form
 from tally.forums.http import HttpOptions
 
 from .conftest import CHINA, FakeClock, Runner
+from .discuzapi import CLOSED, ON
 from .discuzboard import MESSAGES, Board
 from .discuzgen import P
 from .test_votes_game import game_file, vote_thread
@@ -74,10 +75,14 @@ def test_the_close_is_posted_and_read_back(board, tmp_path):
         f"posted as 导演A, floor 20: {url.split('forum.php')[0]}forum.php?mod=redirect&goto="
         "findpost&ptid=102&pid=2020 (read back: the forum shows what was sent)"
     ) in result.stderr
-    # What went over the wire: the fast-reply form as a browser sends it.
-    sent = [h for h in board.forum.request_headers if h.get("Content-Type", "").startswith(
-        "application/x-www-form-urlencoded")]  # fmt: skip
-    assert len(sent) == 1 and sent[0]["Referer"].endswith("tid=102&page=2")
+    # What went over the wire: the reply through the board's mobile interface (on, as X3.5
+    # ships it), as its phone client sends it, less mobiletype; the web form is
+    # tests/test_posting_api.py's board with the interface off.
+    sent = [r for r in board.forum.requests if "module=sendreply" in r]
+    assert sent == ["/api/mobile/index.php?version=4&module=sendreply&tid=102&replysubmit=yes"]
+    [form] = board.forms
+    assert sorted(form) == ["formhash", "message", "replysubmit", "smileyoff"]
+    assert form["smileyoff"] == "1" and form["formhash"] == board.members[cookies_auth(cookies)].formhash
 
 
 def test_the_json_says_what_was_posted_where_and_when(board, tmp_path):
@@ -171,6 +176,7 @@ def test_the_forum_gone_at_the_post_still_shows_the_text(board, tmp_path):
     from tally.demo.localforum import Reply
 
     _, game, cookies = setup(board, tmp_path)
+    board.interface = CLOSED  # the reply box of the page: the board's interface is off
     clock = after_close(board)
     original = board.forum.request_hook
     last_page: list[str] = []
@@ -191,8 +197,14 @@ def test_the_forum_gone_at_the_post_still_shows_the_text(board, tmp_path):
     assert board.answers == []
 
 
+def cookies_auth(cookies: Path) -> str:
+    """The login cookie's value a cookie file of the board holds."""
+    return next(line.split("\t")[-1] for line in cookies.read_text().splitlines() if "_auth\t" in line)
+
+
 def test_flood_control_is_said_and_not_retried(board, tmp_path):
     _, game, cookies = setup(board, tmp_path)
+    board.interface = CLOSED  # the web form's words (the interface's: test_posting_api)
     clock = after_close(board)
     board.last_post[7] = clock.now().timestamp() - 3  # the director posted 3 s ago
     result = announce(game, cookies, clock, "--yes")
@@ -219,6 +231,7 @@ def test_flood_control_is_said_and_not_retried(board, tmp_path):
 )
 def test_each_refusal_is_one_sentence(board, tmp_path, change, said):
     _, game, cookies = setup(board, tmp_path)
+    board.interface = CLOSED  # the web form's words (the interface's: test_posting_api)
     change(board)
     result = announce(game, cookies, after_close(board), "--yes")
     assert result.exit_code == NOT_POSTED
@@ -227,10 +240,13 @@ def test_each_refusal_is_one_sentence(board, tmp_path, change, said):
     assert len(board.answers) == 1
 
 
-def test_a_verification_code_in_the_form_stops_it_before_sending(board, tmp_path):
-    """common/seccheck.htm in the fast-reply box: a code only a person can read. Said before
+@pytest.mark.parametrize("interface", [ON, CLOSED])
+def test_a_verification_code_in_the_form_stops_it_before_sending(board, tmp_path, interface):
+    """common/seccheck.htm in the fast-reply box (the interface off), or the interface's
+    module=secure naming a code for posts: a code only a person can read. Said before
     anything is sent, and by watch --post at its start, not at the close."""
     url, game, cookies = setup(board, tmp_path)
+    board.interface = interface
     board.seccode = board.seccode_form = True
     result = announce(game, cookies, after_close(board), "--yes")
     assert result.exit_code == NOT_POSTED
@@ -249,6 +265,7 @@ def test_a_verification_code_in_the_form_stops_it_before_sending(board, tmp_path
 def test_a_formhash_the_forum_did_not_issue(board, tmp_path):
     """X3.5 answers HTTP 503 "System Error … 含有非法字符"; X3.4 its 来路不正确 message."""
     _, game, cookies = setup(board, tmp_path)
+    board.interface = CLOSED  # the web form (the interface's: test_posting_api)
     clock = after_close(board)
     original = board._reply
 
@@ -266,8 +283,12 @@ def test_a_formhash_the_forum_did_not_issue(board, tmp_path):
     assert "the forum refused the form (抱歉，您的请求来路不正确或表单验证串不符，无法提交)" in result.stderr
 
 
-def test_a_guest_or_a_player_is_stopped_before_anything_is_sent(board, tmp_path):
+@pytest.mark.parametrize("interface", [ON, CLOSED])
+def test_a_guest_or_a_player_is_stopped_before_anything_is_sent(board, tmp_path, interface):
+    """The page's header shows no member, or the interface's member_uid is 0; a player's
+    uid is no director's."""
     _, game, _ = setup(board, tmp_path)
+    board.interface = interface
     stranger = tmp_path / "guest.txt"
     stranger.write_text("127.0.0.1\tFALSE\t/\tFALSE\t0\tNgMM_2132_auth\tnobody\n", encoding="utf-8")
     stranger.chmod(0o600)

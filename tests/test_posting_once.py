@@ -20,6 +20,7 @@ from tally.environment import Environment
 from tally.journal import Journal, journal_path
 
 from .conftest import CHINA, FOLDERS, FakeClock, quiet_environ
+from .discuzapi import CLOSED
 from .discuzboard import Board
 from .discuzgen import P
 from .forking import ended, forked
@@ -232,7 +233,10 @@ def test_a_character_only_a_player_wrote_that_gbk_cannot_hold_does_not_stop_it(f
 
 
 def test_a_post_over_the_boards_limit_is_said_before_sending(board, tmp_path):
+    """The reply box's maxpostsize, on its page (the interface says none: the forum's
+    post_message_toolong is its refusal, tests/test_posting_api.py)."""
     _, game, cookies = setup(board, tmp_path)
+    board.interface = CLOSED
     original = board._page
 
     def small(tid, page, who):  # type: ignore[no-untyped-def]

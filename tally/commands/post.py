@@ -45,9 +45,11 @@ from urllib.parse import urlsplit
 
 from tally.errors import AlreadyPosted, FetchError, MaybePosted, OutputError, PostError
 from tally.forums import platform_of, resolve_url
+from tally.forums.base import Platform
 from tally.forums.charset import charset_of, decode_page
+from tally.forums.http import Response
 from tally.forums.reader import Reader
-from tally.forums.replies import Accepted, ReplyForm, member_check, person_check
+from tally.forums.replies import Accepted, ReplyForm, Unserved, member_check, person_check
 from tally.journal import POSTED, REFUSED, UNKNOWN, Entry, Journal, journal_path, post_lock
 from tally.model import Post, Thread, ThreadRef
 from tally.outputs.results import Posted
@@ -168,7 +170,8 @@ def post_text(
         unrecorded = _record(journal, entry, accepted.pid, floor)
     if unrecorded is not None:
         raise _posted_unrecorded(day, kind, accepted.pid, floor, link, journal, unrecorded)
-    return Posted(kind, day.day, accepted.pid, link, url, at, form.member, floor, difference)
+    return Posted(kind, day.day, accepted.pid, link, url, at, form.member, floor, difference,
+                  via=form.via)
 
 
 def _record(journal: Journal, entry: Entry, pid: str, floor: int | None = None) -> str | None:
@@ -283,26 +286,15 @@ def check_size(form: ReplyForm, text: str) -> None:
 
 
 def ready(game: Game, ref: ThreadRef, page: int, reader: Reader) -> ReplyForm:
-    """The reply form of the thread's page ``page`` as the cookies' member sees it, checked:
-    logged in, as a director of the game. `tally watch --post` asks this at its start, so
-    that a wrong cookie file is said hours before the close, not at it."""
+    """The reply form as the cookies' member has it, checked: logged in, as a director of
+    the game. The platform's client interface's where the board serves it (a phone client's
+    JSON), else the one on the thread's page ``page``. `tally watch --post` asks this at
+    its start, so that a wrong cookie file is said hours before the close, not at it."""
     platform = platform_of(ref)
     if platform.no_posting:
         raise PostError(platform.no_posting)
-    page_url = platform.page_url(ref, page)
-    answer = reader.page(page_url)
-    if answer.status != 200:
-        raise FetchError(f"{page_url} answered HTTP {answer.status}: no form to post with.")
-    content_type = answer.headers.get("content-type")
-    text = decode_page(answer.body, content_type, source=page_url)
-    form = platform.reply_form(text, page_url, charset_of(answer.body, content_type))
-    board = ref.base
-    if form is None:
-        raise PostError(
-            f"{page_url} has no reply box (the thread is closed, or the board's theme puts it "
-            "elsewhere): post by hand."
-        )
-    member_check(form, board)
+    form = _interface_form(platform, ref, reader) or _page_form(platform, ref, page, reader)
+    member_check(form, ref.base)
     who = game.author(form.member, None, form.uid)
     if not who.is_director:
         # A look-alike by its name alone (the file gives the director no id) has no uid to say.
@@ -315,6 +307,40 @@ def ready(game: Game, ref: ThreadRef, page: int, reader: Reader) -> ReplyForm:
             "directors if it is one)."
         )
     person_check(form)
+    return form
+
+
+def _interface_form(platform: Platform, ref: ThreadRef, reader: Reader) -> ReplyForm | None:
+    """The form of the platform's client interface; None where the platform has none, or
+    the board does not serve it (said in a warning, which a run says once)."""
+
+    def ask(url: str) -> Response:
+        # The member's own client, as the reply form is: not robots.txt's to answer (a board's
+        # may forbid /api/ as it forbids the path through which every browser posts).
+        return reader.http.request(url, robots=False)
+
+    got = platform.interface_form(ref, ask)
+    if isinstance(got, Unserved):
+        if reader.how.warn is not None:
+            reader.how.warn(f"{got.why}: tally posts through the thread page's reply form.")
+        return None
+    return got
+
+
+def _page_form(platform: Platform, ref: ThreadRef, page: int, reader: Reader) -> ReplyForm:
+    """The reply form on the thread's page ``page``, as the cookies' member sees it."""
+    page_url = platform.page_url(ref, page)
+    answer = reader.page(page_url)
+    if answer.status != 200:
+        raise FetchError(f"{page_url} answered HTTP {answer.status}: no form to post with.")
+    content_type = answer.headers.get("content-type")
+    text = decode_page(answer.body, content_type, source=page_url)
+    form = platform.reply_form(text, page_url, charset_of(answer.body, content_type))
+    if form is None:
+        raise PostError(
+            f"{page_url} has no reply box (the thread is closed, or the board's theme puts it "
+            "elsewhere): post by hand."
+        )
     return form
 
 

@@ -31,7 +31,7 @@ from tally.forums.asking import Getter, Request
 from tally.forums.boards import DEFAULT, Board, Boards
 from tally.forums.fields import Diagnosis, read_whole
 from tally.forums.htmltext import Node, html_tree
-from tally.forums.replies import Accepted, ReplyForm, Submit
+from tally.forums.replies import Accepted, Ask, ReplyForm, Submit, Unserved
 from tally.forums.timeparse import backwards
 from tally.kept import Kept
 from tally.model import Comment, Page, Post, ThreadRef, origin_of
@@ -486,6 +486,13 @@ class Platform(ABC):
         """The reply form of a thread page as the cookies' member sees it; None when the page
         has none (a closed thread, a theme that moved it)."""
         raise PostError(self.no_posting)
+
+    def interface_form(self, ref: ThreadRef, ask: Ask) -> ReplyForm | Unserved | None:
+        """What the platform's client interface gives the cookies' member to reply to the
+        thread with (Discuz!'s mobile interface), asked before the page's form: None where
+        the platform has no such interface, ``Unserved`` (why) where the board does not
+        serve it; the caller then posts through the page's form (``reply_form``)."""
+        return None
 
     def send_reply(self, form: ReplyForm, text: str, ref: ThreadRef, submit: Submit) -> Accepted:
         """``text`` sent once as a reply through ``form``: the new post, or one sentence for

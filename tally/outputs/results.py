@@ -196,6 +196,8 @@ class Posted:
     member: str  # the account it was posted as
     floor: int | None  # the floor the forum gave it, once read back
     difference: str | None  # None: the forum shows what was sent
+    # How it was sent: "api" (the platform's client interface), "form" (the page's reply form).
+    via: str = "form"
 
     @property
     def read_back(self) -> bool:

@@ -1,5 +1,6 @@
 """Discuz! as a platform: its URLs, the requests that answer a thread's pages, its pages
-read (``tally.forums.discuz.pages``) with every 点评 (``comments``), and its reply form."""
+read (``tally.forums.discuz.pages``) with every 点评 (``comments``), and its reply form: its
+mobile interface's where the board serves it (``mobile_reply``), else the page's (``reply``)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ from tally.forums.base import Platform, url_id, url_page
 from tally.forums.boards import Boards
 from tally.forums.discuz.comments import answer_cut, with_every_comment
 from tally.forums.discuz.interface import DiscuzApi
+from tally.forums.discuz.mobile_reply import interface_form as mobile_form
+from tally.forums.discuz.mobile_reply import send as send_mobile
 from tally.forums.discuz.pages import ARCHIVER, REWRITE, DiscuzPages, site_root
 from tally.forums.discuz.reply import reply_form as form_on_page
 from tally.forums.discuz.reply import send
-from tally.forums.replies import Accepted, ReplyForm, Submit
+from tally.forums.replies import INTERFACE, Accepted, Ask, ReplyForm, Submit, Unserved
 from tally.model import Page, ThreadRef
 from tally.vocabulary import Markup
 
@@ -136,5 +139,12 @@ class Discuz(Platform):
     def reply_form(self, text: str, page_url: str, charset: str) -> ReplyForm | None:
         return form_on_page(text, page_url, charset)
 
+    def interface_form(self, ref: ThreadRef, ask: Ask) -> ReplyForm | Unserved | None:
+        if ref.script == "viewthread.php":
+            return None  # Discuz! 6 and 7 (viewthread.php) came before the mobile interface
+        return mobile_form(ref, ask)
+
     def send_reply(self, form: ReplyForm, text: str, ref: ThreadRef, submit: Submit) -> Accepted:
+        if form.via == INTERFACE:
+            return send_mobile(form, text, submit, lambda pid: self.post_url(ref, pid))
         return send(form, text, ref.base, submit)

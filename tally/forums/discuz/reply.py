@@ -57,7 +57,7 @@ def reply_form(text: str, page_url: str, charset: str) -> ReplyForm | None:
     return ReplyForm(
         action=urljoin(page_url, html.unescape(action.group(1))),
         fields=tuple(fields),
-        charset=_codec(charset),
+        charset=codec(charset),
         uid=uid.group(1) if uid else "0",
         member=html.unescape(member.group(1)).strip() if member else "",
         page_url=page_url,
@@ -71,7 +71,7 @@ def form_body(form: ReplyForm, message: str) -> bytes:
     player's ":)" in a reason stays text), in the board's charset."""
     fields = [(k, v) for k, v in form.fields if k not in ("message", "smileyoff")]
     fields += [("message", message), ("smileyoff", "1"), ("replysubmit", "yes")]
-    encoding = _codec(form.charset)
+    encoding = codec(form.charset)
     try:
         return "&".join(
             f"{quote_plus(k, encoding=encoding)}={quote_plus(v, encoding=encoding)}"
@@ -96,7 +96,7 @@ def ajax_url(form: ReplyForm) -> str:
     return action
 
 
-def _codec(charset: str) -> str:
+def codec(charset: str) -> str:
     # tally reads GBK pages as GB18030 (a superset, for what a page may hold), but a board
     # reads a post as GBK: what GBK cannot hold must not be sent.
     name = charset.lower().replace("_", "-")
@@ -139,6 +139,18 @@ _SYSTEM = re.compile(r"System Error|含有非法字符|非法字符")
 _TAG = re.compile(r"<[^>]+>")
 
 
+def system_error(status: int, body: str) -> PostError | None:
+    """X3.5's answer to a form hash it did not issue (a stale one, or none with a bracket in
+    the message): HTTP 503 and its "System Error" page; never sent again blindly."""
+    if status != 503 or not _SYSTEM.search(body):
+        return None
+    return PostError(
+        "the forum refused the form as a System Error (HTTP 503, 含有非法字符): it did not "
+        "accept the session's formhash; log in again in the browser, export the cookies "
+        "again and post again."
+    )
+
+
 def read_answer(status: int, headers: dict[str, str], body: str, board: str) -> Accepted:
     """The forum's answer to a reply: the new post, or one sentence for each refusal."""
     location = {k.lower(): v for k, v in headers.items()}.get("location", "")
@@ -146,12 +158,9 @@ def read_answer(status: int, headers: dict[str, str], body: str, board: str) -> 
         pid = _LOCATION_PID.search(location)
         if pid:
             return Accepted(pid.group(1), urljoin(board, location))
-    if status == 503 and _SYSTEM.search(body):
-        raise PostError(
-            "the forum refused the form as a System Error (HTTP 503, 含有非法字符): it did not "
-            "accept the session's formhash; log in again in the browser, export the cookies "
-            "again and post again."
-        )
+    stale = system_error(status, body)
+    if stale is not None:
+        raise stale
     succeed = _SUCCEED.search(body)
     if succeed:
         url, said, extra = succeed.group(1), succeed.group(2), succeed.group(3) or ""
@@ -159,57 +168,77 @@ def read_answer(status: int, headers: dict[str, str], body: str, board: str) -> 
         if pid:
             return Accepted(pid.group(1), urljoin(board, html.unescape(url)))
         if "审核" in said:
-            raise HeldPost(_MODERATED)
+            raise HeldPost(MODERATED)
     error = _ERROR.search(body)
     found = _MESSAGE.search(body)
     said = error.group(1) if error else found.group(1) if found else ""
     said = html.unescape(_TAG.sub("", said)).strip()
     if "审核" in said and "回复" in said:
-        raise HeldPost(_MODERATED)
+        raise HeldPost(MODERATED)
     if said:
         raise PostError(refusal(said))
-    raise MaybePosted(
-        f"the forum answered HTTP {status} and neither a new post nor a reason tally knows; "
+    raise unknown_answer(f"HTTP {status}")
+
+
+def unknown_answer(what: str) -> MaybePosted:
+    """An answer that is neither a new post nor a refusal tally knows (``what`` names it, in
+    words that hold nothing of its body): the thread may hold the post."""
+    return MaybePosted(
+        f"the forum answered {what} and neither a new post nor a reason tally knows; "
         "look at the thread before posting again: it may hold the post."
     )
 
 
-_MODERATED = (
+MODERATED = (
     "the forum took the post for a moderator to approve (回复需要审核): it is not shown yet; "
     "ask a moderator to approve it. It is not sent again: the journal of posts holds it "
     "until the thread shows it"
 )
-# Each refusal Discuz! gives a reply (lang_message.php), and what the director can do.
+# What each refusal Discuz! gives a reply means, and what the director can do; ``{said}`` is
+# the forum's own word for it (its message, or the key its mobile interface answers).
+REFUSED = {
+    "login": "the forum does not see tally as logged in ({said}): export the cookies again "
+             "from a browser that is logged in as the director, and pass them with --cookies",
+    "invalid": "the forum refused the form ({said}): the formhash or the page it was sent "
+               "from did not match the session; export the cookies again and post again",
+    "flood": "the forum's flood control refused it ({said}); tally does not try again on "
+             "its own: post again after that wait",
+    "hourly": "the forum's hourly limit refused it ({said}); post by hand later or from "
+              "another director's account",
+    "short": "the forum finds the post too short ({said})",
+    "long": "the forum finds the post too long ({said}); shorten the template",
+    "closed": "the thread is closed to new replies ({said}); ask a moderator to open it, or "
+              "post the result in another thread",
+    "no_new": "the thread is closed to new replies ({said})",
+    "seccode": "the forum wants a verification code (验证码) for this post ({said}), which "
+               "only a person can type: post by hand",
+    "secqaa": "the forum wants its verification question answered ({said}): post by hand",
+    "gone": "the thread is gone ({said})",
+    "perm": "the account has no right to reply here ({said})",
+    "newbie": "the account is too new to post on this board ({said}); post after that "
+              "time, or from an older director account",
+    "censor": "the forum's word filter refused the post ({said}); a name or reason in it is "
+              "on the board's list: edit the text and post by hand",
+    "empty": "the post was empty to the forum ({said})",
+}  # fmt: skip
+# Each refusal by the words of Discuz!'s message (lang_message.php).
 _REFUSALS: tuple[tuple[str, str], ...] = (
-    ("尚未登录", "the forum does not see tally as logged in ({said}): export the cookies again "
-     "from a browser that is logged in as the director, and pass them with --cookies"),
-    ("来路不正确", "the forum refused the form ({said}): the formhash or the page it was sent "
-     "from did not match the session; export the cookies again and post again"),
-    ("间隔少于", "the forum's flood control refused it ({said}); tally does not try again on "
-     "its own: post again after that wait"),
-    ("每小时限制", "the forum's hourly limit refused it ({said}); post by hand later or from "
-     "another director's account"),
-    ("小于", "the forum finds the post too short ({said})"),
-    ("超过", "the forum finds the post too long ({said}); shorten the template"),
-    ("已关闭", "the thread is closed to new replies ({said}); ask a moderator to open it, or "
-     "post the result in another thread"),
-    ("不再接受新回复", "the thread is closed to new replies ({said})"),
-    ("验证码", "the forum wants a verification code (验证码) for this post ({said}), which only "
-     "a person can type: post by hand"),
-    ("验证问答", "the forum wants its verification question answered ({said}): post by hand"),
-    ("不存在", "the thread is gone ({said})"),
-    ("没有权限", "the account has no right to reply here ({said})"),
-    ("注册时间起", "the account is too new to post on this board ({said}); post after that "
-     "time, or from an older director account"),
-    ("敏感词", "the forum's word filter refused the post ({said}); a name or reason in it is "
-     "on the board's list: edit the text and post by hand"),
-    ("尚未输入", "the post was empty to the forum ({said})"),
+    ("尚未登录", "login"), ("来路不正确", "invalid"), ("间隔少于", "flood"),
+    ("每小时限制", "hourly"), ("小于", "short"), ("超过", "long"), ("已关闭", "closed"),
+    ("不再接受新回复", "no_new"), ("验证码", "seccode"), ("验证问答", "secqaa"),
+    ("不存在", "gone"), ("没有权限", "perm"), ("注册时间起", "newbie"), ("敏感词", "censor"),
+    ("尚未输入", "empty"),
 )  # fmt: skip
+
+
+def refused(meaning: str, said: str) -> str:
+    """The sentence for a refusal of this meaning (a key of ``REFUSED``)."""
+    return REFUSED[meaning].format(said=said) + "."
 
 
 def refusal(said: str) -> str:
     """One sentence for a refusal the forum gave in its own words."""
-    for words, sentence in _REFUSALS:
+    for words, meaning in _REFUSALS:
         if words in said:
-            return sentence.format(said=said) + "."
+            return refused(meaning, said)
     return f"the forum refused the post: {said}."

@@ -433,6 +433,7 @@ def posted_json(posted: Posted) -> dict[str, Any]:
         "at": iso(posted.at),
         "read_back": posted.read_back,
         "difference": posted.difference,
+        "via": posted.via,
     }
 
 

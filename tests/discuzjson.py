@@ -1,0 +1,142 @@
+"""A generated test thread (tests/discuzgen.py) as Discuz! X3.5's mobile interface answers
+it: ``viewthread``'s post list and ``viewcomment``'s pages, in the shapes of the real answers
+(fixtures/discuz-api: a real X3.5's, read beside its HTML pages). What the interface does to
+a post is done here too: its floor is its ``position`` (kept across a delete), its time the
+exact ``dbdateline``, a quote a ``div.reply_wrap`` whose link is escaped twice, the edit mark
+and ``[size]`` stripped (version 4 shows neither), a floor's five newest 点评 in ``comments``
+and the rest through ``viewcomment``, five a page, each shown to the minute.
+
+The 回复 N# header of Discuz! X3.4 and before (``P.reply``) is what X3.5's 回复 button makes of
+it: a quote of the floor, which is how the interface shows a reply on an X3.5 board.
+"""
+
+from __future__ import annotations
+
+import html
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from .discuzgen import Comment, P, Thread
+
+CHINA = timezone(timedelta(hours=8))
+SHOWN_COMMENTS = 5  # a floor shows its newest five; viewcomment serves five a page
+
+
+def _when(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp).replace(tzinfo=CHINA)
+
+
+def _shown(when: datetime) -> str:
+    """A time as the interface's display strings show it (人性化时间 off): to the minute."""
+    return f"{when.year}-{when.month}-{when.day} {when:%H:%M}"
+
+
+def position(thread: Thread, floor: int) -> int:
+    """The floor's place in the database, which a delete leaves as it was: its post id's
+    place where the id is the thread's own (a floor deleted before it leaves a hole), else
+    the next after the floor before it (a post merged in from another thread)."""
+    at = 0
+    for n in range(1, floor + 1):
+        own = thread.pid(n) - thread.first_pid
+        at = own if 0 < own < 1000 and own > at else at + 1
+    return at
+
+
+def _lines(text: str) -> str:
+    return "<br />\n".join(html.escape(line, quote=False) for line in text.split("\n"))
+
+
+def message(thread: Thread, post: P, host: str) -> str:
+    """What the interface's ``message`` holds for ``post``: its HTML, quotes as reply_wrap."""
+    parts = []
+    quoted = post.quote or post.reply
+    if quoted:
+        q = thread.posts[quoted - 1]
+        link = (f"{host}forum.php?mod=redirect&amp;amp;goto=findpost&amp;amp;pid="
+                f"{thread.pid(quoted)}&amp;amp;ptid={thread.tid}")  # fmt: skip
+        parts.append(
+            f'<div class="reply_wrap"><a href="{link}"><font color="#999999">{q.author} 发表于 '
+            f"{_shown(_when(q.time))}</font></a><br />\n{_lines(q.text)}</div><br />\n"
+        )
+    body = post.html if post.html is not None else _lines(post.text)
+    parts.append(f'<font color="Red">{body}</font>' if post.red else body)
+    return "".join(parts)
+
+
+def _comment(thread: Thread, floor: int, number: int, c: Comment) -> dict[str, str]:
+    return {
+        "id": str(thread.pid(floor) * 100 + number), "tid": thread.tid,
+        "pid": str(thread.pid(floor)), "author": c.author, "authorid": str(thread.uid(c.author)),
+        "dateline": _shown(_when(c.time)), "comment": html.escape(c.text, quote=False),
+    }  # fmt: skip
+
+
+def comments_of(thread: Thread, floor: int) -> list[dict[str, str]]:
+    """A floor's 点评, newest first, as the interface lists them."""
+    post = thread.posts[floor - 1]
+    made = [_comment(thread, floor, n, c) for n, c in enumerate(post.comments, start=1)]
+    return list(reversed(made))
+
+
+def postlist(thread: Thread, page: int, ppp: int, host: str) -> list[dict[str, str]]:
+    """Page ``page`` of ``ppp`` posts, oldest first; past the end, the last page again."""
+    floors = list(range(1, len(thread.posts) + 1))
+    last = max(1, -(-len(floors) // ppp))
+    page = min(page, last)
+    out = []
+    for floor in floors[(page - 1) * ppp : page * ppp]:
+        post = thread.posts[floor - 1]
+        when = _when(post.time)
+        out.append({
+            "pid": str(thread.pid(floor)), "tid": thread.tid, "first": "1" if floor == 1 else "0",
+            "author": post.author, "authorid": str(thread.uid(post.author)),
+            "dateline": _shown(when), "message": message(thread, post, host),
+            "anonymous": "0", "attachment": "0", "status": "0", "replycredit": "0",
+            "position": str(position(thread, floor)), "username": post.author, "adminid": "0",
+            "groupid": "10", "memberstatus": "0", "number": str(floor),
+            "dbdateline": str(int(when.timestamp())),
+        })  # fmt: skip
+    return out
+
+
+def variables(thread: Thread, page: int, ppp: int, host: str) -> dict[str, Any]:
+    """What a viewthread answer's ``Variables`` say of the thread and its page (the session's
+    part aside)."""
+    listed = postlist(thread, page, ppp, host)
+    shown = {p["pid"]: p for p in listed}
+    comments: dict[str, list[dict[str, str]]] = {}
+    counts: dict[str, str] = {}
+    for floor in range(1, len(thread.posts) + 1):
+        pid = str(thread.pid(floor))
+        every = comments_of(thread, floor)
+        if pid in shown and every:
+            comments[pid] = every[:SHOWN_COMMENTS]
+            if len(every) > SHOWN_COMMENTS:
+                counts[pid] = str(len(every))
+    first = thread.posts[0] if thread.posts else None
+    replies = max(0, len(thread.posts) - 1)
+    notes = sum(len(p.comments) for p in thread.posts)
+    return {
+        "thread": {
+            "tid": thread.tid, "subject": thread.title, "author": first.author if first else "",
+            "authorid": str(thread.uid(first.author)) if first else "0",
+            "replies": str(replies), "allreplies": str(replies + notes),
+            "maxposition": str(position(thread, len(thread.posts)) if thread.posts else 0),
+            "closed": "0", "status": "32",
+        },
+        "fid": "3",
+        "postlist": listed,
+        "comments": comments,
+        "commentcount": counts,
+        "ppp": str(ppp),
+    }
+
+
+def comment_page(thread: Thread, pid: str, page: int) -> dict[str, Any]:
+    """What a viewcomment answer's ``Variables`` say: five 点评 of floor ``pid``, newest
+    first, and how many it has."""
+    floor = next(f for f in range(1, len(thread.posts) + 1) if str(thread.pid(f)) == pid)
+    every = comments_of(thread, floor)
+    start = (page - 1) * SHOWN_COMMENTS
+    return {"tid": thread.tid, "pid": pid, "count": str(len(every)),
+            "comments": {pid: every[start : start + SHOWN_COMMENTS]}}  # fmt: skip
