@@ -100,7 +100,9 @@ def answer(board: Board, module: str, query: dict[str, str], who: Member | None,
         return _json(data, board)
     ppp = int(query.get("ppp") or 10)
     page = max(1, int(query.get("page") or 1))
-    said = discuzjson.variables(thread, page, ppp, board.forum.url(""))
+    version = query.get("version", "4")
+    said = discuzjson.variables(thread, page, ppp, board.forum.url(""), version)
+    data["Version"] = version
     data["Variables"]["thread"].update(said.pop("thread"), **_thread(board, thread))
     data["Variables"].update(said)
     return _json(data, board)

@@ -46,9 +46,14 @@ def _lines(text: str) -> str:
     return "<br />\n".join(html.escape(line, quote=False) for line in text.split("\n"))
 
 
-def message(thread: Thread, post: P, host: str) -> str:
-    """What the interface's ``message`` holds for ``post``: its HTML, quotes as reply_wrap."""
+def message(thread: Thread, post: P, host: str, version: str = "4") -> str:
+    """What the interface's ``message`` holds for ``post``: its HTML, quotes as reply_wrap;
+    version 1 keeps the edit mark version 4 strips."""
     parts = []
+    if post.edited and version == "1":
+        by, at = post.edited
+        parts.append(f'<i class="pstatus"> 本帖最后由 {by} 于 {_shown(_when(at))} 编辑 </i><br />\n'
+                     "<br />\n")  # fmt: skip
     quoted = post.quote or post.reply
     if quoted:
         q = thread.posts[quoted - 1]
@@ -78,7 +83,9 @@ def comments_of(thread: Thread, floor: int) -> list[dict[str, str]]:
     return list(reversed(made))
 
 
-def postlist(thread: Thread, page: int, ppp: int, host: str) -> list[dict[str, str]]:
+def postlist(
+    thread: Thread, page: int, ppp: int, host: str, version: str = "4"
+) -> list[dict[str, str]]:
     """Page ``page`` of ``ppp`` posts, oldest first; past the end, the last page again."""
     floors = list(range(1, len(thread.posts) + 1))
     last = max(1, -(-len(floors) // ppp))
@@ -90,7 +97,7 @@ def postlist(thread: Thread, page: int, ppp: int, host: str) -> list[dict[str, s
         out.append({
             "pid": str(thread.pid(floor)), "tid": thread.tid, "first": "1" if floor == 1 else "0",
             "author": post.author, "authorid": str(thread.uid(post.author)),
-            "dateline": _shown(when), "message": message(thread, post, host),
+            "dateline": _shown(when), "message": message(thread, post, host, version),
             "anonymous": "0", "attachment": "0", "status": "0", "replycredit": "0",
             "position": str(position(thread, floor)), "username": post.author, "adminid": "0",
             "groupid": "10", "memberstatus": "0", "number": str(floor),
@@ -99,10 +106,12 @@ def postlist(thread: Thread, page: int, ppp: int, host: str) -> list[dict[str, s
     return out
 
 
-def variables(thread: Thread, page: int, ppp: int, host: str) -> dict[str, Any]:
+def variables(
+    thread: Thread, page: int, ppp: int, host: str, version: str = "4"
+) -> dict[str, Any]:
     """What a viewthread answer's ``Variables`` say of the thread and its page (the session's
     part aside)."""
-    listed = postlist(thread, page, ppp, host)
+    listed = postlist(thread, page, ppp, host, version)
     shown = {p["pid"]: p for p in listed}
     comments: dict[str, list[dict[str, str]]] = {}
     counts: dict[str, str] = {}

@@ -18,10 +18,12 @@ from datetime import timedelta, tzinfo
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from tally.errors import TallyError
     from tally.forums.asking import Getter, Request
     from tally.forums.boards import Boards
-    from tally.model import Page, ThreadRef
+    from tally.model import Edit, History, Page, Post, ThreadRef
 
 # The two ways a live thread is read (``Thread.read_by``).
 PAGES, API = "pages", "api"
@@ -69,7 +71,61 @@ class Api(ABC):
         raise ``tally.forums.http.TryAgain`` for one a wait may cure), or None."""
         return None
 
+    def edits(
+        self, ref: ThreadRef, pages: Sequence[Page], get: Getter, tz: tzinfo
+    ) -> Mapping[str, Edit | None]:
+        """Each post of ``pages`` with its edit mark as the board shows it elsewhere, where
+        the interface hides it (Discuz!'s version 4 strips it): by post id, its mark or None
+        (not edited). Asked only for a read after the close that holds a post no read before
+        the close showed (``learn_edits``). Nothing, by default: the interface hides none."""
+        return {}
+
     def scrub(self, body: bytes) -> bytes:
         """An answer as it may be kept or shown: the session's secrets it echoes (a login's
         keys, a form hash) taken out. Every answer through the door passes here first."""
         return body
+
+
+def learn_edits(
+    api: Api, ref: ThreadRef, pages: Mapping[int, Page], get: Getter, tz: tzinfo,
+    before: History | None,
+) -> dict[int, Page]:
+    """``pages`` with the edit marks the interface hid (Discuz!'s version 4 strips them):
+    a post tally read before with its mark known, its words unchanged since, keeps that
+    mark; for the others the interface's other version says it (``Api.edits``), asked only
+    for the pages that hold them. What it said at the close rests on whether and when it
+    was edited (tally.rules.standing); a mark that stays unknown is counted as an edit at an
+    unknown time, never silently as none."""
+    from dataclasses import replace
+
+    from tally.model import UNKNOWN_EDIT
+
+    known: dict[str, Post] = {}
+    for version in before.versions if before is not None else ():
+        for post in version.posts:
+            if UNKNOWN_EDIT not in post.unknown:
+                known[post.post_id] = post  # the newest read that knew its mark
+    def kept(post: Post) -> Post | None:
+        was = known.get(post.post_id)
+        if was is None or was.text != post.text:
+            return None
+        return replace(post, edited=was.edited, unknown=post.unknown - {UNKNOWN_EDIT})
+
+    out = {}
+    asked: list[Page] = []
+    for n, page in pages.items():
+        posts = tuple((kept(p) or p) if UNKNOWN_EDIT in p.unknown else p for p in page.posts)
+        out[n] = replace(page, posts=posts)
+        if any(UNKNOWN_EDIT in p.unknown for p in posts):
+            asked.append(out[n])
+    if not asked:
+        return out
+    marks = api.edits(ref, asked, get, tz)
+    for page in asked:
+        posts = tuple(
+            replace(p, edited=marks[p.post_id], unknown=p.unknown - {UNKNOWN_EDIT})
+            if UNKNOWN_EDIT in p.unknown and p.post_id in marks else p
+            for p in page.posts
+        )
+        out[page.page] = replace(page, posts=posts)
+    return out

@@ -34,7 +34,7 @@ from tally.errors import (
 )
 from tally.files import PAGE, read_capped
 from tally.forums import PLATFORMS, Platform, ThreadRef, by_name, recognise_text, resolve_url
-from tally.forums.api import API, PAGES, PROBE_KEPT, Api
+from tally.forums.api import API, PAGES, PROBE_KEPT, Api, learn_edits
 from tally.forums.asking import Answer, Request
 from tally.forums.base import CommentBatch, check_clock
 from tally.forums.boards import Boards
@@ -246,7 +246,10 @@ class _Get:
             raise FetchError(f"{url} answered HTTP {response.status}.")
         self.origins.append(Origin.NETWORK)
         self.received.extend(t for t in (response.received,) if t is not None)
-        body = api.scrub(response.body) if api is not None else response.body  # no secret kept
+        # No secret kept: the interface's answers echo the session's keys, and a board's
+        # pages read with a member's cookies hold its form hash.
+        scrubber = api or platform.api
+        body = scrubber.scrub(response.body) if scrubber is not None else response.body
         self.pending.append((request.key, body, response.headers))
         return Answer(body, content_type, at=now)
 
@@ -306,7 +309,8 @@ def fetch_thread(
     except ApiUnavailable as exc:
         if way != API or options.offline:
             raise
-        why = f"{exc}; the thread is read from its HTML pages instead"
+        why = f"{exc}; tally reads its threads from their HTML pages"
+        http.facts[(platform.name, urlsplit(ref.base).netloc)] = (PAGES, why)  # the run's others
         thread = _fetched(url, tz, PAGES, http=http, options=options, progress=progress,
                           held=held)  # fmt: skip
     if why is not None:  # said once the thread is read: a read that fails says why alone
@@ -416,6 +420,8 @@ def _fetched(
 
     def built() -> Thread:
         nonlocal pages
+        if reader.api is not None:
+            pages = _with_edits(reader, pages, before)
         # The posts a page shows without their floor, on their floors (kept so, in the
         # history and in memory, as the forum shows them once they are placed).
         whole = set(pages) >= set(range(1, max(p.page_count for p, _ in pages.values()) + 1))
@@ -489,6 +495,22 @@ def _fetched(
     runs = store.note_closed(thread.closed, thread.read_at) if thread.read_at else ()
     return replace(thread, history=history, moved_in=moved, read_as=read_as, closed_runs=runs,
                    mended=mended)  # fmt: skip
+
+
+def _with_edits(
+    reader: _PageReader, pages: dict[int, tuple[Page, str]], before: History | None
+) -> dict[int, tuple[Page, str]]:
+    """The pages with the edit marks their interface hid, learnt where the count needs them
+    (``tally.forums.api.learn_edits``); the answers that said them kept as the pages' are."""
+    assert reader.api is not None
+    before = before if before is not None else _history(reader.store)
+    get = _Get(reader, cached_ok=not reader.options.live)
+    learnt = learn_edits(reader.api, reader.ref, {n: p for n, (p, _) in pages.items()}, get,
+                         reader.tz, before)  # fmt: skip
+    if reader.store is not None:
+        for key, body, headers in get.pending:
+            reader.store.put(key, body, reader.options.clock(), headers)
+    return {n: (learnt[n], origin) for n, (_, origin) in pages.items()}
 
 
 def _mended(

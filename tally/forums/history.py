@@ -49,7 +49,9 @@ def _post(p: Post) -> dict[str, Any]:
     # A time to the minute only where it is: a page kept before the mark keeps its bytes (and
     # its address), and reads back without it.
     minutes = {"to_the_minute": True} if p.to_the_minute else {}
-    return minutes | {
+    # What the read could not know (a post read through Discuz!'s mobile JSON), likewise.
+    unknown = {"unknown": sorted(p.unknown)} if p.unknown else {}
+    return minutes | unknown | {
         "platform": p.platform,
         "thread_id": p.thread_id,
         "post_id": p.post_id,
@@ -103,6 +105,7 @@ def _unpost(d: Mapping[str, Any]) -> Post:
         author_display=_opt(d["author_display"]),
         page=int(d["page"]),
         to_the_minute=bool(d.get("to_the_minute", False)),
+        unknown=frozenset(str(u) for u in d.get("unknown", ())),
     )
 
 

@@ -305,7 +305,9 @@ def as_it_stood(
                 # which may be before the close or after it.
                 when = "after the close" if _edited_at_close(post, day) else _UNMARKED
                 kept = _taken_back(post, earlier, when, flags, game, cast)
-            elif earlier is None and _edited_at_close(post, day):
+            elif earlier is None and (_edited_at_close(post, day) or post.edit_unknown):
+                # A mark at or after the close, or none the forum would show (its mobile
+                # interface hides them, and neither its other version said): not known.
                 if not (as_edited or any(r.names(post, None) for r in ruled)):
                     raise InputError(_unknown_at_close(thread, post, day))
             elif window and post.edited is not None:
@@ -419,16 +421,21 @@ def _taken_back(
 
 
 def _unknown_at_close(thread: Thread, post: Post, day: Day) -> str:
-    assert post.edited is not None
     read = first_read(thread.history)
     never = (
         "tally never read the thread before the close"
         if read is None or read > day.closes
         else "no read before the close shows it"
     )
+    edited = (
+        f"was edited {short(post.edited.at)}, at or after the close {short(day.closes)} (an "
+        "edit mark says minutes only)"
+        if post.edited is not None
+        else "was read through the board's mobile interface, which shows no edit mark, and "
+        "tally could not learn from the board whether or when it was edited"
+    )
     return (
-        f"floor {post.floor} ({post.author}) was edited {short(post.edited.at)}, at or after "
-        f"the close {short(day.closes)} (an edit mark says minutes only), and {never}: what "
+        f"floor {post.floor} ({post.author}) {edited}, and {never}: what "
         "it said at the close is not known. Rule on it in the game file ([[rulings]] "
         f'day = {day.day}, floor = {post.floor}, action = "accept" or "void"), or count it as '
         "edited with --as-edited."

@@ -37,8 +37,8 @@ from tally.errors import (
 from tally.forums.base import missing_field
 from tally.forums.charset import charset_of
 from tally.forums.discuz.api_comments import comment_list, display_clock, number_comments
-from tally.forums.discuz.api_posts import Reading, read_post, shown_value, text_of
-from tally.model import Comment, Page, Post, ThreadRef, origin_of
+from tally.forums.discuz.api_posts import Reading, fragment, read_post, shown_value, text_of
+from tally.model import Comment, Edit, Page, Post, ThreadRef, origin_of
 
 API = "api/mobile/index.php"
 VERSION = "4"
@@ -466,6 +466,35 @@ def comment_total(body: bytes, content_type: str | None, *, source: str) -> int:
     return _count(variables.get("count"), source, "点评 count")
 
 
+# -- version 1: the edit marks version 4 strips ------------------------------------------------
+
+
+def edit_marks(
+    body: bytes, content_type: str | None, *, source: str, tz: tzinfo
+) -> dict[str, Edit | None]:
+    """Each post of a version 1 ``viewthread`` answer (``thread_url`` with version=1) by id,
+    with its edit mark (本帖最后由 … 于 … 编辑, read at ``tz``) or None: version 1 keeps the PC
+    renderer's HTML, which version 4 strips the mark from. Its posters' IP and e-mail are
+    never kept (``scrub``: they pass through the door first)."""
+    from tally.forums.discuz.post import edit_mark
+
+    data = _answer(body, content_type, source)
+    _refusal(data, source)
+    variables = _object(data.get("Variables"), source, "Variables")
+    raw = variables.get("postlist")
+    if not isinstance(raw, list):
+        raise ParseError(f"{source}: the interface's answer holds no posts.")
+    marks: dict[str, Edit | None] = {}
+    for item in raw:
+        if not isinstance(item, dict) or not str(item.get("pid") or "").isdigit():
+            raise ParseError(f"{source}: a post without its id.")
+        message = item.get("message")
+        body_node = fragment(message if isinstance(message, str) else "")
+        mark, _ = edit_mark(list(body_node.css("i")), tz, f"{source}, post {item['pid']}")
+        marks[str(item["pid"])] = mark
+    return marks
+
+
 __all__ = [
     "API",
     "COMMENTS_PER_PAGE",
@@ -473,6 +502,7 @@ __all__ = [
     "check_url",
     "comment_total",
     "comment_url",
+    "edit_marks",
     "number_comments",
     "parse_comments",
     "parse_thread",

@@ -12,6 +12,7 @@ at the politeness it always keeps (docs/boards.md, *How tally reads a board*).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from datetime import datetime, tzinfo
 
 from tally.errors import ApiUnavailable
@@ -21,9 +22,11 @@ from tally.forums.boards import Boards
 from tally.forums.discuz.api import (
     COMMENTS_PER_PAGE,
     PAGE_SIZE,
+    VERSION,
     check_url,
     comment_total,
     comment_url,
+    edit_marks,
     number_comments,
     parse_comments,
     parse_thread,
@@ -32,7 +35,7 @@ from tally.forums.discuz.api import (
 )
 from tally.forums.discuz.api_secrets import scrub
 from tally.forums.http import REDIRECTS
-from tally.model import Comment, Page, Post, ThreadRef
+from tally.model import Comment, Edit, Page, Post, ThreadRef
 
 
 class DiscuzApi(Api):
@@ -68,6 +71,23 @@ class DiscuzApi(Api):
         posts = tuple(_every_comment(p, ref, get, tz, clock) if p.comments_cut else p
                       for p in page.posts)  # fmt: skip
         return dataclasses.replace(page, posts=posts)
+
+    def edits(
+        self, ref: ThreadRef, pages: Sequence[Page], get: Getter, tz: tzinfo
+    ) -> Mapping[str, Edit | None]:
+        """The edit marks version 4 strips, from version 1 of the same pages, which keeps
+        them in the PC renderer's HTML (本帖最后由 … 于 … 编辑, to the minute, in the board's
+        display clock: the v4 pages' own)."""
+        marks: dict[str, Edit | None] = {}
+        for page in pages:
+            url = thread_url(ref, page=page.page).replace(f"version={VERSION}", "version=1")
+            request = Request(url, what=f"page {page.page} of thread {ref.thread_id} (its "
+                              "mobile JSON, version 1: the edit marks)", page=page.page,
+                              past_robots=True, redirects=False)  # fmt: skip
+            answer = _answered(get, request)
+            marks.update(edit_marks(answer.body, answer.content_type, source=url,
+                                    tz=page.clock or tz))  # fmt: skip
+        return marks
 
     def truncated(self, request: Request, body: bytes) -> bool:
         # A JSON answer ends with its object's brace; anything else (a web page where JSON

@@ -393,7 +393,7 @@ def read_post(node: Node, place: Place, index: int, *, floor: int | None = None)
         marks = {"i": [], "div": [], "strong": []}  # type: dict[str, list[Node]]
         for hit in body.css("i, div.quote, strong"):
             marks[hit.tag].append(hit)
-        edited, bracketed = _edit_mark(marks["i"], tz, where)
+        edited, bracketed = edit_mark(marks["i"], tz, where)
         reply_to = _take_reply_header(marks["strong"])
         quotes = _take_quotes(marks["div"])
         # A [code] block's 复制代码 button: the forum's words under the poster's (they showed
@@ -506,7 +506,7 @@ def _exact_time(node: Node) -> str | None:
     return title if title and re.search(r"\d{4}-\d", title) else None
 
 
-def _edit_mark(found: list[Node], tz: tzinfo, where: str) -> tuple[Edit | None, bool]:
+def edit_mark(found: list[Node], tz: tzinfo, where: str) -> tuple[Edit | None, bool]:
     """Discuz!'s own edit mark, ``<i class="pstatus">`` (what [i=s] renders), in any
     language pack: its time read, its words left out of the post's text; else, by its
     Chinese words, Discuz! 6/7's plain ``<i>`` (and whether it stood in brackets)."""
