@@ -215,3 +215,17 @@ def test_ballots_posted_as_p_in_the_interface_keep_their_seconds(board, tmp_path
     assert by_time["21:29:40"] == ("counted", None)
     assert by_time["21:30:20"] == ("void", "after_close")
     assert ON  # the board's interface as X3.5 ships it
+
+
+@pytest.mark.parametrize("interface,way", [(ON, "api"), (PLUGIN_OFF, "pages")])
+def test_doctor_names_the_way_every_command_reads_the_board(board, tmp_path, interface, way):
+    board.interface = interface
+    url = board.thread(vote_thread())
+    result = runner.invoke(app, ["doctor", url, "--json"], obj=env(FakeClock("2024-05-09 22:00:00", CHINA)))
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["read_by"] == way and data["readable"]  # the page is diagnosed either way
+    assert (data["read_by_why"] is None) == (way == "api")
+    text = runner.invoke(app, ["doctor", url], obj=env(FakeClock("2024-05-09 22:00:00", CHINA)))
+    said = "through the forum's interface for its clients" if way == "api" else "tally reads its threads from their HTML pages"
+    assert said in " ".join(text.stdout.split())

@@ -178,3 +178,12 @@ def test_the_watchs_reminder_and_result_on_the_board_are_no_rows(forum, tmp_path
     journal = next(tmp_path.glob("*.posts.jsonl"))
     journal.rename(tmp_path / "elsewhere.jsonl")  # a co-director's copy of the game file
     assert counted() == expected
+
+
+@pytest.mark.rules("V8")
+def test_a_proxy_for_nobody_is_a_proxy_ballot_void():
+    """A director's 代投 line naming no player: a proxy ballot (kind proxy), void as
+    代投对象不是玩家, never read as the director's own vote (the real X3.5 replay)."""
+    t = T().post("甲", "08 10:00", vote("乙")).post("导演", "08 11:00", "代投：路人甲\n" + vote("乙"))
+    b = next(b for b in run(game(), t).ballots if b.floor == 3)
+    assert (b.kind, b.voter, b.status, b.reason) == ("proxy", None, "void", "unknown_voter")

@@ -53,6 +53,8 @@ def test_a_quote_change_and_a_comment_change_in_one_minute_are_never_named_no_ch
     assert ballot(result, 2, comment=True).status == "counted"
     quoted = ballot(result, 3)
     assert (quoted.status, quoted.reason) == ("void", "change_not_reply")
+    # Nothing said of it rests on the guessed order (改票对象未变 holds in one order alone).
+    assert quoted.reasons == ("change_not_reply",) and "same target" not in quoted.note
     [flag] = [f for f in result.flags if f.rule == "same minute"]
     assert "cannot be put in order" in flag.note and "every order gives the same count" in flag.note
     assert "the 点评 under floor 2 (shown 05-08 10:00, minutes only)" in flag.note

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from tally.errors import InputError, NotAThreadError, ParseError
 from tally.files import PAGE, read_capped
 from tally.forums import PLATFORMS, resolve_url
+from tally.forums.api import PAGES
 from tally.forums.boards import Boards
 from tally.forums.charset import decode_page
 from tally.forums.fields import Diagnosis, FieldFound, read_whole
@@ -30,6 +31,7 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
     status = None
     url_known: bool | None = None
     instead = ""
+    way: tuple[str, str | None] = ("", None)
     if "://" in source:
         url = source
         try:
@@ -42,6 +44,9 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
         else:
             if platform.api is not None and platform.api.probe_request(ref) is None:
                 return _through_api(source, platform.title, reader, tz)  # no HTML pages live
+            # Every command reads the board the one way; the page is diagnosed all the same
+            # (its pages are the fallback).
+            way = reader.way(url, tz) if platform.api is not None else (PAGES, None)
         if urlsplit(source).scheme not in ("http", "https"):
             raise InputError(f"{source!r} is not an http or https URL.")
         response = reader.page(url)
@@ -66,7 +71,7 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
     found = diagnose(text, tz, source, reader.boards)
     return Diagnosis(
         found.source, found.software, found.board, url_known, status, found.problem,
-        found.posts, found.fields, instead,
+        found.posts, found.fields, instead, *way,
     )  # fmt: skip
 
 

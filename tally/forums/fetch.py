@@ -318,6 +318,14 @@ def fetch_thread(
     return thread
 
 
+def thread_way(
+    url: str, tz: tzinfo, *, http: Http, options: FetchOptions
+) -> tuple[str, str | None]:
+    """How the thread at ``url`` is read, and why not through the API (``_way``)."""
+    platform, ref = resolve_url(url)
+    return _way(platform, ref, tz, http, options)
+
+
 def _way(
     platform: Platform, ref: ThreadRef, tz: tzinfo, http: Http, options: FetchOptions
 ) -> tuple[str, str | None]:

@@ -44,6 +44,10 @@ class Diagnosis:
     fields: tuple[FieldFound, ...] = field(default_factory=tuple)
     # What tally read instead of the URL given, and why ("" when it read that URL).
     read_instead: str = ""
+    # How every command reads the thread ("api": its platform's interface; "pages"; "": a
+    # saved page), and why not through the interface where the board does not serve it.
+    read_by: str = ""
+    read_by_why: str | None = None
 
     @property
     def missing(self) -> tuple[FieldFound, ...]:

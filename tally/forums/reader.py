@@ -39,6 +39,7 @@ from tally.forums.fetch import (
     fetch_thread,
     is_url,
     read_saved_thread_files,
+    thread_way,
 )
 from tally.forums.http import Http, Response
 from tally.model import History, Thread, ThreadKey, ThreadRef, origin_of
@@ -211,8 +212,24 @@ class Reader:
         _, ref = resolve_url(url)
         first = ref.key not in self._seen
         self._seen.add(ref.key)
+        options = self._options(url, ref, first, not_before, live)
+        held = self._held.setdefault(ref.key, Held()) if hold else None
+        progress = self.how.progress if first else None
+        return fetch_thread(url, tz, http=self.http, options=options, progress=progress, held=held)
+
+    def way(self, url: str, tz: tzinfo) -> tuple[str, str | None]:
+        """How the thread at ``url`` is read ("api" or "pages"; tally.forums.api), and why not
+        through its platform's interface where it has one the board does not serve
+        (``tally doctor``). The board's answer is kept as a read of its threads keeps it."""
+        _, ref = resolve_url(url)
+        return thread_way(url, tz, http=self.http, options=self._options(url, ref, True))
+
+    def _options(
+        self, url: str, ref: ThreadRef, first: bool, not_before: datetime | None = None,
+        live: bool = False,
+    ) -> FetchOptions:  # fmt: skip
         how = self.how
-        options = FetchOptions(
+        return FetchOptions(
             cache_dir=(how.cache_dir or self.env.cache_folder()) if how.use_cache else None,
             fresh=how.fresh and first,
             not_before=not_before,
@@ -226,9 +243,6 @@ class Reader:
             roles=how.roles(ref) if how.roles is not None else (),
             named=tuple((r, how.roles(r)) for r in how.named) if how.roles is not None else (),
         )
-        held = self._held.setdefault(ref.key, Held()) if hold else None
-        progress = how.progress if first else None
-        return fetch_thread(url, tz, http=self.http, options=options, progress=progress, held=held)
 
     def kept(self, ref: ThreadRef) -> History:
         """What tally's earlier reads kept of the thread (its pages as each read found them),

@@ -380,6 +380,7 @@ def _identify(w: Work, who: Author, roster: Roster) -> None:
             return
         match = roster.match(w.reading.proxy_for)
         if match.player is None:
+            w.proxy = True  # a proxy ballot still, for nobody tally knows
             w.suggestions = match.suggestions
             w.void(
                 VoidReason.UNKNOWN_VOTER,

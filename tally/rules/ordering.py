@@ -24,7 +24,7 @@ from tally.rules.ballots import Flag
 from tally.rules.changes import sequence
 from tally.rules.game import Day
 from tally.rules.rulesets import Ruleset
-from tally.rules.verdicts import VoidReason, named_first
+from tally.rules.verdicts import NAMED_FIRST, VoidReason, named_first
 from tally.rules.work import Work
 from tally.times import short
 
@@ -115,6 +115,7 @@ def _orders(seq: Sequence[Work], pairs: Sequence[tuple[Work, Work]]) -> Iterator
 def _copy(w: Work) -> Work:
     made = copy.copy(w)
     made.notes, made.flags, made.reasons = list(w.notes), list(w.flags), list(w.reasons)
+    made.said = dict(w.said)
     return made
 
 
@@ -123,8 +124,11 @@ def _standing(w: Work) -> tuple[object, ...]:
 
 
 def _name_for(w: Work, common: set[VoidReason]) -> None:
-    """Name ``w``'s row for a reason it is void for in every order."""
+    """Name ``w``'s row for a reason it is void for in every order: only those reasons'
+    sentences are said of it (one that holds in one order alone rests on a guess)."""
     w.reason = named_first(common)
+    w.reasons = [r for r in w.reasons if r in common]
+    w.notes = [w.said[r] for r in sorted(common, key=NAMED_FIRST.index) if r in w.said]
     w.notes.append(
         "posted in a minute shared with another of its voter's ballots, in an order the forum "
         f"cannot tell: its row says {w.reason}, which holds in either order"

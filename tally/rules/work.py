@@ -37,6 +37,8 @@ class Work:
     # Every rule the ballot breaks, as found (a change written wrong and posted the wrong way
     # breaks two): the JSON keeps them all.
     reasons: list[VoidReason] = field(default_factory=list)
+    # The sentence each reason was said in, for a row named for another of them.
+    said: dict[VoidReason, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     suggestions: tuple[str, ...] = ()
     flags: list[tuple[str, str]] = field(default_factory=list)  # (rule, note)
@@ -78,6 +80,7 @@ class Work:
         self.status = Status.VOID
         if reason not in self.reasons:
             self.reasons.append(reason)
+        self.said.setdefault(reason, note)
         first = named_first(self.reasons)
         if first is reason and self.reason not in (None, reason):
             self.notes.insert(0, note)

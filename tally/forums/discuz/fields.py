@@ -57,7 +57,7 @@ def own_floor_comments(page: PageText, nodes: Sequence[Node], place: Place) -> F
     reader = _READER.search(page.text)
     uid = reader.group(1) if reader else None
     own: list[tuple[int, bool]] = []
-    others = False
+    others: bool | None = None  # None: no floor of another member but the first
     for index, node in enumerate(nodes):
         try:
             fields = PostFields(node, place, index)
@@ -72,7 +72,7 @@ def own_floor_comments(page: PageText, nodes: Sequence[Node], place: Place) -> F
         if uid not in (None, "0") and author == uid:
             own.append((floor, button))
         else:
-            others = others or button
+            others = bool(others) or button
     cannot = _cannot_tell(uid, own, others)
     if cannot is not None:
         return FieldFound(OWN_FLOOR, False, 0, 1, missing=(cannot,))
@@ -91,7 +91,9 @@ def own_floor_comments(page: PageText, nodes: Sequence[Node], place: Place) -> F
     return FieldFound(OWN_FLOOR, False, 1, 1, where, off, (said,))
 
 
-def _cannot_tell(uid: str | None, own: list[tuple[int, bool]], others: bool) -> str | None:
+def _cannot_tell(
+    uid: str | None, own: list[tuple[int, bool]], others: bool | None
+) -> str | None:
     if uid in (None, "0"):
         return (
             "cannot tell from a guest's page (a guest sees no 点评 button): read a page of the "
@@ -101,6 +103,15 @@ def _cannot_tell(uid: str | None, own: list[tuple[int, bool]], others: bool) -> 
         return (
             f"cannot tell: the page's reader, uid {uid}, has no floor on it but the first; read "
             "a page where they have one."
+        )
+    if others is None and not any(button for _, button in own):
+        # Only the reader's own floors to look at: no button there is the setting off, or
+        # 点评 off altogether; another member's floor beside them tells which.
+        return (
+            f"cannot tell yet: the page shows uid {uid}'s own floor with no 点评 button and no "
+            "other member's floor but the first, so the board either lets no member 点评 their "
+            "own floor (允许点评自己的帖子) or has 点评 off; read the page again once another "
+            "player has posted on it."
         )
     if not others and not any(button for _, button in own):
         return (

@@ -133,6 +133,11 @@ def _(done: Diagnosed, terminal: Streams) -> None:
         say(out, f"  not a thread URL tally knows; its shapes are {url_shapes()}", "yellow")
     if d.read_instead:
         say(out, f"  {d.read_instead}", "yellow")
+    if d.read_by == "api":
+        say(out, "  every command reads this thread through the forum's interface for its "
+                 "clients (its JSON, to the second); the page below is the fallback")  # fmt: skip
+    elif d.read_by_why:
+        say(out, f"  {d.read_by_why}", "yellow")
     if d.software:
         board = d.board
         about = f": {board.about}" if board.about else ""

@@ -384,6 +384,8 @@ def _(done: Diagnosed) -> dict[str, Any]:
         "status": d.status,
         "url_known": d.url_known,
         "read_instead": d.read_instead or None,
+        "read_by": d.read_by or None,
+        "read_by_why": d.read_by_why,
         "software": d.software or None,
         "board": {"name": d.board.name, "origin": d.board.origin, "about": d.board.about},
         "readable": d.readable,
