@@ -229,3 +229,14 @@ def test_doctor_names_the_way_every_command_reads_the_board(board, tmp_path, int
     text = runner.invoke(app, ["doctor", url], obj=env(FakeClock("2024-05-09 22:00:00", CHINA)))
     said = "through the forum's interface for its clients" if way == "api" else "tally reads its threads from their HTML pages"
     assert said in " ".join(text.stdout.split())
+
+
+def test_a_read_before_the_close_asks_each_page_once(board, tmp_path):
+    """A thread of N floors in ⌈N / 100⌉ requests: before the close no edit mark decides
+    anything (a later read sees what changed), so version 1 is not asked."""
+    url = board.thread(edited_thread("2024-05-08 12:00"))
+    result = count(board, url, game_file(tmp_path, url), at="2024-05-09 20:00:00")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["provisional"]
+    assert len(asked(board, "version=4&module=viewthread")) == 1
+    assert not asked(board, "version=1&")

@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -126,7 +127,7 @@ def post_text(
     where = f"{host}/{ref.key.platform}/{ref.key.thread_id}"
     with post_lock(game.path, day.day, kind, thread=where, folder=reader.env.cache_folder()):
         # Read inside the lock: a poster let in after another finds its post.
-        thread = _live(reader, url, game)
+        thread = _live(reader, url, game, day.closes)
         _never_twice(game, day, kind, thread, journal, text)
         hidden = hidden_from_players(thread)
         if hidden is not None and reader.how.warn is not None:
@@ -349,11 +350,11 @@ def _read(reader: Reader, url: str, game: Game) -> Thread:
     return thread
 
 
-def _live(reader: Reader, url: str, game: Game) -> Thread:
+def _live(reader: Reader, url: str, game: Game, closes: datetime | None = None) -> Thread:
     """The thread as the forum shows it now, every page from the forum: tally's own post
     is looked for in all of it, whenever it was made (by either clock), and no page cached
     before it was made may hide it."""
-    return reader.thread(url, game.timezone, live=True)
+    return reader.thread(url, game.timezone, live=True, closes=closes)
 
 
 def _never_twice(
@@ -462,7 +463,7 @@ def _look_for(reader: Reader, url: str, game: Game, day: Day, kind: Announcement
               journal: Journal, entry: Entry) -> Post | None:  # fmt: skip
     """After an answer tally could not read: the thread, for the post (recorded if found)."""
     try:
-        live = _live(reader, url, game)
+        live = _live(reader, url, game, day.closes)
         found = marked_post(game, day, kind, live, cast=game.cast())
     except FetchError:
         return None

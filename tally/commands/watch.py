@@ -291,7 +291,8 @@ def read_polls(
                 carried = days_before(game, chosen.day, reader).carried
                 closes, close_at = chosen.closes, chosen.closes + schedule.grace
             not_before = closes if final else (now if full else None)
-            thread = reader.thread(url, game.timezone, not_before=not_before, hold=True)
+            thread = reader.thread(url, game.timezone, not_before=not_before, hold=True,
+                                   closes=closes)  # fmt: skip
             result: DayResult | None = tally_day(
                 thread, game, chosen.day, carried=carried, late_ok=late_ok
             )

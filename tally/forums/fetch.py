@@ -82,6 +82,10 @@ class FetchOptions:
     # Where a read says what needs no action (a board read from its HTML pages, its
     # interface off); None: nowhere.
     note: Callable[[str], None] | None = None
+    # The close of the day the thread is read for, when the reader knows it: what an
+    # interface hides of a post (its edit mark) is learnt for a read made at or after it,
+    # where it decides what the post said at the close (None: for every read).
+    closes: datetime | None = None
     # The board profiles a page is read with (None: the built-in ones).
     boards: Boards | None = None
     # Every page from the cache, never the forum (--offline): the network is down.
@@ -428,7 +432,7 @@ def _fetched(
 
     def built() -> Thread:
         nonlocal pages
-        if reader.api is not None:
+        if reader.api is not None and (options.closes is None or options.clock() >= options.closes):
             pages = _with_edits(reader, pages, before)
         # The posts a page shows without their floor, on their floors (kept so, in the
         # history and in memory, as the forum shows them once they are placed).

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -178,7 +178,8 @@ class Reader:
             else:
                 raise InputError(f"{source!r} is neither a thread URL nor a saved page file.")
         threads = [
-            self.thread(url, tz, not_before=not_before, live=decides) for url in urls
+            self.thread(url, tz, not_before=not_before, live=decides, closes=closes)
+            for url in urls
         ]
         if files:
             threads.extend(
@@ -198,6 +199,7 @@ class Reader:
         not_before: datetime | None = None,
         hold: bool = False,
         live: bool = False,
+        closes: datetime | None = None,
     ) -> Thread:
         """Every page of the thread at ``url`` (from the archive, when the run has one).
 
@@ -205,14 +207,15 @@ class Reader:
         parsed pages in memory for the next read of this thread (``tally watch``), which
         then parses only what changed. ``--fresh`` and the progress bar are for the first
         read of each thread in the run. ``live``: every page from the forum, none from the
-        cache or memory.
+        cache or memory. ``closes``: the close of the day it is read for, when known (what an
+        interface hides of a post is learnt for a read at or after it, else for every read).
         """
         if self.how.archive is not None:
             return self._from_archive(url)
         _, ref = resolve_url(url)
         first = ref.key not in self._seen
         self._seen.add(ref.key)
-        options = self._options(url, ref, first, not_before, live)
+        options = replace(self._options(url, ref, first, not_before, live), closes=closes)
         held = self._held.setdefault(ref.key, Held()) if hold else None
         progress = self.how.progress if first else None
         return fetch_thread(url, tz, http=self.http, options=options, progress=progress, held=held)
