@@ -285,6 +285,75 @@ def bench_rerun(forum, url: str) -> None:  # type: ignore[no-untyped-def]
         shutil.rmtree(cache, ignore_errors=True)
 
 
+def bench_interface() -> None:
+    """A 600-floor Discuz! thread read through the board's JSON for mobile clients against
+    its HTML pages, on the loopback board whose interface answers as a real X3.5's does
+    (tests/discuzjson.py), 100 ms added to every answer: requests, wall time and CPU."""
+    from tally.demo.localforum import LocalForum
+    from tally.forums.reader import Reader, Reading
+    from tests.discuzapi import CLOSED, ON
+    from tests.discuzboard import Board
+
+    print("2b. a 600-floor thread: the board's JSON against its HTML pages", flush=True)
+    thread, _ = big_thread(60)
+    with LocalForum() as forum:
+        board = Board(forum)
+        url = board.thread(thread)
+        forum.latency = 0.1
+
+        from datetime import datetime
+
+        before = datetime(2099, 1, 1, tzinfo=CHINA)  # a count before the close
+        after = datetime(2000, 1, 1, tzinfo=CHINA)  # the first read after it: edit marks too
+
+        def read(way: str, closes: datetime = before) -> tuple[int, float, float]:
+            board.interface = way
+            forget_parsed()
+            forum.requests.clear()
+            wall, cpu = time.perf_counter(), time.process_time()
+            with Reader(how=Reading(use_cache=False)) as reader:
+                [got] = reader.read([url], CHINA, closes=closes)
+            assert len(got.posts) == 600, len(got.posts)
+            asked = [r for r in forum.requests if r != "/robots.txt"]
+            return len(asked), time.perf_counter() - wall, time.process_time() - cpu
+
+        json_way = min((read(ON) for _ in range(2)), key=lambda r: r[1])
+        pages_way = min((read(CLOSED) for _ in range(2)), key=lambda r: r[1])
+        marks = read(ON, after)
+    row(
+        "600 floors: requests, JSON vs HTML pages",
+        f"{json_way[0]} (the probe and 6 pages of 100)",
+        f"{pages_way[0]} (the probe, a refused page and 60 pages)",
+        f"{json_way[0] / pages_way[0]:.0%}",
+        "⌈600 / 100⌉ + probe",
+        json_way[0] <= 600 // 100 + 1,
+    )
+    row(
+        "600 floors, first read after the close: requests, JSON vs HTML pages",
+        f"{marks[0]} (and version 1's 6 pages: the edit marks)",
+        f"{pages_way[0]}",
+        f"{marks[0] / pages_way[0]:.0%}",
+        "2 × ⌈600 / 100⌉ + probe",
+        marks[0] <= 2 * (600 // 100) + 1,
+    )
+    row(
+        "600 floors: wall time, JSON vs HTML pages",
+        f"{json_way[1]:.2f} s",
+        f"{pages_way[1]:.2f} s",
+        f"{json_way[1] / pages_way[1]:.0%}",
+        "≤ 50 %",
+        json_way[1] <= pages_way[1] / 2,
+    )
+    row(
+        "600 floors: CPU, JSON vs HTML pages",
+        f"{json_way[2]:.2f} s",
+        f"{pages_way[2]:.2f} s",
+        f"{json_way[2] / pages_way[2]:.0%}",
+        "≤ 100 %",
+        json_way[2] <= pages_way[2],
+    )
+
+
 def bench_tieba() -> None:
     """Tieba through the client API: tally against the loop a Tieba user would write with
     aiotieba, on the same double (tests/tiebaapi.py) with the same 100 ms per request."""
@@ -653,6 +722,7 @@ def main() -> None:
     if sys.argv[1:] != ["speed"]:  # `bench/run.py speed`: section 6 alone
         bench_parsing()
         bench_fetching()
+        bench_interface()
         bench_tieba()
         bench_watch()
         bench_post()
