@@ -214,7 +214,7 @@ def test_a_threads_writings_are_made_once_and_it_holds_its_fields_alone() -> Non
     import dataclasses
     from zoneinfo import ZoneInfo
 
-    from tally.forums.fetch import read_saved_thread_files
+    from tally.forums.built import read_saved_thread_files
     from tally.model import Thread
 
     [thread] = read_saved_thread_files(sorted(FIXTURES.glob("vote-p*.html")), ZoneInfo("Asia/Shanghai"))

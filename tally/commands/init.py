@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tally.commands.checks import check_output, zone
 from tally.errors import InputError
-from tally.forums.fetch import is_url
+from tally.forums.getting import is_url
 from tally.forums.reader import Reader
 from tally.outputs.results import Drafted
 from tally.settings import DEFAULT_ZONE

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from tally.errors import FetchError, GameFileError, NotAThreadError, ParseError, TallyError
 from tally.forums import resolve_url
-from tally.forums.fetch import is_url
+from tally.forums.getting import is_url
 from tally.forums.reader import Reader
 from tally.model import Thread, ThreadKey
 from tally.rules.game import Day, Game

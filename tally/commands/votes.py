@@ -22,7 +22,7 @@ from pathlib import Path
 from tally.commands.checks import check_output
 from tally.commands.threads import days_before, request_threads
 from tally.forums import resolve_url
-from tally.forums.fetch import is_url
+from tally.forums.getting import is_url
 from tally.forums.reader import Reader
 from tally.outputs.results import Counted
 from tally.rules.ballots import Flag

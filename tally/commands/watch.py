@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Protocol
 from tally.commands.current import Current, GameFileNow
 from tally.errors import FetchError, InputError, NotAThreadError, ParseError
 from tally.forums import resolve_url
-from tally.forums.fetch import is_url
+from tally.forums.getting import is_url
 from tally.forums.reader import Reader
 from tally.model import DURING_A_READ, Post
 from tally.rules.game import Day, Game

@@ -1,4 +1,6 @@
-"""Reading whole threads: every page, from the forum over HTTP or from saved files.
+"""Reading a whole live thread: every page, from the forum over HTTP, one way
+(``tally.forums.ways``), each got by ``tally.forums.getting`` and built into the thread by
+``tally.forums.built`` (which reads saved page files too).
 
 A thread comes back only when every page its pager names was read and parsed and its
 floors agree with the thread's reply count; anything less is an error naming the page,
@@ -12,261 +14,41 @@ from __future__ import annotations
 
 import itertools
 import logging
-import os
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, tzinfo
-from pathlib import Path
+from datetime import datetime, tzinfo
 from urllib.parse import urlsplit
 
 from tally.errors import (
     ApiUnavailable,
     FetchError,
-    InputError,
-    NotAThreadError,
     PageMismatchError,
     ParseError,
     TallyError,
     ThreadGoneError,
-    TruncatedPageError,
 )
-from tally.files import PAGE, read_capped
-from tally.forums import PLATFORMS, Platform, ThreadRef, by_name, recognise_text, resolve_url
-from tally.forums.api import API, PAGES, PROBE_KEPT, Api, learn_edits
-from tally.forums.asking import Answer, Request
-from tally.forums.base import CommentBatch, check_clock
-from tally.forums.boards import Boards
+from tally.forums import ThreadRef, resolve_url
+from tally.forums.api import API, PAGES
+from tally.forums.built import build_thread, check_complete
 from tally.forums.cache import (
     MAX_VERSIONS,
     UNSURE,
     VOTE,
     Cache,
-    Entry,
     ThreadCache,
     first_roles,
     kept_as,
 )
-from tally.forums.charset import decode_page
+from tally.forums.getting import FetchOptions, PageReader, Progress, kept_history
 from tally.forums.history import page_data
-from tally.forums.http import REDIRECTS, Http
+from tally.forums.http import Http
 from tally.forums.out_of_place import numbered_again, place_floating, renumbered
-from tally.model import History, Page, Post, Thread, Version
+from tally.forums.ways import way_of, with_edits
+from tally.model import History, Page, Thread, Version
 from tally.times import instant
 from tally.vocabulary import Origin
-
-MAX_PAGES = 2000
-
-Progress = Callable[[int, int], None]  # (pages done, pages known)
-
-
-@dataclass(frozen=True)
-class FetchOptions:
-    """How one read of a thread goes (``tally.forums.reader.Reader`` makes them)."""
-
-    # None: no cache at all.
-    cache_dir: Path | None = None
-    fresh: bool = False
-    # Cached pages fetched before this time are fetched again.
-    not_before: datetime | None = None
-    max_pages: int = MAX_PAGES
-    # A page cut short is fetched again this many times before tally gives up.
-    truncation_retries: int = 2
-    # What time it is (aware): pages are stamped with it in the cache, threads with it
-    # when read. Tests and `tally watch` pass their own.
-    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
-    # Where warnings go (a cookie file for another host, a cache that cannot be written);
-    # None: the "tally" logger.
-    warn: Callable[[str], None] | None = None
-    # Where a read says what needs no action (a board read from its HTML pages, its
-    # interface off); None: nowhere.
-    note: Callable[[str], None] | None = None
-    # The close of the day the thread is read for, when the reader knows it: what an
-    # interface hides of a post (its edit mark) is learnt for a read made at or after it,
-    # where it decides what the post said at the close (None: for every read).
-    closes: datetime | None = None
-    # The board profiles a page is read with (None: the built-in ones).
-    boards: Boards | None = None
-    # Every page from the cache, never the forum (--offline): the network is down.
-    offline: bool = False
-    # Every page from the forum, none from the cache or memory: the read decides what the
-    # director acts on or posts (a count, a reminder, the cards), and a page the forum
-    # changed since tally cached it (a delete, a 屏蔽) must not decide it.
-    live: bool = False
-    # What the game file makes of the thread: each (day, role) it is named for ("vote",
-    # "discussion", …), kept in the cache with the posts this read finds first; () for a
-    # read without a game file.
-    roles: tuple[tuple[int, str], ...] = ()
-    # Every other thread the game file names, with its (day, role) pairs: a thread tally read
-    # as a day's vote thread that the file names otherwise now says the file was mended.
-    named: tuple[tuple[ThreadRef, tuple[tuple[int, str], ...]], ...] = ()
-
-
-def is_url(source: str) -> bool:
-    return "://" in source
-
-
-@dataclass
-class _PageReader:
-    """Reads one page (and its sub-requests), from the cache where the policy allows."""
-
-    platform: Platform
-    ref: ThreadRef
-    tz: tzinfo
-    http: Http
-    store: ThreadCache | None
-    options: FetchOptions
-    # Through its HTML pages, or through the platform's API (``tally.forums.api``).
-    way: str = PAGES
-
-    @property
-    def api(self) -> Api | None:
-        return self.platform.api if self.way == API else None
-
-    def read(self, number: int, cached_ok: bool) -> tuple[Page, str, datetime]:
-        """The page, where it came from, and when the oldest answer it rests on was fetched."""
-        read = self.api.read_page if self.api is not None else self.platform.read_page
-        for attempt in range(self.options.truncation_retries + 1):
-            get = _Get(self, cached_ok and attempt == 0)
-            try:
-                page = read(self.ref, number, get, self.tz, boards=self.options.boards)
-            except TruncatedPageError:
-                if attempt == self.options.truncation_retries:
-                    raise
-                continue
-            if self.store is not None:
-                now = self.options.clock()
-                for key, body, headers in get.pending:
-                    self.store.put(key, body, now, headers)
-            if get.received:  # the forum made it just now: its footer is the forum's clock
-                self.http.clocks.printed(self.ref.base, page.printed_at, min(get.received))
-            # A page is as new as the newest answer it rests on.
-            fresh = (o for o in (Origin.NETWORK, Origin.REVALIDATED) if o in get.origins)
-            origin = next(fresh, Origin.CACHE)
-            return page, origin, min(get.fetched, default=self.options.clock())
-        raise AssertionError("unreachable")  # pragma: no cover
-
-
-class _Get:
-    """The platform's Getter for one page read: the cache where allowed, else the forum.
-
-    Answers are written to the cache only once the whole page has been read (``pending``),
-    so a page cut short never leaves half of its answers behind.
-    """
-
-    def __init__(self, reader: _PageReader, cached_ok: bool):
-        self.reader = reader
-        self.cached_ok = cached_ok
-        self.origins: list[str] = []
-        self.fetched: list[datetime] = []  # when each answer used was fetched
-        self.received: list[datetime] = []  # when each new answer came, by this computer
-        self.pending: list[tuple[str, bytes, dict[str, str]]] = []
-
-    def _entry(self, request: Request) -> Entry | None:
-        store, options = self.reader.store, self.reader.options
-        if store is None or options.fresh:
-            return None
-        return store.get(request.key)
-
-    def _trusted(self, entry: Entry) -> bool:
-        not_before = self.reader.options.not_before
-        return not_before is None or entry.fetched_at >= not_before
-
-    def cached(self, request: Request) -> Answer | None:
-        entry = self._entry(request)
-        options = self.reader.options
-        # A read that decides takes no answer from the cache (Tieba's 楼中楼 of a floor
-        # whose count is unchanged would be: one deleted and one added keep the count).
-        if entry is None or (options.live and not options.offline) or not self._trusted(entry):
-            return None
-        self.origins.append(Origin.CACHE)
-        self.fetched.append(entry.fetched_at)
-        return Answer(entry.body, entry.content_type, at=entry.fetched_at)
-
-    def cookie(self, name: str, url: str) -> str | None:
-        return self.reader.http.cookie(name, url)
-
-    def allows(self, url: str) -> bool:
-        return self.reader.options.offline or self.reader.http.allows(url)
-
-    def __call__(self, request: Request) -> Answer:
-        platform = self.reader.platform
-        url = request.url
-        cached = self._entry(request)
-        offline = self.reader.options.offline
-        if (self.cached_ok or offline) and cached is not None and self._trusted(cached):
-            self.origins.append(Origin.CACHE)
-            self.fetched.append(cached.fetched_at)
-            return Answer(cached.body, cached.content_type, at=cached.fetched_at)
-        if offline:
-            why = "is not in the cache" if cached is None else "was cached before the close"
-            raise FetchError(f"{url} {why}: --offline counts only from a whole thread cached "
-                             "(after the close, for a closed day); run without it.")  # fmt: skip
-        headers = dict(request.headers)
-        if cached is not None and request.body is None:
-            headers.update(cached.validators())
-
-        owner = self.reader.api or platform  # the interface's answers, or the pages'
-
-        def check(body: bytes) -> None:
-            refused = owner.refusal(request, body)
-            if refused is not None:
-                raise refused
-
-        response = self.reader.http.request(
-            url, body=request.body, headers=headers, explain=self._explain(url), check=check,
-            robots=not request.past_robots, redirects=request.redirects,
-        )  # fmt: skip
-        now = self.reader.options.clock()  # the forum's time, as it answered
-        self.fetched.append(now)
-        api = self.reader.api
-        if response.status in REDIRECTS and not request.redirects:
-            return Answer(b"", None, response.status, at=now)  # the interface decides
-        if api is not None and response.status in (404, 410):
-            # An interface says in its body why a thread is not there (gone, members only).
-            body = api.scrub(response.body)
-            return Answer(body, response.headers.get("content-type"), response.status, at=now)
-        if response.status == 304 and cached is not None:
-            self.origins.append(Origin.REVALIDATED)
-            self.pending.append((request.key, cached.body, cached.headers()))
-            return Answer(cached.body, cached.content_type, at=now)
-        content_type = response.headers.get("content-type")
-        if response.status == 200 and owner.truncated(request, response.body):
-            raise TruncatedPageError(
-                f"{url} ends before the forum finished the page "
-                f"(after {len(response.body):,} bytes)."
-            )
-        if response.status != 200:
-            # A missing thread is a 404 whose body is a normal forum page with the message.
-            message = self._explain(url)(response.body, content_type)
-            if message is not None:
-                raise message
-            if response.status in (404, 410) and request.page == 1:
-                raise NotAThreadError(
-                    f"{url} answered HTTP {response.status}: the thread does not exist or was "
-                    "deleted, or it is hidden; check the tid in the URL."
-                )
-            raise FetchError(f"{url} answered HTTP {response.status}.")
-        self.origins.append(Origin.NETWORK)
-        self.received.extend(t for t in (response.received,) if t is not None)
-        # No secret kept: the interface's answers echo the session's keys, and a board's
-        # pages read with a member's cookies hold its form hash.
-        scrubber = api or platform.api
-        body = scrubber.scrub(response.body) if scrubber is not None else response.body
-        self.pending.append((request.key, body, response.headers))
-        return Answer(body, content_type, at=now)
-
-    def _explain(self, url: str) -> Callable[[bytes, str | None], TallyError | None]:
-        platform = self.reader.platform
-
-        def why(body: bytes, content_type: str | None) -> TallyError | None:
-            try:
-                return platform.error_page(decode_page(body, content_type, source=url), url)
-            except TallyError:
-                return None
-
-        return why
 
 
 @dataclass
@@ -306,7 +88,7 @@ def fetch_thread(
     HTML pages, said once; a board that stops serving the API mid-read is read again, whole,
     from its pages."""
     platform, ref = resolve_url(url)
-    way, why = _way(platform, ref, tz, http, options)
+    way, why = way_of(platform, ref, tz, http, options)
     try:
         thread = _fetched(url, tz, way, http=http, options=options, progress=progress,
                           held=held)  # fmt: skip
@@ -320,67 +102,6 @@ def fetch_thread(
     if why is not None:  # said once the thread is read: a read that fails says why alone
         http.say_once(why, options.note)
     return thread
-
-
-def thread_way(
-    url: str, tz: tzinfo, *, http: Http, options: FetchOptions
-) -> tuple[str, str | None]:
-    """How the thread at ``url`` is read, and why not through the API (``_way``)."""
-    platform, ref = resolve_url(url)
-    return _way(platform, ref, tz, http, options)
-
-
-def _way(
-    platform: Platform, ref: ThreadRef, tz: tzinfo, http: Http, options: FetchOptions
-) -> tuple[str, str | None]:
-    """How the thread is read, and the sentence why not through the API where the platform
-    has one and the board does not serve it (its profile says ``api = false``, or its answer
-    to the probe). The answer is kept with the board's facts in the cache for
-    ``PROBE_KEPT``; --offline reads the way the cache holds the thread."""
-    api = platform.api
-    if api is None:
-        return PAGES, None
-    wanted = api.wanted(ref, options.boards)
-    probe = api.probe_request(ref)
-    if wanted is not None or probe is None:
-        return (PAGES if wanted is False else API), None
-    host = urlsplit(ref.base).netloc
-    cache = Cache(options.cache_dir, options.warn) if options.cache_dir is not None else None
-    if options.offline:
-        kept = cache.thread(kept_as(platform.name, API), host, ref.thread_id) if cache else None
-        return (API if kept is not None and kept.page_count else PAGES), None
-    known = http.facts.get((platform.name, host))  # asked already this run (a watch's polls)
-    if known is not None:
-        return known
-    found = _probed(platform, api, probe, ref, tz, http, options, cache)
-    http.facts[(platform.name, host)] = found
-    return found
-
-
-def _probed(
-    platform: Platform, api: Api, probe: Request, ref: ThreadRef, tz: tzinfo, http: Http,
-    options: FetchOptions, cache: Cache | None,
-) -> tuple[str, str | None]:  # fmt: skip
-    """The board's answer to the probe, asked now or kept in the cache within
-    ``PROBE_KEPT``: the way, and why not through the API."""
-    host = urlsplit(ref.base).netloc
-    board = cache.board(platform.name, host) if cache is not None else None
-    entry = board.get(probe.key) if board is not None and not options.fresh else None
-    if entry is not None and options.clock() - entry.fetched_at < PROBE_KEPT:
-        answer = Answer(entry.body, entry.content_type)
-    else:
-        get = _Get(_PageReader(platform, ref, tz, http, board, options, API), cached_ok=False)
-        try:
-            answer = get(probe)
-        except FetchError as exc:
-            return PAGES, f"{host} did not answer the probe of {api.title} ({exc})"
-        if board is not None:
-            for key, body, headers in get.pending:
-                board.put(key, body, options.clock(), headers)
-    why = api.probe(ref, answer.body, answer.content_type)
-    if why is None:
-        return API, None
-    return PAGES, f"{host}: {why}; tally reads its threads from their HTML pages"
 
 
 def _fetched(
@@ -408,7 +129,7 @@ def _fetched(
     cache = Cache(options.cache_dir, options.warn) if options.cache_dir is not None else None
     name = kept_as(platform.name, way)
     store = cache.thread(name, host, ref.thread_id) if cache is not None else None
-    reader = _PageReader(platform, ref, tz, http, store, options, way)
+    reader = PageReader(platform, ref, tz, http, store, options, way)
     if held is not None:
         held.following(way)
     known = None
@@ -428,12 +149,12 @@ def _fetched(
     reused = not options.offline and any(
         o in (Origin.CACHE, Origin.MEMORY) for _, o in pages.values()
     )
-    before = so_far if so_far is not None or not reused else _history(store)
+    before = so_far if so_far is not None or not reused else kept_history(store)
 
     def built() -> Thread:
         nonlocal pages
         if reader.api is not None and (options.closes is None or options.clock() >= options.closes):
-            pages = _with_edits(reader, pages, before)
+            pages = with_edits(reader, pages, before)
         # The posts a page shows without their floor, on their floors (kept so, in the
         # history and in memory, as the forum shows them once they are placed).
         whole = set(pages) >= set(range(1, max(p.page_count for p, _ in pages.values()) + 1))
@@ -442,7 +163,7 @@ def _fetched(
         ordered = [pages[n] for n in sorted(pages)]
         # Stamped in the forum's zone at its offset then, as the posts' times are.
         stamped = instant(options.clock().astimezone(tz))
-        return _build(platform.name, ref.thread_id, url, [p for p, _ in ordered],
+        return build_thread(platform.name, ref.thread_id, url, [p for p, _ in ordered],
                       [o for _, o in ordered], read_at=stamped)  # fmt: skip
 
     failed: ParseError | None = None  # said once the pages read are kept
@@ -509,22 +230,6 @@ def _fetched(
                    mended=mended)  # fmt: skip
 
 
-def _with_edits(
-    reader: _PageReader, pages: dict[int, tuple[Page, str]], before: History | None
-) -> dict[int, tuple[Page, str]]:
-    """The pages with the edit marks their interface hid, learnt where the count needs them
-    (``tally.forums.api.learn_edits``); the answers that said them kept as the pages' are."""
-    assert reader.api is not None
-    before = before if before is not None else _history(reader.store)
-    get = _Get(reader, cached_ok=not reader.options.live)
-    learnt = learn_edits(reader.api, reader.ref, {n: p for n, (p, _) in pages.items()}, get,
-                         reader.tz, before)  # fmt: skip
-    if reader.store is not None:
-        for key, body, headers in get.pending:
-            reader.store.put(key, body, reader.options.clock(), headers)
-    return {n: (learnt[n], origin) for n, (_, origin) in pages.items()}
-
-
 def _mended(
     cache: Cache, platform: str, ref: ThreadRef, known: dict[int, dict[str, frozenset[str]]],
     options: FetchOptions, merged: frozenset[int],
@@ -586,7 +291,7 @@ def _gone(exc: ThreadGoneError, store: ThreadCache | None) -> ThreadGoneError:
 
 def _read_pages(
     url: str,
-    reader: _PageReader,
+    reader: PageReader,
     options: FetchOptions,
     known: int | None,
     reuse: bool,
@@ -661,11 +366,6 @@ def _read_pages(
     return pages, read_at, total
 
 
-def _history(store: ThreadCache | None) -> History | None:
-    """The thread's history as the cache holds it (None: no cache)."""
-    return store.history() if store is not None else None
-
-
 def _newest_first(pages: dict[int, tuple[Page, str]]) -> bool:
     """Whether page 1 came from the cache or memory and shows the newest floors first (a
     thread the forum shows in reverse order, its author's 回帖倒序排列): new posts land on
@@ -720,7 +420,7 @@ def keep_versions(
             known = None
     if known is not None:
         return History((*known.versions, *added), known.capped)
-    return _history(store) or History()
+    return kept_history(store) or History()
 
 
 def _whole_in_cache(url: str, tz: tzinfo, http: Http, options: FetchOptions) -> bool:
@@ -735,197 +435,3 @@ def _whole_in_cache(url: str, tz: tzinfo, http: Http, options: FetchOptions) -> 
     return True
 
 
-def check_complete(
-    thread: Thread, pages: Sequence[Page], source: str, *, saved: bool = False
-) -> None:
-    """The floors read must account for the replies the thread says it has."""
-    if not thread.short_of_replies():
-        return
-    replies = len(thread.posts) - 1
-    comments = sum(len(p.comments) for p in thread.posts)
-    where = f"page {_short_page(thread, pages)}"
-    # --fresh reads the forum again; a saved file is what it is: it is saved again.
-    advice = "Save it again from the forum." if saved else "Run again with --fresh."
-    fullest = max((len(p.posts) for p in pages), default=0)
-    small = [
-        (p.page, pid) for p in pages for pid in p.top if pid.isdecimal() and int(pid) < fullest
-    ]
-    if small:
-        # The forum merges the posts it shows above the others (keyed by post id) with the
-        # page's own (keyed by their place there): a small id takes another post's key.
-        gone = ", ".join(map(str, thread.gaps[:10])) or "one"
-        where = f"page {small[0][0]}"
-        advice = (
-            f"Page {small[0][0]} shows post(s) {', '.join(pid for _, pid in small)} above its "
-            "others (置顶回复 or 热门回复) with a post id smaller than the posts a page shows: "
-            f"the forum then leaves a reply out of the page (floor(s) {gone} not read), and "
-            "reading again changes nothing; have a moderator unstick it (解除置顶), or count "
-            "by hand."
-        )
-    raise FetchError(
-        f"{source}: the thread says it has {thread.reply_count} replies but tally read "
-        f"{replies} (and {comments} comments); {where} may be incomplete. {advice}"
-    )
-
-
-def _short_page(thread: Thread, pages: Sequence[Page]) -> int:
-    """The page most likely missing posts: the one where a floor number is skipped, else
-    the emptiest page but the last (which is short by nature)."""
-    for gap in thread.gaps:
-        for page in pages:
-            floors = [p.floor for p in page.posts]
-            if floors and min(floors) - 1 <= gap <= max(floors) + 1:
-                return page.page
-    full = max(len(p.posts) for p in pages)
-    short = [p for p in pages[:-1] if len(p.posts) < full]
-    return short[0].page if short else pages[-1].page
-
-
-def read_saved_thread_files(
-    paths: Iterable[Path], tz: tzinfo, *, partial: bool = False, boards: Boards | None = None
-) -> list[Thread]:
-    """Parse saved pages; the pages of each thread must all be there.
-
-    With ``partial`` (``tally archive --partial``) a thread is built from what was given,
-    and what is missing (pages, 楼中楼, replies) is listed in ``Thread.missing``; a count
-    never accepts such a thread.
-    """
-    # One thread per board and id: thread 23 of two boards are two threads.
-    by_thread: dict[tuple[str, str, str], dict[int, Page]] = {}
-    names: dict[tuple[str, str, str], str] = {}
-    batches: dict[str, list[tuple[CommentBatch, str]]] = {}
-    for path in paths:
-        body = read_capped(path, "saved page", PAGE)
-        for candidate in PLATFORMS:
-            refused = candidate.pages.saved_refusal(body, str(path))
-            if refused is not None:
-                raise refused
-        text = decode_page(body, None, source=str(path))
-        platform = recognise_text(text, str(path))
-        part = platform.pages.parse_saved(text, tz, source=str(path), boards=boards)
-        if isinstance(part, CommentBatch):
-            batches.setdefault(platform.name, []).append((part, str(path)))
-            continue
-        key = (platform.name, part.origin, part.thread_id)
-        names.setdefault(key, str(path))
-        pages = by_thread.setdefault(key, {})
-        if part.page in pages:
-            raise InputError(f"{path} is page {part.page} of thread {part.thread_id}, given twice.")
-        pages[part.page] = part
-    threads = []
-    for (platform_name, origin, tid), pages in by_thread.items():
-        count = max(p.page_count for p in pages.values())
-        absent = [p for p in range(1, count + 1) if p not in pages]
-        notes: list[str] = []
-        if absent:
-            shown = ", ".join(map(str, absent[:10])) + (" …" if len(absent) > 10 else "")
-            if not partial:
-                raise InputError(
-                    f"thread {tid} has {count} pages but page(s) {shown} were not given "
-                    f"(saved from {names[(platform_name, origin, tid)]})."
-                )
-            notes.append(f"page{'s' if len(absent) > 1 else ''} {shown} of {count}")
-        source = os.fspath(names[(platform_name, origin, tid)])
-        mine = [b for b, _ in batches.get(platform_name, []) if b.thread_id in (None, tid)]
-        ordered = place_floating([pages[n] for n in sorted(pages)], source, whole=not absent)
-        with_comments = by_name(platform_name).pages.attach_saved(
-            ordered, mine, source=source, missing=notes if partial else None
-        )
-        origins = [Origin.FILE] * len(with_comments)
-        thread = _build(platform_name, tid, source, with_comments, origins)
-        try:
-            check_complete(thread, with_comments, source, saved=True)
-        except FetchError as exc:
-            if not partial:
-                raise
-            if not absent:
-                notes.append(str(exc).rsplit(". ", 1)[0])
-            # else the pages not given hold the replies not read: the note above says so.
-        if notes:
-            thread = replace(thread, missing=tuple(notes))
-        threads.append(thread)
-    for platform_name, found in batches.items():
-        tids = {tid for name, _, tid in by_thread if name == platform_name}
-        for batch, where in found:
-            if batch.thread_id is not None and batch.thread_id not in tids:
-                raise InputError(
-                    f"{where} holds comments of thread {batch.thread_id}, "
-                    "whose pages were not given."
-                )
-    return threads
-
-
-def _build(
-    platform_name: str,
-    tid: str,
-    source: str,
-    pages: list[Page],
-    origins: Sequence[str],
-    read_at: datetime | None = None,
-) -> Thread:
-    seen: set[str] = set()
-    posts: list[Post] = []
-    for page in pages:
-        for post in page.posts:
-            # A post can show on two pages when the thread grew between two reads.
-            if post.post_id not in seen:
-                seen.add(post.post_id)
-                posts.append(post)
-    posts.sort(key=lambda p: p.floor)
-    count = max((p.page_count for p in pages), default=0)
-    whole = {p.page for p in pages} >= set(range(1, count + 1))
-    for page in pages if whole else ():
-        for pid in page.elsewhere:
-            if pid not in seen:
-                # Shown out of its place (a 置顶回复 from a later page, without its number)
-                # and not found where it stands: the pages were read at different times.
-                raise ParseError(
-                    f"{source}: page {page.page} shows post {pid} stuck to its top (置顶回复) "
-                    "without its floor number, and no page read holds it on its floor; the "
-                    "pages disagree (read the thread again with --fresh)."
-                )
-    for before, after in itertools.pairwise(posts):
-        if before.floor == after.floor:
-            # Rulings and announcements name floors: two posts on one floor cannot both be it.
-            raise ParseError(
-                f"{source}: posts {before.post_id} and {after.post_id} both claim floor "
-                f"{after.floor}; the pages disagree (read the thread again with --fresh)."
-            )
-    if posts and posts[0].time.tzinfo is not None:  # pages alike may run back between them
-        check_clock(posts, posts[0].time.tzinfo, source)
-    floors = {p.floor for p in posts}
-    gaps = tuple(f for f in range(1, max(floors, default=0) + 1) if f not in floors)
-    first = pages[0]
-    return Thread(
-        platform=platform_name,
-        thread_id=tid,
-        url=source,
-        title=first.title,
-        # The thread's page count, as its pages say (a partial read holds fewer).
-        page_count=max(len(pages), *(p.page_count for p in pages)),
-        posts=tuple(posts),
-        reply_count=first.reply_count,
-        sources=tuple(origins),
-        gaps=gaps,
-        read_at=read_at,
-        origin=first.origin,
-        closed=max(pages, key=lambda p: p.page).closed,  # the last page is read live
-    )
-
-
-def summary(thread: Thread) -> str:
-    """Where the pages came from, and the floors the forum no longer shows."""
-    said = {
-        Origin.NETWORK: "from the network",
-        Origin.REVALIDATED: "unchanged (checked with the forum)",
-        Origin.CACHE: "from the cache",
-        Origin.MEMORY: "as read before",
-        Origin.FILE: "from saved files",
-        Origin.ARCHIVE: "from the archive",
-    }
-    parts = [f"{n} {said[o]}" for o in Origin if (n := thread.sources.count(o))]
-    text = f"thread {thread.thread_id}: {thread.page_count} page(s), " + ", ".join(parts)
-    if thread.gaps:
-        shown = ", ".join(map(str, thread.gaps[:20])) + (" …" if len(thread.gaps) > 20 else "")
-        text += f"; floors {shown} are gone (deleted or hidden by the forum)"
-    return text

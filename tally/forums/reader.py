@@ -29,19 +29,13 @@ from tally.errors import InputError
 from tally.forums import resolve_url
 from tally.forums.archived import archive_kind, read_archive, whole
 from tally.forums.boards import Boards, load_boards
+from tally.forums.built import read_saved_thread_files
 from tally.forums.cache import Cache
 from tally.forums.clocks import ForumClocks
-from tally.forums.fetch import (
-    MAX_PAGES,
-    FetchOptions,
-    Held,
-    Progress,
-    fetch_thread,
-    is_url,
-    read_saved_thread_files,
-    thread_way,
-)
+from tally.forums.fetch import Held, fetch_thread
+from tally.forums.getting import MAX_PAGES, FetchOptions, Progress, is_url
 from tally.forums.http import Http, Response
+from tally.forums.ways import thread_way
 from tally.model import History, Thread, ThreadKey, ThreadRef, origin_of
 from tally.vocabulary import Markup
 

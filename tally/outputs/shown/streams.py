@@ -92,7 +92,7 @@ class Streams:
             say(self.stderr(), message)
 
     def thread_read(self, thread: Thread) -> None:
-        from tally.forums.fetch import summary
+        from tally.forums.built import summary
 
         self.note(summary(thread))
 
