@@ -407,9 +407,9 @@ def test_the_day_shows_what_its_count_rests_on(setup, desk):
     c.get("/")
     settled(desk, 1)
     settled(desk, 2)
-    assert "sheriff 长夜 (derived: day 1&#39;s election)" in c.get("/day/2").text
+    assert "sheriff 长夜 ×2.5 (derived: day 1&#39;s election)" in c.get("/day/2").text
     home = c.get("/").text
-    assert "sheriff 长夜 (derived: day 1&#39;s election)" in home
+    assert "sheriff 长夜 ×2.5 (derived: day 1&#39;s election)" in home
     assert "closed" in home and "open" in home
     assert c.get("/day/2/pictures").text.count("<svg") == 3
     # Everybody voted on day 1: said so, not "Not voted (0):" and nothing after it.
@@ -473,14 +473,15 @@ def test_the_desk_follows_a_day_added_with_the_same_key(forum, tmp_path):
         settled(desk, 2)
         live = c.get("/day/2/live").text
         assert "冷月" in live and "白桃" in live and "PROVISIONAL" in live
-        assert "sheriff 长夜 (derived: day 1&#39;s election)" in live
+        assert "sheriff 长夜 ×2.5 (derived: day 1&#39;s election)" in live
     finally:
         desk.close()
 
 
-def day3(setup: Setup) -> tuple[str, str]:
+def day3(setup: Setup, *more: object) -> tuple[str, str]:
     """Day 3's two threads on the board, the clock at 20:00 on day 3: its discussion thread
-    (开门) and its vote thread (the close in its first post, 冷月's ballot)."""
+    (开门) and its vote thread (the close in its first post, 冷月's ballot, and ``more``
+    posts)."""
     from datetime import datetime
 
     from .conftest import CHINA
@@ -491,6 +492,8 @@ def day3(setup: Setup) -> tuple[str, str]:
     vote = Thread("503", "[桌面局] 第3天投票帖", {}, first_pid=63000)
     vote.add(P("导演A", "2024-05-10 09:30:00", "投票截止：5月10日 21:30\n投票格式：\n投票对象："))
     vote.add(P("冷月", "2024-05-10 10:01:00", "投票对象：长夜\n投票理由：再看看"))
+    for post in more:
+        vote.add(post)  # type: ignore[arg-type]
     setup.clock.t = datetime(2024, 5, 10, 20, 0, tzinfo=CHINA)
     return setup.board.thread(talk), setup.board.thread(vote)
 
@@ -510,6 +513,35 @@ def test_what_a_count_rests_on_names_the_day_it_came_from(setup, desk):
     assert "day 3)" not in live
     home = c.get("/").text
     assert "白桃 out (derived: voted out on day 2)" in home and "day 3)" not in home
+
+
+@pytest.mark.slow  # three days counted
+@pytest.mark.rules("C1")
+def test_the_count_rests_on_the_deputy_carried_and_the_totals_show_each_weight(setup, desk):
+    """Issue 48: day 2's block names 冷月 deputy (执警); on day 3 tally derives the deputy as
+    `tally votes` does, and the desk says so with the weight (×1.5, seed 000), and each
+    total names its voters with their weights, as the closing post does: a total of 4 from
+    two voters says why."""
+    from .discuzgen import P
+
+    text = setup.game_path.read_text(encoding="utf-8")
+    setup.game_path.write_text(text.replace("day = 2\n", 'day = 2\ndeputy = "冷月"\n'), "utf-8")
+    c = client(desk)
+    c.get("/")
+    settled(desk, 2)
+    assert "deputy 冷月 ×1.5 (game file, day 2)" in c.get("/day/2/live").text
+    setup.add_day(*day3(setup, P("长夜", "2024-05-10 10:02:00", "投票对象：糖糖\n投票理由：跟")))
+    c.get("/")
+    settled(desk, 3)
+    live = c.get("/day/3/live").text
+    said = live.split("The count rests on: ")[1].split("</p>")[0]
+    assert said == ("sheriff 长夜 ×2.5 (derived: day 1&#39;s election); deputy 冷月 ×1.5 "
+                    "(derived: day 2&#39;s game file); 白桃 out (derived: voted out on day 2).")
+    totals = live.split('class="totals"')[1].split("</table>")[0]
+    assert '<td class="name">糖糖</td><td>2.5</td><td>长夜 ×2.5</td>' in totals
+    assert '<td class="name">长夜</td><td>1.5</td><td>冷月 ×1.5</td>' in totals
+    home = c.get("/").text
+    assert "deputy 冷月 ×1.5 (derived: day 2&#39;s game file)" in home
 
 
 def test_a_ruling_written_while_the_desk_runs_changes_the_count(setup, desk):

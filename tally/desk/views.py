@@ -55,13 +55,11 @@ def game_view(game: Game, now: datetime, polls: Mapping[int, Poll | None],
               posted: Collection[int]) -> dict[str, Any]:  # fmt: skip
     """The game: each day, its threads, whether it is open, closed or posted, and the facts
     a count of it rests on (the game file's, or derived from an earlier day's count)."""
-    from tally.outputs.shown.json_output import facts_json
-
     days = []
     for day in game.days:
         poll = polls.get(day.day)
         result = poll.result if poll is not None else None
-        facts = rests_on(facts_json(result)) if result is not None else None
+        facts = rests_on(result) if result is not None else None
         days.append({
             "day": day.day,
             "opens": short(day.opens),
@@ -88,6 +86,7 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
     the leader and the gap, who has not voted, the time to the close, what changed.
     ``error``: why the count could not be taken (again, with the game file as it is now:
     then the count shown is the one before)."""
+    from tally.outputs.shown.console import weighed
     from tally.outputs.shown.live import majority_text
 
     if poll is None or poll.result is None:
@@ -105,7 +104,9 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
             "link": platform.post_url(ref, b["parent_post_id"] or b["post_id"]),
             "changed": poll.number > 1 and (b["floor"], b["comment"]) in changed,
         })  # fmt: skip
-    totals = data["totals"]
+    # Each voter with their weight where it is not 1, as the terminal and the closing post
+    # show them: a total of 6 from three voters says why.
+    totals = [{**t, "voters": [weighed(v, result) for v in t["voters"]]} for t in data["totals"]]
     gap = None
     if len(totals) > 1:
         gap = totals[0]["votes"] - totals[1]["votes"]
@@ -134,15 +135,20 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
         "not_voted": data["not_voted"],
         "flags": data["flags"],
         "changes": [c.text for c in poll.changes] if poll.number > 1 else [],
-        "rests_on": rests_on(data["facts"]),
+        "rests_on": rests_on(result),
     }
 
 
-def rests_on(facts: Mapping[str, Any]) -> list[str]:
-    """What a count rests on, each with where it comes from: the game file's day block, or
-    the earlier day it was derived from, as the fact's note names it ("voted out on day 2",
-    "day 1's election"; the JSON's ``day`` of a death is the first day the player is out),
-    or the card ledger."""
+def rests_on(result: DayResult) -> list[str]:
+    """What a count rests on, as `tally votes` names it (``facts_json``), each with where it
+    comes from: the game file's day block, or the earlier day it was derived from, as the
+    fact's note names it ("voted out on day 2", "day 1's election", "day 2's game file"; the
+    JSON's ``day`` of a death is the first day the player is out), or the card ledger. The
+    sheriff and the deputy (执警) with their weight where it is not 1: the totals rest on it."""
+    from tally.outputs.shown.console import weighed
+    from tally.outputs.shown.json_output import facts_json
+
+    facts = facts_json(result)
 
     def where(f: Mapping[str, Any]) -> str:
         if f["from"] == Source.DERIVED:
@@ -152,8 +158,14 @@ def rests_on(facts: Mapping[str, Any]) -> list[str]:
         return f"{f['from']}, day {f['day']}" if f["day"] else str(f["from"])
 
     said = []
-    if facts["sheriff"] is not None:
-        said.append(f"sheriff {facts['sheriff']['player']} ({where(facts['sheriff'])})")
+    for role in ("sheriff", "deputy"):
+        f = facts[role]
+        if f is not None and f["player"] is None:  # 'sheriff = "none"': the note says why
+            said.append(f"{f['note']} ({f['from']}, day {f['day']})")
+        elif f is not None:
+            said.append(f"{role} {weighed(f['player'], result)} ({where(f)})")
+    if (f := facts["declaration"]) is not None:  # 宣言 独裁, as day 2's game file named it
+        said.append(f"the sheriff {f['player']}'s {f['note']} (derived)")
     said.extend(f"{f['player']} out ({where(f)})" for f in facts["dead"])
     said.extend(f"unchecked: {u}" for u in facts["unchecked"])
     return said
