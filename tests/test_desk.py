@@ -565,21 +565,60 @@ def test_a_ruling_written_while_the_desk_runs_changes_the_count(setup, desk):
 
 def test_the_card_ledger_changed_is_seen(setup, desk):
     """A red card given by `tally cards add` while the desk runs sends its player off from
-    the next day (K2): the open day's count sees it at the next poll."""
+    the next day (K2): the open day's count sees it at once, saying so in a sentence of its
+    own while it counts again; day 1's count does not change, and is not taken again. A
+    yellow card changes no count: nothing is read again for it."""
     from tally.commands.cards import add_card
 
     c = client(desk)
-    c.get("/day/2")
+    c.get("/")
+    settled(desk, 1)
     settled(desk, 2)
-    version = desk.poller(2).version
-    add_card(setup.game(), day=1, player="冷月", colour="red", rule="L4", reason="夜间未行动")
+    first, second = desk.poller(1), desk.poller(2)
+    add_card(setup.game(), day=2, player="糖糖", colour="yellow", rule="L1", reason="发言少")
+    assert desk.poller(1) is first and desk.poller(2) is second
+    version = second.version
+    with desk.lock:  # the reader held: the count cannot be taken again while the page is read
+        add_card(setup.game(), day=1, player="冷月", colour="red", rule="L4", reason="夜间未行动")
+        live = c.get("/day/2/live").text
+        assert ('<p class="warn recounting">The card ledger changed: 冷月 is sent off by a red '
+                "card for day 1 (K2), out from day 2. Counting again…</p>") in live
+        assert "with the game file as it is now" not in live
+        assert "recounting" not in c.get("/day/1/live").text and desk.poller(1) is first
     c.get("/day/2")
     settled(desk, 2, version + 1)
     live = c.get("/day/2/live").text
     assert "冷月 out (sent off by a red card for day 1 (K2, the card ledger))" in live
+    assert "recounting" not in live
     row = live.split('data-floor="2">')[1].split("</tr>")[0]
     assert "void" in row
     assert "floor 2: 冷月 vote 白桃 was counted, now void" in live
+
+
+def test_a_result_posted_counts_nothing_again(setup, desk):
+    """Issue 48: the journal of posts changes when tally posts (the result, a reminder of
+    tally watch): no count rests on it, so no day is counted again, no thread read again,
+    and no page says "counting again"; the Post page and the game page say "posted"."""
+    setup.close()
+    c = client(desk)
+    c.get("/")
+    settled(desk, 1)
+    settled(desk, 2)
+    pollers = desk.poller(1), desk.poller(2)
+    done = runner.invoke(cli, ["announce", "--game", str(setup.game_path), "--day", "2",
+                               "--post", "--yes", "--cookies", str(setup.cookies),
+                               "--cache-dir", str(setup.cache)], obj=setup.env())  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert setup.game_path.with_name("game.posts.jsonl").exists()
+    requests = len(setup.board.forum.requests)
+    pages = [c.get(p).text for p in ("/", "/day/1", "/day/2", "/day/1/live", "/day/2/live",
+                                     "/day/2/post")]  # fmt: skip
+    assert (desk.poller(1), desk.poller(2)) == pollers
+    assert not [p for p in pages if "recounting" in p or "Counting again" in p]
+    assert 'id="posted-before">Posted: floor 5' in pages[-1]
+    assert 'class="state-posted"' in pages[0]
+    time.sleep(0.3)  # a poller started by mistake would be reading by now
+    assert len(setup.board.forum.requests) == requests
 
 
 def test_a_game_file_saved_half_typed_is_said_and_the_desk_goes_on(setup, desk):
@@ -622,11 +661,19 @@ def test_the_post_page_of_a_posted_day_says_posted_before_any_button(setup, desk
     assert len(setup.board.replies) == 1
     assert 'class="state-posted"' in c.get("/").text
 
-    setup.game_path.with_name("game.posts.jsonl").unlink()  # another machine's desk
-    settled(desk, 2)  # the thread read again, the post in it
-    main = c.get("/day/2/post").text.split("<main>")[1]
-    assert "Posted: floor 5, 05-09 21:40, by 导演A (tally&#39;s mark on it in the vote " in main
-    assert 'id="post-button"' not in main and "/d2/close/" in message
+    # Another machine's desk: no journal of posts beside its game file, the thread read
+    # after the post (a journal gone changes no count: this desk reads nothing again).
+    setup.game_path.with_name("game.posts.jsonl").unlink()
+    other = setup.desk(every=5.0)
+    try:
+        theirs = client(other)
+        theirs.get("/day/2")
+        settled(other, 2)
+        main = theirs.get("/day/2/post").text.split("<main>")[1]
+        assert "Posted: floor 5, 05-09 21:40, by 导演A (tally&#39;s mark on it in the vote " in main
+        assert 'id="post-button"' not in main and "/d2/close/" in message
+    finally:
+        other.close()
 
 
 def test_desk_help_names_only_what_the_desk_takes():

@@ -83,7 +83,7 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
     def live_context(n: int) -> dict[str, Any]:
         poller = desk.poller(n)
         shown = views.live_view(desk.game, poller.poll, poller.error, desk.reader.now())
-        return {**shown, "recounting": not poller.counted}
+        return {**shown, "recounting": poller.why if not poller.counted else ""}
 
     def day(request: Request) -> Response:
         n = number(request)
