@@ -621,6 +621,34 @@ def test_a_result_posted_counts_nothing_again(setup, desk):
     assert len(setup.board.forum.requests) == requests
 
 
+@pytest.mark.rules("L3", "V7")
+def test_a_card_resting_on_a_ban_is_offered_with_the_moderator_flag(forum, tmp_path):
+    """Issue 48: carol's ballot was 屏蔽ed where bob, a player, moderates the board; the
+    cards page offered her L3 card (第2天未投票（投票帖4楼被屏蔽）) with no word of it, the
+    moderator flag only on the count page. It stands beside her card now, and only hers; the
+    other flags below name the thread their floor is in, with no gap where no player is."""
+    from .desk_game import moderated
+
+    desk = moderated(forum, tmp_path)
+    try:
+        page = client(desk).get("/day/2/cards").text
+    finally:
+        desk.close()
+    cards = page.split('<ul class="cards">')[1].split("</ul>")[0].split("<li ")[1:]
+    carol, dave, eve = (html.unescape(c) for c in cards)
+    assert "carol</span> 黄牌 L3: 第2天未投票（投票帖4楼被屏蔽）" in carol
+    assert ('<p class="flag card-flag">flag moderator: the vote thread\'s floor 4: 4楼 屏蔽ed by a '
+            "moderator, and bob (uid 3), a player of this game, is one of the board's moderators "
+            "(版主): the page does not say who 屏蔽ed it;") in carol
+    assert "(carol's L3 card for not voting rests on it)</p>" in carol
+    assert "card-flag" not in dave and "card-flag" not in eve
+    below = html.unescape(page.split("</table>")[1])
+    assert "flag moderator" not in below  # said beside the card, once
+    assert ("<p class=\"flag\">flag roster: the discussion thread's floor 27: eve。 (uid 7) posted "
+            "on floor 27 and is not a player of this game") in below
+    assert "  " not in below.replace("\n", " ").split("flag roster")[1][:80]
+
+
 def test_a_game_file_saved_half_typed_is_said_and_the_desk_goes_on(setup, desk):
     """A save with a mistake: every page says the sentence and the desk goes on with the
     file as last read; saved right, the sentence goes."""

@@ -17,10 +17,11 @@ from tally.errors import TallyError
 from tally.forums import platform_of
 from tally.outputs.results import Announced, Lurked, Posted
 from tally.outputs.shown.json_output import poll_json
+from tally.rules.ballots import Flag
 from tally.rules.game import Day, Game
 from tally.rules.polls import Poll
 from tally.rules.state import Source
-from tally.rules.verdicts import Status
+from tally.rules.verdicts import Status, ThreadRole
 from tally.rules.votes import DayResult
 from tally.times import duration, short
 from tally.vocabulary import Announcement, Markup
@@ -182,12 +183,19 @@ def _status(ballot: Mapping[str, Any], provisional: bool) -> str:
 
 
 def lurkers_view(done: Lurked | None, error: str | None) -> dict[str, Any]:
+    """The day's posts per player and the cards it earns, each card with the flags that
+    say why it may be wrong beside it (a 屏蔽 where a player moderates the board: the floor
+    its L3 card rests on may have been hidden by another player), the other flags below."""
     from tally.outputs.shown.json_output import acceleration_json
 
     if done is None:
         return {"error": error, "players": [], "cards": [], "flags": [], "acceleration": None}
     check, view = done.check, done.ledger
     ledger = {c.key for c in view.cards} - {c.key for c in view.new}
+    threads = {ref.thread_id: _THREADS.get(role, f"the {role} thread")
+               for role, ref in check.day.threads.items()}  # fmt: skip
+    carded = {c.player for c in check.cards if c.rule == "L3"}
+    beside = [f for f in check.flags if f.rule == "moderator" and f.player in carded]
     return {
         "error": None,
         "provisional": check.provisional,
@@ -195,13 +203,32 @@ def lurkers_view(done: Lurked | None, error: str | None) -> dict[str, Any]:
                     for p in check.players],
         "cards": [{"player": c.player, "colour": str(c.colour), "label": c.colour.label,
                    "rule": c.rule, "reason": c.reason, "in_ledger": c.key in ledger,
-                   "struck": view.was_struck(c)}
+                   "struck": view.was_struck(c),
+                   "flags": [flag_line(f, threads) for f in beside
+                             if c.rule == "L3" and f.player == c.player]}
                   for c in check.cards],
-        "flags": [{"player": f.player, "rule": f.rule, "floor": f.floor, "note": f.note}
-                  for f in check.flags],
+        "flags": [flag_line(f, threads) for f in check.flags if f not in beside],
         "warnings": list(done.warnings),
         "acceleration": acceleration_json(check.acceleration),
-    }
+    }  # fmt: skip
+
+
+# A day's threads as the cards page names them, by their role in the day.
+_THREADS = {ThreadRole.VOTE: "the vote thread", ThreadRole.DISCUSSION: "the discussion thread",
+            ThreadRole.PROGRESS: "the progress thread",
+            ThreadRole.SHERIFF: "the sheriff's thread"}  # fmt: skip
+
+
+def flag_line(f: Flag, threads: Mapping[str, str]) -> str:
+    """A lurker check's flag in one line: its rule, the thread and floor it points at (by
+    the thread's role in the day: "the discussion thread's floor 8"), the player where the
+    note does not name them, the note."""
+    where = ""
+    if f.floor is not None:
+        thread = threads.get(f.thread_id or "", f"thread {f.thread_id}" if f.thread_id else "")
+        where = f"{thread}'s floor {f.floor}: " if thread else f"floor {f.floor}: "
+    who = f"{f.player}: " if f.player and f.player not in f.note else ""
+    return f"flag {f.rule}: {where}{who}{f.note}"
 
 
 KINDS = (Announcement.CLOSE, Announcement.REMINDER, Announcement.MORNING, Announcement.ELEVATOR)
