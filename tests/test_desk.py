@@ -704,6 +704,28 @@ def test_the_post_page_of_a_posted_day_says_posted_before_any_button(setup, desk
         other.close()
 
 
+def test_a_closed_days_reminder_pane_points_at_the_close_above(setup, desk):
+    """Issue 48: a closed day's reminder pane said the command's refusal, "the day's post now
+    is tally announce --kind close", under the close announcement the desk shows; it says
+    the desk's way now. An open day's pane holds the reminder."""
+    c = client(desk)
+
+    def section(page: str, kind: str) -> str:
+        return page.split(f'id="kind-{kind}">')[1].split("</section>")[0]
+
+    open_day = c.get("/day/2/posts").text
+    assert "尚未投票" in html.unescape(section(open_day, "reminder"))
+    setup.close()
+    closed = c.get("/day/2/posts").text
+    reminder = section(closed, "reminder")
+    assert ('<p class="dim note">Day 2 closed at 05-09 21:30: a reminder (催票) is for before the '
+            "close. The day&#39;s post now is the closing announcement above; post it from the "
+            "post the result page.</p>") in reminder
+    assert "tally announce" not in closed and "<textarea" not in reminder
+    assert "白桃 以 1 票被投票出局" in html.unescape(section(closed, "close"))
+    assert "a reminder (催票) is for before the close" in c.get("/day/1/posts").text
+
+
 def test_desk_help_names_only_what_the_desk_takes():
     """--full-every's help in the desk names no --remind-at poll (tally watch's alone)."""
     done = runner.invoke(cli, ["desk", "--help"])

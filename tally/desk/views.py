@@ -239,7 +239,18 @@ def announcement_view(kind: Announcement, done: Announced | None, error: str | N
     text = done.text if done is not None else ""
     shown = preview(text) if markup is Markup.BBCODE else preview(text, bbcode=False)
     return {"kind": str(kind), "text": text, "preview": shown, "error": error,
-            "markup": str(markup)}  # fmt: skip
+            "markup": str(markup), "note": None}  # fmt: skip
+
+
+def no_reminder(day: Day) -> dict[str, Any]:
+    """A closed day's reminder pane: said in the desk's terms (the command's refusal names
+    `tally announce --kind close`, while the desk shows that announcement above and posts it
+    from its Post page)."""
+    note = (f"Day {day.day} closed at {short(day.closes)}: a reminder (催票) is for before the "
+            "close. The day's post now is the closing announcement above; post it from the "
+            "post the result page.")  # fmt: skip
+    return {"kind": str(Announcement.REMINDER), "text": "", "preview": "", "error": None,
+            "markup": "", "note": note}  # fmt: skip
 
 
 def charts_view(result: DayResult | None) -> list[dict[str, Any]]:
