@@ -117,7 +117,7 @@ TEMPLATES = (
             "tally templates export my-templates && tally announce --game game.toml --day 2 --template-dir my-templates", ("folder",)),
 )
 DAY = (
-    Command("add", "tally.commands.day:add_day", "Add the next day to the game file from its two threads: number, URLs, open and close from the first posts, shown and asked first.\n\nThe threads are checked as a count checks them (another day's, titled for another day, not yet open: refused); the sheriff and who is out are left for tally to derive from the days before, and said in comments; the file's comments and order are kept.",
+    Command("add", "tally.commands.day:add_day", "Add the next day to the game file from its two threads: number, URLs, open and close from the first posts, shown and asked first.\n\nThe threads are checked as a count checks them (another day's, titled for another day, not yet open: refused); the sheriff, the deputy (执警) and who is out are carried from the days before, as tally derives them, and said in comments; a role in question (a sheriff out, a deputy whose badge passed) is asked as a commented key; the file's comments and order are kept.",
             "tally day add DISCUSSION-URL VOTE-URL --game game.toml", ("talk_url", "vote_url", "game", "new_day", "add_yes", "as_json", *FETCH)),
 )
 CARDS = (

@@ -232,3 +232,43 @@ def through_the_commands(tmp_path: Path, result, ledger: str, message: str, foru
         assert posted.exit_code == 0, posted.output
         [(_, _, theirs)] = other.board.replies
         assert theirs.replace(forum2.url(""), "") == message.replace(forum.url(""), "")
+
+
+def moderated(forum, tmp_path: Path) -> Desk:  # type: ignore[no-untyped-def]
+    """A desk over day 2 of a game on pages a real Discuz! X3.5 rendered (issue 48): its vote
+    thread after bob (uid 3, a player) was made a 版主 and carol's ballot 屏蔽ed, read by a
+    guest (fixtures/discuz-x35-changes/moderator-player-guest.html), and a discussion thread
+    where everyone posts five times and a look-alike, eve。, once (its floor 27). The clock
+    is past the close: carol, dave and eve earn an L3 card, carol's resting on the 屏蔽."""
+    from datetime import UTC, datetime
+
+    from tally.rules.gamefile import load_game
+
+    from .conftest import FIXTURES
+
+    page = FIXTURES / "discuz-x35-changes" / "moderator-player-guest.html"
+    forum.add_discuz_page("2", 1, page.read_bytes())
+    uids = {"admin": 1, "alice": 2, "bob": 3, "carol": 4, "dave": 5, "eve": 6, "eve。": 7}
+    talk = Thread("12", "第2天讨论帖", uids, first_pid=1200)
+    talk.add(P("admin", "2026-12-06 09:00:00", "讨论帖开门"))
+    for i in range(5):
+        for n, who in enumerate(["alice", "bob", "carol", "dave", "eve"]):
+            talk.add(P(who, f"2026-12-06 1{i}:{10 + n:02d}:00", f"发言{i}"))
+    talk.add(P("eve。", "2026-12-06 16:00:00", "路过"))
+    game = tmp_path / "game.toml"
+    game.write_text(f"""name = "版主局"
+ruleset = "000"
+directors = ["admin"]
+players = ["alice", "bob", "carol", "dave", "eve"]
+
+[[days]]
+day = 2
+opens = 2026-12-06T09:00:00
+closes = 2026-12-06T21:00:00
+discussion = "{talk.serve(forum)}"
+vote = "{forum.url("forum.php?mod=viewthread&tid=2")}"
+""", encoding="utf-8")  # fmt: skip
+    clock = FakeClock(datetime(2026, 12, 6, 21, 30, tzinfo=CHINA).astimezone(UTC))
+    reader = Reader(clock.env(http=HttpOptions(host_delay=0)),
+                    Reading(cache_dir=tmp_path / "cache"))  # fmt: skip
+    return Desk(load_game(game), reader, Options(every=5.0))

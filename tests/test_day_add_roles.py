@@ -243,3 +243,13 @@ def test_the_same_deputy_named_again_under_a_new_sheriff_stands_from_that_day():
     assert (day.sheriff, day.deputy, facts[-1].note) == ("丙", "乙", "named in the game file")
     after = first.after(day, OutcomeResult.NONE, None)
     assert (after.deputy, after.deputy_how, after.deputy_under) == ("乙", "day 2's game file", "丙")
+
+
+def test_the_help_says_the_deputy_is_carried_and_a_role_in_question_asked():
+    """`tally day add --help` said only that the sheriff and who is out are derived, while
+    day add carries the deputy too and asks a role in question as a commented key."""
+    shown = run("day", "add", "--help", now="2024-12-01 10:00")
+    assert shown.exit_code == 0, shown.output
+    said = " ".join(shown.stdout.split())
+    assert "the sheriff, the deputy (执警) and who is out are carried from the days before" in said
+    assert "a role in question (a sheriff out, a deputy whose badge passed) is asked as a " in said

@@ -407,9 +407,9 @@ def test_the_day_shows_what_its_count_rests_on(setup, desk):
     c.get("/")
     settled(desk, 1)
     settled(desk, 2)
-    assert "sheriff 长夜 (derived: day 1&#39;s election)" in c.get("/day/2").text
+    assert "sheriff 长夜 ×2.5 (derived: day 1&#39;s election)" in c.get("/day/2").text
     home = c.get("/").text
-    assert "sheriff 长夜 (derived: day 1&#39;s election)" in home
+    assert "sheriff 长夜 ×2.5 (derived: day 1&#39;s election)" in home
     assert "closed" in home and "open" in home
     assert c.get("/day/2/pictures").text.count("<svg") == 3
     # Everybody voted on day 1: said so, not "Not voted (0):" and nothing after it.
@@ -473,14 +473,15 @@ def test_the_desk_follows_a_day_added_with_the_same_key(forum, tmp_path):
         settled(desk, 2)
         live = c.get("/day/2/live").text
         assert "冷月" in live and "白桃" in live and "PROVISIONAL" in live
-        assert "sheriff 长夜 (derived: day 1&#39;s election)" in live
+        assert "sheriff 长夜 ×2.5 (derived: day 1&#39;s election)" in live
     finally:
         desk.close()
 
 
-def day3(setup: Setup) -> tuple[str, str]:
+def day3(setup: Setup, *more: object) -> tuple[str, str]:
     """Day 3's two threads on the board, the clock at 20:00 on day 3: its discussion thread
-    (开门) and its vote thread (the close in its first post, 冷月's ballot)."""
+    (开门) and its vote thread (the close in its first post, 冷月's ballot, and ``more``
+    posts)."""
     from datetime import datetime
 
     from .conftest import CHINA
@@ -491,6 +492,8 @@ def day3(setup: Setup) -> tuple[str, str]:
     vote = Thread("503", "[桌面局] 第3天投票帖", {}, first_pid=63000)
     vote.add(P("导演A", "2024-05-10 09:30:00", "投票截止：5月10日 21:30\n投票格式：\n投票对象："))
     vote.add(P("冷月", "2024-05-10 10:01:00", "投票对象：长夜\n投票理由：再看看"))
+    for post in more:
+        vote.add(post)  # type: ignore[arg-type]
     setup.clock.t = datetime(2024, 5, 10, 20, 0, tzinfo=CHINA)
     return setup.board.thread(talk), setup.board.thread(vote)
 
@@ -510,6 +513,35 @@ def test_what_a_count_rests_on_names_the_day_it_came_from(setup, desk):
     assert "day 3)" not in live
     home = c.get("/").text
     assert "白桃 out (derived: voted out on day 2)" in home and "day 3)" not in home
+
+
+@pytest.mark.slow  # three days counted
+@pytest.mark.rules("C1")
+def test_the_count_rests_on_the_deputy_carried_and_the_totals_show_each_weight(setup, desk):
+    """Issue 48: day 2's block names 冷月 deputy (执警); on day 3 tally derives the deputy as
+    `tally votes` does, and the desk says so with the weight (×1.5, seed 000), and each
+    total names its voters with their weights, as the closing post does: a total of 4 from
+    two voters says why."""
+    from .discuzgen import P
+
+    text = setup.game_path.read_text(encoding="utf-8")
+    setup.game_path.write_text(text.replace("day = 2\n", 'day = 2\ndeputy = "冷月"\n'), "utf-8")
+    c = client(desk)
+    c.get("/")
+    settled(desk, 2)
+    assert "deputy 冷月 ×1.5 (game file, day 2)" in c.get("/day/2/live").text
+    setup.add_day(*day3(setup, P("长夜", "2024-05-10 10:02:00", "投票对象：糖糖\n投票理由：跟")))
+    c.get("/")
+    settled(desk, 3)
+    live = c.get("/day/3/live").text
+    said = live.split("The count rests on: ")[1].split("</p>")[0]
+    assert said == ("sheriff 长夜 ×2.5 (derived: day 1&#39;s election); deputy 冷月 ×1.5 "
+                    "(derived: day 2&#39;s game file); 白桃 out (derived: voted out on day 2).")
+    totals = live.split('class="totals"')[1].split("</table>")[0]
+    assert '<td class="name">糖糖</td><td>2.5</td><td>长夜 ×2.5</td>' in totals
+    assert '<td class="name">长夜</td><td>1.5</td><td>冷月 ×1.5</td>' in totals
+    home = c.get("/").text
+    assert "deputy 冷月 ×1.5 (derived: day 2&#39;s game file)" in home
 
 
 def test_a_ruling_written_while_the_desk_runs_changes_the_count(setup, desk):
@@ -533,21 +565,88 @@ def test_a_ruling_written_while_the_desk_runs_changes_the_count(setup, desk):
 
 def test_the_card_ledger_changed_is_seen(setup, desk):
     """A red card given by `tally cards add` while the desk runs sends its player off from
-    the next day (K2): the open day's count sees it at the next poll."""
+    the next day (K2): the open day's count sees it at once, saying so in a sentence of its
+    own while it counts again; day 1's count does not change, and is not taken again. A
+    yellow card changes no count: nothing is read again for it."""
     from tally.commands.cards import add_card
 
     c = client(desk)
-    c.get("/day/2")
+    c.get("/")
+    settled(desk, 1)
     settled(desk, 2)
-    version = desk.poller(2).version
-    add_card(setup.game(), day=1, player="冷月", colour="red", rule="L4", reason="夜间未行动")
+    first, second = desk.poller(1), desk.poller(2)
+    add_card(setup.game(), day=2, player="糖糖", colour="yellow", rule="L1", reason="发言少")
+    assert desk.poller(1) is first and desk.poller(2) is second
+    version = second.version
+    with desk.lock:  # the reader held: the count cannot be taken again while the page is read
+        add_card(setup.game(), day=1, player="冷月", colour="red", rule="L4", reason="夜间未行动")
+        live = c.get("/day/2/live").text
+        assert ('<p class="warn recounting">The card ledger changed: 冷月 is sent off by a red '
+                "card for day 1 (K2), out from day 2. Counting again…</p>") in live
+        assert "with the game file as it is now" not in live
+        assert "recounting" not in c.get("/day/1/live").text and desk.poller(1) is first
     c.get("/day/2")
     settled(desk, 2, version + 1)
     live = c.get("/day/2/live").text
     assert "冷月 out (sent off by a red card for day 1 (K2, the card ledger))" in live
+    assert "recounting" not in live
     row = live.split('data-floor="2">')[1].split("</tr>")[0]
     assert "void" in row
     assert "floor 2: 冷月 vote 白桃 was counted, now void" in live
+
+
+def test_a_result_posted_counts_nothing_again(setup, desk):
+    """Issue 48: the journal of posts changes when tally posts (the result, a reminder of
+    tally watch): no count rests on it, so no day is counted again, no thread read again,
+    and no page says "counting again"; the Post page and the game page say "posted"."""
+    setup.close()
+    c = client(desk)
+    c.get("/")
+    settled(desk, 1)
+    settled(desk, 2)
+    pollers = desk.poller(1), desk.poller(2)
+    done = runner.invoke(cli, ["announce", "--game", str(setup.game_path), "--day", "2",
+                               "--post", "--yes", "--cookies", str(setup.cookies),
+                               "--cache-dir", str(setup.cache)], obj=setup.env())  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert setup.game_path.with_name("game.posts.jsonl").exists()
+    requests = len(setup.board.forum.requests)
+    pages = [c.get(p).text for p in ("/", "/day/1", "/day/2", "/day/1/live", "/day/2/live",
+                                     "/day/2/post")]  # fmt: skip
+    assert (desk.poller(1), desk.poller(2)) == pollers
+    assert not [p for p in pages if "recounting" in p or "Counting again" in p]
+    assert 'id="posted-before">Posted: floor 5' in pages[-1]
+    assert 'class="state-posted"' in pages[0]
+    time.sleep(0.3)  # a poller started by mistake would be reading by now
+    assert len(setup.board.forum.requests) == requests
+
+
+@pytest.mark.rules("L3", "V7")
+def test_a_card_resting_on_a_ban_is_offered_with_the_moderator_flag(forum, tmp_path):
+    """Issue 48: carol's ballot was 屏蔽ed where bob, a player, moderates the board; the
+    cards page offered her L3 card (第2天未投票（投票帖4楼被屏蔽）) with no word of it, the
+    moderator flag only on the count page. It stands beside her card now, and only hers; the
+    other flags below name the thread their floor is in, with no gap where no player is."""
+    from .desk_game import moderated
+
+    desk = moderated(forum, tmp_path)
+    try:
+        page = client(desk).get("/day/2/cards").text
+    finally:
+        desk.close()
+    cards = page.split('<ul class="cards">')[1].split("</ul>")[0].split("<li ")[1:]
+    carol, dave, eve = (html.unescape(c) for c in cards)
+    assert "carol</span> 黄牌 L3: 第2天未投票（投票帖4楼被屏蔽）" in carol
+    assert ('<p class="flag card-flag">flag moderator: the vote thread\'s floor 4: 4楼 屏蔽ed by a '
+            "moderator, and bob (uid 3), a player of this game, is one of the board's moderators "
+            "(版主): the page does not say who 屏蔽ed it;") in carol
+    assert "(carol's L3 card for not voting rests on it)</p>" in carol
+    assert "card-flag" not in dave and "card-flag" not in eve
+    below = html.unescape(page.split("</table>")[1])
+    assert "flag moderator" not in below  # said beside the card, once
+    assert ("<p class=\"flag\">flag roster: the discussion thread's floor 27: eve。 (uid 7) posted "
+            "on floor 27 and is not a player of this game") in below
+    assert "  " not in below.replace("\n", " ").split("flag roster")[1][:80]
 
 
 def test_a_game_file_saved_half_typed_is_said_and_the_desk_goes_on(setup, desk):
@@ -590,11 +689,41 @@ def test_the_post_page_of_a_posted_day_says_posted_before_any_button(setup, desk
     assert len(setup.board.replies) == 1
     assert 'class="state-posted"' in c.get("/").text
 
-    setup.game_path.with_name("game.posts.jsonl").unlink()  # another machine's desk
-    settled(desk, 2)  # the thread read again, the post in it
-    main = c.get("/day/2/post").text.split("<main>")[1]
-    assert "Posted: floor 5, 05-09 21:40, by 导演A (tally&#39;s mark on it in the vote " in main
-    assert 'id="post-button"' not in main and "/d2/close/" in message
+    # Another machine's desk: no journal of posts beside its game file, the thread read
+    # after the post (a journal gone changes no count: this desk reads nothing again).
+    setup.game_path.with_name("game.posts.jsonl").unlink()
+    other = setup.desk(every=5.0)
+    try:
+        theirs = client(other)
+        theirs.get("/day/2")
+        settled(other, 2)
+        main = theirs.get("/day/2/post").text.split("<main>")[1]
+        assert "Posted: floor 5, 05-09 21:40, by 导演A (tally&#39;s mark on it in the vote " in main
+        assert 'id="post-button"' not in main and "/d2/close/" in message
+    finally:
+        other.close()
+
+
+def test_a_closed_days_reminder_pane_points_at_the_close_above(setup, desk):
+    """Issue 48: a closed day's reminder pane said the command's refusal, "the day's post now
+    is tally announce --kind close", under the close announcement the desk shows; it says
+    the desk's way now. An open day's pane holds the reminder."""
+    c = client(desk)
+
+    def section(page: str, kind: str) -> str:
+        return page.split(f'id="kind-{kind}">')[1].split("</section>")[0]
+
+    open_day = c.get("/day/2/posts").text
+    assert "尚未投票" in html.unescape(section(open_day, "reminder"))
+    setup.close()
+    closed = c.get("/day/2/posts").text
+    reminder = section(closed, "reminder")
+    assert ('<p class="dim note">Day 2 closed at 05-09 21:30: a reminder (催票) is for before the '
+            "close. The day&#39;s post now is the closing announcement above; post it from the "
+            "post the result page.</p>") in reminder
+    assert "tally announce" not in closed and "<textarea" not in reminder
+    assert "白桃 以 1 票被投票出局" in html.unescape(section(closed, "close"))
+    assert "a reminder (催票) is for before the close" in c.get("/day/1/posts").text
 
 
 def test_desk_help_names_only_what_the_desk_takes():

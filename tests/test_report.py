@@ -282,3 +282,42 @@ def test_the_pictures_speak_chinese_and_count_whole_votes(report):
     assert "关门 21:30" in texts and "顶部色带：当时领先者" in texts
     assert "冷月 ×2.5" in texts  # the sheriff's weight beside the name, not on the lines
     assert "每天发言数" in texts
+
+
+@pytest.mark.slow  # the day's pictures drawn
+@pytest.mark.rules("V7")
+def test_a_banned_floor_reads_in_chinese_on_the_report(forum, tmp_path):
+    """Issue 48: the report is the players' page, in Chinese; its 原因 of dave's 屏蔽ed floor
+    read "屏蔽ed by a moderator: never counted, whoever's cookies read it", the director's
+    note. It reads 被屏蔽 now, the label the closing post gives it, and no word of the
+    built-in page but the names is English; the note stays among the template's values
+    (``note``), for a director's own page that shows it."""
+    from .test_forum_changes import at, game_file, page
+    from .test_forum_changes import env as forum_env
+
+    forum.add_discuz_page("1", 1, page("vote-2-banned-guest"))
+    game = game_file(tmp_path, forum.url("forum.php?mod=viewthread&tid=1"))
+
+    def report(*args: str) -> str:
+        out = tmp_path / "report.html"
+        made = runner.invoke(app, ["report", "--game", game, "-o", str(out), *args],
+                             obj=forum_env(at("17:10:00")))  # fmt: skip
+        assert made.exit_code == 0, made.output
+        return out.read_text(encoding="utf-8")
+
+    html = report()
+    row = html.split(">5楼</a>")[1].split("</tr>")[0]
+    assert row == ('</td><td data-player="dave">dave</td><td></td><td data-player=""></td>'
+                   '<td></td><td>12-01 17:04</td><td>被屏蔽</td><td class="why">被屏蔽</td>'), row
+    # What a player reads: the page without its pictures, script, style and tags.
+    words = re.sub(r"<(svg|script|style)\b.*?</\1>|<[^>]+>", " ", html, flags=re.S)
+    english = set(re.findall(r"[A-Za-z]{2,}", words)) - {"alice", "bob", "carol", "dave", "eve"}
+    assert english == {"issue", "tally", "report"}, english  # the game's name (issue31), the tool
+    own = tmp_path / "mine"
+    own.mkdir()
+    (own / "report.html.j2").write_text(
+        "{% for d in days %}{% for b in d.ballots %}{{ b.floor }}|{{ b.reason }}|{{ b.note }}\n"
+        "{% endfor %}{% endfor %}", encoding="utf-8")  # fmt: skip
+    mine = report("--template-dir", str(own))
+    assert ("5|被屏蔽|屏蔽ed by a moderator: never counted, whoever&#39;s cookies read it\n"
+            in mine), mine

@@ -83,7 +83,7 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
     def live_context(n: int) -> dict[str, Any]:
         poller = desk.poller(n)
         shown = views.live_view(desk.game, poller.poll, poller.error, desk.reader.now())
-        return {**shown, "recounting": not poller.counted}
+        return {**shown, "recounting": poller.why if not poller.counted else ""}
 
     def day(request: Request) -> Response:
         n = number(request)
@@ -153,7 +153,11 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
         n = number(request)
         shown = []
         markup = desk.reader.markup_for(desk.day(n).vote_ref) or _markup(desk, n)
+        closed = desk.closed(n)
         for kind in views.KINDS:
+            if kind is Announcement.REMINDER and closed:  # the close announcement is above
+                shown.append(views.no_reminder(desk.day(n)))
+                continue
             try:
                 done, error = desk.announcement(n, kind), None
             except TallyError as exc:

@@ -6,6 +6,11 @@ post `tally announce --post` made), with the same key and no restart.
 What changed is known by the files' stat (inode, size, times): `tally day add`, the card
 ledger and the journal of posts are written by rename (tally.atomic), an editor saves with
 a new time; a look is a few ``stat`` calls, so every page and every stream may look.
+
+Not every change is counted again: the journal of posts says what tally posted (the Post
+page reads it), which changes no count, and the card ledger changes a count only where it
+changes who a red card sends off (K2), from the day after the card's: a yellow card, or a
+red for day 2, leaves the threads of day 2 and before unread.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tally.errors import TallyError
@@ -23,16 +29,30 @@ from tally.rules.game import Game
 Stamp = tuple[int, int, int, int] | None
 
 
+# Who the card ledger sends off (K2), each with the day of the red card that does it; or the
+# sentence why the ledger cannot be read now (a count stops on it: tally.commands.run).
+SentOff = Mapping[str, int] | str
+
+
 @dataclass(frozen=True)
 class Seen:
-    """The game as the desk counts it now. ``version`` grows each time the file (or its
-    ledger) says something else: a count taken with an older version is taken again.
+    """The game as the desk counts it now. ``version`` grows each time the game file says
+    something else (its journal of posts aside): a count taken with an older version is
+    taken again. ``sent_off``: the card ledger's send-offs as they are now (``before``).
     ``problem``: the file as it is now cannot be read (a save half-typed), its sentence;
     ``game`` is then the file as last read."""
 
     game: Game
     version: int = 0
     problem: str | None = None
+    sent_off: SentOff = field(default_factory=dict)
+
+    def before(self, day: int) -> SentOff:
+        """The send-offs a count of ``day`` rests on: a red card for an earlier day (a card
+        for the day itself sends its player off from the next)."""
+        if isinstance(self.sent_off, str):
+            return self.sent_off
+        return {p: carded for p, carded in self.sent_off.items() if carded < day}
 
 
 class GameFile:
@@ -41,7 +61,8 @@ class GameFile:
     def __init__(self, game: Game) -> None:
         # The ledger is read where a count is taken (read_polls, Desk.call), so that a
         # ledger in doubt says so there; the file's game is kept without it.
-        self._seen = Seen(dataclasses.replace(game, sent_off={}))
+        bare = dataclasses.replace(game, sent_off={})
+        self._seen = Seen(bare, sent_off=_sent_off(bare))
         self._lock = threading.Lock()
         self._paths = _beside(game.path) if game.path is not None else ()
         self._stamps = _stamps(self._paths)
@@ -53,7 +74,6 @@ class GameFile:
             stamps = _stamps(self._paths)
             if stamps == self._stamps:
                 return self._seen
-            ledger_changed = stamps[-1] != self._stamps[-1]
             self._stamps = stamps
             seen = self._seen
             try:
@@ -61,9 +81,41 @@ class GameFile:
             except TallyError as exc:
                 self._seen = dataclasses.replace(seen, problem=str(exc))
                 return self._seen
-            changed = game != seen.game or ledger_changed
-            self._seen = Seen(game, seen.version + (1 if changed else 0), None)
+            changed = _file_says(game) != _file_says(seen.game)
+            self._seen = Seen(game, seen.version + changed, None, _sent_off(game))
             return self._seen
+
+
+def _file_says(game: Game) -> Game:
+    """The game as its file says it, without what the journal of posts adds (what tally
+    posted, and the ids of its posts: never ballots, with or without it, by tally's mark)."""
+    return dataclasses.replace(game, announced={}, own_posts=frozenset())
+
+
+def _sent_off(game: Game) -> SentOff:
+    from tally.commands.run import with_ledger
+
+    try:
+        return with_ledger(game).sent_off
+    except TallyError as exc:
+        return str(exc)
+
+
+def sent_off_news(before: SentOff, now: SentOff) -> str:
+    """What a change of the card ledger changed for a day's count, in plain sentences: who
+    a red card sends off now (K2), or no longer."""
+    if isinstance(now, str):
+        return f"The card ledger changed and cannot be read as it is: {now.rstrip('.')}."
+    if isinstance(before, str):
+        before = {}
+    said = []
+    for player in sorted(p for p in {*before, *now} if before.get(p) != now.get(p)):
+        if player not in now:
+            said.append(f"{player} is no longer sent off (the red card was taken back)")
+        else:
+            card = f"a red card for day {now[player]}"
+            said.append(f"{player} is sent off by {card} (K2), out from day {now[player] + 1}")
+    return "The card ledger changed: " + "; ".join(said) + "."
 
 
 def _load(before: Game) -> Game:

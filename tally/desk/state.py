@@ -2,7 +2,7 @@
 again when it changed), the run's one ``Reader`` (behind one lock: an HTTP client and a page
 cache are not shared between threads), and one poller per day, started by the first page or
 stream that asks for the day, however many tabs follow, and started again when the game
-file changed since.
+file, or who the card ledger sends off, changed since (not for the journal of posts).
 
 A poller is `tally watch`'s own loop (``tally.commands.watch.read_polls``): the same reads, counts
 and checks, with its waits made on an event, so that "read now" wakes it and the desk's
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from tally.commands.watch import Schedule, read_polls
-from tally.desk.follow import GameFile
+from tally.desk.follow import GameFile, Seen, sent_off_news
 from tally.desk.posted import Sent, closing_sent
 from tally.errors import InputError, TallyError
 from tally.forums.reader import Reader
@@ -55,9 +55,12 @@ class DayPoller:
     (``before``: the same day counted with the file as it was), so that every stream sends
     what is new once. Until its first poll it shows the count ``before`` took."""
 
-    def __init__(self, desk: Desk, game: Game, day: Day, file_version: int,
-                 before: DayPoller | None = None):  # fmt: skip
-        self.desk, self.game, self.day, self.file_version = desk, game, day, file_version
+    def __init__(self, desk: Desk, game: Game, day: Day, seen: Seen,
+                 before: DayPoller | None = None, why: str = ""):  # fmt: skip
+        self.desk, self.game, self.day = desk, game, day
+        # What it counts with: the game file's version, the ledger's send-offs for the day.
+        self.file_version, self.sent_off = seen.version, seen.before(day.day)
+        self.why = why  # why the day is counted again, while it is (``before``'s count shown)
         self.poll: Poll | None = before.poll if before is not None else None
         self.error: str | None = None  # the count could not be taken: the sentence
         self.version: int = before.version if before is not None else 0
@@ -155,20 +158,21 @@ class Desk:
 
     def poller(self, number: int, *, again: bool = False) -> DayPoller:
         """The day's one poller, started by the first that asks, and again when the game
-        file changed since it started (its count is then taken again with the file as it is
-        now, an open day's and a closed day's alike); ``again``: a poller that failed (the
-        forum down, a wrong URL fixed since) starts over."""
+        file changed since it started, or the card ledger changed who is sent off before the
+        day (its count is then taken again as they are now, an open day's and a closed day's
+        alike; ``_again``); ``again``: a poller that failed (the forum down, a wrong URL fixed
+        since) starts over."""
         seen = self.file.now()
         day = seen.game.day(number)
         with self._pollers_lock:
             self._drop_gone(seen.game)
             found = self._pollers.get(number)
-            if (found is None or found.file_version != seen.version
-                    or (again and found.failed)):  # fmt: skip
+            why = _again(found, seen, number, again)
+            if why is not None:
                 if found is not None:
                     self._retire(found)
-                found = self._pollers[number] = DayPoller(self, seen.game, day, seen.version,
-                                                          found)  # fmt: skip
+                found = self._pollers[number] = DayPoller(self, seen.game, day, seen, found, why)
+            assert found is not None
             return found
 
     def _drop_gone(self, game: Game) -> None:
@@ -274,6 +278,22 @@ class Desk:
 
     def closed(self, number: int) -> bool:
         return self.reader.now() >= self.day(number).closes
+
+
+def _again(found: DayPoller | None, seen: Seen, number: int, again: bool) -> str | None:
+    """Why day ``number`` is counted anew ("" the first time), or None: the game file said
+    something else, the card ledger changed who is sent off before the day (its own
+    sentence), a poller that failed is asked again. Nothing else re-reads the threads (the
+    journal of posts, a yellow card, a red one for the day itself or after)."""
+    if found is None:
+        return ""
+    if found.file_version != seen.version:
+        return "Counting again with the game file as it is now…"
+    if found.sent_off != seen.before(number):
+        return f"{sent_off_news(found.sent_off, seen.before(number))} Counting again…"
+    if again and found.failed:
+        return "Reading the vote thread again…"
+    return None
 
 
 def text_digest(text: str) -> str:

@@ -17,10 +17,11 @@ from tally.errors import TallyError
 from tally.forums import platform_of
 from tally.outputs.results import Announced, Lurked, Posted
 from tally.outputs.shown.json_output import poll_json
+from tally.rules.ballots import Flag
 from tally.rules.game import Day, Game
 from tally.rules.polls import Poll
 from tally.rules.state import Source
-from tally.rules.verdicts import Status
+from tally.rules.verdicts import Status, ThreadRole
 from tally.rules.votes import DayResult
 from tally.times import duration, short
 from tally.vocabulary import Announcement, Markup
@@ -55,13 +56,11 @@ def game_view(game: Game, now: datetime, polls: Mapping[int, Poll | None],
               posted: Collection[int]) -> dict[str, Any]:  # fmt: skip
     """The game: each day, its threads, whether it is open, closed or posted, and the facts
     a count of it rests on (the game file's, or derived from an earlier day's count)."""
-    from tally.outputs.shown.json_output import facts_json
-
     days = []
     for day in game.days:
         poll = polls.get(day.day)
         result = poll.result if poll is not None else None
-        facts = rests_on(facts_json(result)) if result is not None else None
+        facts = rests_on(result) if result is not None else None
         days.append({
             "day": day.day,
             "opens": short(day.opens),
@@ -88,6 +87,7 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
     the leader and the gap, who has not voted, the time to the close, what changed.
     ``error``: why the count could not be taken (again, with the game file as it is now:
     then the count shown is the one before)."""
+    from tally.outputs.shown.console import weighed
     from tally.outputs.shown.live import majority_text
 
     if poll is None or poll.result is None:
@@ -105,7 +105,9 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
             "link": platform.post_url(ref, b["parent_post_id"] or b["post_id"]),
             "changed": poll.number > 1 and (b["floor"], b["comment"]) in changed,
         })  # fmt: skip
-    totals = data["totals"]
+    # Each voter with their weight where it is not 1, as the terminal and the closing post
+    # show them: a total of 6 from three voters says why.
+    totals = [{**t, "voters": [weighed(v, result) for v in t["voters"]]} for t in data["totals"]]
     gap = None
     if len(totals) > 1:
         gap = totals[0]["votes"] - totals[1]["votes"]
@@ -134,15 +136,20 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
         "not_voted": data["not_voted"],
         "flags": data["flags"],
         "changes": [c.text for c in poll.changes] if poll.number > 1 else [],
-        "rests_on": rests_on(data["facts"]),
+        "rests_on": rests_on(result),
     }
 
 
-def rests_on(facts: Mapping[str, Any]) -> list[str]:
-    """What a count rests on, each with where it comes from: the game file's day block, or
-    the earlier day it was derived from, as the fact's note names it ("voted out on day 2",
-    "day 1's election"; the JSON's ``day`` of a death is the first day the player is out),
-    or the card ledger."""
+def rests_on(result: DayResult) -> list[str]:
+    """What a count rests on, as `tally votes` names it (``facts_json``), each with where it
+    comes from: the game file's day block, or the earlier day it was derived from, as the
+    fact's note names it ("voted out on day 2", "day 1's election", "day 2's game file"; the
+    JSON's ``day`` of a death is the first day the player is out), or the card ledger. The
+    sheriff and the deputy (执警) with their weight where it is not 1: the totals rest on it."""
+    from tally.outputs.shown.console import weighed
+    from tally.outputs.shown.json_output import facts_json
+
+    facts = facts_json(result)
 
     def where(f: Mapping[str, Any]) -> str:
         if f["from"] == Source.DERIVED:
@@ -152,8 +159,14 @@ def rests_on(facts: Mapping[str, Any]) -> list[str]:
         return f"{f['from']}, day {f['day']}" if f["day"] else str(f["from"])
 
     said = []
-    if facts["sheriff"] is not None:
-        said.append(f"sheriff {facts['sheriff']['player']} ({where(facts['sheriff'])})")
+    for role in ("sheriff", "deputy"):
+        f = facts[role]
+        if f is not None and f["player"] is None:  # 'sheriff = "none"': the note says why
+            said.append(f"{f['note']} ({f['from']}, day {f['day']})")
+        elif f is not None:
+            said.append(f"{role} {weighed(f['player'], result)} ({where(f)})")
+    if (f := facts["declaration"]) is not None:  # 宣言 独裁, as day 2's game file named it
+        said.append(f"the sheriff {f['player']}'s {f['note']} (derived)")
     said.extend(f"{f['player']} out ({where(f)})" for f in facts["dead"])
     said.extend(f"unchecked: {u}" for u in facts["unchecked"])
     return said
@@ -170,12 +183,19 @@ def _status(ballot: Mapping[str, Any], provisional: bool) -> str:
 
 
 def lurkers_view(done: Lurked | None, error: str | None) -> dict[str, Any]:
+    """The day's posts per player and the cards it earns, each card with the flags that
+    say why it may be wrong beside it (a 屏蔽 where a player moderates the board: the floor
+    its L3 card rests on may have been hidden by another player), the other flags below."""
     from tally.outputs.shown.json_output import acceleration_json
 
     if done is None:
         return {"error": error, "players": [], "cards": [], "flags": [], "acceleration": None}
     check, view = done.check, done.ledger
     ledger = {c.key for c in view.cards} - {c.key for c in view.new}
+    threads = {ref.thread_id: _THREADS.get(role, f"the {role} thread")
+               for role, ref in check.day.threads.items()}  # fmt: skip
+    carded = {c.player for c in check.cards if c.rule == "L3"}
+    beside = [f for f in check.flags if f.rule == "moderator" and f.player in carded]
     return {
         "error": None,
         "provisional": check.provisional,
@@ -183,13 +203,32 @@ def lurkers_view(done: Lurked | None, error: str | None) -> dict[str, Any]:
                     for p in check.players],
         "cards": [{"player": c.player, "colour": str(c.colour), "label": c.colour.label,
                    "rule": c.rule, "reason": c.reason, "in_ledger": c.key in ledger,
-                   "struck": view.was_struck(c)}
+                   "struck": view.was_struck(c),
+                   "flags": [flag_line(f, threads) for f in beside
+                             if c.rule == "L3" and f.player == c.player]}
                   for c in check.cards],
-        "flags": [{"player": f.player, "rule": f.rule, "floor": f.floor, "note": f.note}
-                  for f in check.flags],
+        "flags": [flag_line(f, threads) for f in check.flags if f not in beside],
         "warnings": list(done.warnings),
         "acceleration": acceleration_json(check.acceleration),
-    }
+    }  # fmt: skip
+
+
+# A day's threads as the cards page names them, by their role in the day.
+_THREADS = {ThreadRole.VOTE: "the vote thread", ThreadRole.DISCUSSION: "the discussion thread",
+            ThreadRole.PROGRESS: "the progress thread",
+            ThreadRole.SHERIFF: "the sheriff's thread"}  # fmt: skip
+
+
+def flag_line(f: Flag, threads: Mapping[str, str]) -> str:
+    """A lurker check's flag in one line: its rule, the thread and floor it points at (by
+    the thread's role in the day: "the discussion thread's floor 8"), the player where the
+    note does not name them, the note."""
+    where = ""
+    if f.floor is not None:
+        thread = threads.get(f.thread_id or "", f"thread {f.thread_id}" if f.thread_id else "")
+        where = f"{thread}'s floor {f.floor}: " if thread else f"floor {f.floor}: "
+    who = f"{f.player}: " if f.player and f.player not in f.note else ""
+    return f"flag {f.rule}: {where}{who}{f.note}"
 
 
 KINDS = (Announcement.CLOSE, Announcement.REMINDER, Announcement.MORNING, Announcement.ELEVATOR)
@@ -200,7 +239,18 @@ def announcement_view(kind: Announcement, done: Announced | None, error: str | N
     text = done.text if done is not None else ""
     shown = preview(text) if markup is Markup.BBCODE else preview(text, bbcode=False)
     return {"kind": str(kind), "text": text, "preview": shown, "error": error,
-            "markup": str(markup)}  # fmt: skip
+            "markup": str(markup), "note": None}  # fmt: skip
+
+
+def no_reminder(day: Day) -> dict[str, Any]:
+    """A closed day's reminder pane: said in the desk's terms (the command's refusal names
+    `tally announce --kind close`, while the desk shows that announcement above and posts it
+    from its Post page)."""
+    note = (f"Day {day.day} closed at {short(day.closes)}: a reminder (催票) is for before the "
+            "close. The day's post now is the closing announcement above; post it from the "
+            "post the result page.")  # fmt: skip
+    return {"kind": str(Announcement.REMINDER), "text": "", "preview": "", "error": None,
+            "markup": "", "note": note}  # fmt: skip
 
 
 def charts_view(result: DayResult | None) -> list[dict[str, Any]]:

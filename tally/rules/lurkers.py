@@ -29,6 +29,7 @@ from tally.rules.ledger import Card
 from tally.rules.merges import cast_in_vote_thread, seen_in_vote_thread
 from tally.rules.minutes import in_window
 from tally.rules.names import normalise
+from tally.rules.rows import moderated_cards
 from tally.rules.rulesets import RequestsIn
 from tally.rules.standing import kept_from_the_close
 from tally.rules.uids import accounts_note
@@ -258,7 +259,8 @@ def check(
     # that reason, for the director to know why: 屏蔽ed (its words are not the director's
     # to judge here), or posted in another thread and moved in since.
     apart: dict[Status, dict[str, list[int]]] = {s: {} for s in _APART}
-    for r in remarks(target.vote, game, cast=cast, day=day) if target.vote is not None else ():
+    rows = remarks(target.vote, game, cast=cast, day=day) if target.vote is not None else ()
+    for r in rows:
         if r.status is Status.DISCUSSION:
             continue  # a discussion post of the thread the vote thread was merged into
         if r.status in apart:
@@ -299,15 +301,8 @@ def check(
             if pd.until is not None:
                 continue  # out during the day: the rules card the living
             if pd.posts < rules.min_posts and not day.is_silenced(pd.player):
-                cards.append(
-                    Card(
-                        day.day,
-                        pd.player,
-                        Colour.YELLOW,
-                        "L1",
-                        f"第{day.day}天发言{pd.posts}条（少于{rules.min_posts}条）",
-                    )
-                )
+                few = f"第{day.day}天发言{pd.posts}条（少于{rules.min_posts}条）"
+                cards.append(Card(day.day, pd.player, Colour.YELLOW, "L1", few))
             if rules.card_no_vote and pd.voted is False and pd.player not in replied:
                 said = unballots.get(pd.player)
                 # Posts in the vote thread that hold no ballot, and void ballots: named, for
@@ -356,6 +351,7 @@ def check(
         *fonts(day, target.threads, cast),
         *floods(game, day, (target.discussion, target.vote), cast),
         *_doubtful_cards(cards, counts, game, number),
+        *moderated_cards([c.player for c in cards if c.rule == "L3"], target.vote, rows, cast),
     ]
     # Thread by thread (discussion, vote, progress), floor by floor: as the director reads.
     place = {t.thread_id: i for i, t in enumerate(target.threads)}

@@ -1,10 +1,11 @@
 """The posts of a vote thread that hold no ballot, each as its row (a ``Remark``): chat, a
 post moved or merged in, a 屏蔽ed one; the look-alike of a player; and the flag for a 屏蔽
-where a player moderates the board. Listed, never counted (RULES V6, V7, S2)."""
+where a player moderates the board (beside the count, and beside a card that rests on the
+屏蔽). Listed, never counted (RULES V6, V7, S2)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from tally.model import Post, Thread, Writing
@@ -128,4 +129,23 @@ def moderating_players(thread: Thread, rows: Sequence[Remark], cast: Cast) -> li
             "hid another's ballot"
         )
         flags.append(Flag("moderator", note, player, hidden[0].floor, hidden[0].post_id))
+    return flags
+
+
+def moderated_cards(
+    carded: Iterable[str], thread: Thread | None, rows: Sequence[Remark], cast: Cast
+) -> list[Flag]:
+    """The moderator flag (``moderating_players``) again for each player ``carded`` for not
+    voting (L3) whose ballot a moderator may have hidden: the 屏蔽ed floors are theirs, and a
+    player of the game moderates the board. The flag is about the card (its ``player``, the
+    carded one), in the thread it rests on: a card the director confirms says why it may be
+    wrong where it is offered."""
+    if thread is None:
+        return []
+    flags = []
+    for player in dict.fromkeys(carded):
+        theirs = [r for r in rows if r.player == player]
+        for f in moderating_players(thread, theirs, cast):
+            note = f"{f.note} ({player}'s L3 card for not voting rests on it)"
+            flags.append(replace(f, note=note, player=player, thread_id=thread.thread_id))
     return flags

@@ -58,19 +58,23 @@ _REMARK_STATUS = {
 }
 
 
+def weighed(voter: str, result: DayResult) -> str:
+    """A voter as the totals name them: with their weight where it is not 1 ("bob ×1.5")."""
+    from tally.rules.count import votes_text
+
+    weight = result.count.weights.get(voter)
+    return f"{voter} ×{votes_text(weight[0])}" if weight is not None and weight[0] != 1 else voter
+
+
 def totals_table(result: DayResult) -> Table:
     """Each player's votes, the voters with their weights, and the bonuses with their rule."""
     from tally.rules.count import votes_text
 
-    weights = result.count.weights
     totals = Table(title="Totals")
     for column in ("player", "votes", "voters (weight)", "bonus"):
         totals.add_column(column)
     for t in result.totals:
-        voters = ", ".join(
-            f"{v} ×{votes_text(weights[v][0])}" if v in weights and weights[v][0] != 1 else v
-            for v in t.voters
-        )
+        voters = ", ".join(weighed(v, result) for v in t.voters)
         bonus = "; ".join(f"+{votes_text(a)} {why} ({rule})" for a, why, rule in t.bonuses)
         totals.add_row(cell(t.player), votes_text(t.votes), cell(voters), cell(bonus))
     if result.count.abstained:

@@ -232,8 +232,8 @@ def close_context(
             "comment": r.comment,
             "link": platform.post_url(ref, r.parent_post_id or r.post_id),
             "voter": r.player or r.author,
-            "words": _gone_label(r),
-            "void_reason": _gone_label(r),
+            "words": gone_label(r),
+            "void_reason": gone_label(r),
         }
         for r in result.remarks
         # The discussion's posts in the thread the vote thread was merged into (合并) are
@@ -294,7 +294,9 @@ def close_context(
 
 
 
-def _gone_label(r: Remark) -> str:
+def gone_label(r: Remark) -> str:
+    """A row the forum took from the players (屏蔽, deleted, moved in) as they are told it:
+    its Chinese label, a deleted post's with the floor it had."""
     if r.status is Status.DELETED:
         return f"{r.status.label}（删除前在{r.floor}楼）"
     return r.status.label

@@ -16,7 +16,7 @@ from typing import Any
 
 from tally.forums import platform_of
 from tally.outputs.written import charts
-from tally.outputs.written.announce import outcome_sentence
+from tally.outputs.written.announce import gone_label, outcome_sentence
 from tally.outputs.written.template_reach import reach
 from tally.outputs.written.templating import render, with_source
 from tally.rules.count import votes_text
@@ -79,6 +79,7 @@ def _day(
                     "status": str(b.status),
                     "status_label": b.status.label,
                     "reason": void_words(b.reason, game.rules) if b.reason else "",
+                    "note": b.note,
                 }
                 for b in result.ballots
             ]
@@ -94,7 +95,10 @@ def _day(
                     "time": f"{short(r.time)}",
                     "status": str(r.status),
                     "status_label": r.status.label,
-                    "reason": r.note or r.words,
+                    # In the players' words: a post that holds no ballot by its first
+                    # words, one the forum took from them (屏蔽, deleted) by its label.
+                    "reason": r.words if r.status is Status.NOT_A_BALLOT else gone_label(r),
+                    "note": r.note,  # the director's, in English: the page shows none
                 }
                 for r in result.remarks  # a post that holds no ballot: listed, never counted
             ],
