@@ -446,10 +446,9 @@ def two_pages(row: Row) -> None:
 
     from bench.run import big_thread
     from tally.demo.localforum import LocalForum
-    from tally.environment import Environment
+    from tally.environment import Environment, HttpOptions
     from tally.forums import fetch
     from tally.forums.base import forget_parsed
-    from tally.forums.http import HttpOptions
     from tally.forums.reader import Reader, Reading
 
     thread, _ = big_thread(2, tid="602")

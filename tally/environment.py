@@ -16,12 +16,35 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
+from tally import __version__
 from tally.files import user_path
 
-if TYPE_CHECKING:
-    from tally.forums.http import HttpOptions
+# How tally names itself to a forum (its User-Agent).
+USER_AGENT = f"tally/{__version__} (forum werewolf vote counter)"
+
+
+@dataclass(frozen=True)
+class HttpOptions:
+    timeout: float = 30.0  # connect, and each read
+    # The most one request may take in all, however the forum trickles its answer.
+    deadline: float = 120.0
+    # The most one page may take, its retries and the waits between them included (an
+    # endless trickle used to take attempts × deadline).
+    total_deadline: float = 180.0
+    # Forums throttle guests hard at closing time: never more than this at once per host.
+    max_in_flight: int = 4
+    # Seconds between the starts of two requests to one host.
+    host_delay: float = 0.025
+    attempts: int = 4
+    backoff: float = 0.5
+    # A Retry-After longer than this aborts: the director would rather know now.
+    retry_after_ceiling: float = 120.0
+    max_bytes: int = 16 * 2**20  # on the wire
+    max_decoded: int = 64 * 2**20  # after gzip/deflate
+    user_agent: str = USER_AGENT
+    respect_robots: bool = True
 
 
 def system_clock() -> datetime:
@@ -29,8 +52,6 @@ def system_clock() -> datetime:
 
 
 def _http_defaults() -> HttpOptions:
-    from tally.forums.http import HttpOptions
-
     return HttpOptions()
 
 

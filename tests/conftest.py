@@ -19,8 +19,7 @@ import typer.testing
 from typer.testing import CliRunner
 
 from tally.demo.localforum import LocalForum
-from tally.environment import Environment
-from tally.forums.http import HttpOptions
+from tally.environment import Environment, HttpOptions
 from tally.forums.reader import Reader, Reading
 from tally.model import Thread
 

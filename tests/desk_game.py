@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tally.desk.state import Desk, Options
-from tally.forums.http import HttpOptions
+from tally.environment import HttpOptions
 from tally.forums.reader import Reader, Reading
 
 from .conftest import CHINA, FakeClock

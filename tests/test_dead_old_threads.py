@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tally.cli import app
-from tally.forums.http import HttpOptions
+from tally.environment import HttpOptions
 
 from .conftest import CHINA, FakeClock, Runner
 from .discuzgen import P, Thread

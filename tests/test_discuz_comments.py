@@ -19,11 +19,11 @@ import pytest
 
 from tally.cli import app
 from tally.demo.localforum import LocalForum, Reply
+from tally.environment import HttpOptions
 from tally.errors import FetchError, InputError, ParseError
 from tally.forums import by_name
 from tally.forums.boards import parse_boards
 from tally.forums.discuz.comments import parse_comment_answer
-from tally.forums.http import HttpOptions
 
 from .conftest import FIXTURES, FakeClock, Runner
 

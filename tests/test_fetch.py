@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tally.demo.localforum import Reply
+from tally.environment import HttpOptions
 from tally.errors import FetchError, InputError, NotAThreadError, ParseError, TruncatedPageError
-from tally.forums.http import HttpOptions
 
 from .conftest import DISCUZ, FakeClock, read, read_one
 

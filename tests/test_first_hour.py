@@ -208,7 +208,7 @@ def test_a_page_for_logged_in_readers_points_to_cookies(forum, tmp_path):
 
 
 def test_an_unreachable_forum_says_check_the_address(tmp_path):
-    from tally.forums.http import HttpOptions
+    from tally.environment import HttpOptions
 
     quick = FakeClock().env(http=HttpOptions(attempts=1))
     result = runner.invoke(

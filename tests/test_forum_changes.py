@@ -17,9 +17,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tally.cli import app
-from tally.environment import Environment
+from tally.environment import Environment, HttpOptions
 from tally.errors import ParseError
-from tally.forums.http import HttpOptions
 
 from .conftest import FIXTURES, FakeClock, Runner
 

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from tally.demo.localforum import Reply
+from tally.environment import HttpOptions
 from tally.forums.clocks import ForumClocks, date_of, skew_sentence
-from tally.forums.http import Http, HttpOptions
+from tally.forums.http import Http
 from tally.journal import journal_path
 
 from .conftest import CHINA, FakeClock

@@ -18,11 +18,11 @@ import pytest
 from tally.cli import app
 from tally.demo import sample_game_text
 from tally.demo.localforum import Reply
-from tally.environment import Environment
+from tally.environment import Environment, HttpOptions
 from tally.errors import FetchError, GameFileError, ParseError, TruncatedPageError
 from tally.forums.cookies import load_cookies
 from tally.forums.discuz import Discuz
-from tally.forums.http import HttpOptions, retry_after
+from tally.forums.http import retry_after
 from tally.rules.gamefile import parse_game
 
 from .conftest import CHINA, DISCUZ, FOLDERS, Runner, read_one

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tally.cli import app
-from tally.forums.http import HttpOptions
+from tally.environment import HttpOptions
 from tally.rules.verdicts import Status
 
 from .conftest import CHINA, FIXTURES, FakeClock, Runner

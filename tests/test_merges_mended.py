@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tally.cli import app
-from tally.forums.http import HttpOptions
+from tally.environment import HttpOptions
 
 from .conftest import CHINA, FakeClock, Runner
 from .discuzgen import Comment, P, Thread

@@ -16,9 +16,8 @@ import pytest
 
 from tally.cli import app
 from tally.demo import sample_game_text
-from tally.environment import Environment
+from tally.environment import Environment, HttpOptions
 from tally.errors import InputError
-from tally.forums.http import HttpOptions
 from tally.model import Thread
 from tally.rules.gamefile import load_game
 from tally.rules.lurkers import DayThreads, check

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from tally.cli import app
 from tally.demo.localforum import Reply, route_key
-from tally.forums.http import HttpOptions
+from tally.environment import HttpOptions
 
 from .conftest import CHINA, FakeClock, Runner
 from .discuzgen import P, Thread

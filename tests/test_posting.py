@@ -14,10 +14,9 @@ import pytest
 
 from tally.cli import app
 from tally.commands.post import difference
-from tally.environment import Environment
+from tally.environment import Environment, HttpOptions
 from tally.errors import ExitStatus, PostError
 from tally.forums.discuz.reply import read_answer, refusal, reply_form
-from tally.forums.http import HttpOptions
 
 from .conftest import CHINA, FakeClock, Runner
 from .discuzapi import CLOSED, ON

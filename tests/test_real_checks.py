@@ -13,7 +13,7 @@ from tally.cli import app
 from tally.commands.post import hidden_from_players
 from tally.commands.watch import Schedule, read_polls
 from tally.demo.localforum import Reply
-from tally.forums.http import HttpOptions
+from tally.environment import HttpOptions
 from tally.forums.reader import Reader, Reading
 from tally.rules.ballot_text import read_ballot
 from tally.rules.gamefile import load_game

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from tally.cli import app
-from tally.environment import Environment
-from tally.forums.http import HttpOptions
+from tally.environment import Environment, HttpOptions
 
 from . import test_lurkers
 from .conftest import FOLDERS, FakeClock, Runner, read_csv

@@ -13,10 +13,10 @@ import pytest
 
 from tally.cli import app
 from tally.demo.localforum import LocalForum, Reply
-from tally.environment import cache_folder
+from tally.environment import HttpOptions, cache_folder
 from tally.errors import FetchError, InputError, TruncatedPageError
 from tally.forums.cache import Cache
-from tally.forums.http import Http, HttpOptions, Robots
+from tally.forums.http import Http, Robots
 
 from .conftest import DISCUZ, FakeClock, Runner, read_one
 from .localforums import local_forum

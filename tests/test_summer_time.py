@@ -22,8 +22,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tally.cli import app
+from tally.environment import HttpOptions
 from tally.errors import GameFileError, InputError
-from tally.forums.http import HttpOptions
 from tally.model import Comment, Post, Thread
 from tally.rules.gamefile import parse_game
 from tally.rules.standing import as_of_given

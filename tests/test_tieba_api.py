@@ -15,9 +15,9 @@ from datetime import datetime
 import pytest
 
 from tally.cli import app
+from tally.environment import HttpOptions
 from tally.errors import FetchError, NotAThreadError
 from tally.forums import resolve_url
-from tally.forums.http import HttpOptions
 
 from .conftest import CHINA, FakeClock, Runner, read_one
 from .tiebaapi import Fault, TiebaApi

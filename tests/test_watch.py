@@ -17,8 +17,8 @@ from rich.console import Console
 from tally.cli import app
 from tally.commands.watch import Schedule, read_polls
 from tally.demo.localforum import Reply
-from tally.environment import Environment
-from tally.forums.http import HttpOptions, Robots
+from tally.environment import Environment, HttpOptions
+from tally.forums.http import Robots
 from tally.forums.reader import Reader, Reading
 from tally.outputs.shown.live import majority_text
 from tally.rules.gamefile import load_game

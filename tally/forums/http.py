@@ -32,18 +32,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from tally import __version__
+from tally.environment import HttpOptions
 from tally.errors import FetchError, InputError, TallyError
 from tally.forums.clocks import ForumClocks
 from tally.forums.cookies import covers, load_cookies
 
 # httpx and tenacity are imported where a request is made (a fifth of a second): every
-# command makes an Environment, whose HttpOptions live here, and most never fetch a page.
+# command makes an Environment (its HttpOptions: tally.environment), and most never fetch a page.
 if TYPE_CHECKING:
     import httpx
     from tenacity import RetryCallState
 
-USER_AGENT = f"tally/{__version__} (forum werewolf vote counter)"
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 MAX_REDIRECTS = 10
@@ -52,28 +51,6 @@ Warn = Callable[[str], None]
 _log = logging.getLogger("tally")
 # Reads a failed answer's body (and its content type) and says what it means, if it can.
 Explain = Callable[[bytes, "str | None"], "TallyError | None"]
-
-
-@dataclass(frozen=True)
-class HttpOptions:
-    timeout: float = 30.0  # connect, and each read
-    # The most one request may take in all, however the forum trickles its answer.
-    deadline: float = 120.0
-    # The most one page may take, its retries and the waits between them included (an
-    # endless trickle used to take attempts × deadline).
-    total_deadline: float = 180.0
-    # Forums throttle guests hard at closing time: never more than this at once per host.
-    max_in_flight: int = 4
-    # Seconds between the starts of two requests to one host.
-    host_delay: float = 0.025
-    attempts: int = 4
-    backoff: float = 0.5
-    # A Retry-After longer than this aborts: the director would rather know now.
-    retry_after_ceiling: float = 120.0
-    max_bytes: int = 16 * 2**20  # on the wire
-    max_decoded: int = 64 * 2**20  # after gzip/deflate
-    user_agent: str = USER_AGENT
-    respect_robots: bool = True
 
 
 @dataclass(frozen=True)
