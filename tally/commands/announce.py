@@ -48,7 +48,6 @@ def announce(
         closing_post,
         elevator_context,
         morning_context,
-        platform_markup,
         reminder_context,
         render,
     )
@@ -110,7 +109,7 @@ def announce(
         role = ThreadRole.DISCUSSION if chosen.discussion else ThreadRole.VOTE
         thread_fits_day(game, thread, chosen, role, cast=game.cast())
         context = elevator_context(game, chosen, thread, seed)
-    text = render(kind, markup or platform_markup(game, chosen), context, template_dir)
+    text = render(kind, markup or reader.markup_for(chosen.vote_ref), context, template_dir)
     return _posted(game, chosen, kind, text, post, yes, show, reader)
 
 

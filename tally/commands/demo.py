@@ -12,7 +12,7 @@ def demo(env: Environment, show: Terminal) -> None:
     """`tally demo`: the sample game read from its local forum, counted and announced."""
     from tally.forums.reader import Reader, Reading
     from tally.outputs.shown.console import print_demo
-    from tally.outputs.written.announce import closing_post, platform_markup
+    from tally.outputs.written.announce import closing_post
     from tally.rules.verdicts import ThreadRole
     from tally.rules.votes import tally_day
 
@@ -22,7 +22,7 @@ def demo(env: Environment, show: Terminal) -> None:
         threads = reader.read(list(game.thread_urls()), game.timezone)
         [vote] = [t for t in threads if (game.locate(t.key) or (None, None))[1] is ThreadRole.VOTE]
         result = tally_day(vote, game)
-        markup = platform_markup(game, result.day)
+        markup = reader.markup_for(result.day.vote_ref)
         print_demo(show.stdout(), game.name, forum.base, threads, result, markup)
         show.text(closing_post(result, game, markup))
         show.text(

@@ -191,7 +191,7 @@ class Reminder:
                 f"no reminder posted: every living player has voted on day {result.day.day}."
             )
             return
-        markup = markup or reader.markup_for(result.day.vote_ref) or Markup.BBCODE
+        markup = markup or reader.markup_for(result.day.vote_ref)
         text = render(Announcement.REMINDER, markup, reminder_context(result, game), template_dir)
         try:
             _posted(watchers, post_or_keep(game, result.day, Announcement.REMINDER, text,

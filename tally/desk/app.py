@@ -152,7 +152,7 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
     def announcements(request: Request) -> Response:
         n = number(request)
         shown = []
-        markup = desk.reader.markup_for(desk.day(n).vote_ref) or _markup(desk, n)
+        markup = desk.reader.markup_for(desk.day(n).vote_ref)
         closed = desk.closed(n)
         for kind in views.KINDS:
             if kind is Announcement.REMINDER and closed:  # the close announcement is above
@@ -260,9 +260,3 @@ async def _form(request: Request) -> dict[str, str]:
 
     fields = parse_qs((await request.body()).decode("utf-8", "replace"))
     return {k: v[0] for k, v in fields.items()}
-
-
-def _markup(desk: Desk, n: int) -> Any:
-    from tally.outputs.written.announce import platform_markup
-
-    return platform_markup(desk.game, desk.day(n))

@@ -8,9 +8,11 @@ from urllib.parse import urlsplit
 
 from tally.errors import InputError
 from tally.forums.base import Platform
+from tally.forums.boards import Boards
 from tally.forums.discuz import Discuz
 from tally.forums.tieba import Tieba
 from tally.model import ThreadRef
+from tally.vocabulary import Markup
 
 PLATFORMS: tuple[Platform, ...] = (Discuz(), Tieba())
 
@@ -113,3 +115,12 @@ __all__ = [
     "recognise_text",
     "resolve_url",
 ]
+
+
+def markup_for(ref: ThreadRef, boards: Boards | None = None) -> Markup:
+    """What an announcement for the thread ``ref`` is written in: the markup a board profile
+    says its board renders, else its platform's (BBCode for Discuz!, plain text for Tieba)."""
+    board = boards.for_host(urlsplit(ref.base).hostname) if boards is not None else None
+    if board is not None and board.markup is not None:
+        return board.markup
+    return platform_of(ref).markup

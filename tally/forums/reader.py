@@ -22,11 +22,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from tally.environment import Environment
 from tally.errors import InputError
-from tally.forums import resolve_url
+from tally.forums import markup_for, resolve_url
 from tally.forums.archived import archive_kind, read_archive, whole
 from tally.forums.boards import Boards, load_boards
 from tally.forums.built import read_saved_thread_files
@@ -114,12 +113,10 @@ class Reader:
             self._boards = load_boards(self.how.boards, folder=self.env.config_folder())
         return self._boards
 
-    def markup_for(self, ref: ThreadRef | None) -> Markup | None:
-        """What a board profile says the thread's board renders, when one says so."""
-        if ref is None:
-            return None
-        board = self.boards.for_host(urlsplit(ref.base).hostname)
-        return board.markup if board is not None else None
+    def markup_for(self, ref: ThreadRef) -> Markup:
+        """What an announcement for the thread is written in (``boards.markup_for``, with
+        the run's board profiles)."""
+        return markup_for(ref, self.boards)
 
     @property
     def requests(self) -> int:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tally.errors import InputError
-from tally.forums import platform_of
+from tally.forums import markup_for, platform_of
 from tally.model import Thread
 from tally.outputs.written.templating import compile_templates, template_text
 from tally.rules.ballots import Remark
@@ -57,11 +57,6 @@ def inert(value: Any) -> Any:
     if isinstance(value, str):
         return _BBCODE.sub("[" + _ZWSP, one_line(value))
     return value
-
-
-def platform_markup(game: Game, day: Day) -> Markup:
-    """The markup the forum of the day's vote thread renders (BBCode, or plain text)."""
-    return platform_of(day.vote_ref).markup
 
 
 def render(
@@ -312,7 +307,7 @@ def closing_post(
 ) -> str:
     """The closing announcement of a counted day, in the forum's markup unless ``markup``."""
     context = close_context(result, game, provisional=provisional, show_rules=show_rules)
-    markup = markup or platform_markup(game, result.day)
+    markup = markup or markup_for(result.day.vote_ref)  # the platform's, a library call's
     return render(Announcement.CLOSE, markup, context, template_dir)
 
 
