@@ -80,7 +80,7 @@ _AS_SPACE = dict.fromkeys(map(ord, "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 
 
-def final_text(game: Game, day: int, kind: Announcement | str, text: str,
+def final_text(game: Game, day: int, kind: Announcement, text: str,
                outcome: Mapping[str, Any] | None = None) -> str:  # fmt: skip
     """The text as tally posts it, made once, so that what is checked, kept and shown is what
     is sent: line breaks as "\n", the spaces of ``_AS_SPACE`` plain, invisible characters out

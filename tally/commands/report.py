@@ -32,11 +32,10 @@ def report(
     closed by then, each vote thread as tally's reads show it stood then.
     """
     from tally.atomic import write_atomic
-    from tally.outputs.written.announce import check_templates
-    from tally.outputs.written.report import render_report
+    from tally.outputs.written.report import check_template, render_report
 
     check_output(output, "report")
-    check_templates("report", template_dir, html=True)  # before the pages are read
+    check_template(template_dir)  # before the pages are read
     now = reader.now()
     threads = day_threads(game, reader)
     moment = None

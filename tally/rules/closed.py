@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from tally.rules.game import Cast, Day, Game
 
 
-def mark(game: Game, day: int, kind: Announcement | str) -> str:
+def mark(game: Game, day: int, kind: Announcement) -> str:
     """tally's mark for this game, day and kind, the last line of every post it makes: what
     "this post again" is known by in the thread (a director's template may change every
     other line). ASCII, so that every board's charset holds it. A closing post's mark ends
@@ -36,7 +36,7 @@ def mark(game: Game, day: int, kind: Announcement | str) -> str:
     return marks(game, day, kind)[0]
 
 
-def marks(game: Game, day: int, kind: Announcement | str) -> tuple[str, ...]:
+def marks(game: Game, day: int, kind: Announcement) -> tuple[str, ...]:
     """``mark``, and the marks an earlier tally put on the same post (``Game.post_keys``):
     what a post already made is found by."""
     hashes = (hashlib.sha256(key.encode("utf-8")).hexdigest()[:8] for key in game.post_keys)

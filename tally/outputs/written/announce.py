@@ -68,16 +68,11 @@ def render(
     return template_text(name, context, template_dir, finalize=inert)
 
 
-def check_templates(
-    kind: Announcement | str, template_dir: Path | None, *, html: bool = False
-) -> None:
-    """Compile the templates of ``kind`` now (each markup's, or the report's), so that a
-    broken one in the director's folder stops the command before any page is read."""
-    if html:
-        compile_templates([f"{kind}.html.j2"], template_dir, html=True, finalize=None)
-    else:
-        names = [f"{kind}.{markup}.j2" for markup in Markup]
-        compile_templates(names, template_dir, finalize=inert)
+def check_templates(kind: Announcement, template_dir: Path | None) -> None:
+    """Compile the templates of ``kind`` now (each markup's), so that a broken one in the
+    director's folder stops the command before any page is read."""
+    names = [f"{kind}.{markup}.j2" for markup in Markup]
+    compile_templates(names, template_dir, finalize=inert)
 
 
 # -- the closing announcement --------------------------------------------------------------

@@ -28,6 +28,15 @@ from tally.rules.votes import DayResult
 from tally.times import long, short
 
 REPORT = "report.html.j2"
+
+
+def check_template(template_dir: Path | None) -> None:
+    """Compile the report's page now, so that a broken one in the director's folder stops
+    the command before any page is read: the report is no announcement, and is no kind of
+    one."""
+    from tally.outputs.written.templating import compile_templates
+
+    compile_templates([REPORT], template_dir, html=True, finalize=None)
 _MARK = {Colour.YELLOW: "黄", Colour.RED: "红", Colour.BLUE: "蓝"}
 
 
