@@ -42,7 +42,7 @@ def test_a_cached_page_is_not_fsynced_but_the_history_is(
     store.put("https://bbs.example.com/p1", b"<html>1</html>", now, {"ETag": '"a"'})
     store.set_page_count(1)
     assert fsynced == []
-    assert store.keep(1, b'[{"post": 1}]', now) == "kept"
+    assert store.store_version(1, b'[{"post": 1}]', now) == "kept"
     assert len(fsynced) == 2  # the version's file and history.json
     entry = store.get("https://bbs.example.com/p1")
     assert entry is not None and entry.body == b"<html>1</html>" and entry.etag == '"a"'

@@ -90,7 +90,7 @@ def test_two_reads_at_once_each_lose_nothing_of_the_history(forum, tmp_path):
     def keep(i: int) -> None:
         start.wait()
         for page in (1, 2):
-            store[i].keep(page, f'[{{"post": {i}, "page": {page}}}]'.encode(),
+            store[i].store_version(page, f'[{{"post": {i}, "page": {page}}}]'.encode(),
                           when(f"09 22:{i:02d}"), f"read{i}")  # fmt: skip
 
     runs = [threading.Thread(target=keep, args=(i,)) for i in range(30)]

@@ -522,7 +522,7 @@ def difference(sent: str, shown: str) -> str | None:
 # -- tally watch --post / --remind-at: unattended ---------------------------------------------
 
 
-def kept_path(game: Game, day: int, kind: Announcement) -> Path:
+def paste_path(game: Game, day: int, kind: Announcement) -> Path:
     """Where the text of a post that failed is kept, to paste by hand: beside the game file."""
     folder = game.path.parent if game.path is not None else Path.cwd()
     stem = game.path.stem if game.path is not None else "game"
@@ -548,13 +548,13 @@ def post_or_keep(
     except AlreadyPosted:
         raise  # it is in the thread: nothing to paste
     except MaybePosted as exc:  # the thread may hold it: never "paste by hand"
-        path = keep or kept_path(game, day.day, kind)
+        path = keep or paste_path(game, day.day, kind)
         with contextlib.suppress(OSError):
             if keep is None or not path.exists():
                 write_atomic(path, text.encode("utf-8"))
         raise MaybePosted(f"{str(exc).rstrip('.')}; the text is in {path}.") from None
     except (PostError, FetchError) as exc:
-        path = keep or kept_path(game, day.day, kind)
+        path = keep or paste_path(game, day.day, kind)
         try:
             if keep is None or not path.exists():
                 write_atomic(path, text.encode("utf-8"))

@@ -177,7 +177,7 @@ class ThreadCache:
                 self._index[url] = meta
                 self._save()
 
-    def keep(self, page: int, data: bytes, read_at: datetime, read: str = "") -> str:
+    def store_version(self, page: int, data: bytes, read_at: datetime, read: str = "") -> str:
         """Add a version of ``page`` read at ``read_at`` by the read ``read`` (an id each read
         of the thread makes, so that the pages of two runs reading at once are told apart)
         to the history: "kept", "same" (the
@@ -504,7 +504,7 @@ class Cache:
         the ways it was read (its HTML pages, its platform's API: kept apart), the one read
         last."""
         host = urlsplit(ref.base).netloc
-        kept = [self.thread(kept_as(ref.platform, way), host, ref.thread_id).history()
+        kept = [self.thread(cache_name(ref.platform, way), host, ref.thread_id).history()
                 for way in (PAGES, API)]  # fmt: skip
         return max(kept, key=lambda h: h.versions[-1].read_at if h.versions else _NEVER)
 
@@ -562,7 +562,7 @@ def first_roles(
     return tuple(sorted((d, r) for d, by in kept.items() for r, ids in by.items() if pid in ids))
 
 
-def kept_as(platform: str, way: str) -> str:
+def cache_name(platform: str, way: str) -> str:
     """What the cache keeps a thread of ``platform`` read ``way`` under: the pages of the
     two ways are numbered differently (an API's page holds 100 floors, a Discuz! page 20),
     and their histories never mix."""

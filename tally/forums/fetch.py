@@ -38,10 +38,10 @@ from tally.forums.cache import (
     VOTE,
     Cache,
     ThreadCache,
+    cache_name,
     first_roles,
-    kept_as,
 )
-from tally.forums.getting import FetchOptions, PageReader, Progress, kept_history
+from tally.forums.getting import FetchOptions, PageReader, Progress, stored_history
 from tally.forums.history import page_data
 from tally.forums.http import Http
 from tally.forums.out_of_place import numbered_again, place_floating, renumbered
@@ -127,7 +127,7 @@ def _fetched(
     platform, ref = resolve_url(url)
     host = urlsplit(ref.base).netloc
     cache = Cache(options.cache_dir, options.warn) if options.cache_dir is not None else None
-    name = kept_as(platform.name, way)
+    name = cache_name(platform.name, way)
     store = cache.thread(name, host, ref.thread_id) if cache is not None else None
     reader = PageReader(platform, ref, tz, http, store, options, way)
     if held is not None:
@@ -149,7 +149,7 @@ def _fetched(
     reused = not options.offline and any(
         o in (Origin.CACHE, Origin.MEMORY) for _, o in pages.values()
     )
-    before = so_far if so_far is not None or not reused else kept_history(store)
+    before = so_far if so_far is not None or not reused else stored_history(store)
 
     def built() -> Thread:
         nonlocal pages
@@ -198,7 +198,7 @@ def _fetched(
         store.set_page_count(total)
         fresh = {Origin.NETWORK, Origin.REVALIDATED}
         just_read = [(n, page, read_at[n]) for n, (page, o) in pages.items() if o in fresh]
-        history = keep_versions(store, just_read, f"thread {ref.thread_id}", options, before)
+        history = store_versions(store, just_read, f"thread {ref.thread_id}", options, before)
         if held is not None:
             held.history = history
     if held is not None:
@@ -395,7 +395,7 @@ def _moved(pages: dict[int, tuple[Page, str]], before: History | None) -> bool:
     )
 
 
-def keep_versions(
+def store_versions(
     store: ThreadCache,
     pages: Sequence[tuple[int, Page, datetime]],
     name: str,
@@ -407,7 +407,7 @@ def keep_versions(
     added = []
     read = uuid.uuid4().hex[:12]  # this read's own: another run's pages may come between
     for number, page, when in sorted(pages, key=lambda p: p[0]):
-        kept = store.keep(number, page_data(page.posts), when, read)
+        kept = store.store_version(number, page_data(page.posts), when, read)
         if kept == "full":
             (options.warn or logging.getLogger("tally").warning)(
                 f"{name}'s history holds {MAX_VERSIONS} versions, as many as tally keeps: this "
@@ -420,7 +420,7 @@ def keep_versions(
             known = None
     if known is not None:
         return History((*known.versions, *added), known.capped)
-    return kept_history(store) or History()
+    return stored_history(store) or History()
 
 
 def _whole_in_cache(url: str, tz: tzinfo, http: Http, options: FetchOptions) -> bool:

@@ -243,6 +243,6 @@ class Get:
         return why
 
 
-def kept_history(store: ThreadCache | None) -> History | None:
+def stored_history(store: ThreadCache | None) -> History | None:
     """The thread's history as the cache holds it (None: no cache)."""
     return store.history() if store is not None else None

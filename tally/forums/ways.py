@@ -17,9 +17,9 @@ from tally.forums.api import API, PAGES, PROBE_KEPT, Api, learn_edits
 from tally.forums.asking import Answer, Request
 from tally.forums.cache import (
     Cache,
-    kept_as,
+    cache_name,
 )
-from tally.forums.getting import FetchOptions, Get, PageReader, kept_history
+from tally.forums.getting import FetchOptions, Get, PageReader, stored_history
 from tally.forums.http import Http
 from tally.model import History, Page
 
@@ -49,7 +49,7 @@ def way_of(
     host = urlsplit(ref.base).netloc
     cache = Cache(options.cache_dir, options.warn) if options.cache_dir is not None else None
     if options.offline:
-        kept = cache.thread(kept_as(platform.name, API), host, ref.thread_id) if cache else None
+        kept = cache.thread(cache_name(platform.name, API), host, ref.thread_id) if cache else None
         return (API if kept is not None and kept.page_count else PAGES), None
     known = http.facts.get((platform.name, host))  # asked already this run (a watch's polls)
     if known is not None:
@@ -91,7 +91,7 @@ def with_edits(
     """The pages with the edit marks their interface hid, learnt where the count needs them
     (``tally.forums.api.learn_edits``); the answers that said them kept as the pages' are."""
     assert reader.api is not None
-    before = before if before is not None else kept_history(reader.store)
+    before = before if before is not None else stored_history(reader.store)
     get = Get(reader, cached_ok=not reader.options.live)
     learnt = learn_edits(reader.api, reader.ref, {n: p for n, (p, _) in pages.items()}, get,
                          reader.tz, before)  # fmt: skip
