@@ -25,7 +25,7 @@ OPTIONS: dict[str, Opt] = {
     "cookies": Opt(("--cookies",), Path | None, "A Netscape cookies.txt exported from a browser that is logged in, for boards closed to guests.", more={"metavar": "FILE"}),
     "boards": Opt(("--boards",), Path | None, "Board profiles (TOML) for boards whose theme tally cannot read alone [default: boards.toml beside the config file].", more={"metavar": "FILE"}),
     "archive": Opt(("--archive",), Path | None, "Take the game's threads from this archive (tally archive's CSV or SQLite file), not from the forum.", more={"metavar": "FILE"}),
-    "as_json": Opt(("--json",), bool, "Print JSON (see README, JSON) instead of the table.", False),
+    "as_json": Opt(("--json",), bool, "Print JSON (see docs/json.md) instead of the table.", False),
     "game": Opt(("--game",), Path, "The game file.", REQUIRED, more={"metavar": "FILE"}),
     "vote_day": Opt(("--day",), int | None, "The day; by default the day whose vote thread it is.", to="day", more={"metavar": "N"}),
     "last_day": Opt(("--day",), int | None, "The day to check; by default the last closed day.", to="day", more={"metavar": "N"}),

@@ -218,7 +218,7 @@ def test_each_writing_is_read_once_per_count(monkeypatch):
 
 # A target that the page makes another player's (found on the real X3.5: heidi renamed
 # "eve." beside eve; frank's and grace's names swapped in admin.php). RULES V7 (a ballot's
-# target), README "Renamed and look-alike accounts": the account is the person.
+# target), docs/refusals.md "Renamed and look-alike accounts": the account is the person.
 
 
 def ruled(floor: int, target: str):  # type: ignore[no-untyped-def]

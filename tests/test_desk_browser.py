@@ -156,7 +156,7 @@ def test_a_day_from_open_to_posted_through_the_desk_alone(served, tmp_path, brow
         assert len(setup.board.forum.requests) - sent == 1 and sorted(desk.pollers) == [1, 2]
         assert page.evaluate("document.querySelector('#live tr.changed td.voter').textContent") == "白桃"
         assert "floor" in page.evaluate("document.querySelector('#live .changes').textContent")
-        if os.environ.get("TALLY_DESK_PNG"):  # README's picture: docs/desk.png
+        if os.environ.get("TALLY_DESK_PNG"):  # docs/desk.md's picture: docs/desk.png
             Path(os.environ["TALLY_DESK_PNG"]).write_bytes(page.screenshot())
         setup.close()
         desk.poller(2).read_now()

@@ -352,7 +352,7 @@ def test_V6_L3_a_post_that_is_no_ballot_is_listed_everywhere_and_named_on_its_ca
 # -- 6. a picture before the close --------------------------------------------------------------
 
 
-@pytest.mark.slow  # a picture drawn (README, Set up: the slow tests)
+@pytest.mark.slow  # a picture drawn (docs/contributing.md, Set up: the slow tests)
 def test_a_chart_before_the_close_is_headed_as_a_standing(forum, tmp_path):
     urls = serve(forum)
     game = write(tmp_path, game_text(urls))

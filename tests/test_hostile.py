@@ -579,7 +579,7 @@ def test_shallow_pages_are_not_touched():
 
 
 def test_a_retry_after_of_ten_to_the_thirty_stops_the_read(forum):
-    """Beyond the ceiling, as README says: one sentence now, not a wait ignored."""
+    """Beyond the ceiling, as docs/reading.md says: one sentence now, not a wait ignored."""
     url = serve_vote(forum)
     faults(forum, "page=1", [Reply(503, b"busy", {"Retry-After": "1" + "0" * 30})])
     with pytest.raises(FetchError, match=r"asks tally to come back in .* longer than the 120 s"):

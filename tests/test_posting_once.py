@@ -553,7 +553,7 @@ def test_the_journals_post_edited_without_its_mark_is_still_the_post(board, tmp_
     """Real X3.5: posted as floor 10 (pid 138); the director edited the mark line out; the
     next --post said the thread "does not show now" post 138, which was still floor 10. The
     journal's post, shown by its id and by the director's account, is the post, edited
-    (README, Posting the result: never twice)."""
+    (docs/final-hour.md, Posting the result: never twice)."""
     _, game, cookies = setup(board, tmp_path)
     clock = after_close(board)
     assert announce(game, cookies, clock, "--yes").exit_code == 0

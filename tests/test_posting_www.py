@@ -1,4 +1,4 @@
-"""A board is one with or without ``www.`` (README: thread URLs are pasted either way): tally's
+"""A board is one with or without ``www.`` (docs/reading.md: thread URLs are pasted either way): tally's
 mark on its posts names the game by its board without it, so a co-director's copy of the game
 file whose URLs were pasted from www.… finds the post the other copy made, and stops. On a
 real X3.5 such a copy (its own journal, another template) posted day 1's result a second time:

@@ -245,7 +245,7 @@ def markdown(presets: Mapping[str, Ruleset] = PRESETS) -> str:
         "",
         "A game file picks one with `ruleset = \"…\"` (or `tally init --ruleset …`); any line "
         "may be changed for one game under `[rules]` ([game-file.md](game-file.md), *Rules*). "
-        "The ids (V3, C5, L1…) are the rules' in README, *The rules*.",
+        "The ids (V3, C5, L1…) are the rules' in [rules.md](rules.md).",
         "",
         _SPELLINGS,
     ]
