@@ -82,7 +82,12 @@ STAGES = {
     "cli": 4,
     "cli_run": 4,
     "cli_doc": 4,
+    # Beside the command line: the desk calls the commands as the command line does.
+    "desk": 4,
 }
+
+# The one import that runs up a stage: `tally desk`, a command, starts the desk.
+STARTS = {("tally.commands.desk", "tally.desk.serve")}
 
 
 def stage(module: str) -> int | None:
@@ -91,18 +96,45 @@ def stage(module: str) -> int | None:
 
 
 def test_no_module_imports_a_later_stage():
-    """forums → rules → outputs → commands/demo → cli: nothing imports backwards,
-    not even for type hints."""
+    """forums → rules → outputs → commands/demo → cli and desk: nothing imports backwards,
+    not even for type hints or inside a function, but the command that starts the desk."""
+    backwards = set()
     for path, tree in modules():
         module = module_name(path)
         mine = stage(module)
         if mine is None:
             continue
-        for node in nodes(tree):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                theirs = stage(node.module)
-                if theirs is not None:
-                    assert theirs <= mine, f"{module} imports {node.module}"
+        for theirs in imported(tree, module):
+            later = stage(theirs)
+            if later is not None and later > mine:
+                backwards.add((module, theirs))
+    assert backwards == STARTS
+
+
+def test_every_package_of_tally_has_its_stage():
+    """A new package of tally is placed among the stages, or the house test says so."""
+    packages = {p.parent.name for p in TALLY.glob("*/__init__.py")}
+    assert packages <= set(STAGES), packages - set(STAGES)
+    assert STAGES["desk"] > STAGES["commands"]
+
+
+def test_the_desk_stands_above_the_commands():
+    """The desk calls the commands (the same reads, counts, cards and posts as `tally
+    watch`, `tally lurkers` and `tally announce`); of the commands only `tally desk` imports
+    the desk, and only the module that serves it."""
+    desk = {m: i for m, i in imports_of("tally").items() if m.startswith("tally.desk")}
+    assert {i for found in desk.values() for i in found if i.startswith("tally.commands.")} >= {
+        "tally.commands.watch", "tally.commands.lurkers", "tally.commands.announce"}
+    into_desk = {(m, i) for m, found in imports_of("tally").items() for i in found
+                 if i.startswith("tally.desk") and not m.startswith("tally.desk")}
+    assert into_desk == STARTS
+
+
+def imports_of(package: str) -> dict[str, set[str]]:
+    """Each module of ``package`` (dotted) and every module of tally it imports."""
+    trees = {module_name(p): tree for p, tree in modules()}
+    return {m: imported(t, m) for m, t in trees.items()
+            if m == package or m.startswith(f"{package}.")}  # fmt: skip
 
 
 def imports_within(package: str) -> dict[str, set[str]]:

@@ -1,12 +1,16 @@
-"""The desk's pages and actions (Starlette). Each page asks ``tally.desk.state`` for what
-the matching command computes and renders it (``tally.desk.views``); the guard in front
-(``tally.desk.guard``) refuses every request without the desk's token and every change
+"""The desk's ASGI app, built from the table of its pages and actions (``tally.desk.pages``):
+each page answered as HTML (its template, with the desk's key for its forms) and its JSON
+twin as JSON; the day's count streamed (SSE); the guard in front (``tally.desk.guard``)
+refuses every request without the desk's key, a page and its twin alike, and every change
 that comes from another page."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+import functools
+import json
+from collections.abc import AsyncIterator, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,15 +20,14 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from tally.desk import views
 from tally.desk.guard import Guard
-from tally.desk.posted import Sent
-from tally.desk.state import Desk, text_digest
-from tally.errors import InputError, PostError, TallyError
-from tally.vocabulary import Announcement
+from tally.desk.pages import ACTIONS, PAGES, Action, Page, Shown, day_number, live_context
+from tally.desk.state import DayPoller, Desk
+from tally.errors import TallyError
 
 STATIC = Path(__file__).parent / "static"
 # How often a stream sends the count again when nothing changed: the clocks move.
@@ -35,223 +38,135 @@ LOOK = 1.0
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
           "img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; "
           "frame-ancestors 'none'")  # fmt: skip
+# Referrer-Policy same-origin, not no-referrer: under no-referrer Chromium sends
+# "Origin: null" with a form POST, and the guard refuses the desk its own forms.
+HEADERS = {"Content-Security-Policy": POLICY, "Cache-Control": "no-store",
+           "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"}  # fmt: skip
 
 
 def make_app(desk: Desk, token: str, port: int) -> Guard:
     """The desk's ASGI app for ``desk``, answering at 127.0.0.1:``port`` to ``token``."""
-    said: dict[int, list[str]] = {}
-
-    # Referrer-Policy same-origin, not no-referrer: under no-referrer Chromium sends
-    # "Origin: null" with a form POST, and the guard refuses the desk its own forms.
-    def html(name: str, **context: Any) -> HTMLResponse:
-        seen = desk.file.now()  # the game file as it is now: a day added is in the bar
-        body = views.page(name, token=token, game_name=seen.game.name,
-                          day_numbers=[d.day for d in seen.game.days],
-                          file_problem=views.file_problem(seen), **context)  # fmt: skip
-        return HTMLResponse(body, headers={"Content-Security-Policy": POLICY,
-                                           "Cache-Control": "no-store",
-                                           "X-Content-Type-Options": "nosniff",
-                                           "Referrer-Policy": "same-origin"})  # fmt: skip
-
-    def number(request: Request) -> int:
-        try:
-            n = int(request.path_params["day"])
-            desk.day(n)
-        except (ValueError, TallyError):
-            raise _NotFound from None
-        return n
-
-    def polls() -> dict[int, Any]:
-        return {n: p.poll for n, p in desk.pollers.items()}
-
-    def home(request: Request) -> Response:
-        for n in desk.opened():
-            desk.poller(n)  # each day counted once, the open one polled
-        game = desk.game
-        done = {d.day for d in game.days if (sent := _sent(d.day)) is not None and sent.answered}
-        shown = views.game_view(game, desk.reader.now(), polls(), done)
-        return html("game.html.j2", page="game", game=shown)
-
-    def _sent(n: int) -> Sent | None:
-        """The day's closing post as the game page says it; a journal that cannot be read
-        is said on the Post page, where it stops the post."""
-        try:
-            return desk.posted(n)
-        except TallyError:
-            return None
-
-    def live_context(n: int) -> dict[str, Any]:
-        poller = desk.poller(n)
-        shown = views.live_view(desk.game, poller.poll, poller.error, desk.reader.now())
-        return {**shown, "recounting": poller.why if not poller.counted else ""}
-
-    def day(request: Request) -> Response:
-        n = number(request)
-        return html("day.html.j2", page="count", day=n, live=live_context(n),
-                    said=said.pop(n, []))  # fmt: skip
-
-    def live(request: Request) -> Response:
-        n = number(request)
-        return html("live.html.j2", live=live_context(n))
-
-    async def events(request: Request) -> Response:
-        n = number(request)
-        poller = desk.poller(n)
-
-        # Open while the page is: a closed day's final count is counted again when the game
-        # file changes (a ruling written at the close), and the page shows it.
-        async def stream() -> Any:
-            nonlocal poller
-            seen, last, looked = -1, 0.0, anyio.current_time()
-            while not desk.stopped.is_set():
-                now = anyio.current_time()
-                if now - looked >= LOOK:
-                    looked = now
-                    try:  # the poller counting with the file as it is now
-                        poller = await run_in_threadpool(desk.poller, n)
-                    except TallyError:
-                        return  # the day is gone from the game file
-                version = poller.version
-                if version != seen or (now - last >= TICK and not poller.done):
-                    seen, last = version, now
-                    body = await run_in_threadpool(
-                        lambda: views.page("live.html.j2", live=live_context(n)))
-                    yield {"event": "count", "data": body, "id": str(version)}
-                await anyio.sleep(0.25)
-
-        return EventSourceResponse(stream(), ping=15, headers={"Cache-Control": "no-store"})
-
-    def read_now(request: Request) -> Response:
-        n = number(request)
-        desk.poller(n, again=True).read_now()
-        return RedirectResponse(f"/day/{n}", status_code=303)
-
-    def cards(request: Request) -> Response:
-        n = number(request)
-        try:
-            done, error = desk.lurkers(n), None
-        except TallyError as exc:
-            done, error = None, str(exc)
-        return html("cards.html.j2", page="cards", day=n, lurkers=views.lurkers_view(done, error),
-                    said=said.pop(n, []))  # fmt: skip
-
-    async def confirm_card(request: Request) -> Response:
-        n = number(request)
-        form = await _form(request)
-        fields = [str(form.get(k, "")) for k in ("player", "colour", "rule", "reason")]
-        try:
-            view = await run_in_threadpool(desk.confirm_card, n, *fields)
-            news = [f"{c.colour.label} {c.player} {c.rule}" for c in view.new]
-            message = (f"added to the ledger {view.path.name}: {', '.join(news)}" if view.written
-                       else "already in the ledger: nothing written")  # fmt: skip
-        except TallyError as exc:
-            message = f"not added: {exc}"
-        said.setdefault(n, []).append(message)
-        return RedirectResponse(f"/day/{n}/cards", status_code=303)
-
-    def announcements(request: Request) -> Response:
-        n = number(request)
-        shown = []
-        markup = desk.reader.markup_for(desk.day(n).vote_ref)
-        closed = desk.closed(n)
-        for kind in views.KINDS:
-            if kind is Announcement.REMINDER and closed:  # the close announcement is above
-                shown.append(views.no_reminder(desk.day(n)))
-                continue
-            try:
-                done, error = desk.announcement(n, kind), None
-            except TallyError as exc:
-                done, error = None, str(exc)
-            shown.append(views.announcement_view(kind, done, error, markup))
-        return html("posts.html.j2", page="posts", day=n, posts=shown)
-
-    def pictures(request: Request) -> Response:
-        n = number(request)
-        poller = desk.poller(n)
-        result = poller.poll.result if poller.poll is not None else None
-        return html("pictures.html.j2", page="pictures", day=n,
-                    charts=views.charts_view(result))  # fmt: skip
-
-    def confirm_post(request: Request) -> Response:
-        n = number(request)
-        text, error, before = "", None, None
-        try:
-            before = desk.posted(n)
-            if before is None or not before.answered:  # posted: said, nothing to post
-                text = closing_text(n)
-        except TallyError as exc:
-            error = str(exc)
-        return html("post.html.j2", page="post", day=n, text=text, error=error,
-                    digest=text_digest(text), before=views.sent_view(before),
-                    result=None)  # fmt: skip
-
-    def closing_text(n: int) -> str:
-        """What the Post button sends, mark and all, with the game file as it is now."""
-        if not desk.closed(n):
-            raise InputError(
-                f"day {n} has not closed: a provisional count (暂计) is never posted; "
-                "post the result after the close.")  # fmt: skip
-        shown = desk.announcement(n, Announcement.CLOSE)
-        return shown.as_posted or shown.text
-
-    async def post(request: Request) -> Response:
-        n = number(request)
-        form = await _form(request)
-        error, result, before = None, None, None
-        text = ""
-        try:
-            before = await run_in_threadpool(desk.posted, n)
-            if before is not None and before.answered:  # said before the thread is read again
-                raise PostError(f"day {n}'s result is posted already: "
-                                f"{views.sent_sentence(before)}; tally posts it once.")  # fmt: skip
-            shown = await run_in_threadpool(desk.announcement, n, Announcement.CLOSE)
-            text = shown.as_posted or shown.text
-            if str(form.get("digest", "")) != text_digest(text):
-                raise InputError("the count changed since the text was shown: read it again "
-                                 "before posting.")  # fmt: skip
-            confirmed = str(form.get("digest", ""))
-            done = await run_in_threadpool(lambda: desk.announcement(
-                n, Announcement.CLOSE, post=True, confirmed=confirmed))  # fmt: skip
-            if done.failure is not None:
-                raise done.failure
-            if done.posted is not None:
-                result = views.posted_view(done.posted)
-        except TallyError as exc:
-            error = str(exc)
-        known = views.sent_view(before) if result is None else None
-        return html("post.html.j2", page="post", day=n, text=text, error=error,
-                    digest=text_digest(text), before=known, result=result)  # fmt: skip
-
-    routes = [
-        Route("/", home),
-        Route("/day/{day}", day),
-        Route("/day/{day}/live", live),
-        Route("/day/{day}/events", events),
-        Route("/day/{day}/read", read_now, methods=["POST"]),
-        Route("/day/{day}/cards", cards),
-        Route("/day/{day}/cards", confirm_card, methods=["POST"]),
-        Route("/day/{day}/posts", announcements),
-        Route("/day/{day}/pictures", pictures),
-        Route("/day/{day}/post", confirm_post),
-        Route("/day/{day}/post", post, methods=["POST"]),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
-
-    async def not_found(request: Request, exc: Exception) -> Response:
-        return Response("no such page of the desk\n", status_code=404, media_type="text/plain")
+    routes: list[BaseRoute] = []
+    for page in PAGES:
+        routes.extend(page_routes(page, desk, token))
+    routes.extend(action_route(action, desk, token) for action in ACTIONS)
+    routes.append(Route("/day/{day:int}/events", functools.partial(events, desk=desk)))
+    routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         await run_in_threadpool(desk.close)  # the pollers stop with the server
 
-    app = Starlette(routes=routes, exception_handlers={_NotFound: not_found},
-                    lifespan=lifespan)  # fmt: skip
+    app = Starlette(routes=routes, exception_handlers={404: not_found}, lifespan=lifespan)
     return Guard(app, token, port)
 
 
-class _NotFound(Exception):
-    pass
+def page_routes(page: Page, desk: Desk, token: str) -> list[Route]:
+    """The page as HTML at its path, and its twin as JSON (the same view)."""
+
+    def as_html(request: Request) -> Response:
+        shown = page.view(request, desk)
+        said = {"said": desk.heard(request.path_params["day"])} if page.says else {}
+        return html(request, desk, token, page, {**shown.values, **said})
+
+    def as_json(request: Request) -> Response:
+        return json_response(page.view(request, desk))
+
+    routes = [Route(page.path, as_html, name=page.name)]
+    if page.twin is not None:
+        routes.append(Route(page.twin, as_json, name=f"{page.name}.json"))
+    return routes
+
+
+def action_route(action: Action, desk: Desk, token: str) -> Route:
+    """The action as a POST: its view given the form; the page it answers with, or the
+    page to go to (303)."""
+    answers = next((p for p in PAGES if p.name == action.answers), None)
+
+    async def endpoint(request: Request) -> Response:
+        form = await _form(request)
+        done = await run_in_threadpool(action.act, request, desk, form)
+        if isinstance(done, str):
+            return RedirectResponse(done, status_code=303)
+        assert answers is not None, action.path
+        return await run_in_threadpool(html, request, desk, token, answers, done.values)
+
+    return Route(action.path, endpoint, methods=["POST"])
+
+
+def html(request: Request, desk: Desk, token: str, page: Page,
+         values: Mapping[str, Any]) -> HTMLResponse:  # fmt: skip
+    """``page`` rendered with ``values`` and what every page shows: the game's name, its
+    days (the game file as it is now: a day added is in the bar), the day's tabs, the
+    file's problem, the link to the page's twin."""
+    seen = desk.file.now()
+    day = values.get("day")
+    tabs = [{"name": p.name, "label": p.tab, "href": request.app.url_path_for(p.name, day=day)}
+            for p in PAGES if p.tab and day is not None]  # fmt: skip
+    twin = (request.app.url_path_for(f"{page.name}.json", **request.path_params)
+            if page.twin is not None else None)  # fmt: skip
+    body = views.page(page.template, token=token, page=page.name, tabs=tabs, twin=twin,
+                      game_name=seen.game.name, day_numbers=[d.day for d in seen.game.days],
+                      file_problem=views.file_problem(seen), **values)  # fmt: skip
+    return HTMLResponse(body, headers=HEADERS)
+
+
+def json_response(shown: Shown) -> Response:
+    """A twin's data as `--json` writes it (times in ISO 8601, the characters a terminal
+    acts on escaped); 503 says the data is not there yet: ask again in a moment."""
+    from tally.sanitise import json_text
+
+    text = json_text(json.dumps(shown.data, ensure_ascii=False, indent=2, default=_iso))
+    more = {"Retry-After": "1"} if shown.status == 503 else {}
+    return Response(text + "\n", status_code=shown.status, media_type="application/json",
+                    headers={**HEADERS, **more})  # fmt: skip
+
+
+def _iso(value: object) -> str:
+    from tally.times import iso
+
+    if isinstance(value, datetime):
+        return iso(value)
+    raise TypeError(f"no JSON for a {type(value).__name__}")  # pragma: no cover
+
+
+async def events(request: Request, desk: Desk) -> Response:
+    """The day's count, sent again at each poll (a fragment of the day's page), while the
+    page is open: a closed day's final count is counted again when the game file changes (a
+    ruling written at the close), and the page shows it."""
+    n = await run_in_threadpool(day_number, request, desk)
+    return EventSourceResponse(_counts(desk, n, desk.poller(n)), ping=15,
+                               headers={"Cache-Control": "no-store"})  # fmt: skip
+
+
+async def _counts(desk: Desk, n: int, poller: DayPoller) -> AsyncIterator[dict[str, str]]:
+    seen, last, looked = -1, 0.0, anyio.current_time()
+    while not desk.stopped.is_set():
+        now = anyio.current_time()
+        if now - looked >= LOOK:
+            looked = now
+            try:  # the poller counting with the file as it is now
+                poller = await run_in_threadpool(desk.poller, n)
+            except TallyError:
+                return  # the day is gone from the game file
+        version = poller.version
+        if version != seen or (now - last >= TICK and not poller.done):
+            seen, last = version, now
+            body = await run_in_threadpool(_live, desk, poller)
+            yield {"event": "count", "data": body, "id": str(version)}
+        await anyio.sleep(0.25)
+
+
+def _live(desk: Desk, poller: DayPoller) -> str:
+    return views.page("live.html.j2", live=live_context(desk, poller))
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    if request.url.path.endswith(".json"):
+        return Response('{"error": "no such page of the desk"}\n', status_code=404,
+                        media_type="application/json")  # fmt: skip
+    return Response("no such page of the desk\n", status_code=404, media_type="text/plain")
 
 
 async def _form(request: Request) -> dict[str, str]:
@@ -260,3 +175,4 @@ async def _form(request: Request) -> dict[str, str]:
 
     fields = parse_qs((await request.body()).decode("utf-8", "replace"))
     return {k: v[0] for k, v in fields.items()}
+

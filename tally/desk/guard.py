@@ -66,7 +66,13 @@ class Guard:
         if method in SAFE:
             await self.app(scope, receive, send)
             return
-        if method != "POST":
+        await self._change(scope, headers, receive, send)
+
+    async def _change(self, scope: Scope, headers: dict[str, str], receive: Receive,
+                      send: Send) -> None:  # fmt: skip
+        """A request that changes something, the cookie's key checked: a POST from the
+        desk's own page that carries the key itself; its body read and handed on."""
+        if scope["method"] != "POST":
             await _refuse(send, "the desk changes things by POST only.", 405)
             return
         origin = headers.get("origin")
@@ -93,17 +99,22 @@ class Guard:
         if not self._is(given):
             await _refuse(send, "the request carries a wrong desk key: refused.")
             return
+        await self.app(scope, _replay(body, receive), send)
 
-        sent = False
 
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The request's body, read by the guard, given to the app as if read for the first
+    time; then whatever else the server says (a disconnect)."""
+    sent = False
 
-        await self.app(scope, replay, send)
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 def _no_key(given: str | None) -> str:

@@ -1,12 +1,19 @@
-"""Where the desk listens: 127.0.0.1 only, on ``--port`` or a free port (`tally desk` itself
-is ``tally.commands.desk``)."""
+"""The desk served: on 127.0.0.1 only, on ``--port`` or a free port, its address with the key
+printed (and opened in the browser), until Ctrl-C. `tally desk` (``tally.commands.desk``)
+starts it here: the one import of the desk from the commands, which the desk stands above."""
 
 from __future__ import annotations
 
 import socket
-from typing import Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from tally.errors import InputError
+
+if TYPE_CHECKING:
+    from tally.environment import Environment
+    from tally.forums.reader import Reader
+    from tally.rules.game import Game
 
 HOST = "127.0.0.1"  # never another interface: the desk posts as the director
 
@@ -15,6 +22,38 @@ class Shows(Protocol):
     def note(self, message: str) -> None: ...
 
     def text(self, text: str) -> None: ...
+
+
+def serve(game: Game, reader: Reader, env: Environment, show: Shows, *, port: int | None,
+          no_browser: bool, every: float, full_every: int, late_ok: bool,
+          template_dir: Path | None) -> None:  # fmt: skip
+    """Serve the desk of ``game`` until Ctrl-C (``every`` … ``template_dir``: its reads and
+    posts, as the command line gave them)."""
+    import uvicorn
+
+    from tally.desk.app import make_app
+    from tally.desk.guard import new_token
+    from tally.desk.state import Desk, Options
+
+    sock = bind(port)
+    chosen = sock.getsockname()[1]
+    token = new_token()
+    the_desk = Desk(game, reader, Options(every, full_every, late_ok, template_dir))
+    app = make_app(the_desk, token, chosen)
+    address = f"http://{HOST}:{chosen}/?token={token}"
+    show.text(f"The desk of {game.name}: {address}\n(Ctrl-C to stop; the address is the key: "
+              "keep it to yourself.)\n")  # fmt: skip
+    env.out.flush()
+    if not no_browser:
+        import webbrowser
+
+        webbrowser.open(address)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        the_desk.close()
+        sock.close()
 
 
 def bind(port: int | None) -> socket.socket:

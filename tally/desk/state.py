@@ -147,6 +147,7 @@ class Desk:
         self._pollers: dict[int, DayPoller] = {}
         self._retired: list[DayPoller] = []  # stopped for a newer file, maybe mid-read
         self._pollers_lock = threading.Lock()
+        self._said: dict[int, list[str]] = {}  # what an action said, for the day's next page
 
     @property
     def game(self) -> Game:
@@ -212,6 +213,14 @@ class Desk:
         poll = poller.poll if poller is not None else None
         thread = poll.result.thread if poll is not None and poll.result is not None else None
         return closing_sent(game, game.day(number), thread)
+
+    def say(self, number: int, sentence: str) -> None:
+        """A sentence for the next page of day ``number`` (a card added, or why not)."""
+        self._said.setdefault(number, []).append(sentence)
+
+    def heard(self, number: int) -> list[str]:
+        """What was said for day ``number`` since its last page, said once."""
+        return self._said.pop(number, [])
 
     @contextmanager
     def reading(self) -> Iterator[Reader]:

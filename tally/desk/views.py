@@ -31,13 +31,16 @@ from tally.vocabulary import Announcement, Markup
 def _jinja() -> Any:
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-    return Environment(
+    env = Environment(
         loader=PackageLoader("tally.desk", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    # A time is data (ISO 8601 in a page's JSON twin) until a page shows it.
+    env.filters["short"] = short
+    return env
 
 
 def page(name: str, **context: Any) -> str:
@@ -63,8 +66,8 @@ def game_view(game: Game, now: datetime, polls: Mapping[int, Poll | None],
         facts = rests_on(result) if result is not None else None
         days.append({
             "day": day.day,
-            "opens": short(day.opens),
-            "closes": short(day.closes),
+            "opens": day.opens,
+            "closes": day.closes,
             "vote": day.vote,
             "discussion": day.discussion,
             "state": state_of(day, now, day.day in posted),
@@ -270,7 +273,7 @@ def charts_view(result: DayResult | None) -> list[dict[str, Any]]:
 
 def posted_view(posted: Posted) -> dict[str, Any]:
     return {"pid": posted.pid, "floor": posted.floor, "link": posted.url,
-            "member": posted.member, "at": short(posted.at, seconds=True),
+            "member": posted.member, "at": posted.at,
             "difference": posted.difference}  # fmt: skip
 
 
@@ -278,7 +281,7 @@ def sent_view(sent: Sent | None) -> dict[str, Any] | None:
     """The day's closing post made before this page (the journal, the thread's mark)."""
     if sent is None:
         return None
-    return {"answered": sent.answered, "floor": sent.floor, "at": short(sent.at),
+    return {"answered": sent.answered, "floor": sent.floor, "at": sent.at,
             "link": sent.link, "by": sent.by, "how": sent.how,
             "sentence": sent_sentence(sent)}  # fmt: skip
 
