@@ -7,9 +7,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from tally.rules import gamefile as loader
-from tally.rules.gamefile import parse_game
-from tally.rules.rulesets import Ruleset
+from tally.rules.game import gamefile as loader
+from tally.rules.game.gamefile import parse_game
+from tally.rules.game.rulesets import Ruleset
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "game-file.md"
 README = Path(__file__).resolve().parent.parent / "README.md"

@@ -20,8 +20,8 @@ import pytest
 
 from tally.errors import GameFileError
 from tally.forums import PLATFORMS, resolve_url
-from tally.rules.gamefile import parse_game
-from tally.rules.rulesets import PRESETS, Ruleset, ruleset_for
+from tally.rules.game.gamefile import parse_game
+from tally.rules.game.rulesets import PRESETS, Ruleset, ruleset_for
 from tally.rules.verdicts import BallotKind, Colour, OutcomeCode, Status, VoidReason
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -171,6 +171,39 @@ vote = "{url}"
 """
 
 
+# The questions tally/rules/ answers, each folder standing on the ones before it.
+QUESTIONS = ("game", "judging", "counting", "cards")
+# Beside them: the package's face, and the words every answer is given in.
+WORDS = ("tally.rules", "tally.rules.verdicts")
+
+
+def question(module: str) -> int | None:
+    parts = module.split(".")
+    return QUESTIONS.index(parts[2]) if len(parts) > 2 and parts[2] in QUESTIONS else None
+
+
+def test_each_question_of_the_rules_stands_on_the_ones_before_it():
+    """Issue 51: tally/rules/ by the question each module answers: what game is this, does
+    this ballot count, what did the day decide, who is carded. Every module is one question's
+    (but the words, which import none of them); none imports a later question's, not inside a
+    function, not for a type hint; each folder's __init__.py opens with its question."""
+    graph = imports_within("tally.rules")
+    assert {question(m) for m in graph} == {None, *range(len(QUESTIONS))}
+    for module, imported in graph.items():
+        mine = question(module)
+        if mine is None:
+            assert module in WORDS, f"{module} answers none of the questions"
+            assert not imported - set(WORDS), f"{module} imports {sorted(imported)}"
+            continue
+        for other in imported:
+            theirs = question(other)
+            assert theirs is None or theirs <= mine, f"{module} imports {other}"
+    for name in QUESTIONS:
+        said = ast.get_docstring(ast.parse((TALLY / "rules" / name / "__init__.py").read_text()))
+        assert said and re.match(r"[^.?]+\?", said), name
+    assert question("tally.rules.cards.lurkers") == 3 and question("tally.rules.verdicts") is None
+
+
 def test_the_game_resolves_its_threads_at_load():
     game = parse_game(GAME.format(url="https://bbs.example.com/thread-102-3-1.html"), source="g")
     ref = game.day(2).vote_ref
@@ -219,7 +252,7 @@ def test_what_was_hard_coded_is_a_rule_now():
 def test_one_csv_writer_for_the_archive_and_the_ledger(tmp_path):
     from tally.csvfile import excel_csv
     from tally.outputs.written import cardfile as ledger
-    from tally.rules.ledger import Card
+    from tally.rules.cards.ledger import Card
     from tally.rules.verdicts import Colour
 
     path = tmp_path / "g.cards.csv"
@@ -236,12 +269,10 @@ def test_readme_layout_names_every_module():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     layout = readme[readme.index("## Layout") :]
     layout = layout[: layout.index("```", layout.index("```") + 3)]
-    folder = ""
     for path in sorted(TALLY.rglob("*.py")):
         parts = path.relative_to(TALLY).parts
-        if len(parts) > 1:
-            folder = parts[0] + "/"
-            assert f"  {folder}" in layout, folder
+        for depth, folder in enumerate(parts[:-1], start=1):  # each folder at its depth
+            assert re.search(rf"^{'  ' * depth}{folder}/\s", layout, re.M), path
         assert re.search(rf"^\s+{re.escape(parts[-1])}\s", layout, re.M), path
 
 
@@ -280,9 +311,9 @@ def test_reading_goes_through_the_reader():
 # The enums whose words are compared: each word is compared as its enum, never as a string.
 def enum_words() -> set[str]:
     from tally.records import RowKind
-    from tally.rules.polls import ChangeKind
-    from tally.rules.rulesets import ChangeMethod, TieStep
-    from tally.rules.state import FactKind
+    from tally.rules.counting.polls import ChangeKind
+    from tally.rules.counting.state import FactKind
+    from tally.rules.game.rulesets import ChangeMethod, TieStep
     from tally.rules.verdicts import DayKind, ThreadRole
     from tally.vocabulary import Announcement, Markup, Origin
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tally.outputs.written.rulesets_doc import markdown, rows
-from tally.rules.rulesets import PRESETS, ChangeMethod
+from tally.rules.game.rulesets import PRESETS, ChangeMethod
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "rulesets.md"
 
@@ -57,7 +57,7 @@ def test_every_form_the_page_gives_is_read_as_it_says(key):
     (no 改票理由). Each form the page shows is read by the ruleset's own reader as the
     ballot it says, with no problem."""
     from tally.outputs.written.rulesets_doc import forms
-    from tally.rules.ballot_text import read_ballot
+    from tally.rules.judging.ballot_text import read_ballot
 
     rules = PRESETS[key]
     made = forms(rules)

@@ -9,7 +9,7 @@ from tally.desk.serve import HOST, Shows, bind
 from tally.environment import Environment
 from tally.errors import InputError
 from tally.forums.reader import Reader
-from tally.rules.game import Game
+from tally.rules.game.game import Game
 
 
 def desk(

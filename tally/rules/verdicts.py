@@ -11,10 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Self
-
-if TYPE_CHECKING:
-    from tally.rules.rulesets import Ruleset
+from typing import Protocol, Self
 
 
 class _Labelled(StrEnum):
@@ -131,7 +128,14 @@ def span_words(minutes: int) -> str:
     return f"{minutes}分钟"
 
 
-def void_words(reason: VoidReason, rules: Ruleset | None) -> str:
+class Windowed(Protocol):
+    """What ``void_words`` reads of a ruleset: how long its final hour is (V5)."""
+
+    @property
+    def change_window_minutes(self) -> int: ...
+
+
+def void_words(reason: VoidReason, rules: Windowed | None) -> str:
     """Why a ballot is void, as the announcement prints it, with the numbers of the ruleset
     in force (a 10-minute window is not 关门前一小时); ``label`` is the preset's wording."""
     if reason is VoidReason.CHANGE_IN_FINAL_HOUR and rules is not None:

@@ -22,13 +22,13 @@ from tally.errors import InputError
 from tally.forums import platform_of
 from tally.model import Thread
 from tally.outputs.written.templating import compile_templates, template_text
-from tally.rules.ballots import Remark
-from tally.rules.count import votes_text
-from tally.rules.game import Day, Game
-from tally.rules.guards import ANONYMOUS
-from tally.rules.ledger import Card
-from tally.rules.names import normalise
-from tally.rules.rulesets import ChangeMethod, NonBallots, Ruleset
+from tally.rules.cards.ledger import Card
+from tally.rules.counting.count import votes_text
+from tally.rules.counting.votes import DayResult
+from tally.rules.game.game import Day, Game
+from tally.rules.game.names import ANONYMOUS, normalise
+from tally.rules.game.rulesets import ChangeMethod, NonBallots, Ruleset
+from tally.rules.judging.ballots import Remark
 from tally.rules.verdicts import (
     BallotKind,
     OutcomeCode,
@@ -37,7 +37,6 @@ from tally.rules.verdicts import (
     span_words,
     void_words,
 )
-from tally.rules.votes import DayResult
 from tally.sanitise import one_line
 from tally.times import compared, short
 from tally.vocabulary import BBCODE_OPENING as _BBCODE

@@ -4,7 +4,7 @@ director reads before choosing one cannot drift from what tally applies.
     python -m tally.outputs.written.rulesets_doc docs/rulesets.md
 
 tests/test_rulesets_doc.py writes it again and compares: a field changed in
-``tally.rules.rulesets`` without the page made again fails the suite.
+``tally.rules.game.rulesets`` without the page made again fails the suite.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import NamedTuple
 
-from tally.rules.rulesets import ABOUT, PRESETS, ChangeMethod, Ruleset, Share, TieStep
+from tally.rules.game.rulesets import ABOUT, PRESETS, ChangeMethod, Ruleset, Share, TieStep
 from tally.rules.verdicts import BallotKind
 
 # What a board must allow for a change posted as a 点评 under one's own floor (V3, seed 000):
@@ -241,7 +241,8 @@ def markdown(presets: Mapping[str, Ruleset] = PRESETS) -> str:
         "# The built-in rulesets",
         "",
         "<!-- Written by `python -m tally.outputs.written.rulesets_doc docs/rulesets.md` from",
-        "tally/rules/rulesets.py; tests/test_rulesets_doc.py checks it. Do not edit by hand. -->",
+        "tally/rules/game/rulesets.py; tests/test_rulesets_doc.py checks it. Do not edit by "
+        "hand. -->",
         "",
         "A game file picks one with `ruleset = \"…\"` (or `tally init --ruleset …`); any line "
         "may be changed for one game under `[rules]` ([game-file.md](game-file.md), *Rules*). "
