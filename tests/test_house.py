@@ -55,6 +55,28 @@ def test_every_verdict_word_has_a_label():
         assert code.rule in ("C4", "C5", "C6", "C8"), code
 
 
+def test_each_word_carries_its_own_sentences():
+    """Issue 51: a tie step was described in four places and an outcome worded in two. Each
+    tie step says what it does and whom it puts out, each outcome its sentence with the counts
+    hidden (naming no count where it has one of its own); no module keeps a table of words
+    keyed by a member of these enums beside them."""
+    from tally.rules.verdicts import TieStep
+
+    for step in TieStep:
+        assert step.who and step.says and step.says[0].islower(), step
+    for code in OutcomeCode:
+        if code.hidden != code.label:
+            assert "{top}" not in code.hidden and "{cast}" not in code.hidden, code
+    assert OutcomeCode.TIE_NONE.hidden == "最高票有多人，无人出局。"
+    keyed = {"TieStep", "OutcomeCode"}
+    for path, tree in modules():
+        for node in nodes(tree):
+            if isinstance(node, ast.Dict):
+                names = {k.value.id for k in node.keys if isinstance(k, ast.Attribute)
+                         and isinstance(k.value, ast.Name)}  # fmt: skip
+                assert not names & keyed, f"{path.relative_to(ROOT)}:{node.lineno}"
+
+
 @pytest.mark.parametrize("platform", PLATFORMS, ids=lambda p: p.name)
 def test_every_example_url_is_claimed_by_its_own_platform_only(platform):
     assert platform.example_urls
@@ -313,8 +335,8 @@ def enum_words() -> set[str]:
     from tally.records import RowKind
     from tally.rules.counting.polls import ChangeKind
     from tally.rules.counting.state import FactKind
-    from tally.rules.game.rulesets import ChangeMethod, TieStep
-    from tally.rules.verdicts import DayKind, ThreadRole
+    from tally.rules.game.rulesets import ChangeMethod
+    from tally.rules.verdicts import DayKind, ThreadRole, TieStep
     from tally.vocabulary import Announcement, Markup, Origin
 
     enums = (DayKind, RowKind, ChangeMethod, ChangeKind, ThreadRole, Origin, Markup,

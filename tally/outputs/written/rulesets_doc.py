@@ -15,7 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import NamedTuple
 
-from tally.rules.game.rulesets import ABOUT, PRESETS, ChangeMethod, Ruleset, Share, TieStep
+from tally.rules.game.rulesets import ABOUT, PRESETS, ChangeMethod, Ruleset, Share
 from tally.rules.verdicts import BallotKind
 
 # What a board must allow for a change posted as a 点评 under one's own floor (V3, seed 000):
@@ -46,11 +46,6 @@ _TIEBA = {
     ChangeMethod.REPLY: "no way: a Tieba floor links no floor it answers",
     ChangeMethod.QUOTE: "no way: Tieba has no 引用",
     ChangeMethod.POST: "any new floor or 楼中楼",
-}
-_TIES = {
-    TieStep.ACOLYTE: "the 侍僧 dies instead (`acolyte`)",
-    TieStep.SHERIFF_TARGET: "the sheriff's target is out",
-    TieStep.NONE: "nobody is out",
 }
 
 
@@ -105,7 +100,7 @@ def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
     out = (
         "out only with more than half of all votes cast, abstentions included"
         if rules.majority_of_all
-        else "the most votes is out; a tie: " + ", else ".join(_TIES[s] for s in rules.tie_chain)
+        else "the most votes is out; a tie: " + ", else ".join(s.says for s in rules.tie_chain)
     )
     streak = f"fewer than {rules.streak_posts} on each of {rules.streak_days} days in a row (L2)"
     cards = [f"fewer than {rules.min_posts} posts on a day (L1)", streak]

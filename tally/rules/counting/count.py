@@ -11,9 +11,9 @@ from datetime import datetime
 from decimal import Decimal
 
 from tally.rules.game.game import Day, Game
-from tally.rules.game.rulesets import Ruleset, TieStep
+from tally.rules.game.rulesets import Ruleset
 from tally.rules.judging.ballots import Ballot, Flag
-from tally.rules.verdicts import DayKind, OutcomeCode, OutcomeResult, Status
+from tally.rules.verdicts import DayKind, OutcomeCode, OutcomeResult, Status, TieStep
 from tally.times import short
 
 

@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Any
 
 from tally.errors import GameFileError
+from tally.rules.verdicts import TieStep
 
 
 class ChangeMethod(StrEnum):
@@ -33,14 +34,6 @@ class RequestsIn(StrEnum):
 
     PROGRESS = "progress"  # the 进程帖
     DISCUSSION = "discussion"
-
-
-class TieStep(StrEnum):
-    """One step of a tie-break (RULES C5)."""
-
-    ACOLYTE = "acolyte"
-    SHERIFF_TARGET = "sheriff_target"
-    NONE = "none"
 
 
 class Share(StrEnum):
@@ -87,7 +80,6 @@ ABOUT = {
     "M126": "[M126] 暴风雪山庄: the target alone, changes without limit, out only with more "
     "than half of all votes",
 }
-TIE_STEPS = tuple(TieStep)
 # What a game file writes for "no value" (a field that is X | None): not the tie step "none".
 NO_VALUE = ("", "none")
 
