@@ -21,7 +21,8 @@ import pytest
 from tally.errors import GameFileError
 from tally.forums import PLATFORMS, resolve_url
 from tally.rules.game.gamefile import parse_game
-from tally.rules.game.rulesets import PRESETS, Ruleset, ruleset_for
+from tally.rules.game.overrides import ruleset_for
+from tally.rules.game.rulesets import PRESETS, Ruleset
 from tally.rules.verdicts import BallotKind, Colour, OutcomeCode, Status, VoidReason
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -198,7 +198,7 @@ class TieStep(StrEnum):
         member.says = says
         return member
 
-    ACOLYTE = "acolyte", "侍僧", "the 侍僧 dies instead (`acolyte`)"
+    ACOLYTE = "acolyte", "侍僧", "the 侍僧 (the day's `acolyte`) dies instead"
     SHERIFF_TARGET = "sheriff_target", "the sheriff's target", "the sheriff's target is out"
     NONE = "none", "nobody", "nobody is out"
 
@@ -273,6 +273,7 @@ class OutcomeCode(_Labelled):
         "C4",
         "{tied} 同为 {top} 票且同时达到，由导演裁定警长。",
     )
+
 
 class Colour(_Labelled):
     BLUE = "blue", "K1", "蓝牌"

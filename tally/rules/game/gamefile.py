@@ -23,7 +23,8 @@ from tally.journal import Journal, journal_path
 from tally.model import ThreadKey, ThreadRef
 from tally.rules.game.game import Day, Game, Ruling
 from tally.rules.game.names import normalise
-from tally.rules.game.rulesets import PRESETS, parse_number, ruleset_for
+from tally.rules.game.overrides import parse_number, ruleset_for
+from tally.rules.game.rulesets import PRESETS
 from tally.rules.verdicts import RulingAction, ThreadRole
 from tally.times import instant, long, wall_time
 
