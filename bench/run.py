@@ -237,8 +237,8 @@ def bench_fetching() -> None:
 
 def bench_rerun(forum, url: str) -> None:  # type: ignore[no-untyped-def]
     from tally.forums.reader import Reader, Reading
-    from tally.rules.gamefile import parse_game
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
+    from tally.rules.game.gamefile import parse_game
 
     _, players = big_thread(1)
     names = ", ".join(f'"{p}"' for p in players)
@@ -434,8 +434,8 @@ def bench_watch() -> None:
     from tally.demo.localforum import LocalForum
     from tally.environment import Environment
     from tally.forums.reader import Reader, Reading
-    from tally.rules.gamefile import parse_game
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
+    from tally.rules.game.gamefile import parse_game
 
     print("3b. a poll of tally watch on an unchanged 60-page vote thread", flush=True)
     thread, players = big_thread(60, tid="600")
@@ -514,8 +514,8 @@ def bench_post() -> None:
     from tally.demo.localforum import LocalForum
     from tally.environment import Environment
     from tally.forums.reader import Reader, Reading
-    from tally.rules.gamefile import parse_game
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
+    from tally.rules.game.gamefile import parse_game
     from tests.discuzboard import Board
 
     print("3c. tally watch --post: from the close to the result posted and read back", flush=True)
@@ -627,8 +627,8 @@ from zoneinfo import ZoneInfo
 sys.path.insert(0, sys.argv[2])
 from tally.forums.reader import Reader, Reading
 from tally.outputs.written.archive import write_csv
-from tally.rules.gamefile import parse_game
-from tally.rules.votes import tally_day
+from tally.rules.game.gamefile import parse_game
+from tally.rules.counting.votes import tally_day
 from tally.heap import keep_freed_heap
 
 keep_freed_heap()  # as the `tally` command does

@@ -229,8 +229,8 @@ def _counted_day() -> tuple[object, list[object]]:
     from bench.run import big_thread
     from tally.demo.localforum import LocalForum
     from tally.forums.reader import Reader, Reading
-    from tally.rules.gamefile import parse_game
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
+    from tally.rules.game.gamefile import parse_game
 
     thread, players = big_thread(3, tid="601")
     with LocalForum() as forum:

@@ -2,7 +2,7 @@
 
 The library works without the CLI. ``tally.commands`` holds what each command does, a
 module per command (``votes.vote_day``, ``lurkers.lurkers``, ``announce.announce``, …);
-``tally.rules.gamefile.load_game`` reads a game file; ``tally.forums.reader.Reader``
+``tally.rules.game.gamefile.load_game`` reads a game file; ``tally.forums.reader.Reader``
 reads threads into ``tally.model.Thread``.
 """
 

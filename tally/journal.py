@@ -31,6 +31,7 @@ from typing import Any
 from tally.atomic import write_atomic
 from tally.errors import InputError, OutputError
 from tally.files import JOURNAL, read_capped
+from tally.vocabulary import Announcement
 
 # How an attempt ended. SENDING: written before the send, the answer not (yet) heard;
 # UNKNOWN: the forum answered, but neither a post nor a refusal tally knows.
@@ -48,7 +49,7 @@ class Entry:
     pid: str | None = None
     floor: int | None = None
     # A closing post's outcome and its ballots (floor, account, voter, status, target), so
-    # that a recount of the day can say what changed (tally.rules.closed).
+    # that a recount of the day can say what changed (tally.rules.counting.closed).
     outcome: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -162,6 +163,21 @@ class Journal:
                     "line back as it was, or delete it if you know that post's fate."
                 ) from None
         return tuple(found)
+
+    def posted(self, game: str) -> tuple[dict[int, Mapping[str, Any]], frozenset[str]]:
+        """What tally posted of ``game``: each day's result, as the last closing post the forum
+        took (or tally found in the thread) recorded it, by day; and the ids of every post of
+        the game tally made (never a ballot: tally.rules.judging.own)."""
+        found: dict[int, Mapping[str, Any]] = {}
+        own: set[str] = set()
+        for e in self.entries():
+            if e.game != game:
+                continue
+            if e.pid is not None:
+                own.add(e.pid)
+            if e.kind == Announcement.CLOSE and e.state == POSTED and e.outcome:
+                found[e.day] = e.outcome
+        return found, frozenset(own)
 
     def of(self, game: str, day: int, kind: str) -> tuple[Entry, ...]:
         return tuple(e for e in self.entries() if (e.game, e.day, e.kind) == (game, day, kind))

@@ -271,7 +271,7 @@ class Version:
 @dataclass(frozen=True)
 class History:
     """The versions of one thread's pages, oldest read first (read as of a moment by
-    tally.rules.standing)."""
+    tally.rules.judging.standing)."""
 
     versions: tuple[Version, ...] = ()
     # The cap of versions a thread keeps was reached: reads after it were not kept.

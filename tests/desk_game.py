@@ -162,7 +162,7 @@ class Setup:
         return Reader(self.env(), Reading(cookies=self.cookies, cache_dir=self.cache))
 
     def desk(self, **options: object) -> Desk:
-        from tally.rules.gamefile import load_game
+        from tally.rules.game.gamefile import load_game
 
         return Desk(load_game(self.game_path), self.reader(), Options(**options))  # type: ignore[arg-type]
 
@@ -177,7 +177,7 @@ class Setup:
         self.clock.t = datetime(2024, 5, 9, 21, 40, tzinfo=CHINA)
 
     def game(self):  # type: ignore[no-untyped-def]
-        from tally.rules.gamefile import load_game
+        from tally.rules.game.gamefile import load_game
 
         return load_game(self.game_path)
 
@@ -242,7 +242,7 @@ def moderated(forum, tmp_path: Path) -> Desk:  # type: ignore[no-untyped-def]
     is past the close: carol, dave and eve earn an L3 card, carol's resting on the 屏蔽."""
     from datetime import UTC, datetime
 
-    from tally.rules.gamefile import load_game
+    from tally.rules.game.gamefile import load_game
 
     from .conftest import FIXTURES
 

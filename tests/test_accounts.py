@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 
 from tally.errors import GameFileError, InputError
-from tally.rules.gamefile import parse_game
-from tally.rules.names import author_key
+from tally.rules.game.gamefile import parse_game
+from tally.rules.game.names import author_key
 
 from .votekit import T, at, rows, vote
 
@@ -50,7 +50,7 @@ def thread(*posts: tuple[str, str | None, str, str]) -> T:
 
 
 def count(g, t):  # type: ignore[no-untyped-def]
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
 
     return tally_day(t.thread(), g, 2)
 
@@ -161,7 +161,7 @@ def test_a_reminder_mentions_a_renamed_player_by_the_name_it_posts_under():
     """ncfrank (uid 7), renamed 弗兰克, said something but has not voted: the 催票 @-mentions
     弗兰克, the name the forum knows now."""
     from tally.outputs.written.announce import reminder_context
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
 
     t = thread(("弗兰克", "7", "08 10:00", "我晚点投"), ("bob", "3", "08 11:00", vote("carol")))
     result = tally_day(t.thread(), game(), 2)  # the thread ends 08 11:00: before the close
@@ -174,8 +174,8 @@ def test_a_reminder_mentions_a_renamed_player_by_the_name_it_posts_under():
 def test_who_wrote_what_is_decided_once_per_count():
     """Game.cast decides each account once, when a stage first asks (by uid, then by name,
     the look-alike told apart), and gives every later stage that same decision."""
-    from tally.rules.judge import judge
-    from tally.rules.merges import seen_in_vote_thread
+    from tally.rules.judging.judge import judge
+    from tally.rules.judging.merges import seen_in_vote_thread
 
     g = game()
     t = thread(("bob", "3", "08 10:00", vote("carol")), ("bob。", "9", "08 10:00", vote("carol")),
@@ -195,7 +195,7 @@ def test_each_writing_is_read_once_per_count(monkeypatch):
     """Each word once: a count reads the ballot of each writing of the vote thread once, and
     the rows that hold no ballot (V6: listed, never counted) come from that same reading,
     not from a second pass over the thread."""
-    from tally.rules import ballot_text
+    from tally.rules.judging import ballot_text
 
     g = game()
     t = thread(("bob", "3", "08 10:00", vote("carol")), ("carol", "4", "08 10:05", "我来了"),
@@ -339,7 +339,7 @@ def test_an_account_posting_under_a_players_name_is_named_by_its_uid_in_the_post
     "3楼 bob：非玩家" and lurkers "bob posted on … and is not a player of this game", as if
     player bob were voided. Both name the account's uid now (RULES V6: one vote per player)."""
     from tally.outputs.written.announce import close_context
-    from tally.rules.lurkers import DayThreads, check
+    from tally.rules.cards.lurkers import DayThreads, check
 
     t = thread(
         ("bob_real", "3", "08 10:00", vote("dave")),
@@ -376,7 +376,7 @@ def test_a_target_that_another_players_account_showed_before_stops():
                  ("bobby", "4", "08 12:00", vote("dave")))  # fmt: skip
     earlier = then.thread()
     read = replace(now.thread(), history=History((Version(1, at("08 11:30"), earlier.posts),)))
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
 
     with pytest.raises(InputError, match=r"'bobby' is counted for carol \(uid 4\), and it was the name bob's account \(uid 3\) showed"):
         tally_day(read, game(), 2)

@@ -19,8 +19,8 @@ import pytest
 from tally.errors import InputError
 from tally.model import History, Post, Version
 from tally.outputs.written import cardfile
-from tally.rules.accounts import Shown, named_player, names_now
-from tally.rules.gamefile import parse_game
+from tally.rules.game.accounts import Shown, named_player, names_now
+from tally.rules.game.gamefile import parse_game
 
 from . import test_day_add as week
 from .discuzgen import P
@@ -93,7 +93,7 @@ def test_a_name_or_uid_that_is_nobodys_is_refused_in_one_sentence(forum, tmp_pat
     assert cardfile.ledger_path(game).exists() == before
 
 
-# -- who a name or a uid names, from tally's reads (tally.rules.accounts) --------------------
+# -- who a name or a uid names, from tally's reads (tally.rules.game.accounts) --------------------
 
 GAME = """directors = [{{ name = "admin", id = 1 }}]
 players = [{players}]

@@ -29,9 +29,9 @@ from hypothesis import strategies as st
 from tally.cli import app
 from tally.errors import GameFileError
 from tally.model import History, Thread, Version
-from tally.rules.gamefile import parse_game
-from tally.rules.state import Carried
-from tally.rules.votes import tally_day
+from tally.rules.counting.state import Carried
+from tally.rules.counting.votes import tally_day
+from tally.rules.game.gamefile import parse_game
 
 from . import test_day_add as week
 from .conftest import CHINA, FIXTURES, FakeClock, Runner

@@ -69,7 +69,7 @@ def test_the_archive_and_the_ledger_are_the_bytes_pandas_wrote(forum, tmp_path):
     from tally.outputs.written.archive import to_csv_bytes
     from tally.outputs.written.cardfile import save
     from tally.records import rows
-    from tally.rules.ledger import Card, Colour
+    from tally.rules.cards.ledger import Card, Colour
     from tally.sanitise import one_line, text_block
 
     def by_pandas(table: list[dict[str, object]], columns: list[str], multiline=()) -> bytes:

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tally.cli import app
-from tally.rules.gamefile import load_game
+from tally.rules.game.gamefile import load_game
 
 from .conftest import FakeClock, Runner
 from .discuzgen import P
@@ -236,7 +236,7 @@ def test_init_takes_the_opening_from_the_discussion_thread_and_says_only_what_is
 
 def test_a_sheriff_voted_out_is_left_to_the_director_with_the_sentence_of_the_count(forum, tmp_path, monkeypatch):
     """Day 2 votes out 冷月, the sheriff: day 3 is added, and what is still to do is the
-    sentence a count of day 3 would stop with (tally.rules.state)."""
+    sentence a count of day 3 would stop with (tally.rules.counting.state)."""
     monkeypatch.setitem(VOTES, 2, [(p, "冷月") for p in PLAYERS if p != "冷月"] + [("冷月", "kiwi")])
     game, urls = start(forum, tmp_path)
     run("day", "add", *urls[2], "--game", str(game), "--yes", now=morning(2))
@@ -285,7 +285,7 @@ def test_a_close_no_first_post_states_is_a_placeholder_and_said(forum, tmp_path)
 def test_the_opening_a_first_post_announces(text, expected):
     from datetime import datetime
 
-    from tally.rules.announced import announced_open
+    from tally.rules.counting.announced import announced_open
 
     written = datetime(2024, 11, 25, 9, 20, tzinfo=CHINA)
     said = announced_open(text, written, CHINA)

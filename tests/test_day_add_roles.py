@@ -15,7 +15,7 @@ import json
 import pytest
 
 from tally.commands.day import appended
-from tally.rules.gamefile import load_game, parse_game
+from tally.rules.game.gamefile import load_game, parse_game
 
 from .test_day_add import PLAYERS, VOTES, morning, one_sentence, run, start
 
@@ -183,7 +183,7 @@ def test_a_days_trailing_comments_stay_with_it(after_days, expected_tail):
     assert appended(text, NEW) == head + expected_tail
 
 
-# -- the deputy in the counts' own terms (tally.rules.state) -----------------------------------
+# -- the deputy in the counts' own terms (tally.rules.counting.state) -----------------------------------
 
 GAME = """ruleset = "000"
 players = ["甲", "乙", "丙", "丁"]
@@ -204,7 +204,7 @@ vote = "https://bbs.example.com/thread-2-1-1.html"
 
 def day_2(one: str = "", two: str = ""):  # type: ignore[no-untyped-def]
     """Day 2 as it stands after day 1 elected 甲 (with day 1's block ``one``)."""
-    from tally.rules.state import Carried, resolve
+    from tally.rules.counting.state import Carried, resolve
     from tally.rules.verdicts import OutcomeResult
 
     g = parse_game(GAME.format(one=one, two=two), source="g.toml")
@@ -233,7 +233,7 @@ def test_a_day_naming_a_deputy_who_is_out_is_refused():
 
 @pytest.mark.rules("C1")
 def test_the_same_deputy_named_again_under_a_new_sheriff_stands_from_that_day():
-    from tally.rules.state import Carried, resolve
+    from tally.rules.counting.state import Carried, resolve
     from tally.rules.verdicts import OutcomeResult
 
     two = 'sheriff = "丙"\nsheriff_change = "明察：侦探强制成为警长"\ndeputy = "乙"'

@@ -340,7 +340,7 @@ def test_a_card_confirmed_and_the_result_posted_once(setup, desk, forum, tmp_pat
     # A card the director takes back (tally cards remove) is shown so, with no button to
     # give it again (K1: the ledger keeps it struck).
     from tally.commands.cards import remove_card
-    from tally.rules.gamefile import load_game
+    from tally.rules.game.gamefile import load_game
 
     remove_card(load_game(setup.game_path), day=2, player="糖糖", colour="yellow", rule="L1")
     page = c.get("/day/2/cards").text

@@ -40,7 +40,7 @@ from tally.forums.discuz.comments import parse_comment_answer
 from tally.forums.discuz.post import numbered
 from tally.forums.timeparse import Printed
 from tally.model import HIDE_CODE, UNKNOWN_EDIT, UNKNOWN_LARGE_FONT, Page, Post, Thread, ThreadRef
-from tally.rules.standing import HIDDEN_REPLY, hidden_replies
+from tally.rules.judging.standing import HIDDEN_REPLY, hidden_replies
 
 from .conftest import CHINA, FIXTURES
 

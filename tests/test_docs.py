@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-from tally.rules import gamefile as loader
-from tally.rules.gamefile import parse_game
-from tally.rules.rulesets import Ruleset
+from tally.rules.game import gamefile as loader
+from tally.rules.game.gamefile import parse_game
+from tally.rules.game.rulesets import Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -140,7 +140,7 @@ def test_init_on_tieba_leaves_out_an_account_that_shows_a_name_another_account_s
     init wrote both as players (with one id for the two 冷月), and tally then refused its own
     file. The first account to post keeps the name; each other is left out, with its own
     account name and id, and the file loads."""
-    from tally.rules.gamefile import load_game
+    from tally.rules.game.gamefile import load_game
 
     from .tiebagen import TP, TiebaThread
 
@@ -169,7 +169,7 @@ def test_init_on_tieba_leaves_out_an_account_that_shows_a_name_another_account_s
 
 
 def test_day_numbers_from_titles():
-    from tally.rules.announced import day_in_title
+    from tally.rules.counting.announced import day_in_title
 
     assert day_in_title("【塔达林】第二天投票帖") == 2
     assert day_in_title("第十二天 投票") == 12
@@ -313,7 +313,7 @@ def test_init_writes_no_alias_that_reads_as_a_name_the_file_already_holds(tmp_pa
 
     from tally.model import Post, Thread
     from tally.outputs.written.draft import draft
-    from tally.rules.gamefile import load_game
+    from tally.rules.game.gamefile import load_game
 
     t0 = datetime(2024, 5, 8, 9, 30, tzinfo=ZoneInfo("Asia/Shanghai"))
     url = "https://tieba.baidu.com/p/8800999"

@@ -478,7 +478,7 @@ def test_an_edit_in_the_final_hour_that_changes_the_target_follows_V5(ruleset, t
     from dataclasses import replace as swap
 
     from tally.model import Edit, History, Version
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
 
     from .votekit import T, at, game, vote
 
@@ -503,7 +503,7 @@ def test_as_of_any_minute_of_a_thread_watch_read(forum, tmp_path):
     """`tally watch` reads the thread every minute while the forum changes it; `votes --as-of`
     then gives the count at any of those minutes."""
     from tally.commands.watch import Schedule
-    from tally.rules.gamefile import load_game
+    from tally.rules.game.gamefile import load_game
 
     from .test_watch import watching
 
@@ -623,7 +623,7 @@ def test_V5_a_ballot_first_read_inside_the_final_hour_and_edited_there_is_taken_
     from dataclasses import replace as swap
 
     from tally.model import Edit, History, Version
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
 
     from .votekit import T, at, game, vote
 
@@ -643,7 +643,7 @@ def test_as_of_past_the_last_read_is_as_of_that_read():
     from dataclasses import replace as swap
 
     from tally.model import History, Version
-    from tally.rules.standing import thread_as_of
+    from tally.rules.judging.standing import thread_as_of
 
     from .votekit import T, at, vote
 
@@ -662,7 +662,7 @@ def test_a_mark_older_than_the_read_does_not_date_a_later_change():
     from dataclasses import replace as swap
 
     from tally.model import Edit, History, Version
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
 
     from .votekit import T, at, game, vote
 

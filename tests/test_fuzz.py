@@ -13,7 +13,7 @@ from tally.errors import NotAThreadError, ParseError, TallyError, TruncatedPageE
 from tally.forums.discuz import Discuz
 from tally.forums.tieba import Tieba
 from tally.forums.tieba.saved import parse_comment_fragment, parse_total_comment
-from tally.rules.ballot_text import read_ballot
+from tally.rules.judging.ballot_text import read_ballot
 
 from .conftest import CHINA, DISCUZ
 from .strategies import UNICODE

@@ -38,8 +38,8 @@ from tally.forums.cookies import load_cookies
 from tally.forums.discuz import Discuz
 from tally.forums.http import retry_after
 from tally.outputs.written.announce import inert, render
-from tally.rules.gamefile import parse_game
-from tally.rules.names import normalise
+from tally.rules.game.gamefile import parse_game
+from tally.rules.game.names import normalise
 from tally.sanitise import json_text, one_line, text_block
 
 from .conftest import CHINA, DISCUZ, read_one

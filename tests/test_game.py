@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from tally.errors import GameFileError
-from tally.rules.gamefile import load_game, parse_game
+from tally.rules.game.gamefile import load_game, parse_game
 
 from .conftest import CHINA
 

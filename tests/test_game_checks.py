@@ -22,7 +22,7 @@ from tally.commands.votes import vote_day
 from tally.errors import GameFileError, InputError
 from tally.forums.reader import Reader, Reading
 from tally.outputs.written import charts
-from tally.rules.gamefile import load_game, parse_game
+from tally.rules.game.gamefile import load_game, parse_game
 
 from .conftest import FakeClock, Runner
 from .discuzgen import P
@@ -440,7 +440,7 @@ def test_K2_a_red_card_puts_the_player_out_from_the_next_day(tmp_path):
     import dataclasses
 
     from tally.commands.run import with_ledger
-    from tally.rules.state import Carried, FactKind, Source, resolve
+    from tally.rules.counting.state import Carried, FactKind, Source, resolve
     from tally.rules.verdicts import OutcomeResult
 
     game_file = tmp_path / "g.toml"
@@ -511,8 +511,8 @@ def test_a_day_whose_discussion_is_its_vote_thread_is_checked_in_the_same_order(
 
     from tally.errors import InputError
     from tally.model import Post, Thread
-    from tally.rules import lurkers
-    from tally.rules.gamefile import load_game
+    from tally.rules.cards import lurkers
+    from tally.rules.game.gamefile import load_game
 
     url = "https://tieba.baidu.com/p/8800999"
     path = tmp_path / "game.toml"

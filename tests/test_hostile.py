@@ -23,7 +23,7 @@ from tally.errors import FetchError, GameFileError, ParseError, TruncatedPageErr
 from tally.forums.cookies import load_cookies
 from tally.forums.discuz import Discuz
 from tally.forums.http import retry_after
-from tally.rules.gamefile import parse_game
+from tally.rules.game.gamefile import parse_game
 
 from .conftest import CHINA, DISCUZ, FOLDERS, Runner, read_one
 from .discuzgen import P
@@ -340,7 +340,7 @@ def test_a_url_with_a_bad_ipv6_host_is_one_sentence():
 def test_a_game_file_with_a_bom_loads(tmp_path):
     path = tmp_path / "game.toml"
     path.write_bytes(b"\xef\xbb\xbf" + DEMO.encode())
-    from tally.rules.gamefile import load_game
+    from tally.rules.game.gamefile import load_game
 
     assert load_game(path).name == "[D01] 月下古堡（示例）"
 

@@ -25,7 +25,7 @@ from tally.errors import ExitStatus, GameFileError, InputError, TallyError
 from tally.forums import resolve_url
 from tally.forums.boards import Boards, built_in, parse_boards
 from tally.forums.discuz import Discuz
-from tally.rules.gamefile import load_game, parse_game
+from tally.rules.game.gamefile import load_game, parse_game
 
 from .conftest import CHINA, DISCUZ, FakeClock, Runner, quiet_environ
 

@@ -10,8 +10,8 @@ import pytest
 
 from tally.commands.votes import vote_day
 from tally.errors import InputError
-from tally.rules.announced import announced_closes
-from tally.rules.gamefile import load_game
+from tally.rules.counting.announced import announced_closes
+from tally.rules.game.gamefile import load_game
 
 from .conftest import CHINA
 from .test_game_checks import day2_vote, game_text, invoke, library, one_sentence, serve, write

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from tally.errors import GameFileError
-from tally.rules.announced import chinese_number
-from tally.rules.gamefile import parse_game
+from tally.rules.counting.announced import chinese_number
+from tally.rules.game.gamefile import parse_game
 
 from .conftest import CHINA, page_text
 from .test_discuz_pages import DISCUZ_PARSER

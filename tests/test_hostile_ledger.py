@@ -18,7 +18,7 @@ from tally.environment import Environment
 from tally.errors import GameFileError, OutputError
 from tally.outputs.written import cardfile
 from tally.outputs.written.cardfile import editing, load
-from tally.rules.gamefile import load_game
+from tally.rules.game.gamefile import load_game
 
 from .conftest import FOLDERS, quiet_environ
 from .test_rules_left import invoke, write_game

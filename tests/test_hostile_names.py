@@ -11,7 +11,7 @@ import pytest
 
 from tally.cli import app
 from tally.errors import GameFileError
-from tally.rules.gamefile import parse_game
+from tally.rules.game.gamefile import parse_game
 
 from .conftest import Runner
 from .discuzgen import P, Thread

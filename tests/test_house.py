@@ -20,8 +20,9 @@ import pytest
 
 from tally.errors import GameFileError
 from tally.forums import PLATFORMS, resolve_url
-from tally.rules.gamefile import parse_game
-from tally.rules.rulesets import PRESETS, Ruleset, ruleset_for
+from tally.rules.game.gamefile import parse_game
+from tally.rules.game.overrides import ruleset_for
+from tally.rules.game.rulesets import PRESETS, Ruleset
 from tally.rules.verdicts import BallotKind, Colour, OutcomeCode, Status, VoidReason
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +54,28 @@ def test_every_verdict_word_has_a_label():
             assert member.label, member
     for code in OutcomeCode:
         assert code.rule in ("C4", "C5", "C6", "C8"), code
+
+
+def test_each_word_carries_its_own_sentences():
+    """Issue 51: a tie step was described in four places and an outcome worded in two. Each
+    tie step says what it does and whom it puts out, each outcome its sentence with the counts
+    hidden (naming no count where it has one of its own); no module keeps a table of words
+    keyed by a member of these enums beside them."""
+    from tally.rules.verdicts import TieStep
+
+    for step in TieStep:
+        assert step.who and step.says and step.says[0].islower(), step
+    for code in OutcomeCode:
+        if code.hidden != code.label:
+            assert "{top}" not in code.hidden and "{cast}" not in code.hidden, code
+    assert OutcomeCode.TIE_NONE.hidden == "最高票有多人，无人出局。"
+    keyed = {"TieStep", "OutcomeCode"}
+    for path, tree in modules():
+        for node in nodes(tree):
+            if isinstance(node, ast.Dict):
+                names = {k.value.id for k in node.keys if isinstance(k, ast.Attribute)
+                         and isinstance(k.value, ast.Name)}  # fmt: skip
+                assert not names & keyed, f"{path.relative_to(ROOT)}:{node.lineno}"
 
 
 @pytest.mark.parametrize("platform", PLATFORMS, ids=lambda p: p.name)
@@ -203,6 +226,39 @@ vote = "{url}"
 """
 
 
+# The questions tally/rules/ answers, each folder standing on the ones before it.
+QUESTIONS = ("game", "judging", "counting", "cards")
+# Beside them: the package's face, and the words every answer is given in.
+WORDS = ("tally.rules", "tally.rules.verdicts")
+
+
+def question(module: str) -> int | None:
+    parts = module.split(".")
+    return QUESTIONS.index(parts[2]) if len(parts) > 2 and parts[2] in QUESTIONS else None
+
+
+def test_each_question_of_the_rules_stands_on_the_ones_before_it():
+    """Issue 51: tally/rules/ by the question each module answers: what game is this, does
+    this ballot count, what did the day decide, who is carded. Every module is one question's
+    (but the words, which import none of them); none imports a later question's, not inside a
+    function, not for a type hint; each folder's __init__.py opens with its question."""
+    graph = imports_within("tally.rules")
+    assert {question(m) for m in graph} == {None, *range(len(QUESTIONS))}
+    for module, imported in graph.items():
+        mine = question(module)
+        if mine is None:
+            assert module in WORDS, f"{module} answers none of the questions"
+            assert not imported - set(WORDS), f"{module} imports {sorted(imported)}"
+            continue
+        for other in imported:
+            theirs = question(other)
+            assert theirs is None or theirs <= mine, f"{module} imports {other}"
+    for name in QUESTIONS:
+        said = ast.get_docstring(ast.parse((TALLY / "rules" / name / "__init__.py").read_text()))
+        assert said and re.match(r"[^.?]+\?", said), name
+    assert question("tally.rules.cards.lurkers") == 3 and question("tally.rules.verdicts") is None
+
+
 def test_the_game_resolves_its_threads_at_load():
     game = parse_game(GAME.format(url="https://bbs.example.com/thread-102-3-1.html"), source="g")
     ref = game.day(2).vote_ref
@@ -251,7 +307,7 @@ def test_what_was_hard_coded_is_a_rule_now():
 def test_one_csv_writer_for_the_archive_and_the_ledger(tmp_path):
     from tally.csvfile import excel_csv
     from tally.outputs.written import cardfile as ledger
-    from tally.rules.ledger import Card
+    from tally.rules.cards.ledger import Card
     from tally.rules.verdicts import Colour
 
     path = tmp_path / "g.cards.csv"
@@ -299,10 +355,10 @@ def test_reading_goes_through_the_reader():
 # The enums whose words are compared: each word is compared as its enum, never as a string.
 def enum_words() -> set[str]:
     from tally.records import RowKind
-    from tally.rules.polls import ChangeKind
-    from tally.rules.rulesets import ChangeMethod, TieStep
-    from tally.rules.state import FactKind
-    from tally.rules.verdicts import DayKind, ThreadRole
+    from tally.rules.counting.polls import ChangeKind
+    from tally.rules.counting.state import FactKind
+    from tally.rules.game.rulesets import ChangeMethod
+    from tally.rules.verdicts import DayKind, ThreadRole, TieStep
     from tally.vocabulary import Announcement, Markup, Origin
 
     enums = (DayKind, RowKind, ChangeMethod, ChangeKind, ThreadRole, Origin, Markup,

@@ -209,8 +209,8 @@ def test_the_report_shows_a_card_in_doubt_as_such_and_counts_it_nowhere(forum, t
 def test_a_K1_card_the_director_gave_by_hand_outlives_a_review():
     """The ledger made again (a card put in doubt, removed or kept) dropped every K1 card of
     the player, the director's own red among them: the send-off went with it (a cold read)."""
-    from tally.rules import ledger
-    from tally.rules.ledger import Card
+    from tally.rules.cards import ledger
+    from tally.rules.cards.ledger import Card
     from tally.rules.verdicts import Colour
 
     yellow, red = Colour.YELLOW, Colour.RED

@@ -9,8 +9,8 @@ import pytest
 
 from tally.commands.run import with_ledger
 from tally.commands.watch import Schedule, read_polls
-from tally.rules.gamefile import load_game
-from tally.rules.state import Source
+from tally.rules.counting.state import Source
+from tally.rules.game.gamefile import load_game
 from tally.rules.verdicts import Status, VoidReason
 
 from .desk_game import Setup

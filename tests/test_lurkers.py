@@ -229,7 +229,7 @@ def test_table_and_no_write(forum, tmp_path):
 
 def test_streak_resets_after_a_card():
     """L2: a card spends its run; six low days make two cards (days 3 and 6), not four."""
-    from tally.rules.lurkers import PlayerDay, _streak
+    from tally.rules.cards.lurkers import PlayerDay, _streak
 
     from .votekit import game
 
@@ -249,7 +249,7 @@ def _days(g, n):
 
 
 def test_K2_two_reds_in_one_camp_for_ruleset_245():
-    from tally.rules.ledger import Card, add, camps_lost, sent_off
+    from tally.rules.cards.ledger import Card, add, camps_lost, sent_off
 
     cards, _ = add([], [Card(1, "甲", "red", "L5", "诈尸"), Card(2, "乙", "red", "L5", "诈尸")])
     assert sent_off(cards) == ["乙", "甲"]
@@ -258,7 +258,7 @@ def test_K2_two_reds_in_one_camp_for_ruleset_245():
 
 
 def test_K1_three_blues_make_a_yellow_and_chain_to_red():
-    from tally.rules.ledger import Card, add
+    from tally.rules.cards.ledger import Card, add
 
     existing = [
         Card(1, "甲", "yellow", "L1", "x"),
@@ -293,7 +293,7 @@ def test_damaged_ledger_is_one_sentence(forum, tmp_path):
 
 def test_K3_the_dead_can_still_be_carded(forum, tmp_path):
     """K3: 老K is out on day 4; the director's card for his 诈尸 counts and escalates."""
-    from tally.rules.ledger import Card, add, totals
+    from tally.rules.cards.ledger import Card, add, totals
 
     game, ledger = setup(forum, tmp_path)
     day4 = run(game, 4)

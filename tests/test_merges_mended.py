@@ -1,4 +1,4 @@
-"""What the cache keeps of each thread's role (roles.json, tally/rules/merges.py) tells a merged
+"""What the cache keeps of each thread's role (roles.json, tally/rules/judging/merges.py) tells a merged
 thread's posts apart, and nothing else: a game file that named a thread wrongly, mended since,
 is no merge. Found by a cold read: a discussion URL pasted for the vote's, the two swapped, a
 day-1 vote URL left on day 2, or `discussion` added to the file later each left the thread's

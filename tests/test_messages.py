@@ -16,7 +16,7 @@ from tally.errors import InputError
 from tally.forums import resolve_url
 from tally.forums.cookies import load_cookies
 from tally.forums.http import Http, site_of
-from tally.rules.gamefile import load_game
+from tally.rules.game.gamefile import load_game
 
 from .conftest import CHINA, FakeClock, Runner, quiet_environ
 from .localforums import local_forum

@@ -436,8 +436,8 @@ def test_an_edit_mark_in_the_minute_the_final_hour_begins_is_flagged():
     """An edit mark says minutes only: "20:30" with the final hour from 20:30:30 (a close at
     21:30:30) may be inside it, and is flagged as one; "20:29" is not."""
     from tally.model import Edit
-    from tally.rules.gamefile import parse_game
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
+    from tally.rules.game.gamefile import parse_game
 
     from .votekit import T, vote
 

@@ -19,9 +19,9 @@ from tally.demo import sample_game_text
 from tally.environment import Environment, HttpOptions
 from tally.errors import InputError
 from tally.model import Thread
-from tally.rules.gamefile import load_game
-from tally.rules.lurkers import DayThreads, check
-from tally.rules.votes import tally_day
+from tally.rules.cards.lurkers import DayThreads, check
+from tally.rules.counting.votes import tally_day
+from tally.rules.game.gamefile import load_game
 
 from .conftest import FakeClock, Runner, read, read_one
 from .discuzgen import Comment, P
@@ -367,7 +367,7 @@ def test_library_stops_on_the_misspelt_roster(forum, tmp_path):
 
 
 def test_name_likeness():
-    from tally.rules.names import likely_same
+    from tally.rules.game.names import likely_same
 
     assert likely_same("小咪", "小眯")
     assert likely_same("Mika", "Mlka") and likely_same("Mika", "Мika")  # Cyrillic М

@@ -11,9 +11,9 @@ import pytest
 
 from tally.commands.post import final_text
 from tally.outputs.written.announce import closing_post, reminder_context, render
-from tally.rules.ballot_text import read_ballot
-from tally.rules.own import marked, tallys_own
-from tally.rules.votes import tally_day
+from tally.rules.counting.votes import tally_day
+from tally.rules.judging.ballot_text import read_ballot
+from tally.rules.judging.own import marked, tallys_own
 from tally.vocabulary import Announcement, Markup
 
 from .votekit import T, game, rows, run, vote

@@ -275,7 +275,7 @@ def test_the_day_lurkers_decides_reads_again_a_thread_an_earlier_day_shares(foru
     (found in a cold read: the day-1 read was reused)."""
     from tally.commands.threads import day_threads
     from tally.forums.reader import Reader, Reading
-    from tally.rules.gamefile import load_game
+    from tally.rules.game.gamefile import load_game
 
     talk = _thread()
     talk.tid = "9"

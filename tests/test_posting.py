@@ -638,7 +638,7 @@ def test_what_a_player_wrote_under_the_directors_floor_is_theirs(tmp_path):
 
     from tally.commands.post import players_unheld
     from tally.model import Comment, Post, Thread
-    from tally.rules.gamefile import load_game
+    from tally.rules.game.gamefile import load_game
 
     from .conftest import reader
 

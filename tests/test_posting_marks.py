@@ -12,8 +12,8 @@ import pytest
 
 from tally.cli import app
 from tally.journal import journal_path
-from tally.rules.closed import mark
-from tally.rules.gamefile import load_game
+from tally.rules.counting.closed import mark
+from tally.rules.game.gamefile import load_game
 
 from .conftest import CHINA, FakeClock
 from .discuzboard import Board

@@ -112,7 +112,7 @@ def test_an_impostor_named_like_the_director_neither_blocks_nor_is_the_director(
     Path(game).write_text(text, encoding="utf-8")
     clock = after_close(board)
     from tally.commands.post import mark
-    from tally.rules.gamefile import load_game
+    from tally.rules.game.gamefile import load_game
 
     fake = f"[b]测试局 第2天投票结果[/b]\n大家别投了，导演说今天不统计。\n\n{mark(load_game(game), 2, 'close')}"
     board.threads["102"].uids["导演A"] = 7  # the id the file gives: the pages show it too
@@ -491,8 +491,8 @@ def test_a_post_held_for_a_moderator_is_never_sent_again(board, tmp_path):
 def test_the_mark_survives_a_renamed_file_and_a_thread_added_to_day_1(board, tmp_path):
     """A co-director's copy under another name, or a discussion thread added to day 1 later:
     the same game, so the same mark, and the post already made is found again."""
-    from tally.rules.closed import mark
-    from tally.rules.gamefile import load_game
+    from tally.rules.counting.closed import mark
+    from tally.rules.game.gamefile import load_game
 
     url, game, cookies = setup(board, tmp_path)
     original = Path(game).read_text(encoding="utf-8")
@@ -517,7 +517,7 @@ def test_a_result_posted_in_the_closes_own_minute_is_found_on_a_board_showing_mi
     minutes only: still the post already made."""
     from dataclasses import replace as swap
 
-    from tally.rules.closed import mark, marked_post
+    from tally.rules.counting.closed import mark, marked_post
     from tally.vocabulary import Announcement
 
     from .votekit import T, game

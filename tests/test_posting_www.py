@@ -9,8 +9,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from tally.rules.closed import mark, marked_post, marks
-from tally.rules.gamefile import load_game
+from tally.rules.counting.closed import mark, marked_post, marks
+from tally.rules.game.gamefile import load_game
 from tally.vocabulary import Announcement
 
 from .conftest import read_one
@@ -51,7 +51,7 @@ opens = 2024-05-08T09:30:00
 closes = 2024-05-09T21:30:00
 vote = "https://www.bbs.example.com/forum.php?mod=viewthread&tid=102"
 """
-    from tally.rules.gamefile import parse_game
+    from tally.rules.game.gamefile import parse_game
 
     game = parse_game(text)
     before = hashlib.sha256(b"www.bbs.example.com/discuz:102").hexdigest()[:8]

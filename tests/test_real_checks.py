@@ -15,8 +15,8 @@ from tally.commands.watch import Schedule, read_polls
 from tally.demo.localforum import Reply
 from tally.environment import HttpOptions
 from tally.forums.reader import Reader, Reading
-from tally.rules.ballot_text import read_ballot
-from tally.rules.gamefile import load_game
+from tally.rules.game.gamefile import load_game
+from tally.rules.judging.ballot_text import read_ballot
 from tally.rules.verdicts import VoidReason
 
 from .conftest import FIXTURES, FakeClock, Runner

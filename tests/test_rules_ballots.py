@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tally.rules.ballot_text import read_ballot
+from tally.rules.judging.ballot_text import read_ballot
 
 from .votekit import T, change, game, rows, run, status_of, vote
 

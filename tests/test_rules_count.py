@@ -7,9 +7,9 @@ from decimal import Decimal
 import pytest
 
 from tally.errors import GameFileError
-from tally.rules.count import weight_of
-from tally.rules.names import Roster, normalise
-from tally.rules.rulesets import PRESETS
+from tally.rules.counting.count import weight_of
+from tally.rules.game.names import Roster, normalise
+from tally.rules.game.rulesets import PRESETS
 
 from .votekit import PLAYERS, T, change, game, run, totals, vote
 

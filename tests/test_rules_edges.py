@@ -11,11 +11,11 @@ import dataclasses
 import pytest
 
 from tally.model import Thread
-from tally.rules.gamefile import parse_game
-from tally.rules.ledger import Card, add, camps_lost
-from tally.rules.lurkers import DayThreads, check
+from tally.rules.cards.ledger import Card, add, camps_lost
+from tally.rules.cards.lurkers import DayThreads, check
+from tally.rules.counting.votes import in_order
+from tally.rules.game.gamefile import parse_game
 from tally.rules.verdicts import Colour
-from tally.rules.votes import in_order
 
 from .votekit import T, at, change, game, run, status_of, totals, vote
 
@@ -416,7 +416,7 @@ def test_V3_V4_an_edit_to_another_player_before_the_final_hour_is_flagged():
             read_at=at("09 22:00"),
         )  # fmt: skip
 
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
 
     result = tally_day(read_then_edited("甲", "丙"), game("000"), 2)
     assert result.ballots[0].target == "丙"  # counted as it reads now
@@ -430,7 +430,7 @@ def test_V5_an_edit_mark_in_the_first_minute_of_the_final_hour_is_in_it():
     """The close at 21:30:30: the final hour starts 20:30:30, and a mark "20:30" may be an
     edit at 20:30:45, inside it; one that changed the target is taken back (V5)."""
     from tally.model import Edit, History, Version
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
 
     before = T().post("乙", "08 10:00", vote("甲"))
     after = T().post("乙", "08 10:00", vote("丙"))
@@ -476,7 +476,7 @@ def test_accounts_a_players_name_taken_by_another_account_is_flagged_without_ids
     (uid 9) registered as carol votes. Counted as carol by the name, and said, with the uid
     tally read carol's posts from before."""
     from tally.model import History, Version
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
 
     g = game("000", players=["alice", "bob", "carol"])
     before = _by(T().post("carol", "08 10:00", vote("alice")), 2, "carol", "4")
@@ -572,7 +572,7 @@ def test_S2_one_banned_after_the_close_keeps_the_comment_ballot_cast_before():
     back as they stood, the 点评 is 戊's ballot still (it was a banned row)."""
     from dataclasses import replace as swap
 
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
 
     from .votekit import T, game, vote
 
@@ -591,8 +591,8 @@ def test_S2_one_banned_after_the_close_keeps_the_comment_ballot_cast_before():
 def test_S2_a_deleted_comments_flag_names_its_author_and_two_in_one_minute_keep_their_order():
     from dataclasses import replace as swap
 
-    from tally.rules.standing import kept_from_the_close
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
+    from tally.rules.judging.standing import kept_from_the_close
 
     from .votekit import T, change, game, vote
 
@@ -620,7 +620,7 @@ def test_S2_approved_late_is_flagged_when_the_thread_grew_a_page_after_the_close
     from dataclasses import replace as swap
 
     from tally.model import History, Version
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
 
     from .votekit import T, at, game, vote
 

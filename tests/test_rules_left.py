@@ -14,9 +14,9 @@ from tally.cli import app
 from tally.environment import Environment
 from tally.errors import GameFileError
 from tally.outputs.written.cardfile import load
-from tally.rules.acceleration import is_request
-from tally.rules.gamefile import parse_game
-from tally.rules.ledger import Card, add
+from tally.rules.cards.ledger import Card, add
+from tally.rules.counting.acceleration import is_request
+from tally.rules.game.gamefile import parse_game
 from tally.rules.verdicts import Colour
 
 from . import test_votes_game as votes_game

@@ -7,16 +7,65 @@ from pathlib import Path
 
 import pytest
 
-from tally.outputs.written.rulesets_doc import markdown, rows
-from tally.rules.rulesets import PRESETS, ChangeMethod
+from tally.outputs.written.rulesets_doc import markdown, rows, rules_table, with_rules_table
+from tally.rules.game.rulesets import PRESETS, ChangeMethod, Ruleset
+from tally.rules.verdicts import TieStep
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "rulesets.md"
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "rulesets.md"
+GAME_FILE = ROOT / "docs" / "game-file.md"
 
 
 def test_docs_rulesets_md_is_the_page_the_rulesets_make():
     assert DOC.read_text(encoding="utf-8") == markdown(), (
         "docs/rulesets.md is stale: run python -m tally.outputs.written.rulesets_doc docs/rulesets.md"
     )
+
+
+def test_the_game_files_rules_table_is_the_one_the_rulesets_make():
+    """Issue 51: docs/game-file.md's [rules] table was typed by hand; it is written from each
+    field's type, the rule and meaning it says (``said``) and the presets' values."""
+    text = GAME_FILE.read_text(encoding="utf-8")
+    assert text == with_rules_table(text), (
+        "docs/game-file.md's [rules] table is stale: run python -m "
+        "tally.outputs.written.rulesets_doc --rules-table docs/game-file.md"
+    )
+    for f in dataclasses.fields(Ruleset):
+        if f.name != "based_on":
+            assert f.metadata.get("rule") and f.metadata.get("means"), f.name
+    with pytest.raises(ValueError, match=r"^the page has no line that marks the \[rules\] table$"):
+        with_rules_table("# A page\n\n| key | type |\n")
+
+
+@pytest.mark.rules("C5", "V5")
+def test_the_rules_table_follows_the_enums_and_the_presets():
+    """A tie step's words come from TieStep, every value a game file may write from its enum,
+    and each preset's value from the preset: nothing in the row is typed."""
+    table = {line.split(" | ")[0][3:-1]: line for line in rules_table()[2:]}
+    chain = table["tie_chain"]
+    assert f"list of {', '.join(f'`{s}`' for s in TieStep)} | C5 |" in chain
+    for step in TieStep:
+        assert f"`{step}`: {step.says}" in chain
+    assert chain.endswith("(acolyte, sheriff_target, none / sheriff_target, none / "
+                          "sheriff_target, none / none) |")  # fmt: skip
+    assert table["acceleration_share"].split(" | ")[1] == "`more_than_half` or `at_least_half`"
+    assert "(none / progress / progress / progress, discussion; default: progress, discussion)" in (
+        table["acceleration_threads"])
+    changed = dataclasses.replace(PRESETS["000"], change_window_minutes=10)
+    [row] = [r for r in rules_table({"x": changed}) if r.startswith("| `change_window_minutes`")]
+    assert row.endswith("before the close (10) |") and "meaning (x)" in rules_table({"x": changed})[0]
+
+
+@pytest.mark.rules("C5")
+def test_the_rules_tables_c5_names_the_tie_steps_of_the_seed_games():
+    """The rules table (README's, or the docs page it moved to) names the steps of the seed
+    games' tie chains by the words TieStep gives each (``who``)."""
+    steps = dict.fromkeys(s for r in PRESETS.values() for s in r.tie_chain)
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    rows_ = [ln for p in pages for ln in p.read_text(encoding="utf-8").splitlines()
+             if ln.startswith("| C5 | ")]  # fmt: skip
+    assert len(rows_) == 1, rows_
+    assert f"({', '.join(s.who for s in steps)})" in rows_[0]
 
 
 def table(key: str) -> dict[str, str]:
@@ -57,7 +106,7 @@ def test_every_form_the_page_gives_is_read_as_it_says(key):
     (no 改票理由). Each form the page shows is read by the ruleset's own reader as the
     ballot it says, with no problem."""
     from tally.outputs.written.rulesets_doc import forms
-    from tally.rules.ballot_text import read_ballot
+    from tally.rules.judging.ballot_text import read_ballot
 
     rules = PRESETS[key]
     made = forms(rules)

@@ -1,6 +1,6 @@
 """A voter's writings the forum's clock cannot put in order (issue 48, item 3): a Discuz! 点评
 shows its minute only, so a 点评 shown 10:00 and a floor posted at 10:00:58 may have come in
-either order. tally judges them in every order the forum allows (tally.rules.ordering): the
+either order. tally judges them in every order the forum allows (tally.rules.judging.ordering): the
 same count either way is flagged, a void ballot's row names a reason true either way, and a
 count that rests on the order stops for a ruling."""
 

@@ -25,9 +25,9 @@ from tally.cli import app
 from tally.environment import HttpOptions
 from tally.errors import GameFileError, InputError
 from tally.model import Comment, Post, Thread
-from tally.rules.gamefile import parse_game
-from tally.rules.standing import as_of_given
-from tally.rules.votes import tally_day
+from tally.rules.counting.votes import tally_day
+from tally.rules.game.gamefile import parse_game
+from tally.rules.judging.standing import as_of_given
 
 from .conftest import FakeClock, Runner
 from .discuzgen import P

@@ -168,7 +168,7 @@ def test_fragments_become_text(forum):
     thread = read_one(TiebaApi(t).serve(forum))
     # Emoticons as the client types them, @mentions and links as their text, images as nothing.
     assert thread.posts[1].text == "投票对象：白桃#(滑稽)\n投票理由：问@长夜 看这个链接"
-    from tally.rules.ballot_text import read_ballot
+    from tally.rules.judging.ballot_text import read_ballot
 
     assert read_ballot(thread.posts[1].text).ballots[0].target == "白桃"
 

@@ -107,7 +107,7 @@ def test_two_reads_at_once_each_lose_nothing_of_the_history(forum, tmp_path):
 def test_interleaved_reads_are_told_apart_by_their_ids():
     """The rule on a history as two runs keep it: run A's and run B's pages interleave in
     time, and each is a whole read; a ballot on page 2 is in both."""
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
 
     t = T()
     for i in range(12):
@@ -136,7 +136,7 @@ def test_interleaved_reads_are_told_apart_by_their_ids():
 def test_a_read_whose_unchanged_page_a_later_read_moved_on_is_still_whole():
     """A page unchanged at three reads keeps its first listing and its last (cache.keep):
     the middle read lost its listing of page 1 and still read it as the two around it."""
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
 
     t = T()
     for i in range(12):

@@ -21,8 +21,8 @@ from tally.environment import Environment, HttpOptions
 from tally.forums.http import Robots
 from tally.forums.reader import Reader, Reading
 from tally.outputs.shown.live import majority_text
-from tally.rules.gamefile import load_game
-from tally.rules.polls import ChangeKind, Poll
+from tally.rules.counting.polls import ChangeKind, Poll
+from tally.rules.game.gamefile import load_game
 from tally.rules.verdicts import Status, VoidReason
 
 from .conftest import FakeClock, Runner, read_one
@@ -451,7 +451,7 @@ def test_ctrl_c_prints_the_last_good_count(forum, tmp_path):
     ],
 )
 def test_how_far_the_leader_is_from_a_majority_under_M126(forum, tmp_path, more, says):
-    from tally.rules.votes import tally_day
+    from tally.rules.counting.votes import tally_day
 
     t = vote_thread()
     for i, voter in enumerate(["kiwi", *more]):

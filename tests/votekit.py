@@ -10,9 +10,9 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from tally.model import Comment, Post, Quote, Thread
-from tally.rules.game import Game
-from tally.rules.gamefile import parse_game
-from tally.rules.votes import DayResult, tally_day
+from tally.rules.counting.votes import DayResult, tally_day
+from tally.rules.game.game import Game
+from tally.rules.game.gamefile import parse_game
 
 CHINA = ZoneInfo("Asia/Shanghai")
 PLAYERS = ["甲", "乙", "丙", "丁", "戊", "己", "庚", "辛"]

@@ -12,12 +12,12 @@ from tally.errors import FetchError, GameFileError, InputError, PostError
 from tally.forums.reader import Reader
 from tally.outputs.results import Announced
 from tally.outputs.written import cardfile
-from tally.rules.game import Day, Game
-from tally.rules.guards import thread_fits_day
-from tally.rules.ledger import Card, live
-from tally.rules.state import posted_result, resolve
+from tally.rules.cards.ledger import Card, live
+from tally.rules.counting.guards import thread_fits_day
+from tally.rules.counting.state import posted_result, resolve
+from tally.rules.counting.votes import Chain, tally_day
+from tally.rules.game.game import Day, Game
 from tally.rules.verdicts import OutcomeResult, ThreadRole
-from tally.rules.votes import Chain, tally_day
 from tally.times import short
 from tally.vocabulary import Announcement, Markup
 
@@ -82,7 +82,7 @@ def announce(
                 f"day {day} has not closed (read {short(result.as_of)}): a provisional count "
                 "(暂计) is never posted; post the result after the close."
             )
-        from tally.rules.closed import record
+        from tally.rules.counting.closed import record
 
         said = record(result.ballots, result.outcome)
         return _posted(game, chosen, kind, text, post, yes, show, reader, said, result.unchecked)
@@ -116,7 +116,7 @@ def announce(
 def _no_doubt(game: Game, day: int, cards: Sequence[Card]) -> None:
     """The morning post shows the cards of the day before: not one in doubt (tally's, the
     check no longer gives it), which the director has yet to remove or keep."""
-    from tally.rules.ledger import commands, named
+    from tally.rules.cards.ledger import commands, named
 
     assert game.path is not None
     before = max((d.day for d in game.days if d.day < day), default=None)

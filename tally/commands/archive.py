@@ -11,8 +11,8 @@ from tally.commands.threads import closed_days
 from tally.errors import InputError
 from tally.forums.reader import Reader
 from tally.outputs.results import Archived
-from tally.rules.game import Game
-from tally.rules.votes import DayResult
+from tally.rules.counting.votes import DayResult
+from tally.rules.game.game import Game
 from tally.settings import DEFAULT_ZONE
 
 
@@ -28,7 +28,7 @@ def archive(
     """`tally archive`: every post of the threads (and of the game's) to one CSV, and/or a
     SQLite database (with a game file: every closed day's ballots too)."""
     from tally.outputs.written.archive import write_csv
-    from tally.rules.gamefile import load_game
+    from tally.rules.game.gamefile import load_game
 
     if output is None and db is None:
         output = Path("posts.csv")

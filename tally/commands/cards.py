@@ -6,14 +6,14 @@ same rules: a card added twice is one card, K1 escalations follow the card that 
 (and go when it goes), and every write is atomic.
 
     from tally.commands.cards import add_card
-    from tally.rules.gamefile import load_game
+    from tally.rules.game.gamefile import load_game
 
     add_card(load_game("game.toml"), day=2, player="糖糖", colour="yellow", rule="L4",
              reason="第2晚未按时行动")
 
 The player is named as the game file names them, or by the name their account posts under
 now (a rename tally knows from its reads of the game's threads: give ``reader``), or by the
-account's id, ``uid:3`` (``tally.rules.accounts``); the ledger records the file's name.
+account's id, ``uid:3`` (``tally.rules.game.accounts``); the ledger records the file's name.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 
 from tally.errors import InputError
 from tally.outputs.written import cardfile
-from tally.rules import ledger
-from tally.rules.accounts import Named, named_player, names_now
-from tally.rules.game import Game
-from tally.rules.ledger import Card, LedgerEdit, LedgerView
+from tally.rules.cards import ledger
+from tally.rules.cards.ledger import Card, LedgerEdit, LedgerView
+from tally.rules.game.accounts import Named, named_player, names_now
+from tally.rules.game.game import Game
 from tally.rules.verdicts import Colour
 
 if TYPE_CHECKING:

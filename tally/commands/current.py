@@ -9,7 +9,7 @@ import hashlib
 
 from tally.errors import GameFileError
 from tally.files import SMALL, read_own
-from tally.rules.game import Game
+from tally.rules.game.game import Game
 
 
 class GameFileNow(GameFileError):
@@ -27,7 +27,7 @@ class Current:
 
     def now(self) -> tuple[Game, str | None]:
         from tally.commands.run import with_ledger
-        from tally.rules.gamefile import load_game
+        from tally.rules.game.gamefile import load_game
 
         game, said = self.game, None
         seen = _digest(game)

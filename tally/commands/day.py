@@ -3,15 +3,15 @@ appended to the game file.
 
 Every morning a director opens two threads and types the day into the game file: its number,
 the URLs, the open and the close copied from the first posts. Each slip in that edit is one
-the checks of ``tally.rules.guards`` catch at closing time; here the block is made from the
+the checks of ``tally.rules.counting.guards`` catch at closing time; here the block is made from the
 threads themselves, held against the same checks before anything is written, shown, and
 appended with tomlkit, which keeps the file's comments and order (a hand-written text edit
 would have to re-implement TOML's layout rules to do that).
 
 What a day inherits (the sheriff, who is out) is left for tally to derive from its own counts
-of the days before (``tally.rules.state``), and said in comments; the keys only the director
-knows (who died in the night, who is slandered…) are commented placeholders, those of the
-ruleset in force only.
+of the days before (``tally.rules.counting.state``), and said in comments; the keys only the
+director knows (who died in the night, who is slandered…) are commented placeholders, those of
+the ruleset in force only.
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ from tally.errors import GameFileError, InputError
 from tally.forums import resolve_url
 from tally.model import Thread
 from tally.outputs.results import DayAdded, Proposal
-from tally.rules.announced import Close, announced_closes
-from tally.rules.game import Day, Game
-from tally.rules.gamefile import PLACEHOLDER
-from tally.rules.guards import thread_fits_day
-from tally.rules.rulesets import Ruleset, TieStep
-from tally.rules.state import Carried, Fact, FactKind, Source, questions, who_is_out
-from tally.rules.verdicts import ThreadRole
+from tally.rules.counting.announced import Close, announced_closes
+from tally.rules.counting.guards import thread_fits_day
+from tally.rules.counting.state import Carried, Fact, FactKind, Source, questions, who_is_out
+from tally.rules.game.game import Day, Game
+from tally.rules.game.gamefile import PLACEHOLDER
+from tally.rules.game.rulesets import Ruleset
+from tally.rules.verdicts import ThreadRole, TieStep
 from tally.times import compared
 
 if TYPE_CHECKING:
@@ -346,7 +346,7 @@ def add_day(
     ``yes``: without a terminal to ask, nothing is written), and append it atomically."""
     from tally.atomic import write_atomic
     from tally.commands.threads import days_before
-    from tally.rules.gamefile import parse_game
+    from tally.rules.game.gamefile import parse_game
 
     if game.path is None:
         raise InputError("a day is added to a game file; load one.")

@@ -13,8 +13,8 @@ def demo(env: Environment, show: Terminal) -> None:
     from tally.forums.reader import Reader, Reading
     from tally.outputs.shown.console import print_demo
     from tally.outputs.written.announce import closing_post
+    from tally.rules.counting.votes import tally_day
     from tally.rules.verdicts import ThreadRole
-    from tally.rules.votes import tally_day
 
     # A new local forum every time: nothing to cache.
     how = Reading(use_cache=False, warn=show.warn)

@@ -12,7 +12,7 @@ from tally.desk.serve import Shows, serve
 from tally.environment import Environment
 from tally.errors import InputError
 from tally.forums.reader import Reader
-from tally.rules.game import Game
+from tally.rules.game.game import Game
 
 
 def desk(

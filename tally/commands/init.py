@@ -26,7 +26,7 @@ def init(
     ``ruleset`` and ``name``, when given, are written instead of placeholders."""
     from tally.atomic import write_atomic
     from tally.outputs.written.draft import draft
-    from tally.rules.gamefile import RULESETS
+    from tally.rules.game.gamefile import RULESETS
 
     if ruleset is not None and ruleset not in RULESETS:
         raise InputError(f"--ruleset {ruleset!r} is not one of {', '.join(RULESETS)}.")

@@ -12,9 +12,9 @@ from tally.errors import InputError
 from tally.forums.reader import Reader
 from tally.outputs.results import Lurked
 from tally.outputs.written import cardfile
-from tally.rules.game import Game
-from tally.rules.ledger import Card, LedgerView, sent_off_days
-from tally.rules.lurkers import DayCheck, DayThreads, check, history
+from tally.rules.cards.ledger import Card, LedgerView, sent_off_days
+from tally.rules.cards.lurkers import DayCheck, DayThreads, check, history
+from tally.rules.game.game import Game
 from tally.times import short
 
 
@@ -120,7 +120,7 @@ def record(
     Cards rest on a whole day: for a day not yet closed nothing is written (InputError
     when ``write`` is asked for).
     """
-    from tally.rules import ledger
+    from tally.rules.cards import ledger
 
     if write and result.provisional:
         raise InputError(

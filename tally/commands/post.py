@@ -54,9 +54,9 @@ from tally.forums.replies import Accepted, ReplyForm, Unserved, member_check, pe
 from tally.journal import POSTED, REFUSED, UNKNOWN, Entry, Journal, journal_path, post_lock
 from tally.model import Post, Thread, ThreadRef
 from tally.outputs.results import Posted
-from tally.rules.closed import mark, marked_post, outcome_code
-from tally.rules.game import Day, Game
-from tally.rules.standing import HIDDEN_REPLY
+from tally.rules.counting.closed import mark, marked_post, outcome_code
+from tally.rules.game.game import Day, Game
+from tally.rules.judging.standing import HIDDEN_REPLY
 from tally.times import short
 from tally.vocabulary import BBCODE_TAG, INERT_BBCODE, Announcement
 
@@ -86,7 +86,7 @@ def final_text(game: Game, day: int, kind: Announcement, text: str,
     is sent: line breaks as "\n", the spaces of ``_AS_SPACE`` plain, invisible characters out
     (the zero-width space ``inert`` breaks a player's tag with becomes ``INERT_BBCODE``), and
     tally's ``mark`` on the last line (a closing post's with its ``outcome``'s code, by which
-    a recount knows what was posted: tally.rules.closed)."""
+    a recount knows what was posted: tally.rules.counting.closed)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = text.replace("[\u200b", INERT_BBCODE).translate(_AS_SPACE).translate(_INVISIBLE)
     own = mark(game, day, kind)

@@ -11,9 +11,9 @@ from tally.forums.reader import Reader
 from tally.model import Thread
 from tally.outputs.results import Reported
 from tally.outputs.written import cardfile
-from tally.rules.game import Game
-from tally.rules.lurkers import check, history
-from tally.rules.standing import as_of_time, thread_as_of
+from tally.rules.cards.lurkers import check, history
+from tally.rules.game.game import Game
+from tally.rules.judging.standing import as_of_time, thread_as_of
 
 
 def report(

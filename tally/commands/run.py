@@ -15,7 +15,7 @@ from tally import settings as config
 from tally.environment import Environment
 
 if TYPE_CHECKING:
-    from tally.rules.game import Game
+    from tally.rules.game.game import Game
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def setup(
     own = found, config.load_config(found)
     game = None
     if game_path is not None:
-        from tally.rules.gamefile import load_game
+        from tally.rules.game.gamefile import load_game
 
         zone = config.merge(typed, config=own)["timezone"]  # for a file that names none
         game = with_ledger(load_game(game_path, default_timezone=zone), doubt_ok=doubt_ok)
@@ -53,7 +53,8 @@ def setup(
 
 def with_ledger(game: Game, *, doubt_ok: bool = False) -> Game:
     """The game with who its card ledger sends off (K2: a red card), each by the day from
-    whose end they are out (``tally.rules.ledger.sent_off_days``; ``tally.rules.state``).
+    whose end they are out (``tally.rules.cards.ledger.sent_off_days``;
+    ``tally.rules.counting.state``).
 
     A send-off that rests on a card in doubt (tally's, the check no longer gives it) stops
     (GameFileError, one sentence naming it and the two commands) unless ``doubt_ok`` (`tally
@@ -63,7 +64,7 @@ def with_ledger(game: Game, *, doubt_ok: bool = False) -> Game:
         return game
     from tally.errors import GameFileError
     from tally.outputs.written import cardfile
-    from tally.rules.ledger import sent_off_days, undecided_sentence
+    from tally.rules.cards.ledger import sent_off_days, undecided_sentence
 
     path = cardfile.ledger_path(game.path)
     cards = cardfile.load(path)

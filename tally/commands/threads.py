@@ -12,9 +12,9 @@ from tally.forums import resolve_url
 from tally.forums.getting import is_url
 from tally.forums.reader import Reader
 from tally.model import Thread, ThreadKey
-from tally.rules.game import Day, Game
+from tally.rules.counting.votes import Chain, DayResult, in_order
+from tally.rules.game.game import Day, Game
 from tally.rules.verdicts import ThreadRole
-from tally.rules.votes import Chain, DayResult, in_order
 from tally.times import short
 
 
@@ -95,7 +95,7 @@ def request_threads(
     among the threads given, else read (from the forum or the archive) when the vote thread
     was; pages cached after the requests' deadline are good enough. (None, why) when they
     cannot be had."""
-    from tally.rules.acceleration import deadline
+    from tally.rules.counting.acceleration import deadline
 
     roles = tuple(ThreadRole(r) for r in game.rules.acceleration_threads or ())
     keys = {ref.key for ref in map(day.ref, roles) if ref is not None}

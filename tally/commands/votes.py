@@ -3,7 +3,7 @@ its post and picture (``votes``).
 
     from tally.environment import Environment
     from tally.forums.reader import Reader, Reading
-    from tally.rules.gamefile import load_game
+    from tally.rules.game.gamefile import load_game
     from tally.commands.run import with_ledger
     from tally.commands.votes import vote_day
 
@@ -25,11 +25,11 @@ from tally.forums import resolve_url
 from tally.forums.getting import is_url
 from tally.forums.reader import Reader
 from tally.outputs.results import Counted
-from tally.rules.ballots import Flag
-from tally.rules.game import Day, Game
-from tally.rules.standing import as_of_given, as_of_time, thread_as_of
+from tally.rules.counting.votes import DayResult, tally_day
+from tally.rules.game.game import Day, Game
+from tally.rules.judging.ballots import Flag
+from tally.rules.judging.standing import as_of_given, as_of_time, thread_as_of
 from tally.rules.verdicts import ThreadRole
-from tally.rules.votes import DayResult, tally_day
 from tally.vocabulary import Announcement, Markup
 
 

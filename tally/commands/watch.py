@@ -36,10 +36,10 @@ from tally.forums import resolve_url
 from tally.forums.getting import is_url
 from tally.forums.reader import Reader
 from tally.model import DURING_A_READ, Post
-from tally.rules.game import Day, Game
-from tally.rules.polls import Poll, changes
+from tally.rules.counting.polls import Poll, changes
+from tally.rules.counting.votes import DayResult, tally_day
+from tally.rules.game.game import Day, Game
 from tally.rules.verdicts import ThreadRole
-from tally.rules.votes import DayResult, tally_day
 from tally.times import short
 from tally.vocabulary import Announcement, Markup
 
@@ -141,7 +141,7 @@ def watch(
     markup = markup or reader.markup_for(last.result.day.vote_ref)
     if announce_to is not None or post:
         from tally.commands.post import final_text, post_or_keep
-        from tally.rules.closed import record
+        from tally.rules.counting.closed import record
 
         text = _closing_text(last.result, game, markup, template_dir, post)
         outcome = record(last.result.ballots, last.result.outcome)

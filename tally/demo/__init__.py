@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from importlib import resources
 
 from tally.demo.localforum import LocalForum
-from tally.rules.game import Game
-from tally.rules.gamefile import parse_game
+from tally.rules.game.game import Game
+from tally.rules.game.gamefile import parse_game
 
 # Which saved pages play which thread of the sample game: thread id -> (file stem, pages).
 SAMPLE_THREADS = {"23": ("vote", 2), "24": ("talk", 7)}

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tally.errors import TallyError
-from tally.rules.game import Game
+from tally.rules.game.game import Game
 
 # What a file was when last read: (inode, size, mtime, ctime) in ns, or None when absent.
 Stamp = tuple[int, int, int, int] | None
@@ -119,7 +119,7 @@ def sent_off_news(before: SentOff, now: SentOff) -> str:
 
 
 def _load(before: Game) -> Game:
-    from tally.rules.gamefile import load_game
+    from tally.rules.game.gamefile import load_game
 
     assert before.path is not None
     # The zone the file was first read in, for a file that names none (the config's).

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from tally.forums import platform_of
 from tally.model import Thread
-from tally.rules.game import Day, Game
+from tally.rules.game.game import Day, Game
 from tally.vocabulary import Announcement
 
 
@@ -33,7 +33,7 @@ def closing_sent(game: Game, day: Day, thread: Thread | None) -> Sent | None:
     else by the mark in ``thread`` (the vote thread as last read), else None. InputError
     for a journal that cannot be read (its sentence)."""
     from tally.journal import Journal, journal_path
-    from tally.rules.closed import marked_post
+    from tally.rules.counting.closed import marked_post
 
     if game.path is not None:
         journal = Journal(journal_path(game.path))

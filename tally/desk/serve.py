@@ -13,7 +13,7 @@ from tally.errors import InputError
 if TYPE_CHECKING:
     from tally.environment import Environment
     from tally.forums.reader import Reader
-    from tally.rules.game import Game
+    from tally.rules.game.game import Game
 
 HOST = "127.0.0.1"  # never another interface: the desk posts as the director
 

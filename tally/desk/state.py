@@ -26,9 +26,9 @@ from tally.desk.posted import Sent, closing_sent
 from tally.errors import InputError, TallyError
 from tally.forums.reader import Reader
 from tally.outputs.results import Announced, Lurked
-from tally.rules.game import Day, Game
-from tally.rules.ledger import LedgerView
-from tally.rules.polls import Poll, changes
+from tally.rules.cards.ledger import LedgerView
+from tally.rules.counting.polls import Poll, changes
+from tally.rules.game.game import Day, Game
 from tally.vocabulary import Announcement
 
 T = TypeVar("T")

@@ -17,12 +17,12 @@ from tally.errors import TallyError
 from tally.forums import platform_of
 from tally.outputs.results import Announced, Lurked, Posted
 from tally.outputs.shown.json_output import poll_json
-from tally.rules.ballots import Flag
-from tally.rules.game import Day, Game
-from tally.rules.polls import Poll
-from tally.rules.state import Source
+from tally.rules.counting.polls import Poll
+from tally.rules.counting.state import Source
+from tally.rules.counting.votes import DayResult
+from tally.rules.game.game import Day, Game
+from tally.rules.judging.ballots import Flag
 from tally.rules.verdicts import Status, ThreadRole
-from tally.rules.votes import DayResult
 from tally.times import duration, short
 from tally.vocabulary import Announcement, Markup
 

@@ -94,7 +94,7 @@ def learn_edits(
     a post tally read before with its mark known, its words unchanged since, keeps that
     mark; for the others the interface's other version says it (``Api.edits``), asked only
     for the pages that hold them. What it said at the close rests on whether and when it
-    was edited (tally.rules.standing); a mark that stays unknown is counted as an edit at an
+    was edited (tally.rules.judging.standing); a mark that stays unknown is counted as an edit at an
     unknown time, never silently as none."""
     from dataclasses import replace
 

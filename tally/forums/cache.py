@@ -185,7 +185,7 @@ class ThreadCache:
         second unchanged read moves that listing's time on),
         "full" (``MAX_VERSIONS`` reached) or "unwritable". Every read is listed: that a
         read after the close found a page unchanged is what shows its posts stood then (a
-        delete after it is put back, ``tally.rules.standing.kept_from_the_close``)."""
+        delete after it is put back, ``tally.rules.judging.standing.kept_from_the_close``)."""
         digest = hashlib.sha256(data).hexdigest()
         with self._changing():
             listed = [_entry(*e) for e in self._versions()]

@@ -18,10 +18,10 @@ if TYPE_CHECKING:
     from tally.model import Thread
     from tally.outputs.written.database import Written
     from tally.outputs.written.draft import Draft
-    from tally.rules.announced import Close
-    from tally.rules.ledger import LedgerView
-    from tally.rules.lurkers import DayCheck
-    from tally.rules.votes import DayResult
+    from tally.rules.cards.ledger import LedgerView
+    from tally.rules.cards.lurkers import DayCheck
+    from tally.rules.counting.announced import Close
+    from tally.rules.counting.votes import DayResult
     from tally.vocabulary import Announcement
 
 

@@ -1,9 +1,12 @@
-"""The words of a verdict, each once: status, kind, why a ballot is void, outcome, card colour.
+"""The words of a verdict, each once: status, kind, why a ballot is void, tie step, outcome,
+card colour.
 
 Every member is its JSON value (a ``StrEnum``), and carries the rule of RULES it applies
-(``rule``) and the Chinese word an announcement prints (``label``). The judge, the count,
-the announcement, the ledger, the console and README's list of void reasons all take them
-from here; a problem found in a ballot is a (code, text) pair, never recognised by its text.
+(``rule``) and the Chinese word an announcement prints (``label``); a tie step what it does
+and whom it puts out, an outcome its sentence when the counts are hidden. The judge, the
+count, the announcement, the ledger, the console, docs/rulesets.md, docs/game-file.md's
+[rules] table and README's list of void reasons all take them from here; a problem found in
+a ballot is a (code, text) pair, never recognised by its text.
 """
 
 from __future__ import annotations
@@ -11,10 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Self
-
-if TYPE_CHECKING:
-    from tally.rules.rulesets import Ruleset
+from typing import Protocol, Self
 
 
 class _Labelled(StrEnum):
@@ -131,7 +131,14 @@ def span_words(minutes: int) -> str:
     return f"{minutes}分钟"
 
 
-def void_words(reason: VoidReason, rules: Ruleset | None) -> str:
+class Windowed(Protocol):
+    """What ``void_words`` reads of a ruleset: how long its final hour is (V5)."""
+
+    @property
+    def change_window_minutes(self) -> int: ...
+
+
+def void_words(reason: VoidReason, rules: Windowed | None) -> str:
     """Why a ballot is void, as the announcement prints it, with the numbers of the ruleset
     in force (a 10-minute window is not 关门前一小时); ``label`` is the preset's wording."""
     if reason is VoidReason.CHANGE_IN_FINAL_HOUR and rules is not None:
@@ -176,32 +183,91 @@ class OutcomeResult(_Labelled):
     NONE = "none", "", "无人"
 
 
-class OutcomeCode(_Labelled):
-    """How the day was decided; ``label`` is the announcement's sentence for it."""
+class TieStep(StrEnum):
+    """One step of a tie-break (RULES C5): whom it puts out (``who``, as the rules table
+    names it) and what it does (``says``, as docs/rulesets.md and docs/game-file.md say it).
+    ``tally.rules.counting.count`` takes the steps of ``Ruleset.tie_chain`` in order."""
 
-    PLURALITY = "plurality", "C5", "{player} 以 {top} 票被投票出局。"
+    who: str
+    says: str
+
+    def __new__(cls, value: str, who: str, says: str) -> Self:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.who = who
+        member.says = says
+        return member
+
+    ACOLYTE = "acolyte", "侍僧", "the 侍僧 (the day's `acolyte`) dies instead"
+    SHERIFF_TARGET = "sheriff_target", "the sheriff's target", "the sheriff's target is out"
+    NONE = "none", "nobody", "nobody is out"
+
+
+class OutcomeCode(_Labelled):
+    """How the day was decided; ``label`` is the announcement's sentence for it, ``hidden``
+    the sentence where the ruleset hides the counts (C7, ruleset 245): it names only the top
+    (the label where it has no other)."""
+
+    hidden: str
+
+    def __new__(cls, value: str, rule: str, label: str, hidden: str = "") -> Self:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.rule = rule
+        member.label = label
+        member.hidden = hidden or label
+        return member
+
+    PLURALITY = (
+        "plurality",
+        "C5",
+        "{player} 以 {top} 票被投票出局。",
+        "最高票：{player}，被投票出局。",
+    )
     TIE_SHERIFF_TARGET = (
         "tie_sheriff_target",
         "C5",
         "{tied} 平票（{top} 票），按警长投票对象，{player} 被投票出局。",
+        "最高票有多人，按警长投票对象，{player} 被投票出局。",
     )
     TIE_ACOLYTE = (
         "tie_acolyte",
         "C5",
         "{tied} 平票（{top} 票），侍僧 {player} 发动牺牲深渊，代替出局。",
+        "最高票有多人，侍僧 {player} 发动牺牲深渊，代替出局。",
     )
     NO_VOTES_ACOLYTE = "no_votes_acolyte", "C5", "无人得票，侍僧 {player} 发动牺牲深渊出局。"
-    TIE_NONE = "tie_none", "C5", "{tied} 平票（{top} 票），无人出局。"
+    TIE_NONE = (
+        "tie_none",
+        "C5",
+        "{tied} 平票（{top} 票），无人出局。",
+        "最高票有多人，无人出局。",
+    )
     NO_VOTES = "no_votes", "C5", "无人得票，无人出局。"
-    IMMUNE = "immune", "C8", "{tied} 得票最高，但不会被投票出局，今日为平安日。"
+    IMMUNE = (
+        "immune",
+        "C8",
+        "{tied} 得票最高，但不会被投票出局，今日为平安日。",
+        "最高票：{tied}，但不会被投票出局，今日为平安日。",
+    )
     MAJORITY_OF_ALL = (
         "majority_of_all",
         "C6",
         "{player} 得 {top} 票，超过总票数 {cast} 的一半，被投票出局。",
     )
     NO_MAJORITY = "no_majority", "C6", "最高票 {top} 票未超过总票数 {cast} 的一半，无人出局。"
-    MOST_VOTES = "most_votes", "C4", "{player} 以 {top} 票当选警长。"
-    FIRST_TO_REACH = "first_to_reach", "C4", "{tied} 同为 {top} 票，{player} 最先达到，当选警长。"
+    MOST_VOTES = (
+        "most_votes",
+        "C4",
+        "{player} 以 {top} 票当选警长。",
+        "最高票：{player}，当选警长。",
+    )
+    FIRST_TO_REACH = (
+        "first_to_reach",
+        "C4",
+        "{tied} 同为 {top} 票，{player} 最先达到，当选警长。",
+        "最高票有多人，{player} 最先达到，当选警长。",
+    )
     FIRST_TO_REACH_TIED = (
         "first_to_reach_tied",
         "C4",

@@ -29,7 +29,7 @@ from tally.forums.htmltext import Node, font_flags, html_tree, node_text
 from tally.model import HIDE_CODE, UNKNOWN_EDIT, UNKNOWN_LARGE_FONT, Post, Quote
 from tally.times import from_unix
 
-HIDDEN_REPLY = "hidden_reply"  # tally.rules.standing.HIDDEN_REPLY, which forums/ does not import
+HIDDEN_REPLY = "hidden_reply"  # judging.standing.HIDDEN_REPLY, which forums/ does not import
 # What version 4 never says of a post.
 _STRIPPED = frozenset({UNKNOWN_EDIT})
 # A banned member's user groups (禁止发言, 禁止访问): the forum hides their posts.

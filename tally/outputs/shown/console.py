@@ -12,9 +12,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from tally.rules.state import FactKind, Source
+from tally.rules.counting.state import FactKind, Source
+from tally.rules.counting.votes import DayResult
 from tally.rules.verdicts import DayKind, OutcomeResult, Status
-from tally.rules.votes import DayResult
 from tally.sanitise import one_line
 from tally.times import compared, duration, short
 
@@ -60,7 +60,7 @@ _REMARK_STATUS = {
 
 def weighed(voter: str, result: DayResult) -> str:
     """A voter as the totals name them: with their weight where it is not 1 ("bob ×1.5")."""
-    from tally.rules.count import votes_text
+    from tally.rules.counting.count import votes_text
 
     weight = result.count.weights.get(voter)
     return f"{voter} ×{votes_text(weight[0])}" if weight is not None and weight[0] != 1 else voter
@@ -68,7 +68,7 @@ def weighed(voter: str, result: DayResult) -> str:
 
 def totals_table(result: DayResult) -> Table:
     """Each player's votes, the voters with their weights, and the bonuses with their rule."""
-    from tally.rules.count import votes_text
+    from tally.rules.counting.count import votes_text
 
     totals = Table(title="Totals")
     for column in ("player", "votes", "voters (weight)", "bonus"):
@@ -193,7 +193,7 @@ def print_demo(
     markup: str,
 ) -> None:
     """The demo in a dozen lines: what was read, how the day was counted, what it says."""
-    from tally.rules.count import votes_text
+    from tally.rules.counting.count import votes_text
 
     say(console, f"Sample game {name}, served at {forum} (pages a real Discuz! X3.5 rendered)")
     for t in threads:

@@ -23,8 +23,8 @@ from tally.outputs.results import (
 from tally.outputs.shown.console import cell, print_day, say
 from tally.outputs.shown.ledger import print_cards, print_lurkers
 from tally.outputs.shown.streams import Streams
-from tally.rules.ledger import LedgerEdit, LedgerView
-from tally.rules.votes import DayResult
+from tally.rules.cards.ledger import LedgerEdit, LedgerView
+from tally.rules.counting.votes import DayResult
 from tally.settings import Settings
 from tally.times import short
 

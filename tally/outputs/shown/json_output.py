@@ -10,21 +10,21 @@ from typing import TYPE_CHECKING, Any
 
 from tally.outputs.results import Announced, Counted, DayAdded, Diagnosed, Lurked
 from tally.outputs.shown.ledger import game_path_of
-from tally.rules.ballots import Remark
-from tally.rules.count import votes_number
-from tally.rules.ledger import commands
-from tally.rules.state import Fact, FactKind
+from tally.rules.cards.ledger import commands
+from tally.rules.counting.count import votes_number
+from tally.rules.counting.state import Fact, FactKind
+from tally.rules.counting.votes import DayResult
+from tally.rules.judging.ballots import Remark
 from tally.rules.verdicts import void_words
-from tally.rules.votes import DayResult
 from tally.settings import Settings
 from tally.times import iso
 
 if TYPE_CHECKING:
     from tally.outputs.results import Posted
-    from tally.rules.acceleration import Acceleration, Request
-    from tally.rules.ledger import LedgerView
-    from tally.rules.lurkers import DayCheck
-    from tally.rules.polls import Poll
+    from tally.rules.cards.ledger import LedgerView
+    from tally.rules.cards.lurkers import DayCheck
+    from tally.rules.counting.acceleration import Acceleration, Request
+    from tally.rules.counting.polls import Poll
 
 
 def day_json(result: DayResult) -> dict[str, Any]:

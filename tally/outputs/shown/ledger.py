@@ -10,11 +10,11 @@ from rich.console import Console
 from rich.table import Table
 
 from tally.outputs.shown.console import cell, say
-from tally.rules.ledger import Card, LedgerView
+from tally.rules.cards.ledger import Card, LedgerView
 from tally.times import short
 
 if TYPE_CHECKING:
-    from tally.rules.lurkers import DayCheck
+    from tally.rules.cards.lurkers import DayCheck
 
 
 def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
@@ -92,7 +92,7 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
 def doubt_lines(view: LedgerView) -> list[str]:
     """One line per card in doubt: which, why (the count now), and the two ways out; one per
     card given again, one per escalation that waits on them (K1)."""
-    from tally.rules.ledger import commands, named
+    from tally.rules.cards.ledger import commands, named
 
     game_path = game_path_of(view)
     lines = []
@@ -119,7 +119,7 @@ def game_path_of(view: LedgerView) -> Path:
 
 def print_cards(console: Console, cards: Sequence[Card]) -> None:
     """The ledger as a table, with each player's totals and who is sent off (K2)."""
-    from tally.rules.ledger import sent_off, totals
+    from tally.rules.cards.ledger import sent_off, totals
 
     if not cards:
         say(console, "No card.")

@@ -13,8 +13,8 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from tally.outputs.shown.console import cell, outcome_line, print_day, say, totals_table
-from tally.rules.count import majority_gap, votes_text
-from tally.rules.polls import ChangeKind
+from tally.rules.counting.count import majority_gap, votes_text
+from tally.rules.counting.polls import ChangeKind
 from tally.rules.verdicts import DayKind
 from tally.sanitise import one_line
 from tally.times import clock, duration, short
@@ -23,10 +23,10 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from tally.environment import Environment
-    from tally.rules.game import Game
-    from tally.rules.polls import Poll
-    from tally.rules.rulesets import Ruleset
-    from tally.rules.votes import DayResult
+    from tally.rules.counting.polls import Poll
+    from tally.rules.counting.votes import DayResult
+    from tally.rules.game.game import Game
+    from tally.rules.game.rulesets import Ruleset
 
 _CHANGE_STYLE = {ChangeKind.NEW: "green", ChangeKind.STATUS: "yellow", ChangeKind.GONE: "red"}
 

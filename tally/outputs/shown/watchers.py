@@ -16,8 +16,8 @@ from tally.outputs.shown.streams import Streams
 
 if TYPE_CHECKING:
     from tally.outputs.results import Posted
-    from tally.rules.game import Game
-    from tally.rules.polls import Poll
+    from tally.rules.counting.polls import Poll
+    from tally.rules.game.game import Game
 
 
 class Watcher(Protocol):

@@ -22,22 +22,20 @@ from tally.errors import InputError
 from tally.forums import markup_for, platform_of
 from tally.model import Thread
 from tally.outputs.written.templating import compile_templates, template_text
-from tally.rules.ballots import Remark
-from tally.rules.count import votes_text
-from tally.rules.game import Day, Game
-from tally.rules.guards import ANONYMOUS
-from tally.rules.ledger import Card
-from tally.rules.names import normalise
-from tally.rules.rulesets import ChangeMethod, NonBallots, Ruleset
+from tally.rules.cards.ledger import Card
+from tally.rules.counting.count import votes_text
+from tally.rules.counting.votes import DayResult
+from tally.rules.game.game import Day, Game
+from tally.rules.game.names import ANONYMOUS, normalise
+from tally.rules.game.rulesets import ChangeMethod, NonBallots, Ruleset
+from tally.rules.judging.ballots import Remark
 from tally.rules.verdicts import (
     BallotKind,
-    OutcomeCode,
     Status,
     ThreadRole,
     span_words,
     void_words,
 )
-from tally.rules.votes import DayResult
 from tally.sanitise import one_line
 from tally.times import compared, short
 from tally.vocabulary import BBCODE_OPENING as _BBCODE
@@ -77,16 +75,6 @@ def check_templates(kind: Announcement, template_dir: Path | None) -> None:
 
 # -- the closing announcement --------------------------------------------------------------
 
-# When counts are hidden (C7, ruleset 245) the sentence names only the top.
-_OUTCOME_HIDDEN = {
-    OutcomeCode.PLURALITY: "最高票：{player}，被投票出局。",
-    OutcomeCode.TIE_SHERIFF_TARGET: "最高票有多人，按警长投票对象，{player} 被投票出局。",
-    OutcomeCode.TIE_ACOLYTE: "最高票有多人，侍僧 {player} 发动牺牲深渊，代替出局。",
-    OutcomeCode.TIE_NONE: "最高票有多人，无人出局。",
-    OutcomeCode.IMMUNE: "最高票：{tied}，但不会被投票出局，今日为平安日。",
-    OutcomeCode.MOST_VOTES: "最高票：{player}，当选警长。",
-    OutcomeCode.FIRST_TO_REACH: "最高票有多人，{player} 最先达到，当选警长。",
-}
 _BONUS = {"C2": "诽谤", "C3": "众志成城"}
 
 
@@ -112,8 +100,7 @@ def outcome_sentence(result: DayResult, game: Game) -> str:
     """The day's result as the announcement says it (naming only the top when the ruleset
     hides the counts, C7)."""
     code = result.outcome.code
-    hidden = None if game.rules.publish_counts else _OUTCOME_HIDDEN.get(code)
-    return (hidden or code.label).format(**_words(result))
+    return (code.label if game.rules.publish_counts else code.hidden).format(**_words(result))
 
 
 def close_context(

@@ -20,7 +20,7 @@ from tally.atomic import try_lock, unlock
 from tally.csvfile import read_long_cells, restore, write_excel_csv
 from tally.errors import GameFileError, OutputError
 from tally.files import read_capped
-from tally.rules.ledger import Card
+from tally.rules.cards.ledger import Card
 from tally.rules.verdicts import Colour
 
 COLUMNS = ("day", "player", "colour", "rule", "reason", "source")

@@ -19,15 +19,15 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from tally.kept import Kept
-from tally.rules.count import votes_text
-from tally.rules.timeline import moments
+from tally.rules.counting.count import votes_text
+from tally.rules.counting.timeline import moments
 from tally.rules.verdicts import Status
 from tally.times import clock, short
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from tally.rules.votes import DayResult
+    from tally.rules.counting.votes import DayResult
 
 # Families that hold Chinese characters, most common first: what the SVG asks a browser for.
 CJK_FAMILIES = (
@@ -146,7 +146,7 @@ def _pictured(arg: Any) -> Any:
     time; nor the day's threads, whose addresses a mended game file changes). A drawing
     kept here reads nothing else of a result (a test guards it): day_figure, which reads
     whether the count is provisional, is drawn by ``png`` alone, never kept."""
-    from tally.rules.votes import DayResult
+    from tally.rules.counting.votes import DayResult
 
     if isinstance(arg, DayResult):
         day = arg.day

@@ -38,9 +38,9 @@ from typing import Any
 from tally.errors import OutputError
 from tally.model import Thread
 from tally.records import COLUMNS, KEY, THREAD_COLUMNS, rows
-from tally.rules.count import votes_number
-from tally.rules.game import Game
-from tally.rules.votes import DayResult
+from tally.rules.counting.count import votes_number
+from tally.rules.counting.votes import DayResult
+from tally.rules.game.game import Game
 from tally.times import iso
 
 POST_COLUMNS = tuple(c for c in COLUMNS if c not in THREAD_COLUMNS)

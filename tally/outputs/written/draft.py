@@ -21,11 +21,11 @@ from zoneinfo import ZoneInfo
 
 from tally.forums import by_name
 from tally.model import Thread
-from tally.rules.announced import Close, announced_closes, announced_open, day_in_title
-from tally.rules.ballot_text import read_ballot
-from tally.rules.gamefile import PLACEHOLDER
-from tally.rules.names import skeleton
-from tally.rules.rulesets import ABOUT, PRESETS
+from tally.rules.counting.announced import Close, announced_closes, announced_open, day_in_title
+from tally.rules.game.gamefile import PLACEHOLDER
+from tally.rules.game.names import skeleton
+from tally.rules.game.rulesets import ABOUT, PRESETS
+from tally.rules.judging.ballot_text import read_ballot
 
 # Where a title stops naming the game and starts naming the day or the thread.
 _DAY = re.compile(

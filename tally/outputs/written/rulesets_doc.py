@@ -1,21 +1,26 @@
-"""docs/rulesets.md, written from the built-in rulesets themselves (``PRESETS``), so that what a
-director reads before choosing one cannot drift from what tally applies.
+"""docs/rulesets.md, and the ``[rules]`` table of docs/game-file.md, written from the rulesets
+themselves (``Ruleset``'s fields and what each says it means, ``PRESETS``, the words of the
+tie steps), so that what a director reads cannot drift from what tally applies.
 
     python -m tally.outputs.written.rulesets_doc docs/rulesets.md
+    python -m tally.outputs.written.rulesets_doc --rules-table docs/game-file.md
 
-tests/test_rulesets_doc.py writes it again and compares: a field changed in
-``tally.rules.rulesets`` without the page made again fails the suite.
+tests/test_rulesets_doc.py writes both again and compares: a field or a tie step changed in
+``tally.rules`` without the pages made again fails the suite.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+import typing
 from collections.abc import Mapping
 from decimal import Decimal
+from enum import StrEnum
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from tally.rules.rulesets import ABOUT, PRESETS, ChangeMethod, Ruleset, Share, TieStep
+from tally.rules.game.rulesets import ABOUT, PRESETS, ChangeMethod, Ruleset, Share
 from tally.rules.verdicts import BallotKind
 
 # What a board must allow for a change posted as a 点评 under one's own floor (V3, seed 000):
@@ -46,11 +51,6 @@ _TIEBA = {
     ChangeMethod.REPLY: "no way: a Tieba floor links no floor it answers",
     ChangeMethod.QUOTE: "no way: Tieba has no 引用",
     ChangeMethod.POST: "any new floor or 楼中楼",
-}
-_TIES = {
-    TieStep.ACOLYTE: "the 侍僧 dies instead (`acolyte`)",
-    TieStep.SHERIFF_TARGET: "the sheriff's target is out",
-    TieStep.NONE: "nobody is out",
 }
 
 
@@ -105,7 +105,7 @@ def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
     out = (
         "out only with more than half of all votes cast, abstentions included"
         if rules.majority_of_all
-        else "the most votes is out; a tie: " + ", else ".join(_TIES[s] for s in rules.tie_chain)
+        else "the most votes is out; a tie: " + ", else ".join(s.says for s in rules.tie_chain)
     )
     streak = f"fewer than {rules.streak_posts} on each of {rules.streak_days} days in a row (L2)"
     cards = [f"fewer than {rules.min_posts} posts on a day (L1)", streak]
@@ -241,7 +241,8 @@ def markdown(presets: Mapping[str, Ruleset] = PRESETS) -> str:
         "# The built-in rulesets",
         "",
         "<!-- Written by `python -m tally.outputs.written.rulesets_doc docs/rulesets.md` from",
-        "tally/rules/rulesets.py; tests/test_rulesets_doc.py checks it. Do not edit by hand. -->",
+        "tally/rules/game/rulesets.py and tally/rules/verdicts.py; tests/test_rulesets_doc.py "
+        "checks it. Do not edit by hand. -->",
         "",
         "A game file picks one with `ruleset = \"…\"` (or `tally init --ruleset …`); any line "
         "may be changed for one game under `[rules]` ([game-file.md](game-file.md), *Rules*). "
@@ -259,8 +260,97 @@ def markdown(presets: Mapping[str, Ruleset] = PRESETS) -> str:
     return "\n".join(lines) + "\n"
 
 
+# -- docs/game-file.md's [rules] table ---------------------------------------------------------
+
+# The line above the table in docs/game-file.md: what writes it, and from what.
+TABLE_MARK = (
+    "<!-- The table below is written by `python -m tally.outputs.written.rulesets_doc "
+    "--rules-table docs/game-file.md` from tally/rules/game/rulesets.py and "
+    "tally/rules/verdicts.py; tests/test_rulesets_doc.py checks it. -->"
+)
+
+
+def _kind(hint: Any) -> str:
+    """A field's type as the table says it: what a game file may write for it."""
+    args = typing.get_args(hint)
+    if type(None) in args:
+        (inner,) = (a for a in args if a is not type(None))
+        none = ', or `""` for none' if inner is str else ' or `"none"`'
+        return _kind(inner) + none
+    words = {bool: "true or false", int: "whole number", Decimal: "number", str: "text"}
+    if hint in words:
+        return words[hint]
+    if isinstance(hint, type) and issubclass(hint, StrEnum):
+        return " or ".join(f"`{m}`" for m in hint)
+    if args and args[-1] is Ellipsis:
+        return "list of " + ("texts" if args[0] is str else ", ".join(f"`{m}`" for m in args[0]))
+    return "two whole numbers" if len(args) == 2 else f"{len(args)} whole numbers"
+
+
+def _value(value: object) -> str:
+    """A preset's value as the table shows it."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, Decimal):
+        return _n(value)
+    if isinstance(value, tuple):
+        return ", ".join(map(_value, value)) if value else "—"
+    if isinstance(value, str) and not isinstance(value, StrEnum):
+        return f"`{value}`"
+    return str(value)
+
+
+def _steps(hint: Any) -> str:
+    """What each value of an enum that says so does (a tie step), after the field's meaning."""
+    inside = (hint, *typing.get_args(hint))  # the enum, or a list of its values
+    enums = [a for a in inside if isinstance(a, type) and issubclass(a, StrEnum)]
+    said = [f"`{m}`: {m.says}" for e in enums for m in e if hasattr(m, "says")]
+    return f" — {'; '.join(said)}" if said else ""
+
+
+def rules_table(presets: Mapping[str, Ruleset] = PRESETS) -> list[str]:
+    """Every rule a game file may set under ``[rules]``: its key, its type, the rules it
+    applies, what it means (``said`` on the field) and each built-in preset's value."""
+    keys = [k for k in presets if k != "default"]
+    default = presets.get("default")
+    hints = typing.get_type_hints(Ruleset)
+    lines = [f"| key | type | rule | meaning ({' / '.join(keys)}) |", "|---|---|---|---|"]
+    for f in dataclasses.fields(Ruleset):
+        if f.name == "based_on":  # the game file's `ruleset`, not a rule
+            continue
+        values = [_value(getattr(presets[k], f.name)) for k in keys]
+        shown = values[0] if len(set(values)) == 1 else " / ".join(values)
+        if default is not None and getattr(default, f.name) != getattr(presets[keys[0]], f.name):
+            shown += f"; default: {_value(getattr(default, f.name))}"
+        means = f.metadata["means"] + _steps(hints[f.name])
+        if f.name != "name":  # each preset is named for itself
+            means += f" ({shown})"
+        kind = f.metadata["kind"] or _kind(hints[f.name])
+        lines.append(f"| `{f.name}` | {kind} | {f.metadata['rule']} | {means} |")
+    return lines
+
+
+def with_rules_table(text: str, presets: Mapping[str, Ruleset] = PRESETS) -> str:
+    """docs/game-file.md with its ``[rules]`` table, the one under ``TABLE_MARK``, written
+    again; the rest of the page as it is."""
+    lines = text.split("\n")
+    if TABLE_MARK not in lines:
+        raise ValueError("the page has no line that marks the [rules] table")
+    start = lines.index(TABLE_MARK) + 1
+    end = start
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    return "\n".join([*lines[:start], *rules_table(presets), *lines[end:]])
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--rules-table"] and len(args) == 2:
+        path = Path(args[1])
+        path.write_text(with_rules_table(path.read_text(encoding="utf-8")), encoding="utf-8")
+        return 0
     text = markdown()
     if args:
         Path(args[0]).write_text(text, encoding="utf-8")

@@ -1,0 +1,110 @@
+"""The players' writings of a day, and what their form says (RULES L1, L6-L8).
+
+``by_players`` gives what each player wrote in a thread inside the day's window (a time shown
+to the minute in the minute of the open or the close counted in, unless only the sure are
+asked for: ``tally.rules.judging.minutes``); the lurker check counts them (L1) and flags, from
+the same writings, a long 楼中楼 that is discussion (L6), the director's red or enlarged font
+(L7) and a flood of near-empty posts (L8), each for the director to judge.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from datetime import datetime, timedelta
+
+from tally.model import Thread, Writing
+from tally.rules.game.game import Cast, Day, Game
+from tally.rules.judging.ballots import Flag
+from tally.rules.judging.minutes import in_window
+
+_NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
+
+
+def by_players(
+    cast: Cast, day: Day, thread: Thread | None, *, comments: bool = True, whole: bool = False,
+    sure: bool = False,
+) -> Iterator[tuple[str, Writing]]:
+    """What players (not directors) wrote in ``thread`` inside the day's window, and in the
+    minute of its open or close (a time to the minute: perhaps inside) unless ``sure``; with
+    ``whole``, at any time."""
+    if thread is None:
+        return
+    for w in thread.writings(comments=comments):
+        who = cast.of(w)
+        inside = True if whole else in_window(w, day.opens, day.closes)
+        if who.is_director or inside is False or (sure and inside is None):
+            continue
+        player = who.player
+        if player is not None:
+            yield player, w
+
+
+def comment_discussion(game: Game, day: Day, discussion: Thread | None, cast: Cast) -> list[Flag]:
+    """L6 (seed 000): discussion belongs in floors; a long 楼中楼 is probably discussion."""
+    if not game.rules.flag_comment_discussion:
+        return []
+    limit = game.rules.comment_chat_chars
+    flags = []
+    for player, w in by_players(cast, day, discussion):
+        if w.is_comment and len(_NOT_CONTENT.sub("", w.text)) > limit:
+            note = (
+                f"{player} wrote {len(w.text)} characters in a 楼中楼 under floor "
+                f"{w.post.floor}: discussion, or chat?"
+            )
+            flags.append(Flag("L6", note, player, w.post.floor, w.item_id, w.post.thread_id))
+    return flags
+
+
+def fonts(day: Day, threads: Iterable[Thread], cast: Cast) -> list[Flag]:
+    """L7: red and enlarged font are the director's."""
+    flags = []
+    for thread in threads:
+        for player, w in by_players(cast, day, thread, comments=True):
+            if w.red_font or w.large_font:
+                what = " and ".join(
+                    name for name, on in (("red", w.red_font), ("enlarged", w.large_font)) if on
+                )
+                p = w.post
+                where = f" in 点评 {w.comment_index} under floor {p.floor}" if w.is_comment else ""
+                note = f"{player} used {what} font{where}"
+                flags.append(Flag("L7", note, player, p.floor, w.item_id, p.thread_id))
+    return flags
+
+
+def floods(
+    game: Game, day: Day, threads: Iterable[Thread | None], cast: Cast
+) -> list[Flag]:
+    """L8: many near-empty posts in a short time ("连发十楼数字只为抢占某一层")."""
+    rules = game.rules
+    window = timedelta(minutes=rules.flood_minutes)
+    flags = []
+    by_player: dict[str, list[tuple[datetime, int, str, str]]] = {}
+    for thread in threads:
+        for player, w in by_players(cast, day, thread, comments=False):
+            content = _NOT_CONTENT.sub("", unicodedata.normalize("NFKC", w.text))
+            if len(content) <= rules.flood_chars:
+                entry = (w.time, w.post.floor, w.item_id, w.post.thread_id)
+                by_player.setdefault(player, []).append(entry)
+    for player, posts in by_player.items():
+        posts.sort()
+        start = 0
+        for end in range(len(posts)):
+            while posts[end][0] - posts[start][0] > window:
+                start += 1
+            if end - start + 1 == rules.flood_posts:
+                first = posts[start]
+                flags.append(
+                    Flag(
+                        "L8",
+                        f"{player} posted {rules.flood_posts} near-empty posts within "
+                        f"{rules.flood_minutes} minutes from floor {first[1]}",
+                        player,
+                        first[1],
+                        first[2],
+                        first[3],
+                    )
+                )
+                break
+    return flags

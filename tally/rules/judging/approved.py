@@ -1,0 +1,84 @@
+"""Posts approved late: held for a moderator (审核) at the close and shown since, with the
+time they were posted (``tally.rules.judging.standing.kept_from_the_close`` flags them).
+
+Which read is "the first whole read after the close" is told from the thread's history,
+read by read: each read is listed with an id of its own (two runs reading at once interleave
+their pages' times), and a page a later read moved on (``ThreadCache.keep``) is known from
+the same page just before and after the read.
+"""
+
+from __future__ import annotations
+
+from tally.model import History, Thread, Version
+from tally.rules.game.game import Cast, Day, Game
+from tally.rules.judging.ballots import Flag
+from tally.times import short
+
+
+def approved_late(
+    thread: Thread, history: History, day: Day, game: Game, cast: Cast
+) -> list[Flag]:
+    """Posts with a time before the close that tally's first whole read after the close did
+    not show: held for a moderator (审核) and approved since, they come back with the time
+    they were posted and number the floors after them again (found on a real X3.5, where
+    two such ballots turned the result without a word). Counted, and flagged."""
+    reads = _reads([v for v in history.versions if v.read_at >= day.closes])
+    # The first whole read after the close, unless it is this read itself (the last).
+    whole = next(((r, pages) for r in reads[:-1] if (pages := _whole(r, history))), None)
+    if whole is None:
+        return []
+    start = whole[0][0].read_at
+    shown = {p.post_id for v in whole[1] for p in v.posts}
+    read = short(start.astimezone(game.timezone))
+    flags = []
+    for post in thread.posts:
+        if post.floor == 1 or post.time > day.closes or post.post_id in shown:
+            continue
+        if post.post_id in thread.moved_in:
+            continue  # read in another thread before: a "moved in" row, not held (审核)
+        if cast.of(post).is_director:
+            continue  # the director's own post held: no ballot, nobody's vote
+        note = (
+            f"floor {post.floor} ({post.author}, {short(post.time)}) was not in the thread when "
+            f"tally read it {read}, after the close: held for a moderator (审核) and approved "
+            "since? Counted with the time it shows; rule on it if it should not be"
+        )
+        flags.append(Flag("approved late", note, cast.of(post).player, post.floor,
+                          post.post_id))  # fmt: skip
+    return flags
+
+
+def _reads(versions: list[Version]) -> list[tuple[Version, ...]]:
+    """The reads ``versions`` come of, each its pages, in the order they began: by the
+    read's id (two runs reading at once interleave their pages' times); versions kept
+    before reads had ids, by time, a read ending where a page comes again."""
+    by_id: dict[str, list[Version]] = {}
+    loose: list[list[Version]] = []
+    for v in sorted(versions, key=lambda v: v.read_at):
+        if v.read:
+            by_id.setdefault(v.read, []).append(v)
+        elif loose and not any(f.page == v.page for f in loose[-1]):
+            loose[-1].append(v)
+        else:
+            loose.append([v])
+    return sorted((tuple(r) for r in (*by_id.values(), *loose)), key=lambda r: r[0].read_at)
+
+
+def _whole(read: tuple[Version, ...], history: History) -> tuple[Version, ...] | None:
+    """Every page of the thread as ``read`` found it, or None when it did not read them
+    all. A read's last page is always read, so pages 1 to its highest are the thread then;
+    one it did not keep is known where the history holds that page the same just before
+    and just after the read (an unchanged page's listing that a later read moved on,
+    ``ThreadCache.keep``); a read that took it from the cache is not whole otherwise."""
+    pages = {v.page: v for v in read}
+    start, end = read[0].read_at, read[-1].read_at
+    for n in range(1, max(pages) + 1):
+        if n in pages:
+            continue
+        mine = sorted((v for v in history.versions if v.page == n), key=lambda v: v.read_at)
+        before = [v for v in mine if v.read_at < start]
+        after = [v for v in mine if v.read_at > end]
+        if not (before and after) or before[-1].posts != after[0].posts:
+            return None
+        pages[n] = before[-1]
+    return tuple(pages[n] for n in sorted(pages))

@@ -1,0 +1,588 @@
+"""The thread as it stood: at the close, at a moment asked for, and what the forum took away.
+
+A board changes a vote thread during the day and keeps no history; tally's reads do
+(``tally.forums.history``). From them:
+
+- a ballot whose post changed after the close (an edit mark after the close, one in the
+  closing minute, which cannot be told apart from it, or words that differ from a version
+  read before the close) is counted as the last version read before the close showed it
+  (RULES V5: what was cast by the close is the vote), named in a flag with both texts; with
+  no such version the count stops, unless the director ruled on the floor or said
+  ``--as-edited``;
+- an edit in the final hour that changes the target is a change in the final hour (V5),
+  where the ruleset has that rule;
+- a post (or a 点评) a read at or after the close showed, that the forum deleted or 屏蔽ed
+  since, is put back as it stood at the close (S2, ``kept_from_the_close``), flagged;
+- a post tally read before and the forum no longer shows is a ``deleted`` row;
+- replies the forum hides from the reader (回帖仅作者可见) stop the count;
+- ``--as-of`` (a floor or a time, ``as_of_time``) is the thread as the reads by then show it
+  (``thread_as_of``), read from the history by ``stood_at`` and ``seen_after``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, time, timedelta
+
+from tally.errors import GameFileError, InputError, NotAThreadError
+from tally.model import HIDE_CODE, Comment, History, Post, Thread, Version
+from tally.rules.game.game import Cast, Day, Game
+from tally.rules.game.names import normalise
+from tally.rules.judging.approved import approved_late
+from tally.rules.judging.ballot_text import read_ballot
+from tally.rules.judging.ballots import Flag, Remark, floors_text
+from tally.rules.judging.changes import window_text
+from tally.rules.judging.rows import banned
+from tally.rules.verdicts import Status
+from tally.times import short, wall_time
+
+HIDDEN_REPLY = "hidden_reply"
+
+
+def _words(text: str, n: int = 30) -> str:
+    words = " ".join(text.split())
+    return words if len(words) <= n else words[: n - 1] + "…"
+
+
+def _minute(when: datetime) -> datetime:
+    return when.replace(second=0, microsecond=0)
+
+
+def hidden_replies(thread: Thread) -> str | None:
+    """Stop (NotAThreadError) when the forum hid replies from whoever read the thread; the
+    line to say when they were all shown (to the thread's author or a moderator)."""
+    hidden = [p for p in thread.posts if p.hidden == HIDDEN_REPLY]
+    if not hidden:
+        return None
+    author = thread.posts[0].author if thread.posts else "the thread's author"
+    unread = [p for p in hidden if not p.text.strip() and not p.comments]
+    if unread:
+        raise NotAThreadError(
+            f"thread {thread.thread_id}'s replies are hidden (回帖仅作者可见): the forum showed "
+            f"{floors_text(p.floor for p in unread)} only as 此帖仅作者可见 to the cookies that "
+            f"read it; only their authors, the thread's author {author} and moderators can read "
+            f"them: read the thread with {author}'s or a moderator's cookies (--cookies FILE)."
+        )
+    return (
+        f"thread {thread.thread_id}'s replies are hidden from the players (回帖仅作者可见); "
+        f"these cookies read all {len(hidden)} of them, and all are counted."
+    )
+
+
+def kept_from_the_close(
+    thread: Thread, game: Game, day: Day, cast: Cast | None = None
+) -> tuple[Thread, list[Flag]]:
+    """The thread with what the forum took away after the close put back as a read at or
+    after the close showed it: a post deleted (by its author's own 删除, or a moderator), one
+    屏蔽ed or whose author was banned since (and one 屏蔽ed then and shown since stays as it
+    stood), a 点评 deleted. The day is counted as it stood at the close (S2): without this
+    any player could take back a ballot, or a moderator a change, after the close, and turn
+    the result. Each is flagged. A version that could not show the words ([hide] read by
+    one who may not see it) puts nothing back."""
+    history = thread.history
+    if history is None or not history.versions:
+        return thread, []
+    cast = cast or game.cast()
+    seen = seen_after(history, day.closes - timedelta(microseconds=1))
+    # What a read after the close showed: a 屏蔽 as a 屏蔽 (its words hidden), else the words.
+    at_close = {pid: then for pid, then in seen.items()
+                if banned(then.post) or _readable(then) is not None}  # fmt: skip
+    if not at_close:
+        return thread, []
+    now = {p.post_id: p for p in thread.posts}
+    stood = stood_at(history, day.closes)  # the reads by the close (once: it walks them all)
+    flags: list[Flag] = []
+    posts: list[Post] = []
+    for post in thread.posts:
+        then = at_close.get(post.post_id)
+        if then is None or post.floor == 1 or then.post.time > day.closes:
+            posts.append(post)
+            continue
+        kept = post
+        before = stood.get(post.post_id)
+        # 屏蔽ed when read after the close, shown now: it stood 屏蔽ed unless a read before
+        # the close showed it shown (then the 屏蔽 came after the close, and was lifted).
+        lifted = banned(then.post) and before is not None and not banned(before.post)
+        if banned(post) != banned(then.post) and not lifted:
+            kept = replace(then.post, floor=post.floor, page=post.page)
+            what = ("was 屏蔽ed (or its author banned)" if banned(post)
+                    else "was 屏蔽ed when tally read it and is shown")  # fmt: skip
+            flags.append(_kept(kept, then, what, game, cast))
+        comments, gone = _comments_as_they_stood(then.post, kept, day)
+        if gone:
+            kept = replace(kept, comments=comments)
+            for c in gone:
+                note = (f"a 点评 by {c.author} under floor {post.floor} (“{_words(c.text)}”, "
+                        f"{short(c.time)}) was deleted after the close; counted as it stood "
+                        f"at the close (S2), as tally read it {_read(then, game)}")  # fmt: skip
+                flags.append(Flag("deleted", note, cast.of(c).player, post.floor,
+                                  c.comment_id))  # fmt: skip
+        posts.append(kept)
+    flags.extend(approved_late(thread, history, day, game, cast))
+    for pid, then in at_close.items():
+        if pid in now or then.post.floor == 1 or then.post.time > day.closes:
+            continue
+        if banned(then.post):
+            continue  # 屏蔽ed at the close, then deleted: no ballot either way (a deleted row)
+        # Put back where it stood: before the first post now shown that came after it.
+        at = next((i for i, p in enumerate(posts) if p.time > then.post.time), len(posts))
+        posts.insert(at, then.post)
+        flags.append(_kept(then.post, then, "was deleted", game, cast, before_delete=True))
+    return replace(thread, posts=tuple(posts)), flags
+
+
+def _comments_as_they_stood(
+    then: Post, now: Post, day: Day
+) -> tuple[tuple[Comment, ...], list[Comment]]:
+    """The 点评 under ``now`` with those a read after the close showed under ``then`` and the
+    forum deleted since (posted by the close) put back; and those put back. They are matched
+    by author, time and words (Discuz! numbers them by position: a delete renumbers the
+    rest), kept in the order that read showed them (it shows their minutes only: two in one
+    minute keep that order), those posted since by their time, and numbered again as the
+    forum numbered them then."""
+    live: dict[tuple[str, object, str], list[Comment]] = {}
+    for c in now.comments:
+        live.setdefault((c.author, c.time, c.text), []).append(c)
+    gone: list[Comment] = []
+    order: list[Comment] = []
+    for c in then.comments:
+        key = (c.author, c.time, c.text)
+        if live.get(key):
+            order.append(live[key].pop(0))
+        elif c.time <= day.closes:
+            gone.append(c)
+            order.append(c)
+    if not gone:
+        return now.comments, []
+    for c in (c for left in live.values() for c in left):  # posted after that read
+        at = next((i for i, o in enumerate(order) if o.time > c.time), len(order))
+        order.insert(at, c)
+    positional = all(c.comment_id == f"{then.post_id}.{i}"
+                     for i, c in enumerate(then.comments, start=1))  # fmt: skip
+    return tuple(replace(c, comment_id=f"{then.post_id}.{i}") if positional else c
+                 for i, c in enumerate(order, start=1)), gone  # fmt: skip
+
+
+def _read(then: Seen, game: Game) -> str:
+    return short(then.read_at.astimezone(game.timezone))
+
+
+def _kept(post: Post, then: Seen, what: str, game: Game, cast: Cast, *,
+          before_delete: bool = False) -> Flag:  # fmt: skip
+    # A post put back keeps the floor it had; the floors after it are numbered again.
+    number = ", its number before the delete" if before_delete else ""
+    note = (
+        f"floor {post.floor} ({post.author}{number}) {what} after the close; counted as it "
+        f"stood at the close (S2), as tally read it {_read(then, game)}: "
+        f"“{_words(then.post.text)}”"
+    )
+    rule = "deleted" if before_delete else "banned"  # a 屏蔽 (or its lifting) after the close
+    return Flag(rule, note, cast.of(post).player, post.floor, post.post_id)
+
+
+def deleted_rows(
+    thread: Thread, game: Game, *, cast: Cast, kept: Iterable[str] = ()
+) -> tuple[list[Remark], list[Flag]]:
+    """The posts tally read earlier that the thread no longer shows, matched by post id
+    (the floors after a deleted one are numbered again); ``kept``: those put back as they
+    stood at the close (``kept_from_the_close``)."""
+    history = thread.history
+    if history is None:
+        return [], []
+    shown = {p.post_id for p in thread.posts} | set(kept)
+    rows, flags = [], []
+    for pid, seen in sorted(last_seen(history).items(), key=lambda kv: kv[1].post.floor):
+        post = seen.post
+        if pid in shown or post.floor == 1:
+            continue
+        who = cast.of(post)
+        if who.is_director:
+            continue
+        player = who.player
+        said = _words(post.text) if not banned(post) else Status.BANNED.label
+        read = short(seen.read_at.astimezone(game.timezone))
+        gone = f"gone from the thread since tally read it {read}; it said “{said}”"
+        note = f"floor {post.floor} ({post.author}) was deleted: {gone}"
+        flags.append(Flag("deleted", note, player, post.floor, pid))
+        if not (banned(post) or read_ballot(post.text, require_reason=False).is_ballot):
+            continue  # chat a moderator deleted: flagged, but no row among the ballots
+        rows.append(
+            Remark(
+                floor=post.floor,
+                post_id=pid,
+                author=post.author,
+                player=player,
+                time=post.time,
+                words=Status.DELETED.label,
+                author_id=post.author_id,
+                status=Status.DELETED,
+                # Its floor is the one it had: the floors after it are numbered again, and
+                # another post may hold that number now (the console, the report, the JSON).
+                note=f"floor {post.floor} before it was deleted; {gone}: never counted",
+            )
+        )
+    return rows, flags
+
+
+def rulings_on_moved_floors(thread: Thread, game: Game, day: Day) -> None:
+    """Stop (GameFileError) when a ruling names by its floor a post whose floor tally read
+    holding another post: a floor before it was deleted and the floors after it numbered
+    again, so the floor may be the one the director ruled on, or the one after it."""
+    _rulings_by_post_on_their_floor(thread, game, day)
+    if thread.history is None:
+        return
+    now = {p.floor: p for p in thread.posts}
+    held: dict[int, tuple[Post, datetime]] = {}
+    for version in thread.history.versions:
+        for post in version.posts:
+            held.setdefault(post.floor, (post, version.read_at))
+            if post.floor in now and post.post_id != now[post.floor].post_id:
+                held[post.floor] = (post, version.read_at)
+    for r in game.rulings:
+        if r.day != day.day or r.post is not None or r.floor not in now:
+            continue
+        before, read = held.get(r.floor, (now[r.floor], thread.read_at))
+        if before.post_id == now[r.floor].post_id:
+            continue
+        post = now[r.floor]
+        when = short(read.astimezone(game.timezone)) if read is not None else "earlier"
+        raise GameFileError(
+            f"the ruling for day {day.day} names floor {r.floor}, which held {before.author}'s "
+            f"post (id {before.post_id}) when tally read the thread {when} and holds "
+            f"{post.author}'s (id {post.post_id}) now: a floor before it was deleted and the "
+            f'floors numbered again; say which post with post = "{before.post_id}" or '
+            f'post = "{post.post_id}" in the ruling.'
+        )
+
+
+def _rulings_by_post_on_their_floor(thread: Thread, game: Game, day: Day) -> None:
+    """Stop when a ruling gives both a post and a floor and the post was never on that
+    floor (not now, nor in any read tally kept): one of the two is mistyped, and tally
+    cannot tell which ballot the director meant. A post that a delete before it moved
+    up keeps its ruling: the floor it had is in the history."""
+    where = {p.post_id: p.floor for p in thread.posts}
+    versions = thread.history.versions if thread.history is not None else ()
+    for r in game.rulings:
+        if r.day != day.day or r.post is None or where.get(r.post, r.floor) == r.floor:
+            continue
+        if any(p.post_id == r.post and p.floor == r.floor for v in versions for p in v.posts):
+            continue
+        raise GameFileError(
+            f"the ruling for day {day.day} names floor {r.floor} and post {r.post}, but post "
+            f"{r.post} is floor {where[r.post]} and tally never read it on floor {r.floor} (a "
+            "floor deleted before tally first read the thread moves the floors after it up): "
+            f"write floor = {where[r.post]} if post {r.post} is the ballot meant, or correct "
+            "the post."
+        )
+
+
+def as_it_stood(
+    thread: Thread,
+    game: Game,
+    day: Day,
+    *,
+    as_edited: bool = False,
+    cast: Cast,
+) -> tuple[Thread, list[Flag]]:
+    """The thread with each ballot as it stood at the close (or before the final hour, for
+    an edit that changed the target inside it, V5), and a flag for each one taken back."""
+    history = thread.history or History()
+    closing = stood_at(history, day.closes)
+    first = seen_after(history, _EVER)  # each post as tally first read it
+    window = timedelta(minutes=game.rules.change_window_minutes)
+    ruled = [r for r in game.rulings if r.day == day.day]
+    posts: list[Post] = []
+    flags: list[Flag] = []
+    for post in thread.posts:
+        kept = post
+        if _may_be_a_ballot(post, cast, day):
+            earlier = _readable(closing.get(post.post_id))
+            if earlier is not None and _changed_after(post, earlier, day):
+                # No mark after the close (a moderator's edit, one within a minute of posting,
+                # or a mark older than tally's read): the words changed after that read,
+                # which may be before the close or after it.
+                when = "after the close" if _edited_at_close(post, day) else _UNMARKED
+                kept = _taken_back(post, earlier, when, flags, game, cast)
+            elif earlier is None and (_edited_at_close(post, day) or post.edit_unknown):
+                # A mark at or after the close, or none the forum would show (its mobile
+                # interface hides them, and neither its other version said): not known.
+                if not (as_edited or any(r.names(post, None) for r in ruled)):
+                    raise InputError(_unknown_at_close(thread, post, day))
+            elif window and post.edited is not None:
+                start = day.closes - window
+                # A mark says minutes only: one in the window's first minute may be in it.
+                if _minute(start) <= post.edited.at < day.closes:
+                    before = _readable(stood_at(history, start).get(post.post_id))
+                    if before is None:  # first read inside the window, before the edit
+                        before = _first_read(history, post.post_id, start, post.edited.at)
+                    if before is not None and _target(before.post) != _target(post):
+                        minutes = window_text(game.rules.change_window_minutes)
+                        when = f"in the last {minutes} before the close (V5)"
+                        kept = _taken_back(post, before, when, flags, game, cast)
+            if kept is post and post.post_id in first:
+                _retargeted(post, first[post.post_id], flags, game, cast)
+        posts.append(kept)
+    return replace(thread, posts=tuple(posts)), flags
+
+
+def _retargeted(post: Post, seen: Seen, flags: list[Flag], game: Game, cast: Cast) -> None:
+    """Flag a ballot whose target an edit changed since tally first read it, before the
+    final hour: an edit is no change (V3, V4: one change, posted as the rules say), so the
+    director should see it (it is counted as it reads now)."""
+    old = _readable(seen)
+    if old is None or old.post.text == post.text:
+        return
+    # One player for another; a name mended into a player's is a fix (V7), not this.
+    was, now = (game.roster.match(t).player if t else None for t in (_target(old.post),
+                                                                      _target(post)))  # fmt: skip
+    if was is None or now is None or was == now:
+        return
+    read = short(seen.read_at.astimezone(game.timezone))
+    mark = f" (edit mark {short(post.edited.at)})" if post.edited is not None else ""
+    note = (
+        f"edited to another target{mark}: “{_words(old.post.text, 60)}” when tally read it "
+        f"{read}, “{_words(post.text, 60)}” now; an edit is no change (V3): counted as it reads "
+        "now, rule on it ([[rulings]]) if it should not be"
+    )
+    flags.append(Flag("edited", note, cast.of(post).player, post.floor, post.post_id))
+
+
+_UNMARKED = "after tally's last read before the close, and no edit mark says when"
+_EVER = datetime.min.replace(tzinfo=UTC)  # before any read
+
+
+def _may_be_a_ballot(post: Post, cast: Cast, day: Day) -> bool:
+    if post.floor == 1 or post.time > day.closes or banned(post):
+        return False
+    # A director's post is a ballot only as a proxy ballot (代投：NAME), tally's never.
+    return not cast.of(post).is_director or read_ballot(post.text).proxy_for is not None
+
+
+def _first_read(history: History, pid: str, start: datetime, edited: datetime) -> Seen | None:
+    """The post as tally first read it from ``start`` on, when that read came before the
+    edit mark's minute (marks say minutes only: a read in that minute may be after it)."""
+    seen = seen_after(history, start - timedelta(microseconds=1)).get(pid)
+    if seen is None or seen.read_at >= _minute(edited):
+        return None
+    return _readable(seen)
+
+
+def _readable(seen: Seen | None) -> Seen | None:
+    """A version that showed the post's words: one read with cookies the forum hid them
+    from (a hidden reply read as a guest) says nothing of them."""
+    if seen is None or (seen.post.hidden and not seen.post.text.strip()):
+        return None
+    if seen.post.hidden == HIDE_CODE:  # [hide]: the placeholder, not the words
+        return None
+    return seen
+
+
+def _changed_after(post: Post, earlier: Seen, day: Day) -> bool:
+    """Whether the words now are not those read before the close, and no edit mark shows
+    the change was made before the close (after that read)."""
+    if earlier.post.text == post.text:
+        return False
+    mark = post.edited
+    if mark is None:
+        return True  # an edit with no mark (a moderator's, or within a minute of posting)
+    return not (_minute(earlier.read_at) <= mark.at < _minute(day.closes))
+
+
+def _edited_at_close(post: Post, day: Day) -> bool:
+    """An edit mark in the closing minute or after (marks say minutes only)."""
+    return post.edited is not None and post.edited.at >= _minute(day.closes)
+
+
+def _target(post: Post) -> str | None:
+    reading = read_ballot(post.text, require_reason=False)
+    return normalise(reading.ballots[0].target) if reading.ballots else None
+
+
+def _taken_back(
+    post: Post, earlier: Seen, when: str, flags: list[Flag], game: Game, cast: Cast
+) -> Post:
+    old = earlier.post
+    player = cast.of(post).player
+    mark = f" (edit mark {short(post.edited.at)})" if post.edited is not None else ""
+    read = short(earlier.read_at.astimezone(game.timezone))
+    flags.append(
+        Flag(
+            "edited",
+            f"changed {when}{mark}: counted as tally read it {read}, "
+            f"“{_words(old.text, 60)}”, not as it reads now, “{_words(post.text, 60)}”",
+            player,
+            post.floor,
+            post.post_id,
+        )
+    )
+    return replace(post, text=old.text, quotes=old.quotes, reply_to=old.reply_to, edited=old.edited)
+
+
+def _unknown_at_close(thread: Thread, post: Post, day: Day) -> str:
+    read = first_read(thread.history)
+    never = (
+        "tally never read the thread before the close"
+        if read is None or read > day.closes
+        else "no read before the close shows it"
+    )
+    edited = (
+        f"was edited {short(post.edited.at)}, at or after the close {short(day.closes)} (an "
+        "edit mark says minutes only)"
+        if post.edited is not None
+        else "was read through the board's mobile interface, which shows no edit mark, and "
+        "tally could not learn from the board whether or when it was edited"
+    )
+    return (
+        f"floor {post.floor} ({post.author}) {edited}, and {never}: what "
+        "it said at the close is not known. Rule on it in the game file ([[rulings]] "
+        f'day = {day.day}, floor = {post.floor}, action = "accept" or "void"), or count it as '
+        "edited with --as-edited."
+    )
+
+
+def thread_as_of(thread: Thread, when: datetime) -> Thread:
+    """The thread as tally's reads show it stood at ``when`` (``--as-of``): each page as the
+    last read by then found it; a post made by then and first read after it, as first read."""
+    history = thread.history
+    first = first_read(history)
+    if history is None or first is None:
+        raise InputError(
+            f"thread {thread.thread_id} has no history in the cache (saved pages and archives "
+            "have none): --as-of counts from the pages tally read from the forum."
+        )
+    stood = stood_at(history, when)
+    for pid, seen in seen_after(history, when).items():
+        if pid not in stood and seen.post.time <= when:
+            stood[pid] = seen
+    if not stood:
+        raise InputError(
+            f"tally first read thread {thread.thread_id} {short(first.astimezone(when.tzinfo))}, "
+            f"after {short(when)}: nothing of it is known then."
+        )
+    by_floor: dict[int, Seen] = {}
+    for seen in sorted(stood.values(), key=lambda s: s.read_at):
+        by_floor[seen.post.floor] = seen  # a floor numbered again: the newer read
+    posts = tuple(s.post for s in sorted(by_floor.values(), key=lambda s: s.post.floor))
+    floors = {p.floor for p in posts}
+    # Known up to ``when`` only if tally read the thread at or after it: a moment past the
+    # last read is counted as of that read (provisional when it is before the close).
+    last = max(v.read_at for v in history.versions)
+    return replace(
+        thread,
+        posts=posts,
+        read_at=min(when, last),
+        gaps=tuple(f for f in range(1, max(floors) + 1) if f not in floors),
+        history=read_by(history, when),
+    )
+
+
+def floor_time(thread: Thread, floor: int) -> datetime:
+    """When floor ``floor`` was posted (``--as-of FLOOR``), as last read."""
+    for p in thread.posts:
+        if p.floor == floor:
+            return p.time
+    seen = [s for s in last_seen(thread.history or History()).values() if s.post.floor == floor]
+    if seen:
+        return seen[-1].post.time
+    raise InputError(f"thread {thread.thread_id} has no floor {floor}.")
+
+
+
+def as_of_time(thread: Thread, given: str, game: Game, day: Day) -> datetime:
+    """``--as-of``: a floor number (the moment it was posted), a date and time in the game's
+    clock ("2026-12-01 20:30"), or a time alone on the day of the close ("20:30")."""
+    wanted = as_of_given(given, game, day)
+    return floor_time(thread, wanted) if isinstance(wanted, int) else wanted
+
+
+# The most digits of a floor number: no thread holds ten million floors (tally reads at most
+# 2,000 pages), and int() refuses a string of more than 4,300 digits with a ValueError.
+_FLOOR_DIGITS = 7
+
+
+def as_of_given(given: str, game: Game, day: Day) -> int | datetime:
+    """What ``--as-of`` names, before any thread is read: a floor number, in ASCII digits
+    (``٣`` and ``２`` are refused, not read as floors 3 and 2), or a moment in the game's clock
+    (a time with an offset is moved to it: a sentence about it names one clock)."""
+    text = given.strip()
+    shown = repr(text if len(text) <= 40 else f"{text[:20]}…") + (
+        f" ({len(text):,} characters)" if len(text) > 40 else "")  # fmt: skip
+    odd = sorted({c for c in text if not c.isascii() and c.isnumeric()})
+    if odd:
+        raise InputError(
+            f"--as-of {shown} holds {'、'.join(odd)}, not a digit 0-9: type the floor number or "
+            "the time in ASCII digits (12, or 2026-12-01 20:30)."
+        )
+    if text.isdigit():
+        if len(text) > _FLOOR_DIGITS:
+            raise InputError(f"--as-of {shown} is no thread's floor: a floor number has at "
+                             f"most {_FLOOR_DIGITS} digits.")  # fmt: skip
+        return int(text)
+    try:
+        if len(text) <= 8 and ":" in text:
+            moment = datetime.combine(day.closes.date(), time.fromisoformat(text))
+        else:
+            moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise InputError(
+            f"--as-of {shown} is neither a floor number nor a time (2026-12-01 20:30, or "
+            "20:30 on the day of the close)."
+        ) from None
+    if not 1990 <= moment.year <= 2200:
+        raise InputError(f"--as-of {shown} is not a date of a forum game.")
+    if moment.tzinfo is None:
+        return wall_time(moment, game.timezone, lambda why: InputError(f"--as-of {why}."))
+    return moment.astimezone(game.timezone)
+
+# -- the history read as of a moment --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A post as a version showed it, and when that version was read."""
+
+    post: Post
+    read_at: datetime
+
+
+def first_read(history: History | None) -> datetime | None:
+    return history.versions[0].read_at if history is not None and history.versions else None
+
+
+def read_by(history: History, when: datetime) -> History:
+    """The history as it was at ``when``: the versions read by then."""
+    return History(tuple(v for v in history.versions if v.read_at <= when), history.capped)
+
+
+def stood_at(history: History, when: datetime) -> dict[str, Seen]:
+    """Each post as the thread stood at ``when``: the newest version of each page read by
+    then, a post on two pages (floors that moved) taken from the newer read."""
+    newest: dict[int, Version] = {}
+    for v in history.versions:
+        if v.read_at <= when:
+            newest[v.page] = v
+    return _by_post(newest.values())
+
+
+def last_seen(history: History) -> dict[str, Seen]:
+    """Each post tally ever read, as the newest version that held it showed it."""
+    return _by_post(history.versions)
+
+
+def seen_after(history: History, when: datetime) -> dict[str, Seen]:
+    """Each post as the first version read after ``when`` showed it."""
+    found: dict[str, Seen] = {}
+    for v in history.versions:
+        if v.read_at > when:
+            for p in v.posts:
+                found.setdefault(p.post_id, Seen(p, v.read_at))
+    return found
+
+
+def _by_post(versions: Iterable[Version]) -> dict[str, Seen]:
+    found: dict[str, Seen] = {}
+    for v in sorted(versions, key=lambda v: v.read_at):
+        for p in v.posts:
+            found[p.post_id] = Seen(p, v.read_at)
+    return found

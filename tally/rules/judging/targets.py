@@ -1,0 +1,192 @@
+"""Whom a ballot names (RULES V1, V6): the target written, read as one of the day's
+players; a name that another account shows, or showed, is no guess but a question for the
+director (a renamed account, a look-alike), asked once for the day."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+
+from tally.rules.game.game import Day, Ruling
+from tally.rules.game.names import TRAILING, Roster, author_key, normalise
+from tally.rules.game.rulesets import Ruleset
+from tally.rules.judging.work import Work
+from tally.rules.verdicts import RulingAction
+
+# How a post mentions a member: "@name" (Discuz! links it, Tieba writes it as text).
+_MENTION = "@＠"
+
+
+def read_target(
+    w: Work,
+    roster: Roster,
+    day: Day,
+    rules: Ruleset,
+    renamed: Roster | None = None,
+    ids: Mapping[str, str] | None = None,
+) -> None:
+    """Whom the ballot names: a player (by the roster, or an @mention; or by the name a
+    renamed player's account shows now, ``renamed``), the abstain word, or nobody
+    (``unknown_target``, with the closest names)."""
+    assert w.parsed is not None and w.voter is not None
+    written = w.parsed.target
+    if w.parsed.abstains:
+        w.target, w.abstain = rules.abstain_word, True
+        if day.bar_owner == w.voter:
+            w.flags.append(("V11", "the 主管 may not abstain"))
+        return
+    match = roster.match(written)
+    if match.player is None and written[:1] in _MENTION:
+        # "@dave" (the forum's mention, typed or linked) names dave (V1, V7); a name that
+        # itself begins with @ was matched whole above.
+        mentioned = roster.match(written[1:].strip())
+        if mentioned.player is not None:
+            match = mentioned
+    if match.player is None and renamed is not None:
+        now = renamed.match(written.lstrip(_MENTION).strip())
+        if now.player is not None:
+            w.notes.append(f"{written!r} is the name {now.player}'s account shows now (renamed)")
+            if match.lookalike and match.lookalike != now.player:
+                # "еve" (a Cyrillic е) as heidi's account shows now, beside the player eve:
+                # as written it is heidi's name; it looks like eve's.
+                w.flags.append(("lookalike", (
+                    f"{written!r} is counted for {now.player}{_uid(now.player, ids)}, whose "
+                    f"account shows that name now, and it looks like {match.lookalike!r}"
+                    f"{_uid(match.lookalike, ids)}, another player: check whom the voter meant"
+                )))  # fmt: skip
+            match = now
+    if match.player is None:
+        w.suggestions = match.suggestions
+        if match.lookalike:
+            w.flags.append(
+                (
+                    "lookalike",
+                    f"{written!r} looks like {match.lookalike!r} but is spelled differently",
+                )
+            )
+        hint = f"; closest: {', '.join(match.suggestions)}" if match.suggestions else ""
+        w.unknown_target = f"{written!r} is not a player{hint} (V7)"
+        return
+    w.target = match.player
+
+
+def _uid(player: str | None, ids: Mapping[str, str] | None) -> str:
+    """" (uid 3)": a player's account, when the game file gives it."""
+    uid = (ids or {}).get(player or "")
+    return f" (uid {uid})" if uid else ""
+
+
+def shown_by_another(
+    w: Work,
+    shown: Mapping[str, list[str]],
+    ids: Mapping[str, str],
+    before: Mapping[str, set[str]] | None = None,
+    thread_id: str = "",
+) -> str | None:
+    """A target counted for one player that the page makes another player's: the name
+    another player's account shows now (the forum renamed it). Written exactly so (heidi
+    renamed ``eve.`` beside eve; frank's and grace's names swapped), whom it names cannot be
+    told: the file gives the name to one account, the page to another (the account is the
+    person): the sentence that says so, for a stop. Written only like it (``eve。`` beside
+    heidi's ``eve.``), it is counted for the player the file names, flagged ``lookalike``.
+    ``before``: the names players' accounts showed in tally's earlier reads; a target that
+    was another player's name then cannot be told either (bob renamed "bobby", ballots for
+    "bobby", then bob renamed again and eve "bobby": they went to eve, on a real X3.5)."""
+    if w.target is None or w.abstain or w.parsed is None or not (shown or before):
+        return None
+    written = w.parsed.target
+    if written[:1] in _MENTION and w.target not in (written, written[1:].strip()):
+        written = written[1:].strip()
+    # The ballot reader drops what ends a sentence ("eve." is read as eve): as written, the
+    # target runs on to the punctuation after it.
+    text = unicodedata.normalize("NFKC", w.text)
+    after = re.search(rf"对象\s*:\s*@?\s*{re.escape(written)}([{re.escape(TRAILING)}]*)", text)
+    raw = author_key(written + (after.group(1) if after else ""))
+
+    def as_written(name: str) -> bool:
+        return author_key(name) == raw
+
+    for other, earlier in (before or {}).items():
+        if other != w.target and any(as_written(n) for n in earlier):
+            still = any(as_written(n) for n in shown.get(other, []))
+            return (
+                f"{raw!r} is counted for {w.target}{_uid(w.target, ids)}, and it was the name "
+                f"{other}'s account{_uid(other, ids)} showed when tally read thread "
+                f"{thread_id} before " + ("(and shows now)" if still else "(renamed since)")
+            )
+
+    # As the target's own account shows now: that account, whatever else reads alike.
+    if any(as_written(n) for n in shown.get(w.target, [w.target])):
+        return None
+    for other, names in shown.items():
+        if other == w.target:
+            continue
+        for name in names:
+            if as_written(name):
+                return (
+                    f"{raw!r} reads as {w.target}'s name{_uid(w.target, ids)} in the game "
+                    f"file and is the name {other}'s account{_uid(other, ids)} shows now"
+                )
+            # Punctuation, case, an invisible character: what a copy may lose or gain. (A
+            # Latin "eve" is no copy of a Cyrillic "еve": its voter typed eve's name.)
+            if normalise(name) == normalise(raw):
+                w.flags.append(("lookalike", (
+                    f"{raw!r} is counted for {w.target}{_uid(w.target, ids)}, and it reads "
+                    f"as {name!r}, the name {other}'s account{_uid(other, ids)} shows "
+                    "now (renamed): check whom the voter meant"
+                )))  # fmt: skip
+                return None
+    return None
+
+
+def resolved(ruling: Ruling | None) -> bool:
+    """The director ruled whom the ballot names (or voided it)."""
+    return ruling is not None and (ruling.action == RulingAction.VOID or bool(ruling.target))
+
+
+def unclear_sentence(unclear: list[tuple[Work, str]], day: Day) -> str:
+    """One sentence for the stop: each floor, why, and the ruling that settles it."""
+    where = [
+        f"floor {w.post.floor}" + (f" (comment {w.comment_index})" if w.comment_index else "")
+        + f": {why}"
+        for w, why in unclear
+    ]
+    first = unclear[0][0]
+    return (
+        f"day {day.day}: tally cannot tell whom {len(unclear)} ballot"
+        f"{'s name' if len(unclear) > 1 else ' names'} ({'; '.join(where)}): a voter who copies "
+        "the name from the page means the account that shows it, one who knows the game "
+        "file's name means the other. Ask the voter, then add a ruling for each floor, like "
+        f'[[rulings]] day = {day.day}, floor = {first.post.floor}'
+        + (f", comment = {first.comment_index}" if first.comment_index else "")
+        + ', action = "accept", target = "PLAYER" (or action = "void").'
+    )
+
+
+def name_of_another(
+    w: Work,
+    strangers: Roster | None,
+    others: dict[str, str | None],
+    ids: Mapping[str, str] | None = None,
+) -> None:
+    """Flag a ballot counted for a player whose target reads as the name of another account
+    posting in the thread, no player (``bob。`` beside bob; ``bob`` on another uid than
+    bob's, after the forum renamed both): the voter may mean it."""
+    if strangers is None or w.target is None or w.abstain or w.parsed is None:
+        return
+    other = strangers.match(w.parsed.target).player
+    if other is None:
+        return
+    uid = others[other]
+    mine = (ids or {}).get(w.target)
+    # Another account: another name, or the same name on another uid.
+    another = other != w.target or (uid is not None and mine is not None and uid != mine)
+    # As written: "bob。" is read as bob (a full stop ends a sentence), "bob" is bob.
+    if another and other in w.text:
+        theirs = f" (uid {uid})" if uid else ""
+        w.flags.append(("lookalike", (
+            f"{w.parsed.target!r} is counted for {w.target}{_uid(w.target, ids)}, and it reads "
+            f"as {other!r}, another account posting here{theirs}, no player: check whom the "
+            "voter meant"
+        )))  # fmt: skip
