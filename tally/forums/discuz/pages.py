@@ -30,7 +30,7 @@ from tally.forums.base import (
 from tally.forums.boards import Boards, built_in
 from tally.forums.discuz.fields import diagnosed
 from tally.forums.discuz.pager import highest_page, stated_pages
-from tally.forums.discuz.post import Place, hot_label, post_id, read_post, stuck_label
+from tally.forums.discuz.post import Place, PostFields, read_fields, read_post
 from tally.forums.fields import Diagnosis
 from tally.forums.htmltext import Node, html_tree, node_text
 from tally.forums.out_of_place import place_of
@@ -200,27 +200,33 @@ class DiscuzPages(Pages):
     ) -> ReadPosts:
         """The page's posts, a 置顶回复 on its own floor; one from a later page (shown
         without its number) is left to its own page, and a 热门回复 (推荐, no number) is
-        placed once every page is read (``tally.forums.out_of_place.place_floating``)."""
-        text = page.text
-        if "来自" not in text and "來自" not in text and "推荐" not in text and "推薦" not in text:
-            return super().read_posts(page, nodes, thread_id, number)
+        placed once every page is read (``tally.forums.out_of_place.place_floating``).
+
+        Each post's label is the one its floor is read from, so telling them costs no walk.
+        A label is read so only on a page whose text holds its words: one whose words are
+        character references only is read as any floor label (the text is searched once,
+        and only for a page that shows such a label: the search costs more than a post)."""
         at = place(page, thread_id, number)
         posts: list[Post] = []
         stuck: set[str] = set()
         elsewhere: list[str] = []
         hot: list[Post] = []
+        worded: bool | None = None
         for index, node in enumerate(nodes):
-            pid, _ = post_id(node)
-            if hot_label(node, pid):
-                hot.append(read_post(node, at, index, floor=0))
+            fields = PostFields(node, at, index)
+            is_hot, is_stuck, numbered = fields.labelled()
+            if (is_hot or is_stuck) and worded is None:
+                text = page.text
+                worded = "来自" in text or "來自" in text or "推荐" in text or "推薦" in text
+            if is_hot and worded:
+                hot.append(read_fields(fields, floor=0))
                 continue
-            is_stuck, numbered = stuck_label(node, pid)
-            if is_stuck and not numbered:
-                elsewhere.append(pid)
-                continue
-            if is_stuck:
-                stuck.add(pid)
-            posts.append(read_post(node, at, index))
+            if is_stuck and worded:
+                if not numbered:
+                    elsewhere.append(fields.pid)
+                    continue
+                stuck.add(fields.pid)
+            posts.append(read_fields(fields))
         top = tuple(p.post_id for p in posts if p.post_id in stuck) + tuple(elsewhere)
         return ReadPosts(
             _unstick(posts, stuck, page, skipped=len(hot)),
