@@ -423,17 +423,22 @@ def read_fields(fields: PostFields, *, floor: int | None = None) -> Post:
         # A moderator is shown the body of a 屏蔽ed post (and a hidden reply) with the same
         # notice above it ("…，只有管理员或有管理权限的成员可见"): the post is still hidden, so
         # that a count is the same whoever's cookies read it.
-        hidden = _shown_anyway(node, body) or _hide_code(body)
-        marks = {"i": [], "div": [], "strong": []}  # type: dict[str, list[Node]]
-        for hit in body.css("i, div.quote, strong"):
+        locks = node.css("div.locked")
+        # No notice in the post, none in its body either.
+        hidden = _shown_anyway(node, body, locks) or (_hide_code(body) if locks else None)
+        # The marks, quotes and [code] buttons taken out of the body, found in one walk: a
+        # button inside what is taken out before it is out of the tree already.
+        marks = {"i": [], "div": [], "strong": [], "em": []}  # type: dict[str, list[Node]]
+        for hit in body.css(f"i, div.quote, strong, {_COPY_BUTTON}"):
             marks[hit.tag].append(hit)
         edited, bracketed = edit_mark(marks["i"], tz, where)
         reply_to = _take_reply_header(marks["strong"])
         quotes = _take_quotes(marks["div"])
         # A [code] block's 复制代码 button: the forum's words under the poster's (they showed
         # in the closing post's line of a ballot written in a code block).
-        for button in body.css("div.blockcode > em[onclick*='copycode']"):
-            button.decompose()
+        for button in marks["em"]:
+            if button.parent is not None:  # taken out with what held it: out of the tree
+                button.decompose()
         red, large = font_flags(body)
         text = node_text(body)
         # A reply's own 标题 stands above its message (the author's words too: a ballot
@@ -473,6 +478,8 @@ def read_fields(fields: PostFields, *, floor: int | None = None) -> Post:
 # id the author's column links to (home.php?mod=spacecp&ac=usergroup&gid=N).
 _MODERATING = frozenset({"1", "2", "3", "16", "17", "18", "19"})
 _GROUP = re.compile(r"ac=usergroup&(?:amp;)?gid=(\d+)")
+# A [code] block's 复制代码 button.
+_COPY_BUTTON = "div.blockcode > em[onclick*='copycode']"
 
 
 def _moderator(node: Node) -> str | None:
@@ -497,10 +504,11 @@ def _hide_code(body: Node) -> str | None:
     return None
 
 
-def _shown_anyway(node: Node, body: Node) -> str | None:
+def _shown_anyway(node: Node, body: Node, locks: list[Node]) -> str | None:
     """Why the forum hides a post whose body it still shows (to a moderator), from the
-    notices (div.locked) beside the body; None for a post shown to all."""
-    for lock in node.css("div.locked"):
+    notices (div.locked: ``locks``, the post's) beside the body; None for a post shown to
+    all."""
+    for lock in locks:
         parent = lock.parent
         while parent is not None and parent is not node and parent is not body:
             parent = parent.parent
