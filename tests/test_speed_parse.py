@@ -60,3 +60,20 @@ def test_whether_a_node_hides_anything_is_what_the_selector_finds(html):
     for node in tree.root.traverse() if tree.root is not None else ():
         if node.tag and node.tag[0] not in "-!":
             assert hides(node) == (node.css_first(HIDDEN) is not None), (node.html, html)
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(["<p>", "字", "a", "\ud800", "\udfff", "😀", "&amp;"])).map("".join))
+@example("<p>\ud83d\ude00</p>")  # a pair of lone surrogates is not the character they make
+def test_a_page_encoded_once_is_parsed_and_keyed_as_before(text):
+    """The digest the parse memo keys a page by, and lexbor's tree, from the page's UTF-8
+    encoded once: a lone surrogate is itself in the digest and left out of the parse."""
+    import hashlib
+
+    from tally.forums.base import _digest
+    from tally.forums.htmltext import html_tree
+
+    before = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=32).digest()
+    assert _digest(text) == before
+    assert html_tree(text).html == LexborHTMLParser(text).html
+    assert _digest(text) == before  # the same text again
