@@ -77,3 +77,22 @@ def test_a_page_encoded_once_is_parsed_and_keyed_as_before(text):
     assert _digest(text) == before
     assert html_tree(text).html == LexborHTMLParser(text).html
     assert _digest(text) == before  # the same text again
+
+
+WHOLE = '回复:</span> <span class="xi1">12</span>'
+
+
+@FUZZ
+@given(
+    st.lists(st.sampled_from([WHOLE, "回复:</span>", ' <span class="xi1">', "1", "</span>", "字"]))
+    .map("".join),
+    st.integers(0, 80),
+)
+@example(WHOLE, 20)  # the words inside the head, the number past it
+@example("字" + WHOLE, len(WHOLE) + 1)
+def test_a_head_is_searched_as_its_slice_was(text, end):
+    from tally.forums.discuz.pages import _REPLIES_HTML, _head_search
+
+    found = _head_search(_REPLIES_HTML, "回复:</span>", text, end)
+    before = _REPLIES_HTML.search(text[:end])
+    assert (found and (found.span(), found.group(1))) == (before and (before.span(), before.group(1)))
