@@ -30,7 +30,7 @@ from tally.errors import (
 from tally.forums.asking import Getter, Request
 from tally.forums.boards import DEFAULT, Board, Boards
 from tally.forums.fields import Diagnosis, read_whole
-from tally.forums.htmltext import Node, html_tree
+from tally.forums.htmltext import Node, html_tree, utf8
 from tally.forums.replies import Accepted, Ask, ReplyForm, Submit, Unserved
 from tally.forums.timeparse import backwards
 from tally.kept import Kept
@@ -170,7 +170,10 @@ class PageText:
 
 
 def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=32).digest()
+    # The UTF-8 lexbor parses next (``utf8``: encoded once); a lone surrogate as itself.
+    raw = utf8(text)
+    data = raw if raw is not None else text.encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=32).digest()
 
 
 # The pages parsed last, each by a digest of its whole text and everything else its reading

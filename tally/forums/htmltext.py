@@ -38,7 +38,33 @@ def html_tree(text: str) -> Any:
     # A tag takes three characters at least ("<a>"): a short page cannot nest deep enough.
     if len(text) > 3 * _SCAN_FROM and text.count("<") > _SCAN_FROM:
         text = flatten_deep(text)
-    return LexborHTMLParser(text)
+    # lexbor reads a text as its UTF-8 (a lone surrogate left out), and the same bytes as
+    # themselves: the page's UTF-8 from ``utf8``, where it can hold it.
+    raw = utf8(text)
+    return LexborHTMLParser(raw if raw is not None else text)
+
+
+# The text encoded last, and its UTF-8 (None: it holds a lone surrogate, which UTF-8
+# cannot), kept by the text object itself. A page's text is encoded twice in a row: for
+# the digest the parse memo keys it by (``tally.forums.base``), then for lexbor; encoding a
+# page takes a tenth of its parse. One slot, swapped whole: a thread that finds another's
+# text there encodes its own.
+_ENCODED: tuple[str, bytes | None] | None = None
+
+
+def utf8(text: str) -> bytes | None:
+    """``text`` in UTF-8, or None where it holds a lone surrogate; the last text's again
+    without encoding it."""
+    global _ENCODED
+    last = _ENCODED
+    if last is not None and last[0] is text:
+        return last[1]
+    try:
+        raw: bytes | None = text.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = None
+    _ENCODED = (text, raw)
+    return raw
 
 
 def flatten_deep(text: str, limit: int = MAX_DEPTH) -> str:
@@ -104,6 +130,22 @@ HIDDEN = (
 
 def hides(node: Node) -> bool:
     """Whether ``node`` holds an element its page hides (a cheap test before the walk)."""
+    # Each of HIDDEN's selectors needs an attribute: a class (display_none, jammer, in any
+    # case in a page without a doctype), hidden or style. lexbor writes every attribute out
+    # as `name="…"`, its name in lower case, so markup without these words holds none
+    # below the node: a name's or a label's markup is written out in less time than lexbor
+    # takes to parse HIDDEN, and a body's own class (td.t_f) says nothing of its insides.
+    attributes = node.attributes
+    classes = (attributes.get("class") or "").lower()
+    if "hidden" in attributes or "style" in attributes or "display_none" in classes or (
+        "jammer" in classes
+    ):
+        return node.css_first(HIDDEN) is not None
+    markup = node.html
+    if markup is not None:
+        inside = markup[markup.find(">") + 1 :]  # at or before its own start tag's end
+        if "class=" not in inside and "style=" not in inside and "hidden" not in inside:
+            return False
     return node.css_first(HIDDEN) is not None
 
 

@@ -112,14 +112,22 @@ def stuck_label(node: Node, pid: str) -> tuple[bool, bool]:
     """Whether the post is a reply stuck to the top of page 1 (置顶回复), and whether its
     label numbers it (X3.5 leaves out the number of one from a later page)."""
     anchor = node.css_first(f"#postnum{pid}")
-    m = _STUCK.match(seen_text(anchor)) if anchor is not None else None
-    return (m is not None, bool(m and m.group(1)))
+    return _stuck(seen_text(anchor)) if anchor is not None else (False, False)
 
 
 def hot_label(node: Node, pid: str) -> bool:
     """Whether the post is a 热门回复 shown at the top of page 1 (labelled 推荐, no floor)."""
     anchor = node.css_first(f"#postnum{pid}")
-    return anchor is not None and _HOT.match(seen_text(anchor).strip()) is not None
+    return anchor is not None and _hot(seen_text(anchor))
+
+
+def _stuck(label: str) -> tuple[bool, bool]:
+    m = _STUCK.match(label)
+    return (m is not None, bool(m and m.group(1)))
+
+
+def _hot(label: str) -> bool:
+    return _HOT.match(label.strip()) is not None
 
 
 class PostFields:
@@ -131,8 +139,29 @@ class PostFields:
         self.index = index  # its place on the page, from 0
         self.pid, self.pid_where = post_id(node)
         self.where = f"{place.source}, post {self.pid}"
-        self.keys = _key_nodes(node, self.pid)
+        self.keys, self.exact = _key_nodes(node, self.pid)
         self.tz = place.tz
+        self._seen: tuple[Node, str] | None = None  # the floor label and its text, read once
+
+    def labelled(self) -> tuple[bool, bool, bool]:
+        """``hot_label`` and ``stuck_label`` (a 热门回复; a 置顶回复, and whether numbered),
+        from the label the walk found: the one ``floor`` reads."""
+        pid = self.pid
+        # The walk keys a node by its id as written; where an id matched another case of
+        # the post's (lexbor's selectors in a page without a doctype), it is looked for
+        # as those two do.
+        anchor = self.keys.get(f"postnum{pid}") if self.exact else (
+            self.node.css_first(f"#postnum{pid}")
+        )  # fmt: skip
+        if anchor is None:
+            return False, False, False
+        label = self._seen_text(anchor)
+        return (_hot(label), *_stuck(label))
+
+    def _seen_text(self, anchor: Node) -> str:
+        if self._seen is None or self._seen[0] is not anchor:
+            self._seen = (anchor, seen_text(anchor))
+        return self._seen[1]
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -174,7 +203,7 @@ class PostFields:
     def _label(self, anchor: Node, where: str) -> tuple[int, str]:
         """A floor label: its number when it holds one, else a name the board gives its
         first floors (its profile's floor_names, else Discuz!'s defaults); never a guess."""
-        label = seen_text(anchor)
+        label = self._seen_text(anchor)
         m = _FLOOR_LABEL.match(label)
         if m:
             return int(m.group(1)), where
@@ -370,7 +399,12 @@ READERS: dict[str, Callable[[PostFields], tuple[Any, str]]] = {
 
 def read_post(node: Node, place: Place, index: int, *, floor: int | None = None) -> Post:
     """The post; ``floor`` for one the page shows without its number (a 热门回复, 0)."""
-    fields = PostFields(node, place, index)
+    return read_fields(PostFields(node, place, index), floor=floor)
+
+
+def read_fields(fields: PostFields, *, floor: int | None = None) -> Post:
+    """``read_post`` of the fields already found."""
+    node, place = fields.node, fields.place
     pid, where = fields.pid, fields.where
     (author, author_id), _ = fields.author()
     (time, minutes), _ = fields.time()
@@ -389,17 +423,22 @@ def read_post(node: Node, place: Place, index: int, *, floor: int | None = None)
         # A moderator is shown the body of a 屏蔽ed post (and a hidden reply) with the same
         # notice above it ("…，只有管理员或有管理权限的成员可见"): the post is still hidden, so
         # that a count is the same whoever's cookies read it.
-        hidden = _shown_anyway(node, body) or _hide_code(body)
-        marks = {"i": [], "div": [], "strong": []}  # type: dict[str, list[Node]]
-        for hit in body.css("i, div.quote, strong"):
+        locks = node.css("div.locked")
+        # No notice in the post, none in its body either.
+        hidden = _shown_anyway(node, body, locks) or (_hide_code(body) if locks else None)
+        # The marks, quotes and [code] buttons taken out of the body, found in one walk: a
+        # button inside what is taken out before it is out of the tree already.
+        marks = {"i": [], "div": [], "strong": [], "em": []}  # type: dict[str, list[Node]]
+        for hit in body.css(f"i, div.quote, strong, {_COPY_BUTTON}"):
             marks[hit.tag].append(hit)
         edited, bracketed = edit_mark(marks["i"], tz, where)
         reply_to = _take_reply_header(marks["strong"])
         quotes = _take_quotes(marks["div"])
         # A [code] block's 复制代码 button: the forum's words under the poster's (they showed
         # in the closing post's line of a ballot written in a code block).
-        for button in body.css("div.blockcode > em[onclick*='copycode']"):
-            button.decompose()
+        for button in marks["em"]:
+            if button.parent is not None:  # taken out with what held it: out of the tree
+                button.decompose()
         red, large = font_flags(body)
         text = node_text(body)
         # A reply's own 标题 stands above its message (the author's words too: a ballot
@@ -439,6 +478,8 @@ def read_post(node: Node, place: Place, index: int, *, floor: int | None = None)
 # id the author's column links to (home.php?mod=spacecp&ac=usergroup&gid=N).
 _MODERATING = frozenset({"1", "2", "3", "16", "17", "18", "19"})
 _GROUP = re.compile(r"ac=usergroup&(?:amp;)?gid=(\d+)")
+# A [code] block's 复制代码 button.
+_COPY_BUTTON = "div.blockcode > em[onclick*='copycode']"
 
 
 def _moderator(node: Node) -> str | None:
@@ -463,10 +504,11 @@ def _hide_code(body: Node) -> str | None:
     return None
 
 
-def _shown_anyway(node: Node, body: Node) -> str | None:
+def _shown_anyway(node: Node, body: Node, locks: list[Node]) -> str | None:
     """Why the forum hides a post whose body it still shows (to a moderator), from the
-    notices (div.locked) beside the body; None for a post shown to all."""
-    for lock in node.css("div.locked"):
+    notices (div.locked: ``locks``, the post's) beside the body; None for a post shown to
+    all."""
+    for lock in locks:
         parent = lock.parent
         while parent is not None and parent is not node and parent is not body:
             parent = parent.parent
@@ -479,19 +521,24 @@ def _shown_anyway(node: Node, body: Node) -> str | None:
     return None
 
 
-def _key_nodes(node: Node, pid: str) -> dict[str, Node]:
-    """The nodes a post is read from, found in one walk over it (the walk is the cost)."""
+def _key_nodes(node: Node, pid: str) -> tuple[dict[str, Node], bool]:
+    """The nodes a post is read from, found in one walk over it (the walk is the cost), and
+    whether each of the post's ids found is keyed as the selectors matched it: False where
+    a node's id is another case of one (lexbor matches ids so in a page without a doctype,
+    where the key is the id as written)."""
     found: dict[str, Node] = {}
-    selector = (
-        f"#postnum{pid}, #authorposton{pid}, #postmessage_{pid}, #comment_{pid}, a.xw1, "
-        f"#userinfo{pid} strong a"
-    )
+    ids = (f"postnum{pid}", f"authorposton{pid}", f"postmessage_{pid}", f"comment_{pid}")
+    selector = f"#{', #'.join(ids)}, a.xw1, #userinfo{pid} strong a"
+    exact = True
     for hit in node.css(selector):
         # The first a.xw1 is the poster's; later ones are 点评 authors. The user card
         # (#userinfo…) names the poster a second time.
-        key = hit.id or ("author" if "xw1" in (hit.attributes.get("class") or "") else "card")
+        ident = hit.id
+        key = ident or ("author" if "xw1" in (hit.attributes.get("class") or "") else "card")
+        if ident and ident not in ids and ident.lower() in ids:
+            exact = False
         found.setdefault(key, hit)
-    return found
+    return found, exact
 
 
 def _named_link(link: Node, href: str | None = None) -> tuple[str, str | None]:
