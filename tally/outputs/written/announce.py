@@ -23,7 +23,7 @@ from tally.rules.counting.votes import DayResult
 from tally.rules.game.game import Day, Game
 from tally.rules.game.names import ANONYMOUS, normalise
 from tally.rules.game.rulesets import ChangeMethod, NonBallots, Ruleset
-from tally.rules.judging.ballots import Remark
+from tally.rules.judging.ballots import Ballot, Remark
 from tally.rules.verdicts import BallotKind, Status, span_words, void_words
 from tally.sanitise import one_line
 from tally.times import compared, short
@@ -165,7 +165,7 @@ def _standing(result: DayResult, rules: Ruleset) -> str:
     return standing + f"以 {short(result.day.closes)} 关门后的结果为准。"
 
 
-def _link(result: DayResult, row: Any) -> str:
+def post_link(result: DayResult, row: Ballot | Remark) -> str:
     """The address of a ballot's or a remark's post (a comment's: the floor it is under)."""
     ref = result.day.vote_ref
     return platform_of(ref).post_url(ref, row.parent_post_id or row.post_id)
@@ -217,7 +217,7 @@ def _ballot_rows(result: DayResult, game: Game) -> list[dict[str, Any]]:
         {
             "floor": b.floor,
             "comment": b.comment,
-            "link": _link(result, b),
+            "link": post_link(result, b),
             "voter": who(b),
             "kind": b.kind.label,
             "target": b.target or b.written,
@@ -249,7 +249,7 @@ def _unballoted_rows(result: DayResult) -> list[dict[str, Any]]:
             {
                 "floor": r.floor,
                 "comment": r.comment,
-                "link": _link(result, r),
+                "link": post_link(result, r),
                 "voter": player,
                 "words": r.words + (f"（另{more}帖）" if more else ""),
                 "void_reason": label,
@@ -267,7 +267,7 @@ def _gone_rows(result: DayResult) -> list[dict[str, Any]]:
         {
             "floor": r.floor,
             "comment": r.comment,
-            "link": _link(result, r),
+            "link": post_link(result, r),
             "voter": r.player or r.author,
             "words": gone_label(r),
             "void_reason": gone_label(r),
