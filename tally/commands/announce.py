@@ -46,11 +46,10 @@ def announce(
     from tally.outputs.written.announce import (
         check_templates,
         closing_post,
-        elevator_context,
-        morning_context,
         reminder_context,
         render,
     )
+    from tally.outputs.written.opening import elevator_context, morning_context
 
     kind, markup = Announcement(kind), Markup(markup) if markup is not None else None
     if post:

@@ -6,7 +6,7 @@ outcome, the demo. Each takes a rich ``Console`` and knows nothing of the termin
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.console import Console
 from rich.table import Table
@@ -113,9 +113,32 @@ def print_day(console: Console, result: DayResult) -> None:
         )
         say(console, f"From the earlier days' counts (not in the game file): {said}")
     console.print(totals_table(result))
+    _print_floors(console, _floor_rows(result))
+    for flag in result.flags:
+        where = f"floor {flag.floor}: " if flag.floor else ""
+        say(console, f"flag {flag.rule}: {where}{flag.note}")
+    if result.not_voted:
+        say(console, f"Not voted ({len(result.not_voted)}): {'、'.join(result.not_voted)}")
+    say(console, outcome_line(result))
 
-    # (order, floor, who, kind, target, time, status, style, why), in the thread's order:
-    # the ballots, and the posts that hold none (listed, never counted).
+
+class _FloorRow(NamedTuple):
+    """A line of the ballots table: a ballot, or a post that holds none."""
+
+    order: tuple[Any, ...]  # the thread's order: floor, its 点评 after it, then time
+    floor: str
+    who: str
+    kind: str
+    target: str
+    when: str
+    status: str
+    style: str
+    why: str
+
+
+def _floor_rows(result: DayResult) -> list[_FloorRow]:
+    """The ballots and the posts that hold none (listed, never counted), in the thread's
+    order, each with why it stands so."""
     rows = []
     for b in result.ballots:
         counted = b.status == Status.COUNTED
@@ -128,14 +151,22 @@ def print_day(console: Console, result: DayResult) -> None:
             why += " [flag: " + "; ".join(flags) + "]"
         floor = f"{b.floor}" + (" 点评" if b.comment else "")
         target, style = b.target or b.written or "", _STATUS_STYLE[b.status]
-        rows.append(((b.floor, b.comment, b.posted_at), floor, b.voter or b.author, str(b.kind),
-                     target, short(b.time), status, style, why.strip()))  # fmt: skip
+        order = (b.floor, b.comment, b.posted_at)
+        rows.append(_FloorRow(order, floor, b.voter or b.author, str(b.kind), target,
+                              short(b.time), status, style, why.strip()))  # fmt: skip
     for r in result.remarks:
         floor = f"{r.floor}" + (" 点评" if r.comment else "")
-        rows.append(((r.floor, r.comment, r.time), floor, r.player or r.author, "", "",
-                     short(r.time), _REMARK_STATUS[r.status], "dim" if r.status ==
-                     Status.NOT_A_BALLOT else "red", r.note or r.words))  # fmt: skip
-    rows.sort(key=lambda row: row[0])
+        style = "dim" if r.status == Status.NOT_A_BALLOT else "red"
+        rows.append(_FloorRow((r.floor, r.comment, r.time), floor, r.player or r.author, "", "",
+                              short(r.time), _REMARK_STATUS[r.status], style,
+                              r.note or r.words))  # fmt: skip
+    rows.sort(key=lambda row: row.order)
+    return rows
+
+
+def _print_floors(console: Console, rows: list[_FloorRow]) -> None:
+    """The rows as a table on a wide terminal; on a narrow one, each on a line, why it
+    stands so on the next."""
     if console.width >= WIDE:
         ballots = Table(title="Ballots, floor by floor")
         for column in ("floor", "voter", "kind", "target", "time", "status"):
@@ -145,20 +176,14 @@ def print_day(console: Console, result: DayResult) -> None:
             ballots.add_row(floor, cell(who), kind, cell(target), when, cell(status, style),
                             cell(why))  # fmt: skip
         console.print(ballots)
-    else:  # a narrow terminal: each ballot on a line, why it stands so on the next
-        say(console, "\nBallots, floor by floor")
-        for _, floor, who, kind, target, when, status, style, why in rows:
-            head = Text(f"{floor:>6}  ") + cell(who) + Text(f"  {kind} ")
-            head += cell(target) + Text(f"  {when}  ") + cell(status, style)
-            console.print(head, soft_wrap=True)
-            if why:
-                say(console, f"        {why}")
-    for flag in result.flags:
-        where = f"floor {flag.floor}: " if flag.floor else ""
-        say(console, f"flag {flag.rule}: {where}{flag.note}")
-    if result.not_voted:
-        say(console, f"Not voted ({len(result.not_voted)}): {'、'.join(result.not_voted)}")
-    say(console, outcome_line(result))
+        return
+    say(console, "\nBallots, floor by floor")
+    for _, floor, who, kind, target, when, status, style, why in rows:
+        head = Text(f"{floor:>6}  ") + cell(who) + Text(f"  {kind} ")
+        head += cell(target) + Text(f"  {when}  ") + cell(status, style)
+        console.print(head, soft_wrap=True)
+        if why:
+            say(console, f"        {why}")
 
 
 def outcome_line(result: DayResult) -> str:

@@ -9,12 +9,11 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from tally.outputs.results import Announced, Counted, DayAdded, Diagnosed, Lurked
-from tally.outputs.shown.ledger import game_path_of
-from tally.rules.cards.ledger import commands
+from tally.outputs.shown.json_ledger import ledger_json
 from tally.rules.counting.count import votes_number
 from tally.rules.counting.state import Fact, FactKind
 from tally.rules.counting.votes import DayResult
-from tally.rules.judging.ballots import Remark
+from tally.rules.judging.ballots import Ballot, Remark
 from tally.rules.verdicts import void_words
 from tally.settings import Settings
 from tally.times import iso
@@ -46,38 +45,7 @@ def day_json(result: DayResult) -> dict[str, Any]:
             "read_by": result.thread.read_by,
         },
         "ballots": sorted(
-            [
-                {
-                    "floor": b.floor,
-                    "post_id": b.post_id,
-                    "voter": b.voter,
-                    "kind": b.kind,
-                    "target": b.target,
-                    "time": iso(b.time),
-                    "status": b.status,
-                    "reason": b.reason,
-                    # Every rule it breaks, the one the announcement names first.
-                    "reasons": [b.reason, *(r for r in b.reasons if r != b.reason)]
-                    if b.reason
-                    else [],
-                    # As the announcement words it, with the ruleset's numbers.
-                    "reason_words": void_words(b.reason, result.rules) if b.reason else None,
-                    "author": b.author,
-                    "author_id": b.author_id,
-                    "comment": b.comment,
-                    "parent_post_id": b.parent_post_id,
-                    "posted_at": iso(b.posted_at),
-                    "written": b.written,
-                    "weight": votes_number(result.count.weights[b.voter][0])
-                    if b.voter in result.count.weights
-                    else None,
-                    "note": b.note,
-                    "suggestions": list(b.suggestions),
-                    "flags": list(b.flags),
-                    "ruling": b.ruling,
-                }
-                for b in result.ballots
-            ]
+            [_ballot(b, result) for b in result.ballots]
             + [_remark(r) for r in result.remarks],
             # In the thread's order: floor by floor, each floor before its 点评.
             key=lambda row: (row["floor"], row["comment"], row["posted_at"]),
@@ -114,6 +82,37 @@ def day_json(result: DayResult) -> dict[str, Any]:
         # and why the close differs from the one the thread announced (close_changed).
         "late_ok": result.late_ok,
         "close_changed": result.day.close_changed,
+    }
+
+
+def _ballot(b: Ballot, result: DayResult) -> dict[str, Any]:
+    """A ballot as a row of ``ballots``: its verdict, every rule it breaks, its weight."""
+    return {
+        "floor": b.floor,
+        "post_id": b.post_id,
+        "voter": b.voter,
+        "kind": b.kind,
+        "target": b.target,
+        "time": iso(b.time),
+        "status": b.status,
+        "reason": b.reason,
+        # Every rule it breaks, the one the announcement names first.
+        "reasons": [b.reason, *(r for r in b.reasons if r != b.reason)] if b.reason else [],
+        # As the announcement words it, with the ruleset's numbers.
+        "reason_words": void_words(b.reason, result.rules) if b.reason else None,
+        "author": b.author,
+        "author_id": b.author_id,
+        "comment": b.comment,
+        "parent_post_id": b.parent_post_id,
+        "posted_at": iso(b.posted_at),
+        "written": b.written,
+        "weight": votes_number(result.count.weights[b.voter][0])
+        if b.voter in result.count.weights
+        else None,
+        "note": b.note,
+        "suggestions": list(b.suggestions),
+        "flags": list(b.flags),
+        "ruling": b.ruling,
     }
 
 
@@ -236,62 +235,7 @@ def lurkers_json(result: DayCheck, view: LedgerView) -> dict[str, Any]:
             }
             for f in result.flags
         ],
-        "ledger": {
-            "path": str(view.path),
-            "written": view.written,
-            "new": [
-                {
-                    "day": c.day,
-                    "player": c.player,
-                    "colour": c.colour,
-                    "rule": c.rule,
-                    "reason": c.reason,
-                }
-                for c in view.new
-            ],
-            "totals": {
-                p: {"blue": t.blue, "yellow": t.yellow, "red": t.red}
-                for p, t in sorted(view.totals.items())
-            },
-            "sent_off": list(view.sent_off),
-            "camps_lost": view.camps_lost,
-            "struck": [
-                {
-                    "day": c.day,
-                    "player": c.player,
-                    "colour": c.colour,
-                    "rule": c.rule,
-                    "reason": c.reason,
-                }
-                for c in result.cards
-                if view.was_struck(c)
-            ],
-            # tally's cards the check no longer gives (RULES K1, K2 rest on none of them
-            # until the director removes or keeps each): the run exits 2.
-            "doubt": [
-                {
-                    "day": d.card.day,
-                    "player": d.card.player,
-                    "colour": d.card.colour,
-                    "rule": d.card.rule,
-                    "reason": d.card.reason,
-                    "why": d.why,
-                    "found_now": d.found,
-                    "remove": commands(d.card, game_path_of(view))[0],
-                    "keep": commands(d.card, game_path_of(view))[1],
-                }
-                for d in view.doubts
-            ],
-            "holds_again": [
-                {"day": c.day, "player": c.player, "colour": c.colour, "rule": c.rule}
-                for c in view.back
-            ],
-            "waiting": [
-                {"day": c.day, "player": c.player, "colour": c.colour, "reason": c.reason}
-                for c in view.waiting
-            ],
-            "undecided": list(view.undecided),
-        },
+        "ledger": ledger_json(view, result.cards),
         "acceleration": acceleration_json(result.acceleration),
     }
 

@@ -29,6 +29,20 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
             "so far, and the cards below are what they would give. Nothing is written.",
             style="bold yellow",
         )
+    console.print(_posts_table(result))
+    _print_day_cards(console, result, view)
+    for line in doubt_lines(view):
+        say(console, line, style="bold yellow")
+    for flag in result.flags:
+        # A flag of the day as a whole (S3) has no floor: "floor None" said nothing.
+        where = f"thread {flag.thread_id}, " if flag.thread_id else ""
+        where += f"floor {flag.floor}: " if flag.floor is not None else ""
+        say(console, f"flag {flag.rule}: {where}{flag.note}")
+    _print_ledger(console, view)
+
+
+def _posts_table(result: DayCheck) -> Table:
+    """Each player's posts on each day checked, and whether they voted (✓, ✗, ? unknown)."""
     table = Table(title="Posts (voted) per day")
     table.add_column("player")
     numbers = sorted(result.days)
@@ -43,7 +57,11 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
             )
     for player, cells in rows.items():
         table.add_row(cell(player), *cells)
-    console.print(table)
+    return table
+
+
+def _print_day_cards(console: Console, result: DayCheck, view: LedgerView) -> None:
+    """The day's cards, each with where it stands in the ledger, and the K1 escalations."""
     if result.cards:
         say(console, "Cards for this day:")
         new = {c.key for c in view.new}
@@ -59,13 +77,11 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
     for c in view.new:
         if c.rule == "K1":
             say(console, f"  {c.player}: {c.reason}")
-    for line in doubt_lines(view):
-        say(console, line, style="bold yellow")
-    for flag in result.flags:
-        # A flag of the day as a whole (S3) has no floor: "floor None" said nothing.
-        where = f"thread {flag.thread_id}, " if flag.thread_id else ""
-        where += f"floor {flag.floor}: " if flag.floor is not None else ""
-        say(console, f"flag {flag.rule}: {where}{flag.note}")
+
+
+def _print_ledger(console: Console, view: LedgerView) -> None:
+    """The ledger after the run: its totals, who is sent off, the camps lost, and where it
+    was written (or why not)."""
     if view.totals:
         say(console, "Ledger totals (blue / yellow / red):")
         for player, t in sorted(view.totals.items()):
@@ -88,6 +104,7 @@ def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
         else "not written (--no-write):"
     )
     say(console, f"Ledger {saved} {view.path}")
+
 
 def doubt_lines(view: LedgerView) -> list[str]:
     """One line per card in doubt: which, why (the count now), and the two ways out; one per

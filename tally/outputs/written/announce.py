@@ -1,5 +1,5 @@
 """Announcements: what each says (the values its template gets), in BBCode for Discuz! and
-plain text for Tieba (RULES A1, A2, C7).
+plain text for Tieba (RULES C7); the posts that open a day are ``opening``'s (A1, A2).
 
 Each kind is a template ``<kind>.<markup>.j2``, rendered in tally's Jinja machinery
 (``tally.outputs.written.templating``: the director's folder, the sandbox, the bounds).
@@ -10,32 +10,21 @@ director's alone (RULES L7).
 
 from __future__ import annotations
 
-import hashlib
-import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import timedelta
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from tally.errors import InputError
 from tally.forums import markup_for, platform_of
-from tally.model import Thread
 from tally.outputs.written.templating import compile_templates, template_text
-from tally.rules.cards.ledger import Card
 from tally.rules.counting.count import votes_text
 from tally.rules.counting.votes import DayResult
 from tally.rules.game.game import Day, Game
 from tally.rules.game.names import ANONYMOUS, normalise
 from tally.rules.game.rulesets import ChangeMethod, NonBallots, Ruleset
-from tally.rules.judging.ballots import Remark
-from tally.rules.verdicts import (
-    BallotKind,
-    Status,
-    ThreadRole,
-    span_words,
-    void_words,
-)
+from tally.rules.judging.ballots import Ballot, Remark
+from tally.rules.verdicts import BallotKind, Status, span_words, void_words
 from tally.sanitise import one_line
 from tally.times import compared, short
 from tally.vocabulary import BBCODE_OPENING as _BBCODE
@@ -121,102 +110,9 @@ def close_context(
     rules = game.rules
     ref = result.day.vote_ref
     platform = platform_of(ref)
-    weights = result.count.weights
     o = result.outcome
-    totals = result.totals
-    words = _words(result)
-    tied = _top(result)
-    sentence = outcome_sentence(result, game)
-    leaders = "、".join(result.leaders)
-    if not leaders:
-        standing = "目前无人得票。"
-    elif rules.publish_counts:
-        standing = f"暂时领先：{leaders}（{words['top']} 票）。"
-    else:
-        standing = f"暂时领先：{leaders}。"
-    standing += f"以 {short(result.day.closes)} 关门后的结果为准。"
-
-    def link(b: Any) -> str:
-        return platform.post_url(ref, b.parent_post_id or b.post_id)
-
-    # An anonymous ballot (匿名) is counted as its account's, which the forum shows only to
-    # moderators: the players' post names it as the forum does, 匿名 (found on a real X3.5).
-    unnamed = {b.voter for b in result.ballots
-               if b.author == ANONYMOUS and b.voter and b.status == Status.COUNTED}  # fmt: skip
-
-    def named(voter: str) -> str:
-        return ANONYMOUS if voter in unnamed else voter
-
-    # An account no player that posts under a player's name now (the forum renamed it, or
-    # the player): named with its uid, so the post does not read as the player voided.
-    players = {normalise(p) for p in game.players}
-
-    def who(b: Any) -> str:
-        if b.author == ANONYMOUS:
-            return ANONYMOUS
-        if b.voter:
-            return str(b.voter)
-        if b.author_id and normalise(b.author) in players:
-            return f"{b.author}（uid {b.author_id}）"
-        return str(b.author)
-
-    ballots = [
-        {
-            "floor": b.floor,
-            "comment": b.comment,
-            "link": link(b),
-            "voter": who(b),
-            "kind": b.kind.label,
-            "target": b.target or b.written,
-            "reason": b.written_reason or "",
-            "status": b.status,
-            "abstain": b.kind == BallotKind.ABSTAIN,
-            "void_reason": void_words(b.reason, rules) if b.reason else "",
-            "weight": _weight(weights, b.voter),
-        }
-        for b in result.ballots
-    ]
-    # A non-voter's posts that hold no ballot, one entry a player (the first such post, and
-    # how many more), so they see why they are not counted as having voted.
-    firsts: dict[str, Any] = {}
-    for r in result.remarks:
-        if r.status != Status.NOT_A_BALLOT:
-            continue  # banned and deleted posts: each listed below
-        if r.player in result.not_voted:
-            first = firsts.setdefault(r.player, {"remark": r, "more": -1})
-            first["more"] += 1
-    remarks = []
-    for player, first in firsts.items():
-        r, more = first["remark"], first["more"]
-        label = Status.NOT_A_BALLOT.label + (f"（另{more}帖）" if more else "")
-        remarks.append(
-            {
-                "floor": r.floor,
-                "comment": r.comment,
-                "link": platform.post_url(ref, r.parent_post_id or r.post_id),
-                "voter": player,
-                "words": r.words + (f"（另{more}帖）" if more else ""),
-                "void_reason": label,
-            }
-        )
-    # A post the forum 屏蔽s or no longer shows is listed whoever wrote it: its author sees
-    # why it was not counted (its words stay unsaid: the forum hides them). A deleted post's
-    # floor is the one it had when tally read it, said so: a Discuz! board numbers the floors
-    # after it again, so that number may now be another post's.
-    remarks += [
-        {
-            "floor": r.floor,
-            "comment": r.comment,
-            "link": platform.post_url(ref, r.parent_post_id or r.post_id),
-            "voter": r.player or r.author,
-            "words": gone_label(r),
-            "void_reason": gone_label(r),
-        }
-        for r in result.remarks
-        # The discussion's posts in the thread the vote thread was merged into (合并) are
-        # the discussion's, no post of the vote: not listed.
-        if r.status not in (Status.NOT_A_BALLOT, Status.DISCUSSION)
-    ]
+    ballots = _ballot_rows(result, game)
+    remarks = [*_unballoted_rows(result), *_gone_rows(result)]
     return {
         "game": game.name,
         "day": result.day.day,
@@ -227,21 +123,8 @@ def close_context(
         "thread_url": platform.page_url(ref, 1),
         # What the forum calls a comment under a floor: a Discuz! 点评, a Tieba 楼中楼.
         "comment_word": platform.comment_word,
-        "totals": [
-            {
-                "player": t.player,
-                "votes": votes_text(t.votes),
-                "voters": [
-                    {"name": named(v), "weight": _weight(weights, v)} for v in t.voters
-                ],
-                "bonuses": [
-                    {"votes": votes_text(a), "label": _BONUS.get(rule, why), "rule": rule}
-                    for a, why, rule in t.bonuses
-                ],
-            }
-            for t in totals
-        ],
-        "top": tied,
+        "totals": _total_rows(result),
+        "top": _top(result),
         "counted": [b for b in ballots if b["status"] == Status.COUNTED and not b["abstain"]],
         "abstained": [b for b in ballots if b["status"] == Status.COUNTED and b["abstain"]],
         "superseded": [b for b in ballots if b["status"] == Status.SUPERSEDED],
@@ -258,17 +141,146 @@ def close_context(
         "show_rules": show_rules,
         "as_of": f"{short(result.as_of)}",
         "closes": f"{short(result.day.closes)}",
-        "standing": standing,
+        "standing": _standing(result, rules),
         **rule_numbers(rules),
         "outcome": {
             "result": o.result,
             "player": o.player or "",
             "rule": o.code.rule,
             "code": o.code,
-            "text": sentence,
+            "text": outcome_sentence(result, game),
         },
     }
 
+
+def _standing(result: DayResult, rules: Ruleset) -> str:
+    """A provisional post's line on who leads, and that the close decides."""
+    leaders = "、".join(result.leaders)
+    if not leaders:
+        standing = "目前无人得票。"
+    elif rules.publish_counts:
+        standing = f"暂时领先：{leaders}（{_words(result)['top']} 票）。"
+    else:
+        standing = f"暂时领先：{leaders}。"
+    return standing + f"以 {short(result.day.closes)} 关门后的结果为准。"
+
+
+def post_link(result: DayResult, row: Ballot | Remark) -> str:
+    """The address of a ballot's or a remark's post (a comment's: the floor it is under)."""
+    ref = result.day.vote_ref
+    return platform_of(ref).post_url(ref, row.parent_post_id or row.post_id)
+
+
+def _total_rows(result: DayResult) -> list[dict[str, Any]]:
+    """Each player's votes, who gave them (with weights) and the bonuses (C2, C3)."""
+    weights = result.count.weights
+    # An anonymous ballot (匿名) is counted as its account's, which the forum shows only to
+    # moderators: the players' post names it as the forum does, 匿名 (found on a real X3.5).
+    unnamed = {b.voter for b in result.ballots
+               if b.author == ANONYMOUS and b.voter and b.status == Status.COUNTED}  # fmt: skip
+
+    def named(voter: str) -> str:
+        return ANONYMOUS if voter in unnamed else voter
+
+    return [
+        {
+            "player": t.player,
+            "votes": votes_text(t.votes),
+            "voters": [{"name": named(v), "weight": _weight(weights, v)} for v in t.voters],
+            "bonuses": [
+                {"votes": votes_text(a), "label": _BONUS.get(rule, why), "rule": rule}
+                for a, why, rule in t.bonuses
+            ],
+        }
+        for t in result.totals
+    ]
+
+
+def _ballot_rows(result: DayResult, game: Game) -> list[dict[str, Any]]:
+    """Every ballot of the day as the post lists it, whatever its status."""
+    rules = game.rules
+    weights = result.count.weights
+    # An account no player that posts under a player's name now (the forum renamed it, or
+    # the player): named with its uid, so the post does not read as the player voided.
+    players = {normalise(p) for p in game.players}
+
+    def who(b: Any) -> str:
+        if b.author == ANONYMOUS:
+            return ANONYMOUS
+        if b.voter:
+            return str(b.voter)
+        if b.author_id and normalise(b.author) in players:
+            return f"{b.author}（uid {b.author_id}）"
+        return str(b.author)
+
+    return [
+        {
+            "floor": b.floor,
+            "comment": b.comment,
+            "link": post_link(result, b),
+            "voter": who(b),
+            "kind": b.kind.label,
+            "target": b.target or b.written,
+            "reason": b.written_reason or "",
+            "status": b.status,
+            "abstain": b.kind == BallotKind.ABSTAIN,
+            "void_reason": void_words(b.reason, rules) if b.reason else "",
+            "weight": _weight(weights, b.voter),
+        }
+        for b in result.ballots
+    ]
+
+
+def _unballoted_rows(result: DayResult) -> list[dict[str, Any]]:
+    """A non-voter's posts that hold no ballot, one entry a player (the first such post, and
+    how many more), so they see why they are not counted as having voted."""
+    firsts: dict[str, Any] = {}
+    for r in result.remarks:
+        if r.status != Status.NOT_A_BALLOT:
+            continue  # banned and deleted posts: each listed by _gone_rows
+        if r.player in result.not_voted:
+            first = firsts.setdefault(r.player, {"remark": r, "more": -1})
+            first["more"] += 1
+    remarks = []
+    for player, first in firsts.items():
+        r, more = first["remark"], first["more"]
+        label = Status.NOT_A_BALLOT.label + (f"（另{more}帖）" if more else "")
+        remarks.append(
+            {
+                "floor": r.floor,
+                "comment": r.comment,
+                "link": post_link(result, r),
+                "voter": player,
+                "words": r.words + (f"（另{more}帖）" if more else ""),
+                "void_reason": label,
+            }
+        )
+    return remarks
+
+
+def _gone_rows(result: DayResult) -> list[dict[str, Any]]:
+    """A post the forum 屏蔽s or no longer shows is listed whoever wrote it: its author sees
+    why it was not counted (its words stay unsaid: the forum hides them). A deleted post's
+    floor is the one it had when tally read it, said so: a Discuz! board numbers the floors
+    after it again, so that number may now be another post's."""
+    return [
+        {
+            "floor": r.floor,
+            "comment": r.comment,
+            "link": post_link(result, r),
+            "voter": r.player or r.author,
+            "words": gone_label(r),
+            "void_reason": gone_label(r),
+        }
+        for r in result.remarks
+        # The discussion's posts in the thread the vote thread was merged into (合并) are
+        # the discussion's, no post of the vote: not listed.
+        if r.status not in (Status.NOT_A_BALLOT, Status.DISCUSSION)
+    ]
+
+
+def _weight(weights: Mapping[str, Any], voter: str | None) -> str:
+    return votes_text(weights[voter][0]) if voter is not None and voter in weights else "1"
 
 
 def gone_label(r: Remark) -> str:
@@ -277,6 +289,7 @@ def gone_label(r: Remark) -> str:
     if r.status is Status.DELETED:
         return f"{r.status.label}（删除前在{r.floor}楼）"
     return r.status.label
+
 
 def closing_post(
     result: DayResult,
@@ -381,153 +394,4 @@ def reminder_context(result: DayResult, game: Game, *, show_rules: bool = False)
         "proxy_rule": proxy_rule_line(game, day, show_rules=show_rules),
         "show_rules": show_rules,
         **rule_numbers(game.rules),
-    }
-
-
-# -- the morning announcement (A1) ---------------------------------------------------------
-
-
-def morning_context(
-    game: Game,
-    day: Day,
-    earlier: Mapping[int, Day],
-    cards: Sequence[Card],
-    *,
-    show_rules: bool = False,
-    voted_out: Sequence[str] | None = None,
-) -> dict[str, Any]:
-    """The opening of ``day`` (as it stands after the days before it: ``earlier``, each as
-    it stood): who went out since the day before, in the order they went out (A1), sheriff,
-    deputy, the slandered, the living, and the cards given for the day before.
-
-    ``voted_out``: who the day before's vote put out ([] for nobody), None when its result
-    is not known here (not counted, not posted): then the out are one list in the order of
-    the game file, since which of them the vote put out would be a guess.
-    """
-    rules = game.rules
-    before = earlier[max(earlier)] if earlier else None
-    was_dead = set(before.dead) if before else set()
-    # Who went out since the day before, also one revived at this open (seed 001): they
-    # went out all the same, and the post says they came back.
-    out = [p for p in (*day.dead, *day.revived) if p not in was_dead]
-    known = before is not None and voted_out is not None
-    by_day: list[str] = []
-    by_night = out
-    if before is not None and voted_out is not None:
-        by_day, by_night = _out_in_order(game, before, out, voted_out)
-    given = [c for c in cards if before is not None and c.day == before.day]
-    bonus = rules.slander_bonus
-    return {
-        "game": game.name,
-        "day": day.day,
-        "previous": before.day if before else None,
-        "eliminated": [*by_day, *by_night],
-        # The order they went out is known only with the day before's result (A1); without
-        # it the list is the game file's, and the post does not say it is in order.
-        "ordered": known,
-        # Seeds 000 and 002 list the day's out (voted out, red-carded) and the night's apart.
-        "apart": known and rules.night_apart,
-        "revived": [p for p in day.revived if p not in day.dead],
-        "day_out": by_day,
-        "night_out": by_night,
-        # A ruleset without a sheriff (M126) has no sheriff line, unless the file names one.
-        "has_sheriff": rules.sheriff_election_day is not None or bool(day.sheriff or day.deputy),
-        "sheriff": day.sheriff or "",
-        "deputy": day.deputy or "",
-        "slandered": list(day.slandered),
-        "slander_votes": _NUMBERS.get(bonus, votes_text(bonus)) + "票" if bonus else "",
-        "alive": [p for p in game.players if p not in day.dead],
-        "show_rules": show_rules,
-        **rule_numbers(rules),
-        "cards": [
-            {
-                "player": c.player,
-                "colour": c.colour.label,
-                "rule": c.rule,
-                # The ledger's K1 reason ends with its id ("3张黄牌折算为红牌（K1）"), part of
-                # what keeps the card one card: the players see the id only with show_rules,
-                # in the template's own place for it.
-                "reason": c.reason.removesuffix(f"（{c.rule}）"),
-            }
-            for c in given
-        ],
-    }
-
-
-def _weight(weights: Mapping[str, Any], voter: str | None) -> str:
-    return votes_text(weights[voter][0]) if voter is not None and voter in weights else "1"
-
-
-_NUMBERS = {Decimal(1): "一", Decimal(2): "两", Decimal(3): "三"}
-
-
-def _out_in_order(
-    game: Game, before: Day, out: Sequence[str], voted_out: Sequence[str]
-) -> tuple[list[str], list[str]]:
-    """``out`` (who went out since ``before``) in the order they went out (A1), the day's and
-    the night's: on the day, those out during it (by the time the file gives), the red card
-    and the vote-out in the ruleset's order (K2); then those out after the close, by the
-    time the file gives (黄昏, or a death in the night: the night's list where the ruleset
-    lists it apart); the rest went out in the night, in the order of the game file."""
-    died = sorted((p for p in out if p in before.died), key=lambda p: before.died[p])
-    during = [p for p in died if before.died[p] <= before.closes]
-    after = [p for p in died if before.died[p] > before.closes]
-    carded = [p for p in out if game.sent_off.get(p) == before.day]
-    voted = [p for p in voted_out if p in out]
-    first, second = (carded, voted) if game.rules.red_card_before_vote else (voted, carded)
-    by_day = list(dict.fromkeys([*during, *first, *second]))
-    if not game.rules.night_apart:
-        by_day = list(dict.fromkeys([*by_day, *after]))
-    by_night = [p for p in after if p not in by_day]
-    return by_day, [*by_night, *(p for p in out if p not in by_day and p not in by_night)]
-
-
-# -- the elevator thread (A2) ---------------------------------------------------------------
-
-
-def elevator_seed(game: Game) -> int:
-    """The elevator's order when --seed does not say another: the game's own, the same at
-    every run and on every day, since the order is part of the game (seed 002: the nearest in
-    the elevator; 001, 003: its neighbours). It comes from what names the game in tally's
-    mark on its posts (the file's ``id``, else its first vote thread), which a renamed or
-    corrected game file keeps."""
-    digest = hashlib.sha256(f"tally elevator\n{game.post_key}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
-def elevator_context(
-    game: Game, day: Day, discussion: Thread | None, seed: int | None
-) -> dict[str, Any]:
-    """Every player in the game's order (``elevator_seed``, or ``seed``), with a link to
-    their posts alone in the day's thread (A2): from their posts there, else, on Discuz!,
-    from the account id the game file gives (a real X3.5 answers that 只看该作者 link with
-    未定义操作 until the player's first post in the thread, then with their posts)."""
-    accounts: dict[str, tuple[str, str | None]] = {}
-    if discussion is not None:
-        cast = game.cast()
-        for post in discussion.posts:
-            player = cast.of(post).player
-            if player and player not in accounts:
-                accounts[player] = (post.author, post.author_id)
-    ref = day.ref(ThreadRole.DISCUSSION) or day.vote_ref
-    platform = platform_of(ref)
-    if seed is None:
-        seed = elevator_seed(game)
-    order = list(game.players)
-    random.Random(seed).shuffle(order)
-    floors = []
-    for player in order:
-        account = accounts.get(player)
-        uid = game.ids.get(player)
-        if account is not None:
-            link = platform.author_url(ref, account[0], account[1])
-        else:  # Tieba's link is a home page by the account's name, which the file may not say
-            link = platform.author_id_url(ref, uid) if uid else None
-        floors.append({"player": player, "link": link or ""})
-    return {
-        "game": game.name,
-        "day": day.day,
-        "seed": seed,
-        "floors": floors,
-        "thread_url": platform.page_url(ref, 1),
     }

@@ -154,33 +154,30 @@ def _pictured(arg: Any) -> Any:
     return arg
 
 
-def _svg(draw: Any, args: tuple[Any, ...], style: Any) -> str:
+def _saved(draw: Any, args: tuple[Any, ...], style: Any, out: Any, **how: Any) -> None:
+    """The figure ``draw(*args)`` makes in ``style``, saved to ``out`` as ``how`` says."""
     import warnings
 
     import matplotlib
 
     with matplotlib.rc_context(style), warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "Glyph missing": the browser draws it
-        fig = draw(*args)
-        out = io.StringIO()
-        # No date of drawing: the page says when it was made (the run's clock), and two
-        # runs over the same game make the same page.
-        fig.savefig(out, format="svg", metadata={"Date": None})
+        draw(*args).savefig(out, **how)
+
+
+def _svg(draw: Any, args: tuple[Any, ...], style: Any) -> str:
+    out = io.StringIO()
+    # No date of drawing: the page says when it was made (the run's clock), and two runs
+    # over the same game make the same page.
+    _saved(draw, args, style, out, format="svg", metadata={"Date": None})
     text = out.getvalue()
     return text[text.index("<svg") :]
 
 
 def png(draw: Any, *args: Any, dpi: int = 110) -> Picture:
-    import warnings
-
-    import matplotlib
-
     found = cjk_font()
-    with matplotlib.rc_context(_style()), warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        fig = draw(*args)
-        out = io.BytesIO()
-        fig.savefig(out, format="png", dpi=dpi)
+    out = io.BytesIO()
+    _saved(draw, args, _style(), out, format="png", dpi=dpi)
     warning = None
     if found is None:
         warning = (

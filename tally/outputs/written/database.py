@@ -236,107 +236,113 @@ def _adopt_legacy(db: Any, game: Game) -> None:
 
 
 def _game(db: Any, game: Game, results: Sequence[DayResult], tally: _Tally) -> None:
-    name, gid = game.name, game.id
+    gid = game.id
     _adopt_legacy(db, game)
     about = {
         "game_id": gid,
-        "game": name,
+        "game": game.name,
         "file": str(game.path) if game.path is not None else "",
         "ruleset": game.rules.name,
         "timezone": str(game.timezone),
     }
     _sync(db, "games", ("game_id",), [about], _where(db, "games", "game_id = ?", [gid]), tally)
     for result in results:
-        day = result.day
-        o = result.outcome
-        scope = [gid, day.day]
-        row = {
-            "game_id": gid,
-            "game": name,
-            "day": day.day,
-            "kind": str(result.kind),
-            "opens": iso(day.opens),
-            "closes": iso(day.closes),
-            "vote_origin": result.thread.origin,
-            "vote_platform": result.thread.platform,
-            "vote_thread_id": result.thread.thread_id,
-            "outcome_result": str(o.result),
-            "outcome_player": o.player,
-            "outcome_rule": str(o.code),
-            "outcome_note": o.note,
-            "cast": votes_number(result.count.cast),
-        }
-        _sync(db, "days", GAME_TABLES["days"], [row],
+        scope = [gid, result.day.day]
+        _sync(db, "days", GAME_TABLES["days"], [_day_row(game, result)],
               _where(db, "days", "game_id = ? and day = ?", scope), tally)  # fmt: skip
-        weights = result.count.weights
-        ballots = [
-            {
-                "game_id": gid,
-                "game": name,
-                "day": day.day,
-                "post_id": b.post_id,
-                "platform": result.thread.platform,
-                "thread_id": result.thread.thread_id,
-                "parent_post_id": b.parent_post_id,
-                "floor": b.floor,
-                "comment": int(b.comment),
-                "author": b.author,
-                "voter": b.voter,
-                "kind": str(b.kind),
-                "target": b.target,
-                "written": b.written,
-                "weight": votes_number(weights[b.voter][0]) if b.voter in weights else None,
-                "time": iso(b.time),
-                "posted_at": iso(b.posted_at),
-                "status": str(b.status),
-                "reason": str(b.reason) if b.reason else None,
-                "note": b.note,
-            }
-            for b in result.ballots
-        ] + [
-            {
-                "game_id": gid,
-                "game": name,
-                "day": day.day,
-                "post_id": r.post_id,
-                "platform": result.thread.platform,
-                "thread_id": result.thread.thread_id,
-                "parent_post_id": r.parent_post_id,
-                "floor": r.floor,
-                "comment": int(r.comment),
-                "author": r.author,
-                "voter": r.player,
-                "kind": None,
-                "target": None,
-                "written": "",
-                "weight": None,
-                "time": iso(r.time),
-                "posted_at": iso(r.time),
-                "status": str(r.status),
-                "reason": None,
-                "note": r.note or r.words,
-            }
-            for r in result.remarks  # a post that holds no ballot: listed, never counted
-        ]
         _sync(
-            db, "ballots", GAME_TABLES["ballots"], ballots,
+            db, "ballots", GAME_TABLES["ballots"], _ballot_rows(game, result),
             _where(db, "ballots", "game_id = ? and day = ?", scope), tally, delete_others=True,
         )  # fmt: skip
-        totals = [
-            {
-                "game_id": gid,
-                "game": name,
-                "day": day.day,
-                "player": t.player,
-                "votes": votes_number(t.votes),
-                "voters": json.dumps(list(t.voters), ensure_ascii=False),
-                "bonus": votes_number(sum((a for a, _, _ in t.bonuses), start=t.votes * 0)),
-            }
-            for t in result.totals
-        ]
         _sync(
-            db, "totals", GAME_TABLES["totals"], totals,
+            db, "totals", GAME_TABLES["totals"], _total_rows(game, result),
             _where(db, "totals", "game_id = ? and day = ?", scope), tally, delete_others=True,
         )  # fmt: skip
 
 
+def _day_key(game: Game, result: DayResult) -> dict[str, Any]:
+    """The columns every row of a day's record starts with: the game's id, its name, the day."""
+    return {"game_id": game.id, "game": game.name, "day": result.day.day}
+
+
+def _day_row(game: Game, result: DayResult) -> dict[str, Any]:
+    """The ``days`` row: the day's kind, times, vote thread and outcome."""
+    day, o = result.day, result.outcome
+    return {
+        **_day_key(game, result),
+        "kind": str(result.kind),
+        "opens": iso(day.opens),
+        "closes": iso(day.closes),
+        "vote_origin": result.thread.origin,
+        "vote_platform": result.thread.platform,
+        "vote_thread_id": result.thread.thread_id,
+        "outcome_result": str(o.result),
+        "outcome_player": o.player,
+        "outcome_rule": str(o.code),
+        "outcome_note": o.note,
+        "cast": votes_number(result.count.cast),
+    }
+
+
+def _ballot_rows(game: Game, result: DayResult) -> list[dict[str, Any]]:
+    """The ``ballots`` rows: every ballot's verdict, then each post that holds no ballot
+    (listed, never counted), in the same columns."""
+    weights = result.count.weights
+    thread = {"platform": result.thread.platform, "thread_id": result.thread.thread_id}
+    return [
+        {
+            **_day_key(game, result),
+            "post_id": b.post_id,
+            **thread,
+            "parent_post_id": b.parent_post_id,
+            "floor": b.floor,
+            "comment": int(b.comment),
+            "author": b.author,
+            "voter": b.voter,
+            "kind": str(b.kind),
+            "target": b.target,
+            "written": b.written,
+            "weight": votes_number(weights[b.voter][0]) if b.voter in weights else None,
+            "time": iso(b.time),
+            "posted_at": iso(b.posted_at),
+            "status": str(b.status),
+            "reason": str(b.reason) if b.reason else None,
+            "note": b.note,
+        }
+        for b in result.ballots
+    ] + [
+        {
+            **_day_key(game, result),
+            "post_id": r.post_id,
+            **thread,
+            "parent_post_id": r.parent_post_id,
+            "floor": r.floor,
+            "comment": int(r.comment),
+            "author": r.author,
+            "voter": r.player,
+            "kind": None,
+            "target": None,
+            "written": "",
+            "weight": None,
+            "time": iso(r.time),
+            "posted_at": iso(r.time),
+            "status": str(r.status),
+            "reason": None,
+            "note": r.note or r.words,
+        }
+        for r in result.remarks
+    ]
+
+
+def _total_rows(game: Game, result: DayResult) -> list[dict[str, Any]]:
+    """The ``totals`` rows: each player's votes, voters and bonus."""
+    return [
+        {
+            **_day_key(game, result),
+            "player": t.player,
+            "votes": votes_number(t.votes),
+            "voters": json.dumps(list(t.voters), ensure_ascii=False),
+            "bonus": votes_number(sum((a for a, _, _ in t.bonuses), start=t.votes * 0)),
+        }
+        for t in result.totals
+    ]

@@ -84,26 +84,34 @@ def _when(value: datetime) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def draft(
-    threads: Sequence[Thread],
-    urls: Sequence[str | None],
-    timezone: str,
-    *,
-    ruleset: str | None = None,
-    name: str | None = None,
-) -> Draft:
-    """The game file's text for these threads (``urls``: where each was read, or None);
-    ``ruleset`` and ``name`` when the director gave them, else placeholders."""
+@dataclass(frozen=True)
+class _Accounts:
+    """Who posted, as the file names them: the directors, the players (by the name shown),
+    the accounts left out or left without an alias as look-alikes, and the ids."""
+
+    directors: tuple[str, ...]
+    players: tuple[str, ...]
+    # (name shown, account, whom it reads as)
+    left_out: tuple[tuple[str, str, str], ...]
+    unaliased: tuple[tuple[str, str, str], ...]
+    aliases: dict[str, str]  # name shown -> account name
+    own_ids: dict[str, str]  # account name -> its id
+    ids: dict[str, str]  # name shown -> its account's id (directors and players)
+
+
+def _accounts_of(threads: Sequence[Thread]) -> _Accounts:
+    """Who posted in ``threads``: the director started most of them, the players are
+    everyone else in the order they first posted, look-alikes of an earlier name left out."""
     starters = Counter(t.posts[0].author for t in threads if t.posts)
     directors = tuple(name for name, _ in starters.most_common(1))
     first_seen: dict[str, tuple[datetime, str | None]] = {}
     # Each account's id beside its name: with it, a renamed account is still known and a
     # look-alike name is another account (docs/game-file.md, Accounts).
-    ids: dict[str, str] = {}  # account name -> its id, then name shown -> id (below)
+    own_ids: dict[str, str] = {}
     for thread in threads:
         for w in thread.writings():
             if w.author_id:
-                ids.setdefault(w.author, w.author_id)
+                own_ids.setdefault(w.author, w.author_id)
             if w.author in directors:
                 continue
             seen = first_seen.get(w.author)
@@ -121,7 +129,7 @@ def draft(
     # with a Cyrillic с beside carol is left out too, as it would be flagged there.
     taken = {skeleton(d): (d, d) for d in directors}  # folded name -> (name, account)
     kept: list[str] = []  # the accounts that are players
-    left_out: list[tuple[str, str, str]] = []  # (name shown, account, whom it reads as)
+    left_out: list[tuple[str, str, str]] = []
     for account in order:
         person = shown[account]
         first, owner = taken.setdefault(skeleton(person), (person, account))
@@ -129,21 +137,33 @@ def draft(
             kept.append(account)
         else:
             left_out.append((person, account, first))
-    players = tuple(shown[a] for a in kept)
     # The account name behind a name shown becomes its alias, unless it reads as a name the
     # file already holds (a player's, a director's, another alias): the loader refuses two
     # names that read as one, and the account's id still knows it.
     aliases: dict[str, str] = {}
-    unaliased: list[tuple[str, str, str]] = []  # (name shown, account, whom it reads as)
+    unaliased: list[tuple[str, str, str]] = []
     for account in (a for a in kept if shown[a] != a):
         first, owner = taken.setdefault(skeleton(account), (account, account))
         if owner == account:
             aliases[shown[account]] = account
         else:
             unaliased.append((shown[account], account, first))
-    own_ids = dict(ids)
     ids = {shown.get(a, a): uid for a, uid in own_ids.items() if a in directors or a in kept}
+    players = tuple(shown[a] for a in kept)
+    return _Accounts(directors, players, tuple(left_out), tuple(unaliased), aliases, own_ids, ids)
 
+
+def draft(
+    threads: Sequence[Thread],
+    urls: Sequence[str | None],
+    timezone: str,
+    *,
+    ruleset: str | None = None,
+    name: str | None = None,
+) -> Draft:
+    """The game file's text for these threads (``urls``: where each was read, or None);
+    ``ruleset`` and ``name`` when the director gave them, else placeholders."""
+    accounts = _accounts_of(threads)
     votes: list[tuple[Thread, str | None]] = []
     talks: list[tuple[Thread, str | None]] = []
     for t, u in zip(threads, urls, strict=True):
@@ -151,6 +171,27 @@ def draft(
     votes.sort(key=lambda tu: tu[0].posts[0].time if tu[0].posts else datetime.max)
     numbered = [(day_in_title(t.title) or i, t, u) for i, (t, u) in enumerate(votes, start=1)]
 
+    todo = _rules_todo(name, ruleset)
+    lines = _head_lines(threads, accounts, timezone, ruleset=ruleset, name=name)
+    if accounts.left_out:
+        odd = "、".join(dict.fromkeys(person for person, _, _ in accounts.left_out))
+        todo.append(f"check the accounts left out as look-alikes ({odd})")
+    # The file's times are the game's clock: a page prints them at the offset its board
+    # uses today, a Saturday's post in summer time when the clocks went forward since.
+    zone = ZoneInfo(timezone)
+    for number, vote, url in numbered:
+        talk = _discussion_for(number, vote, talks)
+        day_lines, day_todo = _day_block(number, (vote, url), talk, zone)
+        lines += day_lines
+        todo += day_todo
+    text = "\n".join(line for line in lines if line is not None) + "\n"
+    todo.append("check the roster (everyone who posted but the director is a player)")
+    return Draft(text, accounts.directors, accounts.players, len(numbered), tuple(todo))
+
+
+def _rules_todo(name: str | None, ruleset: str | None) -> list[str]:
+    """What the director must still say of the game itself: its name, its rules, and who
+    elects the sheriff where the ruleset leaves that to roles."""
     todo: list[str] = []
     if name is None:
         todo.append("write the game's name (name)")
@@ -161,6 +202,20 @@ def draft(
         todo.append(
             f"give [roles] (only {roles} elect the sheriff), or [rules] election_voters = []"
         )
+    return todo
+
+
+def _head_lines(
+    threads: Sequence[Thread],
+    accounts: _Accounts,
+    timezone: str,
+    *,
+    ruleset: str | None,
+    name: str | None,
+) -> list[str]:
+    """The file's lines before its days: the name, the rules, the clock, who plays, the
+    look-alikes left out and the aliases."""
+    ids = accounts.ids
     lines = [
         f"# The game file tally init wrote from {len(threads)} thread(s); every key is in",
         "# docs/game-file.md. Fill in every TODO (tally refuses the file until then) and check",
@@ -172,59 +227,62 @@ def draft(
         f'ruleset = "{ruleset or PLACEHOLDER}"',
         f"timezone = {_q(timezone)}  # the forum's clock",
         "# Who started the threads:",
-        f"directors = [{', '.join(_account(d, ids) for d in directors)}]",
+        f"directors = [{', '.join(_account(d, ids) for d in accounts.directors)}]",
         "# Everyone else who posted, in the order they first posted: remove who does not play,",
         "# or move them to outsiders.",
         "# Each with its account id (the uid): a renamed account stays the player, a look-alike",
         "# name (bob。 for bob) is another account.",
-        _roster(players, ids),
+        _roster(accounts.players, ids),
         *(
-            f"# left out: {_left_out(person, account, own_ids)} reads as {first} to tally (a "
-            "look-alike account?); its posts are no player's"
-            for person, account, first in left_out
+            f"# left out: {_left_out(person, account, accounts.own_ids)} reads as {first} to "
+            "tally (a look-alike account?); its posts are no player's"
+            for person, account, first in accounts.left_out
         ),
         "outsiders = []",
     ]
-    if left_out:
-        odd = "、".join(dict.fromkeys(person for person, _, _ in left_out))
-        todo.append(f"check the accounts left out as look-alikes ({odd})")
     lines += [
         f"# no alias for {_q(person)}: its account name {_q(account)} reads as {first} to tally"
-        for person, account, first in unaliased
+        for person, account, first in accounts.unaliased
     ]
-    if aliases:
+    if accounts.aliases:
         lines += ["", "[aliases]  # the account names behind the names shown"]
-        lines += [f"{_q(name)} = [{_q(account)}]" for name, account in aliases.items()]
-    # The file's times are the game's clock: a page prints them at the offset its board
-    # uses today, a Saturday's post in summer time when the clocks went forward since.
-    zone = ZoneInfo(timezone)
-    for number, vote, url in numbered:
-        talk = _discussion_for(number, vote, talks)
-        opened = opening(vote, talk[0] if talk is not None else None, zone)
-        said = announced_close(vote, talk[0] if talk is not None else None, zone)
-        close = (
-            f"closes = {_when(said.at.astimezone(zone))}  # as the first post says: {_q(said.line)}"
-            if said is not None
-            else f'closes = "{PLACEHOLDER}: the close, like 2024-05-09T21:30:00"'
-        )
-        if said is None:
-            todo.append(f"write day {number}'s closes (no first post says it)")
-        links = [_link(vote, url), *([_link(*talk)] if talk is not None else [])]
-        if any(link.startswith(PLACEHOLDER) for link in links):
-            todo.append(f"paste day {number}'s thread URLs")
-        lines += [
-            "",
-            "[[days]]",
-            f"day = {number}",
-            f"opens = {_when(opened[0].astimezone(zone))}  # {opened[1]}" if opened else "",
-            close,
-            f"vote = {_q(_link(vote, url))}",
-        ]
-        if talk is not None:
-            lines.append(f"discussion = {_q(_link(*talk))}")
-    text = "\n".join(line for line in lines if line is not None) + "\n"
-    todo.append("check the roster (everyone who posted but the director is a player)")
-    return Draft(text, directors, players, len(numbered), tuple(todo))
+        lines += [f"{_q(name)} = [{_q(account)}]" for name, account in accounts.aliases.items()]
+    return lines
+
+
+def _day_block(
+    number: int,
+    vote: tuple[Thread, str | None],
+    talk: tuple[Thread, str | None] | None,
+    zone: tzinfo,
+) -> tuple[list[str], list[str]]:
+    """A day's ``[[days]]`` block (its threads, its open and close as their first posts
+    say), and what of it is left for the director."""
+    todo: list[str] = []
+    talk_thread = talk[0] if talk is not None else None
+    opened = opening(vote[0], talk_thread, zone)
+    said = announced_close(vote[0], talk_thread, zone)
+    close = (
+        f"closes = {_when(said.at.astimezone(zone))}  # as the first post says: {_q(said.line)}"
+        if said is not None
+        else f'closes = "{PLACEHOLDER}: the close, like 2024-05-09T21:30:00"'
+    )
+    if said is None:
+        todo.append(f"write day {number}'s closes (no first post says it)")
+    links = [_link(*vote), *([_link(*talk)] if talk is not None else [])]
+    if any(link.startswith(PLACEHOLDER) for link in links):
+        todo.append(f"paste day {number}'s thread URLs")
+    lines = [
+        "",
+        "[[days]]",
+        f"day = {number}",
+        f"opens = {_when(opened[0].astimezone(zone))}  # {opened[1]}" if opened else "",
+        close,
+        f"vote = {_q(links[0])}",
+    ]
+    if talk is not None:
+        lines.append(f"discussion = {_q(links[1])}")
+    return lines, todo
 
 
 def opening(vote: Thread, talk: Thread | None, zone: tzinfo) -> tuple[datetime, str] | None:

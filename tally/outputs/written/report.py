@@ -16,7 +16,7 @@ from typing import Any
 
 from tally.forums import platform_of
 from tally.outputs.written import charts
-from tally.outputs.written.announce import gone_label, outcome_sentence
+from tally.outputs.written.announce import gone_label, outcome_sentence, post_link
 from tally.outputs.written.template_reach import reach
 from tally.outputs.written.templating import render, with_source
 from tally.rules.cards.ledger import Card
@@ -37,6 +37,8 @@ def check_template(template_dir: Path | None) -> None:
     from tally.outputs.written.templating import compile_templates
 
     compile_templates([REPORT], template_dir, html=True, finalize=None)
+
+
 _MARK = {Colour.YELLOW: "黄", Colour.RED: "红", Colour.BLUE: "蓝"}
 
 
@@ -57,7 +59,6 @@ def _day(
     """One day of the page; of its pictures, those ``drawn`` (the template shows no other)."""
     ref = result.day.vote_ref
     platform = platform_of(ref)
-    weights = result.count.weights
     salt = f"d{result.day.day}"
     pictures = {
         key: charts.svg(draw, result, salt=salt + suffix)
@@ -74,47 +75,54 @@ def _day(
         "comment_word": platform.comment_word,
         **pictures,
         "not_voted": list(result.not_voted),
-        "ballots": sorted(
-            [
-                {
-                    "floor": b.floor,
-                    "comment": b.comment,
-                    "link": platform.post_url(ref, b.parent_post_id or b.post_id),
-                    "voter": b.voter or b.author,
-                    "kind": b.kind.label,
-                    "target": b.target or b.written,
-                    "weight": votes_text(weights[b.voter][0]) if b.voter in weights else "",
-                    "time": f"{short(b.time)}",
-                    "status": str(b.status),
-                    "status_label": b.status.label,
-                    "reason": void_words(b.reason, game.rules) if b.reason else "",
-                    "note": b.note,
-                }
-                for b in result.ballots
-            ]
-            + [
-                {
-                    "floor": r.floor,
-                    "comment": r.comment,
-                    "link": platform.post_url(ref, r.parent_post_id or r.post_id),
-                    "voter": r.player or r.author,
-                    "kind": "",
-                    "target": "",
-                    "weight": "",
-                    "time": f"{short(r.time)}",
-                    "status": str(r.status),
-                    "status_label": r.status.label,
-                    # In the players' words: a post that holds no ballot by its first
-                    # words, one the forum took from them (屏蔽, deleted) by its label.
-                    "reason": r.words if r.status is Status.NOT_A_BALLOT else gone_label(r),
-                    "note": r.note,  # the director's, in English: the page shows none
-                }
-                for r in result.remarks  # a post that holds no ballot: listed, never counted
-            ],
-            key=lambda b: (b["floor"], b["comment"]),
-        ),
+        "ballots": _ballot_rows(result, game),
         "counted": sum(1 for b in result.ballots if b.status == Status.COUNTED),
     }
+
+
+def _ballot_rows(result: DayResult, game: Game) -> list[dict[str, Any]]:
+    """Every ballot of the day and every post that holds none (listed, never counted), in
+    the thread's order, as the page's table lists them."""
+    weights = result.count.weights
+    return sorted(
+        [
+            {
+                "floor": b.floor,
+                "comment": b.comment,
+                "link": post_link(result, b),
+                "voter": b.voter or b.author,
+                "kind": b.kind.label,
+                "target": b.target or b.written,
+                "weight": votes_text(weights[b.voter][0]) if b.voter in weights else "",
+                "time": f"{short(b.time)}",
+                "status": str(b.status),
+                "status_label": b.status.label,
+                "reason": void_words(b.reason, game.rules) if b.reason else "",
+                "note": b.note,
+            }
+            for b in result.ballots
+        ]
+        + [
+            {
+                "floor": r.floor,
+                "comment": r.comment,
+                "link": post_link(result, r),
+                "voter": r.player or r.author,
+                "kind": "",
+                "target": "",
+                "weight": "",
+                "time": f"{short(r.time)}",
+                "status": str(r.status),
+                "status_label": r.status.label,
+                # In the players' words: a post that holds no ballot by its first
+                # words, one the forum took from them (屏蔽, deleted) by its label.
+                "reason": r.words if r.status is Status.NOT_A_BALLOT else gone_label(r),
+                "note": r.note,  # the director's, in English: the page shows none
+            }
+            for r in result.remarks  # a post that holds no ballot: listed, never counted
+        ],
+        key=lambda b: (b["floor"], b["comment"]),
+    )
 
 
 def render_report(

@@ -68,6 +68,32 @@ def _either(words: Mapping[ChangeMethod, str], rules: Ruleset) -> str:
 
 def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
     """The ruleset's table: (what, how this ruleset does it, the rules it applies)."""
+    return [
+        ("day 1", _day1(rules), "C4, V12"),
+        ("ballot", _ballot(rules), "V1, V2, V6"),
+        ("a change on Discuz!", _either(_DISCUZ, rules), "V3"),
+        ("a change on Tieba", _either(_TIEBA, rules), "V3"),
+        ("changes", _changes(rules), "V4, V5, V9"),
+        ("proxy ballots (代投)", _proxy(rules), "V8"),
+        ("weights", _weights(rules), "C1, C2, C3"),
+        ("who is out", _out(rules), "C5, C6"),
+        ("carded", "; ".join(_cards(rules)), "L1–L8"),
+        ("acceleration (加速)", _acceleration(rules), "S3"),
+        ("the announcement shows", _SHOWN[rules.publish_counts, rules.publish_voters], "C7"),
+        ("the morning post", _morning(rules), "A1"),
+    ]
+
+
+# What the closing announcement shows, by (publish_counts, publish_voters) (C7).
+_SHOWN = {
+    (True, True): "counts and who voted whom",
+    (False, True): "who voted whom, no counts",
+    (True, False): "counts, not who voted whom",
+    (False, False): "only who is out",
+}
+
+
+def _day1(rules: Ruleset) -> str:
     day1 = (
         f"a sheriff election (警长竞选) on day {rules.sheriff_election_day}, the first to reach "
         "the most votes wins"
@@ -76,12 +102,19 @@ def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
     )
     if rules.election_voters:
         day1 += f"; only {'、'.join(rules.election_voters)} vote and stand (`[roles]`)"
+    return day1
+
+
+def _ballot(rules: Ruleset) -> str:
     ballot = "`投票对象：名字` alone"
     if rules.require_reason:
         ballot = "`投票对象：名字` and `投票理由：…`"
     ballot += f"; `{rules.abstain_word}` abstains; a change `改票对象：名字`"
     ballot += " and `改票理由：…`" if rules.change_requires_reason else ", its reason optional"
-    ballot += " (every form below)"
+    return ballot + " (every form below)"
+
+
+def _changes(rules: Ruleset) -> str:
     changes = "no limit" if rules.max_changes is None else f"{rules.max_changes}"
     window = (
         f"none in the last {rules.change_window_minutes} minutes before the close"
@@ -91,6 +124,21 @@ def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
     extra = ""
     if rules.change_after_target_death:
         extra = "; one more, even then, when one's target is out during the day"
+    return f"{changes}; {window}{extra}"
+
+
+def _proxy(rules: Ruleset) -> str:
+    proxy = (
+        f"due {rules.proxy_deadline_minutes} minutes before the close"
+        if rules.proxy_deadline_minutes is not None
+        else "no deadline"
+    )
+    if rules.proxy_change_deadline_minutes is not None:
+        proxy += f"; a proxy change {rules.proxy_change_deadline_minutes} minutes before"
+    return proxy
+
+
+def _weights(rules: Ruleset) -> str:
     weights = f"sheriff {_n(rules.sheriff_weight)}, deputy {_n(rules.deputy_weight)}"
     if rules.dictator_bonus:
         weights += (
@@ -102,11 +150,16 @@ def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
     weights += f"; the slandered +{_n(rules.slander_bonus)}"
     if rules.unity_bonus:
         weights += f"; 众志成城 +{_n(rules.unity_bonus)} each"
-    out = (
-        "out only with more than half of all votes cast, abstentions included"
-        if rules.majority_of_all
-        else "the most votes is out; a tie: " + ", else ".join(s.says for s in rules.tie_chain)
-    )
+    return weights
+
+
+def _out(rules: Ruleset) -> str:
+    if rules.majority_of_all:
+        return "out only with more than half of all votes cast, abstentions included"
+    return "the most votes is out; a tie: " + ", else ".join(s.says for s in rules.tie_chain)
+
+
+def _cards(rules: Ruleset) -> list[str]:
     streak = f"fewer than {rules.streak_posts} on each of {rules.streak_days} days in a row (L2)"
     cards = [f"fewer than {rules.min_posts} posts on a day (L1)", streak]
     if rules.card_no_vote and rules.no_vote_is_no_reply:
@@ -126,45 +179,25 @@ def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
         f"floods: {rules.flood_posts} posts of at most {rules.flood_chars} characters in "
         f"{rules.flood_minutes} minutes (L8, flagged)"
     )
-    proxy = (
-        f"due {rules.proxy_deadline_minutes} minutes before the close"
-        if rules.proxy_deadline_minutes is not None
-        else "no deadline"
-    )
-    if rules.proxy_change_deadline_minutes is not None:
-        proxy += f"; a proxy change {rules.proxy_change_deadline_minutes} minutes before"
+    return cards
+
+
+def _acceleration(rules: Ruleset) -> str:
+    if not rules.acceleration:
+        return "none"
     share = "at least half" if rules.acceleration_share is Share.AT_LEAST_HALF else "more than half"
     fast = f"when {share} of the living ask"
     if rules.acceleration_cutoff_hours:
         fast += f", counted {rules.acceleration_cutoff_hours} h before the accelerated close"
     asked_in = " and ".join(f"the {r} thread" for r in rules.acceleration_threads or ())
-    fast += f"; asked in {asked_in}" if asked_in else "; asked of the director, not counted"
-    if not rules.acceleration:
-        fast = "none"
-    shown = {
-        (True, True): "counts and who voted whom",
-        (False, True): "who voted whom, no counts",
-        (True, False): "counts, not who voted whom",
-        (False, False): "only who is out",
-    }
+    return fast + (f"; asked in {asked_in}" if asked_in else "; asked of the director, not counted")
+
+
+def _morning(rules: Ruleset) -> str:
     card = "before" if rules.red_card_before_vote else "after"
-    morning = f"who went out, in order (the day's red card {card} the vote-out), " + (
+    return f"who went out, in order (the day's red card {card} the vote-out), " + (
         "the day's and the night's on two lines" if rules.night_apart else "in one list"
     )
-    return [
-        ("day 1", day1, "C4, V12"),
-        ("ballot", ballot, "V1, V2, V6"),
-        ("a change on Discuz!", _either(_DISCUZ, rules), "V3"),
-        ("a change on Tieba", _either(_TIEBA, rules), "V3"),
-        ("changes", f"{changes}; {window}{extra}", "V4, V5, V9"),
-        ("proxy ballots (代投)", proxy, "V8"),
-        ("weights", weights, "C1, C2, C3"),
-        ("who is out", out, "C5, C6"),
-        ("carded", "; ".join(cards), "L1–L8"),
-        ("acceleration (加速)", fast, "S3"),
-        ("the announcement shows", shown[rules.publish_counts, rules.publish_voters], "C7"),
-        ("the morning post", morning, "A1"),
-    ]
 
 
 class Form(NamedTuple):
