@@ -32,19 +32,12 @@ from tally.errors import (
 from tally.forums import ThreadRef, resolve_url
 from tally.forums.api import API, PAGES
 from tally.forums.built import build_thread, check_complete
-from tally.forums.cache import (
-    MAX_VERSIONS,
-    UNSURE,
-    VOTE,
-    Cache,
-    ThreadCache,
-    cache_name,
-    first_roles,
-)
+from tally.forums.cache import MAX_VERSIONS, Cache, ThreadCache, cache_name
 from tally.forums.getting import FetchOptions, PageReader, Progress, stored_history
 from tally.forums.history import page_data
 from tally.forums.http import Http
 from tally.forums.out_of_place import numbered_again, place_floating, renumbered
+from tally.forums.reads import UNSURE, VOTE, Roles, first_roles
 from tally.forums.ways import way_of, with_edits
 from tally.model import History, Page, Thread, Version
 from tally.times import instant
@@ -328,7 +321,7 @@ def _with_first_reads(
 
 
 def _mended(
-    cache: Cache, platform: str, ref: ThreadRef, known: dict[int, dict[str, frozenset[str]]],
+    cache: Cache, platform: str, ref: ThreadRef, known: Roles,
     options: FetchOptions, merged: frozenset[int],
 ) -> frozenset[int]:  # fmt: skip
     """The days this thread is read as the vote thread of now, having been read as another
