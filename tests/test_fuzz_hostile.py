@@ -36,7 +36,7 @@ from tally.forums.asking import Request
 from tally.forums.charset import charset_of, decode_page
 from tally.forums.cookies import load_cookies
 from tally.forums.discuz import Discuz
-from tally.forums.http import retry_after
+from tally.forums.politeness import retry_after
 from tally.outputs.written.announce import inert, render
 from tally.rules.game.gamefile import parse_game
 from tally.rules.game.names import normalise

@@ -22,7 +22,7 @@ from tally.environment import Environment, HttpOptions
 from tally.errors import FetchError, GameFileError, ParseError, TruncatedPageError
 from tally.forums.cookies import load_cookies
 from tally.forums.discuz import Discuz
-from tally.forums.http import retry_after
+from tally.forums.politeness import retry_after
 from tally.rules.game.gamefile import parse_game
 
 from .conftest import CHINA, DISCUZ, FOLDERS, Runner, read_one

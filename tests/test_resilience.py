@@ -16,7 +16,8 @@ from tally.demo.localforum import LocalForum, Reply
 from tally.environment import HttpOptions, cache_folder
 from tally.errors import FetchError, InputError, TruncatedPageError
 from tally.forums.cache import Cache
-from tally.forums.http import Http, Robots
+from tally.forums.http import Http
+from tally.forums.politeness import Robots
 
 from .conftest import DISCUZ, FakeClock, Runner, read_one
 from .localforums import local_forum

@@ -18,7 +18,7 @@ from tally.cli import app
 from tally.commands.watch import Schedule, read_polls
 from tally.demo.localforum import Reply
 from tally.environment import Environment, HttpOptions
-from tally.forums.http import Robots
+from tally.forums.politeness import Robots
 from tally.forums.reader import Reader, Reading
 from tally.outputs.shown.live import majority_text
 from tally.rules.counting.polls import ChangeKind, Poll

@@ -261,106 +261,13 @@ _SAME_FOR_A_THREAD = (
 def _thread(
     origin: str, platform: str, tid: str, items: list[tuple[int, _Cells]], source: str
 ) -> Thread:
-    def place(item: tuple[int, _Cells]) -> tuple[int, int, int]:
-        # Floor, then the floor before its 点评 in the forum's order: rows sorted by hand
-        # (or read from a database) come back in thread order.
-        order, cells = item
-        position = cells.maybe_number("position")
-        return (cells.number("floor"), position if position is not None else order, order)
-
-    items.sort(key=place)
+    items.sort(key=_place)
     first = items[0][1]
-    for column in _SAME_FOR_A_THREAD:
-        seen_values = {c.text(column) for _, c in items}
-        if len(seen_values) > 1:
-            shown = ", ".join(repr(v) for v in sorted(seen_values)[:2])
-            raise InputError(
-                f"{source}: the rows of thread {tid} disagree on {column} ({shown}): the "
-                "archive mixes two threads, or was edited; archive them again."
-            )
-    posts: dict[str, dict[str, Any]] = {}
-    comments: dict[str, list[Comment]] = {}
-    positions: dict[str, list[int]] = {}
-    counts: dict[str, tuple[int | None, str]] = {}
-    seen: set[str] = set()
-    minutes = _comment_minutes(platform)
-    stated = "to_the_minute" in first.row
-    for _, c in items:
-        post_id = c.ident("post_id")
-        if post_id in seen:
-            raise InputError(f"{c.where}: post {post_id} of thread {tid} is in the archive twice.")
-        seen.add(post_id)
-        kind = c.text("kind").strip()
-        if kind == RowKind.COMMENT:
-            parent_id = c.ident("parent_post_id")
-            positions.setdefault(parent_id, []).append(c.maybe_number("position") or 0)
-            when = c.time("time")
-            comments.setdefault(parent_id, []).append(
-                Comment(
-                    comment_id=post_id,
-                    author=c.required("author"),
-                    author_id=c.optional("author_id"),
-                    time=when,
-                    text=c.text("text"),
-                    author_display=c.optional("author_display"),
-                    # As the live read knew it; an archive written before the column: a
-                    # platform that shows minutes only.
-                    to_the_minute=c.flag("to_the_minute") if stated
-                    else minutes and when.second == when.microsecond == 0,
-                    red_font=c.flag("red_font"),
-                )
-            )
-            continue
-        if kind != RowKind.POST:
-            raise InputError(f"{c.where}: kind is {kind!r}, not post or comment.")
-        edited_at = c.maybe_time("edited_at")
-        counts[post_id] = (c.maybe_number("comments"), c.where)
-        posts[post_id] = dict(
-            platform=platform,
-            thread_id=tid,
-            post_id=post_id,
-            floor=c.number("floor"),
-            author=c.required("author"),
-            author_id=c.optional("author_id"),
-            time=c.time("time"),
-            text=c.text("text"),
-            quotes=_quotes(c),
-            reply_to=c.optional("reply_to"),
-            edited=Edit(c.text("edited_by"), edited_at) if edited_at else None,
-            red_font=c.flag("red_font"),
-            large_font=c.flag("large_font"),
-            hidden=c.optional("hidden"),
-            author_display=c.optional("author_display"),
-            page=c.number("page"),
-            to_the_minute=c.flag("to_the_minute"),
-        )
-    if not stated:
-        _on_the_minute(posts)
-    for parent in comments:
-        if parent not in posts:
-            raise InputError(
-                f"{source}: 点评/楼中楼 of post {parent} of thread {tid}, whose floor is not "
-                "in the archive."
-            )
-    built = sorted(
-        (Post(**p, comments=tuple(comments.get(pid, ()))) for pid, p in posts.items()),
-        key=lambda p: p.floor,
-    )
-    for before, after in itertools.pairwise(built):
-        if before.floor == after.floor:
-            # As a live read: two posts on one floor cannot both be it.
-            raise InputError(
-                f"{source}: posts {before.post_id} and {after.post_id} of thread {tid} both "
-                f"claim floor {after.floor}; the archive was edited: archive the thread again."
-            )
-    _check_comments(posts, comments, counts, tid, source)
-    for parent, found in positions.items():
-        if sorted(found) != list(range(1, len(found) + 1)) and all(found):
-            raise InputError(
-                f"{source}: the 点评/楼中楼 of post {parent} of thread {tid} are numbered "
-                f"{sorted(found)}, not 1 to {len(found)}: rows were removed; archive the "
-                "thread again."
-            )
+    _check_alike(items, tid, source)
+    floors = _floors_of(items, platform, tid)
+    built = _posts(floors, tid, source)
+    _check_comments(floors.posts, floors.comments, floors.counts, tid, source)
+    _check_positions(floors.positions, tid, source)
     pages = first.number("thread_pages")
     missing = [m for m in first.text("thread_missing").split("; ") if m]
     present = {p.page for p in built}
@@ -371,7 +278,7 @@ def _thread(
             f"{source} holds no post of page(s) {shown} of thread {tid} "
             f"({pages} pages): the archive is incomplete; archive the thread again."
         )
-    floors = {p.floor for p in built}
+    floor_numbers = {p.floor for p in built}
     thread = Thread(
         platform=platform,
         thread_id=tid,
@@ -381,7 +288,9 @@ def _thread(
         posts=tuple(built),
         reply_count=first.maybe_number("thread_replies"),
         sources=(Origin.ARCHIVE,) * pages,
-        gaps=tuple(f for f in range(1, max(floors, default=0) + 1) if f not in floors),
+        gaps=tuple(
+            f for f in range(1, max(floor_numbers, default=0) + 1) if f not in floor_numbers
+        ),
         read_at=first.maybe_time("thread_read_at"),
         missing=tuple(missing),
         origin=origin,
@@ -398,6 +307,140 @@ def _thread(
             "archive the thread again."
         )
     return thread
+
+
+def _place(item: tuple[int, _Cells]) -> tuple[int, int, int]:
+    """Floor, then the floor before its 点评 in the forum's order: rows sorted by hand (or
+    read from a database) come back in thread order."""
+    order, cells = item
+    position = cells.maybe_number("position")
+    return (cells.number("floor"), position if position is not None else order, order)
+
+
+def _check_alike(items: list[tuple[int, _Cells]], tid: str, source: str) -> None:
+    """Every row of one thread repeats its thread's columns alike."""
+    for column in _SAME_FOR_A_THREAD:
+        seen_values = {c.text(column) for _, c in items}
+        if len(seen_values) > 1:
+            shown = ", ".join(repr(v) for v in sorted(seen_values)[:2])
+            raise InputError(
+                f"{source}: the rows of thread {tid} disagree on {column} ({shown}): the "
+                "archive mixes two threads, or was edited; archive them again."
+            )
+
+
+@dataclass(frozen=True)
+class _Floors:
+    """One thread's rows sorted out: each floor's fields, the 点评 under each floor, the
+    positions those 点评 were numbered at and the 点评 count each floor's row states."""
+
+    posts: dict[str, dict[str, Any]]
+    comments: dict[str, list[Comment]]
+    positions: dict[str, list[int]]
+    counts: dict[str, tuple[int | None, str]]
+
+
+def _floors_of(items: list[tuple[int, _Cells]], platform: str, tid: str) -> _Floors:
+    floors = _Floors({}, {}, {}, {})
+    seen: set[str] = set()
+    minutes = _comment_minutes(platform)
+    stated = "to_the_minute" in items[0][1].row
+    for _, c in items:
+        post_id = c.ident("post_id")
+        if post_id in seen:
+            raise InputError(f"{c.where}: post {post_id} of thread {tid} is in the archive twice.")
+        seen.add(post_id)
+        kind = c.text("kind").strip()
+        if kind == RowKind.COMMENT:
+            parent_id = c.ident("parent_post_id")
+            floors.positions.setdefault(parent_id, []).append(c.maybe_number("position") or 0)
+            floors.comments.setdefault(parent_id, []).append(_comment(c, minutes, stated))
+            continue
+        if kind != RowKind.POST:
+            raise InputError(f"{c.where}: kind is {kind!r}, not post or comment.")
+        floors.counts[post_id] = (c.maybe_number("comments"), c.where)
+        floors.posts[post_id] = _post_fields(c, platform, tid)
+    if not stated:
+        _on_the_minute(floors.posts)
+    return floors
+
+
+def _comment(c: _Cells, minutes: bool, stated: bool) -> Comment:
+    """A 点评/楼中楼 row; ``stated``: the archive has the to_the_minute column, else
+    ``minutes`` (the platform shows a comment's minute only) says as the live read knew it."""
+    when = c.time("time")
+    return Comment(
+        comment_id=c.ident("post_id"),
+        author=c.required("author"),
+        author_id=c.optional("author_id"),
+        time=when,
+        text=c.text("text"),
+        author_display=c.optional("author_display"),
+        to_the_minute=c.flag("to_the_minute") if stated
+        else minutes and when.second == when.microsecond == 0,
+        red_font=c.flag("red_font"),
+    )  # fmt: skip
+
+
+def _post_fields(c: _Cells, platform: str, tid: str) -> dict[str, Any]:
+    """A floor's row as Post's fields but its comments, which later rows bring."""
+    edited_at = c.maybe_time("edited_at")
+    return dict(
+        platform=platform,
+        thread_id=tid,
+        post_id=c.ident("post_id"),
+        floor=c.number("floor"),
+        author=c.required("author"),
+        author_id=c.optional("author_id"),
+        time=c.time("time"),
+        text=c.text("text"),
+        quotes=_quotes(c),
+        reply_to=c.optional("reply_to"),
+        edited=Edit(c.text("edited_by"), edited_at) if edited_at else None,
+        red_font=c.flag("red_font"),
+        large_font=c.flag("large_font"),
+        hidden=c.optional("hidden"),
+        author_display=c.optional("author_display"),
+        page=c.number("page"),
+        to_the_minute=c.flag("to_the_minute"),
+    )
+
+
+def _posts(floors: _Floors, tid: str, source: str) -> list[Post]:
+    """The thread's posts in floor order, each with its 点评; a 点评 without its floor, or
+    two posts on one floor, is the archive's one sentence."""
+    for parent in floors.comments:
+        if parent not in floors.posts:
+            raise InputError(
+                f"{source}: 点评/楼中楼 of post {parent} of thread {tid}, whose floor is not "
+                "in the archive."
+            )
+    built = sorted(
+        (
+            Post(**p, comments=tuple(floors.comments.get(pid, ())))
+            for pid, p in floors.posts.items()
+        ),
+        key=lambda p: p.floor,
+    )
+    for before, after in itertools.pairwise(built):
+        if before.floor == after.floor:
+            # As a live read: two posts on one floor cannot both be it.
+            raise InputError(
+                f"{source}: posts {before.post_id} and {after.post_id} of thread {tid} both "
+                f"claim floor {after.floor}; the archive was edited: archive the thread again."
+            )
+    return built
+
+
+def _check_positions(positions: Mapping[str, list[int]], tid: str, source: str) -> None:
+    """Each floor's 点评 numbered 1 to n when the archive numbers them: a gap is a row gone."""
+    for parent, found in positions.items():
+        if sorted(found) != list(range(1, len(found) + 1)) and all(found):
+            raise InputError(
+                f"{source}: the 点评/楼中楼 of post {parent} of thread {tid} are numbered "
+                f"{sorted(found)}, not 1 to {len(found)}: rows were removed; archive the "
+                "thread again."
+            )
 
 
 def _on_the_minute(posts: Mapping[str, dict[str, Any]]) -> None:

@@ -216,35 +216,13 @@ def _board(name: str, table: Any, origin: str) -> Board:
     marks = _strings(table.get("marks", []), f"{where} marks")
     if not hosts and not marks:
         raise InputError(f"{where} names no hosts and no marks, so no page would use it.")
-    selectors = table.get("selectors", {})
-    if not isinstance(selectors, dict):
-        raise InputError(f"{where}: selectors must be a table of field = [selectors].")
-    chosen: dict[str, tuple[str, ...]] = {}
-    for key, value in selectors.items():
-        if key not in FIELDS:
-            raise InputError(
-                f"{where}: {key!r} is not a field tally reads (fields: {', '.join(FIELDS)})."
-            )
-        found = _strings(value, f"{where} selectors.{key}")
-        for selector in found:
-            if "{pid}" in selector and key in _PAGE_FIELDS:
-                raise InputError(
-                    f"{where} selectors.{key}: {selector!r} holds {{pid}}, which stands for a "
-                    f"post's id only in a field read inside a post; {key} is read on the whole "
-                    "page."
-                )
-            _check_selector(selector, f"{where} selectors.{key}")
-        chosen[key] = found
+    selectors = _selectors(table, where)
     per_page = table.get("posts_per_page")
     if per_page is not None and (
         isinstance(per_page, bool) or not isinstance(per_page, int) or not 1 <= per_page <= 1000
     ):
         raise InputError(f"{where}: posts_per_page must be a whole number from 1 to 1000.")
-    names = _strings(table.get("floor_names", []), f"{where} floor_names")
-    if len(set(names)) < len(names):
-        raise InputError(f"{where}: floor_names names a floor twice.")
-    if any(n[0].isdigit() for n in names):
-        raise InputError(f"{where}: floor_names are words; a label with a number is read as it.")
+    floor_names = _floor_names(table, where)
     zone = table.get("timezone")
     if zone is not None:
         try:
@@ -267,15 +245,50 @@ def _board(name: str, table: Any, origin: str) -> Board:
         origin=origin,
         hosts=tuple(h.lower() for h in hosts),
         marks=marks,
-        selectors=chosen,
+        selectors=selectors,
         posts_per_page=per_page,
-        floor_names={name: floor for floor, name in enumerate(names, start=1)},
+        floor_names=floor_names,
         timezone=zone,
         markup=Markup(markup) if markup is not None else None,
         about=str(table.get("about", "")),
         comment_pages=comment_pages,
         api=api,
     )
+
+
+def _selectors(table: dict[str, Any], where: str) -> dict[str, tuple[str, ...]]:
+    """A profile's selectors per field, each one lexbor can use and {pid} only where a
+    post's id stands for it."""
+    selectors = table.get("selectors", {})
+    if not isinstance(selectors, dict):
+        raise InputError(f"{where}: selectors must be a table of field = [selectors].")
+    chosen: dict[str, tuple[str, ...]] = {}
+    for key, value in selectors.items():
+        if key not in FIELDS:
+            raise InputError(
+                f"{where}: {key!r} is not a field tally reads (fields: {', '.join(FIELDS)})."
+            )
+        found = _strings(value, f"{where} selectors.{key}")
+        for selector in found:
+            if "{pid}" in selector and key in _PAGE_FIELDS:
+                raise InputError(
+                    f"{where} selectors.{key}: {selector!r} holds {{pid}}, which stands for a "
+                    f"post's id only in a field read inside a post; {key} is read on the whole "
+                    "page."
+                )
+            _check_selector(selector, f"{where} selectors.{key}")
+        chosen[key] = found
+    return chosen
+
+
+def _floor_names(table: dict[str, Any], where: str) -> dict[str, int]:
+    """A profile's names for its first floors, each with its floor (floor 1 first)."""
+    names = _strings(table.get("floor_names", []), f"{where} floor_names")
+    if len(set(names)) < len(names):
+        raise InputError(f"{where}: floor_names names a floor twice.")
+    if any(n[0].isdigit() for n in names):
+        raise InputError(f"{where}: floor_names are words; a label with a number is read as it.")
+    return {name: floor for floor, name in enumerate(names, start=1)}
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:

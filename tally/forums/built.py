@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 from pathlib import Path
 
@@ -82,10 +82,32 @@ def read_saved_thread_files(
     and what is missing (pages, 楼中楼, replies) is listed in ``Thread.missing``; a count
     never accepts such a thread.
     """
-    # One thread per board and id: thread 23 of two boards are two threads.
-    by_thread: dict[tuple[str, str, str], dict[int, Page]] = {}
-    names: dict[tuple[str, str, str], str] = {}
-    batches: dict[str, list[tuple[CommentBatch, str]]] = {}
+    saved = _saved_parts(paths, tz, boards)
+    threads = [_saved_thread(key, saved, partial) for key in saved.pages]
+    for platform_name, found in saved.batches.items():
+        tids = {tid for name, _, tid in saved.pages if name == platform_name}
+        for batch, where in found:
+            if batch.thread_id is not None and batch.thread_id not in tids:
+                raise InputError(
+                    f"{where} holds comments of thread {batch.thread_id}, "
+                    "whose pages were not given."
+                )
+    return threads
+
+
+@dataclass(frozen=True)
+class _Saved:
+    """Saved files sorted by what they hold: each thread's pages by number (one thread per
+    board and id: thread 23 of two boards are two threads) and the file first naming it,
+    and each platform's batches of 楼中楼 with their files."""
+
+    pages: dict[tuple[str, str, str], dict[int, Page]]
+    names: dict[tuple[str, str, str], str]
+    batches: dict[str, list[tuple[CommentBatch, str]]]
+
+
+def _saved_parts(paths: Iterable[Path], tz: tzinfo, boards: Boards | None) -> _Saved:
+    saved = _Saved({}, {}, {})
     for path in paths:
         body = read_capped(path, "saved page", PAGE)
         for candidate in PLATFORMS:
@@ -96,55 +118,50 @@ def read_saved_thread_files(
         platform = recognise_text(text, str(path))
         part = platform.pages.parse_saved(text, tz, source=str(path), boards=boards)
         if isinstance(part, CommentBatch):
-            batches.setdefault(platform.name, []).append((part, str(path)))
+            saved.batches.setdefault(platform.name, []).append((part, str(path)))
             continue
         key = (platform.name, part.origin, part.thread_id)
-        names.setdefault(key, str(path))
-        pages = by_thread.setdefault(key, {})
+        saved.names.setdefault(key, str(path))
+        pages = saved.pages.setdefault(key, {})
         if part.page in pages:
             raise InputError(f"{path} is page {part.page} of thread {part.thread_id}, given twice.")
         pages[part.page] = part
-    threads = []
-    for (platform_name, origin, tid), pages in by_thread.items():
-        count = max(p.page_count for p in pages.values())
-        absent = [p for p in range(1, count + 1) if p not in pages]
-        notes: list[str] = []
-        if absent:
-            shown = ", ".join(map(str, absent[:10])) + (" …" if len(absent) > 10 else "")
-            if not partial:
-                raise InputError(
-                    f"thread {tid} has {count} pages but page(s) {shown} were not given "
-                    f"(saved from {names[(platform_name, origin, tid)]})."
-                )
-            notes.append(f"page{'s' if len(absent) > 1 else ''} {shown} of {count}")
-        source = os.fspath(names[(platform_name, origin, tid)])
-        mine = [b for b, _ in batches.get(platform_name, []) if b.thread_id in (None, tid)]
-        ordered = place_floating([pages[n] for n in sorted(pages)], source, whole=not absent)
-        with_comments = by_name(platform_name).pages.attach_saved(
-            ordered, mine, source=source, missing=notes if partial else None
-        )
-        origins = [Origin.FILE] * len(with_comments)
-        thread = build_thread(platform_name, tid, source, with_comments, origins)
-        try:
-            check_complete(thread, with_comments, source, saved=True)
-        except FetchError as exc:
-            if not partial:
-                raise
-            if not absent:
-                notes.append(str(exc).rsplit(". ", 1)[0])
-            # else the pages not given hold the replies not read: the note above says so.
-        if notes:
-            thread = replace(thread, missing=tuple(notes))
-        threads.append(thread)
-    for platform_name, found in batches.items():
-        tids = {tid for name, _, tid in by_thread if name == platform_name}
-        for batch, where in found:
-            if batch.thread_id is not None and batch.thread_id not in tids:
-                raise InputError(
-                    f"{where} holds comments of thread {batch.thread_id}, "
-                    "whose pages were not given."
-                )
-    return threads
+    return saved
+
+
+def _saved_thread(key: tuple[str, str, str], saved: _Saved, partial: bool) -> Thread:
+    """The thread of ``key`` from its saved pages and 楼中楼; with ``partial`` what it
+    lacks is its ``missing``, else an error."""
+    platform_name, _, tid = key
+    pages = saved.pages[key]
+    count = max(p.page_count for p in pages.values())
+    absent = [p for p in range(1, count + 1) if p not in pages]
+    notes: list[str] = []
+    if absent:
+        shown = ", ".join(map(str, absent[:10])) + (" …" if len(absent) > 10 else "")
+        if not partial:
+            raise InputError(
+                f"thread {tid} has {count} pages but page(s) {shown} were not given "
+                f"(saved from {saved.names[key]})."
+            )
+        notes.append(f"page{'s' if len(absent) > 1 else ''} {shown} of {count}")
+    source = os.fspath(saved.names[key])
+    mine = [b for b, _ in saved.batches.get(platform_name, []) if b.thread_id in (None, tid)]
+    ordered = place_floating([pages[n] for n in sorted(pages)], source, whole=not absent)
+    with_comments = by_name(platform_name).pages.attach_saved(
+        ordered, mine, source=source, missing=notes if partial else None
+    )
+    origins = [Origin.FILE] * len(with_comments)
+    thread = build_thread(platform_name, tid, source, with_comments, origins)
+    try:
+        check_complete(thread, with_comments, source, saved=True)
+    except FetchError as exc:
+        if not partial:
+            raise
+        if not absent:
+            notes.append(str(exc).rsplit(". ", 1)[0])
+        # else the pages not given hold the replies not read: the note above says so.
+    return replace(thread, missing=tuple(notes)) if notes else thread
 
 
 def build_thread(

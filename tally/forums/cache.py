@@ -5,7 +5,9 @@ One folder per thread under the cache root; in it each fetched URL's body and an
 (ETag, Last-Modified) for conditional requests. Beside them the thread's history
 (``tally.forums.history``): each page's posts as each read found them, in ``versions/`` by
 their SHA-256, listed with the time of the read in ``history.json``; a read that finds a
-page as the last one did adds nothing, and a thread keeps at most ``MAX_VERSIONS``.
+page as the last one did adds nothing, and a thread keeps at most ``MAX_VERSIONS``. And what
+the reads found besides the pages (``tally.forums.reads``): the roles each read read the
+thread as, and the runs of reads that found it closed.
 Every write is atomic; a body whose checksum does not match, or an index entry of the
 wrong shape, is treated as absent, never used. A cache that cannot be written (a read-only
 or full disk) is no reason to stop a count: the run goes on without it, after one warning.
@@ -30,7 +32,16 @@ from tally.atomic import try_lock, unlock, write_atomic
 from tally.errors import OutputError
 from tally.files import PAGE, read_own
 from tally.forums.api import API, PAGES
-from tally.forums.history import page_posts
+from tally.forums.history import listed_versions, listing, page_posts
+from tally.forums.reads import (
+    ClosedRun,
+    Roles,
+    closed_runs_from,
+    first_roles,
+    roles_from,
+    with_closed,
+    with_read,
+)
 from tally.model import History, ThreadRef, Version
 
 
@@ -59,13 +70,6 @@ class Entry:
             headers["If-Modified-Since"] = self.last_modified
         return headers
 
-
-# The roles of a day's threads that the cache keeps apart (``ThreadCache.roles``): the game
-# file's names for them (tally.rules.verdicts.ThreadRole), and the posts a read found first
-# in a thread that had just become its day's vote thread (posted in either).
-VOTE = "vote"
-DISCUSSION = "discussion"
-UNSURE = "unsure"
 
 # How long a change of a thread's history (and of what else is read, changed and written
 # whole) waits for another tally changing it: two runs of one thread at once (a watch and a
@@ -188,11 +192,11 @@ class ThreadCache:
         delete after it is put back, ``tally.rules.judging.standing.kept_from_the_close``)."""
         digest = hashlib.sha256(data).hexdigest()
         with self._changing():
-            listed = [_entry(*e) for e in self._versions()]
+            listed = [listing(*e) for e in self._versions()]
             mine = [i for i, e in enumerate(listed) if e[0] == page]
             same = bool(mine) and listed[mine[-1]][1] == digest
             if same:
-                entry = _entry(page, digest, read_at.isoformat(), read)
+                entry = listing(page, digest, read_at.isoformat(), read)
                 # A page unchanged again: its last confirmation is moved on, not added to, so
                 # the history holds a page's first read of each content and its last (a watch
                 # polling all day stays far from MAX_VERSIONS).
@@ -211,7 +215,7 @@ class ThreadCache:
             name = f"versions/{digest}.json"
             if not (self.folder / name).is_file() and not self._write(name, data):
                 return "unwritable"  # said once already
-            listed.append(_entry(page, digest, read_at.isoformat(), read))
+            listed.append(listing(page, digest, read_at.isoformat(), read))
             if not self._write("history.json", json.dumps(listed).encode()):
                 return "unwritable"
         return "kept"
@@ -242,17 +246,9 @@ class ThreadCache:
 
     def _versions(self) -> list[tuple[int, str, str, str]]:
         try:
-            loaded = json.loads(_own(self.folder / "history.json"))
+            return listed_versions(json.loads(_own(self.folder / "history.json")))
         except ValueError:
             return []
-        if not isinstance(loaded, list):
-            return []
-        return [
-            (e[0], e[1], e[2], e[3] if len(e) == 4 else "")
-            for e in loaded
-            if isinstance(e, list) and len(e) in (3, 4) and isinstance(e[0], int)
-            and all(isinstance(x, str) for x in e[1:])
-        ]  # fmt: skip
 
     def post_ids(self) -> frozenset[str]:
         """Every post id any read of this thread found in it (``posts.json``; a cache
@@ -296,7 +292,7 @@ class ThreadCache:
             known = known or frozenset()
             self._write("posts.json", json.dumps(sorted(known | ids)).encode())
 
-    def roles(self) -> dict[int, dict[str, frozenset[str]]] | None:
+    def roles(self) -> Roles | None:
         """What the reads that found this thread's posts read it as (``roles.json``): by
         the game's day, each role the game file gave it then ("vote", "discussion", …)
         and the post ids first read in it under that role; ``UNSURE`` the posts first read
@@ -304,21 +300,9 @@ class ThreadCache:
         its threads before (a vote thread merged into it, 合并: posted in either). None:
         no read that knew the game's days kept any (a cache written before they were)."""
         try:
-            loaded = json.loads(_own(self.folder / "roles.json"))
+            return roles_from(json.loads(_own(self.folder / "roles.json")))
         except ValueError:
             return None
-        if not isinstance(loaded, dict):
-            return None
-        found: dict[int, dict[str, frozenset[str]]] = {}
-        for day, by_role in loaded.items():
-            if not (isinstance(day, str) and day.isdecimal() and isinstance(by_role, dict)):
-                continue
-            found[int(day)] = {
-                role: frozenset(i for i in ids if isinstance(i, str))
-                for role, ids in by_role.items()
-                if isinstance(role, str) and isinstance(ids, list)
-            }
-        return found
 
     def note_roles(
         self,
@@ -328,7 +312,7 @@ class ThreadCache:
         older: frozenset[str] = frozenset(),
         talk: frozenset[int] = frozenset(),
         mended: frozenset[int] = frozenset(),
-    ) -> dict[int, dict[str, frozenset[str]]] | None:
+    ) -> Roles | None:
         """Keep that this read read the thread as ``roles`` (day, role) and first found
         the posts ``new`` in it. A thread holding posts first read in that day's vote thread
         (days ``merged``), or read before as another of a day's threads (its discussion
@@ -346,31 +330,7 @@ class ThreadCache:
         with self._changing():
             kept = self.roles()
             before = kept or {}
-            # Read as another of the day's threads before: the new posts are unsure only if
-            # some came in with a time before that read (a merge brings old posts; a game
-            # file mended since, naming the thread's role rightly now, brings none).
-            def switching(d: int) -> bool:  # read as another of its threads before
-                return bool(before.get(d)) and bool(older) and d not in mended
-
-            became_vote = {d for d, r in roles if r == VOTE and VOTE not in before.get(d, {})
-                           and (d in merged or switching(d))}  # fmt: skip
-            data = {d: {r: set(ids) for r, ids in by.items()} for d, by in before.items()}
-            # The first read to find that day's vote thread merged into this one: what it
-            # shows new may have been posted in either, whatever the thread is read as now
-            # (the discussion thread, by a command run before the game file was mended).
-            merged_now = {d for d in merged | talk if UNSURE not in before.get(d, {})}
-            for day, role in roles:
-                mine = data.setdefault(day, {})
-                mine.setdefault(role, set())
-                if day in became_vote or day in merged_now:
-                    mine.setdefault(UNSURE, set()).update(new)
-                elif role == VOTE and day in talk and UNSURE in before.get(day, {}):
-                    # The day's vote thread, another of its threads merged into it: a post
-                    # that came in unseen may be one of that thread's tally never read.
-                    mine.setdefault(UNSURE, set()).update(new & older)
-                    mine[role].update(new - older)
-                else:
-                    mine[role].update(new)
+            data = with_read(before, roles, new, merged, older, talk, mended)
             if {d: {r: set(i) for r, i in by.items()} for d, by in before.items()} == data:
                 return kept
             out = {str(d): {r: sorted(ids) for r, ids in sorted(by.items())}
@@ -382,23 +342,17 @@ class ThreadCache:
         """Keep each run of reads that found the thread closed (关闭): its first and last
         closed read, and the first read after it that found it open (None while none has);
         give them all. When between those it was opened, no read can tell."""
-        path = self.folder / "closed.json"
         with self._changing():
-            runs = _closed_runs(path)
-            if closed:
-                if runs and runs[-1][2] is None and read_at >= runs[-1][1]:
-                    runs[-1] = (runs[-1][0], read_at, None)
-                elif not runs or runs[-1][2] is not None:
-                    runs.append((read_at, read_at, None))
-                else:
-                    return tuple(runs)
-            elif runs and runs[-1][2] is None and read_at > runs[-1][1]:
-                runs[-1] = (runs[-1][0], runs[-1][1], read_at)
-            else:
+            try:
+                runs = closed_runs_from(json.loads(_own(self.folder / "closed.json")))
+            except ValueError:
+                runs = []
+            changed = with_closed(runs, closed, read_at)
+            if changed is None:
                 return tuple(runs)
-            data = [[t.isoformat() if t is not None else None for t in run] for run in runs]
+            data = [[t.isoformat() if t is not None else None for t in run] for run in changed]
             self._write("closed.json", json.dumps(data).encode())
-            return tuple(runs)
+            return tuple(changed)
 
     def forget(self, url: str) -> None:
         with self._lock:
@@ -436,12 +390,6 @@ class ThreadCache:
         return True
 
 
-def _entry(page: int, digest: str, when: str, read: str) -> tuple[object, ...]:
-    """A listing of ``history.json``: the read's id only where there is one (a listing
-    without it is read as before ids were kept)."""
-    return (page, digest, when, *((read,) if read else ()))
-
-
 def _s(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -463,30 +411,6 @@ class _Health:
             f"the page cache cannot be written ({why.rstrip('.')}); going on without it, "
             "so the next run fetches every page again."
         )
-
-
-# A run of reads that found a thread closed: first and last closed read, first open read after.
-ClosedRun = tuple[datetime, datetime, datetime | None]
-
-
-def _closed_runs(path: Path) -> list[ClosedRun]:
-    """The runs kept in ``closed.json``; a bare time (an earlier form) is one run."""
-    try:
-        kept = json.loads(_own(path))
-    except ValueError:
-        return []
-    if isinstance(kept, str):
-        kept = [[kept, kept, None]]
-    runs: list[ClosedRun] = []
-    for run in kept if isinstance(kept, list) else ():
-        try:
-            first, last = datetime.fromisoformat(run[0]), datetime.fromisoformat(run[1])
-            again = datetime.fromisoformat(run[2]) if len(run) > 2 and run[2] else None
-        except (TypeError, ValueError, IndexError):
-            continue
-        if first.tzinfo is not None and last.tzinfo is not None:
-            runs.append((first, last, again))
-    return runs
 
 
 class Cache:
@@ -542,7 +466,7 @@ class Cache:
         """The (day, role) pairs each post (post id -> the thread it was first read in)
         was first read under there; a post no read with the game's days kept is left out."""
         found: dict[str, tuple[tuple[int, str], ...]] = {}
-        kept: dict[str, dict[int, dict[str, frozenset[str]]] | None] = {}
+        kept: dict[str, Roles | None] = {}
         for pid, tid in where.items():
             if tid not in kept:
                 kept[tid] = self.thread(platform, host, tid).roles()
@@ -550,16 +474,6 @@ class Cache:
             if roles:
                 found[pid] = roles
         return found
-
-
-def first_roles(
-    kept: dict[int, dict[str, frozenset[str]]] | None, pid: str
-) -> tuple[tuple[int, str], ...]:
-    """The (day, role) pairs ``pid`` was first read under, as ``ThreadCache.roles`` kept them
-    (``UNSURE`` where its read could not tell); () when none was kept."""
-    if not kept:
-        return ()
-    return tuple(sorted((d, r) for d, by in kept.items() for r, ids in by.items() if pid in ids))
 
 
 def cache_name(platform: str, way: str) -> str:

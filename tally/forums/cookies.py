@@ -48,6 +48,29 @@ def _text(path: Path, raw: bytes) -> str:
 
 def load_cookies(path: Path, *, now: float | None = None) -> CookieFile:
     """A browser-exported cookie file; refused when others may read it."""
+    text = _file_text(path)
+    now = time.time() if now is None else now
+    jar = CookieJar()
+    domains: set[str] = set()
+    expired = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip("\r\n")
+        if line.startswith("#HttpOnly_"):
+            line = line[len("#HttpOnly_") :]
+        elif not line.strip() or line.lstrip().startswith("#"):
+            continue
+        cookie = _cookie(line.split("\t"), f"{path}, line {number}")
+        if cookie.expires and cookie.expires < now:
+            expired += 1
+            continue
+        jar.set_cookie(cookie)
+        domains.add(cookie.domain)
+    return CookieFile(jar, frozenset(domains), expired)
+
+
+def _file_text(path: Path) -> str:
+    """The cookie file's text, refused when it is a folder, others may read it, or it is
+    a JSON export."""
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
@@ -63,65 +86,50 @@ def load_cookies(path: Path, *, now: float | None = None) -> CookieFile:
         raise InputError(
             f"{path} can be read by other users and holds your login; run: chmod 600 {path}"
         )
-    raw = read_capped(path, "cookie file")
-    text = _text(path, raw)
+    text = _text(path, read_capped(path, "cookie file"))
     if text.lstrip()[:1] in ("[", "{"):
         # EditThisCookie, Cookie-Editor and the browsers' devtools export JSON.
         raise InputError(
             f"{path} is a JSON cookie export; tally reads the Netscape cookies.txt format: "
             "export again choosing Netscape (or use an extension such as Get cookies.txt)."
         )
-    now = time.time() if now is None else now
-    jar = CookieJar()
-    domains: set[str] = set()
-    expired = 0
-    for number, line in enumerate(text.splitlines(), start=1):
-        line = line.strip("\r\n")
-        if line.startswith("#HttpOnly_"):
-            line = line[len("#HttpOnly_") :]
-        elif not line.strip() or line.lstrip().startswith("#"):
-            continue
-        fields = line.split("\t")
-        where = f"{path}, line {number}"
-        if len(fields) != _FIELDS:
-            # Never the line itself: it may hold a login token.
-            raise InputError(
-                f"{where} is not a cookie line ({_FIELDS} fields separated by tabs, found "
-                f"{len(fields)}); tally does not print it, since it may hold your login."
-            )
-        domain, subdomains, cookie_path, secure, expiry, name, value = fields
-        if not domain.strip() or not name:
-            raise InputError(f"{where} has no domain or no cookie name.")
-        if not expiry.strip().isascii() or not (expiry.strip() or "0").isdigit():
-            raise InputError(f"{where}: the expiry (field 5) is not a whole number of seconds.")
-        expires = int(expiry.strip() or "0")
-        if expires and expires < now:
-            expired += 1
-            continue
-        domain = domain.strip().lower()
-        jar.set_cookie(
-            Cookie(
-                version=0,
-                name=name,
-                value=value,
-                port=None,
-                port_specified=False,
-                domain=domain,
-                domain_specified=subdomains.strip().upper() == "TRUE",
-                domain_initial_dot=domain.startswith("."),
-                path=cookie_path or "/",
-                path_specified=True,
-                secure=secure.strip().upper() == "TRUE",
-                # 0: a session cookie, kept for this run (what the browser had open).
-                expires=expires or None,
-                discard=not expires,
-                comment=None,
-                comment_url=None,
-                rest={},
-            )
+    return text
+
+
+def _cookie(fields: list[str], where: str) -> Cookie:
+    """One line's cookie, its fields read strictly; ``where``: "cookies.txt, line 3"."""
+    if len(fields) != _FIELDS:
+        # Never the line itself: it may hold a login token.
+        raise InputError(
+            f"{where} is not a cookie line ({_FIELDS} fields separated by tabs, found "
+            f"{len(fields)}); tally does not print it, since it may hold your login."
         )
-        domains.add(domain)
-    return CookieFile(jar, frozenset(domains), expired)
+    domain, subdomains, cookie_path, secure, expiry, name, value = fields
+    if not domain.strip() or not name:
+        raise InputError(f"{where} has no domain or no cookie name.")
+    if not expiry.strip().isascii() or not (expiry.strip() or "0").isdigit():
+        raise InputError(f"{where}: the expiry (field 5) is not a whole number of seconds.")
+    expires = int(expiry.strip() or "0")
+    domain = domain.strip().lower()
+    return Cookie(
+        version=0,
+        name=name,
+        value=value,
+        port=None,
+        port_specified=False,
+        domain=domain,
+        domain_specified=subdomains.strip().upper() == "TRUE",
+        domain_initial_dot=domain.startswith("."),
+        path=cookie_path or "/",
+        path_specified=True,
+        secure=secure.strip().upper() == "TRUE",
+        # 0: a session cookie, kept for this run (what the browser had open).
+        expires=expires or None,
+        discard=not expires,
+        comment=None,
+        comment_url=None,
+        rest={},
+    )
 
 
 def covers(domains: frozenset[str], host: str) -> bool:

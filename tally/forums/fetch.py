@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
@@ -29,21 +29,14 @@ from tally.errors import (
     TallyError,
     ThreadGoneError,
 )
-from tally.forums import ThreadRef, resolve_url
+from tally.forums import resolve_url
 from tally.forums.api import API, PAGES
 from tally.forums.built import build_thread, check_complete
-from tally.forums.cache import (
-    MAX_VERSIONS,
-    UNSURE,
-    VOTE,
-    Cache,
-    ThreadCache,
-    cache_name,
-    first_roles,
-)
+from tally.forums.cache import MAX_VERSIONS, ThreadCache, cache_name
 from tally.forums.getting import FetchOptions, PageReader, Progress, stored_history
 from tally.forums.history import page_data
 from tally.forums.http import Http
+from tally.forums.merged import cached_thread, gone, with_first_reads
 from tally.forums.out_of_place import numbered_again, place_floating, renumbered
 from tally.forums.ways import way_of, with_edits
 from tally.model import History, Page, Thread, Version
@@ -72,6 +65,34 @@ class Held:
         if way != self.way:
             self.pages.clear()
             self.page_count, self.history, self.way = None, None, way
+
+    def trusted(self, n: int, not_before: datetime | None) -> tuple[Page, datetime] | None:
+        """Page ``n`` as held, with when it was read, unless it was read before
+        ``not_before``."""
+        kept = self.pages.get(n)
+        if kept is None or (not_before is not None and kept[1] < not_before):
+            return None
+        return kept
+
+    def hold(self, read: _Read) -> None:
+        """Hold the pages just read, each with when it was read, for the next poll."""
+        self.pages = {n: (page, read.read_at[n]) for n, (page, _) in read.pages.items()}
+        self.page_count = read.total
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A thread's pages as one pass read them: each page with where it came from
+    (``Origin``), when each was read, and how many pages the thread had by the end."""
+
+    pages: dict[int, tuple[Page, str]]
+    read_at: dict[int, datetime]
+    total: int
+
+    def just_read(self) -> list[tuple[int, Page, datetime]]:
+        """The pages this pass got from the forum, not from the cache or memory."""
+        fresh = {Origin.NETWORK, Origin.REVALIDATED}
+        return [(n, page, self.read_at[n]) for n, (page, o) in self.pages.items() if o in fresh]
 
 
 def fetch_thread(
@@ -118,65 +139,115 @@ def _fetched(
     for the next read of the same thread (and gives those of the last).
 
     The last known page comes from the forum, and the pages before it from the cache (or
-    ``held``) where trusted, unless the read shows them stale: a post of a page just read
-    on another floor than before (a floor before it was deleted, and the floors after it
-    numbered again), or fewer floors than the thread's replies; then every page is read
-    again. A read that decides (``live``: a count, a reminder, the cards) takes every page
-    from the forum: a moderator's 屏蔽 changes a page tally cached and moves no floor.
+    ``held``) where trusted, unless the read shows them stale (``_settled``). A read that
+    decides (``live``: a count, a reminder, the cards) takes every page from the forum: a
+    moderator's 屏蔽 changes a page tally cached and moves no floor.
     """
     platform, ref = resolve_url(url)
-    host = urlsplit(ref.base).netloc
-    cache = Cache(options.cache_dir, options.warn) if options.cache_dir is not None else None
-    name = cache_name(platform.name, way)
-    store = cache.thread(name, host, ref.thread_id) if cache is not None else None
+    cached = cached_thread(options, cache_name(platform.name, way), ref)
+    store = cached.store if cached is not None else None
     reader = PageReader(platform, ref, tz, http, store, options, way)
     if held is not None:
         held.following(way)
-    known = None
-    if not options.fresh:
-        known = held.page_count if held and held.page_count else None
-        known = known or (store.page_count if store is not None else None)
+    known = None if options.fresh else _last_known(held, store)
     if options.offline and known is None:
         raise FetchError(f"{url}: no page of this thread is in the cache, which --offline "
                          "counts from; run without it.")  # fmt: skip
     # What may stand in for the forum: the cache or memory, but for a read that decides.
     reuse = known is not None and (options.offline or not options.live)
     try:
-        pages, read_at, total = _read_pages(url, reader, options, known, reuse, held, progress)
+        read = _read_pages(url, reader, known, reuse, held, progress)
     except ThreadGoneError as exc:
-        raise _gone(exc, store) from None
+        raise gone(exc, store) from None
     so_far = held.history if held is not None and not options.fresh else None
     reused = not options.offline and any(
-        o in (Origin.CACHE, Origin.MEMORY) for _, o in pages.values()
+        o in (Origin.CACHE, Origin.MEMORY) for _, o in read.pages.values()
     )
     before = so_far if so_far is not None or not reused else stored_history(store)
+    read, thread, failed = _settled(url, reader, read, before, reused, held)
+    # The posts first read in this thread before this read: its own, wherever else they
+    # were read since (moved out by mistake and back).
+    own = store.post_ids() if store is not None else frozenset()
+    history, just_read = None, read.just_read()
+    if store is not None:
+        store.set_page_count(read.total)
+        history = store_versions(store, just_read, f"thread {ref.thread_id}", options, before)
+        if held is not None:
+            held.history = history
+    if held is not None:
+        held.hold(read)
+    if failed is not None:
+        raise failed
+    assert thread is not None  # pages that failed to make one failed to parse
+    check_complete(thread, [page for _, (page, _) in sorted(read.pages.items())], url)
+    thread = replace(thread, read_by=way)
+    if cached is None:
+        return thread
+    return with_first_reads(thread, cached, own, history, just_read, options)
 
-    def built() -> Thread:
-        nonlocal pages
-        if reader.api is not None and (options.closes is None or options.clock() >= options.closes):
-            pages = with_edits(reader, pages, before)
-        # The posts a page shows without their floor, on their floors (kept so, in the
-        # history and in memory, as the forum shows them once they are placed).
-        whole = set(pages) >= set(range(1, max(p.page_count for p, _ in pages.values()) + 1))
-        placed = place_floating([p for p, _ in pages.values()], url, whole=whole)
-        pages = {n: (placed[i], o) for i, (n, (_, o)) in enumerate(pages.items())}
-        ordered = [pages[n] for n in sorted(pages)]
-        # Stamped in the forum's zone at its offset then, as the posts' times are.
-        stamped = instant(options.clock().astimezone(tz))
-        return build_thread(platform.name, ref.thread_id, url, [p for p, _ in ordered],
-                      [o for _, o in ordered], read_at=stamped)  # fmt: skip
 
-    failed: ParseError | None = None  # said once the pages read are kept
+def _last_known(held: Held | None, store: ThreadCache | None) -> int | None:
+    """The thread's page count as last read: in memory, else in the cache."""
+    known = held.page_count if held and held.page_count else None
+    return known or (store.page_count if store is not None else None)
+
+
+def _with_marks(reader: PageReader, read: _Read, before: History | None) -> _Read:
+    """The pages with the edit marks their interface hid, learnt through an API once the
+    close has passed (``with_edits``)."""
+    options = reader.options
+    if reader.api is None or (options.closes is not None and options.clock() < options.closes):
+        return read
+    return replace(read, pages=with_edits(reader, read.pages, before))
+
+
+def _built(url: str, reader: PageReader, read: _Read) -> tuple[_Read, Thread]:
+    """The thread the pages make, and the pages as it holds them: the posts a page shows
+    without their floor on their floors (kept so, in the history and in memory, as the
+    forum shows them once they are placed)."""
+    pages = read.pages
+    whole = set(pages) >= set(range(1, max(p.page_count for p, _ in pages.values()) + 1))
+    placed = place_floating([p for p, _ in pages.values()], url, whole=whole)
+    pages = {n: (placed[i], o) for i, (n, (_, o)) in enumerate(pages.items())}
+    ordered = [pages[n] for n in sorted(pages)]
+    # Stamped in the forum's zone at its offset then, as the posts' times are.
+    stamped = instant(reader.options.clock().astimezone(reader.tz))
+    name, tid = reader.platform.name, reader.ref.thread_id
+    thread = build_thread(name, tid, url, [p for p, _ in ordered], [o for _, o in ordered],
+                          read_at=stamped)  # fmt: skip
+    return replace(read, pages=pages), thread
+
+
+def _settled(
+    url: str,
+    reader: PageReader,
+    read: _Read,
+    before: History | None,
+    reused: bool,
+    held: Held | None,
+) -> tuple[_Read, Thread | None, ParseError | None]:
+    """The pages and the thread they make (None where they make none) once no page
+    ``reused`` from the cache or memory is stale, with the parse error to raise once the
+    pages read are kept.
+
+    Stale: a post of a page just read on another floor than before (a floor before it was
+    deleted, and the floors after it numbered again), fewer floors than the thread's
+    replies, a thread shown newest first, or two posts on one floor; then every page is
+    read again.
+    """
+    failed: ParseError | None = None
+    thread: Thread | None = None
     try:
-        thread = built()
+        read = _with_marks(reader, read, before)
+        read, thread = _built(url, reader, read)
         stale = reused and (
-            _moved(pages, before) or thread.short_of_replies() or _newest_first(pages)
+            _moved(read.pages, before) or thread.short_of_replies() or _newest_first(read.pages)
         )
     except ParseError as exc:
         # Two posts on one floor: the cached pages and the live ones disagree, or the
         # forum's own do.
         stale, failed = reused, None if reused else exc
-    if not stale and renumbered([page for page, _ in pages.values()]):
+    if not stale and renumbered([page for page, _ in read.pages.values()]):
         # Pages the forum numbered before and after a delete, read together: read them all
         # again, page 1 first (X3.5 numbers by place from the first view of the page that
         # lost a post; the last page, read first, still showed the old numbers).
@@ -184,134 +255,36 @@ def _fetched(
     if stale:
         if held is not None:
             held.pages.clear()
-        pages, read_at, total = _read_pages(url, reader, options, None, False, held, None)
+        read = _read_pages(url, reader, None, False, held, None)
         try:
-            thread = built()
+            read = _with_marks(reader, read, before)
+            read, thread = _built(url, reader, read)
         except ParseError as exc:
             failed = exc
-        if failed is None and (twice := renumbered([page for page, _ in pages.values()])):
+        if failed is None and (twice := renumbered([page for page, _ in read.pages.values()])):
             failed = numbered_again(url, *twice)
-    # The posts first read in this thread before this read: its own, wherever else they
-    # were read since (moved out by mistake and back).
-    own = store.post_ids() if store is not None else frozenset()
-    if store is not None:
-        store.set_page_count(total)
-        fresh = {Origin.NETWORK, Origin.REVALIDATED}
-        just_read = [(n, page, read_at[n]) for n, (page, o) in pages.items() if o in fresh]
-        history = store_versions(store, just_read, f"thread {ref.thread_id}", options, before)
-        if held is not None:
-            held.history = history
-    if held is not None:
-        held.pages = {n: (page, read_at[n]) for n, (page, _) in pages.items()}
-        held.page_count = total
-    if failed is not None:
-        raise failed
-    check_complete(thread, [page for _, (page, _) in sorted(pages.items())], url)
-    thread = replace(thread, read_by=way)
-    if store is None or cache is None:
-        return thread
-    ids = frozenset(p.post_id for p in thread.posts)
-    moved = cache.read_elsewhere(name, host, ref.thread_id, ids - own)
-    store.note_post_ids(own | (ids - moved.keys()))  # the posts first read in it
-    moved_as = cache.roles_of(name, host, moved)
-    # The days whose vote thread tally read posts of that stand in this thread now: that
-    # vote thread was merged into this one (合并).
-    merged = frozenset(d for roles in moved_as.values() for d, r in roles if r == VOTE)
-    # And the days another of whose threads (the discussion) was merged into this one.
-    talk = frozenset(d for roles in moved_as.values() for d, r in roles if r not in (VOTE, UNSURE))
-    new = ids - own - moved.keys()
-    unseen = _came_in_unseen(thread, new, history, just_read)
-    mended = _mended(cache, name, ref, store.roles() or {}, options, merged)
-    kept = store.note_roles(options.roles, new, merged, unseen, talk, mended)
-    read_as = {pid: roles for pid in ids - moved.keys() if (roles := first_roles(kept, pid))}
-    read_as.update(moved_as)
-    runs = store.note_closed(thread.closed, thread.read_at) if thread.read_at else ()
-    return replace(thread, history=history, moved_in=moved, read_as=read_as, closed_runs=runs,
-                   mended=mended)  # fmt: skip
-
-
-def _mended(
-    cache: Cache, platform: str, ref: ThreadRef, known: dict[int, dict[str, frozenset[str]]],
-    options: FetchOptions, merged: frozenset[int],
-) -> frozenset[int]:  # fmt: skip
-    """The days this thread is read as the vote thread of now, having been read as another
-    of their threads before, whose game file was mended since: a thread the file names now,
-    otherwise than as that day's vote thread, was read as its vote thread then (the two
-    URLs swapped, day 1's vote URL left on day 2). Only the game file's own threads say it:
-    another game's on the board share the cache (its day 2 is not this game's)."""
-    def read_otherwise(d: int) -> bool:
-        """Posts first read under another of day ``d``'s roles, and never as its vote
-        thread's (on a day whose one thread is both, none: no scan on each of its polls)."""
-        by_role = known.get(d, {})
-        other = set().union(*(ids for role, ids in by_role.items() if role not in (VOTE, UNSURE)))
-        return bool(other - by_role.get(VOTE, frozenset()))
-
-    switched = {d for d, r in options.roles if r == VOTE and read_otherwise(d)} - merged
-    found: set[int] = set()
-    for other, roles in options.named:
-        if not switched - found:
-            break
-        if other.key == ref.key:
-            continue
-        was = cache.thread(platform, urlsplit(other.base).netloc, other.thread_id).roles() or {}
-        found |= {d for d in switched if VOTE in was.get(d, {}) and (d, VOTE) not in roles}
-    return frozenset(found)
-
-
-def _came_in_unseen(
-    thread: Thread, new: frozenset[str], history: History | None,
-    just_read: list[tuple[int, Page, datetime]],
-) -> frozenset[str]:  # fmt: skip
-    """Of the posts first read now (``new``), those that came in unseen by the reads before
-    this one (``History.came_in_unseen``)."""
-    now = min((t for _, _, t in just_read), default=thread.read_at)
-    if history is None or now is None or not new:
-        return frozenset()
-    return history.came_in_unseen(thread.posts, now)[0] & new
-
-
-def _gone(exc: ThreadGoneError, store: ThreadCache | None) -> ThreadGoneError:
-    """The forum says a thread tally read before does not exist: deleted, or merged into
-    another thread (合并 keeps the other's tid), which the day's vote may be pointed at."""
-    ids = store.post_ids() if store is not None else frozenset()
-    if not ids:
-        return exc
-    said = str(exc).rstrip(".").removesuffix("; check the tid in the URL")
-    roles = store.roles() if store is not None else None
-    read_as = sorted({(d, r) for d, by in (roles or {}).items() for r in by if r != UNSURE})
-    named = "、".join(f"day {d}'s {r} thread" for d, r in read_as)
-    return ThreadGoneError(
-        f"{said}; tally read it before ({len(ids)} posts{', as ' + named if named else ''}): "
-        "a moderator deleted it, or merged it into another thread (合并: its posts go to the "
-        "thread it is merged into, which keeps its own tid), so nothing is counted from it; "
-        "if it was merged, point the day's URL in the game file at that thread, where tally "
-        "tells the posts first read here by their ids."
-    )
+    return read, thread, failed
 
 
 def _read_pages(
     url: str,
     reader: PageReader,
-    options: FetchOptions,
     known: int | None,
     reuse: bool,
     held: Held | None,
     progress: Progress | None,
-) -> tuple[dict[int, tuple[Page, str]], dict[int, datetime], int]:
+) -> _Read:
     """Every page of the thread: the last known one first (to learn whether it grew), from
     the forum; with ``reuse``, the pages before it from memory or the cache where trusted."""
+    options = reader.options
     start = known or 1
     try:
         first, origin, when = reader.read(start, cached_ok=options.offline)
     except FetchError as exc:
-        # A thread held across polls is a watch's or the desk's: they take no --offline.
-        if options.offline or held is not None or not _whole_in_cache(
-            url, reader.tz, reader.http, options
-        ):
+        offline = _offline_hint(exc, url, reader, held)
+        if offline is None:
             raise
-        said = "after the close" if options.not_before is not None else "before the close"
-        raise FetchError(f"{exc} The cache holds every page of this thread as read {said}: "
-                         "add --offline to count from it.") from None  # fmt: skip
+        raise offline from None
     except PageMismatchError:
         # The thread lost pages since the last run: start again from the top.
         start, reuse = 1, False
@@ -320,15 +293,7 @@ def _read_pages(
             held.pages.clear()
     pages: dict[int, tuple[Page, str]] = {start: (first, origin)}
     read_at = {start: when}
-
-    def from_memory(n: int) -> tuple[Page, datetime] | None:
-        if held is None or options.fresh or not reuse or n >= start:
-            return None
-        kept = held.pages.get(n)
-        if kept is None or (options.not_before is not None and kept[1] < options.not_before):
-            return None
-        return kept
-
+    remembered = held is not None and not options.fresh and reuse
     total = first.page_count
     if progress:
         progress(1, total)
@@ -339,31 +304,58 @@ def _read_pages(
             )
         wanted = [n for n in range(1, total + 1) if n not in pages]
         for n in wanted:
-            kept = from_memory(n)
+            kept = (
+                held.trusted(n, options.not_before) if held and remembered and n < start else None
+            )
             if kept is not None:
                 pages[n] = (kept[0], Origin.MEMORY)
                 read_at[n] = kept[1]
         wanted = [n for n in wanted if n not in pages]
         if not wanted:
             break
-        workers = max(1, min(reader.http.options.max_in_flight, len(wanted)))
-        # The last page of a two-page thread is read here: no thread is started for it.
-        pool = ThreadPoolExecutor(max_workers=workers) if len(wanted) > 1 else None
-        try:
-            reads = (pool.map if pool is not None else map)(
-                lambda n: (n, reader.read(n, cached_ok=reuse and n < start)), wanted
-            )
-            for n, (page, origin, when) in reads:
-                pages[n] = (page, origin)
-                read_at[n] = when
-                if progress:
-                    progress(len(pages), total)
-        finally:
-            if pool is not None:
-                pool.shutdown()
+        for n, (page, origin, when) in _read_each(reader, wanted, start if reuse else 0):
+            pages[n] = (page, origin)
+            read_at[n] = when
+            if progress:
+                progress(len(pages), total)
         # The thread can grow while it is read: go on until no page names more.
         total = max(total, max(p.page_count for p, _ in pages.values()))
-    return pages, read_at, total
+    return _Read(pages, read_at, total)
+
+
+def _offline_hint(
+    exc: FetchError, url: str, reader: PageReader, held: Held | None
+) -> FetchError | None:
+    """The forum failed: where the cache holds the whole thread, the error that says
+    --offline would count from it (a thread held across polls is a watch's or the desk's:
+    they take no --offline)."""
+    options = reader.options
+    if (
+        options.offline
+        or held is not None
+        or not _whole_in_cache(url, reader.tz, reader.http, options)
+    ):
+        return None
+    said = "after the close" if options.not_before is not None else "before the close"
+    return FetchError(f"{exc} The cache holds every page of this thread as read {said}: "
+                      "add --offline to count from it.")  # fmt: skip
+
+
+def _read_each(
+    reader: PageReader, wanted: list[int], cached_below: int
+) -> Iterator[tuple[int, tuple[Page, str, datetime]]]:
+    """The pages ``wanted`` from the forum, as many at once as the options allow, those
+    below ``cached_below`` from the cache where trusted."""
+    workers = max(1, min(reader.http.options.max_in_flight, len(wanted)))
+    # The last page of a two-page thread is read here: no thread is started for it.
+    pool = ThreadPoolExecutor(max_workers=workers) if len(wanted) > 1 else None
+    try:
+        yield from (pool.map if pool is not None else map)(
+            lambda n: (n, reader.read(n, cached_ok=n < cached_below)), wanted
+        )
+    finally:
+        if pool is not None:
+            pool.shutdown()
 
 
 def _newest_first(pages: dict[int, tuple[Page, str]]) -> bool:

@@ -154,6 +154,9 @@ class Get:
         # whose count is unchanged would be: one deleted and one added keep the count).
         if entry is None or (options.live and not options.offline) or not self._trusted(entry):
             return None
+        return self._from_cache(entry)
+
+    def _from_cache(self, entry: Entry) -> Answer:
         self.origins.append(Origin.CACHE)
         self.fetched.append(entry.fetched_at)
         return Answer(entry.body, entry.content_type, at=entry.fetched_at)
@@ -170,9 +173,7 @@ class Get:
         cached = self._entry(request)
         offline = self.reader.options.offline
         if (self.cached_ok or offline) and cached is not None and self._trusted(cached):
-            self.origins.append(Origin.CACHE)
-            self.fetched.append(cached.fetched_at)
-            return Answer(cached.body, cached.content_type, at=cached.fetched_at)
+            return self._from_cache(cached)
         if offline:
             why = "is not in the cache" if cached is None else "was cached before the close"
             raise FetchError(f"{url} {why}: --offline counts only from a whole thread cached "
@@ -212,16 +213,7 @@ class Get:
                 f"(after {len(response.body):,} bytes)."
             )
         if response.status != 200:
-            # A missing thread is a 404 whose body is a normal forum page with the message.
-            message = self._explain(url)(response.body, content_type)
-            if message is not None:
-                raise message
-            if response.status in (404, 410) and request.page == 1:
-                raise NotAThreadError(
-                    f"{url} answered HTTP {response.status}: the thread does not exist or was "
-                    "deleted, or it is hidden; check the tid in the URL."
-                )
-            raise FetchError(f"{url} answered HTTP {response.status}.")
+            raise self._refusal(request, response.status, response.body, content_type)
         self.origins.append(Origin.NETWORK)
         self.received.extend(t for t in (response.received,) if t is not None)
         # No secret kept: the interface's answers echo the session's keys, and a board's
@@ -230,6 +222,23 @@ class Get:
         body = scrubber.scrub(response.body) if scrubber is not None else response.body
         self.pending.append((request.key, body, response.headers))
         return Answer(body, content_type, at=now)
+
+    def _refusal(
+        self, request: Request, status: int, body: bytes, content_type: str | None
+    ) -> TallyError:
+        """Why the forum answered ``status`` and not the page: its own message where the
+        body is a forum page saying it (a missing thread is a 404 whose body is a normal
+        forum page with the message), else the status."""
+        url = request.url
+        message = self._explain(url)(body, content_type)
+        if message is not None:
+            return message
+        if status in (404, 410) and request.page == 1:
+            return NotAThreadError(
+                f"{url} answered HTTP {status}: the thread does not exist or was "
+                "deleted, or it is hidden; check the tid in the URL."
+            )
+        return FetchError(f"{url} answered HTTP {status}.")
 
     def _explain(self, url: str) -> Callable[[bytes, str | None], TallyError | None]:
         platform = self.reader.platform

@@ -24,6 +24,26 @@ from tally.model import Comment, Edit, Post, Quote
 # -- the stored form -----------------------------------------------------------------------
 
 
+def listing(page: int, digest: str, when: str, read: str) -> tuple[object, ...]:
+    """A listing of ``history.json`` (the version of ``page`` stored as ``digest``, read
+    ``when`` by the read ``read``): the read's id only where there is one (a listing without
+    it is read as before ids were kept)."""
+    return (page, digest, when, *((read,) if read else ()))
+
+
+def listed_versions(loaded: Any) -> list[tuple[int, str, str, str]]:
+    """The listings ``history.json`` holds, each as (page, digest, when, read id: "" where
+    none was kept); one of the wrong shape is as if never kept."""
+    if not isinstance(loaded, list):
+        return []
+    return [
+        (e[0], e[1], e[2], e[3] if len(e) == 4 else "")
+        for e in loaded
+        if isinstance(e, list) and len(e) in (3, 4) and isinstance(e[0], int)
+        and all(isinstance(x, str) for x in e[1:])
+    ]  # fmt: skip
+
+
 def page_data(posts: Iterable[Post]) -> bytes:
     """A page's posts as stored: canonical JSON, so that an unchanged page is the same bytes
     (and the same address) whenever it is read."""

@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import email.utils
 import functools
 import logging
 import random
@@ -36,6 +35,8 @@ from tally.environment import HttpOptions
 from tally.errors import FetchError, InputError, TallyError
 from tally.forums.clocks import ForumClocks
 from tally.forums.cookies import covers, load_cookies
+from tally.forums.politeness import Robots, retry_after
+from tally.forums.unpacking import ENCODINGS, Unpacker
 
 # httpx and tenacity are imported where a request is made (a fifth of a second): every
 # command makes an Environment (its HttpOptions: tally.environment), and most never fetch a page.
@@ -84,31 +85,6 @@ class _Transient(Exception):
         self.retry_after = retry_after
 
 
-def retry_after(value: str, now: datetime) -> float | None:
-    """Seconds a Retry-After header asks for: a number or an HTTP date; None if unreadable.
-
-    Total: any text gives a number or None (a date without a zone, "-0000", is UTC; a
-    digit that is not ASCII is no number).
-    """
-    text = value.strip()
-    if re.fullmatch(r"[0-9]+", text):
-        # However many digits: 10^30 seconds is beyond the ceiling and stops the read, it is
-        # not a header to ignore.
-        return float(text) if len(text) < 300 else float("inf")
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if when is None:  # pragma: no cover - older Pythons return None instead of raising
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    try:
-        return max(0.0, (when - now).total_seconds())
-    except OverflowError:  # pragma: no cover - a date at the edge of datetime's range
-        return None
-
-
 @functools.cache
 def _tls() -> ssl.SSLContext:
     """One TLS context a process: loading the CA bundle takes ~20 ms, as long as a request."""
@@ -130,70 +106,6 @@ def _why_not(exc: Exception) -> str:
     if "unreachable" in text.lower():
         return "network unreachable"
     return text or type(exc).__name__
-
-
-def _zlib_header(data: bytes) -> bool:
-    """Whether a deflate body starts with a zlib header (RFC 1950) rather than raw deflate."""
-    return len(data) >= 2 and data[0] & 0x0F == 8 and ((data[0] << 8) | data[1]) % 31 == 0
-
-
-class Robots:
-    """robots.txt rules for one host, with the * and $ wildcards search engines accept."""
-
-    def __init__(self, text: str, agent: str = "tally"):
-        groups: list[tuple[list[str], list[tuple[bool, str]], float | None]] = []
-        agents: list[str] = []
-        rules: list[tuple[bool, str]] = []
-        delay: float | None = None
-        for raw in text.splitlines():
-            line = raw.split("#", 1)[0].strip()
-            if ":" not in line:
-                continue
-            key, value = (part.strip() for part in line.split(":", 1))
-            key = key.lower()
-            if key == "user-agent":
-                if rules or delay is not None:
-                    groups.append((agents, rules, delay))
-                    agents, rules, delay = [], [], None
-                agents.append(value.lower())
-            elif key in ("allow", "disallow") and agents and value:
-                # An empty Disallow allows everything: it adds no rule.
-                rules.append((key == "allow", value))
-            elif key == "crawl-delay" and agents:
-                delay = _seconds(value)
-        if agents:
-            groups.append((agents, rules, delay))
-        mine = [g for g in groups if any(x != "*" and x in agent.lower() for x in g[0])]
-        if not mine:
-            mine = [g for g in groups if "*" in g[0]]
-        self.rules = [rule for _, group, _ in mine for rule in group]
-        # Crawl-delay: the seconds the forum asks between two requests (tally watch polls
-        # no more often); None when it asks nothing.
-        delays = [d for _, _, d in mine if d is not None]
-        self.crawl_delay: float | None = max(delays) if delays else None
-
-    def allows(self, path_and_query: str) -> bool:
-        best: tuple[int, bool] = (-1, True)
-        for allow, pattern in self.rules:
-            if not pattern:
-                continue
-            regex = re.escape(pattern).replace(r"\*", ".*")
-            if regex.endswith(r"\$"):
-                regex = regex[:-2] + "$"
-            # The longest matching rule wins; on a tie, Allow does.
-            longer = len(pattern) > best[0] or (len(pattern) == best[0] and allow)
-            if longer and re.match(regex, path_and_query):
-                best = (len(pattern), allow)
-        return best[1]
-
-
-def _seconds(value: str) -> float | None:
-    """A Crawl-delay value: a number of seconds; anything else is no rule."""
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None
-    return seconds if 0 <= seconds <= 86400 else None
 
 
 @dataclass
@@ -517,16 +429,12 @@ class Http:
     ) -> bytes:
         limit = self.options.deadline if limit is None else limit
         encoding = r.headers.get("content-encoding", "identity").strip().lower()
-        if encoding not in ("identity", "", "gzip", "x-gzip", "deflate"):
+        if encoding not in ENCODINGS:
             shown = encoding[:40].encode("ascii", "replace").decode()
             raise FetchError(f"{url} came back in an encoding tally does not read ({shown}).")
-        decoder: Any = None
-        if encoding in ("gzip", "x-gzip"):
-            decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        cap, wire_cap = self.options.max_decoded, self.options.max_bytes
-        out = bytearray()
+        unpacker = Unpacker(encoding, self.options.max_decoded)
+        wire_cap = self.options.max_bytes
         wire = 0
-        head = b""  # the first bytes of a deflate body, until they tell which kind it is
         try:
             for chunk in r.iter_raw():
                 wire += len(chunk)
@@ -536,36 +444,15 @@ class Http:
                     raise _Transient(
                         f"no whole answer within {limit:.0f} s ({wire:,} bytes so far)"
                     )
-                if encoding == "deflate" and decoder is None:
-                    # "deflate" is zlib-wrapped by the standard and raw deflate by some
-                    # servers (old IIS, some PHP set-ups): the first two bytes tell.
-                    head += chunk
-                    if len(head) < 2:
-                        continue
-                    raw = not _zlib_header(head)
-                    decoder = zlib.decompressobj(-zlib.MAX_WBITS if raw else zlib.MAX_WBITS)
-                    chunk = head
-                if decoder is None:
-                    out += chunk
-                else:
-                    data = chunk
-                    while data:
-                        # Never more than the cap at once: a bomb is cut off in bounded memory.
-                        piece = decoder.decompress(data, cap - len(out) + 1)
-                        out += piece
-                        if len(out) > cap:
-                            break
-                        data = decoder.unconsumed_tail
-                if len(out) > cap:
+                if not unpacker.feed(chunk):
                     raise FetchError(
-                        f"{url} unpacks to more than {cap:,} bytes; tally stops there."
+                        f"{url} unpacks to more than {unpacker.cap:,} bytes; tally stops there."
                     )
         except zlib.error as exc:
             raise _Transient(f"damaged {encoding} body ({exc})") from None
-        undecided = decoder is None and bool(head)  # one byte of a deflate body
-        if (decoder is not None and not decoder.eof) or undecided:
+        if not unpacker.whole:
             raise _Transient(f"{encoding} body cut short")
-        return bytes(out)
+        return bytes(unpacker.out)
 
     def _robots(self, url: str) -> Robots:
         """The robots.txt rules of ``url``'s host, read once per host."""

@@ -281,25 +281,8 @@ def parse_thread(
     _refusal(data, source)
     variables = _object(data.get("Variables"), source, "Variables")
     frame = _frame(variables, source, ref, ppp)
-    raw = variables.get("postlist")
-    if not isinstance(raw, list) or not raw:
-        raise ParseError(f"{source}: the interface's answer holds no posts.")
-    if len(raw) > frame.ppp:
-        raise ParseError(
-            f"{source}: the answer holds {len(raw)} posts on a page of {frame.ppp}; it cannot "
-            "be right."
-        )
-    if asked_page > 1 and (asked_page - 1) * frame.ppp >= frame.maxposition:
-        raise PageMismatchError(
-            f"{source}: page {asked_page} of {frame.ppp} posts is past the thread's last floor "
-            f"({frame.maxposition}): the interface answered another page."
-        )
-    page_count = max(1, -(-(frame.replies + 1) // frame.ppp))
-    if asked_page > page_count:
-        raise PageMismatchError(
-            f"{source}: page {asked_page} is past the thread's last page ({page_count}, "
-            f"{frame.replies} replies): the interface answered another page."
-        )
+    raw = _postlist(variables, frame, source)
+    page_count = _page_count(frame, asked_page, source)
     reading = _reading(variables, frame, ref, tz, asked_page, source)
     posts = tuple(read_post(p, reading) for p in raw)
     _check_floors(posts, frame, asked_page, source)
@@ -320,6 +303,36 @@ def parse_thread(
         closed=str(variables["thread"].get("closed") or "0") not in ("0", ""),
         clock=clock,
     )
+
+
+def _postlist(variables: Mapping[str, Any], frame: _Frame, source: str) -> list[Any]:
+    """The answer's posts as the interface gave them: some, and no more than a page holds."""
+    raw = variables.get("postlist")
+    if not isinstance(raw, list) or not raw:
+        raise ParseError(f"{source}: the interface's answer holds no posts.")
+    if len(raw) > frame.ppp:
+        raise ParseError(
+            f"{source}: the answer holds {len(raw)} posts on a page of {frame.ppp}; it cannot "
+            "be right."
+        )
+    return raw
+
+
+def _page_count(frame: _Frame, asked_page: int, source: str) -> int:
+    """The thread's pages, as its replies fill them; a page asked past the last (the
+    interface answers the last again) is a ``PageMismatchError``."""
+    if asked_page > 1 and (asked_page - 1) * frame.ppp >= frame.maxposition:
+        raise PageMismatchError(
+            f"{source}: page {asked_page} of {frame.ppp} posts is past the thread's last floor "
+            f"({frame.maxposition}): the interface answered another page."
+        )
+    page_count = max(1, -(-(frame.replies + 1) // frame.ppp))
+    if asked_page > page_count:
+        raise PageMismatchError(
+            f"{source}: page {asked_page} is past the thread's last page ({page_count}, "
+            f"{frame.replies} replies): the interface answered another page."
+        )
+    return page_count
 
 
 def _reading(

@@ -254,33 +254,9 @@ def _cut(request: Request, why: str) -> TallyError:
 
 def parse_page_answer(answer: Answer, request: Request, ref: ThreadRef, tz: tzinfo) -> Page:
     """A PbPageResIdl answer as a Page: floors, authors, times, the text of each floor."""
-    from aiotieba.api.get_posts import _api as posts_api
-    from google.protobuf.message import DecodeError
-
-    try:
-        posts = posts_api.parse_body(answer.body)
-    except DecodeError as exc:
-        raise _cut(request, f"not a whole protobuf: {exc}") from None
-    except KeyError:
-        # A floor whose author is not among the answer's users: the user list (sent after
-        # the floors) is missing.
-        raise _cut(request, "a floor's author is not in it") from None
-    except Exception as exc:  # aiotieba's TiebaServerError, when refusal() was bypassed
-        raise ParseError(f"{request.name}: Baidu's answer cannot be read ({exc}).") from None
-    if str(posts.thread.tid) != ref.thread_id:
-        raise _cut(request, f"it names thread {posts.thread.tid or 'none'}")
+    posts = _checked_posts(answer, request, ref)
     where = request.name
     replies = posts.thread.reply_num
-    if replies < 0:
-        raise _damaged(request, f"the thread has {replies} replies")
-    if len(posts.objs) > FLOORS_PER_PAGE:
-        raise _damaged(request, f"{len(posts.objs)} floors on a page of {FLOORS_PER_PAGE}")
-    # Pages hold 30 floors: a thread of N replies cannot fill more pages than they need.
-    if posts.page.total_page > (replies + 1) // FLOORS_PER_PAGE + 2:
-        raise _damaged(request, f"{posts.page.total_page} pages for {replies} replies")
-    asked = request.page or 1
-    if posts.page.current_page and posts.page.current_page > asked:
-        raise _damaged(request, f"it is page {posts.page.current_page}, past page {asked}")
     floors = []
     counts: dict[str, int] = {}
     for p in posts.objs:
@@ -318,6 +294,38 @@ def parse_page_answer(answer: Answer, request: Request, ref: ThreadRef, tz: tzin
         forum_id=str(posts.forum.fid) if posts.forum.fid else None,
         origin=TIEBA_ORIGIN,
     )
+
+
+def _checked_posts(answer: Answer, request: Request, ref: ThreadRef) -> Any:
+    """aiotieba's Posts of the answer, refused when it is cut (another thread, an author
+    not among its users) or its counts cannot be (more floors or pages than replies fill)."""
+    from aiotieba.api.get_posts import _api as posts_api
+    from google.protobuf.message import DecodeError
+
+    try:
+        posts = posts_api.parse_body(answer.body)
+    except DecodeError as exc:
+        raise _cut(request, f"not a whole protobuf: {exc}") from None
+    except KeyError:
+        # A floor whose author is not among the answer's users: the user list (sent after
+        # the floors) is missing.
+        raise _cut(request, "a floor's author is not in it") from None
+    except Exception as exc:  # aiotieba's TiebaServerError, when refusal() was bypassed
+        raise ParseError(f"{request.name}: Baidu's answer cannot be read ({exc}).") from None
+    if str(posts.thread.tid) != ref.thread_id:
+        raise _cut(request, f"it names thread {posts.thread.tid or 'none'}")
+    replies = posts.thread.reply_num
+    if replies < 0:
+        raise _damaged(request, f"the thread has {replies} replies")
+    if len(posts.objs) > FLOORS_PER_PAGE:
+        raise _damaged(request, f"{len(posts.objs)} floors on a page of {FLOORS_PER_PAGE}")
+    # Pages hold 30 floors: a thread of N replies cannot fill more pages than they need.
+    if posts.page.total_page > (replies + 1) // FLOORS_PER_PAGE + 2:
+        raise _damaged(request, f"{posts.page.total_page} pages for {replies} replies")
+    asked = request.page or 1
+    if posts.page.current_page and posts.page.current_page > asked:
+        raise _damaged(request, f"it is page {posts.page.current_page}, past page {asked}")
+    return posts
 
 
 def _floor_counts(answer: Answer, request: Request, post: Post, count: int) -> tuple[int, int]:
