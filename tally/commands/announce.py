@@ -177,7 +177,8 @@ def _posted(game: Game, day: Day, kind: Announcement, text: str, post: bool, yes
     """The announcement, posted when asked: the text is kept (shown) whatever happens, as it
     is posted (tally's mark on its last line); on a terminal it is shown in full before the
     question."""
-    from tally.commands.post import final_text, post_text
+    from tally.commands.post import post_text
+    from tally.commands.sent_text import final_text
 
     if not post:
         return Announced(text, as_posted=final_text(game, day.day, kind, text, outcome))

@@ -1,22 +1,23 @@
 """What `tally watch` writes and posts besides its screen: the 催票 reminder (``--remind-at``),
 the closing announcement written (``--announce-to``) and posted (``--post``), and the floors
 that came in late (审核, 移动, 合并), which stop the unattended closing post while they stand.
+A post that fails unattended leaves its text in a file, to paste by hand (``post_or_keep``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from tally.errors import FetchError, InputError
+from tally.errors import AlreadyPosted, FetchError, InputError, MaybePosted, PostError
 from tally.forums.reader import Reader
 from tally.model import DURING_A_READ, Post
 from tally.rules.counting.polls import Poll
 from tally.rules.counting.votes import DayResult
-from tally.rules.game.game import Game
+from tally.rules.game.game import Day, Game
 from tally.times import short
 from tally.vocabulary import Announcement, Markup
 
@@ -65,8 +66,6 @@ class Reminder:
     def at(
         self, poll: Poll, game: Game, reader: Reader, show: Says, watchers: Sequence[Watcher]
     ) -> None:
-        from tally.commands.post import post_or_keep
-        from tally.errors import AlreadyPosted, PostError
         from tally.outputs.written.announce import reminder_context, render
 
         result = poll.result
@@ -149,8 +148,6 @@ class Arrivals:
 
     def check(self, result: DayResult) -> None:
         """Stop the unattended post while a late floor stands in the final read."""
-        from tally.errors import PostError
-
         standing = {p.post_id for p in result.thread.posts}
         late = sorted((p for pid, p in self.late.items() if pid in standing),
                       key=lambda p: p.floor)  # fmt: skip
@@ -173,7 +170,6 @@ def _closing_text(result: DayResult, game: Game, markup: Markup | None,
     """The closing post, rendered once for the file and the post. A template that fails
     at the close (stopped at its time or size limit, or broken since the start) posts
     nothing: with --post, the command fails as a post that was not made does (exit 7)."""
-    from tally.errors import PostError
     from tally.outputs.written.announce import closing_post
 
     try:
@@ -202,7 +198,7 @@ def close(
     assert last.result is not None
     if not writes.closing:
         return
-    from tally.commands.post import final_text, post_or_keep
+    from tally.commands.sent_text import final_text
     from tally.rules.counting.closed import record
 
     result = last.result
@@ -221,3 +217,48 @@ def close(
         posted(watchers, post_or_keep(game, result.day, Announcement.CLOSE, text,
                                       reader=reader, keep=writes.to, outcome=outcome,
                                       unchecked=result.unchecked))  # fmt: skip
+
+
+def paste_path(game: Game, day: int, kind: Announcement) -> Path:
+    """Where the text of a post that failed is kept, to paste by hand: beside the game file."""
+    folder = game.path.parent if game.path is not None else Path.cwd()
+    stem = game.path.stem if game.path is not None else "game"
+    return folder / f"{stem}.day{day}.{kind}.txt"
+
+
+def post_or_keep(
+    game: Game, day: Day, kind: Announcement, text: str, *, reader: Reader,
+    keep: Path | None = None, outcome: Mapping[str, Any] | None = None,
+    unchecked: Sequence[str] = (),
+) -> Posted:  # fmt: skip
+    """Post unattended; when it fails, the text goes to ``keep`` (else beside the game file)
+    and the sentence says where: the director pastes it by hand (unless the thread may hold
+    it: then the sentence says to look at the thread)."""
+    import contextlib
+
+    from tally.atomic import write_atomic
+    from tally.commands.post import post_text
+    from tally.commands.sent_text import final_text
+
+    text = final_text(game, day.day, kind, text, outcome)
+    try:
+        return post_text(game, day, kind, text, reader=reader, yes=True, outcome=outcome,
+                         unchecked=unchecked)  # fmt: skip
+    except AlreadyPosted:
+        raise  # it is in the thread: nothing to paste
+    except MaybePosted as exc:  # the thread may hold it: never "paste by hand"
+        path = keep or paste_path(game, day.day, kind)
+        with contextlib.suppress(OSError):
+            if keep is None or not path.exists():
+                write_atomic(path, text.encode("utf-8"))
+        raise MaybePosted(f"{str(exc).rstrip('.')}; the text is in {path}.") from None
+    except (PostError, FetchError) as exc:
+        path = keep or paste_path(game, day.day, kind)
+        try:
+            if keep is None or not path.exists():
+                write_atomic(path, text.encode("utf-8"))
+        except OSError as err:
+            raise PostError(f"{str(exc).rstrip('.')}; and the text could not be kept in {path} "
+                            f"({err.strerror}): it is printed above.") from None  # fmt: skip
+        raise PostError(f"{str(exc).rstrip('.')}. The {kind} post is in {path}, to paste by "
+                        "hand.") from None  # fmt: skip
