@@ -102,9 +102,7 @@ def post_text(
     resting_on(day, kind, unchecked)
     text = final_text(game, day.day, kind, text, outcome)
     journal = Journal(journal_path(game.path))
-    # The thread by its board and id, however its URL is spelled (thread-102-1-1.html).
-    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
-    where = f"{host}/{ref.key.platform}/{ref.key.thread_id}"
+    where = _lock_name(url, ref)
     with post_lock(game.path, day.day, kind, thread=where, folder=reader.env.cache_folder()):
         # Read inside the lock: a poster let in after another finds its post.
         thread = _live(reader, url, game, day.closes)
@@ -116,13 +114,7 @@ def post_text(
         text = players_unheld(text, form.charset, game, thread, reader)
         check_size(form, text)
         if not yes:
-            asked = confirm(f"Post this to {url} as {form.member}?") if confirm else None
-            if asked is None:
-                raise PostError(
-                    "there is no terminal to ask before posting: add --yes to post without asking."
-                )
-            if not asked:
-                raise PostError("not posted: you said no.")
+            _asked(confirm, f"Post this to {url} as {form.member}?")
         at = reader.now(url).astimezone(game.timezone)  # the forum's time, as its posts'
         try:
             entry = journal.begin(game.id, day.day, kind, text, at, outcome)
@@ -133,7 +125,6 @@ def post_text(
         try:
             accepted = platform.send_reply(form, text, ref, reader.http.submit)
         except MaybePosted as exc:
-            journal.end(entry, UNKNOWN)
             found = _look_for(reader, url, game, day, kind, journal, entry)
             if found is None:
                 said = f"{str(exc).rstrip('.')}; {_not_found(game, day, kind)}"
@@ -153,6 +144,25 @@ def post_text(
     return Posted(
         kind, day.day, accepted.pid, link, url, at, form.member, floor, difference, via=form.via
     )
+
+
+def _lock_name(url: str, ref: ThreadRef) -> str:
+    """The thread the post lock is taken for: by its board and id, however its URL is
+    spelled (thread-102-1-1.html), so that two posters of one thread wait for each other."""
+    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    return f"{host}/{ref.key.platform}/{ref.key.thread_id}"
+
+
+def _asked(confirm: Confirm | None, question: str) -> None:
+    """The person at the terminal says yes to ``question``; nobody to ask, or a no, and
+    nothing is posted."""
+    asked = confirm(question) if confirm else None
+    if asked is None:
+        raise PostError(
+            "there is no terminal to ask before posting: add --yes to post without asking."
+        )
+    if not asked:
+        raise PostError("not posted: you said no.")
 
 
 def _record(journal: Journal, entry: Entry, pid: str, floor: int | None = None) -> str | None:
@@ -352,7 +362,9 @@ def _not_found(game: Game, day: Day, kind: Announcement) -> str:
 
 def _look_for(reader: Reader, url: str, game: Game, day: Day, kind: Announcement,
               journal: Journal, entry: Entry) -> Post | None:  # fmt: skip
-    """After an answer tally could not read: the thread, for the post (recorded if found)."""
+    """After an answer tally could not read (so recorded): the thread, for the post
+    (recorded if found)."""
+    journal.end(entry, UNKNOWN)
     try:
         live = _live(reader, url, game, day.closes)
         found = marked_post(game, day, kind, live, cast=game.cast())
