@@ -83,8 +83,8 @@ class Reminder:
         context = reminder_context(result, game)
         text = render(Announcement.REMINDER, markup, context, self.writes.template_dir)
         try:
-            posted(watchers, post_or_keep(game, result.day, Announcement.REMINDER, text,
-                                           reader=reader))  # fmt: skip
+            made = post_or_keep(game, result.day, Announcement.REMINDER, text, reader=reader)
+            _posted(watchers, made)
         except AlreadyPosted as exc:  # a watch started again: the players were reminded
             show.note(f"no second reminder: {exc}")
         except (PostError, FetchError) as exc:
@@ -92,7 +92,7 @@ class Reminder:
             show.warn(f"the reminder was not posted: {exc}")
 
 
-def posted(watchers: Sequence[Watcher], posted: Posted) -> None:
+def _posted(watchers: Sequence[Watcher], posted: Posted) -> None:
     for watcher in watchers:
         watcher.posted(posted)
 
@@ -214,9 +214,11 @@ def close(
         show.note(f"wrote the announcement to {writes.to}")
     if writes.post:
         arrivals.check(result)
-        posted(watchers, post_or_keep(game, result.day, Announcement.CLOSE, text,
-                                      reader=reader, keep=writes.to, outcome=outcome,
-                                      unchecked=result.unchecked))  # fmt: skip
+        made = post_or_keep(
+            game, result.day, Announcement.CLOSE, text, reader=reader, keep=writes.to,
+            outcome=outcome, unchecked=result.unchecked,
+        )  # fmt: skip
+        _posted(watchers, made)
 
 
 def paste_path(game: Game, day: int, kind: Announcement) -> Path:
