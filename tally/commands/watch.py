@@ -25,7 +25,7 @@ succeeds the watch goes on trying, keeping the last good count.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -209,10 +209,13 @@ class _Polls:
     game: Game
     watched: _Watched
     due: datetime | None  # the reminder's full read, until one succeeds
-    every: float = 0.0
+    every: float = field(init=False)  # the schedule's, or the forum's Crawl-delay
     number: int = 0
     last: DayResult | None = None
     failing_since: datetime | None = None
+
+    def __post_init__(self) -> None:
+        self.every = self.schedule.every
 
     def poll(self, now: datetime) -> Poll:
         """The next poll, begun at ``now`` (the forum's clock): the thread read and
@@ -228,7 +231,7 @@ class _Polls:
         sent = reader.requests
         result, error, said = self._read(now, final, full)
         if self.number == 1:
-            self.every = _polite(self.schedule.every, reader, url)
+            self.every = _polite(self.every, reader, url)
         done = result is not None and not result.provisional
         if result is not None:
             found = changes(self.last, result)
