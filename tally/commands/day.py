@@ -186,7 +186,9 @@ def _todo(number: int, closes: bool, asked: tuple[str, ...], carried: Carried) -
     return tuple(todo)
 
 
-def _inherited(game: Game, day: Day, carried: Carried) -> tuple[dict[str, Fact], tuple[str, ...]]:
+def _inherited(
+    game: Game, day: Day, carried: Carried
+) -> tuple[dict[str, Fact], tuple[str, ...]]:
     """Who is out on ``day`` as its count will have it (the days before, the card ledger),
     each with the fact that says so, in the order they went; and what the block must still
     say of the lasting roles, as a count of it would stop on them (a sheriff or a deputy who

@@ -49,11 +49,7 @@ def lurkers(
 
 
 def again(
-    game: Game,
-    days: Sequence[DayThreads],
-    number: int,
-    result: DayCheck,
-    *,
+    game: Game, days: Sequence[DayThreads], number: int, result: DayCheck, *,
     warn: Callable[[str], None] | None = None,
 ) -> dict[int, tuple[Card, ...]]:
     """The check run again on every closed day it read (the threads read once): the cards

@@ -18,7 +18,9 @@ from tally.rules.verdicts import ThreadRole
 from tally.times import short
 
 
-def days_before(game: Game, number: int, reader: Reader, given: Sequence[Thread] = ()) -> Chain:
+def days_before(
+    game: Game, number: int, reader: Reader, given: Sequence[Thread] = ()
+) -> Chain:
     """The days before day ``number``, counted in order from their vote threads (among
     ``given``, else read: a day read at or after its close trusts no page cached before
     it): what they made, and what day ``number`` inherits (its sheriff, who is out). A day
@@ -71,7 +73,9 @@ class _DayThreads:
         return [self.held[k] for k in keys]
 
 
-def closed_days(game: Game, threads: Sequence[Thread], *, late_ok: bool = False) -> list[DayResult]:
+def closed_days(
+    game: Game, threads: Sequence[Thread], *, late_ok: bool = False
+) -> list[DayResult]:
     """Every day whose vote thread is among ``threads`` and was read after its close,
     counted in order (each with what the days before it made); a day that cannot be
     counted stops with its sentence."""
