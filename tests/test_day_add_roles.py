@@ -14,8 +14,8 @@ import json
 
 import pytest
 
-from tally.commands.day import appended
 from tally.rules.game.gamefile import load_game, parse_game
+from tally.tomlfile import appended
 
 from .test_day_add import PLAYERS, VOTES, morning, one_sentence, run, start
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tally.commands.post import final_text
+from tally.commands.sent_text import final_text
 from tally.outputs.written.announce import closing_post, reminder_context, render
 from tally.rules.counting.votes import tally_day
 from tally.rules.judging.ballot_text import read_ballot

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tally.cli import app
-from tally.commands.post import difference
+from tally.commands.sent_text import difference
 from tally.environment import Environment, HttpOptions
 from tally.errors import ExitStatus, PostError
 from tally.forums.discuz.reply import read_answer, refusal, reply_form
@@ -636,7 +636,7 @@ def test_what_a_player_wrote_under_the_directors_floor_is_theirs(tmp_path):
     player's floor counted as a player's."""
     from datetime import datetime
 
-    from tally.commands.post import players_unheld
+    from tally.commands.sent_text import players_unheld
     from tally.model import Comment, Post, Thread
     from tally.rules.game.gamefile import load_game
 

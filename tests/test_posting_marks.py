@@ -167,7 +167,7 @@ def test_a_result_an_earlier_tally_left_unmarked_is_no_other_outcome(board, tmp_
 
 
 def test_final_text_puts_the_mark_last_whatever_the_text_holds():
-    from tally.commands.post import final_text
+    from tally.commands.sent_text import final_text
 
     from .votekit import game
 

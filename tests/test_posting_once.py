@@ -597,7 +597,7 @@ def test_a_copy_of_the_game_file_does_not_post_again_when_the_mark_was_edited_ou
 def test_a_directors_note_after_the_close_is_not_the_post():
     """The rule of the copy without the journal, on its own: the note that names the day's
     result thread is no copy of the result; the result with its mark line gone is."""
-    from tally.commands.post import _edited_copy, final_text
+    from tally.commands.sent_text import edited_copy, final_text
     from tally.vocabulary import Announcement
 
     from .votekit import T, game
@@ -605,9 +605,9 @@ def test_a_directors_note_after_the_close_is_not_the_post():
     g = game("000", day="")
     text = final_text(g, 2, "close", "[b]第2天投票结果[/b]\n甲：2 票\n\n[color=#FF0000][b]甲 被投票出局[/b][/color]\n")
     note = T().post("导演", "09 21:40", "第2天投票结果稍后公布").thread()
-    assert _edited_copy(g, g.day(2), Announcement.CLOSE, note, text) is None
+    assert edited_copy(g, g.day(2), Announcement.CLOSE, note, text) is None
     tidied = T().post("导演", "09 21:40", "第2天投票结果\n甲：2 票\n甲 被投票出局\n（修正排版）").thread()
-    found = _edited_copy(g, g.day(2), Announcement.CLOSE, tidied, text)
+    found = edited_copy(g, g.day(2), Announcement.CLOSE, tidied, text)
     assert found is not None and found.floor == 2
     by_a_player = T().post("乙", "09 21:40", "第2天投票结果\n甲 被投票出局").thread()
-    assert _edited_copy(g, g.day(2), Announcement.CLOSE, by_a_player, text) is None
+    assert edited_copy(g, g.day(2), Announcement.CLOSE, by_a_player, text) is None
