@@ -27,7 +27,7 @@ from tally.rules.counting.votes import Chain, in_order
 from tally.rules.game.game import Cast, Day, Game
 from tally.rules.game.names import normalise
 from tally.rules.game.rulesets import RequestsIn
-from tally.rules.judging.ballots import Flag, floors_text
+from tally.rules.judging.ballots import Flag, Remark, floors_text
 from tally.rules.judging.changes import bar_owner_hours
 from tally.rules.judging.judge import judge, remarks
 from tally.rules.judging.merges import cast_in_vote_thread, seen_in_vote_thread
@@ -238,129 +238,40 @@ def check(
     if number not in by_day:
         raise ValueError(f"day {number} is not in the history")
     threads = [t for d in history for t in d.threads]
-    for t in history:
-        # The day checked: its close as its threads announced it, after the last one fits.
-        told = [x for x in (t.vote, t.discussion) if x is not None] if t.day.day == number else []
-        for role, thread in ((ThreadRole.DISCUSSION, t.discussion), (ThreadRole.VOTE, t.vote)):
-            if thread is not None:
-                # By role: a day whose discussion thread is its vote thread holds one object.
-                last = role is ThreadRole.VOTE or t.vote is None
-                thread_fits_day(game, thread, t.day, role, cast=cast,
-                                announced=told if last else ())  # fmt: skip
+    _fit_days(game, history, number, cast)
     _not_late(game, by_day[number], late_ok, cast)
     strangers = check_roster(game, threads, cast=cast)
     counts = {t.day.day: {pd.player: pd for pd in count_day(game, t, cast)} for t in history}
     target = by_day[number]
-    day, rules = target.day, game.rules
-    cards: list[Card] = []
-    unballots: dict[str, list[int]] = {}
-    # Floors no vote was seen in for a reason of the forum's, each named on the card by
-    # that reason, for the director to know why: 屏蔽ed (its words are not the director's
-    # to judge here), or posted in another thread and moved in since.
-    apart: dict[Status, dict[str, list[int]]] = {s: {} for s in _APART}
-    rows = remarks(target.vote, game, cast=cast, day=day) if target.vote is not None else ()
-    for r in rows:
-        if r.status is Status.DISCUSSION:
-            continue  # a discussion post of the thread the vote thread was merged into
-        if r.status in apart:
-            if r.player is not None:
-                apart[r.status].setdefault(r.player, []).append(r.floor)
-            continue
-        if r.player is not None and r.floor not in unballots.get(r.player, []):
-            unballots.setdefault(r.player, []).append(r.floor)
-    # A vote thread tally found closed (关闭) before the close: who had not voted by then
-    # could not; the card says so, for the director to judge.
-    vote = target.vote
-    closed = None
-    run = vote.closed_during(target.day.opens, target.day.closes) if vote is not None else None
-    if run is not None:
-        begun, ended = (short(t.astimezone(game.timezone)) for t in run[:2])
-        closed = begun if begun == ended else f"{begun}至{ended}"
-        closed += "读到已关闭"
-        if run[2] is not None:
-            closed += f"，{short(run[2].astimezone(game.timezone))}读到已开放"
-    # L3 under seed 001 ("未回复投票帖者将被判罚黄牌"): who replied in the vote thread in the
-    # day, a ballot or not, is not carded for it.
-    replied = ({p for p, _ in by_players(cast, day, target.vote, comments=False, sure=True)}
-               if rules.no_vote_is_no_reply and target.vote is not None else set())  # fmt: skip
+    rows = remarks(target.vote, game, cast=cast, day=target.day) if target.vote is not None else ()
     # A day before whose discussion thread the game file does not name: its posts are not
     # known, and 0 would be a guess that earns L2 cards.
     talkless = {t.day.day for t in history if t.discussion is None and t.day.day != number}
-    for pd in counts[number].values():
-        if "V11" in pd.vote_flags:
-            # Seed 002: "不允许弃权或投无效票，否则记作黄牌" (also on an accelerated day, with its
-            # shorter hours: it is the 主管's duty, not lurking).
-            hours = bar_owner_hours(day, rules)[0]
-            cards.append(
-                Card(day.day, pd.player, Colour.YELLOW, "V11",
-                     f"第{day.day}天主管未在开门{hours}小时内投出有效票（或弃权、投废票、超时改票）")
-            )  # fmt: skip
-    if not day.accelerated:  # S3: an accelerated day carries no lurking cards
-        for pd in counts[number].values():
-            if pd.until is not None:
-                continue  # out during the day: the rules card the living
-            if pd.posts < rules.min_posts and not day.is_silenced(pd.player):
-                few = f"第{day.day}天发言{pd.posts}条（少于{rules.min_posts}条）"
-                cards.append(Card(day.day, pd.player, Colour.YELLOW, "L1", few))
-            if rules.card_no_vote and pd.voted is False and pd.player not in replied:
-                said = unballots.get(pd.player)
-                # Posts in the vote thread that hold no ballot, and void ballots: named, for
-                # the director to judge.
-                floors = "、".join(f"{f}楼" for f in said or ())
-                where = f"（投票帖{floors}的发言不是选票）" if said else ""
-                if pd.void:
-                    where += f"（投票帖{'；'.join(pd.void)}）"
-                for status, by_player in apart.items():
-                    if pd.player in by_player:
-                        floors = "、".join(f"{f}楼" for f in by_player[pd.player])
-                        where += f"（投票帖{floors}{_APART[status]}）"
-                if closed is not None:
-                    where += f"（投票帖{closed}）"
-                reason = f"第{day.day}天未投票{where}"
-                cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", reason))
-            streak = _streak(
-                counts, game, pd.player, number, rules.streak_posts, rules.streak_days,
-                unread=talkless,
-            )  # fmt: skip
-            if streak:
-                days = "、".join(map(str, streak))
-                cards.append(
-                    Card(
-                        day.day,
-                        pd.player,
-                        Colour.YELLOW,
-                        "L2",
-                        f"第{days}天发言均少于{rules.streak_posts}条",
-                    )
-                )
+    cards = _cards(game, target, counts, _VoteWords.of(game, target, rows, cast), talkless)
     # Said where it matters: among the last days an L2 run ending today could span.
-    recent = [t.day.day for t in history if not t.day.accelerated][-rules.streak_days :]
+    recent = [t.day.day for t in history if not t.day.accelerated][-game.rules.streak_days :]
     found = [
         *(
             Flag("L2", f"day {d} names no discussion thread in the game file: its posts are "
                  "not counted, and a run of low days (L2) passes over it")
             for d in sorted(talkless)
-            if not day.accelerated and rules.streak_days > 1 and d in recent
+            if not target.day.accelerated and game.rules.streak_days > 1 and d in recent
         ),
         *_strangers(strangers, target, game),
         *_accounts(game, target, cast, threads),
         *_came_in(game, target, cast),
         *_dead_posting(game, target, cast, _out_at_the_close(game, chain, number), history),
-        *comment_discussion(game, day, target.discussion, cast),
-        *fonts(day, target.threads, cast),
-        *floods(game, day, (target.discussion, target.vote), cast),
+        *comment_discussion(game, target.day, target.discussion, cast),
+        *fonts(target.day, target.threads, cast),
+        *floods(game, target.day, (target.discussion, target.vote), cast),
         *_doubtful_cards(cards, counts, game, number),
         *moderated_cards([c.player for c in cards if c.rule == "L3"], target.vote, rows, cast),
     ]
     # Thread by thread (discussion, vote, progress), floor by floor: as the director reads.
     place = {t.thread_id: i for i, t in enumerate(target.threads)}
     flags = sorted(found, key=lambda f: (place.get(f.thread_id or "", len(place)), f.floor or 0))
-    asked_in = {RequestsIn.PROGRESS: target.progress, RequestsIn.DISCUSSION: target.discussion}
-    taken = game.rules.acceleration_threads or ()  # none: asked of the director (seed 000)
-    asked = [t for t in (asked_in[r] for r in taken) if t is not None]
-    acceleration = None
-    if asked and game.rules.acceleration:
-        acceleration = count_requests(game, day, asked)
+    acceleration = _acceleration(game, target)
+    if acceleration is not None:
         # A line only where someone asked or the file says accelerated: "0 of 15 asked"
         # on every day said nothing.
         if acceleration.asked or acceleration.marked:
@@ -371,10 +282,143 @@ def check(
     checked = {n: tuple(c.values()) for n, c in counts.items()}
     provisional = not all(t.closed for t in history)
     return DayCheck(
-        day, checked[number], tuple(ordered), tuple(flags), checked,
-        provisional=provisional, acceleration=acceleration,
+        day=target.day, players=checked[number], cards=tuple(ordered), flags=tuple(flags),
+        days=checked, provisional=provisional, acceleration=acceleration,
         unchecked=chain.carried.unchecked,
     )  # fmt: skip
+
+
+def _fit_days(game: Game, history: Sequence[DayThreads], number: int, cast: Cast) -> None:
+    """Each day's discussion and vote threads are its own (``thread_fits_day``); the day
+    checked's close as its threads announced it, after the last one fits."""
+    for t in history:
+        told = [x for x in (t.vote, t.discussion) if x is not None] if t.day.day == number else []
+        for role, thread in ((ThreadRole.DISCUSSION, t.discussion), (ThreadRole.VOTE, t.vote)):
+            if thread is not None:
+                # By role: a day whose discussion thread is its vote thread holds one object.
+                last = role is ThreadRole.VOTE or t.vote is None
+                thread_fits_day(game, thread, t.day, role, cast=cast,
+                                announced=told if last else ())  # fmt: skip
+
+
+def _acceleration(game: Game, t: DayThreads) -> Acceleration | None:
+    """S3: the day's acceleration requests, in the threads the rules take them from; None
+    where the rules have none or name no thread (then it is asked of the director, seed 000)."""
+    asked_in = {RequestsIn.PROGRESS: t.progress, RequestsIn.DISCUSSION: t.discussion}
+    taken = game.rules.acceleration_threads or ()
+    asked = [x for x in (asked_in[r] for r in taken) if x is not None]
+    if not asked or not game.rules.acceleration:
+        return None
+    return count_requests(game, t.day, asked)
+
+
+@dataclass(frozen=True)
+class _VoteWords:
+    """What the vote thread says of a player who cast no vote, for the L3 card to name: the
+    floors that hold no ballot, those set apart by the forum (``_APART``), and when tally
+    found the thread closed (关闭) inside the day."""
+
+    unballots: Mapping[str, tuple[int, ...]]
+    apart: Mapping[Status, Mapping[str, tuple[int, ...]]]
+    closed: str | None
+    # L3 under seed 001 ("未回复投票帖者将被判罚黄牌"): who replied in the vote thread in the
+    # day, a ballot or not, is not carded for it.
+    replied: frozenset[str]
+
+    @classmethod
+    def of(cls, game: Game, t: DayThreads, rows: Sequence[Remark], cast: Cast) -> _VoteWords:
+        unballots: dict[str, list[int]] = {}
+        # Floors no vote was seen in for a reason of the forum's, each named on the card by
+        # that reason, for the director to know why: 屏蔽ed (its words are not the director's
+        # to judge here), or posted in another thread and moved in since.
+        apart: dict[Status, dict[str, list[int]]] = {s: {} for s in _APART}
+        for r in rows:
+            if r.status is Status.DISCUSSION:
+                continue  # a discussion post of the thread the vote thread was merged into
+            if r.status in apart:
+                if r.player is not None:
+                    apart[r.status].setdefault(r.player, []).append(r.floor)
+                continue
+            if r.player is not None and r.floor not in unballots.get(r.player, []):
+                unballots.setdefault(r.player, []).append(r.floor)
+        replied = frozenset(
+            p for p, _ in by_players(cast, t.day, t.vote, comments=False, sure=True)
+        ) if game.rules.no_vote_is_no_reply and t.vote is not None else frozenset()  # fmt: skip
+        return cls(
+            {p: tuple(f) for p, f in unballots.items()},
+            {s: {p: tuple(f) for p, f in by.items()} for s, by in apart.items()},
+            _closed_while_open(game, t), replied,
+        )  # fmt: skip
+
+    def l3_reason(self, day: Day, pd: PlayerDay) -> str:
+        """The L3 card's reason: the day, and what the vote thread holds of the player."""
+        said = self.unballots.get(pd.player)
+        # Posts in the vote thread that hold no ballot, and void ballots: named, for the
+        # director to judge.
+        floors = "、".join(f"{f}楼" for f in said or ())
+        where = f"（投票帖{floors}的发言不是选票）" if said else ""
+        if pd.void:
+            where += f"（投票帖{'；'.join(pd.void)}）"
+        for status, by_player in self.apart.items():
+            if pd.player in by_player:
+                floors = "、".join(f"{f}楼" for f in by_player[pd.player])
+                where += f"（投票帖{floors}{_APART[status]}）"
+        if self.closed is not None:
+            where += f"（投票帖{self.closed}）"
+        return f"第{day.day}天未投票{where}"
+
+
+def _closed_while_open(game: Game, t: DayThreads) -> str | None:
+    """When tally found the vote thread closed (关闭) inside the day, as the L3 card says it:
+    who had not voted by then could not, for the director to judge."""
+    run = t.vote.closed_during(t.day.opens, t.day.closes) if t.vote is not None else None
+    if run is None:
+        return None
+    begun, ended = (short(x.astimezone(game.timezone)) for x in run[:2])
+    closed = (begun if begun == ended else f"{begun}至{ended}") + "读到已关闭"
+    if run[2] is not None:
+        closed += f"，{short(run[2].astimezone(game.timezone))}读到已开放"
+    return closed
+
+
+def _cards(
+    game: Game,
+    target: DayThreads,
+    counts: Mapping[int, Mapping[str, PlayerDay]],
+    words: _VoteWords,
+    talkless: Set[int],
+) -> list[Card]:
+    """The cards the rules give for the day (V11, L1, L3, L2), player by player."""
+    day, rules, number = target.day, game.rules, target.day.day
+    cards: list[Card] = []
+    for pd in counts[number].values():
+        if "V11" in pd.vote_flags:
+            # Seed 002: "不允许弃权或投无效票，否则记作黄牌" (also on an accelerated day, with its
+            # shorter hours: it is the 主管's duty, not lurking).
+            hours = bar_owner_hours(day, rules)[0]
+            cards.append(
+                Card(day.day, pd.player, Colour.YELLOW, "V11",
+                     f"第{day.day}天主管未在开门{hours}小时内投出有效票（或弃权、投废票、超时改票）")
+            )  # fmt: skip
+    if day.accelerated:  # S3: an accelerated day carries no lurking cards
+        return cards
+    for pd in counts[number].values():
+        if pd.until is not None:
+            continue  # out during the day: the rules card the living
+        if pd.posts < rules.min_posts and not day.is_silenced(pd.player):
+            few = f"第{day.day}天发言{pd.posts}条（少于{rules.min_posts}条）"
+            cards.append(Card(day.day, pd.player, Colour.YELLOW, "L1", few))
+        if rules.card_no_vote and pd.voted is False and pd.player not in words.replied:
+            cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", words.l3_reason(day, pd)))
+        streak = _streak(
+            counts, game, pd.player, number, rules.streak_posts, rules.streak_days,
+            unread=talkless,
+        )  # fmt: skip
+        if streak:
+            days = "、".join(map(str, streak))
+            low = f"第{days}天发言均少于{rules.streak_posts}条"
+            cards.append(Card(day.day, pd.player, Colour.YELLOW, "L2", low))
+    return cards
 
 
 def _as_at_close(t: DayThreads, game: Game, cast: Cast) -> DayThreads:
