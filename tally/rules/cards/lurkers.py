@@ -33,10 +33,11 @@ from tally.rules.game.game import Cast, Day, Game
 from tally.rules.game.rulesets import RequestsIn
 from tally.rules.judging.ballots import Flag, Remark
 from tally.rules.judging.changes import bar_owner_hours
-from tally.rules.judging.judge import judge, remarks
+from tally.rules.judging.judge import judge
 from tally.rules.judging.merges import cast_in_vote_thread, seen_in_vote_thread
 from tally.rules.judging.minutes import in_window
 from tally.rules.judging.rows import moderated_cards
+from tally.rules.judging.sorting import remarks
 from tally.rules.judging.standing import kept_from_the_close
 from tally.rules.verdicts import Colour, Status, ThreadRole, void_words
 from tally.times import short
