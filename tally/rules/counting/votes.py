@@ -28,12 +28,12 @@ from tally.rules.game.rulesets import Ruleset
 from tally.rules.judging.ballots import Ballot, Flag, Remark
 from tally.rules.judging.judge import Judged, judge
 from tally.rules.judging.merges import seen_in_vote_thread
+from tally.rules.judging.ruled_floors import rulings_on_moved_floors
 from tally.rules.judging.standing import (
     as_it_stood,
     deleted_rows,
     hidden_replies,
     kept_from_the_close,
-    rulings_on_moved_floors,
 )
 from tally.rules.verdicts import DayKind, OutcomeResult, ThreadRole, VoidReason
 from tally.times import short
