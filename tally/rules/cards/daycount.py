@@ -9,7 +9,8 @@ from datetime import datetime
 
 from tally.model import Thread, Writing
 from tally.rules.cards.writings import DayThreads, by_players
-from tally.rules.game.game import Cast, Day, Game
+from tally.rules.game.cast import Cast
+from tally.rules.game.game import Day, Game
 from tally.rules.judging.judge import judge
 from tally.rules.judging.merges import cast_in_vote_thread, seen_in_vote_thread
 from tally.rules.judging.minutes import in_window

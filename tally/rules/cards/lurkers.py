@@ -29,7 +29,8 @@ from tally.rules.counting.guards import (
     thread_fits_day,
 )
 from tally.rules.counting.votes import in_order
-from tally.rules.game.game import Cast, Day, Game
+from tally.rules.game.cast import Cast
+from tally.rules.game.game import Day, Game
 from tally.rules.game.rulesets import RequestsIn
 from tally.rules.judging.ballots import Flag, Remark
 from tally.rules.judging.changes import bar_owner_hours

@@ -15,7 +15,8 @@ from tally.rules.cards.writings import DayThreads, by_players
 from tally.rules.counting.guards import renamed_flags
 from tally.rules.counting.uids import accounts_note
 from tally.rules.counting.votes import Chain
-from tally.rules.game.game import Cast, Game
+from tally.rules.game.cast import Cast
+from tally.rules.game.game import Game
 from tally.rules.game.names import normalise
 from tally.rules.judging.ballots import Flag, floors_text
 from tally.rules.verdicts import OutcomeResult

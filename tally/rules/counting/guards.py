@@ -25,7 +25,8 @@ from datetime import datetime, timedelta
 from tally.errors import InputError
 from tally.model import Thread, Writing
 from tally.rules.counting.announced import ELECTION, Close, announced_closes, day_in_title
-from tally.rules.game.game import Cast, Day, Game
+from tally.rules.game.cast import Cast
+from tally.rules.game.game import Day, Game
 from tally.rules.game.names import ANONYMOUS, likely_same
 from tally.rules.judging.ballot_text import read_ballot
 from tally.rules.judging.ballots import Ballot, Flag, floors_text

@@ -23,7 +23,8 @@ from tally.rules.counting.guards import (
 )
 from tally.rules.counting.state import Carried, Fact, resolve
 from tally.rules.counting.uids import accounts_note, check_ids
-from tally.rules.game.game import Cast, Day, Game
+from tally.rules.game.cast import Cast
+from tally.rules.game.game import Day, Game
 from tally.rules.game.rulesets import Ruleset
 from tally.rules.judging.ballots import Ballot, Flag, Remark
 from tally.rules.judging.judge import Judged, judge

@@ -13,7 +13,8 @@ from typing import NamedTuple
 
 from tally.errors import GameFileError, InputError, NotAThreadError
 from tally.model import HIDE_CODE, MINUTE, Post, Thread
-from tally.rules.game.game import Author, Cast, Day, Game, Ruling
+from tally.rules.game.cast import Author, Cast
+from tally.rules.game.game import Day, Game, Ruling
 from tally.rules.game.names import Roster
 from tally.rules.game.rulesets import Ruleset
 from tally.rules.judging.ballots import Ballot, Flag, Remark

@@ -11,7 +11,8 @@ from datetime import datetime
 from typing import NamedTuple
 
 from tally.model import Thread, Writing
-from tally.rules.game.game import Author, Cast, Day, Game
+from tally.rules.game.cast import Author, Cast
+from tally.rules.game.game import Day, Game
 from tally.rules.game.rulesets import Ruleset
 from tally.rules.judging.ballot_text import Reading, read_boxed
 from tally.rules.judging.ballots import Flag, Remark

@@ -28,7 +28,8 @@ from datetime import UTC, datetime, timedelta
 
 from tally.errors import InputError, NotAThreadError
 from tally.model import HIDE_CODE, Comment, History, Post, Thread
-from tally.rules.game.game import Cast, Day, Game
+from tally.rules.game.cast import Cast
+from tally.rules.game.game import Day, Game
 from tally.rules.game.names import normalise
 from tally.rules.judging.approved import approved_late
 from tally.rules.judging.as_of import Seen, first_read, last_seen, seen_after, stood_at
