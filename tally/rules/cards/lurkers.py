@@ -141,15 +141,8 @@ def check(
     # known, and 0 would be a guess that earns L2 cards.
     talkless = {t.day.day for t in history if t.discussion is None and t.day.day != number}
     cards = _cards(game, target, counts, _VoteWords.of(game, target, rows, cast), talkless)
-    # Said where it matters: among the last days an L2 run ending today could span.
-    recent = [t.day.day for t in history if not t.day.accelerated][-game.rules.streak_days :]
     found = [
-        *(
-            Flag("L2", f"day {d} names no discussion thread in the game file: its posts are "
-                 "not counted, and a run of low days (L2) passes over it")
-            for d in sorted(talkless)
-            if not target.day.accelerated and game.rules.streak_days > 1 and d in recent
-        ),
+        *_unread_days(game, history, target, talkless),
         *stranger_flags(strangers, target, game),
         *account_flags(game, target, cast, threads),
         *came_in(game, target, cast),
@@ -179,6 +172,22 @@ def check(
         days=checked, provisional=provisional, acceleration=acceleration,
         unchecked=chain.carried.unchecked,
     )  # fmt: skip
+
+
+def _unread_days(
+    game: Game, history: Sequence[DayThreads], target: DayThreads, talkless: Set[int]
+) -> list[Flag]:
+    """L2: the days before whose posts are not known (no discussion thread named), said
+    where it matters: among the last days an L2 run ending today could span."""
+    if target.day.accelerated or game.rules.streak_days <= 1:
+        return []
+    recent = [t.day.day for t in history if not t.day.accelerated][-game.rules.streak_days :]
+    return [
+        Flag("L2", f"day {d} names no discussion thread in the game file: its posts are "
+             "not counted, and a run of low days (L2) passes over it")
+        for d in sorted(talkless)
+        if d in recent
+    ]  # fmt: skip
 
 
 def _fit_days(game: Game, history: Sequence[DayThreads], number: int, cast: Cast) -> None:
