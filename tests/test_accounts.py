@@ -339,7 +339,8 @@ def test_an_account_posting_under_a_players_name_is_named_by_its_uid_in_the_post
     "3楼 bob：非玩家" and lurkers "bob posted on … and is not a player of this game", as if
     player bob were voided. Both name the account's uid now (RULES V6: one vote per player)."""
     from tally.outputs.written.announce import close_context
-    from tally.rules.cards.lurkers import DayThreads, check
+    from tally.rules.cards.lurkers import check
+    from tally.rules.cards.writings import DayThreads
 
     t = thread(
         ("bob_real", "3", "08 10:00", vote("dave")),

@@ -416,7 +416,7 @@ def test_a_quote_of_another_post_stays_a_quote():
     )
     post = next(p for p in DiscuzPages().parse_page(text, CHINA, source="x").posts if p.post_id == "31")
     from tally.model import Writing
-    from tally.rules.judging.judge import _typed_quote
+    from tally.rules.judging.sorting import _typed_quote
 
     writing = Writing(post, None, post.post_id, post.author, None, post.time, post.text)
     assert _typed_quote(writing) == ""

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
+from tally.rules.game import dayblocks
 from tally.rules.game import gamefile as loader
 from tally.rules.game.gamefile import parse_game
 from tally.rules.game.rulesets import Ruleset
@@ -46,7 +47,7 @@ def documented() -> dict[str, set[str]]:
 def test_every_key_the_loader_accepts_is_documented():
     sections = documented()
     assert sections["Top-level keys"] == loader._TOP_KEYS
-    assert sections["A day: `[[days]]`"] == loader._DAY_KEYS
+    assert sections["A day: `[[days]]`"] == dayblocks._DAY_KEYS
     assert sections["Rulings: `[[rulings]]`"] == loader._RULING_KEYS
     overridable = {f.name for f in dataclasses.fields(Ruleset)} - {"based_on"}
     assert sections["Rules: `[rules]`"] == overridable

@@ -643,7 +643,7 @@ def test_as_of_past_the_last_read_is_as_of_that_read():
     from dataclasses import replace as swap
 
     from tally.model import History, Version
-    from tally.rules.judging.standing import thread_as_of
+    from tally.rules.judging.as_of import thread_as_of
 
     from .votekit import T, at, vote
 

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from tally.errors import InputError
-from tally.rules.judging.standing import as_of_given
+from tally.rules.judging.as_of import as_of_given
 
 from .discuzboard import Board
 from .test_forum_changes import read_at

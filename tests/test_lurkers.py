@@ -229,7 +229,8 @@ def test_table_and_no_write(forum, tmp_path):
 
 def test_streak_resets_after_a_card():
     """L2: a card spends its run; six low days make two cards (days 3 and 6), not four."""
-    from tally.rules.cards.lurkers import PlayerDay, _streak
+    from tally.rules.cards.daycount import PlayerDay
+    from tally.rules.cards.lurkers import _streak
 
     from .votekit import game
 

@@ -19,7 +19,8 @@ from tally.demo import sample_game_text
 from tally.environment import Environment, HttpOptions
 from tally.errors import InputError
 from tally.model import Thread
-from tally.rules.cards.lurkers import DayThreads, check
+from tally.rules.cards.lurkers import check
+from tally.rules.cards.writings import DayThreads
 from tally.rules.counting.votes import tally_day
 from tally.rules.game.gamefile import load_game
 

@@ -12,7 +12,8 @@ import pytest
 
 from tally.model import Thread
 from tally.rules.cards.ledger import Card, add, camps_lost
-from tally.rules.cards.lurkers import DayThreads, check
+from tally.rules.cards.lurkers import check
+from tally.rules.cards.writings import DayThreads
 from tally.rules.counting.votes import in_order
 from tally.rules.game.gamefile import parse_game
 from tally.rules.verdicts import Colour

@@ -21,7 +21,7 @@ from tally.errors import InputError
 from tally.outputs.written import charts, report, template_bounds
 from tally.outputs.written.report import DAY_KEYS, render_report
 from tally.outputs.written.template_reach import reach
-from tally.rules.cards.lurkers import PlayerDay
+from tally.rules.cards.daycount import PlayerDay
 
 from .conftest import CHINA, FakeClock, Runner, own_folders
 from .discuzgen import P

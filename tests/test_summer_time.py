@@ -27,7 +27,7 @@ from tally.errors import GameFileError, InputError
 from tally.model import Comment, Post, Thread
 from tally.rules.counting.votes import tally_day
 from tally.rules.game.gamefile import parse_game
-from tally.rules.judging.standing import as_of_given
+from tally.rules.judging.as_of import as_of_given
 
 from .conftest import FakeClock, Runner
 from .discuzgen import P

@@ -30,8 +30,8 @@ from tally.outputs.results import DayAdded, Proposal
 from tally.rules.counting.announced import Close, announced_closes
 from tally.rules.counting.guards import thread_fits_day
 from tally.rules.counting.state import Carried, Fact, FactKind, Source, questions, who_is_out
+from tally.rules.game.filekeys import PLACEHOLDER
 from tally.rules.game.game import Day, Game
-from tally.rules.game.gamefile import PLACEHOLDER
 from tally.rules.game.rulesets import Ruleset
 from tally.rules.verdicts import ThreadRole, TieStep
 from tally.times import compared
