@@ -271,3 +271,17 @@ def test_each_chinese_page_uses_the_glossarys_words():
                 assert word in page.read_text(encoding="utf-8"), (
                     f"docs/{page.name} says {english_term!r}; docs/zh/{page.name} never writes {word}"
                 )
+
+
+def test_chinese_is_spaced_from_latin_words_and_code():
+    """The glossary's rule: a half-width space between Chinese and a Latin word, a code span
+    or a link's text, none between Chinese and full-width punctuation. Words quoted from the
+    forums (“来自: Android客户端”) are as the forums write them."""
+    han = r"[\u4e00-\u9fff]"
+    for page in (*CHINESE, README_ZH, GLOSSARY):
+        text = prose(page.read_text(encoding="utf-8"))
+        text = re.sub(r"“[^”]*”", "“”", text)
+        text = re.sub(r"\]\([^)]*\)", "]", text)
+        text = re.sub(r"`[^`]+`", "`c`", text)
+        tight = re.findall(rf".{{0,8}}(?:{han}[A-Za-z`]|[A-Za-z`]{han}).{{0,8}}", text)
+        assert tight == [], f"{page.name}: no space between Chinese and Latin or code: {tight}"
