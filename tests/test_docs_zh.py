@@ -285,3 +285,15 @@ def test_chinese_is_spaced_from_latin_words_and_code():
         text = re.sub(r"`[^`]+`", "`c`", text)
         tight = re.findall(rf".{{0,8}}(?:{han}[A-Za-z`]|[A-Za-z`]{han}).{{0,8}}", text)
         assert tight == [], f"{page.name}: no space between Chinese and Latin or code: {tight}"
+
+
+def test_a_link_to_a_page_in_english_only_says_so():
+    """A Chinese page that sends the reader to a developer's page says (英文) beside it."""
+    for page in (*CHINESE, README_ZH):
+        text = prose(page.read_text(encoding="utf-8"))
+        for m in re.finditer(r"\]\(([^)\s#]*?([\w-]+\.md))(#[^)]*)?\)", text):
+            if m.group(2) in ENGLISH_ONLY or m.group(1).endswith("bench/README.md"):
+                after = text[m.end() : m.end() + 60]
+                assert "英文" in after.split("\n\n")[0], (
+                    f"{page.name}: {m.group(0)} says not (英文)"
+                )
