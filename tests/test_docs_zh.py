@@ -234,39 +234,44 @@ def test_the_glossary_parses_and_its_void_reasons_are_the_announcements():
     assert reasons == dict(zh_table)
 
 
-# Terms whose use is decidable from the English prose (code left out): where an English page
-# says one, its Chinese page writes the glossary's word (the first of its 中文 cell).
+# Terms whose use is decidable from the English prose (code and link targets left out): where
+# an English page says one, its Chinese page writes the glossary's word for it (its row's 中文
+# or, as for void's 作废, the word its 用法 gives).
 USED = {
-    "director": r"\bdirectors?\b",
-    "sheriff": r"\bsheriffs?\b",
-    "deputy": r"\bdeput(?:y|ies)\b",
-    "proxy": r"\bprox(?:y|ies)\b",
-    "abstain / abstention": r"\babstain|\babstention",
-    "provisional": r"\bprovisional\b",
-    "tie": r"\bti(?:e|es|ed)\b",
-    "ruling": r"\brulings?\b",
-    "card ledger": r"\bledger\b",
-    "game file": r"\bgame files?\b",
-    "vote thread": r"\bvote threads?\b",
-    "discussion thread": r"\bdiscussion threads?\b",
-    "acceleration": r"\baccelerat",
-    "yellow card": r"\byellow cards?\b",
-    "red card": r"\bred cards?\b",
-    "moderator": r"\bmoderators?\b",
-    "final hour": r"\b(?:final|last) hour\b",
+    "director": (r"\bdirectors?\b", "导演"),
+    "sheriff": (r"\bsheriffs?\b", "警长"),
+    "deputy": (r"\bdeput(?:y|ies)\b", "执警"),
+    "change": (r"\ba change\b", "改票"),
+    "proxy": (r"\bprox(?:y|ies)\b", "代投"),
+    "abstain / abstention": (r"\babstain|\babstention", "弃权"),
+    "void": (r"\bvoid\b", "作废"),
+    "provisional": (r"\bprovisional\b", "暂计"),
+    "tie": (r"\bti(?:e|es|ed)\b", "平票"),
+    "ruling": (r"\brulings?\b", "裁定"),
+    "card ledger": (r"\bledger\b", "判牌记录"),
+    "game file": (r"\bgame files?\b", "游戏文件"),
+    "vote thread": (r"\bvote threads?\b", "投票帖"),
+    "discussion thread": (r"\bdiscussion threads?\b", "讨论帖"),
+    "acceleration": (r"\baccelerat", "加速"),
+    "lurking / lurker": (r"\blurk", "潜水"),
+    "yellow card": (r"\byellow cards?\b", "黄牌"),
+    "red card": (r"\bred cards?\b", "红牌"),
+    "moderator": (r"\bmoderators?\b", "版主"),
+    "final hour": (r"\b(?:final|last) hour\b", "关门前一小时"),
 }
 
 
 def test_each_chinese_page_uses_the_glossarys_words():
     terms = glossary()
-    for english_term, pattern in USED.items():
+    for english_term, (pattern, word) in USED.items():
         assert english_term in terms, f"the glossary has no row {english_term!r}"
-        word = terms[english_term][1].split("/")[0]
+        _, chinese, usage = terms[english_term]
+        assert word == chinese.split("/")[0] or f"“{word}”" in usage, (english_term, word)
         for page in CHINESE:
             if page.name == "rulesets.md":  # a summary of the generated English tables
                 continue
             english = " ".join(prose((DOCS / page.name).read_text(encoding="utf-8")).split())
-            english = re.sub(r"`[^`]*`", "", english)
+            english = re.sub(r"`[^`]*`|\]\([^)]*\)", "", english)
             if re.search(pattern, english, re.I):
                 assert word in page.read_text(encoding="utf-8"), (
                     f"docs/{page.name} says {english_term!r}; docs/zh/{page.name} never writes {word}"
