@@ -4,6 +4,7 @@ calls and the result it shows; tally's own errors as one sentence and an exit st
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import re
@@ -163,6 +164,8 @@ class Spoken:
         for sub in getattr(self, "commands", {}).values():
             short = sub.short_help if sub.short_help and sub.short_help != summary(sub.help) else ""
             say(sub, "short_help", tr(short) if short else summary(spoken_help(sub.help)))
+        if i18n.current() is not i18n.Language.EN:  # "选项：", as Chinese writes a heading
+            say(formatter, "write_heading", functools.partial(_heading, formatter))
         try:
             super().format_help(ctx, formatter)  # type: ignore[misc]
         finally:
@@ -172,6 +175,10 @@ class Spoken:
     def format_usage(self, ctx: Any, formatter: Any) -> None:
         pieces = self.collect_usage_pieces(ctx)  # type: ignore[attr-defined]
         formatter.write_usage(ctx.command_path, " ".join(pieces), prefix=tr("Usage: "))
+
+
+def _heading(formatter: Any, heading: str) -> None:
+    formatter.write(f"{'':>{formatter.current_indent}}{heading}：\n")
 
 
 class Plain(Spoken, TyperCommand):

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tally.cli import CARDS, COMMANDS, DAY, OPTIONS, TEMPLATES
 from tally.cli_doc import markdown
+from tally.i18n import Language
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -15,8 +18,18 @@ def test_the_cli_reference_is_written_from_the_commands():
     assert page == markdown(), "docs/cli.md is stale: run python -m tally.cli_doc docs/cli.md"
 
 
-def test_the_reference_names_every_command_and_option():
-    page = markdown()
+def test_the_chinese_cli_reference_is_written_from_the_commands():
+    page = (ROOT / "docs" / "zh" / "cli.md").read_text(encoding="utf-8")
+    assert page == markdown(Language.ZH), (
+        "docs/zh/cli.md is stale: run TALLY_LANG=zh python -m tally.cli_doc docs/zh/cli.md")
+    # The commands' words are Chinese; what the director types is not translated.
+    assert "用法：tally votes [OPTIONS] URL-OR-FILE..." in page and "--game FILE" in page
+    assert "Options:" not in page and "Show this message and exit." not in page
+
+
+@pytest.mark.parametrize("language", list(Language))
+def test_the_reference_names_every_command_and_option(language):
+    page = markdown(language)
     groups = {"": COMMANDS, "cards ": CARDS, "templates ": TEMPLATES, "day ": DAY}
     for prefix, rows in groups.items():
         for row in rows:
