@@ -133,7 +133,9 @@ def _calls(tree: ast.AST, names: set[str]) -> list[ast.Call]:
 
 # Where a sentence is translated from a table (help texts, a kept sentence): the catalog has
 # it from where it was written (N_).
-FROM_TABLES = {"tally/cli_run.py", "tally/i18n.py"}
+# tally/desk/app.py: the tabs' labels (tally.desk.pages' table); tally/desk/views.py: the
+# words of values the pages show (a day's state, a ballot's status and kind, a thread's role).
+FROM_TABLES = {"tally/cli_run.py", "tally/i18n.py", "tally/desk/app.py", "tally/desk/views.py"}
 
 
 def test_sentences_are_written_where_babel_finds_them():
