@@ -132,9 +132,12 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
     platform = platform_of(ref)
     rows = []
     for b in data["ballots"]:
+        status = _status(b, result.provisional)
         rows.append({
             **b,
-            "status_text": _status(b, result.provisional),
+            "status_text": tr(status),
+            # The note where it says more than the status (in either language).
+            "more": b["note"] not in (status, tr(status)),
             "link": platform.post_url(ref, b["parent_post_id"] or b["post_id"]),
             "changed": poll.number > 1 and (b["floor"], b["comment"]) in changed,
         })  # fmt: skip
@@ -217,11 +220,11 @@ SOURCES = {Source.GAME_FILE: N_("game file"), Source.DERIVED: N_("derived"),
 
 
 def _status(ballot: Mapping[str, Any], provisional: bool) -> str:
-    """The status as `tally votes` prints it."""
+    """The status as `tally votes` prints it, in English (the page says it in its words)."""
     status = ballot["status"]
     if status == Status.COUNTED and provisional:
-        return tr("in force now")
-    return tr(WORDS.get(status, str(status)))
+        return "in force now"
+    return WORDS.get(status, str(status))
 
 
 def lurkers_view(done: Lurked | None, error: str | None) -> dict[str, Any]:
