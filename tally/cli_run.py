@@ -166,6 +166,12 @@ class Spoken:
             say(sub, "short_help", tr(short) if short else summary(spoken_help(sub.help)))
         if i18n.current() is not i18n.Language.EN:  # "选项：", as Chinese writes a heading
             say(formatter, "write_heading", functools.partial(_heading, formatter))
+            # click wraps at spaces, counting characters: a Chinese sentence has no space
+            # and each character takes two columns. Its wrap_text imports TextWrapper from
+            # its _textwrap module when it wraps: the wider one is found there meanwhile.
+            wrapping = importlib.import_module(
+                type(formatter).__module__.rpartition(".")[0] + "._textwrap")
+            say(wrapping, "TextWrapper", _wide_wrapper(wrapping.TextWrapper))
         try:
             super().format_help(ctx, formatter)  # type: ignore[misc]
         finally:
@@ -179,6 +185,42 @@ class Spoken:
 
 def _heading(formatter: Any, heading: str) -> None:
     formatter.write(f"{'':>{formatter.current_indent}}{heading}：\n")
+
+
+# What a line may break before: a Chinese character (with the punctuation that closes after
+# it, and an opening bracket before it), a run of other characters (with the character it
+# counts: "1楼"), or spaces.
+_CJK = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
+_CLOSING = "，。；：、）」》”！？…"
+_CHUNK = re.compile(rf"\s+|[（「《“]*[{_CJK}][{_CLOSING}]*|[^\s{_CJK}]+(?:[{_CJK}][{_CLOSING}]*)?")
+
+
+def _columns(text: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+@functools.cache
+def _wide_wrapper(base: type) -> type:
+    """click's TextWrapper, filling lines by the columns a terminal gives each character
+    and breaking between Chinese characters (never before a closing mark)."""
+
+    class Wide(base):  # type: ignore[misc]
+        def wrap(self, text: str) -> list[str]:
+            lines: list[str] = []
+            indent, line = self.initial_indent, ""
+            for chunk in _CHUNK.findall(text):
+                if line.strip() and _columns(indent + line + chunk.rstrip()) > self.width:
+                    lines.append(indent + line.rstrip())
+                    indent, line = self.subsequent_indent, chunk.lstrip()
+                else:
+                    line += chunk
+            if line.strip():
+                lines.append(indent + line.rstrip())
+            return lines
+
+    return Wide
 
 
 class Plain(Spoken, TyperCommand):
