@@ -245,7 +245,7 @@ def test_a_card_confirmed_and_the_result_posted_in_chinese(setup):
         stale = c.post("/day/2/post", data={"token": TOKEN, "digest": "x"}, headers=own)
         assert "显示正文之后票型变了：请重新看一遍再发布。" in stale.text
         done = c.post("/day/2/post", data={"token": TOKEN, "digest": digest}, headers=own)
-        assert "已以 导演A 的身份发布：帖子 " in done.text, done.text
+        assert "已以“导演A”的身份发布在" in done.text, done.text
         assert "读回核对：" in done.text and "Posted" not in done.text
         twice = c.post("/day/2/post", data={"token": TOKEN, "digest": digest}, headers=own)
         assert "第2天的结果已经发布过了：" in twice.text and "tally 只发一次。" in twice.text
