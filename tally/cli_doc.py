@@ -29,6 +29,7 @@ HEADS = {
 
 Every command and its options, as `tally COMMAND --help` prints them. This page is written
 from the commands themselves (`python -m tally.cli_doc docs/cli.md`; a test compares).
+In Chinese (中文版): [zh/cli.md](zh/cli.md).
 """,
     Language.ZH: """# 命令行
 
