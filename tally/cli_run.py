@@ -192,7 +192,7 @@ def _heading(formatter: Any, heading: str) -> None:
 # counts: "1楼"), or spaces.
 _CJK = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
 _CLOSING = "，。；：、）」》”！？…"
-_CHUNK = re.compile(rf"\s+|[（「《“]*[{_CJK}][{_CLOSING}]*|[^\s{_CJK}]+(?:[{_CJK}][{_CLOSING}]*)?")
+_CHUNK = rf"\s+|[（「《“]*[{_CJK}][{_CLOSING}]*|[^\s{_CJK}]+(?:[{_CJK}][{_CLOSING}]*)?"
 
 
 def _columns(text: str) -> int:
@@ -206,11 +206,13 @@ def _wide_wrapper(base: type) -> type:
     """click's TextWrapper, filling lines by the columns a terminal gives each character
     and breaking between Chinese characters (never before a closing mark)."""
 
+    chunks = re.compile(_CHUNK)  # compiled when help is asked for: 10 ms, not at start-up
+
     class Wide(base):  # type: ignore[misc]
         def wrap(self, text: str) -> list[str]:
             lines: list[str] = []
             indent, line = self.initial_indent, ""
-            for chunk in _CHUNK.findall(text):
+            for chunk in chunks.findall(text):
                 if line.strip() and _columns(indent + line + chunk.rstrip()) > self.width:
                     lines.append(indent + line.rstrip())
                     indent, line = self.subsequent_indent, chunk.lstrip()
