@@ -36,8 +36,8 @@ from tally.forums.discuz.api import (
     thread_url,
 )
 from tally.forums.discuz.api_comments import comment_time, display_clock, number_comments
+from tally.forums.discuz.comment_items import numbered
 from tally.forums.discuz.comments import parse_comment_answer
-from tally.forums.discuz.post import numbered
 from tally.forums.timeparse import Printed
 from tally.model import HIDE_CODE, UNKNOWN_EDIT, UNKNOWN_LARGE_FONT, Page, Post, Thread, ThreadRef
 from tally.rules.judging.standing import HIDDEN_REPLY, hidden_replies

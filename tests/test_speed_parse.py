@@ -73,7 +73,7 @@ def test_a_page_encoded_once_is_parsed_and_keyed_as_before(text):
     from tally.forums.base import _digest
     from tally.forums.htmltext import html_tree
 
-    before = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=32).digest()
+    before = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
     assert _digest(text) == before
     assert html_tree(text).html == LexborHTMLParser(text).html
     assert _digest(text) == before  # the same text again

@@ -171,9 +171,10 @@ class PageText:
 
 def _digest(text: str) -> bytes:
     # The UTF-8 lexbor parses next (``utf8``: encoded once); a lone surrogate as itself.
+    # SHA-256, which processors compute in hardware (SHA-NI): twice as fast as BLAKE2b.
     raw = utf8(text)
     data = raw if raw is not None else text.encode("utf-8", "surrogatepass")
-    return hashlib.blake2b(data, digest_size=32).digest()
+    return hashlib.sha256(data).digest()
 
 
 # The pages parsed last, each by a digest of its whole text and everything else its reading
