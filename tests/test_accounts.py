@@ -236,7 +236,7 @@ def test_a_target_written_as_the_name_another_players_account_shows_now_stops():
         ("bob.", "7", "08 10:00", vote("dave")),
         ("carol", "4", "08 11:00", vote("bob.")),
     )
-    with pytest.raises(InputError) as stop:
+    with pytest.raises(InputError, match="tally cannot tell whom 1 ballot names") as stop:
         count(game(), t)
     said = str(stop.value)
     assert "tally cannot tell whom 1 ballot names (floor 3: 'bob.' reads as bob's name (uid 3)" in said

@@ -117,7 +117,7 @@ def named(typed: str, *shown: Shown, players: str = IDS) -> tuple[str, str]:
 
 
 def refused(typed: str, *shown: Shown, players: str = IDS) -> str:
-    with pytest.raises(InputError) as said:
+    with pytest.raises(InputError, match=r"^('[^']+'|uid \d+) is ") as said:
         named(typed, *shown, players=players)
     return str(said.value)
 

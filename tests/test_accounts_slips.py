@@ -50,7 +50,9 @@ def day_1(*posts: tuple[str, str | None, str, str]) -> Thread:
 
 
 def stop(g, t, *earlier: Thread) -> str:  # type: ignore[no-untyped-def]
-    with pytest.raises(GameFileError) as stopped:
+    with pytest.raises(
+        GameFileError, match=r"^game '.+' gives the (player|director) \S+ the account id \d+, and no post in tally's reads"
+    ) as stopped:
         count(g, t, *earlier)
     return str(stopped.value)
 

@@ -233,7 +233,7 @@ def test_custom_templates_are_sandboxed(tmp_path):
     with pytest.raises(InputError, match=r"the sandbox forbids|uses a value"):
         render("morning", "text", {"game": "x"}, tmp_path)
     (tmp_path / "morning.text.j2").write_text("{{ cycler.__init__.__globals__ }}", encoding="utf-8")
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match="the sandbox forbids"):
         render("morning", "text", {"game": "x"}, tmp_path)
     (tmp_path / "morning.text.j2").write_text(
         "第{{ day }}天 {{ alive|join(',') }}\n", encoding="utf-8"

@@ -189,8 +189,11 @@ def test_write_failure_is_one_sentence(forum, tmp_path):
     out = folder / "posts.csv"
     out.mkdir()  # a folder where the file should go: the write itself fails
     from tally.atomic import write_atomic
+    from tally.errors import OutputError
 
-    with pytest.raises(Exception) as info:
+    with pytest.raises(
+        OutputError, match=r"^cannot write .*posts\.csv \(Is a directory\)\.$"
+    ) as info:
         write_atomic(out, b"x")
     assert info.value.exit_code == 6  # type: ignore[attr-defined]
 

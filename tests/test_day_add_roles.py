@@ -224,7 +224,7 @@ def test_a_deputy_named_in_the_election_days_block_stands_under_the_sheriff_it_e
 def test_a_day_naming_a_deputy_who_is_out_is_refused():
     from tally.errors import GameFileError
 
-    with pytest.raises(GameFileError) as refused:
+    with pytest.raises(GameFileError, match="names 乙 deputy, but 乙 is out") as refused:
         day_2('dead = ["乙"]', 'deputy = "乙"')
     assert str(refused.value) == "day 2 in game 'game' names 乙 deputy, but 乙 is out"
     day, facts = day_2('deputy = "乙"', 'deputy = "none"')

@@ -113,7 +113,9 @@ def test_the_requests_ask_version_4_a_polite_page_oldest_first():
         "&pid=2024&page=2"
     )
     for page, ppp in ((1, 101), (1, 0), (0, 10)):
-        with pytest.raises(ValueError):
+        with pytest.raises(
+            ValueError, match=f"^page {page} of {ppp} posts is no page tally asks for$"
+        ):
             thread_url(ref, page=page, ppp=ppp)
 
 
@@ -292,7 +294,9 @@ def test_hidden_replies_are_the_hidden_reply_status_tally_stops_on(name, shown):
 def test_a_closed_thread_and_a_members_only_one():
     assert thread("answers/vt_t3_closed_guest").closed
     assert [p.author for p in thread("answers/vt_t4_membersonly_bob").posts] == ["alice", "bob"]
-    with pytest.raises(NotAThreadError) as caught:
+    with pytest.raises(
+        NotAThreadError, match="does not let these cookies read this thread"
+    ) as caught:
         thread("answers/vt_t4_membersonly_guest")
     said = str(caught.value)
     assert "viewperm_login_nopermission" in said and "--cookies FILE" in said

@@ -135,7 +135,7 @@ def test_read_permission_page_says_so():
 def test_truncated_page_is_an_error():
     text = page_text("vote-p1.html")
     cut = text[: len(text) * 2 // 3]
-    with pytest.raises(TruncatedPageError):
+    with pytest.raises(TruncatedPageError, match="ends before the forum finished the page"):
         DISCUZ_PARSER.parse_page(cut, CHINA, source="cut")
 
 

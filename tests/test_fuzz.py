@@ -129,7 +129,9 @@ def test_truncated_real_pages(index, where):
     a thread page of that platform."""
     page, platform = REAL[index], OWN[index]
     cut = page[: int(len(page) * where)]
-    with pytest.raises(PAGE_ERRORS) as info:
+    with pytest.raises(
+        PAGE_ERRORS, match=r"^fuzz (ends before the forum finished the page|is not a .+ thread page\.)"
+    ) as info:
         platform.parse_page(cut, CHINA, source="fuzz")
     marker = page.find(platform.page_marker) + len(platform.page_marker)
     expected = TruncatedPageError if len(cut) >= marker else NotAThreadError

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from decimal import Decimal
 
@@ -154,7 +155,7 @@ def test_offset_times_are_converted_to_the_forum_zone():
 def test_mistakes_are_one_sentence_naming_file_and_key(change, message):
     old, new = change
     assert old in GOOD
-    with pytest.raises(GameFileError) as info:
+    with pytest.raises(GameFileError, match=re.escape(message)) as info:
         parse_game(GOOD.replace(old, new, 1), source="game.toml")
     text = str(info.value)
     assert text.startswith("game.toml, key ") or text.startswith("game.toml: ")

@@ -229,7 +229,7 @@ def test_the_report_counts_day_2_with_the_sheriff_of_day_1(forum, tmp_path):
 def test_a_copied_days_block_with_day_1s_vote_thread_is_refused_at_load(forum, tmp_path):
     urls = serve(forum)
     text = game_text(urls).replace(urls["vote2"], urls["vote1"])
-    with pytest.raises(GameFileError) as info:
+    with pytest.raises(GameFileError, match="is day 1's vote thread too") as info:
         parse_game(text, source="game.toml")
     assert str(info.value) == (
         f"game.toml, key 'day 2.vote': {urls['vote1']} is day 1's vote thread too; each day "

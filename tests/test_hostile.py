@@ -57,7 +57,7 @@ def one_sentence(result, code: int) -> str:
 def test_names_that_fold_alike_are_a_game_file_error(second, folded):
     first = "月影" if folded == "月影" else "Mika"
     text = DEMO.replace('"南瓜"]', f'"南瓜", "{second}"]')
-    with pytest.raises(GameFileError) as info:
+    with pytest.raises(GameFileError, match=r"\(a player\) are one name to tally") as info:
         parse_game(text, source="game.toml")
     assert str(info.value) == (
         f"game.toml, key 'players': {second!r} and {first!r} (a player) are one name to tally "

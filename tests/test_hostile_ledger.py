@@ -117,7 +117,7 @@ def test_a_ledger_that_lost_its_header_is_refused(tmp_path):
 def test_a_ledger_with_foreign_columns_is_refused(tmp_path, text):
     ledger = tmp_path / "game.cards.csv"
     ledger.write_text(text, encoding="utf-8")
-    with pytest.raises(GameFileError):
+    with pytest.raises(GameFileError, match="not the ledger's"):
         load(ledger)
 
 

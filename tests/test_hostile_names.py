@@ -92,7 +92,7 @@ def test_two_players_one_name_once_punctuation_is_dropped_are_refused():
     """A ballot "投票对象：Mika;" was credited to Mika when the roster held both."""
     with pytest.raises(GameFileError, match="Mika"):
         parse_game(roster("Mika", "Mika;", "冷月"), source="game.toml")
-    with pytest.raises(GameFileError):
+    with pytest.raises(GameFileError, match=r"'长夜' and '长夜。' \(a player\) are one name to tally"):
         parse_game(roster("长夜。", "长夜", "冷月"), source="game.toml")
 
 

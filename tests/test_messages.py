@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,9 @@ def test_a_folder_given_as_the_cookie_file(tmp_path, forum):
 )
 def test_a_json_cookie_export_asks_for_netscape_format(tmp_path, export):
     path = cookie_file(tmp_path, "\ufeff  " + export)
-    with pytest.raises(InputError) as caught:
+    with pytest.raises(
+        InputError, match=r"is a JSON cookie export; tally reads the Netscape cookies\.txt format"
+    ) as caught:
         load_cookies(path)
     said = str(caught.value)
     assert said == (
@@ -96,7 +99,9 @@ def test_the_guest_warning_is_said_once_a_site():
 def test_a_game_file_saved_as_gbk_asks_for_utf8(tmp_path):
     path = tmp_path / "game.toml"
     path.write_bytes('name = "测试局"\nplayers = ["冷月", "小眯"]\n'.encode("gbk"))
-    with pytest.raises(InputError) as caught:
+    with pytest.raises(
+        InputError, match=r"is saved as GBK \(a Chinese encoding\), not UTF-8"
+    ) as caught:
         load_game(path)
     assert str(caught.value) == (
         f"{path} is saved as GBK (a Chinese encoding), not UTF-8; save the game file as UTF-8 "
@@ -126,7 +131,9 @@ def test_bytes_that_are_no_chinese_encoding_either(tmp_path):
 def test_an_input_methods_full_width_punctuation_is_named(tmp_path, line, shown):
     path = tmp_path / "game.toml"
     path.write_text(f'ruleset = "000"\n{line}\n', encoding="utf-8")
-    with pytest.raises(InputError) as caught:
+    with pytest.raises(
+        InputError, match=re.escape(f"line 2: {shown}: an input method's full-width punctuation")
+    ) as caught:
         load_game(path)
     assert str(caught.value) == (
         f"{path}, line 2: {shown}: an input method's full-width punctuation, which TOML does "

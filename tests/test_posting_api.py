@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -330,7 +331,7 @@ def test_the_real_answers_of_sendreply():
 
     accepted = read("sendreply_success_bob")
     assert (accepted.pid, accepted.url) == ("26", link("26"))
-    with pytest.raises(HeldPost):
+    with pytest.raises(HeldPost, match=r"for a moderator to approve \(回复需要审核\)"):
         read("sendreply_moderated_carol")
     keys = {"flood_bob": "post_flood_ctrl", "closed_bob": "post_thread_closed",
             "tooshort_carol": "post_message_tooshort", "guest_session": "replyperm_login_nopermission",
@@ -338,7 +339,7 @@ def test_the_real_answers_of_sendreply():
             "banned_dave": "word_banned", "hourly_dave": "post_flood_ctrl_posts_per_hour",
             "seccode_dave": "submit_seccode_invalid"}  # fmt: skip
     for name, key in keys.items():
-        with pytest.raises(PostError) as info:
+        with pytest.raises(PostError, match=re.escape(f"({key})")) as info:
             read(f"sendreply_{name}")
         assert not isinstance(info.value, MaybePosted) and f"({key})" in str(info.value), name
     for name in ("wrongformhash_dave", "guest", "noformhash_paren_eve"):  # read by explain

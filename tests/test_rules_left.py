@@ -103,7 +103,9 @@ def test_V12_a_023_election_without_roles_is_a_game_file_error():
         "opens = 2024-05-06T09:30:00\ncloses = 2024-05-07T21:30:00\n"
         'vote = "https://bbs.example.com/thread-1-1-1.html"\n'
     )
-    with pytest.raises(GameFileError) as info:
+    with pytest.raises(
+        GameFileError, match=r"ruleset 023 lets only 嫌疑人 vote and be elected on day 1 \(V12\)"
+    ) as info:
         parse_game(text, source="g.toml")
     assert str(info.value) == (
         "g.toml, key 'roles': ruleset 023 lets only 嫌疑人 vote and be elected on day 1 (V12), "

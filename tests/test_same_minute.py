@@ -67,7 +67,7 @@ def test_the_count_that_rests_on_the_order_stops_for_a_ruling():
     t = T().post("甲", "08 09:40", vote("乙"))
     exact(t, "甲", "08 10:00:30", "改票对象：丁")
     minute_comment(t, 2, "甲", "08 10:00", "改票对象：丙")
-    with pytest.raises(InputError) as stop:
+    with pytest.raises(InputError, match="cannot be put in order") as stop:
         run(game("M126"), closed(t))
     said = str(stop.value)
     assert said.startswith("day 2: the 点评 under floor 2 (shown 05-08 10:00, minutes only) and "

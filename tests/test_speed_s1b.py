@@ -331,7 +331,9 @@ def test_a_template_that_would_not_end_is_stopped_on_its_line(tmp_path, monkeypa
     folder = tmp_path / "house"
     folder.mkdir()
     (folder / "close.bbcode.j2").write_text("{{ game }}\n\n" + ENDLESS[kind], encoding="utf-8")
-    with pytest.raises(InputError) as info:
+    with pytest.raises(
+        InputError, match="line 3: the template was stopped, it ran for more than"
+    ) as info:
         render(Announcement.CLOSE, Markup.BBCODE, {"game": "局"}, folder)
     assert str(info.value).startswith(
         f"{folder / 'close.bbcode.j2'}, line 3: the template was stopped, it ran for more than "

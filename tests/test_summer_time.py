@@ -15,6 +15,7 @@ as one of its guesses.
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -223,7 +224,7 @@ def test_V5_V8_the_last_hour_and_the_proxy_deadline_across_the_change_are_elapse
     ],
 )  # fmt: skip
 def test_a_close_the_clock_skips_or_shows_twice_is_one_sentence(zone, closes, says):
-    with pytest.raises(GameFileError) as caught:
+    with pytest.raises(GameFileError, match=re.escape(says)) as caught:
         night_game(closes, zone)
     said = str(caught.value)
     assert "key 'day 2.closes'" in said and says in said and "\n" not in said

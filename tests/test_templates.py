@@ -93,7 +93,9 @@ def test_a_broken_template_stops_watch_before_the_first_poll(forum, tmp_path):
 
 def test_a_template_that_fails_while_rendering_names_its_file_and_line(tmp_path):
     (tmp_path / "close.text.j2").write_text("第{{ day }}天\n\n{{ 1 // zero }}\n", encoding="utf-8")
-    with pytest.raises(InputError) as caught:
+    with pytest.raises(
+        InputError, match=r"line 3: the template failed \(ZeroDivisionError"
+    ) as caught:
         render("close", "text", {"day": 2, "zero": 0}, tmp_path)
     assert str(caught.value) == (
         f"{tmp_path / 'close.text.j2'}, line 3: the template failed (ZeroDivisionError: "

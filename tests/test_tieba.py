@@ -108,7 +108,7 @@ def test_error_pages():
     with pytest.raises(NotAThreadError, match="security check"):
         tieba.parse_page("<html><title>百度安全验证</title><body></body></html>", CHINA, source="x")
     page = sample().page(1).decode()
-    with pytest.raises(TruncatedPageError):
+    with pytest.raises(TruncatedPageError, match="ends before the forum finished the page"):
         tieba.parse_page(page[: len(page) // 2], CHINA, source="x")
     with pytest.raises(ParseError, match="answered the comment list with an error"):
         parse_total_comment('{"errno": 4, "errmsg": "need login"}', CHINA, source="x")
@@ -174,7 +174,7 @@ def test_a_saved_page_with_an_ad_floor_and_inline_comments():
 
 
 def test_a_floor_with_more_comments_than_inline_names_the_floor():
-    with pytest.raises(InputError) as info:
+    with pytest.raises(InputError, match="floor 4 has 12 楼中楼 but 10 were read") as info:
         read([str(SAVED / "p1.html"), str(SAVED / "p2.html")])
     assert str(info.value) == (
         f"{SAVED / 'p1.html'}: floor 4 has 12 楼中楼 but 10 were read (save its "

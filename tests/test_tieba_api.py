@@ -179,7 +179,9 @@ def test_fragments_become_text(forum):
 def test_errorno_4_is_a_thread_that_is_gone(forum):
     api = TiebaApi(sample())
     api.errors = [Fault(errorno=4, errmsg="贴子可能已被删除")]
-    with pytest.raises(NotAThreadError) as info:
+    with pytest.raises(
+        NotAThreadError, match=r"Baidu says the thread does not exist or was deleted \(error 4"
+    ) as info:
         read_one(api.serve(forum))
     assert str(info.value) == (
         "page 1 of thread 8800123456: Baidu says the thread does not exist or was deleted "

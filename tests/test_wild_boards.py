@@ -240,7 +240,9 @@ def test_a_browser_saved_page_names_its_thread_in_its_saved_from_mark():
 def test_a_theme_without_floor_numbers_needs_the_boards_posts_per_page():
     """Without a profile's posts_per_page a floor is never guessed: the sentence names the
     theme tally recognised and what to add."""
-    with pytest.raises(ParseError) as caught:
+    with pytest.raises(
+        ParseError, match="has no floor number: the board's theme prints none"
+    ) as caught:
         read([str(p) for p in pages_of("comiis")])
     said = str(caught.value)
     assert "has no floor number" in said and "comiis" in said and "posts_per_page" in said
@@ -357,5 +359,7 @@ def test_twelve_hour_clocks_are_read_for_the_moment_they_mean(shown, meant):
 def test_a_twelve_hour_time_that_cannot_be_is_refused(shown):
     from tally.forums.timeparse import parse_forum_time
 
-    with pytest.raises(ParseError):
+    with pytest.raises(
+        ParseError, match=r"can name on a 12-hour clock|names the half of the day twice"
+    ):
         parse_forum_time(shown, CHINA)

@@ -147,9 +147,13 @@ def test_a_profiles_floor_names_number_the_first_floors(tmp_path, forum):
 def test_floor_names_are_checked_when_the_profile_is_read(tmp_path):
     from tally.errors import InputError
 
-    for bad in ('["Host", "Host"]', '["2楼"]', '"Host"x'):
+    for bad, said in (
+        ('["Host", "Host"]', "floor_names names a floor twice"),
+        ('["2楼"]', "floor_names are words; a label with a number is read as it"),
+        ('"Host"x', "not valid TOML"),
+    ):
         boards = page(tmp_path, f'[board.b]\nhosts = ["h"]\nfloor_names = {bad}\n', "b.toml")
-        with pytest.raises(InputError):
+        with pytest.raises(InputError, match=said):
             load_boards(boards)
 
 
@@ -185,7 +189,7 @@ def test_a_reply_count_the_floors_do_not_reach_is_caught_in_any_language(tmp_pat
     text = vote().replace('<span class="xg1">回复:</span> <span class="xi1">17</span>',
                           '<span class="xg1">Replies:</span> <span class="xi1">30</span>')  # fmt: skip
     (tmp_path / "p2.html").write_bytes((DISCUZ / "vote-p2.html").read_bytes())
-    with pytest.raises(FetchError) as caught:
+    with pytest.raises(FetchError, match="says it has 30 replies but tally read 15") as caught:
         read([str(page(tmp_path, text)), str(tmp_path / "p2.html")])
     said = str(caught.value)
     assert "says it has 30 replies" in said and "Save it again" in said and "--fresh" not in said

@@ -92,7 +92,7 @@ def after_text(tmp_path: Path) -> str:
 def test_a_gbk_page_is_written_back_in_gbk(tmp_path):
     out = made(GBK, tmp_path)
     body = out.read_bytes()
-    with pytest.raises(UnicodeDecodeError):
+    with pytest.raises(UnicodeDecodeError, match="'utf-8' codec can't decode byte"):
         body.decode("utf-8")
     assert len(body) == len(GBK.read_bytes())
     before, after = parsed(GBK), parsed(out)
