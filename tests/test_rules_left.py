@@ -5,6 +5,7 @@ served on loopback (tests/discuzgen.py), through the commands a director runs.""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -19,6 +20,7 @@ from tally.rules.counting.acceleration import is_request
 from tally.rules.game.gamefile import parse_game
 from tally.rules.verdicts import Colour
 
+from . import gamefiles
 from . import test_votes_game as votes_game
 from .conftest import DISCUZ, FakeClock, Runner
 from .discuzgen import Comment, P, Thread
@@ -32,15 +34,9 @@ def env(now: str) -> Environment:
     return FakeClock(now, CHINA).env()
 
 
-def write_game(tmp_path: Path, ruleset: str, days: str, extra: str = "") -> Path:
-    names = ", ".join(f'"{p}"' for p in PLAYERS)
-    path = tmp_path / "game.toml"
-    path.write_text(
-        f'name = "测试局"\nruleset = "{ruleset}"\ndirectors = ["导演A"]\n'
-        f"players = [{names}]\n{extra}\n{days}",
-        encoding="utf-8",
-    )
-    return path
+def write_game(tmp_path: Path, ruleset: str, *days: str, **tables: object) -> Path:
+    return gamefiles.write_game(tmp_path / "game.toml", *days, name="测试局", ruleset=ruleset,
+                                directors=["导演A"], players=PLAYERS, **tables)  # fmt: skip
 
 
 def invoke(now: str, *args: str):
@@ -50,10 +46,7 @@ def invoke(now: str, *args: str):
 # -- V12: only 嫌疑人 vote and stand in the day-1 election (seed 002, ruleset 023) ----------
 
 SUSPECTS = ["冷月", "小眯", "kiwi", "阿澈", "风铃", "老K"]
-ROLES = "[roles]\n" + "\n".join(
-    f'"{p}" = "{"嫌疑人" if p in SUSPECTS else ("侦探" if p == "青山" else "证人")}"'
-    for p in PLAYERS
-)
+ROLES = {p: "嫌疑人" if p in SUSPECTS else ("侦探" if p == "青山" else "证人") for p in PLAYERS}
 
 
 def election(forum) -> str:
@@ -71,8 +64,8 @@ def election(forum) -> str:
 
 def test_V12_only_suspects_vote_and_are_elected(forum, tmp_path):
     url = election(forum)
-    day = f'[[days]]\nday = 1\nopens = 2024-05-06T09:30:00\ncloses = 2024-05-07T21:30:00\nvote = "{url}"\n'
-    game = write_game(tmp_path, "023", day, ROLES)
+    day = gamefiles.day(1, url, "2024-05-06T09:30:00", "2024-05-07T21:30:00")
+    game = write_game(tmp_path, "023", day, roles=ROLES)
     result = invoke("2024-05-08 12:00", "votes", url, "--game", str(game), "--json", "-q")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -98,11 +91,11 @@ def test_V12_only_suspects_vote_and_are_elected(forum, tmp_path):
 
 
 def test_V12_a_023_election_without_roles_is_a_game_file_error():
-    text = (
-        'ruleset = "023"\nplayers = ["甲", "乙"]\n[[days]]\nday = 1\n'
-        "opens = 2024-05-06T09:30:00\ncloses = 2024-05-07T21:30:00\n"
-        'vote = "https://bbs.example.com/thread-1-1-1.html"\n'
-    )
+    text = gamefiles.game_toml(
+        gamefiles.day(1, "https://bbs.example.com/thread-1-1-1.html", "2024-05-06T09:30:00",
+                      "2024-05-07T21:30:00"),
+        ruleset="023", players=["甲", "乙"],
+    )  # fmt: skip
     with pytest.raises(
         GameFileError, match=r"ruleset 023 lets only 嫌疑人 vote and be elected on day 1 \(V12\)"
     ) as info:
@@ -129,11 +122,8 @@ def test_L5_the_dead_detective_may_post_the_dead_witness_may_not(forum, tmp_path
     vote = Thread("612", "[M126] 第二天投票帖", {}, first_pid=6200)
     vote.add(P("导演A", "2024-05-08 09:30:00", "投票格式：\n投票对象："))
     t_url, v_url = talk.serve(forum), vote.serve(forum)
-    day = (
-        "[[days]]\nday = 2\nopens = 2024-05-08T09:30:00\ncloses = 2024-05-09T21:30:00\n"
-        f'discussion = "{t_url}"\nvote = "{v_url}"\ndead = ["青山", "长夜"]\n'
-    )
-    game = write_game(tmp_path, "M126", day, '[roles]\n"青山" = "侦探"\n"长夜" = "证人"\n')
+    day = gamefiles.day(2, v_url, discussion=t_url, dead=["青山", "长夜"])
+    game = write_game(tmp_path, "M126", day, roles={"青山": "侦探", "长夜": "证人"})
     result = invoke("2024-05-10 12:00", "lurkers", "--game", str(game), "--day", "2", "--json",
                     "--no-write", "-q")  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -183,7 +173,11 @@ def requests_thread(forum, tid: str, day_open: str, asked: list[tuple[str, str]]
     return t.serve(forum)
 
 
-def s3_game(forum, tmp_path, ruleset: str, asked, accelerated: bool = False) -> tuple[Path, str]:
+FORUM_REQUESTS = {"acceleration_threads": ["discussion"]}  # 000: not by QQ
+
+
+def s3_game(forum, tmp_path, ruleset: str, asked, accelerated: bool = False,
+            rules: dict | None = FORUM_REQUESTS, **keys: object) -> tuple[Path, str]:  # fmt: skip
     t_url = requests_thread(forum, "623", "2024-05-09 09:30", asked)
     v = Thread("624", "第三天投票帖", {}, first_pid=6240)
     v.add(P("导演A", "2024-05-09 09:30:00", "投票格式：\n投票对象：\n投票理由："))
@@ -191,15 +185,9 @@ def s3_game(forum, tmp_path, ruleset: str, asked, accelerated: bool = False) -> 
     v_url = v.serve(forum)
     # 245 reads requests in the 进程帖 (here the discussion thread is that too); 000 takes
     # them by QQ, and this game says it reads them in the discussion thread.
-    day = (
-        "[[days]]\nday = 3\nopens = 2024-05-09T09:30:00\ncloses = 2024-05-10T21:30:00\n"
-        f'discussion = "{t_url}"\nprogress = "{t_url}"\nvote = "{v_url}"\ndead = ["长夜"]\n'
-        f"accelerated = {str(accelerated).lower()}\n"
-    )
-    return write_game(tmp_path, ruleset, day, extra=FORUM_REQUESTS), v_url
-
-
-FORUM_REQUESTS = '[rules]\nacceleration_threads = ["discussion"]\n'  # 000: not by QQ
+    day = gamefiles.day(3, v_url, "2024-05-09T09:30:00", "2024-05-10T21:30:00", discussion=t_url,
+                        progress=t_url, dead=["长夜"], accelerated=accelerated, **keys)  # fmt: skip
+    return write_game(tmp_path, ruleset, day, rules=rules), v_url
 
 
 # 11 living (长夜 is out). More than half: 6; at least half: 6 as well with 11, so the
@@ -262,14 +250,12 @@ def test_S3_the_real_progress_thread(forum, tmp_path):
     v.add(P("月影", "2023-03-15 11:00:00", "投票对象：青山\n投票理由：x"))
     v_url = v.serve(forum)
     names = ["月影", "青山", "长夜", "白桃", "南瓜"]
-    path = tmp_path / "g.toml"
-    path.write_text(
-        f'ruleset = "023"\ndirectors = ["导演B"]\nplayers = {json.dumps(names, ensure_ascii=False)}\n'
-        'outsiders = ["违规者"]\n[[days]]\nday = 2\nopens = 2023-03-15T09:00:00\n'
-        f'closes = 2023-03-16T21:00:00\nvote = "{v_url}"\n'
-        f'progress = "{forum.url("thread-26-1-1.html")}"\n',
-        encoding="utf-8",
-    )
+    path = gamefiles.write_game(
+        tmp_path / "g.toml",
+        gamefiles.day(2, v_url, "2023-03-15T09:00:00", "2023-03-16T21:00:00",
+                      progress=forum.url("thread-26-1-1.html")),
+        ruleset="023", directors=["导演B"], players=names, outsiders=["违规者"],
+    )  # fmt: skip
     result = invoke("2023-03-17 12:00", "votes", v_url, "--game", str(path), "--json", "-q")
     assert result.exit_code == 0, result.output
     acc = json.loads(result.stdout)["acceleration"]
@@ -287,9 +273,9 @@ def test_S3_is_said_only_where_someone_asked_or_the_file_says_so(forum, tmp_path
     vote.add(P("导演A", "2024-05-09 09:30:00", "投票格式：\n投票对象：\n投票理由："))
     vote.add(P("冷月", "2024-05-09 11:00:00", "投票对象：白桃\n投票理由：x"))
     t_url, url = talk.serve(forum), vote.serve(forum)
-    game = write_game(tmp_path, "000", (
-        "[[days]]\nday = 3\nopens = 2024-05-09T09:30:00\ncloses = 2024-05-10T21:30:00\n"
-        f'discussion = "{t_url}"\nvote = "{url}"\ndead = ["长夜"]\n'), extra=FORUM_REQUESTS)  # fmt: skip
+    game = write_game(tmp_path, "000", gamefiles.day(
+        3, url, "2024-05-09T09:30:00", "2024-05-10T21:30:00", discussion=t_url, dead=["长夜"]),
+        rules=FORUM_REQUESTS)  # fmt: skip
     table = invoke("2024-05-10 22:00", "votes", url, "--game", str(game), "-q")
     assert table.exit_code == 0, table.output
     assert "flag S3" not in table.stdout and "加速" not in table.stdout
@@ -326,12 +312,12 @@ def test_S3_a_game_without_acceleration_counts_no_request(forum, tmp_path):
 
 
 def test_L4_by_hand_reaches_the_morning_post(tmp_path):
-    days = "".join(
-        f"[[days]]\nday = {d}\nopens = 2024-05-{4 + 2 * d:02d}T09:30:00\n"
-        f'closes = 2024-05-{5 + 2 * d:02d}T21:30:00\nvote = "https://bbs.example.com/thread-{d}-1-1.html"\n'
+    days = [
+        gamefiles.day(d, f"https://bbs.example.com/thread-{d}-1-1.html",
+                      f"2024-05-{4 + 2 * d:02d}T09:30:00", f"2024-05-{5 + 2 * d:02d}T21:30:00")
         for d in (2, 3)
-    )
-    game = write_game(tmp_path, "000", days)
+    ]  # fmt: skip
+    game = write_game(tmp_path, "000", *days)
     add = invoke("2024-05-08 22:00", "cards", "add", "--game", str(game), "--day", "2", "糖糖",
                  "黄", "L4", "第2晚未按时行动")  # fmt: skip
     assert add.exit_code == 0, add.output
@@ -352,10 +338,7 @@ def test_L4_by_hand_reaches_the_morning_post(tmp_path):
 
 
 def test_cards_by_hand_refuse_what_is_not_a_card(tmp_path):
-    days = (
-        "[[days]]\nday = 2\nopens = 2024-05-08T09:30:00\ncloses = 2024-05-09T21:30:00\n"
-        'vote = "https://bbs.example.com/thread-2-1-1.html"\n'
-    )
+    days = gamefiles.day(2, "https://bbs.example.com/thread-2-1-1.html")
     game = str(write_game(tmp_path, "000", days))
     for args, says in [
         (["--day", "2", "糖糖", "purple", "L4", "x"], "'purple' is no card colour"),
@@ -392,10 +375,8 @@ def test_K1_two_escalations_of_one_colour_on_one_day_both_stand():
 def test_S3_the_living_are_counted_when_the_requests_are(forum, tmp_path):
     """Seed 001 counts the requests three hours before the close: one out at noon (died) is
     not among the living then (11 living at the open, 10 at 18:30: at least half is 5)."""
-    game, url = s3_game(forum, tmp_path, "245", FIVE_EARLY, accelerated=True)
-    text = game.read_text(encoding="utf-8").replace(
-        'dead = ["长夜"]', 'dead = ["长夜"]\ndied = { "青山" = 2024-05-09T12:00:00 }')
-    game.write_text(text, encoding="utf-8")
+    game, url = s3_game(forum, tmp_path, "245", FIVE_EARLY, accelerated=True,
+                        died={"青山": datetime(2024, 5, 9, 12)})  # fmt: skip
     result = invoke("2024-05-10 22:00", "votes", url, "--game", str(game), "--json", "-q")
     assert result.exit_code == 0, result.output
     acc = json.loads(result.stdout)["acceleration"]
@@ -406,8 +387,7 @@ def test_S3_requests_are_read_where_the_ruleset_takes_them(forum, tmp_path):
     """Seed 000: "过半数的玩家通过QQ私聊法官申请加速" — no request is in a thread, so none is
     counted, and an accelerated day draws no "only 0 asked" warning. Seed 002 (023): "在进程
     帖中申请加速" — a request in the discussion thread is none."""
-    game, url = s3_game(forum, tmp_path, "000", FIVE_EARLY, accelerated=True)
-    game.write_text(game.read_text(encoding="utf-8").replace(FORUM_REQUESTS, ""), encoding="utf-8")
+    game, url = s3_game(forum, tmp_path, "000", FIVE_EARLY, accelerated=True, rules=None)
     result = invoke("2024-05-10 22:00", "votes", url, "--game", str(game), "--json", "-q")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["acceleration"] is None and "S3" not in result.stderr
@@ -416,9 +396,9 @@ def test_S3_requests_are_read_where_the_ruleset_takes_them(forum, tmp_path):
     v = Thread("643", "第三天投票帖", {}, first_pid=6430)
     v.add(P("导演A", "2024-05-09 09:30:00", "投票格式：\n投票对象：\n投票理由："))
     v_url = v.serve(forum)
-    seed_002 = write_game(tmp_path, "023", (
-        "[[days]]\nday = 3\nopens = 2024-05-09T09:30:00\ncloses = 2024-05-10T21:30:00\n"
-        f'discussion = "{talk}"\nprogress = "{progress}"\nvote = "{v_url}"\ndead = ["长夜"]\n'))  # fmt: skip
+    seed_002 = write_game(tmp_path, "023", gamefiles.day(
+        3, v_url, "2024-05-09T09:30:00", "2024-05-10T21:30:00", discussion=talk,
+        progress=progress, dead=["长夜"]))  # fmt: skip
     result = invoke("2024-05-10 22:00", "votes", v_url, "--game", str(seed_002), "--json", "-q")
     asked = json.loads(result.stdout)["acceleration"]["asked"]
     assert [a["player"] for a in asked] == ["kiwi", "阿澈", "小眯"]  # the 进程帖's alone
