@@ -76,16 +76,18 @@ def game_toml(
     *days: str,
     players: Sequence[object] = PLAYERS,
     ruleset: str | None = "000",
+    rulings: Sequence[Mapping[str, object]] = (),
     **keys: object,
 ) -> str:
     """A game file's text: its top-level keys (ruleset, name, directors, players, ...), its
-    tables (``TABLES``: a mapping each) and its days (``day``'s blocks)."""
+    tables (``TABLES``: a mapping each), its days (``day``'s blocks) and the director's
+    rulings (a mapping each: day, floor, action, note ...)."""
     top = {"ruleset": ruleset, **{k: v for k, v in keys.items() if k not in TABLES}}
     text = _keys(top) + f"players = {toml_value(list(players))}\n"
     for table in TABLES:
         if keys.get(table) is not None:
             text += f"[{table}]\n" + _keys(keys[table])  # type: ignore[arg-type]
-    return text + "".join(days)
+    return text + "".join(days) + "".join("[[rulings]]\n" + _keys(r) for r in rulings)
 
 
 def write_game(path: Path, *days: str, **keys: object) -> Path:

@@ -10,6 +10,7 @@ forum served them.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -21,35 +22,31 @@ from tally.environment import Environment, HttpOptions
 from tally.errors import ParseError
 
 from .conftest import FIXTURES, FakeClock, Runner
+from .gamefiles import day, write_game
 
 CHANGES = FIXTURES / "discuz-x35-changes"
 CHINA = ZoneInfo("Asia/Shanghai")
 runner = Runner()
 
 
+PLAYERS = ["alice", "bob", "carol", "dave", "eve"]
+# The players with their account ids (uids 2 to 6), and the director's (uid 1).
+WITH_IDS = [{"name": n, "id": i} for i, n in enumerate(PLAYERS, start=2)]
+ADMIN = {"name": "admin", "id": 1}
+
+
 def page(name: str) -> bytes:
     return (CHANGES / f"{name}.html").read_bytes()
 
 
-def game_file(tmp_path: Path, url: str, closes: str = "17:05:00", extra: str = "") -> str:
+def game_file(
+    tmp_path: Path, url: str, closes: str = "17:05:00", rulings: Sequence[Mapping] = ()
+) -> str:
     tmp_path.mkdir(parents=True, exist_ok=True)
-    path = tmp_path / "game.toml"
-    path.write_text(
-        f"""
-name = "issue31"
-ruleset = "M126"
-directors = ["admin"]
-players = ["alice", "bob", "carol", "dave", "eve"]
-
-[[days]]
-day = 2
-opens = 2026-12-01T09:00:00
-closes = 2026-12-01T{closes}
-vote = "{url}"
-{extra}
-""",
-        encoding="utf-8",
-    )
+    path = write_game(
+        tmp_path / "game.toml", day(2, url, "2026-12-01T09:00:00", f"2026-12-01T{closes}"),
+        name="issue31", ruleset="M126", directors=["admin"], players=PLAYERS, rulings=rulings,
+    )  # fmt: skip
     return str(path)
 
 
@@ -63,9 +60,10 @@ def env(clock: FakeClock) -> Environment:
     return clock.env(http=HttpOptions(host_delay=0))  # type: ignore[arg-type]
 
 
-def votes(forum, tmp_path, clock, *args: str, closes: str = "17:05:00", extra: str = ""):
+def votes(forum, tmp_path, clock, *args: str, closes: str = "17:05:00",
+          rulings: Sequence[Mapping] = ()):  # fmt: skip
     url = forum.url("forum.php?mod=viewthread&tid=1")
-    game = game_file(tmp_path, url, closes, extra)
+    game = game_file(tmp_path, url, closes, rulings)
     cache = str(tmp_path / "cache")
     result = runner.invoke(
         app, ["votes", url, "--game", game, "--cache-dir", cache, *args], obj=env(clock)
@@ -370,9 +368,9 @@ def test_as_edited_or_a_ruling_counts_the_edit(forum, tmp_path):
     [alice] = [b for b in json.loads(result.stdout)["ballots"] if b["author"] == "alice"]
     assert alice["target"] == "eve"
     assert alice["flags"] == ["edited in the closing minute, 12-01 17:05: perhaps after the close"]
-    ruling = '[[rulings]]\nday = 2\nfloor = 2\naction = "void"\nnote = "edited after the close"\n'
+    ruling = {"day": 2, "floor": 2, "action": "void", "note": "edited after the close"}
     forum.add_discuz_page("1", 1, page("vote-5-edited-guest"))
-    result = votes(forum, tmp_path / "ruled", at("17:10:00"), "--json", extra=ruling)
+    result = votes(forum, tmp_path / "ruled", at("17:10:00"), "--json", rulings=[ruling])
     assert result.exit_code == 0, result.output
     [alice] = [b for b in json.loads(result.stdout)["ballots"] if b["author"] == "alice"]
     assert (alice["status"], alice["reason"]) == ("void", "ruling")
@@ -687,14 +685,10 @@ def test_a_mark_older_than_the_read_does_not_date_a_later_change():
 def _hide_game(tmp_path: Path, url: str) -> str:
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "hide.toml"
-    players = ", ".join(f'{{ name = "{n}", id = {i} }}' for n, i in
-                        (("alice", 2), ("bob", 3), ("carol_new", 4), ("dave", 5), ("eve", 6)))  # fmt: skip
-    path.write_text(
-        f'ruleset = "000"\ndirectors = [{{ name = "admin", id = 1 }}]\nplayers = [{players}]\n'
-        "[[days]]\nday = 2\nopens = 2026-12-02T03:57:58\ncloses = 2026-12-02T04:11:00\n"
-        f'vote = "{url}"\nsheriff = "none"\n',
-        encoding="utf-8",
-    )
+    players = [{"name": n, "id": i} for n, i in
+               (("alice", 2), ("bob", 3), ("carol_new", 4), ("dave", 5), ("eve", 6))]  # fmt: skip
+    write_game(path, day(2, url, "2026-12-02T03:57:58", "2026-12-02T04:11:00", sheriff="none"),
+               ruleset="000", directors=[ADMIN], players=players)  # fmt: skip
     return str(path)
 
 
@@ -742,14 +736,8 @@ def test_a_stuck_reply_is_read_once_on_its_own_floor(forum):
 def _stick_game(tmp_path: Path, url: str) -> str:
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "stick.toml"
-    players = ", ".join(f'{{ name = "{n}", id = {i} }}' for n, i in
-                        (("alice", 2), ("bob", 3), ("carol", 4), ("dave", 5), ("eve", 6)))  # fmt: skip
-    path.write_text(
-        f'ruleset = "M126"\ndirectors = [{{ name = "admin", id = 1 }}]\nplayers = [{players}]\n'
-        "[[days]]\nday = 3\nopens = 2026-12-02T06:24:40\ncloses = 2026-12-02T06:25:20\n"
-        f'vote = "{url}"\nsheriff = "none"\n',
-        encoding="utf-8",
-    )
+    write_game(path, day(3, url, "2026-12-02T06:24:40", "2026-12-02T06:25:20", sheriff="none"),
+               ruleset="M126", directors=[ADMIN], players=WITH_IDS)  # fmt: skip
     return str(path)
 
 
@@ -926,14 +914,8 @@ def test_hot_replies_are_counted_once_on_their_own_floors(forum, tmp_path):
     doctor = runner.invoke(app, ["doctor", str(CHANGES / "hot-p1.html")])
     assert doctor.exit_code == 0 and "tally can read this page" in doctor.output, doctor.output
     path = tmp_path / "hot.toml"
-    players = ", ".join(f'{{ name = "{n}", id = {i} }}' for n, i in
-                        (("alice", 2), ("bob", 3), ("carol", 4), ("dave", 5), ("eve", 6)))  # fmt: skip
-    path.write_text(
-        f'ruleset = "M126"\ndirectors = [{{ name = "admin", id = 1 }}]\nplayers = [{players}]\n'
-        "[[days]]\nday = 2\nopens = 2026-12-02T06:30:00\ncloses = 2026-12-02T06:40:00\n"
-        f'vote = "{url}"\nsheriff = "none"\n',
-        encoding="utf-8",
-    )
+    write_game(path, day(2, url, "2026-12-02T06:30:00", "2026-12-02T06:40:00", sheriff="none"),
+               ruleset="M126", directors=[ADMIN], players=WITH_IDS)  # fmt: skip
     when = datetime.fromisoformat("2026-12-02 06:50:00").replace(tzinfo=CHINA)
     result = runner.invoke(app, ["votes", url, "--game", str(path), "--cache-dir",
                                  str(tmp_path / "cache"), "--json"],
@@ -1143,24 +1125,11 @@ def test_a_ballot_behind_hide_for_credits_stops_too(forum, tmp_path):
 
 
 def _merge_game(tmp_path: Path, discussion: str, vote: str) -> str:
-    path = tmp_path / "merge.toml"
-    path.write_text(
-        f"""
-name = "合并局"
-ruleset = "default"
-directors = ["admin"]
-players = [{{ name = "alice", id = 2 }}, {{ name = "bob", id = 3 }}, {{ name = "carol", id = 4 }},
-           {{ name = "dave", id = 5 }}, {{ name = "eve", id = 6 }}]
-
-[[days]]
-day = 2
-opens = 2026-12-02T06:00:00
-closes = 2026-12-02T12:00:00
-discussion = "{discussion}"
-vote = "{vote}"
-""",
-        encoding="utf-8",
-    )
+    path = write_game(
+        tmp_path / "merge.toml",
+        day(2, vote, "2026-12-02T06:00:00", "2026-12-02T12:00:00", discussion=discussion),
+        name="合并局", ruleset="default", directors=["admin"], players=WITH_IDS,
+    )  # fmt: skip
     return str(path)
 
 
