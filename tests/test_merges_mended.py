@@ -12,6 +12,7 @@ thread first read without --game is no thread whose posts tally knows.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from tally.environment import HttpOptions
 
 from .conftest import CHINA, FakeClock, Runner
 from .discuzgen import Comment, P, Thread
+from .gamefiles import day, write_game
 from .test_merged_into_discussion import _game as merge_game
 from .test_merged_into_discussion import _read_then_merge, _said, _votes, page
 
@@ -35,15 +37,16 @@ def run(clock: str, *args: str):  # type: ignore[no-untyped-def]
     return runner.invoke(app, list(args), obj=env)
 
 
-def game(tmp_path: Path, name: str, vote: str, discussion: str | None) -> str:
-    path = tmp_path / f"game-{name}.toml"
-    names = ", ".join(f'"{p}"' for p in PLAYERS)
-    talk = f'discussion = "{discussion}"\n' if discussion else ""
-    path.write_text(
-        f'ruleset = "000"\ndirectors = ["admin"]\nplayers = [{names}]\n\n[[days]]\nday = 2\n'
-        f'opens = 2026-12-01T09:00:00\ncloses = 2026-12-01T21:00:00\nvote = "{vote}"\n{talk}',
-        encoding="utf-8",
-    )
+def game(tmp_path: Path, name: str, vote: str, discussion: str | None,
+         day_one: str | None = None, rulings: Sequence[Mapping] = (), **keys: object) -> str:
+    """The game file's day 2 (with ``keys``, and the director's ``rulings``), and with
+    ``day_one`` its day 1 (that vote thread) before it, as a real one names it."""
+    days = [day(2, vote, "2026-12-01T09:00:00", "2026-12-01T21:00:00", discussion=discussion,
+                **keys)]  # fmt: skip
+    if day_one is not None:
+        days.insert(0, day(1, day_one, "2026-11-30T09:00:00", "2026-11-30T21:00:00"))
+    path = write_game(tmp_path / f"game-{name}.toml", *days, ruleset="000",
+                      directors=["admin"], players=PLAYERS, rulings=rulings)  # fmt: skip
     return str(path)
 
 
@@ -170,17 +173,6 @@ def test_L1_discussion_added_to_the_file_later_counts_every_post(forum, tmp_path
     assert posts == dict.fromkeys(PLAYERS, 7) and cards == []
 
 
-def with_day_one(path: str, vote: str) -> str:
-    """The game file with its day 1 (its vote thread ``vote``), as a real one names it."""
-    text = Path(path).read_text(encoding="utf-8").replace(
-        "[[days]]\nday = 2\n",
-        f'[[days]]\nday = 1\nopens = 2026-11-30T09:00:00\ncloses = 2026-11-30T21:00:00\n'
-        f'vote = "{vote}"\n\n[[days]]\nday = 2\n',
-    )
-    Path(path).write_text(text, encoding="utf-8")
-    return path
-
-
 @pytest.mark.rules("S2", "L3")
 def test_a_day_one_vote_url_left_on_day_two_and_mended(forum, tmp_path):
     """At noon the file's vote URL was day 1's (copied); mended to the day's one thread, the
@@ -195,7 +187,7 @@ def test_a_day_one_vote_url_left_on_day_two_and_mended(forum, tmp_path):
     assert noon.exit_code == 2 and "is titled for day 1" in noon.stderr, noon.output
     # Mended, the file names day 1's thread as day 1's: what says the mend (a file that names
     # the thread no more is asked about: test_a_mend_the_game_file_does_not_say_is_asked…).
-    fixed = with_day_one(game(tmp_path, "fixed", url, url), old)
+    fixed = game(tmp_path, "fixed", url, url, day_one=old)
     later = run("12:30:00", "votes", url, "--game", fixed, "--json", "--cache-dir", cache)
     assert counted(later) == {"alice": "carol", "bob": "carol"}
     one_thread(True).serve(forum)
@@ -454,9 +446,8 @@ def test_V9_a_ballot_accepted_for_a_player_out_before_the_day_says_so(forum, tmp
     t.add(P("alice", "2026-12-01 11:01:00", "投票对象：carol\n投票理由：一"))
     t.add(P("bob", "2026-12-01 11:02:00", "投票对象：dave\n投票理由：一"))
     url = t.serve(forum)
-    path = Path(game(tmp_path, "g", url, None))
-    path.write_text(path.read_text(encoding="utf-8") + 'dead = ["carol"]\n\n[[rulings]]\n'
-                    'day = 2\nfloor = 2\naction = "accept"\n', encoding="utf-8")  # fmt: skip
+    path = game(tmp_path, "g", url, None, dead=["carol"],
+                rulings=[{"day": 2, "floor": 2, "action": "accept"}])  # fmt: skip
     result = run("21:05:00", "votes", url, "--game", str(path), "--json")
     assert result.exit_code == 0, result.output
     [ballot] = [b for b in json.loads(result.stdout)["ballots"] if b["floor"] == 2]
@@ -571,10 +562,9 @@ def test_another_games_vote_thread_in_the_cache_does_not_hide_a_merge(forum, tmp
     other.add(P("admin", "2026-11-02 09:00:00", "投票对象：\n投票理由："))
     other.add(P("alice", "2026-11-02 10:00:00", "投票对象：bob\n投票理由：一"))
     url = other.serve(forum)
-    g = tmp_path / "other.toml"
-    g.write_text('ruleset = "000"\ndirectors = ["admin"]\nplayers = ["alice", "bob"]\n\n'
-                 '[[days]]\nday = 2\nopens = 2026-11-02T09:00:00\ncloses = 2026-11-02T21:00:00\n'
-                 f'vote = "{url}"\n', encoding="utf-8")  # fmt: skip
+    g = write_game(tmp_path / "other.toml",
+                   day(2, url, "2026-11-02T09:00:00", "2026-11-02T21:00:00"), ruleset="000",
+                   directors=["admin"], players=["alice", "bob"])  # fmt: skip
     assert merge_run("votes", url, "--game", str(g), "--json", *cache).exit_code == 0
     result = _votes(forum, tmp_path, cache)
     assert result.exit_code == 2, result.output

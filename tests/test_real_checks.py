@@ -4,6 +4,7 @@ happened there, made again on loopback pages (tests/discuzgen.py)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -21,6 +22,7 @@ from tally.rules.verdicts import VoidReason
 
 from .conftest import FIXTURES, FakeClock, Runner
 from .discuzgen import P, Thread
+from .gamefiles import day, write_game
 
 runner = Runner()
 CHINA = ZoneInfo("Asia/Shanghai")
@@ -28,7 +30,9 @@ SUSPECTS = ["alice", "bob", "carol", "dave"]
 PLAYERS = [*SUSPECTS, "heidi", "ivan"]
 
 
-def _election_game(forum, tmp_path: Path, *, void_vote: bool = False) -> Path:
+def _election_game(
+    forum, tmp_path: Path, *, void_vote: bool = False, rulings: Sequence[Mapping] = ()
+) -> Path:
     talk = Thread("701", "【T01】测试村 第一天讨论帖", {}, first_pid=7000)
     talk.add(P("admin", "2026-12-01 21:48:00", "开门：12月1日 21:48\n关门：12月1日 22:10"))
     for i in range(5):
@@ -44,18 +48,14 @@ def _election_game(forum, tmp_path: Path, *, void_vote: bool = False) -> Path:
     vote.add(P("heidi", "2026-12-01 21:58:40", "投票对象：carol\n投票理由：支持"))
     if void_vote:  # a 嫌疑人 who votes for one who may not be elected (V12)
         vote.add(P("dave", "2026-12-01 21:58:50", "投票对象：heidi\n投票理由：想让她当"))
-    names = ", ".join(f'"{p}"' for p in PLAYERS)
-    roles = "\n".join(f'"{p}" = "嫌疑人"' for p in SUSPECTS)
-    game = tmp_path / "game.toml"
-    game.write_text(
-        f'name = "测试村"\nruleset = "000"\ndirectors = ["admin"]\nplayers = [{names}]\n'
-        f'[roles]\n{roles}\n"heidi" = "证人"\n"ivan" = "证人"\n'
-        '[rules]\nelection_voters = ["嫌疑人"]\n\n'
-        "[[days]]\nday = 1\nopens = 2026-12-01T21:48:00\ncloses = 2026-12-01T22:10:00\n"
-        f'discussion = "{talk.serve(forum)}"\nvote = "{vote.serve(forum)}"\n',
-        encoding="utf-8",
-    )
-    return game
+    roles = dict.fromkeys(SUSPECTS, "嫌疑人") | {"heidi": "证人", "ivan": "证人"}
+    return write_game(
+        tmp_path / "game.toml",
+        day(1, vote.serve(forum), "2026-12-01T21:48:00", "2026-12-01T22:10:00",
+            discussion=talk.serve(forum)),
+        name="测试村", ruleset="000", directors=["admin"], players=PLAYERS, roles=roles,
+        rules={"election_voters": ["嫌疑人"]}, rulings=rulings,
+    )  # fmt: skip
 
 
 @pytest.mark.rules("V12", "L3")
@@ -154,13 +154,11 @@ def test_an_edit_with_no_mark_is_not_said_to_be_after_the_close(forum, tmp_path)
     fixture's silent edit (fixtures/discuz-x35-changes): the flag says what is known."""
     changes = FIXTURES / "discuz-x35-changes"
     url = forum.url("forum.php?mod=viewthread&tid=1")
-    game = tmp_path / "game.toml"
-    game.write_text(
-        'name = "t"\nruleset = "M126"\ndirectors = ["admin"]\n'
-        'players = ["alice", "bob", "carol", "dave", "eve"]\n[[days]]\nday = 2\n'
-        f'opens = 2026-12-01T09:00:00\ncloses = 2026-12-01T17:05:00\nvote = "{url}"\n',
-        encoding="utf-8",
-    )
+    game = write_game(
+        tmp_path / "game.toml", day(2, url, "2026-12-01T09:00:00", "2026-12-01T17:05:00"),
+        name="t", ruleset="M126", directors=["admin"],
+        players=["alice", "bob", "carol", "dave", "eve"],
+    )  # fmt: skip
     notes = []
     for clock, name in (("17:04:55", "vote-1-guest"), ("17:10:00", "vote-4-silent-edit-guest")):
         forum.add_discuz_page("1", 1, (changes / f"{name}.html").read_bytes())
@@ -184,14 +182,10 @@ def test_a_player_sent_off_by_a_red_card_cannot_vote(forum, tmp_path):
     vote.add(P("alice", "2026-12-01 22:13:00", "投票对象：carol\n投票理由：好人"))
     vote.add(P("heidi", "2026-12-01 22:14:00", "投票对象：carol\n投票理由：红牌了也投"))
     url = vote.serve(forum)
-    names = ", ".join(f'"{p}"' for p in PLAYERS)
-    game = tmp_path / "game.toml"
-    game.write_text(
-        f'name = "t"\nruleset = "M126"\ndirectors = ["admin"]\nplayers = [{names}]\n'
-        f"[[days]]\nday = 2\nopens = 2026-12-01T22:12:00\ncloses = 2026-12-01T22:32:00\n"
-        f'vote = "{url}"\n',
-        encoding="utf-8",
-    )
+    game = write_game(
+        tmp_path / "game.toml", day(2, url, "2026-12-01T22:12:00", "2026-12-01T22:32:00"),
+        name="t", ruleset="M126", directors=["admin"], players=PLAYERS,
+    )  # fmt: skip
     (tmp_path / "game.cards.csv").write_text(
         "\ufeffday,player,colour,rule,reason,source\r\n1,heidi,red,L8,刷屏,director\r\n",
         encoding="utf-8",
@@ -208,11 +202,9 @@ def test_an_L3_card_for_a_void_ballot_names_it(forum, tmp_path):
     """Real X3.5, day 1: frank's only ballot was void (not_electable, floor 7) and his L3
     card said "第1天未投票", as if he had posted none, while grace's named her post that was
     no ballot. The card names the void ballot and why, for the director to judge."""
-    game = _election_game(forum, tmp_path, void_vote=True)
     # The director voids dave's first ballot: all he has left are void ones.
-    ruling = '[[rulings]]\nday = 1\nfloor = 5\naction = "void"\n\n[[days]]'
-    text = game.read_text("utf-8").replace("[[days]]", ruling)
-    game.write_text(text, "utf-8")
+    ruling = {"day": 1, "floor": 5, "action": "void"}
+    game = _election_game(forum, tmp_path, void_vote=True, rulings=[ruling])
     args = ["lurkers", "--game", str(game), "--day", "1", "--json", "-q", "--no-write"]
     result = runner.invoke(app, args, obj=FakeClock("2026-12-02 10:00:00", CHINA).env())
     assert result.exit_code == 0, result.output
