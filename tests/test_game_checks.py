@@ -24,6 +24,7 @@ from tally.forums.reader import Reader, Reading
 from tally.outputs.written import charts
 from tally.rules.game.gamefile import load_game, parse_game
 
+from . import gamefiles
 from .conftest import FakeClock, Runner
 from .discuzgen import P
 from .discuzgen import Thread as Pages
@@ -443,16 +444,13 @@ def test_K2_a_red_card_puts_the_player_out_from_the_next_day(tmp_path):
     from tally.rules.counting.state import Carried, FactKind, Source, resolve
     from tally.rules.verdicts import OutcomeResult
 
-    game_file = tmp_path / "g.toml"
-    game_file.write_text(
-        'players = ["alice", "bob", "heidi"]\n'
-        + "".join(
-            f"[[days]]\nday = {n}\nopens = 2024-05-0{n + 6}T09:00:00\n"
-            f'closes = 2024-05-0{n + 6}T21:00:00\nvote = "https://bbs.example.com/thread-{n}-1-1.html"\n'
-            for n in (1, 2, 3)
-        ),
-        encoding="utf-8",
-    )
+    days = [
+        gamefiles.day(n, f"https://bbs.example.com/thread-{n}-1-1.html",
+                      f"2024-05-0{n + 6}T09:00:00", f"2024-05-0{n + 6}T21:00:00")
+        for n in (1, 2, 3)
+    ]  # fmt: skip
+    game_file = gamefiles.write_game(tmp_path / "g.toml", *days, ruleset=None,
+                                     players=["alice", "bob", "heidi"])  # fmt: skip
     assert with_ledger(load_game(game_file)).sent_off == {}  # no ledger: nobody
     (tmp_path / "g.cards.csv").write_text(
         "\ufeffday,player,colour,rule,reason,source\r\n"
@@ -487,12 +485,12 @@ def test_K2_a_red_three_yellows_make_sends_off_from_the_last_of_them(tmp_path):
     from day 2 (whose result was posted long ago)."""
     from tally.commands.run import with_ledger
 
-    game_file = tmp_path / "g.toml"
-    game_file.write_text(
-        'players = ["alice", "bob"]\n[[days]]\nday = 1\nopens = 2024-05-07T09:00:00\n'
-        'closes = 2024-05-07T21:00:00\nvote = "https://bbs.example.com/thread-1-1-1.html"\n',
-        encoding="utf-8",
-    )
+    game_file = gamefiles.write_game(
+        tmp_path / "g.toml",
+        gamefiles.day(1, "https://bbs.example.com/thread-1-1-1.html", "2024-05-07T09:00:00",
+                      "2024-05-07T21:00:00"),
+        ruleset=None, players=["alice", "bob"],
+    )  # fmt: skip
     (tmp_path / "g.cards.csv").write_text(
         "\ufeffday,player,colour,rule,reason,source\r\n"
         "2,bob,yellow,L1,a,tally\r\n3,bob,yellow,L1,b,tally\r\n1,bob,yellow,L8,c,director\r\n"

@@ -26,6 +26,7 @@ from tally.forums.charset import decode_page
 from tally.forums.discuz import Discuz
 from tally.forums.history import page_data, page_posts
 
+from . import gamefiles
 from .conftest import FIXTURES, FakeClock, Runner
 from .discuzgen import P, Thread
 
@@ -447,12 +448,9 @@ def test_an_edit_mark_in_the_minute_the_final_hour_begins_is_flagged():
         posted = t.posts[1]
         edit = Edit("乙", posted.time.replace(day=9, hour=20, minute=minute))
         t.posts[1] = posted.__class__(**{**posted.__dict__, "edited": edit})
-        g = parse_game(
-            'ruleset = "000"\ndirectors = ["导演"]\nplayers = ["甲", "乙", "丙"]\n[[days]]\nday = 2\n'
-            "opens = 2024-05-08T09:30:00\ncloses = 2024-05-09T21:30:30\n"
-            'vote = "https://bbs.example.com/thread-102-1-1.html"\n',
-            source="test.toml",
-        )
+        text = gamefiles.game_toml(gamefiles.day(2, closes="2024-05-09T21:30:30"),
+                                   directors=["导演"], players=["甲", "乙", "丙"])  # fmt: skip
+        g = parse_game(text, source="test.toml")
         [ballot] = tally_day(t.thread(), g, 2).ballots
         assert (ballot.status, ballot.flags) == ("counted", flags)
 

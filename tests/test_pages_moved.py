@@ -15,6 +15,7 @@ from tally.environment import HttpOptions
 
 from .conftest import CHINA, FakeClock, Runner
 from .discuzgen import P, Thread
+from .gamefiles import day, write_game
 
 runner = Runner()
 PLAYERS = ["alice", "bob", "carol", "dave", "eve"]
@@ -34,13 +35,9 @@ def _thread() -> Thread:
 
 
 def _game(tmp_path, url: str) -> str:
-    path = tmp_path / "game.toml"
-    names = ", ".join(f'"{p}"' for p in PLAYERS)
-    path.write_text(
-        f'ruleset = "000"\ndirectors = ["admin"]\nplayers = [{names}]\n\n[[days]]\nday = 2\n'
-        f'opens = 2026-12-01T09:00:00\ncloses = 2026-12-01T21:00:00\nvote = "{url}"\n',
-        encoding="utf-8",
-    )
+    path = write_game(tmp_path / "game.toml",
+                      day(2, url, "2026-12-01T09:00:00", "2026-12-01T21:00:00"),
+                      ruleset="000", directors=["admin"], players=PLAYERS)  # fmt: skip
     return str(path)
 
 
@@ -283,16 +280,12 @@ def test_the_day_lurkers_decides_reads_again_a_thread_an_earlier_day_shares(foru
     votes = [Thread(tid, "[局] 投票帖", {}).add(P("admin", f"2026-12-0{n} 09:00:00", "投票格式"))
              for n, tid in ((1, "11"), (2, "12"))]  # fmt: skip
     v1, v2 = (v.serve(forum) for v in votes)
-    path = tmp_path / "game.toml"
-    names = ", ".join(f'"{p}"' for p in PLAYERS)
-    path.write_text(
-        f'ruleset = "000"\ndirectors = ["admin"]\nplayers = [{names}]\n\n'
-        f'[[days]]\nday = 1\nopens = 2026-11-30T09:00:00\ncloses = 2026-12-01T08:00:00\n'
-        f'vote = "{v1}"\ndiscussion = "{talk_url}"\n\n'
-        f'[[days]]\nday = 2\nopens = 2026-12-01T09:00:00\ncloses = 2026-12-02T21:00:00\n'
-        f'vote = "{v2}"\ndiscussion = "{talk_url}"\n',
-        encoding="utf-8",
-    )
+    path = write_game(
+        tmp_path / "game.toml",
+        day(1, v1, "2026-11-30T09:00:00", "2026-12-01T08:00:00", discussion=talk_url),
+        day(2, v2, "2026-12-01T09:00:00", "2026-12-02T21:00:00", discussion=talk_url),
+        ruleset="000", directors=["admin"], players=PLAYERS,
+    )  # fmt: skip
     game = load_game(path)
     start = datetime.fromisoformat("2026-12-01 12:00:00").replace(tzinfo=CHINA)
     env = FakeClock(start.astimezone(UTC)).env(http=HttpOptions(host_delay=0))
