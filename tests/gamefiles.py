@@ -48,9 +48,10 @@ def _key(key: str) -> str:
 
 
 def _time(when: str | datetime) -> str:
-    """A time as the tests give it ("2024-05-08T09:30:00", "2024-05-08 09:30"), in TOML."""
+    """A time as the tests give it, in TOML: as written when it is TOML already
+    ("2024-05-08T09:30:00", "2024-03-10T01:30:00-05:00"), else read ("2024-05-08 09:30")."""
     if isinstance(when, str):
-        when = datetime.fromisoformat(when)
+        return when if "T" in when else datetime.fromisoformat(when).isoformat()
     return when.isoformat()
 
 

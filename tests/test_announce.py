@@ -20,6 +20,7 @@ from tally.demo import sample_game_text
 from tally.errors import InputError
 from tally.outputs.written.announce import inert, render
 
+from . import gamefiles
 from .conftest import DISCUZ, Runner
 from .discuzgen import P, discuz_render
 from .test_votes_game import game_file, vote_thread
@@ -107,16 +108,14 @@ def test_close_tieba_is_plain_text_by_default(forum, tmp_path):
 @pytest.mark.rules("A1")
 @pytest.mark.parametrize("markup", ["bbcode", "text"])
 def test_morning(tmp_path, markup):
-    game = tmp_path / "game.toml"
-    game.write_text(
-        'name = "[023] 明星大侦探"\nruleset = "023"\nplayers = ["冷月", "小眯", "kiwi", "阿澈", "风铃"]\n'
-        "[[days]]\nday = 2\nopens = 2024-05-08T09:30:00\ncloses = 2024-05-09T21:30:00\n"
-        'vote = "https://bbs.example.com/thread-102-1-1.html"\ndead = ["风铃"]\n'
-        "[[days]]\nday = 3\nopens = 2024-05-10T09:30:00\ncloses = 2024-05-11T21:30:00\n"
-        'vote = "https://bbs.example.com/thread-104-1-1.html"\ndead = ["风铃", "阿澈", "小眯"]\n'
-        'sheriff = "冷月"\nslandered = ["kiwi"]\n',
-        encoding="utf-8",
-    )
+    game = gamefiles.write_game(
+        tmp_path / "game.toml",
+        gamefiles.day(2, dead=["风铃"]),
+        gamefiles.day(3, "https://bbs.example.com/thread-104-1-1.html", "2024-05-10T09:30:00",
+                      "2024-05-11T21:30:00", dead=["风铃", "阿澈", "小眯"], sheriff="冷月",
+                      slandered=["kiwi"]),
+        name="[023] 明星大侦探", ruleset="023", players=["冷月", "小眯", "kiwi", "阿澈", "风铃"],
+    )  # fmt: skip
     (tmp_path / "game.cards.csv").write_text(
         "day,player,colour,rule,reason,source\n2,kiwi,yellow,L1,第2天发言4条（少于5条）,tally\n"
         "1,冷月,yellow,L3,第1天未投票,tally\n",

@@ -15,6 +15,7 @@ import pytest
 from tally.cli import app
 from tally.environment import HttpOptions
 
+from . import gamefiles
 from .conftest import CHINA, FakeClock, Runner
 from .discuzgen import P, Thread
 from .test_merges_mended import PLAYERS
@@ -42,16 +43,14 @@ def test_L5_a_player_killed_at_night_posting_in_the_day_befores_threads(forum, t
     t1, v1 = day_threads(1, late)
     t2, v2 = day_threads(2, [])
     urls = [x.serve(forum) for x in (t1, v1, t2, v2)]
-    names = ", ".join(f'"{p}"' for p in PLAYERS)
-    path = Path(tmp_path / "g.toml")
-    path.write_text(
-        f'ruleset = "000"\ndirectors = ["admin"]\nplayers = [{names}]\n\n'
-        f'[[days]]\nday = 1\nopens = 2026-12-01T09:00:00\ncloses = 2026-12-01T21:00:00\n'
-        f'discussion = "{urls[0]}"\nvote = "{urls[1]}"\n\n'
-        f'[[days]]\nday = 2\nopens = 2026-12-02T09:00:00\ncloses = 2026-12-02T21:00:00\n'
-        f'discussion = "{urls[2]}"\nvote = "{urls[3]}"\ndead = ["eve"]\n',
-        encoding="utf-8",
-    )
+    path = gamefiles.write_game(
+        Path(tmp_path / "g.toml"),
+        gamefiles.day(1, urls[1], "2026-12-01T09:00:00", "2026-12-01T21:00:00",
+                      discussion=urls[0]),
+        gamefiles.day(2, urls[3], "2026-12-02T09:00:00", "2026-12-02T21:00:00",
+                      discussion=urls[2], dead=["eve"]),
+        ruleset="000", directors=["admin"], players=PLAYERS,
+    )  # fmt: skip
     start = datetime(2026, 12, 2, 21, 5, tzinfo=CHINA).astimezone(UTC)
     env = FakeClock(start).env(http=HttpOptions(host_delay=0))  # type: ignore[arg-type]
     result = Runner().invoke(app, ["lurkers", "--game", str(path), "--day", "2", "--no-write",

@@ -21,6 +21,7 @@ import pytest
 from tally.cli import app
 from tally.outputs.written.cardfile import load
 
+from . import gamefiles
 from .conftest import Runner
 from .discuzgen import Comment, P, Thread
 
@@ -94,19 +95,12 @@ def setup(forum, tmp_path):
     for day, (opens, closes, accelerated) in DAYS.items():
         d_url = discussion(day).serve(forum)
         v_url = vote(day).serve(forum)
-        dead = '["老K"]' if day == 4 else "[]"
-        days.append(
-            f"[[days]]\nday = {day}\nopens = {opens.replace(' ', 'T')}:00\ncloses = {closes.replace(' ', 'T')}:00\n"
-            f'discussion = "{d_url}"\nvote = "{v_url}"\naccelerated = {str(accelerated).lower()}\ndead = {dead}\n'
-        )
-    names = ", ".join(f'"{p}"' for p in PLAYERS)
-    game = tmp_path / "game.toml"
-    game.write_text(
-        f'ruleset = "000"\ndirectors = ["导演A"]\nplayers = [{names}]\n\n'
-        # 000 takes requests for 加速 by QQ; this game reads them in the discussion thread.
-        '[rules]\nacceleration_threads = ["discussion"]\n\n' + "\n".join(days),
-        encoding="utf-8",
-    )
+        days.append(gamefiles.day(day, v_url, f"{opens}:00", f"{closes}:00", discussion=d_url,
+                                  accelerated=accelerated, dead=["老K"] if day == 4 else []))  # fmt: skip
+    # 000 takes requests for 加速 by QQ; this game reads them in the discussion thread.
+    game = gamefiles.write_game(tmp_path / "game.toml", *days, ruleset="000",
+                                directors=["导演A"], players=PLAYERS,
+                                rules={"acceleration_threads": ["discussion"]})  # fmt: skip
     ledger = tmp_path / "game.cards.csv"
     ledger.write_text(
         "\ufeffday,player,colour,rule,reason,source\r\n"
@@ -271,12 +265,12 @@ def test_K1_three_blues_make_a_yellow_and_chain_to_red():
 
 
 def test_no_closed_day_yet(tmp_path):
-    game = tmp_path / "g.toml"
-    game.write_text(
-        'players = ["a"]\n[[days]]\nday = 1\nopens = 2099-01-01T09:30:00\ncloses = 2099-01-02T21:30:00\n'
-        'vote = "https://x.example/thread-1-1-1.html"\ndiscussion = "https://x.example/thread-2-1-1.html"\n',
-        encoding="utf-8",
-    )
+    game = gamefiles.write_game(
+        tmp_path / "g.toml",
+        gamefiles.day(1, "https://x.example/thread-1-1-1.html", "2099-01-01T09:30:00",
+                      "2099-01-02T21:30:00", discussion="https://x.example/thread-2-1-1.html"),
+        ruleset=None, players=["a"],
+    )  # fmt: skip
     result = runner.invoke(app, ["lurkers", "--game", str(game)])
     assert result.exit_code == 2 and "no day of the game has closed yet" in result.stderr
 

@@ -30,6 +30,7 @@ from tally.rules.counting.votes import tally_day
 from tally.rules.game.gamefile import parse_game
 from tally.rules.judging.standing import as_of_given
 
+from . import gamefiles
 from .conftest import FakeClock, Runner
 from .discuzgen import P
 from .discuzgen import Thread as Pages
@@ -58,15 +59,13 @@ def serve(forum, pages: Pages, offset: int, now: str) -> str:  # type: ignore[no
 
 
 def game_file(tmp_path: Path, zone: str, opens: str, closes: str, vote: str, talk: str) -> str:
-    players = ", ".join(f'{{ name = "{p}", id = {UIDS[p]} }}' for p in PLAYERS)
-    path = tmp_path / "game.toml"
-    path.write_text(
-        f'ruleset = "000"\ntimezone = "{zone}"\ndirectors = [{{ name = "导演A", id = 1 }}]\n'
-        f'players = [{players}]\n[rules]\nsheriff_election_day = "none"\n\n'
-        f'[[days]]\nday = 1\nopens = {opens}\ncloses = {closes}\nvote = "{vote}"\n'
-        f'discussion = "{talk}"\nsheriff = "none"\n',
-        encoding="utf-8",
-    )
+    path = gamefiles.write_game(
+        tmp_path / "game.toml",
+        gamefiles.day(1, vote, opens, closes, discussion=talk, sheriff="none"),
+        ruleset="000", timezone=zone, directors=[{"name": "导演A", "id": 1}],
+        players=[{"name": p, "id": UIDS[p]} for p in PLAYERS],
+        rules={"sheriff_election_day": "none"},
+    )  # fmt: skip
     return str(path)
 
 
@@ -166,14 +165,12 @@ def test_the_time_left_to_the_close_is_elapsed_time(forum, tmp_path):
 
 
 def night_game(closes: str, zone: str = "America/New_York") -> object:
-    names = ", ".join(f'"{p}"' for p in PLAYERS)
-    return parse_game(
-        f'ruleset = "000"\ntimezone = "{zone}"\ndirectors = ["导演A"]\nplayers = [{names}]\n'
-        f'[rules]\nsheriff_election_day = "none"\n\n[[days]]\nday = 2\n'
-        f'opens = 2024-03-09T09:30:00\ncloses = {closes}\n'
-        'vote = "https://bbs.example.com/thread-102-1-1.html"\nsheriff = "none"\n',
-        source="game.toml",
-    )
+    text = gamefiles.game_toml(
+        gamefiles.day(2, opens="2024-03-09T09:30:00", closes=closes, sheriff="none"),
+        ruleset="000", timezone=zone, directors=["导演A"], players=PLAYERS,
+        rules={"sheriff_election_day": "none"},
+    )  # fmt: skip
+    return parse_game(text, source="game.toml")
 
 
 def post(floor: int, author: str, when: str, text: str, *comments: Comment) -> Post:
