@@ -26,6 +26,7 @@ from tally.forums.boards import parse_boards
 from tally.forums.discuz.comments import parse_comment_answer
 
 from .conftest import FIXTURES, FakeClock, Runner
+from .gamefiles import day, write_game
 
 CHANGES = FIXTURES / "discuz-x35-changes"
 DISCUZ = FIXTURES / "discuz"
@@ -48,22 +49,11 @@ def serve(forum: LocalForum, reader: str = "guest", robots: bool = True) -> str:
 
 def files(tmp_path: Path, url: str, profile: str | None) -> list[str]:
     tmp_path.mkdir(parents=True, exist_ok=True)
-    game = tmp_path / "game.toml"
-    game.write_text(
-        f"""
-name = "点评局"
-ruleset = "default"
-directors = ["admin"]
-players = ["alice", "bob", "carol", "dave", "eve"]
-
-[[days]]
-day = 2
-opens = 2026-12-02T06:00:00
-closes = 2026-12-02T08:00:00
-vote = "{url}"
-""",
-        encoding="utf-8",
-    )
+    game = write_game(
+        tmp_path / "game.toml", day(2, url, "2026-12-02T06:00:00", "2026-12-02T08:00:00"),
+        name="点评局", ruleset="default", directors=["admin"],
+        players=["alice", "bob", "carol", "dave", "eve"],
+    )  # fmt: skip
     args = ["--game", str(game), "--cache-dir", str(tmp_path / "cache")]
     if profile is not None:
         boards = tmp_path / "boards.toml"

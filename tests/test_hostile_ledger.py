@@ -20,13 +20,11 @@ from tally.outputs.written import cardfile
 from tally.outputs.written.cardfile import editing, load
 from tally.rules.game.gamefile import load_game
 
+from . import gamefiles
 from .conftest import FOLDERS, quiet_environ
 from .test_rules_left import invoke, write_game
 
-DAYS = (
-    "[[days]]\nday = 2\nopens = 2024-05-08T09:30:00\ncloses = 2024-05-09T21:30:00\n"
-    'vote = "https://bbs.example.com/thread-2-1-1.html"\n'
-)
+DAYS = gamefiles.day(2, "https://bbs.example.com/thread-2-1-1.html")
 PLAYERS = ["冷月", "小眯", "kiwi", "阿澈", "风铃", "老K", "糖糖", "雪见", "南瓜", "白桃", "长夜", "青山"]
 
 

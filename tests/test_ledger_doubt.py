@@ -16,6 +16,7 @@ import pytest
 from tally.cli import app
 from tally.outputs.written.cardfile import load
 
+from . import gamefiles
 from .conftest import Runner
 from .discuzgen import P, Thread
 
@@ -65,16 +66,10 @@ def _game(forum, tmp_path, *, approved: bool) -> object:  # type: ignore[no-unty
                               2: (_talk(2, 4), _vote(2, ABSTAIN)),
                               3: (_talk(3, 6), _vote(3, DAY3))}.items():  # fmt: skip
         urls[day] = (talk.serve(forum), vote.serve(forum))
-    days = "".join(
-        f"[[days]]\nday = {d}\nopens = {o.replace(' ', 'T')}:00\ncloses = {c.replace(' ', 'T')}:00\n"
-        f'discussion = "{urls[d][0]}"\nvote = "{urls[d][1]}"\n\n'
-        for d, (o, c) in DAYS.items()
-    )
-    game = tmp_path / "game.toml"
-    names = ", ".join(f'"{p}"' for p in PLAYERS)
-    game.write_text(f'ruleset = "000"\ndirectors = ["导演A"]\nplayers = [{names}]\n\n{days}',
-                    encoding="utf-8")  # fmt: skip
-    return game
+    days = [gamefiles.day(d, urls[d][1], f"{o}:00", f"{c}:00", discussion=urls[d][0])
+            for d, (o, c) in DAYS.items()]  # fmt: skip
+    return gamefiles.write_game(tmp_path / "game.toml", *days, ruleset="000",
+                                directors=["导演A"], players=PLAYERS)  # fmt: skip
 
 
 def _lurkers(game, day: int, *extra: str):  # type: ignore[no-untyped-def]

@@ -14,6 +14,7 @@ as the discussion's are not, and where it cannot tell it stops.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from tally.environment import HttpOptions
 from tally.rules.verdicts import Status
 
 from .conftest import CHINA, FIXTURES, FakeClock, Runner
+from .gamefiles import day, write_game
 
 CHANGES = FIXTURES / "discuz-x35-changes"
 runner = Runner()
@@ -33,28 +35,18 @@ def page(name: str) -> bytes:
     return (CHANGES / f"merge-into-{name}-guest.html").read_bytes()
 
 
-def _game(tmp_path: Path, forum, vote: str, rulings: str = "") -> str:  # type: ignore[no-untyped-def]
+def _game(tmp_path: Path, forum, vote: str, rulings: Sequence[Mapping] = ()) -> str:  # type: ignore[no-untyped-def]
     """Day 2: the discussion thread 3 and the vote thread ``vote`` (4, or 3 once the director
     pointed the vote at the thread it was merged into)."""
-    path = tmp_path / f"game-{vote}.toml"
-    path.write_text(
-        f"""
-name = "反向合并局"
-ruleset = "default"
-directors = [{{ name = "admin", id = 1 }}]
-players = [{{ name = "alice", id = 2 }}, {{ name = "bob", id = 3 }}, {{ name = "carol", id = 4 }},
-           {{ name = "dave", id = 5 }}, {{ name = "eve", id = 6 }}]
-
-[[days]]
-day = 2
-opens = 2026-12-02T06:00:00
-closes = 2026-12-02T12:00:00
-discussion = "{forum.url("forum.php?mod=viewthread&tid=3")}"
-vote = "{forum.url(f"forum.php?mod=viewthread&tid={vote}")}"
-{rulings}
-""",
-        encoding="utf-8",
-    )
+    path = write_game(
+        tmp_path / f"game-{vote}.toml",
+        day(2, forum.url(f"forum.php?mod=viewthread&tid={vote}"), "2026-12-02T06:00:00",
+            "2026-12-02T12:00:00", discussion=forum.url("forum.php?mod=viewthread&tid=3")),
+        name="反向合并局", ruleset="default", directors=[{"name": "admin", "id": 1}],
+        players=[{"name": n, "id": i} for i, n in
+                 enumerate(("alice", "bob", "carol", "dave", "eve"), start=2)],
+        rulings=rulings,
+    )  # fmt: skip
     return str(path)
 
 
@@ -89,7 +81,7 @@ def _said(result) -> list[str]:  # type: ignore[no-untyped-def]
     return [line for line in result.stderr.splitlines() if line.startswith("tally:")]
 
 
-def _votes(forum, tmp_path: Path, cache: list[str], rulings: str = ""):  # type: ignore[no-untyped-def]
+def _votes(forum, tmp_path: Path, cache: list[str], rulings: Sequence[Mapping] = ()):  # type: ignore[no-untyped-def]
     game = _game(tmp_path, forum, "3", rulings)
     return _run("votes", forum.url("forum.php?mod=viewthread&tid=3"), "--game", game, "--json",
                 *cache)  # fmt: skip
@@ -146,7 +138,7 @@ def test_a_ballot_tally_never_read_before_the_merge_stops_until_ruled_on(forum, 
         [said] = _said(result)
         assert "floor 9 (post 18)" in said and "[[rulings]]" in said
         assert "floor 2 " not in said and "floor 6 " not in said
-    ruled = '[[rulings]]\nday = 2\nfloor = 9\npost = "18"\naction = "accept"\n'
+    ruled = [{"day": 2, "floor": 9, "post": "18", "action": "accept"}]
     result = _votes(forum, tmp_path, cache, ruled)
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -261,8 +253,7 @@ def test_a_discussion_thread_never_read_before_the_merge_stops(forum, tmp_path):
         assert result.exit_code == 2, result.output
         [said] = _said(result)
         assert "floor 2 (post 11)、floor 4 (post 13))" in said  # not eve's chat, not floor 6
-    ruled = "".join(f'[[rulings]]\nday = 2\nfloor = {f}\npost = "{p}"\naction = "void"\n'
-                    for f, p in ((2, 11), (4, 13)))  # fmt: skip
+    ruled = [{"day": 2, "floor": f, "post": p, "action": "void"} for f, p in ((2, "11"), (4, "13"))]
     result = _votes(forum, tmp_path, cache, ruled)
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)

@@ -19,6 +19,7 @@ from tally.forums.cookies import load_cookies
 from tally.forums.http import Http, site_of
 from tally.rules.game.gamefile import load_game
 
+from . import gamefiles
 from .conftest import CHINA, FakeClock, Runner, quiet_environ
 from .localforums import local_forum
 from .test_votes_game import game_file, vote_thread
@@ -243,13 +244,12 @@ def test_offline_with_nothing_cached(tmp_path, forum):
 
 
 def test_a_card_for_a_misspelt_player_says_the_closest(tmp_path):
-    game = tmp_path / "game.toml"
-    game.write_text(
-        'name = "局"\nplayers = ["Lucky", "冷月", "Mika"]\n[[days]]\nday = 1\n'
-        'opens = 2024-05-06T09:30:00\ncloses = 2024-05-07T21:30:00\n'
-        'vote = "https://bbs.example.com/thread-101-1-1.html"\n',
-        encoding="utf-8",
-    )
+    game = gamefiles.write_game(
+        tmp_path / "game.toml",
+        gamefiles.day(1, "https://bbs.example.com/thread-101-1-1.html", "2024-05-06T09:30:00",
+                      "2024-05-07T21:30:00"),
+        name="局", ruleset=None, players=["Lucky", "冷月", "Mika"],
+    )  # fmt: skip
     result = runner.invoke(app, ["cards", "add", "--game", str(game), "--day", "1", "Lucy",
                                  "yellow", "L4", "没行动"])  # fmt: skip
     assert result.exit_code == 2

@@ -18,6 +18,7 @@ from tally.environment import Environment, HttpOptions
 from tally.errors import ExitStatus, PostError
 from tally.forums.discuz.reply import read_answer, refusal, reply_form
 
+from . import gamefiles
 from .conftest import CHINA, FakeClock, Runner
 from .discuzapi import CLOSED, ON
 from .discuzboard import MESSAGES, Board
@@ -642,13 +643,11 @@ def test_what_a_player_wrote_under_the_directors_floor_is_theirs(tmp_path):
 
     from .conftest import reader
 
-    path = tmp_path / "game.toml"
-    path.write_text(
-        'name = "t"\nruleset = "000"\ndirectors = ["导演"]\nplayers = ["冷月", "白桃"]\n'
-        '[[days]]\nday = 1\nopens = 2024-05-08T09:30:00\ncloses = 2024-05-08T21:30:00\n'
-        'vote = "https://bbs.example.com/thread-1-1-1.html"\n',
-        encoding="utf-8",
-    )
+    path = gamefiles.write_game(
+        tmp_path / "game.toml",
+        gamefiles.day(1, "https://bbs.example.com/thread-1-1-1.html", closes="2024-05-08T21:30:00"),
+        name="t", ruleset="000", directors=["导演"], players=["冷月", "白桃"],
+    )  # fmt: skip
     game, at = load_game(path), datetime(2024, 5, 8, 10, 0)
 
     def post(floor: int, author: str, text: str, *comments: tuple[str, str]) -> Post:

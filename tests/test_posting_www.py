@@ -13,6 +13,7 @@ from tally.rules.counting.closed import mark, marked_post, marks
 from tally.rules.game.gamefile import load_game
 from tally.vocabulary import Announcement
 
+from . import gamefiles
 from .conftest import read_one
 from .test_posting import after_close, announce, board, setup  # noqa: F401 (board: a fixture)
 
@@ -41,16 +42,10 @@ def test_a_copy_of_the_game_file_with_www_finds_the_post_and_stops(board, tmp_pa
 def test_a_mark_an_earlier_tally_posted_from_a_www_copy_is_found():
     """A tally before this one named the game by the board with its ``www.``: its mark on a
     post already made is looked for too, so an upgrade mid-game posts nothing twice."""
-    text = """
-name = "g"
-directors = ["admin"]
-players = ["alice", "bob"]
-[[days]]
-day = 2
-opens = 2024-05-08T09:30:00
-closes = 2024-05-09T21:30:00
-vote = "https://www.bbs.example.com/forum.php?mod=viewthread&tid=102"
-"""
+    text = gamefiles.game_toml(
+        gamefiles.day(2, "https://www.bbs.example.com/forum.php?mod=viewthread&tid=102"),
+        name="g", ruleset=None, directors=["admin"], players=["alice", "bob"],
+    )
     from tally.rules.game.gamefile import parse_game
 
     game = parse_game(text)

@@ -16,6 +16,7 @@ import pytest
 
 from tally.cli import app
 
+from . import gamefiles
 from .conftest import FakeClock, Runner
 from .discuzgen import P
 from .discuzgen import Thread as Pages
@@ -34,13 +35,11 @@ def game(forum, tmp_path, window: int = 10):
     t.add(P("丁", "2024-05-08 09:30:10", "投票对象：乙\n投票理由：抢先"))  # 6
     t.add(P("乙", "2024-05-08 12:00:00", "改票对象：丙\n改票理由：从回帖框"))  # 7: links no floor
     url = t.serve(forum)
-    path = tmp_path / "game.toml"
-    path.write_text(
-        'name = "测试局"\nruleset = "000"\ndirectors = ["导演A"]\nplayers = ["甲", "乙", "丙", "丁"]\n'
-        f'[rules]\nchange_via = ["reply"]\nchange_window_minutes = {window}\n'
-        f'[[days]]\nday = 2\nopens = 2024-05-08T09:30:40\ncloses = 2024-05-09T21:30:00\nvote = "{url}"\n',
-        encoding="utf-8",
-    )
+    path = gamefiles.write_game(
+        tmp_path / "game.toml", gamefiles.day(2, url, opens="2024-05-08T09:30:40"),
+        name="测试局", ruleset="000", directors=["导演A"], players=["甲", "乙", "丙", "丁"],
+        rules={"change_via": ["reply"], "change_window_minutes": window},
+    )  # fmt: skip
     return url, path
 
 
