@@ -25,6 +25,8 @@ from tally.rules.game.overrides import ruleset_for
 from tally.rules.game.rulesets import PRESETS, Ruleset
 from tally.rules.verdicts import BallotKind, Colour, OutcomeCode, Status, VoidReason
 
+from . import gamefiles
+
 ROOT = Path(__file__).resolve().parent.parent
 TALLY = ROOT / "tally"
 
@@ -216,14 +218,7 @@ def test_the_outputs_import_no_circle_even_inside_functions():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-GAME = """
-players = ["甲", "乙"]
-[[days]]
-day = 2
-opens = 2024-05-08T09:30:00
-closes = 2024-05-09T21:30:00
-vote = "{url}"
-"""
+GAME = gamefiles.game_toml(gamefiles.day(2, "{url}"), ruleset=None, players=["甲", "乙"])
 
 
 # The questions tally/rules/ answers, each folder standing on the ones before it.

@@ -23,10 +23,11 @@ from tally.rules.cards.lurkers import DayThreads, check
 from tally.rules.counting.votes import tally_day
 from tally.rules.game.gamefile import load_game
 
+from . import gamefiles
 from .conftest import FakeClock, Runner, read, read_one
 from .discuzgen import Comment, P
 from .discuzgen import Thread as Pages
-from .test_votes_game import PLAYERS, game_file, vote_thread
+from .test_votes_game import CHANGES, DAY_2, PLAYERS, game_file, vote_thread
 
 runner = Runner()
 CHINA = ZoneInfo("Asia/Shanghai")
@@ -77,38 +78,13 @@ def two_day_game(tmp_path: Path, forum, players: list[str] | None = None) -> Pat
         "d2": discussion_thread().serve(forum),
         "v2": vote_thread_so_far().serve(forum),
     }
-    names = ", ".join(f'"{p}"' for p in (players or PLAYERS))
-    path = tmp_path / "game.toml"
-    path.write_text(
-        f"""
-name = "测试局"
-ruleset = "000"
-directors = ["导演A"]
-players = [{names}]
-
-[rules]
-change_via = ["comment", "reply", "quote"]
-
-[[days]]
-day = 1
-opens = 2024-05-06T09:30:00
-closes = 2024-05-07T21:30:00
-vote = "{urls["v1"]}"
-
-[[days]]
-day = 2
-opens = 2024-05-08T09:30:00
-closes = 2024-05-09T21:30:00
-discussion = "{urls["d2"]}"
-vote = "{urls["v2"]}"
-dead = ["橘子"]
-sheriff = "冷月"
-deputy = "kiwi"
-slandered = ["长夜"]
-""",
-        encoding="utf-8",
-    )
-    return path
+    return gamefiles.write_game(
+        tmp_path / "game.toml",
+        gamefiles.day(1, urls["v1"], "2024-05-06T09:30:00", "2024-05-07T21:30:00"),
+        DAY_2(urls["v2"], urls["d2"]),
+        name="测试局", ruleset="000", directors=["导演A"], players=players or PLAYERS,
+        rules=CHANGES,
+    )  # fmt: skip
 
 
 # -- 1. a day whose close is still ahead ---------------------------------------------------

@@ -11,6 +11,7 @@ import json
 from tally.cli import app
 from tally.demo import sample_game_text
 
+from . import gamefiles
 from .conftest import Runner
 from .discuzgen import Comment, P, Thread
 
@@ -36,31 +37,20 @@ PLAYERS = [
 
 
 def game_file(tmp_path, vote_url: str) -> str:
-    names = ", ".join(f'"{p}"' for p in PLAYERS)
-    path = tmp_path / "game.toml"
-    path.write_text(
-        f"""
-name = "测试局"
-ruleset = "000"
-directors = ["导演A"]
-players = [{names}]
-
-[rules]
-change_via = ["comment", "reply", "quote"]
-
-[[days]]
-day = 2
-opens = 2024-05-08T09:30:00
-closes = 2024-05-09T21:30:00
-vote = "{vote_url}"
-dead = ["橘子"]
-sheriff = "冷月"
-deputy = "kiwi"
-slandered = ["长夜"]
-""",
-        encoding="utf-8",
-    )
+    path = gamefiles.write_game(
+        tmp_path / "game.toml", DAY_2(vote_url), name="测试局", ruleset="000",
+        directors=["导演A"], players=PLAYERS, rules=CHANGES,
+    )  # fmt: skip
     return str(path)
+
+
+# Comments, replies and quotes change a ballot too; day 2 as the tests' game file has it.
+CHANGES = {"change_via": ["comment", "reply", "quote"]}
+
+
+def DAY_2(vote_url: str, discussion: str | None = None) -> str:
+    return gamefiles.day(2, vote_url, discussion=discussion, dead=["橘子"], sheriff="冷月",
+                         deputy="kiwi", slandered=["长夜"])  # fmt: skip
 
 
 def vote_thread() -> Thread:
