@@ -15,6 +15,8 @@ from tally.rules.game.names import author_key
 
 from .votekit import T, at, rows, vote
 
+# Literal TOML (not tests/gamefiles.py): the players' ids are written in each way a director
+# may write them (an id, none, a quoted one), and that text is what these tests read.
 GAME = """
 ruleset = "000"
 directors = [{{ name = "admin", id = 1 }}]

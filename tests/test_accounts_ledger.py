@@ -95,6 +95,7 @@ def test_a_name_or_uid_that_is_nobodys_is_refused_in_one_sentence(forum, tmp_pat
 
 # -- who a name or a uid names, from tally's reads (tally.rules.game.accounts) --------------------
 
+# Literal TOML (not tests/gamefiles.py): the players' ids are given as the file's text.
 GAME = """directors = [{{ name = "admin", id = 1 }}]
 players = [{players}]
 [[days]]

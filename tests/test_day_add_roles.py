@@ -154,6 +154,7 @@ def test_the_comments_of_day_2_stay_in_day_2_when_day_3_is_appended(forum, tmp_p
     assert [d.day for d in load_game(game).days] == [1, 2, 3]
 
 
+# Literal TOML (not tests/gamefiles.py): the comments `tally day add` keeps are in the text.
 DAY_2 = """\
 [[days]]
 day = 2
@@ -185,6 +186,7 @@ def test_a_days_trailing_comments_stay_with_it(after_days, expected_tail):
 
 # -- the deputy in the counts' own terms (tally.rules.counting.state) -----------------------------------
 
+# Literal TOML (not tests/gamefiles.py): the days' keys are given as the lines a director adds.
 GAME = """ruleset = "000"
 players = ["甲", "乙", "丙", "丁"]
 [[days]]

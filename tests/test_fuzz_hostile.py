@@ -59,6 +59,7 @@ NASTY = st.text(
     ),
     max_size=24,
 )
+# Literal TOML (not tests/gamefiles.py): the drawn names go into the file's text as drawn.
 GAME = """directors = ["导演"]
 players = [{players}]
 [[days]]

@@ -11,8 +11,10 @@ import pytest
 from tally.errors import GameFileError
 from tally.rules.game.gamefile import load_game, parse_game
 
+from . import gamefiles
 from .conftest import CHINA
 
+# Literal TOML (not tests/gamefiles.py): the mistakes below are made in this text itself.
 GOOD = """
 name = "[023] 明星大侦探"
 ruleset = "023"
@@ -70,11 +72,10 @@ def test_contract_example_loads():
 
 
 def test_defaults(tmp_path):
-    path = tmp_path / "my-game.toml"
-    path.write_text(
-        'players = ["a", "b"]\n[[days]]\nday = 1\nopens = 2024-05-08T09:30:00\n'
-        'closes = 2024-05-08T21:30:00\nvote = "https://x.example/thread-1-1-1.html"\n',
-        encoding="utf-8",
+    path = gamefiles.write_game(
+        tmp_path / "my-game.toml",
+        gamefiles.day(1, "https://x.example/thread-1-1-1.html", closes="2024-05-08T21:30:00"),
+        ruleset=None, players=["a", "b"],
     )
     game = load_game(path)
     assert (game.name, game.ruleset, game.timezone.key) == ("my-game", "default", "Asia/Shanghai")
@@ -187,11 +188,8 @@ def test_sample_game_file_is_valid():
 
 def test_S2_the_forum_clock_is_china_time_by_default(tmp_path):
     """S2: "时间以小镇发贴时间为准": a day's open and close are read on the forum's clock."""
-    path = tmp_path / "g.toml"
-    path.write_text(
-        'players = ["a"]\n[[days]]\nday = 2\nopens = 2024-05-08T09:30:00\n'
-        'closes = 2024-05-09T21:30:00\nvote = "https://x.example/thread-1-1-1.html"\n',
-        encoding="utf-8",
-    )
+    path = gamefiles.write_game(tmp_path / "g.toml",
+                                gamefiles.day(2, "https://x.example/thread-1-1-1.html"),
+                                ruleset=None, players=["a"])  # fmt: skip
     day = load_game(path).day(2)
     assert day.closes.isoformat() == "2024-05-09T21:30:00+08:00"

@@ -199,6 +199,7 @@ def hostile_game(forum, tmp_path) -> tuple[str, str]:
     url = t.serve(forum)
     players = ", ".join(json.dumps(n) for n in HOSTILE.values())  # TOML accepts JSON's escapes
     path = tmp_path / "game.toml"
+    # Literal TOML (not tests/gamefiles.py): the hostile names as JSON's escapes write them.
     path.write_text(
         f"""directors = ["导演A"]
 players = [{players}]

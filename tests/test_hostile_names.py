@@ -79,6 +79,7 @@ def test_pictures_read_no_maths(tmp_path):
     assert style["text.parse_math"] is False and style["text.usetex"] is False
 
 
+# Literal TOML (not tests/gamefiles.py): the roster's names as the file's text holds them.
 ROSTER = 'ruleset = "000"\ndirectors = ["导演A"]\nplayers = [{players}]\n[[days]]\nday = 2\n' \
     'opens = 2024-05-08T09:30:00\ncloses = 2024-05-09T21:30:00\n' \
     'vote = "https://bbs.example.com/thread-102-1-1.html"\n'  # fmt: skip
