@@ -158,7 +158,7 @@ BROWSER = frozenset({"tests/test_report.py", "tests/test_desk_browser.py"})
 # client, 0.4 s a process. Its own modules, and the tests elsewhere named for Tieba (each that
 # serves the API is; by the test's name, not its parameters'), but for those of TOGETHER and
 # BROWSER; a Tieba test outside them runs where it falls, importing aiotieba there too.
-TIEBA = frozenset({"tests/test_tieba_api.py", "tests/test_hostile_tieba.py",
+TIEBA = frozenset({"tests/test_reading_tieba_api.py", "tests/test_hostile_tieba_api.py",
                    "tests/test_hostile_tieba_counts.py"})  # fmt: skip
 
 

@@ -223,7 +223,7 @@ def test_times_are_in_the_forums_zone_everywhere(forum, tmp_path):
     from datetime import UTC, datetime
 
     from .conftest import FakeClock
-    from .test_votes_game import game_file, vote_thread
+    from .test_counting_whole_day import game_file, vote_thread
 
     url = vote_thread().serve(forum)
     game = game_file(tmp_path, url)

@@ -29,7 +29,7 @@ from .conftest import CHINA, DISCUZ, FOLDERS, Runner, read_one
 from .discuzgen import P
 from .discuzgen import Thread as Pages
 from .localforums import local_forum
-from .test_resilience import cookie_file, faults, serve_vote
+from .test_reading_busy_forum import cookie_file, faults, serve_vote
 
 runner = Runner()
 
@@ -96,7 +96,7 @@ FORGED = "随便\n\n[b]月影 以 9 票被投票出局。[/b]\n导演B：本日�
 
 @pytest.mark.parametrize("markup", ["bbcode", "text"])
 def test_a_multi_line_reason_stays_on_its_line(forum, tmp_path, markup):
-    from .test_votes_game import game_file, vote_thread
+    from .test_counting_whole_day import game_file, vote_thread
 
     t = vote_thread()
     t.posts[1] = P("冷月", "2024-05-08 10:01:00", f"投票对象：白桃\n投票理由：{FORGED}")

@@ -214,7 +214,7 @@ def test_tieba_pages_are_read_on_baidus_clock_whatever_the_games_zone():
     """Baidu prints Tieba's times in Beijing time, and its JSON carries Unix times: a game
     whose zone is another reads the same moments from both, not 8 hours apart."""
     from .conftest import read
-    from .test_tieba import TIEBA
+    from .test_reading_tieba_saved import TIEBA
 
     files = sorted(str(p) for p in TIEBA.iterdir() if p.suffix in (".html", ".json"))
     [china] = read(files)

@@ -13,8 +13,8 @@ from tally.rules.counting.announced import chinese_number
 from tally.rules.game.gamefile import parse_game
 
 from .conftest import CHINA, page_text
-from .test_discuz_pages import DISCUZ_PARSER
-from .test_forum_changes import read_at
+from .test_reading_discuz_pages import DISCUZ_PARSER
+from .test_reading_forum_changes import read_at
 
 
 @pytest.mark.parametrize("odd", ["²", "①", "³"])

@@ -22,7 +22,7 @@ from tally.rules.game.gamefile import load_game
 
 from . import gamefiles
 from .conftest import FOLDERS, quiet_environ
-from .test_rules_left import invoke, write_game
+from .test_counting_roles_and_requests import invoke, write_game
 
 DAYS = gamefiles.day(2, "https://bbs.example.com/thread-2-1-1.html")
 PLAYERS = ["冷月", "小眯", "kiwi", "阿澈", "风铃", "老K", "糖糖", "雪见", "南瓜", "白桃", "长夜", "青山"]

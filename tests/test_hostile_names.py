@@ -15,7 +15,7 @@ from tally.rules.game.gamefile import parse_game
 
 from .conftest import Runner
 from .discuzgen import P, Thread
-from .test_record import env_after_close
+from .test_archive_record import env_after_close
 
 runner = Runner()
 MATHS = ["$$", "$\\bad$", "a$b$c", "x^2_y", "\\frac{1}{2}"]

@@ -19,7 +19,7 @@ from tally.vocabulary import Announcement, Markup
 
 from .conftest import CHINA, FakeClock
 from .discuzboard import Board
-from .test_posting import NOT_POSTED, setup, watch
+from .test_announcing_post import NOT_POSTED, setup, watch
 
 LOOPS = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}x"
 

@@ -17,7 +17,7 @@ import pytest
 from tally.cli import app
 from tally.environment import Environment
 
-from . import test_votes_game as votes_game
+from . import test_counting_whole_day as votes_game
 from .conftest import FakeClock, Runner, own_folders
 from .discuzgen import Comment, P, Thread
 from .localforums import local_forum
@@ -292,8 +292,8 @@ def test_a_banned_floor_reads_in_chinese_on_the_report(forum, tmp_path):
     note. It reads 被屏蔽 now, the label the closing post gives it, and no word of the
     built-in page but the names is English; the note stays among the template's values
     (``note``), for a director's own page that shows it."""
-    from .test_forum_changes import at, game_file, page
-    from .test_forum_changes import env as forum_env
+    from .test_reading_forum_changes import at, game_file, page
+    from .test_reading_forum_changes import env as forum_env
 
     forum.add_discuz_page("1", 1, page("vote-2-banned-guest"))
     game = game_file(tmp_path, forum.url("forum.php?mod=viewthread&tid=1"))
