@@ -7,6 +7,8 @@ the badge (C1), the dead posting at night (L5), days the file gives no discussio
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
+from datetime import datetime
 
 import pytest
 
@@ -17,23 +19,22 @@ from tally.rules.counting.votes import in_order
 from tally.rules.game.gamefile import parse_game
 from tally.rules.verdicts import Colour
 
+from . import gamefiles
 from .votekit import T, at, change, game, run, status_of, totals, vote
 
 
+def _url(tid: str | None) -> str | None:
+    return None if tid is None else f"https://bbs.example.com/thread-{tid}-1-1.html"
+
+
 def _day(n: int, opens: str, closes: str, vote_id: str, talk_id: str | None = None,
-         more: str = "") -> str:  # fmt: skip
-    text = (
-        f"[[days]]\nday = {n}\nopens = {opens}\ncloses = {closes}\n"
-        f'vote = "https://bbs.example.com/thread-{vote_id}-1-1.html"\n'
-    )
-    if talk_id:
-        text += f'discussion = "https://bbs.example.com/thread-{talk_id}-1-1.html"\n'
-    return text + more + "\n"
+         **keys: object) -> str:  # fmt: skip
+    return gamefiles.day(n, _url(vote_id), opens, closes, discussion=_url(talk_id), **keys)
 
 
-def _game(ruleset: str, *days: str, players: str = '"甲", "乙", "丙", "丁"'):
-    head = f'ruleset = "{ruleset}"\ndirectors = ["导演"]\nplayers = [{players}]\n'
-    return parse_game(head + "".join(days), source="t.toml")
+def _game(ruleset: str, *days: str, players: Sequence[object] = ("甲", "乙", "丙", "丁")):
+    text = gamefiles.game_toml(*days, ruleset=ruleset, directors=["导演"], players=players)
+    return parse_game(text, source="t.toml")
 
 
 def _as(thread: Thread, tid: str, read: str, title: str = "讨论帖") -> Thread:
@@ -75,13 +76,11 @@ def test_V9_a_death_after_the_close_leaves_the_days_ballots_standing():
 def test_C5_an_acolyte_who_is_out_dies_instead_of_nobody():
     """Out players are no target of a skill (seed 000): a day block copied forward that still
     names the 侍僧 voted out the day before, or one the file lists out, kills nobody."""
-    text = '\n[[days]]\nday = 3\nopens = 2024-05-10T09:30:00\ncloses = 2024-05-11T21:30:00\n'
-    g = parse_game(
-        'ruleset = "000"\ndirectors = ["导演"]\nplayers = ["甲", "乙", "丙", "丁", "戊", "己"]\n'
-        + _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102", more='acolyte = "丙"')
-        + text
-        + 'vote = "https://bbs.example.com/thread-103-1-1.html"\nacolyte = "丙"\n',
-        source="t.toml",
+    g = _game(
+        "000",
+        _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102", acolyte="丙"),
+        _day(3, "2024-05-10T09:30:00", "2024-05-11T21:30:00", "103", acolyte="丙"),
+        players=["甲", "乙", "丙", "丁", "戊", "己"],
     )
     day2 = T().post("甲", "08 10:00", vote("丙")).post("乙", "08 10:01", vote("丙"))
     day3 = T().post("甲", "10 10:00", vote("丁")).post("乙", "10 10:01", vote("戊"))
@@ -153,7 +152,7 @@ def test_L3_a_vote_that_lapsed_when_its_target_went_out_is_no_missed_vote(rulese
     """甲 voted for 丙, who went out at noon: the ballot lapsed (V9), but 甲 voted; no 未投票
     card, and 甲 is not listed among those who did not vote."""
     g = _game(ruleset, _day(2, "2024-05-08T09:00:00", "2024-05-09T21:00:00", "102", "202",
-                            'died = { "丙" = 2024-05-09T12:00:00 }'))  # fmt: skip
+                            died={"丙": datetime(2024, 5, 9, 12)}))  # fmt: skip
     votes = T().post("甲", "08 10:00", vote("丙")).post("乙", "08 10:00", vote("丁"))
     votes.post("丁", "08 10:00", vote("乙"))
     vote_thread = _as(votes.thread(), "102", "09 22:00", title="投票帖")
@@ -190,11 +189,11 @@ def test_V7_a_vote_for_one_who_cannot_be_voted_for_may_be_fixed(ruleset, day, fi
 
 
 def test_C1_the_sheriffs_独裁_is_carried_to_a_day_that_leaves_it_out():
-    players = ", ".join(f'"{c}"' for c in "甲乙丙丁戊己庚辛壬癸子丑")  # 12 alive: 独裁 is 2
+    players = list("甲乙丙丁戊己庚辛壬癸子丑")  # 12 alive: 独裁 is 2
     g = _game(
         "245",
         _day(2, "2024-05-08T09:00:00", "2024-05-09T21:00:00", "102",
-             more='sheriff = "甲"\nsheriff_declaration = "独裁"'),
+             sheriff="甲", sheriff_declaration="独裁"),
         _day(3, "2024-05-10T09:00:00", "2024-05-11T21:00:00", "103"),
         players=players,
     )  # fmt: skip
@@ -213,13 +212,13 @@ def test_C1_the_sheriffs_独裁_is_carried_to_a_day_that_leaves_it_out():
 
 
 def test_C1_a_new_sheriff_chooses_anew():
-    players = ", ".join(f'"{c}"' for c in "甲乙丙丁戊己庚辛壬癸子丑")
+    players = list("甲乙丙丁戊己庚辛壬癸子丑")
     g = _game(
         "245",
         _day(2, "2024-05-08T09:00:00", "2024-05-09T21:00:00", "102",
-             more='sheriff = "甲"\nsheriff_declaration = "独裁"'),
+             sheriff="甲", sheriff_declaration="独裁"),
         _day(3, "2024-05-10T09:00:00", "2024-05-11T21:00:00", "103",
-             more='sheriff = "乙"\nsheriff_change = "甲 passed the badge"'),
+             sheriff="乙", sheriff_change="甲 passed the badge"),
         players=players,
     )  # fmt: skip
     day2 = T().post("丙", "08 10:00", vote("丁"))
@@ -239,7 +238,7 @@ def test_L5_the_dead_posting_before_the_open_or_after_the_close_is_flagged():
     after (before it, one out now may have been alive)."""
     g = _game("000", _day(1, "2024-05-06T09:30:00", "2024-05-07T21:30:00", "101"),
               _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102", "202",
-                   'dead = ["丙"]\nsheriff = "none"'))  # fmt: skip
+                   dead=["丙"], sheriff="none"))  # fmt: skip
     talk = _talk("08", "甲乙丁")
     talk.post("丙", "09 21:45", "我是预言家，甲是狼").post("丙", "08 09:00", "早上好")
     talk.post("丙", "08 10:30", "抵制斯大林")  # seed 000's one post a natural day
@@ -268,7 +267,7 @@ def test_L5_a_thread_shared_by_two_days_flags_no_post_made_while_alive():
         "000",
         _day(1, "2024-05-06T09:30:00", "2024-05-07T21:30:00", "101", "200"),
         _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102", "200",
-             'dead = ["丙"]\nsheriff = "none"'),
+             dead=["丙"], sheriff="none"),
     )
     talk = T()
     for p in "甲乙丙丁":
@@ -299,9 +298,9 @@ def test_L5_a_dead_player_posting_in_a_days_own_thread_after_the_next_day_opened
     g = _game(
         "000",
         _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102", "202",
-             'dead = ["丙"]\nsheriff = "none"'),
+             dead=["丙"], sheriff="none"),
         _day(3, "2024-05-10T09:30:00", "2024-05-11T21:30:00", "103", "203",
-             'dead = ["丙"]\nsheriff = "none"'),
+             dead=["丙"], sheriff="none"),
     )  # fmt: skip
     talk2 = _talk("08", "甲乙丁").post("丙", "10 12:00", "我是预言家，甲是狼")
     v2 = T().post("甲", "08 10:00", vote("丁")).post("乙", "08 10:00", vote("甲"))
@@ -438,11 +437,7 @@ def test_V5_an_edit_mark_in_the_first_minute_of_the_final_hour_is_in_it():
     history = History((Version(1, at("09 20:00"), tuple(before.posts)),))
     thread = dataclasses.replace(after.thread(), posts=(after.posts[0], edited),
                                  history=history, read_at=at("09 22:00"))  # fmt: skip
-    g = parse_game(
-        'ruleset = "000"\ndirectors = ["导演"]\nplayers = ["甲", "乙", "丙", "丁"]\n'
-        + _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:30", "102"),
-        source="t.toml",
-    )
+    g = _game("000", _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:30", "102"))
     [ballot] = tally_day(thread, g, 2).ballots
     assert (ballot.target, ballot.status) == ("甲", "counted")
 
@@ -458,7 +453,7 @@ def _by(t: T, floor: int, author: str, uid: str) -> T:
 def test_V7_a_target_written_as_the_name_a_renamed_players_account_shows_now():
     """carol's account (uid 4) was renamed carol_new: every post of it shows that name, so
     bob writes it; the game file knows carol by her id, and the ballot is for her."""
-    players = '{ name = "alice", id = 11 }, { name = "bob", id = 2 }, { name = "carol", id = 4 }'
+    players = [{"name": n, "id": i} for n, i in (("alice", 11), ("bob", 2), ("carol", 4))]
     g = _game("000", _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102"),
               players=players)  # fmt: skip
     t = T().post("carol_new", "08 10:00", vote("alice")).post("bob", "08 10:05", vote("carol_new"))
@@ -506,7 +501,7 @@ def test_L3_a_card_for_a_player_whose_only_ballot_was_屏蔽ed_names_the_floor()
 def test_V7_a_target_that_is_the_exact_name_of_a_look_alike_account_is_flagged():
     """bob。 (uid 7) is another account than bob (uid 2): a ballot for "bob。" is counted
     for bob, as a name folded, and flagged, since the voter may mean the look-alike."""
-    players = '{ name = "alice", id = 11 }, { name = "bob", id = 2 }, { name = "carol", id = 4 }'
+    players = [{"name": n, "id": i} for n, i in (("alice", 11), ("bob", 2), ("carol", 4))]
     g = _game("000", _day(2, "2024-05-08T09:30:00", "2024-05-09T21:30:00", "102"),
               players=players)  # fmt: skip
     t = T().post("bob。", "08 09:40", "大家好").post("alice", "08 10:00", vote("bob。"))
