@@ -88,7 +88,13 @@ def game_toml(
     for table in TABLES:
         if keys.get(table) is not None:
             text += f"[{table}]\n" + _keys(keys[table])  # type: ignore[arg-type]
-    return text + "".join(days) + "".join("[[rulings]]\n" + _keys(r) for r in rulings)
+    return text + "".join(days) + "".join(ruling_toml(r) for r in rulings)
+
+
+def ruling_toml(ruling: Mapping[str, object]) -> str:
+    """One ``[[rulings]]`` block (day, floor, action, note ...), as a director adds it to the
+    end of a game file."""
+    return "[[rulings]]\n" + _keys(ruling)
 
 
 def write_game(path: Path, *days: str, **keys: object) -> Path:

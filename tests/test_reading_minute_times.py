@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -41,26 +42,26 @@ def at(clock: str) -> FakeClock:
     return FakeClock(start.astimezone(UTC))
 
 
-def game_file(tmp_path: Path, url: str, opens: str, closes: str, extra: str = "") -> str:
+def game_file(tmp_path: Path, url: str, opens: str, closes: str,
+              rulings: Sequence[Mapping] = (), rules: Mapping | None = None) -> str:  # fmt: skip
     """The thread's game (ruleset M126: the target alone, changes any way, without limit)."""
-    players = ", ".join(f'{{ name = "{p}", id = {uid} }}' for p, uid in PLAYERS.items())
-    path = tmp_path / "game.toml"
-    path.write_text(
-        f'name = "minutes"\nruleset = "M126"\ndirectors = [{{ name = "admin", id = 1 }}]\n'
-        f"players = [{players}]\n\n[[days]]\nday = 1\nopens = 2026-12-06T{opens}\n"
-        f'closes = 2026-12-06T{closes}\nvote = "{url}"\n{extra}',
-        encoding="utf-8",
-    )
+    path = gamefiles.write_game(
+        tmp_path / "game.toml", gamefiles.day(1, url, f"2026-12-06T{opens}", f"2026-12-06T{closes}"),
+        name="minutes", ruleset="M126", directors=[{"name": "admin", "id": 1}],
+        players=[{"name": p, "id": uid} for p, uid in PLAYERS.items()], rulings=rulings,
+        rules=rules,
+    )  # fmt: skip
     return str(path)
 
 
 def votes(forum, tmp_path: Path, page: str, clock: str, opens: str = "11:00:00",
-          closes: str = "11:22:30", extra: str = "") -> dict:  # type: ignore[no-untyped-def,type-arg]
+          closes: str = "11:22:30", rulings: Sequence[Mapping] = (),
+          rules: Mapping | None = None) -> dict:  # type: ignore[no-untyped-def,type-arg]
     """`tally votes --json` on the thread as ``page`` shows it, run at ``clock`` (China time),
     with the cache in ``tmp_path`` (a second run there knows the first's read)."""
     forum.add_discuz_page("2", 1, (MINUTES / f"{page}.html").read_bytes())
     url = forum.url("forum.php?mod=viewthread&tid=2")
-    game = game_file(tmp_path, url, opens, closes, extra)
+    game = game_file(tmp_path, url, opens, closes, rulings, rules)
     args = ["votes", url, "--game", game, "--cache-dir", str(tmp_path / "cache"), "--json"]
     result = runner.invoke(app, args, obj=at(clock).env())
     assert result.exit_code == 0, result.output
@@ -75,8 +76,13 @@ def flagged(data: dict, rule: str) -> list[int]:  # type: ignore[type-arg]
     return [f["floor"] for f in data["flags"] if f["rule"] == rule]
 
 
-def ruling(floor: int, day: int = 1) -> str:
-    return f'\n[[rulings]]\nday = {day}\nfloor = {floor}\naction = "accept"\n'
+def ruling(floor: int, day: int = 1) -> list[dict[str, object]]:
+    return [{"day": day, "floor": floor, "action": "accept"}]
+
+
+def ruled(floor: int, day: int = 1) -> str:
+    """The ruling added to the end of a game file, as the director adds it."""
+    return gamefiles.ruling_toml(ruling(floor, day)[0])
 
 
 # -- which pages print seconds ------------------------------------------------------------------
@@ -200,12 +206,12 @@ def test_a_read_in_the_closing_seconds_proves_nothing(forum, tmp_path):
 def test_a_ruling_accepts_a_ballot_of_the_closing_minute(forum, tmp_path):
     """The director asked the forum's admin (its database holds the second): dave posted at
     11:22:50, bob at 11:22:10. A ruling accepting bob's counts it; dave's stays void."""
-    data = votes(forum, tmp_path, "minutes-after-close-guest", "11:25:00", extra=ruling(7))
+    data = votes(forum, tmp_path, "minutes-after-close-guest", "11:25:00", rulings=ruling(7))
     floors = by_floor(data)
     assert floors[7] == ("counted", None, "dave")
     assert floors[8] == ("void", "after_close", "alice")
     # And a ruling is the director's word: accepting dave's counts it too.
-    data = votes(forum, tmp_path, "minutes-after-close-guest", "11:25:00", extra=ruling(8))
+    data = votes(forum, tmp_path, "minutes-after-close-guest", "11:25:00", rulings=ruling(8))
     assert by_floor(data)[8] == ("counted", None, "alice")
 
 
@@ -238,7 +244,7 @@ def test_a_ballot_in_the_opening_minute_is_void_unless_ruled(forum, tmp_path):
     assert floors[3] == ("void", "before_open", "dave")
     assert flagged(data, "opening minute") == [2, 3]
     data = votes(forum, tmp_path, "minutes-after-close-guest", "11:35:00", **late_close,
-                 extra=ruling(3))  # fmt: skip
+                 rulings=ruling(3))  # fmt: skip
     assert by_floor(data)[3] == ("superseded", None, "dave")  # by carol's change on floor 6
     seconds = votes(forum, tmp_path, "seconds-guest", "11:35:00", **late_close)
     assert by_floor(seconds)[2] == ("void", "before_open", "carol")
@@ -254,7 +260,7 @@ def test_a_change_in_the_minute_the_final_window_begins_is_void_unless_ruled(for
     """No change in the last 5 minutes before an 11:25:30 close: from 11:20:30. alice's change
     (11:20:15) and carol's (11:20:45) both read 11:20: both void change_in_final_hour with a
     flag; a ruling accepting alice's counts it. To the second, alice's counts, carol's not."""
-    window = {"closes": "11:25:30", "extra": "[rules]\nchange_window_minutes = 5\n"}
+    window: dict = {"closes": "11:25:30", "rules": {"change_window_minutes": 5}}
     data = votes(forum, tmp_path, "minutes-after-close-guest", "11:30:00", **window)
     floors = by_floor(data)
     assert floors[5] == ("void", "change_in_final_hour", "carol")
@@ -263,10 +269,10 @@ def test_a_change_in_the_minute_the_final_window_begins_is_void_unless_ruled(for
     assert flagged(data, "deadline minute") == [5, 6]
     [alice] = [b for b in data["ballots"] if b["floor"] == 5]
     assert alice["note"].startswith("posted in the minute of the deadline (12-06 11:20; the forum")
-    window["extra"] = "[rules]\nchange_window_minutes = 5\n" + ruling(5)
+    window["rulings"] = ruling(5)
     data = votes(forum, tmp_path, "minutes-after-close-guest", "11:30:00", **window)
     assert by_floor(data)[5] == ("counted", None, "carol")
-    window["extra"] = "[rules]\nchange_window_minutes = 5\n"
+    window["rulings"] = ()
     seconds = by_floor(votes(forum, tmp_path, "seconds-guest", "11:30:00", **window))
     assert seconds[5] == ("counted", None, "carol")
     assert seconds[6] == ("void", "change_in_final_hour", "eve")
@@ -281,9 +287,9 @@ OPENS, CLOSES = "2024-05-08 09:30", "2024-05-09 21:30"
 
 
 def minute_game(forum, tmp_path: Path, ruleset: str, ballots: list[tuple[str, str, str]], *,
-                day: str = "", chat: dict[str, int] | None = None,
+                day: Mapping[str, object] | None = None, chat: dict[str, int] | None = None,
                 talk: tuple[tuple[str, str, str], ...] = (),
-                top: str = "") -> tuple[str, str]:  # type: ignore[no-untyped-def]  # fmt: skip
+                rules: Mapping[str, object] | None = None) -> tuple[str, str]:  # type: ignore[no-untyped-def]  # fmt: skip
     """Day 2 (09:30 to the next day's 21:30): its vote thread's ``ballots`` and its discussion
     thread's ``talk`` are (author, time to the minute, text); before them each player's
     ``chat`` posts (6 each unless said) on the first day. The game file and the vote URL."""
@@ -295,15 +301,13 @@ def minute_game(forum, tmp_path: Path, ruleset: str, ballots: list[tuple[str, st
     for n, (player, count) in enumerate({**dict.fromkeys(SIX, 6), **(chat or {})}.items()):
         discussion.add(*(P(player, f"2024-05-08 1{i}:0{n}", f"{player}说{i}") for i in range(count)))
     discussion.add(*(P(author, when, text) for author, when, text in talk))
-    players = ", ".join(f'{{ name = "{p}", id = {UIDS[p]} }}' for p in SIX)
-    path = tmp_path / "game.toml"
-    path.write_text(
-        f'ruleset = "{ruleset}"\ndirectors = [{{ name = "导演A", id = 1 }}]\nplayers = [{players}]'
-        f'\n{top}\n[[days]]\nday = 2\nopens = {OPENS.replace(" ", "T")}:00\n'
-        f'closes = {CLOSES.replace(" ", "T")}:00\ndiscussion = "{discussion.serve(forum)}"\n'
-        f'vote = "{votes.serve(forum)}"\nsheriff = "none"\n{day}\n',
-        encoding="utf-8",
-    )
+    path = gamefiles.write_game(
+        tmp_path / "game.toml",
+        gamefiles.day(2, votes.serve(forum), f"{OPENS}:00", f"{CLOSES}:00",
+                      discussion=discussion.serve(forum), sheriff="none", **(day or {})),
+        ruleset=ruleset, directors=[{"name": "导演A", "id": 1}],
+        players=[{"name": p, "id": UIDS[p]} for p in SIX], rules=rules,
+    )  # fmt: skip
     return str(path), forum.url("forum.php?mod=viewthread&tid=302")
 
 
@@ -325,7 +329,7 @@ def test_a_proxy_ballot_in_the_minute_of_its_deadline_is_late_unless_ruled(forum
     assert by_floor(data)[3] == ("counted", None, "甲")
     assert by_floor(data)[4] == ("void", "proxy_late", "甲")
     assert flagged(data, "deadline minute") == [4]
-    Path(game).write_text(Path(game).read_text(encoding="utf-8") + ruling(4, 2), encoding="utf-8")
+    Path(game).write_text(Path(game).read_text(encoding="utf-8") + "\n" + ruled(4, 2), encoding="utf-8")
     assert by_floor(run("votes", url, "--game", game))[4] == ("counted", None, "甲")
 
 
@@ -335,14 +339,14 @@ def test_the_bar_owners_vote_in_the_minute_its_hours_end_is_no_vote_in_time(foru
     shown 21:30 was cast after it in 59 of its 60 seconds. The V11 card is proposed, and the
     minute flagged; a ruling accepting the ballot takes it as in time."""
     ballots = [("丁", "2024-05-08 21:30", "投票对象：甲\n投票理由：主管票")]
-    game, url = minute_game(forum, tmp_path, "023", ballots, day='bar_owner = "丁"')
+    game, url = minute_game(forum, tmp_path, "023", ballots, day={"bar_owner": "丁"})
     data = run("votes", url, "--game", game)
     assert by_floor(data)[2] == ("counted", None, "甲")
     assert flagged(data, "deadline minute") == [2]
     assert [f["player"] for f in data["flags"] if f["rule"] == "V11"] == ["丁"]
     check = run("lurkers", "--game", game, "--day", "2")
     assert [c["rule"] for c in check["cards"] if c["player"] == "丁"] == ["V11"]
-    Path(game).write_text(Path(game).read_text(encoding="utf-8") + ruling(2, 2), encoding="utf-8")
+    Path(game).write_text(Path(game).read_text(encoding="utf-8") + "\n" + ruled(2, 2), encoding="utf-8")
     data = run("votes", url, "--game", game)
     assert not [f for f in data["flags"] if f["rule"] in ("V11", "deadline minute")]
 
@@ -357,7 +361,7 @@ def test_a_request_in_the_minute_of_the_deadline_is_said_not_counted(forum, tmp_
                   (("甲", "10:31"), ("乙", "11:31"), ("丙", "12:31"), ("丁", "21:30")))  # fmt: skip
     ballots = [("甲", "2024-05-08 10:01", "投票对象：乙\n投票理由：一")]
     game, url = minute_game(forum, tmp_path, "000", ballots, talk=asked,
-                            top='[rules]\nacceleration_threads = ["discussion"]\n')  # fmt: skip
+                            rules={"acceleration_threads": ["discussion"]})  # fmt: skip
     result = runner.invoke(app, ["votes", url, "--game", game, "--json"], obj=at("23:59:00").env())
     assert result.exit_code == 0, result.output
     acc = json.loads(result.stdout)["acceleration"]
@@ -382,7 +386,7 @@ def test_a_post_in_the_closing_minute_that_decides_an_l1_card_is_said(forum, tmp
     talk = (("戊", "2024-05-09 21:30", "最后一句"), ("己", "2024-05-09 21:30", "我也说一句"))
     ballots = [(p, f"2024-05-08 20:0{n}", "投票对象：甲\n投票理由：x") for n, p in enumerate(SIX)]
     game, _ = minute_game(forum, tmp_path, "000", ballots, chat={"戊": 4}, talk=talk,
-                          top='[rules]\nsheriff_election_day = "none"\n')  # fmt: skip
+                          rules={"sheriff_election_day": "none"})  # fmt: skip
     check = run("lurkers", "--game", game, "--day", "2")
     posts = {p["player"]: p["posts"] for p in check["players"]}
     assert (posts["戊"], posts["己"]) == (4, 6)
