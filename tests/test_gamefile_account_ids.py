@@ -33,6 +33,7 @@ from tally.rules.counting.state import Carried
 from tally.rules.counting.votes import tally_day
 from tally.rules.game.gamefile import parse_game
 
+from . import gamefiles
 from . import test_gamefile_day_add as week
 from .conftest import CHINA, FIXTURES, FakeClock, Runner
 from .test_judging_accounts import GAME, WITH_IDS, WITHOUT_IDS, game, thread
@@ -376,26 +377,14 @@ real = Runner()
 VIEW = "forum.php?mod=viewthread&tid="
 
 
-def real_game(tmp_path, forum, players: str) -> str:  # type: ignore[no-untyped-def]
+def real_game(tmp_path, forum, players: list[object]) -> str:  # type: ignore[no-untyped-def]
     """The real board's two days (uids 7, 8 and 9 the players, admin the director)."""
-    path = tmp_path / "game.toml"
-    path.write_text(f"""name = "[i49账号]"
-ruleset = "default"
-directors = ["admin"]
-players = [{players}]
-
-[[days]]
-day = 1
-opens = 2026-12-06T10:25:00
-closes = 2026-12-06T10:34:00
-vote = "{forum.url(VIEW + "7")}"
-
-[[days]]
-day = 2
-opens = 2026-12-06T10:34:30
-closes = 2026-12-06T10:37:00
-vote = "{forum.url(VIEW + "8")}"
-""", encoding="utf-8")  # fmt: skip
+    path = gamefiles.write_game(
+        tmp_path / "game.toml",
+        gamefiles.day(1, forum.url(VIEW + "7"), "2026-12-06T10:25:00", "2026-12-06T10:34:00"),
+        gamefiles.day(2, forum.url(VIEW + "8"), "2026-12-06T10:34:30", "2026-12-06T10:37:00"),
+        name="[i49账号]", ruleset="default", directors=["admin"], players=players,
+    )  # fmt: skip
     return str(path)
 
 
@@ -410,7 +399,7 @@ def test_the_real_boards_swap_is_flagged_and_the_sheriffs_weight_named(forum, tm
     """Day 1 read that evening; the admin swaps i49lan's and i49mi's names; day 2 by names
     gives uid 8 i49lan's ballots and the sheriff i49kiwi's 2.5 puts i49lan (now uid 8, who
     played as i49mi) out: each name flagged with both uids; the look-alike is void."""
-    game = real_game(tmp_path, forum, '"i49lan", "i49mi", "i49kiwi"')
+    game = real_game(tmp_path, forum, ["i49lan", "i49mi", "i49kiwi"])
     forum.add_discuz_thread("7", REAL, "swap-day1-before")
     day_one = real_votes(forum, game, "7", "10:34:40", "--json", "-q")
     assert day_one.exit_code == 0, day_one.output
@@ -433,7 +422,7 @@ def test_the_real_boards_swap_is_flagged_and_the_sheriffs_weight_named(forum, tm
 def test_the_real_boards_typed_id_stops_and_the_right_one_counts(forum, tmp_path):
     """i49kiwi's uid, 9, typed 59: exit 0 and i49kiwi's ballot void as a look-alike of itself
     before; one sentence now."""
-    players = '{ name = "i49lan", id = 7 }, { name = "i49mi", id = 8 }, { name = "i49kiwi", id = 59 }'
+    players = [{"name": n, "id": i} for n, i in (("i49lan", 7), ("i49mi", 8), ("i49kiwi", 59))]
     game = real_game(tmp_path, forum, players)
     forum.add_discuz_thread("7", REAL, "swap-day1-before")
     said = week.one_sentence(real_votes(forum, game, "7", "10:34:40"))

@@ -17,6 +17,7 @@ import pytest
 from tally.cli import app
 from tally.environment import Environment
 
+from . import gamefiles
 from . import test_counting_whole_day as votes_game
 from .conftest import FakeClock, Runner, own_folders
 from .discuzgen import Comment, P, Thread
@@ -66,24 +67,14 @@ def build(forum, tmp_path: Path, plan: dict | None = None) -> Path:
             vote.add(post)
         vote.add(P("青宁", at(opens, 500), "投票对象：冷月\n投票理由：路过"))  # no player
         t_url, v_url = talk.serve(forum), vote.serve(forum)
-        lines = [
-            f"[[days]]\nday = {day}",
-            f"opens = {opens.replace(' ', 'T')}:00\ncloses = {closes.replace(' ', 'T')}:00",
-            f'discussion = "{t_url}"\nvote = "{v_url}"',
-            f"dead = {dead!r}".replace("'", '"'),
-        ]
-        if sheriff:
-            lines.append(f'sheriff = "{sheriff}"')
-        if day == 3:  # C2: a bonus in the pictures, in words
-            lines.append('slandered = ["糖糖"]')
-        days.append("\n".join(lines) + "\n")
-    names = ", ".join(f'"{p}"' for p in PLAYERS)
-    game = tmp_path / "game.toml"
-    game.write_text(
-        f'name = "[复盘局] 月下古堡"\nruleset = "000"\ndirectors = ["导演A"]\n'
-        f'outsiders = ["青宁"]\nplayers = [{names}]\n\n' + "\n".join(days),
-        encoding="utf-8",
-    )
+        days.append(gamefiles.day(
+            day, v_url, f"{opens}:00", f"{closes}:00", discussion=t_url, dead=list(dead),
+            sheriff=sheriff or None,
+            slandered=["糖糖"] if day == 3 else None,  # C2: a bonus in the pictures, in words
+        ))  # fmt: skip
+    game = gamefiles.write_game(tmp_path / "game.toml", *days, name="[复盘局] 月下古堡",
+                                ruleset="000", directors=["导演A"], outsiders=["青宁"],
+                                players=PLAYERS)  # fmt: skip
     (tmp_path / "game.cards.csv").write_text(
         "\ufeffday,player,colour,rule,reason,source\r\n2,糖糖,yellow,L1,第2天发言少于5条,tally\r\n"
         "3,南瓜,red,K1,3张黄牌折算为红牌,tally\r\n",
