@@ -9,12 +9,14 @@ forum and run through the command line.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from tally.cli import app
 
+from . import gamefiles
 from .conftest import CHINA, FakeClock, Runner
 from .discuzgen import P, Thread
 
@@ -51,9 +53,9 @@ def game(
     forum,  # type: ignore[no-untyped-def]
     ruleset: str,
     *,
-    rules: str = "",
-    day2: str = "",
-    day3: str = 'dead = ["丙"]\n',
+    rules: Mapping[str, object] | None = None,
+    day2: Mapping[str, object] | None = None,
+    day3: Mapping[str, object] | None = None,
     talk3: list[str] | None = None,
 ) -> str:
     """Days 2 and 3 of a game with accounts by uid: day 2's vote puts 乙 out (everyone votes
@@ -61,18 +63,15 @@ def game(
     v2 = vote(302, "2024-05-08 09:30", [(p, "甲" if p == "乙" else "乙") for p in PLAYERS])
     v3 = vote(303, "2024-05-10 09:30", [("甲", "丁")])
     d3 = talk(203, "2024-05-10 09:30", talk3 or [])
-    players = ", ".join(f'{{ name = "{p}", id = {UIDS[p]} }}' for p in PLAYERS)
-    sheriff = 'sheriff = "甲"\n' if ruleset != "M126" else ""
-    path = tmp_path / "game.toml"
-    path.write_text(
-        f'name = "种子局"\nruleset = "{ruleset}"\ndirectors = [{{ name = "导演A", id = 1 }}]\n'
-        f"players = [{players}]\n{rules}\n"
-        "[[days]]\nday = 2\nopens = 2024-05-08T09:30:00\ncloses = 2024-05-09T21:30:00\n"
-        f'vote = "{v2.serve(forum)}"\n{sheriff}{day2}\n'
-        "[[days]]\nday = 3\nopens = 2024-05-10T09:30:00\ncloses = 2024-05-11T21:30:00\n"
-        f'discussion = "{d3.serve(forum)}"\nvote = "{v3.serve(forum)}"\n{day3}',
-        encoding="utf-8",
-    )
+    sheriff = "甲" if ruleset != "M126" else None
+    path = gamefiles.write_game(
+        tmp_path / "game.toml",
+        gamefiles.day(2, v2.serve(forum), sheriff=sheriff, **(day2 or {})),
+        gamefiles.day(3, v3.serve(forum), "2024-05-10T09:30:00", "2024-05-11T21:30:00",
+                      discussion=d3.serve(forum), **({"dead": ["丙"]} if day3 is None else day3)),
+        name="种子局", ruleset=ruleset, directors=[{"name": "导演A", "id": 1}],
+        players=[{"name": p, "id": UIDS[p]} for p in PLAYERS], rules=rules,
+    )  # fmt: skip
     return str(path)
 
 
@@ -118,7 +117,7 @@ def test_A1_morning_red_card_after_the_vote_out_seeds_001_003(forum, tmp_path, r
 @pytest.mark.rules("A1")
 def test_A1_morning_a_night_with_nobody_out_says_so(forum, tmp_path):
     """Seed 000: the night's list is its own line, 无 when nobody died in the night."""
-    path = game(tmp_path, forum, "000", day3="")
+    path = game(tmp_path, forum, "000", day3={})
     ledger(path)
     out = announce("--game", path, *MORNING, "--format", "text")
     assert "昨日白天出局（按出局顺序）：乙\n昨夜出局（按出局顺序）：无\n" in out
@@ -129,7 +128,7 @@ def test_A1_morning_a_night_with_nobody_out_says_so(forum, tmp_path):
 def test_S3_reminder_on_an_accelerated_day_says_no_change(forum, tmp_path, ruleset):
     """Seeds 000/002: "进程加速后不允许改票，所有改票作废"; seed 001: "执行加速时不允许改票".
     The old reminder told the players how to change (改票请…，限改票一次) on such a day."""
-    path = game(tmp_path, forum, ruleset, day2="accelerated = true\n")
+    path = game(tmp_path, forum, ruleset, day2={"accelerated": True})
     ledger(path)
     for markup in ("bbcode", "text"):
         out = announce("--game", path, "--day", "2", "--kind", "reminder", "--format", markup,
@@ -200,12 +199,12 @@ def test_A2_elevator_at_the_open_links_each_player_by_uid(forum, tmp_path):
 def test_C2_morning_says_the_games_slander_bonus(forum, tmp_path):
     """The slandered player receives the ruleset's slander_bonus; the old post always said
     多计两票."""
-    path = game(tmp_path, forum, "023", rules="[rules]\nslander_bonus = 1\n",
-                day3='dead = ["丙"]\nslandered = ["丁"]\n')  # fmt: skip
+    path = game(tmp_path, forum, "023", rules={"slander_bonus": 1},
+                day3={"dead": ["丙"], "slandered": ["丁"]})  # fmt: skip
     ledger(path)
     assert "被诽谤：丁（今日投票时多计一票）\n" in announce("--game", path, *MORNING)
-    path = game(tmp_path, forum, "023", rules="[rules]\nslander_bonus = 1.5\n",
-                day3='dead = ["丙"]\nslandered = ["丁"]\n')  # fmt: skip
+    path = game(tmp_path, forum, "023", rules={"slander_bonus": 1.5},
+                day3={"dead": ["丙"], "slandered": ["丁"]})  # fmt: skip
     assert "被诽谤：丁（今日投票时多计1.5票）\n" in announce("--game", path, *MORNING)
 
 

@@ -13,6 +13,7 @@ import pytest
 from tally.cli import app
 from tally.demo.localforum import LocalForum
 
+from . import gamefiles
 from .conftest import CHINA, FIXTURES, FakeClock, Runner
 
 runner = Runner()
@@ -30,34 +31,15 @@ def board(forum: LocalForum) -> LocalForum:
 
 
 def game(tmp_path, board: LocalForum, ids: bool = True) -> str:  # type: ignore[no-untyped-def]
-    players = (
-        '{ name = "alice", id = 2 }, { name = "bob", id = 3 }, { name = "dave", id = 5 }, '
-        '{ name = "carol", id = 4 }, { name = "ncfrank32", id = 10 }'
-        if ids
-        else '"alice", "bob", "dave", "carol", "ncfrank32"'
-    )
-    director = '{ name = "admin", id = 1 }' if ids else '"admin"'
-    path = tmp_path / "game.toml"
-    path.write_text(
-        f"""name = "[I32局]"
-ruleset = "M126"
-directors = [{director}]
-players = [{players}]
-
-[[days]]
-day = 2
-opens = 2026-12-01T17:22:29
-closes = 2026-12-01T17:27:00
-vote = "{board.url(THREAD + "11")}"
-
-[[days]]
-day = 3
-opens = 2026-12-01T17:27:20
-closes = 2026-12-01T17:37:00
-vote = "{board.url(THREAD + "14")}"
-""",
-        encoding="utf-8",
-    )
+    uids = {"alice": 2, "bob": 3, "dave": 5, "carol": 4, "ncfrank32": 10}
+    players = [{"name": p, "id": uid} if ids else p for p, uid in uids.items()]
+    director = {"name": "admin", "id": 1} if ids else "admin"
+    path = gamefiles.write_game(
+        tmp_path / "game.toml",
+        gamefiles.day(2, board.url(THREAD + "11"), "2026-12-01T17:22:29", "2026-12-01T17:27:00"),
+        gamefiles.day(3, board.url(THREAD + "14"), "2026-12-01T17:27:20", "2026-12-01T17:37:00"),
+        name="[I32局]", ruleset="M126", directors=[director], players=players,
+    )  # fmt: skip
     return str(path)
 
 
