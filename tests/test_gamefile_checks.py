@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -88,23 +89,16 @@ def serve(forum, vote2: Pages | None = None) -> dict[str, str]:
     return urls
 
 
-def game_text(urls: dict[str, str], day2: str = "", day1: bool = True, day3: str = "") -> str:
-    names = ", ".join(f'"{p}"' for p in PLAYERS)
-    text = (
-        f'name = "[A01] 月下古堡"\nruleset = "023"\ndirectors = ["导演A"]\nplayers = [{names}]\n'
-        "[rules]\nelection_voters = []\n"
-    )
-    for d, (opens, closes, _) in DAYS.items():
-        if d == 1 and not day1:
-            continue
-        text += (
-            f"\n[[days]]\nday = {d}\nopens = {opens.replace(' ', 'T')}:00\n"
-            f"closes = {closes.replace(' ', 'T')}:00\n"
-            f'discussion = "{urls[f"talk{d}"]}"\nvote = "{urls[f"vote{d}"]}"\n'
-        )
-        # What a test adds to a day (a sheriff line, someone dead, …).
-        text += {2: day2, 3: day3}.get(d, "")
-    return text
+def game_text(urls: dict[str, str], day2: Mapping[str, object] | None = None, day1: bool = True,
+              day3: Mapping[str, object] | None = None) -> str:  # fmt: skip
+    """The game's text; ``day2`` and ``day3``: what a test adds to a day (a sheriff, someone
+    dead, …)."""
+    added = {2: day2 or {}, 3: day3 or {}}
+    days = [gamefiles.day(d, urls[f"vote{d}"], f"{opens}:00", f"{closes}:00",
+                          discussion=urls[f"talk{d}"], **added.get(d, {}))
+            for d, (opens, closes, _) in DAYS.items() if d != 1 or day1]  # fmt: skip
+    return gamefiles.game_toml(*days, name="[A01] 月下古堡", ruleset="023", directors=["导演A"],
+                               players=PLAYERS, rules={"election_voters": []})
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -159,7 +153,7 @@ def test_C4_C5_the_sheriff_the_election_made_counts_on_day_2_without_a_sheriff_l
 
 def test_C4_a_sheriff_the_election_did_not_make_stops_the_count(forum, tmp_path):
     urls = serve(forum)
-    game = write(tmp_path, game_text(urls, 'sheriff = "白露"\n'))
+    game = write(tmp_path, game_text(urls, {"sheriff": "白露"}))
     said = one_sentence(invoke("votes", urls["vote2"], "--game", str(game)))
     assert said == (
         f"tally: day 1's election made kiwi sheriff; day 2 in {game} names 白露 sheriff — fix "
@@ -168,13 +162,13 @@ def test_C4_a_sheriff_the_election_did_not_make_stops_the_count(forum, tmp_path)
     with pytest.raises(GameFileError, match="names 白露 sheriff"), library() as reader:
         vote_day(load_game(game), [urls["vote2"]], reader=reader)
     # Said why (the badge passed by the rules of the game): counted so, from the game file.
-    game.write_text(game_text(urls, 'sheriff = "白露"\nsheriff_change = "警徽移交"\n'), encoding="utf-8")
+    game.write_text(game_text(urls, {"sheriff": "白露", "sheriff_change": "警徽移交"}), encoding="utf-8")
     data = votes_json(game, urls["vote2"])
     assert data["facts"]["sheriff"] == {
         "player": "白露", "from": "game file", "day": 2, "note": "警徽移交",
     }  # fmt: skip
     # The same name as the election made is no disagreement.
-    game.write_text(game_text(urls, 'sheriff = "kiwi"\n'), encoding="utf-8")
+    game.write_text(game_text(urls, {"sheriff": "kiwi"}), encoding="utf-8")
     assert votes_json(game, urls["vote2"])["facts"]["sheriff"]["from"] == "game file"
 
 
@@ -194,21 +188,21 @@ def test_V9_a_player_voted_out_is_dead_on_later_days(forum, tmp_path):
 def test_a_sheriff_who_is_out_must_hand_on_the_badge(forum, tmp_path):
     """kiwi is out before day 3 (a night kill): day 3 must say who holds the badge."""
     urls = serve(forum)
-    game = write(tmp_path, game_text(urls, day3='dead = ["kiwi"]\n'))
+    game = write(tmp_path, game_text(urls, day3={"dead": ["kiwi"]}))
     said = one_sentence(invoke("votes", urls["vote3"], "--game", str(game)))
     assert said == (
         f"tally: day 1's election made kiwi sheriff, and kiwi is out; day 3 in {game} names no "
         'sheriff — add sheriff = "…" (who holds the badge now) or sheriff = "none" (the badge '
         "is gone)"
     )
-    game.write_text(game_text(urls, day3='dead = ["kiwi"]\nsheriff = "none"\n'), encoding="utf-8")
+    game.write_text(game_text(urls, day3={"dead": ["kiwi"], "sheriff": "none"}), encoding="utf-8")
     data = votes_json(game, urls["vote3"])
     assert data["facts"]["sheriff"] == {
         "player": None, "from": "game file", "day": 3,
         "note": "no sheriff (kiwi is out: the badge passed)",
     }  # fmt: skip
     # A successor named for a sheriff who is out needs no reason: the badge passed.
-    game.write_text(game_text(urls, day3='dead = ["kiwi"]\nsheriff = "青山"\n'), encoding="utf-8")
+    game.write_text(game_text(urls, day3={"dead": ["kiwi"], "sheriff": "青山"}), encoding="utf-8")
     assert votes_json(game, urls["vote3"])["facts"]["sheriff"]["player"] == "青山"
 
 
