@@ -18,6 +18,7 @@ from tally.desk.state import Desk, Options
 from tally.environment import HttpOptions
 from tally.forums.reader import Reader, Reading
 
+from . import gamefiles
 from .conftest import CHINA, FakeClock
 from .discuzboard import Board
 from .discuzgen import P, Thread
@@ -114,29 +115,14 @@ def threads() -> tuple[Thread, Thread, Thread]:
 
 def game_text(talk: str, day1: str, vote: str, *, days: int = 2) -> str:
     """The game file; with ``days=1``, day 1 alone (day 2 for `tally day add` to append)."""
-    names = ", ".join(f"'{p}'" for p in PLAYERS)
-    return f"""id = "desk-test-game"
-name = "桌面局"
-ruleset = "000"
-directors = ["导演A"]
-players = [{names}]
-
-[rules]
-acceleration_threads = ["discussion"]  # 000 takes requests by QQ; this game in its thread
-
-[[days]]
-day = 1
-opens = 2024-05-08T09:30:00
-closes = 2024-05-08T21:30:00
-vote = "{day1}"
-""" + ("" if days == 1 else f"""
-[[days]]
-day = 2
-opens = 2024-05-09T09:30:00
-closes = 2024-05-09T21:30:00
-discussion = "{talk}"
-vote = "{vote}"
-""")
+    blocks = [gamefiles.day(1, day1, "2024-05-08T09:30:00", "2024-05-08T21:30:00")]
+    if days != 1:
+        blocks.append(gamefiles.day(2, vote, "2024-05-09T09:30:00", "2024-05-09T21:30:00",
+                                    discussion=talk))  # fmt: skip
+    # 000 takes requests for 加速 by QQ; this game reads them in its discussion thread.
+    return gamefiles.game_toml(*blocks, id="desk-test-game", name="桌面局", ruleset="000",
+                               directors=["导演A"], players=PLAYERS,
+                               rules={"acceleration_threads": ["discussion"]})  # fmt: skip
 
 
 class Setup:
