@@ -7,12 +7,14 @@ loopback, run through the commands as a director runs them.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 import pytest
 
 from tally.cli import app
 
+from . import gamefiles
 from .conftest import Runner
 from .discuzgen import P, Thread
 
@@ -32,9 +34,15 @@ def cli(*args: str):  # type: ignore[no-untyped-def]
     return result
 
 
+# The day-1 sheriff election left out: these games' days have no sheriff.
+NO_ELECTION = {"sheriff_election_day": "none"}
+
+
 class Game:
-    def __init__(self, forum, tmp_path, ruleset: str = "000", top: str = "") -> None:  # type: ignore[no-untyped-def]
-        self.forum, self.tmp_path, self.ruleset, self.top = forum, tmp_path, ruleset, top
+    def __init__(self, forum, tmp_path, ruleset: str = "000",  # type: ignore[no-untyped-def]
+                 rules: Mapping | None = None, roles: Mapping | None = None) -> None:  # fmt: skip
+        self.forum, self.tmp_path, self.ruleset = forum, tmp_path, ruleset
+        self.rules, self.roles = rules, roles
         self.blocks: list[str] = []
         self.vote_urls: dict[int, str] = {}
 
@@ -56,22 +64,19 @@ class Game:
         return t
 
     def day(self, n: int, opens: str, closes: str, talk: Thread, votes: Thread,
-            extra: str = "") -> None:  # fmt: skip
-        self.blocks.append(
-            f"[[days]]\nday = {n}\nopens = {opens.replace(' ', 'T')}:00\n"
-            f"closes = {closes.replace(' ', 'T')}:00\ndiscussion = \"{talk.serve(self.forum)}\"\n"
-            f'vote = "{votes.serve(self.forum)}"\nsheriff = "none"\n{extra}\n'
-        )
+            **keys: object) -> None:  # fmt: skip
+        keys = {"sheriff": "none", **keys}
+        self.blocks.append(gamefiles.day(n, votes.serve(self.forum), f"{opens}:00", f"{closes}:00",
+                                         discussion=talk.serve(self.forum), **keys))  # fmt: skip
         self.vote_urls[n] = votes.serve(self.forum)
 
     def write(self) -> str:
-        players = ", ".join(f'{{ name = "{p}", id = {UIDS[p]} }}' for p in PLAYERS)
-        path = self.tmp_path / "game.toml"
-        path.write_text(
-            f'ruleset = "{self.ruleset}"\ndirectors = [{{ name = "导演A", id = 1 }}]\n'
-            f"players = [{players}]\n{self.top}\n" + "\n".join(self.blocks),
-            encoding="utf-8",
-        )
+        path = gamefiles.write_game(
+            self.tmp_path / "game.toml", *self.blocks, ruleset=self.ruleset,
+            directors=[{"name": "导演A", "id": 1}],
+            players=[{"name": p, "id": UIDS[p]} for p in PLAYERS], rules=self.rules,
+            roles=self.roles,
+        )  # fmt: skip
         return str(path)
 
 
@@ -82,7 +87,7 @@ def lurkers(game: str, day: int) -> dict:  # type: ignore[type-arg]
 def _two_quiet_days(forum, tmp_path, late: bool = False) -> tuple[str, str]:  # type: ignore[no-untyped-def]
     """戊 posts twice on days 1 and 2 (L1 each) and does not vote on day 2 (L3): the third
     yellow makes a red (K1), and 戊 is sent off from day 3."""
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     # Day 1 votes 丁 out, day 2 丙; day 3 is not counted here, only 戊's vote on it.
     days = ((1, 201, "2024-05-06 09:30", "2024-05-07 21:30", "丁", PLAYERS),
             (2, 202, "2024-05-08 09:30", "2024-05-09 21:30", "丙", ["甲", "乙", "丙", "己"]))  # fmt: skip
@@ -148,12 +153,12 @@ def test_L1_L3_a_player_who_dies_after_the_close_is_carded_for_the_day(forum, tm
     """戊 dies at 黄昏 (21:40, after the 21:30 close) with two posts and no vote: alive all the
     day, carded like the living (L1, L3). 己 dies at noon with two posts: out during the day,
     no card. Before, a `died` time after the close passed 戊 over too."""
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     posts = {p: (2 if p in ("戊", "己") else 12) for p in PLAYERS}
     opens = "2024-05-08 09:30"
     g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, posts),
           g.votes(301, 1, opens, [(p, "乙" if p != "乙" else "甲") for p in PLAYERS if p not in ("戊", "己")]),
-          extra='died = { "戊" = 2024-05-09T21:40:00, "己" = 2024-05-09T12:00:00 }\n')  # fmt: skip
+          died={"戊": datetime(2024, 5, 9, 21, 40), "己": datetime(2024, 5, 9, 12)})  # fmt: skip
     game = g.write()
     cards = [(c["player"], c["rule"]) for c in lurkers(game, 1)["cards"]]
     assert cards == [("戊", "L1"), ("戊", "L3")]
@@ -163,14 +168,14 @@ def test_L1_L3_a_player_who_dies_after_the_close_is_carded_for_the_day(forum, tm
 def test_V11_the_bar_owners_yellow_card_reaches_the_ledger(forum, tmp_path):
     """Seed 002: the 主管 "不允许弃权或投无效票，否则记作黄牌". `tally votes` flagged it, and the
     lurker check left it out: the morning post lacked it and K1 never counted it."""
-    g = Game(forum, tmp_path, ruleset="023", top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, ruleset="023", rules=NO_ELECTION)
     opens = "2024-05-08 09:30"
     ballots = [(p, "乙" if p != "乙" else "甲") for p in PLAYERS if p != "丁"] + [("丁", "弃权")]
     g.day(1, opens, "2024-05-09 21:30", g.talk(401, 1, opens, dict.fromkeys(PLAYERS, 12)),
-          g.votes(402, 1, opens, ballots), extra='bar_owner = "丁"\n')  # fmt: skip
+          g.votes(402, 1, opens, ballots), bar_owner="丁")  # fmt: skip
     later = "2024-05-10 09:30"
     g.day(2, later, "2024-05-11 21:30", g.talk(403, 2, later, {}), g.votes(404, 2, later, []),
-          extra='dead = ["乙"]\n')
+          dead=["乙"])
     game = g.write()
     checked = lurkers(game, 1)
     assert [(c["player"], c["colour"], c["rule"]) for c in checked["cards"]] == [
@@ -185,7 +190,7 @@ def test_L5_a_player_voted_out_who_posts_after_the_close_is_flagged(forum, tmp_p
     """乙 is voted out at day 1's 21:30 close, then posts in the vote thread at 21:40 and in
     the discussion thread at 23:00 (已出局角色在讨论帖、投票帖…中发言: 诈尸). Day 1's check judged
     by day 1's dead, and day 2's reads only day 2's threads: neither flagged it."""
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     opens = "2024-05-08 09:30"
     talk = g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12))
     talk.add(P("乙", "2024-05-09 23:00:00", "我是好人，你们出错了"))
@@ -207,11 +212,11 @@ def test_L5_a_player_voted_out_who_posts_after_the_close_is_flagged(forum, tmp_p
 def test_L5_the_detective_sent_off_by_a_red_card_posts_like_the_dead(forum, tmp_path):
     """Seed 003's 侦探: "除非被红牌罚下，否则你无视开关门和生死状态的影响，在任何时候都可以发言". Sent off
     by a red card for day 1, 戊 posted on day 2 unflagged."""
-    g = Game(forum, tmp_path, ruleset="M126", top='[roles]\n"戊" = "侦探"\n')
+    g = Game(forum, tmp_path, ruleset="M126", roles={"戊": "侦探"})
     for n, tid, opens, closes in ((1, 201, "2024-05-08 09:30", "2024-05-08 21:00"),
                                   (2, 202, "2024-05-09 09:00", "2024-05-09 21:00")):  # fmt: skip
         g.day(n, opens, closes, g.talk(tid, n, opens, {"戊": 2, "甲": 1}),
-              g.votes(tid + 100, n, opens, []), extra='dead = ["戊"]\n' if n == 2 else "")  # fmt: skip
+              g.votes(tid + 100, n, opens, []), **({"dead": ["戊"]} if n == 2 else {}))  # fmt: skip
     game = g.write()
     # Out on day 2 (killed at night), the 侦探 may post.
     assert [f for f in lurkers(game, 2)["flags"] if f["rule"] == "L5"] == []
@@ -225,16 +230,16 @@ def test_L1_L2_a_day_the_rules_forbid_to_speak_earns_no_lurking_card(forum, tmp_
     """Seed 000's 信用担保 ("所有人不得参与讨论") and seed 001's 离开游戏 ("不能发言投票和被投票"):
     tally gave every quiet player an L1, and only `accelerated` (which also voids every
     change) silenced the cards. `silenced` says who may not speak; L3 still applies."""
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     opens = "2024-05-08 09:30"
     voters = [p for p in PLAYERS if p != "戊"]
     g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, {"甲": 12, "乙": 1}),
           g.votes(301, 1, opens, [(p, "乙" if p != "乙" else "甲") for p in voters]),
-          extra="silenced = true\n")  # fmt: skip
+          silenced=True)  # fmt: skip
     later = "2024-05-10 09:30"
     g.day(2, later, "2024-05-11 21:30", g.talk(202, 2, later, {p: 12 for p in PLAYERS if p != "乙"} | {"戊": 0}),
           g.votes(302, 2, later, [(p, "甲" if p != "甲" else "丙") for p in PLAYERS if p != "乙"]),
-          extra='silenced = ["戊"]\n')  # fmt: skip
+          silenced=["戊"])  # fmt: skip
     game = g.write()
     assert [(c["player"], c["rule"]) for c in lurkers(game, 1)["cards"]] == [("戊", "L3")]
     assert lurkers(game, 2)["cards"] == []
@@ -251,14 +256,14 @@ def test_V9_a_revived_player_votes_and_posts_again(forum, tmp_path):
     """Seed 001: "若被复活将重新回到游戏". 乙, voted out on day 1, is revived for day 2: tally put
     every player a day's count had put out back among the dead, so 乙's vote was void and
     the posts were flagged as 诈尸. `revived` brings them back from that day's open."""
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     opens = "2024-05-08 09:30"
     g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12)),
           g.votes(301, 1, opens, [(p, "乙" if p != "乙" else "甲") for p in PLAYERS]))  # fmt: skip
     later = "2024-05-10 09:30"
     ballots = [(p, "丙" if p != "丙" else "甲") for p in PLAYERS]
     g.day(2, later, "2024-05-11 21:30", g.talk(202, 2, later, dict.fromkeys(PLAYERS, 12)),
-          g.votes(302, 2, later, ballots), extra='revived = ["乙"]\n')  # fmt: skip
+          g.votes(302, 2, later, ballots), revived=["乙"])  # fmt: skip
     game = g.write()
     day2 = json.loads(cli("votes", g.vote_urls[2], "--game", game, "--json", "-q").stdout)
     [back] = [b for b in day2["ballots"] if b["voter"] == "乙"]
@@ -290,7 +295,7 @@ def test_L1_the_free_sheriffs_thread_counts_with_the_days_discussion(forum, tmp_
             free.add(P(who, at(opens, start + i), f"{who}在警长帖{i}"))
     votes = g.votes(301, 1, opens, [(p, "丙" if p != "丙" else "甲") for p in PLAYERS])
     g.day(1, opens, "2024-05-09 21:30", talk, votes,
-          extra=f'sheriff_thread = "{free.serve(forum)}"\n')  # fmt: skip
+          sheriff_thread=free.serve(forum))  # fmt: skip
     game = g.write()
     with open(game, encoding="utf-8") as f:
         text = f.read().replace('sheriff = "none"', 'sheriff = "甲"\nsheriff_declaration = "自由"')
@@ -305,14 +310,14 @@ def test_L1_the_free_sheriffs_thread_counts_with_the_days_discussion(forum, tmp_
 # -- from a cold read of the fixes above ------------------------------------------------------
 
 
-def _owner_day(forum, tmp_path, extra: str, top: str = '[rules]\nsheriff_election_day = "none"\n',
-               owner_votes: bool = False) -> str:  # type: ignore[no-untyped-def]  # fmt: skip
-    g = Game(forum, tmp_path, ruleset="023", top=top)
+def _owner_day(forum, tmp_path, extra: Mapping, rules: Mapping | None = NO_ELECTION,
+               owner_votes: bool = False, roles: Mapping | None = None) -> str:  # type: ignore[no-untyped-def]  # fmt: skip
+    g = Game(forum, tmp_path, ruleset="023", rules=rules, roles=roles)
     opens = "2024-05-08 09:30"
     ballots = [(p, "乙" if p != "乙" else "甲") for p in PLAYERS if p != "丁"]
     g.day(1, opens, "2024-05-09 21:30", g.talk(401, 1, opens, dict.fromkeys(PLAYERS, 12)),
           g.votes(402, 1, opens, ballots + ([("丁", "弃权")] if owner_votes else [])),
-          extra='bar_owner = "丁"\n' + extra)  # fmt: skip
+          bar_owner="丁", **extra)  # fmt: skip
     return g.write()
 
 
@@ -322,10 +327,10 @@ def test_V11_no_card_for_a_bar_owner_with_no_vote_to_cast(forum, tmp_path):
     has no vote to cast in time: no V11 card (the first version gave one)."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    barred = _owner_day(forum, tmp_path / "a", 'cannot_vote = ["丁"]\n')
+    barred = _owner_day(forum, tmp_path / "a", {"cannot_vote": ["丁"]})
     assert lurkers(barred, 1)["cards"] == []
-    roles = "\n".join(f'"{p}" = "嫌疑人"' for p in PLAYERS if p != "丁")
-    election = _owner_day(forum, tmp_path / "b", "", top=f"[roles]\n{roles}\n")
+    roles = {p: "嫌疑人" for p in PLAYERS if p != "丁"}
+    election = _owner_day(forum, tmp_path / "b", {}, rules=None, roles=roles)
     assert lurkers(election, 1)["cards"] == []
 
 
@@ -333,7 +338,7 @@ def test_V11_no_card_for_a_bar_owner_with_no_vote_to_cast(forum, tmp_path):
 def test_V11_a_card_the_director_gave_first_by_hand_is_not_given_twice(forum, tmp_path):
     """`tally votes` said "yellow card", and a director gave it by hand, in their words: the
     check's own card for the same day and rule is that card, not a second yellow."""
-    game = _owner_day(forum, tmp_path, "", owner_votes=True)
+    game = _owner_day(forum, tmp_path, {}, owner_votes=True)
     cli("cards", "add", "--game", game, "--day", "1", "丁", "yellow", "V11", "主管弃权")
     checked = lurkers(game, 1)
     assert checked["ledger"]["new"] == [] and checked["ledger"]["totals"]["丁"]["yellow"] == 1
@@ -343,12 +348,12 @@ def test_V11_a_card_the_director_gave_first_by_hand_is_not_given_twice(forum, tm
 def test_L1_a_death_at_the_close_is_out_during_the_day(forum, tmp_path):
     """died at 21:30:00, the close: out by the close as V9 has it (the ballots lapse), so no
     lurking card, as for any death during the day."""
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     opens = "2024-05-08 09:30"
     g.day(1, opens, "2024-05-09 21:30",
           g.talk(201, 1, opens, {p: (2 if p == "戊" else 12) for p in PLAYERS}),
           g.votes(301, 1, opens, [(p, "乙" if p != "乙" else "甲") for p in PLAYERS]),
-          extra='died = { "戊" = 2024-05-09T21:30:00 }\n')  # fmt: skip
+          died={"戊": datetime(2024, 5, 9, 21, 30)})  # fmt: skip
     assert lurkers(g.write(), 1)["cards"] == []
 
 
@@ -356,7 +361,7 @@ def test_L1_a_death_at_the_close_is_out_during_the_day(forum, tmp_path):
 def test_L5_a_night_post_in_a_shared_thread_is_flagged_once(forum, tmp_path):
     """A 进程帖 both days name: 乙, voted out at day 1's close, posts in it that night. Day
     2's check has it (乙 is among its dead); day 1's no longer flags it a second time."""
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     o1, c1, o2, c2 = "2024-05-08 09:30", "2024-05-09 21:30", "2024-05-10 09:30", "2024-05-11 21:30"
     progress = Thread("500", "进程帖", UIDS, first_pid=500_000)
     progress.add(P("导演A", at(o1), "进程"))
@@ -364,10 +369,10 @@ def test_L5_a_night_post_in_a_shared_thread_is_flagged_once(forum, tmp_path):
     url = progress.serve(forum)
     g.day(1, o1, c1, g.talk(201, 1, o1, dict.fromkeys(PLAYERS, 12)),
           g.votes(301, 1, o1, [(p, "乙" if p != "乙" else "甲") for p in PLAYERS]),
-          extra=f'progress = "{url}"\n')  # fmt: skip
+          progress=url)  # fmt: skip
     g.day(2, o2, c2, g.talk(202, 2, o2, {p: 12 for p in PLAYERS if p != "乙"}),
           g.votes(302, 2, o2, [(p, "甲" if p != "甲" else "丙") for p in PLAYERS if p != "乙"]),
-          extra=f'progress = "{url}"\ndead = ["乙"]\n')  # fmt: skip
+          progress=url, dead=["乙"])  # fmt: skip
     game = g.write()
     day1 = [f for f in lurkers(game, 1)["flags"] if f["rule"] == "L5"]
     day2 = [f["floor"] for f in lurkers(game, 2)["flags"] if f["rule"] == "L5"]
@@ -377,7 +382,7 @@ def test_L5_a_night_post_in_a_shared_thread_is_flagged_once(forum, tmp_path):
 @pytest.mark.rules("L5")
 def test_L5_a_day_whose_discussion_is_its_vote_thread_flags_a_post_once(forum, tmp_path):
     """One thread for talk and votes: it was looked at twice, each post flagged twice."""
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     opens = "2024-05-08 09:30"
     t = g.votes(301, 1, opens, [(p, "乙" if p != "乙" else "甲") for p in PLAYERS])
     t.add(P("乙", "2024-05-09 22:00:00", "我是好人"))
@@ -402,19 +407,19 @@ def test_L5_the_check_that_gives_the_red_flags_the_posts_after_the_close(forum, 
 # -- from a second cold read: revived, the morning post, the new day keys --------------------
 
 
-def _revival(forum, tmp_path, extra2: str, progress: Thread | None = None,
-             ruleset: str = "245") -> tuple[Game, str]:  # type: ignore[no-untyped-def]  # fmt: skip
-    """乙 is voted out at day 1's close; day 2's block says ``extra2``."""
-    g = Game(forum, tmp_path, ruleset=ruleset, top='[rules]\nsheriff_election_day = "none"\n')
-    more = f'progress = "{progress.serve(forum)}"\n' if progress is not None else ""
+def _revival(forum, tmp_path, extra2: Mapping, progress: Thread | None = None,
+             ruleset: str = "245", day1: Mapping | None = None) -> tuple[Game, str]:  # type: ignore[no-untyped-def]  # fmt: skip
+    """乙 is voted out at day 1's close; day 2's block says ``extra2`` (day 1's ``day1``)."""
+    g = Game(forum, tmp_path, ruleset=ruleset, rules=NO_ELECTION)
+    more = {"progress": progress.serve(forum)} if progress is not None else {}
     opens = "2024-05-08 09:30"
     g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12)),
           g.votes(301, 1, opens, [(p, "乙" if p != "乙" else "甲") for p in PLAYERS]),
-          extra=more)  # fmt: skip
+          **more, **(day1 or {}))  # fmt: skip
     later = "2024-05-10 09:30"
     g.day(2, later, "2024-05-11 21:30", g.talk(202, 2, later, dict.fromkeys(PLAYERS, 12)),
           g.votes(302, 2, later, [(p, "丙" if p != "丙" else "甲") for p in PLAYERS]),
-          extra=extra2 + more)  # fmt: skip
+          **extra2, **more)  # fmt: skip
     return g, g.write()
 
 
@@ -427,7 +432,7 @@ def _morning(game: str, day: int) -> str:
 def test_V9_revived_at_the_open_and_out_again_at_noon(forum, tmp_path):
     """Seed 001: revived at the open, killed at 正午: `revived` beside `died` (refused before);
     the morning's ballot counts, and the post says who went out and who came back."""
-    g, game = _revival(forum, tmp_path, 'revived = ["乙"]\ndied = { "乙" = 2024-05-10T12:00:00 }\n')
+    g, game = _revival(forum, tmp_path, {"revived": ["乙"], "died": {"乙": datetime(2024, 5, 10, 12)}})
     day2 = json.loads(cli("votes", g.vote_urls[2], "--game", game, "--json", "-q").stdout)
     [back] = [b for b in day2["ballots"] if b["voter"] == "乙"]
     assert (back["status"], back["reason"]) == ("void", "dead_voter")  # lapsed at noon
@@ -436,7 +441,7 @@ def test_V9_revived_at_the_open_and_out_again_at_noon(forum, tmp_path):
 @pytest.mark.rules("A1", "V9")
 def test_A1_the_morning_says_the_vote_out_and_the_revival(forum, tmp_path):
     """乙, voted out on day 1, revived for day 2: the morning post said 昨日无人出局."""
-    _, game = _revival(forum, tmp_path, 'revived = ["乙"]\n')
+    _, game = _revival(forum, tmp_path, {"revived": ["乙"]})
     text = _morning(game, 2)
     assert "昨日出局（按出局顺序）：乙" in text and "今日复活：乙" in text
     assert "存活玩家（6）" in text
@@ -444,7 +449,7 @@ def test_A1_the_morning_says_the_vote_out_and_the_revival(forum, tmp_path):
 
 @pytest.mark.rules("V9")
 def test_V9_revived_names_one_no_day_put_out(forum, tmp_path):
-    _, game = _revival(forum, tmp_path, 'revived = ["丁"]\n')
+    _, game = _revival(forum, tmp_path, {"revived": ["丁"]})
     refused = runner.invoke(app, ["lurkers", "--game", game, "--day", "2", "-q"])
     assert refused.exit_code != 0 and "no day before put 丁 out" in refused.stderr
 
@@ -456,7 +461,7 @@ def test_L5_a_night_post_before_the_revival_is_flagged(forum, tmp_path):
     progress = Thread("500", "进程帖", UIDS, first_pid=500_000)
     progress.add(P("导演A", at("2024-05-08 09:30"), "进程"))
     progress.add(P("乙", "2024-05-09 23:00:00", "我还会回来"))
-    _, game = _revival(forum, tmp_path, 'revived = ["乙"]\n', progress)
+    _, game = _revival(forum, tmp_path, {"revived": ["乙"]}, progress)
     flags = [(f["player"], f["floor"]) for f in lurkers(game, 2)["flags"] if f["rule"] == "L5"]
     assert flags == [("乙", 2)]
 
@@ -467,14 +472,8 @@ def test_A1_a_death_after_the_close_is_the_nights_where_the_ruleset_lists_it_apa
 ):
     """Ruleset 000 lists the day's out and the night's apart: 丁, died at 02:00 after day 1's
     close (a night death written as died), is the night's, not the day's."""
-    _, game = _revival(forum, tmp_path, "", ruleset="000")
-    with open(game, encoding="utf-8") as f:
-        text = f.read()
-    first = text.index("[[days]]\nday = 1")
-    block_end = text.index("[[days]]\nday = 2")
-    day1 = text[first:block_end].rstrip() + '\ndied = { "丁" = 2024-05-10T02:00:00 }\n\n'
-    with open(game, "w", encoding="utf-8") as f:
-        f.write(text[:first] + day1 + text[block_end:])
+    _, game = _revival(forum, tmp_path, {}, ruleset="000",
+                       day1={"died": {"丁": datetime(2024, 5, 10, 2)}})  # fmt: skip
     said = _morning(game, 2)
     assert "昨日白天出局（按出局顺序）：乙" in said and "昨夜出局（按出局顺序）：丁" in said
 
@@ -483,7 +482,7 @@ def test_A1_a_death_after_the_close_is_the_nights_where_the_ruleset_lists_it_apa
 def test_A1_after_a_day_not_counted_the_post_does_not_claim_an_order(forum, tmp_path):
     """Day 1's vote thread cannot be read and no result was posted: the out are the game
     file's, in its order, and the post no longer says 按出局顺序."""
-    _, game = _revival(forum, tmp_path, 'dead = ["乙", "丙"]\n')
+    _, game = _revival(forum, tmp_path, {"dead": ["乙", "丙"]})
     forum.routes.pop(next(k for k in forum.routes if k.startswith("discuz:301:")))
     said = _morning(game, 2)
     assert "昨日出局：乙、丙" in said and "按出局顺序" not in said
@@ -496,7 +495,7 @@ def test_L1_a_sheriff_thread_that_is_a_vote_thread_is_refused(forum, tmp_path):
     opens = "2024-05-08 09:30"
     votes = g.votes(301, 1, opens, [(p, "丙" if p != "丙" else "甲") for p in PLAYERS])
     g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12)), votes,
-          extra=f'sheriff_thread = "{votes.serve(forum)}"\n')  # fmt: skip
+          sheriff_thread=votes.serve(forum))  # fmt: skip
     refused = runner.invoke(app, ["lurkers", "--game", g.write(), "--day", "1", "-q"])
     assert refused.exit_code != 0 and "day 1.sheriff_thread" in " ".join(refused.stderr.split())
     assert "is day 1's vote thread, not a sheriff thread" in " ".join(refused.stderr.split())
@@ -509,12 +508,8 @@ def test_L1_a_sheriff_thread_that_is_the_discussion_thread_counts_once(forum, tm
     talk = g.talk(201, 1, opens, {p: (3 if p == "甲" else 12) for p in PLAYERS})
     g.day(1, opens, "2024-05-09 21:30", talk,
           g.votes(301, 1, opens, [(p, "丙" if p != "丙" else "甲") for p in PLAYERS]),
-          extra=f'sheriff_thread = "{talk.serve(forum)}"\nsheriff = "甲"\n')  # fmt: skip
-    game = g.write().replace('sheriff = "none"\n', "")
-    with open(game, encoding="utf-8") as f:
-        text = f.read().replace('sheriff = "none"\n', "")
-    with open(game, "w", encoding="utf-8") as f:
-        f.write(text)
+          sheriff_thread=talk.serve(forum), sheriff="甲")  # fmt: skip
+    game = g.write()
     posts = {p["player"]: p["posts"] for p in lurkers(game, 1)["players"]}
     assert posts["甲"] == 3
 
@@ -523,7 +518,7 @@ def test_L1_a_sheriff_thread_that_is_the_discussion_thread_counts_once(forum, tm
 def test_L2_a_run_passes_over_a_day_the_player_was_silenced(forum, tmp_path):
     """Three low days with a silenced one between: no run of three (the silenced day neither
     counts nor breaks it); a fourth low day makes the run, over the silenced one."""
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     starts = ("2024-05-06", "2024-05-08", "2024-05-10", "2024-05-12")
     for n, date in enumerate(starts, start=1):
         opens = f"{date} 09:30"
@@ -531,7 +526,7 @@ def test_L2_a_run_passes_over_a_day_the_player_was_silenced(forum, tmp_path):
         posts = {p: (6 if p == "戊" else 12) for p in PLAYERS}  # 戊: 6, no L1, under 10
         g.day(n, opens, closes, g.talk(200 + n, n, opens, posts),
               g.votes(300 + n, n, opens, [(p, "甲" if p != "甲" else "乙") for p in PLAYERS]),
-              extra='silenced = ["戊"]\n' if n == 2 else "")  # fmt: skip
+              **({"silenced": ["戊"]} if n == 2 else {}))  # fmt: skip
     game = g.write()
     assert [c for c in lurkers(game, 3)["cards"] if c["rule"] == "L2"] == []
     [l2] = [c for c in lurkers(game, 4)["cards"] if c["rule"] == "L2"]
@@ -546,7 +541,7 @@ def test_L1_L3_posts_deleted_after_the_close_stood_at_the_close(forum, tmp_path)
     """乙's ballot and two of its five posts are deleted after the close (on the real X3.5 an
     author deletes their own post from the edit form): checked again, 乙 was carded L1 and
     L3 for a day on which 乙 had posted five times and voted."""
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     opens = "2024-05-08 09:30"
     talk = g.talk(201, 1, opens, {p: (5 if p == "乙" else 12) for p in PLAYERS})
     votes = g.votes(301, 1, opens, [(p, "丙" if p != "丙" else "甲") for p in PLAYERS])
@@ -570,7 +565,7 @@ def test_S2_a_change_deleted_after_the_close_stood_at_the_close(forum, tmp_path)
     the result turned. It is counted as it stood at the close, and flagged."""
     from .discuzgen import Comment
 
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     opens = "2024-05-08 09:30"
     votes = g.votes(301, 1, opens, [("甲", "丙"), ("乙", "丙"), ("丙", "甲"), ("丁", "甲"),
                                     ("戊", "丙")])  # fmt: skip
@@ -597,7 +592,7 @@ def test_V3_a_change_in_the_minute_of_its_own_floor_comes_after_it(forum, tmp_pa
     own vote sorted before the vote, and was void as a change with no vote (real X3.5)."""
     from .discuzgen import Comment
 
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     opens = "2024-05-08 09:30"
     votes = g.votes(301, 1, opens, [("甲", "丙"), ("乙", "丙")])
     votes.add(P("丁", "2024-05-08 10:01:30", "投票对象：甲\n投票理由：先投",
@@ -617,7 +612,7 @@ def test_V2_a_comment_in_the_opening_minute_under_a_floor_after_the_open_is_on_t
     still is, with an "opening minute" flag the director can rule on."""
     from .discuzgen import Comment
 
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     opens = "2024-05-08 09:30"
     votes = Thread("301", "第1天投票帖", UIDS, first_pid=301_000)
     votes.add(P("导演A", "2024-05-08 09:30:00", "投票格式：\n投票对象：\n投票理由："))
@@ -644,7 +639,7 @@ def test_S2_a_ballot_approved_after_the_close_is_flagged(forum, tmp_path):
     close, was not in tally's read after it; approved later, it is there with its time, and
     the floors after it are numbered again. It turned the result without a word on a real
     X3.5: it is counted, and flagged."""
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     opens = "2024-05-08 09:30"
     votes = g.votes(301, 1, opens, [("甲", "丙"), ("乙", "丙"), ("丙", "甲"), ("戊", "甲")])
     g.day(1, opens, "2024-05-09 21:30", g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12)), votes)
@@ -669,7 +664,7 @@ def test_V6_an_anonymous_ballot_says_so_not_that_the_player_was_renamed(forum, t
     """Discuz!'s 匿名: players see 匿名, a moderator the account's uid. Read with the
     director's cookies, tally counted 戊's anonymous ballot as 戊 and said "戊 posts as 匿名
     now", as if the account were renamed, in the post that players may be shown."""
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     opens = "2024-05-08 09:30"
     votes = Thread("301", "第1天投票帖", {**UIDS, "匿名": UIDS["戊"]}, first_pid=301_000)
     votes.add(P("导演A", at(opens), "投票格式：\n投票对象：\n投票理由："))
@@ -693,7 +688,7 @@ def test_S2_an_older_change_deleted_after_the_close_is_the_one_put_back(forum, t
     and the chat was judged twice while the change was lost (a cold read)."""
     from .discuzgen import Comment
 
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     opens = "2024-05-08 09:30"
     votes = g.votes(301, 1, opens, [("甲", "丙"), ("乙", "丙"), ("丙", "甲"), ("丁", "甲"),
                                     ("戊", "丙")])  # fmt: skip

@@ -21,7 +21,7 @@ from tally.model import History, Version
 from .conftest import FOLDERS, quiet_environ
 from .discuzgen import P
 from .forking import ended, forked
-from .test_cards_audit import PLAYERS, Game, at, cli
+from .test_cards_audit import NO_ELECTION, PLAYERS, Game, at, cli
 from .votekit import T, game, vote
 from .votekit import at as when
 
@@ -29,7 +29,7 @@ from .votekit import at as when
 def two_pages(forum, tmp_path):  # type: ignore[no-untyped-def]
     """A closed day whose vote thread fills two pages (10 floors a page): 甲's and 乙's
     ballots on page 2."""
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
     opens = "2024-05-08 09:30"
     votes = g.votes(301, 1, opens, [("丙", "甲"), ("丁", "甲"), ("戊", "丙"), ("己", "甲")])
     for i in range(6):
