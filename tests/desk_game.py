@@ -241,19 +241,13 @@ def moderated(forum, tmp_path: Path) -> Desk:  # type: ignore[no-untyped-def]
         for n, who in enumerate(["alice", "bob", "carol", "dave", "eve"]):
             talk.add(P(who, f"2026-12-06 1{i}:{10 + n:02d}:00", f"发言{i}"))
     talk.add(P("eve。", "2026-12-06 16:00:00", "路过"))
-    game = tmp_path / "game.toml"
-    game.write_text(f"""name = "版主局"
-ruleset = "000"
-directors = ["admin"]
-players = ["alice", "bob", "carol", "dave", "eve"]
-
-[[days]]
-day = 2
-opens = 2026-12-06T09:00:00
-closes = 2026-12-06T21:00:00
-discussion = "{talk.serve(forum)}"
-vote = "{forum.url("forum.php?mod=viewthread&tid=2")}"
-""", encoding="utf-8")  # fmt: skip
+    game = gamefiles.write_game(
+        tmp_path / "game.toml",
+        gamefiles.day(2, forum.url("forum.php?mod=viewthread&tid=2"), "2026-12-06T09:00:00",
+                      "2026-12-06T21:00:00", discussion=talk.serve(forum)),
+        name="版主局", ruleset="000", directors=["admin"],
+        players=["alice", "bob", "carol", "dave", "eve"],
+    )  # fmt: skip
     clock = FakeClock(datetime(2026, 12, 6, 21, 30, tzinfo=CHINA).astimezone(UTC))
     reader = Reader(clock.env(http=HttpOptions(host_delay=0)),
                     Reading(cache_dir=tmp_path / "cache"))  # fmt: skip

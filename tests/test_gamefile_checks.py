@@ -507,12 +507,9 @@ def test_a_day_whose_discussion_is_its_vote_thread_is_checked_in_the_same_order(
     from tally.rules.game.gamefile import load_game
 
     url = "https://tieba.baidu.com/p/8800999"
-    path = tmp_path / "game.toml"
-    path.write_text(
-        'name = "T"\nruleset = "default"\ndirectors = ["daoyan_a"]\nplayers = ["lengyue", "kiwi"]\n'
-        "[[days]]\nday = 2\nopens = 2024-05-08T09:30:00\ncloses = 2024-05-09T22:00:00\n"
-        f'vote = "{url}"\ndiscussion = "{url}"\n',
-        encoding="utf-8",
+    path = gamefiles.write_game(
+        tmp_path / "game.toml", gamefiles.day(2, url, closes="2024-05-09T22:00:00", discussion=url),
+        name="T", ruleset="default", directors=["daoyan_a"], players=["lengyue", "kiwi"],
     )
     game = load_game(path)
     t0 = datetime(2024, 5, 8, 9, 30, tzinfo=ZoneInfo("Asia/Shanghai"))
