@@ -39,6 +39,7 @@ from tally.forums.http import Http
 from tally.forums.merged import cached_thread, gone, with_first_reads
 from tally.forums.out_of_place import numbered_again, place_floating, renumbered
 from tally.forums.ways import way_of, with_edits
+from tally.i18n import tr
 from tally.model import History, Page, Thread, Version
 from tally.times import instant
 from tally.vocabulary import Origin
@@ -116,7 +117,7 @@ def fetch_thread(
     except ApiUnavailable as exc:
         if way != API or options.offline:
             raise
-        why = f"{exc}; tally reads its threads from their HTML pages"
+        why = tr("{why}; tally reads its threads from their HTML pages", why=exc)
         http.facts[(platform.name, urlsplit(ref.base).netloc)] = (PAGES, why)  # the run's others
         thread = _fetched(url, tz, PAGES, http=http, options=options, progress=progress,
                           held=held)  # fmt: skip
@@ -151,8 +152,8 @@ def _fetched(
         held.following(way)
     known = None if options.fresh else _last_known(held, store)
     if options.offline and known is None:
-        raise FetchError(f"{url}: no page of this thread is in the cache, which --offline "
-                         "counts from; run without it.")  # fmt: skip
+        raise FetchError(tr("{url}: no page of this thread is in the cache, which --offline "
+                            "counts from; run without it.", url=url))  # fmt: skip
     # What may stand in for the forum: the cache or memory, but for a read that decides.
     reuse = known is not None and (options.offline or not options.live)
     try:
@@ -300,7 +301,8 @@ def _read_pages(
     while True:
         if total > options.max_pages:
             raise FetchError(
-                f"{url} has {total} pages, more than tally reads ({options.max_pages})."
+                tr("{url} has {count} pages, more than tally reads ({most}).", url=url,
+                   count=total, most=options.max_pages)
             )
         wanted = [n for n in range(1, total + 1) if n not in pages]
         for n in wanted:
@@ -336,9 +338,14 @@ def _offline_hint(
         or not _whole_in_cache(url, reader.tz, reader.http, options)
     ):
         return None
-    said = "after the close" if options.not_before is not None else "before the close"
-    return FetchError(f"{exc} The cache holds every page of this thread as read {said}: "
-                      "add --offline to count from it.")  # fmt: skip
+    if options.not_before is not None:
+        hint = tr("The cache holds every page of this thread as read after the close: add "
+                  "--offline to count from it.")  # fmt: skip
+    else:
+        hint = tr("The cache holds every page of this thread as read before the close: add "
+                  "--offline to count from it.")  # fmt: skip
+    # TRANSLATORS: what is wrong, then what to do; two sentences.
+    return FetchError(tr("{said} {advice}", said=exc, advice=hint))
 
 
 def _read_each(
@@ -402,8 +409,9 @@ def store_versions(
         kept = store.store_version(number, page_data(page.posts), when, read)
         if kept == "full":
             (options.warn or logging.getLogger("tally").warning)(
-                f"{name}'s history holds {MAX_VERSIONS} versions, as many as tally keeps: this "
-                f"read is not kept (the history is in {store.folder})."
+                tr("{thread}'s history holds {most} versions, as many as tally keeps: this "
+                   "read is not kept (the history is in {folder}).", thread=name,
+                   most=MAX_VERSIONS, folder=store.folder)
             )
             break
         if kept in ("kept", "same"):  # an unchanged page is a read too (cache.keep)
