@@ -12,6 +12,7 @@ or after the close never rests on a page cached before it) or ``--fresh`` is giv
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import logging
 import uuid
@@ -356,10 +357,15 @@ def _read_each(
     workers = max(1, min(reader.http.options.max_in_flight, len(wanted)))
     # The last page of a two-page thread is read here: no thread is started for it.
     pool = ThreadPoolExecutor(max_workers=workers) if len(wanted) > 1 else None
+    # Each page is read in the caller's context (the run's language: a page's error is said
+    # in it, whichever thread read the page); a copy each, since a context runs in one thread.
+    caller = contextvars.copy_context()
+
+    def read(n: int) -> tuple[int, tuple[Page, str, datetime]]:
+        return n, caller.copy().run(reader.read, n, cached_ok=n < cached_below)
+
     try:
-        yield from (pool.map if pool is not None else map)(
-            lambda n: (n, reader.read(n, cached_ok=n < cached_below)), wanted
-        )
+        yield from (pool.map if pool is not None else map)(read, wanted)
     finally:
         if pool is not None:
             pool.shutdown()
