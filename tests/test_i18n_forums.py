@@ -158,3 +158,12 @@ def test_the_read_summary_and_the_clock_warning_in_chinese(forum):
     # One sentence, no English word of it left (the host and the duration are not its words).
     english = re.sub(r"bbs\.example\.com|\d+|min|s\b|Date|tally", "", ahead)
     assert HAN.search(ahead) and not re.search(r"[A-Za-z]{2,}", english)
+
+
+def test_the_summary_lists_its_parts_as_each_language_does():
+    from tally.forums.built import _listed
+
+    parts = ["1 from the network", "6 from the cache"]
+    assert _listed(parts) == "1 from the network, 6 from the cache" and _listed([]) == ""
+    with speaking(Language.ZH):
+        assert _listed(["1页从网络读取", "6页来自缓存", "x"]) == "1页从网络读取，6页来自缓存，x"

@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tally import tomlfile
 from tally.errors import InputError
-from tally.i18n import tr
+from tally.i18n import N_, tr
 from tally.vocabulary import Markup
 
 # What a profile may give selectors for. ``post`` finds the post nodes on the page; the
@@ -46,7 +46,7 @@ _KEYS = {
 class Board:
     name: str
     # Where the profile was declared: "built in", or the file's path.
-    origin: str = "built in"
+    origin: str = N_("built in")  # a machine value too (discuz.post): translated where shown
     # Host names the profile is for ("bbs.example.com"; "*.example.com" for any sub-domain).
     hosts: tuple[str, ...] = ()
     # Text only this theme's pages hold (a class name): how a saved page, or a board the
@@ -124,7 +124,7 @@ class Board:
         )
 
 
-DEFAULT = Board("default", origin="tally's own selectors", about="Discuz!'s default templates")
+DEFAULT = Board("default", origin=N_("tally's own selectors"), about="Discuz!'s default templates")
 
 
 class Boards:
@@ -185,7 +185,7 @@ def load_boards(path: Path | None = None, *, folder: Path | None = None) -> Boar
 @functools.cache
 def built_in() -> tuple[Board, ...]:
     text = resources.files("tally.forums").joinpath("boards.toml").read_text(encoding="utf-8")
-    return tuple(parse_boards(text, "built in"))
+    return tuple(parse_boards(text, N_("built in")))
 
 
 def parse_boards(text: str, origin: str) -> list[Board]:

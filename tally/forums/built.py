@@ -5,6 +5,7 @@ files read as one thread each (``read_saved_thread_files``), and what a read say
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from collections.abc import Iterable, Sequence
@@ -57,17 +58,24 @@ def shortfall(
     if small:
         # The forum merges the posts it shows above the others (keyed by post id) with the
         # page's own (keyed by their place there): a small id takes another post's key.
-        gone = ", ".join(map(str, thread.gaps[:10])) or "one"
         page = small[0][0]
+        posts = ", ".join(pid for _, pid in small)
         advice = tr(
             "Page {page} shows post(s) {posts} above its others (置顶回复 or 热门回复) with a "
             "post id smaller than the posts a page shows: the forum then leaves a reply out "
             "of the page (floor(s) {floors} not read), and reading again changes nothing; "
             "have a moderator unstick it (解除置顶), or count by hand.",
             page=page,
-            posts=", ".join(pid for _, pid in small),
-            floors=gone,
-        )
+            posts=posts,
+            floors=", ".join(map(str, thread.gaps[:10])),
+        ) if thread.gaps else tr(
+            "Page {page} shows post(s) {posts} above its others (置顶回复 or 热门回复) with a "
+            "post id smaller than the posts a page shows: the forum then leaves a reply out "
+            "of the page (floor(s) one not read), and reading again changes nothing; have a "
+            "moderator unstick it (解除置顶), or count by hand.",
+            page=page,
+            posts=posts,
+        )  # fmt: skip
     said = tr(
         "{source}: the thread says it has {replies} replies but tally read {read} (and "
         "{comments} comments); page {page} may be incomplete.",
@@ -284,7 +292,7 @@ def summary(thread: Thread) -> str:
         Origin.FILE: N_("{n} from saved files"),
         Origin.ARCHIVE: N_("{n} from the archive"),
     }
-    parts = ", ".join(tr(said[o], n=n) for o in Origin if (n := thread.sources.count(o)))
+    parts = _listed([tr(said[o], n=n) for o in Origin if (n := thread.sources.count(o))])
     if not thread.gaps:
         return tr("thread {thread}: {count} page(s), {sources}", thread=thread.thread_id,
                   count=thread.page_count, sources=parts)  # fmt: skip
@@ -297,3 +305,10 @@ def summary(thread: Thread) -> str:
         sources=parts,
         floors=shown,
     )
+
+
+def _listed(parts: list[str]) -> str:
+    """Words listed as the run's language lists them (Chinese: ，)."""
+    # TRANSLATORS: a list, one more item added to it at a time ("a, b" then "a, b, c").
+    return functools.reduce(lambda a, b: tr("{list}, {item}", list=a, item=b), parts[1:],
+                            parts[0]) if parts else ""  # fmt: skip
