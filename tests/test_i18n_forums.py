@@ -14,6 +14,7 @@ import pytest
 
 from tally.cli import app
 from tally.demo.localforum import LocalForum, Reply
+from tally.environment import HttpOptions
 from tally.errors import FetchError, InputError, ParseError, TruncatedPageError
 from tally.forums.boards import parse_boards
 from tally.forums.built import summary
@@ -22,7 +23,7 @@ from tally.forums.cookies import load_cookies
 from tally.forums.timeparse import parse_forum_time
 from tally.i18n import Language, speaking
 
-from .conftest import CHINA, DISCUZ, Runner, read_one
+from .conftest import CHINA, DISCUZ, FakeClock, Runner, read_one
 
 runner = Runner()
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -167,3 +168,24 @@ def test_the_summary_lists_its_parts_as_each_language_does():
     assert _listed(parts) == "1 from the network, 6 from the cache" and _listed([]) == ""
     with speaking(Language.ZH):
         assert _listed(["1页从网络读取", "6页来自缓存", "x"]) == "1页从网络读取，6页来自缓存，x"
+
+
+def test_a_thread_gone_after_a_merge_in_chinese(forum, tmp_path):
+    """The vote thread tally read answers 404 after a merge: the sentence that says tally read
+    it before, and where to point the day's vote, in Chinese."""
+    from .test_merged_into_discussion import LATER, _game, _read_then_merge, _said
+
+    cache = _read_then_merge(forum, tmp_path)
+    game = _game(tmp_path, forum, "4")
+    url = forum.url("forum.php?mod=viewthread&tid=4")
+    env = FakeClock(LATER).env(http=HttpOptions(host_delay=0))
+    result = runner.invoke(app, ["votes", url, "--game", game, *cache], obj=env,
+                           env={"TALLY_LANG": "zh"})  # fmt: skip
+    assert result.exit_code == 4, result.output
+    [said] = _said(result)
+    assert "主题不存在" in said  # the forum's own words
+    assert (
+        "；tally 以前读过它（5帖，作为第2天的投票帖）：版主删了它，或者把它合并进了别的帖子" in said
+    )
+    assert said.endswith("tally 会按发言 ID 认出先在这里读到的发言。")
+    assert "tally read it before" not in said and "check the tid" not in said

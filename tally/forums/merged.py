@@ -120,7 +120,10 @@ def gone(exc: ThreadGoneError, store: ThreadCache | None) -> ThreadGoneError:
     ids = store.post_ids() if store is not None else frozenset()
     if not ids:
         return exc
-    said = str(exc).rstrip(".。").removesuffix("; check the tid in the URL")
+    # The forum's sentence without its advice, which the merge's sentence replaces.
+    # TRANSLATORS: the end of the sentences of a missing thread, as they are translated.
+    advice = ("; check the tid in the URL", tr("; check the tid in the URL"))
+    said = str(exc).rstrip(".。").removesuffix(advice[0]).removesuffix(advice[1])
     roles = store.roles() if store is not None else None
     read_as = sorted({(d, r) for d, by in (roles or {}).items() for r in by if r != UNSURE})
     named = "、".join(
