@@ -189,3 +189,19 @@ def test_a_thread_gone_after_a_merge_in_chinese(forum, tmp_path):
     )
     assert said.endswith("tally 会按发言 ID 认出先在这里读到的发言。")
     assert "tally read it before" not in said and "check the tid" not in said
+
+
+def test_an_unreachable_forum_and_retries_given_up_in_chinese(forum):
+    fast = FakeClock().env(http=HttpOptions(attempts=2))
+    down = "http://127.0.0.1:9/thread-1-1-1.html"
+    zh = said(FetchError, lambda: read_one(down, env=fast), Language.ZH)
+    assert zh == "连不上 127.0.0.1:9（连接被拒绝）；请检查地址，并确认论坛没有宕机（试了2次）。"
+    forum.add_discuz_thread("23", DISCUZ, "vote")
+    replies = [Reply(fault="reset")] * 6
+    forum.hook = lambda path: replies.pop(0) if "page=2" in path and replies else None
+    url, second = forum.url("thread-23-1-1.html"), page_url(forum, "23", 2)
+    zh = said(FetchError, lambda: read_one(url, http=HttpOptions(attempts=3)), Language.ZH)
+    assert re.fullmatch(rf"读不了 {re.escape(second)}：试了3次后放弃（最后一次：\w+: .*）。", zh)
+    en = said(FetchError, lambda: read_one(url, http=HttpOptions(attempts=3)), Language.EN)
+    assert re.fullmatch(rf"could not read {re.escape(second)}: gave up after 3 attempts "
+                        r"\(last: \w+: .*\)\.", en)  # fmt: skip
