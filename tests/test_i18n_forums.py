@@ -173,7 +173,7 @@ def test_the_summary_lists_its_parts_as_each_language_does():
 def test_a_thread_gone_after_a_merge_in_chinese(forum, tmp_path):
     """The vote thread tally read answers 404 after a merge: the sentence that says tally read
     it before, and where to point the day's vote, in Chinese."""
-    from .test_merged_into_discussion import LATER, _game, _read_then_merge, _said
+    from .test_reading_merged_into_discussion import LATER, _game, _read_then_merge, _said
 
     cache = _read_then_merge(forum, tmp_path)
     game = _game(tmp_path, forum, "4")
