@@ -176,10 +176,10 @@ def load_config(path: Path) -> dict[str, Any]:
             if close:
                 raise InputError(tr("{path}, key {key!r}: is not a setting tally knows (did you "
                                     "mean {near!r}?); it knows {known}.", path=path, key=name,
-                                    near=close[0], known=", ".join(known)))  # fmt: skip
+                                    near=close[0], known=tr(", ").join(known)))  # fmt: skip
             raise InputError(tr("{path}, key {key!r}: is not a setting tally knows; it knows "
                                 "{known}.", path=path, key=name,
-                                known=", ".join(known)))  # fmt: skip
+                                known=tr(", ").join(known)))  # fmt: skip
     # Said in errors only: the settings' sources (`tally config`) are named as they are.
     source = tr("config file {path}", path=path)
     if LANGUAGE in data:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 from tally import tomlfile
 from tally.errors import GameFileError, InputError, clause
 from tally.forums import resolve_url
-from tally.i18n import tr
+from tally.i18n import N_, tr
 from tally.model import Thread
 from tally.outputs.results import DayAdded, Proposal
 from tally.rules.counting.announced import Close, announced_closes
@@ -58,6 +58,17 @@ _DAY_KEYS: tuple[tuple[str, str, Callable[[Ruleset], bool]], ...] = (
 )
 
 
+# A thread as a sentence names it by its role ("day 1's discussion thread"): the catalog's
+# words for it, which the sentence's own entry places (第1天的{role}: 第1天的讨论帖).
+ROLES = {ThreadRole.VOTE: N_("vote thread"), ThreadRole.DISCUSSION: N_("discussion thread"),
+         ThreadRole.PROGRESS: N_("progress thread"),
+         ThreadRole.SHERIFF: N_("sheriff thread")}  # fmt: skip
+
+
+def said(role: ThreadRole) -> str:
+    return tr(ROLES[ThreadRole(role)])
+
+
 def next_number(game: Game, day: int | None) -> int:
     """The day to add: the one named, else the one after the file's last."""
     number = day if day is not None else max((d.day for d in game.days), default=0) + 1
@@ -78,10 +89,10 @@ def refuse_known_threads(game: Game, discussion: str, vote: str) -> None:
         found = game.locate(key)
         if found is not None:
             raise InputError(
-                tr("thread {thread} is day {day}'s {role} thread in "
-                   "{where} already, not a new day's {new_role} thread; give the new day's "
-                   "threads.", thread=key.thread_id, day=found[0].day, role=found[1],
-                   where=game.where(), new_role=role)
+                tr("thread {thread} is day {day}'s {role} in "
+                   "{where} already, not a new day's {new_role}; give the new day's "
+                   "threads.", thread=key.thread_id, day=found[0].day, role=said(found[1]),
+                   where=game.where(), new_role=said(role))
             )
     if keys[0] == keys[1]:
         raise InputError(
@@ -101,8 +112,8 @@ def propose(
         if not thread.posts or thread.posts[0].floor != 1:
             raise InputError(
                 tr("thread {thread} “{title}” has no first post to read the "
-                   "day from; is it the day's {role} thread?", thread=thread.thread_id,
-                   title=thread.title, role=role)
+                   "day from; is it the day's {role}?", thread=thread.thread_id,
+                   title=thread.title, role=said(role))
             )
     from tally.outputs.written.draft import is_vote_thread, opening
 

@@ -31,7 +31,7 @@ def init(
 
     if ruleset is not None and ruleset not in RULESETS:
         raise InputError(tr("--ruleset {ruleset!r} is not one of {rulesets}.", ruleset=ruleset,
-                              rulesets=", ".join(RULESETS)))
+                              rulesets=tr(", ").join(RULESETS)))
     if name is not None and not name.strip():
         raise InputError(tr("--name is empty; give the game's name as the announcements print it."))
     check_output(output, N_("game file"), overwrite=False)

@@ -104,7 +104,7 @@ def why(card: Card, result: DayCheck) -> str:
             for n, ps in sorted(result.days.items())
             if n <= card.day
         ]
-        return tr("posts now: {posts}", posts=", ".join(posts))
+        return tr("posts now: {posts}", posts=tr(", ").join(posts))
     return tr("the check of day {day} no longer gives it", day=card.day)
 
 
