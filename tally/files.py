@@ -11,6 +11,7 @@ import os
 import stat
 from pathlib import Path
 
+from tally.environment import home_expanded, home_user
 from tally.errors import InputError
 from tally.i18n import N_, tr
 
@@ -33,13 +34,12 @@ KINDS = (N_("game file"), N_("config file"), N_("board profile file"), N_("saved
 def user_path(value: str | Path, where: str, error: type[InputError] = InputError) -> Path:
     """``value`` with ``~`` and ``~user`` made the home folder, or one sentence naming
     ``where`` it was given when there is no such user (Python raises RuntimeError)."""
-    path = Path(value)
-    try:
-        return path.expanduser()
-    except RuntimeError:
-        user = str(value).split("/", 1)[0].split("\\", 1)[0]
+    path = home_expanded(value)
+    if path is None:
         raise error(tr("{where}: {value!r} starts with the home folder of {user}, and there "
-                       "is no such user here.", where=where, value=str(value), user=user)) from None
+                       "is no such user here.", where=where, value=str(value),
+                       user=home_user(value)))  # fmt: skip
+    return path
 
 
 def read_own(path: Path, limit: int) -> bytes | None:
