@@ -183,3 +183,25 @@ def test_the_commands_chinese_keeps_no_english_sentence():
             and re.search(r"[a-z]{3}", re.sub(r"\{[^}]*\}", "", m.id))]  # fmt: skip
     assert len(mine) > 150
     assert [m.id for m in mine if not HAN.search(m.string or "")] == []
+
+
+def test_a_post_asked_in_chinese_is_posted_on_a_chinese_yes_only(forum, tmp_path):
+    from .test_posting import Board, after_close, env, setup
+
+    board = Board(forum)
+    _, game, cookies = setup(board, tmp_path)
+    clock = after_close(board)
+    args = ["announce", "--game", game, "--day", "2", "--post", "--cookies", str(cookies)]
+
+    def post(said: str):  # type: ignore[no-untyped-def]
+        return runner.invoke(app, args, obj=env(clock, terminal=True), input=said,
+                             env={"TALLY_LANG": "zh"})  # fmt: skip
+
+    no = post("否\n")
+    assert no.exit_code == 7 and "吗？ [y/N，是/否]:" in no.stderr
+    assert "以“导演A”的身份发布到 " in no.stderr
+    assert said_after_asking(no, 7) == "tally: 没有发布：你选择了否。"
+    assert board.replies == []
+    yes = post("是\n")
+    assert yes.exit_code == 0, yes.stderr
+    assert len(board.replies) == 1
