@@ -55,24 +55,30 @@ class Key:
     help: str
     option: str
     default: Any = None
-    unset: str = ""  # what tally does when nothing sets it (and the default is None)
+    # What tally does when nothing sets it (and the default is None), as the catalog has it.
+    unset_words: str = ""
+
+    @property
+    def unset(self) -> str:
+        """What tally does when nothing sets it, in the run's language (`tally config`)."""
+        return tr(self.unset_words)
 
 
 KEYS: tuple[Key, ...] = (
     Key("template_dir", SettingType.FOLDER,
         N_("your announcement templates; a missing one is the built-in"), "--template-dir",
-        unset=N_("the built-in templates")),
+        unset_words=N_("the built-in templates")),
     Key("cookies", SettingType.FILE, N_("a Netscape cookies.txt exported from a logged-in browser"),
-        "--cookies", unset=N_("none: tally reads as a guest")),
+        "--cookies", unset_words=N_("none: tally reads as a guest")),
     Key("boards", SettingType.FILE, N_("board profiles for themes tally cannot read alone"),
         "--boards",
-        unset=N_("boards.toml beside the config file when there, and the built-in profiles")),
+        unset_words=N_("boards.toml beside the config file when there, and the built-in profiles")),
     Key("cache_dir", SettingType.FOLDER, N_("where pages are kept between runs"), "--cache-dir",
-        unset=N_("the platform's cache folder")),
+        unset_words=N_("the platform's cache folder")),
     Key("timezone", SettingType.ZONE, N_("the forum's clock where the game file names none"),
         "--timezone", DEFAULT_ZONE),
     Key("color", SettingType.FLAG, N_("colour on the terminal (NO_COLOR in the environment: none)"),
-        "--color/--no-color", unset=N_("colour on a terminal")),
+        "--color/--no-color", unset_words=N_("colour on a terminal")),
     Key("politeness", SettingType.SECONDS, N_("seconds between two requests to one forum"), "",
         0.025),
 )  # fmt: skip

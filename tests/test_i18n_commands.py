@@ -205,3 +205,14 @@ def test_a_post_asked_in_chinese_is_posted_on_a_chinese_yes_only(forum, tmp_path
     yes = post("是\n")
     assert yes.exit_code == 0, yes.stderr
     assert len(board.replies) == 1
+
+
+def test_tally_config_says_what_tally_does_unset_in_the_runs_language(tmp_path):
+    plain = CliRunner()
+    where = {"TALLY_CONFIG": str(tmp_path / "none.toml"), "COLUMNS": "200"}
+    zh = plain.invoke(app, ["config"], env={**where, "TALLY_LANG": "zh"})
+    en = plain.invoke(app, ["config"], env={**where, "TALLY_LANG": "en"})
+    assert zh.exit_code == en.exit_code == 0
+    assert "内置模板" in zh.stdout and "无：tally 以游客身份读取" in zh.stdout
+    assert "the built-in templates" not in zh.stdout
+    assert "the built-in templates" in en.stdout and "none: tally reads as a guest" in en.stdout
