@@ -145,6 +145,15 @@ FROM_TABLES = {
     "tally/forums/base.py",
     "tally/forums/built.py",
     "tally/forums/ways.py",
+    # the kind of file a sentence names ("game file"), marked where it is named
+    "tally/commands/checks.py",
+    "tally/files.py",
+    "tally/tomlfile.py",
+    # a sentence chosen by the caller (N_ there): a K1 card's, a setting's error,
+    # where a setting came from
+    "tally/commands/cards.py",
+    "tally/settings.py",
+    "tally/commands/day.py",
 }
 
 
