@@ -1,0 +1,103 @@
+"""tally's tables and sentences in the director's language (issue 52): `tally votes` on a
+whole day of real-shaped Discuz! pages prints its headers, flags and outcome in Chinese under
+TALLY_LANG=zh, and exactly as before under TALLY_LANG=en; the lurker check, the ledger and
+the live screen likewise."""
+
+from __future__ import annotations
+
+import re
+
+from tally.cli import app
+from tally.i18n import Language, speaking, tr
+
+from .conftest import Runner
+from .test_votes_game import game_file, vote_thread
+
+runner = Runner()
+HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def votes(forum, tmp_path, language: str, *extra: str):
+    url = vote_thread().serve(forum)
+    args = ["votes", url, "--game", game_file(tmp_path, url), *extra]
+    return runner.invoke(app, args, env={"COLUMNS": "250", "TALLY_LANG": language})
+
+
+def test_votes_in_chinese_headers_flags_and_outcome(forum, tmp_path):
+    said = votes(forum, tmp_path, "zh")
+    assert said.exit_code == 0, said.output
+    out = said.stdout
+    assert out.startswith("\n第2天 投票（规则集 000），帖子 102“[测试局] 第二天投票帖”：2页，19帖\n")
+    for header in ("得票", "玩家", "票数", "投票人（票重）", "加票",
+                   "逐楼票型", "楼层", "投票人", "类型", "投票对象", "时间", "状态", "原因"):  # fmt: skip
+        assert header in out, header
+    # The statuses and kinds in the words the announcements use; the reason codes as they are.
+    rows = {line.split("│")[1].strip(): line for line in out.splitlines() if line.startswith("│")}
+    assert "│ 有效 " in rows["2"] and "│ 投票 " in rows["2"]
+    assert "│ 已改票 " in rows["4"] and "│ 改票 " in rows["4 点评"] and "│ 废票 " in rows["4 点评"]
+    assert "second_change:" in rows["4 点评"] and "│ 代投 " in rows["18"]
+    assert "│ 不是票 " in rows["13"]
+    assert "［提示：edited in the last 60 minutes" in rows["14"]
+    assert "\n提示 edited：14楼：edited in the last 60 minutes before the close" in out
+    assert "\n未投票（5人）：小眯、雪见、南瓜、长夜、Mika\n" in out
+    assert "\n投票结果：白桃出局——白桃、长夜 tie on 6.5" in out
+    assert out.rstrip().endswith("（规则 tie_sheriff_target）")
+    for english in ("Totals", "Ballots, floor by floor", "voters (weight)", "Not voted",
+                    "Outcome:", "flag edited", "counted", "superseded", "[rule"):  # fmt: skip
+        assert english not in out, english
+
+
+def test_votes_in_english_unchanged(forum, tmp_path):
+    said = votes(forum, tmp_path, "en")
+    assert said.exit_code == 0, said.output
+    out = said.stdout
+    assert out.startswith("\nDay 2 vote (ruleset 000), thread 102 “[测试局] 第二天投票帖”: "
+                          "2 page(s), 19 posts\n")  # fmt: skip
+    for header in ("Totals", "player", "votes", "voters (weight)", "bonus",
+                   "Ballots, floor by floor", "floor", "voter", "kind", "target", "time",
+                   "status", "why"):  # fmt: skip
+        assert header in out, header
+    rows = {line.split("│")[1].strip(): line for line in out.splitlines() if line.startswith("│")}
+    assert "│ counted " in rows["2"] and "│ vote " in rows["2"]
+    assert "│ superseded " in rows["4"] and "│ change " in rows["4 点评"]
+    assert "│ void " in rows["4 点评"] and "│ proxy " in rows["18"]
+    assert "│ not a ballot " in rows["13"]
+    assert "[flag: edited in the last 60 minutes" in rows["14"]
+    assert "\nflag edited: floor 14: edited in the last 60 minutes before the close" in out
+    assert "\nNot voted (5): 小眯、雪见、南瓜、长夜、Mika\n" in out
+    assert out.endswith("\nOutcome: 白桃 is out — 白桃、长夜 tie on 6.5: the sheriff 冷月 voted for "
+                        "白桃 (C5) [rule tie_sheriff_target]\n")  # fmt: skip
+    for chinese in ("得票", "逐楼票型", "未投票", "投票结果", "提示", "有效", "废票"):
+        assert chinese not in out, chinese
+
+
+def test_provisional_votes_in_chinese(forum, tmp_path):
+    said = votes(forum, tmp_path, "zh", "--as-of", "2024-05-09T20:00:00")
+    assert said.exit_code == 0, said.output
+    out = said.stdout
+    assert "\n暂计：05-09 21:30关门，离本次计票（05-09 20:00）还有" in out
+    assert "关门前还会有票和改票。\n" in out
+    assert "│ 目前有效 " in out and "in force now" not in out
+    assert "\n目前暂计（未结票）：白桃领先；如果现在关门，白桃出局——" in out
+    assert "（规则 plurality）" in out
+    english = votes(forum, tmp_path, "en", "--as-of", "2024-05-09T20:00:00").stdout
+    assert "\nPROVISIONAL: the day closes 05-09 21:30, " in english
+    assert "\nStanding now (not final): 白桃 leading; if the day closed now, 白桃 would be out" in english
+
+
+def test_votes_on_a_narrow_terminal_in_chinese(forum, tmp_path):
+    url = vote_thread().serve(forum)
+    args = ["votes", url, "--game", game_file(tmp_path, url)]
+    out = runner.invoke(app, args, env={"COLUMNS": "80", "TALLY_LANG": "zh"}).stdout
+    assert "\n逐楼票型\n" in out
+    assert re.search(r"\n +14  青山  投票 长夜  05-08 17:30  有效\n", out)
+
+
+def test_an_outputs_sentence_follows_the_language():
+    """The same call, two languages: the catalog moves the fields where Chinese wants them."""
+    from tally.outputs.shown.console import not_voted_line
+
+    assert not_voted_line(["甲", "乙"]) == "Not voted (2): 甲、乙"
+    with speaking(Language.ZH):
+        assert not_voted_line(["甲", "乙"]) == "未投票（2人）：甲、乙"
+        assert HAN.search(tr("Ballots, floor by floor"))
