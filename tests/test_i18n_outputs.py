@@ -101,3 +101,30 @@ def test_an_outputs_sentence_follows_the_language():
     with speaking(Language.ZH):
         assert not_voted_line(["甲", "乙"]) == "未投票（2人）：甲、乙"
         assert HAN.search(tr("Ballots, floor by floor"))
+
+
+def test_a_broken_card_ledger_is_one_chinese_sentence(tmp_path):
+    import pytest
+
+    from tally.errors import GameFileError
+    from tally.outputs.written.cardfile import load
+
+    ledger = tmp_path / "game.cards.csv"
+    ledger.write_text("day,player,colour,rule,reason,source\n2,甲,green,L1,潜水,tally\n",
+                      encoding="utf-8")  # fmt: skip
+    with speaking(Language.ZH), pytest.raises(GameFileError) as said:
+        load(ledger)
+    assert str(said.value) == f"{ledger} 第2行：颜色 'green' 不是 blue、yellow 或 red。"
+    with pytest.raises(GameFileError, match=r", line 2: colour 'green' is not blue, yellow or red\.$"):
+        load(ledger)
+
+
+def test_a_template_folder_missing_is_one_chinese_sentence(tmp_path):
+    import pytest
+
+    from tally.errors import InputError
+    from tally.outputs.written.templating import environment
+
+    with speaking(Language.ZH), pytest.raises(InputError) as said:
+        environment(tmp_path / "nope", finalize=None)
+    assert str(said.value) == f"模板文件夹 {tmp_path / 'nope'} 不存在。"
