@@ -138,6 +138,9 @@ FROM_TABLES = {
     "tally/i18n.py",
     # The words of the statuses of posts that hold no ballot (_REMARK_STATUS).
     "tally/outputs/shown/console.py",
+    # The rulesets page's sentences kept in tables (the ways to change, what is shown), and
+    # the rules' own words (tie steps, ABOUT), translated once the rules' catalog has them.
+    "tally/outputs/written/rulesets_doc.py",
 }
 
 
