@@ -141,6 +141,9 @@ FROM_TABLES = {
     # The rulesets page's sentences kept in tables (the ways to change, what is shown), and
     # the rules' own words (tie steps, ABOUT), translated once the rules' catalog has them.
     "tally/outputs/written/rulesets_doc.py",
+    # What says when a day opens: English for `tally day add`'s sentences, translated for
+    # the comment tally init writes (draft.opening); the rulesets' ABOUT, the rules' words.
+    "tally/outputs/written/draft.py",
 }
 
 

@@ -128,3 +128,30 @@ def test_a_template_folder_missing_is_one_chinese_sentence(tmp_path):
     with speaking(Language.ZH), pytest.raises(InputError) as said:
         environment(tmp_path / "nope", finalize=None)
     assert str(said.value) == f"模板文件夹 {tmp_path / 'nope'} 不存在。"
+
+
+def test_init_writes_the_game_files_comments_in_chinese_and_the_same_keys(forum, tmp_path):
+    """The director reads the comments tally init writes; the keys and values are the file
+    format's, the same in either language."""
+    import tomllib
+
+    from .test_first_hour import day_one
+
+    talk, vote = day_one(forum)
+    written = {}
+    for language in ("zh", "en"):
+        out = tmp_path / f"{language}.toml"
+        said = runner.invoke(app, ["init", talk, vote, "-o", str(out)],
+                             env={"TALLY_LANG": language})  # fmt: skip
+        assert said.exit_code == 0, said.output
+        written[language] = (out.read_text(encoding="utf-8"), said.stderr)
+    zh, en = written["zh"][0], written["en"][0]
+    assert tomllib.loads(zh) == tomllib.loads(en)
+    assert zh.startswith("# tally init 从2个帖子写出的游戏文件；每个键的说明见 docs/game-file.md。\n")
+    assert '\ntimezone = "Asia/Shanghai"  # 论坛时间\n' in zh
+    assert "# 讨论帖1楼\n" in zh or "# 讨论帖的开门时间：" in zh
+    assert en.startswith("# The game file tally init wrote from 2 thread(s); every key is in\n")
+    # What is left to do, said in Chinese after the file is written.
+    assert "还要做：写游戏名（name）；选规则集（ruleset，见 docs/rulesets.md）" in written["zh"][1]
+    comments = [ln for ln in zh.splitlines() if ln.startswith("#") and not ln.startswith("#   ")]
+    assert comments and all(HAN.search(ln) for ln in comments), comments
