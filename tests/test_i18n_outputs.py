@@ -155,3 +155,56 @@ def test_init_writes_the_game_files_comments_in_chinese_and_the_same_keys(forum,
     assert "还要做：写游戏名（name）；选规则集（ruleset，见 docs/rulesets.md）" in written["zh"][1]
     comments = [ln for ln in zh.splitlines() if ln.startswith("#") and not ln.startswith("#   ")]
     assert comments and all(HAN.search(ln) for ln in comments), comments
+
+
+def test_the_live_screen_in_chinese(forum, tmp_path):
+    """tally watch's screen: the poll, the clocks, the changes, who has not voted and the
+    standing, in Chinese (the same poll as tests/test_watch.py's live screen)."""
+    from datetime import timedelta
+
+    from tally.commands.watch import Schedule
+    from tally.rules.game.gamefile import load_game
+
+    from .discuzgen import P
+    from .test_watch import Clock, screen_text, setup, watching
+
+    t, url, game_path = setup(forum, tmp_path)
+    game = load_game(game_path)
+    clock = Clock("2024-05-09 19:00:00")
+    polls = watching(game, url, clock, tmp_path, Schedule(every=600, full_every=0))
+    next(polls)
+    t.add(P("kiwi", "2024-05-09 19:06:00", "投票对象：长夜\n投票理由：划水"))
+    t.serve(forum)
+    poll = next(polls)
+    with speaking(Language.ZH):
+        text = screen_text(poll, game, clock.now() + timedelta(seconds=5))
+    assert "第2天 投票（规则集 000），帖子 102“[测试局] 第二天投票帖”" in text
+    assert "第2次轮询：最后读于 19:10:00（请求1次）；下次轮询 19:20:00" in text
+    assert "05-09 21:30 关门（还有" in text
+    assert "关门前60分钟内不得改票（V5）：20:30起不能改票（还有" in text
+    assert "上次轮询以来的变化：" in text and "未投票（12人）：小眯、风铃、老K、" in text
+    assert "目前暂计（未结票）：长夜领先" in text and "（催票帖：tally announce" in text
+    for english in ("Poll 2", "Closes", "No change", "Changes since", "Not voted", "Standing"):
+        assert english not in text, english
+
+
+def test_the_card_ledger_in_chinese(tmp_path):
+    from rich.console import Console
+
+    from tally.outputs.shown.ledger import print_cards
+    from tally.rules.cards.ledger import Card
+    from tally.rules.verdicts import Colour
+
+    cards = [Card(1, "甲", Colour.YELLOW, "L1", "发言不足", "tally"),
+             Card(2, "甲", Colour.RED, "K1", "三张黄牌", "director")]  # fmt: skip
+    for language, words in ((Language.ZH, ("判牌", "天", "玩家", "牌", "规则", "原因", "判牌人",
+                                           "甲：蓝牌0张，黄牌1张，红牌1张", "红牌罚下（K2）：甲")),
+                            (Language.EN, ("Cards", "day", "player", "card", "rule", "reason",
+                                           "by", "甲: 0 blue, 1 yellow, 1 red",
+                                           "Sent off (red card, K2): 甲"))):  # fmt: skip
+        console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+        with speaking(language):
+            print_cards(console, cards)
+        text = console.export_text()
+        for word in words:
+            assert word in text, (language, word)

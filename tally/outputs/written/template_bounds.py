@@ -214,7 +214,7 @@ def bounded_render(chunks: Iterator[str], limit: int, seconds: float | None = No
         for chunk in chunks:
             size += len(chunk)
             if size > limit:
-                raise RenderLimit(f"its text passes {limit:,} characters")
+                raise RenderLimit(tr("its text passes {limit:,} characters", limit=limit))
             out.append(chunk)
     finally:
         _render.deadline, _render.seconds, _render.turns = before
