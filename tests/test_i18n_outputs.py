@@ -208,3 +208,19 @@ def test_the_card_ledger_in_chinese(tmp_path):
         text = console.export_text()
         for word in words:
             assert word in text, (language, word)
+
+
+def test_a_reminder_after_the_close_is_one_chinese_sentence(forum, tmp_path):
+    from .test_watch import Clock, env_at, setup
+
+    _, _url, game_path = setup(forum, tmp_path)
+    after = env_at(Clock("2024-05-09 22:00:00"), tmp_path)
+    args = ["announce", "--game", str(game_path), "--day", "2", "--kind", "reminder"]
+    refused = runner.invoke(app, args, obj=after, env={"TALLY_LANG": "zh"})
+    assert refused.exit_code == 2
+    # The last line: the sentence (the lines before it say where the pages came from).
+    assert refused.stderr.splitlines()[-1] + "\n" == ("tally: 第2天已于 05-09 21:30 关门：投票提醒是关门前发的；现在该发的是关门公告"
+                              "（tally announce --kind close）。\n")  # fmt: skip
+    english = runner.invoke(app, args, obj=after, env={"TALLY_LANG": "en"})
+    assert english.stderr.splitlines()[-1] + "\n" == ("tally: day 2 closed at 05-09 21:30: a reminder is for before the "
+                              "close; the day's post now is tally announce --kind close.\n")  # fmt: skip

@@ -15,7 +15,7 @@ from rich.text import Text
 from tally.i18n import N_, Language, current, tr
 from tally.rules.counting.state import Fact, FactKind, Source
 from tally.rules.counting.votes import DayResult
-from tally.rules.verdicts import DayKind, OutcomeResult, Status, _Labelled
+from tally.rules.verdicts import BallotKind, Colour, DayKind, OutcomeResult, Status
 from tally.sanitise import one_line
 from tally.times import compared, duration, short
 
@@ -60,8 +60,8 @@ _REMARK_STATUS = {
 }
 
 
-def word(value: _Labelled) -> str:
-    """A status or a ballot's kind in a table: its code in English (as the JSON and the
+def word(value: Status | BallotKind | Colour) -> str:
+    """A status, a ballot's kind, a card's colour: its code in English (as the JSON and the
     docs name it), in Chinese the word the announcements use for it (its label)."""
     return value.label if current() is Language.ZH and value.label else str(value)
 
