@@ -224,3 +224,26 @@ def test_a_reminder_after_the_close_is_one_chinese_sentence(forum, tmp_path):
     english = runner.invoke(app, args, obj=after, env={"TALLY_LANG": "en"})
     assert english.stderr.splitlines()[-1] + "\n" == ("tally: day 2 closed at 05-09 21:30: a reminder is for before the "
                               "close; the day's post now is tally announce --kind close.\n")  # fmt: skip
+
+
+def test_the_lurker_check_in_chinese(forum, tmp_path):
+    """tally lurkers on tests/test_lurkers.py's game: the check, the cards with where each
+    stands, the flags, who is sent off and the ledger not written, in Chinese."""
+    from .test_lurkers import setup as lurking_game
+
+    game, ledger = lurking_game(forum, tmp_path)
+    before = ledger.read_bytes()
+    said = runner.invoke(app, ["lurkers", "--game", str(game), "--day", "3", "--no-write"],
+                         env={"COLUMNS": "200", "TALLY_LANG": "zh"})  # fmt: skip
+    assert said.exit_code == 0, said.output
+    assert ledger.read_bytes() == before
+    out = said.stdout
+    assert "\n第3天潜水检查" in out and "每天发言数（是否投票）" in out
+    assert "本日的牌：" in out
+    assert "糖糖：黄牌（L1）——第3天发言3条（少于5条）［新判］" in out
+    assert "红牌罚下（K2）：糖糖" in out
+    assert "判牌记录没有写入（--no-write）：" in out
+    assert "提示 L7：帖子 " in out and "楼：" in out
+    for english in ("Lurker check", "Cards for this day", "[new]", "Sent off", "not written",
+                    "flag L7"):  # fmt: skip
+        assert english not in out, english
