@@ -126,10 +126,16 @@ def _ballot(rules: Ruleset) -> str:
     return ballot + tr(" (every form below)")
 
 
+def _most_changes(rules: Ruleset) -> str:
+    if rules.max_changes is None:
+        return tr("no limit")
+    # TRANSLATORS: how many changes a player may make, the count alone in English ("1;
+    # none in the last …"); Chinese says 限改1次.
+    return ntr("{n}", "{n}", rules.max_changes)
+
+
 def _changes(rules: Ruleset) -> str:
-    # The count alone in English ("1; none in the last …"); Chinese says 限改1次.
-    limit = rules.max_changes
-    changes = tr("no limit") if limit is None else ntr("{n}", "{n}", limit)
+    changes = _most_changes(rules)
     if rules.change_window_minutes:
         window = tr("none in the last {minutes} minutes before the close",
                     minutes=rules.change_window_minutes)  # fmt: skip
