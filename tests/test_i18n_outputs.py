@@ -247,3 +247,19 @@ def test_the_lurker_check_in_chinese(forum, tmp_path):
     for english in ("Lurker check", "Cards for this day", "[new]", "Sent off", "not written",
                     "flag L7"):  # fmt: skip
         assert english not in out, english
+
+
+def test_the_demo_in_chinese():
+    """tally demo's summary (the sample game served on loopback, read through the real fetch
+    path) in Chinese; the announcement it prints is the players', as before."""
+    said = runner.invoke(app, ["demo"], env={"TALLY_LANG": "zh", "COLUMNS": "80"})
+    assert said.exit_code == 0, said.output
+    lines = said.stdout.splitlines()
+    assert re.match(r"示例游戏 \[D01\] 月下古堡（示例），由 http://127\.0\.0\.1:\d+/ 提供", lines[0])
+    assert "  读了帖子 23“[D01] 月下古堡 第二天投票帖”：2页，16帖，2条点评" in lines
+    assert ("第2天（规则集 245）：共15票——有效10票，改票1票，废票4票"
+            "（change_not_reply、proxy_late、change_in_final_hour、after_close）") in lines  # fmt: skip
+    assert "得票：月影 3 · 长夜 3 · 白桃 2 · Mika 1；未投票：老K、南瓜" in lines
+    assert any(line.startswith("投票结果：无人出局——") for line in lines)
+    assert "要贴的公告（bbcode），和 `tally announce` 打印的一样：" in lines
+    assert "[color=#FF0000][b]最高票有多人，无人出局。[/b][/color]" in lines

@@ -268,12 +268,16 @@ def print_demo(
         say(console, "  " + read)
     by_status = {s: [b for b in result.ballots if b.status == s] for s in Status}
     reasons = "、".join(dict.fromkeys(str(b.reason) for b in by_status[Status.VOID]))
-    counted = tr("Day {day} (ruleset {ruleset}): {ballots} ballots — {counted} in force, "
-                 "{changed} changed, {void} void", day=result.day.day, ruleset=result.ruleset,
-                 ballots=len(result.ballots), counted=len(by_status[Status.COUNTED]),
-                 changed=len(by_status[Status.SUPERSEDED]),
-                 void=len(by_status[Status.VOID]))  # fmt: skip
-    say(console, counted + (f" ({reasons})" if reasons else ""))
+    fields = dict(day=result.day.day, ruleset=result.ruleset, ballots=len(result.ballots),
+                  counted=len(by_status[Status.COUNTED]),
+                  changed=len(by_status[Status.SUPERSEDED]), void=len(by_status[Status.VOID]),
+                  reasons=reasons)  # fmt: skip
+    if reasons:
+        say(console, tr("Day {day} (ruleset {ruleset}): {ballots} ballots — {counted} in force, "
+                        "{changed} changed, {void} void ({reasons})", **fields))  # fmt: skip
+    else:
+        say(console, tr("Day {day} (ruleset {ruleset}): {ballots} ballots — {counted} in force, "
+                        "{changed} changed, {void} void", **fields))  # fmt: skip
     totals = " · ".join(f"{t.player} {votes_text(t.votes)}" for t in result.totals)
     say(console, tr("Totals: {totals}; not voted: {players}", totals=totals or tr("none"),
                     players="、".join(result.not_voted) or tr("none")))  # fmt: skip
