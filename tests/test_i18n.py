@@ -154,6 +154,15 @@ FROM_TABLES = {
     "tally/commands/cards.py",
     "tally/settings.py",
     "tally/commands/day.py",
+    # The words of the statuses of posts that hold no ballot (_REMARK_STATUS).
+    "tally/outputs/shown/console.py",
+    # The rulesets page's sentences kept in tables (the ways to change, what is shown), and
+    # the rules' own words (tie steps, ABOUT), translated once the rules' catalog has them.
+    "tally/outputs/written/rulesets_doc.py",
+    # What says when a day opens: English for `tally day add`'s sentences, translated for
+    # the comment tally init writes (draft.opening); the rulesets' ABOUT, the rules' words.
+    "tally/outputs/written/draft.py",
+}
 }
 
 
