@@ -163,7 +163,6 @@ FROM_TABLES = {
     # the comment tally init writes (draft.opening); the rulesets' ABOUT, the rules' words.
     "tally/outputs/written/draft.py",
 }
-}
 
 
 def test_sentences_are_written_where_babel_finds_them():
