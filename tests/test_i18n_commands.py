@@ -18,7 +18,7 @@ from tally.errors import InputError
 from tally.i18n import Language, speaking
 
 from .conftest import FakeClock
-from .test_day_add import CHINA, morning, one_sentence, runner, start
+from .test_gamefile_day_add import CHINA, morning, one_sentence, runner, start
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
@@ -186,7 +186,7 @@ def test_the_commands_chinese_keeps_no_english_sentence():
 
 
 def test_a_post_asked_in_chinese_is_posted_on_a_chinese_yes_only(forum, tmp_path):
-    from .test_posting import Board, after_close, env, setup
+    from .test_announcing_post import Board, after_close, env, setup
 
     board = Board(forum)
     _, game, cookies = setup(board, tmp_path)

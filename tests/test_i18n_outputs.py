@@ -11,7 +11,7 @@ from tally.cli import app
 from tally.i18n import Language, speaking, tr
 
 from .conftest import Runner
-from .test_votes_game import game_file, vote_thread
+from .test_counting_whole_day import game_file, vote_thread
 
 runner = Runner()
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -135,7 +135,7 @@ def test_init_writes_the_game_files_comments_in_chinese_and_the_same_keys(forum,
     format's, the same in either language."""
     import tomllib
 
-    from .test_first_hour import day_one
+    from .test_cli_first_hour import day_one
 
     talk, vote = day_one(forum)
     written = {}
@@ -229,7 +229,7 @@ def test_a_reminder_after_the_close_is_one_chinese_sentence(forum, tmp_path):
 def test_the_lurker_check_in_chinese(forum, tmp_path):
     """tally lurkers on tests/test_lurkers.py's game: the check, the cards with where each
     stands, the flags, who is sent off and the ledger not written, in Chinese."""
-    from .test_lurkers import setup as lurking_game
+    from .test_cards_lurkers import setup as lurking_game
 
     game, ledger = lurking_game(forum, tmp_path)
     before = ledger.read_bytes()
