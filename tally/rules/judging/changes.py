@@ -248,7 +248,8 @@ def _posted_as_a_change(w: Work, own_floors: set[str], rules: Ruleset) -> bool:
         return True
     how = tr(" or ").join(rules.change_via)
     buttons = CHANGE_BUTTONS.get(w.post.platform, {})
-    hint = tr(" or ").join(buttons[m] for m in rules.change_via if m in buttons)
+    # The buttons' words are the ruleset's table's (tally.rules.game.rulesets), marked there.
+    hint = tr(" or ").join(tr(buttons[m]) for m in rules.change_via if m in buttons)
     said = (
         tr("a change must be posted as a {how} of one's own vote (V3): {hint}", how=how, hint=hint)
         if hint
