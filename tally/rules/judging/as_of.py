@@ -90,8 +90,9 @@ def as_of_given(given: str, game: Game, day: Day) -> int | datetime:
     (``٣`` and ``２`` are refused, not read as floors 3 and 2), or a moment in the game's clock
     (a time with an offset is moved to it: a sentence about it names one clock)."""
     text = given.strip()
-    shown = repr(text if len(text) <= 40 else f"{text[:20]}…") + (
-        tr(" ({n} characters)", n=f"{len(text):,}") if len(text) > 40 else "")  # fmt: skip
+    shown = repr(text)
+    if len(text) > 40:
+        shown = repr(text[:20] + "…") + tr(" ({n} characters)", n=format(len(text), ","))
     odd = sorted({c for c in text if not c.isascii() and c.isnumeric()})
     if odd:
         raise InputError(
