@@ -408,7 +408,7 @@ def _freeze(w: Work, provisional: bool = False) -> Ballot:
         else BallotKind.VOTE
     )
     note = (
-        "; ".join(w.notes)
+        tr("; ").join(w.notes)
         if w.notes
         else (
             (tr("in force now") if provisional else tr("in force at the close"))
