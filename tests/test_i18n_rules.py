@@ -17,10 +17,11 @@ from tally.cli import app
 from tally.errors import InputError
 from tally.i18n import Language, speaking, tr
 from tally.model import Edit
+from tally.rules.counting.guards import thread_fits_day
 from tally.rules.counting.polls import changes
 from tally.rules.counting.votes import DayResult, tally_day
 from tally.rules.judging.ballot_text import read_ballot
-from tally.rules.verdicts import OutcomeCode, TieStep
+from tally.rules.verdicts import OutcomeCode, ThreadRole, TieStep
 
 from .test_forum_changes import at as clock_at
 from .test_forum_changes import env, game_file, page, runner
@@ -167,6 +168,38 @@ def test_an_edit_after_the_close_is_one_chinese_sentence():
         "says minutes only), and tally never read the thread before the close: what it said "
         "at the close is not known. Rule on it in the game file ([[rulings]] day = 2, floor = "
         '3, action = "accept" or "void"), or count it as edited with --as-edited.'
+    )
+
+
+DAY_1 = """
+[[days]]
+day = 1
+opens = 2024-05-07T09:30:00
+closes = 2024-05-08T09:00:00
+vote = "https://bbs.example.com/thread-101-1-1.html"
+"""
+
+
+def a_thread_of_day_1() -> None:
+    two = game(day=DAY_1)
+    t = T().post("乙", "08 10:00", vote("甲")).thread()
+    thread = swap(t, title="[A01] 月下古堡 第一天 投票帖")
+    day = next(d for d in two.days if d.day == 2)
+    thread_fits_day(two, thread, day, ThreadRole.VOTE, cast=two.cast())
+
+
+def test_a_thread_of_another_day_is_one_chinese_sentence():
+    with speaking(Language.ZH), pytest.raises(InputError) as zh:
+        a_thread_of_day_1()
+    with pytest.raises(InputError) as en:
+        a_thread_of_day_1()
+    assert str(zh.value) == (
+        "帖子 102“[A01] 月下古堡 第一天 投票帖”的标题是第1天的，不是第2天的；game 'game' 里第1天的"
+        "投票帖是 https://bbs.example.com/thread-101-1-1.html"
+    )
+    assert str(en.value) == (
+        "thread 102 “[A01] 月下古堡 第一天 投票帖” is titled for day 1, not day 2; day 1's vote "
+        "thread in game 'game' is https://bbs.example.com/thread-101-1-1.html"
     )
 
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence, Sized
 from datetime import datetime, timedelta
 
 from tally.errors import InputError
-from tally.i18n import ntr, tr
+from tally.i18n import N_, ntr, tr
 from tally.model import Thread, Writing
 from tally.rules.counting.announced import ELECTION, Close, announced_closes, day_in_title
 from tally.rules.game.cast import Cast
@@ -239,11 +239,21 @@ def _own(game: Game, number: int, role: ThreadRole) -> str:
     """Where a day's own thread of this role is, as the game file says."""
     day = next((d for d in game.days if d.day == number), None)
     url = day.url(role) if day is not None else None
+    thread = tr(_THREADS.get(role, f"{role} thread"))
     if url is None:
-        return tr("{where} names no {role} thread for day {day}", where=game.where(),
-                  role=role, day=number)  # fmt: skip
-    return tr("day {day}'s {role} thread in {where} is {url}", day=number, role=role,
+        return tr("{where} names no {thread} for day {day}", where=game.where(),
+                  thread=thread, day=number)  # fmt: skip
+    return tr("day {day}'s {thread} in {where} is {url}", day=number, thread=thread,
               where=game.where(), url=url)  # fmt: skip
+
+
+# A day's thread as a sentence names it ("day 1's vote thread"): the role's words.
+_THREADS = {
+    ThreadRole.VOTE: N_("vote thread"),
+    ThreadRole.DISCUSSION: N_("discussion thread"),
+    ThreadRole.PROGRESS: N_("progress thread"),
+    ThreadRole.SHERIFF: N_("sheriff thread"),
+}
 
 
 def late_ballots(game: Game, day: Day, thread: Thread, ballots: Sequence[Ballot]) -> None:
