@@ -162,6 +162,16 @@ FROM_TABLES = {
     # What says when a day opens: English for `tally day add`'s sentences, translated for
     # the comment tally init writes (draft.opening); the rulesets' ABOUT, the rules' words.
     "tally/outputs/written/draft.py",
+    # The rules' sentences kept until shown: a ballot text's problem (verdicts.Problem, read
+    # in a cached function), the words of a 屏蔽 (rows.BANNED), a quote box's flag, a
+    # status in a watch's line, an account's role, a change button's words, a thread's role.
+    "tally/rules/verdicts.py",
+    "tally/rules/judging/rows.py",
+    "tally/rules/judging/sorting.py",
+    "tally/rules/judging/changes.py",
+    "tally/rules/counting/polls.py",
+    "tally/rules/counting/uids.py",
+    "tally/rules/counting/guards.py",
 }
 
 
