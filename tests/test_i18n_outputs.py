@@ -37,10 +37,10 @@ def test_votes_in_chinese_headers_flags_and_outcome(forum, tmp_path):
     assert "│ 已改票 " in rows["4"] and "│ 改票 " in rows["4 点评"] and "│ 废票 " in rows["4 点评"]
     assert "second_change:" in rows["4 点评"] and "│ 代投 " in rows["18"]
     assert "│ 不是票 " in rows["13"]
-    assert "［提示：edited in the last 60 minutes" in rows["14"]
-    assert "\n提示 edited：14楼：edited in the last 60 minutes before the close" in out
+    assert "［提示：在关门前60分钟内编辑过，05-09 21:00］" in rows["14"]
+    assert "\n提示 edited：14楼：在关门前60分钟内编辑过，05-09 21:00\n" in out
     assert "\n未投票（5人）：小眯、雪见、南瓜、长夜、Mika\n" in out
-    assert "\n投票结果：白桃出局——白桃、长夜 tie on 6.5" in out
+    assert "\n投票结果：白桃出局——白桃、长夜平票（6.5票）：警长冷月投给了白桃（C5）" in out
     assert out.rstrip().endswith("（规则 tie_sheriff_target）")
     for english in ("Totals", "Ballots, floor by floor", "voters (weight)", "Not voted",
                     "Outcome:", "flag edited", "counted", "superseded", "[rule"):  # fmt: skip
