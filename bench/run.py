@@ -616,6 +616,18 @@ def bench_startup() -> None:
         "≤ 0.25 s",
         t_help <= 0.25,
     )
+    # The catalogs (issue 52): the same help in Chinese, its catalog read and every option's
+    # help translated as it is written, against English's.
+    zh = wall(["env", "TALLY_LANG=zh", tally_exe, "--help"])
+    en = wall(["env", "TALLY_LANG=en", tally_exe, "--help"])
+    row(
+        "start-up: tally --help in Chinese vs in English",
+        f"{zh:.3f} s",
+        f"{en:.3f} s",
+        f"{zh / en:.0%}",
+        "≤ 110 %",
+        zh <= 1.10 * en,
+    )
 
 
 # -- 5. scale ------------------------------------------------------------------------------------

@@ -15,8 +15,10 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
+from tally import i18n
 from tally.environment import Environment
-from tally.errors import ExitStatus, TallyError
+from tally.errors import ExitStatus, InputError, TallyError
+from tally.i18n import N_, tr
 from tally.outputs.shown.terminal import Terminal
 
 REQUIRED = inspect.Parameter.empty
@@ -108,7 +110,7 @@ def add(app: typer.Typer, row: Command, table: dict[str, Opt]) -> None:
             show.error(str(exc))
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
-            show.error("interrupted; nothing was written.")
+            show.error(tr("interrupted; nothing was written."))
             raise typer.Exit(ExitStatus.INTERRUPTED) from None
 
     P = inspect.Parameter
@@ -119,12 +121,60 @@ def add(app: typer.Typer, row: Command, table: dict[str, Opt]) -> None:
         kind = P.KEYWORD_ONLY if o.flags else P.POSITIONAL_OR_KEYWORD
         params.append(P(name, kind, annotation=Annotated[o.kind, info], default=o.default))
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-    command.__doc__ = f"{row.help}\n\n\b\nExample: {row.example}"
+    command.__doc__ = f"{row.help}{EXAMPLE}{row.example}"
     summary = row.help.split("\n\n")[0]  # whole in `tally --help`, never cut with "..."
     app.command(row.name, cls=Plain, short_help=summary)(command)
 
 
-class Plain(TyperCommand):
+EXAMPLE = "\n\n\b\nExample: "  # between a command's help and its example
+
+
+def spoken_help(text: str | None) -> str | None:
+    """A command's help in the run's language: its words (one catalog entry, every
+    paragraph) and the example after them, which is a command line and stays as it is."""
+    if not text:
+        return text
+    body, sep, example = text.partition(EXAMPLE)
+    if not sep:
+        return tr(body)
+    return tr(body) + "\n\n\b\n" + tr("Example: {example}", example=example)
+
+
+def summary(text: str | None) -> str:
+    """The first paragraph of a help text, whole (never cut with "...")."""
+    return (text or "").split("\n\n")[0]
+
+
+class Spoken:
+    """Help written in the run's language when it is asked for: the texts stay the catalog's
+    English words (what the tables hold) and are translated as the help is written."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        kept: list[tuple[Any, str, Any]] = []
+
+        def say(thing: Any, attribute: str, words: Any) -> None:
+            kept.append((thing, attribute, getattr(thing, attribute)))
+            setattr(thing, attribute, words)
+
+        say(self, "help", spoken_help(getattr(self, "help", None)))
+        for param in self.get_params(ctx):  # type: ignore[attr-defined]
+            if getattr(param, "help", None):
+                say(param, "help", tr(param.help))
+        for sub in getattr(self, "commands", {}).values():
+            short = sub.short_help if sub.short_help and sub.short_help != summary(sub.help) else ""
+            say(sub, "short_help", tr(short) if short else summary(spoken_help(sub.help)))
+        try:
+            super().format_help(ctx, formatter)  # type: ignore[misc]
+        finally:
+            for thing, attribute, words in reversed(kept):
+                setattr(thing, attribute, words)
+
+    def format_usage(self, ctx: Any, formatter: Any) -> None:
+        pieces = self.collect_usage_pieces(ctx)  # type: ignore[attr-defined]
+        formatter.write_usage(ctx.command_path, " ".join(pieces), prefix=tr("Usage: "))
+
+
+class Plain(Spoken, TyperCommand):
     """A command whose help names what to give (URL-OR-FILE, FILE, N), never a Python type
     (typer prints ``<list[str]>`` after an argument whatever its metavar)."""
 
@@ -146,10 +196,71 @@ except ImportError:  # pragma: no cover - an older typer
     from click import exceptions as _clicks  # type: ignore[no-redef, import-not-found, unused-ignore]
 
 
-class OneSentence(TyperGroup):
-    """Option mistakes as every mistake: one sentence on standard error, exit 2 (no usage box)."""
+class Group(Spoken, TyperGroup):
+    """A group of commands (tally cards, tally day) whose help is written in the run's
+    language."""
+
+
+# The command line's own words, which typer and click write in English: typer asks the
+# standard gettext module for some (made to ask tally's catalog, in the run's language), and
+# click's mistakes are matched here and said again in the run's language.
+# TRANSLATORS: typer's and click's own words, kept as they write them.
+TYPER_WORDS = (N_("Arguments"), N_("Options"), N_("Commands"), N_("required"),
+               N_("default: {default}"), N_("(dynamic)"), N_("env var: {var}"),
+               N_("Aborted!"), N_("Missing command."), N_("No such command {name!r}."),
+               N_("Show this message and exit."), N_("Install completion for the current shell."),
+               N_("Show completion for the current shell, to copy it or customize the installation."))  # fmt: skip
+MISTAKES = (
+    (re.compile(r"No such option: (?P<option>\S+?)(?: \(Possible options: (?P<options>.+)\))?$"),
+     N_("no such option: {option}")),
+    (re.compile(r"Missing argument '(?P<name>[^']+)'$"), N_("missing argument {name}")),
+    (re.compile(r"Missing option '(?P<name>[^']+)'$"), N_("missing option {name}")),
+    (re.compile(r"Option '(?P<name>[^']+)' requires an argument$"),
+     N_("option {name} needs a value")),
+    (re.compile(r"Got unexpected extra arguments? \((?P<args>.+)\)$"),
+     N_("unexpected argument: {args}")),
+    (re.compile(r"No such command '(?P<name>[^']+)'$"), N_("no such command: {name}")),
+    (re.compile(r"Invalid value for '(?P<name>[^']+)': '(?P<value>.*)' is not a valid integer$"),
+     N_("invalid value for {name}: {value!r} is not a whole number")),
+    (re.compile(r"Invalid value for '(?P<name>[^']+)': (?P<value>.+) is not in the range (?P<range>.+)$"),
+     N_("invalid value for {name}: {value} is not in the range {range}")),
+    (re.compile(r"Invalid value for '(?P<name>[^']+)': '(?P<value>.*)' is not one of (?P<choices>.+)$"),
+     N_("invalid value for {name}: {value!r} is not one of {choices}")),
+)  # fmt: skip
+
+
+def mistake(said: str) -> str:
+    """Click's English sentence about a command line, in the run's language where tally knows
+    its words (else as click said it)."""
+    if i18n.current() is i18n.Language.EN:
+        return f"{said[:1].lower()}{said[1:]}"
+    for pattern, words in MISTAKES:
+        if (found := pattern.match(said)) is not None:
+            fields = {k: v for k, v in found.groupdict().items() if k in words}
+            return tr(words, **fields)
+    return f"{said[:1].lower()}{said[1:]}"
+
+
+def choose_language(environ: Any) -> i18n.Language:
+    """The language of this run (``TALLY_LANG``, the config file, the locale, Windows);
+    a word tally does not take in TALLY_LANG or the config file is one sentence, exit 2."""
+    try:
+        return i18n.choose(environ, i18n.configured_language(environ)).language
+    except InputError as exc:
+        typer.echo(f"tally: {exc}", err=True)
+        sys.exit(exc.exit_code)
+
+
+class OneSentence(Spoken, TyperGroup):
+    """Option mistakes as every mistake: one sentence on standard error, exit 2 (no usage box);
+    the whole run in the language chosen for it."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
+        environ = Environment().environ  # the process's variables (read there alone)
+        with i18n.speaking(choose_language(environ)):
+            return self._main(*args, **kwargs)
+
+    def _main(self, *args: Any, **kwargs: Any) -> Any:
         standalone = kwargs.pop("standalone_mode", True)
         try:
             code = super().main(*args, **{**kwargs, "standalone_mode": False})
@@ -161,11 +272,24 @@ class OneSentence(TyperGroup):
             where = context.command_path if context is not None else "tally"
             # typer 0.2x words a bad choice "Value error, 'x' is not one of …".
             said = exc.format_message().strip().rstrip(".").replace("Value error, ", "")
-            typer.echo(f"tally: {said[:1].lower()}{said[1:]}; see `{where} --help`.", err=True)
+            typer.echo(tr("tally: {said}; see `{where} --help`.", said=mistake(said),
+                          where=where), err=True)  # fmt: skip
             code = exc.exit_code
         except typer.Abort:
-            typer.echo("tally: interrupted; nothing was written.", err=True)
+            typer.echo("tally: " + tr("interrupted; nothing was written."), err=True)
             code = ExitStatus.INTERRUPTED
         if standalone:
             sys.exit(code if isinstance(code, int) else ExitStatus.OK)
         return code
+
+
+def _typer_asks_tally() -> None:
+    """typer's own words ("Options", "required", "[default: …]") from tally's catalog: typer
+    translates them with ``gettext.gettext``, bound as ``_`` in its core module."""
+    import typer.core
+
+    if callable(getattr(typer.core, "_", None)):
+        typer.core._ = tr  # type: ignore[attr-defined, assignment, unused-ignore]
+
+
+_typer_asks_tally()

@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from tally.environment import config_file
+from tally.environment import Environment, config_file
 from tally.errors import InputError
 from tally.files import user_path
+from tally.i18n import DEFAULT as DEFAULT_LANGUAGE
+from tally.i18n import Choice, choose, word
 
 DEFAULT_ZONE = "Asia/Shanghai"
 COMMAND_LINE = "command line"
@@ -74,6 +76,8 @@ KEYS: tuple[Key, ...] = (
 )  # fmt: skip
 BY_NAME = {k.name: k for k in KEYS}
 NAMES = frozenset(BY_NAME)
+# The director's own, not a game's: only the config file sets it (``tally.i18n`` reads it).
+LANGUAGE = "language"
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,7 @@ class Settings:
     values: Mapping[str, Setting]
     config: Path
     config_found: bool
+    language: Choice = DEFAULT_LANGUAGE  # the language tally speaks, and what chose it
 
     def __getitem__(self, name: str) -> Any:
         return self.values[name].value
@@ -146,13 +151,18 @@ def load_config(path: Path) -> dict[str, Any]:
         return {}
     data = tomlfile.load(path, "config file")
     for name in data:
-        if name not in BY_NAME:
-            close = difflib.get_close_matches(name, sorted(BY_NAME), n=1)
+        if name not in BY_NAME and name != LANGUAGE:
+            known = [*BY_NAME, LANGUAGE]
+            close = difflib.get_close_matches(name, known, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise InputError(
                 f"{path}, key {name!r}: is not a setting tally knows{hint}; it knows "
-                f"{', '.join(BY_NAME)}."
+                f"{', '.join(known)}."
             )
+    if LANGUAGE in data:
+        checked = check(data, f"config file {path}", path.parent)
+        checked[LANGUAGE] = word(data[LANGUAGE], f"config file {path}, key {LANGUAGE!r}")
+        return checked
     return check(data, f"config file {path}", path.parent)
 
 
@@ -192,4 +202,7 @@ def merge(
         if chosen.source not in (BUILT_IN, COMMAND_LINE) and not chosen.value.exists():
             # Named in a file the director may have forgotten: say which one.
             raise InputError(f"{chosen.value} ({name} in the {chosen.source}) does not exist.")
-    return Settings(values, path, path.exists())
+    said = config_values.get(LANGUAGE)
+    language = choose(Environment().environ if environ is None else environ,
+                      (said, config_source) if said is not None else None)  # fmt: skip
+    return Settings(values, path, path.exists(), language)

@@ -62,8 +62,13 @@ def _files(top: Path, under: str) -> set[str]:
             if p.is_file() and "__pycache__" not in p.parts}  # fmt: skip
 
 
-# The files of tally the checkout holds, and of its templates (the package tally.templates).
-TALLY, TEMPLATES = _files(ROOT / "tally", "tally"), _files(ROOT / "templates", "templates")
+# The files of tally the checkout holds (but the compiled catalogs an install of the checkout
+# wrote: the build compiles them, tally/building.py), and of its templates (the package
+# tally.templates).
+TALLY = {f for f in _files(ROOT / "tally", "tally") if not f.endswith(".mo")}
+TEMPLATES = _files(ROOT / "templates", "templates")
+# What the build adds: each catalog compiled.
+COMPILED = {f.removesuffix(".po") + ".mo" for f in TALLY if f.endswith("/tally.po")}
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +141,9 @@ def test_the_wheel_holds_what_tally_runs_with(built):
     with zipfile.ZipFile(built[1]) as wheel:
         names = set(wheel.namelist())
     dist_info = {n for n in names if n.split("/")[0].endswith(".dist-info")}
-    assert names - dist_info == TALLY | {f"tally/{f}" for f in TEMPLATES}
+    assert names - dist_info == TALLY | COMPILED | {f"tally/{f}" for f in TEMPLATES}
+    assert {"tally/locale/en/LC_MESSAGES/tally.mo",
+                        "tally/locale/zh_CN/LC_MESSAGES/tally.mo"} == COMPILED  # fmt: skip
 
 
 def _env() -> dict[str, str]:

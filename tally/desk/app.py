@@ -26,6 +26,7 @@ from starlette.staticfiles import StaticFiles
 from tally.desk import views
 from tally.desk.guard import Guard
 from tally.desk.pages import ACTIONS, PAGES, Action, Page, Shown, day_number, live_context
+from tally.desk.speaking import Speaking
 from tally.desk.state import DayPoller, Desk
 from tally.errors import TallyError
 
@@ -44,7 +45,7 @@ HEADERS = {"Content-Security-Policy": POLICY, "Cache-Control": "no-store",
            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"}  # fmt: skip
 
 
-def make_app(desk: Desk, token: str, port: int) -> Guard:
+def make_app(desk: Desk, token: str, port: int) -> Speaking:
     """The desk's ASGI app for ``desk``, answering at 127.0.0.1:``port`` to ``token``."""
     routes: list[BaseRoute] = []
     for page in PAGES:
@@ -59,7 +60,7 @@ def make_app(desk: Desk, token: str, port: int) -> Guard:
         await run_in_threadpool(desk.close)  # the pollers stop with the server
 
     app = Starlette(routes=routes, exception_handlers={404: not_found}, lifespan=lifespan)
-    return Guard(app, token, port)
+    return Speaking(Guard(app, token, port), desk.choice, desk.heard_in)
 
 
 def page_routes(page: Page, desk: Desk, token: str) -> list[Route]:

@@ -38,7 +38,10 @@ def serve(game: Game, reader: Reader, env: Environment, show: Shows, *, port: in
     sock = bind(port)
     chosen = sock.getsockname()[1]
     token = new_token()
-    the_desk = Desk(game, reader, Options(every, full_every, late_ok, template_dir))
+    from tally.i18n import choose, configured_language
+
+    choice = choose(env.environ, configured_language(env.environ))
+    the_desk = Desk(game, reader, Options(every, full_every, late_ok, template_dir), choice)
     app = make_app(the_desk, token, chosen)
     address = f"http://{HOST}:{chosen}/?token={token}"
     show.text(f"The desk of {game.name}: {address}\n(Ctrl-C to stop; the address is the key: "

@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from tally import i18n
 from tally.commands.watch import Schedule, read_polls
 from tally.desk.follow import GameFile, Seen, sent_off_news
 from tally.desk.posted import Sent, closing_sent
 from tally.errors import InputError, TallyError
 from tally.forums.reader import Reader
+from tally.i18n import Choice, Language
 from tally.outputs.results import Announced, Lurked
 from tally.rules.cards.ledger import LedgerView
 from tally.rules.counting.polls import Poll, changes
@@ -76,7 +78,7 @@ class DayPoller:
         desk = self.desk
         schedule = Schedule(every=desk.options.every, full_every=desk.options.full_every)
         try:
-            with desk.lock:
+            with desk.lock, i18n.speaking(lambda: desk.language):
                 polls = read_polls(self.game, self.day.vote, day=self.day.day, schedule=schedule,
                                    reader=desk.reader, wait=self._wait,
                                    late_ok=desk.options.late_ok)  # fmt: skip
@@ -140,7 +142,8 @@ class DayPoller:
 
 
 class Desk:
-    def __init__(self, game: Game, reader: Reader, options: Options = Options()):
+    def __init__(self, game: Game, reader: Reader, options: Options = Options(),
+                 choice: Choice | None = None):  # fmt: skip
         self.file, self.reader, self.options = GameFile(game), reader, options
         self.lock = threading.Lock()  # the reader's: one request at a time
         self.stopped = threading.Event()
@@ -148,6 +151,13 @@ class Desk:
         self._retired: list[DayPoller] = []  # stopped for a newer file, maybe mid-read
         self._pollers_lock = threading.Lock()
         self._said: dict[int, list[str]] = {}  # what an action said, for the day's next page
+        # The language the desk speaks (tally.desk.speaking): the director's choice, else the
+        # browser's of the latest page asked for, which the pollers count in.
+        self.choice = choice if choice is not None else i18n.process_choice()
+        self.language = self.choice.language
+
+    def heard_in(self, language: Language) -> None:
+        self.language = language
 
     @property
     def game(self) -> Game:

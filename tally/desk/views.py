@@ -31,8 +31,11 @@ from tally.vocabulary import Announcement, Markup
 def _jinja() -> Any:
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+    from tally.i18n import gettext_plain, ngettext_plain
+
     env = Environment(
         loader=PackageLoader("tally.desk", "templates"),
+        extensions=["jinja2.ext.i18n"],
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -40,6 +43,9 @@ def _jinja() -> Any:
     )
     # A time is data (ISO 8601 in a page's JSON twin) until a page shows it.
     env.filters["short"] = short
+    # The pages' words in the request's language (tally.desk.speaking), as Babel extracts
+    # them: {{ _("…") }} and {% trans %}.
+    env.install_gettext_callables(gettext_plain, ngettext_plain, newstyle=True)  # type: ignore[attr-defined]
     return env
 
 

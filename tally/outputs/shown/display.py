@@ -214,4 +214,7 @@ def _(settings: Settings, terminal: Streams) -> None:
         if isinstance(s.value, bool):
             value = value.lower()  # as TOML writes it
         table.add_row(cell(s.key.name), cell(value), cell(s.source))
+    chosen = settings.language
+    table.add_row(cell("language"), cell(f"{chosen.language.value} ({chosen.language.said})"),
+                  cell(chosen.source))  # fmt: skip
     out.print(table)

@@ -363,6 +363,7 @@ def _(settings: Settings) -> dict[str, Any]:
             }
             for name, s in settings.values.items()
         },
+        "language": {"value": settings.language.language.value, "from": settings.language.source},
     }
 
 
