@@ -135,7 +135,7 @@ def comment_time(
     when = _minute(parse_forum_time(said, clock, what=tr("{where}: time", where=where)))
     if when > at:
         raise ParseError(tr("{where}: its time {time} is after the forum's answer ({answered}).",
-                            where=where, time=repr(said), answered=f"{at:%H:%M}"))  # fmt: skip
+                            where=where, time=repr(said), answered=at.strftime("%H:%M")))  # fmt: skip
     return when
 
 
