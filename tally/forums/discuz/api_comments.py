@@ -134,8 +134,10 @@ def comment_time(
         said = f"{date.year}-{date.month}-{date.day} {days.group('rest')}"
     when = _minute(parse_forum_time(said, clock, what=tr("{where}: time", where=where)))
     if when > at:
-        raise ParseError(tr("{where}: its time {time} is after the forum's answer ({answered}).",
-                            where=where, time=repr(said), answered=at.strftime("%H:%M")))  # fmt: skip
+        raise ParseError(
+            tr("{where}: its time {time} is after the forum's answer ({answered}).",
+               where=where, time=repr(said), answered=at.strftime("%H:%M"))
+        )
     return when
 
 

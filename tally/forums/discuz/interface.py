@@ -43,7 +43,7 @@ class DiscuzApi(Api):
     title = N_("its JSON for mobile clients (api/mobile, version 4)")
 
     def probe_request(self, ref: ThreadRef) -> Request:
-        return Request(check_url(ref.base), what="its mobile interface's check",
+        return Request(check_url(ref.base), what=tr("its mobile interface's check"),
                        past_robots=True, redirects=False)  # fmt: skip
 
     def probe(self, ref: ThreadRef, body: bytes, content_type: str | None) -> str | None:

@@ -37,11 +37,11 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from tally.errors import FetchError, HeldPost, MaybePosted, PostError
+from tally.errors import FetchError, MaybePosted, PostError
 from tally.forums.discuz.reply import (
-    MODERATED,
     codec,
     form_body,
+    held,
     refused,
     system_error,
     unknown_answer,
@@ -181,7 +181,7 @@ def read_sent(status: int, body: bytes, link: Callable[[str], str]) -> Accepted:
         assert isinstance(pid, str)
         return Accepted(pid, link(pid))
     if key == "post_reply_mod_succeed":
-        raise HeldPost(tr(MODERATED))
+        raise held()
     if key in _REFUSALS:
         raise PostError(refused(_REFUSALS[key], key))
     named = f"{key} (HTTP {status})" if _KEY.fullmatch(key) else f"HTTP {status}"

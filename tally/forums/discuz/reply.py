@@ -126,7 +126,7 @@ def send(form: ReplyForm, text: str, board: str, submit: Submit) -> Accepted:
         answer = submit(ajax_url(form), body, headers, explain)
     except FetchError as exc:  # sent, and no answer: it may be in the thread
         raise MaybePosted(str(exc)) from None
-    said = decode_page(answer.body, answer.headers.get("content-type"), source="the answer")
+    said = decode_page(answer.body, answer.headers.get("content-type"), source=tr("the answer"))
     return read_answer(answer.status, answer.headers, said, board)
 
 
@@ -170,13 +170,13 @@ def read_answer(status: int, headers: dict[str, str], body: str, board: str) -> 
         if pid:
             return Accepted(pid.group(1), urljoin(board, html.unescape(url)))
         if "审核" in said:
-            raise HeldPost(tr(MODERATED))
+            raise held()
     error = _ERROR.search(body)
     found = _MESSAGE.search(body)
     said = error.group(1) if error else found.group(1) if found else ""
     said = html.unescape(_TAG.sub("", said)).strip()
     if "审核" in said and "回复" in said:
-        raise HeldPost(tr(MODERATED))
+        raise held()
     if said:
         raise PostError(refusal(said))
     raise unknown_answer(f"HTTP {status}")
@@ -191,12 +191,13 @@ def unknown_answer(what: str) -> MaybePosted:
     )
 
 
-# Said where it is raised (tr), in the run's language.
-MODERATED = N_(
-    "the forum took the post for a moderator to approve (回复需要审核): it is not shown yet; "
-    "ask a moderator to approve it. It is not sent again: the journal of posts holds it "
-    "until the thread shows it"
-)
+def held() -> HeldPost:
+    """The post the forum took for a moderator to approve, by either way of posting."""
+    return HeldPost(
+        tr("the forum took the post for a moderator to approve (回复需要审核): it is not shown "
+           "yet; ask a moderator to approve it. It is not sent again: the journal of posts holds "
+           "it until the thread shows it")
+    )
 # What each refusal Discuz! gives a reply means, and what the director can do; ``{said}`` is
 # the forum's own word for it (its message, or the key its mobile interface answers), never
 # translated. Each is one sentence, translated where it is said (``refused``).
