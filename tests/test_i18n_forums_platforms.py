@@ -113,7 +113,7 @@ def board(forum) -> Board:
     ("language", "said"),
     [
         ("zh", "论坛的敏感词过滤拒绝了这一帖（word_banned）；里面某个名字或理由在论坛的词表里："
-               "请修改文字后手工发。"),
+               "请改好文字后手动发帖。"),
         ("en", "the forum's word filter refused the post (word_banned); a name or reason in it "
                "is on the board's list: edit the text and post by hand."),
     ],
