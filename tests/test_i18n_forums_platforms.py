@@ -6,22 +6,23 @@ came; in English the same sentence as always."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
 
 import pytest
 
 from tally.cli import app
-from tally.errors import ApiUnavailable, NotAThreadError, ThreadGoneError
-from tally.forums.discuz.api import probe
+from tally.errors import ApiUnavailable, HeldPost, NotAThreadError, PostError
+from tally.forums.discuz.api import parse_thread, probe
 from tally.forums.discuz.fields import own_floor_comments
+from tally.forums.discuz.mobile_reply import read_sent
 from tally.forums.tieba.saved import SavedPages, new_front_end
 from tally.i18n import Language, speaking
+from tally.model import ThreadRef
 
 from .conftest import CHINA, FakeClock, Runner
 from .discuzboard import Board
-from .test_discuz_api import answer, thread
-from .test_posting import NOT_POSTED, after_close, env, setup
 from .tiebaapi import Fault, TiebaApi
 from .tiebagen import sample
 
@@ -45,44 +46,65 @@ def chinese(said: str) -> str:
 # -- Discuz!'s mobile interface -------------------------------------------------------------
 
 
+def _thread(message: str | None = None, *, body: bytes = b"") -> None:
+    """A viewthread answer of the interface holding only the forum's ``message``, read."""
+    if message is not None:
+        body = json.dumps({"Version": "4", "Variables": {},
+                           "Message": {"messageval": message}}).encode()  # fmt: skip
+    parse_thread(body, "application/json", source="vt.json",
+                 ref=ThreadRef("discuz", "101", "http://bbs.example.com/"), tz=CHINA,
+                 asked_page=1, ppp=100, at=datetime(2026, 12, 6, tzinfo=CHINA))  # fmt: skip
+
+
 def test_a_thread_closed_to_the_cookies_is_one_chinese_sentence_the_key_as_it_came():
     with speaking(Language.ZH), pytest.raises(NotAThreadError) as caught:
-        thread("answers/vt_t4_membersonly_guest")
-    said = chinese(str(caught.value))
-    assert said == (
-        "answers/vt_t4_membersonly_guest：论坛不让用这些 Cookie 读这个帖子（它说 "
-        "viewperm_login_nopermission）；如果你的账号能看这个帖子，请加 `--cookies FILE`，"
-        "用从登录了论坛的浏览器导出的 Cookie。"
+        _thread("viewperm_login_nopermission//1")
+    assert chinese(str(caught.value)) == (
+        "vt.json：论坛不让用这些 Cookie 读这个帖子（它说 viewperm_login_nopermission）；如果你的"
+        "账号能看这个帖子，请加 `--cookies FILE`，用从登录了论坛的浏览器导出的 Cookie。"
     )
     with pytest.raises(NotAThreadError) as english:
-        thread("answers/vt_t4_membersonly_guest")
+        _thread("viewperm_login_nopermission//1")
     assert str(english.value) == (
-        "answers/vt_t4_membersonly_guest: the forum does not let these cookies read this "
-        "thread (it says viewperm_login_nopermission); if your account may read it, pass "
-        "--cookies FILE, exported from a browser that is logged in to the forum."
+        "vt.json: the forum does not let these cookies read this thread (it says "
+        "viewperm_login_nopermission); if your account may read it, pass --cookies FILE, "
+        "exported from a browser that is logged in to the forum."
     )
 
 
-def test_a_thread_gone_and_the_interface_switched_off_in_chinese():
+def test_the_interface_switched_off_in_chinese():
+    off = b'{"error":"mobile_is_closed"}'
     with speaking(Language.ZH):
-        with pytest.raises(ThreadGoneError) as gone:
-            thread("captured/missing-guest.json", ppp=100)
-        with pytest.raises(ApiUnavailable) as off:
-            thread("answers/off_allowmobile0_viewthread")
-        check = answer("answers/off_plugin_disabled_check")
-        clause = probe(check.body, check.content_type)
-    assert chinese(str(gone.value)) == (
-        "captured/missing-guest.json：帖子不存在、已被删除或被隐藏（论坛说 thread_nonexistence）；"
-        "请检查 URL 里的 tid。"
-    )
-    assert str(off.value) == (
-        "answers/off_allowmobile0_viewthread：手机版接口已关闭（开启手机版：mobile_is_closed）"
-    )
+        with pytest.raises(ApiUnavailable) as caught:
+            _thread(body=off)
+        clause = probe(b'{"testcookie":null}', "application/json")
+    assert str(caught.value) == "vt.json：手机版接口已关闭（开启手机版：mobile_is_closed）"
     assert clause == "手机版接口没有写版本（掌上论坛插件已停用）"
-    english = answer("answers/off_plugin_disabled_check")
-    assert probe(english.body, english.content_type) == (
+    assert probe(b'{"testcookie":null}', "application/json") == (
         "its mobile interface names no version (the 掌上论坛 plugin is disabled)"
     )
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("zh", "tally: {url}：帖子不存在、已被删除或被隐藏（论坛说 thread_nonexistence）；"
+               "请检查 URL 里的 tid。"),
+        ("en", "tally: {url}: the thread does not exist or was deleted, or it is hidden (the forum "
+               "says thread_nonexistence); check the tid in the URL."),
+    ],
+)  # fmt: skip
+def test_a_thread_the_board_does_not_have_through_the_command_line(forum, tmp_path, language, said):
+    Board(forum)
+    url = forum.url("forum.php?mod=viewthread&tid=999")
+    args = ["archive", url, "-o", str(tmp_path / "x.csv")]
+    result = runner.invoke(app, args, env={"TALLY_LANG": language})
+    assert result.exit_code == 4
+    asked = forum.url("api/mobile/index.php?version=4&module=viewthread&tid=999&page=1&ppp=100"
+                      "&ordertype=2")  # fmt: skip
+    assert result.stderr == said.format(url=asked) + "\n"
+    if language == "zh":
+        chinese(result.stderr.removeprefix("tally: ").replace(asked, ""))
 
 
 def test_doctor_says_in_chinese_why_a_guests_page_cannot_tell_about_点评_on_ones_own_floor():
@@ -101,36 +123,31 @@ def test_doctor_says_in_chinese_why_a_guests_page_cannot_tell_about_点评_on_on
     )
 
 
-# -- a reply Discuz! refused, through the command line -----------------------------------------
+# -- a reply Discuz! refused or held -----------------------------------------------------------
 
 
-@pytest.fixture
-def board(forum) -> Board:
-    return Board(forum)
+def _sent(key: str) -> None:
+    body = {"Version": "4", "Variables": {"pid": "0"}, "Message": {"messageval": key}}
+    read_sent(200, json.dumps(body).encode(), lambda pid: f"http://bbs.example.com/?pid={pid}")
 
 
-@pytest.mark.parametrize(
-    ("language", "said"),
-    [
-        ("zh", "论坛的敏感词过滤拒绝了这一帖（word_banned）；里面某个名字或理由在论坛的词表里："
-               "请改好文字后手动发帖。"),
-        ("en", "the forum's word filter refused the post (word_banned); a name or reason in it "
-               "is on the board's list: edit the text and post by hand."),
-    ],
-)  # fmt: skip
-def test_a_reply_discuz_refused_is_one_sentence_in_the_directors_language(
-    board, tmp_path, language, said
-):
-    _, game, cookies = setup(board, tmp_path)
-    board.banned = ("白桃",)
-    clock = after_close(board)
-    args = ["announce", "--game", game, "--day", "2", "--post", "--cookies", str(cookies), "--yes"]
-    result = runner.invoke(app, args, obj=env(clock), env={"TALLY_LANG": language})
-    assert result.exit_code == NOT_POSTED
-    last = result.stderr.strip().splitlines()[-1]
-    assert last.endswith(said)
-    if language == "zh":
-        chinese(last.removeprefix("tally: "))
+def test_a_reply_discuz_refused_or_held_is_one_sentence_in_the_directors_language():
+    with speaking(Language.ZH):
+        with pytest.raises(PostError) as refused:
+            _sent("word_banned")
+        with pytest.raises(HeldPost) as held:
+            _sent("post_reply_mod_succeed")
+    assert chinese(str(refused.value)) == (
+        "论坛的敏感词过滤拒绝了这一帖（word_banned）；里面某个名字或理由在论坛的词表里："
+        "请改好文字后手动发帖。"
+    )
+    assert chinese(str(held.value)).startswith("论坛把这一帖交给版主审核（回复需要审核）")
+    with pytest.raises(PostError) as english:
+        _sent("word_banned")
+    assert str(english.value) == (
+        "the forum's word filter refused the post (word_banned); a name or reason in it is on "
+        "the board's list: edit the text and post by hand."
+    )
 
 
 # -- Tieba -----------------------------------------------------------------------------------
