@@ -173,6 +173,7 @@ def main(argv: list[str]) -> int:
     if command == "update":
         for language, n in update().items():
             print(f"{po_path(language).relative_to(ROOT)}: {n} sentences")
+        compile_all()  # what the checkout's tally reads
         return 0
     if command == "compile":
         for path in compile_all():

@@ -4,6 +4,7 @@ calls and the result it shows; tally's own errors as one sentence and an exit st
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import re
@@ -163,6 +164,14 @@ class Spoken:
         for sub in getattr(self, "commands", {}).values():
             short = sub.short_help if sub.short_help and sub.short_help != summary(sub.help) else ""
             say(sub, "short_help", tr(short) if short else summary(spoken_help(sub.help)))
+        if i18n.current() is not i18n.Language.EN:  # "选项：", as Chinese writes a heading
+            say(formatter, "write_heading", functools.partial(_heading, formatter))
+            # click wraps at spaces, counting characters: a Chinese sentence has no space
+            # and each character takes two columns. Its wrap_text imports TextWrapper from
+            # its _textwrap module when it wraps: the wider one is found there meanwhile.
+            wrapping = importlib.import_module(
+                type(formatter).__module__.rpartition(".")[0] + "._textwrap")
+            say(wrapping, "TextWrapper", _wide_wrapper(wrapping.TextWrapper))
         try:
             super().format_help(ctx, formatter)  # type: ignore[misc]
         finally:
@@ -172,6 +181,48 @@ class Spoken:
     def format_usage(self, ctx: Any, formatter: Any) -> None:
         pieces = self.collect_usage_pieces(ctx)  # type: ignore[attr-defined]
         formatter.write_usage(ctx.command_path, " ".join(pieces), prefix=tr("Usage: "))
+
+
+def _heading(formatter: Any, heading: str) -> None:
+    formatter.write(f"{'':>{formatter.current_indent}}{heading}：\n")
+
+
+# What a line may break before: a Chinese character (with the punctuation that closes after
+# it, and an opening bracket before it), a run of other characters (with the character it
+# counts: "1楼"), or spaces.
+_CJK = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
+_CLOSING = "，。；：、）」》”！？…"
+_CHUNK = rf"\s+|[（「《“]*[{_CJK}][{_CLOSING}]*|[^\s{_CJK}]+(?:[{_CJK}][{_CLOSING}]*)?"
+
+
+def _columns(text: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+@functools.cache
+def _wide_wrapper(base: type) -> type:
+    """click's TextWrapper, filling lines by the columns a terminal gives each character
+    and breaking between Chinese characters (never before a closing mark)."""
+
+    chunks = re.compile(_CHUNK)  # compiled when help is asked for: 10 ms, not at start-up
+
+    class Wide(base):  # type: ignore[misc]
+        def wrap(self, text: str) -> list[str]:
+            lines: list[str] = []
+            indent, line = self.initial_indent, ""
+            for chunk in chunks.findall(text):
+                if line.strip() and _columns(indent + line + chunk.rstrip()) > self.width:
+                    lines.append(indent + line.rstrip())
+                    indent, line = self.subsequent_indent, chunk.lstrip()
+                else:
+                    line += chunk
+            if line.strip():
+                lines.append(indent + line.rstrip())
+            return lines
+
+    return Wide
 
 
 class Plain(Spoken, TyperCommand):

@@ -189,18 +189,21 @@ def catalog(language: Language) -> gettext.NullTranslations:
     in memory (with Babel, which the development install has); English without one reads
     the sentences as written."""
     folder = LOCALES / language.value / "LC_MESSAGES"
-    mo = folder / f"{DOMAIN}.mo"
-    if mo.exists():
+    mo, po = folder / f"{DOMAIN}.mo", folder / f"{DOMAIN}.po"
+    # A .po edited since the .mo was compiled (a checkout installed once, then translated):
+    # the .po, as it is now, where Babel is there to compile it.
+    stale = po.exists() and (not mo.exists() or po.stat().st_mtime > mo.stat().st_mtime)
+    if stale:
+        try:
+            from babel.messages.mofile import write_mo
+            from babel.messages.pofile import read_po
+        except ImportError:  # an installed wheel without Babel: its .mo
+            stale = False
+    if not stale:
+        if not mo.exists():
+            return gettext.NullTranslations()
         with mo.open("rb") as f:
             return gettext.GNUTranslations(f)
-    po = folder / f"{DOMAIN}.po"
-    try:
-        from babel.messages.mofile import write_mo
-        from babel.messages.pofile import read_po
-    except ImportError:  # pragma: no cover - an installed wheel always has its .mo
-        return gettext.NullTranslations()
-    if not po.exists():
-        return gettext.NullTranslations()
     with po.open("rb") as f:
         read = read_po(f)
     buffer = io.BytesIO()

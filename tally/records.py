@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any
 
-from tally.model import Thread
+from tally.model import Comment, Post, Thread
 from tally.times import iso
 
 
@@ -77,83 +77,89 @@ THREAD_COLUMNS = (
 )
 
 
-
-
 def rows(threads: Iterable[Thread]) -> list[dict[str, Any]]:
     """One row per post and one per nested comment, in thread and floor order."""
     out: list[dict[str, Any]] = []
     for thread in threads:
-        meta = {
-            "thread_title": thread.title,
-            "thread_url": thread.url,
-            "thread_pages": thread.page_count,
-            "thread_replies": "" if thread.reply_count is None else thread.reply_count,
-            "thread_read_at": iso(thread.read_at),
-            "thread_missing": "; ".join(thread.missing),
-            "thread_read_by": thread.read_by,
-        }
+        cells = _thread_cells(thread)
         for post in thread.posts:
-            count = len(post.comments)
-            quoted = [
-                {"post_id": q.post_id, "author": q.author, "text": q.text} for q in post.quotes
-            ]
-            out.append(
-                {
-                    "platform": post.platform,
-                    "thread_id": post.thread_id,
-                    "post_id": post.post_id,
-                    "parent_post_id": "",
-                    "floor": post.floor,
-                    "author": post.author,
-                    "author_id": post.author_id or "",
-                    "time": iso(post.time),
-                    "edited_at": iso(post.edited.at) if post.edited else "",
-                    "text": post.text,
-                    "kind": RowKind.POST.value,
-                    "edited_by": post.edited.by if post.edited else "",
-                    "quotes": " ".join(post.quoted_post_ids),
-                    "red_font": int(post.red_font),
-                    "large_font": int(post.large_font),
-                    "hidden": post.hidden or "",
-                    "author_display": post.author_display or "",
-                    "reply_to": post.reply_to or "",
-                    "quoted": json.dumps(quoted, ensure_ascii=False) if quoted else "",
-                    "page": post.page,
-                    "position": 0,
-                    **meta,
-                    "origin": thread.origin,
-                    "comments": count,
-                    "to_the_minute": int(post.to_the_minute),
-                }
-            )
+            out.append(_post_row(post, cells))
             for position, comment in enumerate(post.comments, start=1):
-                out.append(
-                    {
-                        "platform": post.platform,
-                        "thread_id": post.thread_id,
-                        "post_id": comment.comment_id,
-                        "parent_post_id": post.post_id,
-                        "floor": post.floor,
-                        "author": comment.author,
-                        "author_id": comment.author_id or "",
-                        "time": iso(comment.time),
-                        "edited_at": "",
-                        "text": comment.text,
-                        "kind": RowKind.COMMENT.value,
-                        "edited_by": "",
-                        "quotes": "",
-                        "red_font": int(comment.red_font),
-                        "large_font": 0,
-                        "hidden": "",
-                        "author_display": comment.author_display or "",
-                        "reply_to": "",
-                        "quoted": "",
-                        "page": post.page,
-                        "position": position,
-                        **meta,
-                        "origin": thread.origin,
-                        "comments": None,  # a comment has none of its own
-                        "to_the_minute": int(comment.to_the_minute),
-                    }
-                )
+                out.append(_comment_row(comment, position, post, cells))
     return out
+
+
+def _thread_cells(thread: Thread) -> dict[str, Any]:
+    """The cells every row of ``thread`` repeats: the thread's own, and its board."""
+    return {
+        "thread_title": thread.title,
+        "thread_url": thread.url,
+        "thread_pages": thread.page_count,
+        "thread_replies": "" if thread.reply_count is None else thread.reply_count,
+        "thread_read_at": iso(thread.read_at),
+        "thread_missing": "; ".join(thread.missing),
+        "thread_read_by": thread.read_by,
+        "origin": thread.origin,
+    }
+
+
+def _post_row(post: Post, cells: dict[str, Any]) -> dict[str, Any]:
+    quoted = [{"post_id": q.post_id, "author": q.author, "text": q.text} for q in post.quotes]
+    return {
+        "platform": post.platform,
+        "thread_id": post.thread_id,
+        "post_id": post.post_id,
+        "parent_post_id": "",
+        "floor": post.floor,
+        "author": post.author,
+        "author_id": post.author_id or "",
+        "time": iso(post.time),
+        "edited_at": iso(post.edited.at) if post.edited else "",
+        "text": post.text,
+        "kind": RowKind.POST.value,
+        "edited_by": post.edited.by if post.edited else "",
+        "quotes": " ".join(post.quoted_post_ids),
+        "red_font": int(post.red_font),
+        "large_font": int(post.large_font),
+        "hidden": post.hidden or "",
+        "author_display": post.author_display or "",
+        "reply_to": post.reply_to or "",
+        "quoted": json.dumps(quoted, ensure_ascii=False) if quoted else "",
+        "page": post.page,
+        "position": 0,
+        **cells,
+        "comments": len(post.comments),
+        "to_the_minute": int(post.to_the_minute),
+    }
+
+
+def _comment_row(
+    comment: Comment, position: int, post: Post, cells: dict[str, Any]
+) -> dict[str, Any]:
+    """The row of a nested comment, the ``position``-th under ``post``'s floor."""
+    return {
+        "platform": post.platform,
+        "thread_id": post.thread_id,
+        "post_id": comment.comment_id,
+        "parent_post_id": post.post_id,
+        "floor": post.floor,
+        "author": comment.author,
+        "author_id": comment.author_id or "",
+        "time": iso(comment.time),
+        "edited_at": "",
+        "text": comment.text,
+        "kind": RowKind.COMMENT.value,
+        "edited_by": "",
+        "quotes": "",
+        "red_font": int(comment.red_font),
+        "large_font": 0,
+        "hidden": "",
+        "author_display": comment.author_display or "",
+        "reply_to": "",
+        "quoted": "",
+        "page": post.page,
+        "position": position,
+        **cells,
+        "comments": None,  # a comment has none of its own
+        "to_the_minute": int(comment.to_the_minute),
+    }

@@ -6,6 +6,10 @@ not UTF-8, which TOML must be: Python's "'utf-8' codec can't decode byte 0xc0" t
 director nothing, "save it as UTF-8" does. An input method left in full-width punctuation
 types “kiwi” or ＝ where TOML needs "kiwi" and =: the parser's "Invalid value (at line 2,
 column 8)" gets the line and the characters to retype.
+
+A file tally adds to (`tally day add`'s ``[[days]]`` table) is edited with tomlkit, which
+keeps the director's comments and order: a text edit would have to re-implement TOML's
+layout rules to do that.
 """
 
 from __future__ import annotations
@@ -13,9 +17,9 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tally.errors import InputError
+from tally.errors import GameFileError, InputError
 from tally.files import SMALL, read_capped
 
 # What an input method in full-width (全角) mode types instead of TOML's ASCII punctuation.
@@ -24,6 +28,9 @@ _FULL_WIDTH = {
     "＝": "=", "［": "[", "］": "]", "｛": "{", "｝": "}", "，": ",", "＃": "#",
 }  # fmt: skip
 _AT_LINE = re.compile(r"at line (\d+)")
+
+if TYPE_CHECKING:
+    from tomlkit.items import Table
 
 
 def read_text(path: Path, what: str, error: type[InputError] = InputError) -> str:
@@ -37,8 +44,7 @@ def read_text(path: Path, what: str, error: type[InputError] = InputError) -> st
             raw.decode("gb18030")
         except UnicodeDecodeError:
             raise error(
-                f"{path} is not UTF-8 text (byte {exc.start:,} is not); save the {what} as "
-                "UTF-8."
+                f"{path} is not UTF-8 text (byte {exc.start:,} is not); save the {what} as UTF-8."
             ) from None
         raise error(
             f"{path} is saved as GBK (a Chinese encoding), not UTF-8; save the {what} as UTF-8 "
@@ -71,3 +77,55 @@ def parse(text: str, source: str, error: type[InputError] = InputError) -> dict[
 def load(path: Path, what: str, error: type[InputError] = InputError) -> dict[str, Any]:
     """Read and parse a TOML file a director wrote."""
     return parse(read_text(path, what, error), str(path), error)
+
+
+def appended(text: str, block: str) -> str:
+    """The game file's text with ``block`` (one ``[[days]]`` table) after its last day,
+    every other line as it was: the comments and blank lines that stood before what follows
+    the days (a ``[[rulings]]``) stay before it; a file of Windows line ends keeps them."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+    from tomlkit.items import AoT, Whitespace
+
+    newline = "\r\n" if "\r\n" in text else "\n"
+    try:
+        doc = tomlkit.parse(text)
+        new: Table = tomlkit.parse(block.replace("\n", newline))["days"][0]
+    except TOMLKitError as exc:  # the loader read it; tomlkit should too
+        raise GameFileError(f"the game file cannot be edited ({exc}).") from None
+    days = doc.get("days")
+    if days is None:
+        doc.append("days", tomlkit.aot())
+        days = doc["days"]
+    if not isinstance(days, AoT):
+        raise GameFileError("the game file's days are not [[days]] tables; add the day by hand.")
+    if len(days):
+        last: Table = days[-1]
+        body = last.value.body
+        tail: list[tuple[Any, Any]] = []
+        while body and body[-1][0] is None:  # comments and blank lines after the last key
+            tail.insert(0, body.pop())
+        keys = [key.key if key is not None else None for key, _ in doc.body]
+        follows = any(k is not None for k in keys[keys.index("days") + 1 :])
+        mine, theirs = _trailing(tail, follows)
+        body.extend(mine)
+        if not mine or not isinstance(mine[-1][1], Whitespace):
+            body.append((None, Whitespace(newline)))
+        new.value.body.extend(theirs or [(None, Whitespace(newline))])
+    days.append(new)
+    return tomlkit.dumps(doc).rstrip("\r\n") + newline
+
+
+def _trailing(tail: list[tuple[Any, Any]], follows: bool) -> tuple[list[Any], list[Any]]:
+    """The comments and blank lines after the last day's keys, split into the day's own and
+    those of what follows the days (a ``[[rulings]]``), which stay before it: tomlkit puts
+    both in the last day's table. The comments after the last blank line are the next
+    table's, as a comment right above a header is; those before it stay with the day they
+    were written in (the placeholders day add wrote under it, a note on the day)."""
+    from tomlkit.items import Whitespace
+
+    if not follows:
+        return tail, []
+    blanks = [i for i, (_, item) in enumerate(tail) if isinstance(item, Whitespace)]
+    cut = blanks[-1] if blanks else 0
+    return tail[:cut], tail[cut:]

@@ -18,6 +18,7 @@ from tally.desk.state import Desk, Options
 from tally.environment import HttpOptions
 from tally.forums.reader import Reader, Reading
 
+from . import gamefiles
 from .conftest import CHINA, FakeClock
 from .discuzboard import Board
 from .discuzgen import P, Thread
@@ -114,29 +115,14 @@ def threads() -> tuple[Thread, Thread, Thread]:
 
 def game_text(talk: str, day1: str, vote: str, *, days: int = 2) -> str:
     """The game file; with ``days=1``, day 1 alone (day 2 for `tally day add` to append)."""
-    names = ", ".join(f"'{p}'" for p in PLAYERS)
-    return f"""id = "desk-test-game"
-name = "桌面局"
-ruleset = "000"
-directors = ["导演A"]
-players = [{names}]
-
-[rules]
-acceleration_threads = ["discussion"]  # 000 takes requests by QQ; this game in its thread
-
-[[days]]
-day = 1
-opens = 2024-05-08T09:30:00
-closes = 2024-05-08T21:30:00
-vote = "{day1}"
-""" + ("" if days == 1 else f"""
-[[days]]
-day = 2
-opens = 2024-05-09T09:30:00
-closes = 2024-05-09T21:30:00
-discussion = "{talk}"
-vote = "{vote}"
-""")
+    blocks = [gamefiles.day(1, day1, "2024-05-08T09:30:00", "2024-05-08T21:30:00")]
+    if days != 1:
+        blocks.append(gamefiles.day(2, vote, "2024-05-09T09:30:00", "2024-05-09T21:30:00",
+                                    discussion=talk))  # fmt: skip
+    # 000 takes requests for 加速 by QQ; this game reads them in its discussion thread.
+    return gamefiles.game_toml(*blocks, id="desk-test-game", name="桌面局", ruleset="000",
+                               directors=["导演A"], players=PLAYERS,
+                               rules={"acceleration_threads": ["discussion"]})  # fmt: skip
 
 
 class Setup:
@@ -255,19 +241,13 @@ def moderated(forum, tmp_path: Path) -> Desk:  # type: ignore[no-untyped-def]
         for n, who in enumerate(["alice", "bob", "carol", "dave", "eve"]):
             talk.add(P(who, f"2026-12-06 1{i}:{10 + n:02d}:00", f"发言{i}"))
     talk.add(P("eve。", "2026-12-06 16:00:00", "路过"))
-    game = tmp_path / "game.toml"
-    game.write_text(f"""name = "版主局"
-ruleset = "000"
-directors = ["admin"]
-players = ["alice", "bob", "carol", "dave", "eve"]
-
-[[days]]
-day = 2
-opens = 2026-12-06T09:00:00
-closes = 2026-12-06T21:00:00
-discussion = "{talk.serve(forum)}"
-vote = "{forum.url("forum.php?mod=viewthread&tid=2")}"
-""", encoding="utf-8")  # fmt: skip
+    game = gamefiles.write_game(
+        tmp_path / "game.toml",
+        gamefiles.day(2, forum.url("forum.php?mod=viewthread&tid=2"), "2026-12-06T09:00:00",
+                      "2026-12-06T21:00:00", discussion=talk.serve(forum)),
+        name="版主局", ruleset="000", directors=["admin"],
+        players=["alice", "bob", "carol", "dave", "eve"],
+    )  # fmt: skip
     clock = FakeClock(datetime(2026, 12, 6, 21, 30, tzinfo=CHINA).astimezone(UTC))
     reader = Reader(clock.env(http=HttpOptions(host_delay=0)),
                     Reading(cache_dir=tmp_path / "cache"))  # fmt: skip

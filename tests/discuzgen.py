@@ -220,7 +220,7 @@ class Thread:
 
 def discuz_render(bbcode: str) -> str:
     """The BBCode of a post as Discuz! X3.5 renders it, for the tags tally uses and a few
-    players try; checked against real pages in test_announce's
+    players try; checked against real pages in test_announcing's
     test_renderer_matches_real_discuz."""
     html = bbcode.replace("\n", "<br />\n")
     # discuzcode() takes these by str_replace, matched or not (seen on a real X3.5: "[[i][/i]b]"

@@ -1,6 +1,6 @@
 """tally run in a child forked from the test's own process: a process of its own (its exit
 status, its stdout and stderr), tally and its libraries already imported. An interpreter
-started for each run took ~0.15 s of CPU to import tally again (tests/test_help.py ran six).
+started for each run took ~0.15 s of CPU to import tally again (tests/test_cli_help.py ran six).
 
     pid = forked(main, tmp_path / "run")    # writes run.out and run.err
     done = ended(pid, tmp_path / "run")     # a CompletedProcess

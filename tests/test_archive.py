@@ -189,8 +189,11 @@ def test_write_failure_is_one_sentence(forum, tmp_path):
     out = folder / "posts.csv"
     out.mkdir()  # a folder where the file should go: the write itself fails
     from tally.atomic import write_atomic
+    from tally.errors import OutputError
 
-    with pytest.raises(Exception) as info:
+    with pytest.raises(
+        OutputError, match=r"^cannot write .*posts\.csv \(Is a directory\)\.$"
+    ) as info:
         write_atomic(out, b"x")
     assert info.value.exit_code == 6  # type: ignore[attr-defined]
 
@@ -220,7 +223,7 @@ def test_times_are_in_the_forums_zone_everywhere(forum, tmp_path):
     from datetime import UTC, datetime
 
     from .conftest import FakeClock
-    from .test_votes_game import game_file, vote_thread
+    from .test_counting_whole_day import game_file, vote_thread
 
     url = vote_thread().serve(forum)
     game = game_file(tmp_path, url)

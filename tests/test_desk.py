@@ -168,7 +168,7 @@ def test_the_desk_listens_on_127_0_0_1_only():
         outside = socket.socket()
         try:  # not on another address of this machine
             if socket.gethostbyname(socket.gethostname()) != "127.0.0.1":
-                with pytest.raises(OSError):
+                with pytest.raises(OSError, match="Connection refused"):
                     outside.connect((socket.gethostbyname(socket.gethostname()), port))
         finally:
             outside.close()

@@ -206,3 +206,50 @@ def test_another_page_cannot_drive_the_desk(served, tmp_path, browser):
         loaded(browser, page, lambda: page.evaluate("document.getElementById('f').submit()"))
         assert setup.board.replies == []
         assert "refused" in page.evaluate("document.body.textContent")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_desk_in_chinese_on_a_desktop_and_a_phone(forum, tmp_path, browser, width):
+    """The desk a director who reads Chinese sees (the desk chosen in Chinese, as TALLY_LANG
+    or the locale choose it): every page in Chinese within the screen's width, no console
+    error, the copy button's answer in the page's words. TALLY_DESK_ZH_PNG=docs writes the
+    day's page as docs/desk-zh-1280.png and docs/desk-zh-390.png (docs/desk.md shows them)."""
+    if chromium() is None:
+        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium-headless-shell)")
+    from tally.desk.state import Desk, Options
+    from tally.i18n import Choice, Language
+    from tally.rules.game.gamefile import load_game
+
+    setup = Setup(forum, tmp_path)
+    desk = Desk(load_game(setup.game_path), setup.reader(), Options(every=3600.0),
+                Choice(Language.ZH, "TALLY_LANG"))  # fmt: skip
+    sock = bind(None)
+    try:
+        with serving(make_app(desk, TOKEN, sock.getsockname()[1]), sock) as base, \
+                browser.fresh(width=width, height=900, mobile=width < 500) as browser:  # fmt: skip
+            page = go(browser, None, f"{base}/?token={TOKEN}")
+            for path in ("/", "/day/2/cards", "/day/2/posts", "/day/2/pictures", "/day/2/post",
+                         "/day/1"):  # fmt: skip
+                go(browser, page, base + path)
+                assert page.evaluate("document.documentElement.lang") == "zh-CN", path
+                within(page, width, path)
+            go(browser, page, base + "/day/2/posts")
+            page.evaluate("document.querySelector('#kind-close button.copy').click()")
+            until(page, "document.querySelector('#kind-close button.copy').textContent !== '复制'")
+            assert page.evaluate("document.querySelector('#kind-close button.copy').textContent") in (
+                "已复制", "请选中后复制")
+            go(browser, page, f"{base}/day/2")
+            until(page, "document.querySelectorAll('#live table.ballots tbody tr').length >= 3")
+            setup.ballot("白桃", "长夜", "2024-05-09 20:10:00")
+            desk.poller(2).read_now()
+            until(page, "document.querySelectorAll('#live tr.changed').length === 1")
+            live = page.evaluate("document.querySelector('main').textContent")
+            assert "立即读帖" in live and "暂计" in live and "逐楼的票" in live
+            assert "read the thread now" not in live and "Ballots, floor by floor" not in live
+            within(page, width, "/day/2")
+            assert page.errors == []
+            if os.environ.get("TALLY_DESK_ZH_PNG"):  # docs/desk.md's pictures, in Chinese
+                folder = Path(os.environ["TALLY_DESK_ZH_PNG"])
+                (folder / f"desk-zh-{width}.png").write_bytes(page.screenshot())
+    finally:
+        desk.close()

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
+from tally.rules.game import dayblocks
 from tally.rules.game import gamefile as loader
 from tally.rules.game.gamefile import parse_game
 from tally.rules.game.rulesets import Ruleset
@@ -46,7 +47,7 @@ def documented() -> dict[str, set[str]]:
 def test_every_key_the_loader_accepts_is_documented():
     sections = documented()
     assert sections["Top-level keys"] == loader._TOP_KEYS
-    assert sections["A day: `[[days]]`"] == loader._DAY_KEYS
+    assert sections["A day: `[[days]]`"] == dayblocks._DAY_KEYS
     assert sections["Rulings: `[[rulings]]`"] == loader._RULING_KEYS
     overridable = {f.name for f in dataclasses.fields(Ruleset)} - {"based_on"}
     assert sections["Rules: `[rules]`"] == overridable
@@ -138,7 +139,7 @@ def test_every_page_of_docs_is_reachable_from_the_readme():
                 reached.add(target)
                 if target.suffix == ".md":
                     todo.append(target)
-    pages = {p.resolve() for p in DOCS.iterdir() if p.suffix in (".md", ".png")}
+    pages = {p.resolve() for p in DOCS.rglob("*") if p.suffix in (".md", ".png")}  # docs/zh/ too
     assert pages - reached == set()
     assert (ROOT / "bench" / "README.md").resolve() in reached
 
@@ -286,7 +287,7 @@ def test_every_name_of_the_layout_is_in_the_tree():
 
 def test_the_layout_names_every_folder_and_module():
     """docs/contributing.md's layout misses no folder of the repository's top, of tally/
-    (however deep), of fixtures/ or tests/, and no module of tally/, file of docs/, tools/,
+    (however deep), of fixtures/, tests/ or docs/, and no module of tally/, file of docs/, tools/,
     bench/ or .ci/, helper of the tests, or file at the top."""
     named = set(layout())
     files = set(repository()) | {str(p.relative_to(ROOT)) for p in (ROOT / "tally").rglob("*.py")}
@@ -305,6 +306,8 @@ def test_the_layout_names_every_folder_and_module():
             wanted.add(f)  # README.md, pyproject.toml
         if len(parts) == 2 and parts[0] in ("docs", "tools", "bench", ".ci"):
             wanted.add(f)
+        if len(parts) > 2 and parts[0] == "docs":
+            wanted.add(folders[1])  # docs/zh/, the guide in Chinese
         if len(parts) == 2 and parts[0] == "tests" and not parts[1].startswith("test_"):
             wanted.add(f)
     assert wanted - named == set(), "the layout in docs/contributing.md misses these"

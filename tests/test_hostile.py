@@ -29,7 +29,7 @@ from .conftest import CHINA, DISCUZ, FOLDERS, Runner, read_one
 from .discuzgen import P
 from .discuzgen import Thread as Pages
 from .localforums import local_forum
-from .test_resilience import cookie_file, faults, serve_vote
+from .test_reading_busy_forum import cookie_file, faults, serve_vote
 
 runner = Runner()
 
@@ -57,7 +57,7 @@ def one_sentence(result, code: int) -> str:
 def test_names_that_fold_alike_are_a_game_file_error(second, folded):
     first = "月影" if folded == "月影" else "Mika"
     text = DEMO.replace('"南瓜"]', f'"南瓜", "{second}"]')
-    with pytest.raises(GameFileError) as info:
+    with pytest.raises(GameFileError, match=r"\(a player\) are one name to tally") as info:
         parse_game(text, source="game.toml")
     assert str(info.value) == (
         f"game.toml, key 'players': {second!r} and {first!r} (a player) are one name to tally "
@@ -96,7 +96,7 @@ FORGED = "随便\n\n[b]月影 以 9 票被投票出局。[/b]\n导演B：本日�
 
 @pytest.mark.parametrize("markup", ["bbcode", "text"])
 def test_a_multi_line_reason_stays_on_its_line(forum, tmp_path, markup):
-    from .test_votes_game import game_file, vote_thread
+    from .test_counting_whole_day import game_file, vote_thread
 
     t = vote_thread()
     t.posts[1] = P("冷月", "2024-05-08 10:01:00", f"投票对象：白桃\n投票理由：{FORGED}")
@@ -199,6 +199,7 @@ def hostile_game(forum, tmp_path) -> tuple[str, str]:
     url = t.serve(forum)
     players = ", ".join(json.dumps(n) for n in HOSTILE.values())  # TOML accepts JSON's escapes
     path = tmp_path / "game.toml"
+    # Literal TOML (not tests/gamefiles.py): the hostile names as JSON's escapes write them.
     path.write_text(
         f"""directors = ["导演A"]
 players = [{players}]

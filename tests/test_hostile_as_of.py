@@ -10,11 +10,11 @@ import json
 import pytest
 
 from tally.errors import InputError
-from tally.rules.judging.standing import as_of_given
+from tally.rules.judging.as_of import as_of_given
 
 from .discuzboard import Board
-from .test_forum_changes import read_at
-from .test_posting import NOT_POSTED, after_close, announce, setup
+from .test_announcing_post import NOT_POSTED, after_close, announce, setup
+from .test_reading_forum_changes import read_at
 from .votekit import game
 
 

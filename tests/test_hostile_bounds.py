@@ -141,7 +141,7 @@ def test_a_fifo_given_for_any_file_is_one_sentence_not_a_wait(tmp_path, option):
 def test_a_home_folder_of_nobody_is_one_sentence(tmp_path):
     path = tmp_path / "config.toml"
     path.write_text('template_dir = "~nosuchuser34/templates"\n', encoding="utf-8")
-    with pytest.raises(InputError) as info:
+    with pytest.raises(InputError, match="there is no such user here") as info:
         config.load_config(path)
     assert str(info.value) == (
         f"config file {path}, key 'template_dir': '~nosuchuser34/templates' starts with the home "
@@ -212,7 +212,9 @@ def test_any_url_is_a_thread_or_one_sentence(parts):
 @pytest.mark.parametrize("key", ["post", "title"])
 def test_a_page_field_selector_with_pid_is_refused_naming_profile_and_key(key):
     text = f'[board.ours]\nhosts = ["bbs.example.com"]\n[board.ours.selectors]\n{key} = ["div#{{pid}}"]\n'
-    with pytest.raises(InputError) as info:
+    with pytest.raises(
+        InputError, match=r"holds \{pid\}, which stands for a post's id only"
+    ) as info:
         parse_boards(text, "boards.toml")
     assert str(info.value) == (
         f"boards.toml, [board.ours] selectors.{key}: 'div#{{pid}}' holds {{pid}}, which stands "

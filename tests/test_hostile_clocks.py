@@ -80,7 +80,9 @@ def test_every_twelve_hour_marker_is_read_wherever_it_stands(shown, meant):
     ],
 )
 def test_a_marker_that_cannot_be_read_with_its_hour_is_refused(shown):
-    with pytest.raises(ParseError):
+    with pytest.raises(
+        ParseError, match=r"^time '.+'( is not a real date and time| names the half of the day twice|: \d+ o'clock is not a time '.+' can name on a 12-hour clock)\.$"
+    ):
         parse_forum_time(shown, CHINA)
 
 
@@ -115,7 +117,9 @@ def test_an_afternoon_is_never_read_as_a_morning(marker, where, date, gap, hour,
     }[where]
     meant = hour % 12 + 12
     if marker == "晚上" and not 6 <= hour <= 11:
-        with pytest.raises(ParseError):
+        with pytest.raises(
+            ParseError, match="o'clock is not a time '晚上' can name on a 12-hour clock"
+        ):
             parse_forum_time(shown, CHINA)
         return
     assert parse_forum_time(shown, CHINA) == at(f"2026-03-05 {meant:02d}:{minute:02d}")
@@ -181,7 +185,7 @@ def test_a_zone_other_than_the_footers_is_refused_naming_both():
     """The footer of every Discuz! page says the offset its times are printed in (GMT+8):
     read in UTC they would be 8 hours off."""
     t = Thread("7", "第二天投票帖", {"a": 1}).add(P("a", "2026-3-5 20:05"))
-    with pytest.raises(InputError) as info:
+    with pytest.raises(InputError, match=r"prints its times in GMT\+8 \(its footer\)") as info:
         parse(t, ZoneInfo("UTC"))
     assert str(info.value) == (
         "page 1 prints its times in GMT+8 (its footer), but tally would read them in UTC "
@@ -210,7 +214,7 @@ def test_tieba_pages_are_read_on_baidus_clock_whatever_the_games_zone():
     """Baidu prints Tieba's times in Beijing time, and its JSON carries Unix times: a game
     whose zone is another reads the same moments from both, not 8 hours apart."""
     from .conftest import read
-    from .test_tieba import TIEBA
+    from .test_reading_tieba_saved import TIEBA
 
     files = sorted(str(p) for p in TIEBA.iterdir() if p.suffix in (".html", ".json"))
     [china] = read(files)

@@ -14,7 +14,7 @@ from tally.rules.counting.announced import announced_closes
 from tally.rules.game.gamefile import load_game
 
 from .conftest import CHINA
-from .test_game_checks import day2_vote, game_text, invoke, library, one_sentence, serve, write
+from .test_gamefile_checks import day2_vote, game_text, invoke, library, one_sentence, serve, write
 
 WRITTEN = datetime(2026, 12, 1, 9, 30, tzinfo=CHINA)
 

@@ -13,8 +13,8 @@ from tally.rules.counting.announced import chinese_number
 from tally.rules.game.gamefile import parse_game
 
 from .conftest import CHINA, page_text
-from .test_discuz_pages import DISCUZ_PARSER
-from .test_forum_changes import read_at
+from .test_reading_discuz_pages import DISCUZ_PARSER
+from .test_reading_forum_changes import read_at
 
 
 @pytest.mark.parametrize("odd", ["²", "①", "³"])
@@ -60,6 +60,7 @@ def test_as_of_a_superscript_is_one_sentence(forum, tmp_path):
 def test_a_ruling_on_a_post_id_that_never_matches_is_refused(post):
     """A ruling names a post by its pid, ASCII digits on every board: one that could never
     match a post would leave the ruling silently unapplied."""
+    # Literal TOML (not tests/gamefiles.py): the ruling's post id as a hostile file writes it.
     text = f"""
 name = "g"
 players = ["alice", "bob"]

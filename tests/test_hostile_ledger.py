@@ -20,13 +20,11 @@ from tally.outputs.written import cardfile
 from tally.outputs.written.cardfile import editing, load
 from tally.rules.game.gamefile import load_game
 
+from . import gamefiles
 from .conftest import FOLDERS, quiet_environ
-from .test_rules_left import invoke, write_game
+from .test_counting_roles_and_requests import invoke, write_game
 
-DAYS = (
-    "[[days]]\nday = 2\nopens = 2024-05-08T09:30:00\ncloses = 2024-05-09T21:30:00\n"
-    'vote = "https://bbs.example.com/thread-2-1-1.html"\n'
-)
+DAYS = gamefiles.day(2, "https://bbs.example.com/thread-2-1-1.html")
 PLAYERS = ["冷月", "小眯", "kiwi", "阿澈", "风铃", "老K", "糖糖", "雪见", "南瓜", "白桃", "长夜", "青山"]
 
 
@@ -117,7 +115,7 @@ def test_a_ledger_that_lost_its_header_is_refused(tmp_path):
 def test_a_ledger_with_foreign_columns_is_refused(tmp_path, text):
     ledger = tmp_path / "game.cards.csv"
     ledger.write_text(text, encoding="utf-8")
-    with pytest.raises(GameFileError):
+    with pytest.raises(GameFileError, match="not the ledger's"):
         load(ledger)
 
 

@@ -15,7 +15,7 @@ from tally.rules.game.gamefile import parse_game
 
 from .conftest import Runner
 from .discuzgen import P, Thread
-from .test_record import env_after_close
+from .test_archive_record import env_after_close
 
 runner = Runner()
 MATHS = ["$$", "$\\bad$", "a$b$c", "x^2_y", "\\frac{1}{2}"]
@@ -79,6 +79,7 @@ def test_pictures_read_no_maths(tmp_path):
     assert style["text.parse_math"] is False and style["text.usetex"] is False
 
 
+# Literal TOML (not tests/gamefiles.py): the roster's names as the file's text holds them.
 ROSTER = 'ruleset = "000"\ndirectors = ["导演A"]\nplayers = [{players}]\n[[days]]\nday = 2\n' \
     'opens = 2024-05-08T09:30:00\ncloses = 2024-05-09T21:30:00\n' \
     'vote = "https://bbs.example.com/thread-102-1-1.html"\n'  # fmt: skip
@@ -92,7 +93,7 @@ def test_two_players_one_name_once_punctuation_is_dropped_are_refused():
     """A ballot "投票对象：Mika;" was credited to Mika when the roster held both."""
     with pytest.raises(GameFileError, match="Mika"):
         parse_game(roster("Mika", "Mika;", "冷月"), source="game.toml")
-    with pytest.raises(GameFileError):
+    with pytest.raises(GameFileError, match=r"'长夜' and '长夜。' \(a player\) are one name to tally"):
         parse_game(roster("长夜。", "长夜", "冷月"), source="game.toml")
 
 

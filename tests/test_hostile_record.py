@@ -14,15 +14,15 @@ from tally.cli import app
 from tally.errors import InputError
 from tally.forums.archived import archive_kind, read_archive
 
-from . import test_record
+from . import test_archive_record
 from .conftest import read_csv
 from .discuzgen import P
 from .localforums import local_forum
-from .test_record import columns, env_after_close, resave, run, runner
-from .test_votes_game import game_file, vote_thread
+from .test_archive_record import columns, env_after_close, resave, run, runner
+from .test_counting_whole_day import game_file, vote_thread
 
-# The fixture of test_record: day 2 archived to a CSV, and its count from the forum.
-archived = test_record.archived
+# The fixture of test_archive_record: day 2 archived to a CSV, and its count from the forum.
+archived = test_archive_record.archived
 
 
 def game_in(folder: Path, url: str) -> str:

@@ -19,7 +19,7 @@ from tally.vocabulary import Announcement, Markup
 
 from .conftest import CHINA, FakeClock
 from .discuzboard import Board
-from .test_posting import NOT_POSTED, setup, watch
+from .test_announcing_post import NOT_POSTED, setup, watch
 
 LOOPS = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}x"
 
@@ -56,7 +56,7 @@ def tenth(monkeypatch):
 
 
 def test_a_template_that_loops_without_end_is_stopped(tmp_path, quicker):
-    with pytest.raises(InputError) as info:
+    with pytest.raises(InputError, match="the template was stopped, it ran for more than") as info:
         close(house(tmp_path, LOOPS))
     said = str(info.value)
     assert said.startswith(f"{tmp_path / 'house' / 'close.bbcode.j2'}, line 1: the template was "
@@ -143,7 +143,7 @@ def test_a_template_that_is_no_file_is_named(tmp_path, kind):
 
 def test_a_template_saved_in_gbk_is_one_sentence_with_its_line(tmp_path):
     folder = house(tmp_path, "第一行\n【{{ game }}】出局\n".encode("gbk"))
-    with pytest.raises(InputError) as info:
+    with pytest.raises(InputError, match=r"the template is not UTF-8 text \(byte 0\)") as info:
         close(folder)
     assert str(info.value) == (
         f"{folder / 'close.bbcode.j2'}, line 1: the template is not UTF-8 text (byte 0); save it "

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from .conftest import read_one
-from .test_hostile_tieba import tampered_pages
+from .test_hostile_tieba_api import tampered_pages
 from .tiebaapi import TiebaApi
 from .tiebagen import sample
 

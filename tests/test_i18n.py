@@ -133,9 +133,22 @@ def _calls(tree: ast.AST, names: set[str]) -> list[ast.Call]:
 
 # Where a sentence is translated from a table (help texts, a kept sentence): the catalog has
 # it from where it was written (N_).
-FROM_TABLES = {"tally/cli_run.py", "tally/i18n.py",
-               # Discuz!'s refusals, by the key its interface answers and by what they mean
-               "tally/forums/discuz/api.py", "tally/forums/discuz/reply.py"}  # fmt: skip
+FROM_TABLES = {
+    "tally/cli_run.py",
+    "tally/i18n.py",
+    # the tabs' labels (tally.desk.pages' table); the words of values the pages show (a day's
+    # state, a ballot's status and kind, a thread's role)
+    "tally/desk/app.py",
+    "tally/desk/views.py",
+    # the sentence a missing field is said in (the helper's said=), a platform's no_posting;
+    # the summary's words for where pages came from; an API's title
+    "tally/forums/base.py",
+    "tally/forums/built.py",
+    "tally/forums/ways.py",
+    # Discuz!'s refusals, by the key its interface answers and by what they mean
+    "tally/forums/discuz/api.py",
+    "tally/forums/discuz/reply.py",
+}
 
 
 def test_sentences_are_written_where_babel_finds_them():
@@ -174,15 +187,15 @@ def test_help_in_chinese_and_english():
 def test_an_option_mistake_in_chinese():
     from tally.cli import app
 
-    said = runner.invoke(app, ["votes", "--nope"], env={"TALLY_LANG": "zh"})
+    said = runner.invoke(app, ["votes", "--zzz"], env={"TALLY_LANG": "zh"})
     assert said.exit_code == 2
     with speaking(Language.ZH):
         assert said.stderr == tr("tally: {said}; see `{where} --help`.",
-                                 said=tr("no such option: {option}", option="--nope"),
+                                 said=tr("no such option: {option}", option="--zzz"),
                                  where="tally votes") + "\n"  # fmt: skip
     assert re.search(r"[\u4e00-\u9fff]", said.stderr)
-    english = runner.invoke(app, ["votes", "--nope"], env={"TALLY_LANG": "en"})
-    assert english.stderr == "tally: no such option: --nope; see `tally votes --help`.\n"
+    english = runner.invoke(app, ["votes", "--zzz"], env={"TALLY_LANG": "en"})
+    assert english.stderr == "tally: no such option: --zzz; see `tally votes --help`.\n"
 
 
 def test_a_bad_tally_lang_stops_the_command_line():

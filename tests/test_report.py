@@ -17,7 +17,8 @@ import pytest
 from tally.cli import app
 from tally.environment import Environment
 
-from . import test_votes_game as votes_game
+from . import gamefiles
+from . import test_counting_whole_day as votes_game
 from .conftest import FakeClock, Runner, own_folders
 from .discuzgen import Comment, P, Thread
 from .localforums import local_forum
@@ -66,24 +67,14 @@ def build(forum, tmp_path: Path, plan: dict | None = None) -> Path:
             vote.add(post)
         vote.add(P("青宁", at(opens, 500), "投票对象：冷月\n投票理由：路过"))  # no player
         t_url, v_url = talk.serve(forum), vote.serve(forum)
-        lines = [
-            f"[[days]]\nday = {day}",
-            f"opens = {opens.replace(' ', 'T')}:00\ncloses = {closes.replace(' ', 'T')}:00",
-            f'discussion = "{t_url}"\nvote = "{v_url}"',
-            f"dead = {dead!r}".replace("'", '"'),
-        ]
-        if sheriff:
-            lines.append(f'sheriff = "{sheriff}"')
-        if day == 3:  # C2: a bonus in the pictures, in words
-            lines.append('slandered = ["糖糖"]')
-        days.append("\n".join(lines) + "\n")
-    names = ", ".join(f'"{p}"' for p in PLAYERS)
-    game = tmp_path / "game.toml"
-    game.write_text(
-        f'name = "[复盘局] 月下古堡"\nruleset = "000"\ndirectors = ["导演A"]\n'
-        f'outsiders = ["青宁"]\nplayers = [{names}]\n\n' + "\n".join(days),
-        encoding="utf-8",
-    )
+        days.append(gamefiles.day(
+            day, v_url, f"{opens}:00", f"{closes}:00", discussion=t_url, dead=list(dead),
+            sheriff=sheriff or None,
+            slandered=["糖糖"] if day == 3 else None,  # C2: a bonus in the pictures, in words
+        ))  # fmt: skip
+    game = gamefiles.write_game(tmp_path / "game.toml", *days, name="[复盘局] 月下古堡",
+                                ruleset="000", directors=["导演A"], outsiders=["青宁"],
+                                players=PLAYERS)  # fmt: skip
     (tmp_path / "game.cards.csv").write_text(
         "\ufeffday,player,colour,rule,reason,source\r\n2,糖糖,yellow,L1,第2天发言少于5条,tally\r\n"
         "3,南瓜,red,K1,3张黄牌折算为红牌,tally\r\n",
@@ -292,8 +283,8 @@ def test_a_banned_floor_reads_in_chinese_on_the_report(forum, tmp_path):
     note. It reads 被屏蔽 now, the label the closing post gives it, and no word of the
     built-in page but the names is English; the note stays among the template's values
     (``note``), for a director's own page that shows it."""
-    from .test_forum_changes import at, game_file, page
-    from .test_forum_changes import env as forum_env
+    from .test_reading_forum_changes import at, game_file, page
+    from .test_reading_forum_changes import env as forum_env
 
     forum.add_discuz_page("1", 1, page("vote-2-banned-guest"))
     game = game_file(tmp_path, forum.url("forum.php?mod=viewthread&tid=1"))

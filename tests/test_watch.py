@@ -1,6 +1,6 @@
 """`tally watch` on a loopback forum whose vote thread grows between polls, on a fake clock.
 
-The game is tests/test_votes_game.py's (ruleset 000 with changes as 点评, replies or
+The game is tests/test_counting_whole_day.py's (ruleset 000 with changes as 点评, replies or
 quotes; sheriff 冷月 2.5, deputy kiwi 1.5, 长夜 slandered +2; closes 05-09 21:30).
 """
 
@@ -28,7 +28,7 @@ from tally.rules.verdicts import Status, VoidReason
 from .conftest import FakeClock, Runner, read_one
 from .discuzgen import Comment, P
 from .discuzgen import Thread as Pages
-from .test_votes_game import game_file
+from .test_counting_whole_day import game_file
 
 CHINA = ZoneInfo("Asia/Shanghai")
 runner = Runner()

@@ -5,7 +5,7 @@ LocalForum, reading each request as the client sends it (a multipart form whose 
 ``data`` holds PbPageReqIdl / PbFloorReqIdl) and answering with PbPageResIdl /
 PbFloorResIdl filled from a scenario (a ``tiebagen.TiebaThread``): 30 floors a page,
 deleted floors left out, 10 楼中楼 a page, users in ``user_list`` (floors) and in each
-楼中楼's ``author``. ``aiotieba.Client`` itself reads it (tests/test_tieba_api.py), which is
+楼中楼's ``author``. ``aiotieba.Client`` itself reads it (tests/test_reading_tieba_api.py), which is
 what shows the double speaks what aiotieba speaks, and so what tally's requests must.
 
 Faults for the tests: ``errors`` holds replies for the next API calls (an HTTP status, or

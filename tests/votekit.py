@@ -1,6 +1,6 @@
 """Small games and threads built from the post model, for rule-by-rule tests of the tally.
 
-The HTML path is covered by test_votes_game.py on real-shaped pages; these tests feed the
+The HTML path is covered by test_counting_whole_day.py on real-shaped pages; these tests feed the
 judge and the count directly, so that each rule is shown on the fewest posts.
 """
 

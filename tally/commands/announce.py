@@ -15,7 +15,7 @@ from tally.outputs.written import cardfile
 from tally.rules.cards.ledger import Card, live
 from tally.rules.counting.guards import thread_fits_day
 from tally.rules.counting.state import posted_result, resolve
-from tally.rules.counting.votes import Chain, tally_day
+from tally.rules.counting.votes import Chain, DayResult, tally_day
 from tally.rules.game.game import Day, Game
 from tally.rules.verdicts import OutcomeResult, ThreadRole
 from tally.times import short
@@ -43,13 +43,7 @@ def announce(
     with ``show_rules``, since the post is for the players. With ``post`` (Discuz!) it is
     also replied into the day's thread as the director (tally.commands.post: never provisional,
     never twice, asked first unless ``yes``, read back)."""
-    from tally.outputs.written.announce import (
-        check_templates,
-        closing_post,
-        reminder_context,
-        render,
-    )
-    from tally.outputs.written.opening import elevator_context, morning_context
+    from tally.outputs.written.announce import check_templates, closing_post, render
 
     kind, markup = Announcement(kind), Markup(markup) if markup is not None else None
     if post:
@@ -59,33 +53,23 @@ def announce(
     check_templates(kind, template_dir)  # before the pages are read
     chosen = game.day(day)
     markup = markup or reader.markup_for(chosen.vote_ref)  # a board profile's markup
-    context: dict[str, object]
-    if kind in (Announcement.CLOSE, Announcement.REMINDER):
-        [thread] = reader.read([chosen.vote], game.timezone, closes=chosen.closes, decides=True)
-        carried = days_before(game, day, reader, [thread]).carried
-        result = tally_day(
-            thread, game, day, carried=carried, late_ok=late_ok, as_edited=as_edited
-        )
     if kind is Announcement.CLOSE:
+        result = _count(game, chosen, reader, late_ok=late_ok, as_edited=as_edited)
         text = closing_post(
             result, game, markup, provisional=provisional, show_rules=show_rules,
             template_dir=template_dir,
         )  # fmt: skip
-        if post and as_edited:
-            raise PostError(
-                "a count taken --as-edited is never posted: rule on the edited floor in the "
-                "game file ([[rulings]]) to post the result."
-            )
-        if post and result.provisional:
-            raise PostError(
-                f"day {day} has not closed (read {short(result.as_of)}): a provisional count "
-                "(暂计) is never posted; post the result after the close."
-            )
+        if post:
+            _closing_postable(result, as_edited)
         from tally.rules.counting.closed import record
 
         said = record(result.ballots, result.outcome)
         return _posted(game, chosen, kind, text, post, yes, show, reader, said, result.unchecked)
+    context: dict[str, object]
     if kind is Announcement.REMINDER:
+        from tally.outputs.written.announce import reminder_context
+
+        result = _count(game, chosen, reader, late_ok=late_ok, as_edited=as_edited)
         context = reminder_context(result, game, show_rules=show_rules)
         if post and not result.not_voted:
             raise PostError(
@@ -93,23 +77,61 @@ def announce(
                 "no reminder is posted."
             )
     elif kind is Announcement.MORNING:
-        if game.path is None:
-            raise InputError("the morning announcement reads the ledger beside the game file.")
-        cards = live(cardfile.load(cardfile.ledger_path(game.path)))
-        _no_doubt(game, day, cards)
-        chain = days_before(game, day, reader)
-        today, _ = resolve(game, chosen, chain.carried)
-        context = morning_context(game, today, chain.days, cards, show_rules=show_rules,
-                                  voted_out=_voted_out(game, chain))  # fmt: skip
+        context = _morning(game, chosen, reader, show_rules)
     else:
-        # The players' own views of the discussion thread (the vote thread without one).
-        url = chosen.discussion or chosen.vote
-        [thread] = reader.read([url], game.timezone, closes=chosen.closes)
-        role = ThreadRole.DISCUSSION if chosen.discussion else ThreadRole.VOTE
-        thread_fits_day(game, thread, chosen, role, cast=game.cast())
-        context = elevator_context(game, chosen, thread, seed)
+        context = _elevator(game, chosen, reader, seed)
     text = render(kind, markup or reader.markup_for(chosen.vote_ref), context, template_dir)
     return _posted(game, chosen, kind, text, post, yes, show, reader)
+
+
+def _count(game: Game, day: Day, reader: Reader, *, late_ok: bool, as_edited: bool) -> DayResult:
+    """The day's count for its closing post or its reminder: the vote thread read as the
+    count that decides the day reads it, with the days before it."""
+    [thread] = reader.read([day.vote], game.timezone, closes=day.closes, decides=True)
+    carried = days_before(game, day.day, reader, [thread]).carried
+    return tally_day(thread, game, day.day, carried=carried, late_ok=late_ok, as_edited=as_edited)
+
+
+def _closing_postable(result: DayResult, as_edited: bool) -> None:
+    """A closing post is the day's result: never a count of edited floors, nor a
+    provisional one (暂计)."""
+    if as_edited:
+        raise PostError(
+            "a count taken --as-edited is never posted: rule on the edited floor in the "
+            "game file ([[rulings]]) to post the result."
+        )
+    if result.provisional:
+        raise PostError(
+            f"day {result.day.day} has not closed (read {short(result.as_of)}): a provisional "
+            "count (暂计) is never posted; post the result after the close."
+        )
+
+
+def _morning(game: Game, day: Day, reader: Reader, show_rules: bool) -> dict[str, object]:
+    """The morning post's values: the day's state as the days before made it, and the
+    cards of the ledger beside the game file."""
+    from tally.outputs.written.opening import morning_context
+
+    if game.path is None:
+        raise InputError("the morning announcement reads the ledger beside the game file.")
+    cards = live(cardfile.load(cardfile.ledger_path(game.path)))
+    _no_doubt(game, day.day, cards)
+    chain = days_before(game, day.day, reader)
+    today, _ = resolve(game, day, chain.carried)
+    return morning_context(game, today, chain.days, cards, show_rules=show_rules,
+                           voted_out=_voted_out(game, chain))  # fmt: skip
+
+
+def _elevator(game: Game, day: Day, reader: Reader, seed: int | None) -> dict[str, object]:
+    """The elevator post's values: the players' own views of the discussion thread (the
+    vote thread without one)."""
+    from tally.outputs.written.opening import elevator_context
+
+    url = day.discussion or day.vote
+    [thread] = reader.read([url], game.timezone, closes=day.closes)
+    role = ThreadRole.DISCUSSION if day.discussion else ThreadRole.VOTE
+    thread_fits_day(game, thread, day, role, cast=game.cast())
+    return elevator_context(game, day, thread, seed)
 
 
 def _no_doubt(game: Game, day: int, cards: Sequence[Card]) -> None:
@@ -155,7 +177,8 @@ def _posted(game: Game, day: Day, kind: Announcement, text: str, post: bool, yes
     """The announcement, posted when asked: the text is kept (shown) whatever happens, as it
     is posted (tally's mark on its last line); on a terminal it is shown in full before the
     question."""
-    from tally.commands.post import final_text, post_text
+    from tally.commands.post import post_text
+    from tally.commands.sent_text import final_text
 
     if not post:
         return Announced(text, as_posted=final_text(game, day.day, kind, text, outcome))

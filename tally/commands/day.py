@@ -20,7 +20,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tally import tomlfile
 from tally.errors import GameFileError, InputError
@@ -30,15 +30,13 @@ from tally.outputs.results import DayAdded, Proposal
 from tally.rules.counting.announced import Close, announced_closes
 from tally.rules.counting.guards import thread_fits_day
 from tally.rules.counting.state import Carried, Fact, FactKind, Source, questions, who_is_out
+from tally.rules.game.filekeys import PLACEHOLDER
 from tally.rules.game.game import Day, Game
-from tally.rules.game.gamefile import PLACEHOLDER
 from tally.rules.game.rulesets import Ruleset
 from tally.rules.verdicts import ThreadRole, TieStep
 from tally.times import compared
 
 if TYPE_CHECKING:
-    from tomlkit.items import Table
-
     from tally.forums.reader import Reader
 
 # The day-specific keys a ruleset uses, each with what it asks of the director: a key is
@@ -108,26 +106,8 @@ def propose(
     opened = opening(vote, talk, game.timezone)
     assert opened is not None  # both threads have their first post
     opens, opens_from = opened[0].astimezone(game.timezone), opened[1]
-    closes, closes_from, fast = None, "", None
-    for thread, which in ((vote, "vote"), (talk, "discussion")):
-        post = thread.posts[0]
-        closes_said = announced_closes(post.text, post.time, game.timezone)
-        plain = [c for c in closes_said if not c.accelerated]
-        fast = fast or next((c for c in closes_said if c.accelerated), None)
-        if plain and closes is None:
-            closes = plain[0].at
-            closes_from = f"the {which} thread's first post: {_q(plain[0].line)}"
-    day = Day(
-        day=number,
-        opens=opens,
-        closes=closes or opens + timedelta(days=1),  # only for the checks below
-        vote=urls[1],
-        discussion=urls[0],
-        threads={
-            ThreadRole.VOTE: resolve_url(urls[1])[1],
-            ThreadRole.DISCUSSION: resolve_url(urls[0])[1],
-        },
-    )
+    closes, closes_from, fast = _closes_said(game, talk, vote)
+    day = _new_day(number, opens, closes, urls)
     if closes is not None and closes <= opens:
         shut, begun = compared(closes, opens)
         raise InputError(
@@ -152,15 +132,8 @@ def propose(
             f"day {number} is not open yet: {opens_from.split(':')[0]} says it opens {at}, "
             f"and it is {it_is}; add the day once it has opened."
         )
-    todo = []
-    if closes is None:
-        todo.append(
-            f"write day {number}'s closes (neither first post says it, like 关门：11月26日 21:30)"
-        )
     gone, asked = _inherited(with_day, day, carried)
-    todo += asked
-    if carried.unchecked:
-        todo.append("count the days before first: " + "; ".join(carried.unchecked))
+    todo = _todo(number, closes is not None, asked, carried)
     block = _block(game.rules, day, closes, opens_from, closes_from, fast, carried, gone)
     out = tuple((p, f.note) for p, f in gone.items())
     sheriff = carried.sheriff if carried.sheriff not in gone else None
@@ -168,8 +141,49 @@ def propose(
     return Proposal(
         number, urls[0], urls[1], opens, opens_from, closes, closes_from, fast,
         sheriff, carried.sheriff_how if sheriff else "", out, carried.unchecked, block,
-        tuple(todo), deputy, carried.deputy_how if deputy else "",
+        todo, deputy, carried.deputy_how if deputy else "",
     )  # fmt: skip
+
+
+def _new_day(number: int, opens: datetime, closes: datetime | None, urls: tuple[str, str]) -> Day:
+    """The day as the block will say it, for the checks a count makes (a close a day on
+    from the open, only for them, when no first post says one)."""
+    discussion, vote = urls
+    refs = {ThreadRole.VOTE: vote, ThreadRole.DISCUSSION: discussion}
+    threads = {role: resolve_url(url)[1] for role, url in refs.items()}
+    return Day(
+        number, opens, closes or opens + timedelta(days=1), vote, discussion, threads=threads
+    )
+
+
+def _closes_said(
+    game: Game, talk: Thread, vote: Thread
+) -> tuple[datetime | None, str, Close | None]:
+    """The close the first posts say (the vote thread's before the discussion's), where it
+    is said, and the close of an accelerated day (加速) when one says it."""
+    closes, closes_from, fast = None, "", None
+    for thread, which in ((vote, "vote"), (talk, "discussion")):
+        post = thread.posts[0]
+        closes_said = announced_closes(post.text, post.time, game.timezone)
+        plain = [c for c in closes_said if not c.accelerated]
+        fast = fast or next((c for c in closes_said if c.accelerated), None)
+        if plain and closes is None:
+            closes = plain[0].at
+            closes_from = f"the {which} thread's first post: {_q(plain[0].line)}"
+    return closes, closes_from, fast
+
+
+def _todo(number: int, closes: bool, asked: tuple[str, ...], carried: Carried) -> tuple[str, ...]:
+    """What the director has still to write into the block, or to do before it counts."""
+    todo = []
+    if not closes:
+        todo.append(
+            f"write day {number}'s closes (neither first post says it, like 关门：11月26日 21:30)"
+        )
+    todo += asked
+    if carried.unchecked:
+        todo.append("count the days before first: " + "; ".join(carried.unchecked))
+    return tuple(todo)
 
 
 def _inherited(
@@ -272,58 +286,6 @@ def _roles(carried: Carried, out: Mapping[str, Fact]) -> list[str]:
     return lines
 
 
-def appended(text: str, block: str) -> str:
-    """The game file's text with ``block`` (one ``[[days]]`` table) after its last day,
-    every other line as it was: the comments and blank lines that stood before what follows
-    the days (a ``[[rulings]]``) stay before it; a file of Windows line ends keeps them."""
-    import tomlkit
-    from tomlkit.exceptions import TOMLKitError
-    from tomlkit.items import AoT, Whitespace
-
-    newline = "\r\n" if "\r\n" in text else "\n"
-    try:
-        doc = tomlkit.parse(text)
-        new: Table = tomlkit.parse(block.replace("\n", newline))["days"][0]
-    except TOMLKitError as exc:  # the loader read it; tomlkit should too
-        raise GameFileError(f"the game file cannot be edited ({exc}).") from None
-    days = doc.get("days")
-    if days is None:
-        doc.append("days", tomlkit.aot())
-        days = doc["days"]
-    if not isinstance(days, AoT):
-        raise GameFileError("the game file's days are not [[days]] tables; add the day by hand.")
-    if len(days):
-        last: Table = days[-1]
-        body = last.value.body
-        tail: list[tuple[Any, Any]] = []
-        while body and body[-1][0] is None:  # comments and blank lines after the last key
-            tail.insert(0, body.pop())
-        keys = [key.key if key is not None else None for key, _ in doc.body]
-        follows = any(k is not None for k in keys[keys.index("days") + 1 :])
-        mine, theirs = _trailing(tail, follows)
-        body.extend(mine)
-        if not mine or not isinstance(mine[-1][1], Whitespace):
-            body.append((None, Whitespace(newline)))
-        new.value.body.extend(theirs or [(None, Whitespace(newline))])
-    days.append(new)
-    return tomlkit.dumps(doc).rstrip("\r\n") + newline
-
-
-def _trailing(tail: list[tuple[Any, Any]], follows: bool) -> tuple[list[Any], list[Any]]:
-    """The comments and blank lines after the last day's keys, split into the day's own and
-    those of what follows the days (a ``[[rulings]]``), which stay before it: tomlkit puts
-    both in the last day's table. The comments after the last blank line are the next
-    table's, as a comment right above a header is; those before it stay with the day they
-    were written in (the placeholders day add wrote under it, a note on the day)."""
-    from tomlkit.items import Whitespace
-
-    if not follows:
-        return tail, []
-    blanks = [i for i, (_, item) in enumerate(tail) if isinstance(item, Whitespace)]
-    cut = blanks[-1] if blanks else 0
-    return tail[:cut], tail[cut:]
-
-
 class Asker(Protocol):
     """Who shows the block and is asked before the file changes (the terminal)."""
 
@@ -356,15 +318,14 @@ def add_day(
     carried = days_before(game, number, reader, [talk, poll]).carried
     proposal = propose(game, number, talk, poll, (discussion, vote), reader.now(), carried)
     text = tomlfile.read_text(game.path, "game file", GameFileError)
-    edited = appended(text, proposal.block)
+    edited = tomlfile.appended(text, proposal.block)
     check = edited
     if proposal.closes is None:  # the placeholder is the director's to fill; the rest is checked
         check = edited.replace(
             f'"{PLACEHOLDER}: the close, like 2024-05-09T21:30:00"',
             _when(proposal.opens + timedelta(days=1)),
         )
-    parse_game(check, source=str(game.path), path=game.path,
-               default_timezone=str(game.timezone))
+    parse_game(check, source=str(game.path), path=game.path, default_timezone=str(game.timezone))
     if show is not None:
         show.proposed(proposal.block)
     if not yes:

@@ -13,7 +13,8 @@ from tally.forums.reader import Reader
 from tally.outputs.results import Lurked
 from tally.outputs.written import cardfile
 from tally.rules.cards.ledger import Card, LedgerView, sent_off_days
-from tally.rules.cards.lurkers import DayCheck, DayThreads, check, history
+from tally.rules.cards.lurkers import DayCheck, check, history
+from tally.rules.cards.writings import DayThreads
 from tally.rules.game.game import Game
 from tally.times import short
 

@@ -9,17 +9,17 @@ in the order they are checked:
    --archive);
 2. never a provisional count (the caller refuses those as `tally announce` does), never
    a count a check of the game file stopped (the count raised before there is a post);
-3. the text made once (``final_text``): spaces the board would show otherwise (NBSP and
-   friends) made plain, invisible characters out, players' tags inert in a way every
-   charset holds, and tally's mark for the game, day and kind on its last line, outside any
-   template (``mark``);
+3. the text made once (``final_text``, with the text's other rules in ``sent_text``): spaces
+   the board would show otherwise (NBSP and friends) made plain, invisible characters out,
+   players' tags inert in a way every charset holds, and tally's mark for the game, day and
+   kind on its last line, outside any template (``mark``);
 4. one poster at a time (``tally.journal.post_lock``), and never twice: inside the lock the
    journal of posts beside the game file and the live thread (every page) are read, and a
    post there by a director's account (by its id when the file gives it) whose last line is
    the mark stops it, whenever it was posted (no window of either clock: a morning post made
    before the day opens, a result a slow forum clock stamped before the close), and so
    does the journal's post by its id, edited since, and (without the journal) a
-   director's post that is this one with the mark edited out (``_edited_copy``); a
+   director's post that is this one with the mark edited out (``edited_copy``); a
    journal entry whose answer never came is looked for in the thread, never sent blindly;
 5. only as a director of the game, logged in (the page must show the member; its uid when
    the game file gives the directors' ids);
@@ -29,21 +29,27 @@ in the order they are checked:
 8. read back: the new post is looked up in the thread and its text compared with what was
    sent; a difference is reported (``Posted.difference``), never hidden.
 
-    from tally.commands.post import final_text, post_text
+    from tally.commands.post import post_text
+    from tally.commands.sent_text import final_text
     text = final_text(game, 2, "close", text)
     posted = post_text(game, game.day(2), "close", text, reader=reader, yes=True)
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from tally.commands.sent_text import (
+    check_size,
+    difference,
+    edited_copy,
+    ends_said,
+    final_text,
+    players_unheld,
+)
 from tally.errors import AlreadyPosted, FetchError, MaybePosted, OutputError, PostError
 from tally.forums import platform_of, resolve_url
 from tally.forums.base import Platform
@@ -54,11 +60,11 @@ from tally.forums.replies import Accepted, ReplyForm, Unserved, member_check, pe
 from tally.journal import POSTED, REFUSED, UNKNOWN, Entry, Journal, journal_path, post_lock
 from tally.model import Post, Thread, ThreadRef
 from tally.outputs.results import Posted
-from tally.rules.counting.closed import mark, marked_post, outcome_code
+from tally.rules.counting.closed import mark, marked_post
 from tally.rules.game.game import Day, Game
 from tally.rules.judging.standing import HIDDEN_REPLY
 from tally.times import short
-from tally.vocabulary import BBCODE_TAG, INERT_BBCODE, Announcement
+from tally.vocabulary import Announcement
 
 # Ask the person at the terminal; None when there is nobody to ask.
 Confirm = Callable[[str], "bool | None"]
@@ -71,32 +77,6 @@ def where_to_post(game: Game, day: Day, kind: Announcement) -> tuple[str, Thread
     if kind in (Announcement.MORNING, Announcement.ELEVATOR) and day.discussion:
         url = day.discussion
     return url, resolve_url(url)[1]
-
-
-# Spaces a board shows as something else, or that GBK cannot hold: one plain space; and
-# characters that show as nothing: gone (a player's invisible characters never stop a post).
-_AS_SPACE = dict.fromkeys(map(ord, "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-                              "\u2007\u2008\u2009\u200a\u202f\u205f"), " ")  # fmt: skip
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
-
-
-def final_text(game: Game, day: int, kind: Announcement, text: str,
-               outcome: Mapping[str, Any] | None = None) -> str:  # fmt: skip
-    """The text as tally posts it, made once, so that what is checked, kept and shown is what
-    is sent: line breaks as "\n", the spaces of ``_AS_SPACE`` plain, invisible characters out
-    (the zero-width space ``inert`` breaks a player's tag with becomes ``INERT_BBCODE``), and
-    tally's ``mark`` on the last line (a closing post's with its ``outcome``'s code, by which
-    a recount knows what was posted: tally.rules.counting.closed)."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = text.replace("[\u200b", INERT_BBCODE).translate(_AS_SPACE).translate(_INVISIBLE)
-    own = mark(game, day, kind)
-    if outcome and Announcement(kind) is Announcement.CLOSE:
-        own += "/" + outcome_code(outcome.get("result"), outcome.get("player"))
-    # Made once: a text that ends with this mark already is this text. A mark anywhere
-    # else (a player's 投票理由 quoting one) is words: the mark goes last all the same.
-    if text.rstrip().rsplit("\n", 1)[-1].strip() == own:
-        return text
-    return text.rstrip("\n") + f"\n\n{own}\n"
 
 
 def post_text(
@@ -122,9 +102,7 @@ def post_text(
     resting_on(day, kind, unchecked)
     text = final_text(game, day.day, kind, text, outcome)
     journal = Journal(journal_path(game.path))
-    # The thread by its board and id, however its URL is spelled (thread-102-1-1.html).
-    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
-    where = f"{host}/{ref.key.platform}/{ref.key.thread_id}"
+    where = _lock_name(url, ref)
     with post_lock(game.path, day.day, kind, thread=where, folder=reader.env.cache_folder()):
         # Read inside the lock: a poster let in after another finds its post.
         thread = _live(reader, url, game, day.closes)
@@ -136,14 +114,7 @@ def post_text(
         text = players_unheld(text, form.charset, game, thread, reader)
         check_size(form, text)
         if not yes:
-            asked = confirm(f"Post this to {url} as {form.member}?") if confirm else None
-            if asked is None:
-                raise PostError(
-                    "there is no terminal to ask before posting: add --yes to post without "
-                    "asking."
-                )
-            if not asked:
-                raise PostError("not posted: you said no.")
+            _asked(confirm, f"Post this to {url} as {form.member}?")
         at = reader.now(url).astimezone(game.timezone)  # the forum's time, as its posts'
         try:
             entry = journal.begin(game.id, day.day, kind, text, at, outcome)
@@ -154,7 +125,6 @@ def post_text(
         try:
             accepted = platform.send_reply(form, text, ref, reader.http.submit)
         except MaybePosted as exc:
-            journal.end(entry, UNKNOWN)
             found = _look_for(reader, url, game, day, kind, journal, entry)
             if found is None:
                 said = f"{str(exc).rstrip('.')}; {_not_found(game, day, kind)}"
@@ -171,8 +141,28 @@ def post_text(
         unrecorded = _record(journal, entry, accepted.pid, floor)
     if unrecorded is not None:
         raise _posted_unrecorded(day, kind, accepted.pid, floor, link, journal, unrecorded)
-    return Posted(kind, day.day, accepted.pid, link, url, at, form.member, floor, difference,
-                  via=form.via)
+    return Posted(
+        kind, day.day, accepted.pid, link, url, at, form.member, floor, difference, via=form.via
+    )
+
+
+def _lock_name(url: str, ref: ThreadRef) -> str:
+    """The thread the post lock is taken for: by its board and id, however its URL is
+    spelled (thread-102-1-1.html), so that two posters of one thread wait for each other."""
+    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    return f"{host}/{ref.key.platform}/{ref.key.thread_id}"
+
+
+def _asked(confirm: Confirm | None, question: str) -> None:
+    """The person at the terminal says yes to ``question``; nobody to ask, or a no, and
+    nothing is posted."""
+    asked = confirm(question) if confirm else None
+    if asked is None:
+        raise PostError(
+            "there is no terminal to ask before posting: add --yes to post without asking."
+        )
+    if not asked:
+        raise PostError("not posted: you said no.")
 
 
 def _record(journal: Journal, entry: Entry, pid: str, floor: int | None = None) -> str | None:
@@ -223,43 +213,6 @@ def hidden_from_players(thread: Thread) -> str | None:
     )
 
 
-def players_unheld(text: str, charset: str, game: Game, thread: Thread, reader: Reader) -> str:
-    """Characters of the text the board's charset cannot hold (an emoji on a GBK board) that
-    only players wrote (in the thread: a reason, a name) become "?", said in a warning:
-    nothing a player writes stops the post. One the director's own text holds (the game's
-    name, a template) is the director's to change: the platform refuses it, named, before
-    it sends."""
-    codec = charset.lower()
-    unheld = {c for c in set(text) if not _holds(c, codec)}
-    if not unheld:
-        return text
-    # Each writing by its own author: a player's 点评 under the director's floor is theirs,
-    # the director's under a player's floor is not.
-    cast = game.cast()
-    theirs = "".join(
-        w.text + w.author + (w.author_display or "")
-        for w in thread.writings()
-        if not cast.of(w).is_director
-    )
-    if any(c not in theirs for c in unheld):
-        return text
-    if reader.how.warn is not None:
-        shown = "".join(sorted(unheld))
-        reader.how.warn(
-            f"the board reads posts as {charset.upper()}, which cannot hold {shown!r} that "
-            "players wrote: posted as '?'."
-        )
-    return text.translate({ord(c): "?" for c in unheld})
-
-
-def _holds(char: str, codec: str) -> bool:
-    try:
-        char.encode(codec)
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def live_only(reader: Reader) -> None:
     """--post answers to the live thread: the cache or an archive is older than the post."""
     if reader.how.offline or reader.how.archive is not None:
@@ -268,21 +221,6 @@ def live_only(reader: Reader) -> None:
             f"--post reads the live thread to know whether the post is there already; "
             f"{which} reads an older copy of it: leave out {which} to post, or --post to "
             "print the text."
-        )
-
-
-def check_size(form: ReplyForm, text: str) -> None:
-    """The body against the forum's limit on a post's length (the form's ``max_chars``, which
-    the forum counts in bytes of the board's charset: 3 a Chinese character in UTF-8), said
-    in its own sentence before anything is sent."""
-    if form.max_chars is None:
-        return
-    size = len(text.encode(form.charset, errors="replace"))
-    if size > form.max_chars:
-        raise PostError(
-            f"the post is {size} bytes in the board's {form.charset.upper()} and the board "
-            f"takes at most {form.max_chars} (its maxpostsize): shorten the template, or post "
-            "it in two parts by hand."
         )
 
 
@@ -362,7 +300,7 @@ def _never_twice(
 ) -> None:
     """Stop when the thread (or the journal) says the post is made: a director's post with
     the mark; the journal's post by its id, shown by a director's account, edited or not;
-    a director's post that is this announcement with its mark taken out (``_edited_copy``:
+    a director's post that is this announcement with its mark taken out (``edited_copy``:
     another machine, no journal); a journal entry of a post the thread does not show."""
     cast = game.cast()
     found = marked_post(game, day, kind, thread, cast=cast)  # whenever posted
@@ -388,12 +326,12 @@ def _never_twice(
                 f"at {short(kept.time)}, as the journal of posts ({journal.path}) says: "
                 "tally posts it once."
             )
-    copy = _edited_copy(game, day, kind, thread, text)
+    copy = edited_copy(game, day, kind, thread, text)
     if copy is not None:
         raise AlreadyPosted(
             f"floor {copy.floor} (pid {copy.post_id}), by {copy.author} at "
             f"{short(copy.time)}, is this post without its mark {own} (its heading and last "
-            f"line, {_said(text, own)}, are there): tally posts it once; to post it again "
+            f"line, {ends_said(text, own)}, are there): tally posts it once; to post it again "
             f"anyway, paste by hand what `tally announce --day {day.day} --kind {kind}` "
             "prints."
         )
@@ -414,43 +352,6 @@ def _never_twice(
         )
 
 
-def _ends(text: str, own: str) -> tuple[str, str] | None:
-    """The first and the last line of ``text`` that show something (markup aside), the
-    lines with the mark ``own`` left out: a post's heading and, in a result, its outcome."""
-    lines = [ln for ln in text.splitlines() if own not in ln and _plain(_markup_free(ln))]
-    if len(lines) < 2:
-        return None
-    return lines[0], lines[-1]
-
-
-def _said(text: str, own: str) -> str:
-    ends = _ends(text, own)
-    return " and ".join(repr(_markup_free(ln).strip()) for ln in ends) if ends else ""
-
-
-def _edited_copy(
-    game: Game, day: Day, kind: Announcement, thread: Thread, text: str
-) -> Post | None:
-    """Without the journal (a copy of the game file elsewhere, another machine): the post of
-    the thread that is this announcement with tally's mark edited out (a director tidying
-    the odd-looking line). The rule: a post by a director's account (by its id when the
-    file gives it), whenever posted (by either clock), that holds both the first line of
-    the text tally would post (the heading: the game, the day, the kind) and its last line
-    before the mark (a result's outcome, in the built-in templates), markup and spaces
-    aside. The same kind of post for the same day, whatever else was edited."""
-    ends = _ends(text, mark(game, day.day, kind))
-    if ends is None:
-        return None
-    head, last = (_plain(_markup_free(ln)) for ln in ends)
-    cast = game.cast()
-    for p in thread.posts:
-        if cast.of(p).is_director:
-            body = _plain(p.text)
-            if head in body and last in body:
-                return p
-    return None
-
-
 def _not_found(game: Game, day: Day, kind: Announcement) -> str:
     return (
         f"the thread read again shows no post of it (no director's post with "
@@ -461,7 +362,9 @@ def _not_found(game: Game, day: Day, kind: Announcement) -> str:
 
 def _look_for(reader: Reader, url: str, game: Game, day: Day, kind: Announcement,
               journal: Journal, entry: Entry) -> Post | None:  # fmt: skip
-    """After an answer tally could not read: the thread, for the post (recorded if found)."""
+    """After an answer tally could not read (so recorded): the thread, for the post
+    (recorded if found)."""
+    journal.end(entry, UNKNOWN)
     try:
         live = _live(reader, url, game, day.closes)
         found = marked_post(game, day, kind, live, cast=game.cast())
@@ -491,75 +394,3 @@ def _read_back(
             "at the thread before posting again (tally will not post it twice)"
         )
     return found.floor, difference(text, found.text)
-
-
-_SPACE = re.compile(r"[\s\u200b\u200c\u200d\u2060\ufeff]+")
-
-
-def _markup_free(text: str) -> str:
-    return BBCODE_TAG.sub("", text)
-
-
-def _plain(text: str) -> str:
-    return _SPACE.sub("", unicodedata.normalize("NFKC", text))
-
-
-def difference(sent: str, shown: str) -> str | None:
-    """Where the post as the forum shows it differs from the text sent (its markup, spaces
-    and line breaks aside: a player's "[b]" made inert shows as typed); None when it does
-    not."""
-    a, b = _plain(_markup_free(sent)), _plain(shown)
-    if a == b:
-        return None
-    pairs = enumerate(zip(a, b, strict=False))
-    at = next((i for i, (x, y) in pairs if x != y), min(len(a), len(b)))
-    return (
-        f"the forum shows {b[max(0, at - 12) : at + 24]!r} where tally sent "
-        f"{a[max(0, at - 12) : at + 24]!r}"
-    )
-
-
-# -- tally watch --post / --remind-at: unattended ---------------------------------------------
-
-
-def paste_path(game: Game, day: int, kind: Announcement) -> Path:
-    """Where the text of a post that failed is kept, to paste by hand: beside the game file."""
-    folder = game.path.parent if game.path is not None else Path.cwd()
-    stem = game.path.stem if game.path is not None else "game"
-    return folder / f"{stem}.day{day}.{kind}.txt"
-
-
-def post_or_keep(
-    game: Game, day: Day, kind: Announcement, text: str, *, reader: Reader,
-    keep: Path | None = None, outcome: Mapping[str, Any] | None = None,
-    unchecked: Sequence[str] = (),
-) -> Posted:  # fmt: skip
-    """Post unattended; when it fails, the text goes to ``keep`` (else beside the game file)
-    and the sentence says where: the director pastes it by hand (unless the thread may hold
-    it: then the sentence says to look at the thread)."""
-    import contextlib
-
-    from tally.atomic import write_atomic
-
-    text = final_text(game, day.day, kind, text, outcome)
-    try:
-        return post_text(game, day, kind, text, reader=reader, yes=True, outcome=outcome,
-                         unchecked=unchecked)  # fmt: skip
-    except AlreadyPosted:
-        raise  # it is in the thread: nothing to paste
-    except MaybePosted as exc:  # the thread may hold it: never "paste by hand"
-        path = keep or paste_path(game, day.day, kind)
-        with contextlib.suppress(OSError):
-            if keep is None or not path.exists():
-                write_atomic(path, text.encode("utf-8"))
-        raise MaybePosted(f"{str(exc).rstrip('.')}; the text is in {path}.") from None
-    except (PostError, FetchError) as exc:
-        path = keep or paste_path(game, day.day, kind)
-        try:
-            if keep is None or not path.exists():
-                write_atomic(path, text.encode("utf-8"))
-        except OSError as err:
-            raise PostError(f"{str(exc).rstrip('.')}; and the text could not be kept in {path} "
-                            f"({err.strerror}): it is printed above.") from None  # fmt: skip
-        raise PostError(f"{str(exc).rstrip('.')}. The {kind} post is in {path}, to paste by "
-                        "hand.") from None  # fmt: skip

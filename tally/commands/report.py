@@ -13,7 +13,7 @@ from tally.outputs.results import Reported
 from tally.outputs.written import cardfile
 from tally.rules.cards.lurkers import check, history
 from tally.rules.game.game import Game
-from tally.rules.judging.standing import as_of_time, thread_as_of
+from tally.rules.judging.as_of import as_of_time, thread_as_of
 
 
 def report(

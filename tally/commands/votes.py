@@ -27,8 +27,8 @@ from tally.forums.reader import Reader
 from tally.outputs.results import Counted
 from tally.rules.counting.votes import DayResult, tally_day
 from tally.rules.game.game import Day, Game
+from tally.rules.judging.as_of import as_of_given, as_of_time, thread_as_of
 from tally.rules.judging.ballots import Flag
-from tally.rules.judging.standing import as_of_given, as_of_time, thread_as_of
 from tally.rules.verdicts import ThreadRole
 from tally.vocabulary import Announcement, Markup
 

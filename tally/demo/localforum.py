@@ -138,129 +138,7 @@ class LocalForum:
         return self.base + path_and_query.lstrip("/")
 
     def start(self) -> LocalForum:
-        forum = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            # Headers and body go out in two writes: with Nagle's algorithm and delayed ACKs
-            # each answer waited ~40 ms on loopback.
-            disable_nagle_algorithm = True
-
-            def send_response(self, code: int, message: str | None = None) -> None:
-                # As the standard one, with the Date of the forum's own clock, or none.
-                self.log_request(code)
-                self.send_response_only(code, message)
-                self.send_header("Server", self.version_string())
-                when = forum.clock() if forum.clock is not None else None
-                if when is not None:
-                    date = email.utils.format_datetime(when.astimezone(UTC), usegmt=True)
-                    self.send_header("Date", date)
-
-            def do_GET(self) -> None:
-                self._serve(None)
-
-            def do_POST(self) -> None:
-                if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-                    body = b""
-                    while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
-                        body += self.rfile.read(size)
-                        self.rfile.readline()
-                    self.rfile.readline()
-                else:
-                    body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self._serve(body)
-
-            def _serve(self, body: bytes | None) -> None:
-                with forum._lock:
-                    forum.requests.append(self.path)
-                    forum.request_headers.append(dict(self.headers.items()))
-                    forum.in_flight += 1
-                    forum.max_in_flight = max(forum.max_in_flight, forum.in_flight)
-                try:
-                    if forum.latency:
-                        time.sleep(forum.latency)
-                    self._answer(body)
-                finally:
-                    with forum._lock:
-                        forum.in_flight -= 1
-
-            def _answer(self, posted: bytes | None) -> None:
-                reply = forum.hook(self.path) if forum.hook else None
-                if reply is None and forum.request_hook is not None:
-                    asked = {k.lower(): v for k, v in self.headers.items()}
-                    reply = forum.request_hook(self.path, asked, posted)
-                if reply is None and posted is not None:
-                    headers = {k.lower(): v for k, v in self.headers.items()}
-                    reply = forum.post_hook(self.path, headers, posted) if forum.post_hook else None
-                if reply is None:
-                    reply = forum.routes.get(route_key(self.path), forum.not_found)
-                if reply.delay:
-                    time.sleep(reply.delay)
-                if reply.fault == "reset":
-                    # SO_LINGER 0: close() sends RST, the client sees "connection reset".
-                    self.connection.setsockopt(
-                        socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
-                    )
-                    self.close_connection = True
-                    self.connection.close()
-                    return
-                if reply.fault in ("trickle", "endless"):
-                    self._slowly(reply)
-                    return
-                self.send_response(reply.status)
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                if reply.fault == "no-length":
-                    self.send_header("Connection", "close")
-                    self.close_connection = True
-                elif not any(h.lower() == "content-length" for h in reply.headers):
-                    self.send_header("Content-Length", str(len(reply.body)))
-                self.end_headers()
-                # The client may stop reading (a size cap): then there is nothing to answer.
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(reply.body)
-
-            def _slowly(self, reply: Reply) -> None:
-                self.send_response(reply.status)
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                endless = reply.fault == "endless"
-                if endless:
-                    self.send_header("Transfer-Encoding", "chunked")
-                else:
-                    self.send_header("Content-Length", str(len(reply.body)))
-                self.end_headers()
-                self.close_connection = True
-                # Until the client hangs up (its deadline), or the body is sent.
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError, OSError):
-                    position = 0
-                    while forum._server is not None:
-                        if endless:
-                            piece = reply.body[:64] or b"x"
-                            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
-                        elif position < len(reply.body):
-                            self.wfile.write(reply.body[position : position + 1])
-                            position += 1
-                        else:
-                            return
-                        self.wfile.flush()
-                        time.sleep(reply.interval)
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass  # the tests and the demo print what matters themselves
-
-        class Server(ThreadingHTTPServer):
-            # A port asked for and held by another server is an error, never shared with it
-            # (HTTPServer lets the port be bound again while its last connections close).
-            allow_reuse_port = False
-
-            def handle_error(self, request: object, client_address: object) -> None:
-                # A client that stops reading (tally's size caps, time-outs in the tests)
-                # is expected here; the default prints a traceback for it.
-                if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
-                    super().handle_error(request, client_address)  # type: ignore[arg-type]
-
-        self._server = Server(("127.0.0.1", self._port), Handler)
+        self._server = _Server(self, self._port)
         self._server.daemon_threads = True
         self._server.timeout = 0  # handle_request is asked only when a client waits
         self._wake, woken = socket.socketpair()
@@ -288,6 +166,142 @@ class LocalForum:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Answers a request from the routes and hooks of the server's LocalForum."""
+
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes: with Nagle's algorithm and delayed ACKs
+    # each answer waited ~40 ms on loopback.
+    disable_nagle_algorithm = True
+
+    @property
+    def forum(self) -> LocalForum:
+        assert isinstance(self.server, _Server)
+        return self.server.forum
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        # As the standard one, with the Date of the forum's own clock, or none.
+        self.log_request(code)
+        self.send_response_only(code, message)
+        self.send_header("Server", self.version_string())
+        clock = self.forum.clock
+        when = clock() if clock is not None else None
+        if when is not None:
+            date = email.utils.format_datetime(when.astimezone(UTC), usegmt=True)
+            self.send_header("Date", date)
+
+    def do_GET(self) -> None:
+        self._serve(None)
+
+    def do_POST(self) -> None:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            body = b""
+            while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+                body += self.rfile.read(size)
+                self.rfile.readline()
+            self.rfile.readline()
+        else:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._serve(body)
+
+    def _serve(self, body: bytes | None) -> None:
+        forum = self.forum
+        with forum._lock:
+            forum.requests.append(self.path)
+            forum.request_headers.append(dict(self.headers.items()))
+            forum.in_flight += 1
+            forum.max_in_flight = max(forum.max_in_flight, forum.in_flight)
+        try:
+            if forum.latency:
+                time.sleep(forum.latency)
+            self._answer(body)
+        finally:
+            with forum._lock:
+                forum.in_flight -= 1
+
+    def _answer(self, posted: bytes | None) -> None:
+        forum = self.forum
+        reply = forum.hook(self.path) if forum.hook else None
+        if reply is None and forum.request_hook is not None:
+            asked = {k.lower(): v for k, v in self.headers.items()}
+            reply = forum.request_hook(self.path, asked, posted)
+        if reply is None and posted is not None:
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            reply = forum.post_hook(self.path, headers, posted) if forum.post_hook else None
+        if reply is None:
+            reply = forum.routes.get(route_key(self.path), forum.not_found)
+        if reply.delay:
+            time.sleep(reply.delay)
+        if reply.fault == "reset":
+            # SO_LINGER 0: close() sends RST, the client sees "connection reset".
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            self.connection.close()
+            return
+        if reply.fault in ("trickle", "endless"):
+            self._slowly(reply)
+            return
+        self.send_response(reply.status)
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        if reply.fault == "no-length":
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        elif not any(h.lower() == "content-length" for h in reply.headers):
+            self.send_header("Content-Length", str(len(reply.body)))
+        self.end_headers()
+        # The client may stop reading (a size cap): then there is nothing to answer.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.wfile.write(reply.body)
+
+    def _slowly(self, reply: Reply) -> None:
+        self.send_response(reply.status)
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        endless = reply.fault == "endless"
+        if endless:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(len(reply.body)))
+        self.end_headers()
+        self.close_connection = True
+        # Until the client hangs up (its deadline), or the body is sent.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError, OSError):
+            position = 0
+            while self.forum._server is not None:
+                if endless:
+                    piece = reply.body[:64] or b"x"
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                elif position < len(reply.body):
+                    self.wfile.write(reply.body[position : position + 1])
+                    position += 1
+                else:
+                    return
+                self.wfile.flush()
+                time.sleep(reply.interval)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass  # the tests and the demo print what matters themselves
+
+
+class _Server(ThreadingHTTPServer):
+    """The server of one LocalForum, which its handlers answer from."""
+
+    # A port asked for and held by another server is an error, never shared with it
+    # (HTTPServer lets the port be bound again while its last connections close).
+    allow_reuse_port = False
+
+    def __init__(self, forum: LocalForum, port: int) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
+        self.forum = forum
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        # A client that stops reading (tally's size caps, time-outs in the tests)
+        # is expected here; the default prints a traceback for it.
+        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 def _serve(server: ThreadingHTTPServer, woken: socket.socket) -> None:

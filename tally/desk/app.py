@@ -29,6 +29,7 @@ from tally.desk.pages import ACTIONS, PAGES, Action, Page, Shown, day_number, li
 from tally.desk.speaking import Speaking
 from tally.desk.state import DayPoller, Desk
 from tally.errors import TallyError
+from tally.i18n import tr
 
 STATIC = Path(__file__).parent / "static"
 # How often a stream sends the count again when nothing changed: the clocks move.
@@ -103,7 +104,7 @@ def html(request: Request, desk: Desk, token: str, page: Page,
     file's problem, the link to the page's twin."""
     seen = desk.file.now()
     day = values.get("day")
-    tabs = [{"name": p.name, "label": p.tab, "href": request.app.url_path_for(p.name, day=day)}
+    tabs = [{"name": p.name, "label": tr(p.tab), "href": request.app.url_path_for(p.name, day=day)}
             for p in PAGES if p.tab and day is not None]  # fmt: skip
     twin = (request.app.url_path_for(f"{page.name}.json", **request.path_params)
             if page.twin is not None else None)  # fmt: skip
@@ -164,10 +165,11 @@ def _live(desk: Desk, poller: DayPoller) -> str:
 
 
 async def not_found(request: Request, exc: Exception) -> Response:
+    said = tr("no such page of the desk")
     if request.url.path.endswith(".json"):
-        return Response('{"error": "no such page of the desk"}\n', status_code=404,
+        return Response(json.dumps({"error": said}, ensure_ascii=False) + "\n", status_code=404,
                         media_type="application/json")  # fmt: skip
-    return Response("no such page of the desk\n", status_code=404, media_type="text/plain")
+    return Response(said + "\n", status_code=404, media_type="text/plain")
 
 
 async def _form(request: Request) -> dict[str, str]:

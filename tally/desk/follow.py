@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tally.errors import TallyError
+from tally.i18n import tr
 from tally.rules.game.game import Game
 
 # What a file was when last read: (inode, size, mtime, ctime) in ns, or None when absent.
@@ -105,17 +106,20 @@ def sent_off_news(before: SentOff, now: SentOff) -> str:
     """What a change of the card ledger changed for a day's count, in plain sentences: who
     a red card sends off now (K2), or no longer."""
     if isinstance(now, str):
-        return f"The card ledger changed and cannot be read as it is: {now.rstrip('.')}."
+        return tr("The card ledger changed and cannot be read as it is: {why}.",
+                  why=now.rstrip("."))  # fmt: skip
     if isinstance(before, str):
         before = {}
     said = []
     for player in sorted(p for p in {*before, *now} if before.get(p) != now.get(p)):
         if player not in now:
-            said.append(f"{player} is no longer sent off (the red card was taken back)")
+            said.append(tr("{player} is no longer sent off (the red card was taken back)",
+                           player=player))  # fmt: skip
         else:
-            card = f"a red card for day {now[player]}"
-            said.append(f"{player} is sent off by {card} (K2), out from day {now[player] + 1}")
-    return "The card ledger changed: " + "; ".join(said) + "."
+            said.append(tr("{player} is sent off by a red card for day {day} (K2), out from "
+                           "day {out}", player=player, day=now[player], out=now[player] + 1))
+    # TRANSLATORS: between the sentences of what the card ledger changed.
+    return tr("The card ledger changed: {changes}.", changes=tr("; ").join(said))
 
 
 def _load(before: Game) -> Game:

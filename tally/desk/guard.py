@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
+from tally.i18n import tr
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -50,7 +52,7 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         method = scope["method"]
         if headers.get("host") not in self.hosts:
-            await _refuse(send, "this desk answers only at its own address (127.0.0.1).")
+            await _refuse(send, tr("this desk answers only at its own address (127.0.0.1)."))
             return
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         in_address = next(iter(query.get("token", [])), None)
@@ -73,7 +75,7 @@ class Guard:
         """A request that changes something, the cookie's key checked: a POST from the
         desk's own page that carries the key itself; its body read and handed on."""
         if scope["method"] != "POST":
-            await _refuse(send, "the desk changes things by POST only.", 405)
+            await _refuse(send, tr("the desk changes things by POST only."), 405)
             return
         origin = headers.get("origin")
         referer = headers.get("referer", "")
@@ -82,11 +84,11 @@ class Guard:
         else:
             same = any(referer.startswith(o + "/") for o in self.origins)
         if not same:
-            await _refuse(send, "a request from another page than the desk's: refused.")
+            await _refuse(send, tr("a request from another page than the desk's: refused."))
             return
         body = await _body(receive)
         if body is None:
-            await _refuse(send, "the form is too large.", 413)
+            await _refuse(send, tr("the form is too large."), 413)
             return
         given = headers.get("x-tally-token")
         if given is None and headers.get("content-type", "").startswith(
@@ -94,10 +96,10 @@ class Guard:
         ):
             given = next(iter(parse_qs(body.decode("utf-8", "replace")).get("token", [])), None)
         if given is None:
-            await _refuse(send, "the request carries no desk key: refused.")
+            await _refuse(send, tr("the request carries no desk key: refused."))
             return
         if not self._is(given):
-            await _refuse(send, "the request carries a wrong desk key: refused.")
+            await _refuse(send, tr("the request carries a wrong desk key: refused."))
             return
         await self.app(scope, _replay(body, receive), send)
 
@@ -121,9 +123,9 @@ def _no_key(given: str | None) -> str:
     """Why a request without the right key is refused: no key, or a wrong one (an address
     or a cookie from an earlier run of the desk, which has a new key each time)."""
     if given is None:
-        return "no desk key: open the address tally desk printed (the key is in it)."
-    return ("wrong desk key: it is not the key of the desk running here (each start of tally "
-            "desk makes a new one); open the address tally desk printed last.")
+        return tr("no desk key: open the address tally desk printed (the key is in it).")
+    return tr("wrong desk key: it is not the key of the desk running here (each start of tally "
+              "desk makes a new one); open the address tally desk printed last.")
 
 
 def _cookies(header: str) -> dict[str, str]:
@@ -152,7 +154,7 @@ async def _body(receive: Receive) -> bytes | None:
 
 
 async def _refuse(send: Send, sentence: str, status: int = 403) -> None:
-    body = f"refused: {sentence}\n".encode()
+    body = (tr("refused: {why}", why=sentence) + "\n").encode()
     await send({"type": "http.response.start", "status": status, "headers": [
         (b"content-type", b"text/plain; charset=utf-8"),
         (b"content-length", str(len(body)).encode()),

@@ -21,6 +21,7 @@ from tally.desk import views
 from tally.desk.posted import Sent
 from tally.desk.state import DayPoller, Desk, text_digest
 from tally.errors import InputError, PostError, TallyError
+from tally.i18n import N_, tr
 from tally.outputs.shown.json_output import poll_json
 from tally.vocabulary import Announcement
 
@@ -179,9 +180,9 @@ def post_page(request: Request, desk: Desk) -> Shown:
 def closing_text(desk: Desk, n: int) -> str:
     """What the Post button sends, mark and all, with the game file as it is now."""
     if not desk.closed(n):
-        raise InputError(
-            f"day {n} has not closed: a provisional count (暂计) is never posted; "
-            "post the result after the close.")  # fmt: skip
+        raise InputError(tr(
+            "day {day} has not closed: a provisional count (暂计) is never posted; "
+            "post the result after the close.", day=n))  # fmt: skip
     shown = desk.announcement(n, Announcement.CLOSE)
     return shown.as_posted or shown.text
 
@@ -211,10 +212,11 @@ def confirm_card(request: Request, desk: Desk, form: Mapping[str, str]) -> str:
     try:
         view = desk.confirm_card(n, *fields)
         news = [f"{c.colour.label} {c.player} {c.rule}" for c in view.new]
-        message = (f"added to the ledger {view.path.name}: {', '.join(news)}" if view.written
-                   else "already in the ledger: nothing written")  # fmt: skip
+        message = (tr("added to the ledger {ledger}: {cards}", ledger=view.path.name,
+                      cards=tr(", ").join(news)) if view.written
+                   else tr("already in the ledger: nothing written"))  # fmt: skip
     except TallyError as exc:
-        message = f"not added: {exc}"
+        message = tr("not added: {why}", why=exc)
     desk.say(n, message)
     return f"/day/{n}/cards"
 
@@ -226,14 +228,14 @@ def post(request: Request, desk: Desk, form: Mapping[str, str]) -> Shown:
     try:
         before = desk.posted(n)
         if before is not None and before.answered:  # said before the thread is read again
-            raise PostError(f"day {n}'s result is posted already: "
-                            f"{views.sent_sentence(before)}; tally posts it once.")  # fmt: skip
+            raise PostError(tr("day {day}'s result is posted already: {sent}; tally posts it "
+                               "once.", day=n, sent=views.sent_sentence(before)))  # fmt: skip
         shown = desk.announcement(n, Announcement.CLOSE)
         text = shown.as_posted or shown.text
         confirmed = str(form.get("digest", ""))
         if confirmed != text_digest(text):
-            raise InputError("the count changed since the text was shown: read it again "
-                             "before posting.")  # fmt: skip
+            raise InputError(tr("the count changed since the text was shown: read it again "
+                                "before posting."))  # fmt: skip
         done = desk.announcement(n, Announcement.CLOSE, post=True, confirmed=confirmed)
         if done.failure is not None:
             raise done.failure
@@ -249,17 +251,17 @@ DAY = "/day/{day:int}"
 # Every page of the desk: (path, name, template, view, JSON twin); the day's tabs in order.
 PAGES = (
     Page("/", "game", "game.html.j2", game, "/.json"),
-    Page(DAY, "count", "day.html.j2", count, f"{DAY}.json", tab="count", says=True),
+    Page(DAY, "count", "day.html.j2", count, f"{DAY}.json", tab=N_("count"), says=True),
     # The day page's live part, which its stream sends: its data is the day's twin.
     Page(f"{DAY}/live", "live", "live.html.j2", count, None),
     Page(f"{DAY}/cards", "cards", "cards.html.j2", cards, f"{DAY}/cards.json",
-         tab="lurkers & cards", says=True),
+         tab=N_("lurkers & cards"), says=True),
     Page(f"{DAY}/posts", "posts", "posts.html.j2", announcements, f"{DAY}/posts.json",
-         tab="announcements"),
+         tab=N_("announcements")),
     Page(f"{DAY}/pictures", "pictures", "pictures.html.j2", pictures, f"{DAY}/pictures.json",
-         tab="pictures"),
+         tab=N_("pictures")),
     Page(f"{DAY}/post", "post", "post.html.j2", post_page, f"{DAY}/post.json",
-         tab="post the result"),
+         tab=N_("post the result")),
 )  # fmt: skip
 
 # What the director does (POST, behind the guard's Origin and key checks).

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from tally.forums import platform_of
+from tally.i18n import tr
 from tally.model import Thread
 from tally.rules.game.game import Day, Game
 from tally.vocabulary import Announcement
@@ -39,7 +40,7 @@ def closing_sent(game: Game, day: Day, thread: Thread | None) -> Sent | None:
         journal = Journal(journal_path(game.path))
         entries = [e for e in journal.of(game.id, day.day, Announcement.CLOSE) if e.open]
         answered = next((e for e in reversed(entries) if e.pid is not None), None)
-        kept = f"the journal of posts, {journal.path.name}"
+        kept = tr("the journal of posts, {file}", file=journal.path.name)
         if answered is not None and answered.pid is not None:
             link = platform_of(day.vote_ref).post_url(day.vote_ref, answered.pid)
             return Sent(datetime.fromisoformat(answered.at), kept, True, answered.floor, link)
@@ -51,5 +52,5 @@ def closing_sent(game: Game, day: Day, thread: Thread | None) -> Sent | None:
     if found is None:
         return None
     link = platform_of(day.vote_ref).post_url(day.vote_ref, found.post_id)
-    return Sent(found.time, "tally's mark on it in the vote thread", True, found.floor, link,
+    return Sent(found.time, tr("tally's mark on it in the vote thread"), True, found.floor, link,
                 found.author)  # fmt: skip

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tally.errors import InputError
+from tally.i18n import tr
 
 if TYPE_CHECKING:
     from tally.environment import Environment
@@ -44,8 +45,8 @@ def serve(game: Game, reader: Reader, env: Environment, show: Shows, *, port: in
     the_desk = Desk(game, reader, Options(every, full_every, late_ok, template_dir), choice)
     app = make_app(the_desk, token, chosen)
     address = f"http://{HOST}:{chosen}/?token={token}"
-    show.text(f"The desk of {game.name}: {address}\n(Ctrl-C to stop; the address is the key: "
-              "keep it to yourself.)\n")  # fmt: skip
+    show.text(tr("The desk of {game}: {address}\n(Ctrl-C to stop; the address is the key: "
+                 "keep it to yourself.)\n", game=game.name, address=address))  # fmt: skip
     env.out.flush()
     if not no_browser:
         import webbrowser
@@ -71,8 +72,9 @@ def bind(port: int | None) -> socket.socket:
         sock.bind((HOST, port or 0))
     except OSError as exc:
         sock.close()
-        raise InputError(f"cannot listen on {HOST}:{port} ({exc.strerror}): give another "
-                         "--port, or none for a free one.") from None  # fmt: skip
+        raise InputError(tr("cannot listen on {host}:{port} ({why}): give another --port, or "
+                            "none for a free one.", host=HOST, port=port,
+                            why=exc.strerror)) from None  # fmt: skip
     sock.listen(64)
     sock.set_inheritable(True)
     return sock

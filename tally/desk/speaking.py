@@ -58,3 +58,9 @@ class Speaking:
         self.heard(language)
         with i18n.speaking(language):
             await self.app(scope, receive, send)
+
+
+def html_lang() -> str:
+    """The page's ``lang`` attribute: the language its words are written in (a browser
+    picks its fonts, its line breaking and its screen reader's voice by it)."""
+    return "zh-CN" if i18n.current() is Language.ZH else "en"

@@ -26,7 +26,7 @@ from tally.desk.follow import GameFile, Seen, sent_off_news
 from tally.desk.posted import Sent, closing_sent
 from tally.errors import InputError, TallyError
 from tally.forums.reader import Reader
-from tally.i18n import Choice, Language
+from tally.i18n import Choice, Language, tr
 from tally.outputs.results import Announced, Lurked
 from tally.rules.cards.ledger import LedgerView
 from tally.rules.counting.polls import Poll, changes
@@ -58,11 +58,14 @@ class DayPoller:
     what is new once. Until its first poll it shows the count ``before`` took."""
 
     def __init__(self, desk: Desk, game: Game, day: Day, seen: Seen,
-                 before: DayPoller | None = None, why: str = ""):  # fmt: skip
+                 before: DayPoller | None = None,
+                 why: Callable[[], str] = lambda: ""):  # fmt: skip
         self.desk, self.game, self.day = desk, game, day
         # What it counts with: the game file's version, the ledger's send-offs for the day.
         self.file_version, self.sent_off = seen.version, seen.before(day.day)
-        self.why = why  # why the day is counted again, while it is (``before``'s count shown)
+        # Why the day is counted again, while it is (``before``'s count shown): said in the
+        # language of the page that shows it.
+        self._why = why
         self.poll: Poll | None = before.poll if before is not None else None
         self.error: str | None = None  # the count could not be taken: the sentence
         self.version: int = before.version if before is not None else 0
@@ -88,6 +91,10 @@ class DayPoller:
             return
         except TallyError as exc:
             self._publish(self.poll, str(exc))
+
+    @property
+    def why(self) -> str:
+        return self._why()
 
     def _continued(self, poll: Poll) -> Poll:
         """``poll`` numbered on from the count before this poller's, its first saying what
@@ -264,16 +271,16 @@ class Desk:
 
         game = self.game
         if game.path is None:
-            raise InputError("the card ledger lives beside the game file; load one.")
+            raise InputError(tr("the card ledger lives beside the game file; load one."))
         check = self.lurkers(number).check
         wanted = (player, colour, rule, reason)
         card = next((c for c in check.cards
                      if (c.player, str(c.colour), c.rule, c.reason) == wanted), None)  # fmt: skip
         if card is None:
-            raise InputError(
-                f"the lurker check of day {number} proposes no {colour} card for {player} "
-                f"under {rule} ({reason}): read the day again."
-            )
+            raise InputError(tr(
+                "the lurker check of day {day} proposes no {colour} card for {player} under "
+                "{rule} ({reason}): read the day again.", day=number, colour=colour,
+                player=player, rule=rule, reason=reason))  # fmt: skip
         one = dataclasses.replace(check, cards=(card,))
         return record(game, game.path, one, write=True)
 
@@ -299,19 +306,22 @@ class Desk:
         return self.reader.now() >= self.day(number).closes
 
 
-def _again(found: DayPoller | None, seen: Seen, number: int, again: bool) -> str | None:
+def _again(found: DayPoller | None, seen: Seen, number: int,
+           again: bool) -> Callable[[], str] | None:  # fmt: skip
     """Why day ``number`` is counted anew ("" the first time), or None: the game file said
     something else, the card ledger changed who is sent off before the day (its own
     sentence), a poller that failed is asked again. Nothing else re-reads the threads (the
-    journal of posts, a yellow card, a red one for the day itself or after)."""
+    journal of posts, a yellow card, a red one for the day itself or after). The sentence
+    is said when a page shows it, in that page's language."""
     if found is None:
-        return ""
+        return lambda: ""
     if found.file_version != seen.version:
-        return "Counting again with the game file as it is now…"
-    if found.sent_off != seen.before(number):
-        return f"{sent_off_news(found.sent_off, seen.before(number))} Counting again…"
+        return lambda: tr("Counting again with the game file as it is now…")
+    before, now = found.sent_off, seen.before(number)
+    if before != now:
+        return lambda: tr("{news} Counting again…", news=sent_off_news(before, now))
     if again and found.failed:
-        return "Reading the vote thread again…"
+        return lambda: tr("Reading the vote thread again…")
     return None
 
 
@@ -334,8 +344,7 @@ class _Confirmed:
         from tally.errors import PostError
 
         if text_digest(question.rsplit("\n\n", 1)[0]) != self.digest:
-            raise PostError(
+            raise PostError(tr(
                 "the count changed since the text was shown: nothing was posted; read it "
-                "again before posting."
-            )
+                "again before posting."))  # fmt: skip
         return True

@@ -15,6 +15,7 @@ from tally.desk.follow import Seen
 from tally.desk.posted import Sent
 from tally.errors import TallyError
 from tally.forums import platform_of
+from tally.i18n import N_, tr
 from tally.outputs.results import Announced, Lurked, Posted
 from tally.outputs.shown.json_output import poll_json
 from tally.rules.counting.polls import Poll
@@ -43,6 +44,9 @@ def _jinja() -> Any:
     )
     # A time is data (ISO 8601 in a page's JSON twin) until a page shows it.
     env.filters["short"] = short
+    # A word kept as a value (a day's state, a ballot's status or kind) in the page's words;
+    # the value stays the JSON's.
+    env.filters["said"] = lambda value: tr(WORDS.get(str(value), str(value)))
     # The pages' words in the request's language (tally.desk.speaking), as Babel extracts
     # them: {{ _("…") }} and {% trans %}.
     env.install_gettext_callables(gettext_plain, ngettext_plain, newstyle=True)  # type: ignore[attr-defined]
@@ -50,10 +54,30 @@ def _jinja() -> Any:
 
 
 def page(name: str, **context: Any) -> str:
-    return str(_jinja().get_template(name).render(**context))
+    from tally.desk.speaking import html_lang
+
+    return str(_jinja().get_template(name).render(lang=html_lang(), **context))
+
+
+# The words of values the pages show (the JSON keeps the values): a day's state, a ballot's
+# status and kind.
+WORDS = {
+    "not open yet": N_("not open yet"), "open": N_("open"), "closed": N_("closed"),
+    "posted": N_("posted"),
+    Status.COUNTED: N_("counted"), Status.SUPERSEDED: N_("superseded"), Status.VOID: N_("void"),
+    Status.NOT_A_BALLOT: N_("not a ballot"), Status.BANNED: N_("banned"),
+    Status.DELETED: N_("deleted"), Status.MOVED_IN: N_("moved_in"),
+    Status.DISCUSSION: N_("discussion"),
+    "vote": N_("vote"), "change": N_("change"), "abstain": N_("abstain"), "proxy": N_("proxy"),
+    "in force now": N_("in force now"),
+    "close": N_("close"), "morning": N_("morning"), "elevator": N_("elevator"),
+    "reminder": N_("reminder"),
+    "totals": N_("totals"), "who voted whom": N_("who voted whom"), "over time": N_("over time"),
+}  # fmt: skip
 
 
 def state_of(day: Day, now: datetime, posted: bool) -> str:
+    """The day's state, a value (the game page's JSON); the page says it in its words."""
     if posted:
         return "posted"
     if now < day.opens:
@@ -100,7 +124,7 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
     from tally.outputs.shown.live import majority_text
 
     if poll is None or poll.result is None:
-        return {"counted": False, "error": error or "reading the vote thread…"}
+        return {"counted": False, "error": error or tr("reading the vote thread…")}
     result = poll.result
     data = poll_json(poll)
     changed = {(c.floor, c.comment) for c in poll.changes if c.floor is not None}
@@ -108,9 +132,12 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
     platform = platform_of(ref)
     rows = []
     for b in data["ballots"]:
+        status = _status(b, result.provisional)
         rows.append({
             **b,
-            "status_text": _status(b, result.provisional),
+            "status_text": tr(status),
+            # The note where it says more than the status (in either language).
+            "more": b["note"] not in (status, tr(status)),
             "link": platform.post_url(ref, b["parent_post_id"] or b["post_id"]),
             "changed": poll.number > 1 and (b["floor"], b["comment"]) in changed,
         })  # fmt: skip
@@ -122,9 +149,10 @@ def live_view(game: Game, poll: Poll | None, error: str | None, now: datetime) -
         gap = totals[0]["votes"] - totals[1]["votes"]
     day = result.day
     if now < day.closes:
-        clock = f"closes {short(day.closes)}, in {duration(day.closes - now, seconds=True)}"
+        clock = tr("closes {close}, in {left}", close=short(day.closes),
+                   left=duration(day.closes - now, seconds=True))  # fmt: skip
     else:
-        clock = f"closed {short(day.closes)}"
+        clock = tr("closed {close}", close=short(day.closes))
     return {
         "counted": True,
         "error": poll.error,
@@ -162,33 +190,41 @@ def rests_on(result: DayResult) -> list[str]:
 
     def where(f: Mapping[str, Any]) -> str:
         if f["from"] == Source.DERIVED:
-            return f"derived: {f['note']}"
+            return tr("derived: {note}", note=f["note"])
         if f["from"] == Source.LEDGER:
             return str(f["note"])  # "sent off by a red card for day 2 (K2, the card ledger)"
-        return f"{f['from']}, day {f['day']}" if f["day"] else str(f["from"])
+        source = tr(SOURCES.get(f["from"], str(f["from"])))
+        return tr("{source}, day {day}", source=source, day=f["day"]) if f["day"] else source
 
     said = []
-    for role in ("sheriff", "deputy"):
+    for role, words in (("sheriff", N_("sheriff {player} ({where})")),
+                        ("deputy", N_("deputy {player} ({where})"))):  # fmt: skip
         f = facts[role]
         if f is not None and f["player"] is None:  # 'sheriff = "none"': the note says why
-            said.append(f"{f['note']} ({f['from']}, day {f['day']})")
+            said.append(tr("{note} ({source}, day {day})", note=f["note"], day=f["day"],
+                           source=tr(SOURCES.get(f["from"], str(f["from"])))))  # fmt: skip
         elif f is not None:
-            said.append(f"{role} {weighed(f['player'], result)} ({where(f)})")
+            said.append(tr(words, player=weighed(f["player"], result), where=where(f)))
     if (f := facts["declaration"]) is not None:  # 宣言 独裁, as day 2's game file named it
-        said.append(f"the sheriff {f['player']}'s {f['note']} (derived)")
-    said.extend(f"{f['player']} out ({where(f)})" for f in facts["dead"])
-    said.extend(f"unchecked: {u}" for u in facts["unchecked"])
+        said.append(tr("the sheriff {player}'s {note} (derived)", player=f["player"],
+                       note=f["note"]))  # fmt: skip
+    said.extend(tr("{player} out ({where})", player=f["player"], where=where(f))
+                for f in facts["dead"])  # fmt: skip
+    said.extend(tr("unchecked: {what}", what=u) for u in facts["unchecked"])
     return said
 
 
+# Where a fact comes from, in words (the JSON's ``from`` is the value).
+SOURCES = {Source.GAME_FILE: N_("game file"), Source.DERIVED: N_("derived"),
+           Source.LEDGER: N_("card ledger")}  # fmt: skip
+
+
 def _status(ballot: Mapping[str, Any], provisional: bool) -> str:
-    """The status as `tally votes` prints it."""
+    """The status as `tally votes` prints it, in English (the page says it in its words)."""
     status = ballot["status"]
     if status == Status.COUNTED and provisional:
         return "in force now"
-    if status == Status.NOT_A_BALLOT:
-        return "not a ballot"
-    return str(status)
+    return WORDS.get(status, str(status))
 
 
 def lurkers_view(done: Lurked | None, error: str | None) -> dict[str, Any]:
@@ -201,7 +237,8 @@ def lurkers_view(done: Lurked | None, error: str | None) -> dict[str, Any]:
         return {"error": error, "players": [], "cards": [], "flags": [], "acceleration": None}
     check, view = done.check, done.ledger
     ledger = {c.key for c in view.cards} - {c.key for c in view.new}
-    threads = {ref.thread_id: _THREADS.get(role, f"the {role} thread")
+    threads = {ref.thread_id: tr(_THREADS[role]) if role in _THREADS
+               else tr("the {role} thread", role=role)
                for role, ref in check.day.threads.items()}  # fmt: skip
     carded = {c.player for c in check.cards if c.rule == "L3"}
     beside = [f for f in check.flags if f.rule == "moderator" and f.player in carded]
@@ -223,21 +260,33 @@ def lurkers_view(done: Lurked | None, error: str | None) -> dict[str, Any]:
 
 
 # A day's threads as the cards page names them, by their role in the day.
-_THREADS = {ThreadRole.VOTE: "the vote thread", ThreadRole.DISCUSSION: "the discussion thread",
-            ThreadRole.PROGRESS: "the progress thread",
-            ThreadRole.SHERIFF: "the sheriff's thread"}  # fmt: skip
+_THREADS = {ThreadRole.VOTE: N_("the vote thread"),
+            ThreadRole.DISCUSSION: N_("the discussion thread"),
+            ThreadRole.PROGRESS: N_("the progress thread"),
+            ThreadRole.SHERIFF: N_("the sheriff's thread")}  # fmt: skip
 
 
 def flag_line(f: Flag, threads: Mapping[str, str]) -> str:
     """A lurker check's flag in one line: its rule, the thread and floor it points at (by
     the thread's role in the day: "the discussion thread's floor 8"), the player where the
     note does not name them, the note."""
-    where = ""
+    said = []
     if f.floor is not None:
-        thread = threads.get(f.thread_id or "", f"thread {f.thread_id}" if f.thread_id else "")
-        where = f"{thread}'s floor {f.floor}: " if thread else f"floor {f.floor}: "
-    who = f"{f.player}: " if f.player and f.player not in f.note else ""
-    return f"flag {f.rule}: {where}{who}{f.note}"
+        thread = threads.get(f.thread_id or "", tr("thread {thread}", thread=f.thread_id)
+                             if f.thread_id else "")  # fmt: skip
+        said.append(tr("{thread}'s floor {floor}", thread=thread, floor=f.floor) if thread
+                    else tr("floor {floor}", floor=f.floor))  # fmt: skip
+    if f.player and f.player not in f.note:
+        said.append(f.player)
+    said.append(f.note)
+    return tr("flag {rule}: {said}", rule=f.rule, said=clauses(said))
+
+
+def clauses(said: list[str]) -> str:
+    """Clauses that narrow one another ("the discussion thread's floor 8: kiwi: a note"),
+    with the colon of the page's language."""
+    # TRANSLATORS: the colon between a place, a player and a note ("floor 8: kiwi: …").
+    return tr(": ").join(said)
 
 
 KINDS = (Announcement.CLOSE, Announcement.REMINDER, Announcement.MORNING, Announcement.ELEVATOR)
@@ -255,9 +304,9 @@ def no_reminder(day: Day) -> dict[str, Any]:
     """A closed day's reminder pane: said in the desk's terms (the command's refusal names
     `tally announce --kind close`, while the desk shows that announcement above and posts it
     from its Post page)."""
-    note = (f"Day {day.day} closed at {short(day.closes)}: a reminder (催票) is for before the "
-            "close. The day's post now is the closing announcement above; post it from the "
-            "post the result page.")  # fmt: skip
+    note = tr("Day {day} closed at {close}: a reminder (催票) is for before the close. The "
+              "day's post now is the closing announcement above; post it from the post the "
+              "result page.", day=day.day, close=short(day.closes))  # fmt: skip
     return {"kind": str(Announcement.REMINDER), "text": "", "preview": "", "error": None,
             "markup": "", "note": note}  # fmt: skip
 
@@ -294,9 +343,12 @@ def sent_view(sent: Sent | None) -> dict[str, Any] | None:
 
 def sent_sentence(sent: Sent) -> str:
     """What the desk says of it: floor 9, 05-09 21:41 (the journal of posts, game.posts.jsonl)."""
-    floor = f"floor {sent.floor}" if sent.floor is not None else "its floor not read back"
-    by = f", by {sent.by}" if sent.by else ""
-    return f"{floor}, {short(sent.at)}{by} ({sent.how})"
+    floor = (tr("floor {floor}", floor=sent.floor) if sent.floor is not None
+             else tr("its floor not read back"))  # fmt: skip
+    if sent.by:
+        return tr("{floor}, {at}, by {by} ({how})", floor=floor, at=short(sent.at), by=sent.by,
+                  how=sent.how)  # fmt: skip
+    return tr("{floor}, {at} ({how})", floor=floor, at=short(sent.at), how=sent.how)
 
 
 def file_problem(seen: Seen) -> str | None:
@@ -304,8 +356,8 @@ def file_problem(seen: Seen) -> str | None:
     the desk goes on with the file as last read, and says so on every page."""
     if seen.problem is None:
         return None
-    return (f"{seen.problem.rstrip('.')}. The desk goes on with the game file as it last "
-            "read it, and reads it again when it is saved.")
+    return tr("{problem}. The desk goes on with the game file as it last read it, and reads it "
+              "again when it is saved.", problem=seen.problem.rstrip("."))
 
 
 def sentence(exc: TallyError) -> str:

@@ -11,6 +11,7 @@ from tally.forums.base import Platform
 from tally.forums.boards import Boards
 from tally.forums.discuz import Discuz
 from tally.forums.tieba import Tieba
+from tally.i18n import tr
 from tally.model import ThreadRef
 from tally.vocabulary import Markup
 
@@ -21,7 +22,7 @@ def by_name(name: str) -> Platform:
     for platform in PLATFORMS:
         if platform.name == name:
             return platform
-    raise InputError(f"tally knows no forum platform called {name!r}.")
+    raise InputError(tr("tally knows no forum platform called {name}.", name=repr(name)))
 
 
 @functools.lru_cache(maxsize=256)  # the game's few threads, resolved again at every turn of a run
@@ -30,23 +31,42 @@ def resolve_url(url: str) -> tuple[Platform, ThreadRef]:
     stripped = url.strip()
     if "://" not in stripped:
         raise InputError(
-            f"{stripped!r} is not a full URL; paste it with its http:// or https:// prefix."
+            tr(
+                "{url} is not a full URL; paste it with its http:// or https:// prefix.",
+                url=repr(stripped),
+            )
         )
     try:
         # urlsplit raises on a malformed host ("http://[::1/…") or port, only when asked.
         parts = urlsplit(stripped)
         parts.port  # noqa: B018
     except ValueError as exc:
-        raise InputError(f"{stripped!r} is not a URL tally can read ({exc}).") from None
+        raise InputError(
+            tr("{url} is not a URL tally can read ({why}).", url=repr(stripped), why=exc)
+        ) from None
     if any(c.isspace() or ord(c) < 0x20 for c in parts.netloc):
-        raise InputError(f"{stripped!r} has a space or a control character in its host.")
+        raise InputError(
+            tr("{url} has a space or a control character in its host.", url=repr(stripped))
+        )
     claims = [(p, ref) for p in PLATFORMS if (ref := p.match_url(stripped)) is not None]
     if len(claims) == 1:
         return claims[0]
     if claims:  # pragma: no cover - the platforms' shapes are disjoint (tested)
         names = ", ".join(p.name for p, _ in claims)
-        raise InputError(f"{stripped!r} is claimed by several forum platforms ({names}).")
-    raise InputError(f"{stripped!r} is not a thread URL tally knows ({url_shapes()}).")
+        raise InputError(
+            tr(
+                "{url} is claimed by several forum platforms ({names}).",
+                url=repr(stripped),
+                names=names,
+            )
+        )
+    raise InputError(
+        tr(
+            "{url} is not a thread URL tally knows ({shapes}).",
+            url=repr(stripped),
+            shapes=url_shapes(),
+        )
+    )
 
 
 _NUMBER = re.compile(r"(?<=[/-])\d+(?=[-./]|$)")
@@ -103,7 +123,7 @@ def recognise_text(text: str, source: str) -> Platform:
     for platform in PLATFORMS:
         if platform.pages.recognises(text):
             return platform
-    raise InputError(f"{source} is not a saved page of a forum tally can read.")
+    raise InputError(tr("{source} is not a saved page of a forum tally can read.", source=source))
 
 
 __all__ = [

@@ -17,6 +17,8 @@ from abc import ABC, abstractmethod
 from datetime import timedelta, tzinfo
 from typing import TYPE_CHECKING
 
+from tally.i18n import N_
+
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
@@ -35,7 +37,7 @@ class Api(ABC):
     """A forum's interface for its own clients, read into tally's model."""
 
     # How messages name it ("its JSON for mobile clients").
-    title: str = "its client API"
+    title: str = N_("its client API")  # translated where said
 
     def probe_request(self, ref: ThreadRef) -> Request | None:
         """What asks the board whether it serves the interface; None: every board does (a

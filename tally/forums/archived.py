@@ -25,6 +25,7 @@ from tally.csvfile import read_long_cells, restore
 from tally.errors import InputError
 from tally.files import ARCHIVE, read_capped
 from tally.forums.base import field_value
+from tally.i18n import N_, tr
 from tally.model import Comment, Edit, Post, Quote, Thread, origin_of
 from tally.records import COLUMNS, LATER_COLUMNS, THREAD_COLUMNS, RowKind
 from tally.vocabulary import Origin
@@ -57,8 +58,11 @@ def whole(threads: list[Thread], source: str, partial: bool = False) -> list[Thr
     for thread in threads:
         if thread.missing and not partial:
             raise InputError(
-                f"{source} holds thread {thread.thread_id} only in part "
-                f"({'; '.join(thread.missing)}); a count needs the whole thread."
+                tr(
+                    "{source} holds thread {thread} only in part ({missing}); a count needs "
+                    "the whole thread.",
+                    source=source, thread=thread.thread_id, missing="; ".join(thread.missing),
+                )
             )
     return threads
 
@@ -70,7 +74,9 @@ def read_archive(path: Path) -> list[Thread]:
         return threads_from_rows(_db_rows(path), str(path))
     if kind == "csv":
         return threads_from_rows(_csv_rows(path), str(path))
-    raise InputError(f"{path} is not an archive written by tally archive (CSV or SQLite).")
+    raise InputError(
+        tr("{path} is not an archive written by tally archive (CSV or SQLite).", path=path)
+    )
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[Mapping[str, Any], str]]:
@@ -82,25 +88,31 @@ def _csv_rows(path: Path) -> Iterator[tuple[Mapping[str, Any], str]]:
         except UnicodeDecodeError:
             continue
     else:  # pragma: no cover - gb18030 decodes nearly any byte string
-        raise InputError(f"{path} is neither UTF-8 nor GB18030 text.")
+        raise InputError(tr("{path} is neither UTF-8 nor GB18030 text.", path=path))
     read_long_cells()  # what the writer writes, the reader reads
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
         check_columns(reader.fieldnames or [], str(path))
         for number, row in enumerate(reader, start=2):  # row 1 is the header, as Excel counts
+            where = tr("{path}, row {row}", path=path, row=number)
             if None in row:
-                raise InputError(f"{path}, row {number}: more cells than columns.")
+                raise InputError(tr("{where}: more cells than columns.", where=where))
             if any(v is None for v in row.values()):
                 raise InputError(
-                    f"{path}, row {number}: fewer cells than columns; the file was cut or "
-                    "edited: archive the game again."
+                    tr(
+                        "{where}: fewer cells than columns; the file was cut or edited: "
+                        "archive the game again.",
+                        where=where,
+                    )
                 )
             yield (
                 {k: restore(v) if isinstance(v, str) else v for k, v in row.items()},
-                (f"{path}, row {number}"),
+                where,
             )
     except csv.Error as exc:
-        raise InputError(f"{path} is not a readable CSV file ({exc}).") from None
+        raise InputError(
+            tr("{path} is not a readable CSV file ({why}).", path=path, why=exc)
+        ) from None
 
 
 def _db_rows(path: Path) -> Iterator[tuple[Mapping[str, Any], str]]:
@@ -112,18 +124,27 @@ def _db_rows(path: Path) -> Iterator[tuple[Mapping[str, Any], str]]:
         db = Database(path)
         if not db["posts"].exists() or not db["threads"].exists():
             raise InputError(
-                f"{path} is a SQLite file without the posts and threads tables of tally archive."
+                tr(
+                    "{path} is a SQLite file without the posts and threads tables of tally "
+                    "archive.",
+                    path=path,
+                )
             )
         check_columns([c.name for c in db["posts"].columns] + list(THREAD_COLUMNS), str(path))
         threads = {
             (t.get("origin", ""), t["platform"], t["thread_id"]): t for t in db["threads"].rows
         }
         for row in db["posts"].rows_where("gone_at is null", order_by="rowid"):
-            where = f"{path}, post {row.get('thread_id')}/{row.get('post_id')}"
+            where = tr(
+                "{path}, post {thread}/{post}",
+                path=path, thread=row.get("thread_id"), post=row.get("post_id"),
+            )
             key = (row.get("origin", ""), row.get("platform"), row.get("thread_id"))
             thread = threads.get(key)
             if thread is None:
-                raise InputError(f"{where}: its thread is not in the threads table.")
+                raise InputError(
+                    tr("{where}: its thread is not in the threads table.", where=where)
+                )
             meta = {
                 "thread_url": thread.get("url"),
                 "thread_pages": thread.get("pages"),
@@ -135,14 +156,16 @@ def _db_rows(path: Path) -> Iterator[tuple[Mapping[str, Any], str]]:
             merged = {**row, **meta}
             yield {k: "" if v is None else v for k, v in merged.items()}, where
     except sqlite3.DatabaseError as exc:
-        raise InputError(f"{path} is not a readable SQLite file ({exc}).") from None
+        raise InputError(
+            tr("{path} is not a readable SQLite file ({why}).", path=path, why=exc)
+        ) from None
 
 
 # -- rows back to threads ---------------------------------------------------------------------
 
 T = TypeVar("T")
 # A required cell left empty, as a row's sentence says it.
-_EMPTY = "{where}: {name} is empty."
+_EMPTY = N_("{where}: {name} is empty.")
 # What Excel makes of a long number when it saves a CSV: "1.5E+11".
 _SCIENTIFIC = re.compile(r"^\d(\.\d+)?E\+\d+$", re.IGNORECASE)
 
@@ -172,8 +195,11 @@ class _Cells:
         value = self.text(column).strip()
         if _SCIENTIFIC.match(value):
             raise InputError(
-                f"{self.where}: {column} is {value!r}, a number a spreadsheet shortened; "
-                "save the CSV with that column as text, or archive the game again."
+                tr(
+                    "{where}: {column} is {value}, a number a spreadsheet shortened; save the "
+                    "CSV with that column as text, or archive the game again.",
+                    where=self.where, column=column, value=repr(value),
+                )
             )
         return self.given(value, column)
 
@@ -186,13 +212,23 @@ class _Cells:
             return None
         # "3.0": a script (pandas) that re-saved a column with blanks in it as floats.
         if not re.fullmatch(r"\d+(\.0+)?", value):
-            raise InputError(f"{self.where}: {column} is {value!r}, not a whole number.")
+            raise InputError(
+                tr(
+                    "{where}: {column} is {value}, not a whole number.",
+                    where=self.where, column=column, value=repr(value),
+                )
+            )
         return int(value.split(".")[0])
 
     def flag(self, column: str) -> bool:
         value = self.text(column).strip()
         if value not in ("0", "1", ""):
-            raise InputError(f"{self.where}: {column} is {value!r}, not 0 or 1.")
+            raise InputError(
+                tr(
+                    "{where}: {column} is {value}, not 0 or 1.",
+                    where=self.where, column=column, value=repr(value),
+                )
+            )
         return value == "1"
 
     def time(self, column: str) -> datetime:
@@ -208,9 +244,12 @@ class _Cells:
             parsed = None
         if parsed is None or parsed.tzinfo is None:
             raise InputError(
-                f"{self.where}: {column} is {value!r}, not the time tally wrote "
-                "(2024-05-08T10:01:00+08:00); a spreadsheet re-formats times when it saves: "
-                "keep that column as text, or archive the game again."
+                tr(
+                    "{where}: {column} is {value}, not the time tally wrote "
+                    "(2024-05-08T10:01:00+08:00); a spreadsheet re-formats times when it "
+                    "saves: keep that column as text, or archive the game again.",
+                    where=self.where, column=column, value=repr(value),
+                )
             )
         return parsed
 
@@ -221,8 +260,11 @@ def check_columns(present: Sequence[str], source: str) -> None:
     if lacking:
         shown = ", ".join(lacking[:6]) + (" …" if len(lacking) > 6 else "")
         raise InputError(
-            f"{source} lacks the column(s) {shown} that tally reads an archive by; it was "
-            "written by an older tally or edited: archive the game again."
+            tr(
+                "{source} lacks the column(s) {columns} that tally reads an archive by; it "
+                "was written by an older tally or edited: archive the game again.",
+                source=source, columns=shown,
+            )
         )
 
 
@@ -275,25 +317,21 @@ def _thread(
     if absent and not missing:
         shown = ", ".join(map(str, absent[:10]))
         raise InputError(
-            f"{source} holds no post of page(s) {shown} of thread {tid} "
-            f"({pages} pages): the archive is incomplete; archive the thread again."
+            tr(
+                "{source} holds no post of page(s) {pages} of thread {thread} ({count} "
+                "pages): the archive is incomplete; archive the thread again.",
+                source=source, pages=shown, thread=tid, count=pages,
+            )
         )
     floor_numbers = {p.floor for p in built}
     thread = Thread(
-        platform=platform,
-        thread_id=tid,
-        url=first.text("thread_url") or source,
-        title=first.text("thread_title"),
-        page_count=pages,
-        posts=tuple(built),
-        reply_count=first.maybe_number("thread_replies"),
-        sources=(Origin.ARCHIVE,) * pages,
+        platform=platform, thread_id=tid, url=first.text("thread_url") or source,
+        title=first.text("thread_title"), page_count=pages, posts=tuple(built),
+        reply_count=first.maybe_number("thread_replies"), sources=(Origin.ARCHIVE,) * pages,
         gaps=tuple(
             f for f in range(1, max(floor_numbers, default=0) + 1) if f not in floor_numbers
         ),
-        read_at=first.maybe_time("thread_read_at"),
-        missing=tuple(missing),
-        origin=origin,
+        read_at=first.maybe_time("thread_read_at"), missing=tuple(missing), origin=origin,
         read_by=first.text("thread_read_by"),
     )
     if not missing and thread.short_of_replies():
@@ -302,9 +340,13 @@ def _thread(
         replies = len(built) - 1
         noted = sum(len(p.comments) for p in built)
         raise InputError(
-            f"{source}: thread {tid} says it has {thread.reply_count} replies but the archive "
-            f"holds {replies} (and {noted} comments): rows were removed or the file was cut; "
-            "archive the thread again."
+            tr(
+                "{source}: thread {thread} says it has {replies} replies but the archive "
+                "holds {held} (and {comments} comments): rows were removed or the file was "
+                "cut; archive the thread again.",
+                source=source, thread=tid, replies=thread.reply_count, held=replies,
+                comments=noted,
+            )
         )
     return thread
 
@@ -324,8 +366,11 @@ def _check_alike(items: list[tuple[int, _Cells]], tid: str, source: str) -> None
         if len(seen_values) > 1:
             shown = ", ".join(repr(v) for v in sorted(seen_values)[:2])
             raise InputError(
-                f"{source}: the rows of thread {tid} disagree on {column} ({shown}): the "
-                "archive mixes two threads, or was edited; archive them again."
+                tr(
+                    "{source}: the rows of thread {thread} disagree on {column} ({values}): "
+                    "the archive mixes two threads, or was edited; archive them again.",
+                    source=source, thread=tid, column=column, values=shown,
+                )
             )
 
 
@@ -348,7 +393,12 @@ def _floors_of(items: list[tuple[int, _Cells]], platform: str, tid: str) -> _Flo
     for _, c in items:
         post_id = c.ident("post_id")
         if post_id in seen:
-            raise InputError(f"{c.where}: post {post_id} of thread {tid} is in the archive twice.")
+            raise InputError(
+                tr(
+                    "{where}: post {post} of thread {thread} is in the archive twice.",
+                    where=c.where, post=post_id, thread=tid,
+                )
+            )
         seen.add(post_id)
         kind = c.text("kind").strip()
         if kind == RowKind.COMMENT:
@@ -357,7 +407,9 @@ def _floors_of(items: list[tuple[int, _Cells]], platform: str, tid: str) -> _Flo
             floors.comments.setdefault(parent_id, []).append(_comment(c, minutes, stated))
             continue
         if kind != RowKind.POST:
-            raise InputError(f"{c.where}: kind is {kind!r}, not post or comment.")
+            raise InputError(
+                tr("{where}: kind is {kind}, not post or comment.", where=c.where, kind=repr(kind))
+            )
         floors.counts[post_id] = (c.maybe_number("comments"), c.where)
         floors.posts[post_id] = _post_fields(c, platform, tid)
     if not stated:
@@ -370,11 +422,8 @@ def _comment(c: _Cells, minutes: bool, stated: bool) -> Comment:
     ``minutes`` (the platform shows a comment's minute only) says as the live read knew it."""
     when = c.time("time")
     return Comment(
-        comment_id=c.ident("post_id"),
-        author=c.required("author"),
-        author_id=c.optional("author_id"),
-        time=when,
-        text=c.text("text"),
+        comment_id=c.ident("post_id"), author=c.required("author"),
+        author_id=c.optional("author_id"), time=when, text=c.text("text"),
         author_display=c.optional("author_display"),
         to_the_minute=c.flag("to_the_minute") if stated
         else minutes and when.second == when.microsecond == 0,
@@ -386,22 +435,12 @@ def _post_fields(c: _Cells, platform: str, tid: str) -> dict[str, Any]:
     """A floor's row as Post's fields but its comments, which later rows bring."""
     edited_at = c.maybe_time("edited_at")
     return dict(
-        platform=platform,
-        thread_id=tid,
-        post_id=c.ident("post_id"),
-        floor=c.number("floor"),
-        author=c.required("author"),
-        author_id=c.optional("author_id"),
-        time=c.time("time"),
-        text=c.text("text"),
-        quotes=_quotes(c),
-        reply_to=c.optional("reply_to"),
+        platform=platform, thread_id=tid, post_id=c.ident("post_id"), floor=c.number("floor"),
+        author=c.required("author"), author_id=c.optional("author_id"), time=c.time("time"),
+        text=c.text("text"), quotes=_quotes(c), reply_to=c.optional("reply_to"),
         edited=Edit(c.text("edited_by"), edited_at) if edited_at else None,
-        red_font=c.flag("red_font"),
-        large_font=c.flag("large_font"),
-        hidden=c.optional("hidden"),
-        author_display=c.optional("author_display"),
-        page=c.number("page"),
+        red_font=c.flag("red_font"), large_font=c.flag("large_font"), hidden=c.optional("hidden"),
+        author_display=c.optional("author_display"), page=c.number("page"),
         to_the_minute=c.flag("to_the_minute"),
     )
 
@@ -412,8 +451,11 @@ def _posts(floors: _Floors, tid: str, source: str) -> list[Post]:
     for parent in floors.comments:
         if parent not in floors.posts:
             raise InputError(
-                f"{source}: 点评/楼中楼 of post {parent} of thread {tid}, whose floor is not "
-                "in the archive."
+                tr(
+                    "{source}: 点评/楼中楼 of post {post} of thread {thread}, whose floor is "
+                    "not in the archive.",
+                    source=source, post=parent, thread=tid,
+                )
             )
     built = sorted(
         (
@@ -426,8 +468,12 @@ def _posts(floors: _Floors, tid: str, source: str) -> list[Post]:
         if before.floor == after.floor:
             # As a live read: two posts on one floor cannot both be it.
             raise InputError(
-                f"{source}: posts {before.post_id} and {after.post_id} of thread {tid} both "
-                f"claim floor {after.floor}; the archive was edited: archive the thread again."
+                tr(
+                    "{source}: posts {post} and {other} of thread {thread} both claim floor "
+                    "{floor}; the archive was edited: archive the thread again.",
+                    source=source, post=before.post_id, other=after.post_id, thread=tid,
+                    floor=after.floor,
+                )
             )
     return built
 
@@ -437,9 +483,11 @@ def _check_positions(positions: Mapping[str, list[int]], tid: str, source: str) 
     for parent, found in positions.items():
         if sorted(found) != list(range(1, len(found) + 1)) and all(found):
             raise InputError(
-                f"{source}: the 点评/楼中楼 of post {parent} of thread {tid} are numbered "
-                f"{sorted(found)}, not 1 to {len(found)}: rows were removed; archive the "
-                "thread again."
+                tr(
+                    "{source}: the 点评/楼中楼 of post {post} of thread {thread} are numbered "
+                    "{numbers}, not 1 to {n}: rows were removed; archive the thread again.",
+                    source=source, post=parent, thread=tid, numbers=sorted(found), n=len(found),
+                )
             )
 
 
@@ -467,9 +515,12 @@ def _check_comments(
         held = len(comments.get(post_id, ()))
         if held != expected:
             raise InputError(
-                f"{where}: post {post_id} of thread {tid} had {expected} 点评/楼中楼 when "
-                f"archived, the archive holds {held}: rows were removed or edited; archive "
-                "the thread again."
+                tr(
+                    "{where}: post {post} of thread {thread} had {expected} 点评/楼中楼 when "
+                    "archived, the archive holds {held}: rows were removed or edited; archive "
+                    "the thread again.",
+                    where=where, post=post_id, thread=tid, expected=expected, held=held,
+                )
             )
 
 
@@ -483,7 +534,9 @@ def _quotes(c: _Cells) -> tuple[Quote, ...]:
             Quote(str(q.get("text") or ""), q.get("post_id"), q.get("author")) for q in items
         )
     except (ValueError, AttributeError, TypeError):
-        raise InputError(f"{c.where}: quoted is not the JSON list tally wrote.") from None
+        raise InputError(
+            tr("{where}: quoted is not the JSON list tally wrote.", where=c.where)
+        ) from None
 
 
 def _comment_minutes(platform: str) -> bool:

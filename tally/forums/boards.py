@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tally import tomlfile
 from tally.errors import InputError
+from tally.i18n import N_, tr
 from tally.vocabulary import Markup
 
 # What a profile may give selectors for. ``post`` finds the post nodes on the page; the
@@ -45,7 +46,7 @@ _KEYS = {
 class Board:
     name: str
     # Where the profile was declared: "built in", or the file's path.
-    origin: str = "built in"
+    origin: str = N_("built in")  # a machine value too (discuz.post): translated where shown
     # Host names the profile is for ("bbs.example.com"; "*.example.com" for any sub-domain).
     hosts: tuple[str, ...] = ()
     # Text only this theme's pages hold (a class name): how a saved page, or a board the
@@ -123,7 +124,7 @@ class Board:
         )
 
 
-DEFAULT = Board("default", origin="tally's own selectors", about="Discuz!'s default templates")
+DEFAULT = Board("default", origin=N_("tally's own selectors"), about="Discuz!'s default templates")
 
 
 class Boards:
@@ -175,7 +176,7 @@ def load_boards(path: Path | None = None, *, folder: Path | None = None) -> Boar
     own: list[Board] = []
     source = path if path is not None else user_boards_file(folder)
     if path is not None and not path.exists():
-        raise InputError(f"no such board profile file: {path}.")
+        raise InputError(tr("no such board profile file: {path}.", path=path))
     if path is not None or source.is_file():  # a FIFO or a folder given: said by the read
         own = parse_boards(tomlfile.read_text(source, "board profile file"), str(source))
     return Boards([*own, *built_in()])
@@ -184,7 +185,7 @@ def load_boards(path: Path | None = None, *, folder: Path | None = None) -> Boar
 @functools.cache
 def built_in() -> tuple[Board, ...]:
     text = resources.files("tally.forums").joinpath("boards.toml").read_text(encoding="utf-8")
-    return tuple(parse_boards(text, "built in"))
+    return tuple(parse_boards(text, N_("built in")))
 
 
 def parse_boards(text: str, origin: str) -> list[Board]:
@@ -193,35 +194,39 @@ def parse_boards(text: str, origin: str) -> list[Board]:
     unknown = set(data) - {"board"}
     if unknown:
         raise InputError(
-            f"{origin}: {sorted(unknown)[0]!r} is not a section of a board profile file; "
-            "each profile is a [board.NAME] table."
+            tr("{where}: {key} is not a section of a board profile file; each profile is a "
+               "[board.NAME] table.", where=origin, key=repr(sorted(unknown)[0]))
         )
     tables = data.get("board", {})
     if not isinstance(tables, dict):
-        raise InputError(f"{origin}: 'board' must hold [board.NAME] tables.")
+        raise InputError(tr("{where}: 'board' must hold [board.NAME] tables.", where=origin))
     return [_board(name, table, origin) for name, table in tables.items()]
 
 
 def _board(name: str, table: Any, origin: str) -> Board:
     where = f"{origin}, [board.{name}]"
     if not isinstance(table, dict):
-        raise InputError(f"{where} must be a table.")
+        raise InputError(tr("{where} must be a table.", where=where))
     unknown = set(table) - _KEYS
     if unknown:
         raise InputError(
-            f"{where}: {sorted(unknown)[0]!r} is not a key of a board profile "
-            f"(keys: {', '.join(sorted(_KEYS))})."
+            tr("{where}: {key} is not a key of a board profile (keys: {keys}).", where=where,
+               key=repr(sorted(unknown)[0]), keys=", ".join(sorted(_KEYS)))
         )
     hosts = _strings(table.get("hosts", []), f"{where} hosts")
     marks = _strings(table.get("marks", []), f"{where} marks")
     if not hosts and not marks:
-        raise InputError(f"{where} names no hosts and no marks, so no page would use it.")
+        raise InputError(
+            tr("{where} names no hosts and no marks, so no page would use it.", where=where)
+        )
     selectors = _selectors(table, where)
     per_page = table.get("posts_per_page")
     if per_page is not None and (
         isinstance(per_page, bool) or not isinstance(per_page, int) or not 1 <= per_page <= 1000
     ):
-        raise InputError(f"{where}: posts_per_page must be a whole number from 1 to 1000.")
+        raise InputError(
+            tr("{where}: posts_per_page must be a whole number from 1 to 1000.", where=where)
+        )
     floor_names = _floor_names(table, where)
     zone = table.get("timezone")
     if zone is not None:
@@ -229,17 +234,21 @@ def _board(name: str, table: Any, origin: str) -> Board:
             ZoneInfo(str(zone))
         except (ZoneInfoNotFoundError, ValueError):
             raise InputError(
-                f"{where}: {zone!r} is not a time zone (e.g. Asia/Shanghai)."
+                tr("{where}: {zone} is not a time zone (e.g. Asia/Shanghai).", where=where,
+                   zone=repr(zone))
             ) from None
     markup = table.get("markup")
     if markup is not None and markup not in set(Markup):
-        raise InputError(f"{where}: markup must be one of {', '.join(Markup)}.")
+        raise InputError(
+            tr("{where}: markup must be one of {choices}.", where=where,
+               choices=", ".join(Markup))
+        )
     comment_pages = table.get("comment_pages", False)
     if not isinstance(comment_pages, bool):
-        raise InputError(f"{where}: comment_pages must be true or false.")
+        raise InputError(tr("{where}: comment_pages must be true or false.", where=where))
     api = table.get("api")
     if api is not None and not isinstance(api, bool):
-        raise InputError(f"{where}: api must be true or false.")
+        raise InputError(tr("{where}: api must be true or false.", where=where))
     return Board(
         name=name,
         origin=origin,
@@ -261,20 +270,24 @@ def _selectors(table: dict[str, Any], where: str) -> dict[str, tuple[str, ...]]:
     post's id stands for it."""
     selectors = table.get("selectors", {})
     if not isinstance(selectors, dict):
-        raise InputError(f"{where}: selectors must be a table of field = [selectors].")
+        raise InputError(
+            tr("{where}: selectors must be a table of field = [selectors].", where=where)
+        )
     chosen: dict[str, tuple[str, ...]] = {}
     for key, value in selectors.items():
         if key not in FIELDS:
             raise InputError(
-                f"{where}: {key!r} is not a field tally reads (fields: {', '.join(FIELDS)})."
+                tr("{where}: {key} is not a field tally reads (fields: {fields}).", where=where,
+                   key=repr(key), fields=", ".join(FIELDS))
             )
         found = _strings(value, f"{where} selectors.{key}")
         for selector in found:
             if "{pid}" in selector and key in _PAGE_FIELDS:
                 raise InputError(
-                    f"{where} selectors.{key}: {selector!r} holds {{pid}}, which stands for a "
-                    f"post's id only in a field read inside a post; {key} is read on the whole "
-                    "page."
+                    tr("{where} selectors.{key}: {selector} holds {pid}, which stands for a "
+                       "post's id only in a field read inside a post; {key} is read on the "
+                       "whole page.", where=where, key=key, selector=repr(selector),
+                       pid="{pid}")
                 )
             _check_selector(selector, f"{where} selectors.{key}")
         chosen[key] = found
@@ -285,9 +298,12 @@ def _floor_names(table: dict[str, Any], where: str) -> dict[str, int]:
     """A profile's names for its first floors, each with its floor (floor 1 first)."""
     names = _strings(table.get("floor_names", []), f"{where} floor_names")
     if len(set(names)) < len(names):
-        raise InputError(f"{where}: floor_names names a floor twice.")
+        raise InputError(tr("{where}: floor_names names a floor twice.", where=where))
     if any(n[0].isdigit() for n in names):
-        raise InputError(f"{where}: floor_names are words; a label with a number is read as it.")
+        raise InputError(
+            tr("{where}: floor_names are words; a label with a number is read as it.",
+               where=where)
+        )
     return {name: floor for floor, name in enumerate(names, start=1)}
 
 
@@ -295,7 +311,7 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise InputError(f"{where} must be a list of non-empty strings.")
+        raise InputError(tr("{where} must be a list of non-empty strings.", where=where))
     return tuple(v.strip() for v in value)
 
 
@@ -307,9 +323,10 @@ def selected(board: Board, name: str, node: Any, selector: str) -> Any:
     try:
         return node.css_first(selector)
     except SelectolaxError:
+        where = f"{board.origin}, [board.{board.name}] selectors.{name}"
         raise InputError(
-            f"{board.origin}, [board.{board.name}] selectors.{name}: {selector!r} is not a CSS "
-            "selector tally can use."
+            tr("{where}: {selector} is not a CSS selector tally can use.", where=where,
+               selector=repr(selector))
         ) from None
 
 
@@ -321,4 +338,7 @@ def _check_selector(selector: str, where: str) -> None:
         for pid in ("1", "123456789012"):
             LexborHTMLParser("<p></p>").css_first(selector.replace("{pid}", pid))
     except SelectolaxError:
-        raise InputError(f"{where}: {selector!r} is not a CSS selector tally can use.") from None
+        raise InputError(
+            tr("{where}: {selector} is not a CSS selector tally can use.", where=where,
+               selector=repr(selector))
+        ) from None

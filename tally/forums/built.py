@@ -5,6 +5,7 @@ files read as one thread each (``read_saved_thread_files``), and what a read say
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from collections.abc import Iterable, Sequence
@@ -23,6 +24,7 @@ from tally.forums.base import CommentBatch, check_clock
 from tally.forums.boards import Boards
 from tally.forums.charset import decode_page
 from tally.forums.out_of_place import place_floating
+from tally.i18n import N_, ntr, tr
 from tally.model import Page, Post, Thread
 from tally.vocabulary import Origin
 
@@ -31,13 +33,24 @@ def check_complete(
     thread: Thread, pages: Sequence[Page], source: str, *, saved: bool = False
 ) -> None:
     """The floors read must account for the replies the thread says it has."""
+    found = shortfall(thread, pages, source, saved=saved)
+    if found is not None:
+        # TRANSLATORS: what is wrong, then what to do; two sentences.
+        raise FetchError(tr("{said} {advice}", said=found[0], advice=found[1]))
+
+
+def shortfall(
+    thread: Thread, pages: Sequence[Page], source: str, *, saved: bool = False
+) -> tuple[str, str] | None:
+    """Why the floors read fall short of the replies the thread says it has, and what to
+    do; None when they do not."""
     if not thread.short_of_replies():
-        return
+        return None
     replies = len(thread.posts) - 1
     comments = sum(len(p.comments) for p in thread.posts)
-    where = f"page {_short_page(thread, pages)}"
+    page = _short_page(thread, pages)
     # --fresh reads the forum again; a saved file is what it is: it is saved again.
-    advice = "Save it again from the forum." if saved else "Run again with --fresh."
+    advice = tr("Save it again from the forum.") if saved else tr("Run again with --fresh.")
     fullest = max((len(p.posts) for p in pages), default=0)
     small = [
         (p.page, pid) for p in pages for pid in p.top if pid.isdecimal() and int(pid) < fullest
@@ -45,19 +58,34 @@ def check_complete(
     if small:
         # The forum merges the posts it shows above the others (keyed by post id) with the
         # page's own (keyed by their place there): a small id takes another post's key.
-        gone = ", ".join(map(str, thread.gaps[:10])) or "one"
-        where = f"page {small[0][0]}"
-        advice = (
-            f"Page {small[0][0]} shows post(s) {', '.join(pid for _, pid in small)} above its "
-            "others (置顶回复 or 热门回复) with a post id smaller than the posts a page shows: "
-            f"the forum then leaves a reply out of the page (floor(s) {gone} not read), and "
-            "reading again changes nothing; have a moderator unstick it (解除置顶), or count "
-            "by hand."
-        )
-    raise FetchError(
-        f"{source}: the thread says it has {thread.reply_count} replies but tally read "
-        f"{replies} (and {comments} comments); {where} may be incomplete. {advice}"
+        page = small[0][0]
+        posts = ", ".join(pid for _, pid in small)
+        advice = tr(
+            "Page {page} shows post(s) {posts} above its others (置顶回复 or 热门回复) with a "
+            "post id smaller than the posts a page shows: the forum then leaves a reply out "
+            "of the page (floor(s) {floors} not read), and reading again changes nothing; "
+            "have a moderator unstick it (解除置顶), or count by hand.",
+            page=page,
+            posts=posts,
+            floors=", ".join(map(str, thread.gaps[:10])),
+        ) if thread.gaps else tr(
+            "Page {page} shows post(s) {posts} above its others (置顶回复 or 热门回复) with a "
+            "post id smaller than the posts a page shows: the forum then leaves a reply out "
+            "of the page (floor(s) one not read), and reading again changes nothing; have a "
+            "moderator unstick it (解除置顶), or count by hand.",
+            page=page,
+            posts=posts,
+        )  # fmt: skip
+    said = tr(
+        "{source}: the thread says it has {replies} replies but tally read {read} (and "
+        "{comments} comments); page {page} may be incomplete.",
+        source=source,
+        replies=thread.reply_count,
+        read=replies,
+        comments=comments,
+        page=page,
     )
+    return said, advice
 
 
 def _short_page(thread: Thread, pages: Sequence[Page]) -> int:
@@ -89,8 +117,11 @@ def read_saved_thread_files(
         for batch, where in found:
             if batch.thread_id is not None and batch.thread_id not in tids:
                 raise InputError(
-                    f"{where} holds comments of thread {batch.thread_id}, "
-                    "whose pages were not given."
+                    tr(
+                        "{where} holds comments of thread {thread}, whose pages were not given.",
+                        where=where,
+                        thread=batch.thread_id,
+                    )
                 )
     return threads
 
@@ -124,7 +155,14 @@ def _saved_parts(paths: Iterable[Path], tz: tzinfo, boards: Boards | None) -> _S
         saved.names.setdefault(key, str(path))
         pages = saved.pages.setdefault(key, {})
         if part.page in pages:
-            raise InputError(f"{path} is page {part.page} of thread {part.thread_id}, given twice.")
+            raise InputError(
+                tr(
+                    "{path} is page {page} of thread {thread}, given twice.",
+                    path=path,
+                    page=part.page,
+                    thread=part.thread_id,
+                )
+            )
         pages[part.page] = part
     return saved
 
@@ -141,10 +179,24 @@ def _saved_thread(key: tuple[str, str, str], saved: _Saved, partial: bool) -> Th
         shown = ", ".join(map(str, absent[:10])) + (" …" if len(absent) > 10 else "")
         if not partial:
             raise InputError(
-                f"thread {tid} has {count} pages but page(s) {shown} were not given "
-                f"(saved from {saved.names[key]})."
+                tr(
+                    "thread {thread} has {count} pages but page(s) {pages} were not given "
+                    "(saved from {path}).",
+                    thread=tid,
+                    count=count,
+                    pages=shown,
+                    path=saved.names[key],
+                )
             )
-        notes.append(f"page{'s' if len(absent) > 1 else ''} {shown} of {count}")
+        notes.append(
+            ntr(
+                "page {pages} of {count}",
+                "pages {pages} of {count}",
+                len(absent),
+                pages=shown,
+                count=count,
+            )
+        )
     source = os.fspath(saved.names[key])
     mine = [b for b, _ in saved.batches.get(platform_name, []) if b.thread_id in (None, tid)]
     ordered = place_floating([pages[n] for n in sorted(pages)], source, whole=not absent)
@@ -153,14 +205,11 @@ def _saved_thread(key: tuple[str, str, str], saved: _Saved, partial: bool) -> Th
     )
     origins = [Origin.FILE] * len(with_comments)
     thread = build_thread(platform_name, tid, source, with_comments, origins)
-    try:
+    if not partial:
         check_complete(thread, with_comments, source, saved=True)
-    except FetchError as exc:
-        if not partial:
-            raise
-        if not absent:
-            notes.append(str(exc).rsplit(". ", 1)[0])
-        # else the pages not given hold the replies not read: the note above says so.
+    elif not absent and (found := shortfall(thread, with_comments, source, saved=True)):
+        notes.append(found[0].rstrip(".。"))
+    # else the pages not given hold the replies not read: the note above says so.
     return replace(thread, missing=tuple(notes)) if notes else thread
 
 
@@ -189,16 +238,27 @@ def build_thread(
                 # Shown out of its place (a 置顶回复 from a later page, without its number)
                 # and not found where it stands: the pages were read at different times.
                 raise ParseError(
-                    f"{source}: page {page.page} shows post {pid} stuck to its top (置顶回复) "
-                    "without its floor number, and no page read holds it on its floor; the "
-                    "pages disagree (read the thread again with --fresh)."
+                    tr(
+                        "{source}: page {page} shows post {post} stuck to its top (置顶回复) "
+                        "without its floor number, and no page read holds it on its floor; "
+                        "the pages disagree (read the thread again with --fresh).",
+                        source=source,
+                        page=page.page,
+                        post=pid,
+                    )
                 )
     for before, after in itertools.pairwise(posts):
         if before.floor == after.floor:
             # Rulings and announcements name floors: two posts on one floor cannot both be it.
             raise ParseError(
-                f"{source}: posts {before.post_id} and {after.post_id} both claim floor "
-                f"{after.floor}; the pages disagree (read the thread again with --fresh)."
+                tr(
+                    "{source}: posts {post} and {other} both claim floor {floor}; the pages "
+                    "disagree (read the thread again with --fresh).",
+                    source=source,
+                    post=before.post_id,
+                    other=after.post_id,
+                    floor=after.floor,
+                )
             )
     if posts and posts[0].time.tzinfo is not None:  # pages alike may run back between them
         check_clock(posts, posts[0].time.tzinfo, source)
@@ -225,16 +285,30 @@ def build_thread(
 def summary(thread: Thread) -> str:
     """Where the pages came from, and the floors the forum no longer shows."""
     said = {
-        Origin.NETWORK: "from the network",
-        Origin.REVALIDATED: "unchanged (checked with the forum)",
-        Origin.CACHE: "from the cache",
-        Origin.MEMORY: "as read before",
-        Origin.FILE: "from saved files",
-        Origin.ARCHIVE: "from the archive",
+        Origin.NETWORK: N_("{n} from the network"),
+        Origin.REVALIDATED: N_("{n} unchanged (checked with the forum)"),
+        Origin.CACHE: N_("{n} from the cache"),
+        Origin.MEMORY: N_("{n} as read before"),
+        Origin.FILE: N_("{n} from saved files"),
+        Origin.ARCHIVE: N_("{n} from the archive"),
     }
-    parts = [f"{n} {said[o]}" for o in Origin if (n := thread.sources.count(o))]
-    text = f"thread {thread.thread_id}: {thread.page_count} page(s), " + ", ".join(parts)
-    if thread.gaps:
-        shown = ", ".join(map(str, thread.gaps[:20])) + (" …" if len(thread.gaps) > 20 else "")
-        text += f"; floors {shown} are gone (deleted or hidden by the forum)"
-    return text
+    parts = _listed([tr(said[o], n=n) for o in Origin if (n := thread.sources.count(o))])
+    if not thread.gaps:
+        return tr("thread {thread}: {count} page(s), {sources}", thread=thread.thread_id,
+                  count=thread.page_count, sources=parts)  # fmt: skip
+    shown = ", ".join(map(str, thread.gaps[:20])) + (" …" if len(thread.gaps) > 20 else "")
+    return tr(
+        "thread {thread}: {count} page(s), {sources}; floors {floors} are gone (deleted or "
+        "hidden by the forum)",
+        thread=thread.thread_id,
+        count=thread.page_count,
+        sources=parts,
+        floors=shown,
+    )
+
+
+def _listed(parts: list[str]) -> str:
+    """Words listed as the run's language lists them (Chinese: ，)."""
+    # TRANSLATORS: a list, one more item added to it at a time ("a, b" then "a, b, c").
+    return functools.reduce(lambda a, b: tr("{list}, {item}", list=a, item=b), parts[1:],
+                            parts[0]) if parts else ""  # fmt: skip

@@ -42,6 +42,7 @@ from tally.forums.reads import (
     with_closed,
     with_read,
 )
+from tally.i18n import tr
 from tally.model import History, ThreadRef, Version
 
 
@@ -126,8 +127,12 @@ class ThreadCache:
                 while not try_lock(handle):
                     if time.monotonic() > deadline:
                         self._health.warn(
-                            f"another tally has held {self.folder} for {LOCK_WAIT:g} s; this "
-                            "read is kept without waiting for it."
+                            tr(
+                                "another tally has held {folder} for {seconds} s; this read "
+                                "is kept without waiting for it.",
+                                folder=self.folder,
+                                seconds=format(LOCK_WAIT, "g"),
+                            )
                         )
                         break
                     time.sleep(LOCK_POLL)
@@ -382,7 +387,9 @@ class ThreadCache:
             try:
                 (self.folder / name).parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise OutputError(f"cannot create {self.folder} ({exc.strerror})") from None
+                raise OutputError(
+                    tr("cannot create {folder} ({why})", folder=self.folder, why=exc.strerror)
+                ) from None
             write_atomic(self.folder / name, data, durable=durable)
         except OutputError as exc:
             self._health.failed(str(exc))
@@ -408,8 +415,11 @@ class _Health:
                 return
             self.unwritable = True
         self.warn(
-            f"the page cache cannot be written ({why.rstrip('.')}); going on without it, "
-            "so the next run fetches every page again."
+            tr(
+                "the page cache cannot be written ({why}); going on without it, so the next "
+                "run fetches every page again.",
+                why=why.rstrip(".。"),
+            )
         )
 
 
@@ -453,7 +463,7 @@ class Cache:
         if not ids or not self.root.is_dir():
             return found
         for folder in sorted(self.root.glob(f"{prefix}*")):
-            other = folder.name[len(prefix):]
+            other = folder.name[len(prefix) :]
             if other == thread_id or not folder.is_dir():
                 continue
             for pid in ThreadCache(folder, self._health).post_ids() & ids:

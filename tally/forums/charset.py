@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tally.errors import ParseError
+from tally.i18n import tr
 
 _HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.I)
 # <meta charset="gbk"> and <meta http-equiv="Content-Type" content="text/html; charset=gbk">
@@ -67,7 +68,13 @@ def decode_page(body: bytes, content_type: str | None = None, *, source: str = "
     try:
         return body.decode(charset)
     except LookupError:
-        raise ParseError(f"{source} declares an unknown charset {charset!r}.") from None
+        raise ParseError(
+            tr(
+                "{source} declares an unknown charset {charset}.",
+                source=source,
+                charset=repr(charset),
+            )
+        ) from None
     except UnicodeDecodeError as exc:
         first = exc.start
     # A few bad bytes (a post cut mid-character by the forum itself) become U+FFFD, and a
@@ -77,7 +84,14 @@ def decode_page(body: bytes, content_type: str | None = None, *, source: str = "
     bad = replaced.count("\ufffd") - body.decode(charset, "ignore").count("\ufffd")
     if bad > MAX_REPLACED:
         raise ParseError(
-            f"{source} is not valid {charset} ({bad:,} bad byte sequences, the first at byte "
-            f"{first:,} of {len(body):,}); the page may be damaged or mislabelled."
+            tr(
+                "{source} is not valid {charset} ({bad} bad byte sequences, the first at byte "
+                "{first} of {size}); the page may be damaged or mislabelled.",
+                source=source,
+                charset=charset,
+                bad=format(bad, ","),
+                first=format(first, ","),
+                size=format(len(body), ","),
+            )
         )
     return replaced

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
+from tally.i18n import tr
 from tally.times import duration
 
 # An offset this small is none: a Date header counts whole seconds, and an answer takes a
@@ -132,11 +133,22 @@ class ForumClocks:
 
 def skew_sentence(name: str, offset: timedelta, *, printed: bool = False) -> str:
     """The one sentence a skew over a minute is said in."""
-    way = "ahead of" if offset > timedelta(0) else "behind"
     how = duration(abs(offset), seconds=True)
-    told = "the time its pages print" if printed else "the Date of its answers"
-    return (
-        f"{name}'s clock is {how} {way} this computer's ({told}): tally goes by the "
+    told = tr("the time its pages print") if printed else tr("the Date of its answers")
+    if offset > timedelta(0):
+        return tr(
+            "{forum}'s clock is {how} ahead of this computer's ({told}): tally goes by the "
+            "forum's, which stamps the posts and closes the day, and waits for the close by "
+            "it; set this computer's clock right if it is the one that is off.",
+            forum=name,
+            how=how,
+            told=told,
+        )
+    return tr(
+        "{forum}'s clock is {how} behind this computer's ({told}): tally goes by the "
         "forum's, which stamps the posts and closes the day, and waits for the close by it; "
-        "set this computer's clock right if it is the one that is off."
+        "set this computer's clock right if it is the one that is off.",
+        forum=name,
+        how=how,
+        told=told,
     )

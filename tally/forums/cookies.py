@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tally.errors import InputError
 from tally.files import read_capped
+from tally.i18n import tr
 
 _FIELDS = 7
 
@@ -36,13 +37,19 @@ def _text(path: Path, raw: bytes) -> str:
         try:
             return raw.decode("utf-16")
         except UnicodeDecodeError:
-            raise InputError(f"{path} is damaged UTF-16 text; save it again as UTF-8.") from None
+            raise InputError(
+                tr("{path} is damaged UTF-16 text; save it again as UTF-8.", path=path)
+            ) from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(
-            f"{path} is not UTF-8 text (byte {exc.start:,} is not); export the cookies again "
-            "or save the file as UTF-8."
+            tr(
+                "{path} is not UTF-8 text (byte {byte} is not); export the cookies again or "
+                "save the file as UTF-8.",
+                path=path,
+                byte=format(exc.start, ","),
+            )
         ) from None
 
 
@@ -59,7 +66,7 @@ def load_cookies(path: Path, *, now: float | None = None) -> CookieFile:
             line = line[len("#HttpOnly_") :]
         elif not line.strip() or line.lstrip().startswith("#"):
             continue
-        cookie = _cookie(line.split("\t"), f"{path}, line {number}")
+        cookie = _cookie(line.split("\t"), tr("{path}, line {line}", path=path, line=number))
         if cookie.expires and cookie.expires < now:
             expired += 1
             continue
@@ -74,24 +81,35 @@ def _file_text(path: Path) -> str:
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
-        raise InputError(f"{path}: no such cookie file.") from None
+        raise InputError(tr("{path}: no such cookie file.", path=path)) from None
     except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror}).") from None
+        raise InputError(
+            tr("{path}: cannot be read ({why}).", path=path, why=exc.strerror)
+        ) from None
     if stat.S_ISDIR(mode):
         raise InputError(
-            f"{path} is a folder; give the cookie file itself (cookies.txt, exported in "
-            "Netscape format from a browser that is logged in to the board)."
+            tr(
+                "{path} is a folder; give the cookie file itself (cookies.txt, exported in "
+                "Netscape format from a browser that is logged in to the board).",
+                path=path,
+            )
         )
     if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise InputError(
-            f"{path} can be read by other users and holds your login; run: chmod 600 {path}"
+            tr(
+                "{path} can be read by other users and holds your login; run: chmod 600 {path}",
+                path=path,
+            )
         )
     text = _text(path, read_capped(path, "cookie file"))
     if text.lstrip()[:1] in ("[", "{"):
         # EditThisCookie, Cookie-Editor and the browsers' devtools export JSON.
         raise InputError(
-            f"{path} is a JSON cookie export; tally reads the Netscape cookies.txt format: "
-            "export again choosing Netscape (or use an extension such as Get cookies.txt)."
+            tr(
+                "{path} is a JSON cookie export; tally reads the Netscape cookies.txt format: "
+                "export again choosing Netscape (or use an extension such as Get cookies.txt).",
+                path=path,
+            )
         )
     return text
 
@@ -101,14 +119,21 @@ def _cookie(fields: list[str], where: str) -> Cookie:
     if len(fields) != _FIELDS:
         # Never the line itself: it may hold a login token.
         raise InputError(
-            f"{where} is not a cookie line ({_FIELDS} fields separated by tabs, found "
-            f"{len(fields)}); tally does not print it, since it may hold your login."
+            tr(
+                "{where} is not a cookie line ({fields} fields separated by tabs, found "
+                "{found}); tally does not print it, since it may hold your login.",
+                where=where,
+                fields=_FIELDS,
+                found=len(fields),
+            )
         )
     domain, subdomains, cookie_path, secure, expiry, name, value = fields
     if not domain.strip() or not name:
-        raise InputError(f"{where} has no domain or no cookie name.")
+        raise InputError(tr("{where} has no domain or no cookie name.", where=where))
     if not expiry.strip().isascii() or not (expiry.strip() or "0").isdigit():
-        raise InputError(f"{where}: the expiry (field 5) is not a whole number of seconds.")
+        raise InputError(
+            tr("{where}: the expiry (field 5) is not a whole number of seconds.", where=where)
+        )
     expires = int(expiry.strip() or "0")
     domain = domain.strip().lower()
     return Cookie(

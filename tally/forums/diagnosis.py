@@ -22,6 +22,7 @@ from tally.forums.boards import Boards
 from tally.forums.charset import decode_page
 from tally.forums.fields import Diagnosis, FieldFound, read_whole
 from tally.forums.reader import Reader
+from tally.i18n import tr
 
 __all__ = ["Diagnosis", "FieldFound", "diagnose", "look"]
 
@@ -48,7 +49,7 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
             # (its pages are the fallback).
             way = reader.way(url, tz) if platform.api is not None else (PAGES, None)
         if urlsplit(source).scheme not in ("http", "https"):
-            raise InputError(f"{source!r} is not an http or https URL.")
+            raise InputError(tr("{url} is not an http or https URL.", url=repr(source)))
         response = reader.page(url)
         status = response.status
         try:
@@ -58,7 +59,7 @@ def look(source: str, reader: Reader, tz: tzinfo) -> Diagnosis:
     else:
         path = Path(source)
         if not path.is_file():
-            raise InputError(f"no such file: {source}.")
+            raise InputError(tr("no such file: {path}.", path=source))
         body = read_capped(path, "saved page", PAGE)
         for platform in PLATFORMS:  # a view of a thread saved by mistake (archiver, mobile)
             refused = platform.pages.saved_refusal(body, source)
@@ -82,7 +83,8 @@ def _through_api(source: str, title: str, reader: Reader, tz: tzinfo) -> Diagnos
         thread = reader.thread(source, tz)
     except (NotAThreadError, ParseError) as exc:
         return Diagnosis(source, title, url_known=True, problem=str(exc))
-    found = read_whole(source, title, thread.posts, f"the {title} reader, every page of its API")
+    by = tr("the {forum} reader, every page of its API", forum=title)
+    found = read_whole(source, title, thread.posts, by)
     return dataclasses.replace(found, url_known=True)
 
 
@@ -90,5 +92,5 @@ def diagnose(text: str, tz: tzinfo, source: str, boards: Boards | None = None) -
     """What tally reads from the page ``text``, field by field."""
     software = next((p for p in PLATFORMS if p.pages.recognises(text)), None)
     if software is None:
-        return Diagnosis(source, "", problem="no forum tally knows rendered this page.")
+        return Diagnosis(source, "", problem=tr("no forum tally knows rendered this page."))
     return software.pages.diagnose(text, tz, source, boards)

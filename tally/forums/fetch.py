@@ -12,6 +12,7 @@ or after the close never rests on a page cached before it) or ``--fresh`` is giv
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import logging
 import uuid
@@ -39,6 +40,7 @@ from tally.forums.http import Http
 from tally.forums.merged import cached_thread, gone, with_first_reads
 from tally.forums.out_of_place import numbered_again, place_floating, renumbered
 from tally.forums.ways import way_of, with_edits
+from tally.i18n import tr
 from tally.model import History, Page, Thread, Version
 from tally.times import instant
 from tally.vocabulary import Origin
@@ -116,7 +118,7 @@ def fetch_thread(
     except ApiUnavailable as exc:
         if way != API or options.offline:
             raise
-        why = f"{exc}; tally reads its threads from their HTML pages"
+        why = tr("{why}; tally reads its threads from their HTML pages", why=exc)
         http.facts[(platform.name, urlsplit(ref.base).netloc)] = (PAGES, why)  # the run's others
         thread = _fetched(url, tz, PAGES, http=http, options=options, progress=progress,
                           held=held)  # fmt: skip
@@ -151,8 +153,8 @@ def _fetched(
         held.following(way)
     known = None if options.fresh else _last_known(held, store)
     if options.offline and known is None:
-        raise FetchError(f"{url}: no page of this thread is in the cache, which --offline "
-                         "counts from; run without it.")  # fmt: skip
+        raise FetchError(tr("{url}: no page of this thread is in the cache, which --offline "
+                            "counts from; run without it.", url=url))  # fmt: skip
     # What may stand in for the forum: the cache or memory, but for a read that decides.
     reuse = known is not None and (options.offline or not options.live)
     try:
@@ -300,7 +302,8 @@ def _read_pages(
     while True:
         if total > options.max_pages:
             raise FetchError(
-                f"{url} has {total} pages, more than tally reads ({options.max_pages})."
+                tr("{url} has {count} pages, more than tally reads ({most}).", url=url,
+                   count=total, most=options.max_pages)
             )
         wanted = [n for n in range(1, total + 1) if n not in pages]
         for n in wanted:
@@ -336,9 +339,14 @@ def _offline_hint(
         or not _whole_in_cache(url, reader.tz, reader.http, options)
     ):
         return None
-    said = "after the close" if options.not_before is not None else "before the close"
-    return FetchError(f"{exc} The cache holds every page of this thread as read {said}: "
-                      "add --offline to count from it.")  # fmt: skip
+    if options.not_before is not None:
+        hint = tr("The cache holds every page of this thread as read after the close: add "
+                  "--offline to count from it.")  # fmt: skip
+    else:
+        hint = tr("The cache holds every page of this thread as read before the close: add "
+                  "--offline to count from it.")  # fmt: skip
+    # TRANSLATORS: what is wrong, then what to do; two sentences.
+    return FetchError(tr("{said} {advice}", said=exc, advice=hint))
 
 
 def _read_each(
@@ -349,10 +357,15 @@ def _read_each(
     workers = max(1, min(reader.http.options.max_in_flight, len(wanted)))
     # The last page of a two-page thread is read here: no thread is started for it.
     pool = ThreadPoolExecutor(max_workers=workers) if len(wanted) > 1 else None
+    # Each page is read in the caller's context (the run's language: a page's error is said
+    # in it, whichever thread read the page); a copy each, since a context runs in one thread.
+    caller = contextvars.copy_context()
+
+    def read(n: int) -> tuple[int, tuple[Page, str, datetime]]:
+        return n, caller.copy().run(reader.read, n, cached_ok=n < cached_below)
+
     try:
-        yield from (pool.map if pool is not None else map)(
-            lambda n: (n, reader.read(n, cached_ok=n < cached_below)), wanted
-        )
+        yield from (pool.map if pool is not None else map)(read, wanted)
     finally:
         if pool is not None:
             pool.shutdown()
@@ -402,8 +415,9 @@ def store_versions(
         kept = store.store_version(number, page_data(page.posts), when, read)
         if kept == "full":
             (options.warn or logging.getLogger("tally").warning)(
-                f"{name}'s history holds {MAX_VERSIONS} versions, as many as tally keeps: this "
-                f"read is not kept (the history is in {store.folder})."
+                tr("{thread}'s history holds {most} versions, as many as tally keeps: this "
+                   "read is not kept (the history is in {folder}).", thread=name,
+                   most=MAX_VERSIONS, folder=store.folder)
             )
             break
         if kept in ("kept", "same"):  # an unchanged page is a read too (cache.keep)

@@ -9,6 +9,7 @@ from collections.abc import Sized
 from dataclasses import dataclass, field
 
 from tally.forums.boards import DEFAULT, Board
+from tally.i18n import N_
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ def read_whole(source: str, software: str, posts: Sized, by: str) -> Diagnosis:
     where = ((by, len(posts)),)
     fields = tuple(
         FieldFound(name, True, len(posts), len(posts), where)
-        for name in ("post id", "floor", "author", "time", "body")
+        # The names are machine values (--json's "name"), translated where shown.
+        for name in (N_("post id"), N_("floor"), N_("author"), N_("time"), N_("body"))
     )
     return Diagnosis(source, software, problem=None, posts=len(posts), fields=fields)

@@ -27,6 +27,7 @@ from tally.forums.cache import (
 )
 from tally.forums.charset import decode_page
 from tally.forums.http import REDIRECTS, Http
+from tally.i18n import tr
 from tally.model import History, Page
 from tally.vocabulary import Origin
 
@@ -175,9 +176,21 @@ class Get:
         if (self.cached_ok or offline) and cached is not None and self._trusted(cached):
             return self._from_cache(cached)
         if offline:
-            why = "is not in the cache" if cached is None else "was cached before the close"
-            raise FetchError(f"{url} {why}: --offline counts only from a whole thread cached "
-                             "(after the close, for a closed day); run without it.")  # fmt: skip
+            if cached is None:
+                raise FetchError(
+                    tr(
+                        "{url} is not in the cache: --offline counts only from a whole thread "
+                        "cached (after the close, for a closed day); run without it.",
+                        url=url,
+                    )
+                )
+            raise FetchError(
+                tr(
+                    "{url} was cached before the close: --offline counts only from a whole "
+                    "thread cached (after the close, for a closed day); run without it.",
+                    url=url,
+                )
+            )
         headers = dict(request.headers)
         if cached is not None and request.body is None:
             headers.update(cached.validators())
@@ -209,8 +222,11 @@ class Get:
         content_type = response.headers.get("content-type")
         if response.status == 200 and owner.truncated(request, response.body):
             raise TruncatedPageError(
-                f"{url} ends before the forum finished the page "
-                f"(after {len(response.body):,} bytes)."
+                tr(
+                    "{url} ends before the forum finished the page (after {bytes} bytes).",
+                    url=url,
+                    bytes=format(len(response.body), ","),
+                )
             )
         if response.status != 200:
             raise self._refusal(request, response.status, response.body, content_type)
@@ -235,10 +251,14 @@ class Get:
             return message
         if status in (404, 410) and request.page == 1:
             return NotAThreadError(
-                f"{url} answered HTTP {status}: the thread does not exist or was "
-                "deleted, or it is hidden; check the tid in the URL."
+                tr(
+                    "{url} answered HTTP {status}: the thread does not exist or was deleted, "
+                    "or it is hidden; check the tid in the URL.",
+                    url=url,
+                    status=status,
+                )
             )
-        return FetchError(f"{url} answered HTTP {status}.")
+        return FetchError(tr("{url} answered HTTP {status}.", url=url, status=status))
 
     def _explain(self, url: str) -> Callable[[bytes, str | None], TallyError | None]:
         platform = self.reader.platform

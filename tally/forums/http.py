@@ -37,6 +37,7 @@ from tally.forums.clocks import ForumClocks
 from tally.forums.cookies import covers, load_cookies
 from tally.forums.politeness import Robots, retry_after
 from tally.forums.unpacking import ENCODINGS, Unpacker
+from tally.i18n import ntr, tr
 
 # httpx and tenacity are imported where a request is made (a fifth of a second): every
 # command makes an Environment (its HttpOptions: tally.environment), and most never fetch a page.
@@ -80,9 +81,10 @@ Check = Callable[[bytes], None]
 class _Transient(Exception):
     """A failure worth another try."""
 
-    def __init__(self, why: str, retry_after: float | None = None):
+    def __init__(self, why: str, retry_after: float | None = None, *, unreachable: bool = False):
         super().__init__(why)
         self.retry_after = retry_after
+        self.unreachable = unreachable  # the host does not answer at all
 
 
 @functools.cache
@@ -102,9 +104,9 @@ _NO_SUCH_HOST = re.compile(
 def _why_not(exc: Exception) -> str:
     text = str(exc)
     if "refused" in text.lower():
-        return "connection refused"
+        return tr("connection refused")
     if "unreachable" in text.lower():
-        return "network unreachable"
+        return tr("network unreachable")
     return text or type(exc).__name__
 
 
@@ -151,7 +153,7 @@ class Http:
         learns each forum's clock from the answers (the Reader's own)."""
         self.options = options or HttpOptions()
         if self.options.max_in_flight < 1:
-            raise InputError("at least one request must be allowed in flight.")
+            raise InputError(tr("at least one request must be allowed in flight."))
         self._sleep, self._clock, self._now = sleep, clock, now
         self._warn = warn or _log.warning
         self.clocks = clocks or ForumClocks(now, warn)
@@ -159,8 +161,12 @@ class Http:
         self._cookies = load_cookies(cookies) if cookies else None
         if self._cookies is not None and self._cookies.expired and not self._cookies.domains:
             self._warn(
-                f"every cookie in {cookies} has expired "
-                f"({self._cookies.expired}); export them again from a logged-in browser."
+                tr(
+                    "every cookie in {path} has expired ({n}); export them again from a "
+                    "logged-in browser.",
+                    path=cookies,
+                    n=self._cookies.expired,
+                )
             )
         import httpx
 
@@ -203,8 +209,12 @@ class Http:
                     # are one warning (a run said it twice).
                     self._guest_sites.add(site)
                     self._warn(
-                        f"the cookie file {self.cookie_file} holds no cookie for {site}; "
-                        "tally reads it as a guest."
+                        tr(
+                            "the cookie file {path} holds no cookie for {site}; tally reads it "
+                            "as a guest.",
+                            path=self.cookie_file,
+                            site=site,
+                        )
                     )
             return self._hosts[key]
 
@@ -260,12 +270,16 @@ class Http:
                 url = urljoin(url, location.strip())
                 urlsplit(url).port  # noqa: B018 - a bad port or IPv6 host raises here
             except ValueError:
-                raise FetchError(f"{url} redirects to an address that is not a URL.") from None
+                raise FetchError(
+                    tr("{url} redirects to an address that is not a URL.", url=url)
+                ) from None
             headers = None  # validators belong to the URL first asked for
             robots = True  # leave to read past robots.txt is for the URL asked for alone
             if response.status not in (307, 308):
                 body = None  # as browsers do: a POST redirected is a GET
-        raise FetchError(f"{url}: more than {MAX_REDIRECTS} redirects; tally stops there.")
+        raise FetchError(
+            tr("{url}: more than {most} redirects; tally stops there.", url=url, most=MAX_REDIRECTS)
+        )
 
     def submit(
         self, url: str, body: bytes, headers: dict[str, str], explain: Explain | None = None
@@ -280,8 +294,12 @@ class Http:
         except _Transient as exc:
             host = urlsplit(url).netloc
             raise FetchError(
-                f"the post to {host} got no answer ({exc}); it may or may not have been made: "
-                "look at the thread before posting again."
+                tr(
+                    "the post to {host} got no answer ({why}); it may or may not have been "
+                    "made: look at the thread before posting again.",
+                    host=host,
+                    why=exc,
+                )
             ) from None
 
     def say_once(self, sentence: str, to: Callable[[str], None] | None) -> None:
@@ -338,13 +356,32 @@ class Http:
         try:
             return retrying(once, url, headers or {}, explain, body, check, begun)
         except _Transient as exc:
-            if str(exc).startswith("cannot reach"):
-                raise FetchError(f"{exc} (tried {tries} time{'s' if tries > 1 else ''}).") from None
+            if exc.unreachable:
+                raise FetchError(
+                    ntr("{why} (tried {n} time).", "{why} (tried {n} times).", tries, why=exc)
+                ) from None
             spent = self._clock() - begun
-            over = f", {spent:.0f} s in all" if spent >= total else ""
+            if spent >= total:
+                raise FetchError(
+                    ntr(
+                        "could not read {url}: gave up after {n} attempt, {seconds} s in all "
+                        "(last: {why}).",
+                        "could not read {url}: gave up after {n} attempts, {seconds} s in all "
+                        "(last: {why}).",
+                        tries,
+                        url=url,
+                        seconds=format(spent, ".0f"),
+                        why=exc,
+                    )
+                ) from None
             raise FetchError(
-                f"could not read {url}: gave up after {tries} attempt{'s' if tries > 1 else ''}"
-                f"{over} (last: {exc})."
+                ntr(
+                    "could not read {url}: gave up after {n} attempt (last: {why}).",
+                    "could not read {url}: gave up after {n} attempts (last: {why}).",
+                    tries,
+                    url=url,
+                    why=exc,
+                )
             ) from None
 
     def _wait(self, state: RetryCallState) -> float:
@@ -393,22 +430,27 @@ class Http:
                             raise _Transient(str(again), again.retry_after) from None
                     return Response(str(r.url), r.status_code, dict(r.headers), answer, received)
             except httpx.TimeoutException as exc:
-                raise _Transient(f"time-out ({type(exc).__name__})") from None
+                raise _Transient(tr("time-out ({kind})", kind=type(exc).__name__)) from None
             except httpx.ConnectError as exc:
                 host = urlsplit(url).netloc
                 if _NO_SUCH_HOST.search(str(exc)):
                     # A name that does not resolve will not resolve in a second either.
                     raise FetchError(
-                        f"cannot find {host}: no such host name; check the address."
+                        tr("cannot find {host}: no such host name; check the address.", host=host)
                     ) from None
                 raise _Transient(
-                    f"cannot reach {host} ({_why_not(exc)}); check the address, and that the "
-                    "forum is up"
+                    tr(
+                        "cannot reach {host} ({why}); check the address, and that the forum is up",
+                        host=host,
+                        why=_why_not(exc),
+                    ),
+                    unreachable=True,
                 ) from None
             except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
                 raise _Transient(f"{type(exc).__name__}: {exc}") from None
             except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
-                raise FetchError(f"could not read {url} ({type(exc).__name__}: {exc}).") from None
+                why = f"{type(exc).__name__}: {exc}"
+                raise FetchError(tr("could not read {url} ({why}).", url=url, why=why)) from None
 
     def _retry_after(self, url: str, r: httpx.Response) -> float | None:
         value = r.headers.get("retry-after")
@@ -419,8 +461,13 @@ class Http:
             return None
         if seconds > self.options.retry_after_ceiling:
             raise FetchError(
-                f"{url} asks tally to come back in {seconds:.0f} s (Retry-After), longer than "
-                f"the {self.options.retry_after_ceiling:.0f} s tally waits; try again later."
+                tr(
+                    "{url} asks tally to come back in {seconds} s (Retry-After), longer than the "
+                    "{most} s tally waits; try again later.",
+                    url=url,
+                    seconds=format(seconds, ".0f"),
+                    most=format(self.options.retry_after_ceiling, ".0f"),
+                )
             )
         return seconds
 
@@ -431,7 +478,13 @@ class Http:
         encoding = r.headers.get("content-encoding", "identity").strip().lower()
         if encoding not in ENCODINGS:
             shown = encoding[:40].encode("ascii", "replace").decode()
-            raise FetchError(f"{url} came back in an encoding tally does not read ({shown}).")
+            raise FetchError(
+                tr(
+                    "{url} came back in an encoding tally does not read ({encoding}).",
+                    url=url,
+                    encoding=shown,
+                )
+            )
         unpacker = Unpacker(encoding, self.options.max_decoded)
         wire_cap = self.options.max_bytes
         wire = 0
@@ -439,19 +492,35 @@ class Http:
             for chunk in r.iter_raw():
                 wire += len(chunk)
                 if wire > wire_cap:
-                    raise FetchError(f"{url} is larger than {wire_cap:,} bytes; tally stops there.")
+                    raise FetchError(
+                        tr(
+                            "{url} is larger than {bytes} bytes; tally stops there.",
+                            url=url,
+                            bytes=format(wire_cap, ","),
+                        )
+                    )
                 if self._clock() - started > limit:
                     raise _Transient(
-                        f"no whole answer within {limit:.0f} s ({wire:,} bytes so far)"
+                        tr(
+                            "no whole answer within {seconds} s ({bytes} bytes so far)",
+                            seconds=format(limit, ".0f"),
+                            bytes=format(wire, ","),
+                        )
                     )
                 if not unpacker.feed(chunk):
                     raise FetchError(
-                        f"{url} unpacks to more than {unpacker.cap:,} bytes; tally stops there."
+                        tr(
+                            "{url} unpacks to more than {bytes} bytes; tally stops there.",
+                            url=url,
+                            bytes=format(unpacker.cap, ","),
+                        )
                     )
         except zlib.error as exc:
-            raise _Transient(f"damaged {encoding} body ({exc})") from None
+            raise _Transient(
+                tr("damaged {encoding} body ({why})", encoding=encoding, why=exc)
+            ) from None
         if not unpacker.whole:
-            raise _Transient(f"{encoding} body cut short")
+            raise _Transient(tr("{encoding} body cut short", encoding=encoding))
         return bytes(unpacker.out)
 
     def _robots(self, url: str) -> Robots:
@@ -474,8 +543,11 @@ class Http:
     def _check_robots(self, url: str) -> None:
         if not self.allows(url):
             raise FetchError(
-                f"the forum's robots.txt does not allow tally to read {url}; save the pages "
-                "from a browser and run tally on the saved files."
+                tr(
+                    "the forum's robots.txt does not allow tally to read {url}; save the pages "
+                    "from a browser and run tally on the saved files.",
+                    url=url,
+                )
             )
 
     def crawl_delay(self, url: str) -> float | None:

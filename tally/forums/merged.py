@@ -16,6 +16,7 @@ from tally.forums import ThreadRef
 from tally.forums.cache import Cache, ThreadCache
 from tally.forums.getting import FetchOptions
 from tally.forums.reads import UNSURE, VOTE, Roles, first_roles
+from tally.i18n import tr
 from tally.model import History, Page, Thread
 
 
@@ -119,14 +120,29 @@ def gone(exc: ThreadGoneError, store: ThreadCache | None) -> ThreadGoneError:
     ids = store.post_ids() if store is not None else frozenset()
     if not ids:
         return exc
-    said = str(exc).rstrip(".").removesuffix("; check the tid in the URL")
+    # The forum's sentence without its advice, which the merge's sentence replaces.
+    # TRANSLATORS: the end of the sentences of a missing thread, as they are translated.
+    advice = ("; check the tid in the URL", tr("; check the tid in the URL"))
+    said = str(exc).rstrip(".。").removesuffix(advice[0]).removesuffix(advice[1])
     roles = store.roles() if store is not None else None
     read_as = sorted({(d, r) for d, by in (roles or {}).items() for r in by if r != UNSURE})
-    named = "、".join(f"day {d}'s {r} thread" for d, r in read_as)
+    named = "、".join(
+        tr("day {day}'s vote thread", day=d) if r == VOTE
+        else tr("day {day}'s discussion thread", day=d)
+        for d, r in read_as
+    )  # fmt: skip
+    if not named:
+        return ThreadGoneError(
+            tr("{said}; tally read it before ({n} posts): a moderator deleted it, or merged it "
+               "into another thread (合并: its posts go to the thread it is merged into, which "
+               "keeps its own tid), so nothing is counted from it; if it was merged, point the "
+               "day's URL in the game file at that thread, where tally tells the posts first "
+               "read here by their ids.", said=said, n=len(ids))
+        )
     return ThreadGoneError(
-        f"{said}; tally read it before ({len(ids)} posts{', as ' + named if named else ''}): "
-        "a moderator deleted it, or merged it into another thread (合并: its posts go to the "
-        "thread it is merged into, which keeps its own tid), so nothing is counted from it; "
-        "if it was merged, point the day's URL in the game file at that thread, where tally "
-        "tells the posts first read here by their ids."
+        tr("{said}; tally read it before ({n} posts, as {named}): a moderator deleted it, or "
+           "merged it into another thread (合并: its posts go to the thread it is merged into, "
+           "which keeps its own tid), so nothing is counted from it; if it was merged, point "
+           "the day's URL in the game file at that thread, where tally tells the posts first "
+           "read here by their ids.", said=said, n=len(ids), named=named)
     )

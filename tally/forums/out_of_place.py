@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from tally.errors import ParseError
+from tally.i18n import tr
 from tally.model import Page, Post
 
 
@@ -68,10 +69,11 @@ def _placed(
         at = place_of(ranked, post)
         if at is None:
             raise ParseError(
-                f"{source}: page {page.page} shows post {post.post_id} ({post.author}) above its "
-                "other posts as a 热门回复 (推荐), without its floor number, and the posts of its "
-                "second do not stand in the order of their ids, so its floor cannot be told. "
-                "Count that post by hand."
+                tr("{source}: page {page} shows post {post} ({author}) above its other posts "
+                   "as a 热门回复 (推荐), without its floor number, and the posts of its second "
+                   "do not stand in the order of their ids, so its floor cannot be told. Count "
+                   "that post by hand.", source=source, page=page.page, post=post.post_id,
+                   author=post.author)
             )
         ranked.insert(at, post)
     gone = sorted(set(range(1, len(ranked) + 1)) - set(shown))
@@ -89,10 +91,11 @@ def _placed(
         post = next(p for p in sorted(mine, key=lambda p: int(p.post_id))
                     if p.post_id not in {q.post_id for q in placed})  # fmt: skip
         raise ParseError(
-            f"{source}: page {page.page} shows post {post.post_id} ({post.author}) above its "
-            "other posts as a 热门回复 (推荐), without its floor number; no page holds it on "
-            "its floor, and the floors of the posts around it leave none for it. Read the "
-            "thread again with --fresh, or count that post by hand."
+            tr("{source}: page {page} shows post {post} ({author}) above its other posts as a "
+               "热门回复 (推荐), without its floor number; no page holds it on its floor, and "
+               "the floors of the posts around it leave none for it. Read the thread again "
+               "with --fresh, or count that post by hand.", source=source, page=page.page,
+               post=post.post_id, author=post.author)
         )
     return replace(page, posts=tuple(
         p if p.floor == f else replace(p, floor=f) for f, p in enumerate(ranked, start=1)
@@ -132,11 +135,12 @@ def _check_holes(page: Page, source: str) -> None:
     shown = ", ".join(map(str, holes[:10]))
     top = ", ".join(page.top)
     raise ParseError(
-        f"{source}: page {page.page} shows post(s) {top} above its other posts (置顶回复 or "
-        f"热门回复) and does not show floor(s) {shown}: the forum leaves a reply out of the "
-        "page when a post it shows above the others has a post id smaller than the replies a "
-        "page shows (a new board's first posts). The page cannot be counted from: have a "
-        "moderator unstick the reply (解除置顶), or count by hand."
+        tr("{source}: page {page} shows post(s) {posts} above its other posts (置顶回复 or "
+           "热门回复) and does not show floor(s) {floors}: the forum leaves a reply out of the "
+           "page when a post it shows above the others has a post id smaller than the replies "
+           "a page shows (a new board's first posts). The page cannot be counted from: have a "
+           "moderator unstick the reply (解除置顶), or count by hand.", source=source,
+           page=page.page, posts=top, floors=shown)
     )
 
 
@@ -173,8 +177,9 @@ def renumbered(pages: Sequence[Page]) -> tuple[Post, Post] | None:
 
 def numbered_again(url: str, one: Post, other: Post) -> ParseError:
     return ParseError(
-        f"{url}: the forum numbered its floors again while tally read its pages, twice "
-        f"(posts deleted or approved meanwhile): post {one.post_id} ({one.author}) is floor "
-        f"{one.floor} on page {one.page} and floor {other.floor} on page {other.page}; run "
-        "again."
+        tr("{url}: the forum numbered its floors again while tally read its pages, twice "
+           "(posts deleted or approved meanwhile): post {post} ({author}) is floor {floor} on "
+           "page {page} and floor {other_floor} on page {other_page}; run again.", url=url,
+           post=one.post_id, author=one.author, floor=one.floor, page=one.page,
+           other_floor=other.floor, other_page=other.page)
     )

@@ -35,6 +35,7 @@ from tally.forums.fetch import Held, fetch_thread
 from tally.forums.getting import MAX_PAGES, FetchOptions, Progress, is_url
 from tally.forums.http import Http, Response
 from tally.forums.ways import thread_way
+from tally.i18n import tr
 from tally.model import History, Thread, ThreadKey, ThreadRef, origin_of
 from tally.vocabulary import Markup
 
@@ -167,7 +168,10 @@ class Reader:
             elif _HOST_FIRST.match(source.strip()):
                 resolve_url(source)  # a URL pasted without its scheme: say so
             else:
-                raise InputError(f"{source!r} is neither a thread URL nor a saved page file.")
+                raise InputError(
+                    tr("{source} is neither a thread URL nor a saved page file.",
+                       source=repr(source))
+                )
         threads = [
             self.thread(url, tz, not_before=not_before, live=decides, closes=closes)
             for url in urls
@@ -251,7 +255,7 @@ class Reader:
         assert path is not None
         if self._archive is None:
             if not path.is_file():
-                raise InputError(f"no such archive: {path}.")
+                raise InputError(tr("no such archive: {path}.", path=path))
             self._archive = {(t.key, t.origin): t for t in read_archive(path)}
         _, ref = resolve_url(url)
         # The thread of this URL's board (thread 23 of another board is another thread); an
@@ -261,8 +265,8 @@ class Reader:
         )
         if thread is None:
             raise InputError(
-                f"{path} holds no thread {ref.thread_id} ({url}); archive it with "
-                "tally archive, or leave out --archive."
+                tr("{path} holds no thread {thread} ({url}); archive it with tally archive, "
+                   "or leave out --archive.", path=path, thread=ref.thread_id, url=url)
             )
         [held] = whole([thread], str(path), self.how.partial)
         return held

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from tally.errors import PostError
+from tally.i18n import tr
 
 if TYPE_CHECKING:
     from tally.forums.http import Explain, Response
@@ -73,8 +74,11 @@ def member_check(form: ReplyForm, board: str) -> None:
     """A form of a guest is no form to post with: said before anything is sent."""
     if form.uid == "0":
         raise PostError(
-            f"the cookie file does not log tally in to {board} (the page shows a guest): "
-            "export the cookies again from a browser that is logged in as the director."
+            tr(
+                "the cookie file does not log tally in to {board} (the page shows a guest): "
+                "export the cookies again from a browser that is logged in as the director.",
+                board=board,
+            )
         )
 
 
@@ -83,7 +87,11 @@ def person_check(form: ReplyForm) -> None:
     is sent (by `tally watch --post` at its start, hours before the close)."""
     if form.asks:
         raise PostError(
-            f"the board asks {form.member} for a {form.asks} with each reply, which only a "
-            "person can give: tally cannot post there; post by hand (or ask the board's admin "
-            "to exempt the director's group)."
+            tr(
+                "the board asks {member} for a {asks} with each reply, which only a person can "
+                "give: tally cannot post there; post by hand (or ask the board's admin to "
+                "exempt the director's group).",
+                member=form.member,
+                asks=form.asks,
+            )
         )

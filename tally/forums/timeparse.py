@@ -19,6 +19,7 @@ from datetime import datetime, timedelta, tzinfo
 from itertools import pairwise
 
 from tally.errors import ParseError
+from tally.i18n import tr
 from tally.times import instant
 
 # "2024-5-6 09:31", "2023-3-14 10:02:00", "2024-08-05 17:07", "2024/5/6 9:31",
@@ -87,28 +88,38 @@ class Printed(tzinfo):
         return f"Printed({self.tzname(None)}, {self.zone})"
 
 
-def parse_forum_time(text: str, tz: tzinfo, *, what: str = "time") -> datetime:
+def parse_forum_time(text: str, tz: tzinfo, *, what: str | None = None) -> datetime:
     """Read the first absolute date-time in ``text`` as a time in the forum's zone ``tz``
     (a page's ``Printed`` clock: at its offset, shown in its zone)."""
     return read_forum_time(text, tz, what=what)[0]
 
 
-def read_forum_time(text: str, tz: tzinfo, *, what: str = "time") -> tuple[datetime, bool]:
+def read_forum_time(text: str, tz: tzinfo, *, what: str | None = None) -> tuple[datetime, bool]:
     """``parse_forum_time``, and whether the time read is to the minute (no seconds printed:
     Discuz! with 人性化时间 off, Discuz! 6/7, a 点评): posted somewhere in that minute."""
+    what = tr("time") if what is None else what
     cleaned = unicodedata.normalize("NFKC", text).replace("\xa0", " ")
+    shown = repr(cleaned.strip())
     m = _ABSOLUTE.search(cleaned)
     if m is None:
         if _RELATIVE.search(cleaned):
             raise ParseError(
-                f"{what} is shown only as a relative time ({cleaned.strip()!r}) "
-                "without the exact time; refusing to guess it."
+                tr(
+                    "{what} is shown only as a relative time ({time}) without the exact time; "
+                    "refusing to guess it.",
+                    what=what,
+                    time=shown,
+                )
             )
-        raise ParseError(f"{what} {cleaned.strip()!r} is not a date and time tally can read.")
+        raise ParseError(
+            tr("{what} {time} is not a date and time tally can read.", what=what, time=shown)
+        )
     hour = int(m["h"])
     markers = list(_MARKER.finditer(cleaned))
     if len(markers) > 1:
-        raise ParseError(f"{what} {cleaned.strip()!r} names the half of the day twice.")
+        raise ParseError(
+            tr("{what} {time} names the half of the day twice.", what=what, time=shown)
+        )
     if markers:
         marker = markers[0]
         if marker["ap"]:
@@ -120,14 +131,25 @@ def read_forum_time(text: str, tz: tzinfo, *, what: str = "time") -> tuple[datet
         read = _hour(hour, kind)
         if read is None:
             raise ParseError(
-                f"{what} {cleaned.strip()!r}: {hour} o'clock is not a time {said!r} can name "
-                "on a 12-hour clock."
+                tr(
+                    "{what} {time}: {hour} o'clock is not a time {marker} can name on a 12-hour "
+                    "clock.",
+                    what=what,
+                    time=shown,
+                    hour=hour,
+                    marker=repr(said),
+                )
             )
         hour = read
     elif m["between"].strip(" \t,|·-@Tt"):
         raise ParseError(
-            f"{what} {cleaned.strip()!r} holds {m['between'].strip()!r} between its date and "
-            "its time, which tally cannot read."
+            tr(
+                "{what} {time} holds {between} between its date and its time, which tally "
+                "cannot read.",
+                what=what,
+                time=shown,
+                between=repr(m["between"].strip()),
+            )
         )
     try:
         # A year no forum post has (0001, 9999) would overflow any move of zone later.
@@ -137,7 +159,9 @@ def read_forum_time(text: str, tz: tzinfo, *, what: str = "time") -> tuple[datet
             int(m["y"]), int(m["mo"]), int(m["d"]), hour, int(m["mi"]), int(m["s"] or 0)
         )
     except (ValueError, OverflowError):
-        raise ParseError(f"{what} {m.group(0)!r} is not a real date and time.") from None
+        raise ParseError(
+            tr("{what} {time} is not a real date and time.", what=what, time=repr(m.group(0)))
+        ) from None
     minutes = m["s"] is None
     if isinstance(tz, Printed):
         return instant(naive.replace(tzinfo=tz).astimezone(tz.zone)), minutes

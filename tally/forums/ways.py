@@ -21,6 +21,7 @@ from tally.forums.cache import (
 )
 from tally.forums.getting import FetchOptions, Get, PageReader, stored_history
 from tally.forums.http import Http
+from tally.i18n import tr
 from tally.model import History, Page
 
 
@@ -75,14 +76,21 @@ def probed(
         try:
             answer = get(probe)
         except FetchError as exc:
-            return PAGES, f"{host} did not answer the probe of {api.title} ({exc})"
+            return PAGES, tr(
+                "{host} did not answer the probe of {api} ({why})",
+                host=host,
+                api=tr(api.title),
+                why=exc,
+            )
         if board is not None:
             for key, body, headers in get.pending:
                 board.put(key, body, options.clock(), headers)
     why = api.probe(ref, answer.body, answer.content_type)
     if why is None:
         return API, None
-    return PAGES, f"{host}: {why}; tally reads its threads from their HTML pages"
+    return PAGES, tr(
+        "{host}: {why}; tally reads its threads from their HTML pages", host=host, why=why
+    )
 
 
 def with_edits(

@@ -82,8 +82,8 @@ class Announced:
     warnings: tuple[str, ...] = ()
     posted: Posted | None = None
     failure: TallyError | None = None
-    # The text as --post sends it (tally.commands.post.final_text: tally's mark on its last line),
-    # to show before a post is asked for (the desk); None when it is the text itself.
+    # The text as --post sends it (tally.commands.sent_text.final_text: tally's mark on its last
+    # line), to show before a post is asked for (the desk); None when it is the text itself.
     as_posted: str | None = None
 
     @property

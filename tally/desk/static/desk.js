@@ -17,13 +17,16 @@
     if (!button) return;
     var area = document.getElementById(button.getAttribute("data-copy"));
     if (!area) return;
+    // The words are the page's, in its language (the button's data- attributes).
+    var copied = button.getAttribute("data-copied") || "copied";
+    var failed = button.getAttribute("data-failed") || "select and copy";
     var said = function (word) { button.textContent = word; };
     area.select();
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(area.value).then(function () { said("copied"); },
-        function () { said(document.execCommand("copy") ? "copied" : "select and copy"); });
+      navigator.clipboard.writeText(area.value).then(function () { said(copied); },
+        function () { said(document.execCommand("copy") ? copied : failed); });
     } else {
-      said(document.execCommand("copy") ? "copied" : "select and copy");
+      said(document.execCommand("copy") ? copied : failed);
     }
   });
 })();

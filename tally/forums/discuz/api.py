@@ -533,7 +533,7 @@ def edit_marks(
     with its edit mark (本帖最后由 … 于 … 编辑, read at ``tz``) or None: version 1 keeps the PC
     renderer's HTML, which version 4 strips the mark from. Its posters' IP and e-mail are
     never kept (``scrub``: they pass through the door first)."""
-    from tally.forums.discuz.post import edit_mark
+    from tally.forums.discuz.body import edit_mark
 
     data = _answer(body, content_type, source)
     _refusal(data, source)

@@ -23,8 +23,8 @@ from urllib.parse import urlsplit
 from tally.errors import FetchError
 from tally.forums.asking import Getter, Request
 from tally.forums.boards import Boards
+from tally.forums.discuz.comment_items import CommentItem, comment_items, numbered
 from tally.forums.discuz.pager import highest_page, stated_pages
-from tally.forums.discuz.post import CommentItem, comment_items, numbered
 from tally.forums.htmltext import html_tree, node_text
 from tally.i18n import tr
 from tally.model import Post, ThreadRef

@@ -14,14 +14,8 @@ from typing import Any
 
 from tally.errors import ParseError
 from tally.forums.base import PageFrame, PageText
-from tally.forums.discuz.post import (
-    MORE_COMMENTS,
-    READERS,
-    Place,
-    PostFields,
-    hot_label,
-    stuck_label,
-)
+from tally.forums.discuz.comment_items import MORE_COMMENTS
+from tally.forums.discuz.post import READERS, Place, PostFields, hot_label, stuck_label
 from tally.forums.fields import Diagnosis, FieldFound, page_field
 from tally.forums.htmltext import Node
 from tally.i18n import N_, tr

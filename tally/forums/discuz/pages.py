@@ -166,9 +166,15 @@ class DiscuzPages(Pages):
                 return list(nodes)
         # The walk over the whole page finds the title's lock icons too (``frame``): one
         # walk for both, told apart by their tags.
-        found = tree.css(f"div[id^='post_'], {_LOCK_ICON}")
-        page.memo["lock_icons"] = [n for n in found if n.tag == "i"]
-        nodes = [n for n in found if n.tag == "div" and _POST_NODE.match(n.id or "")]
+        icons: list[Node] = []
+        nodes = []
+        for n in tree.css(f"div[id^='post_'], {_LOCK_ICON}"):
+            tag = n.tag
+            if tag == "i":
+                icons.append(n)
+            elif tag == "div" and _POST_NODE.match(n.id or ""):
+                nodes.append(n)
+        page.memo["lock_icons"] = icons
         if nodes:
             return nodes
         # Discuz! 6/7, and themes that drop the wrapper: the post's own table.

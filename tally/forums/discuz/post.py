@@ -12,32 +12,27 @@ guess. On default-template pages the first place answers and nothing else is loo
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Any
 
 from tally.errors import ParseError
-from tally.forums.base import field_value, missing_field
+from tally.forums.base import missing_field
 from tally.forums.boards import Board, selected
-from tally.forums.htmltext import Node, font_flags, node_text, seen_text, tidy_text
-from tally.forums.timeparse import parse_forum_time, read_forum_time
-from tally.model import HIDE_CODE, Comment, Edit, Post, Quote
+from tally.forums.discuz.body import read_body
+from tally.forums.discuz.comment_items import page_comments
+from tally.forums.discuz.shown import PROFILE, exact_time, named_link
+from tally.forums.htmltext import Node, node_text, seen_text
+from tally.forums.timeparse import read_forum_time
+from tally.model import Post
 
 # Where a post node's id says its pid: div#post_N (X2 and later), table#pidN (Discuz! 6/7).
 _NODE_ID = re.compile(r"^(?:post_|pid)(\d+)$")
 # The ids Discuz!'s scripts give the parts of a post, each ending in the pid.
 _INNER_ID = re.compile(r"^(?:postmessage_|authorposton|postnum|favatar|userinfo|pid)(\d+)$")
-_PID = re.compile(r"[?&]pid=(\d+)")
 _ID_DIGITS = re.compile(r"\d+$")
 _OWN_ID_POST, _OWN_ID_PID = "the post's own id (post_{pid})", "the post's own id (pid{pid})"
-# A link to a member's profile, as every version and its URL rewriting write it (and as
-# wget -k rewrites "?" to "@" or "%3F"): home.php?mod=space&uid=N, space-uid-N.html,
-# space.php?uid=N (Discuz! 6/7), space-username-NAME.html.
-_PROFILE = re.compile(
-    r"(?:home\.php(?:\?|%3F|@)mod=space|space\.php|space-(?:uid|username)-|/space/uid/)", re.I
-)
-_UID = re.compile(r"(?:[?&@]|%3[Ff]|%26)uid=(\d+)|space-uid-(\d+)|/space/uid/(\d+)")
 # What UCenter's check_username refuses in a user name (white space, the ideographic space).
 _NOT_IN_NAMES = re.compile(r"[\s\u3000%,*\"<>&]")
 _FULL_TIME = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\s+\d{1,2}:\d{2}")
@@ -46,12 +41,6 @@ _FULL_TIME = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\s+\d{1,2}:\d{2}")
 _POSTED = re.compile(
     r"(?:发表于|發表於)\s*(?:<span[^>]*?title=\"(?P<title>[^\"]+)\"[^>]*>)?\s*(?P<shown>[^<]{6,40})"
 )
-# The edit mark Discuz! writes into the post in the board's language pack (its post_edit
-# string: "本帖最后由 {editor} 于 {edittime} 编辑", "This post was last edited by {editor} at
-# {edittime}", Big5's "本帖最後由 … 於 … 編輯"): the editor is the word before the one before
-# the time, whatever the words are.
-_EDIT_TIME = re.compile(r"\d{4}[-/年]\d{1,2}[-/月]\d{1,2}")
-_EDIT_WORDS = re.compile(r"(?:本帖最后由|本帖最後由)\s*(?P<by>\S+?)\s*(?:于|於)\s*")
 # A floor label is its number when it holds one: "12#", "<em>12</em><sup>#</sup>", "12楼"
 # (Discuz! 6/7), "第12楼", "<em>13</em>#分享本帖地址" (a board's own words after the number),
 # and "来自 12#": a reply stuck to the top of page 1 (置顶回复) names the floor it comes from.
@@ -73,13 +62,6 @@ _NAME_TAIL = re.compile(r"[\s#＃楼樓]+$")
 # The site setting "postno" names the first floors; these are the defaults (and Big5's). A
 # board that names them otherwise says so in its profile (floor_names).
 _FLOOR_NAMES = {"楼主": 1, "沙发": 2, "板凳": 3, "地板": 4, "樓主": 1, "沙發": 2}
-_HIDDEN = (
-    ("作者被禁止或删除", "author_banned"),
-    ("被管理员或版主屏蔽", "moderated"),
-    # 回帖仅作者可见 (the thread's hiddenreplies): the reply is shown to its author, the
-    # thread's author and moderators only.
-    ("仅作者可见", "hidden_reply"),
-)
 
 
 @dataclass(frozen=True)
@@ -284,13 +266,13 @@ class PostFields:
     def _author_found(self) -> tuple[str, str | None, str]:
         link = self.keys.get("author")
         href = link.attributes.get("href") or "" if link is not None else ""
-        if link is not None and ("home.php?mod=space" in href or _PROFILE.search(href)):
-            return *_named_link(link, href), "a.xw1 (the poster's link)"
+        if link is not None and ("home.php?mod=space" in href or PROFILE.search(href)):
+            return *named_link(link, href), "a.xw1 (the poster's link)"
         found = self._board("author")
         if found is not None:
             hit, where = found
             if hit.tag == "a" and seen_text(hit):
-                return *_named_link(hit), where
+                return *named_link(hit), where
             name = node_text(hit).split("\n")[0].strip()
             if name:
                 return name, None, where
@@ -302,17 +284,17 @@ class PostFields:
         ):
             hit = self.node.css_first(selector)
             if hit is not None and seen_text(hit):
-                return *_named_link(hit), said
+                return *named_link(hit), said
         for hit in self.node.css("a[href]"):
             if (
-                _PROFILE.search(hit.attributes.get("href") or "")
+                PROFILE.search(hit.attributes.get("href") or "")
                 and seen_text(hit)
                 and self._outside_text(hit)
             ):
-                return *_named_link(hit), "the first profile link in the post's header"
+                return *named_link(hit), "the first profile link in the post's header"
         beside = self._beside_time()
         if beside is not None:
-            return *_named_link(beside), "the profile link beside #authorposton{pid}"
+            return *named_link(beside), "the profile link beside #authorposton{pid}"
         # Anonymous posts and guests have a name but no profile link, and so has a member
         # deleted since (Discuz! 6/7: the name alone in td.postauthor cite, "该用户已被删除").
         plain = (
@@ -339,7 +321,7 @@ class PostFields:
             if parent is None:
                 break
             for hit in parent.css("a[href]"):
-                if _PROFILE.search(hit.attributes.get("href") or "") and seen_text(hit):
+                if PROFILE.search(hit.attributes.get("href") or "") and seen_text(hit):
                     return hit
             parent = parent.parent
         return None
@@ -373,7 +355,7 @@ class PostFields:
     def _stamp(self, stamp: Node) -> tuple[datetime, bool]:
         shown = seen_text(stamp)
         # Most posts show the full time; only recent ones ("3 小时前") need the span's title.
-        raw = shown if _FULL_TIME.search(shown) else (_exact_time(stamp) or shown)
+        raw = shown if _FULL_TIME.search(shown) else (exact_time(stamp) or shown)
         return read_forum_time(raw, self.tz, what=f"{self.where}: post time")
 
     def body(self) -> tuple[Node | None, str]:
@@ -405,52 +387,14 @@ def read_post(node: Node, place: Place, index: int, *, floor: int | None = None)
 def read_fields(fields: PostFields, *, floor: int | None = None) -> Post:
     """``read_post`` of the fields already found."""
     node, place = fields.node, fields.place
-    pid, where = fields.pid, fields.where
+    pid, where, tz = fields.pid, fields.where, fields.tz
     (author, author_id), _ = fields.author()
     (time, minutes), _ = fields.time()
     if floor is None:
         floor, _ = fields.floor()
     body, _ = fields.body()
-    tz = fields.tz
-    hidden = None
-    text, edited, red, large = "", None, False, False
-    reply_to: str | None = None
-    quotes: tuple[Quote, ...] = ()
-    if body is None:
-        note = node_text(node.css_first("div.locked"))
-        hidden = next((code for marker, code in _HIDDEN if marker in note), "hidden")
-    else:
-        # A moderator is shown the body of a 屏蔽ed post (and a hidden reply) with the same
-        # notice above it ("…，只有管理员或有管理权限的成员可见"): the post is still hidden, so
-        # that a count is the same whoever's cookies read it.
-        locks = node.css("div.locked")
-        # No notice in the post, none in its body either.
-        hidden = _shown_anyway(node, body, locks) or (_hide_code(body) if locks else None)
-        # The marks, quotes and [code] buttons taken out of the body, found in one walk: a
-        # button inside what is taken out before it is out of the tree already.
-        marks = {"i": [], "div": [], "strong": [], "em": []}  # type: dict[str, list[Node]]
-        for hit in body.css(f"i, div.quote, strong, {_COPY_BUTTON}"):
-            marks[hit.tag].append(hit)
-        edited, bracketed = edit_mark(marks["i"], tz, where)
-        reply_to = _take_reply_header(marks["strong"])
-        quotes = _take_quotes(marks["div"])
-        # A [code] block's 复制代码 button: the forum's words under the poster's (they showed
-        # in the closing post's line of a ballot written in a code block).
-        for button in marks["em"]:
-            if button.parent is not None:  # taken out with what held it: out of the tree
-                button.decompose()
-        red, large = font_flags(body)
-        text = node_text(body)
-        # A reply's own 标题 stands above its message (the author's words too: a ballot
-        # written there was no ballot, and its voter carded L3, on a real X3.5).
-        subject = node.css_first("div.pcb > h2")
-        words = node_text(subject).strip() if subject is not None else ""
-        if words:
-            text = tidy_text(f"{words}\n{text}")
-        if bracketed:
-            # Discuz! 6/7 writes its mark as "[<i> 本帖最后由 … 编辑 </i>]": its brackets go too.
-            text = tidy_text(text.replace("[]", "", 1))
-    shown, cut = _comments(fields.keys.get(f"comment_{pid}"), pid, tz, where)
+    read = read_body(node, body, tz, where)
+    shown, cut = page_comments(fields.keys.get(f"comment_{pid}"), pid, tz, where)
     return Post(
         platform="discuz",
         thread_id=place.thread_id,
@@ -459,15 +403,15 @@ def read_fields(fields: PostFields, *, floor: int | None = None) -> Post:
         author=author,
         author_id=author_id,
         time=time,
-        text=text,
-        quotes=quotes,
-        reply_to=reply_to,
-        edited=edited,
+        text=read.text,
+        quotes=read.quotes,
+        reply_to=read.reply_to,
+        edited=read.edited,
         comments=shown,
         comments_cut=cut,
-        red_font=red,
-        large_font=large,
-        hidden=hidden,
+        red_font=read.red_font,
+        large_font=read.large_font,
+        hidden=read.hidden,
         page=place.page,
         moderator=_moderator(node),
         to_the_minute=minutes,
@@ -478,9 +422,6 @@ def read_fields(fields: PostFields, *, floor: int | None = None) -> Post:
 # id the author's column links to (home.php?mod=spacecp&ac=usergroup&gid=N).
 _MODERATING = frozenset({"1", "2", "3", "16", "17", "18", "19"})
 _GROUP = re.compile(r"ac=usergroup&(?:amp;)?gid=(\d+)")
-# A [code] block's 复制代码 button.
-_COPY_BUTTON = "div.blockcode > em[onclick*='copycode']"
-
 
 def _moderator(node: Node) -> str | None:
     """The author's user group, when it moderates the board; None for any other or none
@@ -489,35 +430,6 @@ def _moderator(node: Node) -> str | None:
         m = _GROUP.search(link.attributes.get("href") or "")
         if m is not None:
             return (seen_text(link) or "版主") if m.group(1) in _MODERATING else None
-    return None
-
-
-# The [hide] BBCode (回复可见): to a reader who has not replied in the thread, the forum
-# shows "游客，如果您要查看本帖隐藏内容请回复" in the post's own body instead of what is inside.
-def _hide_code(body: Node) -> str | None:
-    for lock in body.css("div.locked"):
-        said = node_text(lock)
-        # [hide] to one who has not replied; [hide=N] to one with N credits or fewer
-        # (discuzcode.htm: "本帖隐藏的内容需要积分高于 N 才可浏览").
-        if "查看本帖隐藏内容" in said or "需要积分高于" in said:
-            return HIDE_CODE
-    return None
-
-
-def _shown_anyway(node: Node, body: Node, locks: list[Node]) -> str | None:
-    """Why the forum hides a post whose body it still shows (to a moderator), from the
-    notices (div.locked: ``locks``, the post's) beside the body; None for a post shown to
-    all."""
-    for lock in locks:
-        parent = lock.parent
-        while parent is not None and parent is not node and parent is not body:
-            parent = parent.parent
-        if parent is body:
-            continue  # inside what the author wrote: the author's words, not the forum's
-        note = node_text(lock)
-        code = next((code for marker, code in _HIDDEN if marker in note), None)
-        if code is not None:
-            return code
     return None
 
 
@@ -539,154 +451,3 @@ def _key_nodes(node: Node, pid: str) -> tuple[dict[str, Node], bool]:
             exact = False
         found.setdefault(key, hit)
     return found, exact
-
-
-def _named_link(link: Node, href: str | None = None) -> tuple[str, str | None]:
-    m = _UID.search(href if href is not None else link.attributes.get("href") or "")
-    return seen_text(link), (m.group(1) or m.group(2) or m.group(3)) if m else None
-
-
-def _exact_time(node: Node) -> str | None:
-    """Recent times read "3 小时前" and carry the exact time in a span's title."""
-    span = node.css_first("span[title]")
-    title = span.attributes.get("title") if span is not None else None
-    return title if title and re.search(r"\d{4}-\d", title) else None
-
-
-def edit_mark(found: list[Node], tz: tzinfo, where: str) -> tuple[Edit | None, bool]:
-    """Discuz!'s own edit mark, ``<i class="pstatus">`` (what [i=s] renders), in any
-    language pack: its time read, its words left out of the post's text; else, by its
-    Chinese words, Discuz! 6/7's plain ``<i>`` (and whether it stood in brackets)."""
-    own = [i for i in found if "pstatus" in (i.attributes.get("class") or "").split()]
-    legacy = not own
-    if legacy:
-        own = [i for i in found if _EDIT_WORDS.match(seen_text(i))]
-    if not own:
-        return None, False
-    mark = own[0]
-    text = seen_text(mark)
-    stamp = _EDIT_TIME.search(text)
-    if stamp is None:
-        return None, False
-    raw = _exact_time(mark) or text[stamp.start() :]
-    at = parse_forum_time(raw, tz, what=f"{where}: edit time")
-    mark.decompose()
-    return Edit(by=_editor(text[: stamp.start()]), at=at), legacy
-
-
-def _editor(before: str) -> str:
-    m = _EDIT_WORDS.search(before)
-    if m:
-        return m.group("by")
-    words = before.split()
-    # "… edited by NAME at": a user name holds no white space, and one word stands
-    # between it and the time.
-    return words[-2] if len(words) >= 2 else (words[-1] if words else "")
-
-
-def _inside_quote(node: Node) -> bool:
-    parent = node.parent
-    while parent is not None and parent.tag != "td":
-        if parent.tag == "div" and "quote" in (parent.attributes.get("class") or "").split():
-            return True
-        parent = parent.parent
-    return False
-
-
-def _take_reply_header(found: list[Node]) -> str | None:
-    """The "回复 2# 月影" header the forum's reply button writes: a link, not the poster's words."""
-    for strong in found:
-        if _inside_quote(strong):
-            continue  # a header inside a quote belongs to the quoted post
-        link = strong.css_first("a[href*='findpost']")
-        if link is not None and strong.text().strip().startswith("回复"):
-            m = _PID.search(link.attributes.get("href") or "")
-            strong.decompose()
-            return m.group(1) if m else None
-    return None
-
-
-def _take_quotes(found: list[Node]) -> tuple[Quote, ...]:
-    """Remove quoted blocks from the body and return them: they are not the poster's words."""
-    quotes = []
-    for block in found:
-        post_id = author = None
-        link = block.css_first("a[href*='findpost']")
-        if link is not None:
-            m = _PID.search(link.attributes.get("href") or "")
-            post_id = m.group(1) if m else None
-            header = node_text(link)
-            author = header.split(" 发表于", 1)[0].strip() or None
-            link_parent = link.parent
-            # The header line ("青山 发表于 …") sits in a <font size=2> wrapper.
-            (
-                link_parent if link_parent is not None and link_parent.tag == "font" else link
-            ).decompose()
-        quotes.append(Quote(text=node_text(block), post_id=post_id, author=author))
-        block.decompose()
-    return tuple(quotes)
-
-
-# The 下一页 link under a floor's 点评 when it holds more than the page shows.
-MORE_COMMENTS = "a[onclick*='commentmore'], a[href*='commentmore']"
-
-
-def _comments(
-    box: Node | None, pid: str, tz: tzinfo, where: str
-) -> tuple[tuple[Comment, ...], bool]:
-    """The 点评 the page shows under a post, and whether it shows only the newest of them:
-    past the board's commentnumber (5 by default) the page links to the forum's commentmore
-    script for the rest, and their ids are numbered again once all are read
-    (``tally.forums.discuz.comments``)."""
-    # Most posts have an empty 点评 box: no text in it means nothing to look for.
-    if box is None or not box.text(deep=True).strip():
-        return (), False
-    cut = box.css_first(MORE_COMMENTS) is not None
-    return numbered(comment_items(box.css("div.pstl"), tz, where), pid), cut
-
-
-def comment_items(items: Sequence[Node], tz: tzinfo, where: str) -> list[CommentItem]:
-    """Each 点评 of ``items`` (its ``div.pstl``), in the order shown (newest first): the
-    thread page's and the commentmore answer's are the same markup but for a class."""
-    found = []
-    for item in items:
-        if item.css_first("div.psta") is None and item.css_first("i.cmstarv") is not None:
-            # The 点评观点 summary (each item's mean score as stars), which Discuz! writes as
-            # the first div.pstl once anyone's 点评 carries scores: any member can send them,
-            # whatever the board configured. No one wrote it.
-            continue
-        link = item.css_first("div.psta a.xi2") or item.css_first("div.psta a:last-child")
-        if link is None or not link.text().strip():
-            raise missing_field(f"{where}: a 点评", "author")
-        name, uid = _named_link(link)
-        body = field_value(item.css_first("div.psti"), f"{where}: a 点评", "text")
-        stamp = field_value(body.css_first("span.xg1"), f"{where}: a 点评", "time")
-        raw = _exact_time(stamp) or stamp.text()
-        time, minutes = read_forum_time(raw, tz, what=f"{where}: 点评 time")
-        stamp.decompose()
-        red = font_flags(body)[0]
-        found.append(CommentItem(name, uid, time, node_text(body), minutes, red))
-    return found
-
-
-@dataclass(frozen=True)
-class CommentItem:
-    author: str
-    author_id: str | None
-    time: datetime
-    text: str
-    to_the_minute: bool
-    red_font: bool = False
-
-
-def numbered(newest_first: Sequence[CommentItem], pid: str) -> tuple[Comment, ...]:
-    """The forum lists 点评 newest first; they are numbered oldest first, so that ids stay
-    put when more are added."""
-    return tuple(
-        Comment(
-            comment_id=f"{pid}.{i}", author=c.author, author_id=c.author_id, time=c.time,
-            text=c.text, to_the_minute=c.to_the_minute, red_font=c.red_font,
-        )
-        for i, c in enumerate(reversed(newest_first), start=1)
-    )  # fmt: skip
-

@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 from tally.forums import by_name
 from tally.model import Thread
 from tally.rules.counting.announced import Close, announced_closes, announced_open, day_in_title
-from tally.rules.game.gamefile import PLACEHOLDER
+from tally.rules.game.filekeys import PLACEHOLDER
 from tally.rules.game.names import skeleton
 from tally.rules.game.rulesets import ABOUT, PRESETS
 from tally.rules.judging.ballot_text import read_ballot

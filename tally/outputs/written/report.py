@@ -19,8 +19,8 @@ from tally.outputs.written import charts
 from tally.outputs.written.announce import gone_label, outcome_sentence, post_link
 from tally.outputs.written.template_reach import reach
 from tally.outputs.written.templating import render, with_source
+from tally.rules.cards.daycount import PlayerDay
 from tally.rules.cards.ledger import Card
-from tally.rules.cards.lurkers import PlayerDay
 from tally.rules.counting.count import votes_text
 from tally.rules.counting.votes import DayResult
 from tally.rules.game.game import Game

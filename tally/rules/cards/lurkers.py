@@ -10,75 +10,37 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
-from datetime import datetime
 
-from tally.model import DURING_A_READ, Thread, Writing
+from tally.model import Thread
+from tally.rules.cards.daycount import PlayerDay, count_day
 from tally.rules.cards.ledger import Card
-from tally.rules.cards.writings import by_players, comment_discussion, floods, fonts
+from tally.rules.cards.posting import (
+    account_flags,
+    came_in,
+    dead_posting,
+    out_at_the_close,
+    stranger_flags,
+)
+from tally.rules.cards.writings import DayThreads, by_players, comment_discussion, floods, fonts
 from tally.rules.counting.acceleration import Acceleration, count_requests
 from tally.rules.counting.guards import (
     check_roster,
     late_ballots,
-    renamed_flags,
     thread_fits_day,
 )
-from tally.rules.counting.uids import accounts_note
-from tally.rules.counting.votes import Chain, in_order
-from tally.rules.game.game import Cast, Day, Game
-from tally.rules.game.names import normalise
+from tally.rules.counting.votes import in_order
+from tally.rules.game.cast import Cast
+from tally.rules.game.game import Day, Game
 from tally.rules.game.rulesets import RequestsIn
-from tally.rules.judging.ballots import Flag, floors_text
+from tally.rules.judging.ballots import Flag, Remark
 from tally.rules.judging.changes import bar_owner_hours
-from tally.rules.judging.judge import judge, remarks
-from tally.rules.judging.merges import cast_in_vote_thread, seen_in_vote_thread
-from tally.rules.judging.minutes import in_window
+from tally.rules.judging.judge import judge
+from tally.rules.judging.merges import seen_in_vote_thread
 from tally.rules.judging.rows import moderated_cards
+from tally.rules.judging.sorting import remarks
 from tally.rules.judging.standing import kept_from_the_close
-from tally.rules.verdicts import Colour, OutcomeResult, Status, ThreadRole, void_words
+from tally.rules.verdicts import Colour, Status, ThreadRole
 from tally.times import short
-
-
-@dataclass(frozen=True)
-class PlayerDay:
-    player: str
-    posts: int
-    voted: bool | None  # None: the vote thread was not read, or the player may not vote (V10, V12)
-    first: datetime | None = None
-    last: datetime | None = None
-    # Out during the day: counted up to this time.
-    until: datetime | None = None
-    # The void ballots the player posted that day, as an L3 card names them.
-    void: tuple[str, ...] = ()
-    # What the count says earns the player a card (V11: the 主管 without a valid vote).
-    vote_flags: tuple[str, ...] = ()
-    # Posts shown in the minute of the open or of the close (a time to the minute): perhaps
-    # in the day, perhaps not; not counted, and said where a card rests on them.
-    doubtful: tuple[Writing, ...] = ()
-
-
-@dataclass(frozen=True)
-class DayThreads:
-    day: Day
-    discussion: Thread | None
-    vote: Thread | None = None
-    progress: Thread | None = None
-    sheriff: Thread | None = None  # ruleset 245's 自由警长发言贴
-
-    @property
-    def threads(self) -> tuple[Thread, ...]:
-        every = (self.discussion, self.vote, self.progress, self.sheriff)
-        # Once each: a day whose discussion thread is its vote thread has one thread.
-        return tuple({t.key: t for t in every if t is not None}.values())
-
-    @property
-    def as_of(self) -> datetime | None:
-        """The earliest time any of the day's threads is known to be complete up to."""
-        return min((t.as_of for t in self.threads if t.as_of is not None), default=None)
-
-    @property
-    def closed(self) -> bool:
-        as_of = self.as_of
-        return as_of is not None and as_of >= self.day.closes
 
 
 @dataclass(frozen=True)
@@ -109,63 +71,6 @@ class DayCheck:
 _APART = {Status.BANNED: "被屏蔽", Status.MOVED_IN: "由他帖移入"}
 
 
-def count_day(game: Game, threads: DayThreads, cast: Cast) -> tuple[PlayerDay, ...]:
-    """Posts per living player inside the day's window, and whether they voted; ``cast``
-    says who wrote what in the day's threads (``Game.cast``)."""
-    day = threads.day
-    times: dict[str, list[datetime]] = {p: [] for p in game.players if p not in day.dead}
-    comments = game.rules.count_comments_as_posts
-    # A ballot first read in the day's vote thread is no discussion post, in whichever
-    # thread it stands now (the vote thread merged into the discussion thread, 合并); nor is
-    # one the director ruled cast there (accepted) where tally could not tell.
-    said = [(p, w) for p, w in by_players(cast, day, threads.discussion, comments=comments)
-            if not cast_in_vote_thread(game, day, threads.discussion, w)]  # fmt: skip
-    # The 自由 sheriff's thread counts with the day's discussion ("共用当天讨论数"): the
-    # sheriff's posts there, not another's.
-    said += [(p, w) for p, w in by_players(cast, day, threads.sheriff, comments=comments)
-             if p == day.sheriff and not _same(threads.sheriff, threads.discussion)]  # fmt: skip
-    doubtful: dict[str, list[Writing]] = {}
-    for player, w in said:
-        death = day.died.get(player)
-        if player in times and (death is None or w.time < death):
-            if in_window(w, day.opens, day.closes):
-                times[player].append(w.time)
-            else:
-                doubtful.setdefault(player, []).append(w)
-    voted: set[str] | None = None
-    void: dict[str, list[str]] = {}
-    # Who may not vote this day (V10, and V12 on the election day) has no vote to miss (L3).
-    barred: set[str] = set()
-    carded: dict[str, list[str]] = {}
-    if threads.vote is not None:
-        judged = judge(threads.vote, game, day, cast=cast,
-                       seen=seen_in_vote_thread(threads.vote, day))  # fmt: skip
-        for flag in judged.flags:
-            if flag.rule == "V11" and flag.player is not None and flag.floor is None:
-                carded.setdefault(flag.player, []).append(flag.rule)
-        ballots = judged.ballots
-        voted = {b.voter for b in ballots if b.casts_a_vote and b.voter}
-        barred = {p for p in times if judged.barred(day, p)}
-        for b in ballots:
-            if b.status is Status.VOID and b.voter and b.reason is not None:
-                words = void_words(b.reason, game.rules)
-                void.setdefault(b.voter, []).append(f"{b.floor}楼的票作废：{words}")
-    return tuple(
-        PlayerDay(
-            player=p,
-            posts=len(ts),
-            voted=None if voted is None or p in barred else p in voted,
-            first=min(ts) if ts else None,
-            last=max(ts) if ts else None,
-            until=_out_during(day, p),
-            void=tuple(void.get(p, ())),
-            vote_flags=tuple(carded.get(p, ())),
-            doubtful=tuple(doubtful.get(p, ())),
-        )
-        for p, ts in times.items()
-    )
-
-
 def _doubtful_cards(
     cards: Sequence[Card], counts: Mapping[int, Mapping[str, PlayerDay]], game: Game, number: int
 ) -> list[Flag]:
@@ -187,18 +92,6 @@ def _doubtful_cards(
         flags.append(Flag(card.rule, note, card.player, first.post.floor, first.item_id,
                           first.post.thread_id))  # fmt: skip
     return flags
-
-
-def _same(a: Thread | None, b: Thread | None) -> bool:
-    return a is not None and b is not None and a.key == b.key
-
-
-def _out_during(day: Day, player: str) -> datetime | None:
-    """When ``player`` went out during the day (by the close, as V9 has it), or None: a
-    death after the close (黄昏, a hunter's shot at dusk) leaves them alive for the whole
-    day, carded like the living."""
-    death = day.died.get(player)
-    return death if death is not None and death <= day.closes else None
 
 
 def history(
@@ -238,129 +131,33 @@ def check(
     if number not in by_day:
         raise ValueError(f"day {number} is not in the history")
     threads = [t for d in history for t in d.threads]
-    for t in history:
-        # The day checked: its close as its threads announced it, after the last one fits.
-        told = [x for x in (t.vote, t.discussion) if x is not None] if t.day.day == number else []
-        for role, thread in ((ThreadRole.DISCUSSION, t.discussion), (ThreadRole.VOTE, t.vote)):
-            if thread is not None:
-                # By role: a day whose discussion thread is its vote thread holds one object.
-                last = role is ThreadRole.VOTE or t.vote is None
-                thread_fits_day(game, thread, t.day, role, cast=cast,
-                                announced=told if last else ())  # fmt: skip
+    _fit_days(game, history, number, cast)
     _not_late(game, by_day[number], late_ok, cast)
     strangers = check_roster(game, threads, cast=cast)
     counts = {t.day.day: {pd.player: pd for pd in count_day(game, t, cast)} for t in history}
     target = by_day[number]
-    day, rules = target.day, game.rules
-    cards: list[Card] = []
-    unballots: dict[str, list[int]] = {}
-    # Floors no vote was seen in for a reason of the forum's, each named on the card by
-    # that reason, for the director to know why: 屏蔽ed (its words are not the director's
-    # to judge here), or posted in another thread and moved in since.
-    apart: dict[Status, dict[str, list[int]]] = {s: {} for s in _APART}
-    rows = remarks(target.vote, game, cast=cast, day=day) if target.vote is not None else ()
-    for r in rows:
-        if r.status is Status.DISCUSSION:
-            continue  # a discussion post of the thread the vote thread was merged into
-        if r.status in apart:
-            if r.player is not None:
-                apart[r.status].setdefault(r.player, []).append(r.floor)
-            continue
-        if r.player is not None and r.floor not in unballots.get(r.player, []):
-            unballots.setdefault(r.player, []).append(r.floor)
-    # A vote thread tally found closed (关闭) before the close: who had not voted by then
-    # could not; the card says so, for the director to judge.
-    vote = target.vote
-    closed = None
-    run = vote.closed_during(target.day.opens, target.day.closes) if vote is not None else None
-    if run is not None:
-        begun, ended = (short(t.astimezone(game.timezone)) for t in run[:2])
-        closed = begun if begun == ended else f"{begun}至{ended}"
-        closed += "读到已关闭"
-        if run[2] is not None:
-            closed += f"，{short(run[2].astimezone(game.timezone))}读到已开放"
-    # L3 under seed 001 ("未回复投票帖者将被判罚黄牌"): who replied in the vote thread in the
-    # day, a ballot or not, is not carded for it.
-    replied = ({p for p, _ in by_players(cast, day, target.vote, comments=False, sure=True)}
-               if rules.no_vote_is_no_reply and target.vote is not None else set())  # fmt: skip
+    rows = remarks(target.vote, game, cast=cast, day=target.day) if target.vote is not None else ()
     # A day before whose discussion thread the game file does not name: its posts are not
     # known, and 0 would be a guess that earns L2 cards.
     talkless = {t.day.day for t in history if t.discussion is None and t.day.day != number}
-    for pd in counts[number].values():
-        if "V11" in pd.vote_flags:
-            # Seed 002: "不允许弃权或投无效票，否则记作黄牌" (also on an accelerated day, with its
-            # shorter hours: it is the 主管's duty, not lurking).
-            hours = bar_owner_hours(day, rules)[0]
-            cards.append(
-                Card(day.day, pd.player, Colour.YELLOW, "V11",
-                     f"第{day.day}天主管未在开门{hours}小时内投出有效票（或弃权、投废票、超时改票）")
-            )  # fmt: skip
-    if not day.accelerated:  # S3: an accelerated day carries no lurking cards
-        for pd in counts[number].values():
-            if pd.until is not None:
-                continue  # out during the day: the rules card the living
-            if pd.posts < rules.min_posts and not day.is_silenced(pd.player):
-                few = f"第{day.day}天发言{pd.posts}条（少于{rules.min_posts}条）"
-                cards.append(Card(day.day, pd.player, Colour.YELLOW, "L1", few))
-            if rules.card_no_vote and pd.voted is False and pd.player not in replied:
-                said = unballots.get(pd.player)
-                # Posts in the vote thread that hold no ballot, and void ballots: named, for
-                # the director to judge.
-                floors = "、".join(f"{f}楼" for f in said or ())
-                where = f"（投票帖{floors}的发言不是选票）" if said else ""
-                if pd.void:
-                    where += f"（投票帖{'；'.join(pd.void)}）"
-                for status, by_player in apart.items():
-                    if pd.player in by_player:
-                        floors = "、".join(f"{f}楼" for f in by_player[pd.player])
-                        where += f"（投票帖{floors}{_APART[status]}）"
-                if closed is not None:
-                    where += f"（投票帖{closed}）"
-                reason = f"第{day.day}天未投票{where}"
-                cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", reason))
-            streak = _streak(
-                counts, game, pd.player, number, rules.streak_posts, rules.streak_days,
-                unread=talkless,
-            )  # fmt: skip
-            if streak:
-                days = "、".join(map(str, streak))
-                cards.append(
-                    Card(
-                        day.day,
-                        pd.player,
-                        Colour.YELLOW,
-                        "L2",
-                        f"第{days}天发言均少于{rules.streak_posts}条",
-                    )
-                )
-    # Said where it matters: among the last days an L2 run ending today could span.
-    recent = [t.day.day for t in history if not t.day.accelerated][-rules.streak_days :]
+    cards = _cards(game, target, counts, _VoteWords.of(game, target, rows, cast), talkless)
     found = [
-        *(
-            Flag("L2", f"day {d} names no discussion thread in the game file: its posts are "
-                 "not counted, and a run of low days (L2) passes over it")
-            for d in sorted(talkless)
-            if not day.accelerated and rules.streak_days > 1 and d in recent
-        ),
-        *_strangers(strangers, target, game),
-        *_accounts(game, target, cast, threads),
-        *_came_in(game, target, cast),
-        *_dead_posting(game, target, cast, _out_at_the_close(game, chain, number), history),
-        *comment_discussion(game, day, target.discussion, cast),
-        *fonts(day, target.threads, cast),
-        *floods(game, day, (target.discussion, target.vote), cast),
+        *_unread_days(game, history, target, talkless),
+        *stranger_flags(strangers, target, game),
+        *account_flags(game, target, cast, threads),
+        *came_in(game, target, cast),
+        *dead_posting(game, target, cast, out_at_the_close(game, chain, number), history),
+        *comment_discussion(game, target.day, target.discussion, cast),
+        *fonts(target.day, target.threads, cast),
+        *floods(game, target.day, (target.discussion, target.vote), cast),
         *_doubtful_cards(cards, counts, game, number),
         *moderated_cards([c.player for c in cards if c.rule == "L3"], target.vote, rows, cast),
     ]
     # Thread by thread (discussion, vote, progress), floor by floor: as the director reads.
     place = {t.thread_id: i for i, t in enumerate(target.threads)}
     flags = sorted(found, key=lambda f: (place.get(f.thread_id or "", len(place)), f.floor or 0))
-    asked_in = {RequestsIn.PROGRESS: target.progress, RequestsIn.DISCUSSION: target.discussion}
-    taken = game.rules.acceleration_threads or ()  # none: asked of the director (seed 000)
-    asked = [t for t in (asked_in[r] for r in taken) if t is not None]
-    acceleration = None
-    if asked and game.rules.acceleration:
-        acceleration = count_requests(game, day, asked)
+    acceleration = _acceleration(game, target)
+    if acceleration is not None:
         # A line only where someone asked or the file says accelerated: "0 of 15 asked"
         # on every day said nothing.
         if acceleration.asked or acceleration.marked:
@@ -371,10 +168,159 @@ def check(
     checked = {n: tuple(c.values()) for n, c in counts.items()}
     provisional = not all(t.closed for t in history)
     return DayCheck(
-        day, checked[number], tuple(ordered), tuple(flags), checked,
-        provisional=provisional, acceleration=acceleration,
+        day=target.day, players=checked[number], cards=tuple(ordered), flags=tuple(flags),
+        days=checked, provisional=provisional, acceleration=acceleration,
         unchecked=chain.carried.unchecked,
     )  # fmt: skip
+
+
+def _unread_days(
+    game: Game, history: Sequence[DayThreads], target: DayThreads, talkless: Set[int]
+) -> list[Flag]:
+    """L2: the days before whose posts are not known (no discussion thread named), said
+    where it matters: among the last days an L2 run ending today could span."""
+    if target.day.accelerated or game.rules.streak_days <= 1:
+        return []
+    recent = [t.day.day for t in history if not t.day.accelerated][-game.rules.streak_days :]
+    return [
+        Flag("L2", f"day {d} names no discussion thread in the game file: its posts are "
+             "not counted, and a run of low days (L2) passes over it")
+        for d in sorted(talkless)
+        if d in recent
+    ]  # fmt: skip
+
+
+def _fit_days(game: Game, history: Sequence[DayThreads], number: int, cast: Cast) -> None:
+    """Each day's discussion and vote threads are its own (``thread_fits_day``); the day
+    checked's close as its threads announced it, after the last one fits."""
+    for t in history:
+        told = [x for x in (t.vote, t.discussion) if x is not None] if t.day.day == number else []
+        for role, thread in ((ThreadRole.DISCUSSION, t.discussion), (ThreadRole.VOTE, t.vote)):
+            if thread is not None:
+                # By role: a day whose discussion thread is its vote thread holds one object.
+                last = role is ThreadRole.VOTE or t.vote is None
+                thread_fits_day(game, thread, t.day, role, cast=cast,
+                                announced=told if last else ())  # fmt: skip
+
+
+def _acceleration(game: Game, t: DayThreads) -> Acceleration | None:
+    """S3: the day's acceleration requests, in the threads the rules take them from; None
+    where the rules have none or name no thread (then it is asked of the director, seed 000)."""
+    asked_in = {RequestsIn.PROGRESS: t.progress, RequestsIn.DISCUSSION: t.discussion}
+    taken = game.rules.acceleration_threads or ()
+    asked = [x for x in (asked_in[r] for r in taken) if x is not None]
+    if not asked or not game.rules.acceleration:
+        return None
+    return count_requests(game, t.day, asked)
+
+
+@dataclass(frozen=True)
+class _VoteWords:
+    """What the vote thread says of a player who cast no vote, for the L3 card to name: the
+    floors that hold no ballot, those set apart by the forum (``_APART``), and when tally
+    found the thread closed (关闭) inside the day."""
+
+    unballots: Mapping[str, tuple[int, ...]]
+    apart: Mapping[Status, Mapping[str, tuple[int, ...]]]
+    closed: str | None
+    # L3 under seed 001 ("未回复投票帖者将被判罚黄牌"): who replied in the vote thread in the
+    # day, a ballot or not, is not carded for it.
+    replied: frozenset[str]
+
+    @classmethod
+    def of(cls, game: Game, t: DayThreads, rows: Sequence[Remark], cast: Cast) -> _VoteWords:
+        unballots: dict[str, list[int]] = {}
+        # Floors no vote was seen in for a reason of the forum's, each named on the card by
+        # that reason, for the director to know why: 屏蔽ed (its words are not the director's
+        # to judge here), or posted in another thread and moved in since.
+        apart: dict[Status, dict[str, list[int]]] = {s: {} for s in _APART}
+        for r in rows:
+            if r.status is Status.DISCUSSION:
+                continue  # a discussion post of the thread the vote thread was merged into
+            if r.status in apart:
+                if r.player is not None:
+                    apart[r.status].setdefault(r.player, []).append(r.floor)
+                continue
+            if r.player is not None and r.floor not in unballots.get(r.player, []):
+                unballots.setdefault(r.player, []).append(r.floor)
+        replied = frozenset(
+            p for p, _ in by_players(cast, t.day, t.vote, comments=False, sure=True)
+        ) if game.rules.no_vote_is_no_reply and t.vote is not None else frozenset()  # fmt: skip
+        return cls(
+            {p: tuple(f) for p, f in unballots.items()},
+            {s: {p: tuple(f) for p, f in by.items()} for s, by in apart.items()},
+            _closed_while_open(game, t), replied,
+        )  # fmt: skip
+
+    def l3_reason(self, day: Day, pd: PlayerDay) -> str:
+        """The L3 card's reason: the day, and what the vote thread holds of the player."""
+        said = self.unballots.get(pd.player)
+        # Posts in the vote thread that hold no ballot, and void ballots: named, for the
+        # director to judge.
+        floors = "、".join(f"{f}楼" for f in said or ())
+        where = f"（投票帖{floors}的发言不是选票）" if said else ""
+        if pd.void:
+            where += f"（投票帖{'；'.join(pd.void)}）"
+        for status, by_player in self.apart.items():
+            if pd.player in by_player:
+                floors = "、".join(f"{f}楼" for f in by_player[pd.player])
+                where += f"（投票帖{floors}{_APART[status]}）"
+        if self.closed is not None:
+            where += f"（投票帖{self.closed}）"
+        return f"第{day.day}天未投票{where}"
+
+
+def _closed_while_open(game: Game, t: DayThreads) -> str | None:
+    """When tally found the vote thread closed (关闭) inside the day, as the L3 card says it:
+    who had not voted by then could not, for the director to judge."""
+    run = t.vote.closed_during(t.day.opens, t.day.closes) if t.vote is not None else None
+    if run is None:
+        return None
+    begun, ended = (short(x.astimezone(game.timezone)) for x in run[:2])
+    closed = (begun if begun == ended else f"{begun}至{ended}") + "读到已关闭"
+    if run[2] is not None:
+        closed += f"，{short(run[2].astimezone(game.timezone))}读到已开放"
+    return closed
+
+
+def _cards(
+    game: Game,
+    target: DayThreads,
+    counts: Mapping[int, Mapping[str, PlayerDay]],
+    words: _VoteWords,
+    talkless: Set[int],
+) -> list[Card]:
+    """The cards the rules give for the day (V11, L1, L3, L2), player by player."""
+    day, rules, number = target.day, game.rules, target.day.day
+    cards: list[Card] = []
+    for pd in counts[number].values():
+        if "V11" in pd.vote_flags:
+            # Seed 002: "不允许弃权或投无效票，否则记作黄牌" (also on an accelerated day, with its
+            # shorter hours: it is the 主管's duty, not lurking).
+            hours = bar_owner_hours(day, rules)[0]
+            cards.append(
+                Card(day.day, pd.player, Colour.YELLOW, "V11",
+                     f"第{day.day}天主管未在开门{hours}小时内投出有效票（或弃权、投废票、超时改票）")
+            )  # fmt: skip
+    if day.accelerated:  # S3: an accelerated day carries no lurking cards
+        return cards
+    for pd in counts[number].values():
+        if pd.until is not None:
+            continue  # out during the day: the rules card the living
+        if pd.posts < rules.min_posts and not day.is_silenced(pd.player):
+            few = f"第{day.day}天发言{pd.posts}条（少于{rules.min_posts}条）"
+            cards.append(Card(day.day, pd.player, Colour.YELLOW, "L1", few))
+        if rules.card_no_vote and pd.voted is False and pd.player not in words.replied:
+            cards.append(Card(day.day, pd.player, Colour.YELLOW, "L3", words.l3_reason(day, pd)))
+        streak = _streak(
+            counts, game, pd.player, number, rules.streak_posts, rules.streak_days,
+            unread=talkless,
+        )  # fmt: skip
+        if streak:
+            days = "、".join(map(str, streak))
+            low = f"第{days}天发言均少于{rules.streak_posts}条"
+            cards.append(Card(day.day, pd.player, Colour.YELLOW, "L2", low))
+    return cards
 
 
 def _as_at_close(t: DayThreads, game: Game, cast: Cast) -> DayThreads:
@@ -430,166 +376,3 @@ def _streak(
                 return run
             run = []
     return []
-
-
-def _strangers(
-    strangers: Mapping[str, Sequence[Writing]], t: DayThreads, game: Game
-) -> list[Flag]:
-    """Authors in the day's threads who are no player: the director should know who they are.
-    One that posts under a player's name (the forum renamed it, or the player) is named with
-    its uid and the player's, so the flag does not read as the player's."""
-    threads = {th.key for th in t.threads}
-    flags = []
-    for author, writings in strangers.items():
-        here = [
-            w
-            for w in writings
-            if w.post.thread_key in threads and t.day.opens <= w.time <= t.day.closes
-        ]
-        if here:
-            where = floors_text(w.post.floor for w in here)
-            note = f"{author} posted on {where} and is not a player of this game"
-            uid = here[0].author_id
-            if uid and normalise(author) in {normalise(p) for p in game.players}:
-                player = next(p for p in game.players if normalise(p) == normalise(author))
-                theirs = f" (uid {game.ids[player]})" if player in game.ids else ""
-                note = (f"{author} (uid {uid}) posted on {where} and is not a player of this "
-                        f"game: not the player {player}{theirs}")  # fmt: skip
-            first = here[0]
-            flags.append(
-                Flag("roster", note, None, first.post.floor, first.item_id, first.post.thread_id)
-            )
-    return flags
-
-
-def _out_at_the_close(game: Game, chain: Chain, number: int) -> dict[str, str]:
-    """Who went out at day ``number``'s close, with how: voted out by its count, sent off
-    by a red card for it (K2). Their posts after the close in the day's own threads are 诈尸
-    too (L5): no later day's check reads those (one a later day shares, it does)."""
-    out: dict[str, str] = {}
-    result, player = chain.outcome(number) or (None, None)
-    if result is OutcomeResult.ELIMINATED and player:
-        out[player] = f"voted out at day {number}'s close"
-    for player, carded in game.sent_off.items():
-        if carded == number:
-            out.setdefault(player, f"sent off at day {number}'s close (red card, K2)")
-    return out
-
-
-def _dead_posting(
-    game: Game, t: DayThreads, cast: Cast, at_close: Mapping[str, str] | None = None,
-    history: Sequence[DayThreads] = (),
-) -> list[Flag]:
-    """L5: the dead do not post in the discussion, vote or progress threads (诈尸); a role
-    the rules let post after death (seed 003's 侦探) may. ``at_close``: who went out at the
-    day's close (``_out_at_the_close``), out for the posts after it. In the threads of the
-    days before (``history``), still open, the posts made during this day: a player killed
-    at night posting there was flagged by no check (the earlier day counts them alive, this
-    day's read only its own threads; a differential count found it)."""
-    at_close = at_close or {}
-    day, allowance = t.day, game.rules.dead_post_allowance
-    flags = []
-    allowed_on: set[tuple[str, object]] = set()
-    days = sorted(game.days, key=lambda d: d.day)
-    # Each thread read, the window of its posts this check has, and what the note adds.
-    read: list[tuple[Thread, datetime | None, datetime | None, str]] = []
-    for thread in t.threads:
-        # The dead post at night too: at any hour, but in a thread other days read as well
-        # (a game's one 进程帖), from the close of the last earlier such day (one out now
-        # was alive before it) to the open of the next (that day's check has them).
-        sharing = [d for d in days if d.day != day.day
-                   and any(ref.key == thread.key for ref in d.threads.values())]  # fmt: skip
-        before = [d.closes for d in sharing if d.day < day.day]
-        after = [d.opens for d in sharing if d.day > day.day]
-        read.append((thread, before[-1] if before else None, after[0] if after else None, ""))
-    later = [d.opens for d in days if d.day > day.day]
-    mine = {thread.key for thread in t.threads}
-    for d in history:
-        for thread in d.threads if d.day.day < day.day else ():
-            if thread.key not in mine:
-                mine.add(thread.key)
-                where = f", in day {d.day.day}'s thread {thread.thread_id}"
-                read.append((thread, day.opens, later[0] if later else None, where))
-    for thread, since, until, where in read:
-        writings = by_players(cast, day, thread, whole=True)
-        for player, w in sorted(writings, key=lambda pw: pw[1].time):
-            if (since is not None and w.time < since) or (until is not None and w.time >= until):
-                continue
-            # In a thread a later day shares, the later day's check has them (its dead).
-            gone_at_close = w.time > day.closes and player in at_close and until is None
-            # Revived at this day's open: out until then (a night post in a shared thread).
-            not_yet_back = player in day.revived and w.time < day.opens
-            if not day.out_at(player, w.time) and not gone_at_close and not not_yet_back:
-                continue
-            # Seed 003's 侦探: "除非被红牌罚下" — sent off, they post like the other dead.
-            carded = game.sent_off.get(player)
-            sent_off = carded is not None and (
-                carded < day.day or (carded == day.day and w.time > day.closes)
-            )
-            if game.has_role(player, game.rules.may_post_when_dead) and not sent_off:
-                continue
-            once = (player, w.time.astimezone(game.timezone).date())  # the game's natural day
-            if allowance is not None and w.text.strip() == allowance and once not in allowed_on:
-                allowed_on.add(once)  # seed 000: once a natural day
-                continue
-            when = (
-                ", before the day opened"
-                if w.time < day.opens
-                else ", after the close"
-                if w.time > day.closes
-                else ""
-            )
-            if gone_at_close and not day.out_at(player, w.time):
-                when += f"; {at_close[player]}"
-            note = f"{player} posted while out ({short(w.time)}{when}{where}): 诈尸"
-            flags.append(Flag("L5", note, player, w.post.floor, w.item_id, w.post.thread_id))
-    return flags
-
-
-def _accounts(game: Game, t: DayThreads, cast: Cast, others: list[Thread]) -> list[Flag]:
-    """Who is behind the posts counted, as `tally votes` says it: a player's renamed account,
-    a game file without ids (a renamed player's posts lost, a look-alike's counted as the
-    player's: found on a real X3.5, where `tally lurkers` said neither), a name another
-    account has taken since tally read it (there, or in ``others``, the days' threads read).
-    Once each, in the day's own threads."""
-    found: dict[tuple[str, str | None, str], Flag] = {}
-    for thread in (t.discussion, t.vote):
-        if thread is None:
-            continue
-        for flag in (*renamed_flags(thread, cast), *accounts_note(game, thread, others, cast=cast)):
-            key = (flag.rule, flag.player, flag.note if flag.player is None else "")
-            found.setdefault(key, dataclasses.replace(flag, thread_id=thread.thread_id))
-    return list(found.values())
-
-
-def _came_in(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
-    """Posts of the discussion thread that tally's reads show came in from elsewhere, each
-    counted (L1) and flagged for the director: read in another thread before (moved or
-    merged in, 移动, 合并), or missing from its read before with a time older than that read
-    (merged in from a thread tally never read, or approved late, 审核): posts merged into
-    the discussion thread on a real X3.5 lifted a player over the L1 line without a word."""
-    thread = t.discussion
-    if thread is None:
-        return []
-    came: frozenset[str] = frozenset()
-    last = None
-    if thread.history is not None and thread.read_at is not None:
-        # The reads before this one: those its own pages (read within minutes) are not.
-        came, last = thread.history.came_in_unseen(thread.posts, thread.read_at - DURING_A_READ)
-    flags = []
-    for player, w in by_players(cast, t.day, thread, comments=False):
-        post = w.post
-        other = thread.moved_in.get(post.post_id)
-        if other is not None:
-            why = f"was read in thread {other} before, and moved or merged in since (移动, 合并)"
-        elif last is not None and post.post_id in came:
-            read = short(last.astimezone(game.timezone))
-            why = (f"was not in the thread when tally read it {read}, though posted before: "
-                   "merged in from another thread (合并), or held for a moderator and approved "
-                   "since (审核)")  # fmt: skip
-        else:
-            continue
-        note = (f"floor {post.floor} ({player}, {short(post.time)}) {why}; counted as a "
-                "discussion post (L1): the director judges whether it was one")  # fmt: skip
-        flags.append(Flag("came in", note, player, post.floor, post.post_id, thread.thread_id))
-    return flags

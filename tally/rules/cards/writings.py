@@ -1,4 +1,5 @@
-"""The players' writings of a day, and what their form says (RULES L1, L6-L8).
+"""The players' writings of a day (its threads: ``DayThreads``), and what their form says
+(RULES L1, L6-L8).
 
 ``by_players`` gives what each player wrote in a thread inside the day's window (a time shown
 to the minute in the minute of the open or the close counted in, unless only the sure are
@@ -12,14 +13,45 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from tally.model import Thread, Writing
-from tally.rules.game.game import Cast, Day, Game
+from tally.rules.game.cast import Cast
+from tally.rules.game.game import Day, Game
 from tally.rules.judging.ballots import Flag
 from tally.rules.judging.minutes import in_window
 
 _NOT_CONTENT = re.compile(r"[\s\W_]+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class DayThreads:
+    """A day and its threads as tally read them, each None where the game file names none
+    or it was not read."""
+
+    day: Day
+    discussion: Thread | None
+    vote: Thread | None = None
+    progress: Thread | None = None
+    sheriff: Thread | None = None  # ruleset 245's 自由警长发言贴
+
+    @property
+    def threads(self) -> tuple[Thread, ...]:
+        every = (self.discussion, self.vote, self.progress, self.sheriff)
+        # Once each: a day whose discussion thread is its vote thread has one thread.
+        return tuple({t.key: t for t in every if t is not None}.values())
+
+    @property
+    def as_of(self) -> datetime | None:
+        """The earliest time any of the day's threads is known to be complete up to."""
+        return min((t.as_of for t in self.threads if t.as_of is not None), default=None)
+
+    @property
+    def closed(self) -> bool:
+        as_of = self.as_of
+        return as_of is not None and as_of >= self.day.closes
+
 
 
 def by_players(

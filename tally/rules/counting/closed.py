@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
     from tally.model import Post, Thread
     from tally.rules.counting.count import Outcome
-    from tally.rules.game.game import Cast, Day, Game
+    from tally.rules.game.cast import Cast
+    from tally.rules.game.game import Day, Game
     from tally.rules.judging.ballots import Ballot
 
 

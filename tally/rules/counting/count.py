@@ -102,34 +102,10 @@ def count(ballots: Sequence[Ballot], game: Game, day: Day, rules: Ruleset | None
         votes[b.target] = votes.get(b.target, Decimal(0)) + weight
         voters.setdefault(b.target, []).append(b.voter or "")
     flags: list[Flag] = []
-    # C3 众志成城: more than half of the living 受困者 on one target: +1 each that day.
-    if rules.unity_bonus and day.trapped:
-        trapped = [p for p in day.trapped if p in living]
-        picks: dict[str, list[str]] = {}
-        for b in counted:
-            if b.voter in trapped and b.target and not b.abstain:
-                picks.setdefault(b.target, []).append(b.voter)
-        for target, who in picks.items():
-            if len(who) * 2 > len(trapped):
-                extra = rules.unity_bonus * len(who)
-                votes[target] = votes.get(target, Decimal(0)) + extra
-                bonuses.setdefault(target, []).append(
-                    (extra, f"众志成城: {len(who)} of {len(trapped)} 受困者", "C3")
-                )
-    # C2: the slandered receive two votes more, in every ruleset; but not one who cannot be
-    # voted for that day (V10: seed 002's 凶手's targets "不会被投票出局", its 主管 "不能成为
-    # 投票对象"), who is no candidate: two votes more would put them out with no ballot.
-    for player in day.slandered:
-        if player in living and (player in day.cannot_be_voted or player == day.bar_owner):
-            flags.append(Flag(
-                "C2",
-                f"{player} is slandered (诽谤) but cannot be voted for on day {day.day} (V10): "
-                "the two votes more are not counted, and they are not voted out",
-                player,
-            ))  # fmt: skip
-        elif player in living:
-            votes[player] = votes.get(player, Decimal(0)) + rules.slander_bonus
-            bonuses.setdefault(player, []).append((rules.slander_bonus, "slandered (诽谤)", "C2"))
+    for player, bonus in (*_unity(counted, day, rules, living),
+                          *_slander(day, rules, living, flags)):  # fmt: skip
+        votes[player] = votes.get(player, Decimal(0)) + bonus[0]
+        bonuses.setdefault(player, []).append(bonus)
     order = {p: i for i, p in enumerate(game.players)}
     totals = tuple(
         sorted(
@@ -150,6 +126,45 @@ def count(ballots: Sequence[Ballot], game: Game, day: Day, rules: Ruleset | None
     return Count(kind, totals, weights, abstained, cast, outcome, tuple(flags))
 
 
+def _unity(
+    counted: Sequence[Ballot], day: Day, rules: Ruleset, living: Sequence[str]
+) -> list[tuple[str, tuple[Decimal, str, str]]]:
+    """C3 众志成城: more than half of the living 受困者 on one target: +1 each that day."""
+    if not rules.unity_bonus or not day.trapped:
+        return []
+    trapped = [p for p in day.trapped if p in living]
+    picks: dict[str, list[str]] = {}
+    for b in counted:
+        if b.voter in trapped and b.target and not b.abstain:
+            picks.setdefault(b.target, []).append(b.voter)
+    return [
+        (target, (rules.unity_bonus * len(who), f"众志成城: {len(who)} of {len(trapped)} 受困者",
+                  "C3"))
+        for target, who in picks.items()
+        if len(who) * 2 > len(trapped)
+    ]  # fmt: skip
+
+
+def _slander(
+    day: Day, rules: Ruleset, living: Sequence[str], flags: list[Flag]
+) -> list[tuple[str, tuple[Decimal, str, str]]]:
+    """C2: the slandered receive two votes more, in every ruleset; but not one who cannot be
+    voted for that day (V10: seed 002's 凶手's targets "不会被投票出局", its 主管 "不能成为
+    投票对象"), who is no candidate: two votes more would put them out with no ballot."""
+    out = []
+    for player in day.slandered:
+        if player in living and (player in day.cannot_be_voted or player == day.bar_owner):
+            flags.append(Flag(
+                "C2",
+                f"{player} is slandered (诽谤) but cannot be voted for on day {day.day} (V10): "
+                "the two votes more are not counted, and they are not voted out",
+                player,
+            ))  # fmt: skip
+        elif player in living:
+            out.append((player, (rules.slander_bonus, "slandered (诽谤)", "C2")))
+    return out
+
+
 def _top(totals: Sequence[Total]) -> tuple[Decimal, list[str]]:
     if not totals or totals[0].votes <= 0:
         return Decimal(0), []
@@ -165,14 +180,7 @@ def _eliminate(
     cast: Decimal,
     flags: list[Flag],
 ) -> Outcome:
-    acolyte = day.acolyte if day.acolyte not in day.out_by_close else None
-    if day.acolyte and acolyte is None and TieStep.ACOLYTE in rules.tie_chain:
-        # Out players are no target of a skill or a vote (seed 000): an out 侍僧 dies
-        # instead of nobody, and a day block copied forward may still name one.
-        flags.append(
-            Flag("C5", f"the 侍僧 {day.acolyte} is out: nobody dies in their place (C5)",
-                 day.acolyte)
-        )  # fmt: skip
+    acolyte = _acolyte(day, rules, flags)
     top, tied = _top(totals)
     if not tied:
         if TieStep.ACOLYTE in rules.tie_chain and acolyte:
@@ -184,24 +192,7 @@ def _eliminate(
             )
         return Outcome(OutcomeResult.NONE, None, OutcomeCode.NO_VOTES, "nobody received a vote")
     if rules.majority_of_all:
-        half = cast / 2
-        if len(tied) == 1 and top > half:
-            return _unless_immune(
-                day,
-                Outcome(
-                    OutcomeResult.ELIMINATED,
-                    tied[0],
-                    OutcomeCode.MAJORITY_OF_ALL,
-                    f"{votes_text(top)} of {votes_text(cast)} votes cast, more than half (C6)",
-                ),
-            )
-        return Outcome(
-            OutcomeResult.NONE,
-            None,
-            OutcomeCode.NO_MAJORITY,
-            f"the most votes, {votes_text(top)}, are not more than half "
-            f"of the {votes_text(cast)} cast (C6)",
-        )
+        return _by_majority(day, tied, top, cast)
     if len(tied) == 1:
         return _unless_immune(
             day,
@@ -222,29 +213,9 @@ def _eliminate(
                 f"{names} tie on {votes_text(top)}: the 侍僧 {acolyte} dies instead (C5)",
             )
         if step is TieStep.SHERIFF_TARGET and day.sheriff:
-            pick = next(
-                (b.target for b in counted if b.voter == day.sheriff and not b.abstain), None
-            )
-            if pick in tied:
-                return _unless_immune(
-                    day,
-                    Outcome(
-                        OutcomeResult.ELIMINATED,
-                        pick,
-                        OutcomeCode.TIE_SHERIFF_TARGET,
-                        f"{names} tie on {votes_text(top)}: "
-                        f"the sheriff {day.sheriff} voted for {pick} (C5)",
-                    ),
-                )
-            if pick is not None:
-                flags.append(
-                    Flag(
-                        "C5",
-                        f"the sheriff voted for {pick}, who is not among the tied "
-                        f"({names}); tally reads C5 as breaking the tie only among them",
-                        day.sheriff,
-                    )
-                )
+            picked = _sheriff_pick(counted, day, tied, top, flags)
+            if picked is not None:
+                return picked
         if step is TieStep.NONE:
             break
     return Outcome(
@@ -253,6 +224,70 @@ def _eliminate(
         OutcomeCode.TIE_NONE,
         f"{names} tie on {votes_text(top)}: nobody is out (C5)",
     )
+
+
+def _acolyte(day: Day, rules: Ruleset, flags: list[Flag]) -> str | None:
+    """The day's 侍僧, who dies in place of nobody or of the tied (C5), if not out."""
+    acolyte = day.acolyte if day.acolyte not in day.out_by_close else None
+    if day.acolyte and acolyte is None and TieStep.ACOLYTE in rules.tie_chain:
+        # Out players are no target of a skill or a vote (seed 000): an out 侍僧 dies
+        # instead of nobody, and a day block copied forward may still name one.
+        flags.append(
+            Flag("C5", f"the 侍僧 {day.acolyte} is out: nobody dies in their place (C5)",
+                 day.acolyte)
+        )  # fmt: skip
+    return acolyte
+
+
+def _by_majority(day: Day, tied: Sequence[str], top: Decimal, cast: Decimal) -> Outcome:
+    """C6 (ruleset M126): out only with more than half of all votes cast."""
+    if len(tied) == 1 and top > cast / 2:
+        return _unless_immune(
+            day,
+            Outcome(
+                OutcomeResult.ELIMINATED,
+                tied[0],
+                OutcomeCode.MAJORITY_OF_ALL,
+                f"{votes_text(top)} of {votes_text(cast)} votes cast, more than half (C6)",
+            ),
+        )
+    return Outcome(
+        OutcomeResult.NONE,
+        None,
+        OutcomeCode.NO_MAJORITY,
+        f"the most votes, {votes_text(top)}, are not more than half "
+        f"of the {votes_text(cast)} cast (C6)",
+    )
+
+
+def _sheriff_pick(
+    counted: Sequence[Ballot], day: Day, tied: Sequence[str], top: Decimal, flags: list[Flag]
+) -> Outcome | None:
+    """C5: the tie broken by the sheriff's own vote, where it went to one of the tied;
+    None (and a flag, where it went to another) where it breaks nothing."""
+    names = "、".join(tied)
+    pick = next((b.target for b in counted if b.voter == day.sheriff and not b.abstain), None)
+    if pick in tied:
+        return _unless_immune(
+            day,
+            Outcome(
+                OutcomeResult.ELIMINATED,
+                pick,
+                OutcomeCode.TIE_SHERIFF_TARGET,
+                f"{names} tie on {votes_text(top)}: "
+                f"the sheriff {day.sheriff} voted for {pick} (C5)",
+            ),
+        )
+    if pick is not None:
+        flags.append(
+            Flag(
+                "C5",
+                f"the sheriff voted for {pick}, who is not among the tied "
+                f"({names}); tally reads C5 as breaking the tie only among them",
+                day.sheriff,
+            )
+        )
+    return None
 
 
 def _unless_immune(day: Day, outcome: Outcome) -> Outcome:

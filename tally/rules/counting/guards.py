@@ -25,7 +25,8 @@ from datetime import datetime, timedelta
 from tally.errors import InputError
 from tally.model import Thread, Writing
 from tally.rules.counting.announced import ELECTION, Close, announced_closes, day_in_title
-from tally.rules.game.game import Cast, Day, Game
+from tally.rules.game.cast import Cast
+from tally.rules.game.game import Day, Game
 from tally.rules.game.names import ANONYMOUS, likely_same
 from tally.rules.judging.ballot_text import read_ballot
 from tally.rules.judging.ballots import Ballot, Flag, floors_text
@@ -126,13 +127,7 @@ def thread_fits_day(
     name = f"thread {thread.thread_id} “{thread.title}”"
     # What the threads say of themselves, read first: the title, the closes first posts say.
     titled = day_in_title(thread.title)
-    said: list[tuple[Thread, Close]] = []
-    for told in () if day.close_changed else announced:
-        first = told.posts[0] if told.posts and told.posts[0].floor == 1 else None
-        if first is not None:
-            closes = [c for c in announced_closes(first.text, first.time, game.timezone)
-                      if c.accelerated == day.accelerated]  # fmt: skip
-            said.extend((told, c) for c in closes[:1])
+    said = _closes_said(game, day, announced)
     if titled is not None and titled != day.day:
         raise InputError(
             f"{name} is titled for day {titled}, not day {day.day}; {_own(game, titled, role)}"
@@ -159,22 +154,42 @@ def thread_fits_day(
                 f"{_own(game, other.day, role) if other else f'day {day.day} is from {opens}'}"
             )
     for told, close in said:
-        # A line to the minute says nothing of the second: held against the file's minute.
-        filed_close = day.closes if close.seconds else day.closes.replace(second=0)
-        if close.at == filed_close.replace(microsecond=0):
-            continue
-        what = "the accelerated close" if day.accelerated else "the close"
-        # To the second where either side names seconds, or the minutes read the same.
-        if close.seconds or day.closes.second != 0:
-            posted, filed = short(close.at, seconds=True), short(day.closes, seconds=True)
-        else:
-            posted, filed = compared(close.at, day.closes)
-        raise InputError(
-            f"the first post of thread {told.thread_id} says {what} is "
-            f"{posted} (“{close.line}”), and {game.where()} says day "
-            f"{day.day} closes {filed}: fix closes, or say why they differ "
-            f'with close_changed = "…" under day {day.day}'
-        )
+        _same_close(game, day, told, close)
+
+
+def _closes_said(
+    game: Game, day: Day, announced: Iterable[Thread]
+) -> list[tuple[Thread, Close]]:
+    """The close each thread's first post announces (the first such line, of the day's
+    kind: 加速 for an accelerated day's); none where the game file says why it changed."""
+    said: list[tuple[Thread, Close]] = []
+    for told in () if day.close_changed else announced:
+        first = told.posts[0] if told.posts and told.posts[0].floor == 1 else None
+        if first is not None:
+            closes = [c for c in announced_closes(first.text, first.time, game.timezone)
+                      if c.accelerated == day.accelerated]  # fmt: skip
+            said.extend((told, c) for c in closes[:1])
+    return said
+
+
+def _same_close(game: Game, day: Day, told: Thread, close: Close) -> None:
+    """The close a thread's first post announced is the game file's (InputError if not)."""
+    # A line to the minute says nothing of the second: held against the file's minute.
+    filed_close = day.closes if close.seconds else day.closes.replace(second=0)
+    if close.at == filed_close.replace(microsecond=0):
+        return
+    what = "the accelerated close" if day.accelerated else "the close"
+    # To the second where either side names seconds, or the minutes read the same.
+    if close.seconds or day.closes.second != 0:
+        posted, filed = short(close.at, seconds=True), short(day.closes, seconds=True)
+    else:
+        posted, filed = compared(close.at, day.closes)
+    raise InputError(
+        f"the first post of thread {told.thread_id} says {what} is "
+        f"{posted} (“{close.line}”), and {game.where()} says day "
+        f"{day.day} closes {filed}: fix closes, or say why they differ "
+        f'with close_changed = "…" under day {day.day}'
+    )
 
 
 def _near(day: Day, when: datetime) -> bool:

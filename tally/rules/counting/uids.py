@@ -27,7 +27,8 @@ from datetime import UTC, datetime
 from tally.errors import GameFileError
 from tally.model import Thread, Writing
 from tally.rules.counting.guards import Exempt
-from tally.rules.game.game import Cast, Game
+from tally.rules.game.cast import Cast
+from tally.rules.game.game import Game
 from tally.rules.game.names import ANONYMOUS, author_key
 from tally.rules.judging.ballots import Flag, floors_text
 from tally.times import short

@@ -23,17 +23,18 @@ from tally.rules.counting.guards import (
 )
 from tally.rules.counting.state import Carried, Fact, resolve
 from tally.rules.counting.uids import accounts_note, check_ids
+from tally.rules.game.cast import Cast
 from tally.rules.game.game import Day, Game
 from tally.rules.game.rulesets import Ruleset
 from tally.rules.judging.ballots import Ballot, Flag, Remark
-from tally.rules.judging.judge import judge
+from tally.rules.judging.judge import Judged, judge
 from tally.rules.judging.merges import seen_in_vote_thread
+from tally.rules.judging.ruled_floors import rulings_on_moved_floors
 from tally.rules.judging.standing import (
     as_it_stood,
     deleted_rows,
     hidden_replies,
     kept_from_the_close,
-    rulings_on_moved_floors,
 )
 from tally.rules.verdicts import DayKind, OutcomeResult, ThreadRole, VoidReason
 from tally.times import short
@@ -134,35 +135,14 @@ def tally_day(
     # In the forum's clock, as every time tally shows (a read is stamped in UTC).
     as_of = (thread.as_of or day.opens).astimezone(game.timezone)
     provisional = as_of < day.closes
-    ruled = [r for r in game.rulings if r.day == day.day]
-
-    def exempt(_t: Thread, w: Writing) -> bool:
-        return any(r.names(w.post, w.comment_index) for r in ruled)
-
-    check_roster(game, [thread], cast=cast, exempt=exempt)
     # Whose account is whose, by what tally read of the game's threads in this count.
     known = (*(requests or ()), *(carried.read if carried is not None else ()))
-    check_ids(game, thread, known, cast=cast, exempt=exempt)
-    # The thread as the forum changed it: what it hides, what was edited, what is gone.
-    notice = hidden_replies(thread)
-    kept, kept_flags = kept_from_the_close(thread, game, day, cast)
-    stood, edits = as_it_stood(kept, game, day, as_edited=as_edited, cast=cast)
-    edits = [*kept_flags, *edits]
-    rulings_on_moved_floors(thread, game, day)
-    gone, gone_flags = deleted_rows(thread, game, cast=cast,
-                                    kept=(p.post_id for p in kept.posts))  # fmt: skip
-    judged = judge(stood, game, day, provisional=provisional, cast=cast,
-                   seen=seen_in_vote_thread(stood, day))  # fmt: skip
-    ballots, flags, rows = judged.ballots, judged.flags, judged.remarks
-    voted = {b.voter for b in ballots if b.casts_a_vote}
-    # Who had a vote to cast and did not: not the dead, not those banned from voting (V10),
-    # and on an election day where only some roles vote, not the others (V12).
-    not_voted = tuple(
-        p
-        for p in game.players
-        if p not in voted and p not in day.out_by_close and not judged.barred(day, p)
-    )
-    ensure_ballots(game, thread, [*ballots, *gone], cast=cast)
+    _check_accounts(game, day, thread, known, cast)
+    stood = _Stood.of(thread, game, day, cast, as_edited=as_edited)
+    judged = judge(stood.thread, game, day, provisional=provisional, cast=cast,
+                   seen=seen_in_vote_thread(stood.thread, day))  # fmt: skip
+    ballots = judged.ballots
+    ensure_ballots(game, thread, [*ballots, *stood.gone], cast=cast)
     # Who is behind the posts: strangers, renamed accounts, a game file without ids.
     strangers = [*stranger_flags(ballots), *renamed_flags(thread, cast),
                  *accounts_note(game, thread, known, cast=cast)]  # fmt: skip
@@ -172,56 +152,118 @@ def tally_day(
         late_ballots(game, day, thread, ballots)
     counted = count(ballots, game, day)
     acceleration = count_requests(game, day, requests) if requests is not None else None
-    s3 = []
-    closed = thread.closed_during(day.opens, day.closes)
-    if closed is not None:
-        first, last = (short(t.astimezone(game.timezone)) for t in closed[:2])
-        when = first if first == last else f"{first} to {last}"
-        back = closed[2]
-        again = (f", and open when it read it {short(back.astimezone(game.timezone))} (when it "
-                 "was opened between, no read tells)" if back is not None else "")  # fmt: skip
-        s3.append(Flag("closed", (
-            f"the vote thread was closed (关闭) when tally read it {when}{again}; the day "
-            f"opens {short(day.opens)} and closes {short(day.closes)}: while it was closed "
-            "only a moderator could post in it, so a ballot or a change not in it may not "
-            "have been anyone's choice (L3: rule on those who did not vote)"
-        )))  # fmt: skip
-    if acceleration is not None and (acceleration.asked or acceleration.marked):
-        s3.append(Flag("S3", acceleration.text))  # said where someone asked, or the file
-    if acceleration is not None and acceleration.warning:
-        s3.append(Flag("S3", "warning: " + acceleration.warning))
     if not provisional and not day.result_changed:  # a closed day keeps its result
-        from tally.rules.counting.closed import check_posted, compare
-
-        if day.day in game.announced:
-            compare(game.announced[day.day], ballots, counted.outcome, day, why=None)
-        else:
-            check_posted(game, day, thread, counted.outcome, cast=cast)
+        _as_announced(game, day, thread, ballots, counted.outcome, cast)
     return DayResult(
         day=day,
         ruleset=game.rules.name,
         thread=thread,
         ballots=tuple(ballots),
         count=counted,
-        not_voted=not_voted,
-        flags=(
-            *edits,
-            *gone_flags,
-            *flags,
-            *strangers,
-            *counted.flags,
-            *s3,
-        ),
+        not_voted=_not_voted(game, day, judged),
+        flags=(*stood.flags, *judged.flags, *strangers, *counted.flags,
+               *_closed_flags(thread, day, game), *_request_flags(acceleration)),
         as_of=as_of,
         provisional=provisional,
         acceleration=acceleration,
         facts=facts,
         unchecked=carried.unchecked if carried is not None else (),
         late_ok=bool(late and late_ok),
-        remarks=tuple(sorted((*rows, *gone), key=lambda r: r.floor)),
-        notices=(notice,) if notice else (),
+        remarks=tuple(sorted((*judged.remarks, *stood.gone), key=lambda r: r.floor)),
+        notices=(stood.notice,) if stood.notice else (),
         rules=game.rules,
     )
+
+
+def _not_voted(game: Game, day: Day, judged: Judged) -> tuple[str, ...]:
+    """Who had a vote to cast and did not: not the dead, not those banned from voting (V10),
+    and on an election day where only some roles vote, not the others (V12)."""
+    voted = {b.voter for b in judged.ballots if b.casts_a_vote}
+    return tuple(
+        p
+        for p in game.players
+        if p not in voted and p not in day.out_by_close and not judged.barred(day, p)
+    )
+
+
+def _check_accounts(
+    game: Game, day: Day, thread: Thread, known: Sequence[Thread], cast: Cast
+) -> None:
+    """The roster spelled as the thread's authors are (``check_roster``), and the game
+    file's account ids carried by its posts (``check_ids``): a floor the director ruled on
+    is theirs to judge, not a stop."""
+    ruled = [r for r in game.rulings if r.day == day.day]
+
+    def exempt(_t: Thread, w: Writing) -> bool:
+        return any(r.names(w.post, w.comment_index) for r in ruled)
+
+    check_roster(game, [thread], cast=cast, exempt=exempt)
+    check_ids(game, thread, known, cast=cast, exempt=exempt)
+
+
+@dataclass(frozen=True)
+class _Stood:
+    """The vote thread as the forum changed it, each change said: what it hides (a line
+    for the director), what was edited (each ballot as it stood at the close), what is
+    gone (rows, listed and never counted)."""
+
+    thread: Thread
+    flags: tuple[Flag, ...]
+    gone: tuple[Remark, ...]
+    notice: str | None
+
+    @classmethod
+    def of(cls, thread: Thread, game: Game, day: Day, cast: Cast, *, as_edited: bool) -> _Stood:
+        notice = hidden_replies(thread)
+        kept, kept_flags = kept_from_the_close(thread, game, day, cast)
+        stood, edits = as_it_stood(kept, game, day, as_edited=as_edited, cast=cast)
+        rulings_on_moved_floors(thread, game, day)
+        gone, gone_flags = deleted_rows(thread, game, cast=cast,
+                                        kept=(p.post_id for p in kept.posts))  # fmt: skip
+        return cls(stood, (*kept_flags, *edits, *gone_flags), tuple(gone), notice)
+
+
+def _closed_flags(thread: Thread, day: Day, game: Game) -> list[Flag]:
+    """The vote thread found closed (关闭) inside the day: a ballot or a change not in it
+    may not have been anyone's choice."""
+    closed = thread.closed_during(day.opens, day.closes)
+    if closed is None:
+        return []
+    first, last = (short(t.astimezone(game.timezone)) for t in closed[:2])
+    when = first if first == last else f"{first} to {last}"
+    back = closed[2]
+    again = (f", and open when it read it {short(back.astimezone(game.timezone))} (when it "
+             "was opened between, no read tells)" if back is not None else "")  # fmt: skip
+    return [Flag("closed", (
+        f"the vote thread was closed (关闭) when tally read it {when}{again}; the day "
+        f"opens {short(day.opens)} and closes {short(day.closes)}: while it was closed "
+        "only a moderator could post in it, so a ballot or a change not in it may not "
+        "have been anyone's choice (L3: rule on those who did not vote)"
+    ))]  # fmt: skip
+
+
+def _request_flags(acceleration: Acceleration | None) -> list[Flag]:
+    """S3: the requests said where someone asked or the file says accelerated, and their
+    disagreement with the game file."""
+    flags = []
+    if acceleration is not None and (acceleration.asked or acceleration.marked):
+        flags.append(Flag("S3", acceleration.text))
+    if acceleration is not None and acceleration.warning:
+        flags.append(Flag("S3", "warning: " + acceleration.warning))
+    return flags
+
+
+def _as_announced(
+    game: Game, day: Day, thread: Thread, ballots: Sequence[Ballot], outcome: Outcome, cast: Cast
+) -> None:
+    """A closed day's count against what was announced of it (in the journal, or in the
+    thread): a count that differs stops (``tally.rules.counting.closed``)."""
+    from tally.rules.counting.closed import check_posted, compare
+
+    if day.day in game.announced:
+        compare(game.announced[day.day], ballots, outcome, day, why=None)
+    else:
+        check_posted(game, day, thread, outcome, cast=cast)
 
 
 @dataclass(frozen=True)

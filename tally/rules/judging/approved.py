@@ -10,7 +10,8 @@ the same page just before and after the read.
 from __future__ import annotations
 
 from tally.model import History, Thread, Version
-from tally.rules.game.game import Cast, Day, Game
+from tally.rules.game.cast import Cast
+from tally.rules.game.game import Day, Game
 from tally.rules.judging.ballots import Flag
 from tally.times import short
 

@@ -138,42 +138,91 @@ def read_ballot(
     if change_reason is None:
         change_reason = require_reason
     norm, written = _normalized(text)
-    proxy_for = None
-    lines: list[str] = []
-    at: list[int] = []  # for each character of body, where it is in norm
-    start = 0
-    for line in norm.split("\n"):
-        m = _PROXY.match(line)
-        if m and "对象" not in line:
-            proxy_for = _clean_target(m.group("name")) or None
-        else:
-            if lines:
-                at.append(start - 1)  # the line break before this line
-            lines.append(line)
-            at.extend(range(start, start + len(line)))
-        start += len(line) + 1
-    body = "\n".join(lines)
-    # A label word without a colon in the middle of a line is just a word ("他的投票对象很怪");
-    # at the start of a line it is a label written wrong.
-    labels = [
+    body = _Body.of(norm)
+    proxy_for = body.proxy_for
+    labels = _labels(body.text)
+    if not labels:
+        if any(_ATTEMPT_LINE.match(line) for line in body.lines) or proxy_for:
+            return Reading(problem=Problem(FORMAT, "no 投票对象 label"), proxy_for=proxy_for)
+        return Reading()
+    ballots, problem = _ballots(labels, body, written)
+    # Two targets under one reason are two ballots, not one ballot short of its reason.
+    needs = {BallotKind.VOTE: require_reason, BallotKind.CHANGE: change_reason}
+    if problem is None and len(ballots) < 2:
+        missing = [b for b in ballots if not b.reason and needs[b.label]]
+        if missing:
+            word = "投票理由" if missing[0].label == BallotKind.VOTE else "改票理由"
+            problem = f"no {word} (the format needs target and reason)"
+    if abstain_word is not None:
+        word = normalise(abstain_word)
+        ballots = [
+            ParsedBallot(b.label, b.target, b.reason, abstains=normalise(b.target) == word)
+            for b in ballots
+        ]
+    found = Problem(FORMAT, problem) if problem is not None else None
+    if found is None and len(ballots) > 1:
+        found = Problem(
+            VoidReason.SEVERAL_BALLOTS, f"{len(ballots)} ballots in one post (one vote per post)"
+        )
+    return Reading(ballots=tuple(ballots), problem=found, proxy_for=proxy_for)
+
+
+@dataclass(frozen=True)
+class _Body:
+    """A post's text (NFKC) with its proxy line (代投：NAME) taken out: the lines a ballot is
+    read from, and for each character of them where it stands in the text (the reason is
+    given back in the player's own characters)."""
+
+    proxy_for: str | None
+    lines: tuple[str, ...]
+    at: tuple[int, ...]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    @classmethod
+    def of(cls, norm: str) -> _Body:
+        proxy_for = None
+        lines: list[str] = []
+        at: list[int] = []
+        start = 0
+        for line in norm.split("\n"):
+            m = _PROXY.match(line)
+            if m and "对象" not in line:
+                proxy_for = _clean_target(m.group("name")) or None
+            else:
+                if lines:
+                    at.append(start - 1)  # the line break before this line
+                lines.append(line)
+                at.extend(range(start, start + len(line)))
+            start += len(line) + 1
+        return cls(proxy_for, tuple(lines), tuple(at))
+
+
+def _labels(body: str) -> list[re.Match[str]]:
+    """The ballot labels of ``body``: a label word without a colon in the middle of a line
+    is just a word ("他的投票对象很怪"); at the start of a line it is a label written wrong."""
+    return [
         m
         for m in _LABEL.finditer(body)
         if m.group("colon") or not body[body.rfind("\n", 0, m.start()) + 1 : m.start()].strip()
     ]
-    if not labels:
-        if any(_ATTEMPT_LINE.match(line) for line in lines) or proxy_for:
-            return Reading(problem=Problem(FORMAT, "no 投票对象 label"), proxy_for=proxy_for)
-        return Reading()
 
+
+def _ballots(
+    labels: list[re.Match[str]], body: _Body, written: Callable[[list[int]], str] | None
+) -> tuple[list[ParsedBallot], str | None]:
+    """The ballots the labels give (a target, then its reason), and what breaks the format."""
+    text = body.text
     # Each label's value runs to the next label or to the end of its line.
     values = []
     for i, m in enumerate(labels):
-        end = labels[i + 1].start() if i + 1 < len(labels) else len(body)
-        newline = body.find("\n", m.end())
+        end = labels[i + 1].start() if i + 1 < len(labels) else len(text)
+        newline = text.find("\n", m.end())
         if m.group("field") != "理由" and newline != -1:
             end = min(end, newline)
-        values.append((m, body[m.end() : end]))
-
+        values.append((m, text[m.end() : end]))
     ballots: list[ParsedBallot] = []
     problem: str | None = None
     pending: tuple[BallotKind, str] | None = None  # (label, target) awaiting a reason
@@ -195,7 +244,7 @@ def read_ballot(
             reason = value.strip()
             if reason and written is not None:
                 # The player's own characters: "，" stays "，" in the announcement.
-                reason = written([at[i] for i in range(m.end(), m.end() + len(value))])
+                reason = written([body.at[i] for i in range(m.end(), m.end() + len(value))])
             if pending is None:
                 problem = problem or f"{m.group('kind')}理由 without {m.group('kind')}对象"
                 continue
@@ -203,22 +252,4 @@ def read_ballot(
             pending = None
     if pending is not None:
         ballots.append(ParsedBallot(pending[0], pending[1], None))
-    # Two targets under one reason are two ballots, not one ballot short of its reason.
-    needs = {BallotKind.VOTE: require_reason, BallotKind.CHANGE: change_reason}
-    if problem is None and len(ballots) < 2:
-        missing = [b for b in ballots if not b.reason and needs[b.label]]
-        if missing:
-            word = "投票理由" if missing[0].label == BallotKind.VOTE else "改票理由"
-            problem = f"no {word} (the format needs target and reason)"
-    if abstain_word is not None:
-        word = normalise(abstain_word)
-        ballots = [
-            ParsedBallot(b.label, b.target, b.reason, abstains=normalise(b.target) == word)
-            for b in ballots
-        ]
-    found = Problem(FORMAT, problem) if problem is not None else None
-    if found is None and len(ballots) > 1:
-        found = Problem(
-            VoidReason.SEVERAL_BALLOTS, f"{len(ballots)} ballots in one post (one vote per post)"
-        )
-    return Reading(ballots=tuple(ballots), problem=found, proxy_for=proxy_for)
+    return ballots, problem

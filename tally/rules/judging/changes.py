@@ -6,6 +6,7 @@ its voter or its target goes out during the day."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from tally.errors import GameFileError
@@ -70,79 +71,114 @@ def _answers_one_of(
 
 def sequence(voter: str, seq: list[Work], day: Day, rules: Ruleset) -> None:
     """A voter's ballots in time order: the first valid one is the vote, the rest changes."""
-    current: Work | None = None
-    own_floors: set[str] = set()
-    fixables: list[Work] = []  # the void first ballots a fix may answer, oldest first
-    # A void ballot that answers an earlier one is a fix of it that failed: the ballot a
-    # fix of it fixes is that earlier one, whose time it keeps (V7, seed 000: "此类修改的
-    # 投票时间算作修改前的发贴时间"; a fix of a fix kept the failed fix's time).
-    roots: dict[int, Work] = {}
-    changes = 0
-    extra_used = False
-    went_out: str | None = None  # the target whose death during the day gave one more change
-    window = timedelta(minutes=rules.change_window_minutes)
+    ballots = _Ballots(voter, day, rules)
     for w in seq:
         forced = w.ruling is not None and w.ruling.action == RulingAction.ACCEPT
         if w.is_void:
-            if current is None and w.reason in FIXABLE:
-                earlier = _answered(w, fixables, rules)
-                roots[id(w)] = roots[id(earlier)] if earlier is not None else w
-                fixables.append(w)
-            elif current is not None and w.reason in FIXABLE:
-                # A second ballot written wrong: posted the wrong way too, it is that first
-                # (a player who mends the words alone posts a void change again).
-                _posted_as_a_change(w, own_floors, rules)
-            w.is_change = current is not None
-            continue
-        if current is None:
-            fixable = _answered(w, fixables, rules)
-            fix = fixable is not None
-            change = w.parsed is not None and w.parsed.label == BallotKind.CHANGE
-            if change and not fix and not forced:
-                w.void(VoidReason.CHANGE_WITHOUT_VOTE, "a change with no vote before it (V2)")
-                continue
-            if fix and fixable is not None:
-                if rules.fix_keeps_time:
-                    root = roots[id(fixable)]
-                    w.time = root.time
-                    w.notes.append(
-                        f"fixes floor {root.post.floor}: no change, keeps its time (V7)"
-                    )
-                else:
-                    w.notes.append(f"replaces the void ballot on floor {fixable.post.floor} (V7)")
-            current = _count(w, own_floors)
-            continue
+            ballots.void(w)
+        elif ballots.current is None:
+            ballots.vote(w, forced)
+        else:
+            ballots.change(ballots.current, w, forced)
+
+
+@dataclass
+class _Ballots:
+    """One voter's ballots as ``sequence`` walks them, and what the walk has seen so far:
+    each ballot is judged by the ones before it (the vote it changes, the changes spent)."""
+
+    voter: str
+    day: Day
+    rules: Ruleset
+    current: Work | None = None
+    own_floors: set[str] = field(default_factory=set)
+    # The void first ballots a fix may answer, oldest first.
+    fixables: list[Work] = field(default_factory=list)
+    # A void ballot that answers an earlier one is a fix of it that failed: the ballot a
+    # fix of it fixes is that earlier one, whose time it keeps (V7, seed 000: "此类修改的
+    # 投票时间算作修改前的发贴时间"; a fix of a fix kept the failed fix's time).
+    roots: dict[int, Work] = field(default_factory=dict)
+    changes: int = 0
+    extra_used: bool = False
+    # The target whose death during the day gave one more change.
+    went_out: str | None = None
+
+    def void(self, w: Work) -> None:
+        if self.current is None and w.reason in FIXABLE:
+            earlier = _answered(w, self.fixables, self.rules)
+            self.roots[id(w)] = self.roots[id(earlier)] if earlier is not None else w
+            self.fixables.append(w)
+        elif self.current is not None and w.reason in FIXABLE:
+            # A second ballot written wrong: posted the wrong way too, it is that first
+            # (a player who mends the words alone posts a void change again).
+            _posted_as_a_change(w, self.own_floors, self.rules)
+        w.is_change = self.current is not None
+
+    def vote(self, w: Work, forced: bool) -> None:
+        """The first valid ballot: the vote, or the fix of a void one (V7)."""
+        fixable = _answered(w, self.fixables, self.rules)
+        change = w.parsed is not None and w.parsed.label == BallotKind.CHANGE
+        if change and fixable is None and not forced:
+            w.void(VoidReason.CHANGE_WITHOUT_VOTE, "a change with no vote before it (V2)")
+            return
+        if fixable is not None:
+            if self.rules.fix_keeps_time:
+                root = self.roots[id(fixable)]
+                w.time = root.time
+                w.notes.append(f"fixes floor {root.post.floor}: no change, keeps its time (V7)")
+            else:
+                w.notes.append(f"replaces the void ballot on floor {fixable.post.floor} (V7)")
+        self.current = _count(w, self.own_floors)
+
+    def change(self, current: Work, w: Work, forced: bool) -> None:
+        """A valid ballot after the vote: a change of it, if the rules let it be one."""
         w.is_change = True
         if forced:
-            current = _supersede(current, w, own_floors)
-            continue
+            self.current = _supersede(current, w, self.own_floors)
+            return
         if w.target == current.target:
             w.void(
                 VoidReason.NO_CHANGE,
                 f"same target as floor {current.post.floor}: not a change (V7)",
             )
-            _posted_as_a_change(w, own_floors, rules)
-            continue
-        if day.accelerated:
+            _posted_as_a_change(w, self.own_floors, self.rules)
+            return
+        if self.day.accelerated:
             w.void(
                 VoidReason.CHANGE_UNDER_ACCELERATION,
                 "the day is accelerated: no change counts (S3)",
             )
-            continue
-        if not _posted_as_a_change(w, own_floors, rules):
-            continue
-        death = day.died.get(current.target or "")
-        if rules.change_after_target_death and death is not None and w.posted_at >= death:
+            return
+        if not _posted_as_a_change(w, self.own_floors, self.rules):
+            return
+        death = self.day.died.get(current.target or "")
+        if self.rules.change_after_target_death and death is not None and w.posted_at >= death:
             # The target went out during the day (正午): one more change, even inside the
             # last hour (V9, seed 001: "即使在禁止改票的时间内也可以进行一次改票").
-            went_out = went_out or current.target
+            self.went_out = self.went_out or current.target
+        extra = self.extra(w)
+        if extra is None:
+            return
+        if extra:
+            self.extra_used = True
+            w.notes.append(f"{self.went_out} went out during the day: one more change (V9)")
+        else:
+            self.changes += 1
+        self.current = _supersede(current, w, self.own_floors)
+
+    def extra(self, w: Work) -> bool | None:
+        """Whether the change ``w`` is the one more a target's death gives (V9); None, and
+        ``w`` void, where it comes too late: past the changes allowed (V4), in the last hour
+        or past a proxy's own deadline (V5, V8), the 主管's past their hours (V11)."""
+        day, rules = self.day, self.rules
+        window = timedelta(minutes=rules.change_window_minutes)
         final = day.closes - window
         deadline = final
         if w.proxy and rules.proxy_change_deadline_minutes is not None:
             deadline = min(
                 final, day.closes - timedelta(minutes=rules.proxy_change_deadline_minutes)
             )
-        spent = rules.max_changes is not None and changes >= rules.max_changes
+        spent = rules.max_changes is not None and self.changes >= rules.max_changes
         # Shown in the minute the window begins (a time to the minute): perhaps in it.
         side = before(w.posted_at, w.latest, deadline) if window else True
         late = side is not True
@@ -150,10 +186,10 @@ def sequence(voter: str, seq: list[Work], day: Day, rules: Ruleset) -> None:
         # death, outside the last hour, is the ordinary one while it is left, and the one
         # more is kept for the change after it, or the one inside the last hour (V4, V5, V9:
         # spent first, it refused the final-hour change it exists for).
-        v9 = went_out is not None and not extra_used and (spent or late)
+        v9 = self.went_out is not None and not self.extra_used and (spent or late)
         if not v9 and spent:
             w.void(VoidReason.SECOND_CHANGE, f"only {rules.max_changes} change(s) allowed (V4)")
-            continue
+            return None
         if not v9 and late:
             # V8 only for a proxy change (its own, earlier deadline, seed 001).
             rule = "V5, V8" if w.proxy else "V5"
@@ -161,20 +197,15 @@ def sequence(voter: str, seq: list[Work], day: Day, rules: Ruleset) -> None:
             note = (f"no change in the last {window_text(minutes)} before the close, after "
                     f"{clock(deadline)} ({rule})")  # fmt: skip
             w.void(VoidReason.CHANGE_IN_FINAL_HOUR, _in_its_minute(w, side, note))
-            continue
-        if day.bar_owner == voter:
+            return None
+        if day.bar_owner == self.voter:
             limit = day.opens + timedelta(hours=bar_owner_hours(day, rules)[1])
             side = after(w.posted_at, w.latest, limit)
             if side is not False:
                 note = f"the 主管 may not change after {short(limit)} (V11)"
                 w.void(VoidReason.BAR_OWNER_LATE_CHANGE, _in_its_minute(w, side, note))
-                continue
-        if v9:
-            extra_used = True
-            w.notes.append(f"{went_out} went out during the day: one more change (V9)")
-        else:
-            changes += 1
-        current = _supersede(current, w, own_floors)
+                return None
+        return v9
 
 
 def _in_its_minute(w: Work, side: bool | None, note: str) -> str:
@@ -245,7 +276,6 @@ def lapse_and_flag(
     works: list[Work], day: Day, rules: Ruleset, *, owner_out: bool = False
 ) -> list[Flag]:
     flags: list[Flag] = []
-    window = timedelta(minutes=rules.change_window_minutes)
     out = day.out_by_close
     for w in works:
         # A death by the close takes the ballots by and for the dead with it (V9); one
@@ -264,24 +294,9 @@ def lapse_and_flag(
                     "check this ballot on the forum",
                 )
             )
-        # The vote seen now may not be the vote cast (V5): the forum keeps no history.
-        edit = w.post.edited
-        if edit is not None and not w.is_comment:
-            if edit.at > day.closes:
-                w.flags.append(("edited", f"edited after the close, {short(edit.at)}"))
-            elif edit.at >= _minute(day.closes):
-                # A mark says minutes only: 21:30 may be before the 21:30:00 close or after.
-                note = f"edited in the closing minute, {short(edit.at)}: perhaps after the close"
-                w.flags.append(("edited", note))
-            elif window and edit.at >= _minute(day.closes - window):
-                # A mark says minutes only: one in the minute the final hour begins may be in it.
-                w.flags.append(
-                    (
-                        "edited",
-                        f"edited in the last {window_text(rules.change_window_minutes)} before "
-                        f"the close, {short(edit.at)}",
-                    )
-                )
+        edited = _edited(w, day, rules)
+        if edited is not None:
+            w.flags.append(("edited", edited))
         for rule, text in w.flags:
             flags.append(Flag(rule, text, w.voter, w.post.floor, w.post_id))
     hours, due = bar_owner_hours(day, rules)[0], owner_due(day, rules)
@@ -307,6 +322,25 @@ def lapse_and_flag(
                 )
             )
     return flags
+
+
+def _edited(w: Work, day: Day, rules: Ruleset) -> str | None:
+    """What the flag says of ``w`` edited late, or None: the vote seen now may not be the
+    vote cast (V5), for the forum keeps no history."""
+    edit = w.post.edited
+    if edit is None or w.is_comment:
+        return None
+    window = timedelta(minutes=rules.change_window_minutes)
+    if edit.at > day.closes:
+        return f"edited after the close, {short(edit.at)}"
+    if edit.at >= _minute(day.closes):
+        # A mark says minutes only: 21:30 may be before the 21:30:00 close or after.
+        return f"edited in the closing minute, {short(edit.at)}: perhaps after the close"
+    if window and edit.at >= _minute(day.closes - window):
+        # A mark says minutes only: one in the minute the final hour begins may be in it.
+        return (f"edited in the last {window_text(rules.change_window_minutes)} before "
+                f"the close, {short(edit.at)}")  # fmt: skip
+    return None
 
 
 def _owner_in_time(w: Work, due: datetime, hours: int, flags: list[Flag]) -> bool:

@@ -8,35 +8,25 @@ counted (in force at the close), superseded (replaced by a valid change) or void
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import NamedTuple
 
 from tally.errors import GameFileError, InputError, NotAThreadError
-from tally.model import HIDE_CODE, MINUTE, Post, Thread, Writing
-from tally.rules.game.game import Author, Cast, Day, Game
+from tally.model import HIDE_CODE, MINUTE, Post, Thread
+from tally.rules.game.cast import Author, Cast
+from tally.rules.game.game import Day, Game, Ruling
 from tally.rules.game.names import Roster
 from tally.rules.game.rulesets import Ruleset
-from tally.rules.judging.ballot_text import Reading, read_boxed
 from tally.rules.judging.ballots import Ballot, Flag, Remark
 from tally.rules.judging.changes import apply_ruling, lapse_and_flag, owner_due, window_text
-from tally.rules.judging.merges import Seen, seen_in_vote_thread
-from tally.rules.judging.minutes import READ_DOUBT, after, before, seen_by, shown, writing_key
+from tally.rules.judging.merges import Seen
+from tally.rules.judging.minutes import READ_DOUBT, after, before, shown
 from tally.rules.judging.ordering import in_order
-from tally.rules.judging.own import tallys_own
 from tally.rules.judging.rows import (
-    BANNED,
-    FROM_VOTE,
-    banned,
-    banned_row,
-    discussion_row,
-    from_vote_note,
     lookalike_note,
     moderating_players,
-    moved_row,
-    placed,
-    plain_row,
 )
+from tally.rules.judging.sorting import sort_writings
 from tally.rules.judging.targets import (
     name_of_another,
     read_target,
@@ -71,7 +61,7 @@ def judge(
     roster = game.roster
     rulings = [r for r in game.rulings if r.day == day.day]
     voters = _electors(game, day, rules)
-    candidates, rows, shown, others, before, notes = _sorted(
+    candidates, rows, shown, others, before, notes = sort_writings(
         thread, game, rules, cast, day.closes, day, seen
     )
     # A renamed player's account shows its new name on every post: a voter writes that.
@@ -83,9 +73,7 @@ def judge(
     # they name cannot be told (floor -> why), unless the director ruled on them.
     unclear: list[tuple[Work, str]] = []
     for work in candidates:
-        work.ruling = next((r for r in rulings if r.names(work.post, work.comment_index)), None)
-        if work.ruling is not None:
-            rulings.remove(work.ruling)
+        work.ruling = _take_ruling(rulings, work)
         _identify(work, cast.of(work), roster)
         if work.parsed is not None and work.voter is not None and not work.is_void:
             read_target(work, roster, day, rules, renamed, game.ids)
@@ -95,42 +83,77 @@ def judge(
             name_of_another(work, strangers, others, game.ids)
         works.append(work)
     if rulings:
-        left = rulings[0]
-        where = f"floor {left.floor}" + (f", comment {left.comment}" if left.comment else "")
-        where += f" (post {left.post})" if left.post else ""
-        there = left.post is None or any(p.post_id == left.post for p in thread.posts)
-        versions = thread.history.versions if thread.history is not None else ()
-        was = any(p.post_id == left.post for v in versions for p in v.posts)
-        why = (
-            "which holds no ballot"
-            if there
-            else "which the thread no longer shows: deleted since tally read it"
-            if was
-            else "which no post of the thread has (its post id?)"
-        )
-        raise GameFileError(f"a ruling for day {day.day} names {where}, {why}.")
+        raise GameFileError(_left_sentence(rulings[0], thread, day))
     if unclear:
         raise InputError(unclear_sentence(unclear, day))
+    _stop_on_unsure(works, thread, day, cast)
+    for work in works:
+        _check(work, day, rules, voters)
+    for work in works:
+        apply_ruling(work, roster)
+    notes += _each_voter_in_order(works, day, rules)
+    flags = lapse_and_flag(works, day, rules, owner_out=_owner_out(day, rules, voters)) + notes
+    flags += [Flag("moved in", r.note, r.player, r.floor, r.post_id)
+              for r in rows if r.status is Status.MOVED_IN]  # fmt: skip
+    flags += moderating_players(thread, rows, cast)
+    works.sort(key=lambda w: (w.post.floor, w.comment_index or 0))
+    return Judged([_freeze(w, provisional) for w in works], flags, rows, voters)
+
+
+def _take_ruling(rulings: list[Ruling], work: Work) -> Ruling | None:
+    """The director's ruling on ``work``, taken from ``rulings`` (those left name no ballot)."""
+    ruling = next((r for r in rulings if r.names(work.post, work.comment_index)), None)
+    if ruling is not None:
+        rulings.remove(ruling)
+    return ruling
+
+
+def _stop_on_unsure(works: Sequence[Work], thread: Thread, day: Day, cast: Cast) -> None:
+    """Stop on the writings ``tally.rules.judging.merges`` cannot tell a ballot (``Seen.UNSURE``)
+    that no ruling settles."""
     unsure = [(w.post, w.comment_index) for w in works if w.seen is Seen.UNSURE
               and w.ruling is None and not cast.of(w).is_director]  # fmt: skip
     if unsure:
         raise InputError(_unsure_sentence(thread, day, list(dict.fromkeys(unsure))))
-    for work in works:
-        _check(work, day, rules, voters)
-    # A 主管 out before their vote was due, or with no vote to cast this day (V10's
-    # cannot_vote, V12's election), had none to cast in time (V11).
+
+
+def _left_sentence(left: Ruling, thread: Thread, day: Day) -> str:
+    """The stop on a ruling of the day that names no ballot: where it points, and why
+    nothing is there (no ballot there, deleted since, or no such post)."""
+    where = f"floor {left.floor}" + (f", comment {left.comment}" if left.comment else "")
+    where += f" (post {left.post})" if left.post else ""
+    there = left.post is None or any(p.post_id == left.post for p in thread.posts)
+    versions = thread.history.versions if thread.history is not None else ()
+    was = any(p.post_id == left.post for v in versions for p in v.posts)
+    why = (
+        "which holds no ballot"
+        if there
+        else "which the thread no longer shows: deleted since tally read it"
+        if was
+        else "which no post of the thread has (its post id?)"
+    )
+    return f"a ruling for day {day.day} names {where}, {why}."
+
+
+def _owner_out(day: Day, rules: Ruleset, voters: frozenset[str] | None) -> bool:
+    """A 主管 out before their vote was due, or with no vote to cast this day (V10's
+    cannot_vote, V12's election), had none to cast in time (V11)."""
     owner = day.bar_owner
-    owner_out = owner is not None and (
+    return owner is not None and (
         day.out_at(owner, owner_due(day, rules))
         or owner in day.cannot_vote
         or (voters is not None and owner not in voters)
     )
-    for work in works:
-        apply_ruling(work, roster)
+
+
+def _each_voter_in_order(works: Sequence[Work], day: Day, rules: Ruleset) -> list[Flag]:
+    """Each voter's ballots judged in the order they were cast (``in_order``), and what
+    that says; a voter whose order cannot be told stops the count (InputError)."""
     by_voter: dict[str, list[Work]] = {}
     for work in sorted(works, key=lambda w: w.order):
         if work.voter is not None:
             by_voter.setdefault(work.voter, []).append(work)
+    notes: list[Flag] = []
     unordered: list[str] = []
     for voter, seq in by_voter.items():
         said, stop = in_order(voter, seq, day, rules)
@@ -139,12 +162,7 @@ def judge(
             unordered.append(stop)
     if unordered:
         raise InputError(" ".join(unordered))
-    flags = lapse_and_flag(works, day, rules, owner_out=owner_out) + notes
-    flags += [Flag("moved in", r.note, r.player, r.floor, r.post_id)
-              for r in rows if r.status is Status.MOVED_IN]  # fmt: skip
-    flags += moderating_players(thread, rows, cast)
-    works.sort(key=lambda w: (w.post.floor, w.comment_index or 0))
-    return Judged([_freeze(w, provisional) for w in works], flags, rows, voters)
+    return notes
 
 
 def _readable_by_these_cookies(thread: Thread, cast: Cast) -> None:
@@ -205,172 +223,6 @@ class Judged(NamedTuple):
         not among the election's voters (V12)."""
         elects = self.electors
         return player in day.cannot_vote or (elects is not None and player not in elects)
-
-
-class _Sorted(NamedTuple):
-    works: list[Work]
-    rows: tuple[Remark, ...]
-    # The names renamed players' accounts show now (player -> names).
-    shown: dict[str, list[str]]
-    # The accounts posting that are no player and no director (name -> uid).
-    others: dict[str, str | None]
-    # The names each player's account showed in tally's earlier reads (player -> names).
-    before: dict[str, set[str]]
-    # A director's posts that read as a ballot for a player but say for nobody (V8).
-    flags: list[Flag]
-
-
-def _sorted(
-    thread: Thread, game: Game, rules: Ruleset, cast: Cast, closes: datetime | None,
-    day: Day | None, seen_as: Mapping[str, Seen],
-) -> _Sorted:  # fmt: skip
-    """Each writing read once: a ballot to judge, a row that holds none, or the director's
-    own (the opening post, a 催票 that shows the format, a notice, tally's own posts), which
-    is neither."""
-    works: list[Work] = []
-    flags: list[Flag] = []
-    rows: list[Remark] = []
-    shown: dict[str, list[str]] = {}
-    others: dict[str, str | None] = {}
-    # An account the forum shows banned (作者被禁止或删除) on a floor: its 点评 are shown still,
-    # and are no more ballots than its floors (a banned author's change counted, real X3.5).
-    # Floors posted after the close do not say the account was banned when it voted: one
-    # banned after the close keeps the 点评 it cast before (its floors are put back as they
-    # stood, tally.rules.judging.standing.kept_from_the_close).
-    barred = {p.author_id or p.author for p in thread.posts if p.hidden == "author_banned"
-              and (closes is None or p.time <= closes)}  # fmt: skip
-    # What each floor says, words alone: a quote box holding another floor's words quotes it.
-    floors = [(p.post_id, "".join(p.text.split())) for p in thread.posts]
-    # When tally's reads first showed each writing shown to the minute: posted by then.
-    minutes = any(w.to_the_minute for w in thread.writings())
-    reads = seen_by(thread.history) if minutes else {}
-    for w in thread.writings():
-        who = cast.of(w)
-        if who.renamed and who.player is not None:
-            names = shown.setdefault(who.player, [])
-            names.extend(n for n in (w.author, w.author_display) if n and n not in names)
-        if who.player is None and not who.is_director:
-            others.setdefault(w.author, w.author_id)
-        # The opening post is the director's header, with an empty ballot template in it;
-        # a 点评 under it is a writing like any (a M126 change may be one; real X3.5).
-        if w.post.floor == 1 and not w.is_comment:
-            continue
-        if not w.is_comment and tallys_own(w.post, game, cast):
-            continue  # tally posted it (the journal, its mark): never a ballot, never a row
-        seen = seen_as.get(w.post.post_id, Seen.BALLOT)
-        other = thread.moved_in.get(w.post.post_id)
-        if seen is Seen.MOVED_IN and other is not None:
-            # Posted in another thread (tally read it there), moved in since: no ballot
-            # was cast in the vote thread (a merged discussion thread's 投票对象 lines were
-            # counted, and the wrong player posted out, on a real X3.5).
-            if not who.is_director:
-                rows.append(moved_row(w, who, other))
-            continue
-        if seen is Seen.DISCUSSION and day is not None:
-            # Posted in the discussion thread the day's vote thread was merged into (tally
-            # read it there first): no ballot, as the 投票对象 lines of a discussion thread
-            # are none (they were counted, on a real X3.5, and the ballots were not).
-            if not who.is_director:
-                rows.append(discussion_row(w, who, day))
-            continue
-        if not w.is_comment and banned(w.post):
-            # A 屏蔽ed post is a row of its own, whoever's cookies show its words.
-            if not who.is_director:
-                rows.append(banned_row(w.post, who))
-            continue
-        if w.is_comment and (w.author_id or w.author) in barred and not who.is_director:
-            found = plain_row(w, who)
-            note = f"{BANNED['author_banned']}: its 点评 are never counted either"
-            rows.append(replace(found, words=Status.BANNED.label, status=Status.BANNED, note=note))
-            continue
-        boxed = _typed_quote(w, floors)
-        reading, text = read_boxed(w.text, boxed, require_reason=rules.require_reason,
-                                   abstain_word=rules.abstain_word,
-                                   change_reason=rules.change_requires_reason)  # fmt: skip
-        if not reading.is_ballot:
-            if not who.is_director:
-                rows.append(plain_row(w, who))
-            continue
-        if who.is_director and reading.proxy_for is None:
-            # The director's own words (a 催票 that shows the format, a notice, a ruling): no
-            # ballot and no row; one that reads as a ballot for a player is said.
-            flag = _unnamed_proxy(w, reading, game)
-            if flag is not None:
-                flags.append(flag)
-        else:
-            parsed = reading.ballots[0] if reading.ballots else None
-            works.append(Work(
-                w.post,
-                w.comment_index,
-                w.item_id,
-                w.author,
-                w.time,
-                reading,
-                parsed,
-                time=w.time,
-                author_display=w.author_display,
-                author_id=w.author_id,
-                damaged="\ufffd" in w.text or "\ufffd" in w.author,
-                to_the_minute=w.to_the_minute,
-                seen_by=reads.get(writing_key(w)) if w.to_the_minute else None,
-                text=text,
-                flags=[("quote box", _BOXED)] if text != w.text else [],
-                seen=seen,
-            ))  # fmt: skip
-            if seen is Seen.FROM_VOTE and day is not None and other is not None:
-                works[-1].flags.append((FROM_VOTE, from_vote_note(w, other, day)))
-    before: dict[str, set[str]] = {}
-    for version in thread.history.versions if thread.history is not None else ():
-        for post in version.posts:
-            player = cast.of(post).player
-            if player is not None:
-                before.setdefault(player, set()).add(post.author)
-    return _Sorted(works, tuple(rows), shown, others, before, flags)
-
-
-_BOXED = ("written inside a quote box that quotes no post ([quote] typed by hand, no 发表于 "
-          "header, no link): read as the poster's own words; rule on it if it should not count")
-_QUOTED_HEADER = ("发表于", "發表於", "原帖由", "posted on")
-
-
-def _typed_quote(w: Writing, floors: Sequence[tuple[str, str]] = ()) -> str:
-    """The words of the quote boxes of a floor that quote no post (a [quote] typed around
-    one's own ballot): no link to a post, no author, no 发表于 header, and not the words of
-    another's floor (pasted, or a 引用 box with its header line deleted); "" for none."""
-    if w.is_comment:
-        return ""
-    def elsewhere(text: str) -> bool:  # another floor's words, the poster's own too
-        words = "".join(text.split())
-        return bool(words) and any(words in said for pid, said in floors if pid != w.post.post_id)
-
-    own = [q.text for q in w.post.quotes if q.post_id is None and q.author is None
-           and not any(h in q.text for h in _QUOTED_HEADER) and not elsewhere(q.text)]  # fmt: skip
-    return "\n".join(own).strip()
-
-
-def _unnamed_proxy(w: Writing, reading: Reading, game: Game) -> Flag | None:
-    """A director's post that holds a ballot for a player and says for nobody: a proxy
-    ballot with its 代投 line missing or misspelt, or the director's example. Never counted
-    (a director's post is a ballot only in the proxy's form); said, not dropped unseen."""
-    named = [b.target for b in reading.ballots if game.roster.match(b.target).player]
-    if not named:
-        return None
-    note = (
-        f"{placed(w)} by the director {w.author} reads as a ballot for {named[0]} but names "
-        "no player it is cast for: not counted. A proxy ballot says whom it is for on a line of "
-        "its own, 代投：NAME (V8); post it again so, or rule on it"
-    )
-    return Flag("proxy", note, None, w.post.floor, w.item_id)
-
-
-def remarks(
-    thread: Thread, game: Game, rules: Ruleset | None = None, *, cast: Cast,
-    day: Day | None = None, seen_as: Mapping[str, Seen] | None = None,
-) -> tuple[Remark, ...]:
-    """The posts and comments of ``day``'s vote thread that hold no ballot, but for the
-    director's (the opening post, reminders): each one listed, none counted."""
-    seen = seen_in_vote_thread(thread, day)
-    return _sorted(thread, game, rules or game.rules, cast, None, day, seen).rows
 
 
 def _identify(w: Work, who: Author, roster: Roster) -> None:

@@ -19,7 +19,8 @@ from tally.vocabulary import Announcement
 
 if TYPE_CHECKING:
     from tally.model import Post
-    from tally.rules.game.game import Cast, Game
+    from tally.rules.game.cast import Cast
+    from tally.rules.game.game import Game
 
 # tally's mark, the last line of every post it makes (``tally.rules.counting.closed.mark``), of any
 # day and kind: the game's hash, the day, the kind, and a result's outcome code.

@@ -9,7 +9,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from tally.model import Post, Thread, Writing
-from tally.rules.game.game import Author, Cast, Day, Signed
+from tally.rules.game.cast import Author, Cast, Signed
+from tally.rules.game.game import Day
 from tally.rules.judging.ballots import Flag, Remark
 from tally.rules.verdicts import Status
 

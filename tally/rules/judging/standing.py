@@ -15,27 +15,30 @@ A board changes a vote thread during the day and keeps no history; tally's reads
   since, is put back as it stood at the close (S2, ``kept_from_the_close``), flagged;
 - a post tally read before and the forum no longer shows is a ``deleted`` row;
 - replies the forum hides from the reader (回帖仅作者可见) stop the count;
-- ``--as-of`` (a floor or a time, ``as_of_time``) is the thread as the reads by then show it
-  (``thread_as_of``), read from the history by ``stood_at`` and ``seen_after``.
+- a ruling whose floor a delete renumbered stops the count (``ruled_floors``).
+
+The history is read as of a moment by ``tally.rules.judging.as_of``, which holds ``--as-of``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime, time, timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
-from tally.errors import GameFileError, InputError, NotAThreadError
-from tally.model import HIDE_CODE, Comment, History, Post, Thread, Version
-from tally.rules.game.game import Cast, Day, Game
+from tally.errors import InputError, NotAThreadError
+from tally.model import HIDE_CODE, Comment, History, Post, Thread
+from tally.rules.game.cast import Cast
+from tally.rules.game.game import Day, Game
 from tally.rules.game.names import normalise
 from tally.rules.judging.approved import approved_late
+from tally.rules.judging.as_of import Seen, first_read, last_seen, seen_after, stood_at
 from tally.rules.judging.ballot_text import read_ballot
 from tally.rules.judging.ballots import Flag, Remark, floors_text
 from tally.rules.judging.changes import window_text
 from tally.rules.judging.rows import banned
 from tally.rules.verdicts import Status
-from tally.times import short, wall_time
+from tally.times import short
 
 HIDDEN_REPLY = "hidden_reply"
 
@@ -225,58 +228,6 @@ def deleted_rows(
     return rows, flags
 
 
-def rulings_on_moved_floors(thread: Thread, game: Game, day: Day) -> None:
-    """Stop (GameFileError) when a ruling names by its floor a post whose floor tally read
-    holding another post: a floor before it was deleted and the floors after it numbered
-    again, so the floor may be the one the director ruled on, or the one after it."""
-    _rulings_by_post_on_their_floor(thread, game, day)
-    if thread.history is None:
-        return
-    now = {p.floor: p for p in thread.posts}
-    held: dict[int, tuple[Post, datetime]] = {}
-    for version in thread.history.versions:
-        for post in version.posts:
-            held.setdefault(post.floor, (post, version.read_at))
-            if post.floor in now and post.post_id != now[post.floor].post_id:
-                held[post.floor] = (post, version.read_at)
-    for r in game.rulings:
-        if r.day != day.day or r.post is not None or r.floor not in now:
-            continue
-        before, read = held.get(r.floor, (now[r.floor], thread.read_at))
-        if before.post_id == now[r.floor].post_id:
-            continue
-        post = now[r.floor]
-        when = short(read.astimezone(game.timezone)) if read is not None else "earlier"
-        raise GameFileError(
-            f"the ruling for day {day.day} names floor {r.floor}, which held {before.author}'s "
-            f"post (id {before.post_id}) when tally read the thread {when} and holds "
-            f"{post.author}'s (id {post.post_id}) now: a floor before it was deleted and the "
-            f'floors numbered again; say which post with post = "{before.post_id}" or '
-            f'post = "{post.post_id}" in the ruling.'
-        )
-
-
-def _rulings_by_post_on_their_floor(thread: Thread, game: Game, day: Day) -> None:
-    """Stop when a ruling gives both a post and a floor and the post was never on that
-    floor (not now, nor in any read tally kept): one of the two is mistyped, and tally
-    cannot tell which ballot the director meant. A post that a delete before it moved
-    up keeps its ruling: the floor it had is in the history."""
-    where = {p.post_id: p.floor for p in thread.posts}
-    versions = thread.history.versions if thread.history is not None else ()
-    for r in game.rulings:
-        if r.day != day.day or r.post is None or where.get(r.post, r.floor) == r.floor:
-            continue
-        if any(p.post_id == r.post and p.floor == r.floor for v in versions for p in v.posts):
-            continue
-        raise GameFileError(
-            f"the ruling for day {day.day} names floor {r.floor} and post {r.post}, but post "
-            f"{r.post} is floor {where[r.post]} and tally never read it on floor {r.floor} (a "
-            "floor deleted before tally first read the thread moves the floors after it up): "
-            f"write floor = {where[r.post]} if post {r.post} is the ballot meant, or correct "
-            "the post."
-        )
-
-
 def as_it_stood(
     thread: Thread,
     game: Game,
@@ -439,150 +390,3 @@ def _unknown_at_close(thread: Thread, post: Post, day: Day) -> str:
         f'day = {day.day}, floor = {post.floor}, action = "accept" or "void"), or count it as '
         "edited with --as-edited."
     )
-
-
-def thread_as_of(thread: Thread, when: datetime) -> Thread:
-    """The thread as tally's reads show it stood at ``when`` (``--as-of``): each page as the
-    last read by then found it; a post made by then and first read after it, as first read."""
-    history = thread.history
-    first = first_read(history)
-    if history is None or first is None:
-        raise InputError(
-            f"thread {thread.thread_id} has no history in the cache (saved pages and archives "
-            "have none): --as-of counts from the pages tally read from the forum."
-        )
-    stood = stood_at(history, when)
-    for pid, seen in seen_after(history, when).items():
-        if pid not in stood and seen.post.time <= when:
-            stood[pid] = seen
-    if not stood:
-        raise InputError(
-            f"tally first read thread {thread.thread_id} {short(first.astimezone(when.tzinfo))}, "
-            f"after {short(when)}: nothing of it is known then."
-        )
-    by_floor: dict[int, Seen] = {}
-    for seen in sorted(stood.values(), key=lambda s: s.read_at):
-        by_floor[seen.post.floor] = seen  # a floor numbered again: the newer read
-    posts = tuple(s.post for s in sorted(by_floor.values(), key=lambda s: s.post.floor))
-    floors = {p.floor for p in posts}
-    # Known up to ``when`` only if tally read the thread at or after it: a moment past the
-    # last read is counted as of that read (provisional when it is before the close).
-    last = max(v.read_at for v in history.versions)
-    return replace(
-        thread,
-        posts=posts,
-        read_at=min(when, last),
-        gaps=tuple(f for f in range(1, max(floors) + 1) if f not in floors),
-        history=read_by(history, when),
-    )
-
-
-def floor_time(thread: Thread, floor: int) -> datetime:
-    """When floor ``floor`` was posted (``--as-of FLOOR``), as last read."""
-    for p in thread.posts:
-        if p.floor == floor:
-            return p.time
-    seen = [s for s in last_seen(thread.history or History()).values() if s.post.floor == floor]
-    if seen:
-        return seen[-1].post.time
-    raise InputError(f"thread {thread.thread_id} has no floor {floor}.")
-
-
-
-def as_of_time(thread: Thread, given: str, game: Game, day: Day) -> datetime:
-    """``--as-of``: a floor number (the moment it was posted), a date and time in the game's
-    clock ("2026-12-01 20:30"), or a time alone on the day of the close ("20:30")."""
-    wanted = as_of_given(given, game, day)
-    return floor_time(thread, wanted) if isinstance(wanted, int) else wanted
-
-
-# The most digits of a floor number: no thread holds ten million floors (tally reads at most
-# 2,000 pages), and int() refuses a string of more than 4,300 digits with a ValueError.
-_FLOOR_DIGITS = 7
-
-
-def as_of_given(given: str, game: Game, day: Day) -> int | datetime:
-    """What ``--as-of`` names, before any thread is read: a floor number, in ASCII digits
-    (``٣`` and ``２`` are refused, not read as floors 3 and 2), or a moment in the game's clock
-    (a time with an offset is moved to it: a sentence about it names one clock)."""
-    text = given.strip()
-    shown = repr(text if len(text) <= 40 else f"{text[:20]}…") + (
-        f" ({len(text):,} characters)" if len(text) > 40 else "")  # fmt: skip
-    odd = sorted({c for c in text if not c.isascii() and c.isnumeric()})
-    if odd:
-        raise InputError(
-            f"--as-of {shown} holds {'、'.join(odd)}, not a digit 0-9: type the floor number or "
-            "the time in ASCII digits (12, or 2026-12-01 20:30)."
-        )
-    if text.isdigit():
-        if len(text) > _FLOOR_DIGITS:
-            raise InputError(f"--as-of {shown} is no thread's floor: a floor number has at "
-                             f"most {_FLOOR_DIGITS} digits.")  # fmt: skip
-        return int(text)
-    try:
-        if len(text) <= 8 and ":" in text:
-            moment = datetime.combine(day.closes.date(), time.fromisoformat(text))
-        else:
-            moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise InputError(
-            f"--as-of {shown} is neither a floor number nor a time (2026-12-01 20:30, or "
-            "20:30 on the day of the close)."
-        ) from None
-    if not 1990 <= moment.year <= 2200:
-        raise InputError(f"--as-of {shown} is not a date of a forum game.")
-    if moment.tzinfo is None:
-        return wall_time(moment, game.timezone, lambda why: InputError(f"--as-of {why}."))
-    return moment.astimezone(game.timezone)
-
-# -- the history read as of a moment --------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Seen:
-    """A post as a version showed it, and when that version was read."""
-
-    post: Post
-    read_at: datetime
-
-
-def first_read(history: History | None) -> datetime | None:
-    return history.versions[0].read_at if history is not None and history.versions else None
-
-
-def read_by(history: History, when: datetime) -> History:
-    """The history as it was at ``when``: the versions read by then."""
-    return History(tuple(v for v in history.versions if v.read_at <= when), history.capped)
-
-
-def stood_at(history: History, when: datetime) -> dict[str, Seen]:
-    """Each post as the thread stood at ``when``: the newest version of each page read by
-    then, a post on two pages (floors that moved) taken from the newer read."""
-    newest: dict[int, Version] = {}
-    for v in history.versions:
-        if v.read_at <= when:
-            newest[v.page] = v
-    return _by_post(newest.values())
-
-
-def last_seen(history: History) -> dict[str, Seen]:
-    """Each post tally ever read, as the newest version that held it showed it."""
-    return _by_post(history.versions)
-
-
-def seen_after(history: History, when: datetime) -> dict[str, Seen]:
-    """Each post as the first version read after ``when`` showed it."""
-    found: dict[str, Seen] = {}
-    for v in history.versions:
-        if v.read_at > when:
-            for p in v.posts:
-                found.setdefault(p.post_id, Seen(p, v.read_at))
-    return found
-
-
-def _by_post(versions: Iterable[Version]) -> dict[str, Seen]:
-    found: dict[str, Seen] = {}
-    for v in sorted(versions, key=lambda v: v.read_at):
-        for p in v.posts:
-            found[p.post_id] = Seen(p, v.read_at)
-    return found

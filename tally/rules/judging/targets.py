@@ -77,6 +77,17 @@ def _uid(player: str | None, ids: Mapping[str, str] | None) -> str:
     return f" (uid {uid})" if uid else ""
 
 
+def _as_typed(w: Work, written: str, target: str) -> str:
+    """The target as the voter typed it, compared as an account's name is (``author_key``):
+    the ballot reader drops what ends a sentence ("eve." is read as eve), so here the
+    target runs on to the punctuation after it; an @ before it is no part of it."""
+    if written[:1] in _MENTION and target not in (written, written[1:].strip()):
+        written = written[1:].strip()
+    text = unicodedata.normalize("NFKC", w.text)
+    after = re.search(rf"对象\s*:\s*@?\s*{re.escape(written)}([{re.escape(TRAILING)}]*)", text)
+    return author_key(written + (after.group(1) if after else ""))
+
+
 def shown_by_another(
     w: Work,
     shown: Mapping[str, list[str]],
@@ -95,14 +106,7 @@ def shown_by_another(
     "bobby", then bob renamed again and eve "bobby": they went to eve, on a real X3.5)."""
     if w.target is None or w.abstain or w.parsed is None or not (shown or before):
         return None
-    written = w.parsed.target
-    if written[:1] in _MENTION and w.target not in (written, written[1:].strip()):
-        written = written[1:].strip()
-    # The ballot reader drops what ends a sentence ("eve." is read as eve): as written, the
-    # target runs on to the punctuation after it.
-    text = unicodedata.normalize("NFKC", w.text)
-    after = re.search(rf"对象\s*:\s*@?\s*{re.escape(written)}([{re.escape(TRAILING)}]*)", text)
-    raw = author_key(written + (after.group(1) if after else ""))
+    raw = _as_typed(w, w.parsed.target, w.target)
 
     def as_written(name: str) -> bool:
         return author_key(name) == raw

@@ -1,0 +1,162 @@
+"""The thread as tally's reads show it at a moment: ``--as-of`` (a floor or a time,
+``as_of_time``) is the thread as the reads by then show it (``thread_as_of``), read from the
+history by ``stood_at`` and ``seen_after``, which the close's reading of the thread
+(``tally.rules.judging.standing``) takes too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime, time
+
+from tally.errors import InputError
+from tally.model import History, Post, Thread, Version
+from tally.rules.game.game import Day, Game
+from tally.times import short, wall_time
+
+
+def thread_as_of(thread: Thread, when: datetime) -> Thread:
+    """The thread as tally's reads show it stood at ``when`` (``--as-of``): each page as the
+    last read by then found it; a post made by then and first read after it, as first read."""
+    history = thread.history
+    first = first_read(history)
+    if history is None or first is None:
+        raise InputError(
+            f"thread {thread.thread_id} has no history in the cache (saved pages and archives "
+            "have none): --as-of counts from the pages tally read from the forum."
+        )
+    stood = stood_at(history, when)
+    for pid, seen in seen_after(history, when).items():
+        if pid not in stood and seen.post.time <= when:
+            stood[pid] = seen
+    if not stood:
+        raise InputError(
+            f"tally first read thread {thread.thread_id} {short(first.astimezone(when.tzinfo))}, "
+            f"after {short(when)}: nothing of it is known then."
+        )
+    by_floor: dict[int, Seen] = {}
+    for seen in sorted(stood.values(), key=lambda s: s.read_at):
+        by_floor[seen.post.floor] = seen  # a floor numbered again: the newer read
+    posts = tuple(s.post for s in sorted(by_floor.values(), key=lambda s: s.post.floor))
+    floors = {p.floor for p in posts}
+    # Known up to ``when`` only if tally read the thread at or after it: a moment past the
+    # last read is counted as of that read (provisional when it is before the close).
+    last = max(v.read_at for v in history.versions)
+    return replace(
+        thread,
+        posts=posts,
+        read_at=min(when, last),
+        gaps=tuple(f for f in range(1, max(floors) + 1) if f not in floors),
+        history=read_by(history, when),
+    )
+
+
+def floor_time(thread: Thread, floor: int) -> datetime:
+    """When floor ``floor`` was posted (``--as-of FLOOR``), as last read."""
+    for p in thread.posts:
+        if p.floor == floor:
+            return p.time
+    seen = [s for s in last_seen(thread.history or History()).values() if s.post.floor == floor]
+    if seen:
+        return seen[-1].post.time
+    raise InputError(f"thread {thread.thread_id} has no floor {floor}.")
+
+
+
+def as_of_time(thread: Thread, given: str, game: Game, day: Day) -> datetime:
+    """``--as-of``: a floor number (the moment it was posted), a date and time in the game's
+    clock ("2026-12-01 20:30"), or a time alone on the day of the close ("20:30")."""
+    wanted = as_of_given(given, game, day)
+    return floor_time(thread, wanted) if isinstance(wanted, int) else wanted
+
+
+# The most digits of a floor number: no thread holds ten million floors (tally reads at most
+# 2,000 pages), and int() refuses a string of more than 4,300 digits with a ValueError.
+_FLOOR_DIGITS = 7
+
+
+def as_of_given(given: str, game: Game, day: Day) -> int | datetime:
+    """What ``--as-of`` names, before any thread is read: a floor number, in ASCII digits
+    (``٣`` and ``２`` are refused, not read as floors 3 and 2), or a moment in the game's clock
+    (a time with an offset is moved to it: a sentence about it names one clock)."""
+    text = given.strip()
+    shown = repr(text if len(text) <= 40 else f"{text[:20]}…") + (
+        f" ({len(text):,} characters)" if len(text) > 40 else "")  # fmt: skip
+    odd = sorted({c for c in text if not c.isascii() and c.isnumeric()})
+    if odd:
+        raise InputError(
+            f"--as-of {shown} holds {'、'.join(odd)}, not a digit 0-9: type the floor number or "
+            "the time in ASCII digits (12, or 2026-12-01 20:30)."
+        )
+    if text.isdigit():
+        if len(text) > _FLOOR_DIGITS:
+            raise InputError(f"--as-of {shown} is no thread's floor: a floor number has at "
+                             f"most {_FLOOR_DIGITS} digits.")  # fmt: skip
+        return int(text)
+    try:
+        if len(text) <= 8 and ":" in text:
+            moment = datetime.combine(day.closes.date(), time.fromisoformat(text))
+        else:
+            moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise InputError(
+            f"--as-of {shown} is neither a floor number nor a time (2026-12-01 20:30, or "
+            "20:30 on the day of the close)."
+        ) from None
+    if not 1990 <= moment.year <= 2200:
+        raise InputError(f"--as-of {shown} is not a date of a forum game.")
+    if moment.tzinfo is None:
+        return wall_time(moment, game.timezone, lambda why: InputError(f"--as-of {why}."))
+    return moment.astimezone(game.timezone)
+
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A post as a version showed it, and when that version was read."""
+
+    post: Post
+    read_at: datetime
+
+
+def first_read(history: History | None) -> datetime | None:
+    return history.versions[0].read_at if history is not None and history.versions else None
+
+
+def read_by(history: History, when: datetime) -> History:
+    """The history as it was at ``when``: the versions read by then."""
+    return History(tuple(v for v in history.versions if v.read_at <= when), history.capped)
+
+
+def stood_at(history: History, when: datetime) -> dict[str, Seen]:
+    """Each post as the thread stood at ``when``: the newest version of each page read by
+    then, a post on two pages (floors that moved) taken from the newer read."""
+    newest: dict[int, Version] = {}
+    for v in history.versions:
+        if v.read_at <= when:
+            newest[v.page] = v
+    return _by_post(newest.values())
+
+
+def last_seen(history: History) -> dict[str, Seen]:
+    """Each post tally ever read, as the newest version that held it showed it."""
+    return _by_post(history.versions)
+
+
+def seen_after(history: History, when: datetime) -> dict[str, Seen]:
+    """Each post as the first version read after ``when`` showed it."""
+    found: dict[str, Seen] = {}
+    for v in history.versions:
+        if v.read_at > when:
+            for p in v.posts:
+                found.setdefault(p.post_id, Seen(p, v.read_at))
+    return found
+
+
+def _by_post(versions: Iterable[Version]) -> dict[str, Seen]:
+    found: dict[str, Seen] = {}
+    for v in sorted(versions, key=lambda v: v.read_at):
+        for p in v.posts:
+            found[p.post_id] = Seen(p, v.read_at)
+    return found

@@ -1,0 +1,233 @@
+"""What tally's speed-ups keep exact: the files they still make durable, the compiled
+templates they share, the local forum they stop at once (issue 30, item 6)."""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from tally.atomic import write_atomic
+from tally.forums.cache import Cache
+
+
+@pytest.fixture
+def fsynced(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The file descriptors fsync was asked for."""
+    calls: list[int] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        calls.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return calls
+
+
+def test_a_record_is_written_durably_by_default(tmp_path: Path, fsynced: list[int]) -> None:
+    write_atomic(tmp_path / "ledger.csv", b"day,player\n")
+    assert len(fsynced) == 1
+    assert (tmp_path / "ledger.csv").read_bytes() == b"day,player\n"
+
+
+def test_a_cached_page_is_not_fsynced_but_the_history_is(
+    tmp_path: Path, fsynced: list[int]
+) -> None:
+    """A page of the cache can be fetched again; a version in the history cannot."""
+    store = Cache(tmp_path).thread("discuz", "bbs.example.com", "7")
+    now = datetime(2024, 5, 9, 13, 30, tzinfo=UTC)
+    store.put("https://bbs.example.com/p1", b"<html>1</html>", now, {"ETag": '"a"'})
+    store.set_page_count(1)
+    assert fsynced == []
+    assert store.store_version(1, b'[{"post": 1}]', now) == "kept"
+    assert len(fsynced) == 2  # the version's file and history.json
+    entry = store.get("https://bbs.example.com/p1")
+    assert entry is not None and entry.body == b"<html>1</html>" and entry.etag == '"a"'
+    assert store.versions() == [(1, now, b'[{"post": 1}]')]
+    assert not list(tmp_path.rglob("*.part"))  # every write renamed into place
+
+
+@pytest.fixture
+def compiled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the templates Jinja compiled from their text."""
+    from jinja2 import Environment
+
+    names: list[str] = []
+    real = Environment.compile
+
+    def compile(self: Environment, source: str, name: str | None = None, *args: object) -> object:
+        names.append(name or "")
+        return real(self, source, name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Environment, "compile", compile)
+    return names
+
+
+def test_a_template_is_compiled_once_whichever_folder_holds_it(
+    tmp_path: Path, compiled: list[str]
+) -> None:
+    """Each run (each test) makes its own environment for its folder; neither the built-in
+    templates behind the folder nor a copy of the same text in another folder are compiled
+    by Jinja again."""
+    from tally.outputs.written.announce import check_templates
+
+    text = f"早上好 {{{{ day }}}} {tmp_path.name}\n"  # a text no other test compiled
+    for n in range(3):
+        folder = tmp_path / f"house{n}"
+        folder.mkdir()
+        (folder / "morning.text.j2").write_text(text, encoding="utf-8")
+        check_templates("morning", folder)
+    assert compiled.count("morning.text.j2") == 1
+    assert compiled.count("morning.bbcode.j2") <= 1  # the built-in one, maybe compiled before
+
+
+def test_a_copy_of_a_template_that_fails_names_its_own_file_and_line(tmp_path: Path) -> None:
+    from tally.errors import InputError
+    from tally.outputs.written import templating
+
+    text = "第{{ day }}天\n{{ 1 // 0 }}\n"
+    for n in range(2):
+        folder = tmp_path / f"house{n}"
+        folder.mkdir()
+        (folder / "morning.text.j2").write_text(text, encoding="utf-8")
+        with pytest.raises(
+            InputError, match=re.escape(f"{folder / 'morning.text.j2'}, line 2: the template failed")
+        ) as failed:
+            templating.template_text("morning.text.j2", {"day": 2}, folder, finalize=None)
+        assert f"{folder / 'morning.text.j2'}, line 2" in str(failed.value)
+
+
+def test_a_template_whose_text_changed_is_compiled_again_whatever_its_mtime(
+    tmp_path: Path,
+) -> None:
+    from tally.outputs.written import templating
+
+    path = tmp_path / "morning.text.j2"
+    path.write_text("第{{ day }}天，早上好\n", encoding="utf-8")
+    stamp = path.stat().st_mtime_ns
+    text = templating.template_text("morning.text.j2", {"day": 2}, tmp_path, finalize=None)
+    assert text == "第2天，早上好\n"
+    path.write_text("第{{ day }}天，晚上好\n", encoding="utf-8")
+    os.utime(path, ns=(stamp, stamp))
+    templating._jinja.cache_clear()  # the next run in the same process: a new environment
+    text = templating.template_text("morning.text.j2", {"day": 2}, tmp_path, finalize=None)
+    assert text == "第2天，晚上好\n"
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "discuz"
+
+
+def test_a_page_read_again_is_parsed_once_and_a_changed_one_afresh() -> None:
+    """The memo of parse_page is keyed by the whole text and every other argument: one byte
+    changed, another zone, another source (its origin) or other board profiles read anew."""
+    from zoneinfo import ZoneInfo
+
+    from tally.forums.base import forget_parsed
+    from tally.forums.boards import Boards, built_in
+    from tally.forums.discuz import DiscuzPages
+
+    china, hong_kong = ZoneInfo("Asia/Shanghai"), ZoneInfo("Asia/Hong_Kong")
+    text = (FIXTURES / "vote-p1.html").read_text(encoding="utf-8")
+    pages = DiscuzPages()
+    forget_parsed()
+    url = "http://bbs.example.com/forum.php?mod=viewthread&tid=23&page=1"
+    first = pages.parse_page(text, china, source=url)
+    assert pages.parse_page(text, china, source=url) is first
+    forget_parsed()
+    fresh = pages.parse_page(text, china, source=url)
+    assert fresh == first and fresh is not first  # the memo only skips work, same result
+
+    changed = text.replace("投票", "投 票", 1)
+    assert changed != text
+    assert pages.parse_page(changed, china, source=url) is not first
+    in_hong_kong = pages.parse_page(text, hong_kong, source=url)
+    # Parsed again for another zone; its footer's GMT+8 is Hong Kong's too, and the times
+    # are read at the footer's offset (issue 49 q), the same moments.
+    assert in_hong_kong is not first and in_hong_kong.posts[0].time == first.posts[0].time
+    other = pages.parse_page(text, china, source="http://other.example.org/forum.php")
+    assert other.origin != first.origin
+    profiles = Boards(built_in())
+    again = pages.parse_page(text, china, source=url, boards=profiles)
+    assert again == first
+    assert pages.parse_page(text, china, source=url, boards=Boards(built_in())) is again
+
+
+def test_a_page_that_fails_fails_every_time() -> None:
+    from zoneinfo import ZoneInfo
+
+    from tally.errors import TallyError
+    from tally.forums.discuz import DiscuzPages
+
+    text = (FIXTURES / "vote-p1.html").read_text(encoding="utf-8")
+    cut = text[: len(text) // 2]
+    for _ in range(2):
+        with pytest.raises(TallyError, match="ends before the forum finished the page"):
+            DiscuzPages().parse_page(cut, ZoneInfo("Asia/Shanghai"), source="cut.html")
+
+
+def test_a_stored_version_read_again_is_the_same_posts_a_damaged_one_fails() -> None:
+    from zoneinfo import ZoneInfo
+
+    from tally.forums.discuz import DiscuzPages
+    from tally.forums.history import page_data, page_posts
+
+    text = (FIXTURES / "vote-p1.html").read_text(encoding="utf-8")
+    posts = DiscuzPages().parse_page(text, ZoneInfo("Asia/Shanghai"), source="vote-p1.html").posts
+    data = page_data(posts)
+    assert page_posts(data) == posts
+    assert page_posts(bytes(bytearray(data))) is page_posts(data)  # kept by the bytes
+    damaged = data[:-2]
+    for _ in range(2):
+        with pytest.raises(ValueError, match="Expecting ',' delimiter"):
+            page_posts(damaged)
+
+
+@pytest.mark.slow  # python in another process
+def test_a_command_that_reads_no_forum_does_not_import_the_http_client() -> None:
+    """Every command makes an Environment (its HttpOptions come from tally.forums.http);
+    httpx and tenacity, a fifth of a second of every start, wait for the first request."""
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    code = (
+        "import sys\n"
+        "from tally.environment import Environment\n"
+        "from tally.forums.http import Http\n"
+        "env = Environment()\n"
+        "print('httpx' in sys.modules, 'tenacity' in sys.modules)\n"
+        "Http(env.http).close()\n"
+        "print('httpx' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=child_env(), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "True"]
+
+
+def test_a_threads_writings_are_made_once_and_it_holds_its_fields_alone() -> None:
+    """Thread.writings is walked a few dozen times a count: made once a thread, kept apart
+    from it (its ``__dict__`` is its fields, so ``Thread(**vars(t))`` is still a copy)."""
+    import dataclasses
+    from zoneinfo import ZoneInfo
+
+    from tally.forums.built import read_saved_thread_files
+    from tally.model import Thread
+
+    [thread] = read_saved_thread_files(sorted(FIXTURES.glob("vote-p*.html")), ZoneInfo("Asia/Shanghai"))
+    first = list(thread.writings())
+    assert len(first) == len(thread.posts) + sum(len(p.comments) for p in thread.posts) > 16
+    assert all(a is b for a, b in zip(first, thread.writings(), strict=True))
+    floors = list(thread.writings(comments=False))
+    assert [w.item_id for w in floors] == [p.post_id for p in thread.posts]
+    assert [w for w in first if w.comment_index is None] == floors
+    assert set(vars(thread)) == {f.name for f in dataclasses.fields(thread)}
+    copy = Thread(**vars(thread))
+    assert copy == thread and list(copy.writings()) == first
+    assert not any(a is b for a, b in zip(first, copy.writings(), strict=True))

@@ -1,0 +1,98 @@
+"""tally parses a Discuz! page in less time, and reads the same (issue 50, item 8): each
+shortcut the parse takes against the way it was done before, the reference, on markup
+built to find where the two could part (a page without a doctype, where lexbor matches ids
+and classes in any case; attributes of every case and quoting; character references)."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from selectolax.lexbor import LexborHTMLParser
+
+from tally.forums.htmltext import HIDDEN, hides
+
+FUZZ = settings(
+    max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+DOCTYPES = ("", "<!DOCTYPE html>", '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN">')
+TAGS = ("div", "span", "font", "a", "em", "td", "i", "FONT", "p", "svg", "template")
+ATTRIBUTES = (
+    "", 'class="display_none"', "class='DISPLAY_NONE'", 'class="x jammer"', "class=Jammer",
+    'class="display&#95;none"', "hidden", "HIDDEN", 'hidden=""', 'style="display:none"',
+    "STYLE='Display : None'", 'style="color:red"', 'title="class=x"', 'title="a>b hidden"',
+    'data-hidden="1"', 'id="hidden"', 'href="a?style=1"', "class", 'class="xw1"',
+)  # fmt: skip
+TEXTS = ("", "字", "hidden", "class=", " style=", "&gt;", "<!-- hidden -->")
+
+
+@st.composite
+def markup(draw: st.DrawFn) -> str:
+    """A doctype, then nested elements of the tags and attributes above."""
+    depth, parts, opened = 0, [draw(st.sampled_from(DOCTYPES))], []
+    for _ in range(draw(st.integers(1, 14))):
+        if opened and draw(st.booleans()):
+            parts.append(f"</{opened.pop()}>")
+            depth -= 1
+            continue
+        tag = draw(st.sampled_from(TAGS))
+        attributes = " ".join(draw(st.lists(st.sampled_from(ATTRIBUTES), max_size=2)))
+        parts.append(f"<{tag} {attributes}>{draw(st.sampled_from(TEXTS))}")
+        opened.append(tag)
+        depth += 1
+    return "".join(parts)
+
+
+@FUZZ
+@given(markup())
+@example('<FONT class="x jammer">字')  # hidden itself, nothing inside
+@example("<div class=DISPLAY_NONE>字</div>")  # in any case without a doctype
+@example('<!DOCTYPE html><span STYLE="Display : None">字</span>')
+@example("<em><i hidden>字</i></em>")
+@example('<a title="a>b"><i style="display:none">字</i></a>')  # ">" in an attribute
+@example('<p class="display&#95;none">字</p>')  # a character reference
+def test_whether_a_node_hides_anything_is_what_the_selector_finds(html):
+    tree = LexborHTMLParser(html)
+    for node in tree.root.traverse() if tree.root is not None else ():
+        if node.tag and node.tag[0] not in "-!":
+            assert hides(node) == (node.css_first(HIDDEN) is not None), (node.html, html)
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(["<p>", "字", "a", "\ud800", "\udfff", "😀", "&amp;"])).map("".join))
+@example("<p>\ud83d\ude00</p>")  # a pair of lone surrogates is not the character they make
+def test_a_page_encoded_once_is_parsed_and_keyed_as_before(text):
+    """The digest the parse memo keys a page by, and lexbor's tree, from the page's UTF-8
+    encoded once: a lone surrogate is itself in the digest and left out of the parse."""
+    import hashlib
+
+    from tally.forums.base import _digest
+    from tally.forums.htmltext import html_tree
+
+    before = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+    assert _digest(text) == before
+    assert html_tree(text).html == LexborHTMLParser(text).html
+    assert _digest(text) == before  # the same text again
+
+
+WHOLE = '回复:</span> <span class="xi1">12</span>'
+
+
+@FUZZ
+@given(
+    st.lists(st.sampled_from([WHOLE, "回复:</span>", ' <span class="xi1">', "1", "</span>", "字"]))
+    .map("".join),
+    st.integers(0, 80),
+)
+@example(WHOLE, 20)  # the words inside the head, the number past it
+@example("字" + WHOLE, len(WHOLE) + 1)
+def test_a_head_is_searched_as_its_slice_was(text, end):
+    from tally.forums.discuz.pages import _REPLIES_HTML, _head_search
+
+    found = _head_search(_REPLIES_HTML, "回复:</span>", text, end)
+    before = _REPLIES_HTML.search(text[:end])
+    assert (found and (found.span(), found.group(1))) == (before and (before.span(), before.group(1)))

@@ -1,0 +1,242 @@
+"""A Discuz! board read through its JSON for mobile clients (issue 50): the door
+(tally.forums.api) and Discuz!'s interface behind it (tally/forums/discuz/interface.py), on the
+loopback board whose interface answers as a real X3.5's does (tests/discuzjson.py): the same
+count as from its pages, the pages the fallback said once, the probe asked once, the edit
+marks version 4 hides learnt from version 1, and never an edited ballot counted silently."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tally.cli import app
+from tally.errors import ExitStatus
+
+from .conftest import CHINA, FOLDERS, FakeClock
+from .discuzapi import CLOSED, ON, PLUGIN_OFF
+from .discuzboard import Board
+from .discuzgen import P
+from .test_announcing_post import env, runner
+from .test_counting_whole_day import game_file, vote_thread
+
+
+@pytest.fixture
+def board(forum) -> Board:
+    return Board(forum)
+
+
+def count(board: Board, url: str, game: str, *extra: str, at: str = "2024-05-09 22:00:00"):  # type: ignore[no-untyped-def]
+    clock = FakeClock(at, CHINA)
+    board.clock = clock.now
+    return runner.invoke(app, ["votes", url, "--game", game, "--json", *extra], obj=env(clock))
+
+
+def asked(board: Board, what: str) -> list[str]:
+    return [r for r in board.forum.requests if what in r]
+
+
+def same(data: dict) -> dict:  # type: ignore[type-arg]
+    """What a count says, how the thread was read aside: the way, and its pages (100 floors
+    a page through the interface, 10 on the board's pages)."""
+    thread = {k: v for k, v in data["thread"].items() if k not in ("read_by", "pages")}
+    return {**data, "thread": thread}
+
+
+@pytest.mark.rules("V1", "V2", "V3", "C1")
+def test_the_same_count_through_the_interface_and_through_the_pages(board, tmp_path):
+    """The suite's game of test_counting_whole_day (quotes, 点评, an edit in the final hour, a proxy,
+    the dead, a late ballot) counted from the interface and from the pages: one count."""
+    url = board.thread(vote_thread())
+    game = game_file(tmp_path, url)
+    through = count(board, url, game)
+    assert through.exit_code == 0, through.stderr
+    data = json.loads(through.stdout)
+    assert data["thread"]["read_by"] == "api"
+    assert asked(board, "module=viewthread") and not asked(board, "forum.php?mod=viewthread")
+    board.interface = CLOSED
+    (tmp_path / "b").mkdir()
+    pages = count(board, url, str(Path(game_file(tmp_path / "b", url))), "--fresh")
+    assert pages.exit_code == 0, pages.stderr
+    assert json.loads(pages.stdout)["thread"]["read_by"] == "pages"
+    assert same(json.loads(pages.stdout)) == same(data)
+
+
+@pytest.mark.parametrize("off", [CLOSED, PLUGIN_OFF])
+def test_a_board_whose_interface_is_off_is_read_from_its_pages_said_once(board, tmp_path, off):
+    board.interface = off
+    url = board.thread(vote_thread())
+    result = count(board, url, game_file(tmp_path, url))
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["thread"]["read_by"] == "pages"
+    assert result.stderr.count("tally reads its threads from their HTML pages") == 1
+
+
+def test_the_probe_is_asked_once_and_kept_with_the_boards_facts(board, tmp_path):
+    url = board.thread(vote_thread())
+    game = game_file(tmp_path, url)
+    for _ in range(2):
+        assert count(board, url, game).exit_code == 0
+    assert len(asked(board, "module=check")) == 1  # the second run: the cache's answer
+    assert count(board, url, game, "--fresh").exit_code == 0
+    assert len(asked(board, "module=check")) == 2
+
+
+def test_a_board_profile_says_which_way_without_asking(board, tmp_path):
+    url = board.thread(vote_thread())
+    profile = tmp_path / "boards.toml"
+    profile.write_text('[board.loop]\nhosts = ["127.0.0.1"]\napi = false\n', encoding="utf-8")
+    result = count(board, url, game_file(tmp_path, url), "--boards", str(profile))
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["thread"]["read_by"] == "pages"
+    assert not asked(board, "/api/mobile/")
+
+
+def test_an_interface_switched_off_mid_read_is_read_again_whole_from_the_pages(board, tmp_path):
+    """The probe said yes; the thread's first page came back {"error":"mobile_is_closed"}
+    (an admin turned 开启手机版 off: the check still says version 4): no thread is read half
+    one way, half the other."""
+    url = board.thread(vote_thread())
+    original = board.forum.hook
+
+    def closed_after_the_probe(path: str):  # type: ignore[no-untyped-def]
+        if "module=check" in path:
+            return original(path) if original else None
+        board.interface = CLOSED
+        return original(path) if original else None
+
+    board.forum.hook = closed_after_the_probe
+    result = count(board, url, game_file(tmp_path, url))
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["thread"]["read_by"] == "pages"
+    assert "mobile_is_closed" in result.stderr
+    assert result.stderr.count("tally reads its threads from their HTML pages") == 1
+
+
+# -- edits: version 4 strips the mark ---------------------------------------------------------
+
+
+def edited_thread(at: str) -> object:
+    t = vote_thread()
+    t.posts[1].edited = ("冷月", at)  # floor 2, 冷月's ballot for 白桃
+    return t
+
+
+@pytest.mark.rules("V5", "S2")
+def test_an_edit_after_the_close_hidden_by_the_json_is_learnt_and_stops_the_count(board, tmp_path):
+    """A first read after the close (a fresh cache): version 4 shows no edit mark, version 1
+    does; 冷月's ballot edited at 21:40 is as unknown at the close as on the pages, and stops
+    the count the same way, never counted silently."""
+    url = board.thread(edited_thread("2024-05-09 21:40"))
+    result = count(board, url, game_file(tmp_path, url))
+    assert result.exit_code == ExitStatus.BAD_INPUT
+    assert "floor 2 (冷月) was edited 05-09 21:40, at or after the close" in result.stderr
+    assert asked(board, "version=1&module=viewthread")
+
+
+def test_an_edit_before_the_close_learnt_from_version_1_counts(board, tmp_path):
+    url = board.thread(edited_thread("2024-05-09 12:00"))
+    result = count(board, url, game_file(tmp_path, url))
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["thread"]["read_by"] == "api"
+
+
+def test_a_mark_the_board_will_not_say_stops_the_count(board, tmp_path):
+    """Version 1 off too (an answer tally cannot read): whether 冷月's ballot was edited
+    after the close is not known, and a count that rests on it stops, saying so."""
+    url = board.thread(edited_thread("2024-05-09 12:00"))
+    original = board.forum.hook
+
+    def no_version_1(path: str):  # type: ignore[no-untyped-def]
+        from tally.demo.localforum import Reply
+
+        if "version=1" in path:
+            return Reply(200, b'{"Version":"1","Variables":{"postlist":[]}}',
+                         {"Content-Type": "application/json"})  # fmt: skip
+        return original(path) if original else None
+
+    board.forum.hook = no_version_1
+    result = count(board, url, game_file(tmp_path, url))
+    assert result.exit_code == ExitStatus.BAD_INPUT
+    said = " ".join(result.stderr.split())
+    assert "read through the board's mobile interface, which shows no edit mark" in said
+    assert "--as-edited" in said
+
+
+def test_marks_learnt_once_are_kept_and_not_asked_again(board, tmp_path):
+    url = board.thread(edited_thread("2024-05-09 12:00"))
+    game = game_file(tmp_path, url)
+    assert count(board, url, game).exit_code == 0
+    first = len(asked(board, "version=1&"))
+    assert first >= 1
+    assert count(board, url, game, at="2024-05-09 22:10:00").exit_code == 0
+    assert len(asked(board, "version=1&")) == first  # the words unchanged: the marks kept
+
+
+@pytest.mark.parametrize("interface", [ON, CLOSED])
+def test_no_secret_of_the_interface_is_cached(board, tmp_path, interface):
+    """Every answer of the interface echoes the session's auth, saltkey and formhash, and a
+    page read with a member's cookies holds the form hash: scrubbed before the cache keeps
+    either."""
+    board.interface = interface
+    url = board.thread(vote_thread())
+    member = board.member("导演A", 7)
+    cookies = board.cookies(member, tmp_path / "cookies.txt")
+    clock = FakeClock("2024-05-09 22:00:00", CHINA)
+    board.clock = clock.now
+    game = game_file(tmp_path, url)
+    result = runner.invoke(app, ["votes", url, "--game", game, "--cookies", str(cookies)],
+                           obj=env(clock))  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    cached = [p.read_bytes() for p in FOLDERS.home.rglob("*") if p.is_file()]
+    assert any(b'"Variables"' in c for c in cached) == (interface == ON)
+    for secret in (member.auth, member.formhash):
+        assert not [c for c in cached if secret.encode() in c]
+
+
+def test_a_thread_the_interface_says_is_gone(board, tmp_path):
+    url = board.thread(vote_thread()).replace("tid=102", "tid=4040")
+    result = count(board, url, game_file(tmp_path, url))
+    assert result.exit_code == ExitStatus.NOT_A_THREAD
+    assert len(result.stderr.strip().splitlines()) == 1  # the one sentence, no note before it
+
+
+def test_ballots_posted_as_p_in_the_interface_keep_their_seconds(board, tmp_path):
+    """dbdateline is exact: a ballot 20 s after a close at :30 is late, one 20 s before it is
+    on time, whatever the page would have printed (the Why of issue 50)."""
+    t = vote_thread()
+    t.add(P("小眯", "2024-05-09 21:29:40", "投票对象：长夜\n投票理由：踩点"))
+    t.add(P("橘子", "2024-05-09 21:30:20", "投票对象：长夜\n投票理由：晚了"))
+    url = board.thread(t)
+    result = count(board, url, game_file(tmp_path, url))
+    assert result.exit_code == 0, result.stderr
+    by_time = {b["posted_at"][11:19]: (b["status"], b["reason"]) for b in json.loads(result.stdout)["ballots"]}
+    assert by_time["21:29:40"] == ("counted", None)
+    assert by_time["21:30:20"] == ("void", "after_close")
+    assert ON  # the board's interface as X3.5 ships it
+
+
+@pytest.mark.parametrize("interface,way", [(ON, "api"), (PLUGIN_OFF, "pages")])
+def test_doctor_names_the_way_every_command_reads_the_board(board, tmp_path, interface, way):
+    board.interface = interface
+    url = board.thread(vote_thread())
+    result = runner.invoke(app, ["doctor", url, "--json"], obj=env(FakeClock("2024-05-09 22:00:00", CHINA)))
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["read_by"] == way and data["readable"]  # the page is diagnosed either way
+    assert (data["read_by_why"] is None) == (way == "api")
+    text = runner.invoke(app, ["doctor", url], obj=env(FakeClock("2024-05-09 22:00:00", CHINA)))
+    said = "through the forum's interface for its clients" if way == "api" else "tally reads its threads from their HTML pages"
+    assert said in " ".join(text.stdout.split())
+
+
+def test_a_read_before_the_close_asks_each_page_once(board, tmp_path):
+    """A thread of N floors in ⌈N / 100⌉ requests: before the close no edit mark decides
+    anything (a later read sees what changed), so version 1 is not asked."""
+    url = board.thread(edited_thread("2024-05-08 12:00"))
+    result = count(board, url, game_file(tmp_path, url), at="2024-05-09 20:00:00")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["provisional"]
+    assert len(asked(board, "version=4&module=viewthread")) == 1
+    assert not asked(board, "version=1&")
