@@ -21,7 +21,7 @@ from tally.forums.tieba.saved import SavedPages, new_front_end
 from tally.i18n import Language, speaking
 from tally.model import ThreadRef
 
-from .conftest import CHINA, FakeClock, Runner
+from .conftest import CHINA, FIXTURES, FakeClock, Runner
 from .discuzboard import Board
 from .tiebaapi import Fault, TiebaApi
 from .tiebagen import sample
@@ -189,3 +189,38 @@ def test_a_saved_tieba_page_tally_cannot_read_is_one_chinese_sentence():
         "p1.html was saved from Tieba's 2026 web front end, whose HTML holds no floors; give "
         "tally the thread's URL (https://tieba.baidu.com/p/8800123456) instead."
     )
+
+
+# -- a Discuz! page, saved: what it is and where each field was found -------------------------
+
+
+def test_doctor_on_a_saved_page_that_is_no_thread_says_what_it_is_in_chinese():
+    page = str(FIXTURES / "discuz" / "missing-p1.html")
+    result = runner.invoke(app, ["doctor", page], env={"TALLY_LANG": "zh"})
+    assert result.exit_code == 4
+    assert (
+        f"{page}：帖子不存在、已被删除或被隐藏（论坛说“抱歉，指定的主题不存在或已被删除或正在被审核”）；"
+        "请检查 URL 里的 tid。"
+    ) in result.stdout
+    english = runner.invoke(app, ["doctor", page], env={"TALLY_LANG": "en"})
+    assert (
+        f"{page}: the thread does not exist or was deleted, or it is hidden (the forum says "
+        "“抱歉，指定的主题不存在或已被删除或正在被审核”); check the tid in the URL."
+    ) in english.stdout
+
+
+def test_doctor_says_where_each_field_was_found_in_chinese_and_json_keeps_its_keys():
+    page = str(FIXTURES / "discuz" / "vote-p1.html")
+    said = runner.invoke(app, ["doctor", page, "--json"], env={"TALLY_LANG": "zh"})
+    assert said.exit_code == 0, said.output
+    found = {f["name"]: f for f in json.loads(said.stdout)["fields"]}
+    places = {name: [w["place"] for w in f["where"]] for name, f in found.items()}
+    assert places["post id"] == ["发言自己的 ID（post_{pid}）"]
+    assert places["author"] == places["uid"] == ["a.xw1（发帖人的链接）"]
+    assert places["page count"] == ["翻页栏的“共 N 页”"]
+    assert places["floor"] == ["#postnum{pid}"]  # a selector is said as it is
+    assert found["page"]["example"] == "第1页，共2页"
+    english = runner.invoke(app, ["doctor", page, "--json"], env={"TALLY_LANG": "en"})
+    again = {f["name"]: f for f in json.loads(english.stdout)["fields"]}
+    assert [w["place"] for w in again["author"]["where"]] == ["a.xw1 (the poster's link)"]
+    assert again["page"]["example"] == "1 of 2"

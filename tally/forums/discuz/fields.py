@@ -140,7 +140,7 @@ def _post_fields(nodes: Sequence[Node], place: Place) -> list[FieldFound]:
         except ParseError as exc:
             missing["post id"].append(str(exc))
             continue
-        wheres["post id"][fields.pid_where] += 1
+        wheres["post id"][tr(fields.pid_where)] += 1
         examples.setdefault("post id", fields.pid)
         # A 置顶回复 from a later page is shown without its number, and read on its own page.
         elsewhere = stuck_label(node, fields.pid) == (True, False)
@@ -157,7 +157,7 @@ def _post_fields(nodes: Sequence[Node], place: Place) -> list[FieldFound]:
             except ParseError as exc:
                 missing[name].append(str(exc))
                 continue
-            wheres[name][where] += 1
+            wheres[name][tr(where)] += 1  # marked where it was found (N_), said here
             examples.setdefault(name, _SHOWN[name](value))
             if name == "author":
                 uid = value[1]
@@ -165,7 +165,7 @@ def _post_fields(nodes: Sequence[Node], place: Place) -> list[FieldFound]:
                     missing["uid"].append(tr("post {post}: {author} has no uid in its link.",
                                              post=fields.pid, author=value[0]))  # fmt: skip
                 else:
-                    wheres["uid"][where] += 1
+                    wheres["uid"][tr(where)] += 1
                     examples.setdefault("uid", uid)
     return [*_found(names, wheres, examples, missing, len(nodes)), _comments_whole(nodes)]
 
