@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO
 
 from tally.errors import OutputError
+from tally.i18n import tr
 
 # Read once, at import: os.umask can only be read by setting it.
 _UMASK = os.umask(0o022)
@@ -39,11 +40,14 @@ def write_atomic(path: str | Path, data: bytes, *, durable: bool = True) -> None
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
-        raise OutputError(f"cannot write {target}: the folder {folder} does not exist.")
+        raise OutputError(
+            tr("cannot write {path}: the folder {folder} does not exist.", path=target,
+               folder=folder)
+        )
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".part")
     except OSError as exc:
-        raise OutputError(f"cannot write {target} ({exc.strerror}).") from None
+        raise OutputError(unwritable(target, exc)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -57,8 +61,12 @@ def write_atomic(path: str | Path, data: bytes, *, durable: bool = True) -> None
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
-            raise OutputError(f"cannot write {target} ({exc.strerror}).") from None
+            raise OutputError(unwritable(target, exc)) from None
         raise
+
+
+def unwritable(target: Path, exc: OSError) -> str:
+    return tr("cannot write {path} ({reason}).", path=target, reason=exc.strerror)
 
 
 def try_lock(handle: IO[bytes]) -> bool:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from tally import __version__
-from tally.files import user_path
+from tally.errors import InputError
 
 # How tally names itself to a forum (its User-Agent).
 USER_AGENT = f"tally/{__version__} (forum werewolf vote counter)"
@@ -73,8 +73,28 @@ def config_file(environ: Mapping[str, str] | None = None, platform: str = sys.pl
     environ = os.environ if environ is None else environ
     named = environ.get("TALLY_CONFIG", "")
     if named:
-        return user_path(named, "TALLY_CONFIG")
+        path = home_expanded(named)
+        if path is None:
+            # In English: tally.i18n reads the process's variables through this module, which
+            # so stands below the catalogs (tally.files.user_path says it in the run's language).
+            raise InputError(f"TALLY_CONFIG: {named!r} starts with the home folder of "
+                             f"{home_user(named)}, and there is no such user here.")  # fmt: skip
+        return path
     return config_folder(environ, platform) / "config.toml"
+
+
+def home_expanded(value: str | Path) -> Path | None:
+    """``value`` with ``~`` and ``~user`` made the home folder; None when there is no such
+    user (Python raises RuntimeError)."""
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:
+        return None
+
+
+def home_user(value: str | Path) -> str:
+    """The ``~user`` a path starts with."""
+    return str(value).split("/", 1)[0].split("\\", 1)[0]
 
 
 def cache_folder(environ: Mapping[str, str] | None = None, platform: str = sys.platform) -> Path:

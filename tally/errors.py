@@ -99,3 +99,9 @@ class MaybePosted(PostError):
 class HeldPost(MaybePosted):
     """The forum took the post for a moderator to approve (回复需要审核): not shown yet, but
     it will be once approved, so it is never sent again (the journal keeps it open)."""
+
+
+def clause(error: BaseException | str) -> str:
+    """An error's sentence without its full stop (English's or Chinese's), to go on in a
+    longer one."""
+    return str(error).rstrip(".。")

@@ -11,7 +11,9 @@ import os
 import stat
 from pathlib import Path
 
+from tally.environment import home_expanded, home_user
 from tally.errors import InputError
+from tally.i18n import N_, tr
 
 MB = 1 << 20
 # A hand-written TOML file (config, game file, board profiles), a cookie file, the card ledger.
@@ -22,18 +24,22 @@ PAGE = 64 * MB
 ARCHIVE = 1024 * MB
 # The journal of posts beside a game file: a line a post, a few hundred bytes each.
 JOURNAL = 16 * MB
+# What a file is named as in a sentence about it (``read_capped``'s ``what``), marked here for
+# the catalog whichever module names it.
+KINDS = (N_("game file"), N_("config file"), N_("board profile file"), N_("saved page"),
+         N_("cookie file"), N_("archive"), N_("template"), N_("card ledger"),
+         N_("journal of posts"))  # fmt: skip
 
 
 def user_path(value: str | Path, where: str, error: type[InputError] = InputError) -> Path:
     """``value`` with ``~`` and ``~user`` made the home folder, or one sentence naming
     ``where`` it was given when there is no such user (Python raises RuntimeError)."""
-    path = Path(value)
-    try:
-        return path.expanduser()
-    except RuntimeError:
-        user = str(value).split("/", 1)[0].split("\\", 1)[0]
-        raise error(f"{where}: {str(value)!r} starts with the home folder of {user}, and there "
-                    "is no such user here.") from None  # fmt: skip
+    path = home_expanded(value)
+    if path is None:
+        raise error(tr("{where}: {value!r} starts with the home folder of {user}, and there "
+                       "is no such user here.", where=where, value=str(value),
+                       user=home_user(value)))  # fmt: skip
+    return path
 
 
 def read_own(path: Path, limit: int) -> bytes | None:
@@ -64,24 +70,34 @@ def read_capped(
     path: Path, what: str, limit: int = SMALL, error: type[InputError] = InputError
 ) -> bytes:
     """The bytes of ``path``, a regular file of at most ``limit`` bytes, or one sentence
-    naming it and ``what`` it should be."""
+    naming it and ``what`` it should be (marked where it is named: ``N_("game file")``)."""
+    what = tr(what)
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
-        raise error(f"{path}: no such {what}.") from None
+        raise error(tr("{path}: no such {what}.", path=path, what=what)) from None
     except OSError as exc:
-        raise error(f"{path}: the {what} cannot be read ({exc.strerror}).") from None
+        raise error(unreadable(path, what, exc)) from None
     if stat.S_ISDIR(mode):
-        raise error(f"{path} is a folder, not a {what}.")
+        raise error(tr("{path} is a folder, not a {what}.", path=path, what=what))
     if not stat.S_ISREG(mode):
-        kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device or special file"
-        raise error(f"{path} is {kind}, not a {what}; give a file.")
+        if stat.S_ISFIFO(mode):
+            raise error(tr("{path} is a named pipe (FIFO), not a {what}; give a file.",
+                           path=path, what=what))  # fmt: skip
+        raise error(tr("{path} is a device or special file, not a {what}; give a file.",
+                       path=path, what=what))  # fmt: skip
     try:
         with open(path, "rb") as f:
             data = f.read(limit + 1)
     except OSError as exc:
-        raise error(f"{path}: the {what} cannot be read ({exc.strerror}).") from None
+        raise error(unreadable(path, what, exc)) from None
     if len(data) > limit:
-        raise error(f"{path} is larger than {limit // MB:,} MB, more than any {what}; is it the "
-                    "right file?")  # fmt: skip
+        raise error(tr("{path} is larger than {mb} MB, more than any {what}; is it the "
+                       "right file?", path=path, mb=format(limit // MB, ","),
+                       what=what))  # fmt: skip
     return data
+
+
+def unreadable(path: Path, what: str, exc: OSError) -> str:
+    return tr("{path}: the {what} cannot be read ({reason}).", path=path, what=what,
+              reason=exc.strerror)  # fmt: skip

@@ -31,6 +31,7 @@ from typing import Any
 from tally.atomic import write_atomic
 from tally.errors import InputError, OutputError
 from tally.files import JOURNAL, read_capped
+from tally.i18n import tr
 from tally.vocabulary import Announcement
 
 # How an attempt ended. SENDING: written before the send, the answer not (yet) heard;
@@ -77,7 +78,9 @@ def _flock(path: Path) -> Iterator[None]:
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        raise OutputError(f"cannot lock {path} ({exc.strerror}): nothing was posted.") from None
+        raise OutputError(
+            tr("cannot lock {path} ({reason}): nothing was posted.", path=path, reason=exc.strerror)
+        ) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # waits for the other poster, never fails on it
         yield
@@ -103,7 +106,8 @@ def post_lock(
                 where.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise OutputError(
-                    f"cannot make {where} ({exc.strerror}): nothing was posted."
+                    tr("cannot make {path} ({reason}): nothing was posted.", path=where,
+                       reason=exc.strerror)
                 ) from None
             name = hashlib.sha256(thread.encode("utf-8")).hexdigest()[:32]
             held.enter_context(_flock(where / f"{name}.day{day}.{kind}.lock"))
@@ -122,9 +126,10 @@ def can_record(game_path: Path | None) -> None:
         fd, probe = tempfile.mkstemp(dir=folder, prefix=".tally-probe.", suffix=".part")
     except OSError as exc:
         raise OutputError(
-            f"the folder {folder} cannot be written ({exc.strerror}): tally records each post "
-            "in the journal of posts there before sending it, and would post nothing at the "
-            "close; make the folder writable (or move the game file), then start again."
+            tr("the folder {folder} cannot be written ({reason}): tally records each post "
+               "in the journal of posts there before sending it, and would post nothing at the "
+               "close; make the folder writable (or move the game file), then start again.",
+               folder=folder, reason=exc.strerror)
         ) from None
     os.close(fd)
     os.unlink(probe)
@@ -147,8 +152,9 @@ class Journal:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise InputError(
-                f"{self.path} is not a journal of posts tally wrote (not UTF-8 text); put it "
-                "back as it was, or move it away if you know the fate of every post in it."
+                tr("{path} is not a journal of posts tally wrote (not UTF-8 text); put it "
+                   "back as it was, or move it away if you know the fate of every post in it.",
+                   path=self.path)
             ) from None
         found = []
         for number, line in enumerate(text.splitlines(), start=1):
@@ -159,8 +165,9 @@ class Journal:
                 found.append(Entry(**data))
             except (ValueError, TypeError):
                 raise InputError(
-                    f"{self.path}, line {number}, is not a journal entry tally wrote; put the "
-                    "line back as it was, or delete it if you know that post's fate."
+                    tr("{path}, line {line}, is not a journal entry tally wrote; put the "
+                       "line back as it was, or delete it if you know that post's fate.",
+                       path=self.path, line=number)
                 ) from None
         return tuple(found)
 

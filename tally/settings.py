@@ -28,7 +28,7 @@ from tally.environment import Environment, config_file
 from tally.errors import InputError
 from tally.files import user_path
 from tally.i18n import DEFAULT as DEFAULT_LANGUAGE
-from tally.i18n import Choice, choose, word
+from tally.i18n import N_, Choice, choose, tr, word
 
 DEFAULT_ZONE = "Asia/Shanghai"
 COMMAND_LINE = "command line"
@@ -55,24 +55,32 @@ class Key:
     help: str
     option: str
     default: Any = None
-    unset: str = ""  # what tally does when nothing sets it (and the default is None)
+    # What tally does when nothing sets it (and the default is None), as the catalog has it.
+    unset_words: str = ""
+
+    @property
+    def unset(self) -> str:
+        """What tally does when nothing sets it, in the run's language (`tally config`)."""
+        return tr(self.unset_words)
 
 
 KEYS: tuple[Key, ...] = (
     Key("template_dir", SettingType.FOLDER,
-        "your announcement templates; a missing one is the built-in", "--template-dir",
-        unset="the built-in templates"),
-    Key("cookies", SettingType.FILE, "a Netscape cookies.txt exported from a logged-in browser",
-        "--cookies", unset="none: tally reads as a guest"),
-    Key("boards", SettingType.FILE, "board profiles for themes tally cannot read alone", "--boards",
-        unset="boards.toml beside the config file when there, and the built-in profiles"),
-    Key("cache_dir", SettingType.FOLDER, "where pages are kept between runs", "--cache-dir",
-        unset="the platform's cache folder"),
-    Key("timezone", SettingType.ZONE, "the forum's clock where the game file names none",
+        N_("your announcement templates; a missing one is the built-in"), "--template-dir",
+        unset_words=N_("the built-in templates")),
+    Key("cookies", SettingType.FILE, N_("a Netscape cookies.txt exported from a logged-in browser"),
+        "--cookies", unset_words=N_("none: tally reads as a guest")),
+    Key("boards", SettingType.FILE, N_("board profiles for themes tally cannot read alone"),
+        "--boards",
+        unset_words=N_("boards.toml beside the config file when there, and the built-in profiles")),
+    Key("cache_dir", SettingType.FOLDER, N_("where pages are kept between runs"), "--cache-dir",
+        unset_words=N_("the platform's cache folder")),
+    Key("timezone", SettingType.ZONE, N_("the forum's clock where the game file names none"),
         "--timezone", DEFAULT_ZONE),
-    Key("color", SettingType.FLAG, "colour on the terminal (NO_COLOR in the environment: none)",
-        "--color/--no-color", unset="colour on a terminal"),
-    Key("politeness", SettingType.SECONDS, "seconds between two requests to one forum", "", 0.025),
+    Key("color", SettingType.FLAG, N_("colour on the terminal (NO_COLOR in the environment: none)"),
+        "--color/--no-color", unset_words=N_("colour on a terminal")),
+    Key("politeness", SettingType.SECONDS, N_("seconds between two requests to one forum"), "",
+        0.025),
 )  # fmt: skip
 BY_NAME = {k.name: k for k in KEYS}
 NAMES = frozenset(BY_NAME)
@@ -108,6 +116,17 @@ class Settings:
         return ()
 
 
+def said_source(source: str) -> str:
+    """Where a setting came from (``Setting.source``, named in English as the JSON keeps it),
+    in the run's language."""
+    for prefix, words in (("config file ", N_("config file {path}")),
+                          ("game file ", N_("game file {path}"))):  # fmt: skip
+        if source.startswith(prefix):
+            return tr(words, path=source.removeprefix(prefix))
+    named = {COMMAND_LINE: N_("command line"), BUILT_IN: N_("tally's default")}
+    return tr(named.get(source, source))
+
+
 def check(table: Mapping[str, Any], source: str, base: Path) -> dict[str, Any]:
     """The settings of a file's table (keys it does not hold are left out), checked; paths
     read from the file's own folder (``base``) and ``~`` as the home folder."""
@@ -116,29 +135,35 @@ def check(table: Mapping[str, Any], source: str, base: Path) -> dict[str, Any]:
 
 
 def _value(key: Key, value: Any, source: str, base: Path) -> Any:
-    def fail(problem: str) -> InputError:
-        return InputError(f"{source}, key {key.name!r}: {problem}.")
+    def fail(sentence: str, **fields: Any) -> InputError:
+        return InputError(tr(sentence, source=source, key=key.name, **fields))
 
     if key.kind in (SettingType.FOLDER, SettingType.FILE):
         if not isinstance(value, str) or not value.strip():
-            raise fail(f"must be the path of a {key.kind}, in quotes")
-        return base / user_path(value.strip(), f"{source}, key {key.name!r}")
+            if key.kind is SettingType.FOLDER:
+                raise fail(N_("{source}, key {key!r}: must be the path of a folder, in quotes."))
+            raise fail(N_("{source}, key {key!r}: must be the path of a file, in quotes."))
+        where = tr("{source}, key {key!r}", source=source, key=key.name)
+        return base / user_path(value.strip(), where)
     if key.kind is SettingType.ZONE:
         if not isinstance(value, str):
-            raise fail("must be a time zone name like Asia/Shanghai, in quotes")
+            raise fail(N_("{source}, key {key!r}: must be a time zone name like Asia/Shanghai, "
+                       "in quotes."))  # fmt: skip
         try:
             ZoneInfo(value.strip())
         except (ZoneInfoNotFoundError, ValueError, OSError):
-            raise fail(f"{value[:40]!r} is not a time zone name like Asia/Shanghai") from None
+            raise fail(N_("{source}, key {key!r}: {value!r} is not a time zone name like "
+                       "Asia/Shanghai."), value=value[:40]) from None  # fmt: skip
         return value.strip()
     if key.kind is SettingType.FLAG:
         if not isinstance(value, bool):
-            raise fail("must be true or false (no quotes)")
+            raise fail(N_("{source}, key {key!r}: must be true or false (no quotes)."))
         return value
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise fail("must be a number of seconds")
+        raise fail(N_("{source}, key {key!r}: must be a number of seconds."))
     if not 0 <= value <= 60:
-        raise fail(f"{value} is not between 0 and 60 seconds")
+        raise fail(N_("{source}, key {key!r}: {value} is not between 0 and 60 seconds."),
+                   value=value)
     return float(value)
 
 
@@ -154,16 +179,21 @@ def load_config(path: Path) -> dict[str, Any]:
         if name not in BY_NAME and name != LANGUAGE:
             known = [*BY_NAME, LANGUAGE]
             close = difflib.get_close_matches(name, known, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise InputError(
-                f"{path}, key {name!r}: is not a setting tally knows{hint}; it knows "
-                f"{', '.join(known)}."
-            )
+            if close:
+                raise InputError(tr("{path}, key {key!r}: is not a setting tally knows (did you "
+                                    "mean {near!r}?); it knows {known}.", path=path, key=name,
+                                    near=close[0], known=tr(", ").join(known)))  # fmt: skip
+            raise InputError(tr("{path}, key {key!r}: is not a setting tally knows; it knows "
+                                "{known}.", path=path, key=name,
+                                known=tr(", ").join(known)))  # fmt: skip
+    # Said in errors only: the settings' sources (`tally config`) are named as they are.
+    source = tr("config file {path}", path=path)
     if LANGUAGE in data:
-        checked = check(data, f"config file {path}", path.parent)
-        checked[LANGUAGE] = word(data[LANGUAGE], f"config file {path}, key {LANGUAGE!r}")
+        checked = check(data, source, path.parent)
+        where = tr("{source}, key {key!r}", source=source, key=LANGUAGE)
+        checked[LANGUAGE] = word(data[LANGUAGE], where)
         return checked
-    return check(data, f"config file {path}", path.parent)
+    return check(data, source, path.parent)
 
 
 def merge(
@@ -201,7 +231,8 @@ def merge(
         chosen = values[name]
         if chosen.source not in (BUILT_IN, COMMAND_LINE) and not chosen.value.exists():
             # Named in a file the director may have forgotten: say which one.
-            raise InputError(f"{chosen.value} ({name} in the {chosen.source}) does not exist.")
+            raise InputError(tr("{path} ({name} in the {source}) does not exist.",
+                                path=chosen.value, name=name, source=said_source(chosen.source)))
     said = config_values.get(LANGUAGE)
     language = choose(Environment().environ if environ is None else environ,
                       (said, config_source) if said is not None else None)  # fmt: skip

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
 from tally.errors import ParseError
+from tally.i18n import tr
 
 
 def short(t: datetime, *, seconds: bool = False) -> str:
@@ -57,18 +58,19 @@ def duration(delta: timedelta, *, seconds: bool = False) -> str:
     if seconds:
         hours, rest = divmod(total, 3600)
         minutes, secs = divmod(rest, 60)
+        mm, ss = format(minutes, "02d"), format(secs, "02d")
         if hours:
-            return f"{hours} h {minutes:02d} min {secs:02d} s"
+            return tr("{hours} h {minutes} min {seconds} s", hours=hours, minutes=mm, seconds=ss)
         if minutes:
-            return f"{minutes} min {secs:02d} s"
-        return f"{secs} s"
+            return tr("{minutes} min {seconds} s", minutes=minutes, seconds=ss)
+        return tr("{seconds} s", seconds=secs)
     days, rest = divmod(total // 60, 24 * 60)
     hours, minutes = divmod(rest, 60)
     if days:
-        return f"{days} d {hours} h"
+        return tr("{days} d {hours} h", days=days, hours=hours)
     if hours:
-        return f"{hours} h {minutes} min"
-    return f"{minutes} min"
+        return tr("{hours} h {minutes} min", hours=hours, minutes=minutes)
+    return tr("{minutes} min", minutes=minutes)
 
 
 def from_unix(value: object, tz: tzinfo, where: str) -> datetime:
@@ -83,7 +85,8 @@ def from_unix(value: object, tz: tzinfo, where: str) -> datetime:
             raise ValueError
         return instant(datetime.fromtimestamp(stamp, tz))
     except (TypeError, ValueError, OverflowError, OSError):
-        raise ParseError(f"{where}: time {value!r} is not a Unix time.") from None
+        raise ParseError(tr("{where}: time {value!r} is not a Unix time.", where=where,
+                            value=value)) from None  # fmt: skip
 
 
 def wall_time(naive: datetime, tz: tzinfo, fail: Callable[[str], Exception]) -> datetime:
@@ -96,17 +99,19 @@ def wall_time(naive: datetime, tz: tzinfo, fail: Callable[[str], Exception]) -> 
     if before == after or before is None or after is None:
         return first
     step = abs(after - before)
-    hour = "an hour" if step == timedelta(hours=1) else duration(step)
-    when = f"{naive:%Y-%m-%d %H:%M}"
+    hour = tr("an hour") if step == timedelta(hours=1) else duration(step)
+    when = naive.strftime("%Y-%m-%d %H:%M")
     if first.astimezone(UTC).astimezone(tz).replace(tzinfo=None) != naive:
         raise fail(
-            f"{when} is no time in {tz}: its clocks go forward {hour} that night (summer time "
-            "begins) and never show it; give a time outside the hour they skip"
+            tr("{when} is no time in {zone}: its clocks go forward {hour} that night (summer "
+               "time begins) and never show it; give a time outside the hour they skip",
+               when=when, zone=tz, hour=hour)
         )
     raise fail(
-        f"{when} comes twice in {tz}: its clocks go back {hour} that night (summer time "
-        f"ends); say which with its offset, {first.isoformat()} (the first) or "
-        f"{second.isoformat()} (the second)"
+        tr("{when} comes twice in {zone}: its clocks go back {hour} that night (summer time "
+           "ends); say which with its offset, {first} (the first) or "
+           "{second} (the second)", when=when, zone=tz, hour=hour, first=first.isoformat(),
+           second=second.isoformat())
     )
 
 

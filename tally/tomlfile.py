@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from tally.errors import GameFileError, InputError
 from tally.files import SMALL, read_capped
+from tally.i18n import tr
 
 # What an input method in full-width (全角) mode types instead of TOML's ASCII punctuation.
 _FULL_WIDTH = {
@@ -44,11 +45,12 @@ def read_text(path: Path, what: str, error: type[InputError] = InputError) -> st
             raw.decode("gb18030")
         except UnicodeDecodeError:
             raise error(
-                f"{path} is not UTF-8 text (byte {exc.start:,} is not); save the {what} as UTF-8."
+                tr("{path} is not UTF-8 text (byte {byte} is not); save the {what} as UTF-8.",
+                   path=path, byte=format(exc.start, ","), what=tr(what))
             ) from None
         raise error(
-            f"{path} is saved as GBK (a Chinese encoding), not UTF-8; save the {what} as UTF-8 "
-            "(Notepad: Save as, Encoding: UTF-8)."
+            tr("{path} is saved as GBK (a Chinese encoding), not UTF-8; save the {what} as UTF-8 "
+               "(Notepad: Save as, Encoding: UTF-8).", path=path, what=tr(what))
         ) from None
 
 
@@ -65,13 +67,14 @@ def parse(text: str, source: str, error: type[InputError] = InputError) -> dict[
         line = lines[number - 1] if 0 < number <= len(lines) else ""
         wide = sorted({c for c in line if c in _FULL_WIDTH}, key=line.index)
         if wide:
-            swaps = ", ".join(f"{c} for {_FULL_WIDTH[c]}" for c in wide)
+            swaps = tr(", ").join(tr("{wide} for {narrow}", wide=c, narrow=_FULL_WIDTH[c])
+                                  for c in wide)  # fmt: skip
             raise error(
-                f"{source}, line {number}: {swaps}: an input method's full-width punctuation, "
-                "which TOML does not read; retype them with the keyboard in half-width (半角) "
-                "mode."
+                tr("{source}, line {line}: {swaps}: an input method's full-width punctuation, "
+                   "which TOML does not read; retype them with the keyboard in half-width (半角) "
+                   "mode.", source=source, line=number, swaps=swaps)
             ) from None
-        raise error(f"{source}: not valid TOML ({said}).") from None
+        raise error(tr("{source}: not valid TOML ({said}).", source=source, said=said)) from None
 
 
 def load(path: Path, what: str, error: type[InputError] = InputError) -> dict[str, Any]:
@@ -92,13 +95,15 @@ def appended(text: str, block: str) -> str:
         doc = tomlkit.parse(text)
         new: Table = tomlkit.parse(block.replace("\n", newline))["days"][0]
     except TOMLKitError as exc:  # the loader read it; tomlkit should too
-        raise GameFileError(f"the game file cannot be edited ({exc}).") from None
+        raise GameFileError(tr("the game file cannot be edited ({reason}).", reason=exc)) from None
     days = doc.get("days")
     if days is None:
         doc.append("days", tomlkit.aot())
         days = doc["days"]
     if not isinstance(days, AoT):
-        raise GameFileError("the game file's days are not [[days]] tables; add the day by hand.")
+        raise GameFileError(
+            tr("the game file's days are not [[days]] tables; add the day by hand.")
+        )
     if len(days):
         last: Table = days[-1]
         body = last.value.body

@@ -244,7 +244,7 @@ def test_the_desk_in_chinese_on_a_desktop_and_a_phone(forum, tmp_path, browser, 
             desk.poller(2).read_now()
             until(page, "document.querySelectorAll('#live tr.changed').length === 1")
             live = page.evaluate("document.querySelector('main').textContent")
-            assert "立即读帖" in live and "暂计" in live and "逐楼的票" in live
+            assert "立即读帖" in live and "暂计" in live and "逐楼票型" in live
             assert "read the thread now" not in live and "Ballots, floor by floor" not in live
             within(page, width, "/day/2")
             assert page.errors == []

@@ -202,7 +202,7 @@ def test_the_pollers_count_in_the_latest_pages_language(setup):
         with speaking(lambda: desk.language):  # as the poller's thread speaks
             assert tr("reading the vote thread…") == "正在读投票帖……"
         with c.stream("GET", "/day/2/events", headers=ZH) as stream:
-            text = events_until(stream.iter_text(), "逐楼的票")
+            text = events_until(stream.iter_text(), "逐楼票型")
         assert "<strong>暂计</strong>：关门前还会有票和改票" in text
         assert "Ballots, floor by floor" not in text
         # A change of the game file: the poller's reason to count again is said in the
@@ -217,7 +217,7 @@ def test_the_pollers_count_in_the_latest_pages_language(setup):
         assert desk.language is Language.EN
         with c.stream("GET", "/day/2/events", headers=EN) as stream:
             text = events_until(stream.iter_text(), "Ballots, floor by floor")
-        assert "逐楼的票" not in text
+        assert "逐楼票型" not in text
 
 
 @pytest.mark.slow

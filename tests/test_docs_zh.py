@@ -284,6 +284,8 @@ def test_chinese_is_spaced_from_latin_words_and_code():
     forums (“来自: Android客户端”) are as the forums write them."""
     han = r"[\u4e00-\u9fff]"
     for page in (*CHINESE, README_ZH, GLOSSARY):
+        if page.parent == ZH and page.name in GENERATED:
+            continue  # written by code: its tables' cells hold the ballots' own forms as code
         text = prose(page.read_text(encoding="utf-8"))
         text = re.sub(r"“[^”]*”", "“”", text)
         text = re.sub(r"\]\([^)]*\)", "]", text)

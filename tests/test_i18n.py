@@ -145,6 +145,33 @@ FROM_TABLES = {
     "tally/forums/base.py",
     "tally/forums/built.py",
     "tally/forums/ways.py",
+    # the kind of file a sentence names ("game file"), marked where it is named
+    "tally/commands/checks.py",
+    "tally/files.py",
+    "tally/tomlfile.py",
+    # a sentence chosen by the caller (N_ there): a K1 card's, a setting's error,
+    # where a setting came from
+    "tally/commands/cards.py",
+    "tally/settings.py",
+    "tally/commands/day.py",
+    # The words of the statuses of posts that hold no ballot (_REMARK_STATUS).
+    "tally/outputs/shown/console.py",
+    # The rulesets page's sentences kept in tables (the ways to change, what is shown), and
+    # the rules' own words (tie steps, ABOUT), translated once the rules' catalog has them.
+    "tally/outputs/written/rulesets_doc.py",
+    # What says when a day opens: English for `tally day add`'s sentences, translated for
+    # the comment tally init writes (draft.opening); the rulesets' ABOUT, the rules' words.
+    "tally/outputs/written/draft.py",
+    # The rules' sentences kept until shown: a ballot text's problem (verdicts.Problem, read
+    # in a cached function), the words of a 屏蔽 (rows.BANNED), a quote box's flag, a
+    # status in a watch's line, an account's role, a change button's words, a thread's role.
+    "tally/rules/verdicts.py",
+    "tally/rules/judging/rows.py",
+    "tally/rules/judging/sorting.py",
+    "tally/rules/judging/changes.py",
+    "tally/rules/counting/polls.py",
+    "tally/rules/counting/uids.py",
+    "tally/rules/counting/guards.py",
     # Discuz!'s refusals, by the key its interface answers and by what they mean; where a
     # page says its thread and its pages (the savers' marks, the links), and where doctor
     # found each field of a post, marked where found and said by doctor

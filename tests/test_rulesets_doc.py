@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from tally.rules.verdicts import TieStep
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "rulesets.md"
+DOC_ZH = ROOT / "docs" / "zh" / "rulesets.md"
 GAME_FILE = ROOT / "docs" / "game-file.md"
 
 
@@ -20,6 +22,30 @@ def test_docs_rulesets_md_is_the_page_the_rulesets_make():
     assert DOC.read_text(encoding="utf-8") == markdown(), (
         "docs/rulesets.md is stale: run python -m tally.outputs.written.rulesets_doc docs/rulesets.md"
     )
+
+
+def test_docs_zh_rulesets_md_is_the_page_the_rulesets_make_in_chinese():
+    """Issue 52: the Chinese twin is written the same way, from the same rulesets, its words
+    from the catalog; the two pages link each other at their tops."""
+    from tally.i18n import Language
+
+    chinese = markdown(language=Language.ZH)
+    assert DOC_ZH.read_text(encoding="utf-8") == chinese, (
+        "docs/zh/rulesets.md is stale: run python -m tally.outputs.written.rulesets_doc --zh "
+        "docs/zh/rulesets.md"
+    )
+    assert chinese.startswith("# 内置规则集\n\nEnglish: [The built-in rulesets](../rulesets.md)\n")
+    assert markdown().startswith("# The built-in rulesets\n\n中文：[内置规则集](zh/rulesets.md)\n")
+    # The same tables, ruleset by ruleset, row by row, the same rule ids and ballot forms.
+    english = markdown()
+    def ids(page: str) -> list[str]:
+        return [ln.split(" | ")[-1] for ln in page.splitlines()
+                if ln.startswith("| ") and not ln.startswith("| | |")]  # fmt: skip
+
+    assert ids(chinese) == ids(english) and len(ids(english)) == 4 * 12
+    assert re.findall(r"^  .*$", chinese, re.M) == re.findall(r"^  .*$", english, re.M)
+    assert "| 改票 | 限改1次；关门前60分钟内不许改 | V4, V5, V9 |" in chinese
+    assert "| 票重 | 警长2.5票，执警1.5票；被诽谤+2 | C1, C2, C3 |" in chinese
 
 
 def test_the_game_files_rules_table_is_the_one_the_rulesets_make():

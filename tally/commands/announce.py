@@ -10,6 +10,7 @@ from typing import Protocol
 from tally.commands.threads import days_before
 from tally.errors import FetchError, GameFileError, InputError, PostError
 from tally.forums.reader import Reader
+from tally.i18n import tr
 from tally.outputs.results import Announced
 from tally.outputs.written import cardfile
 from tally.rules.cards.ledger import Card, live
@@ -73,8 +74,8 @@ def announce(
         context = reminder_context(result, game, show_rules=show_rules)
         if post and not result.not_voted:
             raise PostError(
-                f"every living player has voted on day {day}: there is nobody to remind, so "
-                "no reminder is posted."
+                tr("every living player has voted on day {day}: there is nobody to remind, so "
+                   "no reminder is posted.", day=day)
             )
     elif kind is Announcement.MORNING:
         context = _morning(game, chosen, reader, show_rules)
@@ -97,13 +98,14 @@ def _closing_postable(result: DayResult, as_edited: bool) -> None:
     provisional one (暂计)."""
     if as_edited:
         raise PostError(
-            "a count taken --as-edited is never posted: rule on the edited floor in the "
-            "game file ([[rulings]]) to post the result."
+            tr("a count taken --as-edited is never posted: rule on the edited floor in the "
+               "game file ([[rulings]]) to post the result.")
         )
     if result.provisional:
         raise PostError(
-            f"day {result.day.day} has not closed (read {short(result.as_of)}): a provisional "
-            "count (暂计) is never posted; post the result after the close."
+            tr("day {day} has not closed (read {read}): a provisional "
+               "count (暂计) is never posted; post the result after the close.",
+               day=result.day.day, read=short(result.as_of))
         )
 
 
@@ -113,7 +115,7 @@ def _morning(game: Game, day: Day, reader: Reader, show_rules: bool) -> dict[str
     from tally.outputs.written.opening import morning_context
 
     if game.path is None:
-        raise InputError("the morning announcement reads the ledger beside the game file.")
+        raise InputError(tr("the morning announcement reads the ledger beside the game file."))
     cards = live(cardfile.load(cardfile.ledger_path(game.path)))
     _no_doubt(game, day.day, cards)
     chain = days_before(game, day.day, reader)
@@ -143,11 +145,13 @@ def _no_doubt(game: Game, day: int, cards: Sequence[Card]) -> None:
     before = max((d.day for d in game.days if d.day < day), default=None)
     doubts = [c for c in cards if c.in_doubt and c.day == before]
     if doubts:
-        ways = "; ".join(f"`{a}` or `{b}`" for a, b in (commands(c, game.path) for c in doubts))
+        ways = "; ".join(tr("`{remove}` or `{keep}`", remove=a, keep=b)
+                         for a, b in (commands(c, game.path) for c in doubts))  # fmt: skip
         raise GameFileError(
-            f"the morning post of day {day} would show {'、'.join(named(c) for c in doubts)}, "
-            f"in doubt in the card ledger (tally's check no longer gives it): remove it or "
-            f"keep it as yours ({ways}), then run again."
+            tr("the morning post of day {day} would show {cards}, "
+               "in doubt in the card ledger (tally's check no longer gives it): remove it or "
+               "keep it as yours ({ways}), then run again.", day=day,
+               cards="、".join(named(c) for c in doubts), ways=ways)
         )
 
 

@@ -10,6 +10,7 @@ from tally.commands.checks import check_output, zone
 from tally.commands.threads import closed_days
 from tally.errors import InputError
 from tally.forums.reader import Reader
+from tally.i18n import N_, tr
 from tally.outputs.results import Archived
 from tally.rules.counting.votes import DayResult
 from tally.rules.game.game import Game
@@ -33,9 +34,9 @@ def archive(
     if output is None and db is None:
         output = Path("posts.csv")
     if output is not None:
-        check_output(output, "CSV file")
+        check_output(output, N_("CSV file"))
     if db is not None:
-        check_output(db, "database")
+        check_output(db, N_("database"))
     wanted = list(sources or ())
     loaded = None
     if game is not None:
@@ -50,10 +51,12 @@ def archive(
     else:
         tz = zone(timezone)
     if not wanted:
-        raise InputError("give at least one thread URL or saved page, or --game GAME.toml.")
+        raise InputError(tr("give at least one thread URL or saved page, or --game GAME.toml."))
     threads = reader.read(wanted, tz)
     partial = tuple(
-        f"thread {t.thread_id} is partial: {gap} missing" for t in threads for gap in t.missing
+        tr("thread {thread} is partial: {gap} missing", thread=t.thread_id, gap=gap)
+        for t in threads
+        for gap in t.missing
     )
     written = write_csv(threads, output) if output is not None else None
     database = None

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tally.errors import InputError
+from tally.i18n import N_, tr
 from tally.outputs.written import cardfile
 from tally.rules.cards import ledger
 from tally.rules.cards.ledger import Card, LedgerEdit, LedgerView
@@ -44,7 +45,9 @@ _COLOURS = {
 def colour_of(text: str) -> Colour:
     colour = _COLOURS.get(text.strip().lower())
     if colour is None:
-        raise InputError(f"{text!r} is no card colour: blue, yellow or red (蓝, 黄, 红).")
+        raise InputError(
+            tr("{text!r} is no card colour: blue, yellow or red (蓝, 黄, 红).", text=text)
+        )
     return colour
 
 
@@ -57,17 +60,20 @@ def _player(game: Game, name: str, reader: Reader | None) -> Named:
 
 def _path(game: Game) -> Path:
     if game.path is None:
-        raise InputError("the card ledger lives beside the game file; load one.")
+        raise InputError(tr("the card ledger lives beside the game file; load one."))
     return cardfile.ledger_path(game.path)
 
 
 def _check(game: Game, day: int, rule: str, reason: str) -> None:
     if day < 0 or (day > 0 and day not in {d.day for d in game.days}):
-        raise InputError(f"day {day} is not a day of {game.where()} (0: before the game).")
+        raise InputError(
+            tr("day {day} is not a day of {where} (0: before the game).", day=day,
+               where=game.where())
+        )
     if not rule.strip():
-        raise InputError("give the rule the card is for (L4, L8, …).")
+        raise InputError(tr("give the rule the card is for (L4, L8, …)."))
     if not reason.strip():
-        raise InputError("give the card a reason, as the morning announcement will show it.")
+        raise InputError(tr("give the card a reason, as the morning announcement will show it."))
 
 
 def add_card(
@@ -87,10 +93,11 @@ def add_card(
     return LedgerEdit(path, tuple(ledger.live(cards)), tuple(new), (), named.how)
 
 
-def _not_k1(rule: str, instead: str) -> None:
-    """A K1 card is no card of its own to take back or keep: the three below it make it."""
+def _not_k1(rule: str, sentence: str) -> None:
+    """A K1 card is no card of its own to take back or keep: the three below it make it
+    (``sentence``, marked where it is given, says so and what to do instead)."""
     if rule.strip() == "K1":
-        raise InputError(f"a K1 card is made by the three cards below it (K1): {instead}.")
+        raise InputError(tr(sentence))
 
 
 def remove_card(
@@ -100,7 +107,8 @@ def remove_card(
     """Take a card back; the escalations of that player are made again without it."""
     named = _player(game, player, reader)
     wanted = colour_of(colour)
-    _not_k1(rule, "remove one of them, and the escalation goes with it")
+    _not_k1(rule, N_("a K1 card is made by the three cards below it (K1): remove one of them, "
+                     "and the escalation goes with it."))
     path = _path(game)
     with cardfile.editing(path):
         edit = _remove(path, day, named.player, wanted, rule, reason)
@@ -118,11 +126,13 @@ def _remove(
     ]  # fmt: skip
     if not matches:
         raise InputError(
-            f"the ledger {path} holds no {wanted.label} for {name} on day {day} under {rule}."
+            tr("the ledger {path} holds no {card} for {player} on day {day} under {rule}.",
+               path=path, card=wanted.label, player=name, day=day, rule=rule)
         )
     if len(matches) > 1:
         reasons = "; ".join(repr(c.reason) for c in matches)
-        raise InputError(f"{len(matches)} cards match ({reasons}); give the reason to say which.")
+        raise InputError(tr("{n} cards match ({reasons}); give the reason to say which.",
+                            n=len(matches), reasons=reasons))  # fmt: skip
     taken = matches[0]
     # A card the lurker check gave stays, struck: the check would propose it again (one in
     # doubt too: the check may give it again if the post goes again).
@@ -145,7 +155,8 @@ def keep_card(
     named = _player(game, player, reader)
     name = named.player
     wanted = colour_of(colour)
-    _not_k1(rule, "keep those, and the escalation is made with them")
+    _not_k1(rule, N_("a K1 card is made by the three cards below it (K1): keep those, and the "
+                     "escalation is made with them."))
     path = _path(game)
     with cardfile.editing(path):
         cards = cardfile.load(path)
@@ -153,8 +164,10 @@ def keep_card(
         matches = [c for c in cards if c.same == same and c.source in ("tally", ledger.DOUBT)]
         if not matches:
             raise InputError(
-                f"the ledger {path} holds no {wanted.label} of tally's for {name} on day {day} "
-                f"under {rule} (a card by hand is yours already; a struck one: `tally cards add`)."
+                tr("the ledger {path} holds no {card} of tally's for {player} on day {day} "
+                   "under {rule} (a card by hand is yours already; a struck one: "
+                   "`tally cards add`).", path=path, card=wanted.label, player=name, day=day,
+                   rule=rule)
             )
         taken = matches[0]
         mine = dataclasses.replace(taken, source="director")

@@ -7,6 +7,7 @@ from datetime import tzinfo
 from pathlib import Path
 
 from tally.errors import InputError, OutputError
+from tally.i18n import tr
 
 
 def zone(name: str) -> tzinfo:
@@ -15,20 +16,26 @@ def zone(name: str) -> tzinfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
-        raise InputError(f"{name!r} is not a time zone name like Asia/Shanghai.") from None
+        raise InputError(
+            tr("{name!r} is not a time zone name like Asia/Shanghai.", name=name)
+        ) from None
 
 
 def check_output(path: Path, what: str, *, overwrite: bool = True) -> None:
-    """Before anything is downloaded: can ``path`` be written?"""
+    """Before anything is downloaded: can ``path`` be written? ``what``: the kind of file,
+    marked for the catalog where it is named (``N_("game file")``)."""
     if not overwrite and path.exists():
         raise InputError(
-            f"{path} exists; tally never writes over a {what}: give another name with -o."
+            tr("{path} exists; tally never writes over a {what}: give another name with -o.",
+               path=path, what=tr(what))
         )
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
-        raise InputError(f"cannot write {path}: the folder {folder} does not exist.")
+        raise InputError(
+            tr("cannot write {path}: the folder {folder} does not exist.", path=path, folder=folder)
+        )
     if path.is_dir():
-        raise InputError(f"cannot write {path}: it is a folder.")
+        raise InputError(tr("cannot write {path}: it is a folder.", path=path))
     # The file is written as a new file beside it, then renamed (tally.atomic): the folder
     # must take a new file, found out now rather than after an hour of watching.
     import tempfile
@@ -38,5 +45,6 @@ def check_output(path: Path, what: str, *, overwrite: bool = True) -> None:
             pass
     except OSError as exc:
         raise OutputError(
-            f"cannot write {path}: the folder {folder} takes no new file ({exc.strerror})."
+            tr("cannot write {path}: the folder {folder} takes no new file ({reason}).",
+               path=path, folder=folder, reason=exc.strerror)
         ) from None

@@ -9,6 +9,7 @@ import hashlib
 
 from tally.errors import GameFileError
 from tally.files import SMALL, read_own
+from tally.i18n import tr
 from tally.rules.game.game import Game
 
 
@@ -34,10 +35,8 @@ class Current:
         try:
             if seen != self._seen and game.path is not None:
                 game = load_game(game.path, default_timezone=game.timezone.key)
-                said = (
-                    f"the game file {game.path} changed since the last count: counted with it "
-                    "as it is now"
-                )
+                said = tr("the game file {path} changed since the last count: counted with it "
+                          "as it is now", path=game.path)
             carded = with_ledger(game)
         except GameFileError as exc:
             raise GameFileNow(str(exc)) from None

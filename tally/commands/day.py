@@ -23,8 +23,9 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from tally import tomlfile
-from tally.errors import GameFileError, InputError
+from tally.errors import GameFileError, InputError, clause
 from tally.forums import resolve_url
+from tally.i18n import N_, tr
 from tally.model import Thread
 from tally.outputs.results import DayAdded, Proposal
 from tally.rules.counting.announced import Close, announced_closes
@@ -57,13 +58,24 @@ _DAY_KEYS: tuple[tuple[str, str, Callable[[Ruleset], bool]], ...] = (
 )
 
 
+# A thread as a sentence names it by its role ("day 1's discussion thread"): the catalog's
+# words for it, which the sentence's own entry places (第1天的{role}: 第1天的讨论帖).
+ROLES = {ThreadRole.VOTE: N_("vote thread"), ThreadRole.DISCUSSION: N_("discussion thread"),
+         ThreadRole.PROGRESS: N_("progress thread"),
+         ThreadRole.SHERIFF: N_("sheriff thread")}  # fmt: skip
+
+
+def said(role: ThreadRole) -> str:
+    return tr(ROLES[ThreadRole(role)])
+
+
 def next_number(game: Game, day: int | None) -> int:
     """The day to add: the one named, else the one after the file's last."""
     number = day if day is not None else max((d.day for d in game.days), default=0) + 1
     if any(d.day == number for d in game.days):
         raise InputError(
-            f"{game.where()} has day {number} already; give another with --day N, or edit "
-            "that day's block."
+            tr("{where} has day {day} already; give another with --day N, or edit "
+               "that day's block.", where=game.where(), day=number)
         )
     return number
 
@@ -77,14 +89,15 @@ def refuse_known_threads(game: Game, discussion: str, vote: str) -> None:
         found = game.locate(key)
         if found is not None:
             raise InputError(
-                f"thread {key.thread_id} is day {found[0].day}'s {found[1]} thread in "
-                f"{game.where()} already, not a new day's {role} thread; give the new day's "
-                "threads."
+                tr("thread {thread} is day {day}'s {role} in "
+                   "{where} already, not a new day's {new_role}; give the new day's "
+                   "threads.", thread=key.thread_id, day=found[0].day, role=said(found[1]),
+                   where=game.where(), new_role=said(role))
             )
     if keys[0] == keys[1]:
         raise InputError(
-            f"thread {keys[0].thread_id} is given as both the discussion and the vote thread; "
-            "give the day's discussion thread, then its vote thread."
+            tr("thread {thread} is given as both the discussion and the vote thread; "
+               "give the day's discussion thread, then its vote thread.", thread=keys[0].thread_id)
         )
 
 
@@ -98,8 +111,9 @@ def propose(
     for thread, role in ((talk, ThreadRole.DISCUSSION), (vote, ThreadRole.VOTE)):
         if not thread.posts or thread.posts[0].floor != 1:
             raise InputError(
-                f"thread {thread.thread_id} “{thread.title}” has no first post to read the "
-                f"day from; is it the day's {role} thread?"
+                tr("thread {thread} “{title}” has no first post to read the "
+                   "day from; is it the day's {role}?", thread=thread.thread_id,
+                   title=thread.title, role=said(role))
             )
     from tally.outputs.written.draft import is_vote_thread, opening
 
@@ -111,14 +125,16 @@ def propose(
     if closes is not None and closes <= opens:
         shut, begun = compared(closes, opens)
         raise InputError(
-            f"{closes_from} says day {number} closes {shut}, not after it opens "
-            f"{begun} ({opens_from})."
+            tr("{closes_from} says day {day} closes {close}, not after it opens "
+               "{open} ({opens_from}).", closes_from=closes_from, day=number, close=shut,
+               open=begun, opens_from=opens_from)
         )
     if is_vote_thread(talk) and not is_vote_thread(vote):
         raise InputError(
-            f"thread {talk.thread_id} “{talk.title}” is a vote thread and thread "
-            f"{vote.thread_id} “{vote.title}” is not: give the discussion thread first, then "
-            "the vote thread."
+            tr("thread {thread} “{title}” is a vote thread and thread "
+               "{other} “{other_title}” is not: give the discussion thread first, then "
+               "the vote thread.", thread=talk.thread_id, title=talk.title,
+               other=vote.thread_id, other_title=vote.title)
         )
     with_day = dataclasses.replace(game, days=(*game.days, day))
     thread_fits_day(with_day, talk, day, ThreadRole.DISCUSSION, cast=with_day.cast())
@@ -129,8 +145,9 @@ def propose(
     if opens > now:
         at, it_is = compared(opens, now.astimezone(game.timezone))
         raise InputError(
-            f"day {number} is not open yet: {opens_from.split(':')[0]} says it opens {at}, "
-            f"and it is {it_is}; add the day once it has opened."
+            tr("day {day} is not open yet: {opens_from} says it opens {open}, "
+               "and it is {now}; add the day once it has opened.", day=number,
+               opens_from=opens_from.split(":")[0], open=at, now=it_is)
         )
     gone, asked = _inherited(with_day, day, carried)
     todo = _todo(number, closes is not None, asked, carried)
@@ -178,11 +195,12 @@ def _todo(number: int, closes: bool, asked: tuple[str, ...], carried: Carried) -
     todo = []
     if not closes:
         todo.append(
-            f"write day {number}'s closes (neither first post says it, like 关门：11月26日 21:30)"
+            tr("write day {day}'s closes (neither first post says it, like 关门：11月26日 21:30)",
+               day=number)
         )
     todo += asked
     if carried.unchecked:
-        todo.append("count the days before first: " + "; ".join(carried.unchecked))
+        todo.append(tr("count the days before first: {days}", days="; ".join(carried.unchecked)))
     return tuple(todo)
 
 
@@ -197,7 +215,7 @@ def _inherited(
         facts = who_is_out(game, day, carried)[1]
         asked = questions(game, day, carried)
     except GameFileError as exc:
-        return {}, (str(exc).rstrip("."),)
+        return {}, (clause(exc),)
     return {f.player: f for f in sorted(facts, key=lambda f: f.day or 0) if f.player}, asked
 
 
@@ -311,7 +329,7 @@ def add_day(
     from tally.rules.game.gamefile import parse_game
 
     if game.path is None:
-        raise InputError("a day is added to a game file; load one.")
+        raise InputError(tr("a day is added to a game file; load one."))
     number = next_number(game, day)
     refuse_known_threads(game, discussion, vote)
     talk, poll = reader.read([discussion, vote], game.timezone)
@@ -329,20 +347,21 @@ def add_day(
     if show is not None:
         show.proposed(proposal.block)
     if not yes:
-        asked = show.confirm(f"Add day {number} to {game.path}?") if show is not None else None
+        question = tr("Add day {day} to {path}?", day=number, path=game.path)
+        asked = show.confirm(question) if show is not None else None
         if asked is None:
             raise InputError(
-                f"there is no terminal to ask before changing {game.path}: add --yes to add "
-                "the day without asking."
+                tr("there is no terminal to ask before changing {path}: add --yes to add "
+                   "the day without asking.", path=game.path)
             )
         if not asked:
-            raise InputError(f"not added: you said no; {game.path} is as it was.")
+            raise InputError(tr("not added: you said no; {path} is as it was.", path=game.path))
     # The file saved again while the question waited (an editor open beside it): that edit
     # would be lost under the block; say so rather than write over it.
     if tomlfile.read_text(game.path, "game file", GameFileError) != text:
         raise InputError(
-            f"{game.path} changed while tally asked: nothing was added; run tally day add "
-            "again, and it proposes the day from the file as it is now."
+            tr("{path} changed while tally asked: nothing was added; run tally day add "
+               "again, and it proposes the day from the file as it is now.", path=game.path)
         )
     # Notepad's byte-order mark, where the file had one, stays.
     bom = b"\xef\xbb\xbf" if game.path.read_bytes().startswith(b"\xef\xbb\xbf") else b""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tally.demo import sample_game
 from tally.environment import Environment
+from tally.i18n import tr
 from tally.outputs.shown.terminal import Terminal
 
 
@@ -25,7 +26,6 @@ def demo(env: Environment, show: Terminal) -> None:
         markup = reader.markup_for(result.day.vote_ref)
         print_demo(show.stdout(), game.name, forum.base, threads, result, markup)
         show.text(closing_post(result, game, markup))
-        show.text(
-            "\nNext: describe your own game with `tally init THREAD-URL… -o game.toml`, then "
-            "`tally votes VOTE-URL --game game.toml`.\n"
-        )
+        then = tr("Next: describe your own game with `tally init THREAD-URL… -o game.toml`, "
+                  "then `tally votes VOTE-URL --game game.toml`.")
+        show.text(f"\n{then}\n")

@@ -12,6 +12,7 @@ from tally.desk.serve import Shows, serve
 from tally.environment import Environment
 from tally.errors import InputError
 from tally.forums.reader import Reader
+from tally.i18n import tr
 from tally.rules.game.game import Game
 
 
@@ -30,6 +31,6 @@ def desk(
 ) -> None:
     """Serve the desk until Ctrl-C."""
     if template_dir is not None and not template_dir.is_dir():
-        raise InputError(f"the template folder {template_dir} does not exist.")
+        raise InputError(tr("the template folder {folder} does not exist.", folder=template_dir))
     serve(game, reader, env, show, port=port, no_browser=no_browser, every=every,
           full_every=full_every, late_ok=late_ok, template_dir=template_dir)  # fmt: skip

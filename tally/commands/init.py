@@ -9,6 +9,7 @@ from tally.commands.checks import check_output, zone
 from tally.errors import InputError
 from tally.forums.getting import is_url
 from tally.forums.reader import Reader
+from tally.i18n import N_, tr
 from tally.outputs.results import Drafted
 from tally.settings import DEFAULT_ZONE
 
@@ -29,10 +30,11 @@ def init(
     from tally.rules.game.gamefile import RULESETS
 
     if ruleset is not None and ruleset not in RULESETS:
-        raise InputError(f"--ruleset {ruleset!r} is not one of {', '.join(RULESETS)}.")
+        raise InputError(tr("--ruleset {ruleset!r} is not one of {rulesets}.", ruleset=ruleset,
+                              rulesets=tr(", ").join(RULESETS)))
     if name is not None and not name.strip():
-        raise InputError("--name is empty; give the game's name as the announcements print it.")
-    check_output(output, "game file", overwrite=False)
+        raise InputError(tr("--name is empty; give the game's name as the announcements print it."))
+    check_output(output, N_("game file"), overwrite=False)
     threads = reader.read(sources, zone(timezone))
     urls = [t.url if is_url(t.url) else None for t in threads]
     written = draft(threads, urls, timezone, ruleset=ruleset,

@@ -10,6 +10,7 @@ from pathlib import Path
 from tally.commands.threads import day_threads
 from tally.errors import InputError
 from tally.forums.reader import Reader
+from tally.i18n import tr
 from tally.outputs.results import Lurked
 from tally.outputs.written import cardfile
 from tally.rules.cards.ledger import Card, LedgerView, sent_off_days
@@ -30,11 +31,12 @@ def lurkers(
     """`tally lurkers`: posts per player up to ``day`` (default: the last closed), the cards
     of that day, and the ledger with them (written unless ``write`` is False)."""
     if game.path is None:
-        raise InputError("the lurker check keeps its ledger beside the game file; load one.")
+        raise InputError(tr("the lurker check keeps its ledger beside the game file; load one."))
     number = day if day is not None else game.last_closed(reader.now()).day
     if game.day(number).discussion is None:
         raise InputError(
-            f"day {number} has no discussion thread in {game.where()}; posts cannot be counted."
+            tr("day {day} has no discussion thread in {where}; posts cannot be counted.",
+               day=number, where=game.where())
         )
     read = day_threads(game, reader, decides=number)
     days = history(game, number, read)
@@ -67,7 +69,8 @@ def again(
             checks[k] = check(game, [d for d in days if d.day.day <= k], k, late_ok=True)
         except InputError as exc:
             if warn is not None:
-                warn(f"day {k}'s cards were not checked again ({exc}); they stand as written.")
+                warn(tr("day {day}'s cards were not checked again ({reason}); they stand as "
+                        "written.", day=k, reason=exc))
             continue
     return {k: c.cards for k, c in checks.items() if not c.provisional}
 
@@ -80,29 +83,30 @@ def why(card: Card, result: DayCheck) -> str:
     counts = {pd.player: pd for pd in result.days.get(card.day, ())}
     pd = counts.get(card.player)
     if card.day not in result.days:
-        return f"day {card.day} was not checked again by this run"
+        return tr("day {day} was not checked again by this run", day=card.day)
     if pd is None:
-        return f"{card.player} is not among the living checked on day {card.day} now"
+        return tr("{player} is not among the living checked on day {day} now",
+                  player=card.player, day=card.day)
     if card.rule == "L1":
         was = _WAS.search(card.reason)
-        more = ""
         if was is not None and pd.posts > int(was.group(1)):
-            n = pd.posts - int(was.group(1))
-            more = (f" ({n} more than when the card was written: approved, restored or "
-                    "merged in since)")  # fmt: skip
-        return f"{pd.posts} posts on day {card.day} now{more}"
+            return tr("{posts} posts on day {day} now ({more} more than when the card was "
+                      "written: approved, restored or merged in since)", posts=pd.posts,
+                      day=card.day, more=pd.posts - int(was.group(1)))  # fmt: skip
+        return tr("{posts} posts on day {day} now", posts=pd.posts, day=card.day)
     if card.rule == "L3":
         if pd.voted:
-            return f"a counted ballot on day {card.day} now"
-        return f"no vote to miss on day {card.day} now"
+            return tr("a counted ballot on day {day} now", day=card.day)
+        return tr("no vote to miss on day {day} now", day=card.day)
     if card.rule == "L2":
         posts = [
-            f"day {n} {next((p.posts for p in ps if p.player == card.player), 0)}"
+            tr("day {day} {posts}", day=n,
+               posts=next((p.posts for p in ps if p.player == card.player), 0))
             for n, ps in sorted(result.days.items())
             if n <= card.day
         ]
-        return "posts now: " + ", ".join(posts)
-    return f"the check of day {card.day} no longer gives it"
+        return tr("posts now: {posts}", posts=tr(", ").join(posts))
+    return tr("the check of day {day} no longer gives it", day=card.day)
 
 
 def record(
@@ -125,9 +129,9 @@ def record(
 
     if write and result.provisional:
         raise InputError(
-            f"day {result.day.day} closes at {short(result.day.closes)} and its threads "
-            "were read before that: cards are written only for a closed day; pass --no-write "
-            "to see the counts so far."
+            tr("day {day} closes at {close} and its threads "
+               "were read before that: cards are written only for a closed day; pass --no-write "
+               "to see the counts so far.", day=result.day.day, close=short(result.day.closes))
         )
     path = cardfile.ledger_path(game_path)
     with cardfile.editing(path):

@@ -50,13 +50,21 @@ from tally.commands.sent_text import (
     final_text,
     players_unheld,
 )
-from tally.errors import AlreadyPosted, FetchError, MaybePosted, OutputError, PostError
+from tally.errors import (
+    AlreadyPosted,
+    FetchError,
+    MaybePosted,
+    OutputError,
+    PostError,
+    clause,
+)
 from tally.forums import platform_of, resolve_url
 from tally.forums.base import Platform
 from tally.forums.charset import charset_of, decode_page
 from tally.forums.http import Response
 from tally.forums.reader import Reader
 from tally.forums.replies import Accepted, ReplyForm, Unserved, member_check, person_check
+from tally.i18n import tr
 from tally.journal import POSTED, REFUSED, UNKNOWN, Entry, Journal, journal_path, post_lock
 from tally.model import Post, Thread, ThreadRef
 from tally.outputs.results import Posted
@@ -114,20 +122,22 @@ def post_text(
         text = players_unheld(text, form.charset, game, thread, reader)
         check_size(form, text)
         if not yes:
-            _asked(confirm, f"Post this to {url} as {form.member}?")
+            _asked(confirm, tr("Post this to {url} as {member}?", url=url, member=form.member))
         at = reader.now(url).astimezone(game.timezone)  # the forum's time, as its posts'
         try:
             entry = journal.begin(game.id, day.day, kind, text, at, outcome)
         except OutputError as exc:
-            raise PostError(f"nothing was posted: tally records a post in the journal of posts "
-                            f"before it sends it, and {exc}") from None  # fmt: skip
+            raise PostError(tr("nothing was posted: tally records a post in the journal of "
+                               "posts before it sends it, and {reason}",
+                               reason=exc)) from None  # fmt: skip
         unrecorded: str | None = None
         try:
             accepted = platform.send_reply(form, text, ref, reader.http.submit)
         except MaybePosted as exc:
             found = _look_for(reader, url, game, day, kind, journal, entry)
             if found is None:
-                said = f"{str(exc).rstrip('.')}; {_not_found(game, day, kind)}"
+                said = tr("{reason}; {not_found}", reason=clause(exc),
+                          not_found=_not_found(game, day, kind))
                 raise MaybePosted(said) from None
             accepted = Accepted(found.post_id, platform.post_url(ref, found.post_id))
         except PostError:
@@ -159,10 +169,10 @@ def _asked(confirm: Confirm | None, question: str) -> None:
     asked = confirm(question) if confirm else None
     if asked is None:
         raise PostError(
-            "there is no terminal to ask before posting: add --yes to post without asking."
+            tr("there is no terminal to ask before posting: add --yes to post without asking.")
         )
     if not asked:
-        raise PostError("not posted: you said no.")
+        raise PostError(tr("not posted: you said no."))
 
 
 def _record(journal: Journal, entry: Entry, pid: str, floor: int | None = None) -> str | None:
@@ -171,7 +181,7 @@ def _record(journal: Journal, entry: Entry, pid: str, floor: int | None = None) 
     try:
         journal.end(entry, POSTED, pid, floor)
     except OutputError as exc:
-        return str(exc).rstrip(".")
+        return clause(exc)
     return None
 
 
@@ -179,13 +189,19 @@ def _posted_unrecorded(day: Day, kind: Announcement, pid: str, floor: int | None
                        journal: Journal, why: str) -> OutputError:  # fmt: skip
     """The post is made and the journal does not say so: the sentence says it is made, where,
     and what to do (the mark finds it again, the journal's line by hand says which it was)."""
-    where = f"floor {floor}, " if floor is not None else ""
-    return OutputError(
-        f"day {day.day}'s {kind} is posted ({where}pid {pid}, {link}), but the journal of posts "
-        f"could not record it ({why}): do not post it again (tally finds it by its mark in the "
-        f"thread); once {journal.path.parent} can be written, run `tally announce --day "
-        f"{day.day} --kind {kind} --post` once, which finds the post and records it."
-    )
+    fields = dict(day=day.day, kind=kind, pid=pid, link=link, why=why, floor=floor,
+                  folder=journal.path.parent)  # fmt: skip
+    if floor is None:
+        return OutputError(tr(
+            "day {day}'s {kind} is posted (pid {pid}, {link}), but the journal of posts "
+            "could not record it ({why}): do not post it again (tally finds it by its mark in the "
+            "thread); once {folder} can be written, run `tally announce --day "
+            "{day} --kind {kind} --post` once, which finds the post and records it.", **fields))
+    return OutputError(tr(
+        "day {day}'s {kind} is posted (floor {floor}, pid {pid}, {link}), but the journal of posts "
+        "could not record it ({why}): do not post it again (tally finds it by its mark in the "
+        "thread); once {folder} can be written, run `tally announce --day "
+        "{day} --kind {kind} --post` once, which finds the post and records it.", **fields))
 
 
 def resting_on(day: Day, kind: Announcement, unchecked: Sequence[str]) -> None:
@@ -194,9 +210,10 @@ def resting_on(day: Day, kind: Announcement, unchecked: Sequence[str]) -> None:
     into "nobody out" (seen on a real board: an unattended watch posted it)."""
     if unchecked and Announcement(kind) is Announcement.CLOSE:
         raise PostError(
-            f"day {day.day}'s count rests on a day tally could not count here: "
-            f"{unchecked[0].rstrip('.')}; a result that may be wrong is not posted: make that "
-            "day count (its sentence says how), then post."
+            tr("day {day}'s count rests on a day tally could not count here: "
+               "{reason}; a result that may be wrong is not posted: make that "
+               "day count (its sentence says how), then post.", day=day.day,
+               reason=clause(unchecked[0]))
         )
 
 
@@ -206,10 +223,10 @@ def hidden_from_players(thread: Thread) -> str | None:
     tally posts there is hidden from the players too."""
     if not any(p.hidden == HIDDEN_REPLY for p in thread.posts[1:]):
         return None
-    return (
-        f"thread {thread.thread_id}'s replies are hidden from the players (回帖仅作者可见), "
+    return tr(
+        "thread {thread}'s replies are hidden from the players (回帖仅作者可见), "
         "and so is this post: they see it only as 此帖仅作者可见; post the result where they "
-        "can read it too (the discussion thread)."
+        "can read it too (the discussion thread).", thread=thread.thread_id
     )
 
 
@@ -218,9 +235,9 @@ def live_only(reader: Reader) -> None:
     if reader.how.offline or reader.how.archive is not None:
         which = "--offline" if reader.how.offline else "--archive"
         raise PostError(
-            f"--post reads the live thread to know whether the post is there already; "
-            f"{which} reads an older copy of it: leave out {which} to post, or --post to "
-            "print the text."
+            tr("--post reads the live thread to know whether the post is there already; "
+               "{which} reads an older copy of it: leave out {which} to post, or --post to "
+               "print the text.", which=which)
         )
 
 
@@ -237,13 +254,17 @@ def ready(game: Game, ref: ThreadRef, page: int, reader: Reader) -> ReplyForm:
     who = game.author(form.member, None, form.uid)
     if not who.is_director:
         # A look-alike by its name alone (the file gives the director no id) has no uid to say.
-        theirs = (f"; the director {who.lookalike} is uid {who.lookalike_id}"
-                  if who.lookalike_id else f", not the director {who.lookalike}'s")  # fmt: skip
-        also = f" ({form.member} is uid {form.uid}{theirs})" if who.lookalike else ""
+        named = dict(member=form.member, uid=form.uid, director=who.lookalike,
+                     their=who.lookalike_id)  # fmt: skip
+        also = ""
+        if who.lookalike and who.lookalike_id:
+            also = tr(" ({member} is uid {uid}; the director {director} is uid {their})", **named)
+        elif who.lookalike:
+            also = tr(" ({member} is uid {uid}, not the director {director}'s)", **named)
         raise PostError(
-            f"the cookies log tally in as {form.member}, who is not a director of "
-            f"{game.where()}{also}: tally posts as the director only (add the account to "
-            "directors if it is one)."
+            tr("the cookies log tally in as {member}, who is not a director of "
+               "{where}{also}: tally posts as the director only (add the account to "
+               "directors if it is one).", member=form.member, where=game.where(), also=also)
         )
     person_check(form)
     return form
@@ -261,7 +282,8 @@ def _interface_form(platform: Platform, ref: ThreadRef, reader: Reader) -> Reply
     got = platform.interface_form(ref, ask)
     if isinstance(got, Unserved):
         if reader.how.warn is not None:
-            reader.how.warn(f"{got.why}: tally posts through the thread page's reply form.")
+            reader.how.warn(tr("{why}: tally posts through the thread page's reply form.",
+                               why=got.why))
         return None
     return got
 
@@ -271,14 +293,15 @@ def _page_form(platform: Platform, ref: ThreadRef, page: int, reader: Reader) ->
     page_url = platform.page_url(ref, page)
     answer = reader.page(page_url)
     if answer.status != 200:
-        raise FetchError(f"{page_url} answered HTTP {answer.status}: no form to post with.")
+        raise FetchError(tr("{url} answered HTTP {status}: no form to post with.", url=page_url,
+                            status=answer.status))
     content_type = answer.headers.get("content-type")
     text = decode_page(answer.body, content_type, source=page_url)
     form = platform.reply_form(text, page_url, charset_of(answer.body, content_type))
     if form is None:
         raise PostError(
-            f"{page_url} has no reply box (the thread is closed, or the board's theme puts it "
-            "elsewhere): post by hand."
+            tr("{url} has no reply box (the thread is closed, or the board's theme puts it "
+               "elsewhere): post by hand.", url=page_url)
         )
     return form
 
@@ -310,53 +333,64 @@ def _never_twice(
             if e.pid is None:
                 journal.end(e, POSTED, found.post_id, found.floor)
         raise AlreadyPosted(
-            f"floor {found.floor} of the thread already holds this post "
-            f"({mark(game, day.day, kind)}), posted by {found.author} at {short(found.time)}: "
-            "tally posts it once."
+            tr("floor {floor} of the thread already holds this post "
+               "({mark}), posted by {author} at {time}: tally posts it once.", floor=found.floor,
+               mark=mark(game, day.day, kind), author=found.author, time=short(found.time))
         )
     own = mark(game, day.day, kind)
     shown = {p.post_id: p for p in thread.posts if cast.of(p).is_director}
     for e in reversed(entries):
         kept = shown.get(e.pid) if e.pid is not None else None
         if kept is not None:  # the post tally made, its mark edited away: still the post
-            gone = "no longer its last line" if own in kept.text else "gone"
-            raise AlreadyPosted(
-                f"day {day.day}'s {kind} is already posted as floor {kept.floor} (pid "
-                f"{kept.post_id}), edited since (its mark {own} is {gone}), by {kept.author} "
-                f"at {short(kept.time)}, as the journal of posts ({journal.path}) says: "
-                "tally posts it once."
-            )
+            said = dict(day=day.day, kind=kind, floor=kept.floor, pid=kept.post_id, mark=own,
+                        author=kept.author, time=short(kept.time), path=journal.path)  # fmt: skip
+            if own in kept.text:
+                raise AlreadyPosted(tr(
+                    "day {day}'s {kind} is already posted as floor {floor} (pid "
+                    "{pid}), edited since (its mark {mark} is no longer its last line), by "
+                    "{author} at {time}, as the journal of posts ({path}) says: "
+                    "tally posts it once.", **said))
+            raise AlreadyPosted(tr(
+                "day {day}'s {kind} is already posted as floor {floor} (pid "
+                "{pid}), edited since (its mark {mark} is gone), by {author} "
+                "at {time}, as the journal of posts ({path}) says: "
+                "tally posts it once.", **said))
     copy = edited_copy(game, day, kind, thread, text)
     if copy is not None:
         raise AlreadyPosted(
-            f"floor {copy.floor} (pid {copy.post_id}), by {copy.author} at "
-            f"{short(copy.time)}, is this post without its mark {own} (its heading and last "
-            f"line, {ends_said(text, own)}, are there): tally posts it once; to post it again "
-            f"anyway, paste by hand what `tally announce --day {day.day} --kind {kind}` "
-            "prints."
+            tr("floor {floor} (pid {pid}), by {author} at "
+               "{time}, is this post without its mark {mark} (its heading and last "
+               "line, {ends}, are there): tally posts it once; to post it again "
+               "anyway, paste by hand what `tally announce --day {day} --kind {kind}` "
+               "prints.", floor=copy.floor, pid=copy.post_id, author=copy.author,
+               time=short(copy.time), mark=own, ends=ends_said(text, own), day=day.day,
+               kind=kind)
         )
     posted = next((e for e in reversed(entries) if e.pid is not None), None)
     if posted is not None:
         raise AlreadyPosted(
-            f"the journal of posts ({journal.path}) says tally posted day {day.day}'s {kind} "
-            f"at {posted.at[:16].replace('T', ' ')} as post {posted.pid}, which the thread does "
-            "not show now (deleted, or held for a moderator): tally posts it once; look at the "
-            "thread."
+            tr("the journal of posts ({path}) says tally posted day {day}'s {kind} "
+               "at {time} as post {pid}, which the thread does "
+               "not show now (deleted, or held for a moderator): tally posts it once; look at the "
+               "thread.", path=journal.path, day=day.day, kind=kind,
+               time=posted.at[:16].replace("T", " "), pid=posted.pid)
         )
     if entries:
         e = entries[-1]
         raise MaybePosted(
-            f"tally sent day {day.day}'s {kind} at {e.at[:16].replace('T', ' ')} and never "
-            f"heard the forum's answer; {_not_found(game, day, kind)}. If it is not there, "
-            f"delete that line of {journal.path} and post again."
+            tr("tally sent day {day}'s {kind} at {time} and never "
+               "heard the forum's answer; {not_found}. If it is not there, "
+               "delete that line of {path} and post again.", day=day.day, kind=kind,
+               time=e.at[:16].replace("T", " "), not_found=_not_found(game, day, kind),
+               path=journal.path)
         )
 
 
 def _not_found(game: Game, day: Day, kind: Announcement) -> str:
-    return (
-        f"the thread read again shows no post of it (no director's post with "
-        f"{mark(game, day.day, kind)}): look at the thread before posting again (a moderator "
-        "may hold it)"
+    return tr(
+        "the thread read again shows no post of it (no director's post with "
+        "{mark}): look at the thread before posting again (a moderator "
+        "may hold it)", mark=mark(game, day.day, kind)
     )
 
 
@@ -382,15 +416,15 @@ def _read_back(
         thread = _read(reader, url, game)
     except FetchError as exc:  # posted: the read back alone failed; never "--offline" here
         said = str(exc).split(" The cache holds")[0].rstrip(".")
-        return None, (
-            f"post {pid} was made, and the thread could not be read back ({said}): look at the "
-            "thread"
+        return None, tr(
+            "post {pid} was made, and the thread could not be read back ({reason}): look at the "
+            "thread", pid=pid, reason=said
         )
     found = next((p for p in thread.posts if p.post_id == pid), None)
     if found is None:
-        return None, (
-            f"the thread does not show post {pid}: held for a moderator to approve (审核, the "
+        return None, tr(
+            "the thread does not show post {pid}: held for a moderator to approve (审核, the "
             "forum's answer did not say so), or deleted since; the players do not see it: look "
-            "at the thread before posting again (tally will not post it twice)"
+            "at the thread before posting again (tally will not post it twice)", pid=pid
         )
     return found.floor, difference(text, found.text)

@@ -8,6 +8,7 @@ from tally.commands.checks import check_output
 from tally.commands.threads import closed_days, day_threads
 from tally.errors import InputError
 from tally.forums.reader import Reader
+from tally.i18n import N_, tr
 from tally.model import Thread
 from tally.outputs.results import Reported
 from tally.outputs.written import cardfile
@@ -34,15 +35,16 @@ def report(
     from tally.atomic import write_atomic
     from tally.outputs.written.report import check_template, render_report
 
-    check_output(output, "report")
+    check_output(output, N_("report"))
     check_template(template_dir)  # before the pages are read
     now = reader.now()
     threads = day_threads(game, reader)
     moment = None
     if as_of is not None:
         if ":" not in as_of or "-" not in as_of:
-            raise InputError(f"--as-of {as_of!r}: the report takes a date and time "
-                             "(2026-12-01 20:30), the moment every day is counted at.")  # fmt: skip
+            raise InputError(tr("--as-of {as_of!r}: the report takes a date and time "
+                                "(2026-12-01 20:30), the moment every day is counted at.",
+                                as_of=as_of))  # fmt: skip
         moment = as_of_time(Thread("", "", "", "", 0, ()), as_of, game, game.days[0])
     closed = game.closed(moment or now)
     votes_read = [t for d in closed for t in threads([d.vote], d)]

@@ -15,6 +15,7 @@ from typing import Any
 from tally.errors import PostError
 from tally.forums.reader import Reader
 from tally.forums.replies import ReplyForm
+from tally.i18n import tr
 from tally.model import Post, Thread
 from tally.rules.counting.closed import mark, outcome_code
 from tally.rules.game.game import Day, Game
@@ -55,9 +56,10 @@ def check_size(form: ReplyForm, text: str) -> None:
     size = len(text.encode(form.charset, errors="replace"))
     if size > form.max_chars:
         raise PostError(
-            f"the post is {size} bytes in the board's {form.charset.upper()} and the board "
-            f"takes at most {form.max_chars} (its maxpostsize): shorten the template, or post "
-            "it in two parts by hand."
+            tr("the post is {size} bytes in the board's {charset} and the board "
+               "takes at most {most} (its maxpostsize): shorten the template, or post "
+               "it in two parts by hand.", size=size, charset=form.charset.upper(),
+               most=form.max_chars)
         )
 
 
@@ -84,8 +86,8 @@ def players_unheld(text: str, charset: str, game: Game, thread: Thread, reader: 
     if reader.how.warn is not None:
         shown = "".join(sorted(unheld))
         reader.how.warn(
-            f"the board reads posts as {charset.upper()}, which cannot hold {shown!r} that "
-            "players wrote: posted as '?'."
+            tr("the board reads posts as {charset}, which cannot hold {shown!r} that "
+               "players wrote: posted as '?'.", charset=charset.upper(), shown=shown)
         )
     return text.translate({ord(c): "?" for c in unheld})
 
@@ -110,7 +112,10 @@ def _ends(text: str, own: str) -> tuple[str, str] | None:
 def ends_said(text: str, own: str) -> str:
     """The heading and the last line ``_ends`` finds, quoted, for a sentence."""
     ends = _ends(text, own)
-    return " and ".join(repr(_markup_free(ln).strip()) for ln in ends) if ends else ""
+    if ends is None:
+        return ""
+    first, last = (repr(_markup_free(ln).strip()) for ln in ends)
+    return tr("{first} and {last}", first=first, last=last)
 
 
 def edited_copy(game: Game, day: Day, kind: Announcement, thread: Thread, text: str) -> Post | None:
@@ -154,7 +159,5 @@ def difference(sent: str, shown: str) -> str | None:
         return None
     pairs = enumerate(zip(a, b, strict=False))
     at = next((i for i, (x, y) in pairs if x != y), min(len(a), len(b)))
-    return (
-        f"the forum shows {b[max(0, at - 12) : at + 24]!r} where tally sent "
-        f"{a[max(0, at - 12) : at + 24]!r}"
-    )
+    return tr("the forum shows {shown!r} where tally sent {sent!r}",
+              shown=b[max(0, at - 12) : at + 24], sent=a[max(0, at - 12) : at + 24])

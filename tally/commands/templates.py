@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tally.errors import InputError, OutputError
+from tally.i18n import tr
 from tally.outputs.results import Exported
 from tally.outputs.written.templating import TEMPLATES
 
@@ -18,7 +19,7 @@ def export_templates(folder: Path) -> Exported:
     from tally.atomic import write_atomic
 
     if folder.exists() and not folder.is_dir():
-        raise InputError(f"{folder} is a file, not a folder.")
+        raise InputError(tr("{folder} is a file, not a folder.", folder=folder))
     sources = sorted(
         (p for p in resources.files(TEMPLATES).iterdir() if p.name.endswith((".j2", ".md"))),
         key=lambda p: p.name,
@@ -26,12 +27,15 @@ def export_templates(folder: Path) -> Exported:
     clash = [folder / p.name for p in sources if (folder / p.name).exists()]
     if clash:
         raise InputError(
-            f"{clash[0]} exists; tally never writes over a template: export into an empty folder."
+            tr("{path} exists; tally never writes over a template: export into an empty folder.",
+               path=clash[0])
         )
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OutputError(f"the folder {folder} cannot be made ({exc.strerror}).") from None
+        raise OutputError(
+            tr("the folder {folder} cannot be made ({reason}).", folder=folder, reason=exc.strerror)
+        ) from None
     written = []
     for source in sources:
         target = folder / source.name

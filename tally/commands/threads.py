@@ -7,10 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tally.errors import FetchError, GameFileError, NotAThreadError, ParseError, TallyError
+from tally.errors import (
+    FetchError,
+    GameFileError,
+    NotAThreadError,
+    ParseError,
+    TallyError,
+    clause,
+)
 from tally.forums import resolve_url
 from tally.forums.getting import is_url
 from tally.forums.reader import Reader
+from tally.i18n import tr
 from tally.model import Thread, ThreadKey
 from tally.rules.counting.votes import Chain, DayResult, in_order
 from tally.rules.game.game import Day, Game
@@ -33,14 +41,15 @@ def days_before(
         if day.vote_ref.key in held:
             threads[day.day] = held[day.vote_ref.key]
         elif reader.now() < day.closes:
-            threads[day.day] = f"it closes {short(day.closes)}"
+            threads[day.day] = tr("it closes {close}", close=short(day.closes))
         else:
             try:
                 [threads[day.day]] = reader.read([day.vote], game.timezone, closes=day.closes)
             except GameFileError:
                 raise
             except TallyError as exc:
-                threads[day.day] = f"its vote thread could not be read ({str(exc).rstrip('.')})"
+                threads[day.day] = tr("its vote thread could not be read ({reason})",
+                                      reason=clause(exc))
     return in_order(game, threads, until=number - 1)
 
 
@@ -101,15 +110,16 @@ def request_threads(
     keys = {ref.key for ref in map(day.ref, roles) if ref is not None}
     if not keys:
         names = " or ".join(str(r) for r in roles)
-        return None, f"day {day.day} names no {names} thread in {game.where()}"
+        return None, tr("day {day} names no {names} thread in {where}", day=day.day,
+                        names=names, where=game.where())
     found = [t for t in given if t.key in keys]
     if found:
         return found, None
     if not any(is_url(s) for s in sources) and reader.how.archive is None:
-        return None, "give the discussion thread's saved pages with the vote thread's"
+        return None, tr("give the discussion thread's saved pages with the vote thread's")
     urls = [u for u in map(day.url, roles) if u]
     until = deadline(day, game.rules.acceleration_cutoff_hours, game.timezone)
     try:
         return reader.read(urls, game.timezone, closes=until), None
     except (FetchError, NotAThreadError, ParseError) as exc:
-        return None, f"the discussion thread could not be read ({str(exc).rstrip('.')})"
+        return None, tr("the discussion thread could not be read ({reason})", reason=clause(exc))

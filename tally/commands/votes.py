@@ -24,6 +24,7 @@ from tally.commands.threads import days_before, request_threads
 from tally.forums import resolve_url
 from tally.forums.getting import is_url
 from tally.forums.reader import Reader
+from tally.i18n import N_, tr
 from tally.outputs.results import Counted
 from tally.rules.counting.votes import DayResult, tally_day
 from tally.rules.game.game import Day, Game
@@ -64,7 +65,7 @@ def vote_day(
         as_edited=as_edited,
     )  # fmt: skip
     if why_not is not None and the_day.accelerated:  # the file says so, tally cannot check
-        note = Flag("S3", f"加速: not counted: {why_not}")
+        note = Flag("S3", tr("加速: not counted: {why}", why=why_not))
         result = dataclasses.replace(result, flags=(*result.flags, note))
     return result
 
@@ -91,7 +92,7 @@ def votes(
     if announce:
         check_templates(Announcement.CLOSE, template_dir)  # before the pages are read
     if chart is not None:
-        check_output(chart, "picture")
+        check_output(chart, N_("picture"))
     result = vote_day(
         game, sources, day=day, reader=reader, late_ok=late_ok, as_edited=as_edited, as_of=as_of
     )

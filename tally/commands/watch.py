@@ -36,6 +36,7 @@ from tally.errors import FetchError, InputError, NotAThreadError, ParseError
 from tally.forums import resolve_url
 from tally.forums.getting import is_url
 from tally.forums.reader import Reader
+from tally.i18n import N_, tr
 from tally.rules.counting.polls import Poll, changes
 from tally.rules.counting.state import Carried
 from tally.rules.counting.votes import DayResult, tally_day
@@ -126,7 +127,7 @@ def _check_writes(writes: Writes, game: Game, url: str, day: int | None, reader:
     from tally.outputs.written.announce import check_templates
 
     if writes.to is not None:
-        check_output(writes.to, "announcement")
+        check_output(writes.to, N_("announcement"))
     if writes.closing:
         check_templates(Announcement.CLOSE, writes.template_dir)
     if writes.remind_at is not None:
@@ -290,11 +291,12 @@ def _check_watchable(url: str, schedule: Schedule) -> None:
     """A watch reads a forum, and not more often than once a second."""
     if not is_url(url):
         raise InputError(
-            f"{url!r} is no URL: tally watch reads the vote thread from its forum; "
-            "for saved pages use tally votes."
+            tr("{url!r} is no URL: tally watch reads the vote thread from its forum; "
+               "for saved pages use tally votes.", url=url)
         )
     if schedule.every < 1:
-        raise InputError(f"--every must be at least 1 second, not {schedule.every:g}.")
+        raise InputError(tr("--every must be at least 1 second, not {every}.",
+                             every=format(schedule.every, "g")))
 
 
 @dataclass(frozen=True)
@@ -338,7 +340,9 @@ def _same_day(game: Game, chosen: Day) -> Day:
     when the file no longer has it."""
     day = next((d for d in game.days if d.day == chosen.day), None)
     if day is None:
-        raise GameFileNow(f"the game file no longer has day {chosen.day}, the day watched.")
+        raise GameFileNow(
+            tr("the game file no longer has day {day}, the day watched.", day=chosen.day)
+        )
     return day
 
 
@@ -369,8 +373,9 @@ def _polite(every: float, reader: Reader, url: str) -> float:
     if delay is not None and delay > every:
         if reader.how.warn is not None:
             reader.how.warn(
-                f"the forum's robots.txt asks for {delay:g} s between requests; "
-                f"polling every {delay:g} s instead of {every:g} s."
+                tr("the forum's robots.txt asks for {delay} s between requests; "
+                   "polling every {delay} s instead of {every} s.",
+                   delay=format(delay, "g"), every=format(every, "g"))
             )
         return delay
     return every

@@ -12,8 +12,16 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tally.errors import AlreadyPosted, FetchError, InputError, MaybePosted, PostError
+from tally.errors import (
+    AlreadyPosted,
+    FetchError,
+    InputError,
+    MaybePosted,
+    PostError,
+    clause,
+)
 from tally.forums.reader import Reader
+from tally.i18n import tr
 from tally.model import DURING_A_READ, Post
 from tally.rules.counting.polls import Poll
 from tally.rules.counting.votes import DayResult
@@ -77,7 +85,8 @@ class Reminder:
             return
         self.done = True
         if not result.not_voted:  # nobody to remind: a 催票 would only be noise
-            show.note(f"no reminder posted: every living player has voted on day {result.day.day}.")
+            show.note(tr("no reminder posted: every living player has voted on day {day}.",
+                         day=result.day.day))
             return
         markup = self.writes.markup or reader.markup_for(result.day.vote_ref)
         context = reminder_context(result, game)
@@ -86,10 +95,10 @@ class Reminder:
             made = post_or_keep(game, result.day, Announcement.REMINDER, text, reader=reader)
             _posted(watchers, made)
         except AlreadyPosted as exc:  # a watch started again: the players were reminded
-            show.note(f"no second reminder: {exc}")
+            show.note(tr("no second reminder: {reason}", reason=exc))
         except (PostError, FetchError) as exc:
             self.failure = exc
-            show.warn(f"the reminder was not posted: {exc}")
+            show.warn(tr("the reminder was not posted: {reason}", reason=exc))
 
 
 def _posted(watchers: Sequence[Watcher], posted: Posted) -> None:
@@ -157,11 +166,12 @@ class Arrivals:
         floors += "…" if len(late) > 8 else ""
         where = f" --game {self.game.path}" if self.game.path is not None else ""
         raise PostError(
-            f"the closing announcement was not posted: {len(late)} floor(s) came into the "
-            f"thread with times before what tally's reads had already shown ({floors}): "
-            "approved by a moderator since (审核), or moved in from another thread (移动, "
-            "合并); look at them in the count above, then post with tally announce"
-            f"{where} --day {result.day.day} --kind close --post."
+            tr("the closing announcement was not posted: {n} floor(s) came into the "
+               "thread with times before what tally's reads had already shown ({floors}): "
+               "approved by a moderator since (审核), or moved in from another thread (移动, "
+               "合并); look at them in the count above, then post with tally announce"
+               "{where} --day {day} --kind close --post.", n=len(late), floors=floors,
+               where=where, day=result.day.day)
         )
 
 
@@ -178,8 +188,8 @@ def _closing_text(result: DayResult, game: Game, markup: Markup | None,
         if not post:
             raise
         raise PostError(
-            f"the closing announcement was not posted, nor written: {str(exc).rstrip('.')}; the "
-            "final count is above."
+            tr("the closing announcement was not posted, nor written: {reason}; the "
+               "final count is above.", reason=clause(exc))
         ) from None
 
 
@@ -211,7 +221,7 @@ def close(
         from tally.atomic import write_atomic
 
         write_atomic(writes.to, text.encode("utf-8"))
-        show.note(f"wrote the announcement to {writes.to}")
+        show.note(tr("wrote the announcement to {path}", path=writes.to))
     if writes.post:
         arrivals.check(result)
         made = post_or_keep(
@@ -253,14 +263,16 @@ def post_or_keep(
         with contextlib.suppress(OSError):
             if keep is None or not path.exists():
                 write_atomic(path, text.encode("utf-8"))
-        raise MaybePosted(f"{str(exc).rstrip('.')}; the text is in {path}.") from None
+        raise MaybePosted(tr("{reason}; the text is in {path}.", reason=clause(exc),
+                             path=path)) from None
     except (PostError, FetchError) as exc:
         path = keep or paste_path(game, day.day, kind)
         try:
             if keep is None or not path.exists():
                 write_atomic(path, text.encode("utf-8"))
         except OSError as err:
-            raise PostError(f"{str(exc).rstrip('.')}; and the text could not be kept in {path} "
-                            f"({err.strerror}): it is printed above.") from None  # fmt: skip
-        raise PostError(f"{str(exc).rstrip('.')}. The {kind} post is in {path}, to paste by "
-                        "hand.") from None  # fmt: skip
+            raise PostError(tr("{reason}; and the text could not be kept in {path} "
+                               "({error}): it is printed above.", reason=clause(exc), path=path,
+                               error=err.strerror)) from None  # fmt: skip
+        raise PostError(tr("{reason}. The {kind} post is in {path}, to paste by hand.",
+                           reason=clause(exc), kind=kind, path=path)) from None  # fmt: skip

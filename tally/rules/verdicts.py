@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol, Self
 
+from tally.i18n import N_, tr
+
 
 class _Labelled(StrEnum):
     """A value with the rule it applies and its Chinese label."""
@@ -198,9 +200,15 @@ class TieStep(StrEnum):
         member.says = says
         return member
 
-    ACOLYTE = "acolyte", "侍僧", "the 侍僧 (the day's `acolyte`) dies instead"
-    SHERIFF_TARGET = "sheriff_target", "the sheriff's target", "the sheriff's target is out"
-    NONE = "none", "nobody", "nobody is out"
+    # Marked for the catalog (N_): kept in English here (docs/rulesets.md is written in
+    # English), translated where a page in the director's language shows them.
+    ACOLYTE = "acolyte", "侍僧", N_("the 侍僧 (the day's `acolyte`) dies instead")
+    SHERIFF_TARGET = (
+        "sheriff_target",
+        N_("the sheriff's target"),
+        N_("the sheriff's target is out"),
+    )
+    NONE = "none", N_("nobody"), N_("nobody is out")
 
 
 class OutcomeCode(_Labelled):
@@ -288,7 +296,14 @@ class RulingAction(_Labelled):
 
 @dataclass(frozen=True)
 class Problem:
-    """What is wrong with a ballot: the reason (a code) and a sentence for the director."""
+    """What is wrong with a ballot: the reason (a code) and a sentence for the director,
+    kept as written (marked ``N_``) with its fields, and translated when it is read: a
+    reading is cached (``read_ballot``) and outlives the language it was read in."""
 
     code: VoidReason
-    text: str
+    said: str
+    fields: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def text(self) -> str:
+        return tr(self.said, **dict(self.fields))

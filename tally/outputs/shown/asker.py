@@ -19,14 +19,15 @@ class Asker:
 
     def confirm(self, question: str) -> bool | None:
         """Ask yes or no on the terminal (no by default); None when nobody is there to ask
-        (standard input or error is no terminal)."""
-        import typer
+        (standard input or error is no terminal). Asked in Chinese, 是 and 否 answer it too
+        (``tally.answers``)."""
+        from tally.answers import ask
 
         env = self.streams.env
         stdin_tty = env.terminal if env.terminal is not None else sys.stdin.isatty()
         if not (env.interactive and stdin_tty):
             return None
-        return bool(typer.confirm(question, default=False, err=True))
+        return ask(question, err=True)
 
     def proposed(self, text: str) -> None:
         """What a command proposes to write (a game file's new day), before it asks: on

@@ -12,14 +12,16 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from tally.rules.counting.state import FactKind, Source
+from tally.i18n import N_, Language, current, tr
+from tally.rules.counting.state import Fact, FactKind, Source
 from tally.rules.counting.votes import DayResult
-from tally.rules.verdicts import DayKind, OutcomeResult, Status
+from tally.rules.verdicts import BallotKind, Colour, DayKind, OutcomeResult, Status
 from tally.sanitise import one_line
 from tally.times import compared, duration, short
 
 if TYPE_CHECKING:
     from tally.model import Thread
+    from tally.rules.counting.count import Outcome
 
 
 def cell(value: object, style: str = "") -> Text:
@@ -50,12 +52,18 @@ def say(console: Console, value: object, style: str = "") -> None:
 WIDE = 100
 _STATUS_STYLE = {Status.COUNTED: "green", Status.SUPERSEDED: "yellow", Status.VOID: "red"}
 _REMARK_STATUS = {
-    Status.NOT_A_BALLOT: "not a ballot",
-    Status.BANNED: "banned",
-    Status.DELETED: "deleted",
-    Status.MOVED_IN: "moved in",
-    Status.DISCUSSION: "discussion post",
+    Status.NOT_A_BALLOT: N_("not a ballot"),
+    Status.BANNED: N_("banned"),
+    Status.DELETED: N_("deleted"),
+    Status.MOVED_IN: N_("moved in"),
+    Status.DISCUSSION: N_("discussion post"),
 }
+
+
+def word(value: Status | BallotKind | Colour) -> str:
+    """A status, a ballot's kind, a card's colour: its code in English (as the JSON and the
+    docs name it), in Chinese the word the announcements use for it (its label)."""
+    return value.label if current() is Language.ZH and value.label else str(value)
 
 
 def weighed(voter: str, result: DayResult) -> str:
@@ -70,8 +78,8 @@ def totals_table(result: DayResult) -> Table:
     """Each player's votes, the voters with their weights, and the bonuses with their rule."""
     from tally.rules.counting.count import votes_text
 
-    totals = Table(title="Totals")
-    for column in ("player", "votes", "voters (weight)", "bonus"):
+    totals = Table(title=tr("Totals"))
+    for column in (tr("player"), tr("votes"), tr("voters (weight)"), tr("bonus")):
         totals.add_column(column)
     for t in result.totals:
         voters = ", ".join(weighed(v, result) for v in t.voters)
@@ -87,39 +95,58 @@ def print_day(console: Console, result: DayResult) -> None:
 
     thread = result.thread
     day = result.day
-    say(
-        console,
-        f"\nDay {day.day} {'sheriff election' if result.kind == DayKind.SHERIFF else 'vote'} "
-        f"(ruleset {result.ruleset}), thread {thread.thread_id} “{thread.title}”: "
-        f"{thread.page_count} page(s), {len(thread.posts)} posts",
-    )
+    fields = dict(day=day.day, ruleset=result.ruleset, thread=thread.thread_id,
+                  title=thread.title, pages=thread.page_count, posts=len(thread.posts))  # fmt: skip
+    if result.kind == DayKind.SHERIFF:
+        head = tr("Day {day} sheriff election (ruleset {ruleset}), thread {thread} “{title}”: "
+                  "{pages} page(s), {posts} posts", **fields)  # fmt: skip
+    else:
+        head = tr("Day {day} vote (ruleset {ruleset}), thread {thread} “{title}”: "
+                  "{pages} page(s), {posts} posts", **fields)  # fmt: skip
+    say(console, "\n" + head)
     if result.provisional:
         closes, read = compared(day.closes, result.as_of)
-        say(
-            console,
-            f"PROVISIONAL: the day closes {closes}, {duration(day.closes - result.as_of)} "
-            f"after this count ({read}); ballots and changes may still come.",
-            style="bold yellow",
-        )
+        left = duration(day.closes - result.as_of)
+        said = tr("PROVISIONAL: the day closes {closes}, {left} after this count ({read}); "
+                  "ballots and changes may still come.",
+                  closes=closes, left=left, read=read)  # fmt: skip
+        say(console, said, style="bold yellow")
     derived = [f for f in result.facts if f.source is Source.DERIVED]
     if derived:
-        said = "; ".join(
-            f"{f.what} {f.player} ({f.note})"
-            if f.what in (FactKind.SHERIFF, FactKind.DEPUTY)
-            else f"the sheriff {f.player}'s {f.note}"
-            if f.what is FactKind.DECLARATION
-            else f"{f.player} out ({f.note})"
-            for f in derived
-        )
-        say(console, f"From the earlier days' counts (not in the game file): {said}")
+        said = tr("; ").join(_derived(f) for f in derived)
+        say(console, tr("From the earlier days' counts (not in the game file): {said}",
+                        said=said))  # fmt: skip
     console.print(totals_table(result))
     _print_floors(console, _floor_rows(result))
     for flag in result.flags:
-        where = f"floor {flag.floor}: " if flag.floor else ""
-        say(console, f"flag {flag.rule}: {where}{flag.note}")
+        say(console, flag_line(flag.rule, flag.floor, flag.note))
     if result.not_voted:
-        say(console, f"Not voted ({len(result.not_voted)}): {'、'.join(result.not_voted)}")
+        say(console, not_voted_line(result.not_voted))
     say(console, outcome_line(result))
+
+
+def _derived(f: Fact) -> str:
+    """A fact tally's count of an earlier day gave, as the count's header says it."""
+    if f.what is FactKind.SHERIFF:
+        return tr("sheriff {player} ({note})", player=f.player, note=f.note)
+    if f.what is FactKind.DEPUTY:
+        return tr("deputy {player} ({note})", player=f.player, note=f.note)
+    if f.what is FactKind.DECLARATION:
+        return tr("the sheriff {player}'s {note}", player=f.player, note=f.note)
+    return tr("{player} out ({note})", player=f.player, note=f.note)
+
+
+def flag_line(rule: str, floor: int | None, note: str) -> str:
+    """A flag under the count: its rule, its floor (a flag of the day as a whole has none),
+    what it says."""
+    if floor:
+        return tr("flag {rule}: floor {floor}: {note}", rule=rule, floor=floor, note=note)
+    return tr("flag {rule}: {note}", rule=rule, note=note)
+
+
+def not_voted_line(players: Iterable[str]) -> str:
+    names = list(players)
+    return tr("Not voted ({n}): {players}", n=len(names), players="、".join(names))
 
 
 class _FloorRow(NamedTuple):
@@ -142,23 +169,24 @@ def _floor_rows(result: DayResult) -> list[_FloorRow]:
     rows = []
     for b in result.ballots:
         counted = b.status == Status.COUNTED
-        status = "in force now" if result.provisional and counted else str(b.status)
-        why = "" if b.note == status else b.note
+        now = result.provisional and counted
+        status = tr("in force now") if now else word(b.status)
+        why = "" if b.note == ("in force now" if now else str(b.status)) else b.note
         if b.reason:
             why = f"{b.reason}: {why}"  # the code once, then what it means here
         flags = [f for f in b.flags if f != b.note]  # a look-alike's note is its flag too
         if flags:
-            why += " [flag: " + "; ".join(flags) + "]"
+            why += " " + tr("[flag: {flags}]", flags=tr("; ").join(flags))
         floor = f"{b.floor}" + (" 点评" if b.comment else "")
         target, style = b.target or b.written or "", _STATUS_STYLE[b.status]
         order = (b.floor, b.comment, b.posted_at)
-        rows.append(_FloorRow(order, floor, b.voter or b.author, str(b.kind), target,
+        rows.append(_FloorRow(order, floor, b.voter or b.author, word(b.kind), target,
                               short(b.time), status, style, why.strip()))  # fmt: skip
     for r in result.remarks:
         floor = f"{r.floor}" + (" 点评" if r.comment else "")
         style = "dim" if r.status == Status.NOT_A_BALLOT else "red"
         rows.append(_FloorRow((r.floor, r.comment, r.time), floor, r.player or r.author, "", "",
-                              short(r.time), _REMARK_STATUS[r.status], style,
+                              short(r.time), tr(_REMARK_STATUS[r.status]), style,
                               r.note or r.words))  # fmt: skip
     rows.sort(key=lambda row: row.order)
     return rows
@@ -168,16 +196,17 @@ def _print_floors(console: Console, rows: list[_FloorRow]) -> None:
     """The rows as a table on a wide terminal; on a narrow one, each on a line, why it
     stands so on the next."""
     if console.width >= WIDE:
-        ballots = Table(title="Ballots, floor by floor")
-        for column in ("floor", "voter", "kind", "target", "time", "status"):
+        ballots = Table(title=tr("Ballots, floor by floor"))
+        for column in (tr("floor"), tr("voter"), tr("kind"), tr("target"), tr("time"),
+                       tr("status")):  # fmt: skip
             ballots.add_column(column, no_wrap=True)
-        ballots.add_column("why", overflow="fold")  # wrapped at spaces, never cut short
+        ballots.add_column(tr("why"), overflow="fold")  # wrapped at spaces, never cut short
         for _, floor, who, kind, target, when, status, style, why in rows:
             ballots.add_row(floor, cell(who), kind, cell(target), when, cell(status, style),
                             cell(why))  # fmt: skip
         console.print(ballots)
         return
-    say(console, "\nBallots, floor by floor")
+    say(console, "\n" + tr("Ballots, floor by floor"))
     for _, floor, who, kind, target, when, status, style, why in rows:
         head = Text(f"{floor:>6}  ") + cell(who) + Text(f"  {kind} ")
         head += cell(target) + Text(f"  {when}  ") + cell(status, style)
@@ -190,24 +219,33 @@ def outcome_line(result: DayResult) -> str:
     """The last line of a count: who is out (or sheriff) and by which rule; before the
     close, who leads and what would happen if the day closed now."""
     o = result.outcome
-    if result.provisional:
-        verdict = {
-            OutcomeResult.ELIMINATED: f"{o.player} would be out",
-            OutcomeResult.SHERIFF: f"{o.player} would be sheriff",
-            OutcomeResult.NONE: "nobody would be "
-            + ("sheriff" if result.kind == DayKind.SHERIFF else "out"),
-        }[o.result]
-        leaders = "、".join(result.leaders) or "nobody"
-        return (
-            f"Standing now (not final): {leaders} leading; if the day closed now, {verdict} — "
-            f"{o.note} [rule {o.code}]"
-        )
-    verdict = {
-        OutcomeResult.ELIMINATED: f"{o.player} is out",
-        OutcomeResult.SHERIFF: f"{o.player} is sheriff",
-        OutcomeResult.NONE: "nobody",
-    }[o.result]
-    return f"Outcome: {verdict} — {o.note} [rule {o.code}]"
+    if not result.provisional:
+        return final_line(o)
+    fields = dict(leaders="、".join(result.leaders) or tr("nobody"), player=o.player,
+                  note=o.note, rule=o.code)  # fmt: skip
+    if o.result is OutcomeResult.ELIMINATED:
+        return tr("Standing now (not final): {leaders} leading; if the day closed now, "
+                  "{player} would be out — {note} [rule {rule}]", **fields)  # fmt: skip
+    if o.result is OutcomeResult.SHERIFF:
+        return tr("Standing now (not final): {leaders} leading; if the day closed now, "
+                  "{player} would be sheriff — {note} [rule {rule}]", **fields)  # fmt: skip
+    if result.kind == DayKind.SHERIFF:
+        return tr("Standing now (not final): {leaders} leading; if the day closed now, "
+                  "nobody would be sheriff — {note} [rule {rule}]", **fields)  # fmt: skip
+    return tr("Standing now (not final): {leaders} leading; if the day closed now, "
+              "nobody would be out — {note} [rule {rule}]", **fields)  # fmt: skip
+
+
+def final_line(o: Outcome) -> str:
+    """The outcome of a closed day: who is out (or sheriff), by which rule."""
+    if o.result is OutcomeResult.ELIMINATED:
+        return tr("Outcome: {player} is out — {note} [rule {rule}]", player=o.player,
+                  note=o.note, rule=o.code)  # fmt: skip
+    if o.result is OutcomeResult.SHERIFF:
+        return tr("Outcome: {player} is sheriff — {note} [rule {rule}]", player=o.player,
+                  note=o.note, rule=o.code)  # fmt: skip
+    return tr("Outcome: nobody — {note} [rule {rule}]", note=o.note, rule=o.code)
+
 
 def print_demo(
     console: Console,
@@ -220,30 +258,30 @@ def print_demo(
     """The demo in a dozen lines: what was read, how the day was counted, what it says."""
     from tally.rules.counting.count import votes_text
 
-    say(console, f"Sample game {name}, served at {forum} (pages a real Discuz! X3.5 rendered)")
+    say(console, tr("Sample game {name}, served at {forum} (pages a real Discuz! X3.5 "
+                    "rendered)", name=name, forum=forum))  # fmt: skip
     for t in threads:
         comments = sum(len(p.comments) for p in t.posts)
-        say(
-            console,
-            f"  read thread {t.thread_id} “{t.title}”: {t.page_count} page(s), "
-            f"{len(t.posts)} posts, {comments} 点评",
-        )
+        read = tr("read thread {thread} “{title}”: {pages} page(s), {posts} posts, {comments} 点评",
+                  thread=t.thread_id, title=t.title, pages=t.page_count, posts=len(t.posts),
+                  comments=comments)  # fmt: skip
+        say(console, "  " + read)
     by_status = {s: [b for b in result.ballots if b.status == s] for s in Status}
     reasons = "、".join(dict.fromkeys(str(b.reason) for b in by_status[Status.VOID]))
-    say(
-        console,
-        f"Day {result.day.day} (ruleset {result.ruleset}): {len(result.ballots)} ballots — "
-        f"{len(by_status[Status.COUNTED])} in force, {len(by_status[Status.SUPERSEDED])} "
-        f"changed, {len(by_status[Status.VOID])} void" + (f" ({reasons})" if reasons else ""),
-    )
+    fields = dict(day=result.day.day, ruleset=result.ruleset, ballots=len(result.ballots),
+                  counted=len(by_status[Status.COUNTED]),
+                  changed=len(by_status[Status.SUPERSEDED]), void=len(by_status[Status.VOID]),
+                  reasons=reasons)  # fmt: skip
+    if reasons:
+        say(console, tr("Day {day} (ruleset {ruleset}): {ballots} ballots — {counted} in force, "
+                        "{changed} changed, {void} void ({reasons})", **fields))  # fmt: skip
+    else:
+        say(console, tr("Day {day} (ruleset {ruleset}): {ballots} ballots — {counted} in force, "
+                        "{changed} changed, {void} void", **fields))  # fmt: skip
     totals = " · ".join(f"{t.player} {votes_text(t.votes)}" for t in result.totals)
-    say(console, f"Totals: {totals or 'none'}; not voted: {'、'.join(result.not_voted) or 'none'}")
-    o = result.outcome
-    verdict = {
-        OutcomeResult.ELIMINATED: f"{o.player} is out",
-        OutcomeResult.SHERIFF: f"{o.player} is sheriff",
-        OutcomeResult.NONE: "nobody",
-    }[o.result]
-    say(console, f"Outcome: {verdict} — {o.note} [rule {o.code}]")
-    say(console, f"\nThe announcement to paste ({markup}), as `tally announce` prints it:")
+    say(console, tr("Totals: {totals}; not voted: {players}", totals=totals or tr("none"),
+                    players="、".join(result.not_voted) or tr("none")))  # fmt: skip
+    say(console, final_line(result.outcome))
+    say(console, "\n" + tr("The announcement to paste ({markup}), as `tally announce` prints "
+                           "it:", markup=markup))  # fmt: skip
     console.print()

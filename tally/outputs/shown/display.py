@@ -8,6 +8,7 @@ import functools
 from rich.table import Table
 
 from tally.forums import url_shapes
+from tally.i18n import ntr, tr
 from tally.outputs.results import (
     Announced,
     Archived,
@@ -42,7 +43,8 @@ def _(result: DayResult, terminal: Streams) -> None:
 @show.register(Counted)
 def _(done: Counted, terminal: Streams) -> None:
     if done.chart is not None:
-        terminal.note(f"wrote the picture of day {done.result.day.day} to {done.chart}")
+        terminal.note(tr("wrote the picture of day {day} to {path}", day=done.result.day.day,
+                         path=done.chart))  # fmt: skip
     print_day(terminal.stdout(), done.result)
     if done.announcement is not None:
         terminal.text("\n" + done.announcement)
@@ -61,9 +63,16 @@ def _(done: Announced, terminal: Streams) -> None:
 
 
 def posted_line(posted: Posted) -> str:
-    floor = f"floor {posted.floor}" if posted.floor is not None else f"post {posted.pid}"
-    checked = "read back: the forum shows what was sent" if posted.read_back else "read back"
-    return f"posted as {posted.member}, {floor}: {posted.url} ({checked})"
+    fields = dict(member=posted.member, floor=posted.floor, pid=posted.pid, url=posted.url)
+    if posted.floor is not None and posted.read_back:
+        return tr("posted as {member}, floor {floor}: {url} (read back: the forum shows what "
+                  "was sent)", **fields)  # fmt: skip
+    if posted.floor is not None:
+        return tr("posted as {member}, floor {floor}: {url} (read back)", **fields)
+    if posted.read_back:
+        return tr("posted as {member}, post {pid}: {url} (read back: the forum shows what was "
+                  "sent)", **fields)  # fmt: skip
+    return tr("posted as {member}, post {pid}: {url} (read back)", **fields)
 
 
 def tell_posted(posted: Posted, terminal: Streams, *, line: bool = True) -> None:
@@ -71,53 +80,65 @@ def tell_posted(posted: Posted, terminal: Streams, *, line: bool = True) -> None
     if line:
         terminal.note(posted_line(posted))
     if posted.difference is not None:
-        terminal.warn(f"post {posted.pid} as the forum shows it differs: {posted.difference}.")
+        terminal.warn(tr("post {pid} as the forum shows it differs: {difference}.",
+                         pid=posted.pid, difference=posted.difference))  # fmt: skip
 
 
 @show.register(Archived)
 def _(done: Archived, terminal: Streams) -> None:
     pages = sum(t.page_count for t in done.threads)
-    read = f"{len(done.threads)} thread(s), {pages} page(s)"
+    read = tr("{threads} thread(s), {pages} page(s)", threads=len(done.threads), pages=pages)
     if done.rows is not None:
-        terminal.note(f"wrote {done.rows} rows from {read} to {done.csv}")
+        terminal.note(tr("wrote {rows} rows from {read} to {path}", rows=done.rows, read=read,
+                         path=done.csv))  # fmt: skip
     if done.database is not None:
         d = done.database
-        days = f"; ballots of day(s) {', '.join(map(str, done.days))}" if done.days else ""
-        terminal.note(
-            f"database {done.db}: {sum(d.inserted.values())} rows added, "
-            f"{sum(d.updated.values())} updated, {d.gone} posts gone from the forum, "
-            f"{sum(d.deleted.values())} ballots or totals no longer counted, "
-            f"{sum(d.unchanged.values())} unchanged ({read}{days})"
-        )
+        if done.days:
+            read += tr("; ballots of day(s) {days}", days=", ".join(map(str, done.days)))
+        terminal.note(tr(
+            "database {path}: {added} rows added, {updated} updated, {gone} posts gone from "
+            "the forum, {deleted} ballots or totals no longer counted, {unchanged} unchanged "
+            "({read})", path=done.db, added=sum(d.inserted.values()),
+            updated=sum(d.updated.values()), gone=d.gone, deleted=sum(d.deleted.values()),
+            unchanged=sum(d.unchanged.values()), read=read))  # fmt: skip
 
 
 @show.register(Reported)
 def _(done: Reported, terminal: Streams) -> None:
-    drawn = ", ".join(map(str, done.days)) or "none"
-    waiting = f"; not closed yet: {', '.join(map(str, done.pending))}" if done.pending else ""
-    terminal.note(f"wrote {done.path} ({done.size / 1024:.0f} KB): day(s) {drawn}{waiting}")
+    fields = dict(path=done.path, kb=f"{done.size / 1024:.0f}",
+                  days=", ".join(map(str, done.days)) or tr("none"),
+                  pending=", ".join(map(str, done.pending)))  # fmt: skip
+    if done.pending:
+        terminal.note(tr("wrote {path} ({kb} KB): day(s) {days}; not closed yet: {pending}",
+                         **fields))  # fmt: skip
+    else:
+        terminal.note(tr("wrote {path} ({kb} KB): day(s) {days}", **fields))
 
 
 @show.register(Drafted)
 def _(done: Drafted, terminal: Streams) -> None:
     made = done.draft
-    todo = "; ".join(made.todo)
-    terminal.note(
-        f"wrote {done.path}: {len(made.directors)} director, {len(made.players)} players, "
-        f"{made.days} day(s); still to do: {todo}; then run "
-        f"`tally votes VOTE-URL --game {done.path}`, and `tally day add` each morning."
-    )
+    terminal.note(tr(
+        "wrote {path}: {directors} director, {players} players, {days} day(s); still to do: "
+        "{todo}; then run `tally votes VOTE-URL --game {path}`, and `tally day add` each "
+        "morning.", path=done.path, directors=len(made.directors), players=len(made.players),
+        days=made.days, todo=tr("; ").join(made.todo)))  # fmt: skip
 
 
 @show.register(DayAdded)
 def _(done: DayAdded, terminal: Streams) -> None:
     p = done.proposal
-    closes = f", closes {short(p.closes)}" if p.closes is not None else ""
-    terminal.note(f"added day {p.day} to {done.path}: opens {short(p.opens)}{closes}")
+    if p.closes is not None:
+        terminal.note(tr("added day {day} to {path}: opens {opens}, closes {closes}", day=p.day,
+                         path=done.path, opens=short(p.opens), closes=short(p.closes)))  # fmt: skip
+    else:
+        terminal.note(tr("added day {day} to {path}: opens {opens}", day=p.day, path=done.path,
+                         opens=short(p.opens)))  # fmt: skip
     for what in p.todo:  # even with --quiet: the file is not finished
-        say(terminal.stderr(), f"still to do: {what}", "yellow")
+        say(terminal.stderr(), tr("still to do: {what}", what=what), "yellow")
     if not p.todo:
-        terminal.note(f"then: `tally votes {p.vote} --game {done.path}` once it closes.")
+        terminal.note(tr("then: `tally votes {vote} --game {path}` once it closes.", vote=p.vote,
+                         path=done.path))  # fmt: skip
 
 
 _PROFILE_KEYS = ("floor_names", "posts_per_page")
@@ -130,27 +151,31 @@ def _(done: Diagnosed, terminal: Streams) -> None:
     status = f" (HTTP {d.status})" if d.status is not None else ""
     say(out, f"{d.source}{status}")
     if d.url_known is False:
-        say(out, f"  not a thread URL tally knows; its shapes are {url_shapes()}", "yellow")
+        say(out, "  " + tr("not a thread URL tally knows; its shapes are {shapes}",
+                           shapes=url_shapes()), "yellow")  # fmt: skip
     if d.read_instead:
         say(out, f"  {d.read_instead}", "yellow")
     if d.read_by == "api":
-        say(out, "  every command reads this thread through the forum's interface for its "
-                 "clients (its JSON, to the second); the page below is the fallback")  # fmt: skip
+        say(out, "  " + tr("every command reads this thread through the forum's interface for "
+                           "its clients (its JSON, to the second); the page below is the "
+                           "fallback"))  # fmt: skip
     elif d.read_by_why:
         say(out, f"  {d.read_by_why}", "yellow")
     if d.software:
         board = d.board
-        about = f": {board.about}" if board.about else ""
-        say(out, f"  {d.software}, board profile {board.name} ({board.origin}){about}")
+        profile = tr("{software}, board profile {name} ({origin})", software=d.software,
+                     name=board.name, origin=board.origin)  # fmt: skip
+        say(out, f"  {profile}" + (f": {board.about}" if board.about else ""))
     if d.problem is not None:
-        say(out, f"  not a thread page tally can read: {d.problem}", "red")
+        say(out, "  " + tr("not a thread page tally can read: {problem}", problem=d.problem),
+            "red")  # fmt: skip
         return
-    say(out, f"  {d.posts} posts on the page")
+    say(out, "  " + ntr("{n} posts on the page", "{n} posts on the page", d.posts))
     table = Table()
-    for column in ("field", "found", "where", "example"):
+    for column in (tr("field"), tr("found"), tr("where"), tr("example")):
         table.add_column(column)
     for f in d.fields:
-        found = ("yes" if f.complete else "no") if f.of == 1 else f"{f.found}/{f.of}"
+        found = (tr("yes") if f.complete else tr("no")) if f.of == 1 else f"{f.found}/{f.of}"
         style = "" if f.complete else ("red" if f.essential else "yellow")
         where = "; ".join(w if n == f.of or f.of == 1 else f"{w} ×{n}" for w, n in f.where)
         table.add_row(cell(f.name), cell(found, style), cell(where or "-"), cell(f.example))
@@ -159,31 +184,38 @@ def _(done: Diagnosed, terminal: Streams) -> None:
         for said in f.missing:
             say(out, f"  {f.name}: {said}", "red" if f.essential else "yellow")
     if d.readable:
-        say(out, "tally can read this page.", "green")
+        say(out, tr("tally can read this page."), "green")
     else:
         names = ", ".join(f.name for f in d.missing)
         # The key the sentences above name, when they name one (floor_names, posts_per_page).
         keys = sorted({k for f in d.missing for said in f.missing for k in _PROFILE_KEYS
                        if k in said})  # fmt: skip
-        hint = (f"A board profile's {' or '.join(keys)} can say it" if keys
-                else "A board profile can say where")  # fmt: skip
-        say(out, f"tally cannot read this page: {names} not found on every post. {hint} "
-                 "(docs/boards.md).", "red")  # fmt: skip
+        if keys:
+            said = tr("tally cannot read this page: {names} not found on every post. A board "
+                      "profile's {keys} can say it (docs/boards.md).", names=names,
+                      keys=tr(" or ").join(keys))  # fmt: skip
+        else:
+            said = tr("tally cannot read this page: {names} not found on every post. A board "
+                      "profile can say where (docs/boards.md).", names=names)  # fmt: skip
+        say(out, said, "red")
 
 
 @show.register(LedgerEdit)
 def _(done: LedgerEdit, terminal: Streams) -> None:
     out = terminal.stdout()
     if done.how:
-        terminal.note(f"{done.how}: the ledger names the player as the game file does.")
+        terminal.note(tr("{how}: the ledger names the player as the game file does.",
+                         how=done.how))  # fmt: skip
     if not done.added and not done.removed:
-        say(out, "already in the ledger; nothing written.")
+        say(out, tr("already in the ledger; nothing written."))
     for card in done.added:
-        say(out, f"added: day {card.day} {card.player} {card.colour.label} {card.rule} "
-                 f"{card.reason}")  # fmt: skip
+        say(out, tr("added: day {day} {player} {card} {rule} {reason}", day=card.day,
+                    player=card.player, card=card.colour.label, rule=card.rule,
+                    reason=card.reason))  # fmt: skip
     for card in done.removed:
-        say(out, f"removed: day {card.day} {card.player} {card.colour.label} {card.rule} "
-                 f"{card.reason}")  # fmt: skip
+        say(out, tr("removed: day {day} {player} {card} {rule} {reason}", day=card.day,
+                    player=card.player, card=card.colour.label, rule=card.rule,
+                    reason=card.reason))  # fmt: skip
 
 
 @show.register(LedgerView)
@@ -194,20 +226,22 @@ def _(ledger: LedgerView, terminal: Streams) -> None:
 @show.register(Exported)
 def _(done: Exported, terminal: Streams) -> None:
     names = ", ".join(p.name for p in done.files)
-    terminal.note(
-        f"wrote {len(done.files)} files to {done.folder}: {names}. Edit the ones you want "
-        f"(README.md there lists the values each gets), delete the others, and pass "
-        f"--template-dir {done.folder} (or set template_dir in the config file)."
-    )
+    terminal.note(tr(
+        "wrote {n} files to {folder}: {names}. Edit the ones you want (README.md there lists "
+        "the values each gets), delete the others, and pass --template-dir {folder} (or set "
+        "template_dir in the config file).", n=len(done.files), folder=done.folder,
+        names=names))  # fmt: skip
 
 
 @show.register(Settings)
 def _(settings: Settings, terminal: Streams) -> None:
     out = terminal.stdout()
-    found = "" if settings.config_found else " (not there: nothing set in it)"
-    say(out, f"config file: {settings.config}{found}")
+    if settings.config_found:
+        say(out, tr("config file: {path}", path=settings.config))
+    else:
+        say(out, tr("config file: {path} (not there: nothing set in it)", path=settings.config))
     table = Table()
-    for column in ("setting", "value", "from"):
+    for column in (tr("setting"), tr("value"), tr("from")):
         table.add_column(column)
     for s in settings.values.values():
         value = s.key.unset if s.value is None else str(s.value)

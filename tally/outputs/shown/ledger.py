@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
-from tally.outputs.shown.console import cell, say
+from tally.i18n import tr
+from tally.outputs.shown.console import cell, say, word
 from tally.rules.cards.ledger import Card, LedgerView
 from tally.times import short
 
@@ -20,34 +21,43 @@ if TYPE_CHECKING:
 def print_lurkers(console: Console, result: DayCheck, view: LedgerView) -> None:
     """Players × days, the cards proposed, the flags, and the ledger."""
     day = result.day
-    note = " (accelerated: no lurking cards, S3)" if day.accelerated else ""
-    say(console, f"\nLurker check for day {day.day}{note}")
+    if day.accelerated:
+        say(console, "\n" + tr("Lurker check for day {day} (accelerated: no lurking cards, S3)",
+                               day=day.day))  # fmt: skip
+    else:
+        say(console, "\n" + tr("Lurker check for day {day}", day=day.day))
     if result.provisional:
-        say(
-            console,
-            f"PROVISIONAL: day {day.day} closes {short(day.closes)}; these are the counts "
-            "so far, and the cards below are what they would give. Nothing is written.",
-            style="bold yellow",
-        )
+        said = tr("PROVISIONAL: day {day} closes {closes}; these are the counts so far, and the "
+                  "cards below are what they would give. Nothing is written.", day=day.day,
+                  closes=short(day.closes))  # fmt: skip
+        say(console, said, style="bold yellow")
     console.print(_posts_table(result))
     _print_day_cards(console, result, view)
     for line in doubt_lines(view):
         say(console, line, style="bold yellow")
     for flag in result.flags:
         # A flag of the day as a whole (S3) has no floor: "floor None" said nothing.
-        where = f"thread {flag.thread_id}, " if flag.thread_id else ""
-        where += f"floor {flag.floor}: " if flag.floor is not None else ""
-        say(console, f"flag {flag.rule}: {where}{flag.note}")
+        if flag.thread_id and flag.floor is not None:
+            say(console, tr("flag {rule}: thread {thread}, floor {floor}: {note}", rule=flag.rule,
+                            thread=flag.thread_id, floor=flag.floor, note=flag.note))  # fmt: skip
+        elif flag.thread_id:
+            say(console, tr("flag {rule}: thread {thread}, {note}", rule=flag.rule,
+                            thread=flag.thread_id, note=flag.note))  # fmt: skip
+        elif flag.floor is not None:
+            say(console, tr("flag {rule}: floor {floor}: {note}", rule=flag.rule,
+                            floor=flag.floor, note=flag.note))  # fmt: skip
+        else:
+            say(console, tr("flag {rule}: {note}", rule=flag.rule, note=flag.note))
     _print_ledger(console, view)
 
 
 def _posts_table(result: DayCheck) -> Table:
     """Each player's posts on each day checked, and whether they voted (✓, ✗, ? unknown)."""
-    table = Table(title="Posts (voted) per day")
-    table.add_column("player")
+    table = Table(title=tr("Posts (voted) per day"))
+    table.add_column(tr("player"))
     numbers = sorted(result.days)
     for n in numbers:
-        table.add_column(f"day {n}", justify="right")
+        table.add_column(tr("day {day}", day=n), justify="right")
     rows: dict[str, list[str]] = {}
     for n in numbers:
         for pd in result.days[n]:
@@ -63,17 +73,19 @@ def _posts_table(result: DayCheck) -> Table:
 def _print_day_cards(console: Console, result: DayCheck, view: LedgerView) -> None:
     """The day's cards, each with where it stands in the ledger, and the K1 escalations."""
     if result.cards:
-        say(console, "Cards for this day:")
+        say(console, tr("Cards for this day:"))
         new = {c.key for c in view.new}
         for c in result.cards:
             state = (
-                "new" if c.key in new
-                else "taken back by the director: not added" if view.was_struck(c)
-                else "already in the ledger"
+                tr("new") if c.key in new
+                else tr("taken back by the director: not added") if view.was_struck(c)
+                else tr("already in the ledger")
             )  # fmt: skip
-            say(console, f"  {c.player}: {c.colour} card ({c.rule}) — {c.reason} [{state}]")
+            say(console, "  " + tr("{player}: {colour} card ({rule}) — {reason} [{state}]",
+                                   player=c.player, colour=word(c.colour), rule=c.rule,
+                                   reason=c.reason, state=state))  # fmt: skip
     else:
-        say(console, "No cards for this day.")
+        say(console, tr("No cards for this day."))
     for c in view.new:
         if c.rule == "K1":
             say(console, f"  {c.player}: {c.reason}")
@@ -83,27 +95,23 @@ def _print_ledger(console: Console, view: LedgerView) -> None:
     """The ledger after the run: its totals, who is sent off, the camps lost, and where it
     was written (or why not)."""
     if view.totals:
-        say(console, "Ledger totals (blue / yellow / red):")
+        say(console, tr("Ledger totals (blue / yellow / red):"))
         for player, t in sorted(view.totals.items()):
             say(console, f"  {player}: {t.blue} / {t.yellow} / {t.red}")
     if view.sent_off:
-        say(console, f"Sent off (red card, K2): {'、'.join(view.sent_off)}")
+        say(console, tr("Sent off (red card, K2): {players}", players="、".join(view.sent_off)))
     if view.undecided:
-        say(console, f"Sent off only if the cards in doubt hold (K2, not applied): "
-                     f"{'、'.join(view.undecided)}", style="bold yellow")  # fmt: skip
+        say(console, tr("Sent off only if the cards in doubt hold (K2, not applied): {players}",
+                        players="、".join(view.undecided)), style="bold yellow")  # fmt: skip
     for camp, players in view.camps_lost.items():
-        say(
-            console,
-            f"Camp {camp} has {len(players)} red cards ({'、'.join(players)}): it loses (K2)",
-        )
-    saved = (
-        "written to"
-        if view.written
-        else "unchanged:"
-        if not view.new
-        else "not written (--no-write):"
-    )
-    say(console, f"Ledger {saved} {view.path}")
+        say(console, tr("Camp {camp} has {n} red cards ({players}): it loses (K2)", camp=camp,
+                        n=len(players), players="、".join(players)))  # fmt: skip
+    if view.written:
+        say(console, tr("Ledger written to {path}", path=view.path))
+    elif not view.new:
+        say(console, tr("Ledger unchanged: {path}", path=view.path))
+    else:
+        say(console, tr("Ledger not written (--no-write): {path}", path=view.path))
 
 
 def doubt_lines(view: LedgerView) -> list[str]:
@@ -115,16 +123,31 @@ def doubt_lines(view: LedgerView) -> list[str]:
     lines = []
     for d in view.doubts:
         remove, keep = commands(d.card, game_path)
-        since = "no longer holds" if d.found else "is still in doubt"
-        why = f": {d.why}" if d.why else ""
-        lines.append(
-            f"  IN DOUBT: {named(d.card)} ({d.card.reason}) {since}{why}; not counted until "
-            f"you decide: `{remove}` to take it back, or `{keep}` to keep it as yours"
-        )
+        fields = dict(card=named(d.card), reason=d.card.reason, why=d.why, remove=remove,
+                      keep=keep)  # fmt: skip
+        if d.found and d.why:
+            said = tr("IN DOUBT: {card} ({reason}) no longer holds: {why}; not counted until you "
+                      "decide: `{remove}` to take it back, or `{keep}` to keep it as yours",
+                      **fields)  # fmt: skip
+        elif d.found:
+            said = tr("IN DOUBT: {card} ({reason}) no longer holds; not counted until you "
+                      "decide: `{remove}` to take it back, or `{keep}` to keep it as yours",
+                      **fields)  # fmt: skip
+        elif d.why:
+            said = tr("IN DOUBT: {card} ({reason}) is still in doubt: {why}; not counted until "
+                      "you decide: `{remove}` to take it back, or `{keep}` to keep it as yours",
+                      **fields)  # fmt: skip
+        else:
+            said = tr("IN DOUBT: {card} ({reason}) is still in doubt; not counted until you "
+                      "decide: `{remove}` to take it back, or `{keep}` to keep it as yours",
+                      **fields)  # fmt: skip
+        lines.append("  " + said)
     for c in view.back:
-        lines.append(f"  {named(c)} holds again (the check gives it): no longer in doubt")
+        lines.append("  " + tr("{card} holds again (the check gives it): no longer in doubt",
+                               card=named(c)))  # fmt: skip
     for c in view.waiting:
-        lines.append(f"  {c.player}: {c.reason} waits on the cards in doubt (K1, not applied)")
+        lines.append("  " + tr("{player}: {reason} waits on the cards in doubt (K1, not applied)",
+                               player=c.player, reason=c.reason))  # fmt: skip
     return lines
 
 
@@ -139,17 +162,18 @@ def print_cards(console: Console, cards: Sequence[Card]) -> None:
     from tally.rules.cards.ledger import sent_off, totals
 
     if not cards:
-        say(console, "No card.")
+        say(console, tr("No card."))
         return
-    table = Table(title="Cards")
-    for column in ("day", "player", "card", "rule", "reason", "by"):
+    table = Table(title=tr("Cards"))
+    for column in (tr("day"), tr("player"), tr("card"), tr("rule"), tr("reason"), tr("by")):
         table.add_column(column)
     for c in cards:
         table.add_row(str(c.day), cell(c.player), c.colour.label, cell(c.rule), cell(c.reason),
                       c.source)  # fmt: skip
     console.print(table)
     for player, t in sorted(totals(cards).items()):
-        say(console, f"{player}: {t.blue} blue, {t.yellow} yellow, {t.red} red")
+        say(console, tr("{player}: {blue} blue, {yellow} yellow, {red} red", player=player,
+                        blue=t.blue, yellow=t.yellow, red=t.red))  # fmt: skip
     gone = sent_off(cards)
     if gone:
-        say(console, f"Sent off (red card, K2): {'、'.join(gone)}")
+        say(console, tr("Sent off (red card, K2): {players}", players="、".join(gone)))

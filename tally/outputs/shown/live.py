@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tally.outputs.shown.console import cell, outcome_line, print_day, say, totals_table
+from tally.i18n import ntr, tr
+from tally.outputs.shown.console import (
+    cell,
+    not_voted_line,
+    outcome_line,
+    print_day,
+    say,
+    totals_table,
+)
 from tally.rules.counting.count import majority_gap, votes_text
 from tally.rules.counting.polls import ChangeKind
 from tally.rules.verdicts import DayKind
@@ -39,13 +47,26 @@ def majority_text(result: DayResult, rules: Ruleset) -> str | None:
     who = "、".join(result.leaders)
     cast = votes_text(result.count.cast)
     if gap < 0:
-        return f"{who} has more than half of the {cast} votes cast (C6)"
+        return tr("{who} has more than half of the {cast} votes cast (C6)", who=who, cast=cast)
+    fields = dict(who=who, cast=cast, gap=votes_text(gap))
+    tied = len(result.leaders) > 1
+    if gap == 0 and tied:
+        return tr("{who} are tied: each needs any vote more for more than half of all votes "
+                  "cast (C6; {cast} cast now)", **fields)  # fmt: skip
     if gap == 0:
-        more = "any vote more"
-    else:
-        more = f"more than {votes_text(gap)} vote{'s' if gap != 1 else ''} more"
-    who = f"{who} are tied: each needs" if len(result.leaders) > 1 else f"{who} needs"
-    return f"{who} {more} for more than half of all votes cast (C6; {cast} cast now)"
+        return tr("{who} needs any vote more for more than half of all votes cast (C6; {cast} "
+                  "cast now)", **fields)  # fmt: skip
+    # "vote" or "votes" by the gap (half a vote is "votes"): ngettext's forms by whole numbers.
+    many = 1 if gap == 1 else 2
+    if tied:
+        return ntr("{who} are tied: each needs more than {gap} vote more for more than half of "
+                   "all votes cast (C6; {cast} cast now)",
+                   "{who} are tied: each needs more than {gap} votes more for more than half of "
+                   "all votes cast (C6; {cast} cast now)", many, **fields)  # fmt: skip
+    return ntr("{who} needs more than {gap} vote more for more than half of all votes cast "
+               "(C6; {cast} cast now)",
+               "{who} needs more than {gap} votes more for more than half of all votes cast "
+               "(C6; {cast} cast now)", many, **fields)  # fmt: skip
 
 
 def _line(text: str, style: str = "") -> Text:
@@ -61,18 +82,20 @@ def clock_lines(poll: Poll, game: Game, now: datetime) -> list[Text]:
     lines = []
     if now < day.closes:
         left = duration(day.closes - now, seconds=True)
-        lines.append(_line(f"Closes {short(day.closes)} (in {left})"))
+        lines.append(_line(tr("Closes {closes} (in {left})", closes=short(day.closes), left=left)))
     else:
-        lines.append(_line(f"Closed {short(day.closes)}", "bold"))
+        lines.append(_line(tr("Closed {closes}", closes=short(day.closes)), "bold"))
     minutes = game.rules.change_window_minutes
     if minutes and now < day.closes:
         barred = day.closes - timedelta(minutes=minutes)
-        when = (
-            "changes are barred now"
-            if now >= barred
-            else f"changes barred from {clock(barred)} (in {duration(barred - now, seconds=True)})"
-        )
-        lines.append(_line(f"No change in the last {minutes} min (V5): {when}"))
+        if now >= barred:
+            said = tr("No change in the last {minutes} min (V5): changes are barred now",
+                      minutes=minutes)  # fmt: skip
+        else:
+            said = tr("No change in the last {minutes} min (V5): changes barred from {barred} "
+                      "(in {left})", minutes=minutes, barred=clock(barred),
+                      left=duration(barred - now, seconds=True))  # fmt: skip
+        lines.append(_line(said))
     return lines
 
 
@@ -83,27 +106,22 @@ def live_view(poll: Poll, game: Game, now: datetime) -> RenderableType:
     result = poll.result
     if result is not None:
         thread = result.thread
-        what = "sheriff election" if result.kind is DayKind.SHERIFF else "vote"
-        parts.append(
-            _line(
-                f"Day {result.day.day} {what} (ruleset {result.ruleset}), thread "
-                f"{thread.thread_id} “{thread.title}”",
-                "bold",
-            )
-        )
-    state = "FINAL COUNT" if poll.final else f"Poll {poll.number}"
-    read = f"last read {clock(poll.last_read, seconds=True)}" if poll.last_read else "not read yet"
-    requests = f"{poll.requests} request{'s' if poll.requests != 1 else ''}"
-    upcoming = f"; next poll {clock(poll.next_at, seconds=True)}" if poll.next_at else ""
-    parts.append(
-        _line(f"{state}: {read} ({requests}{', every page' if poll.full else ''}){upcoming}")
-    )
+        fields = dict(day=result.day.day, ruleset=result.ruleset, thread=thread.thread_id,
+                      title=thread.title)  # fmt: skip
+        if result.kind is DayKind.SHERIFF:
+            head = tr("Day {day} sheriff election (ruleset {ruleset}), thread {thread} “{title}”",
+                      **fields)  # fmt: skip
+        else:
+            head = tr("Day {day} vote (ruleset {ruleset}), thread {thread} “{title}”", **fields)
+        parts.append(_line(head, "bold"))
+    parts.append(_line(poll_line(poll)))
     parts.extend(clock_lines(poll, game, now))
     if poll.error is not None and poll.failing_since is not None:
         parts.append(
             _line(
-                f"Reads fail since {clock(poll.failing_since, seconds=True)}: {poll.error} "
-                "The count below is the last good one; tally keeps trying.",
+                tr("Reads fail since {since}: {error} The count below is the last good one; "
+                   "tally keeps trying.", since=clock(poll.failing_since, seconds=True),
+                   error=poll.error),
                 "bold red",
             )
         )
@@ -115,25 +133,35 @@ def live_view(poll: Poll, game: Game, now: datetime) -> RenderableType:
         parts.append(_line(majority))
     parts.append(_line(outcome_line(result), "bold" if poll.final else ""))
     if poll.number > 1:
-        parts.append(
-            _line(
-                "Changes since the last poll:" if poll.changes else "No change since the last poll."
-            )
-        )
+        parts.append(_line(tr("Changes since the last poll:") if poll.changes
+                           else tr("No change since the last poll.")))  # fmt: skip
         for change in poll.changes:
             parts.append(Text("  ") + cell(change.text, _CHANGE_STYLE.get(change.kind, "bold")))
     if result.not_voted:
-        parts.append(_line(f"Not voted ({len(result.not_voted)}): {'、'.join(result.not_voted)}"))
+        parts.append(_line(not_voted_line(result.not_voted)))
         if not poll.final:
-            parts.append(
-                Text("  ")
-                + _line(
-                    f"(the 催票 post: tally announce --kind reminder --game … "
-                    f"--day {result.day.day})",
-                    "dim",
-                )
-            )
+            said = tr("(the 催票 post: tally announce --kind reminder --game … --day {day})",
+                      day=result.day.day)  # fmt: skip
+            parts.append(Text("  ") + _line(said, "dim"))
     return Group(*parts)
+
+
+def poll_line(poll: Poll) -> str:
+    """Which poll this is, when the thread was last read, with how many requests, and when
+    the next poll comes."""
+    state = tr("FINAL COUNT") if poll.final else tr("Poll {number}", number=poll.number)
+    if poll.last_read:
+        read = tr("last read {at}", at=clock(poll.last_read, seconds=True))
+    else:
+        read = tr("not read yet")
+    if poll.full:
+        requests = ntr("{n} request, every page", "{n} requests, every page", poll.requests)
+    else:
+        requests = ntr("{n} request", "{n} requests", poll.requests)
+    if poll.next_at:
+        return tr("{state}: {read} ({requests}); next poll {at}", state=state, read=read,
+                  requests=requests, at=clock(poll.next_at, seconds=True))  # fmt: skip
+    return tr("{state}: {read} ({requests})", state=state, read=read, requests=requests)
 
 
 class LiveScreen:
@@ -168,7 +196,7 @@ class LiveScreen:
         if last is None or last.result is None:
             return
         if interrupted:
-            read = clock(last.last_read, seconds=True) if last.last_read else "never"
-            say(self.console, f"\nStopped. The last good count, read {read}:")
+            read = clock(last.last_read, seconds=True) if last.last_read else tr("never")
+            say(self.console, "\n" + tr("Stopped. The last good count, read {at}:", at=read))
         if last.final or interrupted:
             print_day(self.console, last.result)

@@ -82,7 +82,9 @@ class Streams:
         """A warning, once a run however many times it is raised."""
         if message not in self._warned:
             self._warned.add(message)
-            self.error(f"warning: {message}")
+            from tally.i18n import tr
+
+            self.error(tr("warning: {message}", message=message))
 
     def note(self, message: str) -> None:
         """A line on standard error that --quiet silences."""
@@ -138,8 +140,10 @@ class _Bar:
         if self.bar is None:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+            from tally.i18n import tr
+
             self.bar = Progress(
-                TextColumn("fetching pages"),
+                TextColumn(tr("fetching pages")),
                 BarColumn(),
                 MofNCompleteColumn(),
                 console=self.console,

@@ -17,6 +17,7 @@ from typing import Any
 
 from tally.errors import InputError
 from tally.forums import markup_for, platform_of
+from tally.i18n import tr
 from tally.outputs.written.templating import compile_templates, template_text
 from tally.rules.counting.count import votes_text
 from tally.rules.counting.votes import DayResult
@@ -50,7 +51,8 @@ def render(
     kind: Announcement, markup: Markup, context: Mapping[str, Any], template_dir: Path | None = None
 ) -> str:
     if markup not in tuple(Markup):
-        raise InputError(f"--format must be one of {', '.join(Markup)}, not {markup!r}.")
+        raise InputError(tr("--format must be one of {formats}, not {markup!r}.",
+                            formats=", ".join(Markup), markup=markup))  # fmt: skip
     name = f"{Announcement(kind)}.{Markup(markup)}.j2"
     return template_text(name, context, template_dir, finalize=inert)
 
@@ -102,11 +104,10 @@ def close_context(
     """
     if result.provisional and not provisional:
         closes, read = compared(result.day.closes, result.as_of)
-        raise InputError(
-            f"day {result.day.day} closes at {closes}, after the "
-            f"count's time ({read}): the result is not final; run again "
-            "after the close, or pass --provisional for a mid-day standing."
-        )
+        raise InputError(tr(
+            "day {day} closes at {closes}, after the count's time ({read}): the result is not "
+            "final; run again after the close, or pass --provisional for a mid-day standing.",
+            day=result.day.day, closes=closes, read=read))  # fmt: skip
     rules = game.rules
     ref = result.day.vote_ref
     platform = platform_of(ref)
@@ -370,10 +371,10 @@ def reminder_context(result: DayResult, game: Game, *, show_rules: bool = False)
     """
     day = result.day
     if not result.provisional:
-        raise InputError(
-            f"day {day.day} closed at {short(day.closes)}: a reminder is for before the "
-            "close; the day's post now is tally announce --kind close."
-        )
+        raise InputError(tr(
+            "day {day} closed at {closes}: a reminder is for before the close; the day's post "
+            "now is tally announce --kind close.",
+            day=day.day, closes=short(day.closes)))  # fmt: skip
     platform = platform_of(day.vote_ref)
     accounts: dict[str, str] = {}
     cast = game.cast()

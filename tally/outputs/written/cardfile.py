@@ -20,6 +20,7 @@ from tally.atomic import try_lock, unlock
 from tally.csvfile import read_long_cells, restore, write_excel_csv
 from tally.errors import GameFileError, OutputError
 from tally.files import read_capped
+from tally.i18n import tr
 from tally.rules.cards.ledger import Card
 from tally.rules.verdicts import Colour
 
@@ -41,35 +42,39 @@ def load(path: Path) -> list[Card]:
     try:
         text = read_capped(path, "card ledger", error=GameFileError).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise GameFileError(f"{path}: the card ledger cannot be read ({exc}).") from None
+        raise GameFileError(tr("{path}: the card ledger cannot be read ({error}).", path=path,
+                               error=exc)) from None  # fmt: skip
     if not text.strip():
         return []
     read_long_cells()
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip() for h in reader.fieldnames or []]
     if sorted(header) != sorted(COLUMNS):
-        raise GameFileError(
-            f"{path}, line 1: {','.join(header)[:80]!r} is not the ledger's header "
-            f"({','.join(COLUMNS)}); its first line was lost or the file is another's: put the "
-            "header back (or move the file away) and run again."
-        )
+        raise GameFileError(tr(
+            "{path}, line 1: {header!r} is not the ledger's header ({columns}); its first line "
+            "was lost or the file is another's: put the header back (or move the file away) "
+            "and run again.", path=path, header=",".join(header)[:80],
+            columns=",".join(COLUMNS)))  # fmt: skip
     cards = []
     for n, raw in enumerate(reader, start=2):
-        where = f"{path}, line {n}"
+        where = tr("{path}, line {line}", path=path, line=n)
         if None in raw or any(v is None for v in raw.values()):
-            raise GameFileError(f"{where}: not the ledger's {len(COLUMNS)} columns.")
+            raise GameFileError(tr("{where}: not the ledger's {n} columns.", where=where,
+                                   n=len(COLUMNS)))  # fmt: skip
         # tally's own cells come back as written (a "-" name was written as "'-").
         row = {k.strip(): restore(v) if isinstance(v, str) else v for k, v in raw.items()}
         try:
             day = int((row.get("day") or "").strip())
         except ValueError:
-            raise GameFileError(f"{where}: day {row.get('day')!r} is not a number.") from None
+            raise GameFileError(tr("{where}: day {day!r} is not a number.", where=where,
+                                   day=row.get("day"))) from None  # fmt: skip
         colour = (row.get("colour") or "").strip().lower()
         if colour not in tuple(Colour):
-            raise GameFileError(f"{where}: colour {colour!r} is not blue, yellow or red.")
+            raise GameFileError(tr("{where}: colour {colour!r} is not blue, yellow or red.",
+                                   where=where, colour=colour))  # fmt: skip
         player = (row.get("player") or "").strip()
         if not player:
-            raise GameFileError(f"{where}: the card names no player.")
+            raise GameFileError(tr("{where}: the card names no player.", where=where))
         cards.append(
             Card(
                 day,
@@ -91,16 +96,16 @@ def editing(path: Path, wait: float = LOCK_WAIT) -> Iterator[None]:
     try:
         handle = open(lock_path, "a+b")  # noqa: SIM115 - held for the whole change
     except OSError as exc:
-        raise OutputError(f"cannot lock the card ledger {path} ({exc.strerror}).") from None
+        raise OutputError(tr("cannot lock the card ledger {path} ({error}).", path=path,
+                             error=exc.strerror)) from None  # fmt: skip
     deadline = time.monotonic() + wait
     try:
         while not try_lock(handle):
             if time.monotonic() > deadline:
-                raise OutputError(
-                    f"the card ledger {path} is being changed by another tally for more than "
-                    f"{wait:g} s; run again when it is done (or remove {lock_path.name} if no "
-                    "tally runs)."
-                )
+                raise OutputError(tr(
+                    "the card ledger {path} is being changed by another tally for more than "
+                    "{wait:g} s; run again when it is done (or remove {lock} if no tally runs).",
+                    path=path, wait=wait, lock=lock_path.name))  # fmt: skip
             time.sleep(LOCK_POLL)
         yield
     finally:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from tally.i18n import tr
 from tally.kept import Kept
 from tally.rules.counting.count import votes_text
 from tally.rules.counting.timeline import moments
@@ -180,7 +181,7 @@ def png(draw: Any, *args: Any, dpi: int = 110) -> Picture:
     _saved(draw, args, _style(), out, format="png", dpi=dpi)
     warning = None
     if found is None:
-        warning = (
+        warning = tr(
             "no font with Chinese characters is installed, so names in the picture show as "
             "boxes; install one (Debian: fonts-noto-cjk or fonts-wqy-microhei) and run again."
         )

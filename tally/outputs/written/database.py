@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from tally.errors import OutputError
+from tally.i18n import tr
 from tally.model import Thread
 from tally.records import COLUMNS, KEY, THREAD_COLUMNS, rows
 from tally.rules.counting.count import votes_number
@@ -149,7 +150,8 @@ def write_db(
                 _game(db, game, results, tally)
         db.close()
     except sqlite3.DatabaseError as exc:
-        raise OutputError(f"cannot write the database {path} ({exc}).") from None
+        raise OutputError(tr("cannot write the database {path} ({error}).", path=path,
+                             error=exc)) from None  # fmt: skip
     return Written(tally.inserted, tally.updated, tally.deleted, tally.unchanged, tally.gone)
 
 

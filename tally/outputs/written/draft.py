@@ -20,6 +20,7 @@ from datetime import datetime, tzinfo
 from zoneinfo import ZoneInfo
 
 from tally.forums import by_name
+from tally.i18n import N_, tr
 from tally.model import Thread
 from tally.rules.counting.announced import Close, announced_closes, announced_open, day_in_title
 from tally.rules.game.filekeys import PLACEHOLDER
@@ -175,7 +176,7 @@ def draft(
     lines = _head_lines(threads, accounts, timezone, ruleset=ruleset, name=name)
     if accounts.left_out:
         odd = "、".join(dict.fromkeys(person for person, _, _ in accounts.left_out))
-        todo.append(f"check the accounts left out as look-alikes ({odd})")
+        todo.append(tr("check the accounts left out as look-alikes ({names})", names=odd))
     # The file's times are the game's clock: a page prints them at the offset its board
     # uses today, a Saturday's post in summer time when the clocks went forward since.
     zone = ZoneInfo(timezone)
@@ -185,7 +186,7 @@ def draft(
         lines += day_lines
         todo += day_todo
     text = "\n".join(line for line in lines if line is not None) + "\n"
-    todo.append("check the roster (everyone who posted but the director is a player)")
+    todo.append(tr("check the roster (everyone who posted but the director is a player)"))
     return Draft(text, accounts.directors, accounts.players, len(numbered), tuple(todo))
 
 
@@ -194,14 +195,13 @@ def _rules_todo(name: str | None, ruleset: str | None) -> list[str]:
     elects the sheriff where the ruleset leaves that to roles."""
     todo: list[str] = []
     if name is None:
-        todo.append("write the game's name (name)")
+        todo.append(tr("write the game's name (name)"))
     if ruleset is None:
-        todo.append("choose the rules (ruleset; see docs/rulesets.md)")
+        todo.append(tr("choose the rules (ruleset; see docs/rulesets.md)"))
     elif PRESETS[ruleset].election_voters:
         roles = "、".join(PRESETS[ruleset].election_voters)
-        todo.append(
-            f"give [roles] (only {roles} elect the sheriff), or [rules] election_voters = []"
-        )
+        todo.append(tr("give [roles] (only {roles} elect the sheriff), or [rules] "
+                       "election_voters = []", roles=roles))  # fmt: skip
     return todo
 
 
@@ -217,35 +217,35 @@ def _head_lines(
     look-alikes left out and the aliases."""
     ids = accounts.ids
     lines = [
-        f"# The game file tally init wrote from {len(threads)} thread(s); every key is in",
-        "# docs/game-file.md. Fill in every TODO (tally refuses the file until then) and check",
-        "# the roster.",
-        "# The game's name, as the announcements print it (proposed from the threads' titles):",
+        tr("# The game file tally init wrote from {n} thread(s); every key is in\n"
+           "# docs/game-file.md. Fill in every TODO (tally refuses the file until then) and check\n"
+           "# the roster.", n=len(threads)),
+        tr("# The game's name, as the announcements print it (proposed from the threads' titles):"),
         f"name = {_q(name if name is not None else f'{PLACEHOLDER}: {game_name(threads)}')}",
-        "# The rules, one of (docs/rulesets.md):",
-        *(f'#   "{key}"  {about}' for key, about in ABOUT.items()),
+        tr("# The rules, one of (docs/rulesets.md):"),
+        *(f'#   "{key}"  ' + tr(about) for key, about in ABOUT.items()),
         f'ruleset = "{ruleset or PLACEHOLDER}"',
-        f"timezone = {_q(timezone)}  # the forum's clock",
-        "# Who started the threads:",
+        f"timezone = {_q(timezone)}  " + tr("# the forum's clock"),
+        tr("# Who started the threads:"),
         f"directors = [{', '.join(_account(d, ids) for d in accounts.directors)}]",
-        "# Everyone else who posted, in the order they first posted: remove who does not play,",
-        "# or move them to outsiders.",
-        "# Each with its account id (the uid): a renamed account stays the player, a look-alike",
-        "# name (bob。 for bob) is another account.",
+        tr("# Everyone else who posted, in the order they first posted: remove who does not "
+           "play,\n# or move them to outsiders.\n# Each with its account id (the uid): a renamed "
+           "account stays the player, a look-alike\n# name (bob。 for bob) is another account."),
         _roster(accounts.players, ids),
         *(
-            f"# left out: {_left_out(person, account, accounts.own_ids)} reads as {first} to "
-            "tally (a look-alike account?); its posts are no player's"
+            tr("# left out: {entry} reads as {first} to tally (a look-alike account?); its posts "
+               "are no player's", entry=_left_out(person, account, accounts.own_ids), first=first)
             for person, account, first in accounts.left_out
         ),
         "outsiders = []",
-    ]
+    ]  # fmt: skip
     lines += [
-        f"# no alias for {_q(person)}: its account name {_q(account)} reads as {first} to tally"
+        tr("# no alias for {name}: its account name {account} reads as {first} to tally",
+           name=_q(person), account=_q(account), first=first)
         for person, account, first in accounts.unaliased
-    ]
+    ]  # fmt: skip
     if accounts.aliases:
-        lines += ["", "[aliases]  # the account names behind the names shown"]
+        lines += ["", "[aliases]  " + tr("# the account names behind the names shown")]
         lines += [f"{_q(name)} = [{_q(account)}]" for name, account in accounts.aliases.items()]
     return lines
 
@@ -260,18 +260,17 @@ def _day_block(
     say), and what of it is left for the director."""
     todo: list[str] = []
     talk_thread = talk[0] if talk is not None else None
-    opened = opening(vote[0], talk_thread, zone)
+    opened = opening(vote[0], talk_thread, zone, translated=True)
     said = announced_close(vote[0], talk_thread, zone)
-    close = (
-        f"closes = {_when(said.at.astimezone(zone))}  # as the first post says: {_q(said.line)}"
-        if said is not None
-        else f'closes = "{PLACEHOLDER}: the close, like 2024-05-09T21:30:00"'
-    )
-    if said is None:
-        todo.append(f"write day {number}'s closes (no first post says it)")
+    if said is not None:
+        close = f"closes = {_when(said.at.astimezone(zone))}  " + tr(
+            "# as the first post says: {line}", line=_q(said.line))
+    else:
+        close = f'closes = "{PLACEHOLDER}: the close, like 2024-05-09T21:30:00"'
+        todo.append(tr("write day {day}'s closes (no first post says it)", day=number))
     links = [_link(*vote), *([_link(*talk)] if talk is not None else [])]
     if any(link.startswith(PLACEHOLDER) for link in links):
-        todo.append(f"paste day {number}'s thread URLs")
+        todo.append(tr("paste day {day}'s thread URLs", day=number))
     lines = [
         "",
         "[[days]]",
@@ -285,18 +284,27 @@ def _day_block(
     return lines, todo
 
 
-def opening(vote: Thread, talk: Thread | None, zone: tzinfo) -> tuple[datetime, str] | None:
+def opening(
+    vote: Thread, talk: Thread | None, zone: tzinfo, *, translated: bool = False
+) -> tuple[datetime, str] | None:
     """When a day opens, and what says so: the discussion thread's first post (its 开门 line
-    with a date and time, else its time), else the vote thread's first post."""
+    with a date and time, else its time), else the vote thread's first post. What says so
+    in English (`tally day add`'s sentences build on it), or ``translated`` for the
+    director (the comment tally init writes)."""
     if talk is not None and talk.posts:
         first = talk.posts[0]
         said = announced_open(first.text, first.time, zone)
         if said is not None and said[0] != first.time:
-            return said[0], f"the discussion thread's 开门 line: {_q(said[1])}"
-        return first.time, "the discussion thread's first post"
+            return said[0], _words(N_("the discussion thread's 开门 line: {line}"), translated,
+                                   line=_q(said[1]))  # fmt: skip
+        return first.time, _words(N_("the discussion thread's first post"), translated)
     if vote.posts:
-        return vote.posts[0].time, "the vote thread's first post"
+        return vote.posts[0].time, _words(N_("the vote thread's first post"), translated)
     return None
+
+
+def _words(message: str, translated: bool, **fields: str) -> str:
+    return tr(message, **fields) if translated else message.format(**fields)
 
 
 def game_name(threads: Sequence[Thread]) -> str:

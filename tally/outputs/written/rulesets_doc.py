@@ -3,6 +3,7 @@ themselves (``Ruleset``'s fields and what each says it means, ``PRESETS``, the w
 tie steps), so that what a director reads cannot drift from what tally applies.
 
     python -m tally.outputs.written.rulesets_doc docs/rulesets.md
+    python -m tally.outputs.written.rulesets_doc --zh docs/zh/rulesets.md
     python -m tally.outputs.written.rulesets_doc --rules-table docs/game-file.md
 
 tests/test_rulesets_doc.py writes both again and compares: a field or a tie step changed in
@@ -20,12 +21,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from tally.rules.game.rulesets import ABOUT, PRESETS, ChangeMethod, Ruleset, Share
+from tally.i18n import N_, Language, ntr, speaking, tr
+from tally.rules.game.rulesets import ABOUT, PRESETS, ChangeMethod, RequestsIn, Ruleset, Share
 from tally.rules.verdicts import BallotKind
 
 # What a board must allow for a change posted as a 点评 under one's own floor (V3, seed 000):
 # the words of Discuz! X3.5's admin centre, where the director finds the switch.
-COMMENT_ON_OWN_FLOOR = (
+COMMENT_ON_OWN_FLOOR = N_(
     "Discuz! X3.5 shows no 点评 button on one's own floor unless the admin turns on "
     "允许点评自己的帖子 (`commentpostself`, off as installed) in "
     "管理中心 → 全局 → 站点功能 → 帖子点评, with 点评方式 直接点评 ticked and 点评 allowed to "
@@ -34,23 +36,24 @@ COMMENT_ON_OWN_FLOOR = (
 )
 
 # How a change is posted, by the button a player presses (RULES V3): on Discuz! and on Tieba.
+# (N_: translated where the page is written; a way that is "no way" is told by its English.)
 _DISCUZ = {
-    ChangeMethod.COMMENT: "the vote floor's 点评 button (a 点评 under one's own vote floor; "
-    f"the board must allow it: {COMMENT_ON_OWN_FLOOR})",
-    ChangeMethod.REPLY: "the vote floor's 回复 button: on X3.5 it quotes the floor with its "
-    "link, on X3.4 and before it heads the post 回复 N# with the link (引用 links it too); a "
-    "post from the reply box at the foot of the page links no floor: void as "
-    "`change_not_reply`",
-    ChangeMethod.QUOTE: "the vote floor's 引用 button (X3.5 shows only 回复, which quotes the "
-    "floor: that does too); X3.4's 回复 (a 回复 N# header, no quote) and a post from the reply "
-    "box are void as `change_not_reply`",
-    ChangeMethod.POST: "any new post (回复, 引用, 点评 or the reply box)",
-}
+    ChangeMethod.COMMENT: N_("the vote floor's 点评 button (a 点评 under one's own vote floor; "
+                             "the board must allow it: {switch})"),
+    ChangeMethod.REPLY: N_("the vote floor's 回复 button: on X3.5 it quotes the floor with its "
+                           "link, on X3.4 and before it heads the post 回复 N# with the link (引用 "
+                           "links it too); a post from the reply box at the foot of the page "
+                           "links no floor: void as `change_not_reply`"),
+    ChangeMethod.QUOTE: N_("the vote floor's 引用 button (X3.5 shows only 回复, which quotes the "
+                           "floor: that does too); X3.4's 回复 (a 回复 N# header, no quote) and a "
+                           "post from the reply box are void as `change_not_reply`"),
+    ChangeMethod.POST: N_("any new post (回复, 引用, 点评 or the reply box)"),
+}  # fmt: skip
 _TIEBA = {
-    ChangeMethod.COMMENT: "a 楼中楼 under one's own vote floor (its 回复 link)",
-    ChangeMethod.REPLY: "no way: a Tieba floor links no floor it answers",
-    ChangeMethod.QUOTE: "no way: Tieba has no 引用",
-    ChangeMethod.POST: "any new floor or 楼中楼",
+    ChangeMethod.COMMENT: N_("a 楼中楼 under one's own vote floor (its 回复 link)"),
+    ChangeMethod.REPLY: N_("no way: a Tieba floor links no floor it answers"),
+    ChangeMethod.QUOTE: N_("no way: Tieba has no 引用"),
+    ChangeMethod.POST: N_("any new floor or 楼中楼"),
 }
 
 
@@ -60,144 +63,177 @@ def _n(value: Decimal) -> str:
 
 def _either(words: Mapping[ChangeMethod, str], rules: Ruleset) -> str:
     if set(rules.change_via) == set(ChangeMethod):
-        return words[ChangeMethod.POST]
+        return _said(words[ChangeMethod.POST])
     said = [words[m] for m in rules.change_via]
     possible = [w for w in said if not w.startswith("no way")]
-    return "; or ".join(possible or said[:1])
+    return tr("; or ").join(_said(w) for w in possible or said[:1])
+
+
+def _said(words: str) -> str:
+    """A way of changing, in the page's language (the 点评's with the board's switch)."""
+    return tr(words, switch=tr(COMMENT_ON_OWN_FLOOR))
 
 
 def rows(rules: Ruleset) -> list[tuple[str, str, str]]:
     """The ruleset's table: (what, how this ruleset does it, the rules it applies)."""
     return [
-        ("day 1", _day1(rules), "C4, V12"),
-        ("ballot", _ballot(rules), "V1, V2, V6"),
-        ("a change on Discuz!", _either(_DISCUZ, rules), "V3"),
-        ("a change on Tieba", _either(_TIEBA, rules), "V3"),
-        ("changes", _changes(rules), "V4, V5, V9"),
-        ("proxy ballots (代投)", _proxy(rules), "V8"),
-        ("weights", _weights(rules), "C1, C2, C3"),
-        ("who is out", _out(rules), "C5, C6"),
-        ("carded", "; ".join(_cards(rules)), "L1–L8"),
-        ("acceleration (加速)", _acceleration(rules), "S3"),
-        ("the announcement shows", _SHOWN[rules.publish_counts, rules.publish_voters], "C7"),
-        ("the morning post", _morning(rules), "A1"),
-    ]
+        (tr("day 1"), _day1(rules), "C4, V12"),
+        (tr("ballot"), _ballot(rules), "V1, V2, V6"),
+        (tr("a change on Discuz!"), _either(_DISCUZ, rules), "V3"),
+        (tr("a change on Tieba"), _either(_TIEBA, rules), "V3"),
+        (tr("changes"), _changes(rules), "V4, V5, V9"),
+        (tr("proxy ballots (代投)"), _proxy(rules), "V8"),
+        (tr("weights"), _weights(rules), "C1, C2, C3"),
+        (tr("who is out"), _out(rules), "C5, C6"),
+        (tr("carded"), tr("; ").join(_cards(rules)), "L1–L8"),
+        (tr("acceleration (加速)"), _acceleration(rules), "S3"),
+        (tr("the announcement shows"), tr(_SHOWN[rules.publish_counts, rules.publish_voters]),
+         "C7"),
+        (tr("the morning post"), _morning(rules), "A1"),
+    ]  # fmt: skip
 
 
 # What the closing announcement shows, by (publish_counts, publish_voters) (C7).
 _SHOWN = {
-    (True, True): "counts and who voted whom",
-    (False, True): "who voted whom, no counts",
-    (True, False): "counts, not who voted whom",
-    (False, False): "only who is out",
+    (True, True): N_("counts and who voted whom"),
+    (False, True): N_("who voted whom, no counts"),
+    (True, False): N_("counts, not who voted whom"),
+    (False, False): N_("only who is out"),
 }
 
 
 def _day1(rules: Ruleset) -> str:
-    day1 = (
-        f"a sheriff election (警长竞选) on day {rules.sheriff_election_day}, the first to reach "
-        "the most votes wins"
-        if rules.sheriff_election_day is not None
-        else "a vote like every day's (no sheriff election)"
-    )
+    if rules.sheriff_election_day is not None:
+        day1 = tr("a sheriff election (警长竞选) on day {day}, the first to reach the most votes "
+                  "wins", day=rules.sheriff_election_day)  # fmt: skip
+    else:
+        day1 = tr("a vote like every day's (no sheriff election)")
     if rules.election_voters:
-        day1 += f"; only {'、'.join(rules.election_voters)} vote and stand (`[roles]`)"
+        day1 += tr("; only {roles} vote and stand (`[roles]`)",
+                   roles="、".join(rules.election_voters))  # fmt: skip
     return day1
 
 
 def _ballot(rules: Ruleset) -> str:
-    ballot = "`投票对象：名字` alone"
+    ballot = tr("`投票对象：名字` alone")
     if rules.require_reason:
-        ballot = "`投票对象：名字` and `投票理由：…`"
-    ballot += f"; `{rules.abstain_word}` abstains; a change `改票对象：名字`"
-    ballot += " and `改票理由：…`" if rules.change_requires_reason else ", its reason optional"
-    return ballot + " (every form below)"
+        ballot = tr("`投票对象：名字` and `投票理由：…`")
+    ballot += tr("; `{word}` abstains; a change `改票对象：名字`", word=rules.abstain_word)
+    if rules.change_requires_reason:
+        ballot += tr(" and `改票理由：…`")
+    else:
+        ballot += tr(", its reason optional")
+    return ballot + tr(" (every form below)")
+
+
+def _most_changes(rules: Ruleset) -> str:
+    if rules.max_changes is None:
+        return tr("no limit")
+    # TRANSLATORS: how many changes a player may make, the count alone in English ("1;
+    # none in the last …"); Chinese says 限改1次.
+    return ntr("{n}", "{n}", rules.max_changes)
 
 
 def _changes(rules: Ruleset) -> str:
-    changes = "no limit" if rules.max_changes is None else f"{rules.max_changes}"
-    window = (
-        f"none in the last {rules.change_window_minutes} minutes before the close"
-        if rules.change_window_minutes
-        else "until the close"
-    )
-    extra = ""
+    changes = _most_changes(rules)
+    if rules.change_window_minutes:
+        window = tr("none in the last {minutes} minutes before the close",
+                    minutes=rules.change_window_minutes)  # fmt: skip
+    else:
+        window = tr("until the close")
+    said = [changes, window]
     if rules.change_after_target_death:
-        extra = "; one more, even then, when one's target is out during the day"
-    return f"{changes}; {window}{extra}"
+        said.append(tr("one more, even then, when one's target is out during the day"))
+    return tr("; ").join(said)
 
 
 def _proxy(rules: Ruleset) -> str:
-    proxy = (
-        f"due {rules.proxy_deadline_minutes} minutes before the close"
-        if rules.proxy_deadline_minutes is not None
-        else "no deadline"
-    )
+    if rules.proxy_deadline_minutes is not None:
+        proxy = tr("due {minutes} minutes before the close",
+                   minutes=rules.proxy_deadline_minutes)  # fmt: skip
+    else:
+        proxy = tr("no deadline")
     if rules.proxy_change_deadline_minutes is not None:
-        proxy += f"; a proxy change {rules.proxy_change_deadline_minutes} minutes before"
+        proxy += tr("; a proxy change {minutes} minutes before",
+                    minutes=rules.proxy_change_deadline_minutes)  # fmt: skip
     return proxy
 
 
 def _weights(rules: Ruleset) -> str:
-    weights = f"sheriff {_n(rules.sheriff_weight)}, deputy {_n(rules.deputy_weight)}"
+    said = [tr("sheriff {sheriff}, deputy {deputy}", sheriff=_n(rules.sheriff_weight),
+               deputy=_n(rules.deputy_weight))]  # fmt: skip
     if rules.dictator_bonus:
-        weights += (
-            f"; a 独裁 sheriff {_n(rules.dictator_weight)}, +1 for every {rules.dictator_every} "
-            f"living from {rules.dictator_from}"
-        )
+        said.append(tr("a 独裁 sheriff {weight}, +1 for every {every} living from {since}",
+                       weight=_n(rules.dictator_weight), every=rules.dictator_every,
+                       since=rules.dictator_from))  # fmt: skip
     if rules.deputy_immune_to_zero:
-        weights += "; the deputy keeps their weight under 迷魂"
-    weights += f"; the slandered +{_n(rules.slander_bonus)}"
+        said.append(tr("the deputy keeps their weight under 迷魂"))
+    said.append(tr("the slandered +{bonus}", bonus=_n(rules.slander_bonus)))
     if rules.unity_bonus:
-        weights += f"; 众志成城 +{_n(rules.unity_bonus)} each"
-    return weights
+        said.append(tr("众志成城 +{bonus} each", bonus=_n(rules.unity_bonus)))
+    return tr("; ").join(said)
 
 
 def _out(rules: Ruleset) -> str:
     if rules.majority_of_all:
-        return "out only with more than half of all votes cast, abstentions included"
-    return "the most votes is out; a tie: " + ", else ".join(s.says for s in rules.tie_chain)
+        return tr("out only with more than half of all votes cast, abstentions included")
+    return tr("the most votes is out; a tie: {steps}",
+              steps=tr(", else ").join(tr(s.says) for s in rules.tie_chain))  # fmt: skip
 
 
 def _cards(rules: Ruleset) -> list[str]:
-    streak = f"fewer than {rules.streak_posts} on each of {rules.streak_days} days in a row (L2)"
-    cards = [f"fewer than {rules.min_posts} posts on a day (L1)", streak]
+    cards = [
+        tr("fewer than {posts} posts on a day (L1)", posts=rules.min_posts),
+        tr("fewer than {posts} on each of {days} days in a row (L2)", posts=rules.streak_posts,
+           days=rules.streak_days),
+    ]  # fmt: skip
     if rules.card_no_vote and rules.no_vote_is_no_reply:
-        cards.append("no reply in the vote thread (L3)")
+        cards.append(tr("no reply in the vote thread (L3)"))
     elif rules.card_no_vote:
-        cards.append("no vote (L3)")
-    dead = "the dead posting (L5"
+        cards.append(tr("no vote (L3)"))
+    dead = [tr("the dead posting (L5")]
     if rules.dead_post_allowance:
-        dead += f"; “{rules.dead_post_allowance}” once a day is allowed"
+        dead.append(tr("“{words}” once a day is allowed", words=rules.dead_post_allowance))
     if rules.may_post_when_dead:
-        dead += f"; {'、'.join(rules.may_post_when_dead)} may post"
-    cards.append(dead + ", flagged)")
+        dead.append(tr("{roles} may post", roles="、".join(rules.may_post_when_dead)))
+    cards.append(tr("; ").join(dead) + tr(", flagged)"))
     if rules.flag_comment_discussion:
-        chars = rules.comment_chat_chars
-        cards.append(f"discussion as 楼中楼 (L6, flagged beyond {chars} characters)")
-    cards.append(
-        f"floods: {rules.flood_posts} posts of at most {rules.flood_chars} characters in "
-        f"{rules.flood_minutes} minutes (L8, flagged)"
-    )
+        cards.append(tr("discussion as 楼中楼 (L6, flagged beyond {chars} characters)",
+                        chars=rules.comment_chat_chars))  # fmt: skip
+    cards.append(tr("floods: {posts} posts of at most {chars} characters in {minutes} minutes "
+                    "(L8, flagged)", posts=rules.flood_posts, chars=rules.flood_chars,
+                    minutes=rules.flood_minutes))  # fmt: skip
     return cards
 
 
 def _acceleration(rules: Ruleset) -> str:
     if not rules.acceleration:
-        return "none"
-    share = "at least half" if rules.acceleration_share is Share.AT_LEAST_HALF else "more than half"
-    fast = f"when {share} of the living ask"
+        return tr("none")
+    if rules.acceleration_share is Share.AT_LEAST_HALF:
+        fast = tr("when at least half of the living ask")
+    else:
+        fast = tr("when more than half of the living ask")
     if rules.acceleration_cutoff_hours:
-        fast += f", counted {rules.acceleration_cutoff_hours} h before the accelerated close"
-    asked_in = " and ".join(f"the {r} thread" for r in rules.acceleration_threads or ())
-    return fast + (f"; asked in {asked_in}" if asked_in else "; asked of the director, not counted")
+        fast += tr(", counted {hours} h before the accelerated close",
+                   hours=rules.acceleration_cutoff_hours)  # fmt: skip
+    threads = [tr(_THREADS[r]) for r in rules.acceleration_threads or ()]
+    if threads:
+        return fast + tr("; asked in {threads}", threads=tr(" and ").join(threads))
+    return fast + tr("; asked of the director, not counted")
+
+
+_THREADS = {RequestsIn.PROGRESS: N_("the progress thread"),
+            RequestsIn.DISCUSSION: N_("the discussion thread")}  # fmt: skip
 
 
 def _morning(rules: Ruleset) -> str:
-    card = "before" if rules.red_card_before_vote else "after"
-    return f"who went out, in order (the day's red card {card} the vote-out), " + (
-        "the day's and the night's on two lines" if rules.night_apart else "in one list"
-    )
+    if rules.red_card_before_vote:
+        said = tr("who went out, in order (the day's red card before the vote-out), ")
+    else:
+        said = tr("who went out, in order (the day's red card after the vote-out), ")
+    if rules.night_apart:
+        return said + tr("the day's and the night's on two lines")
+    return said + tr("in one list")
 
 
 class Form(NamedTuple):
@@ -225,33 +261,32 @@ def forms(rules: Ruleset) -> list[Form]:
     reason and, where the ruleset forgives it, without), the proxy ballot and the proxy change
     the director posts."""
     vote, change = rules.require_reason, rules.change_requires_reason
-    changed = "posted as the table says, under *a change on Discuz!* and *on Tieba*"
+    changed = tr("posted as the table says, under *a change on Discuz!* and *on Tieba*")
+    new = tr("a new post in the vote thread")
     made = [
-        Form("a vote", BallotKind.VOTE, "a new post in the vote thread",
-             _lines(rules, "投票", "名字", vote)),
-        Form("an abstention", BallotKind.ABSTAIN, "a new post in the vote thread (V6: it is the "
-             "vote, or the change)", _lines(rules, "投票", rules.abstain_word, vote)),
-        Form("a change", BallotKind.CHANGE, changed, _lines(rules, "改票", "名字", True)),
+        Form(tr("a vote"), BallotKind.VOTE, new, _lines(rules, "投票", "名字", vote)),
+        Form(tr("an abstention"), BallotKind.ABSTAIN, tr("a new post in the vote thread (V6: it "
+             "is the vote, or the change)"), _lines(rules, "投票", rules.abstain_word, vote)),
+        Form(tr("a change"), BallotKind.CHANGE, changed, _lines(rules, "改票", "名字", True)),
     ]  # fmt: skip
     if not change:
-        made.append(Form("a change, its reason left out", BallotKind.CHANGE, changed,
+        made.append(Form(tr("a change, its reason left out"), BallotKind.CHANGE, changed,
                          _lines(rules, "改票", "名字", False)))  # fmt: skip
     if not vote:
-        new = "a new post in the vote thread"
-        made.append(Form("a vote with its reason", BallotKind.VOTE, new,
+        made.append(Form(tr("a vote with its reason"), BallotKind.VOTE, new,
                          _lines(rules, "投票", "名字", True)))  # fmt: skip
     made += [
-        Form("a proxy ballot (代投)", BallotKind.PROXY, "the director's post in the vote thread: "
-             "the player it is cast for on a line of its own", "代投：玩家\n"
+        Form(tr("a proxy ballot (代投)"), BallotKind.PROXY, tr("the director's post in the vote "
+             "thread: the player it is cast for on a line of its own"), "代投：玩家\n"
              + _lines(rules, "投票", "名字", vote), "玩家"),
-        Form("a proxy change", BallotKind.PROXY, "the director's post, as a new post or any "
-             "other way (how a change is posted binds the players)", "代投：玩家\n"
+        Form(tr("a proxy change"), BallotKind.PROXY, tr("the director's post, as a new post or "
+             "any other way (how a change is posted binds the players)"), "代投：玩家\n"
              + _lines(rules, "改票", "名字", change), "玩家"),
     ]  # fmt: skip
     return made
 
 
-_SPELLINGS = (
+_SPELLINGS = N_(
     "Full-width and half-width punctuation are the same (`：` or `:`), 【】 or [] may go round "
     "a label, target and reason may share a line, and spaces around them do not matter. A "
     "director's post is never a ballot of the director's own: it is one only as a proxy "
@@ -261,33 +296,47 @@ _SPELLINGS = (
 
 
 def _forms_markdown(rules: Ruleset) -> list[str]:
-    lines = ["", "How a ballot is written (V1, V2, V6, V8):", ""]
+    lines = ["", tr("How a ballot is written (V1, V2, V6, V8):"), ""]
     for form in forms(rules):
-        lines += [f"- {form.what}: {form.where}", "", "  ```", *(
+        lines += ["- " + tr("{what}: {where}", what=form.what, where=form.where), "", "  ```", *(
             f"  {ln}" for ln in form.text.splitlines()), "  ```", ""]  # fmt: skip
     return lines[:-1]
 
 
-def markdown(presets: Mapping[str, Ruleset] = PRESETS) -> str:
-    """The page: one short table for each built-in ruleset (``default`` is ``000``)."""
+# The page in each language, and the command that writes it.
+PAGES = {Language.EN: "docs/rulesets.md", Language.ZH: "docs/zh/rulesets.md"}
+
+
+def markdown(presets: Mapping[str, Ruleset] = PRESETS, language: Language = Language.EN) -> str:
+    """The page in ``language``: one short table for each built-in ruleset (``default`` is
+    ``000``)."""
+    with speaking(language):
+        return _page(presets, language)
+
+
+def _page(presets: Mapping[str, Ruleset], language: Language) -> str:
+    flag = " --zh" if language is Language.ZH else ""
+    command = f"python -m tally.outputs.written.rulesets_doc{flag} {PAGES[language]}"
     lines = [
-        "# The built-in rulesets",
+        tr("# The built-in rulesets"),
         "",
-        "<!-- Written by `python -m tally.outputs.written.rulesets_doc docs/rulesets.md` from",
-        "tally/rules/game/rulesets.py and tally/rules/verdicts.py; tests/test_rulesets_doc.py "
-        "checks it. Do not edit by hand. -->",
+        tr("中文：[内置规则集](zh/rulesets.md)"),
         "",
-        "A game file picks one with `ruleset = \"…\"` (or `tally init --ruleset …`); any line "
-        "may be changed for one game under `[rules]` ([game-file.md](game-file.md), *Rules*). "
-        "The ids (V3, C5, L1…) are the rules' in [rules.md](rules.md).",
+        tr("<!-- Written by `{command}` from", command=command),
+        tr("tally/rules/game/rulesets.py and tally/rules/verdicts.py; tests/test_rulesets_doc.py "
+           "checks it. Do not edit by hand. -->"),
         "",
-        _SPELLINGS,
-    ]
+        tr("A game file picks one with `ruleset = \"…\"` (or `tally init --ruleset …`); any line "
+           "may be changed for one game under `[rules]` ([game-file.md](game-file.md), *Rules*). "
+           "The ids (V3, C5, L1…) are the rules' in [rules.md](rules.md)."),
+        "",
+        tr(_SPELLINGS),
+    ]  # fmt: skip
     for key, rules in presets.items():
         if key == "default":
             continue
-        lines += ["", f"## `{key}`", "", ABOUT.get(key, rules.name) + ".", "",
-                  "| | | rule |", "|---|---|---|"]  # fmt: skip
+        about = tr("{about}.", about=tr(ABOUT.get(key, rules.name)))
+        lines += ["", f"## `{key}`", "", about, "", tr("| | | rule |"), "|---|---|---|"]
         lines += [f"| {what} | {how} | {rule} |" for what, how, rule in rows(rules)]
         lines += _forms_markdown(rules)
     return "\n".join(lines) + "\n"
@@ -384,8 +433,12 @@ def main(argv: list[str] | None = None) -> int:
         path = Path(args[1])
         path.write_text(with_rules_table(path.read_text(encoding="utf-8")), encoding="utf-8")
         return 0
-    text = markdown()
+    language = Language.EN
+    if args[:1] == ["--zh"]:
+        language, args = Language.ZH, args[1:]
+    text = markdown(language=language)
     if args:
+        Path(args[0]).parent.mkdir(parents=True, exist_ok=True)
         Path(args[0]).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tally.errors import InputError
+from tally.i18n import tr
 
 RENDER_SECONDS = 10.0
 POST_CHARS = 1_000_000  # a Discuz! post is at most tens of thousands (maxpostsize)
@@ -53,19 +54,18 @@ def folder_loader(folder: str) -> Any:
                 raise TemplateNotFound(template)  # the built-in, behind this loader
             real = os.path.realpath(path)
             if os.path.commonpath([root, real]) != root:
-                raise InputError(
-                    f"{path} leads out of the template folder {folder} (to {real}); a template "
-                    "must be a file in the folder itself."
-                )
+                raise InputError(tr(
+                    "{path} leads out of the template folder {folder} (to {real}); a template "
+                    "must be a file in the folder itself.", path=path, folder=folder,
+                    real=real))  # fmt: skip
             data = _read(path)
             try:
                 text = data.decode("utf-8-sig")
             except UnicodeDecodeError as exc:
                 line = data.count(b"\n", 0, exc.start) + 1
-                raise InputError(
-                    f"{path}, line {line}: the template is not UTF-8 text (byte "
-                    f"{exc.start:,}); save it as UTF-8."
-                ) from None
+                raise InputError(tr(
+                    "{path}, line {line}: the template is not UTF-8 text (byte {byte:,}); save it "
+                    "as UTF-8.", path=path, line=line, byte=exc.start)) from None  # fmt: skip
             mtime = os.path.getmtime(path)
             return text, path, lambda: _unchanged(path, mtime)
 
@@ -78,7 +78,8 @@ def _read(path: str) -> bytes:
     from tally.files import read_capped
 
     if os.path.islink(path) and not os.path.exists(path):
-        raise InputError(f"{path} is a link to nothing; remove it or make it a file.")
+        raise InputError(tr("{path} is a link to nothing; remove it or make it a file.",
+                            path=path))  # fmt: skip
     return read_capped(Path(path), "template", FILE_BYTES)
 
 
@@ -103,10 +104,10 @@ def sandbox(limit: int) -> Any:
     def check(args: Any) -> None:
         for value in args:
             if isinstance(value, int) and not isinstance(value, bool) and abs(value) > limit:
-                raise RenderLimit(f"it asks for a value of {value:,}")
+                raise RenderLimit(tr("it asks for a value of {value:,}", value=value))
             wide = _WIDE.search(value) if isinstance(value, str) else None
             if wide is not None:
-                raise RenderLimit(f"it formats with a width of {wide[0]!r}")
+                raise RenderLimit(tr("it formats with a width of {width!r}", width=wide[0]))
 
     class Bounded(ImmutableSandboxedEnvironment):
         intercepted_binops = frozenset({"*", "**", "%"})
@@ -120,13 +121,14 @@ def sandbox(limit: int) -> Any:
                 for seq, n in ((left, right), (right, left)):
                     sized = isinstance(seq, str | list | tuple) and isinstance(n, int)
                     if sized and len(seq) * n > limit:
-                        raise RenderLimit(f"it builds a value of {len(seq) * n:,} items")
+                        raise RenderLimit(tr("it builds a value of {n:,} items",
+                                             n=len(seq) * n))  # fmt: skip
                 return left * right
             if operator == "%":
                 check([left])
             whole = isinstance(left, int) and isinstance(right, int) and abs(left) > 1
             if operator == "**" and whole and right * abs(left).bit_length() > 4 * limit:
-                raise RenderLimit(f"it computes {left} ** {right}")
+                raise RenderLimit(tr("it computes {left} ** {right}", left=left, right=right))
             return super().call_binop(context, operator, left, right)
 
         # Every loop of a template's code iterates through ``ticking``, which looks at the
@@ -174,7 +176,7 @@ _render = threading.local()
 def _in_time() -> None:
     deadline = getattr(_render, "deadline", None)
     if deadline is not None and time.monotonic() > deadline:
-        raise RenderLimit(f"it ran for more than {_render.seconds:g} seconds")
+        raise RenderLimit(tr("it ran for more than {seconds:g} seconds", seconds=_render.seconds))
 
 
 def _ticking(items: Any) -> Iterator[Any]:
@@ -189,7 +191,8 @@ def _ticking(items: Any) -> Iterator[Any]:
         # nested five deep look at the clock as often as one loop of their product.
         _render.turns = turns = _render.turns + 1
         if not turns & 63 and time.monotonic() > deadline:
-            raise RenderLimit(f"it ran for more than {_render.seconds:g} seconds")
+            raise RenderLimit(tr("it ran for more than {seconds:g} seconds",
+                                 seconds=_render.seconds))  # fmt: skip
         yield item
 
 
@@ -211,7 +214,7 @@ def bounded_render(chunks: Iterator[str], limit: int, seconds: float | None = No
         for chunk in chunks:
             size += len(chunk)
             if size > limit:
-                raise RenderLimit(f"its text passes {limit:,} characters")
+                raise RenderLimit(tr("its text passes {limit:,} characters", limit=limit))
             out.append(chunk)
     finally:
         _render.deadline, _render.seconds, _render.turns = before

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tally.errors import InputError, TallyError
+from tally.i18n import tr
 from tally.kept import Kept
 from tally.outputs.written import template_bounds as bounds
 
@@ -34,7 +35,7 @@ def environment(
 ) -> Any:
     """The Jinja environment of ``template_dir`` (None: the built-ins alone)."""
     if template_dir is not None and not template_dir.is_dir():
-        raise InputError(f"the template folder {template_dir} does not exist.")
+        raise InputError(tr("the template folder {folder} does not exist.", folder=template_dir))
     return _jinja(str(template_dir) if template_dir is not None else None, html, finalize)
 
 
@@ -166,24 +167,27 @@ def render(template: Any, name: str, context: Mapping[str, Any], *, html: bool) 
         raise  # an included file refused (a link out of the folder, not UTF-8): said so
     except bounds.RenderLimit as exc:
         where = _where(exc, template.filename or name)
-        raise InputError(
-            f"{where}: the template was stopped, {exc} (a render may take "
-            f"{bounds.RENDER_SECONDS:g} seconds and write {limit:,} characters)."
-        ) from None
+        raise InputError(tr(
+            "{where}: the template was stopped, {why} (a render may take {seconds:g} seconds "
+            "and write {limit:,} characters).", where=where, why=exc,
+            seconds=bounds.RENDER_SECONDS, limit=limit)) from None  # fmt: skip
     except SecurityError as exc:
-        raise InputError(
-            f"{_where(exc, name)}: the template tried something the sandbox forbids ({exc})."
-        ) from None
+        raise InputError(tr("{where}: the template tried something the sandbox forbids "
+                            "({error}).", where=_where(exc, name),
+                            error=exc)) from None  # fmt: skip
     except UndefinedError as exc:
-        raise InputError(
-            f"{_where(exc, name)}: the template uses a value tally does not give ({exc})."
-        ) from None
+        raise InputError(tr("{where}: the template uses a value tally does not give ({error}).",
+                            where=_where(exc, name), error=exc)) from None  # fmt: skip
     except TemplateError as exc:
-        raise InputError(f"{_where(exc, name)}: the template is broken ({exc}).") from None
+        raise InputError(broken(_where(exc, name), exc)) from None
     except Exception as exc:  # the director's code failed (1 // 0, "a" + 1): say where
-        raise InputError(
-            f"{_where(exc, name)}: the template failed ({type(exc).__name__}: {exc})."
-        ) from None
+        error = f"{type(exc).__name__}: {exc}"
+        raise InputError(tr("{where}: the template failed ({error}).", where=_where(exc, name),
+                            error=error)) from None  # fmt: skip
+
+
+def broken(where: str, error: object) -> str:
+    return tr("{where}: the template is broken ({error}).", where=where, error=error)
 
 
 def compile_templates(
@@ -237,12 +241,15 @@ def _said(load: Callable[[], T], name: str, template_dir: Path | None) -> T:
     try:
         return load()
     except TemplateNotFound:
-        raise InputError(f"no template {name} in {template_dir or 'tally'}.") from None
+        if template_dir is None:
+            raise InputError(tr("no template {name} in tally.", name=name)) from None
+        raise InputError(tr("no template {name} in {folder}.", name=name,
+                            folder=template_dir)) from None  # fmt: skip
     except TemplateSyntaxError as exc:
-        where = f"{exc.filename or name}, line {exc.lineno}"
-        raise InputError(f"{where}: the template is broken ({exc.message}).") from None
+        where = tr("{path}, line {line}", path=exc.filename or name, line=exc.lineno)
+        raise InputError(broken(where, exc.message)) from None
     except TemplateError as exc:
-        raise InputError(f"{_where(exc, name)}: the template is broken ({exc}).") from None
+        raise InputError(broken(_where(exc, name), exc)) from None
 
 
 def _where(exc: BaseException, name: str) -> str:
@@ -253,6 +260,6 @@ def _where(exc: BaseException, name: str) -> str:
         code = tb.tb_frame.f_code
         # Jinja's frames of a template's lines (any file name: an include may be part.txt).
         if code.co_filename.endswith(".j2") or "__jinja_exception__" in tb.tb_frame.f_globals:
-            found = f"{code.co_filename}, line {tb.tb_lineno}"
+            found = tr("{path}, line {line}", path=code.co_filename, line=tb.tb_lineno)
         tb = tb.tb_next
     return found

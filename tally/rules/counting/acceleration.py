@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
 from tally.errors import GameFileError
+from tally.i18n import tr
 from tally.model import Thread
 from tally.rules.game.game import Day, Game
 from tally.rules.game.rulesets import Share
@@ -80,11 +81,13 @@ class Acceleration:
 
     @property
     def text(self) -> str:
-        verdict = "accelerated" if self.accelerates else "not accelerated"
-        return (
-            f"加速: {len(self.asked)} of {self.living} living asked by {short(self.deadline)} "
-            f"(needs {self.needed}): {verdict}{self._doubt}"
-        )
+        fields = {"n": len(self.asked), "living": self.living, "by": short(self.deadline),
+                  "needed": self.needed, "doubt": self._doubt}  # fmt: skip
+        if self.accelerates:
+            return tr("加速: {n} of {living} living asked by {by} (needs {needed}): "
+                      "accelerated{doubt}", **fields)  # fmt: skip
+        return tr("加速: {n} of {living} living asked by {by} (needs {needed}): "
+                  "not accelerated{doubt}", **fields)  # fmt: skip
 
     @property
     def _doubt(self) -> str:
@@ -92,9 +95,11 @@ class Acceleration:
         are any: not counted, perhaps in time."""
         if not self.doubtful:
             return ""
-        who = "、".join(f"{r.player} (floor {r.floor}, {short(r.time)})" for r in self.doubtful)
-        return (f"; {len(self.doubtful)} more shown in the minute of the open or of "
-                f"{short(self.deadline)}, to the minute, perhaps outside it, not counted: {who}")
+        who = "、".join(tr("{player} (floor {floor}, {time})", player=r.player, floor=r.floor,
+                           time=short(r.time)) for r in self.doubtful)  # fmt: skip
+        return tr("; {n} more shown in the minute of the open or of {by}, to the minute, "
+                  "perhaps outside it, not counted: {who}", n=len(self.doubtful),
+                  by=short(self.deadline), who=who)  # fmt: skip
 
     @property
     def warning(self) -> str | None:
@@ -103,19 +108,30 @@ class Acceleration:
         n, living, needed = len(self.asked), self.living, self.needed
         doubt = self._doubt
         if not self.accelerates and n + len(self.doubtful) >= needed and not self.marked:
-            return (f"day {self.day}: {n} of {living} living players asked for 加速 by "
-                    f"{short(self.deadline)} (needs {needed}){doubt}: they decide the day; "
-                    "check the game file's accelerated (S3).")  # fmt: skip
+            return tr("day {day}: {n} of {living} living players asked for 加速 by {by} "
+                      "(needs {needed}){doubt}: they decide the day; check the game file's "
+                      "accelerated (S3).", day=self.day, n=n, living=living,
+                      by=short(self.deadline), needed=needed, doubt=doubt)  # fmt: skip
         if self.accelerates and not self.marked:
-            return (
-                f"day {self.day}: {n} of {living} living players asked for 加速 (needs {needed}), "
-                "but the game file does not mark the day accelerated = true; check it (S3)."
+            return tr(
+                "day {day}: {n} of {living} living players asked for 加速 (needs {needed}), "
+                "but the game file does not mark the day accelerated = true; check it (S3).",
+                day=self.day,
+                n=n,
+                living=living,
+                needed=needed,
             )
         if self.marked and not self.accelerates:
-            return (
-                f"day {self.day} is marked accelerated = true, but only {n} of {living} living "
-                f"players asked for 加速 by {short(self.deadline)} (needs {needed}){doubt}; "
-                "check the game file (S3)."
+            return tr(
+                "day {day} is marked accelerated = true, but only {n} of {living} living "
+                "players asked for 加速 by {by} (needs {needed}){doubt}; check the game file "
+                "(S3).",
+                day=self.day,
+                n=n,
+                living=living,
+                by=short(self.deadline),
+                needed=needed,
+                doubt=doubt,
             )
         return None
 
@@ -129,8 +145,15 @@ def deadline(day: Day, cutoff_hours: int, zone: tzinfo) -> datetime:
     """The accelerated close (the open's date, at the close's time of day on the game's
     clock ``zone``, whatever summer time did between them), less the cutoff."""
     opens, closes = day.opens.astimezone(zone), day.closes.astimezone(zone)
-    close = instant(wall_time(datetime.combine(opens.date(), closes.time()), zone, lambda why:
-                              GameFileError(f"day {day.day}'s accelerated close {why}.")))
+    close = instant(
+        wall_time(
+            datetime.combine(opens.date(), closes.time()),
+            zone,
+            lambda why: GameFileError(
+                tr("day {day}'s accelerated close {why}.", day=day.day, why=why)
+            ),
+        )
+    )
     if close <= day.opens:
         close = day.closes
     return min(close, day.closes) - timedelta(hours=cutoff_hours)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tally.errors import GameFileError
+from tally.i18n import tr
 from tally.rules.judging.own import last_mark
 from tally.vocabulary import Announcement
 
@@ -67,9 +68,7 @@ def _own_mark(post: Post, game: Game, day: int, kind: Announcement) -> re.Match[
     return m
 
 
-def check_posted(
-    game: Game, day: Day, thread: Thread, outcome: Outcome, *, cast: Cast
-) -> None:
+def check_posted(game: Game, day: Day, thread: Thread, outcome: Outcome, *, cast: Cast) -> None:
     """Without the journal (another machine, a co-director): the director's closing post in
     the vote thread says by its mark's code what was posted; a recount that comes out
     otherwise stops (which floors changed the journal alone could say)."""
@@ -81,11 +80,16 @@ def check_posted(
         return
     now = f"{outcome.result}" + (f" {outcome.player}" if outcome.player else "")
     raise GameFileError(
-        f"day {day.day}'s result was posted on floor {found.floor} by {found.author}, and "
-        f"counts now as {now}, another outcome (the journal of posts, which would say which "
-        "floors changed, is not beside this game file). A closed day keeps its result: if "
-        f'the change is right, say why under day {day.day}, result_changed = "…", and count '
-        "again."
+        tr(
+            "day {day}'s result was posted on floor {floor} by {author}, and counts now as "
+            "{now}, another outcome (the journal of posts, which would say which floors changed, "
+            "is not beside this game file). A closed day keeps its result: if the change is "
+            'right, say why under day {day}, result_changed = "…", and count again.',
+            day=day.day,
+            floor=found.floor,
+            author=found.author,
+            now=now,
+        )
     )
 
 
@@ -115,9 +119,16 @@ def _said(outcome: Mapping[str, Any]) -> str:
 
 
 def _row(b: Mapping[str, Any]) -> str:
-    who = b.get("voter") or "no player"
-    uid = f" (uid {b['author_id']})" if b.get("author_id") else ""
-    return f"{b.get('author')}{uid} as {who}: {b.get('status')} {b.get('target') or ''}".strip()
+    who = b.get("voter") or tr("no player")
+    uid = tr(" (uid {uid})", uid=b["author_id"]) if b.get("author_id") else ""
+    return tr(
+        "{author}{uid} as {voter}: {status} {target}",
+        author=b.get("author"),
+        uid=uid,
+        voter=who,
+        status=b.get("status"),
+        target=b.get("target") or "",
+    ).strip()
 
 
 def compare(
@@ -142,13 +153,22 @@ def compare(
         old = then.pop(b["post_id"], None)
         keys = ("author_id", "voter", "status", "target")
         if old is None or any(old.get(k) != b.get(k) for k in keys):
-            was = _row(old) if old else "not there"
-            changed.append(f"floor {b['floor']}: {_row(b)} (announced: {was})")
-    changed += [f"floor {b['floor']}: gone (announced: {_row(b)})" for b in then.values()]
-    what = "; ".join(changed[:5]) or "no ballot reads otherwise; the rules or the file did"
-    more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+            was = _row(old) if old else tr("not there")
+            changed.append(tr("floor {floor}: {row} (announced: {was})", floor=b["floor"],
+                              row=_row(b), was=was))  # fmt: skip
+    changed += [tr("floor {floor}: gone (announced: {row})", floor=b["floor"], row=_row(b))
+                for b in then.values()]  # fmt: skip
+    what = tr("; ").join(changed[:5]) or tr("no ballot reads otherwise; the rules or the file did")
+    more = tr(" and {n} more", n=len(changed) - 5) if len(changed) > 5 else ""
     raise GameFileError(
-        f"day {day.day}'s result was announced as {before}, and counts now as {after}: {what}"
-        f"{more}. A closed day keeps its result: if the change is right, say why under day "
-        f'{day.day}, result_changed = "…", and count again.'
+        tr(
+            "day {day}'s result was announced as {before}, and counts now as {after}: {what}"
+            "{more}. A closed day keeps its result: if the change is right, say why under day "
+            '{day}, result_changed = "…", and count again.',
+            day=day.day,
+            before=before,
+            after=after,
+            what=what,
+            more=more,
+        )
     )

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
+from tally.i18n import tr
 from tally.rules.game.game import Day, Game
 from tally.rules.game.rulesets import Ruleset
 from tally.rules.judging.ballots import Ballot, Flag
@@ -138,8 +139,8 @@ def _unity(
         if b.voter in trapped and b.target and not b.abstain:
             picks.setdefault(b.target, []).append(b.voter)
     return [
-        (target, (rules.unity_bonus * len(who), f"众志成城: {len(who)} of {len(trapped)} 受困者",
-                  "C3"))
+        (target, (rules.unity_bonus * len(who),
+                  tr("众志成城: {n} of {of} 受困者", n=len(who), of=len(trapped)), "C3"))
         for target, who in picks.items()
         if len(who) * 2 > len(trapped)
     ]  # fmt: skip
@@ -156,12 +157,13 @@ def _slander(
         if player in living and (player in day.cannot_be_voted or player == day.bar_owner):
             flags.append(Flag(
                 "C2",
-                f"{player} is slandered (诽谤) but cannot be voted for on day {day.day} (V10): "
-                "the two votes more are not counted, and they are not voted out",
+                tr("{player} is slandered (诽谤) but cannot be voted for on day {day} (V10): "
+                   "the two votes more are not counted, and they are not voted out",
+                   player=player, day=day.day),
                 player,
             ))  # fmt: skip
         elif player in living:
-            out.append((player, (rules.slander_bonus, "slandered (诽谤)", "C2")))
+            out.append((player, (rules.slander_bonus, tr("slandered (诽谤)"), "C2")))
     return out
 
 
@@ -188,9 +190,10 @@ def _eliminate(
                 OutcomeResult.ELIMINATED,
                 acolyte,
                 OutcomeCode.NO_VOTES_ACOLYTE,
-                f"nobody received a vote: the 侍僧 {acolyte} dies instead (C5)",
+                tr("nobody received a vote: the 侍僧 {player} dies instead (C5)", player=acolyte),
             )
-        return Outcome(OutcomeResult.NONE, None, OutcomeCode.NO_VOTES, "nobody received a vote")
+        return Outcome(OutcomeResult.NONE, None, OutcomeCode.NO_VOTES,
+                       tr("nobody received a vote"))  # fmt: skip
     if rules.majority_of_all:
         return _by_majority(day, tied, top, cast)
     if len(tied) == 1:
@@ -200,7 +203,7 @@ def _eliminate(
                 OutcomeResult.ELIMINATED,
                 tied[0],
                 OutcomeCode.PLURALITY,
-                f"the most votes, {votes_text(top)}",
+                tr("the most votes, {top}", top=votes_text(top)),
             ),
         )
     names = "、".join(tied)
@@ -210,7 +213,12 @@ def _eliminate(
                 OutcomeResult.ELIMINATED,
                 acolyte,
                 OutcomeCode.TIE_ACOLYTE,
-                f"{names} tie on {votes_text(top)}: the 侍僧 {acolyte} dies instead (C5)",
+                tr(
+                    "{tied} tie on {top}: the 侍僧 {player} dies instead (C5)",
+                    tied=names,
+                    top=votes_text(top),
+                    player=acolyte,
+                ),
             )
         if step is TieStep.SHERIFF_TARGET and day.sheriff:
             picked = _sheriff_pick(counted, day, tied, top, flags)
@@ -222,7 +230,7 @@ def _eliminate(
         OutcomeResult.NONE,
         None,
         OutcomeCode.TIE_NONE,
-        f"{names} tie on {votes_text(top)}: nobody is out (C5)",
+        tr("{tied} tie on {top}: nobody is out (C5)", tied=names, top=votes_text(top)),
     )
 
 
@@ -233,8 +241,8 @@ def _acolyte(day: Day, rules: Ruleset, flags: list[Flag]) -> str | None:
         # Out players are no target of a skill or a vote (seed 000): an out 侍僧 dies
         # instead of nobody, and a day block copied forward may still name one.
         flags.append(
-            Flag("C5", f"the 侍僧 {day.acolyte} is out: nobody dies in their place (C5)",
-                 day.acolyte)
+            Flag("C5", tr("the 侍僧 {player} is out: nobody dies in their place (C5)",
+                          player=day.acolyte), day.acolyte)
         )  # fmt: skip
     return acolyte
 
@@ -248,15 +256,22 @@ def _by_majority(day: Day, tied: Sequence[str], top: Decimal, cast: Decimal) -> 
                 OutcomeResult.ELIMINATED,
                 tied[0],
                 OutcomeCode.MAJORITY_OF_ALL,
-                f"{votes_text(top)} of {votes_text(cast)} votes cast, more than half (C6)",
+                tr(
+                    "{top} of {cast} votes cast, more than half (C6)",
+                    top=votes_text(top),
+                    cast=votes_text(cast),
+                ),
             ),
         )
     return Outcome(
         OutcomeResult.NONE,
         None,
         OutcomeCode.NO_MAJORITY,
-        f"the most votes, {votes_text(top)}, are not more than half "
-        f"of the {votes_text(cast)} cast (C6)",
+        tr(
+            "the most votes, {top}, are not more than half of the {cast} cast (C6)",
+            top=votes_text(top),
+            cast=votes_text(cast),
+        ),
     )
 
 
@@ -274,16 +289,25 @@ def _sheriff_pick(
                 OutcomeResult.ELIMINATED,
                 pick,
                 OutcomeCode.TIE_SHERIFF_TARGET,
-                f"{names} tie on {votes_text(top)}: "
-                f"the sheriff {day.sheriff} voted for {pick} (C5)",
+                tr(
+                    "{tied} tie on {top}: the sheriff {sheriff} voted for {player} (C5)",
+                    tied=names,
+                    top=votes_text(top),
+                    sheriff=day.sheriff,
+                    player=pick,
+                ),
             ),
         )
     if pick is not None:
         flags.append(
             Flag(
                 "C5",
-                f"the sheriff voted for {pick}, who is not among the tied "
-                f"({names}); tally reads C5 as breaking the tie only among them",
+                tr(
+                    "the sheriff voted for {player}, who is not among the tied ({tied}); "
+                    "tally reads C5 as breaking the tie only among them",
+                    player=pick,
+                    tied=names,
+                ),
                 day.sheriff,
             )
         )
@@ -296,7 +320,10 @@ def _unless_immune(day: Day, outcome: Outcome) -> Outcome:
             OutcomeResult.NONE,
             None,
             OutcomeCode.IMMUNE,
-            f"{outcome.player} has the most votes but is immune (霸道/不死): 平安日 (C8)",
+            tr(
+                "{player} has the most votes but is immune (霸道/不死): 平安日 (C8)",
+                player=outcome.player,
+            ),
         )
     return outcome
 
@@ -313,34 +340,44 @@ def _elect(
             OutcomeResult.NONE,
             None,
             OutcomeCode.NO_VOTES,
-            "nobody received a vote: no sheriff (C4)",
+            tr("nobody received a vote: no sheriff (C4)"),
         )
     if len(tied) == 1:
         return Outcome(
             OutcomeResult.SHERIFF,
             tied[0],
             OutcomeCode.MOST_VOTES,
-            f"the most votes, {votes_text(top)} (C4)",
+            tr("the most votes, {top} (C4)", top=votes_text(top)),
         )
     reached = _first_reached(ballots, weights, tied, top, totals)
     ranked = sorted(
         tied, key=lambda p: reached.get(p) or datetime.max.replace(tzinfo=day.closes.tzinfo)
     )
     first = ranked[0]
-    times = ", ".join(f"{p} at {short(reached[p], seconds=True)}" for p in ranked if p in reached)
+    times = tr(", ").join(tr("{player} at {time}", player=p, time=short(reached[p], seconds=True))
+                          for p in ranked if p in reached)  # fmt: skip
     if len(ranked) > 1 and reached.get(ranked[1]) == reached.get(first):
         return Outcome(
             OutcomeResult.NONE,
             None,
             OutcomeCode.FIRST_TO_REACH_TIED,
-            f"{'、'.join(tied)} tie on {votes_text(top)} and reached it at the same time: "
-            "the director decides (C4)",
+            tr(
+                "{tied} tie on {top} and reached it at the same time: the director decides (C4)",
+                tied="、".join(tied),
+                top=votes_text(top),
+            ),
         )
     return Outcome(
         OutcomeResult.SHERIFF,
         first,
         OutcomeCode.FIRST_TO_REACH,
-        f"{'、'.join(tied)} tie on {votes_text(top)}; {first} reached it first ({times}) (C4)",
+        tr(
+            "{tied} tie on {top}; {player} reached it first ({times}) (C4)",
+            tied="、".join(tied),
+            top=votes_text(top),
+            player=first,
+            times=times,
+        ),
     )
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence, Sized
 from datetime import datetime, timedelta
 
 from tally.errors import InputError
+from tally.i18n import N_, ntr, tr
 from tally.model import Thread, Writing
 from tally.rules.counting.announced import ELECTION, Close, announced_closes, day_in_title
 from tally.rules.game.cast import Cast
@@ -40,10 +41,15 @@ def ensure_ballots(game: Game, thread: Thread, ballots: Sized, *, cast: Cast) ->
         return
     replies = [p for p in thread.posts if p.floor > 1 and not cast.of(p).is_director]
     if replies:
-        many = "replies" if len(replies) > 1 else "reply"
         raise InputError(
-            f"thread {thread.thread_id} has {len(replies)} {many} and not one "
-            "ballot (投票对象：…) among them; is it the day's vote thread?"
+            ntr(
+                "thread {thread} has {n} reply and not one ballot (投票对象：…) among them; is "
+                "it the day's vote thread?",
+                "thread {thread} has {n} replies and not one ballot (投票对象：…) among them; is "
+                "it the day's vote thread?",
+                len(replies),
+                thread=thread.thread_id,
+            )
         )
 
 
@@ -76,9 +82,7 @@ def check_roster(
                 posted.add(who.player)
             elif who.is_director:
                 directors.add(who.name or "")
-            elif who.role != "outsider" and not (
-                exempt is not None and exempt(thread, w)
-            ):
+            elif who.role != "outsider" and not (exempt is not None and exempt(thread, w)):
                 strangers.setdefault(w.author, []).append(w)
     silent = [("players", p) for p in game.players if p not in posted]
     silent += [("directors", d) for d in game.directors if d not in directors]
@@ -89,17 +93,24 @@ def check_roster(
             other = listed in game.ids and any(w.author_id for w in writings)
             if not other and any(likely_same(n, listed) for n in names):
                 did = (
-                    "posted ballots"
+                    tr("posted ballots")
                     if any(read_ballot(w.text).is_ballot for w in writings)
-                    else f"posted {len(writings)} time{'s' if len(writings) > 1 else ''}"
+                    else ntr("posted {n} time", "posted {n} times", len(writings))
                 )
-                role = "a player" if key == "players" else "a director"
-                raise InputError(
-                    f"{game.where()}: {key} lists {listed}, who never posted; {author} {did} "
-                    f"and is not {role} — a typo? Fix the name, or add it under [aliases] "
-                    "(or under outsiders if it is another person)."
-                )
+                raise InputError(_misspelt(game.where(), key, listed, author, did))
     return {a: tuple(ws) for a, ws in strangers.items()}
+
+
+def _misspelt(where: str, key: str, listed: str, author: str, did: str) -> str:
+    """The stop on a roster name one slip from an author's who is not on it."""
+    fields = {"where": where, "key": key, "listed": listed, "author": author, "did": did}
+    if key == "players":
+        return tr("{where}: {key} lists {listed}, who never posted; {author} {did} and is not "
+                  "a player — a typo? Fix the name, or add it under [aliases] (or under "
+                  "outsiders if it is another person).", **fields)  # fmt: skip
+    return tr("{where}: {key} lists {listed}, who never posted; {author} {did} and is not a "
+              "director — a typo? Fix the name, or add it under [aliases] (or under outsiders "
+              "if it is another person).", **fields)  # fmt: skip
 
 
 # A director opens a day's threads up to this long before the day opens (the night before).
@@ -124,20 +135,32 @@ def thread_fits_day(
     accelerated day's) must be the game file's, unless the game file says why not
     (``close_changed``).
     """
-    name = f"thread {thread.thread_id} “{thread.title}”"
+    name = tr("thread {thread} “{title}”", thread=thread.thread_id, title=thread.title)
     # What the threads say of themselves, read first: the title, the closes first posts say.
     titled = day_in_title(thread.title)
     said = _closes_said(game, day, announced)
     if titled is not None and titled != day.day:
         raise InputError(
-            f"{name} is titled for day {titled}, not day {day.day}; {_own(game, titled, role)}"
+            tr(
+                "{name} is titled for day {titled}, not day {day}; {own}",
+                name=name,
+                titled=titled,
+                day=day.day,
+                own=_own(game, titled, role),
+            )
         )
     election = game.rules.sheriff_election_day
     elects = role is ThreadRole.VOTE and ELECTION.search(thread.title) is not None
     if elects and election is not None and election != day.day:
         raise InputError(
-            f"{name} is a sheriff election, and the election is day {election}, not day "
-            f"{day.day}; {_own(game, election, role)}"
+            tr(
+                "{name} is a sheriff election, and the election is day {election}, not day "
+                "{day}; {own}",
+                name=name,
+                election=election,
+                day=day.day,
+                own=_own(game, election, role),
+            )
         )
     opened = thread.posts[0].time if thread.posts else None
     if opened is not None and not _near(day, opened):
@@ -146,20 +169,28 @@ def thread_fits_day(
         # Opened early and used in its day: most of its posts are in the day's window.
         if not others or sum(not _near(day, t) for t in others) * 2 > len(others):
             other = next((d for d in game.days if d is not day and _near(d, opened)), None)
-            where = f", in day {other.day}'s window" if other is not None else ""
+            where = tr(", in day {day}'s window", day=other.day) if other is not None else ""
             at, opens, closes_at = compared(opened, day.opens, day.closes)
+            own = (_own(game, other.day, role) if other
+                   else tr("day {day} is from {opens}", day=day.day, opens=opens))  # fmt: skip
             raise InputError(
-                f"{name} was opened {at}{where}, not in day {day.day}'s ({opens} to "
-                f"{closes_at}); "
-                f"{_own(game, other.day, role) if other else f'day {day.day} is from {opens}'}"
+                tr(
+                    "{name} was opened {at}{where}, not in day {day}'s ({opens} to {closes}); "
+                    "{own}",
+                    name=name,
+                    at=at,
+                    where=where,
+                    day=day.day,
+                    opens=opens,
+                    closes=closes_at,
+                    own=own,
+                )
             )
     for told, close in said:
         _same_close(game, day, told, close)
 
 
-def _closes_said(
-    game: Game, day: Day, announced: Iterable[Thread]
-) -> list[tuple[Thread, Close]]:
+def _closes_said(game: Game, day: Day, announced: Iterable[Thread]) -> list[tuple[Thread, Close]]:
     """The close each thread's first post announces (the first such line, of the day's
     kind: 加速 for an accelerated day's); none where the game file says why it changed."""
     said: list[tuple[Thread, Close]] = []
@@ -178,17 +209,25 @@ def _same_close(game: Game, day: Day, told: Thread, close: Close) -> None:
     filed_close = day.closes if close.seconds else day.closes.replace(second=0)
     if close.at == filed_close.replace(microsecond=0):
         return
-    what = "the accelerated close" if day.accelerated else "the close"
+    what = tr("the accelerated close") if day.accelerated else tr("the close")
     # To the second where either side names seconds, or the minutes read the same.
     if close.seconds or day.closes.second != 0:
         posted, filed = short(close.at, seconds=True), short(day.closes, seconds=True)
     else:
         posted, filed = compared(close.at, day.closes)
     raise InputError(
-        f"the first post of thread {told.thread_id} says {what} is "
-        f"{posted} (“{close.line}”), and {game.where()} says day "
-        f"{day.day} closes {filed}: fix closes, or say why they differ "
-        f'with close_changed = "…" under day {day.day}'
+        tr(
+            "the first post of thread {thread} says {what} is {posted} (“{line}”), and {where} "
+            "says day {day} closes {filed}: fix closes, or say why they differ with "
+            'close_changed = "…" under day {day}',
+            thread=told.thread_id,
+            what=what,
+            posted=posted,
+            line=close.line,
+            where=game.where(),
+            day=day.day,
+            filed=filed,
+        )
     )
 
 
@@ -200,9 +239,21 @@ def _own(game: Game, number: int, role: ThreadRole) -> str:
     """Where a day's own thread of this role is, as the game file says."""
     day = next((d for d in game.days if d.day == number), None)
     url = day.url(role) if day is not None else None
+    thread = tr(_THREADS.get(role, f"{role} thread"))
     if url is None:
-        return f"{game.where()} names no {role} thread for day {number}"
-    return f"day {number}'s {role} thread in {game.where()} is {url}"
+        return tr("{where} names no {thread} for day {day}", where=game.where(),
+                  thread=thread, day=number)  # fmt: skip
+    return tr("day {day}'s {thread} in {where} is {url}", day=number, thread=thread,
+              where=game.where(), url=url)  # fmt: skip
+
+
+# A day's thread as a sentence names it ("day 1's vote thread"): the role's words.
+_THREADS = {
+    ThreadRole.VOTE: N_("vote thread"),
+    ThreadRole.DISCUSSION: N_("discussion thread"),
+    ThreadRole.PROGRESS: N_("progress thread"),
+    ThreadRole.SHERIFF: N_("sheriff thread"),
+}
 
 
 def late_ballots(game: Game, day: Day, thread: Thread, ballots: Sequence[Ballot]) -> None:
@@ -219,10 +270,18 @@ def late_ballots(game: Game, day: Day, thread: Thread, ballots: Sequence[Ballot]
     if n >= 3 or (n >= 2 and n * 5 >= voters):
         closes, at = compared(day.closes, last)
         raise InputError(
-            f"{n} of {voters} ballots in thread {thread.thread_id} were posted after day "
-            f"{day.day}'s close {closes}, the last at {at}: is the close "
-            f"right? Fix closes in {game.where()}, or pass --late-ok (late_ok = true under day "
-            f"{day.day}) if they really are late."
+            tr(
+                "{n} of {voters} ballots in thread {thread} were posted after day {day}'s close "
+                "{closes}, the last at {at}: is the close right? Fix closes in {where}, or pass "
+                "--late-ok (late_ok = true under day {day}) if they really are late.",
+                n=n,
+                voters=voters,
+                thread=thread.thread_id,
+                day=day.day,
+                closes=closes,
+                at=at,
+                where=game.where(),
+            )
         )
 
 
@@ -230,20 +289,19 @@ def stranger_flags(ballots: list[Ballot]) -> list[Flag]:
     """One flag per author whose ballots are void because they are no player."""
     theirs: dict[str, list[Ballot]] = {}
     for b in ballots:
-        # A look-alike has its own flag, naming whose name it takes.
-        if b.reason == VoidReason.NOT_A_PLAYER and " is a look-alike of " not in b.note:
+        # A look-alike has its own flag, naming whose name it takes (its note is that flag's:
+        # known so in any language).
+        if b.reason == VoidReason.NOT_A_PLAYER and not any(f in b.note for f in b.flags):
             theirs.setdefault(b.author, []).append(b)
     flags = []
     for author, mine in theirs.items():
-        many = len(mine) > 1
         where = floors_text(b.floor for b in mine)
-        note = (
-            f"{author} is not a player of this game; the ballot{'s' if many else ''} on {where} "
-            f"{'are' if many else 'is'} void"
-        )
+        note = ntr("{author} is not a player of this game; the ballot on {where} is void",
+                   "{author} is not a player of this game; the ballots on {where} are void",
+                   len(mine), author=author, where=where)  # fmt: skip
         if author == ANONYMOUS:
-            note += (" (posted anonymously, 匿名: the forum shows whose only to moderators; read "
-                     "with the director's cookies to know)")  # fmt: skip
+            note += tr(" (posted anonymously, 匿名: the forum shows whose only to moderators; "
+                       "read with the director's cookies to know)")  # fmt: skip
         flags.append(Flag("roster", note, None, mine[0].floor, mine[0].post_id))
     return flags
 
@@ -256,13 +314,14 @@ def renamed_flags(thread: Thread, cast: Cast) -> list[Flag]:
         who = cast.of(w)
         if who.renamed and who.name is not None and w.author == ANONYMOUS:
             # An anonymous post (匿名): players see 匿名, moderators the account (its uid).
-            note = (f"floor {w.post.floor} was posted anonymously (匿名) by {who.name}'s account "
-                    f"(uid {w.author_id}), which only moderators are shown: counted as "
-                    f"{who.name}; rule on it if an anonymous ballot should not count")  # fmt: skip
+            note = tr("floor {floor} was posted anonymously (匿名) by {player}'s account (uid "
+                      "{uid}), which only moderators are shown: counted as {player}; rule on it "
+                      "if an anonymous ballot should not count", floor=w.post.floor,
+                      player=who.name, uid=w.author_id)  # fmt: skip
             flag = Flag("anonymous", note, who.name, w.post.floor, w.item_id)
             flags.setdefault(f"{who.name}/{w.item_id}", flag)
         elif who.renamed and who.name is not None and who.name not in flags:
-            note = (f"{who.name} (uid {w.author_id}) posts as {w.author} now: the same account, "
-                    f"counted as {who.name}")  # fmt: skip
+            note = tr("{player} (uid {uid}) posts as {name} now: the same account, counted as "
+                      "{player}", player=who.name, uid=w.author_id, name=w.author)  # fmt: skip
             flags[who.name] = Flag("renamed", note, who.name, w.post.floor, w.item_id)
     return list(flags.values())

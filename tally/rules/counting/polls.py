@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from tally.i18n import N_, tr
 from tally.rules.counting.count import votes_text
 from tally.rules.counting.votes import DayResult
 from tally.rules.game.game import Game
@@ -29,7 +30,7 @@ class ChangeKind(StrEnum):
 @dataclass(frozen=True)
 class Change:
     kind: ChangeKind
-    text: str  # one line for the director, in English like the rest of the screen
+    text: str  # one line for the director, in the language of the rest of the screen
     floor: int | None = None
     comment: bool = False
     post_id: str | None = None
@@ -74,12 +75,34 @@ def _key(b: Ballot) -> tuple[str, bool]:
 
 
 def _where(b: Ballot) -> str:
-    return f"floor {b.floor}" + (" 点评" if b.comment else "")
+    if b.comment:
+        return tr("floor {floor} 点评", floor=b.floor)
+    return tr("floor {floor}", floor=b.floor)
 
 
 def _what(b: Ballot) -> str:
-    target = b.target or b.written or "?"
-    return f"{b.voter or b.author} {b.kind} {target}"
+    """ "阿澈 vote 小眯": who, the kind of ballot, whom (each kind its own words)."""
+    fields = {"voter": b.voter or b.author, "target": b.target or b.written or "?"}
+    if b.kind is BallotKind.CHANGE:
+        return tr("{voter} change {target}", **fields)
+    if b.kind is BallotKind.ABSTAIN:
+        return tr("{voter} abstain {target}", **fields)
+    if b.kind is BallotKind.PROXY:
+        return tr("{voter} proxy {target}", **fields)
+    return tr("{voter} vote {target}", **fields)
+
+
+# A status as a line of ``tally watch`` says it (its JSON value in English).
+_STATUS_WORDS = {
+    Status.COUNTED: N_("counted"),
+    Status.SUPERSEDED: N_("superseded"),
+    Status.VOID: N_("void"),
+    Status.NOT_A_BALLOT: N_("not_a_ballot"),
+    Status.BANNED: N_("banned"),
+    Status.DELETED: N_("deleted"),
+    Status.MOVED_IN: N_("moved_in"),
+    Status.DISCUSSION: N_("discussion"),
+}
 
 
 def _change(kind: ChangeKind, b: Ballot, text: str, was: Status | None = None) -> Change:
@@ -101,8 +124,8 @@ def _change(kind: ChangeKind, b: Ballot, text: str, was: Status | None = None) -
 
 def _status_text(b: Ballot) -> str:
     if b.status == Status.VOID and b.reason is not None:
-        return f"void ({b.reason}: {b.note})"
-    return str(b.status)
+        return tr("void ({reason}: {note})", reason=b.reason, note=b.note)
+    return tr(_STATUS_WORDS.get(b.status, b.status))
 
 
 def changes(before: DayResult | None, after: DayResult) -> tuple[Change, ...]:
@@ -116,24 +139,29 @@ def changes(before: DayResult | None, after: DayResult) -> tuple[Change, ...]:
     for key, b in new.items():
         was = old.get(key)
         if was is None:
-            text = f"{_where(b)}: new {_what(b)}, {_status_text(b)}"
+            text = tr("{where}: new {what}, {status}", where=_where(b), what=_what(b),
+                      status=_status_text(b))  # fmt: skip
             found.append(((b.floor, b.comment), _change(ChangeKind.NEW, b, text)))
         elif was.status != b.status or was.reason != b.reason or was.target != b.target:
-            text = f"{_where(b)}: {_what(b)} was {_status_text(was)}, now {_status_text(b)}"
+            text = tr("{where}: {what} was {was}, now {status}", where=_where(b), what=_what(b),
+                      was=_status_text(was), status=_status_text(b))  # fmt: skip
             found.append(((b.floor, b.comment), _change(ChangeKind.STATUS, b, text, was.status)))
     for key, b in old.items():
         if key not in new:
-            text = f"{_where(b)}: {_what(b)} is gone from the thread (deleted or hidden)"
+            text = tr("{where}: {what} is gone from the thread (deleted or hidden)",
+                      where=_where(b), what=_what(b))  # fmt: skip
             found.append(((b.floor, b.comment), _change(ChangeKind.GONE, b, text, b.status)))
     found.sort(key=lambda item: item[0])
     result = [c for _, c in found]
     if before.leaders != after.leaders:
-        result.append(Change(ChangeKind.LEADERS, f"leading now: {_leaders_text(after)}"))
+        result.append(
+            Change(ChangeKind.LEADERS, tr("leading now: {leaders}", leaders=_leaders_text(after)))
+        )
     return tuple(result)
 
 
 def _leaders_text(result: DayResult) -> str:
     if not result.leaders:
-        return "nobody (no votes)"
+        return tr("nobody (no votes)")
     top = result.totals[0].votes
-    return f"{'、'.join(result.leaders)} on {votes_text(top)}"
+    return tr("{players} on {top}", players="、".join(result.leaders), top=votes_text(top))

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from tally.errors import GameFileError
+from tally.i18n import tr
 from tally.model import Thread
 from tally.rules.game.game import Day, Game
 from tally.rules.verdicts import OutcomeResult
@@ -100,26 +101,26 @@ class Carried:
             carded = (sent_off or {}).get(p)
             if carded is not None and carded < day.day:
                 out.setdefault(p, (carded + 1, _sent_off(carded)))
-            out.setdefault(p, (day.day, f"out on day {day.day} (game file)"))
+            out.setdefault(p, (day.day, tr("out on day {day} (game file)", day=day.day)))
         for p in day.died:
-            out.setdefault(p, (day.day + 1, f"out during day {day.day} (game file)"))
+            out.setdefault(p, (day.day + 1, tr("out during day {day} (game file)", day=day.day)))
         sheriff, since, how = self.sheriff, self.sheriff_since, self.sheriff_how
         declaration = self.declaration
         if day.sheriff != sheriff or day.no_sheriff:
-            sheriff, since, how = day.sheriff, day.day, f"day {day.day}'s game file"
+            sheriff, since, how = day.sheriff, day.day, tr("day {day}'s game file", day=day.day)
             declaration = None
         if day.sheriff_declaration is not None and sheriff is not None:
             declaration = (day.sheriff_declaration, day.day)
         if outcome is OutcomeResult.SHERIFF and player is not None:
-            sheriff, since, how = player, day.day, f"day {day.day}'s election"
+            sheriff, since, how = player, day.day, tr("day {day}'s election", day=day.day)
             declaration = None  # chosen on taking the badge: a later day's file says it
         elif outcome is OutcomeResult.ELIMINATED and player is not None:
-            out.setdefault(player, (day.day + 1, f"voted out on day {day.day}"))
+            out.setdefault(player, (day.day + 1, tr("voted out on day {day}", day=day.day)))
         deputy = (self.deputy, self.deputy_since, self.deputy_how, self.deputy_under)
         # Named this day: another deputy, or the same one named again under a new sheriff.
         anew = day.deputy not in (None, self.deputy) or day.sheriff != self.deputy_under
         if day.no_deputy or (day.deputy is not None and anew):
-            deputy = (day.deputy, day.day, f"day {day.day}'s game file", None)
+            deputy = (day.deputy, day.day, tr("day {day}'s game file", day=day.day), None)
         if day.deputy is not None:  # named or carried this day: under the day's sheriff
             deputy = (*deputy[:3], sheriff)  # the one elected when named on election day
         return Carried(sheriff, since, how, out, self.unchecked, declaration, *deputy, self.read)
@@ -134,12 +135,20 @@ class Carried:
         posted = posted_result(game, day.day)
         if posted is None:
             return self.after(day, OutcomeResult.NONE, None, game.sent_off).could_not(
-                f"day {day.day} is not counted here — {why} — so who it made sheriff or put "
-                "out is taken from the game file alone"
+                tr(
+                    "day {day} is not counted here — {why} — so who it made sheriff or put out "
+                    "is taken from the game file alone",
+                    day=day.day,
+                    why=why,
+                )
             )
         result, player = posted
         new = self.after(day, result, player, game.sent_off)
-        how = f"day {day.day}'s result as tally posted it (the journal of posts; this run: {why})"
+        how = tr(
+            "day {day}'s result as tally posted it (the journal of posts; this run: {why})",
+            day=day.day,
+            why=why,
+        )
         if result is OutcomeResult.SHERIFF and player is not None:
             return dataclasses.replace(new, sheriff_how=how)
         if result is OutcomeResult.ELIMINATED and player is not None:
@@ -164,7 +173,7 @@ def posted_result(game: Game, number: int) -> tuple[OutcomeResult, str | None] |
 
 
 def _sent_off(carded: int) -> str:
-    return f"sent off by a red card for day {carded} (K2, the card ledger)"
+    return tr("sent off by a red card for day {day} (K2, the card ledger)", day=carded)
 
 
 def resolve(game: Game, day: Day, carried: Carried) -> tuple[Day, tuple[Fact, ...]]:
@@ -184,7 +193,11 @@ def resolve(game: Game, day: Day, carried: Carried) -> tuple[Day, tuple[Fact, ..
         chosen, named = carried.declaration
         if sheriff is not None and sheriff == carried.sheriff:
             resolved = dataclasses.replace(resolved, sheriff_declaration=chosen)
-            note = f"宣言 {chosen}, as day {named}'s game file named it"
+            note = tr(
+                "宣言 {declaration}, as day {day}'s game file named it",
+                declaration=chosen,
+                day=named,
+            )
             facts.append(Fact(FactKind.DECLARATION, sheriff, Source.DERIVED, named, note))
     return resolved, tuple(facts)
 
@@ -200,12 +213,12 @@ def questions(game: Game, day: Day, carried: Carried) -> tuple[str, ...]:
     try:
         sheriff = _sheriff(game, day, carried, dead)[0]
     except GameFileError as exc:
-        asked.append(str(exc).rstrip("."))
+        asked.append(str(exc).rstrip(".。"))
         passing = True  # the badge passes: the deputy is named anew too
     try:
         _deputy(game, day, carried, dead, sheriff, passing=passing)
     except GameFileError as exc:
-        asked.append(str(exc).rstrip("."))
+        asked.append(str(exc).rstrip(".。"))
     return tuple(asked)
 
 
@@ -215,7 +228,7 @@ def who_is_out(game: Game, day: Day, carried: Carried) -> tuple[list[str], list[
     facts: list[Fact] = []
     dead = list(day.dead)
     for player in day.dead:
-        facts.append(Fact(FactKind.DEAD, player, Source.GAME_FILE, day.day, "out (game file)"))
+        facts.append(Fact(FactKind.DEAD, player, Source.GAME_FILE, day.day, tr("out (game file)")))
     # K2: a red card sends the player off from the day after the day it is for (the ledger
     # says the day, not the hour: a card given during a day is not taken back into it).
     for player, carded in sorted(game.sent_off.items(), key=lambda item: item[1]):
@@ -223,9 +236,15 @@ def who_is_out(game: Game, day: Day, carried: Carried) -> tuple[list[str], list[
             continue
         if player in day.revived:
             raise GameFileError(
-                f"day {day.day} in {game.where()} names {player} revived, but a red card for "
-                f"day {carded} sent {player} off (K2): a card is no death to come back from; "
-                f"take the card back (tally cards remove) or leave {player} out of revived."
+                tr(
+                    "day {day} in {where} names {player} revived, but a red card for day "
+                    "{carded} sent {player} off (K2): a card is no death to come back from; take "
+                    "the card back (tally cards remove) or leave {player} out of revived.",
+                    day=day.day,
+                    where=game.where(),
+                    player=player,
+                    carded=carded,
+                )
             )
         dead.append(player)
         facts.append(Fact(FactKind.DEAD, player, Source.LEDGER, carded, _sent_off(carded)))
@@ -234,8 +253,13 @@ def who_is_out(game: Game, day: Day, carried: Carried) -> tuple[list[str], list[
         back = player in carried.out and carried.out[player][0] <= day.day
         if not back and not carried.unchecked:
             raise GameFileError(
-                f"day {day.day} in {game.where()} names {player} revived, but no day before "
-                f"put {player} out; name who came back (revived), or leave it out."
+                tr(
+                    "day {day} in {where} names {player} revived, but no day before put {player} "
+                    "out; name who came back (revived), or leave it out.",
+                    day=day.day,
+                    where=game.where(),
+                    player=player,
+                )
             )
     for player, (since, how) in sorted(carried.out.items(), key=lambda item: item[1][0]):
         if since > day.day or player in dead or player in day.revived:
@@ -252,66 +276,96 @@ def _deputy(
     """The day's deputy (执警): the one its block names, else the one an earlier block named
     while they live and the badge they were named under stays where it was (``passing``:
     the day's sheriff is in question, the badge passes)."""
-    said, known, where = day.deputy, carried.deputy, f"day {day.day} in {game.where()}"
+    said, known = day.deputy, carried.deputy
+    where = tr("day {day} in {where}", day=day.day, where=game.where())
     if said is not None:
         if said in dead:
-            raise GameFileError(f"{where} names {said} deputy, but {said} is out")
+            raise GameFileError(
+                tr("{where} names {player} deputy, but {player} is out", where=where, player=said)
+            )
         same = said == known and sheriff == carried.deputy_under
-        note = f"named in the game file, as {carried.deputy_how} made" if same else (
-            "named in the game file")
+        note = (tr("named in the game file, as {how} made", how=carried.deputy_how) if same
+                else tr("named in the game file"))  # fmt: skip
         return said, Fact(FactKind.DEPUTY, said, Source.GAME_FILE, day.day, note)
     if day.no_deputy:
-        return None, Fact(FactKind.DEPUTY, None, Source.GAME_FILE, day.day, "no deputy")
+        return None, Fact(FactKind.DEPUTY, None, Source.GAME_FILE, day.day, tr("no deputy"))
     if known is None:
         return None, None
-    made = f"{carried.deputy_how} made {known} deputy"
+    made = tr("{how} made {player} deputy", how=carried.deputy_how, player=known)
     if known in dead:
-        why = f"{made}, and {known} is out"
+        why = tr("{made}, and {player} is out", made=made, player=known)
     elif passing or sheriff != carried.deputy_under:
-        under = carried.deputy_under or "no sheriff"
-        now = "passes" if passing else f"is {sheriff}'s now" if sheriff is not None else "is gone"
-        why = f"{made} under {under}, and the badge {now}: a new sheriff names the deputy anew"
+        why = _badge_moved(made, carried.deputy_under, sheriff, passing)
     else:
         return known, Fact(FactKind.DEPUTY, known, Source.DERIVED, carried.deputy_since,
                            carried.deputy_how)  # fmt: skip
     raise GameFileError(
-        f"{why}; {where} names no deputy — add deputy = \"…\" (whom the sheriff named 执警) "
-        'or deputy = "none" (none named yet)'
+        tr(
+            '{why}; {where} names no deputy — add deputy = "…" (whom the sheriff named 执警) '
+            'or deputy = "none" (none named yet)',
+            why=why,
+            where=where,
+        )
     )
+
+
+def _badge_moved(made: str, under: str | None, sheriff: str | None, passing: bool) -> str:
+    """Why the deputy an earlier day named is no longer the deputy: the badge moved."""
+    under = under or tr("no sheriff")
+    if passing:
+        return tr("{made} under {under}, and the badge passes: a new sheriff names the deputy "
+                  "anew", made=made, under=under)  # fmt: skip
+    if sheriff is not None:
+        return tr("{made} under {under}, and the badge is {sheriff}'s now: a new sheriff names "
+                  "the deputy anew", made=made, under=under, sheriff=sheriff)  # fmt: skip
+    return tr("{made} under {under}, and the badge is gone: a new sheriff names the deputy anew",
+              made=made, under=under)  # fmt: skip
 
 
 def _sheriff(
     game: Game, day: Day, carried: Carried, dead: set[str]
 ) -> tuple[str | None, Fact | None]:
     said, known = day.sheriff, carried.sheriff
-    where = f"day {day.day} in {game.where()}"
+    where = tr("day {day} in {where}", day=day.day, where=game.where())
     if known is None:
         if said is None:
             return None, None
-        named = "named in the game file"
+        named = tr("named in the game file")
         return said, Fact(FactKind.SHERIFF, said, Source.GAME_FILE, day.day, named)
-    made = f"{carried.sheriff_how} made {known} sheriff"
+    made = tr("{how} made {player} sheriff", how=carried.sheriff_how, player=known)
     gone = known in dead
     if said is not None and said in dead:
-        raise GameFileError(f"{where} names {said} sheriff, but {said} is out; {made}")
+        raise GameFileError(tr("{where} names {player} sheriff, but {player} is out; {made}",
+                               where=where, player=said, made=made))  # fmt: skip
     if said is None and not day.no_sheriff:
         if gone:
             raise GameFileError(
-                f"{made}, and {known} is out; {where} names no sheriff — add "
-                f'sheriff = "…" (who holds the badge now) or sheriff = "none" (the badge is gone)'
+                tr(
+                    '{made}, and {player} is out; {where} names no sheriff — add sheriff = "…" '
+                    '(who holds the badge now) or sheriff = "none" (the badge is gone)',
+                    made=made,
+                    player=known,
+                    where=where,
+                )
             )
         since, how = carried.sheriff_since, carried.sheriff_how
         return known, Fact(FactKind.SHERIFF, known, Source.DERIVED, since, how)
     if said == known and not day.no_sheriff:
-        note = f"named in the game file, as {carried.sheriff_how} made"
+        note = tr("named in the game file, as {how} made", how=carried.sheriff_how)
         return said, Fact(FactKind.SHERIFF, said, Source.GAME_FILE, day.day, note)
-    named = "no sheriff" if day.no_sheriff else f"{said} sheriff"
+    named = tr("no sheriff") if day.no_sheriff else tr("{player} sheriff", player=said)
     if not gone and not day.sheriff_change:
         raise GameFileError(
-            f"{made}; {where} names {named} — fix the name, or give sheriff_change = \"…\" "
-            "saying how the badge passed"
+            tr(
+                '{made}; {where} names {named} — fix the name, or give sheriff_change = "…" '
+                "saying how the badge passed",
+                made=made,
+                where=where,
+                named=named,
+            )
         )
-    why = day.sheriff_change or f"{known} is out: the badge passed"
+    why = day.sheriff_change or tr("{player} is out: the badge passed", player=known)
     if day.no_sheriff:
-        return None, Fact(FactKind.SHERIFF, None, Source.GAME_FILE, day.day, f"no sheriff ({why})")
+        return None, Fact(FactKind.SHERIFF, None, Source.GAME_FILE, day.day,
+                          tr("no sheriff ({why})", why=why))  # fmt: skip
     return said, Fact(FactKind.SHERIFF, said, Source.GAME_FILE, day.day, why)

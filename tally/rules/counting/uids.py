@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from tally.errors import GameFileError
+from tally.i18n import N_, ntr, tr
 from tally.model import Thread, Writing
 from tally.rules.counting.guards import Exempt
 from tally.rules.game.cast import Cast
@@ -50,8 +51,10 @@ class Seen:
         return tuple(w for w in self.reads if w is None or until is None or w <= until)
 
     def where(self, game: Game, when: datetime | None) -> str:
-        at = f", {short(when.astimezone(game.timezone))}" if when is not None else ""
-        return f"tally's read of thread {self.thread_id}{at}"
+        if when is None:
+            return tr("tally's read of thread {thread}", thread=self.thread_id)
+        return tr("tally's read of thread {thread}, {at}", thread=self.thread_id,
+                  at=short(when.astimezone(game.timezone)))  # fmt: skip
 
 
 # Each thread's accounts, made once a thread (a count asks for the earlier days' threads once
@@ -159,25 +162,37 @@ def _slip(
 ) -> str:
     """The sentence for an id of the file that no post carries: the account, the id the file
     gives, the uid(s) its name posts under and where, and how to mend the file."""
-    given = " or ".join(uids)
-    read = ", ".join(t.thread_id for t in threads)
-    where = f"thread{'s' if len(threads) > 1 else ''} {read}"
+    read = tr(", ").join(t.thread_id for t in threads)
     elsewhere = ""
     if mine:  # the id posts, under a name the file gives another account
         other = sorted({s.names[0] for s in mine})
-        elsewhere = f" but as {' and '.join(other)}, another account of the file"
+        elsewhere = tr(" but as {names}, another account of the file",
+                       names=tr(" and ").join(other))  # fmt: skip
     theirs = sorted({w.author_id for w in posts if w.author_id}, key=_order)
-    under = f"uid {theirs[0]}" if len(theirs) == 1 else f"uids {' and '.join(theirs)}"
-    floors = floors_text(w.post.floor for w in posts)
-    which = f"uid {theirs[0]} is" if len(theirs) == 1 else "one of them is"
-    fix = f'{{ name = "{owner}", id = {theirs[0] if len(theirs) == 1 else "…"} }}'
-    return (
-        f"{game.where()} gives the {role} {owner} the account id {given}, and no post in "
-        f"tally's reads of {where} comes from it{elsewhere}; {owner}'s name posts under "
-        f"{under} (thread {posts[0].post.thread_id}, {floors}): if {which} {owner}'s account, "
-        f"give {owner} that id ({fix}); if it is another account that took the name, rule on "
-        f'{floors} ([[rulings]], action = "void").'
-    )
+    fields = {
+        "game": game.where(), "role": tr(_ROLES.get(role, role)), "owner": owner,
+        "given": tr(" or ").join(uids), "elsewhere": elsewhere,
+        "threads": ntr("thread {ids}", "threads {ids}", len(threads), ids=read),
+        "under": ntr("uid {uids}", "uids {uids}", len(theirs), uids=tr(" and ").join(theirs)),
+        "thread": posts[0].post.thread_id, "floors": floors_text(w.post.floor for w in posts),
+        "fix": f'{{ name = "{owner}", id = {theirs[0] if len(theirs) == 1 else "…"} }}',
+    }  # fmt: skip
+    if len(theirs) == 1:
+        return tr("{game} gives the {role} {owner} the account id {given}, and no post in "
+                  "tally's reads of {threads} comes from it{elsewhere}; {owner}'s name posts "
+                  "under {under} (thread {thread}, {floors}): if uid {uid} is {owner}'s account, "
+                  "give {owner} that id ({fix}); if it is another account that took the name, "
+                  'rule on {floors} ([[rulings]], action = "void").', uid=theirs[0],
+                  **fields)  # fmt: skip
+    return tr("{game} gives the {role} {owner} the account id {given}, and no post in tally's "
+              "reads of {threads} comes from it{elsewhere}; {owner}'s name posts under {under} "
+              "(thread {thread}, {floors}): if one of them is {owner}'s account, give {owner} "
+              "that id ({fix}); if it is another account that took the name, rule on {floors} "
+              '([[rulings]], action = "void").', **fields)  # fmt: skip
+
+
+# The roles an account has in a game (``Author.role``), as a sentence names them.
+_ROLES = {"player": N_("player"), "director": N_("director"), "outsider": N_("outsider")}
 
 
 def accounts_note(
@@ -192,11 +207,11 @@ def accounts_note(
     taken = _names_carried(game, thread, others, cast)
     if game.has_ids:
         return tuple(taken)
-    generic = Flag("accounts",
+    generic = Flag("accounts", tr(
         "the game file gives no account ids, so players are known by their names alone (a "
         "renamed player is lost, a look-alike account is told apart only by its spelling); "
         'give each its id, players = [{ name = "bob", id = 3 }] (the uid of its space page), '
-        "or let tally init write them")  # fmt: skip
+        "or let tally init write them"))  # fmt: skip
     return (generic, *taken)
 
 
@@ -250,16 +265,21 @@ def _later(a: datetime | None, b: datetime | None) -> bool:
 def _carried(
     game: Game, player: str, uids: list[str], earlier: dict[str, tuple[Seen, datetime | None]]
 ) -> str:
-    now = f"uid {uids[0]}" if len(uids) == 1 else f"uids {' and '.join(uids)}"
+    now = ntr("uid {uids}", "uids {uids}", len(uids), uids=tr(" and ").join(uids))
     if earlier:
         [(first, (seen, when)), *_] = sorted(earlier.items(), key=lambda e: _order(e[0]))
-        said = (f"{player} posts from {now} now, and tally read {player}'s posts from uid "
-                f"{first} before ({seen.where(game, when)}): the forum may have renamed that "
-                "account and let another take the name, or two accounts swapped names")  # fmt: skip
+        said = tr("{player} posts from {now} now, and tally read {player}'s posts from uid "
+                  "{first} before ({where}): the forum may have renamed that account and let "
+                  "another take the name, or two accounts swapped names", player=player,
+                  now=now, first=first, where=seen.where(game, when))  # fmt: skip
     else:
-        said = f"{player} posts from {now} now: two accounts under one name"
+        said = tr("{player} posts from {now} now: two accounts under one name", player=player,
+                  now=now)  # fmt: skip
         first = uids[0]
-    return (
-        f"{said}; counted as {player} by the name alone, ballots and weight. Give the "
-        f'players\' ids (players = [{{ name = "{player}", id = {first} }}]) to know them apart'
+    return tr(
+        "{said}; counted as {player} by the name alone, ballots and weight. Give the players' "
+        'ids (players = [{{ name = "{player}", id = {first} }}]) to know them apart',
+        said=said,
+        player=player,
+        first=first,
     )

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from tally.i18n import tr
 from tally.model import Thread, Writing
 from tally.rules.counting.acceleration import Acceleration, count_requests
 from tally.rules.counting.count import Count, Outcome, Total, count
@@ -161,8 +162,14 @@ def tally_day(
         ballots=tuple(ballots),
         count=counted,
         not_voted=_not_voted(game, day, judged),
-        flags=(*stood.flags, *judged.flags, *strangers, *counted.flags,
-               *_closed_flags(thread, day, game), *_request_flags(acceleration)),
+        flags=(
+            *stood.flags,
+            *judged.flags,
+            *strangers,
+            *counted.flags,
+            *_closed_flags(thread, day, game),
+            *_request_flags(acceleration),
+        ),
         as_of=as_of,
         provisional=provisional,
         acceleration=acceleration,
@@ -230,15 +237,16 @@ def _closed_flags(thread: Thread, day: Day, game: Game) -> list[Flag]:
     if closed is None:
         return []
     first, last = (short(t.astimezone(game.timezone)) for t in closed[:2])
-    when = first if first == last else f"{first} to {last}"
+    when = first if first == last else tr("{first} to {last}", first=first, last=last)
     back = closed[2]
-    again = (f", and open when it read it {short(back.astimezone(game.timezone))} (when it "
-             "was opened between, no read tells)" if back is not None else "")  # fmt: skip
-    return [Flag("closed", (
-        f"the vote thread was closed (关闭) when tally read it {when}{again}; the day "
-        f"opens {short(day.opens)} and closes {short(day.closes)}: while it was closed "
-        "only a moderator could post in it, so a ballot or a change not in it may not "
-        "have been anyone's choice (L3: rule on those who did not vote)"
+    again = (tr(", and open when it read it {at} (when it was opened between, no read tells)",
+                at=short(back.astimezone(game.timezone))) if back is not None else "")  # fmt: skip
+    return [Flag("closed", tr(
+        "the vote thread was closed (关闭) when tally read it {when}{again}; the day opens "
+        "{opens} and closes {closes}: while it was closed only a moderator could post in it, "
+        "so a ballot or a change not in it may not have been anyone's choice (L3: rule on "
+        "those who did not vote)", when=when, again=again, opens=short(day.opens),
+        closes=short(day.closes),
     ))]  # fmt: skip
 
 
@@ -249,7 +257,7 @@ def _request_flags(acceleration: Acceleration | None) -> list[Flag]:
     if acceleration is not None and (acceleration.asked or acceleration.marked):
         flags.append(Flag("S3", acceleration.text))
     if acceleration is not None and acceleration.warning:
-        flags.append(Flag("S3", "warning: " + acceleration.warning))
+        flags.append(Flag("S3", tr("warning: {warning}", warning=acceleration.warning)))
     return flags
 
 
@@ -307,7 +315,7 @@ def in_order(
     for day in game.days:
         if until is not None and day.day > until:
             break
-        got = threads.get(day.day, "its vote thread was not read")
+        got = threads.get(day.day, tr("its vote thread was not read"))
         why = got if isinstance(got, str) else None
         if isinstance(got, Thread):
             try:
@@ -317,7 +325,7 @@ def in_order(
             except TallyError as exc:
                 if strict:
                     raise
-                why = f"its vote thread could not be counted ({str(exc).rstrip('.')})"
+                why = tr("its vote thread could not be counted ({why})", why=str(exc).rstrip(".。"))
             else:
                 if not result.provisional:
                     counted[day.day], days[day.day] = result, result.day
@@ -325,7 +333,7 @@ def in_order(
                                         result.outcome.player, game.sent_off)  # fmt: skip
                     state = dataclasses.replace(state, read=(*state.read, got))
                     continue
-                why = f"it has not closed (read {short(result.as_of)})"
+                why = tr("it has not closed (read {at})", at=short(result.as_of))
         days[day.day], _ = resolve(game, day, state)
         state = state.uncounted(game, days[day.day], why or "")
         if isinstance(got, Thread):  # read, though not counted: its accounts are known

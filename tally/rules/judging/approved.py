@@ -9,6 +9,7 @@ the same page just before and after the read.
 
 from __future__ import annotations
 
+from tally.i18n import tr
 from tally.model import History, Thread, Version
 from tally.rules.game.cast import Cast
 from tally.rules.game.game import Day, Game
@@ -16,9 +17,7 @@ from tally.rules.judging.ballots import Flag
 from tally.times import short
 
 
-def approved_late(
-    thread: Thread, history: History, day: Day, game: Game, cast: Cast
-) -> list[Flag]:
+def approved_late(thread: Thread, history: History, day: Day, game: Game, cast: Cast) -> list[Flag]:
     """Posts with a time before the close that tally's first whole read after the close did
     not show: held for a moderator (审核) and approved since, they come back with the time
     they were posted and number the floors after them again (found on a real X3.5, where
@@ -39,10 +38,14 @@ def approved_late(
             continue  # read in another thread before: a "moved in" row, not held (审核)
         if cast.of(post).is_director:
             continue  # the director's own post held: no ballot, nobody's vote
-        note = (
-            f"floor {post.floor} ({post.author}, {short(post.time)}) was not in the thread when "
-            f"tally read it {read}, after the close: held for a moderator (审核) and approved "
-            "since? Counted with the time it shows; rule on it if it should not be"
+        note = tr(
+            "floor {floor} ({author}, {time}) was not in the thread when tally read it {read}, "
+            "after the close: held for a moderator (审核) and approved since? Counted with the "
+            "time it shows; rule on it if it should not be",
+            floor=post.floor,
+            author=post.author,
+            time=short(post.time),
+            read=read,
         )
         flags.append(Flag("approved late", note, cast.of(post).player, post.floor,
                           post.post_id))  # fmt: skip

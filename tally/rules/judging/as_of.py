@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, time
 
 from tally.errors import InputError
+from tally.i18n import tr
 from tally.model import History, Post, Thread, Version
 from tally.rules.game.game import Day, Game
 from tally.times import short, wall_time
@@ -23,8 +24,11 @@ def thread_as_of(thread: Thread, when: datetime) -> Thread:
     first = first_read(history)
     if history is None or first is None:
         raise InputError(
-            f"thread {thread.thread_id} has no history in the cache (saved pages and archives "
-            "have none): --as-of counts from the pages tally read from the forum."
+            tr(
+                "thread {thread} has no history in the cache (saved pages and archives have "
+                "none): --as-of counts from the pages tally read from the forum.",
+                thread=thread.thread_id,
+            )
         )
     stood = stood_at(history, when)
     for pid, seen in seen_after(history, when).items():
@@ -32,8 +36,13 @@ def thread_as_of(thread: Thread, when: datetime) -> Thread:
             stood[pid] = seen
     if not stood:
         raise InputError(
-            f"tally first read thread {thread.thread_id} {short(first.astimezone(when.tzinfo))}, "
-            f"after {short(when)}: nothing of it is known then."
+            tr(
+                "tally first read thread {thread} {first}, after {when}: nothing of it is known "
+                "then.",
+                thread=thread.thread_id,
+                first=short(first.astimezone(when.tzinfo)),
+                when=short(when),
+            )
         )
     by_floor: dict[int, Seen] = {}
     for seen in sorted(stood.values(), key=lambda s: s.read_at):
@@ -60,8 +69,8 @@ def floor_time(thread: Thread, floor: int) -> datetime:
     seen = [s for s in last_seen(thread.history or History()).values() if s.post.floor == floor]
     if seen:
         return seen[-1].post.time
-    raise InputError(f"thread {thread.thread_id} has no floor {floor}.")
-
+    raise InputError(tr("thread {thread} has no floor {floor}.", thread=thread.thread_id,
+                        floor=floor))  # fmt: skip
 
 
 def as_of_time(thread: Thread, given: str, game: Game, day: Day) -> datetime:
@@ -81,18 +90,23 @@ def as_of_given(given: str, game: Game, day: Day) -> int | datetime:
     (``٣`` and ``２`` are refused, not read as floors 3 and 2), or a moment in the game's clock
     (a time with an offset is moved to it: a sentence about it names one clock)."""
     text = given.strip()
-    shown = repr(text if len(text) <= 40 else f"{text[:20]}…") + (
-        f" ({len(text):,} characters)" if len(text) > 40 else "")  # fmt: skip
+    shown = repr(text)
+    if len(text) > 40:
+        shown = repr(text[:20] + "…") + tr(" ({n} characters)", n=format(len(text), ","))
     odd = sorted({c for c in text if not c.isascii() and c.isnumeric()})
     if odd:
         raise InputError(
-            f"--as-of {shown} holds {'、'.join(odd)}, not a digit 0-9: type the floor number or "
-            "the time in ASCII digits (12, or 2026-12-01 20:30)."
+            tr(
+                "--as-of {given} holds {odd}, not a digit 0-9: type the floor number or the "
+                "time in ASCII digits (12, or 2026-12-01 20:30).",
+                given=shown,
+                odd="、".join(odd),
+            )
         )
     if text.isdigit():
         if len(text) > _FLOOR_DIGITS:
-            raise InputError(f"--as-of {shown} is no thread's floor: a floor number has at "
-                             f"most {_FLOOR_DIGITS} digits.")  # fmt: skip
+            raise InputError(tr("--as-of {given} is no thread's floor: a floor number has at "
+                                "most {n} digits.", given=shown, n=_FLOOR_DIGITS))  # fmt: skip
         return int(text)
     try:
         if len(text) <= 8 and ":" in text:
@@ -101,15 +115,19 @@ def as_of_given(given: str, game: Game, day: Day) -> int | datetime:
             moment = datetime.fromisoformat(text)
     except ValueError:
         raise InputError(
-            f"--as-of {shown} is neither a floor number nor a time (2026-12-01 20:30, or "
-            "20:30 on the day of the close)."
+            tr(
+                "--as-of {given} is neither a floor number nor a time (2026-12-01 20:30, or "
+                "20:30 on the day of the close).",
+                given=shown,
+            )
         ) from None
     if not 1990 <= moment.year <= 2200:
-        raise InputError(f"--as-of {shown} is not a date of a forum game.")
+        raise InputError(tr("--as-of {given} is not a date of a forum game.", given=shown))
     if moment.tzinfo is None:
-        return wall_time(moment, game.timezone, lambda why: InputError(f"--as-of {why}."))
+        return wall_time(
+            moment, game.timezone, lambda why: InputError(tr("--as-of {why}.", why=why))
+        )
     return moment.astimezone(game.timezone)
-
 
 
 @dataclass(frozen=True)

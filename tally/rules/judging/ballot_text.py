@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tally.i18n import N_
 from tally.rules.game.names import TRAILING, normalise
 from tally.rules.verdicts import BallotKind, Problem, VoidReason
 
@@ -99,13 +100,20 @@ def _clean_target(raw: str) -> str:
 
 
 def read_boxed(
-    text: str, boxed: str, *, require_reason: bool = True, abstain_word: str | None = None,
+    text: str,
+    boxed: str,
+    *,
+    require_reason: bool = True,
+    abstain_word: str | None = None,
     change_reason: bool | None = None,
 ) -> tuple[Reading, str]:
     """The ballot in ``text``, or, where it holds none, in the words of a quote box the
     poster typed (``boxed``: quoting no post) with it: the reading and the words read."""
-    forms = {"require_reason": require_reason, "abstain_word": abstain_word,
-             "change_reason": change_reason}
+    forms = {
+        "require_reason": require_reason,
+        "abstain_word": abstain_word,
+        "change_reason": change_reason,
+    }
     reading = read_ballot(text, **forms)
     if not boxed:
         return reading, text
@@ -127,7 +135,10 @@ def read_boxed(
 # each guard (a pure function, its readings frozen: the last ones kept).
 @functools.lru_cache(maxsize=1024)
 def read_ballot(
-    text: str, *, require_reason: bool = True, abstain_word: str | None = None,
+    text: str,
+    *,
+    require_reason: bool = True,
+    abstain_word: str | None = None,
     change_reason: bool | None = None,
 ) -> Reading:
     """Read the ballot in ``text``; chatter without any ballot label is no ballot at all.
@@ -143,7 +154,7 @@ def read_ballot(
     labels = _labels(body.text)
     if not labels:
         if any(_ATTEMPT_LINE.match(line) for line in body.lines) or proxy_for:
-            return Reading(problem=Problem(FORMAT, "no 投票对象 label"), proxy_for=proxy_for)
+            return Reading(problem=Problem(FORMAT, N_("no 投票对象 label")), proxy_for=proxy_for)
         return Reading()
     ballots, problem = _ballots(labels, body, written)
     # Two targets under one reason are two ballots, not one ballot short of its reason.
@@ -152,18 +163,19 @@ def read_ballot(
         missing = [b for b in ballots if not b.reason and needs[b.label]]
         if missing:
             word = "投票理由" if missing[0].label == BallotKind.VOTE else "改票理由"
-            problem = f"no {word} (the format needs target and reason)"
+            problem = Problem(FORMAT, N_("no {label} (the format needs target and reason)"),
+                              (("label", word),))  # fmt: skip
     if abstain_word is not None:
         word = normalise(abstain_word)
         ballots = [
             ParsedBallot(b.label, b.target, b.reason, abstains=normalise(b.target) == word)
             for b in ballots
         ]
-    found = Problem(FORMAT, problem) if problem is not None else None
+    found = problem
     if found is None and len(ballots) > 1:
-        found = Problem(
-            VoidReason.SEVERAL_BALLOTS, f"{len(ballots)} ballots in one post (one vote per post)"
-        )
+        found = Problem(VoidReason.SEVERAL_BALLOTS,
+                        N_("{n} ballots in one post (one vote per post)"),
+                        (("n", len(ballots)),))  # fmt: skip
     return Reading(ballots=tuple(ballots), problem=found, proxy_for=proxy_for)
 
 
@@ -212,7 +224,7 @@ def _labels(body: str) -> list[re.Match[str]]:
 
 def _ballots(
     labels: list[re.Match[str]], body: _Body, written: Callable[[list[int]], str] | None
-) -> tuple[list[ParsedBallot], str | None]:
+) -> tuple[list[ParsedBallot], Problem | None]:
     """The ballots the labels give (a target, then its reason), and what breaks the format."""
     text = body.text
     # Each label's value runs to the next label or to the end of its line.
@@ -224,19 +236,21 @@ def _ballots(
             end = min(end, newline)
         values.append((m, text[m.end() : end]))
     ballots: list[ParsedBallot] = []
-    problem: str | None = None
+    problem: Problem | None = None
     pending: tuple[BallotKind, str] | None = None  # (label, target) awaiting a reason
     for m, value in values:
         kind = BallotKind.VOTE if m.group("kind") == "投票" else BallotKind.CHANGE
         if m.group("colon") is None:
-            problem = f"no colon after {m.group('kind')}{m.group('field')}"
+            problem = Problem(FORMAT, N_("no colon after {label}"),
+                              (("label", m.group("kind") + m.group("field")),))  # fmt: skip
             continue
         if m.group("field") in ("对象", "目标"):
             if pending is not None:
                 ballots.append(ParsedBallot(pending[0], pending[1], None))
             target = _clean_target(value)
             if not target:
-                problem = f"{m.group('kind')}对象 is empty"
+                problem = Problem(FORMAT, N_("{kind}对象 is empty"),
+                                  (("kind", m.group("kind")),))  # fmt: skip
                 pending = None
                 continue
             pending = (kind, target)
@@ -246,7 +260,8 @@ def _ballots(
                 # The player's own characters: "，" stays "，" in the announcement.
                 reason = written([body.at[i] for i in range(m.end(), m.end() + len(value))])
             if pending is None:
-                problem = problem or f"{m.group('kind')}理由 without {m.group('kind')}对象"
+                problem = problem or Problem(FORMAT, N_("{kind}理由 without {kind}对象"),
+                                             (("kind", m.group("kind")),))  # fmt: skip
                 continue
             ballots.append(ParsedBallot(pending[0], pending[1], reason or None))
             pending = None

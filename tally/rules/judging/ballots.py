@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from tally.i18n import tr
 from tally.rules.verdicts import BallotKind, RulingAction, Status, VoidReason
 
 
@@ -90,5 +91,5 @@ def floors_text(floors: Iterable[int]) -> str:
     ordered = sorted(set(floors))
     shown = [str(f) for f in ordered[:10]] + (["…"] if len(ordered) > 10 else [])
     if len(shown) == 1:
-        return f"floor {shown[0]}"
-    return f"floors {', '.join(shown[:-1])} and {shown[-1]}"
+        return tr("floor {floor}", floor=shown[0])
+    return tr("floors {floors} and {last}", floors=tr(", ").join(shown[:-1]), last=shown[-1])

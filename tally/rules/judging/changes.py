@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from tally.errors import GameFileError
+from tally.i18n import ntr, tr
 from tally.rules.game.game import Day
 from tally.rules.game.names import Roster
 from tally.rules.game.rulesets import CHANGE_BUTTONS, ChangeMethod, Ruleset
@@ -24,7 +25,11 @@ def apply_ruling(w: Work, roster: Roster) -> None:
     r = w.ruling
     if r is None:
         return
-    note = f"director's ruling: {r.action}" + (f" ({r.note})" if r.note else "")
+    note = (
+        tr("director's ruling: {action} ({note})", action=r.action, note=r.note)
+        if r.note
+        else tr("director's ruling: {action}", action=r.action)
+    )
     if r.action == RulingAction.VOID:
         w.status, w.reason = Status.VOID, VoidReason.RULING
         w.reasons.insert(0, VoidReason.RULING)
@@ -35,11 +40,16 @@ def apply_ruling(w: Work, roster: Roster) -> None:
         target = w.suggestions[0]
     if target is None and not w.abstain:
         raise GameFileError(
-            f'the ruling accepting floor {w.post.floor} needs target = "…": tally cannot tell '
-            "who that ballot is for."
+            tr(
+                'the ruling accepting floor {floor} needs target = "…": tally cannot tell '
+                "who that ballot is for.",
+                floor=w.post.floor,
+            )
         )
     if w.voter is None:
-        raise GameFileError(f"the ruling accepting floor {w.post.floor} names no player's ballot.")
+        raise GameFileError(
+            tr("the ruling accepting floor {floor} names no player's ballot.", floor=w.post.floor)
+        )
     w.target = target if not w.abstain else w.target
     w.status, w.reason = None, None
     w.reasons.clear()
@@ -119,15 +129,17 @@ class _Ballots:
         fixable = _answered(w, self.fixables, self.rules)
         change = w.parsed is not None and w.parsed.label == BallotKind.CHANGE
         if change and fixable is None and not forced:
-            w.void(VoidReason.CHANGE_WITHOUT_VOTE, "a change with no vote before it (V2)")
+            w.void(VoidReason.CHANGE_WITHOUT_VOTE, tr("a change with no vote before it (V2)"))
             return
         if fixable is not None:
             if self.rules.fix_keeps_time:
                 root = self.roots[id(fixable)]
                 w.time = root.time
-                w.notes.append(f"fixes floor {root.post.floor}: no change, keeps its time (V7)")
+                w.notes.append(tr("fixes floor {floor}: no change, keeps its time (V7)",
+                                  floor=root.post.floor))  # fmt: skip
             else:
-                w.notes.append(f"replaces the void ballot on floor {fixable.post.floor} (V7)")
+                w.notes.append(tr("replaces the void ballot on floor {floor} (V7)",
+                                  floor=fixable.post.floor))  # fmt: skip
         self.current = _count(w, self.own_floors)
 
     def change(self, current: Work, w: Work, forced: bool) -> None:
@@ -139,14 +151,14 @@ class _Ballots:
         if w.target == current.target:
             w.void(
                 VoidReason.NO_CHANGE,
-                f"same target as floor {current.post.floor}: not a change (V7)",
+                tr("same target as floor {floor}: not a change (V7)", floor=current.post.floor),
             )
             _posted_as_a_change(w, self.own_floors, self.rules)
             return
         if self.day.accelerated:
             w.void(
                 VoidReason.CHANGE_UNDER_ACCELERATION,
-                "the day is accelerated: no change counts (S3)",
+                tr("the day is accelerated: no change counts (S3)"),
             )
             return
         if not _posted_as_a_change(w, self.own_floors, self.rules):
@@ -161,7 +173,8 @@ class _Ballots:
             return
         if extra:
             self.extra_used = True
-            w.notes.append(f"{self.went_out} went out during the day: one more change (V9)")
+            w.notes.append(tr("{player} went out during the day: one more change (V9)",
+                              player=self.went_out))  # fmt: skip
         else:
             self.changes += 1
         self.current = _supersede(current, w, self.own_floors)
@@ -188,21 +201,25 @@ class _Ballots:
         # spent first, it refused the final-hour change it exists for).
         v9 = self.went_out is not None and not self.extra_used and (spent or late)
         if not v9 and spent:
-            w.void(VoidReason.SECOND_CHANGE, f"only {rules.max_changes} change(s) allowed (V4)")
+            w.void(
+                VoidReason.SECOND_CHANGE,
+                tr("only {max} change(s) allowed (V4)", max=rules.max_changes),
+            )
             return None
         if not v9 and late:
             # V8 only for a proxy change (its own, earlier deadline, seed 001).
             rule = "V5, V8" if w.proxy else "V5"
             minutes = int((day.closes - deadline).total_seconds() // 60)
-            note = (f"no change in the last {window_text(minutes)} before the close, after "
-                    f"{clock(deadline)} ({rule})")  # fmt: skip
+            note = tr("no change in the last {window} before the close, after {deadline} "
+                      "({rule})", window=window_text(minutes), deadline=clock(deadline),
+                      rule=rule)  # fmt: skip
             w.void(VoidReason.CHANGE_IN_FINAL_HOUR, _in_its_minute(w, side, note))
             return None
         if day.bar_owner == self.voter:
             limit = day.opens + timedelta(hours=bar_owner_hours(day, rules)[1])
             side = after(w.posted_at, w.latest, limit)
             if side is not False:
-                note = f"the 主管 may not change after {short(limit)} (V11)"
+                note = tr("the 主管 may not change after {limit} (V11)", limit=short(limit))
                 w.void(VoidReason.BAR_OWNER_LATE_CHANGE, _in_its_minute(w, side, note))
                 return None
         return v9
@@ -213,10 +230,15 @@ def _in_its_minute(w: Work, side: bool | None, note: str) -> str:
     the minute: ``side`` None), that, flagged for the director to rule on."""
     if side is not None:
         return note
-    note = (f"posted in the minute of the deadline ({shown(w)}): "
-            f"{note}, unless a ruling accepts it")  # fmt: skip
+    note = unless_ruled(shown(w), note)
     w.flags.append(("deadline minute", note))
     return note
+
+
+def unless_ruled(shown: str, note: str) -> str:
+    """``note`` of a ballot shown in the minute that holds a deadline: void unless ruled."""
+    return tr("posted in the minute of the deadline ({shown}): {note}, unless a ruling "
+              "accepts it", shown=shown, note=note)  # fmt: skip
 
 
 def _posted_as_a_change(w: Work, own_floors: set[str], rules: Ruleset) -> bool:
@@ -224,11 +246,16 @@ def _posted_as_a_change(w: Work, own_floors: set[str], rules: Ruleset) -> bool:
     is void for it, with the way said."""
     if w.proxy or _answers_one_of(w, own_floors, rules.change_via, w.author):
         return True
-    how = " or ".join(rules.change_via)
+    how = tr(" or ").join(rules.change_via)
     buttons = CHANGE_BUTTONS.get(w.post.platform, {})
-    hint = " or ".join(buttons[m] for m in rules.change_via if m in buttons)
-    said = f"a change must be posted as a {how} of one's own vote (V3)"
-    w.void(VoidReason.CHANGE_NOT_REPLY, said + (f": {hint}" if hint else ""))
+    # The buttons' words are the ruleset's table's (tally.rules.game.rulesets), marked there.
+    hint = tr(" or ").join(tr(buttons[m]) for m in rules.change_via if m in buttons)
+    said = (
+        tr("a change must be posted as a {how} of one's own vote (V3): {hint}", how=how, hint=hint)
+        if hint
+        else tr("a change must be posted as a {how} of one's own vote (V3)", how=how)
+    )
+    w.void(VoidReason.CHANGE_NOT_REPLY, said)
     return False
 
 
@@ -252,13 +279,13 @@ def _count(w: Work, own_floors: set[str]) -> Work:
 def _supersede(current: Work, w: Work, own_floors: set[str]) -> Work:
     current.status = Status.SUPERSEDED
     current.superseded_at = w.time
-    current.notes.append(f"replaced by the change on floor {w.post.floor}")
+    current.notes.append(tr("replaced by the change on floor {floor}", floor=w.post.floor))
     return _count(w, own_floors)
 
 
 def window_text(minutes: int) -> str:
     """ "10 minutes", "1 minute": a rule's span in a sentence."""
-    return f"{minutes} minute{'s' * (minutes != 1)}"
+    return ntr("{n} minute", "{n} minutes", minutes)
 
 
 def bar_owner_hours(day: Day, rules: Ruleset) -> tuple[int, int]:
@@ -281,17 +308,25 @@ def lapse_and_flag(
         # A death by the close takes the ballots by and for the dead with it (V9); one
         # after the close (黄昏) is the next day's, and the vote stands.
         if w.status == Status.COUNTED and w.voter in out:
-            w.void(VoidReason.DEAD_VOTER, f"{_went_out(w.voter, day)}; the ballot lapsed (V9)")
+            w.void(
+                VoidReason.DEAD_VOTER,
+                tr("{out}; the ballot lapsed (V9)", out=_went_out(w.voter, day)),
+            )
             w.lapsed = True
         elif w.status == Status.COUNTED and w.target in out:
-            w.void(VoidReason.DEAD_TARGET, f"{_went_out(w.target, day)}; the ballot lapsed (V9)")
+            w.void(
+                VoidReason.DEAD_TARGET,
+                tr("{out}; the ballot lapsed (V9)", out=_went_out(w.target, day)),
+            )
             w.lapsed = True
         if w.damaged:
             w.flags.append(
                 (
                     "damaged",
-                    "the page held bytes here that are not text (shown as �); "
-                    "check this ballot on the forum",
+                    tr(
+                        "the page held bytes here that are not text (shown as �); "
+                        "check this ballot on the forum"
+                    ),
                 )
             )
         edited = _edited(w, day, rules)
@@ -316,8 +351,12 @@ def lapse_and_flag(
             flags.append(
                 Flag(
                     "V11",
-                    f"the 主管 {day.bar_owner} did not cast a valid vote within {hours} h "
-                    "of the open, abstained or cast a void ballot: yellow card",
+                    tr(
+                        "the 主管 {player} did not cast a valid vote within {hours} h "
+                        "of the open, abstained or cast a void ballot: yellow card",
+                        player=day.bar_owner,
+                        hours=hours,
+                    ),
                     day.bar_owner,
                 )
             )
@@ -332,14 +371,17 @@ def _edited(w: Work, day: Day, rules: Ruleset) -> str | None:
         return None
     window = timedelta(minutes=rules.change_window_minutes)
     if edit.at > day.closes:
-        return f"edited after the close, {short(edit.at)}"
+        return tr("edited after the close, {at}", at=short(edit.at))
     if edit.at >= _minute(day.closes):
         # A mark says minutes only: 21:30 may be before the 21:30:00 close or after.
-        return f"edited in the closing minute, {short(edit.at)}: perhaps after the close"
+        return tr("edited in the closing minute, {at}: perhaps after the close", at=short(edit.at))
     if window and edit.at >= _minute(day.closes - window):
         # A mark says minutes only: one in the minute the final hour begins may be in it.
-        return (f"edited in the last {window_text(rules.change_window_minutes)} before "
-                f"the close, {short(edit.at)}")  # fmt: skip
+        return tr(
+            "edited in the last {window} before the close, {at}",
+            window=window_text(rules.change_window_minutes),
+            at=short(edit.at),
+        )
     return None
 
 
@@ -351,9 +393,9 @@ def _owner_in_time(w: Work, due: datetime, hours: int, flags: list[Flag]) -> boo
     # A fix keeps the time of the ballot it fixes (V7): that time, to the second.
     side = after(w.time, w.latest if w.time == w.posted_at else w.time, due)
     if side is None and not (w.ruling is not None and w.ruling.action == RulingAction.ACCEPT):
-        note = (f"the 主管's ballot was posted in the minute its {hours} h end "
-                f"({shown(w)}): not within them, unless a ruling "
-                "accepts it (V11)")  # fmt: skip
+        note = tr("the 主管's ballot was posted in the minute its {hours} h end ({shown}): "
+                  "not within them, unless a ruling accepts it (V11)",
+                  hours=hours, shown=shown(w))  # fmt: skip
         flags.append(Flag("deadline minute", note, w.voter, w.post.floor, w.post_id))
         return False
     return side is not True
@@ -367,5 +409,5 @@ def _went_out(player: str, day: Day) -> str:
     """How ``player`` is out by the close: during the day, or before it opened (a ballot a
     ruling accepted, for a player sent off at the day before's close: K2)."""
     if day.out_at(player, day.opens):
-        return f"{player} was out before the day opened"
-    return f"{player} went out during the day"
+        return tr("{player} was out before the day opened", player=player)
+    return tr("{player} went out during the day", player=player)

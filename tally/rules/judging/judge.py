@@ -12,13 +12,20 @@ from datetime import timedelta
 from typing import NamedTuple
 
 from tally.errors import GameFileError, InputError, NotAThreadError
+from tally.i18n import ntr, tr
 from tally.model import HIDE_CODE, MINUTE, Post, Thread
 from tally.rules.game.cast import Author, Cast
 from tally.rules.game.game import Day, Game, Ruling
 from tally.rules.game.names import Roster
 from tally.rules.game.rulesets import Ruleset
 from tally.rules.judging.ballots import Ballot, Flag, Remark
-from tally.rules.judging.changes import apply_ruling, lapse_and_flag, owner_due, window_text
+from tally.rules.judging.changes import (
+    apply_ruling,
+    lapse_and_flag,
+    owner_due,
+    unless_ruled,
+    window_text,
+)
 from tally.rules.judging.merges import Seen
 from tally.rules.judging.minutes import READ_DOUBT, after, before, shown
 from tally.rules.judging.ordering import in_order
@@ -120,19 +127,23 @@ def _stop_on_unsure(works: Sequence[Work], thread: Thread, day: Day, cast: Cast)
 def _left_sentence(left: Ruling, thread: Thread, day: Day) -> str:
     """The stop on a ruling of the day that names no ballot: where it points, and why
     nothing is there (no ballot there, deleted since, or no such post)."""
-    where = f"floor {left.floor}" + (f", comment {left.comment}" if left.comment else "")
-    where += f" (post {left.post})" if left.post else ""
+    where = (
+        tr("floor {floor}, comment {comment}", floor=left.floor, comment=left.comment)
+        if left.comment
+        else tr("floor {floor}", floor=left.floor)
+    )
+    where += tr(" (post {post})", post=left.post) if left.post else ""
     there = left.post is None or any(p.post_id == left.post for p in thread.posts)
     versions = thread.history.versions if thread.history is not None else ()
     was = any(p.post_id == left.post for v in versions for p in v.posts)
-    why = (
-        "which holds no ballot"
-        if there
-        else "which the thread no longer shows: deleted since tally read it"
-        if was
-        else "which no post of the thread has (its post id?)"
-    )
-    return f"a ruling for day {day.day} names {where}, {why}."
+    if there:
+        return tr("a ruling for day {day} names {where}, which holds no ballot.",
+                  day=day.day, where=where)  # fmt: skip
+    if was:
+        return tr("a ruling for day {day} names {where}, which the thread no longer shows: "
+                  "deleted since tally read it.", day=day.day, where=where)  # fmt: skip
+    return tr("a ruling for day {day} names {where}, which no post of the thread has "
+              "(its post id?).", day=day.day, where=where)  # fmt: skip
 
 
 def _owner_out(day: Day, rules: Ruleset, voters: frozenset[str] | None) -> bool:
@@ -173,40 +184,59 @@ def _readable_by_these_cookies(thread: Thread, cast: Cast) -> None:
     if hidden:
         floors = "、".join(f"{p.floor}楼" for p in hidden)
         raise NotAThreadError(
-            f"thread {thread.thread_id}: {floors} hide what they hold ([hide], 回复可见) from the "
-            "cookies that read it (游客，如果您要查看本帖隐藏内容请回复): read the thread with the "
-            "director's cookies (--cookies FILE), which the forum shows it to."
+            tr(
+                "thread {thread}: {floors} hide what they hold ([hide], 回复可见) from the "
+                "cookies that read it (游客，如果您要查看本帖隐藏内容请回复): read the thread with "
+                "the director's cookies (--cookies FILE), which the forum shows it to.",
+                thread=thread.thread_id,
+                floors=floors,
+            )
         )
 
 
-def _unsure_sentence(
-    thread: Thread, day: Day, writings: Sequence[tuple[Post, int | None]]
-) -> str:
+def _unsure_sentence(thread: Thread, day: Day, writings: Sequence[tuple[Post, int | None]]) -> str:
     """One sentence for the stop on writings ``tally.rules.judging.merges`` cannot tell
     (``Seen.UNSURE``; a floor, or the 点评 numbered so under it): where they are, why tally
     cannot tell, and the ruling that settles each."""
+
     def named(post: Post, comment: int | None) -> str:
-        under = f"点评 {comment} under " if comment is not None else ""
-        return f"{under}floor {post.floor} (post {post.post_id})"
+        if comment is not None:
+            return tr("点评 {comment} under floor {floor} (post {post})",
+                      comment=comment, floor=post.floor, post=post.post_id)  # fmt: skip
+        return tr("floor {floor} (post {post})", floor=post.floor, post=post.post_id)
 
     where = "、".join(named(p, c) for p, c in writings)
     first, comment = writings[0]
-    many = len(writings) > 1
     ruling = f'[[rulings]] day = {day.day}, floor = {first.floor}, post = "{first.post_id}", '
     ruling += f"comment = {comment}, " if comment is not None else ""
-    return (
-        f"day {day.day}: tally cannot tell whether {len(writings)} post{'s' if many else ''} "
-        f"of thread {thread.thread_id} {'are ballots' if many else 'is a ballot'} ({where}): "
-        f"the game file names it day {day.day}'s vote thread, and another of the day's "
+    return ntr(
+        "day {day}: tally cannot tell whether {n} post of thread {thread} is a ballot "
+        "({where}): the game file names it day {day}'s vote thread, and another of the day's "
         "threads was merged into it (合并), or it was read as another of them before, and tally "
         "did not read these where they were posted with the game file (never, without it, "
         "before its cache kept what each thread was, or they came in older than its last read: "
         "a merge, a post approved late (审核), or a forum clock behind this computer's): a "
         "ballot cast in the vote thread and a 投票对象 line of the discussion look the same; "
-        "ask the voter, then add a ruling "
-        f'for each, like {ruling}action = "accept" (cast in the vote thread; or action = '
-        '"void": posted in the discussion thread). If nothing was merged and the game file '
-        "named this thread another role by mistake before, each is a ballot: accept each."
+        'ask the voter, then add a ruling for each, like {ruling}action = "accept" (cast in '
+        'the vote thread; or action = "void": posted in the discussion thread). If nothing '
+        "was merged and the game file named this thread another role by mistake before, each "
+        "is a ballot: accept each.",
+        "day {day}: tally cannot tell whether {n} posts of thread {thread} are ballots "
+        "({where}): the game file names it day {day}'s vote thread, and another of the day's "
+        "threads was merged into it (合并), or it was read as another of them before, and tally "
+        "did not read these where they were posted with the game file (never, without it, "
+        "before its cache kept what each thread was, or they came in older than its last read: "
+        "a merge, a post approved late (审核), or a forum clock behind this computer's): a "
+        "ballot cast in the vote thread and a 投票对象 line of the discussion look the same; "
+        'ask the voter, then add a ruling for each, like {ruling}action = "accept" (cast in '
+        'the vote thread; or action = "void": posted in the discussion thread). If nothing '
+        "was merged and the game file named this thread another role by mistake before, each "
+        "is a ballot: accept each.",
+        len(writings),
+        day=day.day,
+        thread=thread.thread_id,
+        where=where,
+        ruling=ruling,
     )
 
 
@@ -228,7 +258,7 @@ class Judged(NamedTuple):
 def _identify(w: Work, who: Author, roster: Roster) -> None:
     if who.is_director:
         if w.reading.proxy_for is None:
-            w.void(VoidReason.DIRECTOR, "a director's own post is not a ballot")
+            w.void(VoidReason.DIRECTOR, tr("a director's own post is not a ballot"))
             return
         match = roster.match(w.reading.proxy_for)
         if match.player is None:
@@ -236,7 +266,7 @@ def _identify(w: Work, who: Author, roster: Roster) -> None:
             w.suggestions = match.suggestions
             w.void(
                 VoidReason.UNKNOWN_VOTER,
-                f"the proxy names {w.reading.proxy_for!r}, who is not a player",
+                tr("the proxy names {name}, who is not a player", name=repr(w.reading.proxy_for)),
             )
             return
         w.voter, w.proxy = match.player, True
@@ -251,11 +281,11 @@ def _identify(w: Work, who: Author, roster: Roster) -> None:
             w.void(VoidReason.NOT_A_PLAYER, note)
             return
         names = " / ".join(n for n in (w.author, w.author_display) if n)
-        w.void(VoidReason.NOT_A_PLAYER, f"{names} is not a player of this game")
+        w.void(VoidReason.NOT_A_PLAYER, tr("{names} is not a player of this game", names=names))
         return
     w.voter = player
     if w.reading.proxy_for is not None:
-        w.void(VoidReason.PROXY_NOT_DIRECTOR, "only a director may post a proxy ballot (V8)")
+        w.void(VoidReason.PROXY_NOT_DIRECTOR, tr("only a director may post a proxy ballot (V8)"))
 
 
 def _electors(game: Game, day: Day, rules: Ruleset) -> frozenset[str] | None:
@@ -274,27 +304,41 @@ def _check(w: Work, day: Day, rules: Ruleset, electors: frozenset[str] | None = 
     if not _in_the_day(w, day):
         pass  # void for when it was posted
     elif day.out_at(w.voter, w.posted_at):
-        w.void(VoidReason.DEAD_VOTER, f"{w.voter} is out and cannot vote (V9)")
+        w.void(VoidReason.DEAD_VOTER, tr("{player} is out and cannot vote (V9)", player=w.voter))
     elif w.voter in day.cannot_vote:
-        w.void(VoidReason.BANNED_VOTER, f"{w.voter} may not vote on day {day.day} (V10)")
+        w.void(
+            VoidReason.BANNED_VOTER,
+            tr("{player} may not vote on day {day} (V10)", player=w.voter, day=day.day),
+        )
     elif electors is not None and w.voter not in electors:
         roles = "、".join(rules.election_voters)
-        w.void(VoidReason.NOT_ELECTOR, f"only {roles} vote in the sheriff election (V12)")
+        w.void(
+            VoidReason.NOT_ELECTOR,
+            tr("only {roles} vote in the sheriff election (V12)", roles=roles),
+        )
     problem = w.reading.problem
     if problem is not None:  # void for its time or voter already: a reason more, kept
-        w.void(problem.code, f"{problem.text} (V1, V7)")
+        w.void(problem.code, tr("{problem} (V1, V7)", problem=problem.text))
     if w.unknown_target is not None and not w.is_void:
         w.void(VoidReason.UNKNOWN_TARGET, w.unknown_target)
     if w.is_void:
         return
     target = w.target if not w.abstain else None
     if target is not None and day.out_at(target, w.posted_at):
-        w.void(VoidReason.DEAD_TARGET, f"{target} is out and cannot be voted for (V9)")
+        w.void(
+            VoidReason.DEAD_TARGET,
+            tr("{player} is out and cannot be voted for (V9)", player=target),
+        )
     elif target is not None and (target in day.cannot_be_voted or target == day.bar_owner):
-        w.void(VoidReason.BANNED_TARGET, f"{target} cannot be voted for on day {day.day} (V10)")
+        w.void(
+            VoidReason.BANNED_TARGET,
+            tr("{player} cannot be voted for on day {day} (V10)", player=target, day=day.day),
+        )
     elif electors is not None and target is not None and target not in electors:
         roles = "、".join(rules.election_voters)
-        w.void(VoidReason.NOT_ELECTABLE, f"only {roles} may be elected sheriff (V12)")
+        w.void(
+            VoidReason.NOT_ELECTABLE, tr("only {roles} may be elected sheriff (V12)", roles=roles)
+        )
     elif w.proxy and rules.proxy_deadline_minutes is not None:
         _proxy_in_time(w, day, rules.proxy_deadline_minutes)
 
@@ -307,27 +351,33 @@ def _in_the_day(w: Work, day: Day) -> bool:
     late = after(w.posted_at, w.latest, day.closes)
     if early is not False:
         posted, opens = compared(w.posted_at, day.opens)
-        w.void(VoidReason.BEFORE_OPEN, f"posted {posted}, before the open {opens}")
+        w.void(
+            VoidReason.BEFORE_OPEN,
+            tr("posted {posted}, before the open {opens}", posted=posted, opens=opens),
+        )
         if early is None:
             # Shown "09:30" and the open at 09:30:25: perhaps after it, perhaps not.
-            note = (f"posted in the opening minute ({shown(w)}): before the open {opens}, "
-                    "unless a ruling accepts it")  # fmt: skip
+            note = tr("posted in the opening minute ({shown}): before the open {opens}, "
+                      "unless a ruling accepts it", shown=shown(w), opens=opens)  # fmt: skip
             w.notes[-1] = note
             w.flags.append(("opening minute", note))
     elif late:
         posted, closes = compared(w.posted_at, day.closes)
-        w.void(VoidReason.AFTER_CLOSE, f"posted {posted}, after the close {closes}")
+        w.void(
+            VoidReason.AFTER_CLOSE,
+            tr("posted {posted}, after the close {closes}", posted=posted, closes=closes),
+        )
     elif late is None:
         # Shown "21:30" and the close at 21:30:00: on time only in its first second.
         closes = compared(w.posted_at, day.closes)[1]  # to the second where it has one
-        note = (f"posted in the closing minute ({shown(w)}): after the close {closes}, unless "
-                "a ruling accepts it")  # fmt: skip
+        note = tr("posted in the closing minute ({shown}): after the close {closes}, unless "
+                  "a ruling accepts it", shown=shown(w), closes=closes)  # fmt: skip
         w.void(VoidReason.AFTER_CLOSE, note)
         w.flags.append(("closing minute", note))
     elif w.seen_by is not None and day.closes < w.posted_at + MINUTE:
         read = clock((w.seen_by - READ_DOUBT).astimezone(day.closes.tzinfo), seconds=True)
-        w.notes.append(f"shown in the closing minute ({shown(w)}), and tally's read of {read} "
-                       "showed it: before the close")  # fmt: skip
+        w.notes.append(tr("shown in the closing minute ({shown}), and tally's read of {read} "
+                          "showed it: before the close", shown=shown(w), read=read))  # fmt: skip
     return not w.is_void
 
 
@@ -335,11 +385,11 @@ def _proxy_in_time(w: Work, day: Day, minutes: int) -> None:
     """V8: a proxy ballot posted by its deadline, some minutes before the close; one shown in
     the deadline's minute is late unless a ruling accepts it."""
     due = day.closes - timedelta(minutes=minutes)
-    note = f"proxy ballots are due {window_text(minutes)} before the close, by {clock(due)} (V8)"
+    note = tr("proxy ballots are due {window} before the close, by {due} (V8)",
+              window=window_text(minutes), due=clock(due))  # fmt: skip
     late = after(w.posted_at, w.latest, due)
     if late is None:
-        note = f"posted in the minute of the deadline ({shown(w)}): {note}, unless a ruling "
-        note += "accepts it"
+        note = unless_ruled(shown(w), note)
         w.flags.append(("deadline minute", note))
     if late is not False:
         w.void(VoidReason.PROXY_LATE, note)
@@ -358,10 +408,10 @@ def _freeze(w: Work, provisional: bool = False) -> Ballot:
         else BallotKind.VOTE
     )
     note = (
-        "; ".join(w.notes)
+        tr("; ").join(w.notes)
         if w.notes
         else (
-            ("in force now" if provisional else "in force at the close")
+            (tr("in force now") if provisional else tr("in force at the close"))
             if w.status == Status.COUNTED
             else w.status
         )

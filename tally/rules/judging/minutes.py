@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 
 from tally.forums import by_name
 from tally.forums.clocks import TOLERANCE
+from tally.i18n import tr
 from tally.model import History, Writing
 from tally.rules.judging.work import Work
 from tally.times import short
@@ -56,8 +57,13 @@ def in_window(w: Writing, opens: datetime, closes: datetime) -> bool | None:
 
 def shown(w: Work) -> str:
     """A writing's time as the forum shows it, to the minute, and why it says no more."""
-    whose = f"a {by_name(w.post.platform).comment_word}'s" if w.is_comment else "this floor's"
-    return f"{short(w.posted_at)}; the forum shows {whose} time to the minute"
+    if w.is_comment:
+        return tr(
+            "{time}; the forum shows a {comment}'s time to the minute",
+            time=short(w.posted_at),
+            comment=by_name(w.post.platform).comment_word,
+        )
+    return tr("{time}; the forum shows this floor's time to the minute", time=short(w.posted_at))
 
 
 def comment_key(post_id: str, author: str, time: datetime, text: str) -> tuple[str, ...]:

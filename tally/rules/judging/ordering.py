@@ -20,6 +20,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 
+from tally.i18n import tr
 from tally.rules.game.game import Day
 from tally.rules.game.rulesets import Ruleset
 from tally.rules.judging.ballots import Flag
@@ -46,7 +47,7 @@ def in_order(
     orders = list(itertools.islice(_orders(seq, pairs), MOST_ORDERS + 1))
     if len(orders) > MOST_ORDERS:
         sequence(voter, seq, day, rules)
-        return [], _stop(voter, pairs, day, f"more than {MOST_ORDERS} orders")
+        return [], _stop(voter, pairs, day, tr("more than {n} orders", n=MOST_ORDERS))
     outcomes = []
     for order in orders[1:]:
         copies = {id(w): _copy(w) for w in seq}
@@ -67,7 +68,7 @@ def in_order(
             continue
         _name_for(w, common)
     if decided:
-        return [], _stop(voter, pairs, day, "the ballot in force or its reason")
+        return [], _stop(voter, pairs, day, tr("the ballot in force or its reason"))
     return [_flag(voter, a, b) for a, b in pairs], None
 
 
@@ -130,35 +131,48 @@ def _name_for(w: Work, common: set[VoidReason]) -> None:
     w.reasons = [r for r in w.reasons if r in common]
     w.notes = [w.said[r] for r in sorted(common, key=NAMED_FIRST.index) if r in w.said]
     w.notes.append(
-        "posted in a minute shared with another of its voter's ballots, in an order the forum "
-        f"cannot tell: its row says {w.reason}, which holds in either order"
+        tr(
+            "posted in a minute shared with another of its voter's ballots, in an order the "
+            "forum cannot tell: its row says {reason}, which holds in either order",
+            reason=w.reason,
+        )
     )
 
 
 def _where(w: Work) -> str:
     at = short(w.posted_at, seconds=not w.to_the_minute)
-    shown = f"shown {at}, minutes only" if w.to_the_minute else at
+    shown = tr("shown {at}, minutes only", at=at) if w.to_the_minute else at
     if w.is_comment:
-        return f"the 点评 under floor {w.post.floor} ({shown})"
-    return f"floor {w.post.floor} ({shown})"
+        return tr("the 点评 under floor {floor} ({shown})", floor=w.post.floor, shown=shown)
+    return tr("floor {floor} ({shown})", floor=w.post.floor, shown=shown)
 
 
 def _flag(voter: str, a: Work, b: Work) -> Flag:
-    note = (
-        f"{_where(a)} and {_where(b)}, both {voter}'s, cannot be put in order (the forum shows "
-        "a minute only): every order gives the same count"
+    note = tr(
+        "{first} and {second}, both {player}'s, cannot be put in order (the forum shows a "
+        "minute only): every order gives the same count",
+        first=_where(a),
+        second=_where(b),
+        player=voter,
     )
     return Flag("same minute", note, voter, a.post.floor, a.post_id)
 
 
 def _stop(voter: str, pairs: Sequence[tuple[Work, Work]], day: Day, what: str) -> str:
     a, b = pairs[0]
-    more = f" (and {len(pairs) - 1} more such pairs)" if len(pairs) > 1 else ""
+    more = tr(" (and {n} more such pairs)", n=len(pairs) - 1) if len(pairs) > 1 else ""
     ruling = f"[[rulings]] day = {day.day}, floor = {a.post.floor}, "
-    ruling += f'comment = {a.comment_index}, ' if a.comment_index is not None else ""
-    return (
-        f"day {day.day}: {_where(a)} and {_where(b)}{more}, both {voter}'s, cannot be put in "
-        f"order (the forum shows a minute only), and {what} depends on which came first: "
-        "ask the forum's moderators or the player which came first, then void the one that "
-        f'must not count, like {ruling}action = "void".'
+    ruling += f"comment = {a.comment_index}, " if a.comment_index is not None else ""
+    return tr(
+        "day {day}: {first} and {second}{more}, both {player}'s, cannot be put in order (the "
+        "forum shows a minute only), and {what} depends on which came first: ask the forum's "
+        "moderators or the player which came first, then void the one that must not count, "
+        'like {ruling}action = "void".',
+        day=day.day,
+        first=_where(a),
+        second=_where(b),
+        more=more,
+        player=voter,
+        what=what,
+        ruling=ruling,
     )

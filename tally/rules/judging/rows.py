@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from tally.i18n import N_, tr
 from tally.model import Post, Thread, Writing
 from tally.rules.game.cast import Author, Cast, Signed
 from tally.rules.game.game import Day
@@ -19,14 +20,21 @@ FROM_VOTE = "moved in from the vote thread"
 
 def placed(w: Writing, article: str = "a") -> str:
     """Where a writing stands, for a row's note: "floor 7", or "a 点评 under floor 7"."""
-    return f"{article} 点评 under floor {w.post.floor}" if w.is_comment else f"floor {w.post.floor}"
+    if not w.is_comment:
+        return tr("floor {floor}", floor=w.post.floor)
+    if article == "the":
+        return tr("the 点评 under floor {floor}", floor=w.post.floor)
+    return tr("a 点评 under floor {floor}", floor=w.post.floor)
 
 
 def from_vote_note(w: Writing, other: str, day: Day) -> str:
-    return (
-        f"{placed(w, 'the')} was posted in thread {other}, day {day.day}'s vote thread when "
-        "tally read it there, and merged into this one since (a moderator's 合并): a ballot cast "
-        "in the vote thread (S2), counted as one"
+    return tr(
+        "{where} was posted in thread {thread}, day {day}'s vote thread when tally read it "
+        "there, and merged into this one since (a moderator's 合并): a ballot cast in the vote "
+        "thread (S2), counted as one",
+        where=placed(w, "the"),
+        thread=other,
+        day=day.day,
     )
 
 
@@ -34,10 +42,12 @@ def discussion_row(w: Writing, who: Author, day: Day) -> Remark:
     """A post tally first read in the day's discussion thread, in the vote thread now (the
     vote thread merged into it), as its row."""
     found = plain_row(w, who)
-    note = (
-        f"{placed(w)} was posted in this thread while it was day {day.day}'s discussion thread, "
-        "where tally read it, before the vote thread was merged into it (a moderator's 合并): "
-        "not a ballot cast in the vote thread (S2), never counted"
+    note = tr(
+        "{where} was posted in this thread while it was day {day}'s discussion thread, where "
+        "tally read it, before the vote thread was merged into it (a moderator's 合并): not a "
+        "ballot cast in the vote thread (S2), never counted",
+        where=placed(w),
+        day=day.day,
     )
     return replace(found, status=Status.DISCUSSION, note=note)
 
@@ -45,10 +55,12 @@ def discussion_row(w: Writing, who: Author, day: Day) -> Remark:
 def moved_row(w: Writing, who: Author, other: str) -> Remark:
     """A post tally read in thread ``other`` before, in the vote thread now, as its row."""
     found = plain_row(w, who)
-    note = (
-        f"{placed(w)} was posted in thread {other}, where tally read it, and moved into the vote "
+    note = tr(
+        "{where} was posted in thread {thread}, where tally read it, and moved into the vote "
         "thread since (a moderator's 移动 or 合并): not a ballot cast in the vote thread (S2), "
-        "never counted"
+        "never counted",
+        where=placed(w),
+        thread=other,
     )
     return replace(found, status=Status.MOVED_IN, note=note)
 
@@ -76,16 +88,17 @@ def lookalike_note(who: Author, w: Signed) -> str | None:
     if who.lookalike is None:
         return None
     names = " / ".join(n for n in (w.author, w.author_display) if n)
-    uids = (
-        f" (uid {who.lookalike_id}), posted by uid {w.author_id}"
-        if who.lookalike_id and w.author_id
-        else ", another account"
-    )
-    return f"{names} is a look-alike of {who.lookalike}{uids}: not a player of this game"
+    if who.lookalike_id and w.author_id:
+        return tr("{names} is a look-alike of {player} (uid {uid}), posted by uid {by}: not a "
+                  "player of this game", names=names, player=who.lookalike,
+                  uid=who.lookalike_id, by=w.author_id)  # fmt: skip
+    return tr("{names} is a look-alike of {player}, another account: not a player of this game",
+              names=names, player=who.lookalike)  # fmt: skip
 
 
 # Why the forum 屏蔽s a post (Post.hidden): a moderator's banpost, or its author banned.
-BANNED = {"moderated": "屏蔽ed by a moderator", "author_banned": "屏蔽ed: its author is banned"}
+BANNED = {"moderated": N_("屏蔽ed by a moderator"),
+          "author_banned": N_("屏蔽ed: its author is banned")}  # fmt: skip
 
 
 def banned(post: Post) -> bool:
@@ -104,7 +117,9 @@ def banned_row(post: Post, who: Author) -> Remark:
         words=Status.BANNED.label,
         status=Status.BANNED,
         author_id=post.author_id,
-        note=f"{BANNED[post.hidden or '']}: never counted, whoever's cookies read it",
+        note=tr(
+            "{why}: never counted, whoever's cookies read it", why=tr(BANNED[post.hidden or ""])
+        ),
     )
 
 
@@ -122,12 +137,16 @@ def moderating_players(thread: Thread, rows: Sequence[Remark], cast: Cast) -> li
         if post.moderator is None or player is None or player in seen:
             continue
         seen.add(player)
-        uid = f" (uid {post.author_id})" if post.author_id else ""
-        note = (
-            f"{floors} 屏蔽ed by a moderator, and {player}{uid}, a player of this game, is one of "
-            f"the board's moderators ({post.moderator}): the page does not say who 屏蔽ed it; ask "
-            "the board's administrators (管理中心 → 运行记录), and rule on the floor if a player "
-            "hid another's ballot"
+        uid = tr(" (uid {uid})", uid=post.author_id) if post.author_id else ""
+        note = tr(
+            "{floors} 屏蔽ed by a moderator, and {player}{uid}, a player of this game, is one of "
+            "the board's moderators ({group}): the page does not say who 屏蔽ed it; ask the "
+            "board's administrators (管理中心 → 运行记录), and rule on the floor if a player hid "
+            "another's ballot",
+            floors=floors,
+            player=player,
+            uid=uid,
+            group=post.moderator,
         )
         flags.append(Flag("moderator", note, player, hidden[0].floor, hidden[0].post_id))
     return flags
@@ -147,6 +166,8 @@ def moderated_cards(
     for player in dict.fromkeys(carded):
         theirs = [r for r in rows if r.player == player]
         for f in moderating_players(thread, theirs, cast):
-            note = f"{f.note} ({player}'s L3 card for not voting rests on it)"
+            note = tr(
+                "{note} ({player}'s L3 card for not voting rests on it)", note=f.note, player=player
+            )
             flags.append(replace(f, note=note, player=player, thread_id=thread.thread_id))
     return flags

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from tally.errors import GameFileError
+from tally.i18n import tr
 from tally.model import Post, Thread
 from tally.rules.game.game import Day, Game
 from tally.times import short
@@ -34,13 +35,21 @@ def rulings_on_moved_floors(thread: Thread, game: Game, day: Day) -> None:
         if before.post_id == now[r.floor].post_id:
             continue
         post = now[r.floor]
-        when = short(read.astimezone(game.timezone)) if read is not None else "earlier"
+        when = short(read.astimezone(game.timezone)) if read is not None else tr("earlier")
         raise GameFileError(
-            f"the ruling for day {day.day} names floor {r.floor}, which held {before.author}'s "
-            f"post (id {before.post_id}) when tally read the thread {when} and holds "
-            f"{post.author}'s (id {post.post_id}) now: a floor before it was deleted and the "
-            f'floors numbered again; say which post with post = "{before.post_id}" or '
-            f'post = "{post.post_id}" in the ruling.'
+            tr(
+                "the ruling for day {day} names floor {floor}, which held {author}'s post (id "
+                "{post}) when tally read the thread {when} and holds {now_author}'s (id "
+                "{now_post}) now: a floor before it was deleted and the floors numbered again; "
+                'say which post with post = "{post}" or post = "{now_post}" in the ruling.',
+                day=day.day,
+                floor=r.floor,
+                author=before.author,
+                post=before.post_id,
+                when=when,
+                now_author=post.author,
+                now_post=post.post_id,
+            )
         )
 
 
@@ -57,9 +66,14 @@ def _rulings_by_post_on_their_floor(thread: Thread, game: Game, day: Day) -> Non
         if any(p.post_id == r.post and p.floor == r.floor for v in versions for p in v.posts):
             continue
         raise GameFileError(
-            f"the ruling for day {day.day} names floor {r.floor} and post {r.post}, but post "
-            f"{r.post} is floor {where[r.post]} and tally never read it on floor {r.floor} (a "
-            "floor deleted before tally first read the thread moves the floors after it up): "
-            f"write floor = {where[r.post]} if post {r.post} is the ballot meant, or correct "
-            "the post."
+            tr(
+                "the ruling for day {day} names floor {floor} and post {post}, but post {post} "
+                "is floor {now} and tally never read it on floor {floor} (a floor deleted before "
+                "tally first read the thread moves the floors after it up): write floor = {now} "
+                "if post {post} is the ballot meant, or correct the post.",
+                day=day.day,
+                floor=r.floor,
+                post=r.post,
+                now=where[r.post],
+            )
         )

@@ -10,6 +10,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import NamedTuple
 
+from tally.i18n import N_, tr
 from tally.model import Thread, Writing
 from tally.rules.game.cast import Author, Cast
 from tally.rules.game.game import Day, Game
@@ -140,7 +141,7 @@ def _set_apart(
         return banned_row(w.post, who)
     if w.is_comment and (w.author_id or w.author) in barred and not who.is_director:
         found = plain_row(w, who)
-        note = f"{BANNED['author_banned']}: its 点评 are never counted either"
+        note = tr("{why}: its 点评 are never counted either", why=tr(BANNED["author_banned"]))
         return replace(found, words=Status.BANNED.label, status=Status.BANNED, note=note)
     return None
 
@@ -164,7 +165,7 @@ def _work(
         to_the_minute=w.to_the_minute,
         seen_by=reads.get(writing_key(w)) if w.to_the_minute else None,
         text=text,
-        flags=[("quote box", _BOXED)] if text != w.text else [],
+        flags=[("quote box", tr(_BOXED))] if text != w.text else [],
         seen=seen,
     )
 
@@ -180,8 +181,11 @@ def _names_before(thread: Thread, cast: Cast) -> dict[str, set[str]]:
     return before
 
 
-_BOXED = ("written inside a quote box that quotes no post ([quote] typed by hand, no 发表于 "
-          "header, no link): read as the poster's own words; rule on it if it should not count")
+_BOXED = N_(
+    "written inside a quote box that quotes no post ([quote] typed by hand, no 发表于 "
+    "header, no link): read as the poster's own words; rule on it if it should not "
+    "count"
+)
 _QUOTED_HEADER = ("发表于", "發表於", "原帖由", "posted on")
 
 
@@ -191,6 +195,7 @@ def _typed_quote(w: Writing, floors: Sequence[tuple[str, str]] = ()) -> str:
     another's floor (pasted, or a 引用 box with its header line deleted); "" for none."""
     if w.is_comment:
         return ""
+
     def elsewhere(text: str) -> bool:  # another floor's words, the poster's own too
         words = "".join(text.split())
         return bool(words) and any(words in said for pid, said in floors if pid != w.post.post_id)
@@ -207,17 +212,25 @@ def _unnamed_proxy(w: Writing, reading: Reading, game: Game) -> Flag | None:
     named = [b.target for b in reading.ballots if game.roster.match(b.target).player]
     if not named:
         return None
-    note = (
-        f"{placed(w)} by the director {w.author} reads as a ballot for {named[0]} but names "
-        "no player it is cast for: not counted. A proxy ballot says whom it is for on a line of "
-        "its own, 代投：NAME (V8); post it again so, or rule on it"
+    note = tr(
+        "{where} by the director {author} reads as a ballot for {player} but names no player it "
+        "is cast for: not counted. A proxy ballot says whom it is for on a line of its own, "
+        "代投：NAME (V8); post it again so, or rule on it",
+        where=placed(w),
+        author=w.author,
+        player=named[0],
     )
     return Flag("proxy", note, None, w.post.floor, w.item_id)
 
 
 def remarks(
-    thread: Thread, game: Game, rules: Ruleset | None = None, *, cast: Cast,
-    day: Day | None = None, seen_as: Mapping[str, Seen] | None = None,
+    thread: Thread,
+    game: Game,
+    rules: Ruleset | None = None,
+    *,
+    cast: Cast,
+    day: Day | None = None,
+    seen_as: Mapping[str, Seen] | None = None,
 ) -> tuple[Remark, ...]:
     """The posts and comments of ``day``'s vote thread that hold no ballot, but for the
     director's (the opening post, reminders): each one listed, none counted."""

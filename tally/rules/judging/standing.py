@@ -27,6 +27,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from tally.errors import InputError, NotAThreadError
+from tally.i18n import tr
 from tally.model import HIDE_CODE, Comment, History, Post, Thread
 from tally.rules.game.cast import Cast
 from tally.rules.game.game import Day, Game
@@ -58,18 +59,25 @@ def hidden_replies(thread: Thread) -> str | None:
     hidden = [p for p in thread.posts if p.hidden == HIDDEN_REPLY]
     if not hidden:
         return None
-    author = thread.posts[0].author if thread.posts else "the thread's author"
+    author = thread.posts[0].author if thread.posts else tr("the thread's author")
     unread = [p for p in hidden if not p.text.strip() and not p.comments]
     if unread:
         raise NotAThreadError(
-            f"thread {thread.thread_id}'s replies are hidden (回帖仅作者可见): the forum showed "
-            f"{floors_text(p.floor for p in unread)} only as 此帖仅作者可见 to the cookies that "
-            f"read it; only their authors, the thread's author {author} and moderators can read "
-            f"them: read the thread with {author}'s or a moderator's cookies (--cookies FILE)."
+            tr(
+                "thread {thread}'s replies are hidden (回帖仅作者可见): the forum showed "
+                "{floors} only as 此帖仅作者可见 to the cookies that read it; only their authors, "
+                "the thread's author {author} and moderators can read them: read the thread with "
+                "{author}'s or a moderator's cookies (--cookies FILE).",
+                thread=thread.thread_id,
+                floors=floors_text(p.floor for p in unread),
+                author=author,
+            )
         )
-    return (
-        f"thread {thread.thread_id}'s replies are hidden from the players (回帖仅作者可见); "
-        f"these cookies read all {len(hidden)} of them, and all are counted."
+    return tr(
+        "thread {thread}'s replies are hidden from the players (回帖仅作者可见); "
+        "these cookies read all {n} of them, and all are counted.",
+        thread=thread.thread_id,
+        n=len(hidden),
     )
 
 
@@ -109,16 +117,17 @@ def kept_from_the_close(
         lifted = banned(then.post) and before is not None and not banned(before.post)
         if banned(post) != banned(then.post) and not lifted:
             kept = replace(then.post, floor=post.floor, page=post.page)
-            what = ("was 屏蔽ed (or its author banned)" if banned(post)
-                    else "was 屏蔽ed when tally read it and is shown")  # fmt: skip
+            what = "banned" if banned(post) else "shown"
             flags.append(_kept(kept, then, what, game, cast))
         comments, gone = _comments_as_they_stood(then.post, kept, day)
         if gone:
             kept = replace(kept, comments=comments)
             for c in gone:
-                note = (f"a 点评 by {c.author} under floor {post.floor} (“{_words(c.text)}”, "
-                        f"{short(c.time)}) was deleted after the close; counted as it stood "
-                        f"at the close (S2), as tally read it {_read(then, game)}")  # fmt: skip
+                note = tr("a 点评 by {author} under floor {floor} (“{words}”, {time}) was "
+                          "deleted after the close; counted as it stood at the close (S2), as "
+                          "tally read it {read}", author=c.author, floor=post.floor,
+                          words=_words(c.text), time=short(c.time),
+                          read=_read(then, game))  # fmt: skip
                 flags.append(Flag("deleted", note, cast.of(c).player, post.floor,
                                   c.comment_id))  # fmt: skip
         posts.append(kept)
@@ -131,7 +140,7 @@ def kept_from_the_close(
         # Put back where it stood: before the first post now shown that came after it.
         at = next((i for i, p in enumerate(posts) if p.time > then.post.time), len(posts))
         posts.insert(at, then.post)
-        flags.append(_kept(then.post, then, "was deleted", game, cast, before_delete=True))
+        flags.append(_kept(then.post, then, "deleted", game, cast, before_delete=True))
     return replace(thread, posts=tuple(posts)), flags
 
 
@@ -174,12 +183,20 @@ def _read(then: Seen, game: Game) -> str:
 def _kept(post: Post, then: Seen, what: str, game: Game, cast: Cast, *,
           before_delete: bool = False) -> Flag:  # fmt: skip
     # A post put back keeps the floor it had; the floors after it are numbered again.
-    number = ", its number before the delete" if before_delete else ""
-    note = (
-        f"floor {post.floor} ({post.author}{number}) {what} after the close; counted as it "
-        f"stood at the close (S2), as tally read it {_read(then, game)}: "
-        f"“{_words(then.post.text)}”"
-    )
+    fields = {"floor": post.floor, "author": post.author, "read": _read(then, game),
+              "words": _words(then.post.text)}  # fmt: skip
+    if what == "deleted":
+        note = tr("floor {floor} ({author}, its number before the delete) was deleted after "
+                  "the close; counted as it stood at the close (S2), as tally read it {read}: "
+                  "“{words}”", **fields)  # fmt: skip
+    elif what == "banned":
+        note = tr("floor {floor} ({author}) was 屏蔽ed (or its author banned) after the close; "
+                  "counted as it stood at the close (S2), as tally read it {read}: “{words}”",
+                  **fields)  # fmt: skip
+    else:
+        note = tr("floor {floor} ({author}) was 屏蔽ed when tally read it and is shown after "
+                  "the close; counted as it stood at the close (S2), as tally read it {read}: "
+                  "“{words}”", **fields)  # fmt: skip
     rule = "deleted" if before_delete else "banned"  # a 屏蔽 (or its lifting) after the close
     return Flag(rule, note, cast.of(post).player, post.floor, post.post_id)
 
@@ -205,8 +222,13 @@ def deleted_rows(
         player = who.player
         said = _words(post.text) if not banned(post) else Status.BANNED.label
         read = short(seen.read_at.astimezone(game.timezone))
-        gone = f"gone from the thread since tally read it {read}; it said “{said}”"
-        note = f"floor {post.floor} ({post.author}) was deleted: {gone}"
+        gone = tr(
+            "gone from the thread since tally read it {read}; it said “{words}”",
+            read=read,
+            words=said,
+        )
+        note = tr("floor {floor} ({author}) was deleted: {gone}", floor=post.floor,
+                  author=post.author, gone=gone)  # fmt: skip
         flags.append(Flag("deleted", note, player, post.floor, pid))
         if not (banned(post) or read_ballot(post.text, require_reason=False).is_ballot):
             continue  # chat a moderator deleted: flagged, but no row among the ballots
@@ -222,7 +244,11 @@ def deleted_rows(
                 status=Status.DELETED,
                 # Its floor is the one it had: the floors after it are numbered again, and
                 # another post may hold that number now (the console, the report, the JSON).
-                note=f"floor {post.floor} before it was deleted; {gone}: never counted",
+                note=tr(
+                    "floor {floor} before it was deleted; {gone}: never counted",
+                    floor=post.floor,
+                    gone=gone,
+                ),
             )
         )
     return rows, flags
@@ -253,7 +279,11 @@ def as_it_stood(
                 # No mark after the close (a moderator's edit, one within a minute of posting,
                 # or a mark older than tally's read): the words changed after that read,
                 # which may be before the close or after it.
-                when = "after the close" if _edited_at_close(post, day) else _UNMARKED
+                when = (
+                    tr("after the close")
+                    if _edited_at_close(post, day)
+                    else tr("after tally's last read before the close, and no edit mark says when")
+                )
                 kept = _taken_back(post, earlier, when, flags, game, cast)
             elif earlier is None and (_edited_at_close(post, day) or post.edit_unknown):
                 # A mark at or after the close, or none the forum would show (its mobile
@@ -269,7 +299,7 @@ def as_it_stood(
                         before = _first_read(history, post.post_id, start, post.edited.at)
                     if before is not None and _target(before.post) != _target(post):
                         minutes = window_text(game.rules.change_window_minutes)
-                        when = f"in the last {minutes} before the close (V5)"
+                        when = tr("in the last {window} before the close (V5)", window=minutes)
                         kept = _taken_back(post, before, when, flags, game, cast)
             if kept is post and post.post_id in first:
                 _retargeted(post, first[post.post_id], flags, game, cast)
@@ -290,16 +320,14 @@ def _retargeted(post: Post, seen: Seen, flags: list[Flag], game: Game, cast: Cas
     if was is None or now is None or was == now:
         return
     read = short(seen.read_at.astimezone(game.timezone))
-    mark = f" (edit mark {short(post.edited.at)})" if post.edited is not None else ""
-    note = (
-        f"edited to another target{mark}: “{_words(old.post.text, 60)}” when tally read it "
-        f"{read}, “{_words(post.text, 60)}” now; an edit is no change (V3): counted as it reads "
-        "now, rule on it ([[rulings]]) if it should not be"
-    )
+    mark = _mark(post)
+    note = tr("edited to another target{mark}: “{then}” when tally read it {read}, “{now}” now; "
+              "an edit is no change (V3): counted as it reads now, rule on it ([[rulings]]) if "
+              "it should not be", mark=mark, then=_words(old.post.text, 60), read=read,
+              now=_words(post.text, 60))  # fmt: skip
     flags.append(Flag("edited", note, cast.of(post).player, post.floor, post.post_id))
 
 
-_UNMARKED = "after tally's last read before the close, and no edit mark says when"
 _EVER = datetime.min.replace(tzinfo=UTC)  # before any read
 
 
@@ -355,13 +383,19 @@ def _taken_back(
 ) -> Post:
     old = earlier.post
     player = cast.of(post).player
-    mark = f" (edit mark {short(post.edited.at)})" if post.edited is not None else ""
     read = short(earlier.read_at.astimezone(game.timezone))
     flags.append(
         Flag(
             "edited",
-            f"changed {when}{mark}: counted as tally read it {read}, "
-            f"“{_words(old.text, 60)}”, not as it reads now, “{_words(post.text, 60)}”",
+            tr(
+                "changed {when}{mark}: counted as tally read it {read}, “{then}”, not as it "
+                "reads now, “{now}”",
+                when=when,
+                mark=_mark(post),
+                read=read,
+                then=_words(old.text, 60),
+                now=_words(post.text, 60),
+            ),
             player,
             post.floor,
             post.post_id,
@@ -370,23 +404,37 @@ def _taken_back(
     return replace(post, text=old.text, quotes=old.quotes, reply_to=old.reply_to, edited=old.edited)
 
 
+def _mark(post: Post) -> str:
+    """ " (edit mark 12-01 21:35)": the forum's edit mark, where it shows one."""
+    return tr(" (edit mark {at})", at=short(post.edited.at)) if post.edited is not None else ""
+
+
 def _unknown_at_close(thread: Thread, post: Post, day: Day) -> str:
     read = first_read(thread.history)
     never = (
-        "tally never read the thread before the close"
+        tr("tally never read the thread before the close")
         if read is None or read > day.closes
-        else "no read before the close shows it"
+        else tr("no read before the close shows it")
     )
     edited = (
-        f"was edited {short(post.edited.at)}, at or after the close {short(day.closes)} (an "
-        "edit mark says minutes only)"
+        tr(
+            "was edited {at}, at or after the close {close} (an edit mark says minutes only)",
+            at=short(post.edited.at),
+            close=short(day.closes),
+        )
         if post.edited is not None
-        else "was read through the board's mobile interface, which shows no edit mark, and "
-        "tally could not learn from the board whether or when it was edited"
+        else tr(
+            "was read through the board's mobile interface, which shows no edit mark, and "
+            "tally could not learn from the board whether or when it was edited"
+        )
     )
-    return (
-        f"floor {post.floor} ({post.author}) {edited}, and {never}: what "
-        "it said at the close is not known. Rule on it in the game file ([[rulings]] "
-        f'day = {day.day}, floor = {post.floor}, action = "accept" or "void"), or count it as '
-        "edited with --as-edited."
+    return tr(
+        "floor {floor} ({author}) {edited}, and {never}: what it said at the close is not "
+        "known. Rule on it in the game file ([[rulings]] day = {day}, floor = {floor}, "
+        'action = "accept" or "void"), or count it as edited with --as-edited.',
+        floor=post.floor,
+        author=post.author,
+        edited=edited,
+        never=never,
+        day=day.day,
     )

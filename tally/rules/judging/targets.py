@@ -8,6 +8,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
+from tally.i18n import ntr, tr
 from tally.rules.game.game import Day, Ruling
 from tally.rules.game.names import TRAILING, Roster, author_key, normalise
 from tally.rules.game.rulesets import Ruleset
@@ -34,7 +35,7 @@ def read_target(
     if w.parsed.abstains:
         w.target, w.abstain = rules.abstain_word, True
         if day.bar_owner == w.voter:
-            w.flags.append(("V11", "the 主管 may not abstain"))
+            w.flags.append(("V11", tr("the 主管 may not abstain")))
         return
     match = roster.match(written)
     if match.player is None and written[:1] in _MENTION:
@@ -46,14 +47,17 @@ def read_target(
     if match.player is None and renamed is not None:
         now = renamed.match(written.lstrip(_MENTION).strip())
         if now.player is not None:
-            w.notes.append(f"{written!r} is the name {now.player}'s account shows now (renamed)")
+            w.notes.append(tr("{written} is the name {player}'s account shows now (renamed)",
+                              written=repr(written), player=now.player))  # fmt: skip
             if match.lookalike and match.lookalike != now.player:
                 # "еve" (a Cyrillic е) as heidi's account shows now, beside the player eve:
                 # as written it is heidi's name; it looks like eve's.
-                w.flags.append(("lookalike", (
-                    f"{written!r} is counted for {now.player}{_uid(now.player, ids)}, whose "
-                    f"account shows that name now, and it looks like {match.lookalike!r}"
-                    f"{_uid(match.lookalike, ids)}, another player: check whom the voter meant"
+                w.flags.append(("lookalike", tr(
+                    "{written} is counted for {player}{uid}, whose account shows that name now, "
+                    "and it looks like {other}{other_uid}, another player: check whom the voter "
+                    "meant", written=repr(written), player=now.player,
+                    uid=_uid(now.player, ids), other=repr(match.lookalike),
+                    other_uid=_uid(match.lookalike, ids),
                 )))  # fmt: skip
             match = now
     if match.player is None:
@@ -62,19 +66,27 @@ def read_target(
             w.flags.append(
                 (
                     "lookalike",
-                    f"{written!r} looks like {match.lookalike!r} but is spelled differently",
+                    tr(
+                        "{written} looks like {other} but is spelled differently",
+                        written=repr(written),
+                        other=repr(match.lookalike),
+                    ),
                 )
             )
-        hint = f"; closest: {', '.join(match.suggestions)}" if match.suggestions else ""
-        w.unknown_target = f"{written!r} is not a player{hint} (V7)"
+        w.unknown_target = (
+            tr("{written} is not a player; closest: {names} (V7)", written=repr(written),
+               names=tr(", ").join(match.suggestions))
+            if match.suggestions
+            else tr("{written} is not a player (V7)", written=repr(written))
+        )  # fmt: skip
         return
     w.target = match.player
 
 
 def _uid(player: str | None, ids: Mapping[str, str] | None) -> str:
-    """" (uid 3)": a player's account, when the game file gives it."""
+    """ " (uid 3)": a player's account, when the game file gives it."""
     uid = (ids or {}).get(player or "")
-    return f" (uid {uid})" if uid else ""
+    return tr(" (uid {uid})", uid=uid) if uid else ""
 
 
 def _as_typed(w: Work, written: str, target: str) -> str:
@@ -114,11 +126,24 @@ def shown_by_another(
     for other, earlier in (before or {}).items():
         if other != w.target and any(as_written(n) for n in earlier):
             still = any(as_written(n) for n in shown.get(other, []))
-            return (
-                f"{raw!r} is counted for {w.target}{_uid(w.target, ids)}, and it was the name "
-                f"{other}'s account{_uid(other, ids)} showed when tally read thread "
-                f"{thread_id} before " + ("(and shows now)" if still else "(renamed since)")
-            )
+            fields = {
+                "written": repr(raw),
+                "player": w.target,
+                "uid": _uid(w.target, ids),
+                "other": other,
+                "other_uid": _uid(other, ids),
+                "thread": thread_id,
+            }
+            if still:
+                return tr(
+                    "{written} is counted for {player}{uid}, and it was the name "
+                    "{other}'s account{other_uid} showed when tally read thread {thread} "
+                    "before (and shows now)",
+                    **fields,
+                )
+            return tr("{written} is counted for {player}{uid}, and it was the name {other}'s "
+                      "account{other_uid} showed when tally read thread {thread} before "
+                      "(renamed since)", **fields)  # fmt: skip
 
     # As the target's own account shows now: that account, whatever else reads alike.
     if any(as_written(n) for n in shown.get(w.target, [w.target])):
@@ -128,17 +153,23 @@ def shown_by_another(
             continue
         for name in names:
             if as_written(name):
-                return (
-                    f"{raw!r} reads as {w.target}'s name{_uid(w.target, ids)} in the game "
-                    f"file and is the name {other}'s account{_uid(other, ids)} shows now"
+                return tr(
+                    "{written} reads as {player}'s name{uid} in the game file and is the name "
+                    "{other}'s account{other_uid} shows now",
+                    written=repr(raw),
+                    player=w.target,
+                    uid=_uid(w.target, ids),
+                    other=other,
+                    other_uid=_uid(other, ids),
                 )
             # Punctuation, case, an invisible character: what a copy may lose or gain. (A
             # Latin "eve" is no copy of a Cyrillic "еve": its voter typed eve's name.)
             if normalise(name) == normalise(raw):
-                w.flags.append(("lookalike", (
-                    f"{raw!r} is counted for {w.target}{_uid(w.target, ids)}, and it reads "
-                    f"as {name!r}, the name {other}'s account{_uid(other, ids)} shows "
-                    "now (renamed): check whom the voter meant"
+                w.flags.append(("lookalike", tr(
+                    "{written} is counted for {player}{uid}, and it reads as {name}, the name "
+                    "{other}'s account{other_uid} shows now (renamed): check whom the voter "
+                    "meant", written=repr(raw), player=w.target, uid=_uid(w.target, ids),
+                    name=repr(name), other=other, other_uid=_uid(other, ids),
                 )))  # fmt: skip
                 return None
     return None
@@ -152,19 +183,31 @@ def resolved(ruling: Ruling | None) -> bool:
 def unclear_sentence(unclear: list[tuple[Work, str]], day: Day) -> str:
     """One sentence for the stop: each floor, why, and the ruling that settles it."""
     where = [
-        f"floor {w.post.floor}" + (f" (comment {w.comment_index})" if w.comment_index else "")
-        + f": {why}"
+        tr("floor {floor} (comment {comment}): {why}", floor=w.post.floor,
+           comment=w.comment_index, why=why)
+        if w.comment_index
+        else tr("floor {floor}: {why}", floor=w.post.floor, why=why)
         for w, why in unclear
-    ]
+    ]  # fmt: skip
     first = unclear[0][0]
-    return (
-        f"day {day.day}: tally cannot tell whom {len(unclear)} ballot"
-        f"{'s name' if len(unclear) > 1 else ' names'} ({'; '.join(where)}): a voter who copies "
-        "the name from the page means the account that shows it, one who knows the game "
-        "file's name means the other. Ask the voter, then add a ruling for each floor, like "
-        f'[[rulings]] day = {day.day}, floor = {first.post.floor}'
+    ruling = (
+        f"[[rulings]] day = {day.day}, floor = {first.post.floor}"
         + (f", comment = {first.comment_index}" if first.comment_index else "")
-        + ', action = "accept", target = "PLAYER" (or action = "void").'
+        + ', action = "accept", target = "PLAYER"'
+    )
+    return ntr(
+        "day {day}: tally cannot tell whom {n} ballot names ({where}): a voter who copies the "
+        "name from the page means the account that shows it, one who knows the game file's "
+        "name means the other. Ask the voter, then add a ruling for each floor, like {ruling} "
+        '(or action = "void").',
+        "day {day}: tally cannot tell whom {n} ballots name ({where}): a voter who copies the "
+        "name from the page means the account that shows it, one who knows the game file's "
+        "name means the other. Ask the voter, then add a ruling for each floor, like {ruling} "
+        '(or action = "void").',
+        len(unclear),
+        day=day.day,
+        where=tr("; ").join(where),
+        ruling=ruling,
     )
 
 
@@ -188,9 +231,10 @@ def name_of_another(
     another = other != w.target or (uid is not None and mine is not None and uid != mine)
     # As written: "bob。" is read as bob (a full stop ends a sentence), "bob" is bob.
     if another and other in w.text:
-        theirs = f" (uid {uid})" if uid else ""
-        w.flags.append(("lookalike", (
-            f"{w.parsed.target!r} is counted for {w.target}{_uid(w.target, ids)}, and it reads "
-            f"as {other!r}, another account posting here{theirs}, no player: check whom the "
-            "voter meant"
+        theirs = tr(" (uid {uid})", uid=uid) if uid else ""
+        w.flags.append(("lookalike", tr(
+            "{written} is counted for {player}{uid}, and it reads as {other}, another account "
+            "posting here{other_uid}, no player: check whom the voter meant",
+            written=repr(w.parsed.target), player=w.target, uid=_uid(w.target, ids),
+            other=repr(other), other_uid=theirs,
         )))  # fmt: skip
