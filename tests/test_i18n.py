@@ -172,6 +172,13 @@ FROM_TABLES = {
     "tally/rules/counting/polls.py",
     "tally/rules/counting/uids.py",
     "tally/rules/counting/guards.py",
+    # Discuz!'s refusals, by the key its interface answers and by what they mean; where a
+    # page says its thread and its pages (the savers' marks, the links), and where doctor
+    # found each field of a post, marked where found and said by doctor
+    "tally/forums/discuz/api.py",
+    "tally/forums/discuz/reply.py",
+    "tally/forums/discuz/pages.py",
+    "tally/forums/discuz/fields.py",
 }
 
 

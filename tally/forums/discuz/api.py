@@ -38,6 +38,7 @@ from tally.forums.base import missing_field
 from tally.forums.charset import charset_of
 from tally.forums.discuz.api_comments import comment_list, display_clock, number_comments
 from tally.forums.discuz.api_posts import Reading, fragment, read_post, shown_value, text_of
+from tally.i18n import N_, tr
 from tally.model import Comment, Edit, Page, Post, ThreadRef, origin_of
 
 API = "api/mobile/index.php"
@@ -88,15 +89,17 @@ def comment_url(base: str, tid: str, pid: str, page: int) -> str:
 
 # The interface's own refusals ({"error": KEY}), as a director reads them.
 _ERRORS = {
-    "mobile_is_closed": "its mobile interface is switched off (开启手机版: mobile_is_closed)",
-    "to_login": "its mobile interface serves logged-in members only (to_login)",
-    "board_closed": "the board is closed (board_closed)",
+    "mobile_is_closed": N_("its mobile interface is switched off (开启手机版: mobile_is_closed)"),
+    "to_login": N_("its mobile interface serves logged-in members only (to_login)"),
+    "board_closed": N_("the board is closed (board_closed)"),
 }
 
 
 def _error_said(error: object) -> str:
     said = _ERRORS.get(error) if isinstance(error, str) else None
-    return said or f"its mobile interface answered the error {shown_value(error)}"
+    if said is not None:
+        return tr(said)
+    return tr("its mobile interface answered the error {error}", error=shown_value(error))
 
 
 def probe(body: bytes, content_type: str | None) -> str | None:
@@ -108,18 +111,19 @@ def probe(body: bytes, content_type: str | None) -> str | None:
     every other module with ``{"error":"mobile_is_closed"}``): ``parse_thread`` says so
     with ``ApiUnavailable`` on the first page."""
     try:
-        data = _answer(body, content_type, "the check")
-    except ApiUnavailable as exc:
-        return str(exc).removeprefix("the check: ")
+        data = _json(body, content_type, "the check")
     except TruncatedPageError:
-        return "its mobile interface answered its check cut short"
+        return tr("its mobile interface answered its check cut short")
+    if isinstance(data, str):
+        return data
     version = data.get("version")
     if version == VERSION:
         return None
     if isinstance(version, str) and version.strip():
-        return f"its mobile interface serves version {shown_value(version)}, not {VERSION}"
+        return tr("its mobile interface serves version {version}, not {wanted}",
+                  version=shown_value(version), wanted=VERSION)  # fmt: skip
     # The plugin disabled: the check answers {"testcookie": null} and nothing else.
-    return "its mobile interface names no version (the 掌上论坛 plugin is disabled)"
+    return tr("its mobile interface names no version (the 掌上论坛 plugin is disabled)")
 
 
 # -- the answer as JSON --------------------------------------------------------------------
@@ -130,28 +134,42 @@ _JSON_TYPE = re.compile(r"\bjson\b", re.I)
 def _answer(body: bytes, content_type: str | None, source: str) -> dict[str, Any]:
     """The answer's JSON object; ``ApiUnavailable`` for anything that is not the interface's
     (an empty body, a web page, an error key), ``TruncatedPageError`` for JSON cut short."""
+    data = _json(body, content_type, source)
+    if isinstance(data, str):
+        raise ApiUnavailable(_unavailable(source, data))
+    return data
+
+
+def _unavailable(source: str, why: str) -> str:
+    return tr("{source}: {why}", source=source, why=why)
+
+
+def _json(body: bytes, content_type: str | None, source: str) -> dict[str, Any] | str:
+    """The answer's JSON object, or why it is not the interface's, as a clause to follow the
+    source; ``TruncatedPageError`` for JSON cut short."""
     stripped = body.strip()
     if not stripped:
-        raise ApiUnavailable(f"{source}: its mobile interface answered an empty body")
+        return tr("its mobile interface answered an empty body")
     try:
         # The body is ASCII whatever the board's charset (non-ASCII is \\uXXXX).
         data = json.loads(stripped)
     except (ValueError, RecursionError):
         if stripped.startswith(b"{") and _JSON_TYPE.search(content_type or "application/json"):
             raise TruncatedPageError(
-                f"{source}: the interface's answer is cut short or damaged (not whole JSON)."
+                tr("{source}: the interface's answer is cut short or damaged (not whole JSON).",
+                   source=source)
             ) from None
-        raise ApiUnavailable(f"{source}: {_not_json(stripped, content_type, source)}") from None
+        return _not_json(stripped, content_type, source)
     if not isinstance(data, dict):
-        raise ApiUnavailable(f"{source}: its mobile interface answered JSON of another shape")
+        return tr("its mobile interface answered JSON of another shape")
     if "error" in data:
-        raise ApiUnavailable(f"{source}: {_error_said(data['error'])}")
+        return _error_said(data["error"])
     return data
 
 
 def _not_json(body: bytes, content_type: str | None, source: str) -> str:
     """What the answer is instead of JSON, as a clause."""
-    from tally.forums.discuz.pages import DiscuzPages
+    from tally.forums.discuz.pages import _CHALLENGES, DiscuzPages
 
     # Read only to say what it is: bytes not in its charset are no reason to refuse it.
     charset = charset_of(body[:200_000], content_type)
@@ -160,29 +178,34 @@ def _not_json(body: bytes, content_type: str | None, source: str) -> str:
     except LookupError:
         text = body[:200_000].decode("utf-8", "replace")
     if "<" not in text[:2000]:
-        return "its mobile interface answered text that is not JSON"
-    # The forum's own message page, or a check that stands between a client and the board.
+        return tr("its mobile interface answered text that is not JSON")
+    # The forum's own message page, or a check that stands between a client and the board
+    # (told by its markers, not by the words of the page reader's sentence).
     message = DiscuzPages().error_page(text, source)
-    if message is not None and "anti-scraping" in str(message):
-        return "its mobile interface answered an anti-bot check instead of JSON"
+    if message is not None and any(marker in text for marker in _CHALLENGES):
+        return tr("its mobile interface answered an anti-bot check instead of JSON")
     if "static/image/mobile" in text[:20000]:
-        return "its mobile interface answered the touch theme's page (the 掌上论坛 plugin is off)"
-    return "its mobile interface answered a web page instead of JSON"
+        return tr(
+            "its mobile interface answered the touch theme's page (the 掌上论坛 plugin is off)"
+        )
+    return tr("its mobile interface answered a web page instead of JSON")
 
 
 def _object(value: object, source: str, name: str) -> Mapping[str, Any]:
     if not isinstance(value, dict):
-        raise missing_field(f"{source}: the interface's answer", name)
+        raise missing_field(tr("{source}: the interface's answer", source=source), name)
     return value
 
 
 def _count(value: object, source: str, name: str) -> int:
     """A count the answer gives as a string of ASCII digits (or a JSON number)."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise missing_field(f"{source}: the interface's answer", f"{name} ({shown_value(value)})")
+        raise missing_field(tr("{source}: the interface's answer", source=source),
+                            f"{name} ({shown_value(value)})")  # fmt: skip
     text = str(value)
     if not (text.isascii() and text.isdigit()) or len(text) > 9:
-        raise ParseError(f"{source}: the thread's {name} {shown_value(value)} is no count.")
+        raise ParseError(tr("{source}: the thread's {name} {value} is no count.", source=source,
+                            name=name, value=shown_value(value)))  # fmt: skip
     return int(text)
 
 
@@ -201,16 +224,19 @@ def _refusal(data: Mapping[str, Any], source: str) -> None:
     key = said.split("//", 1)[0].strip()
     if key in _GONE:
         raise ThreadGoneError(
-            f"{source}: the thread does not exist or was deleted, or it is hidden (the forum "
-            f"says {key}); check the tid in the URL."
+            tr("{source}: the thread does not exist or was deleted, or it is hidden (the forum "
+               "says {key}); check the tid in the URL.", source=source, key=key)
         )
     if "nopermission" in key or "login" in key:
         raise NotAThreadError(
-            f"{source}: the forum does not let these cookies read this thread (it says {key}); "
-            "if your account may read it, pass --cookies FILE, exported from a browser that "
-            "is logged in to the forum."
+            tr("{source}: the forum does not let these cookies read this thread (it says "
+               "{key}); if your account may read it, pass --cookies FILE, exported from a "
+               "browser that is logged in to the forum.", source=source, key=key)
         )
-    raise NotAThreadError(f"{source}: the forum answered {key!r} instead of the thread.")
+    raise NotAThreadError(
+        tr("{source}: the forum answered {key} instead of the thread.", source=source,
+           key=repr(key))
+    )
 
 
 @dataclass(frozen=True)
@@ -231,26 +257,26 @@ def _frame(variables: Mapping[str, Any], source: str, ref: ThreadRef, ppp: int) 
     tid = str(thread.get("tid") or "")
     if tid != ref.thread_id:
         raise ParseError(
-            f"{source}: the answer is of thread {shown_value(thread.get('tid'))}, not of thread "
-            f"{ref.thread_id}."
-        )
-    answered = _count(variables.get("ppp"), source, "page size (ppp)")
+            tr("{source}: the answer is of thread {other}, not of thread {thread}.",
+               source=source, other=shown_value(thread.get("tid")), thread=ref.thread_id)
+        )  # fmt: skip
+    answered = _count(variables.get("ppp"), source, tr("page size (ppp)"))
     if answered != ppp:
         # Pages of another size than asked would be read as the wrong floors.
-        raise ApiUnavailable(
-            f"{source}: its mobile interface answered pages of {answered} posts, not the "
-            f"{ppp} asked"
-        )
+        raise ApiUnavailable(_unavailable(source, tr(
+            "its mobile interface answered pages of {n} posts, not the {asked} asked",
+            n=answered, asked=ppp)))  # fmt: skip
     status = thread.get("status") or "0"
-    replies = _count(thread.get("replies"), source, "reply count (replies)")
+    replies = _count(thread.get("replies"), source, tr("reply count (replies)"))
     every = thread.get("allreplies")
     return _Frame(
         tid=tid,
-        maxposition=_count(thread.get("maxposition"), source, "last floor (maxposition)"),
+        maxposition=_count(thread.get("maxposition"), source, tr("last floor (maxposition)")),
         replies=replies,
         ppp=answered,
-        status=_count(status, source, "status"),
-        shown_replies=_count(every, source, "reply count (allreplies)") if every else replies,
+        status=_count(status, source, tr("status")),
+        shown_replies=(_count(every, source, tr("reply count (allreplies)")) if every
+                       else replies),
     )
 
 
@@ -275,9 +301,7 @@ def parse_thread(
     data = _answer(body, content_type, source)
     version = data.get("Version")
     if version != VERSION:
-        raise ApiUnavailable(
-            f"{source}: its mobile interface answered version {shown_value(version)}, not {VERSION}"
-        )
+        raise ApiUnavailable(_unavailable(source, _version_said(version)))
     _refusal(data, source)
     variables = _object(data.get("Variables"), source, "Variables")
     frame = _frame(variables, source, ref, ppp)
@@ -305,17 +329,26 @@ def parse_thread(
     )
 
 
+def _version_said(version: object) -> str:
+    return tr("its mobile interface answered version {version}, not {wanted}",
+              version=shown_value(version), wanted=VERSION)  # fmt: skip
+
+
 def _postlist(variables: Mapping[str, Any], frame: _Frame, source: str) -> list[Any]:
     """The answer's posts as the interface gave them: some, and no more than a page holds."""
     raw = variables.get("postlist")
     if not isinstance(raw, list) or not raw:
-        raise ParseError(f"{source}: the interface's answer holds no posts.")
+        raise ParseError(_no_posts(source))
     if len(raw) > frame.ppp:
         raise ParseError(
-            f"{source}: the answer holds {len(raw)} posts on a page of {frame.ppp}; it cannot "
-            "be right."
+            tr("{source}: the answer holds {n} posts on a page of {ppp}; it cannot be right.",
+               source=source, n=len(raw), ppp=frame.ppp)
         )
     return raw
+
+
+def _no_posts(source: str) -> str:
+    return tr("{source}: the interface's answer holds no posts.", source=source)
 
 
 def _page_count(frame: _Frame, asked_page: int, source: str) -> int:
@@ -323,14 +356,16 @@ def _page_count(frame: _Frame, asked_page: int, source: str) -> int:
     interface answers the last again) is a ``PageMismatchError``."""
     if asked_page > 1 and (asked_page - 1) * frame.ppp >= frame.maxposition:
         raise PageMismatchError(
-            f"{source}: page {asked_page} of {frame.ppp} posts is past the thread's last floor "
-            f"({frame.maxposition}): the interface answered another page."
+            tr("{source}: page {page} of {ppp} posts is past the thread's last floor ({last}): "
+               "the interface answered another page.", source=source, page=asked_page,
+               ppp=frame.ppp, last=frame.maxposition)
         )
     page_count = max(1, -(-(frame.replies + 1) // frame.ppp))
     if asked_page > page_count:
         raise PageMismatchError(
-            f"{source}: page {asked_page} is past the thread's last page ({page_count}, "
-            f"{frame.replies} replies): the interface answered another page."
+            tr("{source}: page {page} is past the thread's last page ({pages}, {replies} "
+               "replies): the interface answered another page.", source=source,
+               page=asked_page, pages=page_count, replies=frame.replies)
         )
     return page_count
 
@@ -372,9 +407,10 @@ def _with_comments(
     counts: dict[str, int] = {}
     for post in posts:
         items = shown.get(post.post_id, [])
-        where = f"{source}, post {post.post_id}"
+        where = tr("{source}, post {post}", source=source, post=post.post_id)
         if not isinstance(items, list):
-            raise ParseError(f"{where}: its 点评 are {shown_value(items)}.")
+            raise ParseError(tr("{where}: its 点评 are {value}.", where=where,
+                                value=shown_value(items)))  # fmt: skip
         if not items and post.post_id not in totals:
             out.append(post)
             continue
@@ -390,8 +426,12 @@ def _shown_comments(value: object, source: str) -> Mapping[str, Any]:
     if value in (None, [], ""):
         return {}
     if not isinstance(value, dict):
-        raise ParseError(f"{source}: the answer's 点评 are {shown_value(value)}.")
+        raise ParseError(_comments_are(source, value))
     return value
+
+
+def _comments_are(source: str, value: object) -> str:
+    return tr("{source}: the answer's 点评 are {value}.", source=source, value=shown_value(value))
 
 
 def _comment_counts(value: object, source: str) -> dict[str, int]:
@@ -399,8 +439,10 @@ def _comment_counts(value: object, source: str) -> dict[str, int]:
     if value in (None, [], ""):
         return {}
     if not isinstance(value, dict):
-        raise ParseError(f"{source}: the answer's 点评 counts are {shown_value(value)}.")
-    return {str(pid): _count(n, source, f"点评 count of post {pid}") for pid, n in value.items()}
+        raise ParseError(tr("{source}: the answer's 点评 counts are {value}.", source=source,
+                            value=shown_value(value)))  # fmt: skip
+    return {str(pid): _count(n, source, tr("点评 count of post {post}", post=pid))
+            for pid, n in value.items()}  # fmt: skip
 
 
 def _check_floors(posts: tuple[Post, ...], frame: _Frame, page: int, source: str) -> None:
@@ -410,26 +452,30 @@ def _check_floors(posts: tuple[Post, ...], frame: _Frame, page: int, source: str
     last = 0
     seen: set[str] = set()
     for post in posts:
+        where = tr("{source}, post {post}", source=source, post=post.post_id)
         if post.floor > frame.maxposition:
             raise ParseError(
-                f"{source}, post {post.post_id}: floor {post.floor} is past the last floor the "
-                f"thread handed out ({frame.maxposition}); run again."
+                tr("{where}: floor {floor} is past the last floor the thread handed out "
+                   "({last}); run again.", where=where, floor=post.floor,
+                   last=frame.maxposition)
             )
         if post.floor <= before:
             raise PageMismatchError(
-                f"{source}: post {post.post_id} is on floor {post.floor}, a floor of an earlier "
-                f"page: the interface answered another page than page {page}."
+                tr("{source}: post {post} is on floor {floor}, a floor of an earlier page: the "
+                   "interface answered another page than page {page}.", source=source,
+                   post=post.post_id, floor=post.floor, page=page)
             )
         if post.floor <= last or post.post_id in seen:
             raise ParseError(
-                f"{source}, post {post.post_id}: floor {post.floor} after floor {last}; the "
-                "answer's floors are out of order or repeated."
+                tr("{where}: floor {floor} after floor {last}; the answer's floors are out of "
+                   "order or repeated.", where=where, floor=post.floor, last=last)
             )
         last = post.floor
         seen.add(post.post_id)
     if page == 1 and posts[0].floor != 1:
         raise ParseError(
-            f"{source}: page 1 begins with floor {posts[0].floor}, not the thread's opening post."
+            tr("{source}: page 1 begins with floor {floor}, not the thread's opening post.",
+               source=source, floor=posts[0].floor)
         )
 
 
@@ -453,30 +499,28 @@ def parse_comments(
     at (``Page.clock``), ``at`` when the forum answered."""
     data = _answer(body, content_type, source)
     if data.get("Version") != VERSION:
-        raise ApiUnavailable(
-            f"{source}: its mobile interface answered version {shown_value(data.get('Version'))}, "
-            f"not {VERSION}"
-        )
+        raise ApiUnavailable(_unavailable(source, _version_said(data.get("Version"))))
     _refusal(data, source)
     variables = _object(data.get("Variables"), source, "Variables")
     if str(variables.get("tid") or "") != tid or str(variables.get("pid") or "") != pid:
-        raise ParseError(f"{source}: the answer is not of post {pid} of thread {tid}.")
+        raise ParseError(tr("{source}: the answer is not of post {post} of thread {thread}.",
+                            source=source, post=pid, thread=tid))  # fmt: skip
     shown = variables.get("comments")
     items = shown.get(pid, []) if isinstance(shown, dict) else []
     if shown not in (None, [], "") and not isinstance(shown, dict):
-        raise ParseError(f"{source}: the answer's 点评 are {shown_value(shown)}.")
+        raise ParseError(_comments_are(source, shown))
     if not isinstance(items, list) or len(items) > COMMENTS_PER_PAGE:
         raise ParseError(
-            f"{source}: the answer holds {shown_value(items)} as the 点评 of a page of "
-            f"{COMMENTS_PER_PAGE}; it cannot be right."
-        )
+            tr("{source}: the answer holds {value} as the 点评 of a page of {n}; it cannot be "
+               "right.", source=source, value=shown_value(items), n=COMMENTS_PER_PAGE)
+        )  # fmt: skip
     return comment_list(items, tid, pid, tz, clock, at, source)
 
 
 def comment_total(body: bytes, content_type: str | None, *, source: str) -> int:
     """How many 点评 a ``viewcomment`` answer says its floor has (its ``count``)."""
     variables = _object(_answer(body, content_type, source).get("Variables"), source, "Variables")
-    return _count(variables.get("count"), source, "点评 count")
+    return _count(variables.get("count"), source, tr("点评 count"))
 
 
 # -- version 1: the edit marks version 4 strips ------------------------------------------------
@@ -496,14 +540,15 @@ def edit_marks(
     variables = _object(data.get("Variables"), source, "Variables")
     raw = variables.get("postlist")
     if not isinstance(raw, list):
-        raise ParseError(f"{source}: the interface's answer holds no posts.")
+        raise ParseError(_no_posts(source))
     marks: dict[str, Edit | None] = {}
     for item in raw:
         if not isinstance(item, dict) or not str(item.get("pid") or "").isdigit():
-            raise ParseError(f"{source}: a post without its id.")
+            raise ParseError(tr("{source}: a post without its id.", source=source))
         message = item.get("message")
         body_node = fragment(message if isinstance(message, str) else "")
-        mark, _ = edit_mark(list(body_node.css("i")), tz, f"{source}, post {item['pid']}")
+        where = tr("{source}, post {post}", source=source, post=item["pid"])
+        mark, _ = edit_mark(list(body_node.css("i")), tz, where)
         marks[str(item["pid"])] = mark
     return marks
 

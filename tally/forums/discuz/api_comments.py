@@ -26,6 +26,7 @@ from tally.forums.base import missing_field
 from tally.forums.discuz.api_posts import fragment, ident, shown_value
 from tally.forums.htmltext import font_flags, node_text
 from tally.forums.timeparse import Printed, parse_forum_time
+from tally.i18n import tr
 from tally.model import Comment
 from tally.times import instant
 
@@ -43,17 +44,19 @@ def comment_list(
     found = []
     for item in items:
         if not isinstance(item, dict):
-            raise ParseError(f"{where}: a 点评 of the answer is {shown_value(item)}.")
-        cid = ident(item.get("id"), f"{where}: a 点评", "id")
-        said = f"{where}, 点评 {cid}"
+            raise ParseError(tr("{where}: a 点评 of the answer is {value}.", where=where,
+                                value=shown_value(item)))  # fmt: skip
+        cid = ident(item.get("id"), tr("{where}: a 点评", where=where), "id")
+        said = tr("{where}, 点评 {comment}", where=where, comment=cid)
         if str(item.get("pid", pid)) != pid or str(item.get("tid", tid)) != tid:
-            raise ParseError(f"{said} is of another post ({shown_value(item.get('pid'))}).")
+            raise ParseError(tr("{where} is of another post ({post}).", where=said,
+                                post=shown_value(item.get("pid"))))  # fmt: skip
         name, shown, words = item.get("author"), item.get("dateline"), item.get("comment")
         if not isinstance(name, str) or not name.strip():
-            raise missing_field(said, "author")
+            raise missing_field(said, tr("author"))
         if not isinstance(shown, str) or not isinstance(words, str):
-            raise missing_field(said, "time" if not isinstance(shown, str) else "text")
-        uid = ident(item.get("authorid"), said, "author's uid (authorid)", zero=True)
+            raise missing_field(said, tr("time") if not isinstance(shown, str) else tr("text"))
+        uid = ident(item.get("authorid"), said, tr("author's uid (authorid)"), zero=True)
         body = fragment(words)
         found.append(
             Comment(
@@ -103,23 +106,25 @@ def comment_time(
     if m is not None:
         n = int(m.group("n") or 0)
         if n > 60:
-            raise ParseError(f"{where}: its time {said!r} cannot be (Discuz! counts to 60).")
+            raise ParseError(tr("{where}: its time {time} cannot be (Discuz! counts to 60).",
+                                where=where, time=repr(said)))  # fmt: skip
         # ``at`` less N is the latest it can have been posted (Discuz! counts whole minutes
         # down): read in that minute, a 点评 after the close is never read as before it.
         ago = timedelta(seconds=n) if m.group("unit") != "分钟" else timedelta(minutes=n)
         return _minute(instant((at - ago).astimezone(tz)))
     if _COARSE.fullmatch(said):
         raise ApiUnavailable(
-            f"{where}: its mobile interface shows this 点评's time only as {said!r}, not to "
-            "the minute"
+            tr("{where}: its mobile interface shows this 点评's time only as {time}, not to the "
+               "minute", where=where, time=repr(said))
         )
     if clock is None:
         if _DAYS_AGO.fullmatch(said) or _CLOCK.search(said):
             raise ApiUnavailable(
-                f"{where}: its mobile interface shows this 点评's time as {said!r}, in a zone "
-                "its answer does not tell"
+                tr("{where}: its mobile interface shows this 点评's time as {time}, in a zone "
+                   "its answer does not tell", where=where, time=repr(said))
             )
-        raise ParseError(f"{where}: its time {said!r} is not a time tally can read.")
+        raise ParseError(tr("{where}: its time {time} is not a time tally can read.",
+                            where=where, time=repr(said)))  # fmt: skip
     days = _DAYS_AGO.fullmatch(said)
     if days is not None:
         back = 1 if days.group("day") == "昨天" else 2
@@ -127,9 +132,12 @@ def comment_time(
         date = at.astimezone(timezone(clock.utcoffset(at) or timedelta())).date()
         date -= timedelta(days=back)
         said = f"{date.year}-{date.month}-{date.day} {days.group('rest')}"
-    when = _minute(parse_forum_time(said, clock, what=f"{where}: time"))
+    when = _minute(parse_forum_time(said, clock, what=tr("{where}: time", where=where)))
     if when > at:
-        raise ParseError(f"{where}: its time {said!r} is after the forum's answer ({at:%H:%M}).")
+        raise ParseError(
+            tr("{where}: its time {time} is after the forum's answer ({answered}).",
+               where=where, time=repr(said), answered=at.strftime("%H:%M"))
+        )
     return when
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from tally.errors import ParseError
 from tally.forums.base import missing_field
 from tally.forums.htmltext import Node, font_flags, html_tree, node_text
+from tally.i18n import tr
 from tally.model import HIDE_CODE, UNKNOWN_EDIT, UNKNOWN_LARGE_FONT, Post, Quote
 from tally.times import from_unix
 
@@ -60,7 +61,8 @@ def ident(value: object, where: str, name: str, *, zero: bool = False) -> str:
         raise missing_field(where, name)
     text = str(value).strip()
     if not (text.isascii() and text.isdigit()) or len(text) > 18 or (int(text) == 0 and not zero):
-        raise ParseError(f"{where}: its {name} {shown_value(value)} is not one.")
+        raise ParseError(tr("{where}: its {name} {value} is not one.", where=where, name=name,
+                            value=shown_value(value)))  # fmt: skip
     return str(int(text))
 
 
@@ -85,19 +87,22 @@ class Reading:
 def read_post(raw: object, reading: Reading) -> Post:
     """One entry of ``Variables.postlist``, without its 点评."""
     if not isinstance(raw, dict):
-        raise ParseError(f"{reading.source}: a post of the answer is {shown_value(raw)}.")
-    pid = ident(raw.get("pid"), f"{reading.source}: a post", "id (pid)")
-    where = f"{reading.source}, post {pid}"
+        raise ParseError(tr("{source}: a post of the answer is {value}.", source=reading.source,
+                            value=shown_value(raw)))  # fmt: skip
+    pid = ident(raw.get("pid"), tr("{source}: a post", source=reading.source), tr("id (pid)"))
+    where = tr("{source}, post {post}", source=reading.source, post=pid)
     if str(raw.get("tid", reading.thread_id)) != reading.thread_id:
-        raise ParseError(f"{where} is of thread {shown_value(raw.get('tid'))}.")
-    floor = int(ident(raw.get("position"), where, "floor (position)"))
-    uid = ident(raw.get("authorid"), where, "author's uid (authorid)", zero=True)
-    time = from_unix(ident(raw.get("dbdateline"), where, "time (dbdateline)"), reading.tz, where)
+        raise ParseError(tr("{where} is of thread {thread}.", where=where,
+                            thread=shown_value(raw.get("tid"))))  # fmt: skip
+    floor = int(ident(raw.get("position"), where, tr("floor (position)")))
+    uid = ident(raw.get("authorid"), where, tr("author's uid (authorid)"), zero=True)
+    stamp = ident(raw.get("dbdateline"), where, tr("time (dbdateline)"))
+    time = from_unix(stamp, reading.tz, where)
     message = raw.get("message")
     if not isinstance(message, str):
-        raise missing_field(where, "message")
+        raise missing_field(where, tr("message"))
     author = _author(raw, where)
-    status = int(ident(raw.get("status") or "0", where, "status", zero=True))
+    status = int(ident(raw.get("status") or "0", where, tr("status"), zero=True))
     words = read_message(message)
     hidden, text = _hidden(raw, reading, uid, floor, status, message, words)
     groupid = str(raw.get("groupid") or "")
@@ -127,7 +132,7 @@ def _author(raw: Mapping[str, Any], where: str) -> str:
         return "匿名"
     name = raw.get("author")
     if not isinstance(name, str) or not name.strip():
-        raise missing_field(where, "author")
+        raise missing_field(where, tr("author"))
     return html.unescape(name).strip()
 
 

@@ -12,6 +12,7 @@ from datetime import tzinfo
 from tally.forums.discuz.shown import exact_time
 from tally.forums.htmltext import Node, font_flags, node_text, seen_text, tidy_text
 from tally.forums.timeparse import parse_forum_time
+from tally.i18n import tr
 from tally.model import HIDE_CODE, Edit, Quote
 
 _PID = re.compile(r"[?&]pid=(\d+)")
@@ -129,7 +130,7 @@ def edit_mark(found: list[Node], tz: tzinfo, where: str) -> tuple[Edit | None, b
     if stamp is None:
         return None, False
     raw = exact_time(mark) or text[stamp.start() :]
-    at = parse_forum_time(raw, tz, what=f"{where}: edit time")
+    at = parse_forum_time(raw, tz, what=tr("{where}: edit time", where=where))
     mark.decompose()
     return Edit(by=_editor(text[: stamp.start()]), at=at), legacy
 

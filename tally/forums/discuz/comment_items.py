@@ -12,6 +12,7 @@ from tally.forums.base import field_value, missing_field
 from tally.forums.discuz.shown import exact_time, named_link
 from tally.forums.htmltext import Node, font_flags, node_text
 from tally.forums.timeparse import read_forum_time
+from tally.i18n import tr
 from tally.model import Comment
 
 # The 下一页 link under a floor's 点评 when it holds more than the page shows.
@@ -36,6 +37,9 @@ def comment_items(items: Sequence[Node], tz: tzinfo, where: str) -> list[Comment
     """Each 点评 of ``items`` (its ``div.pstl``), in the order shown (newest first): the
     thread page's and the commentmore answer's are the same markup but for a class."""
     found = []
+    # What names a 点评 and its time, translated once for the list, filled for each.
+    said, said_time = tr("{where}: a 点评", where=where), tr("{where}: 点评 time", where=where)
+    text, time_field = tr("text"), tr("time")
     for item in items:
         if item.css_first("div.psta") is None and item.css_first("i.cmstarv") is not None:
             # The 点评观点 summary (each item's mean score as stars), which Discuz! writes as
@@ -44,12 +48,12 @@ def comment_items(items: Sequence[Node], tz: tzinfo, where: str) -> list[Comment
             continue
         link = item.css_first("div.psta a.xi2") or item.css_first("div.psta a:last-child")
         if link is None or not link.text().strip():
-            raise missing_field(f"{where}: a 点评", "author")
+            raise missing_field(said, tr("author"))
         name, uid = named_link(link)
-        body = field_value(item.css_first("div.psti"), f"{where}: a 点评", "text")
-        stamp = field_value(body.css_first("span.xg1"), f"{where}: a 点评", "time")
+        body = field_value(item.css_first("div.psti"), said, text)
+        stamp = field_value(body.css_first("span.xg1"), said, time_field)
         raw = exact_time(stamp) or stamp.text()
-        time, minutes = read_forum_time(raw, tz, what=f"{where}: 点评 time")
+        time, minutes = read_forum_time(raw, tz, what=said_time)
         stamp.decompose()
         red = font_flags(body)[0]
         found.append(CommentItem(name, uid, time, node_text(body), minutes, red))

@@ -26,6 +26,7 @@ from tally.forums.boards import Boards
 from tally.forums.discuz.comment_items import CommentItem, comment_items, numbered
 from tally.forums.discuz.pager import highest_page, stated_pages
 from tally.forums.htmltext import html_tree, node_text
+from tally.i18n import tr
 from tally.model import Post, ThreadRef
 
 # More pages of 点评 than this under one floor is no game's thread.
@@ -51,7 +52,8 @@ def comment_request(ref: ThreadRef, post: Post, number: int, *, past_robots: boo
         f"{ref.base}forum.php?mod=misc&{_COMMENT_SCRIPT}&tid={ref.thread_id}"
         f"&pid={post.post_id}&page={number}&inajax=1"
     )
-    what = f"page {number} of the 点评 of floor {post.floor} (post {post.post_id})"
+    what = tr("page {page} of the 点评 of floor {floor} (post {post})", page=number,
+              floor=post.floor, post=post.post_id)  # fmt: skip
     return Request(url, what=what, past_robots=past_robots)
 
 
@@ -62,10 +64,15 @@ def parse_comment_answer(text: str, tz: tzinfo, where: str) -> tuple[list[Commen
     if m is None:
         title = html_tree(text).css_first("title")
         shown = " ".join(node_text(title).split())[:80] if title is not None else ""
+        if shown:
+            raise FetchError(
+                tr("{where}: the forum answered with a web page, not its list of 点评 (titled "
+                   "{title}); open the floor's 点评 in a browser, or count the day by hand.",
+                   where=where, title=repr(shown))
+            )
         raise FetchError(
-            f"{where}: the forum answered with a web page, not its list of 点评"
-            + (f" (titled {shown!r})" if shown else "")
-            + "; open the floor's 点评 in a browser, or count the day by hand."
+            tr("{where}: the forum answered with a web page, not its list of 点评; open the "
+               "floor's 点评 in a browser, or count the day by hand.", where=where)
         )
     tree = html_tree(f"<html><body>{m.group(1)}</body></html>")
     items = tree.css("div.pstl")
@@ -76,14 +83,19 @@ def parse_comment_answer(text: str, tz: tzinfo, where: str) -> tuple[list[Commen
         said = " ".join(node_text(tree.body).split()) if tree.body is not None else ""
         if "速度过快" in said or "刷新间隔" in said:
             raise FetchError(
-                f"{where}: the forum refused tally for asking too fast (its 频繁刷新限制 wants "
-                "two seconds between requests); set politeness = 2 in the config file "
-                "(docs/config.md) and run again."
+                tr("{where}: the forum refused tally for asking too fast (its 频繁刷新限制 wants "
+                   "two seconds between requests); set politeness = 2 in the config file "
+                   "(docs/config.md) and run again.", where=where)
+            )
+        if said:
+            raise FetchError(
+                tr("{where}: the forum answered with no 点评 but its message {message}; count "
+                   "the day by hand, or ask the board's admin why.", where=where,
+                   message=repr(said[:160]))
             )
         raise FetchError(
-            f"{where}: the forum answered with no 点评"
-            + (f" but its message {said[:160]!r}" if said else "")
-            + "; count the day by hand, or ask the board's admin why."
+            tr("{where}: the forum answered with no 点评; count the day by hand, or ask the "
+               "board's admin why.", where=where)
         )
     count = 1
     if pager is not None:
@@ -105,12 +117,13 @@ def with_every_comment(
     first = comment_request(ref, post, 1, past_robots=allowed)
     if not allowed and not get.allows(first.url):
         raise FetchError(
-            f"floor {post.floor} (post {post.post_id}) has more 点评 than the page shows "
-            "(Discuz! shows 5 a floor unless the board says otherwise), and the forum serves the "
-            "rest only from its commentmore script, which its robots.txt closes to tally: if "
-            "the board's admin lets tally read it, say so in a board profile for "
-            f"{host} (comment_pages = true; docs/boards.md); else ask the admin to show more "
-            "点评 a floor (点评条目数, commentnumber), or count the day by hand."
+            tr("floor {floor} (post {post}) has more 点评 than the page shows (Discuz! shows 5 a "
+               "floor unless the board says otherwise), and the forum serves the rest only from "
+               "its commentmore script, which its robots.txt closes to tally: if the board's "
+               "admin lets tally read it, say so in a board profile for {host} (comment_pages = "
+               "true; docs/boards.md); else ask the admin to show more 点评 a floor (点评条目数, "
+               "commentnumber), or count the day by hand.", floor=post.floor,
+               post=post.post_id, host=host)
         )
     # A 点评 added or deleted while the pages are read moves the others across pages (a
     # delete on page 2 after it was read takes page 3's first to page 2, and no page read
@@ -122,9 +135,9 @@ def with_every_comment(
             return replace(post, comments=numbered(items, post.post_id), comments_cut=False)
         before = items
     raise FetchError(
-        f"the 点评 of floor {post.floor} (post {post.post_id}) changed each of the {_PASSES} "
-        "times tally read them; run again in a minute."
-    )
+        tr("the 点评 of floor {floor} (post {post}) changed each of the {n} times tally read "
+           "them; run again in a minute.", floor=post.floor, post=post.post_id, n=_PASSES)
+    )  # fmt: skip
 
 
 def _read(
@@ -135,8 +148,9 @@ def _read(
     items, pages = parse_comment_answer(get(first).text(first.url), tz, first.name)
     if pages > MAX_COMMENT_PAGES:
         raise FetchError(
-            f"{first.name}: the forum says {pages} pages of 点评, more than tally reads "
-            f"({MAX_COMMENT_PAGES}); count the day by hand."
+            tr("{where}: the forum says {pages} pages of 点评, more than tally reads ({most}); "
+               "count the day by hand.", where=first.name, pages=pages,
+               most=MAX_COMMENT_PAGES)
         )
     per_page = len(items)
     found = list(items)

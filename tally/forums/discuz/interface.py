@@ -35,14 +35,15 @@ from tally.forums.discuz.api import (
 )
 from tally.forums.discuz.api_secrets import scrub
 from tally.forums.http import REDIRECTS
+from tally.i18n import N_, tr
 from tally.model import Comment, Edit, Page, Post, ThreadRef
 
 
 class DiscuzApi(Api):
-    title = "its JSON for mobile clients (api/mobile, version 4)"
+    title = N_("its JSON for mobile clients (api/mobile, version 4)")
 
     def probe_request(self, ref: ThreadRef) -> Request:
-        return Request(check_url(ref.base), what="its mobile interface's check",
+        return Request(check_url(ref.base), what=tr("its mobile interface's check"),
                        past_robots=True, redirects=False)  # fmt: skip
 
     def probe(self, ref: ThreadRef, body: bytes, content_type: str | None) -> str | None:
@@ -58,8 +59,9 @@ class DiscuzApi(Api):
         self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo, boards: Boards | None = None
     ) -> Page:
         url = thread_url(ref, page=number)
-        request = Request(url, what=f"page {number} of thread {ref.thread_id} (its mobile JSON)",
-                          page=number, past_robots=True, redirects=False)  # fmt: skip
+        what = tr("page {page} of thread {thread} (its mobile JSON)", page=number,
+                  thread=ref.thread_id)  # fmt: skip
+        request = Request(url, what=what, page=number, past_robots=True, redirects=False)
         answer = _answered(get, request)
         page = parse_thread(
             answer.body, answer.content_type, source=url, ref=ref, tz=tz, asked_page=number,
@@ -81,9 +83,10 @@ class DiscuzApi(Api):
         marks: dict[str, Edit | None] = {}
         for page in pages:
             url = thread_url(ref, page=page.page).replace(f"version={VERSION}", "version=1")
-            request = Request(url, what=f"page {page.page} of thread {ref.thread_id} (its "
-                              "mobile JSON, version 1: the edit marks)", page=page.page,
-                              past_robots=True, redirects=False)  # fmt: skip
+            what = tr("page {page} of thread {thread} (its mobile JSON, version 1: the edit "
+                      "marks)", page=page.page, thread=ref.thread_id)  # fmt: skip
+            request = Request(url, what=what, page=page.page, past_robots=True,
+                              redirects=False)  # fmt: skip
             answer = _answered(get, request)
             marks.update(edit_marks(answer.body, answer.content_type, source=url,
                                     tz=page.clock or tz))  # fmt: skip
@@ -107,7 +110,8 @@ def _answered(get: Getter, request: Request) -> Answer:
     if answer.status in REDIRECTS:
         answer = get(request)
     if answer.status in REDIRECTS:
-        raise ApiUnavailable(f"{request.url}: its mobile interface answered a redirect twice")
+        raise ApiUnavailable(tr("{url}: its mobile interface answered a redirect twice",
+                                url=request.url))  # fmt: skip
     return answer
 
 
@@ -121,7 +125,8 @@ def _every_comment(
     number = 1
     while total is None or len(found) < total:
         url = comment_url(ref.base, ref.thread_id, post.post_id, number)
-        what = f"page {number} of the 点评 of floor {post.floor} of thread {ref.thread_id}"
+        what = tr("page {page} of the 点评 of floor {floor} of thread {thread}", page=number,
+                  floor=post.floor, thread=ref.thread_id)  # fmt: skip
         request = Request(url, what=what, past_robots=True, redirects=False)
         answer = _answered(get, request)
         total = comment_total(answer.body, answer.content_type, source=url)
@@ -136,9 +141,9 @@ def _every_comment(
     comments = number_comments(post.post_id, found)
     if len(comments) < (total or 0):
         raise ApiUnavailable(
-            f"floor {post.floor} of thread {ref.thread_id} has {total} 点评 and its mobile "
-            f"interface gave {len(comments)}"
-        )
+            tr("floor {floor} of thread {thread} has {total} 点评 and its mobile interface gave "
+               "{n}", floor=post.floor, thread=ref.thread_id, total=total, n=len(comments))
+        )  # fmt: skip
     return dataclasses.replace(post, comments=comments, comments_cut=False)
 
 

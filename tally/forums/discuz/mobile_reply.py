@@ -37,17 +37,18 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from tally.errors import FetchError, HeldPost, MaybePosted, PostError
+from tally.errors import FetchError, MaybePosted, PostError
 from tally.forums.discuz.reply import (
-    MODERATED,
     codec,
     form_body,
+    held,
     refused,
     system_error,
     unknown_answer,
 )
 from tally.forums.http import Response
 from tally.forums.replies import INTERFACE, Accepted, Ask, ReplyForm, Submit, Unserved
+from tally.i18n import tr
 from tally.model import ThreadRef
 
 API = "api/mobile/index.php?version=4"
@@ -69,7 +70,14 @@ _REFUSALS = {
 }
 # What ``module=secure&type=post`` names when a post must carry a person's answer.
 _ASKS = (("seccode", "验证码"), ("secqaa", "验证问答"))
-_OFF = "the board does not serve Discuz!'s mobile interface (api/mobile/index.php: {})"
+
+
+def _off(why: str) -> Unserved:
+    """Why the board does not serve the interface's form (``why``: a clause)."""
+    return Unserved(
+        tr("the board does not serve Discuz!'s mobile interface (api/mobile/index.php: {why})",
+           why=why)
+    )
 
 
 def interface_form(ref: ThreadRef, ask: Ask) -> ReplyForm | Unserved:
@@ -79,20 +87,20 @@ def interface_form(ref: ThreadRef, ask: Ask) -> ReplyForm | Unserved:
     try:
         check = _object(ask(check_url))
         if isinstance(check, str):
-            return Unserved(_OFF.format(f"its check answers {check}"))
+            return _off(tr("its check answers {what}", what=check))
         if str(check.get("version")) != "4":
-            return Unserved(_OFF.format("its check answers no version 4"))
+            return _off(tr("its check answers no version 4"))
         url = f"{ref.base}{API}&module=viewthread&tid={ref.thread_id}&page=1&ppp=1"
         answer = ask(url)
         if _moved(answer, url):  # the first request after a deletion: asked again once
             answer = ask(url)
     except FetchError as exc:
-        return Unserved(_OFF.format(f"asking it failed: {str(exc).rstrip('.')}"))
+        return _off(tr("asking it failed: {why}", why=str(exc).rstrip(".。")))
     if _moved(answer, url):
-        return Unserved(_OFF.format("its viewthread answers a redirect to a page"))
+        return _off(tr("its viewthread answers a redirect to a page"))
     got = _object(answer)
     if isinstance(got, str):
-        return Unserved(_OFF.format(f"its viewthread answers {got}"))
+        return _off(tr("its viewthread answers {what}", what=got))
     form = _form(ref, url, got, check.get("charset"))
     if isinstance(form, ReplyForm):
         return replace(form, asks=_asks(ref, ask))
@@ -104,17 +112,17 @@ def _form(ref: ThreadRef, url: str, got: dict[str, Any], charset: object) -> Rep
     if not isinstance(variables, dict):
         error = got.get("error")
         what = f'{{"error": {error}}}' if isinstance(error, str) and _KEY.fullmatch(error) else (
-            "JSON without its Variables")
-        return Unserved(_OFF.format(f"its viewthread answers {what}"))
+            tr("JSON without its Variables"))
+        return _off(tr("its viewthread answers {what}", what=what))
     formhash, uid = variables.get("formhash"), variables.get("member_uid")
     if not (isinstance(formhash, str) and formhash.isascii() and formhash.isalnum()):
-        return Unserved(_OFF.format("its viewthread answers no form hash"))
+        return _off(tr("its viewthread answers no form hash"))
     if not (isinstance(uid, str) and uid.isascii() and uid.isdigit()):
-        return Unserved(_OFF.format("its viewthread answers no member"))
+        return _off(tr("its viewthread answers no member"))
     name = variables.get("member_username")
     said = got.get("Charset") or charset or "utf-8"
     if not isinstance(said, str) or not _CHARSET.fullmatch(said) or not _known(codec(said)):
-        return Unserved(_OFF.format("its viewthread names a charset tally does not know"))
+        return _off(tr("its viewthread names a charset tally does not know"))
     return ReplyForm(
         action=f"{ref.base}{API}&module=sendreply&tid={ref.thread_id}&replysubmit=yes",
         fields=(("formhash", formhash),),
@@ -173,7 +181,7 @@ def read_sent(status: int, body: bytes, link: Callable[[str], str]) -> Accepted:
         assert isinstance(pid, str)
         return Accepted(pid, link(pid))
     if key == "post_reply_mod_succeed":
-        raise HeldPost(MODERATED)
+        raise held()
     if key in _REFUSALS:
         raise PostError(refused(_REFUSALS[key], key))
     named = f"{key} (HTTP {status})" if _KEY.fullmatch(key) else f"HTTP {status}"
@@ -203,8 +211,8 @@ def _object(answer: Response) -> dict[str, Any] | str:
         return data
     head = answer.body[:4096].lower()
     if b"<html" in head or b"<!doctype" in head:
-        return "an HTML page"
-    return "something that is not JSON" if data is None else "JSON that is no object"
+        return tr("an HTML page")
+    return tr("something that is not JSON") if data is None else tr("JSON that is no object")
 
 
 def _moved(answer: Response, url: str) -> bool:

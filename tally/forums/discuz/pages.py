@@ -35,6 +35,7 @@ from tally.forums.fields import Diagnosis
 from tally.forums.htmltext import Node, html_tree, node_text
 from tally.forums.out_of_place import place_of
 from tally.forums.timeparse import Printed
+from tally.i18n import N_, tr
 from tally.model import Page, Post, origin_of
 
 REWRITE = re.compile(r"/thread-([0-9]{1,18})-([0-9]+)-[0-9]+\.html$")
@@ -53,9 +54,9 @@ _SITEURL = re.compile(r"SITEURL\s*=\s*'(https?://[^']+)'")
 # What the savers write at the top of a page they keep: Internet Explorer and Chrome's
 # "Save as, complete", HTTrack, SingleFile.
 _SAVED = (
-    (re.compile(r"<!--\s*saved from url=\(\d+\)(\S+?)\s*-->"), "a browser's saved-from mark"),
-    (re.compile(r"<!--\s*Mirrored from (\S+) by HTTrack"), "HTTrack's mirrored-from mark"),
-    (re.compile(r"Page saved with SingleFile\s*\n\s*url:\s*(\S+)"), "SingleFile's url mark"),
+    (re.compile(r"<!--\s*saved from url=\(\d+\)(\S+?)\s*-->"), N_("a browser's saved-from mark")),
+    (re.compile(r"<!--\s*Mirrored from (\S+) by HTTrack"), N_("HTTrack's mirrored-from mark")),
+    (re.compile(r"Page saved with SingleFile\s*\n\s*url:\s*(\S+)"), N_("SingleFile's url mark")),
 )
 # The footer's clock: "GMT+8, 2026-12-1 17:03", "GMT, …" (offset 0), "GMT-3.5, …".
 _FOOTER_ZONE = re.compile(
@@ -66,10 +67,6 @@ _REPLIES = re.compile(r"回复:?\s*(\d+)")
 # X3.5's lock beside the title (its thread lists' own lock icons are fic6).
 _LOCK_ICON = "i.fico-lock"
 _REPLIES_HTML = re.compile(r'回复:</span>\s*<span class="xi1">(\d+)</span>')
-_LOG_IN = (
-    "if your account may read it, pass --cookies FILE, exported from a browser that is "
-    "logged in to the forum"
-)
 # Markers of pages that stand between a guest and the thread.
 _CHALLENGES = (
     "Just a moment...",
@@ -84,13 +81,13 @@ _CHALLENGES = (
 )
 # Links and forms that carry the thread's id, most stable first (every version writes them).
 _TID_PLACES = (
-    ("link[rel='canonical']", "href", "the canonical link"),
-    ("a[id^='postnum']", "href", "a floor's own link (postnum)"),
-    ("form#fastpostform", "action", "the fast-reply form"),
-    ("form[action*='tid=']", "action", "a reply form"),
-    ("a[href*='repquote=']", "href", "a quote link"),
-    ("a[href*='rtype=post']", "href", "a report link"),
-    ("a[href*='authorid=']", "href", "the 只看该作者 link"),
+    ("link[rel='canonical']", "href", N_("the canonical link")),
+    ("a[id^='postnum']", "href", N_("a floor's own link (postnum)")),
+    ("form#fastpostform", "action", N_("the fast-reply form")),
+    ("form[action*='tid=']", "action", N_("a reply form")),
+    ("a[href*='repquote=']", "href", N_("a quote link")),
+    ("a[href*='rtype=post']", "href", N_("a report link")),
+    ("a[href*='authorid=']", "href", N_("the 只看该作者 link")),
 )
 
 
@@ -114,17 +111,18 @@ class DiscuzPages(Pages):
         head = body[:8000]
         if b"Discuz! Archiver" in head or (b"archiver/" in head and b'id="content"' in body):
             return InputError(
-                f"{source} is the forum's archiver view of a thread (archiver/tid-N.html), "
-                "without floor numbers or post ids; save the thread's own pages "
-                "(forum.php?mod=viewthread&tid=N) instead."
+                tr("{source} is the forum's archiver view of a thread (archiver/tid-N.html), "
+                   "without floor numbers or post ids; save the thread's own pages "
+                   "(forum.php?mod=viewthread&tid=N) instead.", source=source)
             )
         # The touch template loads its own style sheet (X3: static/image/mobile/); X3.5
         # names Discuz! only in its head.
         touch = b"static/image/mobile" in head
         if (b"Discuz!" in body[-4000:] or b"Discuz!" in head) and (b"mobile=2" in body or touch):
             return InputError(
-                f"{source} is the forum's mobile view of a thread (mobile=2); save the "
-                "desktop pages (forum.php?mod=viewthread&tid=N, 电脑版) instead."
+                tr("{source} is the forum's mobile view of a thread (mobile=2); save the "
+                   "desktop pages (forum.php?mod=viewthread&tid=N, 电脑版) instead.",
+                   source=source)
             )
         return None
 
@@ -133,16 +131,18 @@ class DiscuzPages(Pages):
     ) -> Page:
         if "显示全部楼层" in text and "authorid=" in text:
             raise InputError(
-                f"{source} is the forum's 只看该作者 view (one author's posts, &authorid=); "
-                "save the thread's own pages, with every author's posts, instead."
+                tr("{source} is the forum's 只看该作者 view (one author's posts, &authorid=); "
+                   "save the thread's own pages, with every author's posts, instead.",
+                   source=source)
             )
         page = self.parse_page(text, tz, source=source, boards=boards)
         cut = next((p for p in page.posts if p.comments_cut), None)
         if cut is not None:
             raise InputError(
-                f"{source}: floor {cut.floor} shows only the newest of its 点评, and a saved "
-                "page holds no more (the forum serves the rest from its commentmore script); "
-                "count from the thread's URL, or by hand."
+                tr("{source}: floor {floor} shows only the newest of its 点评, and a saved "
+                   "page holds no more (the forum serves the rest from its commentmore "
+                   "script); count from the thread's URL, or by hand.", source=source,
+                   floor=cut.floor)
             )
         return page
 
@@ -257,7 +257,7 @@ class DiscuzPages(Pages):
         nodes = self.post_nodes(page)
         if not nodes:
             message = self.error_page(text, source)
-            why = str(message) if message is not None else (
+            why = str(message) if message is not None else tr(
                 "it holds no posts tally can find (div#post_N, table#pidN, or a board "
                 "profile's post selectors)."
             )  # fmt: skip
@@ -302,12 +302,14 @@ def _unstick(
     if any(a.time > b.time for a, b in itertools.pairwise(rest)):
         # A 12-hour clock without its marker reads times out of order: say that, if so.
         check_clock(rest, page.board.zone or page.tz, source)
-        raise _cannot_unstick(source, first, "the page's other posts do not stand in time order")
+        raise _cannot_unstick(
+            source, first, tr("the page's other posts do not stand in time order")
+        )
     order = list(rest)
     for post in sorted((p for p in posts if p.post_id in stuck), key=lambda p: int(p.post_id)):
         at = place_of(order, post)
         if at is None:
-            why = "the posts of its second do not stand in the order of their ids"
+            why = tr("the posts of its second do not stand in the order of their ids")
             raise _cannot_unstick(source, post.post_id, why)
         order.insert(at, post)
     return tuple(
@@ -317,9 +319,9 @@ def _unstick(
 
 def _cannot_unstick(source: str, pid: str, why: str) -> ParseError:
     return ParseError(
-        f"{source}: post {pid} is stuck to the top of page 1 (置顶回复) and numbered by its "
-        f"place there, and {why}, so its own floor cannot be told; read the page once a "
-        "moderator has unstuck it (解除置顶)."
+        tr("{source}: post {post} is stuck to the top of page 1 (置顶回复) and numbered by its "
+           "place there, and {why}, so its own floor cannot be told; read the page once a "
+           "moderator has unstuck it (解除置顶).", source=source, post=pid, why=why)
     )
 
 
@@ -356,7 +358,7 @@ def saved_from(text: str) -> tuple[str, str] | None:
         m = pattern.search(head)
         if m:
             url = m.group(1)
-            return (url if "://" in url else f"http://{url}"), said
+            return (url if "://" in url else f"http://{url}"), tr(said)
     return None
 
 
@@ -391,24 +393,36 @@ def _forum_message(tree: Any, text: str, source: str) -> NotAThreadError | None:
     message_node = tree.css_first("#messagetext p") or tree.css_first("#messagetext")
     if message_node is not None:
         message = node_text(message_node)
-        kind: type[NotAThreadError] = NotAThreadError
-        if "权限" in message:
-            why, hint = "the forum does not let a guest read this thread", _LOG_IN
-        elif "登录" in message or tree.css_first("#messagelogin") is not None:
-            why, hint = "the forum shows this thread only to a logged-in account", _LOG_IN
-        elif "不存在" in message or "删除" in message:
-            why = "the thread does not exist or was deleted, or it is hidden"
-            hint, kind = "check the tid in the URL", ThreadGoneError
-        else:
-            why, hint = "the forum shows a message instead of the thread", "read it in a browser"
-        return kind(f"{source}: {why} (the forum says “{message}”); {hint}.")
+        return _message_said(tree, message, source)
     for marker in _CHALLENGES:
         if marker in text:
             return NotAThreadError(
-                f"{source}: the forum answered with an anti-scraping check instead of the thread; "
-                "open the thread in a browser, save its pages and run tally on the saved files."
+                tr("{source}: the forum answered with an anti-scraping check instead of the "
+                   "thread; open the thread in a browser, save its pages and run tally on the "
+                   "saved files.", source=source)
             )
     return None
+
+
+def _message_said(tree: Any, message: str, source: str) -> NotAThreadError:
+    """The forum's message (quoted as it wrote it) in tally's sentence for what it means."""
+    if "权限" in message:
+        return NotAThreadError(tr(
+            "{source}: the forum does not let a guest read this thread (the forum says "
+            "“{message}”); if your account may read it, pass --cookies FILE, exported from a "
+            "browser that is logged in to the forum.", source=source, message=message))
+    if "登录" in message or tree.css_first("#messagelogin") is not None:
+        return NotAThreadError(tr(
+            "{source}: the forum shows this thread only to a logged-in account (the forum says "
+            "“{message}”); if your account may read it, pass --cookies FILE, exported from a "
+            "browser that is logged in to the forum.", source=source, message=message))
+    if "不存在" in message or "删除" in message:
+        return ThreadGoneError(tr(
+            "{source}: the thread does not exist or was deleted, or it is hidden (the forum "
+            "says “{message}”); check the tid in the URL.", source=source, message=message))
+    return NotAThreadError(tr(
+        "{source}: the forum shows a message instead of the thread (the forum says "
+        "“{message}”); read it in a browser.", source=source, message=message))
 
 
 def _origin(page: PageText) -> str:
@@ -436,18 +450,18 @@ def _thread_id(page: PageText) -> tuple[str | None, str]:
     """Which thread the page is of, and where it says so."""
     for m in _SCRIPT_TID.finditer(page.text):
         if not page.text[m.start() - 1 : m.start()].isalnum():  # not "ptid = …"
-            return m.group(1), "the page's script (tid = parseInt(…))"
+            return m.group(1), tr("the page's script (tid = parseInt(…))")
     for selector, attribute, said in _TID_PLACES:
         for node in page.tree.css(selector):
             tid = _tid_in(node.attributes.get(attribute) or "")
             if tid:
-                return tid, said
+                return tid, tr(said)
     saved = saved_from(page.text)
     if saved is not None:
         tid = _tid_in(saved[0])
         if tid:
             return tid, saved[1]
-    return None, "not on the page: no script, link, form or saved-from mark names the thread"
+    return None, tr("not on the page: no script, link, form or saved-from mark names the thread")
 
 
 def _pager(page: PageText) -> tuple[int, int, str, str]:
@@ -455,30 +469,30 @@ def _pager(page: PageText) -> tuple[int, int, str, str]:
     tree = page.tree
     pager = tree.css_first("div.pg, div.pages")
     current: int | None = None
-    where_current = "no pager: a thread of one page"
+    where_current = tr("no pager: a thread of one page")
     if pager is not None:
         strong = pager.css_first("strong")
         if strong is not None and strong.text().strip().isdecimal():
-            current, where_current = int(strong.text().strip()), "the pager"
+            current, where_current = int(strong.text().strip()), tr("the pager")
     saved = saved_from(page.text) if current is None else None
     if saved is not None:
         m = _PAGE_IN_URL.search(saved[0])
         if m:
             current, where_current = int(next(g for g in m.groups() if g)), saved[1]
     current = current or 1
-    count, where_count = current, "the page's own number (no page count shown)"
+    count, where_count = current, tr("the page's own number (no page count shown)")
     stated = stated_pages(pager) if pager is not None else None
     if stated is not None:
-        return current, max(stated, current), where_current, "the pager's 共 N 页"
+        return current, max(stated, current), where_current, tr("the pager's 共 N 页")
     highest = highest_page(pager) if pager is not None else None
     if highest is not None and highest > count:
-        count, where_count = highest, "the highest page the pager links"
+        count, where_count = highest, tr("the highest page the pager links")
     # Discuz! 6/7's script knows the page count ("var maxpage = 3;"), when its pager
     # (div.pages) does not show the last page.
     legacy = pager is not None and "pages" in (pager.attributes.get("class") or "")
     maxpage = _SCRIPT_MAXPAGE.search(page.text) if legacy and "maxpage" in page.text else None
     if maxpage and int(maxpage.group(1)) > count:
-        count, where_count = int(maxpage.group(1)), "the page's script (maxpage)"
+        count, where_count = int(maxpage.group(1)), tr("the page's script (maxpage)")
     return current, max(count, current), where_current, where_count
 
 
@@ -492,14 +506,16 @@ def _check_places(page: PageText, nodes: Sequence[Node], current: int, count: in
     shown = len(nodes)
     if shown > per_page:
         raise ParseError(
-            f"{page.source} shows {shown} posts, more than the {per_page} a page that board "
-            f"profile {page.board.name} gives; correct its posts_per_page (docs/boards.md)."
+            tr("{source} shows {n} posts, more than the {most} a page that board profile "
+               "{board} gives; correct its posts_per_page (docs/boards.md).",
+               source=page.source, n=shown, most=per_page, board=page.board.name)
         )
     if current < count and shown < per_page:
         raise ParseError(
-            f"{page.source} is page {current} of {count} and shows {shown} posts where the "
-            f"board shows {per_page}: a post was deleted or is hidden, and the theme prints no "
-            "floor numbers, so the floors after it cannot be numbered; read them in a browser."
+            tr("{source} is page {page} of {pages} and shows {n} posts where the board shows "
+               "{most}: a post was deleted or is hidden, and the theme prints no floor numbers, "
+               "so the floors after it cannot be numbered; read them in a browser.",
+               source=page.source, page=current, pages=count, n=shown, most=per_page)
         )
 
 
@@ -531,14 +547,16 @@ def _check_zone(page: PageText) -> datetime | None:
         return printed
     footer = f"GMT{m['off'] or ''}"
     if said != timedelta(hours=float(m["off"] or 0)):
-        footer += f", shifted by whole hours: UTC{_offset(said)}"
+        footer = tr("{footer}, shifted by whole hours: UTC{offset}", footer=footer,
+                    offset=_offset(said))  # fmt: skip
     raise InputError(
-        f"{page.source} prints its times in {footer} (its footer), but tally "
-        f"would read them in {zone} (UTC{_offset(read)}), {_offset(said - read)} h off: "
-        "a member's own 时区 (个人资料 → 设置) shifts every time the forum shows them; "
-        "set the account whose cookies tally reads with back to 使用默认 (the board's), or "
-        "if the board itself is in that zone, say so with timezone in the game file (all "
-        "its days' times are then in it too), a board profile or the config."
+        tr("{source} prints its times in {footer} (its footer), but tally would read them in "
+           "{zone} (UTC{offset}), {off} h off: a member's own 时区 (个人资料 → 设置) shifts every "
+           "time the forum shows them; set the account whose cookies tally reads with back to "
+           "使用默认 (the board's), or if the board itself is in that zone, say so with timezone "
+           "in the game file (all its days' times are then in it too), a board profile or the "
+           "config.", source=page.source, footer=footer, zone=zone, offset=_offset(read),
+           off=_offset(said - read))
     )
 
 
@@ -557,7 +575,7 @@ def _title(page: PageText) -> tuple[str, str]:
         title = node_text(node).strip() if node is not None else ""
         if title:
             return title, selector
-    return "", "not on the page (the title is optional)"
+    return "", tr("not on the page (the title is optional)")
 
 
 def _reply_count(page: PageText) -> int | None:

@@ -19,6 +19,7 @@ from tally.forums.discuz.pages import ARCHIVER, REWRITE, DiscuzPages, site_root
 from tally.forums.discuz.reply import reply_form as form_on_page
 from tally.forums.discuz.reply import send
 from tally.forums.replies import INTERFACE, Accepted, Ask, ReplyForm, Submit, Unserved
+from tally.i18n import tr
 from tally.model import Page, ThreadRef
 from tally.vocabulary import Markup
 
@@ -131,10 +132,9 @@ class Discuz(Platform):
         if not parse_qs(urlsplit(url).query).get("mobile"):
             return None
         desktop = self.page_url(ref, ref.page)
-        return desktop, (
-            f"the touch template's URL (mobile=…): tally reads the desktop page {desktop} "
-            "instead, as every command does; give that URL"
-        )
+        return desktop, tr(
+            "the touch template's URL (mobile=…): tally reads the desktop page {url} instead, "
+            "as every command does; give that URL", url=desktop)  # fmt: skip
 
     def reply_form(self, text: str, page_url: str, charset: str) -> ReplyForm | None:
         return form_on_page(text, page_url, charset)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any
 
@@ -25,6 +25,7 @@ from tally.forums.discuz.comment_items import page_comments
 from tally.forums.discuz.shown import PROFILE, exact_time, named_link
 from tally.forums.htmltext import Node, node_text, seen_text
 from tally.forums.timeparse import read_forum_time
+from tally.i18n import N_, tr
 from tally.model import Post
 
 # Where a post node's id says its pid: div#post_N (X2 and later), table#pidN (Discuz! 6/7).
@@ -32,7 +33,10 @@ _NODE_ID = re.compile(r"^(?:post_|pid)(\d+)$")
 # The ids Discuz!'s scripts give the parts of a post, each ending in the pid.
 _INNER_ID = re.compile(r"^(?:postmessage_|authorposton|postnum|favatar|userinfo|pid)(\d+)$")
 _ID_DIGITS = re.compile(r"\d+$")
-_OWN_ID_POST, _OWN_ID_PID = "the post's own id (post_{pid})", "the post's own id (pid{pid})"
+# Where each field was found is said by tally doctor, which translates it (tally.forums.
+# discuz.fields): marked here, at no cost to a parse.
+_OWN_ID_POST = N_("the post's own id (post_{pid})")
+_OWN_ID_PID = N_("the post's own id (pid{pid})")
 # What UCenter's check_username refuses in a user name (white space, the ideographic space).
 _NOT_IN_NAMES = re.compile(r"[\s\u3000%,*\"<>&]")
 _FULL_TIME = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\s+\d{1,2}:\d{2}")
@@ -75,6 +79,10 @@ class Place:
     tz: tzinfo  # the board's zone, else the game's
     source: str
     thread_id: str
+    # What names a post of the page and its time, in the run's language: translated once a
+    # page and filled for each post (as cheap as the f-strings they were).
+    post_where: str = field(default_factory=lambda: tr("{source}, post {post}"), compare=False)
+    post_time: str = field(default_factory=lambda: tr("{where}: post time"), compare=False)
 
 
 def post_id(node: Node) -> tuple[str, str]:
@@ -86,8 +94,9 @@ def post_id(node: Node) -> tuple[str, str]:
     for inner in node.css("[id]"):
         m = _INNER_ID.match(inner.id or "")
         if m:
-            return m.group(1), f"#{_ID_DIGITS.sub('{pid}', inner.id)} inside the post"
-    raise missing_field("a post on the page", "post id (no post_N, pidN or postmessage_N)")
+            selector = f"#{_ID_DIGITS.sub('{pid}', inner.id)}"
+            return m.group(1), tr("{selector} inside the post", selector=selector)
+    raise missing_field(tr("a post on the page"), tr("post id (no post_N, pidN or postmessage_N)"))
 
 
 def stuck_label(node: Node, pid: str) -> tuple[bool, bool]:
@@ -120,7 +129,7 @@ class PostFields:
         self.place = place
         self.index = index  # its place on the page, from 0
         self.pid, self.pid_where = post_id(node)
-        self.where = f"{place.source}, post {self.pid}"
+        self.where = place.post_where.format(source=place.source, post=self.pid)
         self.keys, self.exact = _key_nodes(node, self.pid)
         self.tz = place.tz
         self._seen: tuple[Node, str] | None = None  # the floor label and its text, read once
@@ -151,7 +160,8 @@ class PostFields:
         for selector in self.place.board.selectors_for(name):
             hit = selected(self.place.board, name, self.node, selector.replace("{pid}", self.pid))
             if hit is not None:
-                return hit, f"{selector} (board {self.place.board.name})"
+                return hit, tr("{selector} (board {board})", selector=selector,
+                               board=self.place.board.name)
         return None
 
     def _outside_text(self, hit: Node) -> bool:
@@ -179,7 +189,7 @@ class PostFields:
             return self._label(*found)
         label = self.node.css_first("div.pi strong a")
         if label is not None:
-            return self._label(label, "div.pi strong a (older templates)")
+            return self._label(label, tr("div.pi strong a (older templates)"))
         return self._by_place()
 
     def _label(self, anchor: Node, where: str) -> tuple[int, str]:
@@ -191,30 +201,35 @@ class PostFields:
             return int(m.group(1)), where
         if _HOT.match(label.strip()):
             raise ParseError(
-                f"{self.where} is a 热门回复 shown at the top of page 1 without its floor number "
-                f"({label!r}): its floor is the one its post id leaves among the others."
+                tr("{where} is a 热门回复 shown at the top of page 1 without its floor number "
+                   "({label}): its floor is the one its post id leaves among the others.",
+                   where=self.where, label=repr(label))
             )
         if _STUCK.match(label):
             raise ParseError(
-                f"{self.where} is a reply stuck to the top of page 1 (置顶回复) shown without "
-                f"its floor number ({label!r}): it stands on a later page, and is read there."
+                tr("{where} is a reply stuck to the top of page 1 (置顶回复) shown without its "
+                   "floor number ({label}): it stands on a later page, and is read there.",
+                   where=self.where, label=repr(label))
             )
         name = _NAME_TAIL.sub("", label)
         if not name and self._opens_thread(anchor):
             # A thread shown in reverse order once a post of it is deleted: X3.5 adds the
             # opening post to page 1 after numbering the page, and prints it no number
             # ("<em></em>#"); its link is the thread's own, not a floor's (findpost).
-            return 1, f"{where} (the thread's opening post, shown without its number)"
+            return 1, tr("{where} (the thread's opening post, shown without its number)",
+                         where=where)
         board = self.place.board
         names = board.floor_names or _FLOOR_NAMES
         if name in names:
-            said = f", a name in board {board.name}'s floor_names" if board.floor_names else ""
-            return names[name], f"{where}{said}"
+            if board.floor_names:
+                return names[name], tr("{where}, a name in board {board}'s floor_names",
+                                       where=where, board=board.name)
+            return names[name], where
         # Not by the post's place: a deleted floor before it would shift it unseen.
         raise ParseError(
-            f"{self.where} has a floor label tally cannot number ({label!r}). If the board "
-            "names its first floors (Discuz!'s postno setting), list the names in order in "
-            "a board profile's floor_names (docs/boards.md)."
+            tr("{where} has a floor label tally cannot number ({label}). If the board names its "
+               "first floors (Discuz!'s postno setting), list the names in order in a board "
+               "profile's floor_names (docs/boards.md).", where=self.where, label=repr(label))
         )
 
     def _opens_thread(self, anchor: Node) -> bool:
@@ -234,17 +249,23 @@ class PostFields:
         if place.board.posts_per_page:
             per_page = place.board.posts_per_page
             floor = (place.page - 1) * per_page + self.index + 1
-            said = f"{per_page} posts a page, board {place.board.name}"
-            return floor, f"its place on page {place.page} ({said})"
+            return floor, tr("its place on page {page} ({n} posts a page, board {board})",
+                             page=place.page, n=per_page, board=place.board.name)
         if place.page == 1 and self.index == 0:
             # The thread's opening post leads its first page whatever the theme prints.
-            return 1, "the first post of page 1"
+            return 1, tr("the first post of page 1")
         board = place.board
-        theme = f" ({board.about})" if board.about and board.origin == "built in" else ""
+        if board.about and board.origin == "built in":
+            raise ParseError(
+                tr("{where} has no floor number: the board's theme ({theme}) prints none. Give "
+                   "the board's posts_per_page in a board profile (docs/boards.md) and tally "
+                   "numbers floors by their place on the page.", where=self.where,
+                   theme=board.about)
+            )
         raise ParseError(
-            f"{self.where} has no floor number: the board's theme{theme} prints none. Give "
-            "the board's posts_per_page in a board profile (docs/boards.md) and tally numbers "
-            "floors by their place on the page."
+            tr("{where} has no floor number: the board's theme prints none. Give the board's "
+               "posts_per_page in a board profile (docs/boards.md) and tally numbers floors by "
+               "their place on the page.", where=self.where)
         )
 
     def author(self) -> tuple[tuple[str, str | None], str]:
@@ -253,13 +274,14 @@ class PostFields:
             # UCenter refuses white space and these characters in user names: a name holding
             # them ("小鹿 当前离线") is text the damaged markup let into the author's place.
             raise ParseError(
-                f"{self.where}: {name!r} is not a Discuz! user name; the page is damaged."
+                tr("{where}: {name} is not a Discuz! user name; the page is damaged.",
+                   where=self.where, name=repr(name))
             )
         card = self.keys.get("card")
         if card is not None and seen_text(card) not in ("", name):
             raise ParseError(
-                f"{self.where} names two authors ({name!r} and {seen_text(card)!r}); the "
-                "page is damaged."
+                tr("{where} names two authors ({name} and {other}); the page is damaged.",
+                   where=self.where, name=repr(name), other=repr(seen_text(card)))
             )
         return (name, uid), where
 
@@ -267,7 +289,7 @@ class PostFields:
         link = self.keys.get("author")
         href = link.attributes.get("href") or "" if link is not None else ""
         if link is not None and ("home.php?mod=space" in href or PROFILE.search(href)):
-            return *named_link(link, href), "a.xw1 (the poster's link)"
+            return *named_link(link, href), N_("a.xw1 (the poster's link)")
         found = self._board("author")
         if found is not None:
             hit, where = found
@@ -278,9 +300,9 @@ class PostFields:
                 return name, None, where
         for selector, said in (
             (f"#favatar{self.pid} .authi a", "#favatar{pid} .authi a"),
-            ("td.pls .authi a", "td.pls .authi a (older templates)"),
-            (f"#userinfo{self.pid} strong a", "#userinfo{pid} (the user card)"),
-            (f"a#userinfo{self.pid}", "a#userinfo{pid} (Discuz! 6/7)"),
+            ("td.pls .authi a", N_("td.pls .authi a (older templates)")),
+            (f"#userinfo{self.pid} strong a", N_("#userinfo{pid} (the user card)")),
+            (f"a#userinfo{self.pid}", N_("a#userinfo{pid} (Discuz! 6/7)")),
         ):
             hit = self.node.css_first(selector)
             if hit is not None and seen_text(hit):
@@ -291,10 +313,10 @@ class PostFields:
                 and seen_text(hit)
                 and self._outside_text(hit)
             ):
-                return *named_link(hit), "the first profile link in the post's header"
+                return *named_link(hit), N_("the first profile link in the post's header")
         beside = self._beside_time()
         if beside is not None:
-            return *named_link(beside), "the profile link beside #authorposton{pid}"
+            return *named_link(beside), N_("the profile link beside #authorposton{pid}")
         # Anonymous posts and guests have a name but no profile link, and so has a member
         # deleted since (Discuz! 6/7: the name alone in td.postauthor cite, "该用户已被删除").
         plain = (
@@ -308,9 +330,9 @@ class PostFields:
                 return (
                     name,
                     None,
-                    "the name without a link (a guest, an anonymous post, a deleted member)",
+                    N_("the name without a link (a guest, an anonymous post, a deleted member)"),
                 )
-        raise missing_field(self.where, "author")
+        raise missing_field(self.where, tr("author"))
 
     def _beside_time(self) -> Node | None:
         """A theme that shows the opening post's author and time in the thread's header,
@@ -337,26 +359,29 @@ class PostFields:
             return self._stamp(found[0]), found[1]
         stamp = self.node.css_first("div.authi em")
         if stamp is not None:
-            return self._stamp(stamp), "div.authi em (older templates)"
+            return self._stamp(stamp), N_("div.authi em (older templates)")
         stamp = self.place.tree.css_first(f"#authorposton{self.pid}")
         if stamp is not None:
-            return self._stamp(stamp), "#authorposton{pid} (outside the post, in the header)"
+            return self._stamp(stamp), N_("#authorposton{pid} (outside the post, in the header)")
         header = self.node.html or ""
         body = header.find(f'id="postmessage_{self.pid}"')
         m = _POSTED.search(header[: body if body >= 0 else len(header)])
         if m is not None:
             raw = m["title"] if m["title"] and not _FULL_TIME.search(m["shown"]) else m["shown"]
             return (
-                read_forum_time(raw, self.tz, what=f"{self.where}: post time"),
-                "the 发表于 text of the post's header",
+                read_forum_time(raw, self.tz, what=self._time_said()),
+                N_("the 发表于 text of the post's header"),
             )
-        raise missing_field(self.where, "post time")
+        raise missing_field(self.where, tr("post time"))
+
+    def _time_said(self) -> str:
+        return self.place.post_time.format(where=self.where)
 
     def _stamp(self, stamp: Node) -> tuple[datetime, bool]:
         shown = seen_text(stamp)
         # Most posts show the full time; only recent ones ("3 小时前") need the span's title.
         raw = shown if _FULL_TIME.search(shown) else (exact_time(stamp) or shown)
-        return read_forum_time(raw, self.tz, what=f"{self.where}: post time")
+        return read_forum_time(raw, self.tz, what=self._time_said())
 
     def body(self) -> tuple[Node | None, str]:
         """The node of what the author wrote; None for a post the forum hides (``locked``)."""
@@ -367,8 +392,8 @@ class PostFields:
         if found is not None:
             return found
         if self.node.css_first("div.locked") is not None:
-            return None, "div.locked (the forum hides this post)"
-        raise missing_field(self.where, "body")
+            return None, N_("div.locked (the forum hides this post)")
+        raise missing_field(self.where, tr("body"))
 
 
 READERS: dict[str, Callable[[PostFields], tuple[Any, str]]] = {

@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, quote_plus, urljoin, urlsplit
 from tally.errors import FetchError, HeldPost, MaybePosted, PostError
 from tally.forums.charset import decode_page
 from tally.forums.replies import Accepted, ReplyForm, Submit
+from tally.i18n import N_, tr
 
 _UID = re.compile(r"discuz_uid\s*=\s*'(\d+)'")
 _MEMBER = re.compile(r'<strong class="vwmy[^"]*"><a [^>]*>([^<]+)</a>')
@@ -80,8 +81,9 @@ def form_body(form: ReplyForm, message: str) -> bytes:
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end]
         raise PostError(
-            f"the board reads posts as {form.charset.upper()}, which cannot hold {bad!r}; "
-            "take it out of the post (or the name it comes from) and post again."
+            tr("the board reads posts as {charset}, which cannot hold {text}; take it out of the "
+               "post (or the name it comes from) and post again.",
+               charset=form.charset.upper(), text=repr(bad))
         ) from None
 
 
@@ -124,7 +126,7 @@ def send(form: ReplyForm, text: str, board: str, submit: Submit) -> Accepted:
         answer = submit(ajax_url(form), body, headers, explain)
     except FetchError as exc:  # sent, and no answer: it may be in the thread
         raise MaybePosted(str(exc)) from None
-    said = decode_page(answer.body, answer.headers.get("content-type"), source="the answer")
+    said = decode_page(answer.body, answer.headers.get("content-type"), source=tr("the answer"))
     return read_answer(answer.status, answer.headers, said, board)
 
 
@@ -145,9 +147,9 @@ def system_error(status: int, body: str) -> PostError | None:
     if status != 503 or not _SYSTEM.search(body):
         return None
     return PostError(
-        "the forum refused the form as a System Error (HTTP 503, 含有非法字符): it did not "
-        "accept the session's formhash; log in again in the browser, export the cookies "
-        "again and post again."
+        tr("the forum refused the form as a System Error (HTTP 503, 含有非法字符): it did not "
+           "accept the session's formhash; log in again in the browser, export the cookies "
+           "again and post again.")
     )
 
 
@@ -168,13 +170,13 @@ def read_answer(status: int, headers: dict[str, str], body: str, board: str) -> 
         if pid:
             return Accepted(pid.group(1), urljoin(board, html.unescape(url)))
         if "审核" in said:
-            raise HeldPost(MODERATED)
+            raise held()
     error = _ERROR.search(body)
     found = _MESSAGE.search(body)
     said = error.group(1) if error else found.group(1) if found else ""
     said = html.unescape(_TAG.sub("", said)).strip()
     if "审核" in said and "回复" in said:
-        raise HeldPost(MODERATED)
+        raise held()
     if said:
         raise PostError(refusal(said))
     raise unknown_answer(f"HTTP {status}")
@@ -184,42 +186,46 @@ def unknown_answer(what: str) -> MaybePosted:
     """An answer that is neither a new post nor a refusal tally knows (``what`` names it, in
     words that hold nothing of its body): the thread may hold the post."""
     return MaybePosted(
-        f"the forum answered {what} and neither a new post nor a reason tally knows; "
-        "look at the thread before posting again: it may hold the post."
+        tr("the forum answered {what} and neither a new post nor a reason tally knows; look at "
+           "the thread before posting again: it may hold the post.", what=what)
     )
 
 
-MODERATED = (
-    "the forum took the post for a moderator to approve (回复需要审核): it is not shown yet; "
-    "ask a moderator to approve it. It is not sent again: the journal of posts holds it "
-    "until the thread shows it"
-)
+def held() -> HeldPost:
+    """The post the forum took for a moderator to approve, by either way of posting."""
+    return HeldPost(
+        tr("the forum took the post for a moderator to approve (回复需要审核): it is not shown "
+           "yet; ask a moderator to approve it. It is not sent again: the journal of posts holds "
+           "it until the thread shows it")
+    )
 # What each refusal Discuz! gives a reply means, and what the director can do; ``{said}`` is
-# the forum's own word for it (its message, or the key its mobile interface answers).
+# the forum's own word for it (its message, or the key its mobile interface answers), never
+# translated. Each is one sentence, translated where it is said (``refused``).
 REFUSED = {
-    "login": "the forum does not see tally as logged in ({said}): export the cookies again "
-             "from a browser that is logged in as the director, and pass them with --cookies",
-    "invalid": "the forum refused the form ({said}): the formhash or the page it was sent "
-               "from did not match the session; export the cookies again and post again",
-    "flood": "the forum's flood control refused it ({said}); tally does not try again on "
-             "its own: post again after that wait",
-    "hourly": "the forum's hourly limit refused it ({said}); post by hand later or from "
-              "another director's account",
-    "short": "the forum finds the post too short ({said})",
-    "long": "the forum finds the post too long ({said}); shorten the template",
-    "closed": "the thread is closed to new replies ({said}); ask a moderator to open it, or "
-              "post the result in another thread",
-    "no_new": "the thread is closed to new replies ({said})",
-    "seccode": "the forum wants a verification code (验证码) for this post ({said}), which "
-               "only a person can type: post by hand",
-    "secqaa": "the forum wants its verification question answered ({said}): post by hand",
-    "gone": "the thread is gone ({said})",
-    "perm": "the account has no right to reply here ({said})",
-    "newbie": "the account is too new to post on this board ({said}); post after that "
-              "time, or from an older director account",
-    "censor": "the forum's word filter refused the post ({said}); a name or reason in it is "
-              "on the board's list: edit the text and post by hand",
-    "empty": "the post was empty to the forum ({said})",
+    "login": N_("the forum does not see tally as logged in ({said}): export the cookies again "
+                "from a browser that is logged in as the director, and pass them with "
+                "--cookies."),
+    "invalid": N_("the forum refused the form ({said}): the formhash or the page it was sent "
+                  "from did not match the session; export the cookies again and post again."),
+    "flood": N_("the forum's flood control refused it ({said}); tally does not try again on "
+                "its own: post again after that wait."),
+    "hourly": N_("the forum's hourly limit refused it ({said}); post by hand later or from "
+                 "another director's account."),
+    "short": N_("the forum finds the post too short ({said})."),
+    "long": N_("the forum finds the post too long ({said}); shorten the template."),
+    "closed": N_("the thread is closed to new replies ({said}); ask a moderator to open it, or "
+                 "post the result in another thread."),
+    "no_new": N_("the thread is closed to new replies ({said})."),
+    "seccode": N_("the forum wants a verification code (验证码) for this post ({said}), which "
+                  "only a person can type: post by hand."),
+    "secqaa": N_("the forum wants its verification question answered ({said}): post by hand."),
+    "gone": N_("the thread is gone ({said})."),
+    "perm": N_("the account has no right to reply here ({said})."),
+    "newbie": N_("the account is too new to post on this board ({said}); post after that "
+                 "time, or from an older director account."),
+    "censor": N_("the forum's word filter refused the post ({said}); a name or reason in it is "
+                 "on the board's list: edit the text and post by hand."),
+    "empty": N_("the post was empty to the forum ({said})."),
 }  # fmt: skip
 # Each refusal by the words of Discuz!'s message (lang_message.php).
 _REFUSALS: tuple[tuple[str, str], ...] = (
@@ -233,7 +239,7 @@ _REFUSALS: tuple[tuple[str, str], ...] = (
 
 def refused(meaning: str, said: str) -> str:
     """The sentence for a refusal of this meaning (a key of ``REFUSED``)."""
-    return REFUSED[meaning].format(said=said) + "."
+    return tr(REFUSED[meaning], said=said)
 
 
 def refusal(said: str) -> str:
@@ -241,4 +247,4 @@ def refusal(said: str) -> str:
     for words, meaning in _REFUSALS:
         if words in said:
             return refused(meaning, said)
-    return f"the forum refused the post: {said}."
+    return tr("the forum refused the post: {said}.", said=said)

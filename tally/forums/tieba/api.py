@@ -34,6 +34,7 @@ from tally.forums.api import Api
 from tally.forums.asking import Answer, Getter, Request
 from tally.forums.base import field_value
 from tally.forums.boards import Boards
+from tally.i18n import N_, tr
 from tally.model import Comment, Page, Post, ThreadRef
 from tally.times import from_unix
 
@@ -74,7 +75,7 @@ class TiebaApi(Api):
     """Tieba's client API: every live thread is read through it (Tieba's desktop page is a
     script now); a floor's 楼中楼 through its own call."""
 
-    title = "Tieba's client API"
+    title = N_("Tieba's client API")
 
     # truncated: as every interface's (a protobuf has no end mark: a cut body fails to parse
     # or lacks what always comes last, both found when it is read; empty is a cut).
@@ -105,16 +106,16 @@ class TiebaApi(Api):
             proto.ParseFromString(packed)
             proto.data.common.BDUSS = bduss
             packed = proto.SerializeToString()
-        request = self._api(
-            ref, f"c/f/pb/page?cmd={PAGE_CMD}", packed, f"page {page} of thread {ref.thread_id}"
-        )
+        what = tr("page {page} of thread {thread}", page=page, thread=ref.thread_id)
+        request = self._api(ref, f"c/f/pb/page?cmd={PAGE_CMD}", packed, what)
         return dataclasses.replace(request, page=page)
 
     def floor_request(self, ref: ThreadRef, post: Post, pn: int) -> Request:
         from aiotieba.api.get_comments import _api as comments_api
 
         packed = comments_api.pack_proto(int(ref.thread_id), int(post.post_id), pn, False, 0)
-        what = f"page {pn} of the 楼中楼 of floor {post.floor} of thread {ref.thread_id}"
+        what = tr("page {page} of the 楼中楼 of floor {floor} of thread {thread}", page=pn,
+                  floor=post.floor, thread=ref.thread_id)
         return self._api(ref, f"c/f/pb/floor?cmd={FLOOR_CMD}", packed, what)
 
     def _api(self, ref: ThreadRef, path: str, proto: bytes, what: str) -> Request:
@@ -134,20 +135,22 @@ class TiebaApi(Api):
         code, message = int(error.error.errorno), str(error.error.errmsg)
         if not code:
             return None
-        said = f"error {code}" + (f", “{message}”" if message else "")
+        said = (tr("error {code}, “{message}”", code=code, message=message) if message
+                else tr("error {code}", code=code))
         if code in TOO_FREQUENT or "频繁" in message:
-            raise TryAgain(f"Baidu answered {said}")
+            raise TryAgain(tr("Baidu answered {error}", error=said))
         if code in GONE:
             return NotAThreadError(
-                f"{request.name}: Baidu says the thread does not exist or was deleted ({said}); "
-                "check the thread's number in the URL."
+                tr("{where}: Baidu says the thread does not exist or was deleted ({error}); "
+                   "check the thread's number in the URL.", where=request.name, error=said)
             )
         if "登录" in message or "login" in message.lower():
             return NotAThreadError(
-                f"{request.name}: Baidu answered {said}; pass --cookies FILE exported from a "
-                "browser logged in to Baidu (tally sends its BDUSS), or give saved pages."
+                tr("{where}: Baidu answered {error}; pass --cookies FILE exported from a "
+                   "browser logged in to Baidu (tally sends its BDUSS), or give saved pages.",
+                   where=request.name, error=said)
             )
-        return FetchError(f"{request.name}: Baidu answered {said}.")
+        return FetchError(tr("{where}: Baidu answered {error}.", where=request.name, error=said))
 
     def read_page(
         self, ref: ThreadRef, number: int, get: Getter, tz: tzinfo, boards: Boards | None = None
@@ -160,7 +163,8 @@ class TiebaApi(Api):
         if page.page != number:
             # Past the last page the API answers with the last one.
             raise PageMismatchError(
-                f"{request.name}: Baidu answered with page {page.page} instead."
+                tr("{where}: Baidu answered with page {page} instead.", where=request.name,
+                   page=page.page)
             )
         posts = []
         for post in page.posts:
@@ -220,15 +224,16 @@ def _check_count(
     first = _floor_counts(answers[0][1], answers[0][0], post, count)[0]
     if read < first:
         raise FetchError(
-            f"floor {post.floor} of thread {ref.thread_id} has {first} 楼中楼 but "
-            f"{read} were read; run again with --fresh."
+            tr("floor {floor} of thread {thread} has {total} 楼中楼 but {n} were read; run again "
+               "with --fresh.", floor=post.floor, thread=ref.thread_id, total=first, n=read)
         )
     # A 楼中楼 posted while the pages were read is counted by the later pages' answers.
     most = max(_floor_counts(answer, request, post, count)[0] for request, answer in answers)
     if read > most:
         raise _damaged(
             answers[-1][0],
-            f"floor {post.floor} counts {most} 楼中楼 and its pages hold {read}",
+            tr("floor {floor} counts {total} 楼中楼 and its pages hold {n}", floor=post.floor,
+               total=most, n=read),
         )
 
 
@@ -249,7 +254,9 @@ def _error_message(request: Request, body: bytes) -> Any:
 def _cut(request: Request, why: str) -> TallyError:
     from tally.errors import TruncatedPageError
 
-    return TruncatedPageError(f"{request.name}: the answer is cut short ({why}).")
+    return TruncatedPageError(
+        tr("{where}: the answer is cut short ({why}).", where=request.name, why=why)
+    )
 
 
 def parse_page_answer(answer: Answer, request: Request, ref: ThreadRef, tz: tzinfo) -> Page:
@@ -260,13 +267,17 @@ def parse_page_answer(answer: Answer, request: Request, ref: ThreadRef, tz: tzin
     floors = []
     counts: dict[str, int] = {}
     for p in posts.objs:
-        field_value(p.pid or None, f"{where}: a floor", "id")
-        field_value(p.floor or None, f"{where}, post {p.pid}", "floor number")
+        field_value(p.pid or None, tr("{where}: a floor", where=where), tr("id"))
+        field_value(p.floor or None, tr("{source}, post {post}", source=where, post=p.pid),
+                    tr("floor number"))
         if replies == 0 and p.floor > 1:
-            raise _damaged(request, f"the thread has no reply, and floor {p.floor}")
+            raise _damaged(request, tr("the thread has no reply, and floor {floor}",
+                                       floor=p.floor))
         if p.reply_num < 0:
-            raise _damaged(request, f"floor {p.floor} has {p.reply_num} 楼中楼")
-        author, display = _names(p.user, f"{where}, floor {p.floor}")
+            raise _damaged(request, tr("floor {floor} has {n} 楼中楼", floor=p.floor,
+                                       n=p.reply_num))
+        at = tr("{where}, floor {floor}", where=where, floor=p.floor)
+        author, display = _names(p.user, at)
         floors.append(
             Post(
                 platform="tieba",
@@ -275,7 +286,7 @@ def parse_page_answer(answer: Answer, request: Request, ref: ThreadRef, tz: tzin
                 floor=p.floor,
                 author=author,
                 author_id=str(p.user.user_id) if p.user.user_id else None,
-                time=from_unix(p.create_time, tz, f"{where}, floor {p.floor}"),
+                time=from_unix(p.create_time, tz, at),
                 text=fragments_text(p.contents.objs),
                 author_display=display,
                 page=posts.page.current_page or 1,
@@ -305,27 +316,42 @@ def _checked_posts(answer: Answer, request: Request, ref: ThreadRef) -> Any:
     try:
         posts = posts_api.parse_body(answer.body)
     except DecodeError as exc:
-        raise _cut(request, f"not a whole protobuf: {exc}") from None
+        raise _cut(request, _not_whole(exc)) from None
     except KeyError:
         # A floor whose author is not among the answer's users: the user list (sent after
         # the floors) is missing.
-        raise _cut(request, "a floor's author is not in it") from None
+        raise _cut(request, tr("a floor's author is not in it")) from None
     except Exception as exc:  # aiotieba's TiebaServerError, when refusal() was bypassed
-        raise ParseError(f"{request.name}: Baidu's answer cannot be read ({exc}).") from None
+        raise ParseError(_unreadable(request, exc)) from None
     if str(posts.thread.tid) != ref.thread_id:
-        raise _cut(request, f"it names thread {posts.thread.tid or 'none'}")
+        raise _cut(request, _names_thread(posts.thread.tid))
     replies = posts.thread.reply_num
     if replies < 0:
-        raise _damaged(request, f"the thread has {replies} replies")
+        raise _damaged(request, tr("the thread has {n} replies", n=replies))
     if len(posts.objs) > FLOORS_PER_PAGE:
-        raise _damaged(request, f"{len(posts.objs)} floors on a page of {FLOORS_PER_PAGE}")
+        raise _damaged(request, tr("{n} floors on a page of {most}", n=len(posts.objs),
+                                   most=FLOORS_PER_PAGE))
     # Pages hold 30 floors: a thread of N replies cannot fill more pages than they need.
     if posts.page.total_page > (replies + 1) // FLOORS_PER_PAGE + 2:
-        raise _damaged(request, f"{posts.page.total_page} pages for {replies} replies")
+        raise _damaged(request, tr("{pages} pages for {n} replies", pages=posts.page.total_page,
+                                   n=replies))
     asked = request.page or 1
     if posts.page.current_page and posts.page.current_page > asked:
-        raise _damaged(request, f"it is page {posts.page.current_page}, past page {asked}")
+        raise _damaged(request, tr("it is page {page}, past page {asked}",
+                                   page=posts.page.current_page, asked=asked))
     return posts
+
+
+def _not_whole(exc: Exception) -> str:
+    return tr("not a whole protobuf: {error}", error=exc)
+
+
+def _unreadable(request: Request, exc: Exception) -> str:
+    return tr("{where}: Baidu's answer cannot be read ({error}).", where=request.name, error=exc)
+
+
+def _names_thread(tid: object) -> str:
+    return tr("it names thread {thread}", thread=tid) if tid else tr("it names thread none")
 
 
 def _floor_counts(answer: Answer, request: Request, post: Post, count: int) -> tuple[int, int]:
@@ -338,25 +364,30 @@ def _floor_counts(answer: Answer, request: Request, post: Post, count: int) -> t
     try:
         proto.ParseFromString(answer.body)
     except DecodeError as exc:
-        raise _cut(request, f"not a whole protobuf: {exc}") from None
+        raise _cut(request, _not_whole(exc)) from None
     floor = proto.data.post.id
     if floor and str(floor) != post.post_id:
-        raise _damaged(request, f"it is the answer for post {floor}, not post {post.post_id}")
+        raise _damaged(request, tr("it is the answer for post {other}, not post {post}",
+                                   other=floor, post=post.post_id))
     total, pages = proto.data.page.total_count, max(proto.data.page.total_page, 1)
     if total < 0:
-        raise _damaged(request, f"it counts {total} 楼中楼")
+        raise _damaged(request, tr("it counts {n} 楼中楼", n=total))
     # The pages a floor's 楼中楼 fill: as many as its counts (the floor's, fresher, or the
     # page's) need, and never more than tally reads of one floor.
     needed = -(-max(total, count) // COMMENTS_PER_PAGE)
     if pages > max(needed, 1) or pages > MAX_COMMENT_PAGES:
         raise _damaged(
-            request, f"it claims {pages} pages for {max(total, count)} 楼中楼 (at most {needed})"
+            request, tr("it claims {pages} pages for {n} 楼中楼 (at most {most})", pages=pages,
+                        n=max(total, count), most=needed)
         )
     return total, pages
 
 
 def _damaged(request: Request, why: str) -> ParseError:
-    return ParseError(f"{request.name}: Baidu's answer cannot be right ({why}); run again.")
+    return ParseError(
+        tr("{where}: Baidu's answer cannot be right ({why}); run again.", where=request.name,
+           why=why)
+    )
 
 
 def parse_floor_answer(
@@ -369,19 +400,18 @@ def parse_floor_answer(
     try:
         comments = comments_api.parse_body(answer.body)
     except DecodeError as exc:
-        raise _cut(request, f"not a whole protobuf: {exc}") from None
+        raise _cut(request, _not_whole(exc)) from None
     except Exception as exc:
-        raise ParseError(f"{request.name}: Baidu's answer cannot be read ({exc}).") from None
+        raise ParseError(_unreadable(request, exc)) from None
     if str(comments.thread.tid) != ref.thread_id:
-        raise _cut(request, f"it names thread {comments.thread.tid or 'none'}")
+        raise _cut(request, _names_thread(comments.thread.tid))
     if len(comments.objs) > COMMENTS_PER_PAGE:
-        raise _damaged(
-            request, f"{len(comments.objs)} 楼中楼 on a page of {COMMENTS_PER_PAGE}"
-        )
+        raise _damaged(request, tr("{n} 楼中楼 on a page of {most}", n=len(comments.objs),
+                                   most=COMMENTS_PER_PAGE))
     out = []
     for c in comments.objs:
-        where = f"{request.name}, 楼中楼 {c.pid or '?'}"
-        field_value(c.pid or None, where, "id")
+        where = tr("{where}, 楼中楼 {comment}", where=request.name, comment=c.pid or "?")
+        field_value(c.pid or None, where, tr("id"))
         author, display = _names(c.user, where)
         out.append(
             Comment(
@@ -416,7 +446,7 @@ def _names(user: Any, where: str) -> tuple[str, str | None]:
     """(account name, the name shown when it differs): the user name, else the nickname."""
     account = str(getattr(user, "user_name", "") or "").strip()
     shown = str(getattr(user, "nick_name_new", "") or "").strip()
-    name = field_value(account or shown, where, "author")
+    name = field_value(account or shown, where, tr("author"))
     return name, shown if shown and shown != name else None
 
 

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 from tally.forums.base import Platform, url_page
 from tally.forums.tieba.api import TIEBA_ORIGIN, TiebaApi, baidu
 from tally.forums.tieba.saved import SavedPages
+from tally.i18n import N_
 from tally.model import ThreadRef
 from tally.vocabulary import Markup
 
@@ -20,7 +21,7 @@ class Tieba(Platform):
     name = "tieba"
     title = "Tieba"
     markup = Markup.TEXT  # Tieba renders no markup in posts
-    no_posting = (
+    no_posting = N_(
         "tally does not post to Tieba: its client API needs your BDUSS login and Baidu's risk "
         "control blocks accounts that post by program; paste the text above by hand."
     )

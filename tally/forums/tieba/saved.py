@@ -33,6 +33,7 @@ from tally.forums.base import CommentBatch, PageFrame, Pages, PageText, field_va
 from tally.forums.boards import Boards
 from tally.forums.htmltext import Node, font_flags, html_tree, node_text
 from tally.forums.timeparse import read_forum_time
+from tally.i18n import tr
 from tally.model import Comment, Page, Post
 from tally.times import from_unix, instant
 
@@ -60,8 +61,8 @@ def new_front_end(text: str, source: str) -> InputError | None:
     m = _THREAD_IN.search(text)
     url = f"https://tieba.baidu.com/p/{m.group(1)}" if m else "https://tieba.baidu.com/p/N"
     return InputError(
-        f"{source} was saved from Tieba's 2026 web front end, whose HTML holds no floors; "
-        f"give tally the thread's URL ({url}) instead."
+        tr("{source} was saved from Tieba's 2026 web front end, whose HTML holds no floors; "
+           "give tally the thread's URL ({url}) instead.", source=source, url=url)
     )
 
 
@@ -87,7 +88,9 @@ def _field(node: Node, source: str) -> dict[str, Any]:
         try:  # older pages write the JSON with single quotes
             value = json.loads(raw.replace("'", '"'))
         except json.JSONDecodeError:
-            raise ParseError(f"{source} has a floor whose data-field is not JSON.") from None
+            raise ParseError(
+                tr("{source} has a floor whose data-field is not JSON.", source=source)
+            ) from None
     return value if isinstance(value, dict) else {}
 
 
@@ -152,11 +155,12 @@ def _attach(
         if len(found) < expected:
             if missing is None:
                 raise InputError(
-                    f"{source}: floor {post.floor} has {expected} 楼中楼 but {len(found)} "
-                    "were read (save its /p/totalComment JSON and, past the first 10, its "
-                    "/p/comment pages)."
+                    tr("{source}: floor {floor} has {total} 楼中楼 but {n} were read (save its "
+                       "/p/totalComment JSON and, past the first 10, its /p/comment pages).",
+                       source=source, floor=post.floor, total=expected, n=len(found))
                 )
-            missing.append(f"floor {post.floor}: {len(found)} of its {expected} 楼中楼")
+            missing.append(tr("floor {floor}: {n} of its {total} 楼中楼", floor=post.floor,
+                              n=len(found), total=expected))
         posts.append(_with(post, comments=tuple(found)) if found else post)
     return Page(**{**page.__dict__, "posts": tuple(posts)})
 
@@ -166,13 +170,17 @@ def parse_total_comment(text: str, tz: tzinfo, *, source: str) -> CommentBatch:
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
-        raise ParseError(f"{source} is not the JSON of Tieba's comment list.") from None
+        raise ParseError(
+            tr("{source} is not the JSON of Tieba's comment list.", source=source)
+        ) from None
     if not isinstance(data, dict) or data.get("errno", 0) not in (0, "0"):
         message = data.get("errmsg") if isinstance(data, dict) else None
-        raise ParseError(f"{source}: Tieba answered the comment list with an error ({message}).")
+        raise ParseError(tr("{source}: Tieba answered the comment list with an error "
+                            "({message}).", source=source, message=message))
 
     def bad(what: str) -> ParseError:
-        return ParseError(f"{source}: the comment list's {what} is not what Tieba sends.")
+        return ParseError(tr("{source}: the comment list's {what} is not what Tieba sends.",
+                             source=source, what=what))
 
     body = data.get("data") or {}
     if not isinstance(body, dict):
@@ -187,15 +195,15 @@ def parse_total_comment(text: str, tz: tzinfo, *, source: str) -> CommentBatch:
     tids = set()
     for pid, entry in listing.items():
         if not isinstance(entry, dict) or not isinstance(entry.get("comment_info") or [], list):
-            raise bad(f"entry for post {pid}")
+            raise bad(tr("entry for post {post}", post=pid))
         items = []
         for item in entry.get("comment_info") or []:
             if not isinstance(item, dict):
-                raise bad(f"comment of post {pid}")
-            where = f"{source}, 楼中楼 {item.get('comment_id')}"
+                raise bad(tr("comment of post {post}", post=pid))
+            where = tr("{where}, 楼中楼 {comment}", where=source, comment=item.get("comment_id"))
             name = str(item.get("username") or item.get("show_nickname") or "").strip()
-            field_value(item.get("comment_id") or None, where, "id")
-            field_value(name, where, "author")
+            field_value(item.get("comment_id") or None, where, tr("id"))
+            field_value(name, where, tr("author"))
             shown = str(item.get("show_nickname") or "").strip()
             tids.add(str(item.get("thread_id") or ""))
             items.append(
@@ -213,7 +221,7 @@ def parse_total_comment(text: str, tz: tzinfo, *, source: str) -> CommentBatch:
         comments[str(pid)] = tuple(items)
         count = entry.get("comment_num") or len(items)
         if isinstance(count, bool) or not str(count).isdecimal():
-            raise bad(f"comment_num of post {pid}")
+            raise bad(tr("comment_num of post {post}", post=pid))
         totals[str(pid)] = int(count)
     tids.discard("")
     return CommentBatch(tids.pop() if len(tids) == 1 else None, comments, totals)
@@ -225,15 +233,16 @@ def _comment_items(items: Sequence[Node], tz: tzinfo, source: str) -> list[Comme
     for li in items:
         data = _field(li, source)
         spid = str(data.get("spid") or "")
-        where = f"{source}, 楼中楼 {spid or '?'}"
+        where = tr("{where}, 楼中楼 {comment}", where=source, comment=spid or "?")
         name = str(data.get("user_name") or data.get("showname") or "").strip()
-        field_value(spid if spid.isdigit() else None, where, "id")
-        field_value(name, where, "author")
-        body = field_value(li.css_first("span.lzl_content_main"), where, "text")
-        stamp = field_value(li.css_first("span.lzl_time"), where, "time")
+        field_value(spid if spid.isdigit() else None, where, tr("id"))
+        field_value(name, where, tr("author"))
+        body = field_value(li.css_first("span.lzl_content_main"), where, tr("text"))
+        stamp = field_value(li.css_first("span.lzl_time"), where, tr("time"))
         shown = str(data.get("showname") or "").strip()
         # A 楼中楼 rendered in the page shows its minute ("2024-5-10 11:11"), as a floor does.
-        time, minutes = read_forum_time(node_text(stamp), BAIDU_CLOCK, what=f"{where}: time")
+        what = tr("{where}: time", where=where)
+        time, minutes = read_forum_time(node_text(stamp), BAIDU_CLOCK, what=what)
         found.append(
             Comment(
                 comment_id=spid,
@@ -258,7 +267,7 @@ def parse_comment_fragment(text: str, tz: tzinfo, *, source: str) -> tuple[list[
         if isinstance(total, int | str) and str(total).isdecimal():
             pages = max(pages, int(total))
     if not found and "lzl_li_pager" not in text:
-        raise ParseError(f"{source} is not a page of Tieba 楼中楼.")
+        raise ParseError(tr("{source} is not a page of Tieba 楼中楼.", source=source))
     return found, pages
 
 
@@ -272,7 +281,10 @@ def _fragment_post_id(text: str, source: str) -> str:
     m = re.search(r"pid[=_-]?(\d+)", name) or re.search(r"comment[-_](\d{5,})", name)
     if m:
         return m.group(1)
-    raise InputError(f"{source}: a saved 楼中楼 page must say its floor (pid=… in the file name).")
+    raise InputError(
+        tr("{source}: a saved 楼中楼 page must say its floor (pid=… in the file name).",
+           source=source)
+    )
 
 
 class SavedPages(Pages):
@@ -296,15 +308,18 @@ class SavedPages(Pages):
     def error_page(self, text: str, source: str) -> NotAThreadError | None:
         if any(marker in text for marker in _CHALLENGES):
             return NotAThreadError(
-                f"{source}: Baidu answered with a security check instead of the thread; open it "
-                "in a browser, save its pages and comment files, and run tally on them."
+                tr("{source}: Baidu answered with a security check instead of the thread; open "
+                   "it in a browser, save its pages and comment files, and run tally on them.",
+                   source=source)
             )
         if "该贴已被删除" in text or "贴吧404" in text or "page404" in text:
-            return NotAThreadError(f"{source}: the thread does not exist or was deleted.")
+            return NotAThreadError(
+                tr("{source}: the thread does not exist or was deleted.", source=source)
+            )
         if "passport.baidu.com" in text and "登录" in text and "j_l_post" not in text:
             return NotAThreadError(
-                f"{source}: Baidu shows this thread only to a logged-in account; pass --cookies "
-                "FILE exported from a browser logged in to Baidu."
+                tr("{source}: Baidu shows this thread only to a logged-in account; pass "
+                   "--cookies FILE exported from a browser logged in to Baidu.", source=source)
             )
         return None
 
@@ -318,7 +333,7 @@ class SavedPages(Pages):
         tids = {str((_field(n, source).get("content") or {}).get("thread_id") or "") for n in nodes}
         tids.discard("")
         if len(tids) > 1:
-            raise ParseError(f"{source} holds floors of more than one thread.")
+            raise ParseError(tr("{source} holds floors of more than one thread.", source=source))
         number, count = _pager(tree, text)
         title = tree.css_first(".core_title_txt")
         forum = _FID.search(text)
@@ -341,28 +356,30 @@ class SavedPages(Pages):
         author = data.get("author") or {}
         content = data.get("content") or {}
         pid = str(content.get("post_id") or node.attributes.get("data-pid") or "")
-        field_value(pid if pid.isdigit() else None, f"{source}: a floor", "post id")
-        where = f"{source}, post {pid}"
+        field_value(pid if pid.isdigit() else None, tr("{where}: a floor", where=source),
+                    tr("post id"))
+        where = tr("{source}, post {post}", source=source, post=pid)
         tails = [node_text(t) for t in node.css("span.tail-info")]
         floor = content.get("post_no")
         if not isinstance(floor, int):
             floor = next((int(m.group(1)) for t in tails if (m := _FLOOR.match(t))), None)
-        floor = field_value(floor, where, "floor number")
+        floor = field_value(floor, where, tr("floor number"))
         # The time is the last tail item that is neither the floor nor "来自…客户端".
         stamps = [t for t in tails if not _FLOOR.match(t) and not t.startswith("来自")]
         found = stamps[-1] if stamps else content.get("date") or None
-        stamp = field_value(found, where, "post time")
+        stamp = field_value(found, where, tr("post time"))
         # The desktop site prints a floor's time to the minute ("2024-05-10 09:30").
-        time, minutes = read_forum_time(str(stamp), BAIDU_CLOCK, what=f"{where}: post time")
+        what = tr("{where}: post time", where=where)
+        time, minutes = read_forum_time(str(stamp), BAIDU_CLOCK, what=what)
         time = instant(time.astimezone(tz))  # at its offset on the game's clock
         user_name = str(author.get("user_name") or "").strip()
         nickname = str(author.get("user_nickname") or author.get("name_show") or "").strip()
         shown = node.css_first(".p_author_name") or node.css_first(".d_name a")
         shown_name = node_text(shown) if shown is not None else ""
-        name = field_value(user_name or nickname or shown_name, where, "author")
+        name = field_value(user_name or nickname or shown_name, where, tr("author"))
         display = nickname or shown_name
         body = node.css_first(f"#post_content_{pid}") or node.css_first(".d_post_content")
-        body = field_value(body, where, "body")
+        body = field_value(body, where, tr("body"))
         red, large = font_flags(body)
         user_id = author.get("user_id")
         inline = _comment_items(node.css("li.lzl_single_post"), tz, where)
