@@ -156,6 +156,8 @@ FROM_TABLES = {
     "tally/commands/day.py",
     # The words of the statuses of posts that hold no ballot (_REMARK_STATUS).
     "tally/outputs/shown/console.py",
+    # doctor's table: the fields' names, marked where each field is defined (N_)
+    "tally/outputs/shown/display.py",
     # The rulesets page's sentences kept in tables (the ways to change, what is shown), and
     # the rules' own words (tie steps, ABOUT), translated once the rules' catalog has them.
     "tally/outputs/written/rulesets_doc.py",

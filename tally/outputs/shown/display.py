@@ -164,7 +164,7 @@ def _(done: Diagnosed, terminal: Streams) -> None:
     if d.software:
         board = d.board
         profile = tr("{software}, board profile {name} ({origin})", software=d.software,
-                     name=board.name, origin=board.origin)  # fmt: skip
+                     name=board.name, origin=tr(board.origin))  # fmt: skip
         say(out, f"  {profile}" + (f": {board.about}" if board.about else ""))
     if d.problem is not None:
         say(out, "  " + tr("not a thread page tally can read: {problem}", problem=d.problem),
@@ -178,15 +178,15 @@ def _(done: Diagnosed, terminal: Streams) -> None:
         found = (tr("yes") if f.complete else tr("no")) if f.of == 1 else f"{f.found}/{f.of}"
         style = "" if f.complete else ("red" if f.essential else "yellow")
         where = "; ".join(w if n == f.of or f.of == 1 else f"{w} ×{n}" for w, n in f.where)
-        table.add_row(cell(f.name), cell(found, style), cell(where or "-"), cell(f.example))
+        table.add_row(cell(tr(f.name)), cell(found, style), cell(where or "-"), cell(f.example))
     out.print(table)
     for f in d.fields:
         for said in f.missing:
-            say(out, f"  {f.name}: {said}", "red" if f.essential else "yellow")
+            say(out, "  " + tr(f.name) + ": " + said, "red" if f.essential else "yellow")
     if d.readable:
         say(out, tr("tally can read this page."), "green")
     else:
-        names = ", ".join(f.name for f in d.missing)
+        names = tr(", ").join(tr(f.name) for f in d.missing)
         # The key the sentences above name, when they name one (floor_names, posts_per_page).
         keys = sorted({k for f in d.missing for said in f.missing for k in _PROFILE_KEYS
                        if k in said})  # fmt: skip
