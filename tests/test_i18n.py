@@ -135,9 +135,10 @@ def _calls(tree: ast.AST, names: set[str]) -> list[ast.Call]:
 # it from where it was written (N_).
 # tally/desk/app.py: the tabs' labels (tally.desk.pages' table); tally/desk/views.py: the
 # words of values the pages show (a day's state, a ballot's status and kind, a thread's role).
-# tally/rules/game/dayblocks.py: a day's other thread that is a vote thread, a sentence per role.
+# tally/rules/game/dayblocks.py and game.py: a day's thread that is not the vote thread asked
+# for, a sentence per role.
 FROM_TABLES = {"tally/cli_run.py", "tally/i18n.py", "tally/desk/app.py", "tally/desk/views.py",
-               "tally/rules/game/dayblocks.py"}  # fmt: skip
+               "tally/rules/game/dayblocks.py", "tally/rules/game/game.py"}  # fmt: skip
 
 
 def test_sentences_are_written_where_babel_finds_them():

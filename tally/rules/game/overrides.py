@@ -110,7 +110,8 @@ def _coerce(value: Any, hint: Any) -> Any:
         return value
     if hint is int:
         if not _whole(value):
-            raise ValueError(tr("must be a whole number from 0 to {high}", high=format(MAX_WHOLE, ",")))
+            high = format(MAX_WHOLE, ",")
+            raise ValueError(tr("must be a whole number from 0 to {high}", high=high))
         return value
     if hint is Decimal:
         return parse_number(value, low=Decimal(0), high=Decimal(100))
