@@ -136,9 +136,11 @@ def _calls(tree: ast.AST, names: set[str]) -> list[ast.Call]:
 # tally/desk/app.py: the tabs' labels (tally.desk.pages' table); tally/desk/views.py: the
 # words of values the pages show (a day's state, a ballot's status and kind, a thread's role).
 # tally/rules/game/dayblocks.py and game.py: a day's thread that is not the vote thread asked
-# for, a sentence per role.
+# for, a sentence per role; tally/rules/cards/ledger.py: a card named, a sentence per colour;
+# tally/rules/cards/writings.py: the L7 flag, a sentence per font.
 FROM_TABLES = {"tally/cli_run.py", "tally/i18n.py", "tally/desk/app.py", "tally/desk/views.py",
-               "tally/rules/game/dayblocks.py", "tally/rules/game/game.py"}  # fmt: skip
+               "tally/rules/game/dayblocks.py", "tally/rules/game/game.py",
+               "tally/rules/cards/ledger.py", "tally/rules/cards/writings.py"}  # fmt: skip
 
 
 def test_sentences_are_written_where_babel_finds_them():
