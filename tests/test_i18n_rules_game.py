@@ -77,7 +77,7 @@ def test_a_key_misspelt_is_one_chinese_sentence():
          "(name who holds it, or sheriff = \"none\")."),
         ('players = ["alice"]\n' + DAY + DAY.replace("day = 1", "day = 2")
          .replace("thread-1-", "thread-2-") + f'discussion = "{VOTE}"\n',
-         f"game.toml，键 'day 2.discussion'：{VOTE}是第1天的投票帖，不是讨论帖。",
+         f"game.toml，键 'day 2.discussion'：{VOTE} 是第1天的投票帖，不是讨论帖。",
          f"game.toml, key 'day 2.discussion': {VOTE} is day 1's vote thread, not a discussion "
          "thread."),
         # a ruling
@@ -110,7 +110,7 @@ def test_the_games_own_refusals_in_chinese():
         game = parse_game(text, source="game.toml")
         with pytest.raises(GameFileError) as caught:
             game.day(5)
-    assert str(caught.value) == "游戏'game'里没有第5天（有的是：1）。"
+    assert str(caught.value) == "游戏'game' 里没有第5天（有的是：1）。"
     with pytest.raises(GameFileError, match=r"^game 'game' has no day 5 \(days: 1\)\.$"):
         game.day(5)
 
