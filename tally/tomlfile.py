@@ -17,10 +17,11 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from tally.errors import GameFileError, InputError
 from tally.files import SMALL, read_capped
+from tally.i18n import N_, tr
 
 # What an input method in full-width (全角) mode types instead of TOML's ASCII punctuation.
 _FULL_WIDTH = {
@@ -28,28 +29,45 @@ _FULL_WIDTH = {
     "＝": "=", "［": "[", "］": "]", "｛": "{", "｝": "}", "，": ",", "＃": "#",
 }  # fmt: skip
 _AT_LINE = re.compile(r"at line (\d+)")
+# How to save each file a director types as UTF-8, by what the caller calls it: a sentence
+# each (the file's name is words of their own in Chinese, not glued into the sentence).
+Kind = Literal["game file", "config file", "board profile file"]
+_NOT_UTF8: dict[Kind, tuple[str, str]] = {
+    "game file": (
+        N_("{path} is not UTF-8 text (byte {byte} is not); save the game file as UTF-8."),
+        N_("{path} is saved as GBK (a Chinese encoding), not UTF-8; save the game file as UTF-8 "
+           "(Notepad: Save as, Encoding: UTF-8)."),
+    ),
+    "config file": (
+        N_("{path} is not UTF-8 text (byte {byte} is not); save the config file as UTF-8."),
+        N_("{path} is saved as GBK (a Chinese encoding), not UTF-8; save the config file as "
+           "UTF-8 (Notepad: Save as, Encoding: UTF-8)."),
+    ),
+    "board profile file": (
+        N_("{path} is not UTF-8 text (byte {byte} is not); save the board profile file as "
+           "UTF-8."),
+        N_("{path} is saved as GBK (a Chinese encoding), not UTF-8; save the board profile file "
+           "as UTF-8 (Notepad: Save as, Encoding: UTF-8)."),
+    ),
+}  # fmt: skip
 
 if TYPE_CHECKING:
     from tomlkit.items import Table
 
 
-def read_text(path: Path, what: str, error: type[InputError] = InputError) -> str:
+def read_text(path: Path, what: Kind, error: type[InputError] = InputError) -> str:
     """The file's text: UTF-8 (with or without Notepad's byte-order mark), or one sentence
     saying how to save it (``what`` names the file: "game file", "config file")."""
     raw = read_capped(path, what, SMALL, error)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        not_utf8, gbk = _NOT_UTF8[what]
         try:
             raw.decode("gb18030")
         except UnicodeDecodeError:
-            raise error(
-                f"{path} is not UTF-8 text (byte {exc.start:,} is not); save the {what} as UTF-8."
-            ) from None
-        raise error(
-            f"{path} is saved as GBK (a Chinese encoding), not UTF-8; save the {what} as UTF-8 "
-            "(Notepad: Save as, Encoding: UTF-8)."
-        ) from None
+            raise error(tr(not_utf8, path=path, byte=format(exc.start, ","))) from None
+        raise error(tr(gbk, path=path)) from None
 
 
 def parse(text: str, source: str, error: type[InputError] = InputError) -> dict[str, Any]:
@@ -65,16 +83,16 @@ def parse(text: str, source: str, error: type[InputError] = InputError) -> dict[
         line = lines[number - 1] if 0 < number <= len(lines) else ""
         wide = sorted({c for c in line if c in _FULL_WIDTH}, key=line.index)
         if wide:
-            swaps = ", ".join(f"{c} for {_FULL_WIDTH[c]}" for c in wide)
-            raise error(
-                f"{source}, line {number}: {swaps}: an input method's full-width punctuation, "
-                "which TOML does not read; retype them with the keyboard in half-width (半角) "
-                "mode."
-            ) from None
-        raise error(f"{source}: not valid TOML ({said}).") from None
+            swaps = tr(", ").join(tr("{typed} for {wanted}", typed=c, wanted=_FULL_WIDTH[c])
+                                  for c in wide)  # fmt: skip
+            raise error(tr("{source}, line {line}: {swaps}: an input method's full-width "
+                           "punctuation, which TOML does not read; retype them with the keyboard "
+                           "in half-width (半角) mode.", source=source, line=number,
+                           swaps=swaps)) from None  # fmt: skip
+        raise error(tr("{source}: not valid TOML ({said}).", source=source, said=said)) from None
 
 
-def load(path: Path, what: str, error: type[InputError] = InputError) -> dict[str, Any]:
+def load(path: Path, what: Kind, error: type[InputError] = InputError) -> dict[str, Any]:
     """Read and parse a TOML file a director wrote."""
     return parse(read_text(path, what, error), str(path), error)
 
@@ -92,13 +110,14 @@ def appended(text: str, block: str) -> str:
         doc = tomlkit.parse(text)
         new: Table = tomlkit.parse(block.replace("\n", newline))["days"][0]
     except TOMLKitError as exc:  # the loader read it; tomlkit should too
-        raise GameFileError(f"the game file cannot be edited ({exc}).") from None
+        raise GameFileError(tr("the game file cannot be edited ({said}).", said=exc)) from None
     days = doc.get("days")
     if days is None:
         doc.append("days", tomlkit.aot())
         days = doc["days"]
     if not isinstance(days, AoT):
-        raise GameFileError("the game file's days are not [[days]] tables; add the day by hand.")
+        raise GameFileError(tr("the game file's days are not [[days]] tables; add the day by "
+                               "hand."))  # fmt: skip
     if len(days):
         last: Table = days[-1]
         body = last.value.body

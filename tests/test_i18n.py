@@ -137,10 +137,12 @@ def _calls(tree: ast.AST, names: set[str]) -> list[ast.Call]:
 # words of values the pages show (a day's state, a ballot's status and kind, a thread's role).
 # tally/rules/game/dayblocks.py and game.py: a day's thread that is not the vote thread asked
 # for, a sentence per role; tally/rules/cards/ledger.py: a card named, a sentence per colour;
-# tally/rules/cards/writings.py: the L7 flag, a sentence per font.
+# tally/rules/cards/writings.py: the L7 flag, a sentence per font; tally/tomlfile.py: how to
+# save a file as UTF-8, a sentence per kind of file.
 FROM_TABLES = {"tally/cli_run.py", "tally/i18n.py", "tally/desk/app.py", "tally/desk/views.py",
                "tally/rules/game/dayblocks.py", "tally/rules/game/game.py",
-               "tally/rules/cards/ledger.py", "tally/rules/cards/writings.py"}  # fmt: skip
+               "tally/rules/cards/ledger.py", "tally/rules/cards/writings.py",
+               "tally/tomlfile.py"}  # fmt: skip
 
 
 def test_sentences_are_written_where_babel_finds_them():

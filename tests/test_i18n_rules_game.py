@@ -153,3 +153,29 @@ def test_a_card_in_doubt_named_and_the_stop_in_chinese(tmp_path: Path):
         "`tally cards keep --day 1 eve red L5`），然后再运行一次。"
     )
     assert named(Card(1, "eve", Colour.YELLOW, "L1", "x")) == "eve's yellow card (L1) for day 1"
+
+
+def test_a_game_file_typed_with_a_chinese_keyboard_in_chinese(tmp_path: Path):
+    """The two mistakes a Chinese keyboard makes (full-width punctuation, a file saved as
+    GBK), said in Chinese with what to do."""
+    wide = tmp_path / "wide.toml"
+    wide.write_text("players ＝ [“alice”]\n", encoding="utf-8")
+    gbk = tmp_path / "gbk.toml"
+    gbk.write_bytes('players = ["冷月"]\n'.encode("gb18030"))
+    said = {}
+    for path in (wide, gbk):
+        result = runner.invoke(app, ["lurkers", "--game", str(path)], env={"TALLY_LANG": "zh"})
+        assert result.exit_code == 2
+        said[path] = result.stderr
+    assert said[wide] == (
+        f"tally: {wide}，第1行：＝ 应为 =、“ 应为 \"、” 应为 \"：这是输入法的全角标点，TOML 读不了；"
+        "请把输入法切到半角模式重新输入。\n"
+    )
+    assert said[gbk] == (
+        f"tally: {gbk} 存成了 GBK 编码，不是 UTF-8；请把游戏文件存为 UTF-8（记事本：另存为，编码选 UTF-8）。\n"
+    )
+    english = runner.invoke(app, ["lurkers", "--game", str(gbk)], env={"TALLY_LANG": "en"})
+    assert english.stderr == (
+        f"tally: {gbk} is saved as GBK (a Chinese encoding), not UTF-8; save the game file as "
+        "UTF-8 (Notepad: Save as, Encoding: UTF-8).\n"
+    )
