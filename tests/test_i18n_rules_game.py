@@ -18,7 +18,9 @@ from tally.rules.game.gamefile import parse_game
 from tally.rules.verdicts import Colour
 
 from .conftest import Runner
+from .discuzgen import P
 from .test_lurkers import setup as lurkers_game
+from .test_lurking_audit import PLAYERS, Game
 
 runner = Runner()
 VOTE = "https://bbs.example.com/thread-1-1-1.html"
@@ -179,3 +181,21 @@ def test_a_game_file_typed_with_a_chinese_keyboard_in_chinese(tmp_path: Path):
         f"tally: {gbk} is saved as GBK (a Chinese encoding), not UTF-8; save the game file as "
         "UTF-8 (Notepad: Save as, Encoding: UTF-8).\n"
     )
+
+
+@pytest.mark.rules("L5")
+def test_the_dead_posting_after_the_close_in_chinese(forum, tmp_path):
+    """乙, voted out at day 1's close, posts after it (诈尸): the flag says when and how 乙
+    went out, in Chinese."""
+    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    opens = "2024-05-08 09:30"
+    talk = g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12))
+    votes = g.votes(301, 1, opens, [(p, "乙" if p != "乙" else "甲") for p in PLAYERS])
+    votes.add(P("乙", "2024-05-09 21:40:00", "我是好人！"))
+    g.day(1, opens, "2024-05-09 21:30", talk, votes)
+    game = g.write()
+    result = runner.invoke(app, ["lurkers", "--game", game, "--day", "1", "--json", "-q"],
+                           env={"TALLY_LANG": "zh"})  # fmt: skip
+    assert result.exit_code == 0, result.output
+    flags = [(f["rule"], f["note"]) for f in json.loads(result.stdout)["flags"]]
+    assert flags == [("L5", "乙出局后发言（05-09 21:40，关门之后；第1天关门时被投票出局）：诈尸")]

@@ -119,12 +119,11 @@ def dead_posting(
 def _dead_note(player: str, time: datetime, day: Day, window: _Window, how: str | None) -> str:
     """The L5 flag's words: when the post was made against the day, how the player went out
     at the close (``how``), and in which earlier day's thread."""
-    parts = [short(time)]
+    said = short(time)
     if time < day.opens:
-        parts.append(tr("before the day opened"))
+        said = tr("{time}, before the day opened", time=said)
     elif time > day.closes:
-        parts.append(tr("after the close"))
-    said = tr(", ").join(parts)
+        said = tr("{time}, after the close", time=said)
     if how is not None:
         said = tr("{said}; {how}", said=said, how=how)
     if window.day is not None:
