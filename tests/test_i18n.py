@@ -181,6 +181,16 @@ FROM_TABLES = {
     "tally/forums/discuz/reply.py",
     "tally/forums/discuz/pages.py",
     "tally/forums/discuz/fields.py",
+    # tally/desk/app.py: the tabs' labels (tally.desk.pages' table); tally/desk/views.py: the
+    # words of values the pages show (a day's state, a ballot's status and kind, a thread's role).
+    # tally/rules/game/dayblocks.py and game.py: a day's thread that is not the vote thread asked
+    # for, a sentence per role; tally/rules/cards/ledger.py: a card named, a sentence per colour;
+    # tally/rules/cards/writings.py: the L7 flag, a sentence per font; tally/tomlfile.py: how to
+    # save a file as UTF-8, a sentence per kind of file.
+    "tally/rules/game/dayblocks.py",
+    "tally/rules/game/game.py",
+    "tally/rules/cards/ledger.py",
+    "tally/rules/cards/writings.py",
 }
 
 

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from tally.i18n import N_, ntr, tr
 from tally.rules.game.game import Game
 from tally.rules.verdicts import Colour
 
@@ -269,8 +270,16 @@ def commands(card: Card, game_path: Path | None) -> tuple[str, str]:
     return (f"tally cards remove{game} {tail}", f"tally cards keep{game} {tail}")
 
 
+# A card as a sentence names it, by its colour (a word of its own in Chinese: 黄牌).
+_NAMED = {
+    Colour.BLUE: N_("{player}'s blue card ({rule}) for day {day}"),
+    Colour.YELLOW: N_("{player}'s yellow card ({rule}) for day {day}"),
+    Colour.RED: N_("{player}'s red card ({rule}) for day {day}"),
+}
+
+
 def named(card: Card) -> str:
-    return f"{card.player}'s {card.colour.value} card ({card.rule}) for day {card.day}"
+    return tr(_NAMED[card.colour], player=card.player, rule=card.rule, day=card.day)
 
 
 def undecided_sentence(cards: Sequence[Card], path: Path, game_path: Path | None) -> str | None:
@@ -280,13 +289,18 @@ def undecided_sentence(cards: Sequence[Card], path: Path, game_path: Path | None
     if not rest:
         return None
     which = [c for doubts in rest.values() for c in doubts]
-    ways = "; ".join(f"`{a}` or `{b}`" for a, b in (commands(c, game_path) for c in which))
-    it = "them" if len(which) > 1 else "it"
-    return (
-        f"the card ledger {path} holds {'、'.join(named(c) for c in which)} in doubt (tally's "
-        f"check no longer gives {it}), and whether {'、'.join(rest)} is sent off (K2) rests on "
-        f"{it}: remove or keep each as yours ({ways}), then run again."
-    )
+    ways = tr("; ").join(tr("`{remove}` or `{keep}`", remove=a, keep=b)
+                         for a, b in (commands(c, game_path) for c in which))  # fmt: skip
+    return ntr(
+        "the card ledger {path} holds {cards} in doubt (tally's check no longer gives it), and "
+        "whether {players} is sent off (K2) rests on it: remove or keep each as yours ({ways}), "
+        "then run again.",
+        "the card ledger {path} holds {cards} in doubt (tally's check no longer gives them), and "
+        "whether {players} is sent off (K2) rests on them: remove or keep each as yours "
+        "({ways}), then run again.",
+        len(which), path=path, cards="、".join(named(c) for c in which), players="、".join(rest),
+        ways=ways,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
+from tally.i18n import tr
 from tally.model import Thread
 from tally.rules.cards.daycount import PlayerDay, count_day
 from tally.rules.cards.ledger import Card
@@ -82,12 +83,14 @@ def _doubtful_cards(
         pd = counts[number].get(card.player)
         if pd is None or not pd.doubtful or pd.posts + len(pd.doubtful) < need:
             continue
-        where = "、".join(f"floor {w.post.floor} of thread {w.post.thread_id} ({short(w.time)})"
-                         for w in pd.doubtful)  # fmt: skip
-        note = (f"{card.player}'s posts shown in the minute of day {number}'s open or close "
-                f"({where}; the forum shows a minute only) are not counted, perhaps outside the "
-                f"day: with them the {card.rule} card ({card.reason}) would not be; judge it, and "
-                "take it back (tally cards remove) if they were in time")  # fmt: skip
+        where = "、".join(tr("floor {floor} of thread {thread} ({time})", floor=w.post.floor,
+                             thread=w.post.thread_id, time=short(w.time))
+                          for w in pd.doubtful)  # fmt: skip
+        note = tr("{player}'s posts shown in the minute of day {day}'s open or close ({where}; "
+                  "the forum shows a minute only) are not counted, perhaps outside the day: with "
+                  "them the {rule} card ({reason}) would not be; judge it, and take it back "
+                  "(tally cards remove) if they were in time", player=card.player, day=number,
+                  where=where, rule=card.rule, reason=card.reason)  # fmt: skip
         first = pd.doubtful[0]
         flags.append(Flag(card.rule, note, card.player, first.post.floor, first.item_id,
                           first.post.thread_id))  # fmt: skip
@@ -123,7 +126,8 @@ def check(
     player (``tally.rules.counting.guards``), and a game file the days' counts contradict.
     """
     # Each day as it stands after the days before it (who is out, from tally's own counts).
-    chain = in_order(game, {t.day.day: t.vote or "its vote thread was not read" for t in history})
+    unread = tr("its vote thread was not read")
+    chain = in_order(game, {t.day.day: t.vote or unread for t in history})
     cast = game.cast()  # who wrote what, in every thread of the days: decided once
     history = [_as_at_close(dataclasses.replace(t, day=chain.days.get(t.day.day, t.day)), game,
                             cast) for t in history]  # fmt: skip
@@ -163,7 +167,7 @@ def check(
         if acceleration.asked or acceleration.marked:
             flags.append(Flag("S3", acceleration.text))
         if acceleration.warning:
-            flags.append(Flag("S3", "warning: " + acceleration.warning))
+            flags.append(Flag("S3", tr("warning: {warning}", warning=acceleration.warning)))
     ordered = sorted(cards, key=lambda c: (game.players.index(c.player), c.rule))
     checked = {n: tuple(c.values()) for n, c in counts.items()}
     provisional = not all(t.closed for t in history)
@@ -183,8 +187,8 @@ def _unread_days(
         return []
     recent = [t.day.day for t in history if not t.day.accelerated][-game.rules.streak_days :]
     return [
-        Flag("L2", f"day {d} names no discussion thread in the game file: its posts are "
-             "not counted, and a run of low days (L2) passes over it")
+        Flag("L2", tr("day {day} names no discussion thread in the game file: its posts are "
+                      "not counted, and a run of low days (L2) passes over it", day=d))
         for d in sorted(talkless)
         if d in recent
     ]  # fmt: skip

@@ -10,13 +10,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from tally.i18n import tr
 from tally.model import DURING_A_READ, Thread, Writing
 from tally.rules.cards.writings import DayThreads, by_players
 from tally.rules.counting.guards import renamed_flags
 from tally.rules.counting.uids import accounts_note
 from tally.rules.counting.votes import Chain
 from tally.rules.game.cast import Cast
-from tally.rules.game.game import Game
+from tally.rules.game.game import Day, Game
 from tally.rules.game.names import normalise
 from tally.rules.judging.ballots import Flag, floors_text
 from tally.rules.verdicts import OutcomeResult
@@ -39,13 +40,18 @@ def stranger_flags(
         ]
         if here:
             where = floors_text(w.post.floor for w in here)
-            note = f"{author} posted on {where} and is not a player of this game"
+            note = tr("{author} posted on {where} and is not a player of this game",
+                      author=author, where=where)  # fmt: skip
             uid = here[0].author_id
             if uid and normalise(author) in {normalise(p) for p in game.players}:
                 player = next(p for p in game.players if normalise(p) == normalise(author))
-                theirs = f" (uid {game.ids[player]})" if player in game.ids else ""
-                note = (f"{author} (uid {uid}) posted on {where} and is not a player of this "
-                        f"game: not the player {player}{theirs}")  # fmt: skip
+                note = (tr("{author} (uid {uid}) posted on {where} and is not a player of this "
+                           "game: not the player {player} (uid {theirs})", author=author, uid=uid,
+                           where=where, player=player, theirs=game.ids[player])
+                        if player in game.ids else
+                        tr("{author} (uid {uid}) posted on {where} and is not a player of this "
+                           "game: not the player {player}", author=author, uid=uid, where=where,
+                           player=player))  # fmt: skip
             first = here[0]
             flags.append(
                 Flag("roster", note, None, first.post.floor, first.item_id, first.post.thread_id)
@@ -60,10 +66,10 @@ def out_at_the_close(game: Game, chain: Chain, number: int) -> dict[str, str]:
     out: dict[str, str] = {}
     result, player = chain.outcome(number) or (None, None)
     if result is OutcomeResult.ELIMINATED and player:
-        out[player] = f"voted out at day {number}'s close"
+        out[player] = tr("voted out at day {day}'s close", day=number)
     for player, carded in game.sent_off.items():
         if carded == number:
-            out.setdefault(player, f"sent off at day {number}'s close (red card, K2)")
+            out.setdefault(player, tr("sent off at day {day}'s close (red card, K2)", day=number))
     return out
 
 
@@ -104,18 +110,26 @@ def dead_posting(
             if allowance is not None and w.text.strip() == allowance and once not in allowed_on:
                 allowed_on.add(once)  # seed 000: once a natural day
                 continue
-            when = (
-                ", before the day opened"
-                if w.time < day.opens
-                else ", after the close"
-                if w.time > day.closes
-                else ""
-            )
-            if gone_at_close and not day.out_at(player, w.time):
-                when += f"; {at_close[player]}"
-            note = f"{player} posted while out ({short(w.time)}{when}{window.where}): 诈尸"
+            how = at_close[player] if gone_at_close and not day.out_at(player, w.time) else None
+            note = _dead_note(player, w.time, day, window, how)
             flags.append(Flag("L5", note, player, w.post.floor, w.item_id, w.post.thread_id))
     return flags
+
+
+def _dead_note(player: str, time: datetime, day: Day, window: _Window, how: str | None) -> str:
+    """The L5 flag's words: when the post was made against the day, how the player went out
+    at the close (``how``), and in which earlier day's thread."""
+    said = short(time)
+    if time < day.opens:
+        said = tr("{time}, before the day opened", time=said)
+    elif time > day.closes:
+        said = tr("{time}, after the close", time=said)
+    if how is not None:
+        said = tr("{said}; {how}", said=said, how=how)
+    if window.day is not None:
+        said = tr("{said}, in day {day}'s thread {thread}", said=said, day=window.day,
+                  thread=window.thread.thread_id)  # fmt: skip
+    return tr("{player} posted while out ({said}): 诈尸", player=player, said=said)
 
 
 @dataclass(frozen=True)
@@ -126,7 +140,7 @@ class _Window:
     thread: Thread
     since: datetime | None
     until: datetime | None
-    where: str = ""
+    day: int | None = None  # the earlier day whose thread it is (None: the day's own)
 
 
 def _windows(game: Game, t: DayThreads, history: Sequence[DayThreads]) -> list[_Window]:
@@ -150,8 +164,7 @@ def _windows(game: Game, t: DayThreads, history: Sequence[DayThreads]) -> list[_
         for thread in d.threads if d.day.day < day.day else ():
             if thread.key not in mine:
                 mine.add(thread.key)
-                where = f", in day {d.day.day}'s thread {thread.thread_id}"
-                read.append(_Window(thread, day.opens, later[0] if later else None, where))
+                read.append(_Window(thread, day.opens, later[0] if later else None, d.day.day))
     return read
 
 
@@ -190,15 +203,17 @@ def came_in(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
         post = w.post
         other = thread.moved_in.get(post.post_id)
         if other is not None:
-            why = f"was read in thread {other} before, and moved or merged in since (移动, 合并)"
+            why = tr("was read in thread {other} before, and moved or merged in since (移动, 合并)",
+                     other=other)  # fmt: skip
         elif last is not None and post.post_id in came:
             read = short(last.astimezone(game.timezone))
-            why = (f"was not in the thread when tally read it {read}, though posted before: "
-                   "merged in from another thread (合并), or held for a moderator and approved "
-                   "since (审核)")  # fmt: skip
+            why = tr("was not in the thread when tally read it {read}, though posted before: "
+                     "merged in from another thread (合并), or held for a moderator and approved "
+                     "since (审核)", read=read)  # fmt: skip
         else:
             continue
-        note = (f"floor {post.floor} ({player}, {short(post.time)}) {why}; counted as a "
-                "discussion post (L1): the director judges whether it was one")  # fmt: skip
+        note = tr("floor {floor} ({player}, {time}) {why}; counted as a discussion post (L1): "
+                  "the director judges whether it was one", floor=post.floor, player=player,
+                  time=short(post.time), why=why)  # fmt: skip
         flags.append(Flag("came in", note, player, post.floor, post.post_id, thread.thread_id))
     return flags

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from tally.i18n import N_, tr
 from tally.model import Thread, Writing
 from tally.rules.game.cast import Cast
 from tally.rules.game.game import Day, Game
@@ -81,12 +82,22 @@ def comment_discussion(game: Game, day: Day, discussion: Thread | None, cast: Ca
     flags = []
     for player, w in by_players(cast, day, discussion):
         if w.is_comment and len(_NOT_CONTENT.sub("", w.text)) > limit:
-            note = (
-                f"{player} wrote {len(w.text)} characters in a 楼中楼 under floor "
-                f"{w.post.floor}: discussion, or chat?"
-            )
+            note = tr("{player} wrote {count} characters in a 楼中楼 under floor {floor}: "
+                      "discussion, or chat?", player=player, count=len(w.text),
+                      floor=w.post.floor)  # fmt: skip
             flags.append(Flag("L6", note, player, w.post.floor, w.item_id, w.post.thread_id))
     return flags
+
+
+# L7's words, by the font (red, enlarged) and whether in a floor or in one of its 点评.
+_FONTS = {
+    (True, False): (N_("{player} used red font"),
+                    N_("{player} used red font in 点评 {comment} under floor {floor}")),
+    (False, True): (N_("{player} used enlarged font"),
+                    N_("{player} used enlarged font in 点评 {comment} under floor {floor}")),
+    (True, True): (N_("{player} used red and enlarged font"),
+                   N_("{player} used red and enlarged font in 点评 {comment} under floor {floor}")),
+}  # fmt: skip
 
 
 def fonts(day: Day, threads: Iterable[Thread], cast: Cast) -> list[Flag]:
@@ -95,12 +106,9 @@ def fonts(day: Day, threads: Iterable[Thread], cast: Cast) -> list[Flag]:
     for thread in threads:
         for player, w in by_players(cast, day, thread, comments=True):
             if w.red_font or w.large_font:
-                what = " and ".join(
-                    name for name, on in (("red", w.red_font), ("enlarged", w.large_font)) if on
-                )
                 p = w.post
-                where = f" in 点评 {w.comment_index} under floor {p.floor}" if w.is_comment else ""
-                note = f"{player} used {what} font{where}"
+                said = _FONTS[(w.red_font, w.large_font)][w.is_comment]
+                note = tr(said, player=player, comment=w.comment_index, floor=p.floor)
                 flags.append(Flag("L7", note, player, p.floor, w.item_id, p.thread_id))
     return flags
 
@@ -130,8 +138,9 @@ def floods(
                 flags.append(
                     Flag(
                         "L8",
-                        f"{player} posted {rules.flood_posts} near-empty posts within "
-                        f"{rules.flood_minutes} minutes from floor {first[1]}",
+                        tr("{player} posted {count} near-empty posts within {minutes} minutes "
+                           "from floor {floor}", player=player, count=rules.flood_posts,
+                           minutes=rules.flood_minutes, floor=first[1]),
                         player,
                         first[1],
                         first[2],

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from tally.errors import InputError
+from tally.i18n import tr
 from tally.model import History
 from tally.rules.game.game import Game
 from tally.rules.game.names import ANONYMOUS, Roster, author_key
@@ -48,7 +49,7 @@ class Shown:
 
     def read(self, game: Game) -> str:
         when = short(self.read_at.astimezone(game.timezone))
-        return f"tally's read of thread {self.thread_id}, {when}"
+        return tr("tally's read of thread {thread}, {when}", thread=self.thread_id, when=when)
 
 
 def names_now(kept: Iterable[tuple[str, History]]) -> dict[str, Shown]:
@@ -109,24 +110,32 @@ def _by_uid(game: Game, uid: str, now: Mapping[str, Shown]) -> Named:
     where, shown = game.where(), now.get(uid)
     player = _player_of(game, uid)
     if player is not None:
-        return Named(player, f"uid {uid} is {player}'s account in {where}")
+        return Named(player, tr("uid {uid} is {player}'s account in {game}", uid=uid,
+                                player=player, game=where))  # fmt: skip
     owner = _owner(game, uid)
     if owner is not None:
-        role = "a director" if game.author(owner, author_id=uid).is_director else "an outsider"
-        raise InputError(f"uid {uid} is {owner}'s account in {where}, {role}, not a player.")
+        if game.author(owner, author_id=uid).is_director:
+            raise InputError(tr("uid {uid} is {owner}'s account in {game}, a director, not a "
+                                "player.", uid=uid, owner=owner, game=where))  # fmt: skip
+        raise InputError(tr("uid {uid} is {owner}'s account in {game}, an outsider, not a "
+                            "player.", uid=uid, owner=owner, game=where))  # fmt: skip
     if shown is not None and not _with_ids(game):
         for name in shown.names:
             player = game.author(name).player
             if player is not None:
-                how = f"uid {uid} posts as {name}, {player}'s name in {where} ({shown.read(game)})"
+                how = tr("uid {uid} posts as {name}, {player}'s name in {game} ({read})",
+                         uid=uid, name=name, player=player, game=where,
+                         read=shown.read(game))  # fmt: skip
                 return Named(player, how)
     seen = (
-        f"; {shown.read(game)} shows it as {' / '.join(shown.names)}"
+        tr("{read} shows it as {names}", read=shown.read(game), names=" / ".join(shown.names))
         if shown is not None
-        else "; no read of the game's threads by tally shows it"
+        else tr("no read of the game's threads by tally shows it")
     )
-    gives = "gives no player that id" if _with_ids(game) else "gives its players no account ids"
-    raise InputError(f"uid {uid} is no player's account in {where}: the file {gives}{seen}.")
+    gives = (tr("the file gives no player that id") if _with_ids(game)
+             else tr("the file gives its players no account ids"))  # fmt: skip
+    raise InputError(tr("uid {uid} is no player's account in {game}: {gives}; {seen}.", uid=uid,
+                        game=where, gives=gives, seen=seen))  # fmt: skip
 
 
 def _by_name(game: Game, typed: str, now: Mapping[str, Shown]) -> Named:
@@ -142,26 +151,33 @@ def _by_name(game: Game, typed: str, now: Mapping[str, Shown]) -> Named:
     theirs = {p: s for p, shown in renamed.items() for s in shown if s.shows(typed)}
     if len(theirs) == 1:
         [(player, s)] = theirs.items()
-        return Named(player, f"{typed} is the name {player}'s account (uid {s.uid}) posts under "
-                             f"now ({s.read(game)})")  # fmt: skip
+        return Named(player, tr("{name} is the name {player}'s account (uid {uid}) posts under "
+                                "now ({read})", name=typed, player=player, uid=s.uid,
+                                read=s.read(game)))  # fmt: skip
     if theirs:
-        each = "; ".join(f"{p}'s, uid {s.uid} ({s.read(game)})" for p, s in theirs.items())
-        uids = " or ".join(f"uid:{s.uid}" for s in theirs.values())
-        raise InputError(f"{typed!r} is the name of {len(theirs)} players' accounts in tally's "
-                         f"reads ({each}); give the account's id: {uids}.")  # fmt: skip
+        each = tr("; ").join(tr("{player}'s, uid {uid} ({read})", player=p, uid=s.uid,
+                                read=s.read(game)) for p, s in theirs.items())  # fmt: skip
+        uids = tr(" or ").join(f"uid:{s.uid}" for s in theirs.values())
+        raise InputError(tr("{name} is the name of {n} players' accounts in tally's reads "
+                            "({each}); give the account's id: {uids}.", name=repr(typed),
+                            n=len(theirs), each=each, uids=uids))  # fmt: skip
     spellings = {p: [*game.aliases.get(p, ()), *(n for s in renamed.get(p, ()) for n in s.names)]
                  for p in game.players}  # fmt: skip
     close = Roster(game.players, spellings).suggest(typed)
-    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    name, where = repr(typed), game.where()
+    said = (tr("{name} is not a player of {game} (did you mean {close}?)", name=name, game=where,
+               close=tr(" or ").join(close)) if close
+            else tr("{name} is not a player of {game}", name=name, game=where))  # fmt: skip
     posting = next((s for s in now.values() if s.shows(typed)), None)
-    why = ""
     if posting is not None and not _with_ids(game):
-        why = (f"; uid {posting.uid} posts under it now, and the file gives its players no ids to "
-               'say whose account that is: give each player its id, players = [{ name = "bob", '
-               "id = 3 }], or name the player as the file does")  # fmt: skip
+        why = tr("uid {uid} posts under it now, and the file gives its players no ids to say "
+                 'whose account that is: give each player its id, players = [{{ name = "bob", '
+                 "id = 3 }}], or name the player as the file does", uid=posting.uid)  # fmt: skip
     elif posting is not None:
-        why = f"; it is the name uid {posting.uid} posts under now, no player's account"
-    raise InputError(f"{typed!r} is not a player of {game.where()}{hint}{why}.")
+        why = tr("it is the name uid {uid} posts under now, no player's account", uid=posting.uid)
+    else:
+        raise InputError(tr("{said}.", said=said))
+    raise InputError(tr("{said}; {why}.", said=said, why=why))
 
 
 def _not_taken(game: Game, typed: str, player: str, now: Mapping[str, Shown]) -> None:
@@ -173,8 +189,8 @@ def _not_taken(game: Game, typed: str, player: str, now: Mapping[str, Shown]) ->
     other = next((s for s in now.values() if s.uid not in mine and s.shows(typed)), None)
     if other is None:
         return
-    raise InputError(
-        f"{typed!r} is {player}'s name in {game.where()} (uid {mine[0]}), and the name uid "
-        f"{other.uid} posts under now ({other.read(game)}): give the account's id, uid:"
-        f"{mine[0]} for {player}, or uid:{other.uid}."
-    )
+    raise InputError(tr(
+        "{name} is {player}'s name in {game} (uid {uid}), and the name uid {other} posts under "
+        "now ({read}): give the account's id, uid:{uid} for {player}, or uid:{other}.",
+        name=repr(typed), player=player, game=game.where(), uid=mine[0], other=other.uid,
+        read=other.read(game)))  # fmt: skip

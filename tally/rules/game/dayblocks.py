@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from tally.i18n import N_, tr
 from tally.model import ThreadKey, ThreadRef
 from tally.rules.game.filekeys import Checker
 from tally.rules.game.game import Day
@@ -23,6 +24,13 @@ from tally.times import long
 NO_ONE = ("none", "无")
 # A role's key in a [[days]] block, where it is not the role's own name.
 _KEY = {ThreadRole.SHERIFF: "sheriff_thread"}
+# A day's other thread that is a vote thread, by its role: a sentence each (the role is a
+# word of its own in Chinese, not one glued in).
+_NOT_A = {
+    ThreadRole.DISCUSSION: N_("{url} is day {day}'s vote thread, not a discussion thread"),
+    ThreadRole.PROGRESS: N_("{url} is day {day}'s vote thread, not a progress thread"),
+    ThreadRole.SHERIFF: N_("{url} is day {day}'s vote thread, not a sheriff thread"),
+}
 _DAY_KEYS = {
     "day",
     "opens",
@@ -58,16 +66,16 @@ _DECLARATIONS = ("独裁", "自由", "秩序")
 def read_days(checker: Checker, value: Any, roster: set[str], tz: ZoneInfo) -> tuple[Day, ...]:
     """The [[days]] array: each block a Day, in the order of their numbers."""
     if not isinstance(value, list):
-        raise checker.fail("days", "must be an array of tables ([[days]])")
+        raise checker.fail("days", tr("must be an array of tables ([[days]])"))
     days: list[Day] = []
     for i, table in enumerate(value, start=1):
         if not isinstance(table, dict):
-            raise checker.fail(f"days #{i}", "must be a table")
+            raise checker.fail(f"days #{i}", tr("must be a table"))
         days.append(_day(checker, table, i, roster, tz))
     numbers = [d.day for d in days]
     for n in numbers:
         if numbers.count(n) > 1:
-            raise checker.fail("days", f"day {n} is given twice")
+            raise checker.fail("days", tr("day {day} is given twice", day=n))
     days.sort(key=lambda d: d.day)
     _own_vote_threads(checker, days)
     return tuple(days)
@@ -80,11 +88,9 @@ def _own_vote_threads(checker: Checker, days: list[Day]) -> None:
     for d in days:
         first = votes.setdefault(d.vote_ref.key, d)
         if first is not d:
-            raise checker.fail(
-                f"day {d.day}.vote",
-                f"{d.vote} is day {first.day}'s vote thread too; each day votes in a "
-                "thread of its own (a [[days]] block copied and not edited?)",
-            )
+            raise checker.fail(f"day {d.day}.vote", tr(
+                "{url} is day {day}'s vote thread too; each day votes in a thread of its own (a "
+                "[[days]] block copied and not edited?)", url=d.vote, day=first.day))  # fmt: skip
     for d in days:
         for role in (ThreadRole.DISCUSSION, ThreadRole.PROGRESS, ThreadRole.SHERIFF):
             ref = d.ref(role)
@@ -94,10 +100,8 @@ def _own_vote_threads(checker: Checker, days: list[Day]) -> None:
             # ballots and chat would count as the sheriff's discussion (L1).
             ours = owner is d and role is not ThreadRole.SHERIFF
             if owner is not None and not ours:
-                raise checker.fail(
-                    f"day {d.day}.{key}",
-                    f"{d.url(role)} is day {owner.day}'s vote thread, not a {role} thread",
-                )
+                raise checker.fail(f"day {d.day}.{key}",
+                                   tr(_NOT_A[role], url=d.url(role), day=owner.day))  # fmt: skip
 
 
 def _day(checker: Checker, t: dict[str, Any], index: int, roster: set[str], tz: ZoneInfo) -> Day:
@@ -106,7 +110,8 @@ def _day(checker: Checker, t: dict[str, Any], index: int, roster: set[str], tz: 
     opens = block.when("opens")
     closes = block.when("closes")
     if closes <= opens:
-        raise checker.fail(f"{where}.closes", f"{long(closes)} is not after opens {long(opens)}")
+        said = tr("{closes} is not after opens {opens}", closes=long(closes), opens=long(opens))
+        raise checker.fail(f"{where}.closes", said)
     accelerated, late_ok = block.flag("accelerated"), block.flag("late_ok")
     declaration = block.declaration()
     weights = block.weights()
@@ -171,9 +176,9 @@ def _numbered(checker: Checker, t: Mapping[str, Any], index: int) -> tuple[int, 
     checker.unknown_keys(t, _DAY_KEYS, f"{where}.")
     for required in ("day", "opens", "closes", "vote"):
         if required not in t:
-            raise checker.fail(f"{where}.{required}", "is required")
+            raise checker.fail(f"{where}.{required}", tr("is required"))
     if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= 10_000:
-        raise checker.fail(f"{where}.day", "must be a whole number from 1 to 10,000")
+        raise checker.fail(f"{where}.day", tr("must be a whole number from 1 to 10,000"))
     return number, where
 
 
@@ -211,7 +216,7 @@ class _Block:
     def flag(self, k: str) -> bool:
         value = self.t.get(k, False)
         if not isinstance(value, bool):
-            raise self.checker.fail(self.key(k), "must be true or false")
+            raise self.checker.fail(self.key(k), tr("must be true or false"))
         return value
 
     def text(self, k: str) -> str | None:
@@ -223,15 +228,14 @@ class _Block:
         """What the sheriff declared for the day (ruleset 245), one of ``_DECLARATIONS``."""
         declaration = self.t.get("sheriff_declaration", "") or None
         if declaration is not None and declaration not in _DECLARATIONS:
-            raise self.checker.fail(
-                self.key("sheriff_declaration"), f"must be one of {', '.join(_DECLARATIONS)}"
-            )
+            said = tr("must be one of {choices}", choices=", ".join(_DECLARATIONS))
+            raise self.checker.fail(self.key("sheriff_declaration"), said)
         return declaration
 
     def weights(self) -> dict[str, Decimal]:
         raw = self.t.get("weights", {})
         if not isinstance(raw, dict):
-            raise self.checker.fail(self.key("weights"), "must be a table of player = weight")
+            raise self.checker.fail(self.key("weights"), tr("must be a table of player = weight"))
         weights = {}
         for p, w in raw.items():
             key = self.key(f"weights.{p}")
@@ -243,7 +247,8 @@ class _Block:
         V9): one player is in one of them."""
         raw = self.t.get("died", {})
         if not isinstance(raw, dict):
-            raise self.checker.fail(self.key("died"), "must be a table of player = time of death")
+            raise self.checker.fail(self.key("died"),
+                                    tr("must be a table of player = time of death"))  # fmt: skip
         dead = self.players("dead")
         died = {}
         for p, w in raw.items():
@@ -251,14 +256,13 @@ class _Block:
             player = self.checker.player(p, key, self.roster)
             died[player] = self.checker.when(w, key, self.tz)
             if player in dead:
-                raise self.checker.fail(key, f"{player} is in {self.where}.dead too: out "
-                                        "before the day, or during it, not both")  # fmt: skip
+                raise self.checker.fail(key, tr("{player} is in {where}.dead too: out before the "
+                                                "day, or during it, not both", player=player,
+                                                where=self.where))  # fmt: skip
             if died[player] < opens:
-                raise self.checker.fail(
-                    key,
-                    f"{long(died[player])} is before the day opens {long(opens)}: "
-                    "a player out before the day is in dead",
-                )
+                raise self.checker.fail(key, tr(
+                    "{died} is before the day opens {opens}: a player out before the day is in "
+                    "dead", died=long(died[player]), opens=long(opens)))  # fmt: skip
         return dead, died
 
     def revived(self, dead: tuple[str, ...]) -> tuple[str, ...]:
@@ -266,9 +270,9 @@ class _Block:
         for p in revived:
             # Back at the open and out again at noon is `died` beside it; `dead` is not.
             if p in dead:
-                raise self.checker.fail(self.key("revived"), f"{p} is in {self.where}.dead "
-                                        "too: back in the game this day, or out before it, "
-                                        "not both")  # fmt: skip
+                raise self.checker.fail(self.key("revived"), tr(
+                    "{player} is in {where}.dead too: back in the game this day, or out before "
+                    "it, not both", player=p, where=self.where))  # fmt: skip
         return revived
 
     def badges(self, dead: tuple[str, ...]) -> tuple[str | None, str | None]:
@@ -276,12 +280,12 @@ class _Block:
         sheriff = None if self.no_one("sheriff") else self.one("sheriff")
         deputy = None if self.no_one("deputy") else self.one("deputy")
         if sheriff is not None and sheriff in dead:
-            raise self.checker.fail(self.key("sheriff"), f"{sheriff} is in {self.where}.dead: "
-                                    "one who is out holds no badge (name who holds it, or "
-                                    'sheriff = "none")')  # fmt: skip
+            raise self.checker.fail(self.key("sheriff"), tr(
+                "{player} is in {where}.dead: one who is out holds no badge (name who holds it, "
+                'or sheriff = "none")', player=sheriff, where=self.where))  # fmt: skip
         if deputy is not None and deputy == sheriff:
-            raise self.checker.fail(self.key("deputy"),
-                                    f"{deputy} is the day's sheriff: one badge each")  # fmt: skip
+            raise self.checker.fail(self.key("deputy"), tr(
+                "{player} is the day's sheriff: one badge each", player=deputy))  # fmt: skip
         return sheriff, deputy
 
     def threads(self, urls: Mapping[ThreadRole, str | None]) -> dict[ThreadRole, ThreadRef]:

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tally.errors import GameFileError, InputError
 from tally.forums import resolve_url
+from tally.i18n import tr
 from tally.model import ThreadRef
 from tally.rules.game.names import normalise
 from tally.rules.game.overrides import parse_number
@@ -38,23 +39,25 @@ class Checker:
         self.claimed: dict[str, tuple[str, str, str]] = {}
 
     def fail(self, key: str, problem: str) -> GameFileError:
-        return GameFileError(f"{self.source}, key {key!r}: {problem}.")
+        return GameFileError(tr("{source}, key {key}: {problem}.", source=self.source,
+                                key=repr(key), problem=problem))  # fmt: skip
 
     def unknown_keys(self, table: Mapping[str, Any], allowed: set[str], prefix: str) -> None:
         for key in table:
             if key not in allowed:
                 close = difflib.get_close_matches(key, sorted(allowed), n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise self.fail(f"{prefix}{key}", f"is not a key tally knows{hint}")
+                said = (tr("is not a key tally knows (did you mean {close}?)", close=repr(close[0]))
+                        if close else tr("is not a key tally knows"))  # fmt: skip
+                raise self.fail(f"{prefix}{key}", said)
 
     def string(self, value: Any, key: str) -> str:
         if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, "must be a non-empty string")
+            raise self.fail(key, tr("must be a non-empty string"))
         return value.strip()
 
     def names(self, value: Any, key: str) -> tuple[str, ...]:
         if not isinstance(value, list):
-            raise self.fail(key, "must be a list of names")
+            raise self.fail(key, tr("must be a list of names"))
         return tuple(self.string(v, key) for v in value)
 
     def accounts(self, value: Any, key: str, owner: str | None = None) -> tuple[str, ...]:
@@ -62,7 +65,7 @@ class Checker:
         account's forum id (Discuz! uid, Tieba user id) beside it. ``owner``: the player
         whose aliases they are (an alias may be the player's account under its old name)."""
         if not isinstance(value, list):
-            raise self.fail(key, "must be a list of names")
+            raise self.fail(key, tr("must be a list of names"))
         out = []
         for v in value:
             if not isinstance(v, dict):
@@ -70,7 +73,7 @@ class Checker:
                 continue
             self.unknown_keys(v, {"name", "id"}, f"{key}.")
             if "name" not in v:
-                raise self.fail(key, f"{dict(v)!r} has no name")
+                raise self.fail(key, tr("{table} has no name", table=repr(dict(v))))
             name = self.string(v["name"], f"{key}.name")
             if "id" in v:
                 self.account_id(name, v["id"], key, owner or name)
@@ -80,13 +83,14 @@ class Checker:
     def account_id(self, name: str, value: Any, key: str, owner: str) -> None:
         raw = str(value).strip() if isinstance(value, int | str) else ""
         if isinstance(value, bool) or not raw.isascii() or not raw.isdigit():
-            raise self.fail(f"{key}.id", f"the id of {name!r} must be a number, like 3 (its uid)")
+            raise self.fail(f"{key}.id", tr("the id of {name} must be a number, like 3 (its uid)",
+                                            name=repr(name)))  # fmt: skip
         uid = str(int(raw))
         held = self.id_owner.get(uid)
         if held is not None and held[1] != owner:
-            raise self.fail(
-                f"{key}.id", f"{name!r} and {held[0]!r} are given one id, {uid}: one account"
-            )
+            said = tr("{name} and {other} are given one id, {uid}: one account",
+                      name=repr(name), other=repr(held[0]), uid=uid)  # fmt: skip
+            raise self.fail(f"{key}.id", said)
         self.id_owner.setdefault(uid, (name, owner))
         self.ids[name] = uid
 
@@ -98,7 +102,7 @@ class Checker:
         """
         folded = normalise(name)
         if not folded:
-            raise self.fail(key, f"{name!r} has no visible character")
+            raise self.fail(key, tr("{name} has no visible character", name=repr(name)))
         held = self.claimed.get(folded)
         if held is None:
             self.claimed[folded] = (what, owner, name)
@@ -107,18 +111,16 @@ class Checker:
         if what == "alias" and other_owner == owner and other_what in ("player", "alias"):
             return  # a player's own name again: harmless
         role = {
-            "player": "a player",
-            "alias": f"an alias of {other_owner}",
-            "director": "a director",
-            "outsider": "an outsider",
+            "player": tr("a player"),
+            "alias": tr("an alias of {player}", player=other_owner),
+            "director": tr("a director"),
+            "outsider": tr("an outsider"),
         }[other_what]
         if name == other_name:
-            raise self.fail(key, f"{name!r} is already {role}")
-        raise self.fail(
-            key,
-            f"{name!r} and {other_name!r} ({role}) are one name to tally "
-            f"(both read {folded!r}); rename one",
-        )
+            raise self.fail(key, tr("{name} is already {role}", name=repr(name), role=role))
+        raise self.fail(key, tr("{name} and {other} ({role}) are one name to tally (both read "
+                                "{folded}); rename one", name=repr(name), other=repr(other_name),
+                                role=role, folded=repr(folded)))  # fmt: skip
 
     def number(
         self, value: Any, key: str, *, low: Decimal = Decimal(0), high: Decimal = Decimal(100)
@@ -131,23 +133,20 @@ class Checker:
 
     def when(self, value: Any, key: str, tz: ZoneInfo) -> datetime:
         if isinstance(value, str) and value.strip().upper().startswith(PLACEHOLDER):
-            raise self.fail(
-                key,
-                "is still the placeholder `tally init` wrote; write the time, like "
-                "2024-05-09T21:30:00",
-            )
+            raise self.fail(key, tr("is still the placeholder `tally init` wrote; write the time, "
+                                    "like 2024-05-09T21:30:00"))  # fmt: skip
         if isinstance(value, str):
             try:
                 value = datetime.fromisoformat(value.strip())
             except ValueError:
-                raise self.fail(
-                    key, f"{value!r} is not a date and time like 2024-05-08T09:30:00"
-                ) from None
+                raise self.fail(key, tr("{value} is not a date and time like 2024-05-08T09:30:00",
+                                        value=repr(value))) from None  # fmt: skip
         if isinstance(value, datetime):
             # A game is played in a forum's lifetime: a year Python cannot move a day or a
             # zone from (0001, 9999) would be an OverflowError wherever it is used.
             if not 1990 <= value.year <= 2200:
-                raise self.fail(key, f"{value.isoformat()} is not a date of a forum game")
+                raise self.fail(key, tr("{value} is not a date of a forum game",
+                                        value=value.isoformat()))  # fmt: skip
             # A local time is in the game's zone (one its clock skips or shows twice, as
             # summer time begins or ends, is refused); an explicit offset is converted to it.
             # Kept at its own offset: a day's windows and waits are elapsed time across a
@@ -156,8 +155,9 @@ class Checker:
                 return instant(wall_time(value, tz, lambda why: self.fail(key, why)))
             return instant(value.astimezone(tz))
         if isinstance(value, date):
-            raise self.fail(key, f"{value} has no time of day; write it like {value}T21:30:00")
-        raise self.fail(key, "must be a date and time like 2024-05-08T09:30:00")
+            raise self.fail(key, tr("{date} has no time of day; write it like {date}T21:30:00",
+                                    date=value))  # fmt: skip
+        raise self.fail(key, tr("must be a date and time like 2024-05-08T09:30:00"))
 
     def timezone(self, value: Any) -> ZoneInfo:
         name = self.string(value, "timezone")
@@ -165,9 +165,8 @@ class Checker:
             return ZoneInfo(name)
         except (ZoneInfoNotFoundError, ValueError, OSError):
             shown = name if len(name) <= 40 else name[:40] + "…"
-            raise self.fail(
-                "timezone", f"{shown!r} is not a time zone name like Asia/Shanghai"
-            ) from None
+            raise self.fail("timezone", tr("{zone} is not a time zone name like Asia/Shanghai",
+                                           zone=repr(shown))) from None  # fmt: skip
 
     def player(self, name: Any, key: str, roster: set[str]) -> str:
         """A player named in a day's list, a ruling or a table: as the roster spells it."""
@@ -176,14 +175,15 @@ class Checker:
         if held is not None and held[0] in ("player", "alias"):
             return held[1]
         close = difflib.get_close_matches(value, sorted(roster), n=1, cutoff=0.5)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise self.fail(key, f"{value!r} is not one of the players{hint}")
+        said = (tr("{name} is not one of the players (did you mean {close}?)", name=repr(value),
+                   close=repr(close[0])) if close
+                else tr("{name} is not one of the players", name=repr(value)))  # fmt: skip
+        raise self.fail(key, said)
 
     def thread(self, url: str, key: str) -> ThreadRef:
         if url.upper().startswith(PLACEHOLDER):
-            raise self.fail(
-                key, "is still the placeholder `tally init` wrote; paste the thread's URL"
-            )
+            said = tr("is still the placeholder `tally init` wrote; paste the thread's URL")
+            raise self.fail(key, said)
         try:
             _, ref = resolve_url(url)
         except InputError as exc:

@@ -18,11 +18,23 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tally.errors import GameFileError, InputError
+from tally.i18n import N_, tr
 from tally.model import Post, Thread, ThreadKey, ThreadRef, origin_of
 from tally.rules.game.cast import Accounts, Author, Cast
 from tally.rules.game.names import Roster
 from tally.rules.game.rulesets import PRESETS, Ruleset
 from tally.rules.verdicts import RulingAction, ThreadRole
+
+# A thread the game file gives a day in another role than the vote thread asked for: a
+# sentence per role (the role is a word of its own in Chinese, not one glued in).
+_NOT_A_VOTE = {
+    ThreadRole.DISCUSSION: N_("thread {thread} is day {found}'s discussion thread, not a vote "
+                              "thread; day {day}'s vote thread is {url}"),
+    ThreadRole.PROGRESS: N_("thread {thread} is day {found}'s progress thread, not a vote "
+                            "thread; day {day}'s vote thread is {url}"),
+    ThreadRole.SHERIFF: N_("thread {thread} is day {found}'s sheriff thread, not a vote "
+                           "thread; day {day}'s vote thread is {url}"),
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -265,8 +277,12 @@ class Game:
         for d in self.days:
             if d.day == number:
                 return d
-        known = ", ".join(str(d.day) for d in self.days) or "none"
-        raise GameFileError(f"{self.where()} has no day {number} (days: {known}).")
+        if not self.days:
+            raise GameFileError(tr("{game} has no day {day} (days: none).", game=self.where(),
+                                   day=number))  # fmt: skip
+        known = ", ".join(str(d.day) for d in self.days)
+        raise GameFileError(tr("{game} has no day {day} (days: {days}).", game=self.where(),
+                               day=number, days=known))  # fmt: skip
 
     @cached_property
     def _places(self) -> Mapping[ThreadKey, tuple[Day, ThreadRole]]:
@@ -305,18 +321,15 @@ class Game:
             found = [t for t in threads if t.key in votes and t.origin in ("", boards[t.key])]
             if len(found) > 1:
                 numbers = ", ".join(str(votes[t.key]) for t in found)
-                raise InputError(
-                    f"the sources hold the vote threads of days {numbers}; name one with --day N."
-                )
+                raise InputError(tr("the sources hold the vote threads of days {days}; name one "
+                                    "with --day N.", days=numbers))  # fmt: skip
             if not found and chosen is not None:
-                raise InputError(
-                    f"the sources hold {len(threads)} threads and none is day {chosen.day}'s "
-                    f"vote thread ({chosen.vote})."
-                )
+                raise InputError(tr("the sources hold {n} threads and none is day {day}'s vote "
+                                    "thread ({url}).", n=len(threads), day=chosen.day,
+                                    url=chosen.vote))  # fmt: skip
             if len(found) != 1:
-                raise InputError(
-                    f"give the pages of one vote thread, not of {len(threads)} threads."
-                )
+                raise InputError(tr("give the pages of one vote thread, not of {n} threads.",
+                                    n=len(threads)))  # fmt: skip
             [thread] = found
         started = thread.posts[0].time if thread.posts else None
         return thread, self.vote_day(thread.key, number, started=started)
@@ -330,33 +343,39 @@ class Game:
         the vote thread of one of the game's days. ``started`` (the time of the thread's
         first post, once read) narrows the days a thread the game file does not name was
         meant for."""
-        name = f"thread {key.thread_id}"
+        thread = key.thread_id
         found = self.locate(key)
         if number is not None:
             day = self.day(number)
             if day.vote_ref.key == key:
                 return day
             if found is not None and found[1] is ThreadRole.VOTE:
-                what = f"{name} is day {found[0].day}'s vote thread, not day {day.day}'s"
+                said = tr("thread {thread} is day {found}'s vote thread, not day {day}'s; day "
+                          "{day}'s vote thread is {url}", thread=thread, found=found[0].day,
+                          day=day.day, url=day.vote)  # fmt: skip
             elif found is not None:
-                what = f"{name} is day {found[0].day}'s {found[1]} thread, not a vote thread"
+                said = tr(_NOT_A_VOTE[found[1]], thread=thread, found=found[0].day, day=day.day,
+                          url=day.vote)  # fmt: skip
             else:
-                what = f"{name} is not day {day.day}'s vote thread in {self.where()}"
-            raise InputError(f"{what}; day {day.day}'s vote thread is {day.vote}")
+                said = tr("thread {thread} is not day {day}'s vote thread in {game}; day {day}'s "
+                          "vote thread is {url}", thread=thread, day=day.day, game=self.where(),
+                          url=day.vote)  # fmt: skip
+            raise InputError(said)
         if found is not None and found[1] is ThreadRole.VOTE:
             return found[0]
         if found is not None:
             day = found[0]
-            raise InputError(
-                f"{name} is day {day.day}'s {found[1]} thread, not a vote thread; "
-                f"day {day.day}'s vote thread is {day.vote}"
-            )
+            raise InputError(tr(_NOT_A_VOTE[found[1]], thread=thread, found=day.day, day=day.day,
+                                url=day.vote))  # fmt: skip
         days = self.open_around(started)
         if len(days) == 1:
-            listed = f"day {days[0].day}'s vote thread is {days[0].vote}"
-        else:
-            listed = "the vote threads are " + ", ".join(f"day {d.day}: {d.vote}" for d in days)
-        raise InputError(f"{name} is not the vote thread of any day in {self.where()}; {listed}")
+            raise InputError(tr("thread {thread} is not the vote thread of any day in {game}; day "
+                                "{day}'s vote thread is {url}", thread=thread, game=self.where(),
+                                day=days[0].day, url=days[0].vote))  # fmt: skip
+        listed = tr(", ").join(tr("day {day}: {url}", day=d.day, url=d.vote) for d in days)
+        raise InputError(tr("thread {thread} is not the vote thread of any day in {game}; the vote "
+                            "threads are {listed}", thread=thread, game=self.where(),
+                            listed=listed))  # fmt: skip
 
     def open_around(self, started: datetime | None) -> tuple[Day, ...]:
         """The days a thread started at ``started`` could be meant for: those open then (or
@@ -373,12 +392,12 @@ class Game:
         """What a check is about when no day is named: the last day that has closed."""
         closed = self.closed(now)
         if not closed:
-            raise InputError("no day of the game has closed yet; name one with --day N.")
+            raise InputError(tr("no day of the game has closed yet; name one with --day N."))
         return closed[-1]
 
     def where(self) -> str:
         """How messages name this game: its file, or its name."""
-        return str(self.path) if self.path else f"game {self.name!r}"
+        return str(self.path) if self.path else tr("game {name}", name=repr(self.name))
 
     def thread_urls(self) -> tuple[str, ...]:
         """Every thread of the game, discussion before vote, day by day, without repeats."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from tally import settings, tomlfile
 from tally.errors import GameFileError
+from tally.i18n import tr
 from tally.journal import Journal, journal_path
 from tally.rules.game.dayblocks import read_days
 from tally.rules.game.filekeys import PLACEHOLDER, Checker
@@ -72,10 +73,10 @@ class _Checker(Checker):
     def game(self, data: dict[str, Any], path: Path | None, default_timezone: str) -> Game:
         self.unknown_keys(data, _TOP_KEYS, "")
         if "players" not in data:
-            raise self.fail("players", "is required (the list of every game account)")
+            raise self.fail("players", tr("is required (the list of every game account)"))
         players = self.listed(data, "players", "player")
         if not players:
-            raise self.fail("players", "lists nobody")
+            raise self.fail("players", tr("lists nobody"))
         tz = self.timezone(data.get("timezone", default_timezone))
         base = path.parent if path is not None else Path.cwd()
         own = settings.check(data, self.source, base)
@@ -88,7 +89,7 @@ class _Checker(Checker):
         rulings = self.rulings(data.get("rulings", []), {d.day for d in days}, roster)
         rules = data.get("rules", {})
         if not isinstance(rules, dict):
-            raise self.fail("rules", "must be a table")
+            raise self.fail("rules", tr("must be a table"))
         ruleset_obj = ruleset_for(ruleset, rules, source=self.source)
         camps = self.by_player(data, "camps", "camp", roster)
         roles = self.by_player(data, "roles", "role", roster)
@@ -125,13 +126,12 @@ class _Checker(Checker):
     def ruleset(self, data: Mapping[str, Any]) -> str:
         ruleset = data.get("ruleset", "default")
         if isinstance(ruleset, str) and ruleset.strip().upper().startswith(PLACEHOLDER):
-            raise self.fail(
-                "ruleset",
-                "is still the placeholder `tally init` wrote; choose the game's rules: "
-                + ", ".join(f'"{r}"' for r in RULESETS if r != "default"),
-            )
+            choices = ", ".join(f'"{r}"' for r in RULESETS if r != "default")
+            raise self.fail("ruleset", tr("is still the placeholder `tally init` wrote; choose the "
+                                          "game's rules: {choices}", choices=choices))  # fmt: skip
         if ruleset not in RULESETS:
-            raise self.fail("ruleset", f"{ruleset!r} is not one of {', '.join(RULESETS)}")
+            raise self.fail("ruleset", tr("{value} is not one of {choices}", value=repr(ruleset),
+                                          choices=", ".join(RULESETS)))  # fmt: skip
         return str(ruleset)
 
     def by_player(
@@ -140,7 +140,9 @@ class _Checker(Checker):
         """A top-level table of player = ``what`` (camps, roles)."""
         raw = data.get(key, {})
         if not isinstance(raw, dict):
-            raise self.fail(key, f"must be a table of player = {what}")
+            said = (tr("must be a table of player = camp") if what == "camp"
+                    else tr("must be a table of player = role"))  # fmt: skip
+            raise self.fail(key, said)
         return {
             self.player(p, f"{key}.{p}", roster): self.string(v, f"{key}.{p}")
             for p, v in raw.items()
@@ -158,29 +160,28 @@ class _Checker(Checker):
             and any(d.day == election for d in days)
             and not any(r in voters for r in roles.values())
         ):
-            raise self.fail(
-                "roles",
-                f"ruleset {rules.name} lets only {'、'.join(voters)} vote and be "
-                f"elected on day {election} (V12), and no player has that role; give "
-                "[roles], or [rules] election_voters = [] to let everyone",
-            )
+            raise self.fail("roles", tr(
+                "ruleset {ruleset} lets only {roles} vote and be elected on day {day} (V12), and "
+                "no player has that role; give [roles], or [rules] election_voters = [] to let "
+                "everyone", ruleset=rules.name, roles="、".join(voters), day=election))  # fmt: skip
 
     def name(self, data: Mapping[str, Any], path: Path | None) -> str:
         """The game's name as the announcements print it (the file's stem where none)."""
         name = data.get("name", path.stem if path else "game")
         if isinstance(name, str) and name.strip().upper().startswith(PLACEHOLDER):
             proposed = name.strip()[len(PLACEHOLDER) :].strip(" :：")
-            hint = f" (tally proposed {proposed!r})" if proposed else ""
-            raise self.fail(
-                "name",
-                "is still the placeholder `tally init` wrote; write the game's name as the "
-                f"announcements print it{hint}",
-            )
+            said = (tr("is still the placeholder `tally init` wrote; write the game's name as the "
+                       "announcements print it (tally proposed {proposed})",
+                       proposed=repr(proposed))
+                    if proposed else
+                    tr("is still the placeholder `tally init` wrote; write the game's name as the "
+                       "announcements print it"))  # fmt: skip
+            raise self.fail("name", said)
         return self.string(name, "name")
 
     def aliases(self, value: Any, roster: set[str]) -> dict[str, tuple[str, ...]]:
         if not isinstance(value, dict):
-            raise self.fail("aliases", "must be a table of player = [spellings]")
+            raise self.fail("aliases", tr("must be a table of player = [spellings]"))
         out: dict[str, tuple[str, ...]] = {}
         for written, spellings in value.items():
             key = f"aliases.{written}"
@@ -194,33 +195,35 @@ class _Checker(Checker):
 
     def rulings(self, value: Any, day_numbers: set[int], roster: set[str]) -> tuple[Ruling, ...]:
         if not isinstance(value, list):
-            raise self.fail("rulings", "must be an array of tables ([[rulings]])")
+            raise self.fail("rulings", tr("must be an array of tables ([[rulings]])"))
         out = []
         for i, t in enumerate(value, start=1):
             where = f"rulings #{i}"
             if not isinstance(t, dict):
-                raise self.fail(where, "must be a table")
+                raise self.fail(where, tr("must be a table"))
             self.unknown_keys(t, _RULING_KEYS, f"{where}.")
             for required in ("day", "floor", "action"):
                 if required not in t:
-                    raise self.fail(f"{where}.{required}", "is required")
+                    raise self.fail(f"{where}.{required}", tr("is required"))
             day, floor, action = t["day"], t["floor"], t["action"]
             if not isinstance(day, int) or day not in day_numbers:
-                raise self.fail(f"{where}.day", f"{day!r} is not one of the game's days")
+                said = tr("{day} is not one of the game's days", day=repr(day))
+                raise self.fail(f"{where}.day", said)
             if not isinstance(floor, int) or isinstance(floor, bool) or not 1 <= floor <= 10**8:
-                raise self.fail(f"{where}.floor", "must be a floor number (from 1)")
+                raise self.fail(f"{where}.floor", tr("must be a floor number (from 1)"))
             if action not in tuple(RulingAction):
-                raise self.fail(f"{where}.action", 'must be "void" or "accept"')
+                raise self.fail(f"{where}.action", tr('must be "void" or "accept"'))
             note = t.get("note", "")
             if not isinstance(note, str):
-                raise self.fail(f"{where}.note", "must be a string")
+                raise self.fail(f"{where}.note", tr("must be a string"))
             comment = t.get("comment")
             if comment is not None and (
                 not isinstance(comment, int)
                 or isinstance(comment, bool)
                 or not 1 <= comment <= 10**6
             ):
-                raise self.fail(f"{where}.comment", "must be the comment's number, 1 = the oldest")
+                raise self.fail(f"{where}.comment",
+                                tr("must be the comment's number, 1 = the oldest"))  # fmt: skip
             target = t.get("target")
             if target is not None:
                 target = self.player(target, f"{where}.target", roster)
@@ -230,7 +233,7 @@ class _Checker(Checker):
                 or not isinstance(post, int | str)
                 or not (str(post).strip().isascii() and str(post).strip().isdecimal())
             ):
-                raise self.fail(f"{where}.post", "must be the post's id (its pid), a number")
+                raise self.fail(f"{where}.post", tr("must be the post's id (its pid), a number"))
             out.append(
                 Ruling(
                     day=day,

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from tally.errors import GameFileError
+from tally.i18n import tr
 from tally.rules.game.rulesets import PRESETS, Ruleset
 
 # What a game file writes for "no value" (a field that is X | None): not the tie step "none".
@@ -28,15 +29,16 @@ def parse_number(value: Any, *, low: Decimal, high: Decimal) -> Decimal:
     every comparison false, so each is refused with the reason. ValueError says why.
     """
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise ValueError("must be a number")
+        raise ValueError(tr("must be a number"))
     try:
         number = Decimal(str(value).strip())
     except InvalidOperation:
-        raise ValueError(f"{str(value)[:40]!r} is not a number") from None
+        raise ValueError(tr("{value} is not a number", value=repr(str(value)[:40]))) from None
     if not number.is_finite():
-        raise ValueError(f"must be a finite number, not {value!r}")
+        raise ValueError(tr("must be a finite number, not {value}", value=repr(value)))
     if not low <= number <= high:
-        raise ValueError(f"must be between {low} and {high}, not {_short(number)}")
+        raise ValueError(tr("must be between {low} and {high}, not {value}", low=low, high=high,
+                            value=_short(number)))  # fmt: skip
     return number
 
 
@@ -65,13 +67,20 @@ def ruleset_for(preset: str, overrides: Mapping[str, Any], *, source: str = "gam
     for key, value in overrides.items():
         if key not in fields:
             close = difflib.get_close_matches(key, sorted(fields), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise GameFileError(f"{source}, key 'rules.{key}': is not a rule tally knows{hint}.")
+            said = (tr("is not a rule tally knows (did you mean {close}?)", close=repr(close[0]))
+                    if close else tr("is not a rule tally knows"))  # fmt: skip
+            raise _wrong(source, key, said)
         try:
             changes[key] = _coerce(value, hints[key])
         except ValueError as exc:
-            raise GameFileError(f"{source}, key 'rules.{key}': {exc}.") from None
+            raise _wrong(source, key, str(exc)) from None
     return dataclasses.replace(base, **changes)
+
+
+def _wrong(source: str, key: str, problem: str) -> GameFileError:
+    """One sentence for a wrong key or value of ``[rules]``, as ``Checker.fail`` says it."""
+    return GameFileError(tr("{source}, key {key}: {problem}.", source=source,
+                            key=repr(f"rules.{key}"), problem=problem))  # fmt: skip
 
 
 @functools.cache
@@ -92,40 +101,47 @@ def _coerce(value: Any, hint: Any) -> Any:
         try:
             return _coerce(value, inner)
         except ValueError as exc:
-            suffix = ' or "" for none' if inner is str else ' or "none"'
-            raise ValueError(f"{exc}{suffix}") from None
+            said = (tr('{problem} or "" for none', problem=exc) if inner is str
+                    else tr('{problem} or "none"', problem=exc))  # fmt: skip
+            raise ValueError(said) from None
     if hint is bool:
         if not isinstance(value, bool):
-            raise ValueError("must be true or false")
+            raise ValueError(tr("must be true or false"))
         return value
     if hint is int:
         if not _whole(value):
-            raise ValueError(f"must be a whole number from 0 to {MAX_WHOLE:,}")
+            high = format(MAX_WHOLE, ",")
+            raise ValueError(tr("must be a whole number from 0 to {high}", high=high))
         return value
     if hint is Decimal:
         return parse_number(value, low=Decimal(0), high=Decimal(100))
     if hint is str:
         if not isinstance(value, str) or not value.strip():
-            raise ValueError("must be a non-empty string")
+            raise ValueError(tr("must be a non-empty string"))
         return value.strip()
     if isinstance(hint, type) and issubclass(hint, StrEnum):
         allowed = tuple(hint)
         if value not in allowed:
-            raise ValueError(f"must be one of {', '.join(repr(str(a)) for a in allowed)}")
+            raise ValueError(tr("must be one of {choices}",
+                                choices=", ".join(repr(str(a)) for a in allowed)))  # fmt: skip
         return hint(value)
     if typing.get_origin(hint) is tuple and args == (str, Ellipsis):
         # Names (roles): a list of texts, empty allowed.
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-            raise ValueError("must be a list of names")
+            raise ValueError(tr("must be a list of names"))
         return tuple(v.strip() for v in value)
     if typing.get_origin(hint) is tuple and len(args) == 2 and args[1] is Ellipsis:
         allowed = tuple(args[0])  # a StrEnum: the values it allows
         if not isinstance(value, list) or not value or any(v not in allowed for v in value):
-            raise ValueError(f"must be a list of {', '.join(repr(str(a)) for a in allowed)}")
+            raise ValueError(tr("must be a list of {choices}",
+                                choices=", ".join(repr(str(a)) for a in allowed)))  # fmt: skip
         return tuple(args[0](v) for v in value)
     if typing.get_origin(hint) is tuple and all(a is int for a in args):
         if not (isinstance(value, list) and len(value) == len(args) and all(map(_whole, value))):
-            count = "two" if len(args) == 2 else str(len(args))
-            raise ValueError(f"must be {count} whole numbers, [vote within, no change after]")
+            said = (tr("must be two whole numbers, [vote within, no change after]")
+                    if len(args) == 2 else
+                    tr("must be {count} whole numbers, [vote within, no change after]",
+                       count=len(args)))  # fmt: skip
+            raise ValueError(said)
         return tuple(value)
     raise ValueError("must be a value of the right kind")  # pragma: no cover - all fields read

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
 
+from tally.i18n import N_
 from tally.rules.verdicts import TieStep
 
 
@@ -50,19 +51,20 @@ class NonBallots(StrEnum):
 
 CHANGE_METHODS = tuple(ChangeMethod)
 # How a player posts a change each way, by the button pressed (RULES V3), on each platform:
-# what the sentence of a change void as change_not_reply says to do.
+# what the sentence of a change void as change_not_reply says to do (marked for the catalog:
+# translated where that sentence is made).
 CHANGE_BUTTONS = {
     "discuz": {
-        ChangeMethod.COMMENT: "the vote floor's 点评 button",
-        ChangeMethod.REPLY: "the vote floor's 回复 button",
-        ChangeMethod.QUOTE: "the vote floor's 引用 button (X3.5: 回复, which quotes it)",
-        ChangeMethod.POST: "a new post",
+        ChangeMethod.COMMENT: N_("the vote floor's 点评 button"),
+        ChangeMethod.REPLY: N_("the vote floor's 回复 button"),
+        ChangeMethod.QUOTE: N_("the vote floor's 引用 button (X3.5: 回复, which quotes it)"),
+        ChangeMethod.POST: N_("a new post"),
     },
     "tieba": {
-        ChangeMethod.COMMENT: "a 楼中楼 under the vote floor",
-        ChangeMethod.REPLY: "no Tieba post links the floor it answers",
-        ChangeMethod.QUOTE: "Tieba has no 引用",
-        ChangeMethod.POST: "a new floor",
+        ChangeMethod.COMMENT: N_("a 楼中楼 under the vote floor"),
+        ChangeMethod.REPLY: N_("no Tieba post links the floor it answers"),
+        ChangeMethod.QUOTE: N_("Tieba has no 引用"),
+        ChangeMethod.POST: N_("a new floor"),
     },
 }
 # Each preset in a line, as `tally init` lists them for the director to choose.
