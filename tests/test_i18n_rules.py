@@ -194,7 +194,7 @@ def test_a_thread_of_another_day_is_one_chinese_sentence():
     with pytest.raises(InputError) as en:
         a_thread_of_day_1()
     assert str(zh.value) == (
-        "帖子 102“[A01] 月下古堡 第一天 投票帖”的标题是第1天的，不是第2天的；game 'game' 里第1天的"
+        "帖子 102“[A01] 月下古堡 第一天 投票帖”的标题是第1天的，不是第2天的；游戏 'game' 里第1天的"
         "投票帖是 https://bbs.example.com/thread-101-1-1.html"
     )
     assert str(en.value) == (

@@ -112,7 +112,7 @@ def test_the_games_own_refusals_in_chinese():
         game = parse_game(text, source="game.toml")
         with pytest.raises(GameFileError) as caught:
             game.day(5)
-    assert str(caught.value) == "游戏'game' 里没有第5天（有的是：1）。"
+    assert str(caught.value) == "游戏 'game' 里没有第5天（有的是：1）。"
     with pytest.raises(GameFileError, match=r"^game 'game' has no day 5 \(days: 1\)\.$"):
         game.day(5)
 
@@ -174,7 +174,7 @@ def test_a_game_file_typed_with_a_chinese_keyboard_in_chinese(tmp_path: Path):
         "请把输入法切到半角模式重新输入。\n"
     )
     assert said[gbk] == (
-        f"tally: {gbk} 存成了 GBK 编码，不是 UTF-8；请把游戏文件存为 UTF-8（记事本：另存为，编码选 UTF-8）。\n"
+        f"tally: {gbk} 是用 GBK（一种中文编码）保存的，不是 UTF-8；请把游戏文件另存为 UTF-8（记事本：另存为，编码选 UTF-8）。\n"
     )
     english = runner.invoke(app, ["lurkers", "--game", str(gbk)], env={"TALLY_LANG": "en"})
     assert english.stderr == (
@@ -187,7 +187,7 @@ def test_a_game_file_typed_with_a_chinese_keyboard_in_chinese(tmp_path: Path):
 def test_the_dead_posting_after_the_close_in_chinese(forum, tmp_path):
     """乙, voted out at day 1's close, posts after it (诈尸): the flag says when and how 乙
     went out, in Chinese."""
-    g = Game(forum, tmp_path, top='[rules]\nsheriff_election_day = "none"\n')
+    g = Game(forum, tmp_path, rules={"sheriff_election_day": "none"})
     opens = "2024-05-08 09:30"
     talk = g.talk(201, 1, opens, dict.fromkeys(PLAYERS, 12))
     votes = g.votes(301, 1, opens, [(p, "乙" if p != "乙" else "甲") for p in PLAYERS])
