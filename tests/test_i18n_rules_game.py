@@ -19,8 +19,8 @@ from tally.rules.verdicts import Colour
 
 from .conftest import Runner
 from .discuzgen import P
-from .test_cards_lurkers import setup as lurkers_game
 from .test_cards_audit import PLAYERS, Game
+from .test_cards_lurkers import setup as lurkers_game
 
 runner = Runner()
 VOTE = "https://bbs.example.com/thread-1-1-1.html"
