@@ -26,7 +26,7 @@ from tally.outputs.shown.ledger import print_cards, print_lurkers
 from tally.outputs.shown.streams import Streams
 from tally.rules.cards.ledger import LedgerEdit, LedgerView
 from tally.rules.counting.votes import DayResult
-from tally.settings import Settings
+from tally.settings import Settings, said_source
 from tally.times import short
 
 
@@ -247,8 +247,8 @@ def _(settings: Settings, terminal: Streams) -> None:
         value = s.key.unset if s.value is None else str(s.value)
         if isinstance(s.value, bool):
             value = value.lower()  # as TOML writes it
-        table.add_row(cell(s.key.name), cell(value), cell(s.source))
+        table.add_row(cell(s.key.name), cell(value), cell(said_source(s.source)))
     chosen = settings.language
     table.add_row(cell("language"), cell(f"{chosen.language.value} ({chosen.language.said})"),
-                  cell(chosen.source))  # fmt: skip
+                  cell(said_source(chosen.source)))  # fmt: skip
     out.print(table)
