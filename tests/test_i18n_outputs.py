@@ -239,7 +239,7 @@ def test_the_lurker_check_in_chinese(forum, tmp_path):
     assert ledger.read_bytes() == before
     out = said.stdout
     assert "\n第3天潜水检查" in out and "每天发言数（是否投票）" in out
-    assert "本日的牌：" in out
+    assert "当天的牌：" in out
     assert "糖糖：黄牌（L1）——第3天发言3条（少于5条）［新判］" in out
     assert "红牌罚下（K2）：糖糖" in out
     assert "判牌记录没有写入（--no-write）：" in out
