@@ -50,7 +50,7 @@ def test_a_thread_that_is_another_days_is_one_chinese_sentence(forum, tmp_path):
     )
     taken = day_add(urls[2], game, "zh", extra=["--yes", "--day", "1"])
     assert one_sentence(taken) == (
-        f"tally: {game} 里已经有第1天了；请用 --day N 指定别的天，或者直接编辑那一天的块。"
+        f"tally: {game} 里已经有第1天了；请用 `--day N` 指定别的天，或者直接编辑那一天的块。"
     )
     assert game.read_bytes() == before
 

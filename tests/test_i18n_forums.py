@@ -141,7 +141,7 @@ def test_cookie_files_in_chinese(tmp_path):
 def test_a_board_profile_mistake_in_chinese():
     text = '[board.mine]\nhosts = ["bbs.example.com"]\nposts_per_page = 0\n'
     zh = said(InputError, lambda: parse_boards(text, "boards.toml"), Language.ZH)
-    assert zh == "boards.toml, [board.mine]：posts_per_page 必须是 1 到 1000 之间的整数。"
+    assert zh == "boards.toml, [board.mine]：posts_per_page 必须是1到1000之间的整数。"
     en = said(InputError, lambda: parse_boards(text, "boards.toml"), Language.EN)
     assert en == "boards.toml, [board.mine]: posts_per_page must be a whole number from 1 to 1000."
 

@@ -89,7 +89,7 @@ def test_the_interface_switched_off_in_chinese():
     ("language", "said"),
     [
         ("zh", "tally: {url}：帖子不存在、已被删除或被隐藏（论坛说 thread_nonexistence）；"
-               "请检查 URL 里的 tid。"),
+               "请检查网址里的 tid。"),
         ("en", "tally: {url}: the thread does not exist or was deleted, or it is hidden (the forum "
                "says thread_nonexistence); check the tid in the URL."),
     ],
@@ -162,7 +162,7 @@ def test_doctor_on_a_tieba_thread_gone_says_so_in_chinese(forum):
     assert result.exit_code == 4
     assert (
         "帖子 8800123456 第1页：百度说帖子不存在或已被删除（错误 4，“贴子可能已被删除”）；"
-        "请检查 URL 里的帖子号。"
+        "请检查网址里的帖子号。"
     ) in result.stdout
     assert "Baidu says" not in result.stdout
     api.errors = [Fault(errorno=4, errmsg="贴子可能已被删除")]
@@ -181,7 +181,7 @@ def test_a_saved_tieba_page_tally_cannot_read_is_one_chinese_sentence():
         security = SavedPages().error_page(check, "p2.html")
     assert front_end is not None and security is not None
     assert chinese(str(front_end)) == (
-        "p1.html 是从贴吧2026年的新版网页保存的，它的 HTML 里没有楼层；请改给 tally 帖子的 URL"
+        "p1.html 是从贴吧2026年的新版网页保存的，它的 HTML 里没有楼层；请改给 tally 帖子的网址"
         "（https://tieba.baidu.com/p/8800123456）。"
     )
     assert chinese(str(security)).startswith("p2.html：百度返回了安全验证，而不是帖子；")
@@ -200,7 +200,7 @@ def test_doctor_on_a_saved_page_that_is_no_thread_says_what_it_is_in_chinese():
     assert result.exit_code == 4
     assert (
         f"{page}：帖子不存在、已被删除或被隐藏（论坛说“抱歉，指定的主题不存在或已被删除或正在被审核”）；"
-        "请检查 URL 里的 tid。"
+        "请检查网址里的 tid。"
     ) in result.stdout
     english = runner.invoke(app, ["doctor", page], env={"TALLY_LANG": "en"})
     assert (

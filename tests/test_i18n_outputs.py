@@ -180,7 +180,7 @@ def test_the_live_screen_in_chinese(forum, tmp_path):
         text = screen_text(poll, game, clock.now() + timedelta(seconds=5))
     assert "第2天 投票（规则集 000），帖子 102“[测试局] 第二天投票帖”" in text
     assert "第2次轮询：最后读于 19:10:00（请求1次）；下次轮询 19:20:00" in text
-    assert "05-09 21:30 关门（还有" in text
+    assert "05-09 21:30关门（还有" in text
     assert "关门前60分钟内不得改票（V5）：20:30起不能改票（还有" in text
     assert "上次轮询以来的变化：" in text and "未投票（12人）：小眯、风铃、老K、" in text
     assert "目前暂计（未结票）：长夜领先" in text and "（催票帖：tally announce" in text
@@ -219,7 +219,7 @@ def test_a_reminder_after_the_close_is_one_chinese_sentence(forum, tmp_path):
     refused = runner.invoke(app, args, obj=after, env={"TALLY_LANG": "zh"})
     assert refused.exit_code == 2
     # The last line: the sentence (the lines before it say where the pages came from).
-    assert refused.stderr.splitlines()[-1] + "\n" == ("tally: 第2天已于 05-09 21:30 关门：投票提醒是关门前发的；现在该发的是关门公告"
+    assert refused.stderr.splitlines()[-1] + "\n" == ("tally: 第2天已于05-09 21:30关门：投票提醒是关门前发的；现在该发的是关门公告"
                               "（tally announce --kind close）。\n")  # fmt: skip
     english = runner.invoke(app, args, obj=after, env={"TALLY_LANG": "en"})
     assert english.stderr.splitlines()[-1] + "\n" == ("tally: day 2 closed at 05-09 21:30: a reminder is for before the "
@@ -239,7 +239,7 @@ def test_the_lurker_check_in_chinese(forum, tmp_path):
     assert ledger.read_bytes() == before
     out = said.stdout
     assert "\n第3天潜水检查" in out and "每天发言数（是否投票）" in out
-    assert "本日的牌：" in out
+    assert "当天的牌：" in out
     assert "糖糖：黄牌（L1）——第3天发言3条（少于5条）［新判］" in out
     assert "红牌罚下（K2）：糖糖" in out
     assert "判牌记录没有写入（--no-write）：" in out
