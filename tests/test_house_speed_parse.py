@@ -6,7 +6,9 @@ and classes in any case; attributes of every case and quoting; character referen
 from __future__ import annotations
 
 import os
+import re
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
@@ -96,3 +98,38 @@ def test_a_head_is_searched_as_its_slice_was(text, end):
     found = _head_search(_REPLIES_HTML, "回复:</span>", text, end)
     before = _REPLIES_HTML.search(text[:end])
     assert (found and (found.span(), found.group(1))) == (before and (before.span(), before.group(1)))
+
+
+TIME_PARTS = ("2026", "1990", "2201", "-", "/", " ", "\t", "\xa0", "　", ":", "0", "1", "12", "31",
+              "60", "8", "08", "PM", "下午", "２", "日", "٣", "发表于", "發表於", "\x1c")  # fmt: skip
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(TIME_PARTS), max_size=14).map("".join))
+@example("2026-12-6 08:32")
+@example("2026-12-6 08:32:10")
+@example(" 2026-2-30 08:32 ")  # no such day: the general path's sentence
+@example("2026-12-6 08:32 PM")
+@example("2026-12-6 24:00")
+@example("2201-1-1 00:00")
+@example("2026-12-6\t8:05:60")
+@example("发表于 2026-12-6 08:32:10")
+@example("發表於2026-12-6 08:32 下午")
+def test_a_plain_time_is_read_as_the_general_path_reads_it(text):
+    """``read_forum_time``'s path for the times Discuz! prints by default against the one
+    that reads any: the same time and minute flag, or the same sentence."""
+    from datetime import timedelta
+    from zoneinfo import ZoneInfo
+
+    from tally.errors import ParseError
+    from tally.forums.timeparse import Printed, read_any_time, read_forum_time
+
+    for tz in (ZoneInfo("Asia/Shanghai"), Printed(timedelta(hours=8), ZoneInfo("Europe/Berlin"))):
+        try:
+            before = read_any_time(text, tz, what="t")
+        except ParseError as exc:
+            with pytest.raises(ParseError, match=re.escape(str(exc))):
+                read_forum_time(text, tz, what="t")
+        else:
+            after = read_forum_time(text, tz, what="t")
+            assert after == before and after[0].tzinfo == before[0].tzinfo
