@@ -6,7 +6,9 @@ and classes in any case; attributes of every case and quoting; character referen
 from __future__ import annotations
 
 import os
+import re
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
@@ -31,7 +33,9 @@ TEXTS = ("", "字", "hidden", "class=", " style=", "&gt;", "<!-- hidden -->")
 
 
 @st.composite
-def markup(draw: st.DrawFn) -> str:
+def markup(
+    draw: st.DrawFn, tags: tuple[str, ...] = TAGS, attributes: tuple[str, ...] = ATTRIBUTES
+) -> str:
     """A doctype, then nested elements of the tags and attributes above."""
     depth, parts, opened = 0, [draw(st.sampled_from(DOCTYPES))], []
     for _ in range(draw(st.integers(1, 14))):
@@ -39,9 +43,9 @@ def markup(draw: st.DrawFn) -> str:
             parts.append(f"</{opened.pop()}>")
             depth -= 1
             continue
-        tag = draw(st.sampled_from(TAGS))
-        attributes = " ".join(draw(st.lists(st.sampled_from(ATTRIBUTES), max_size=2)))
-        parts.append(f"<{tag} {attributes}>{draw(st.sampled_from(TEXTS))}")
+        tag = draw(st.sampled_from(tags))
+        written = " ".join(draw(st.lists(st.sampled_from(attributes), max_size=2)))
+        parts.append(f"<{tag} {written}>{draw(st.sampled_from(TEXTS))}")
         opened.append(tag)
         depth += 1
     return "".join(parts)
@@ -96,3 +100,68 @@ def test_a_head_is_searched_as_its_slice_was(text, end):
     found = _head_search(_REPLIES_HTML, "回复:</span>", text, end)
     before = _REPLIES_HTML.search(text[:end])
     assert (found and (found.span(), found.group(1))) == (before and (before.span(), before.group(1)))
+
+
+TIME_PARTS = ("2026", "1990", "2201", "-", "/", " ", "\t", "\xa0", "　", ":", "0", "1", "12", "31",
+              "60", "8", "08", "PM", "下午", "２", "日", "٣", "发表于", "發表於", "\x1c")  # fmt: skip
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(TIME_PARTS), max_size=14).map("".join))
+@example("2026-12-6 08:32")
+@example("2026-12-6 08:32:10")
+@example(" 2026-2-30 08:32 ")  # no such day: the general path's sentence
+@example("2026-12-6 08:32 PM")
+@example("2026-12-6 24:00")
+@example("2201-1-1 00:00")
+@example("2026-12-6\t8:05:60")
+@example("发表于 2026-12-6 08:32:10")
+@example("發表於2026-12-6 08:32 下午")
+def test_a_plain_time_is_read_as_the_general_path_reads_it(text):
+    """``read_forum_time``'s path for the times Discuz! prints by default against the one
+    that reads any: the same time and minute flag, or the same sentence."""
+    from datetime import timedelta
+    from zoneinfo import ZoneInfo
+
+    from tally.errors import ParseError
+    from tally.forums.timeparse import Printed, read_any_time, read_forum_time
+
+    for tz in (ZoneInfo("Asia/Shanghai"), Printed(timedelta(hours=8), ZoneInfo("Europe/Berlin"))):
+        try:
+            before = read_any_time(text, tz, what="t")
+        except ParseError as exc:
+            with pytest.raises(ParseError, match=re.escape(str(exc))):
+                read_forum_time(text, tz, what="t")
+        else:
+            after = read_forum_time(text, tz, what="t")
+            assert after == before and after[0].tzinfo == before[0].tzinfo
+
+
+BODY_TAGS = ("i", "I", "strong", "STRONG", "div", "em", "font", "FONT", "span", "b", "p", "svg", "td")
+BODY_ATTRIBUTES = (
+    "", 'class="quote"', "class=QUOTE", 'class="blockcode"', 'onclick="copycode(this)"',
+    'color="red"', "COLOR=#f00", "size=5", "SIZE='+2'", 'style="font-size:20px"',
+    "STYLE='Color: red'", 'title="color"', "class=pstatus", 'data-x="<i>"',
+)  # fmt: skip
+
+
+@FUZZ
+@given(markup(BODY_TAGS, BODY_ATTRIBUTES))
+@example('<td><FONT COLOR="red">字</FONT></td>')
+@example('<td><I class="pstatus">本帖最后由 a 于 2026-12-6 08:32 编辑</I></td>')
+@example("<td><div class=QUOTE>字</div></td>")  # in any case without a doctype
+@example('<td><div class="blockcode"><em onclick="copycode(this)">复制代码</em></div></td>')
+def test_a_body_is_read_by_its_markup_as_by_its_walks(html):
+    """What a body's markup, written out once, lets the parse skip: the marks' walk where it
+    finds no start tag or word of theirs, the fonts' where no attribute of theirs."""
+    from tally.forums.discuz.body import _COPY_BUTTON, _MARKS
+    from tally.forums.htmltext import font_flags
+
+    tree = LexborHTMLParser(html)
+    for node in tree.root.traverse() if tree.root is not None else ():
+        if not node.tag or node.tag[0] in "-!":
+            continue
+        written = node.html or ""
+        if node.css(f"i, div.quote, strong, {_COPY_BUTTON}"):
+            assert _MARKS.search(written) or "quote" in written.lower(), (written, html)
+        assert font_flags(node, written) == font_flags(node), (written, html)

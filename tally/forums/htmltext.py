@@ -128,20 +128,28 @@ HIDDEN = (
 )
 
 
-def hides(node: Node) -> bool:
-    """Whether ``node`` holds an element its page hides (a cheap test before the walk)."""
+def hides(node: Node, markup: str | None = None) -> bool:
+    """Whether ``node`` holds an element its page hides (a cheap test before the walk);
+    ``markup``: ``node.html``, where the caller has it already."""
     # Each of HIDDEN's selectors needs an attribute: a class (display_none, jammer, in any
     # case in a page without a doctype), hidden or style. lexbor writes every attribute out
     # as `name="…"`, its name in lower case, so markup without these words holds none
     # below the node: a name's or a label's markup is written out in less time than lexbor
     # takes to parse HIDDEN, and a body's own class (td.t_f) says nothing of its insides.
+    # Most nodes' markup, their own start tag's included, holds none of them: that said
+    # first costs less than reading the node's attributes.
+    if markup is None:
+        markup = node.html
+    if markup is not None and "class=" not in markup and "style=" not in markup and (
+        "hidden" not in markup
+    ):
+        return False
     attributes = node.attributes
     classes = (attributes.get("class") or "").lower()
     if "hidden" in attributes or "style" in attributes or "display_none" in classes or (
         "jammer" in classes
     ):
         return node.css_first(HIDDEN) is not None
-    markup = node.html
     if markup is not None:
         inside = markup[markup.find(">") + 1 :]  # at or before its own start tag's end
         if "class=" not in inside and "style=" not in inside and "hidden" not in inside:
@@ -181,10 +189,10 @@ def id_of(node: Node) -> int:
     return int(node.mem_id)
 
 
-def node_text(node: Node) -> str:
+def node_text(node: Node, markup: str | None = None) -> str:
     """The text of ``node`` as a browser lays it out: <br> and blocks make new lines; what
-    the page hides is left out."""
-    hidden = {id_of(n) for n in node.css(HIDDEN)} if hides(node) else None
+    the page hides is left out. ``markup``: ``node.html``, where the caller has it."""
+    hidden = {id_of(n) for n in node.css(HIDDEN)} if hides(node, markup) else None
     parts: list[str] = []
     push = parts.append
     # An explicit stack, not recursion: a mangled page may nest thousands of tags deep.
@@ -272,8 +280,15 @@ def is_enlarged(size_attr: str | None, style: str | None) -> bool:
     return False
 
 
-def font_flags(node: Node) -> tuple[bool, bool]:
-    """(red font used, enlarged font used) anywhere inside ``node``."""
+def font_flags(node: Node, markup: str | None = None) -> tuple[bool, bool]:
+    """(red font used, enlarged font used) anywhere inside ``node``; ``markup``:
+    ``node.html``, where the caller has it."""
+    # Only a color, style or size attribute flags a font, and lexbor writes every attribute
+    # out by its name in lower case: markup without these words holds none (most bodies).
+    if markup is not None and "color" not in markup and "style" not in markup and (
+        "size" not in markup
+    ):
+        return False, False
     red = large = False
     for el in node.css("font, span, p, div, strong, b"):
         attrs = el.attributes

@@ -52,6 +52,14 @@ _MARKER = re.compile(
 # Relative forms Discuz! shows for recent posts; they only ever appear with the exact
 # time in a title attribute, so on their own they are an error.
 _RELATIVE = re.compile(r"(刚刚|秒前|分钟前|半小时前|小时前|今天|昨天|前天|天前)")
+# A time as Discuz! prints it by default ("2026-12-6 08:32", "发表于 2026-12-6 08:32:10"): ASCII
+# digits and white space, and the word before it, NFKC leaves as they are and no half of the
+# day can be named in them, so it reads as ``_ABSOLUTE`` reads it without the rest of the
+# general path (NFKC and the markers' search took most of a post's time).
+_PLAIN = re.compile(
+    r"\s*(?:发表于|發表於)?\s*(\d{4})-(\d{1,2})-(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*",
+    re.ASCII,
+)
 
 
 def _hour(hour: int, kind: str) -> int | None:
@@ -97,6 +105,21 @@ def parse_forum_time(text: str, tz: tzinfo, *, what: str | None = None) -> datet
 def read_forum_time(text: str, tz: tzinfo, *, what: str | None = None) -> tuple[datetime, bool]:
     """``parse_forum_time``, and whether the time read is to the minute (no seconds printed:
     Discuz! with 人性化时间 off, Discuz! 6/7, a 点评): posted somewhere in that minute."""
+    plain = _PLAIN.fullmatch(text)
+    if plain is not None:
+        y, mo, d, h, mi, s = plain.groups()
+        if 1990 <= int(y) <= 2200:
+            try:
+                naive = datetime(int(y), int(mo), int(d), int(h), int(mi), int(s or 0))
+            except ValueError:
+                pass  # the general path says why
+            else:
+                return _placed(naive, tz), s is None
+    return read_any_time(text, tz, what=what)
+
+
+def read_any_time(text: str, tz: tzinfo, *, what: str | None = None) -> tuple[datetime, bool]:
+    """``read_forum_time`` by the general path, whatever the text."""
     what = tr("time") if what is None else what
     cleaned = unicodedata.normalize("NFKC", text).replace("\xa0", " ")
     shown = repr(cleaned.strip())
@@ -162,10 +185,13 @@ def read_forum_time(text: str, tz: tzinfo, *, what: str | None = None) -> tuple[
         raise ParseError(
             tr("{what} {time} is not a real date and time.", what=what, time=repr(m.group(0)))
         ) from None
-    minutes = m["s"] is None
+    return _placed(naive, tz), m["s"] is None
+
+
+def _placed(naive: datetime, tz: tzinfo) -> datetime:
     if isinstance(tz, Printed):
-        return instant(naive.replace(tzinfo=tz).astimezone(tz.zone)), minutes
-    return naive.replace(tzinfo=tz), minutes
+        return instant(naive.replace(tzinfo=tz).astimezone(tz.zone))
+    return naive.replace(tzinfo=tz)
 
 
 def backwards(times: Sequence[tuple[int, datetime]], tz: tzinfo) -> tuple[int, int] | None:

@@ -31,6 +31,11 @@ _HIDDEN = (
 )
 # A [code] block's 复制代码 button.
 _COPY_BUTTON = "div.blockcode > em[onclick*='copycode']"
+# What the marks' walk looks for, by the start tags lexbor writes out (names in lower
+# case): <i>, <strong>, a [code] button; div.quote by its class, in any case.
+_MARKS = re.compile(r"<(?:i|strong)[\s/>]|copycode")
+# A reply's own 标题.
+_TITLE = "div.pcb > h2"
 
 
 @dataclass(frozen=True)
@@ -55,14 +60,24 @@ def read_body(node: Node, body: Node | None, tz: tzinfo, where: str) -> Body:
     # A moderator is shown the body of a 屏蔽ed post (and a hidden reply) with the same
     # notice above it ("…，只有管理员或有管理权限的成员可见"): the post is still hidden, so
     # that a count is the same whoever's cookies read it.
-    locks = node.css("div.locked")
+    # The notices and the reply's own 标题, found in one walk over the post (told apart by
+    # their tags).
+    locks: list[Node] = []
+    titles: list[Node] = []
+    for hit in node.css(f"div.locked, {_TITLE}"):
+        (titles if hit.tag == "h2" else locks).append(hit)
     # No notice in the post, none in its body either.
     hidden = _shown_anyway(node, body, locks) or (_hide_code(body) if locks else None)
     # The marks, quotes and [code] buttons taken out of the body, found in one walk: a
-    # button inside what is taken out before it is out of the tree already.
+    # button inside what is taken out before it is out of the tree already. The body's
+    # markup, written out once, says whether there is any to look for (most bodies hold
+    # none), and while nothing is taken out it is the body's for its fonts and text too.
+    markup: str | None = body.html
     marks = {"i": [], "div": [], "strong": [], "em": []}  # type: dict[str, list[Node]]
-    for hit in body.css(f"i, div.quote, strong, {_COPY_BUTTON}"):
-        marks[hit.tag].append(hit)
+    if markup is None or _MARKS.search(markup) or "quote" in markup.lower():
+        for hit in body.css(f"i, div.quote, strong, {_COPY_BUTTON}"):
+            marks[hit.tag].append(hit)
+        markup = None  # they are taken out below
     edited, bracketed = edit_mark(marks["i"], tz, where)
     reply_to = _take_reply_header(marks["strong"])
     quotes = _take_quotes(marks["div"])
@@ -71,11 +86,14 @@ def read_body(node: Node, body: Node | None, tz: tzinfo, where: str) -> Body:
     for button in marks["em"]:
         if button.parent is not None:  # taken out with what held it: out of the tree
             button.decompose()
-    red, large = font_flags(body)
-    text = node_text(body)
+    red, large = font_flags(body, markup)
+    text = node_text(body, markup)
     # A reply's own 标题 stands above its message (the author's words too: a ballot
-    # written there was no ballot, and its voter carded L3, on a real X3.5).
-    title = node.css_first("div.pcb > h2")
+    # written there was no ballot, and its voter carded L3, on a real X3.5). The first
+    # found outside the body is the first still: only what was in the body was taken out.
+    title = titles[0] if titles else None
+    if title is not None and _within(title, body, node):
+        title = node.css_first(_TITLE)
     words = node_text(title).strip() if title is not None else ""
     if words:
         text = tidy_text(f"{words}\n{text}")
@@ -83,6 +101,16 @@ def read_body(node: Node, body: Node | None, tz: tzinfo, where: str) -> Body:
         # Discuz! 6/7 writes its mark as "[<i> 本帖最后由 … 编辑 </i>]": its brackets go too.
         text = tidy_text(text.replace("[]", "", 1))
     return Body(text, hidden, edited, reply_to, quotes, red, large)
+
+
+def _within(hit: Node, body: Node, node: Node) -> bool:
+    """Whether ``hit``, inside the post ``node``, is inside its ``body``."""
+    parent = hit
+    while parent is not None and parent != node:
+        if parent == body:
+            return True
+        parent = parent.parent
+    return False
 
 
 # The [hide] BBCode (回复可见): to a reader who has not replied in the thread, the forum
