@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tally.errors import TallyError
+from tally.errors import TallyError, clause
 from tally.i18n import tr
 from tally.rules.game.game import Game
 
@@ -107,7 +107,7 @@ def sent_off_news(before: SentOff, now: SentOff) -> str:
     a red card sends off now (K2), or no longer."""
     if isinstance(now, str):
         return tr("The card ledger changed and cannot be read as it is: {why}.",
-                  why=now.rstrip("."))  # fmt: skip
+                  why=clause(now))  # fmt: skip
     if isinstance(before, str):
         before = {}
     said = []

@@ -13,7 +13,7 @@ from typing import Any
 from tally.desk.bbcode import preview
 from tally.desk.follow import Seen
 from tally.desk.posted import Sent
-from tally.errors import TallyError
+from tally.errors import TallyError, clause
 from tally.forums import platform_of
 from tally.i18n import N_, tr
 from tally.outputs.results import Announced, Lurked, Posted
@@ -357,7 +357,7 @@ def file_problem(seen: Seen) -> str | None:
     if seen.problem is None:
         return None
     return tr("{problem}. The desk goes on with the game file as it last read it, and reads it "
-              "again when it is saved.", problem=seen.problem.rstrip("."))
+              "again when it is saved.", problem=clause(seen.problem))
 
 
 def sentence(exc: TallyError) -> str:

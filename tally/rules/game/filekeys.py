@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from tally.errors import GameFileError, InputError
+from tally.errors import GameFileError, InputError, clause
 from tally.forums import resolve_url
 from tally.i18n import tr
 from tally.model import ThreadRef
@@ -187,5 +187,5 @@ class Checker:
         try:
             _, ref = resolve_url(url)
         except InputError as exc:
-            raise self.fail(key, str(exc).rstrip(".")) from None
+            raise self.fail(key, clause(exc)) from None
         return ref

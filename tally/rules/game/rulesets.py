@@ -69,14 +69,14 @@ CHANGE_BUTTONS = {
 }
 # Each preset in a line, as `tally init` lists them for the director to choose.
 ABOUT = {
-    "000": "冷焰's compendium (Tieba 塔达林, 天灾, 苏联): changes as 楼中楼, sheriff 2.5, "
-    "deputy 1.5, a tie goes to the 侍僧",
-    "245": "[245] 酒: changes reply to the vote floor, a 独裁 sheriff, counts hidden, "
-    "at least half accelerate",
-    "023": "[023] 明星大侦探: changes quote the vote post, sheriff 2, only 嫌疑人 elect "
-    "the sheriff",
-    "M126": "[M126] 暴风雪山庄: the target alone, changes without limit, out only with more "
-    "than half of all votes",
+    "000": N_("冷焰's compendium (Tieba 塔达林, 天灾, 苏联): changes as 楼中楼, sheriff 2.5, "
+    "deputy 1.5, a tie goes to the 侍僧"),
+    "245": N_("[245] 酒: changes reply to the vote floor, a 独裁 sheriff, counts hidden, "
+    "at least half accelerate"),
+    "023": N_("[023] 明星大侦探: changes quote the vote post, sheriff 2, only 嫌疑人 elect "
+    "the sheriff"),
+    "M126": N_("[M126] 暴风雪山庄: the target alone, changes without limit, out only with more "
+    "than half of all votes"),
 }
 def said(rule: str, means: str, kind: str = "") -> dict[str, str]:
     """What docs/game-file.md's ``[rules]`` table says of a field beside its key and its type:
