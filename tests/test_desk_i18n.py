@@ -21,7 +21,7 @@ from tally.desk.serve import bind
 from tally.desk.speaking import Speaking, accepted
 from tally.i18n import DEFAULT, Choice, Language, speaking, tr
 
-from .desk_game import Setup, serving
+from .desk_game import Setup, http_client, serving
 from .test_desk import events_until, settled
 from .test_i18n import extracted
 
@@ -80,7 +80,7 @@ def served(setup, choice: Choice, stack) -> tuple[object, httpx.Client]:  # type
     stack.callback(desk.close)
     sock = bind(None)
     base = stack.enter_context(serving(make_app(desk, TOKEN, sock.getsockname()[1]), sock))
-    c = stack.enter_context(httpx.Client(base_url=base, follow_redirects=True, timeout=30))
+    c = stack.enter_context(http_client(base, follow_redirects=True, timeout=30))
     c.cookies.set(cookie_name(c.base_url.port or 80), TOKEN)
     return desk, c
 
