@@ -152,7 +152,7 @@ TOGETHER = frozenset({
 # (tests/test_house.py's ``modules``) and its sentences extracted once (tests/test_i18n.py's
 # ``extracted``, 0.6 s of Babel a process) for the tests that read them.
 CODE = frozenset({"tests/test_house.py", "tests/test_i18n.py", "tests/test_i18n_rules.py",
-                  "tests/test_i18n_commands.py"})  # fmt: skip
+                  "tests/test_i18n_commands.py", "tests/test_desk_i18n.py"})  # fmt: skip
 # The modules that drive Chromium share one worker too: the session's one browser (the
 # ``browser`` fixture) is launched once a run instead of once on each worker (1.5 s, ~1 s
 # of CPU, and a second browser's memory).
