@@ -59,7 +59,7 @@ def all_stopped() -> None:
         _stopped(*_STOPPING.pop(0))
 
 
-# httpx makes a TLS context for every client, loading the CA bundle (~45 ms of CPU); the
+# httpx makes a TLS context for every client, loading the CA bundle (~20 ms of CPU); the
 # desk is plain HTTP on loopback, so its browsers share one, made once a process.
 _TLS = functools.cache(ssl.create_default_context)
 
