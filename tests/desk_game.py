@@ -5,14 +5,18 @@ markup and script."""
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+import httpx
 
 from tally.desk.state import Desk, Options
 from tally.environment import HttpOptions
@@ -53,6 +57,16 @@ def all_stopped() -> None:
     """Every server the tests asked to stop, checked stopped."""
     while _STOPPING:
         _stopped(*_STOPPING.pop(0))
+
+
+# httpx makes a TLS context for every client, loading the CA bundle (~20 ms of CPU); the
+# desk is plain HTTP on loopback, so its browsers share one, made once a process.
+_TLS = functools.cache(ssl.create_default_context)
+
+
+def http_client(base: str, **kw: object) -> httpx.Client:
+    """A browser of the desk served at ``base`` (``serving``'s address)."""
+    return httpx.Client(base_url=base, verify=_TLS(), **kw)  # type: ignore[arg-type]
 
 
 @contextmanager

@@ -147,8 +147,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 TOGETHER = frozenset({
     "tests/test_install.py",  # the wheel, built in the checkout's build/ (once at a time)
     "tests/test_report.py",  # two reports of a four-day game
-    "tests/test_house.py",  # tally's code, parsed
 })  # fmt: skip
+# The modules that read tally's own code share one worker too: the code parsed once
+# (tests/test_house.py's ``modules``) and its sentences extracted once (tests/test_i18n.py's
+# ``extracted``, 0.6 s of Babel a process) for the tests that read them.
+CODE = frozenset({"tests/test_house.py", "tests/test_i18n.py", "tests/test_i18n_rules.py",
+                  "tests/test_i18n_commands.py", "tests/test_desk_i18n.py"})  # fmt: skip
 # The modules that drive Chromium share one worker too: the session's one browser (the
 # ``browser`` fixture) is launched once a run instead of once on each worker (1.5 s, ~1 s
 # of CPU, and a second browser's memory).
@@ -156,16 +160,16 @@ BROWSER = frozenset({"tests/test_report.py", "tests/test_desk_browser.py"})
 # The tests of Tieba's client API share one worker too: aiotieba, which their double of the
 # API (tests/tiebaapi.py) and tally import as they first serve or ask it, imports its whole
 # client, 0.4 s a process. Its own modules, and the tests elsewhere named for Tieba (each that
-# serves the API is; by the test's name, not its parameters'), but for those of TOGETHER and
-# BROWSER; a Tieba test outside them runs where it falls, importing aiotieba there too.
+# serves the API is; by the test's name, not its parameters'), but for those of TOGETHER,
+# CODE and BROWSER; a Tieba test outside them runs where it falls, importing aiotieba there too.
 TIEBA = frozenset({"tests/test_reading_tieba_api.py", "tests/test_hostile_tieba_api.py",
                    "tests/test_hostile_tieba_counts.py"})  # fmt: skip
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """--dist loadgroup, its groups the modules of TOGETHER, BROWSER's as one and TIEBA's tests
-    as one. pytest-xdist groups the tests marked xdist_group by renaming their nodeid, which
+    """--dist loadgroup, its groups the modules of TOGETHER, BROWSER's as one, CODE's as one
+    and TIEBA's tests as one. pytest-xdist groups the tests marked xdist_group by renaming their nodeid, which
     pytest 9 no longer lets a plugin do (each marked test went to any worker: the wheel was
     built twice at once)."""
     if config.getvalue("dist") != "loadgroup":
@@ -179,6 +183,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
                 return "chromium"
             if module in TOGETHER:
                 return module
+            if module in CODE:
+                return "code"
             if module in TIEBA or "tieba" in test.split("[", 1)[0].lower():
                 return "tieba"
             return nodeid

@@ -22,7 +22,7 @@ from tally.desk.serve import HOST, bind
 from tally.errors import InputError
 
 from .conftest import Runner
-from .desk_game import HOSTILE, MARKUP, SCRIPT, Setup, serving, through_the_commands
+from .desk_game import HOSTILE, MARKUP, SCRIPT, Setup, http_client, serving, through_the_commands
 
 TOKEN = "s3cret-desk-token"
 PAGES = ("/", "/day/2", "/day/2/live", "/day/2/cards", "/day/2/posts", "/day/2/pictures",
@@ -68,7 +68,7 @@ def client(desk, *, logged_in: bool = True) -> httpx.Client:
         app = make_app(desk, TOKEN, sock.getsockname()[1])
         _SERVED[id(desk)] = stack.enter_context(serving(app, sock))
     c = stack.enter_context(
-        httpx.Client(base_url=_SERVED[id(desk)], follow_redirects=True, timeout=30)
+        http_client(_SERVED[id(desk)], follow_redirects=True, timeout=30)
     )
     if logged_in:
         c.cookies.set(cookie_name(port(c)), TOKEN)
@@ -396,7 +396,7 @@ def test_the_command_prints_the_address_and_opens_it(setup, monkeypatch):
         for other, _ in served:  # the --no-browser run's, never served
             other.close()
     monkeypatch.undo()  # uvicorn's own run again: the first command's app, served for real
-    with serving(app, sock) as base, httpx.Client(base_url=base, follow_redirects=True) as c:
+    with serving(app, sock) as base, http_client(base, follow_redirects=True) as c:
         assert c.get("/").status_code == 403
         assert c.get(f"/static/desk.css?token={token}").status_code == 200  # no poller started
 

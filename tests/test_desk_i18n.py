@@ -14,7 +14,6 @@ from functools import cache
 import httpx
 import pytest
 
-from tally import catalogs
 from tally.desk.app import make_app
 from tally.desk.guard import cookie_name
 from tally.desk.pages import PAGES
@@ -22,8 +21,9 @@ from tally.desk.serve import bind
 from tally.desk.speaking import Speaking, accepted
 from tally.i18n import DEFAULT, Choice, Language, speaking, tr
 
-from .desk_game import Setup, serving
+from .desk_game import Setup, http_client, serving
 from .test_desk import events_until, settled
+from .test_i18n import extracted
 
 TOKEN = "s3cret-desk-token"
 # Every page of the table: a day's for day 2 (open) and day 1 (closed).
@@ -39,7 +39,7 @@ def desk_pieces() -> frozenset[str]:
     words between its fields, where they are two words or more (a single word, "vote", may
     be a player's or a URL's)."""
     pieces = set()
-    for message in catalogs.extract():
+    for message in extracted():
         if not message.id or not any("tally/desk/" in path for path, _ in message.locations):
             continue
         sentence = message.id if isinstance(message.id, str) else message.id[0]
@@ -80,7 +80,7 @@ def served(setup, choice: Choice, stack) -> tuple[object, httpx.Client]:  # type
     stack.callback(desk.close)
     sock = bind(None)
     base = stack.enter_context(serving(make_app(desk, TOKEN, sock.getsockname()[1]), sock))
-    c = stack.enter_context(httpx.Client(base_url=base, follow_redirects=True, timeout=30))
+    c = stack.enter_context(http_client(base, follow_redirects=True, timeout=30))
     c.cookies.set(cookie_name(c.base_url.port or 80), TOKEN)
     return desk, c
 

@@ -188,9 +188,11 @@ def test_the_readme_lists_every_command():
     assert "tally --version" in block
 
 
-def cited_rules() -> set[str]:
+@cache
+def cited_rules() -> frozenset[str]:
     """The rule ids the tests cite: in a test's name, its docstring, or a ``rules`` marker
-    (a mention in a comment or an assertion's text is no citation)."""
+    (a mention in a comment or an assertion's text is no citation). Read once for the two
+    tests that ask (every test module parsed: a quarter of a second)."""
     import ast
 
     def tests(body: list[ast.stmt]) -> Iterator[ast.FunctionDef]:
@@ -210,7 +212,7 @@ def cited_rules() -> set[str]:
                 if isinstance(mark, ast.Call) and ast.unparse(mark.func) == "pytest.mark.rules":
                     said += [a.value for a in mark.args if isinstance(a, ast.Constant)]
             cited.update(re.findall(r"\b([SVCLKA]\d+)\b", " ".join(map(str, said))))
-    return cited
+    return frozenset(cited)
 
 
 def rule_rows() -> list[tuple[str, str]]:

@@ -155,7 +155,7 @@ def test_the_desk_stands_above_the_commands():
     assert into_desk == STARTS
 
 
-def imports_of(package: str) -> dict[str, set[str]]:
+def imports_of(package: str) -> dict[str, frozenset[str]]:
     """Each module of ``package`` (dotted) and every module of tally it imports."""
     trees = {module_name(p): tree for p, tree in modules()}
     return {m: imported(t, m) for m, t in trees.items()
@@ -444,9 +444,11 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imported(tree: ast.Module, module: str) -> set[str]:
+@functools.cache
+def imported(tree: ast.Module, module: str) -> frozenset[str]:
     """Every module of tally an import anywhere in ``tree`` names (at the top, inside a
-    function, under TYPE_CHECKING): ``from P import N`` names P, and P.N when that is a module."""
+    function, under TYPE_CHECKING): ``from P import N`` names P, and P.N when that is a module.
+    Read once a module for the five tests that ask."""
     known = _known()
     package = module if module in _packages() else module.rpartition(".")[0]
     found: set[str] = set()
@@ -460,7 +462,7 @@ def imported(tree: ast.Module, module: str) -> set[str]:
                 base = ".".join([*up, *filter(None, [base])])
             found.add(base)
             found.update(f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in known)
-    return {m for m in found if m in known and m != module}
+    return frozenset(m for m in found if m in known and m != module)
 
 
 @functools.cache

@@ -4,15 +4,20 @@ the catalogs complete and compilable, the command line in each language."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from babel.messages.catalog import Catalog
 from typer.testing import CliRunner
 
 from tally import catalogs, i18n
 from tally.errors import InputError
 from tally.i18n import Choice, Language, choose, from_locale, language_of, speaking, tr
+
+from .test_house import modules, nodes
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -94,10 +99,18 @@ def test_the_language_follows_the_with_and_a_function():
 # --- the catalogs -----------------------------------------------------------------------
 
 
+@functools.cache
+def extracted() -> Catalog:
+    """Every sentence of the code and the desk's pages, as ``catalogs.extract()`` finds them
+    (Babel tokenizes all of tally: 0.6 s of CPU), extracted once a process for the tests that
+    read them (here, tests/test_i18n_*.py, tests/test_desk_i18n.py). Read, never changed."""
+    return catalogs.extract()
+
+
 def test_every_sentence_is_translated_in_both_catalogs():
     """The untranslated-sentence test: a sentence of the code missing from a catalog, left
     untranslated, or whose translation lost (or made up) a placeholder fails here, named."""
-    faults = catalogs.faults()
+    faults = catalogs.faults(template=extracted())
     assert [str(f) for f in faults] == []
 
 
@@ -126,8 +139,8 @@ def test_a_placeholder_lost_is_a_fault(tmp_path, monkeypatch):
     assert found == {"floor {floor} was edited": "placeholders differ: '楼被编辑了'"}
 
 
-def _calls(tree: ast.AST, names: set[str]) -> list[ast.Call]:
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+def _calls(walked: Iterable[ast.AST], names: set[str]) -> list[ast.Call]:
+    return [n for n in walked if isinstance(n, ast.Call)
             and isinstance(n.func, ast.Name) and n.func.id in names]  # fmt: skip
 
 
@@ -198,17 +211,17 @@ def test_sentences_are_written_where_babel_finds_them():
     """Babel extracts the first argument of tr, ntr and N_ when it is a string written there:
     never an f-string (the catalog would hold the filled sentence), never inside an f-string
     (Python 3.11 reads the f-string as one token: the sentence would be missed)."""
-    for path in sorted((ROOT / "tally").rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for path, tree in modules():  # tally's code, parsed once (tests/test_house.py)
         name = path.relative_to(ROOT).as_posix()
-        for call in _calls(tree, {"tr", "ntr", "N_"}):
+        for call in _calls(nodes(tree), {"tr", "ntr", "N_"}):
             first = call.args[0] if call.args else None
             if name in FROM_TABLES and not isinstance(first, ast.Constant):
                 continue
             assert isinstance(first, ast.Constant) and isinstance(first.value, str), (
                 f"{name}:{call.lineno}: the sentence must be a string written in the call")
-        for joined in (n for n in ast.walk(tree) if isinstance(n, ast.JoinedStr)):
-            assert not _calls(joined, {"tr", "ntr"}), f"{name}:{joined.lineno}: tr in an f-string"
+        for joined in (n for n in nodes(tree) if isinstance(n, ast.JoinedStr)):
+            inside = _calls(ast.walk(joined), {"tr", "ntr"})
+            assert not inside, f"{name}:{joined.lineno}: tr in an f-string"
 
 
 # --- the command line in each language --------------------------------------------------

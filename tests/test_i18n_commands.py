@@ -175,7 +175,9 @@ def test_the_commands_chinese_keeps_no_english_sentence():
     none was left as its English (an option, a key or a file name alone aside)."""
     from tally import catalogs
 
-    where = {m.id: m.locations for m in catalogs.extract() if isinstance(m.id, str)}
+    from .test_i18n import extracted
+
+    where = {m.id: m.locations for m in extracted() if isinstance(m.id, str)}
     ours = ("tally/commands/", "tally/settings.py", "tally/files.py", "tally/tomlfile.py",
             "tally/journal.py", "tally/times.py", "tally/answers.py")  # fmt: skip
     mine = [m for m in catalogs.read(Language.ZH) if isinstance(m.id, str)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 SECRETS = frozenset({"auth", "saltkey", "formhash", "useip", "port", "email"})
@@ -64,9 +65,42 @@ def _without(data: Any) -> Any:
     return data
 
 
+# Where a match of each can begin, as a word it holds and how far before the word it
+# begins: a secret's key, after its quote; the word formhash, after `name="` (the form's
+# field) or a link's ? & or ;, and a field's `value="` (before the field's name). ``sub``
+# tries each pattern at every quote, n, v, & and ; of a page (1.1 ms of CPU for a page of
+# 60 kB, at every page read); tried only where these words stand: 0.3 ms, the same matches.
+_JSON_STARTS = tuple((k.encode(), (1,)) for k in sorted(SECRETS))
+_PAGE_STARTS = ((b"formhash", (6, 1)), (b'value="', (0,)))
+
+
 def _scrub_text(body: bytes) -> bytes:
-    body = _IN_JSON.sub(_scrubbed_pair, body)
-    return _IN_PAGE.sub(lambda m: m.group("lead") + _SCRUBBED, body)
+    body = _sub(_IN_JSON, _JSON_STARTS, _scrubbed_pair, body)
+    return _sub(_IN_PAGE, _PAGE_STARTS, lambda m: m.group("lead") + _SCRUBBED, body)
+
+
+def _sub(
+    pattern: re.Pattern[bytes], starts: tuple[tuple[bytes, tuple[int, ...]], ...],
+    replace: Callable[[re.Match[bytes]], bytes], body: bytes,
+) -> bytes:  # fmt: skip
+    """``pattern.sub(replace, body)``, for a pattern whose every match begins at one of
+    ``starts``: the same matches, left to right, none overlapping."""
+    at: set[int] = set()
+    for word, before in starts:
+        i = body.find(word)
+        while i >= 0:
+            at.update(i - b for b in before if i >= b)
+            i = body.find(word, i + 1)
+    kept: list[bytes] = []
+    done = 0
+    for i in sorted(at):
+        if i >= done and (m := pattern.match(body, i)) is not None:
+            kept += (body[done:i], replace(m))
+            done = m.end()
+    if not kept:
+        return body
+    kept.append(body[done:])
+    return b"".join(kept)
 
 
 def _scrubbed_pair(m: re.Match[bytes]) -> bytes:
