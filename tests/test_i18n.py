@@ -171,6 +171,8 @@ FROM_TABLES = {
     "tally/outputs/shown/console.py",
     # doctor's table: the fields' names, marked where each field is defined (N_)
     "tally/outputs/shown/display.py",
+    # the card ledger's table: who gave a card, a value of the ledger's file (_BY)
+    "tally/outputs/shown/ledger.py",
     # The rulesets page's sentences kept in tables (the ways to change, what is shown), and
     # the rules' own words (tie steps, ABOUT), translated once the rules' catalog has them.
     "tally/outputs/written/rulesets_doc.py",

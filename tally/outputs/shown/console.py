@@ -82,7 +82,7 @@ def totals_table(result: DayResult) -> Table:
     for column in (tr("player"), tr("votes"), tr("voters (weight)"), tr("bonus")):
         totals.add_column(column)
     for t in result.totals:
-        voters = ", ".join(weighed(v, result) for v in t.voters)
+        voters = tr(", ").join(weighed(v, result) for v in t.voters)
         bonus = "; ".join(f"+{votes_text(a)} {why} ({rule})" for a, why, rule in t.bonuses)
         totals.add_row(cell(t.player), votes_text(t.votes), cell(voters), cell(bonus))
     if result.count.abstained:
@@ -171,7 +171,8 @@ def _floor_rows(result: DayResult) -> list[_FloorRow]:
         counted = b.status == Status.COUNTED
         now = result.provisional and counted
         status = tr("in force now") if now else word(b.status)
-        why = "" if b.note == ("in force now" if now else str(b.status)) else b.note
+        # The note the status already says (made in the run's language, as the status word).
+        why = "" if b.note == (tr("in force now") if now else str(b.status)) else b.note
         if b.reason:
             why = f"{b.reason}: {why}"  # the code once, then what it means here
         flags = [f for f in b.flags if f != b.note]  # a look-alike's note is its flag too

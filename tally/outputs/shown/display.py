@@ -225,7 +225,7 @@ def _(ledger: LedgerView, terminal: Streams) -> None:
 
 @show.register(Exported)
 def _(done: Exported, terminal: Streams) -> None:
-    names = ", ".join(p.name for p in done.files)
+    names = tr(", ").join(p.name for p in done.files)
     terminal.note(tr(
         "wrote {n} files to {folder}: {names}. Edit the ones you want (README.md there lists "
         "the values each gets), delete the others, and pass --template-dir {folder} (or set "

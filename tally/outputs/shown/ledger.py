@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
-from tally.i18n import tr
+from tally.i18n import N_, tr
 from tally.outputs.shown.console import cell, say, word
 from tally.rules.cards.ledger import Card, LedgerView
 from tally.times import short
@@ -157,6 +157,11 @@ def game_path_of(view: LedgerView) -> Path:
     return view.path.with_name(name + ".toml")
 
 
+# Who gave a card, as the ledger's file writes it (a value of the file) and as a director reads it.
+_BY = {"tally": N_("tally"), "director": N_("director"), "struck": N_("struck"),
+       "doubt": N_("in doubt")}  # fmt: skip
+
+
 def print_cards(console: Console, cards: Sequence[Card]) -> None:
     """The ledger as a table, with each player's totals and who is sent off (K2)."""
     from tally.rules.cards.ledger import sent_off, totals
@@ -169,7 +174,7 @@ def print_cards(console: Console, cards: Sequence[Card]) -> None:
         table.add_column(column)
     for c in cards:
         table.add_row(str(c.day), cell(c.player), c.colour.label, cell(c.rule), cell(c.reason),
-                      c.source)  # fmt: skip
+                      tr(_BY.get(c.source, c.source)))  # fmt: skip
     console.print(table)
     for player, t in sorted(totals(cards).items()):
         say(console, tr("{player}: {blue} blue, {yellow} yellow, {red} red", player=player,
