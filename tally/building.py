@@ -41,12 +41,19 @@ class BuildPy(build_py):  # type: ignore[misc]
         super().run()
         source = Path(__file__).parent / "locale"
         targets = [source]
+        built = Path(self.build_lib) / "tally" / "locale"
         if not self.editable_mode:
-            targets.append(Path(self.build_lib) / "tally" / "locale")
+            targets.append(built)
         compile_catalogs(source, targets)
+        if not self.editable_mode:
+            # The wheel runs from its .mo alone: a .po beside it (the sdist's, for this build)
+            # would be read instead wherever Babel happens to be installed and the .po looks newer.
+            for po in built.glob("*/LC_MESSAGES/*.po"):
+                po.unlink()
 
     def get_outputs(self, include_bytecode: bool = True) -> list[str]:
-        outputs: list[str] = super().get_outputs(include_bytecode)
+        outputs: list[str] = [o for o in super().get_outputs(include_bytecode)
+                              if not o.endswith(".po")]  # fmt: skip
         built = Path(self.build_lib) / "tally" / "locale"
         source = Path(__file__).parent / "locale"
         outputs += [str(built / po.relative_to(source).with_suffix(".mo"))
