@@ -7,6 +7,7 @@ count that rests on the order stops for a ruling."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
@@ -104,3 +105,36 @@ def test_a_comment_a_minute_away_is_in_order():
     result = run(game("000"), closed(t))
     assert not [f for f in result.flags if f.rule == "same minute"]
     assert ballot(result, 3).reason == "change_not_reply"  # before the 点评: the way is wrong
+
+
+def proposed(stop: pytest.ExceptionInfo[InputError]) -> str:
+    """The ruling a stop proposes (``[[rulings]] day = 2, floor = 3, …action = "void"``), as
+    the director adds it to the game file: one key a line."""
+    found = re.search(r"\[\[rulings\]\] (day = .*?action = \"void\")", str(stop.value))
+    assert found is not None, str(stop.value)
+    return "[[rulings]]\n" + "\n".join(found.group(1).split(", ")) + "\n"
+
+
+@pytest.mark.rules("V3", "V7")
+def test_the_ruling_the_stop_proposes_settles_it():
+    """The case found on a real X3.5 (000): 甲's floor void for its format, a 点评 under
+    another's floor shown 10:00 and a floor at 10:00:19, in an order the forum cannot tell.
+    The stop proposed voiding the 点评; with that ruling in the game file the count stopped
+    the same: the 点评, void in either order, was a void vote in one and a void change in the
+    other, and that difference alone stopped it. A writing the director voids counts in no
+    order and changes nothing before or after it: the ruling settles it."""
+    t = T().post("甲", "08 09:40", "投票对象：丙\n投票理由 没有冒号")
+    t.post("乙", "08 09:50", vote("甲"))
+    minute_comment(t, 3, "甲", "08 10:00", vote("乙"))
+    exact(t, "甲", "08 10:00:19", vote("丙"))
+    closed(t)
+    with pytest.raises(InputError, match="cannot be put in order") as stop:
+        run(game("000"), t)
+    ruling = proposed(stop)
+    assert ruling == '[[rulings]]\nday = 2\nfloor = 3\ncomment = 1\naction = "void"\n'
+    result = run(game("000", extra=ruling), t)
+    comment = ballot(result, 3, comment=True)
+    assert (comment.status, comment.reason, comment.ruling) == ("void", "ruling", "void")
+    assert (ballot(result, 4).status, ballot(result, 4).target) == ("counted", "丙")
+    # Settled by the director: no flag says the two could not be ordered.
+    assert not [f for f in result.flags if f.rule == "same minute"]

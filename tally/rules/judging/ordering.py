@@ -9,8 +9,9 @@ numbers, a 点评 after the floor it is under, the 点评 under one floor oldest
 are judged in every order they could have been posted in (``tally.rules.judging.changes.sequence``
 each time): where every order gives the same count, a flag says they could not be ordered;
 where only a void ballot's reason differs, its row names a reason that holds in every order;
-where the ballot in force differs, the count stops for a ruling. Nothing published rests on
-a guessed order.
+where the ballot in force differs, the count stops for a ruling. A writing the director
+voids is out of every order: that ruling settles the stop. Nothing published rests on a
+guessed order.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from tally.rules.game.rulesets import Ruleset
 from tally.rules.judging.ballots import Flag
 from tally.rules.judging.changes import sequence
 from tally.rules.judging.work import Work
-from tally.rules.verdicts import NAMED_FIRST, VoidReason, named_first
+from tally.rules.verdicts import NAMED_FIRST, RulingAction, VoidReason, named_first
 from tally.times import short
 
 # Beyond this many orders of one voter's writings, tally does not try them all: it stops.
@@ -73,8 +74,15 @@ def in_order(
 
 
 def _unordered(a: Work, b: Work) -> bool:
-    """Whether the forum gives no order of ``a`` and ``b`` (``a`` sorted first): neither its
-    floors' numbers nor a 点评's floor, and their times overlap (a 点评 shows its minute)."""
+    """Whether the forum gives no order of ``a`` and ``b`` (``a`` sorted first) that the
+    count needs: neither its floors' numbers nor a 点评's floor, and their times overlap (a
+    点评 shows its minute), and neither is void by the director's ruling."""
+    if _ruled_void(a) or _ruled_void(b):
+        # The settlement the stop proposes (``_stop``): a writing voided so counts in no
+        # order and changes nothing before or after it (no vote a fix answers, no change
+        # spent). Judged in every order, it was a void vote in one and a void change in the
+        # other, and that alone stopped the count again (real X3.5).
+        return False
     if not a.is_comment and not b.is_comment:
         return False  # floors: their numbers
     if a.post.post_id == b.post.post_id:
@@ -83,6 +91,10 @@ def _unordered(a: Work, b: Work) -> bool:
         return False
     first, last = _window(a), _window(b)
     return first[0] < last[1] and last[0] < first[1]
+
+
+def _ruled_void(w: Work) -> bool:
+    return w.ruling is not None and w.ruling.action == RulingAction.VOID
 
 
 def _window(w: Work) -> tuple[datetime, datetime]:
