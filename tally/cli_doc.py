@@ -74,7 +74,7 @@ def _page(head: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
+    if len(argv) != 1 or argv[0].startswith("-"):  # --help is no file to write over
         print("usage: [TALLY_LANG=zh] python -m tally.cli_doc docs/cli.md", file=sys.stderr)
         return 2
     Path(argv[0]).parent.mkdir(parents=True, exist_ok=True)

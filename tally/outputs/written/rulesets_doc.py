@@ -436,6 +436,11 @@ def main(argv: list[str] | None = None) -> int:
     language = Language.EN
     if args[:1] == ["--zh"]:
         language, args = Language.ZH, args[1:]
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        # A developer's tool: an option it does not know is not a file to write over.
+        sys.stderr.write("usage: python -m tally.outputs.written.rulesets_doc [--zh] [FILE] | "
+                         "--rules-table FILE\n")
+        return 2
     text = markdown(language=language)
     if args:
         Path(args[0]).parent.mkdir(parents=True, exist_ok=True)
