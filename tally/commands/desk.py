@@ -14,6 +14,7 @@ from tally.errors import InputError
 from tally.forums.reader import Reader
 from tally.i18n import tr
 from tally.rules.game.game import Game
+from tally.settings import Settings
 
 
 def desk(
@@ -28,9 +29,11 @@ def desk(
     reader: Reader,
     env: Environment,
     show: Shows,
+    settings: Settings,
 ) -> None:
     """Serve the desk until Ctrl-C."""
     if template_dir is not None and not template_dir.is_dir():
         raise InputError(tr("the template folder {folder} does not exist.", folder=template_dir))
     serve(game, reader, env, show, port=port, no_browser=no_browser, every=every,
-          full_every=full_every, late_ok=late_ok, template_dir=template_dir)  # fmt: skip
+          full_every=full_every, late_ok=late_ok, template_dir=template_dir,
+          language=settings.language)  # fmt: skip

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tally.errors import InputError
-from tally.i18n import tr
+from tally.i18n import Choice, tr
 
 if TYPE_CHECKING:
     from tally.environment import Environment
@@ -27,9 +27,9 @@ class Shows(Protocol):
 
 def serve(game: Game, reader: Reader, env: Environment, show: Shows, *, port: int | None,
           no_browser: bool, every: float, full_every: int, late_ok: bool,
-          template_dir: Path | None) -> None:  # fmt: skip
+          template_dir: Path | None, language: Choice) -> None:  # fmt: skip
     """Serve the desk of ``game`` until Ctrl-C (``every`` … ``template_dir``: its reads and
-    posts, as the command line gave them)."""
+    posts, as the command line gave them; ``language``: the run's, as its settings chose it)."""
     import uvicorn
 
     from tally.desk.app import make_app
@@ -39,10 +39,7 @@ def serve(game: Game, reader: Reader, env: Environment, show: Shows, *, port: in
     sock = bind(port)
     chosen = sock.getsockname()[1]
     token = new_token()
-    from tally.i18n import choose, configured_language
-
-    choice = choose(env.environ, configured_language(env.environ))
-    the_desk = Desk(game, reader, Options(every, full_every, late_ok, template_dir), choice)
+    the_desk = Desk(game, reader, Options(every, full_every, late_ok, template_dir), language)
     app = make_app(the_desk, token, chosen)
     address = f"http://{HOST}:{chosen}/?token={token}"
     show.text(tr("The desk of {game}: {address}\n(Ctrl-C to stop; the address is the key: "
