@@ -21,7 +21,6 @@ from pathlib import Path
 from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
-from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
 from tally.atomic import write_atomic
@@ -157,18 +156,11 @@ def faults(
 
 
 def compile_all(into: Path = LOCALES) -> list[Path]:
-    """Every ``.po`` compiled to its ``.mo`` under ``into`` (the package, or a build's)."""
-    written = []
-    for language in Language:
-        with po_path(language).open("rb") as f:
-            catalog = read_po(f)
-        target = into / language.value / "LC_MESSAGES" / f"{DOMAIN}.mo"
-        buffer = io.BytesIO()
-        write_mo(buffer, catalog)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, buffer.getvalue())
-        written.append(target)
-    return written
+    """Every ``.po`` compiled to its ``.mo`` under ``into`` (the package, or a build's), as
+    the wheel's build compiles them."""
+    from tally.building import compile_catalogs
+
+    return compile_catalogs(LOCALES, [into])
 
 
 def main(argv: list[str]) -> int:
