@@ -219,7 +219,7 @@ def N_(message: str) -> str:
 
 def tr(message: str, /, **fields: Any) -> str:
     """``message`` in the run's language, its ``{fields}`` filled."""
-    said = catalog(current()).gettext(message) if message else message
+    said = gettext_plain(message)
     return said.format(**fields) if fields else said
 
 
