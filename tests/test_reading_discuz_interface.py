@@ -17,7 +17,7 @@ from tally.errors import ExitStatus
 from .conftest import CHINA, FOLDERS, FakeClock
 from .discuzapi import CLOSED, ON, PLUGIN_OFF
 from .discuzboard import Board
-from .discuzgen import P
+from .discuzgen import Comment, P
 from .test_announcing_post import env, runner
 from .test_counting_whole_day import game_file, vote_thread
 
@@ -215,6 +215,54 @@ def test_ballots_posted_as_p_in_the_interface_keep_their_seconds(board, tmp_path
     assert by_time["21:29:40"] == ("counted", None)
     assert by_time["21:30:20"] == ("void", "after_close")
     assert ON  # the board's interface as X3.5 ships it
+
+
+# -- a 点评 shown counted back from the answer (人性化时间 on) -----------------------------------
+
+
+def late_change_thread() -> object:
+    """冷月's change by 点评 under her own ballot at 21:29:50, ten seconds before the close at
+    21:30: its page prints 21:29; the interface, read at 21:30:55 or at 21:31:20, "1 分钟前"."""
+    t = vote_thread()
+    t.posts[1].comments = [Comment("冷月", "2024-05-09 21:29:50", "改票对象：长夜 改票理由：踩点")]
+    return t
+
+
+@pytest.mark.rules("S2", "V5")
+def test_a_点评_counted_back_sends_the_thread_to_its_pages_and_two_reads_agree(board, tmp_path):
+    """Read at its Date less N, "1 分钟前" was 21:29 at 21:30:55 and 21:30 (the closing
+    minute: void) at 21:31:20, 25 seconds later. Not read to the minute: each read is of the
+    pages, said in one line, and counts as a read of the pages alone does."""
+    board.dateconvert = True
+    url = board.thread(late_change_thread())
+    game = game_file(tmp_path, url)
+    reads = []
+    for at in ("2024-05-09 21:30:55", "2024-05-09 21:31:20"):
+        result = count(board, url, game, at=at)
+        assert result.exit_code == 0, result.stderr
+        said = " ".join(result.stderr.split())
+        assert said.count("shows this 点评's time only as '1 分钟前', not to the minute; tally "
+                          "reads its threads from their HTML pages") == 1  # fmt: skip
+        reads.append(json.loads(result.stdout))
+    assert [r["thread"]["read_by"] for r in reads] == ["pages", "pages"]
+    assert {**same(reads[0]), "as_of": ""} == {**same(reads[1]), "as_of": ""}
+    change = [b for b in reads[1]["ballots"] if b["floor"] == 2 and b["posted_at"] > "2024-05-09"]
+    assert [b["posted_at"][:16] for b in change] == ["2024-05-09T21:29"]
+    board.interface = CLOSED
+    (tmp_path / "b").mkdir()
+    pages = count(board, url, game_file(tmp_path / "b", url), "--fresh", at="2024-05-09 21:31:20")
+    assert pages.exit_code == 0, pages.stderr
+    assert same(json.loads(pages.stdout)) == same(reads[1])
+
+
+def test_a_点评_shown_yesterday_is_read_through_the_interface(board, tmp_path):
+    """The same board a day on: "昨天 21:29" is a minute on the clock its posts show."""
+    board.dateconvert = True
+    url = board.thread(late_change_thread())
+    result = count(board, url, game_file(tmp_path, url), at="2024-05-10 09:00:00")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["thread"]["read_by"] == "api"
+    assert "not to the minute" not in result.stderr
 
 
 @pytest.mark.parametrize("interface,way", [(ON, "api"), (PLUGIN_OFF, "pages")])
