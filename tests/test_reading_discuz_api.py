@@ -28,12 +28,12 @@ from tally.errors import (
 from tally.forums.charset import decode_page
 from tally.forums.discuz import Discuz
 from tally.forums.discuz.api import (
-    check_url,
     comment_total,
     comment_url,
     parse_comments,
     parse_thread,
     probe,
+    probe_url,
     thread_url,
 )
 from tally.forums.discuz.api_comments import comment_time, display_clock, number_comments
@@ -143,8 +143,9 @@ def by_pid(page: Page) -> dict[str, Post]:
 
 def test_the_requests_ask_version_4_a_polite_page_oldest_first():
     ref = ThreadRef("discuz", "101", "https://bbs.example.com/bbs/")
-    assert check_url("https://bbs.example.com/bbs/") == (
-        "https://bbs.example.com/bbs/api/mobile/index.php?version=4&module=check"
+    assert probe_url(ref) == (
+        "https://bbs.example.com/bbs/api/mobile/index.php?version=4&module=viewthread&tid=101"
+        "&page=1&ppp=1&ordertype=2"
     )
     assert thread_url(ref) == (
         "https://bbs.example.com/bbs/api/mobile/index.php?version=4&module=viewthread&tid=101"
@@ -170,17 +171,22 @@ def test_the_requests_ask_version_4_a_polite_page_oldest_first():
 @pytest.mark.parametrize(
     ("name", "said"),
     [
-        ("answers/check_module", None),
-        # 开启手机版 off: the check still says version 4 (the first thread page says otherwise).
-        ("answers/off_allowmobile0_check", None),
-        ("answers/off_plugin_disabled_check", "names no version (the 掌上论坛 plugin is disabled)"),
-        ("answers/check_query", "answered an empty body"),
+        ("answers/vt_t1_p1_guest", None),
+        # The forum's message in place of the thread: the interface's answer all the same.
+        ("answers/vt_t4_membersonly_guest", None),
+        ("captured/missing-guest.json", None),
         ("answers/off_allowmobile0_viewthread", "is switched off (开启手机版: mobile_is_closed)"),
         ("answers/off_plugin_disabled_viewthread", "the touch theme's page"),
+        ("answers/vt_t1_v1_alice", "answered version '1', not 4"),
+        ("answers/vt_t5_after_delete_guest_1st", "answered an empty body"),
+        # module=check is no probe: 开启手机版 off, it says version 4 as before (real X3.5),
+        # and its answer is no viewthread's.
+        ("answers/off_allowmobile0_check", "answered JSON that names no version"),
     ],
 )
 def test_the_probe_says_whether_the_board_serves_version_4(name, said):
-    a = answer(name)
+    """The probe is the thread's first floor through viewthread: what tally reads with."""
+    a = answer(name, real=True)
     found = probe(a.body, a.content_type)
     assert found == said if said is None else said in found
 
@@ -191,11 +197,11 @@ def test_the_probe_says_whether_the_board_serves_version_4(name, said):
         (b'{"error":"to_login"}', "application/json", "serves logged-in members only"),
         (b'{"error":"board_closed"}', "application/json", "the board is closed"),
         (b'{"error":{"x":1}}', "application/json", 'answered the error {"x": 1}'),
-        (b'{"version":"1","charset":"gbk"}', "application/json", "serves version '1', not 4"),
+        (b'{"Version":"1","Charset":"gbk"}', "application/json", "answered version '1', not 4"),
         (b"<html><head><title>Just a moment...</title></head><body><script>var s=1;"
          b"</script>challenge-platform</body></html>", "text/html", "an anti-bot check"),
         (b"<html><body>hello</body></html>", "text/html", "a web page instead of JSON"),
-        (b'{"version":"4"', "application/json", "cut short"),
+        (b'{"Version":"4"', "application/json", "cut short"),
         (b"[1, 2]", "application/json", "JSON of another shape"),
         (b"OK", "text/plain", "text that is not JSON"),
     ],

@@ -33,6 +33,10 @@ def count(board: Board, url: str, game: str, *extra: str, at: str = "2024-05-09 
     return runner.invoke(app, ["votes", url, "--game", game, "--json", *extra], obj=env(clock))
 
 
+# The probe: the thread's first floor through viewthread (module=check cannot tell).
+PROBE = "module=viewthread&tid=102&page=1&ppp=1&"
+
+
 def asked(board: Board, what: str) -> list[str]:
     return [r for r in board.forum.requests if what in r]
 
@@ -78,9 +82,10 @@ def test_the_probe_is_asked_once_and_kept_with_the_boards_facts(board, tmp_path)
     game = game_file(tmp_path, url)
     for _ in range(2):
         assert count(board, url, game).exit_code == 0
-    assert len(asked(board, "module=check")) == 1  # the second run: the cache's answer
+    assert len(asked(board, PROBE)) == 1  # the second run: the cache's answer
     assert count(board, url, game, "--fresh").exit_code == 0
-    assert len(asked(board, "module=check")) == 2
+    assert len(asked(board, PROBE)) == 2
+    assert not asked(board, "module=check")  # it says version 4 with 开启手机版 off
 
 
 def test_a_board_profile_says_which_way_without_asking(board, tmp_path):
@@ -95,13 +100,12 @@ def test_a_board_profile_says_which_way_without_asking(board, tmp_path):
 
 def test_an_interface_switched_off_mid_read_is_read_again_whole_from_the_pages(board, tmp_path):
     """The probe said yes; the thread's first page came back {"error":"mobile_is_closed"}
-    (an admin turned 开启手机版 off: the check still says version 4): no thread is read half
-    one way, half the other."""
+    (an admin turned 开启手机版 off since): no thread is read half one way, half the other."""
     url = board.thread(vote_thread())
     original = board.forum.hook
 
     def closed_after_the_probe(path: str):  # type: ignore[no-untyped-def]
-        if "module=check" in path:
+        if PROBE in path:
             return original(path) if original else None
         board.interface = CLOSED
         return original(path) if original else None
@@ -265,8 +269,10 @@ def test_a_点评_shown_yesterday_is_read_through_the_interface(board, tmp_path)
     assert "not to the minute" not in result.stderr
 
 
-@pytest.mark.parametrize("interface,way", [(ON, "api"), (PLUGIN_OFF, "pages")])
+@pytest.mark.parametrize("interface,way", [(ON, "api"), (CLOSED, "pages"), (PLUGIN_OFF, "pages")])
 def test_doctor_names_the_way_every_command_reads_the_board(board, tmp_path, interface, way):
+    """Asked before any thread was read: the probe (the thread's first floor through the
+    interface) says it; 开启手机版 off, the board answers module=check as when it is on."""
     board.interface = interface
     url = board.thread(vote_thread())
     result = runner.invoke(app, ["doctor", url, "--json"], obj=env(FakeClock("2024-05-09 22:00:00", CHINA)))
@@ -277,6 +283,40 @@ def test_doctor_names_the_way_every_command_reads_the_board(board, tmp_path, int
     text = runner.invoke(app, ["doctor", url], obj=env(FakeClock("2024-05-09 22:00:00", CHINA)))
     said = "through the forum's interface for its clients" if way == "api" else "tally reads its threads from their HTML pages"
     assert said in " ".join(text.stdout.split())
+    why = {ON: None, CLOSED: "mobile_is_closed", PLUGIN_OFF: "the touch theme's page"}[interface]
+    assert why is None or why in data["read_by_why"]
+    assert not asked(board, "module=check")
+
+
+def test_doctor_asks_the_board_now_not_the_answer_a_read_kept(board, tmp_path):
+    """A count kept the board's yes; its admin then switched 开启手机版 off. doctor asks again
+    (pages, and why); the next count, reading the pages, keeps that answer, and a count that
+    finds the interface off mid-read forgets the yes it was given."""
+    url = board.thread(vote_thread())
+    game = game_file(tmp_path, url)
+    assert json.loads(count(board, url, game).stdout)["thread"]["read_by"] == "api"
+    board.interface = CLOSED
+    doctor = runner.invoke(app, ["doctor", url, "--json"],
+                           obj=env(FakeClock("2024-05-09 22:00:00", CHINA)))  # fmt: skip
+    assert doctor.exit_code == 0, doctor.stderr
+    assert json.loads(doctor.stdout)["read_by"] == "pages"
+    assert "mobile_is_closed" in json.loads(doctor.stdout)["read_by_why"]
+    before = len(asked(board, PROBE))
+    assert json.loads(count(board, url, game).stdout)["thread"]["read_by"] == "pages"
+    assert len(asked(board, PROBE)) == before  # doctor's answer, kept
+
+
+def test_a_read_the_interface_fails_forgets_the_kept_yes(board, tmp_path):
+    url = board.thread(vote_thread())
+    game = game_file(tmp_path, url)
+    assert json.loads(count(board, url, game).stdout)["thread"]["read_by"] == "api"
+    board.interface = CLOSED
+    for _ in range(2):
+        result = count(board, url, game)
+        assert json.loads(result.stdout)["thread"]["read_by"] == "pages"
+        assert "mobile_is_closed" in result.stderr
+    # The first found it off reading page 1 (the yes kept from before); the second probed.
+    assert len(asked(board, PROBE)) == 2
 
 
 def test_a_read_before_the_close_asks_each_page_once(board, tmp_path):
@@ -286,5 +326,5 @@ def test_a_read_before_the_close_asks_each_page_once(board, tmp_path):
     result = count(board, url, game_file(tmp_path, url), at="2024-05-09 20:00:00")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["provisional"]
-    assert len(asked(board, "version=4&module=viewthread")) == 1
-    assert not asked(board, "version=1&")
+    assert len(asked(board, "version=4&module=viewthread")) == 2  # the probe's floor, the page
+    assert len(asked(board, PROBE)) == 1 and not asked(board, "version=1&")

@@ -39,7 +39,7 @@ from tally.forums.history import page_data
 from tally.forums.http import Http
 from tally.forums.merged import cached_thread, gone, with_first_reads
 from tally.forums.out_of_place import numbered_again, place_floating, renumbered
-from tally.forums.ways import way_of, with_edits
+from tally.forums.ways import forget_probe, way_of, with_edits
 from tally.i18n import tr
 from tally.model import History, Page, Thread, Version
 from tally.times import instant
@@ -120,6 +120,7 @@ def fetch_thread(
             raise
         why = tr("{why}; tally reads its threads from their HTML pages", why=exc)
         http.facts[(platform.name, urlsplit(ref.base).netloc)] = (PAGES, why)  # the run's others
+        forget_probe(platform, ref, options)
         thread = _fetched(url, tz, PAGES, http=http, options=options, progress=progress,
                           held=held)  # fmt: skip
     if why is not None:  # said once the thread is read: a read that fails says why alone

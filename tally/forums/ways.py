@@ -20,7 +20,7 @@ from tally.forums.cache import (
     cache_name,
 )
 from tally.forums.getting import FetchOptions, Get, PageReader, stored_history
-from tally.forums.http import Http
+from tally.forums.http import REDIRECTS, Http
 from tally.i18n import tr
 from tally.model import History, Page
 
@@ -75,6 +75,8 @@ def probed(
         get = Get(PageReader(platform, ref, tz, http, board, options, API), cached_ok=False)
         try:
             answer = get(probe)
+            if answer.status in REDIRECTS:  # the board numbering a thread again (Discuz!)
+                answer = get(probe)
         except FetchError as exc:
             return PAGES, tr(
                 "{host} did not answer the probe of {api} ({why})",
@@ -91,6 +93,17 @@ def probed(
     return PAGES, tr(
         "{host}: {why}; tally reads its threads from their HTML pages", host=host, why=why
     )
+
+
+def forget_probe(platform: Platform, ref: ThreadRef, options: FetchOptions) -> None:
+    """The interface failed a read the probe let through: the board's kept answer is asked
+    again by the next run (an admin who switched the interface off since is seen then, by
+    ``tally doctor`` too, not after ``PROBE_KEPT``)."""
+    probe = platform.api.probe_request(ref) if platform.api is not None else None
+    if probe is None or options.cache_dir is None or options.offline:
+        return
+    host = urlsplit(ref.base).netloc
+    Cache(options.cache_dir, options.warn).board(platform.name, host).forget(probe.key)
 
 
 def with_edits(
