@@ -7,6 +7,7 @@ marks version 4 hides learnt from version 1, and never an edited ballot counted 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,79 @@ def test_marks_learnt_once_are_kept_and_not_asked_again(board, tmp_path):
     assert first >= 1
     assert count(board, url, game, at="2024-05-09 22:10:00").exit_code == 0
     assert len(asked(board, "version=1&")) == first  # the words unchanged: the marks kept
+
+
+# -- one history, whichever way each read was made ---------------------------------------------
+
+
+def read_before_and_after(board: Board, folder: Path, before: str, after: str) -> dict:  # type: ignore[type-arg]
+    """The suite's day read at 21:00 (before the close at 21:30) with the board's interface
+    ``before``; 冷月 then changes her ballot at 21:40 (白桃 to 长夜, the edit mark after the
+    close); the count at 22:00 with the interface ``after``, asking the board again
+    (--fresh). Its own cache and game file."""
+    folder.mkdir()
+    t = vote_thread()
+    for post in t.posts:  # each member's uid as the board has it, whichever way renders first
+        for name in (post.author, *(c.author for c in post.comments)):
+            t.uid(name)
+    board.interface = before
+    url = board.thread(t)
+    game = game_file(folder, url)
+    cache = ["--cache-dir", str(folder / "cache")]
+    early = count(board, url, game, *cache, at="2024-05-09 21:00:00")
+    assert early.exit_code == 0, early.stderr
+    assert json.loads(early.stdout)["thread"]["read_by"] == ("api" if before == ON else "pages")
+    t.posts[1].text = "投票对象：长夜\n投票理由：改了"
+    t.posts[1].edited = ("冷月", "2024-05-09 21:40")
+    board.thread(t)
+    board.interface = after
+    late = count(board, url, game, *cache, "--fresh")  # the board asked again: it switched
+    assert late.exit_code == 0, late.stderr
+    data = json.loads(late.stdout)
+    assert data["thread"]["read_by"] == ("api" if after == ON else "pages")
+    return data
+
+
+@pytest.mark.rules("V5", "S2")
+@pytest.mark.parametrize(("before", "after"), [(ON, CLOSED), (CLOSED, ON)])
+def test_an_edit_after_the_close_is_caught_across_a_switch_of_way(board, tmp_path, before, after):
+    """Read through the interface before the close and through the pages after it (its admin
+    switched 开启手机版 off after the day), or the other way round: the read before the close
+    is the thread's, whichever way it was made, and 冷月's edit after the close is caught as
+    when both reads are the pages': counted as tally read it at 21:00, flagged."""
+    switched = read_before_and_after(board, tmp_path / "switched", before, after)
+    one_way = read_before_and_after(board, tmp_path / "one", CLOSED, CLOSED)
+    [flag] = [f for f in switched["flags"] if f["rule"] == "edited" and f["floor"] == 2]
+    assert "counted as tally read it 05-09 21:00" in flag["note"]
+    assert "投票对象：白桃" in flag["note"] and "never read" not in json.dumps(switched)
+    assert same(switched) == same(one_way)
+
+
+def test_the_two_ways_pages_never_stand_for_each_other_in_the_one_history():
+    """Page 1 through the interface holds floors 1–25, page 1 of the HTML pages 1–10: the
+    newest read of each is taken for each page of its own way, and each post as the newest
+    read that showed it. A read of the pages' page 1 at 09:00 does not hide floors 11–25,
+    which only the interface's page 1 (08:00) showed; floor 2 is as the 09:00 read showed it."""
+    from tally.forums.api import API, PAGES
+    from tally.forums.cache import one_history, read_way
+    from tally.model import History, Post, Version
+    from tally.rules.judging.as_of import stood_at
+
+    def at(hour: int) -> datetime:
+        return datetime(2024, 5, 9, hour, tzinfo=CHINA)
+
+    def post(floor: int, text: str = "投票对象：长夜") -> Post:
+        return Post("discuz", "102", str(2000 + floor), floor, "冷月", "101", at(7), text)
+
+    api = History((Version(1, at(8), tuple(post(f) for f in range(1, 26)), "r1"),))
+    pages = History((Version(1, at(9), (post(1), post(2, "投票对象：白桃"),
+                                         *(post(f) for f in range(3, 11))), "r2"),))  # fmt: skip
+    one = one_history({PAGES: pages, API: api})
+    assert [(v.page, read_way(v), v.read) for v in one.versions] == [(-1, API, "r1"), (1, PAGES, "r2")]
+    stood = stood_at(one, at(10))
+    assert sorted(int(pid) - 2000 for pid in stood) == list(range(1, 26))
+    assert stood["2002"].post.text == "投票对象：白桃" and stood["2020"].read_at == at(8)
+    assert stood_at(one, at(8).replace(minute=30))["2002"].post.text == "投票对象：长夜"
 
 
 @pytest.mark.parametrize("interface", [ON, CLOSED])

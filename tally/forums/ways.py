@@ -112,7 +112,7 @@ def with_edits(
     """The pages with the edit marks their interface hid, learnt where the count needs them
     (``tally.forums.api.learn_edits``); the answers that said them kept as the pages' are."""
     assert reader.api is not None
-    before = before if before is not None else stored_history(reader.store)
+    before = before if before is not None else stored_history(reader)
     get = Get(reader, cached_ok=not reader.options.live)
     learnt = learn_edits(reader.api, reader.ref, {n: p for n, (p, _) in pages.items()}, get,
                          reader.tz, before)  # fmt: skip
