@@ -635,9 +635,10 @@ def test_every_点评_of_a_floor_read_both_ways():
 def test_点评_of_yesterday_and_minutes_ago_read_against_the_html_page():
     """The same thread two days on (its posts dated back in the database): the posts show
     "前天 11:16" beside their exact times, which tells the clock; a 点评 "昨天 11:16" is read
-    on it, to the minute the HTML page shows. One shown "5 分钟前" is a minute window that
-    straddles two clock minutes: it is read in the later one (a 点评 after a close is never
-    read before it), the minute the page shows or the next."""
+    on it, to the minute the HTML page shows. The real answer's 点评 shown "5 分钟前" send it
+    to its pages (test_a_relative_点评_time_sends_the_thread_to_its_html_pages); read here as
+    the board with 人性化时间 off would show them, dated by ``minutes_only`` at the latest
+    minute "5 分钟前" allows: the minute the page shows or the next."""
     page, api = html_page("captured/aged-guest.html"), thread("captured/aged-guest.json")
     assert api.clock is not None and api.clock.utcoffset(None) == timedelta(hours=8)
     assert [(p.post_id, p.time) for p in api.posts] == [(p.post_id, p.time) for p in page.posts]
@@ -662,6 +663,7 @@ def test_点评_of_yesterday_and_minutes_ago_read_against_the_html_page():
         ("answers/vt_t1_banpost_guest", "'1 分钟前'"),
         ("captured/vote-guest.json", "'1 分钟前'"),
         ("answers/vt_t1_24h_relative_tz-5_carol", "'2 分钟前'"),
+        ("captured/aged-guest.json", "'4 分钟前'"),
     ],
 )
 def test_a_relative_点评_time_sends_the_thread_to_its_html_pages(name, said):
