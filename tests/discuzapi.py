@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from tally.demo.localforum import Reply
@@ -101,11 +101,16 @@ def answer(board: Board, module: str, query: dict[str, str], who: Member | None,
     ppp = int(query.get("ppp") or 10)
     page = max(1, int(query.get("page") or 1))
     version = query.get("version", "4")
-    said = discuzjson.variables(thread, page, ppp, board.forum.url(""), version)
+    said = discuzjson.variables(thread, page, ppp, board.forum.url(""), version, _now(board))
     data["Version"] = version
     data["Variables"]["thread"].update(said.pop("thread"), **_thread(board, thread))
     data["Variables"].update(said)
     return _json(data, board)
+
+
+def _now(board: Board) -> datetime | None:
+    """When the board answers, where it shows times counted back from it (人性化时间 on)."""
+    return board.clock() if board.dateconvert and board.clock is not None else None
 
 
 def _comments(board: Board, query: dict[str, str], who: Member | None,
@@ -117,7 +122,7 @@ def _comments(board: Board, query: dict[str, str], who: Member | None,
     thread = board.threads.get(query.get("tid", ""))
     page = max(1, int(query.get("page") or 1))
     if thread is not None:
-        variables.update(discuzjson.comment_page(thread, query.get("pid", ""), page))
+        variables.update(discuzjson.comment_page(thread, query.get("pid", ""), page, _now(board)))
     return _json({"Version": "4", "Charset": "UTF-8", "Variables": variables}, board)
 
 

@@ -80,6 +80,8 @@ class Board:
     moderate: bool = False  # replies wait for a moderator
     banned: tuple[str, ...] = ()  # the word filter's words that refuse a post (censor level 3)
     clock: Callable[[], datetime] | None = None  # the posts' times (the run's clock)
+    # 人性化时间 (dateconvert): the interface shows times counted back from its clock ("1 分钟前").
+    dateconvert: bool = False
     members: dict[str, Member] = field(default_factory=dict)
     threads: dict[str, Thread] = field(default_factory=dict)
     closed: set[str] = field(default_factory=set)

@@ -22,7 +22,7 @@ PER_PAGE = 10
 @dataclass
 class Comment:
     author: str
-    time: str  # "2024-05-08 16:00" (点评 show minutes only)
+    time: str  # "2024-05-08 16:00" (点评 show minutes only; seconds for the interface's "N 秒前")
     text: str
 
 
@@ -160,7 +160,7 @@ class Thread:
                 f'avatar.php?uid={uid}&size=small" class="user_avatar"></a>\n'
                 f'<a href="home.php?mod=space&amp;uid={uid}" class="xi2 xw1">{c.author}</a>\n</div>\n'
                 f'<div class="psti">\n{html.escape(c.text, quote=False)}&nbsp;\n<span class="xg1">\n'
-                f"发表于 {c.time}</span>\n</div>\n</div>\n"
+                f"发表于 {_to_the_minute(c.time)}</span>\n</div>\n</div>\n"
             )
         return "".join(out)
 
@@ -237,3 +237,8 @@ def discuz_render(bbcode: str) -> str:
         for pattern, repl in rules:
             html = re.sub(pattern, repl, html, flags=re.I | re.S)
     return html
+
+
+def _to_the_minute(stamp: str) -> str:
+    """A time as a page prints a 点评's: to the minute."""
+    return stamp.rsplit(":", 1)[0] if stamp.count(":") == 2 else stamp

@@ -26,8 +26,24 @@ def _when(stamp: str) -> datetime:
     return datetime.fromisoformat(stamp).replace(tzinfo=CHINA)
 
 
-def _shown(when: datetime) -> str:
-    """A time as the interface's display strings show it (人性化时间 off): to the minute."""
+def _shown(when: datetime, now: datetime | None = None) -> str:
+    """A time as the interface's display strings show it: to the minute with 人性化时间 off
+    (``now`` None); on, as a real X3.5 shows it to a reader at ``now`` (fixtures/discuz-api):
+    counted back within the day ("刚刚", "6&nbsp;秒前", "1&nbsp;分钟前" for 60 to 119 seconds,
+    "半小时前", "2&nbsp;小时前"), then "昨天&nbsp;08:16", "前天&nbsp;08:16", "3&nbsp;天前"."""
+    if now is not None:
+        now, when = now.astimezone(CHINA), when.astimezone(CHINA)
+        ago = int((now - when).total_seconds())
+        today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        days = (today - when.replace(hour=0, minute=0, second=0, microsecond=0)).days
+        if when >= today and ago >= 0:
+            return ("刚刚" if ago == 0 else f"{ago}&nbsp;秒前" if ago <= 60
+                    else f"{ago // 60}&nbsp;分钟前" if ago <= 1800 else "半小时前" if ago <= 3600
+                    else f"{ago // 3600}&nbsp;小时前")  # fmt: skip
+        if 1 <= days <= 2:
+            return f"{'昨天' if days == 1 else '前天'}&nbsp;{when:%H:%M}"
+        if 2 < days < 8:
+            return f"{days}&nbsp;天前"
     return f"{when.year}-{when.month}-{when.day} {when:%H:%M}"
 
 
@@ -68,24 +84,28 @@ def message(thread: Thread, post: P, host: str, version: str = "4") -> str:
     return "".join(parts)
 
 
-def _comment(thread: Thread, floor: int, number: int, c: Comment) -> dict[str, str]:
+def _comment(
+    thread: Thread, floor: int, number: int, c: Comment, now: datetime | None
+) -> dict[str, str]:
     return {
         "id": str(thread.pid(floor) * 100 + number), "tid": thread.tid,
         "pid": str(thread.pid(floor)), "author": c.author, "authorid": str(thread.uid(c.author)),
-        "dateline": _shown(_when(c.time)), "comment": html.escape(c.text, quote=False),
+        "dateline": _shown(_when(c.time), now), "comment": html.escape(c.text, quote=False),
     }  # fmt: skip
 
 
-def comments_of(thread: Thread, floor: int) -> list[dict[str, str]]:
-    """A floor's 点评, newest first, as the interface lists them."""
+def comments_of(thread: Thread, floor: int, now: datetime | None = None) -> list[dict[str, str]]:
+    """A floor's 点评, newest first, as the interface lists them (to a reader at ``now`` on
+    a board with 人性化时间 on)."""
     post = thread.posts[floor - 1]
-    made = [_comment(thread, floor, n, c) for n, c in enumerate(post.comments, start=1)]
+    made = [_comment(thread, floor, n, c, now) for n, c in enumerate(post.comments, start=1)]
     return list(reversed(made))
 
 
 def postlist(
-    thread: Thread, page: int, ppp: int, host: str, version: str = "4"
-) -> list[dict[str, str]]:
+    thread: Thread, page: int, ppp: int, host: str, version: str = "4",
+    now: datetime | None = None,
+) -> list[dict[str, str]]:  # fmt: skip
     """Page ``page`` of ``ppp`` posts, oldest first; past the end, the last page again."""
     floors = list(range(1, len(thread.posts) + 1))
     last = max(1, -(-len(floors) // ppp))
@@ -97,7 +117,7 @@ def postlist(
         out.append({
             "pid": str(thread.pid(floor)), "tid": thread.tid, "first": "1" if floor == 1 else "0",
             "author": post.author, "authorid": str(thread.uid(post.author)),
-            "dateline": _shown(when), "message": message(thread, post, host, version),
+            "dateline": _shown(when, now), "message": message(thread, post, host, version),
             "anonymous": "0", "attachment": "0", "status": "0", "replycredit": "0",
             "position": str(position(thread, floor)), "username": post.author, "adminid": "0",
             "groupid": "10", "memberstatus": "0", "number": str(floor),
@@ -107,17 +127,18 @@ def postlist(
 
 
 def variables(
-    thread: Thread, page: int, ppp: int, host: str, version: str = "4"
-) -> dict[str, Any]:
+    thread: Thread, page: int, ppp: int, host: str, version: str = "4",
+    now: datetime | None = None,
+) -> dict[str, Any]:  # fmt: skip
     """What a viewthread answer's ``Variables`` say of the thread and its page (the session's
-    part aside)."""
-    listed = postlist(thread, page, ppp, host, version)
+    part aside), its times shown to a reader at ``now`` where 人性化时间 is on."""
+    listed = postlist(thread, page, ppp, host, version, now)
     shown = {p["pid"]: p for p in listed}
     comments: dict[str, list[dict[str, str]]] = {}
     counts: dict[str, str] = {}
     for floor in range(1, len(thread.posts) + 1):
         pid = str(thread.pid(floor))
-        every = comments_of(thread, floor)
+        every = comments_of(thread, floor, now)
         if pid in shown and every:
             comments[pid] = every[:SHOWN_COMMENTS]
             if len(every) > SHOWN_COMMENTS:
@@ -141,11 +162,13 @@ def variables(
     }
 
 
-def comment_page(thread: Thread, pid: str, page: int) -> dict[str, Any]:
+def comment_page(
+    thread: Thread, pid: str, page: int, now: datetime | None = None
+) -> dict[str, Any]:
     """What a viewcomment answer's ``Variables`` say: five 点评 of floor ``pid``, newest
     first, and how many it has."""
     floor = next(f for f in range(1, len(thread.posts) + 1) if str(thread.pid(f)) == pid)
-    every = comments_of(thread, floor)
+    every = comments_of(thread, floor, now)
     start = (page - 1) * SHOWN_COMMENTS
     return {"tid": thread.tid, "pid": pid, "count": str(len(every)),
             "comments": {pid: every[start : start + SHOWN_COMMENTS]}}  # fmt: skip

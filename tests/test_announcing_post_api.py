@@ -63,11 +63,13 @@ def test_posted_through_the_interface_and_read_back(board, tmp_path):
     # The pid the answer gave, the floor the thread shows it on, read back as sent.
     assert (posted["pid"], posted["floor"], posted["read_back"], posted["via"]) == ("2020", 20, True, "api")
     assert board.threads["102"].pid(20) == 2020 and board.threads["102"].posts[-1].author == "导演A"
-    # The thread read through the interface (its probe, the count with the edit marks version
-    # 4 hides asked of version 1 once, the read inside the lock, which knows them), then the
-    # post: its own check, the form (a page of one post), secure, sendreply; the read back.
-    assert api_requests(board) == ["check", "viewthread", "viewthread/1", "viewthread", "check",
-                                   "viewthread", "secure", "sendreply", "viewthread"]  # fmt: skip
+    # The thread read through the interface (its probe, the thread's first floor; the count
+    # with the edit marks version 4 hides asked of version 1 once; the read inside the lock,
+    # which knows them), then the post: its own check, the form (a page of one post), secure,
+    # sendreply; the read back.
+    assert api_requests(board) == ["viewthread", "viewthread", "viewthread/1", "viewthread",
+                                   "check", "viewthread", "secure", "sendreply",
+                                   "viewthread"]  # fmt: skip
     # No page of the thread was asked for its form: the pages read are the thread's reads.
     [form] = board.forms
     assert "mobiletype" not in form and form["smileyoff"] == "1"
@@ -84,11 +86,12 @@ def test_a_redirect_before_the_json_is_asked_again_once(board, tmp_path):
     result = announce(game, cookies, after_close(board), "--yes")
     assert result.exit_code == 0, result.stderr
     asked = api_requests(board)
-    # The read's first request answered the redirect and was asked again once; the post
-    # went through the interface.
-    assert asked[:3] == ["check", "viewthread", "viewthread"] and "sendreply" in asked
+    # The first request (the probe, the thread's first floor) answered the redirect and was
+    # asked again once; the read and the post went through the interface.
+    assert asked[:4] == ["viewthread", "viewthread", "viewthread", "viewthread/1"]
+    assert "sendreply" in asked
     assert len([r for r in board.forum.requests
-                if "version=4&module=viewthread&tid=102&page=1&ppp=100" in r]) == 4  # fmt: skip
+                if "version=4&module=viewthread&tid=102&page=1&ppp=1&" in r]) == 2  # fmt: skip
     assert "does not serve" not in result.stderr
 
 

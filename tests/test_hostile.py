@@ -29,7 +29,7 @@ from .conftest import CHINA, DISCUZ, FOLDERS, Runner, read_one
 from .discuzgen import P
 from .discuzgen import Thread as Pages
 from .localforums import local_forum
-from .test_reading_busy_forum import cookie_file, faults, serve_vote
+from .test_reading_busy_forum import PAGE_1, cookie_file, faults, serve_vote
 
 runner = Runner()
 
@@ -262,7 +262,7 @@ def test_retry_after_is_total(value, seconds):
 
 def test_retry_after_with_minus_zero_zone_is_retried(forum):
     url = serve_vote(forum)
-    faults(forum, "page=1", [Reply(503, b"x", {"Retry-After": "Wed, 21 Oct 2015 07:28:00 -0000"})])
+    faults(forum, PAGE_1, [Reply(503, b"x", {"Retry-After": "Wed, 21 Oct 2015 07:28:00 -0000"})])
     assert len(read_one(url).posts) == 16
 
 
@@ -396,7 +396,7 @@ class Ticking:
 def test_a_body_that_never_ends_is_cut_at_the_deadline(forum, fault):
     url = serve_vote(forum)
     body = (DISCUZ / "vote-p1.html").read_bytes()
-    faults(forum, "page=1", [Reply(200, body, fault=fault, interval=0.001)] * 2)
+    faults(forum, PAGE_1, [Reply(200, body, fault=fault, interval=0.001)] * 2)
     # Each chunk read moves the clock 0.05 s: the 0.3 s deadline passes after a few chunks.
     env = Environment(http=HttpOptions(deadline=0.3, attempts=2), monotonic=Ticking(0.05),
                       sleep=lambda _: None, cache_dir=FOLDERS.cache)  # fmt: skip
@@ -582,7 +582,7 @@ def test_shallow_pages_are_not_touched():
 def test_a_retry_after_of_ten_to_the_thirty_stops_the_read(forum):
     """Beyond the ceiling, as docs/reading.md says: one sentence now, not a wait ignored."""
     url = serve_vote(forum)
-    faults(forum, "page=1", [Reply(503, b"busy", {"Retry-After": "1" + "0" * 30})])
+    faults(forum, PAGE_1, [Reply(503, b"busy", {"Retry-After": "1" + "0" * 30})])
     with pytest.raises(FetchError, match=r"asks tally to come back in .* longer than the 120 s"):
         read_one(url)
 
@@ -592,7 +592,7 @@ def test_a_pages_deadline_holds_across_its_retries(forum):
     in all stops them, retries and waits included."""
     url = serve_vote(forum)
     body = (DISCUZ / "vote-p1.html").read_bytes()
-    faults(forum, "page=1", [Reply(200, body, fault="endless", interval=0.001)] * 4)
+    faults(forum, PAGE_1, [Reply(200, body, fault="endless", interval=0.001)] * 4)
     clock = Ticking(0.05)
     env = Environment(http=HttpOptions(deadline=0.3, total_deadline=0.5, attempts=4),
                       monotonic=clock, sleep=lambda _: None, cache_dir=FOLDERS.cache)  # fmt: skip

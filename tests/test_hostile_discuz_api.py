@@ -28,6 +28,7 @@ from tally.errors import (
 from tally.forums.discuz.api import parse_thread, probe
 from tally.forums.discuz.api_comments import comment_time
 from tally.forums.discuz.api_secrets import SECRETS, scrub
+from tally.forums.timeparse import Printed
 from tally.model import Page
 
 from .conftest import CHINA
@@ -196,12 +197,15 @@ def test_any_bytes_are_tallys_own_error(body, content_type):
 @FUZZ
 @given(st.integers(0, 60), st.sampled_from(["秒前", "分钟前", "&nbsp;秒前", " 分钟前"]),
        st.datetimes(min_value=datetime(2001, 1, 1), max_value=datetime(2100, 1, 1),
-                    timezones=st.just(UTC)))  # fmt: skip
-def test_a_relative_点评_time_is_the_minute_of_the_latest_moment_it_can_be(n, unit, at):
-    when = comment_time(f"{n}{unit}", CHINA, None, at, "a 点评")
-    ago = timedelta(minutes=n) if "分钟" in unit else timedelta(seconds=n)
-    assert when == (at - ago).astimezone(CHINA).replace(second=0, microsecond=0)
-    assert when <= at and when.second == 0
+                    timezones=st.just(UTC)), st.booleans())  # fmt: skip
+def test_a_点评_time_counted_back_from_the_answer_is_never_read_to_a_minute(n, unit, at, clock):
+    """Whatever N, whenever the answer, whether or not its posts tell the clock: "N 分钟前"
+    is a window of a minute that straddles two (Discuz! counts whole minutes down from an
+    instant the answer does not carry), so the thread is read from its HTML pages."""
+    shown = Printed(timedelta(hours=8), CHINA) if clock else None
+    for said in (f"{n}{unit}", "刚刚"):
+        with pytest.raises(ApiUnavailable, match="not to the minute"):
+            comment_time(said, CHINA, shown, at, "a 点评")
 
 
 # -- secrets -----------------------------------------------------------------------------------

@@ -79,9 +79,9 @@ def test_the_interface_switched_off_in_chinese():
             _thread(body=off)
         clause = probe(b'{"testcookie":null}', "application/json")
     assert str(caught.value) == "vt.json：手机版接口已关闭（开启手机版：mobile_is_closed）"
-    assert clause == "手机版接口没有写版本（掌上论坛插件已停用）"
+    assert clause == "手机版接口返回的 JSON 没有写版本"
     assert probe(b'{"testcookie":null}', "application/json") == (
-        "its mobile interface names no version (the 掌上论坛 plugin is disabled)"
+        "its mobile interface answered JSON that names no version"
     )
 
 

@@ -31,6 +31,11 @@ def serve_vote(forum: LocalForum) -> str:
     return forum.url("forum.php?mod=viewthread&tid=23")
 
 
+# The vote thread's first HTML page (not the probe of the board's mobile interface, which
+# asks its first floor: module=viewthread&tid=23&page=1&ppp=1).
+PAGE_1 = "?mod=viewthread&tid=23&page=1"
+
+
 def faults(forum: LocalForum, path_part: str, replies: list[Reply]) -> None:
     """The first requests whose path holds ``path_part`` get these replies, in order."""
 
@@ -58,7 +63,7 @@ def test_503_503_200_gives_the_same_thread_in_three_requests(forum):
 
 def test_429_retry_after_is_waited_for(forum):
     url = serve_vote(forum)
-    faults(forum, "page=1", [Reply(429, b"slow down", {"Retry-After": "7"})])
+    faults(forum, PAGE_1, [Reply(429, b"slow down", {"Retry-After": "7"})])
     clock = FakeClock()
     thread = read_one(url, env=clock.env())
     assert len(thread.posts) == 16
@@ -67,7 +72,7 @@ def test_429_retry_after_is_waited_for(forum):
 
 def test_retry_after_beyond_the_ceiling_aborts(forum):
     url = serve_vote(forum)
-    faults(forum, "page=1", [Reply(503, b"maintenance", {"Retry-After": "3600"})])
+    faults(forum, PAGE_1, [Reply(503, b"maintenance", {"Retry-After": "3600"})])
     with pytest.raises(
         FetchError,
         match=r"asks tally to come back in 3600 s \(Retry-After\), longer than the 120 s",

@@ -9,8 +9,9 @@ scrubbing of the session's secrets are in test_hostile_discuz_api.py.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo
@@ -27,12 +28,12 @@ from tally.errors import (
 from tally.forums.charset import decode_page
 from tally.forums.discuz import Discuz
 from tally.forums.discuz.api import (
-    check_url,
     comment_total,
     comment_url,
     parse_comments,
     parse_thread,
     probe,
+    probe_url,
     thread_url,
 )
 from tally.forums.discuz.api_comments import comment_time, display_clock, number_comments
@@ -43,6 +44,7 @@ from tally.model import HIDE_CODE, UNKNOWN_EDIT, UNKNOWN_LARGE_FONT, Page, Post,
 from tally.rules.judging.standing import HIDDEN_REPLY, hidden_replies
 
 from .conftest import CHINA, FIXTURES
+from .discuzapi import php_json
 
 API = FIXTURES / "discuz-api"
 INDEX: dict[str, dict] = json.loads((API / "index.json").read_text("utf-8"))
@@ -65,18 +67,61 @@ class Answer:
         return ThreadRef("discuz", self.query("tid") or "", self.url.split("api/mobile/")[0])
 
 
-def answer(name: str) -> Answer:
+def answer(name: str, *, real: bool = False) -> Answer:
+    """The answer ``name`` as the board gave it (``real``), else as the same board gives it
+    with 人性化时间 off (``minutes_only``): a 点评 shown counted back from the answer tells no
+    minute, and sends the thread to its pages (test_a_relative_点评_time_sends_the_thread_to_
+    its_html_pages); what a test reads from a 点评 is read where its minute is printed."""
     entry = INDEX[name]
     body = (API / entry["file"]).read_bytes() if "file" in entry else b""
     headers = entry["headers"]
+    at = parsedate_to_datetime(headers["date"]).astimezone(UTC)
     return Answer(
         name,
         entry["request"].split(" ", 1)[1],
         entry["status"],
-        body,
+        body if real else minutes_only(body, at),
         headers.get("content-type"),
-        parsedate_to_datetime(headers["date"]).astimezone(UTC),
+        at,
     )
+
+
+# The display strings counted back from the answer: a post's (its exact dbdateline beside
+# it), and a 点评's, which tally reads no minute from.
+_COUNTED_BACK = re.compile(r"^(?:刚刚|半小时前|\d+(?:&nbsp;|\s)*(?:秒|分钟|小时)前)$")
+_NO_MINUTE = re.compile(r"^(?:刚刚|\d+(?:&nbsp;|\s)*(?:秒|分钟)前)$")
+BOARD_CLOCK = timezone(timedelta(hours=8))  # the test board's (Asia/Shanghai)
+
+
+def minutes_only(body: bytes, at: datetime) -> bytes:
+    """A viewthread or viewcomment answer as the board gives it with 人性化时间 off, as
+    captured/minutes-guest.json shows ("2026-12-6 11:16", on the board's clock): each post's
+    time from its exact ``dbdateline``, each 点评 shown "刚刚", "N 秒前" or "N 分钟前" at the
+    latest minute that allows (the answer's Date less N). Times shown otherwise ("昨天
+    11:16", "2 小时前"), and answers that are not JSON, are left as the board gave them."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body
+    variables = data.get("Variables") if isinstance(data, dict) else None
+    if not isinstance(variables, dict):
+        return body
+
+    def shown(when: datetime) -> str:
+        when = when.astimezone(BOARD_CLOCK)
+        return f"{when.year}-{when.month}-{when.day} {when:%H:%M}"
+
+    for post in variables.get("postlist") or ():
+        if _COUNTED_BACK.match(post.get("dateline", "")) and post.get("dbdateline"):
+            post["dateline"] = shown(datetime.fromtimestamp(int(post["dbdateline"]), UTC))
+    for items in (variables.get("comments") or {}).values():
+        for item in items:
+            said = item.get("dateline", "")
+            if _NO_MINUTE.match(said):
+                n = int(re.sub(r"\D", "", said) or 0)
+                item["dateline"] = shown(at - (timedelta(minutes=n) if "分钟" in said
+                                               else timedelta(seconds=n)))  # fmt: skip
+    return php_json(data)
 
 
 def thread(name: str, *, ppp: int | None = None, tz=CHINA) -> Page:
@@ -98,8 +143,9 @@ def by_pid(page: Page) -> dict[str, Post]:
 
 def test_the_requests_ask_version_4_a_polite_page_oldest_first():
     ref = ThreadRef("discuz", "101", "https://bbs.example.com/bbs/")
-    assert check_url("https://bbs.example.com/bbs/") == (
-        "https://bbs.example.com/bbs/api/mobile/index.php?version=4&module=check"
+    assert probe_url(ref) == (
+        "https://bbs.example.com/bbs/api/mobile/index.php?version=4&module=viewthread&tid=101"
+        "&page=1&ppp=1&ordertype=2"
     )
     assert thread_url(ref) == (
         "https://bbs.example.com/bbs/api/mobile/index.php?version=4&module=viewthread&tid=101"
@@ -125,17 +171,22 @@ def test_the_requests_ask_version_4_a_polite_page_oldest_first():
 @pytest.mark.parametrize(
     ("name", "said"),
     [
-        ("answers/check_module", None),
-        # 开启手机版 off: the check still says version 4 (the first thread page says otherwise).
-        ("answers/off_allowmobile0_check", None),
-        ("answers/off_plugin_disabled_check", "names no version (the 掌上论坛 plugin is disabled)"),
-        ("answers/check_query", "answered an empty body"),
+        ("answers/vt_t1_p1_guest", None),
+        # The forum's message in place of the thread: the interface's answer all the same.
+        ("answers/vt_t4_membersonly_guest", None),
+        ("captured/missing-guest.json", None),
         ("answers/off_allowmobile0_viewthread", "is switched off (开启手机版: mobile_is_closed)"),
         ("answers/off_plugin_disabled_viewthread", "the touch theme's page"),
+        ("answers/vt_t1_v1_alice", "answered version '1', not 4"),
+        ("answers/vt_t5_after_delete_guest_1st", "answered an empty body"),
+        # module=check is no probe: 开启手机版 off, it says version 4 as before (real X3.5),
+        # and its answer is no viewthread's.
+        ("answers/off_allowmobile0_check", "answered JSON that names no version"),
     ],
 )
 def test_the_probe_says_whether_the_board_serves_version_4(name, said):
-    a = answer(name)
+    """The probe is the thread's first floor through viewthread: what tally reads with."""
+    a = answer(name, real=True)
     found = probe(a.body, a.content_type)
     assert found == said if said is None else said in found
 
@@ -146,11 +197,11 @@ def test_the_probe_says_whether_the_board_serves_version_4(name, said):
         (b'{"error":"to_login"}', "application/json", "serves logged-in members only"),
         (b'{"error":"board_closed"}', "application/json", "the board is closed"),
         (b'{"error":{"x":1}}', "application/json", 'answered the error {"x": 1}'),
-        (b'{"version":"1","charset":"gbk"}', "application/json", "serves version '1', not 4"),
+        (b'{"Version":"1","Charset":"gbk"}', "application/json", "answered version '1', not 4"),
         (b"<html><head><title>Just a moment...</title></head><body><script>var s=1;"
          b"</script>challenge-platform</body></html>", "text/html", "an anti-bot check"),
         (b"<html><body>hello</body></html>", "text/html", "a web page instead of JSON"),
-        (b'{"version":"4"', "application/json", "cut short"),
+        (b'{"Version":"4"', "application/json", "cut short"),
         (b"[1, 2]", "application/json", "JSON of another shape"),
         (b"OK", "text/plain", "text that is not JSON"),
     ],
@@ -361,7 +412,8 @@ def test_a_page_size_other_than_asked_or_floors_out_of_order_are_refused():
 
 
 def test_the_newest_five_点评_and_how_many_each_floor_has():
-    """Read at 08:17:00 (the answer's Date): "6 秒前" is 08:16:54, in its minute."""
+    """Posted at 08:16:52–54 (the answer, at 08:17:00, showed "6 秒前" to "8 秒前"): read in
+    their minute as the board shows it with 人性化时间 off."""
     page = thread("answers/vt_t1_p1_guest")
     assert dict(page.comment_counts) == {"2": 8, "4": 1}
     floor2, floor4 = by_pid(page)["2"], by_pid(page)["4"]
@@ -375,11 +427,14 @@ def test_the_newest_five_点评_and_how_many_each_floor_has():
 
 
 def test_every_点评_of_a_floor_from_viewcomment():
+    """On the clock its thread's page shows (viewcomment's answer holds no post to tell it)."""
+    clock = thread("answers/vt_t1_p1_guest").clock
     found = []
     for page in (1, 2):
         a = answer(f"answers/viewcomment_t1_pid2_p{page}_guest")
         found += parse_comments(a.body, a.content_type, source=a.name, tid="1", pid="2",
-                                tz=CHINA, clock=None, at=a.at)  # fmt: skip
+                                tz=CHINA, clock=clock, at=a.at)  # fmt: skip
+        assert all(c.time == datetime(2026, 12, 6, 8, 16, tzinfo=CHINA) for c in found)
         assert comment_total(a.body, a.content_type, source=a.name) == 8
     assert [c.comment_id for c in found] == ["9", "8", "7", "6", "5", "4", "2", "1"]
     whole = number_comments("2", found)
@@ -390,7 +445,7 @@ def test_every_点评_of_a_floor_from_viewcomment():
     a = answer("answers/viewcomment_t1_pid2_p1_guest")
     with pytest.raises(ParseError, match="not of post 3"):
         parse_comments(a.body, a.content_type, source=a.name, tid="1", pid="3", tz=CHINA,
-                       clock=None, at=a.at)  # fmt: skip
+                       clock=clock, at=a.at)  # fmt: skip
 
 
 def test_点评_shown_to_the_minute_are_read_on_the_clock_the_page_showed():
@@ -420,11 +475,6 @@ AT = datetime(2026, 12, 6, 0, 17, 30, tzinfo=UTC)  # 08:17:30 in China
 @pytest.mark.parametrize(
     ("shown", "clock", "read"),
     [
-        ("刚刚", None, "08:17"),
-        ("6&nbsp;秒前", None, "08:17"),
-        ("45 秒前", None, "08:16"),
-        ("1&nbsp;分钟前", None, "08:16"),
-        ("30 分钟前", None, "07:47"),
         ("2026-12-6 08:16", Printed(timedelta(hours=8), CHINA), "08:16"),
         ("2026-12-5 07:16 PM", Printed(timedelta(hours=-5), CHINA), "08:16"),
         ("昨天&nbsp;08:16", Printed(timedelta(hours=8), CHINA), "12-05 08:16"),
@@ -442,6 +492,13 @@ def test_a_点评s_time_to_the_minute(shown, clock, read):
 @pytest.mark.parametrize(
     ("shown", "clock", "error", "said"),
     [
+        # Counted back from the answer: no minute ("1 分钟前" at 08:17:30 is 08:15:30 to
+        # 08:16:30), whatever the clock.
+        ("刚刚", None, ApiUnavailable, "not to the minute"),
+        ("6&nbsp;秒前", None, ApiUnavailable, "not to the minute"),
+        ("45 秒前", Printed(timedelta(hours=8), CHINA), ApiUnavailable, "not to the minute"),
+        ("1&nbsp;分钟前", None, ApiUnavailable, "not to the minute"),
+        ("30 分钟前", Printed(timedelta(hours=8), CHINA), ApiUnavailable, "not to the minute"),
         ("3&nbsp;小时前", None, ApiUnavailable, "not to the minute"),
         ("半小时前", None, ApiUnavailable, "not to the minute"),
         ("3 天前", None, ApiUnavailable, "not to the minute"),
@@ -468,7 +525,7 @@ def test_a_点评_time_that_cannot_be_read_to_the_minute_is_never_guessed(shown,
     ],
 )
 def test_the_clock_an_answer_shows_times_at_is_learnt_from_its_posts(name, offset):
-    a = answer(name)
+    a = answer(name, real=True)
     posts = json.loads(a.body)["Variables"]["postlist"]
     clock = display_clock(posts, CHINA, a.at)
     assert (clock.utcoffset(None) if clock else None) == (
@@ -554,7 +611,9 @@ def test_the_html_page_and_the_json_give_the_same_posts(name):
 
 
 def test_every_点评_of_a_floor_read_both_ways():
-    """The floor's seven 点评 from the HTML path's commentmore answers and from viewcomment."""
+    """The floor's seven 点评 from the HTML path's commentmore answers and from viewcomment
+    (on the clock its thread's page shows)."""
+    clock = thread("captured/vote-guest.json").clock
     html_items = []
     for n in (1, 2):
         a = answer(f"captured/comments-more-{n}-guest.xml")
@@ -563,7 +622,7 @@ def test_every_点评_of_a_floor_read_both_ways():
     for n in (1, 2):
         a = answer(f"captured/comments-{n}-guest.json")
         api_items += parse_comments(a.body, a.content_type, source=a.url, tid="1", pid="2",
-                                    tz=CHINA, clock=None, at=a.at)  # fmt: skip
+                                    tz=CHINA, clock=clock, at=a.at)  # fmt: skip
     html_comments, api_comments = numbered(html_items, "2"), number_comments("2", api_items)
     assert [(c.comment_id, c.author, c.author_id, c.text, c.red_font, c.time)
             for c in api_comments] == [
@@ -576,9 +635,10 @@ def test_every_点评_of_a_floor_read_both_ways():
 def test_点评_of_yesterday_and_minutes_ago_read_against_the_html_page():
     """The same thread two days on (its posts dated back in the database): the posts show
     "前天 11:16" beside their exact times, which tells the clock; a 点评 "昨天 11:16" is read
-    on it, to the minute the HTML page shows. One shown "5 分钟前" is a minute window that
-    straddles two clock minutes: it is read in the later one (a 点评 after a close is never
-    read before it), the minute the page shows or the next."""
+    on it, to the minute the HTML page shows. The real answer's 点评 shown "5 分钟前" send it
+    to its pages (test_a_relative_点评_time_sends_the_thread_to_its_html_pages); read here as
+    the board with 人性化时间 off would show them, dated by ``minutes_only`` at the latest
+    minute "5 分钟前" allows: the minute the page shows or the next."""
     page, api = html_page("captured/aged-guest.html"), thread("captured/aged-guest.json")
     assert api.clock is not None and api.clock.utcoffset(None) == timedelta(hours=8)
     assert [(p.post_id, p.time) for p in api.posts] == [(p.post_id, p.time) for p in page.posts]
@@ -594,6 +654,50 @@ def test_点评_of_yesterday_and_minutes_ago_read_against_the_html_page():
     older = parse_comments(a.body, a.content_type, source=a.name, tid="1", pid="2", tz=CHINA,
                            clock=api.clock, at=a.at)  # fmt: skip
     assert [c.time.strftime("%m-%d %H:%M") for c in older] == ["12-05 11:16", "12-05 11:16"]
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("answers/vt_t1_p1_guest", "'6 秒前'"),
+        ("answers/vt_t1_banpost_guest", "'1 分钟前'"),
+        ("captured/vote-guest.json", "'1 分钟前'"),
+        ("answers/vt_t1_24h_relative_tz-5_carol", "'2 分钟前'"),
+        ("captured/aged-guest.json", "'4 分钟前'"),
+    ],
+)
+def test_a_relative_点评_time_sends_the_thread_to_its_html_pages(name, said):
+    """人性化时间 on (X3.5's default): a 点评 shown "1 分钟前" is any instant of a minute-long
+    window counted back from when the board began its answer, which the answer does not
+    carry; read at its Date less N, a real X3.5's 点评 posted at 07:29:28 read 07:29 at
+    07:30:29 and 07:30 at 07:31:00. No minute is read from it: the thread's pages are."""
+    a = answer(name, real=True)
+    with pytest.raises(ApiUnavailable, match=f"shows this 点评's time only as {said}, not to "
+                       "the minute"):  # fmt: skip
+        parse_thread(
+            a.body, a.content_type, source=name, ref=a.ref, tz=CHINA, asked_page=1,
+            ppp=int(a.query("ppp", "10") or 10), at=a.at,
+        )  # fmt: skip
+    c = answer("answers/viewcomment_t1_pid2_p1_guest", real=True)
+    with pytest.raises(ApiUnavailable, match="'21 秒前', not to the minute"):
+        parse_comments(c.body, c.content_type, source=c.name, tid="1", pid="2", tz=CHINA,
+                       clock=Printed(timedelta(hours=8), CHINA), at=c.at)  # fmt: skip
+
+
+def test_the_answers_with_relative_times_read_as_the_board_shows_them_with_人性化时间_off():
+    """``minutes_only`` (what the tests read the answers of a 人性化时间 board as) gives the
+    same display strings the board gave with 人性化时间 turned off (captured/minutes-guest.json,
+    the same thread a minute later): each post's and each 点评's."""
+    def shown(a: Answer) -> tuple[dict, dict]:  # type: ignore[type-arg]
+        v = json.loads(a.body)["Variables"]
+        return ({p["pid"]: p["dateline"] for p in v["postlist"]},
+                {c["id"]: c["dateline"] for cs in v["comments"].values() for c in cs})  # fmt: skip
+
+    relative, off = answer("captured/vote-guest.json"), answer("captured/minutes-guest.json")
+    assert "分钟前" in json.dumps(json.loads(answer("captured/vote-guest.json", real=True).body),
+                               ensure_ascii=False)  # fmt: skip
+    assert shown(relative) == shown(off)
+    assert off.body == answer("captured/minutes-guest.json", real=True).body
 
 
 def test_a_点评_shown_to_the_hour_sends_the_thread_to_its_html_pages():

@@ -7,6 +7,7 @@ marks version 4 hides learnt from version 1, and never an edited ballot counted 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from tally.errors import ExitStatus
 from .conftest import CHINA, FOLDERS, FakeClock
 from .discuzapi import CLOSED, ON, PLUGIN_OFF
 from .discuzboard import Board
-from .discuzgen import P
+from .discuzgen import Comment, P
 from .test_announcing_post import env, runner
 from .test_counting_whole_day import game_file, vote_thread
 
@@ -31,6 +32,10 @@ def count(board: Board, url: str, game: str, *extra: str, at: str = "2024-05-09 
     clock = FakeClock(at, CHINA)
     board.clock = clock.now
     return runner.invoke(app, ["votes", url, "--game", game, "--json", *extra], obj=env(clock))
+
+
+# The probe: the thread's first floor through viewthread (module=check cannot tell).
+PROBE = "module=viewthread&tid=102&page=1&ppp=1&"
 
 
 def asked(board: Board, what: str) -> list[str]:
@@ -78,9 +83,10 @@ def test_the_probe_is_asked_once_and_kept_with_the_boards_facts(board, tmp_path)
     game = game_file(tmp_path, url)
     for _ in range(2):
         assert count(board, url, game).exit_code == 0
-    assert len(asked(board, "module=check")) == 1  # the second run: the cache's answer
+    assert len(asked(board, PROBE)) == 1  # the second run: the cache's answer
     assert count(board, url, game, "--fresh").exit_code == 0
-    assert len(asked(board, "module=check")) == 2
+    assert len(asked(board, PROBE)) == 2
+    assert not asked(board, "module=check")  # it says version 4 with 开启手机版 off
 
 
 def test_a_board_profile_says_which_way_without_asking(board, tmp_path):
@@ -95,13 +101,12 @@ def test_a_board_profile_says_which_way_without_asking(board, tmp_path):
 
 def test_an_interface_switched_off_mid_read_is_read_again_whole_from_the_pages(board, tmp_path):
     """The probe said yes; the thread's first page came back {"error":"mobile_is_closed"}
-    (an admin turned 开启手机版 off: the check still says version 4): no thread is read half
-    one way, half the other."""
+    (an admin turned 开启手机版 off since): no thread is read half one way, half the other."""
     url = board.thread(vote_thread())
     original = board.forum.hook
 
     def closed_after_the_probe(path: str):  # type: ignore[no-untyped-def]
-        if "module=check" in path:
+        if PROBE in path:
             return original(path) if original else None
         board.interface = CLOSED
         return original(path) if original else None
@@ -174,6 +179,79 @@ def test_marks_learnt_once_are_kept_and_not_asked_again(board, tmp_path):
     assert len(asked(board, "version=1&")) == first  # the words unchanged: the marks kept
 
 
+# -- one history, whichever way each read was made ---------------------------------------------
+
+
+def read_before_and_after(board: Board, folder: Path, before: str, after: str) -> dict:  # type: ignore[type-arg]
+    """The suite's day read at 21:00 (before the close at 21:30) with the board's interface
+    ``before``; 冷月 then changes her ballot at 21:40 (白桃 to 长夜, the edit mark after the
+    close); the count at 22:00 with the interface ``after``, asking the board again
+    (--fresh). Its own cache and game file."""
+    folder.mkdir()
+    t = vote_thread()
+    for post in t.posts:  # each member's uid as the board has it, whichever way renders first
+        for name in (post.author, *(c.author for c in post.comments)):
+            t.uid(name)
+    board.interface = before
+    url = board.thread(t)
+    game = game_file(folder, url)
+    cache = ["--cache-dir", str(folder / "cache")]
+    early = count(board, url, game, *cache, at="2024-05-09 21:00:00")
+    assert early.exit_code == 0, early.stderr
+    assert json.loads(early.stdout)["thread"]["read_by"] == ("api" if before == ON else "pages")
+    t.posts[1].text = "投票对象：长夜\n投票理由：改了"
+    t.posts[1].edited = ("冷月", "2024-05-09 21:40")
+    board.thread(t)
+    board.interface = after
+    late = count(board, url, game, *cache, "--fresh")  # the board asked again: it switched
+    assert late.exit_code == 0, late.stderr
+    data = json.loads(late.stdout)
+    assert data["thread"]["read_by"] == ("api" if after == ON else "pages")
+    return data
+
+
+@pytest.mark.rules("V5", "S2")
+@pytest.mark.parametrize(("before", "after"), [(ON, CLOSED), (CLOSED, ON)])
+def test_an_edit_after_the_close_is_caught_across_a_switch_of_way(board, tmp_path, before, after):
+    """Read through the interface before the close and through the pages after it (its admin
+    switched 开启手机版 off after the day), or the other way round: the read before the close
+    is the thread's, whichever way it was made, and 冷月's edit after the close is caught as
+    when both reads are the pages': counted as tally read it at 21:00, flagged."""
+    switched = read_before_and_after(board, tmp_path / "switched", before, after)
+    one_way = read_before_and_after(board, tmp_path / "one", CLOSED, CLOSED)
+    [flag] = [f for f in switched["flags"] if f["rule"] == "edited" and f["floor"] == 2]
+    assert "counted as tally read it 05-09 21:00" in flag["note"]
+    assert "投票对象：白桃" in flag["note"] and "never read" not in json.dumps(switched)
+    assert same(switched) == same(one_way)
+
+
+def test_the_two_ways_pages_never_stand_for_each_other_in_the_one_history():
+    """Page 1 through the interface holds floors 1–25, page 1 of the HTML pages 1–10: the
+    newest read of each is taken for each page of its own way, and each post as the newest
+    read that showed it. A read of the pages' page 1 at 09:00 does not hide floors 11–25,
+    which only the interface's page 1 (08:00) showed; floor 2 is as the 09:00 read showed it."""
+    from tally.forums.api import API, PAGES
+    from tally.forums.cache import one_history, read_way
+    from tally.model import History, Post, Version
+    from tally.rules.judging.as_of import stood_at
+
+    def at(hour: int) -> datetime:
+        return datetime(2024, 5, 9, hour, tzinfo=CHINA)
+
+    def post(floor: int, text: str = "投票对象：长夜") -> Post:
+        return Post("discuz", "102", str(2000 + floor), floor, "冷月", "101", at(7), text)
+
+    api = History((Version(1, at(8), tuple(post(f) for f in range(1, 26)), "r1"),))
+    pages = History((Version(1, at(9), (post(1), post(2, "投票对象：白桃"),
+                                         *(post(f) for f in range(3, 11))), "r2"),))  # fmt: skip
+    one = one_history({PAGES: pages, API: api})
+    assert [(v.page, read_way(v), v.read) for v in one.versions] == [(-1, API, "r1"), (1, PAGES, "r2")]
+    stood = stood_at(one, at(10))
+    assert sorted(int(pid) - 2000 for pid in stood) == list(range(1, 26))
+    assert stood["2002"].post.text == "投票对象：白桃" and stood["2020"].read_at == at(8)
+    assert stood_at(one, at(8).replace(minute=30))["2002"].post.text == "投票对象：长夜"
+
+
 @pytest.mark.parametrize("interface", [ON, CLOSED])
 def test_no_secret_of_the_interface_is_cached(board, tmp_path, interface):
     """Every answer of the interface echoes the session's auth, saltkey and formhash, and a
@@ -217,8 +295,58 @@ def test_ballots_posted_as_p_in_the_interface_keep_their_seconds(board, tmp_path
     assert ON  # the board's interface as X3.5 ships it
 
 
-@pytest.mark.parametrize("interface,way", [(ON, "api"), (PLUGIN_OFF, "pages")])
+# -- a 点评 shown counted back from the answer (人性化时间 on) -----------------------------------
+
+
+def late_change_thread() -> object:
+    """冷月's change by 点评 under her own ballot at 21:29:50, ten seconds before the close at
+    21:30: its page prints 21:29; the interface, read at 21:30:55 or at 21:31:20, "1 分钟前"."""
+    t = vote_thread()
+    t.posts[1].comments = [Comment("冷月", "2024-05-09 21:29:50", "改票对象：长夜 改票理由：踩点")]
+    return t
+
+
+@pytest.mark.rules("S2", "V5")
+def test_a_点评_counted_back_sends_the_thread_to_its_pages_and_two_reads_agree(board, tmp_path):
+    """Read at its Date less N, "1 分钟前" was 21:29 at 21:30:55 and 21:30 (the closing
+    minute: void) at 21:31:20, 25 seconds later. Not read to the minute: each read is of the
+    pages, said in one line, and counts as a read of the pages alone does."""
+    board.dateconvert = True
+    url = board.thread(late_change_thread())
+    game = game_file(tmp_path, url)
+    reads = []
+    for at in ("2024-05-09 21:30:55", "2024-05-09 21:31:20"):
+        result = count(board, url, game, at=at)
+        assert result.exit_code == 0, result.stderr
+        said = " ".join(result.stderr.split())
+        assert said.count("shows this 点评's time only as '1 分钟前', not to the minute; tally "
+                          "reads its threads from their HTML pages") == 1  # fmt: skip
+        reads.append(json.loads(result.stdout))
+    assert [r["thread"]["read_by"] for r in reads] == ["pages", "pages"]
+    assert {**same(reads[0]), "as_of": ""} == {**same(reads[1]), "as_of": ""}
+    change = [b for b in reads[1]["ballots"] if b["floor"] == 2 and b["posted_at"] > "2024-05-09"]
+    assert [b["posted_at"][:16] for b in change] == ["2024-05-09T21:29"]
+    board.interface = CLOSED
+    (tmp_path / "b").mkdir()
+    pages = count(board, url, game_file(tmp_path / "b", url), "--fresh", at="2024-05-09 21:31:20")
+    assert pages.exit_code == 0, pages.stderr
+    assert same(json.loads(pages.stdout)) == same(reads[1])
+
+
+def test_a_点评_shown_yesterday_is_read_through_the_interface(board, tmp_path):
+    """The same board a day on: "昨天 21:29" is a minute on the clock its posts show."""
+    board.dateconvert = True
+    url = board.thread(late_change_thread())
+    result = count(board, url, game_file(tmp_path, url), at="2024-05-10 09:00:00")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["thread"]["read_by"] == "api"
+    assert "not to the minute" not in result.stderr
+
+
+@pytest.mark.parametrize("interface,way", [(ON, "api"), (CLOSED, "pages"), (PLUGIN_OFF, "pages")])
 def test_doctor_names_the_way_every_command_reads_the_board(board, tmp_path, interface, way):
+    """Asked before any thread was read: the probe (the thread's first floor through the
+    interface) says it; 开启手机版 off, the board answers module=check as when it is on."""
     board.interface = interface
     url = board.thread(vote_thread())
     result = runner.invoke(app, ["doctor", url, "--json"], obj=env(FakeClock("2024-05-09 22:00:00", CHINA)))
@@ -229,6 +357,40 @@ def test_doctor_names_the_way_every_command_reads_the_board(board, tmp_path, int
     text = runner.invoke(app, ["doctor", url], obj=env(FakeClock("2024-05-09 22:00:00", CHINA)))
     said = "through the forum's interface for its clients" if way == "api" else "tally reads its threads from their HTML pages"
     assert said in " ".join(text.stdout.split())
+    why = {ON: None, CLOSED: "mobile_is_closed", PLUGIN_OFF: "the touch theme's page"}[interface]
+    assert why is None or why in data["read_by_why"]
+    assert not asked(board, "module=check")
+
+
+def test_doctor_asks_the_board_now_not_the_answer_a_read_kept(board, tmp_path):
+    """A count kept the board's yes; its admin then switched 开启手机版 off. doctor asks again
+    (pages, and why); the next count, reading the pages, keeps that answer, and a count that
+    finds the interface off mid-read forgets the yes it was given."""
+    url = board.thread(vote_thread())
+    game = game_file(tmp_path, url)
+    assert json.loads(count(board, url, game).stdout)["thread"]["read_by"] == "api"
+    board.interface = CLOSED
+    doctor = runner.invoke(app, ["doctor", url, "--json"],
+                           obj=env(FakeClock("2024-05-09 22:00:00", CHINA)))  # fmt: skip
+    assert doctor.exit_code == 0, doctor.stderr
+    assert json.loads(doctor.stdout)["read_by"] == "pages"
+    assert "mobile_is_closed" in json.loads(doctor.stdout)["read_by_why"]
+    before = len(asked(board, PROBE))
+    assert json.loads(count(board, url, game).stdout)["thread"]["read_by"] == "pages"
+    assert len(asked(board, PROBE)) == before  # doctor's answer, kept
+
+
+def test_a_read_the_interface_fails_forgets_the_kept_yes(board, tmp_path):
+    url = board.thread(vote_thread())
+    game = game_file(tmp_path, url)
+    assert json.loads(count(board, url, game).stdout)["thread"]["read_by"] == "api"
+    board.interface = CLOSED
+    for _ in range(2):
+        result = count(board, url, game)
+        assert json.loads(result.stdout)["thread"]["read_by"] == "pages"
+        assert "mobile_is_closed" in result.stderr
+    # The first found it off reading page 1 (the yes kept from before); the second probed.
+    assert len(asked(board, PROBE)) == 2
 
 
 def test_a_read_before_the_close_asks_each_page_once(board, tmp_path):
@@ -238,5 +400,5 @@ def test_a_read_before_the_close_asks_each_page_once(board, tmp_path):
     result = count(board, url, game_file(tmp_path, url), at="2024-05-09 20:00:00")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["provisional"]
-    assert len(asked(board, "version=4&module=viewthread")) == 1
-    assert not asked(board, "version=1&")
+    assert len(asked(board, "version=4&module=viewthread")) == 2  # the probe's floor, the page
+    assert len(asked(board, PROBE)) == 1 and not asked(board, "version=1&")

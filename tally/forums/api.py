@@ -7,8 +7,9 @@ it once per board whether the board serves it (``Api.probe``: the answer is kept
 cache with the board's other facts), then reads a thread's every page through it into the
 same ``Page`` the HTML pages give, with the same checks of completeness. A board that does
 not serve it, or stops serving it mid-read, is read from its HTML pages, said once: no thread
-is read half one way and half the other, and the cache keeps a thread read each way apart
-(their pages are numbered differently).
+is read half one way and half the other, and the cache keeps a thread's pages read each way
+apart (they are numbered differently) and its history one (``tally.forums.cache.one_history``:
+the posts are the same posts, whichever way a read was made).
 """
 
 from __future__ import annotations

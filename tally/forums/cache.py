@@ -21,9 +21,9 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -434,13 +434,12 @@ class Cache:
         return ThreadCache(self.root / self._name(platform, host, thread_id), self._health)
 
     def history(self, ref: ThreadRef) -> History:
-        """What tally's reads kept of the thread ``ref`` names, from this cache alone: of
-        the ways it was read (its HTML pages, its platform's API: kept apart), the one read
-        last."""
+        """What tally's reads kept of the thread ``ref`` names, from this cache alone: one
+        history, whichever way each read was made (``one_history``)."""
         host = urlsplit(ref.base).netloc
-        kept = [self.thread(cache_name(ref.platform, way), host, ref.thread_id).history()
-                for way in (PAGES, API)]  # fmt: skip
-        return max(kept, key=lambda h: h.versions[-1].read_at if h.versions else _NEVER)
+        return one_history({way: self.thread(cache_name(ref.platform, way), host,
+                                             ref.thread_id).history()
+                            for way in (PAGES, API)})  # fmt: skip
 
     def board(self, platform: str, host: str) -> ThreadCache:
         """The board's own facts (its answer to an API's probe), kept apart from its threads."""
@@ -488,12 +487,36 @@ class Cache:
 
 def cache_name(platform: str, way: str) -> str:
     """What the cache keeps a thread of ``platform`` read ``way`` under: the pages of the
-    two ways are numbered differently (an API's page holds 100 floors, a Discuz! page 20),
-    and their histories never mix."""
+    two ways are numbered differently (an API's page holds 100 floors, a Discuz! page 20);
+    their histories are read as one (``one_history``)."""
     return platform if way == PAGES else f"{platform}.{way}"
 
 
-_NEVER = datetime.min.replace(tzinfo=UTC)
+def history_page(way: str, page: int) -> int:
+    """The number page ``page`` of a read made ``way`` has in a thread's one history: an
+    API's pages negated, so that the two ways' pages, numbered differently (100 floors a page
+    through Discuz!'s interface, 10 to 20 on its HTML pages), never stand for each other where
+    each page's newest read is taken (``tally.rules.judging.as_of.stood_at``)."""
+    return -page if way == API else page
+
+
+def read_way(version: Version) -> str:
+    """The way the read that found ``version`` was made (``history_page``)."""
+    return API if version.page < 0 else PAGES
+
+
+def one_history(kept: Mapping[str, History]) -> History:
+    """A thread's histories as each way's folder keeps them (their pages are numbered
+    differently, ``cache_name``), as one, in the order read. The posts are the same posts
+    (ids, uids, times, words) whichever way they were read: a thread read through the
+    interface before the close and through its pages after it (the board switched the
+    interface off after the day, a profile says ``api = false``, a 点评 shown "1 分钟前"), or
+    the other way round, has its reads before the close, and an edit after it is caught."""
+    versions = sorted(
+        (replace(v, page=history_page(way, v.page)) for way, h in kept.items() for v in h.versions),
+        key=lambda v: v.read_at,
+    )
+    return History(tuple(versions), capped=any(h.capped for h in kept.values()))
 
 
 def _own(path: Path) -> str:

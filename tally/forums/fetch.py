@@ -33,13 +33,13 @@ from tally.errors import (
 from tally.forums import resolve_url
 from tally.forums.api import API, PAGES
 from tally.forums.built import build_thread, check_complete
-from tally.forums.cache import MAX_VERSIONS, ThreadCache, cache_name
+from tally.forums.cache import MAX_VERSIONS, ThreadCache, cache_name, history_page, read_way
 from tally.forums.getting import FetchOptions, PageReader, Progress, stored_history
 from tally.forums.history import page_data
 from tally.forums.http import Http
 from tally.forums.merged import cached_thread, gone, with_first_reads
 from tally.forums.out_of_place import numbered_again, place_floating, renumbered
-from tally.forums.ways import way_of, with_edits
+from tally.forums.ways import forget_probe, way_of, with_edits
 from tally.i18n import tr
 from tally.model import History, Page, Thread, Version
 from tally.times import instant
@@ -120,6 +120,7 @@ def fetch_thread(
             raise
         why = tr("{why}; tally reads its threads from their HTML pages", why=exc)
         http.facts[(platform.name, urlsplit(ref.base).netloc)] = (PAGES, why)  # the run's others
+        forget_probe(platform, ref, options)
         thread = _fetched(url, tz, PAGES, http=http, options=options, progress=progress,
                           held=held)  # fmt: skip
     if why is not None:  # said once the thread is read: a read that fails says why alone
@@ -165,7 +166,7 @@ def _fetched(
     reused = not options.offline and any(
         o in (Origin.CACHE, Origin.MEMORY) for _, o in read.pages.values()
     )
-    before = so_far if so_far is not None or not reused else stored_history(store)
+    before = so_far if so_far is not None or not reused else stored_history(reader)
     read, thread, failed = _settled(url, reader, read, before, reused, held)
     # The posts first read in this thread before this read: its own, wherever else they
     # were read since (moved out by mistake and back).
@@ -173,7 +174,7 @@ def _fetched(
     history, just_read = None, read.just_read()
     if store is not None:
         store.set_page_count(read.total)
-        history = store_versions(store, just_read, f"thread {ref.thread_id}", options, before)
+        history = store_versions(reader, just_read, f"thread {ref.thread_id}", before)
         if held is not None:
             held.history = history
     if held is not None:
@@ -243,7 +244,8 @@ def _settled(
         read = _with_marks(reader, read, before)
         read, thread = _built(url, reader, read)
         stale = reused and (
-            _moved(read.pages, before) or thread.short_of_replies() or _newest_first(read.pages)
+            _moved(read.pages, before, reader.way) or thread.short_of_replies()
+            or _newest_first(read.pages)
         )
     except ParseError as exc:
         # Two posts on one floor: the cached pages and the live ones disagree, or the
@@ -383,12 +385,15 @@ def _newest_first(pages: dict[int, tuple[Page, str]]) -> bool:
     return len(floors) >= 2 and all(a > b for a, b in itertools.pairwise(floors))
 
 
-def _moved(pages: dict[int, tuple[Page, str]], before: History | None) -> bool:
+def _moved(pages: dict[int, tuple[Page, str]], before: History | None, way: str) -> bool:
     """Whether a post of a page just read stands on another floor than it last did: a floor
     before it was deleted, and the floors after it are numbered again and move up a page,
-    so the pages taken from the cache or memory are not the thread as it is."""
+    so the pages taken from the cache or memory are not the thread as it is. Read ``way``
+    alone (a delete leaves the interface's floors as they were, X3.5's pages number again)."""
     floor_of: dict[str, int] = {}
     for version in before.versions if before is not None else ():
+        if read_way(version) != way:
+            continue
         for post in version.posts:
             floor_of[post.post_id] = post.floor
     live = {Origin.NETWORK, Origin.REVALIDATED}
@@ -401,14 +406,16 @@ def _moved(pages: dict[int, tuple[Page, str]], before: History | None) -> bool:
 
 
 def store_versions(
-    store: ThreadCache,
+    reader: PageReader,
     pages: Sequence[tuple[int, Page, datetime]],
     name: str,
-    options: FetchOptions,
     known: History | None = None,
 ) -> History:
-    """Keep the pages just read as versions of the thread's history, and give the history
-    (``known`` and what was added to it, else all of it read from the cache)."""
+    """Keep the pages just read as versions of the thread's history, and give its one
+    history, whichever way each read was made (``known`` and what was added to it, else all
+    of it read from the cache)."""
+    store, options = reader.store, reader.options
+    assert store is not None
     added = []
     read = uuid.uuid4().hex[:12]  # this read's own: another run's pages may come between
     for number, page, when in sorted(pages, key=lambda p: p[0]):
@@ -421,12 +428,12 @@ def store_versions(
             )
             break
         if kept in ("kept", "same"):  # an unchanged page is a read too (cache.keep)
-            added.append(Version(number, when, page.posts, read))
+            added.append(Version(history_page(reader.way, number), when, page.posts, read))
         elif kept == "unwritable":
             known = None
     if known is not None:
         return History((*known.versions, *added), known.capped)
-    return stored_history(store) or History()
+    return stored_history(reader) or History()
 
 
 def _whole_in_cache(url: str, tz: tzinfo, http: Http, options: FetchOptions) -> bool:

@@ -22,6 +22,7 @@ from tally.forums.api import API, PAGES, Api
 from tally.forums.asking import Answer, Request
 from tally.forums.boards import Boards
 from tally.forums.cache import (
+    Cache,
     Entry,
     ThreadCache,
 )
@@ -272,6 +273,9 @@ class Get:
         return why
 
 
-def stored_history(store: ThreadCache | None) -> History | None:
-    """The thread's history as the cache holds it (None: no cache)."""
-    return store.history() if store is not None else None
+def stored_history(reader: PageReader) -> History | None:
+    """The thread's one history as the cache holds it, whichever way each read was made
+    (``Cache.history``); None: the read keeps no cache."""
+    if reader.store is None or reader.options.cache_dir is None:
+        return None
+    return Cache(reader.options.cache_dir, reader.options.warn).history(reader.ref)

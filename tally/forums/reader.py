@@ -218,9 +218,11 @@ class Reader:
     def way(self, url: str, tz: tzinfo) -> tuple[str, str | None]:
         """How the thread at ``url`` is read ("api" or "pages"; tally.forums.api), and why not
         through its platform's interface where it has one the board does not serve
-        (``tally doctor``). The board's answer is kept as a read of its threads keeps it."""
+        (``tally doctor``). The board is asked now, not its kept answer (which may be from
+        before its admin switched the interface off), and the answer kept as a read keeps it."""
         _, ref = resolve_url(url)
-        return thread_way(url, tz, http=self.http, options=self._options(url, ref, True))
+        options = replace(self._options(url, ref, True), fresh=True)
+        return thread_way(url, tz, http=self.http, options=options)
 
     def _options(
         self, url: str, ref: ThreadRef, first: bool, not_before: datetime | None = None,

@@ -20,7 +20,7 @@ from tally.forums.cache import (
     cache_name,
 )
 from tally.forums.getting import FetchOptions, Get, PageReader, stored_history
-from tally.forums.http import Http
+from tally.forums.http import REDIRECTS, Http
 from tally.i18n import tr
 from tally.model import History, Page
 
@@ -75,6 +75,8 @@ def probed(
         get = Get(PageReader(platform, ref, tz, http, board, options, API), cached_ok=False)
         try:
             answer = get(probe)
+            if answer.status in REDIRECTS:  # the board numbering a thread again (Discuz!)
+                answer = get(probe)
         except FetchError as exc:
             return PAGES, tr(
                 "{host} did not answer the probe of {api} ({why})",
@@ -93,13 +95,24 @@ def probed(
     )
 
 
+def forget_probe(platform: Platform, ref: ThreadRef, options: FetchOptions) -> None:
+    """The interface failed a read the probe let through: the board's kept answer is asked
+    again by the next run (an admin who switched the interface off since is seen then, by
+    ``tally doctor`` too, not after ``PROBE_KEPT``)."""
+    probe = platform.api.probe_request(ref) if platform.api is not None else None
+    if probe is None or options.cache_dir is None or options.offline:
+        return
+    host = urlsplit(ref.base).netloc
+    Cache(options.cache_dir, options.warn).board(platform.name, host).forget(probe.key)
+
+
 def with_edits(
     reader: PageReader, pages: dict[int, tuple[Page, str]], before: History | None
 ) -> dict[int, tuple[Page, str]]:
     """The pages with the edit marks their interface hid, learnt where the count needs them
     (``tally.forums.api.learn_edits``); the answers that said them kept as the pages' are."""
     assert reader.api is not None
-    before = before if before is not None else stored_history(reader.store)
+    before = before if before is not None else stored_history(reader)
     get = Get(reader, cached_ok=not reader.options.live)
     learnt = learn_edits(reader.api, reader.ref, {n: p for n, (p, _) in pages.items()}, get,
                          reader.tz, before)  # fmt: skip

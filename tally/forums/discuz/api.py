@@ -55,10 +55,6 @@ def _base(ref_or_base: ThreadRef | str) -> str:
     return base if base.endswith("/") else base + "/"
 
 
-def check_url(base: str) -> str:
-    """The probe: what the board's interface says of itself (``module=check``; the bare
-    ``?check`` answers an empty body until the admin rebuilds the caches)."""
-    return f"{_base(base)}{API}?version={VERSION}&module=check"
 
 
 def thread_url(
@@ -77,6 +73,12 @@ def thread_url(
         f"{_base(ref_or_base)}{API}?version={VERSION}&module=viewthread&tid={tid}"
         f"&page={page}&ppp={ppp}&ordertype=2"
     )
+
+
+def probe_url(ref: ThreadRef) -> str:
+    """The probe: the thread's first floor through ``viewthread``, the module tally reads
+    with (``probe``)."""
+    return thread_url(ref, page=1, ppp=1)
 
 
 def comment_url(base: str, tid: str, pid: str, page: int) -> str:
@@ -103,27 +105,25 @@ def _error_said(error: object) -> str:
 
 
 def probe(body: bytes, content_type: str | None) -> str | None:
-    """None when the board's answer to ``check_url`` says it serves version 4 of the
+    """None when the board's answer to ``probe_url`` says it serves version 4 of the
     interface; else why not, as a clause to follow the board's name ("… : its mobile
     interface is switched off"), for the one line that says tally reads the HTML pages.
 
-    A board whose admin switched 开启手机版 off still answers the check with version 4 (and
-    every other module with ``{"error":"mobile_is_closed"}``): ``parse_thread`` says so
-    with ``ApiUnavailable`` on the first page."""
+    The probe asks the module tally reads with, not ``module=check``: a real X3.5 whose
+    admin switched 开启手机版 off answers the check as before (version 4) and every other
+    module ``{"error":"mobile_is_closed"}``, and one whose 掌上论坛 plugin is off answers
+    ``viewthread`` with its touch theme's page. The forum's message in place of the thread
+    (gone, members only) is the interface's answer: the read says it."""
     try:
         data = _json(body, content_type, "the check")
     except TruncatedPageError:
         return tr("its mobile interface answered its check cut short")
     if isinstance(data, str):
         return data
-    version = data.get("version")
-    if version == VERSION:
-        return None
-    if isinstance(version, str) and version.strip():
-        return tr("its mobile interface serves version {version}, not {wanted}",
-                  version=shown_value(version), wanted=VERSION)  # fmt: skip
-    # The plugin disabled: the check answers {"testcookie": null} and nothing else.
-    return tr("its mobile interface names no version (the 掌上论坛 plugin is disabled)")
+    version = data.get("Version")
+    if version is None:  # module=check's answer, or another module's
+        return tr("its mobile interface answered JSON that names no version")
+    return _version_said(version) if version != VERSION else None
 
 
 # -- the answer as JSON --------------------------------------------------------------------
@@ -557,7 +557,6 @@ __all__ = [
     "API",
     "COMMENTS_PER_PAGE",
     "PAGE_SIZE",
-    "check_url",
     "comment_total",
     "comment_url",
     "edit_marks",
@@ -565,5 +564,6 @@ __all__ = [
     "parse_comments",
     "parse_thread",
     "probe",
+    "probe_url",
     "thread_url",
 ]

@@ -3,13 +3,19 @@ shown at.
 
 A 点评 carries no exact time, only ``dateline`` as the forum shows it to the reader:
 minutes ("2026-12-6 08:16", at the reader's own offset), or, with 人性化时间 on, relative
-to the answer ("6 秒前", "3 分钟前", "昨天 08:16"). Each is read to the minute
-(``Comment.to_the_minute``): relative forms against the answer's own time (its Date
-header), dates on the clock the answer shows them at, which the posts beside them tell
-(``display_clock``: a post's ``dateline`` against its exact ``dbdateline``). One shown to the
-hour or the day ("3 小时前"), or on a clock no post tells, cannot be read to the minute: the
-interface does not serve the thread (``ApiUnavailable``), and its HTML pages do. A form
-tally does not know is a ``ParseError``, never a guess.
+to the answer ("6 秒前", "3 分钟前", "昨天 08:16"). Dates, and 昨天/前天 with their clock time,
+are read to the minute (``Comment.to_the_minute``) on the clock the answer shows them at,
+which the posts beside them tell (``display_clock``: a post's ``dateline`` against its exact
+``dbdateline``). A time counted back from the answer ("刚刚", "N 秒前", "N 分钟前", "半小时前",
+"N 小时前") is no minute: Discuz! counts whole minutes down from the instant it began the
+answer, which the answer does not carry ("1 分钟前" at 08:33:10 is any instant of 08:31:10 to
+08:32:10, in either minute; its Date header is another instant, taken when it was sent), so
+two reads a few seconds apart would put one 点评 in two minutes, and one posted before a close
+in the closing minute. Neither ``viewcomment`` nor any field of the answer says more (real
+X3.5: its HTML page alone prints the minute, in the title of the relative time). Such a
+thread, and one whose dates are on a clock no post tells, is not served by the interface
+(``ApiUnavailable``): its HTML pages are read. A form tally does not know is a
+``ParseError``, never a guess.
 """
 
 from __future__ import annotations
@@ -28,7 +34,6 @@ from tally.forums.htmltext import font_flags, node_text
 from tally.forums.timeparse import Printed, parse_forum_time
 from tally.i18n import tr
 from tally.model import Comment
-from tally.times import instant
 
 
 def comment_list(
@@ -99,20 +104,16 @@ def _said(shown: str) -> str:
 def comment_time(
     shown: str, tz: tzinfo, clock: tzinfo | None, at: datetime, where: str
 ) -> datetime:
-    """A 点评's time as the answer shows it, to the minute, in ``tz``: relative forms
-    against ``at``, dates and 昨天/前天 on ``clock`` (the zone the answer shows them in)."""
+    """A 点评's time as the answer shows it, to the minute, in ``tz``: dates and 昨天/前天
+    (the day before ``at``, the answer's time) on ``clock``, the zone the answer shows them
+    in; ``ApiUnavailable`` for a time counted back from the answer, which tells no minute."""
     said = _said(shown)
     m = _AGO.fullmatch(said)
-    if m is not None:
-        n = int(m.group("n") or 0)
-        if n > 60:
-            raise ParseError(tr("{where}: its time {time} cannot be (Discuz! counts to 60).",
-                                where=where, time=repr(said)))  # fmt: skip
-        # ``at`` less N is the latest it can have been posted (Discuz! counts whole minutes
-        # down): read in that minute, a 点评 after the close is never read as before it.
-        ago = timedelta(seconds=n) if m.group("unit") != "分钟" else timedelta(minutes=n)
-        return _minute(instant((at - ago).astimezone(tz)))
-    if _COARSE.fullmatch(said):
+    if m is not None and int(m.group("n") or 0) > 60:
+        raise ParseError(tr("{where}: its time {time} cannot be (Discuz! counts to 60).",
+                            where=where, time=repr(said)))  # fmt: skip
+    # Counted back from an instant the answer does not carry: no minute (module docstring).
+    if m is not None or _COARSE.fullmatch(said):
         raise ApiUnavailable(
             tr("{where}: its mobile interface shows this 点评's time only as {time}, not to the "
                "minute", where=where, time=repr(said))

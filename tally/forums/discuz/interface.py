@@ -2,7 +2,7 @@
 first way tally reads a live Discuz! board, whatever its theme, language pack or clock.
 
 The requests and the reading of each answer are ``tally.forums.discuz.api``'s; here they are
-put together as the door asks: the probe (``module=check``), a page of 100 floors, and the
+put together as the door asks: the probe (the thread's first floor), a page of 100 floors, and the
 点评 of a floor past the five its page shows (``module=viewcomment``, five a page). The
 interface is an API the board serves its own clients, which robots.txt closes to crawlers
 as it closes ``forum.php?mod=post`` to them; tally reads only the threads its director names,
@@ -23,7 +23,6 @@ from tally.forums.discuz.api import (
     COMMENTS_PER_PAGE,
     PAGE_SIZE,
     VERSION,
-    check_url,
     comment_total,
     comment_url,
     edit_marks,
@@ -31,6 +30,7 @@ from tally.forums.discuz.api import (
     parse_comments,
     parse_thread,
     probe,
+    probe_url,
     thread_url,
 )
 from tally.forums.discuz.api_secrets import scrub
@@ -43,7 +43,7 @@ class DiscuzApi(Api):
     title = N_("its JSON for mobile clients (api/mobile, version 4)")
 
     def probe_request(self, ref: ThreadRef) -> Request:
-        return Request(check_url(ref.base), what=tr("its mobile interface's check"),
+        return Request(probe_url(ref), what=tr("its mobile interface's check"),
                        past_robots=True, redirects=False)  # fmt: skip
 
     def probe(self, ref: ThreadRef, body: bytes, content_type: str | None) -> str | None:
