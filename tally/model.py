@@ -266,6 +266,11 @@ class Version:
     # The read that found it, an id of its own ("": kept before reads had ids): two runs
     # reading the thread at once interleave their pages' times.
     read: str = ""
+    # The way that read was made ("pages", or "api": the platform's interface for its own
+    # clients, tally.forums.api). The two ways number their pages differently (100 floors a
+    # page through Discuz!'s interface, 10 to 20 on its HTML pages): a page is a page of one
+    # way, and never stands for the other's page of the same number.
+    way: str = "pages"
 
 
 @dataclass(frozen=True)

@@ -231,7 +231,7 @@ def test_the_two_ways_pages_never_stand_for_each_other_in_the_one_history():
     read that showed it. A read of the pages' page 1 at 09:00 does not hide floors 11–25,
     which only the interface's page 1 (08:00) showed; floor 2 is as the 09:00 read showed it."""
     from tally.forums.api import API, PAGES
-    from tally.forums.cache import one_history, read_way
+    from tally.forums.cache import one_history
     from tally.model import History, Post, Version
     from tally.rules.judging.as_of import stood_at
 
@@ -245,7 +245,7 @@ def test_the_two_ways_pages_never_stand_for_each_other_in_the_one_history():
     pages = History((Version(1, at(9), (post(1), post(2, "投票对象：白桃"),
                                          *(post(f) for f in range(3, 11))), "r2"),))  # fmt: skip
     one = one_history({PAGES: pages, API: api})
-    assert [(v.page, read_way(v), v.read) for v in one.versions] == [(-1, API, "r1"), (1, PAGES, "r2")]
+    assert [(v.page, v.way, v.read) for v in one.versions] == [(1, API, "r1"), (1, PAGES, "r2")]
     stood = stood_at(one, at(10))
     assert sorted(int(pid) - 2000 for pid in stood) == list(range(1, 26))
     assert stood["2002"].post.text == "投票对象：白桃" and stood["2020"].read_at == at(8)

@@ -492,19 +492,6 @@ def cache_name(platform: str, way: str) -> str:
     return platform if way == PAGES else f"{platform}.{way}"
 
 
-def history_page(way: str, page: int) -> int:
-    """The number page ``page`` of a read made ``way`` has in a thread's one history: an
-    API's pages negated, so that the two ways' pages, numbered differently (100 floors a page
-    through Discuz!'s interface, 10 to 20 on its HTML pages), never stand for each other where
-    each page's newest read is taken (``tally.rules.judging.as_of.stood_at``)."""
-    return -page if way == API else page
-
-
-def read_way(version: Version) -> str:
-    """The way the read that found ``version`` was made (``history_page``)."""
-    return API if version.page < 0 else PAGES
-
-
 def one_history(kept: Mapping[str, History]) -> History:
     """A thread's histories as each way's folder keeps them (their pages are numbered
     differently, ``cache_name``), as one, in the order read. The posts are the same posts
@@ -513,7 +500,7 @@ def one_history(kept: Mapping[str, History]) -> History:
     interface off after the day, a profile says ``api = false``, a 点评 shown "1 分钟前"), or
     the other way round, has its reads before the close, and an edit after it is caught."""
     versions = sorted(
-        (replace(v, page=history_page(way, v.page)) for way, h in kept.items() for v in h.versions),
+        (replace(v, way=way) for way, h in kept.items() for v in h.versions),
         key=lambda v: v.read_at,
     )
     return History(tuple(versions), capped=any(h.capped for h in kept.values()))

@@ -33,7 +33,7 @@ from tally.errors import (
 from tally.forums import resolve_url
 from tally.forums.api import API, PAGES
 from tally.forums.built import build_thread, check_complete
-from tally.forums.cache import MAX_VERSIONS, ThreadCache, cache_name, history_page, read_way
+from tally.forums.cache import MAX_VERSIONS, ThreadCache, cache_name
 from tally.forums.getting import FetchOptions, PageReader, Progress, stored_history
 from tally.forums.history import page_data
 from tally.forums.http import Http
@@ -392,7 +392,7 @@ def _moved(pages: dict[int, tuple[Page, str]], before: History | None, way: str)
     alone (a delete leaves the interface's floors as they were, X3.5's pages number again)."""
     floor_of: dict[str, int] = {}
     for version in before.versions if before is not None else ():
-        if read_way(version) != way:
+        if version.way != way:
             continue
         for post in version.posts:
             floor_of[post.post_id] = post.floor
@@ -428,7 +428,7 @@ def store_versions(
             )
             break
         if kept in ("kept", "same"):  # an unchanged page is a read too (cache.keep)
-            added.append(Version(history_page(reader.way, number), when, page.posts, read))
+            added.append(Version(number, when, page.posts, read, reader.way))
         elif kept == "unwritable":
             known = None
     if known is not None:

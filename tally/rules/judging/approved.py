@@ -61,7 +61,7 @@ def _reads(versions: list[Version]) -> list[tuple[Version, ...]]:
     for v in sorted(versions, key=lambda v: v.read_at):
         if v.read:
             by_id.setdefault(v.read, []).append(v)
-        elif loose and not any(f.page == v.page for f in loose[-1]):
+        elif loose and not any((f.way, f.page) == (v.way, v.page) for f in loose[-1]):
             loose[-1].append(v)
         else:
             loose.append([v])
@@ -75,11 +75,13 @@ def _whole(read: tuple[Version, ...], history: History) -> tuple[Version, ...] |
     and just after the read (an unchanged page's listing that a later read moved on,
     ``ThreadCache.keep``); a read that took it from the cache is not whole otherwise."""
     pages = {v.page: v for v in read}
+    way = read[0].way  # a read is made one way (a thread is never read half one way)
     start, end = read[0].read_at, read[-1].read_at
     for n in range(1, max(pages) + 1):
         if n in pages:
             continue
-        mine = sorted((v for v in history.versions if v.page == n), key=lambda v: v.read_at)
+        mine = sorted((v for v in history.versions if (v.way, v.page) == (way, n)),
+                      key=lambda v: v.read_at)
         before = [v for v in mine if v.read_at < start]
         after = [v for v in mine if v.read_at > end]
         if not (before and after) or before[-1].posts != after[0].posts:

@@ -150,10 +150,10 @@ def read_by(history: History, when: datetime) -> History:
 def stood_at(history: History, when: datetime) -> dict[str, Seen]:
     """Each post as the thread stood at ``when``: the newest version of each page read by
     then, a post on two pages (floors that moved) taken from the newer read."""
-    newest: dict[int, Version] = {}
+    newest: dict[tuple[str, int], Version] = {}
     for v in history.versions:
         if v.read_at <= when:
-            newest[v.page] = v
+            newest[v.way, v.page] = v
     return _by_post(newest.values())
 
 
