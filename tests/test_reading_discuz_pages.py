@@ -233,3 +233,32 @@ def test_reply_header_inside_a_quote_is_not_this_posts_reply():
     post = next(p for p in DISCUZ_PARSER.parse_page(text, CHINA, source="x").posts if p.floor == 10)
     assert post.reply_to is None and post.quoted_post_ids == ("954",)
     assert post.text == "改票对象：白桃\n改票理由：被说服了"
+
+
+def test_a_notice_the_author_wrote_in_the_body_does_not_hide_the_post():
+    """A board whose forum allows HTML (允许使用 HTML 代码) shows a member's markup as written:
+    a div.locked with the forum's 屏蔽 words inside the body is the author's text, not the
+    forum's notice beside it (which a moderator is shown above a 屏蔽ed post's body), and
+    the ballot below it stands."""
+    ballot = 'id="postmessage_953">\n投票对象：长夜'
+    text = page_text("vote-p1.html")
+    assert text.count(ballot) == 1
+    text = text.replace(
+        ballot, 'id="postmessage_953">\n<div class="locked">提示: <em>该帖被管理员或版主屏蔽</em>'
+        "</div>投票对象：长夜",
+    )
+    post = next(p for p in DISCUZ_PARSER.parse_page(text, CHINA, source="x").posts
+                if p.post_id == "953")  # fmt: skip
+    assert post.hidden is None
+    assert post.text == "提示: 该帖被管理员或版主屏蔽\n投票对象：长夜\n投票理由：看发言"
+    # The same notice beside the body (where the forum writes it) hides the post.
+    beside = page_text("vote-p1.html").replace(
+        '<div class="t_fsz"><table cellspacing="0" cellpadding="0"><tr><td class="t_f" '
+        'id="postmessage_953">',
+        '<div class="locked">提示: <em>该帖被管理员或版主屏蔽，只有管理员或有管理权限的成员可见</em>'
+        '</div><div class="t_fsz"><table cellspacing="0" cellpadding="0"><tr><td class="t_f" '
+        'id="postmessage_953">',
+    )
+    post = next(p for p in DISCUZ_PARSER.parse_page(beside, CHINA, source="x").posts
+                if p.post_id == "953")  # fmt: skip
+    assert post.hidden == "moderated"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import tzinfo
 
 from tally.forums.discuz.shown import exact_time
-from tally.forums.htmltext import Node, font_flags, node_text, seen_text, tidy_text
+from tally.forums.htmltext import Node, font_flags, id_of, node_text, seen_text, tidy_text
 from tally.forums.timeparse import parse_forum_time
 from tally.i18n import tr
 from tally.model import HIDE_CODE, Edit, Quote
@@ -129,11 +129,15 @@ def _shown_anyway(node: Node, body: Node, locks: list[Node]) -> str | None:
     """Why the forum hides a post whose body it still shows (to a moderator), from the
     notices (div.locked: ``locks``, the post's) beside the body; None for a post shown to
     all."""
+    # Nodes told apart by their identity in the tree (``is`` compares selectolax's
+    # wrappers, a new one for each access, and never held: every notice in the body was
+    # taken for the forum's).
+    top, own = id_of(node), id_of(body)
     for lock in locks:
         parent = lock.parent
-        while parent is not None and parent is not node and parent is not body:
+        while parent is not None and id_of(parent) not in (top, own):
             parent = parent.parent
-        if parent is body:
+        if parent is not None and id_of(parent) == own:
             continue  # inside what the author wrote: the author's words, not the forum's
         note = node_text(lock)
         code = next((code for marker, code in _HIDDEN if marker in note), None)

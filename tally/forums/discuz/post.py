@@ -23,7 +23,7 @@ from tally.forums.boards import Board, selected
 from tally.forums.discuz.body import read_body
 from tally.forums.discuz.comment_items import page_comments
 from tally.forums.discuz.shown import PROFILE, exact_time, named_link
-from tally.forums.htmltext import Node, node_text, seen_text
+from tally.forums.htmltext import Node, id_of, node_text, seen_text
 from tally.forums.timeparse import read_forum_time
 from tally.i18n import N_, tr
 from tally.model import Post
@@ -167,8 +167,11 @@ class PostFields:
     def _outside_text(self, hit: Node) -> bool:
         """Whether ``hit`` is outside what the post's author wrote (body, quotes, 点评,
         signature): a name or a time there is the post's own, not one it mentions."""
+        # Up to the post's own node (by its identity in the tree: ``is`` compares
+        # selectolax's wrappers, a new one for each access), not past it.
+        top = id_of(self.node)
         parent = hit
-        while parent is not None and parent is not self.node:
+        while parent is not None and id_of(parent) != top:
             ident = parent.id or ""
             classes = (parent.attributes.get("class") or "").split()
             if ident.startswith(("postmessage_", "comment_")) or "sign" in classes:
