@@ -262,3 +262,21 @@ def test_a_notice_the_author_wrote_in_the_body_does_not_hide_the_post():
     post = next(p for p in DISCUZ_PARSER.parse_page(beside, CHINA, source="x").posts
                 if p.post_id == "953")  # fmt: skip
     assert post.hidden == "moderated"
+
+
+def test_a_post_node_inside_a_posts_body_is_its_authors_markup_not_a_floor():
+    """A board whose forum allows HTML (允许使用 HTML 代码) shows a member's markup as written:
+    月影 (uid 20) pasting a copy of 青山's floor into their own ballot forges no ballot of
+    青山's (uid 21); the copy is 月影's text, and the page's floors are its own."""
+    text = page_text("vote-p1.html")
+    copy = re.search(r'<div id="post_954".*?(?=<div id="post_\d+")', text, re.S)
+    assert copy is not None
+    forged = copy.group(0).replace("954", "99954")
+    ballot = 'id="postmessage_953">\n投票对象：长夜'
+    assert text.count(ballot) == 1
+    page = DISCUZ_PARSER.parse_page(text.replace(ballot, f'id="postmessage_953">\n{forged}'
+                                                 "投票对象：长夜"), CHINA, source="x")  # fmt: skip
+    assert "99954" not in [p.post_id for p in page.posts]
+    assert [p.floor for p in page.posts] == list(range(1, 11))
+    [moon] = [p for p in page.posts if p.post_id == "953"]
+    assert moon.author_id == "20" and moon.text.endswith("投票对象：长夜\n投票理由：看发言")

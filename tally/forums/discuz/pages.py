@@ -32,7 +32,7 @@ from tally.forums.discuz.fields import diagnosed
 from tally.forums.discuz.pager import highest_page, stated_pages
 from tally.forums.discuz.post import Place, PostFields, read_fields, read_post
 from tally.forums.fields import Diagnosis
-from tally.forums.htmltext import Node, html_tree, node_text
+from tally.forums.htmltext import Node, html_tree, id_of, node_text
 from tally.forums.out_of_place import place_of
 from tally.forums.timeparse import Printed
 from tally.i18n import N_, tr
@@ -159,6 +159,9 @@ class DiscuzPages(Pages):
         return PageText(text, tree, source, tz, board)
 
     def post_nodes(self, page: PageText) -> list[Node]:
+        return _outermost(self._post_nodes(page))
+
+    def _post_nodes(self, page: PageText) -> list[Node]:
         tree = page.tree
         for selector in page.board.selectors_for("post"):
             nodes = tree.css(selector)
@@ -595,3 +598,19 @@ def _reply_count(page: PageText) -> int | None:
         return int(counts[1])
     m = _REPLIES.search(header.text())
     return int(m.group(1)) if m else None
+
+
+def _outermost(nodes: list[Node]) -> list[Node]:
+    """The post nodes no other post node holds. A forum that allows HTML in posts (允许使用
+    HTML 代码) shows a member's markup as written: a ``div#post_N`` inside a post's body is
+    what its author wrote, and read as a post it would be a floor forged in another
+    member's name (their link, their uid, a ballot they never cast)."""
+    ids = {id_of(n) for n in nodes}
+    kept = []
+    for node in nodes:
+        parent = node.parent
+        while parent is not None and id_of(parent) not in ids:
+            parent = parent.parent
+        if parent is None:
+            kept.append(node)
+    return kept
