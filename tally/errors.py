@@ -43,6 +43,9 @@ class FetchError(TallyError):
     """The forum could not be reached or answered with an HTTP error."""
 
     exit_code = ExitStatus.FETCH
+    # The failure alone, where the sentence goes on to advise what to do (add --offline):
+    # what a caller that cannot take the advice says (a post's read back).
+    failure: str | None = None
 
 
 class NotAThreadError(TallyError):

@@ -428,9 +428,13 @@ def test_a_post_the_thread_does_not_show_says_it_may_be_held_for_a_moderator(boa
     assert "held for a moderator to approve (审核" in said and "the players do not see it" in said
 
 
-def test_a_read_back_that_fails_says_look_at_the_thread_never_offline(board, tmp_path):
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_read_back_that_fails_says_look_at_the_thread_never_offline(board, tmp_path, language,
+                                                                      monkeypatch):  # fmt: skip
     """The post made, the forum down for the read back: the post is not lost to a "paste by
-    hand", and the advice is the thread, not --offline (the cache holds the thread)."""
+    hand", and the advice is the thread, not --offline (the cache holds the thread), in
+    either language (the failure is told apart from the advice, not cut off at its words)."""
+    monkeypatch.setenv("TALLY_LANG", language)
     _, game, cookies = setup(board, tmp_path)
     after_close(board)
     original = board.forum.request_hook
@@ -444,8 +448,11 @@ def test_a_read_back_that_fails_says_look_at_the_thread_never_offline(board, tmp
     result = watch(board.forum.url("forum.php?mod=viewthread&tid=102"), game, cookies,
                    FakeClock("2024-05-09 21:20:00", CHINA), "--post")  # fmt: skip
     assert len(board.replies) == 1
-    assert "post 2020 was made, and the thread could not be read back" in result.stderr
-    assert "look at the thread" in result.stderr
+    if language == "en":
+        assert "post 2020 was made, and the thread could not be read back" in result.stderr
+        assert "look at the thread" in result.stderr
+    else:
+        assert "2020" in result.stderr and "read back" not in result.stderr
     assert "--offline" not in result.stderr and "paste" not in result.stderr
     assert entries(game)[-1]["pid"] == "2020"
 

@@ -415,7 +415,7 @@ def _read_back(
     try:
         thread = _read(reader, url, game)
     except FetchError as exc:  # posted: the read back alone failed; never "--offline" here
-        said = clause(str(exc).split(" The cache holds")[0])
+        said = clause(exc.failure or str(exc))
         return None, tr(
             "post {pid} was made, and the thread could not be read back ({reason}): look at the "
             "thread", pid=pid, reason=said

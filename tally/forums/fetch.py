@@ -348,7 +348,9 @@ def _offline_hint(
         hint = tr("The cache holds every page of this thread as read before the close: add "
                   "--offline to count from it.")  # fmt: skip
     # TRANSLATORS: what is wrong, then what to do; two sentences.
-    return FetchError(tr("{said} {advice}", said=exc, advice=hint))
+    advised = FetchError(tr("{said} {advice}", said=exc, advice=hint))
+    advised.failure = str(exc)
+    return advised
 
 
 def _read_each(
