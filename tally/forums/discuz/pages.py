@@ -605,6 +605,9 @@ def _outermost(nodes: list[Node]) -> list[Node]:
     HTML 代码) shows a member's markup as written: a ``div#post_N`` inside a post's body is
     what its author wrote, and read as a post it would be a floor forged in another
     member's name (their link, their uid, a ballot they never cast)."""
+    parents = {id_of(n.parent) for n in nodes if n.parent is not None}
+    if len(parents) <= 1:  # siblings (a page's posts, in #postlist): none holds another
+        return nodes
     ids = {id_of(n) for n in nodes}
     kept = []
     for node in nodes:
