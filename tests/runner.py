@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import ipaddress
+import os
 import socket
 import threading
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 import typer.testing
 
-from . import lint, localforums, warm
+from . import lint, localforums, strategies, warm
 
 # ruff and mypy (tests/test_lint.py) start beside the other tests when those two are
 # chosen, in the process that sees what was chosen: pytest itself, or the controller of
@@ -52,6 +53,22 @@ def _lint_chosen_by_the_command_line(config: pytest.Config) -> bool:
         return False
 
 
+def _quick_loop(config: pytest.Config) -> bool:
+    """Whether this run is the quick loop: its -m leaves out the tests marked slow
+    (``-m "not slow"``, docs/contributing.md). There the property tests draw
+    ``strategies.QUICK_EXAMPLES`` examples each, a quarter of the whole suite's (CI's run,
+    which keeps ``strategies.EXAMPLES``), unless TALLY_FUZZ_EXAMPLES says how many."""
+    markexpr = config.option.markexpr
+    if not markexpr:
+        return False
+    try:
+        from _pytest.mark.expression import Expression
+
+        return not Expression.compile(markexpr).evaluate(lambda name, /, **kw: name == "slow")
+    except Exception:  # pytest's own parser, not a public interface: the whole count then
+        return False
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # Until the tests start, no collection of cyclic garbage: importing tally, its libraries
     # and the tests, and rewriting the tests' asserts, make hundreds of thousands of objects
@@ -63,6 +80,8 @@ def pytest_configure(config: pytest.Config) -> None:
     # watcher collects no test: its collector stays on.
     if not config.getoption("looponfail", False):
         gc.disable()
+    if _quick_loop(config):
+        os.environ.setdefault("TALLY_FUZZ_EXAMPLES", str(strategies.QUICK_EXAMPLES))
     if not _worker(config):
         lint.folder()
         localforums.claim_a_block()  # the session's ports, inherited by its workers

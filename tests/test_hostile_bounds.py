@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from tally import environment
@@ -28,12 +28,9 @@ from tally.forums.discuz import Discuz
 from tally.rules.game.gamefile import load_game, parse_game
 
 from .conftest import CHINA, DISCUZ, FakeClock, Runner, quiet_environ
+from .strategies import fuzz
 
-FUZZ = settings(
-    max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+FUZZ = fuzz(HealthCheck.function_scoped_fixture)
 GAME = Path(__file__).resolve().parent.parent / "tally" / "demo" / "sample" / "game.toml"
 runner = Runner()
 
