@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import typer.testing
 
-from . import lint, localforums, strategies, warm
+from . import lint, localforums, warm
 
 # ruff and mypy (tests/test_lint.py) start beside the other tests when those two are
 # chosen, in the process that sees what was chosen: pytest itself, or the controller of
@@ -54,11 +54,17 @@ def _lint_chosen_by_the_command_line(config: pytest.Config) -> bool:
         return False
 
 
+# The examples each property test draws in the quick loop, a quarter of the whole suite's
+# (CI's run: tests/strategies.py, ``EXAMPLES``). Set here, not in strategies.py, which
+# imports hypothesis: pytest's own process (xdist's controller) runs no test and never
+# imports it.
+QUICK_EXAMPLES = 20
+
+
 def _quick_loop(config: pytest.Config) -> bool:
     """Whether this run is the quick loop: its -m leaves out the tests marked slow
     (``-m "not slow"``, docs/contributing.md). There the property tests draw
-    ``strategies.QUICK_EXAMPLES`` examples each, a quarter of the whole suite's (CI's run,
-    which keeps ``strategies.EXAMPLES``), unless TALLY_FUZZ_EXAMPLES says how many."""
+    ``QUICK_EXAMPLES`` examples each unless TALLY_FUZZ_EXAMPLES says how many."""
     markexpr = config.option.markexpr
     if not markexpr:
         return False
@@ -82,7 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("looponfail", False):
         gc.disable()
     if _quick_loop(config):
-        os.environ.setdefault("TALLY_FUZZ_EXAMPLES", str(strategies.QUICK_EXAMPLES))
+        os.environ.setdefault("TALLY_FUZZ_EXAMPLES", str(QUICK_EXAMPLES))
     if not _worker(config):
         lint.folder()
         localforums.claim_a_block()  # the session's ports, inherited by its workers

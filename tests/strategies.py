@@ -15,10 +15,9 @@ UNICODE = st.characters(exclude_categories=["Cs"])
 
 
 # The examples each property draws: 80 in the whole suite (CI's run), fewer in the quick
-# loop (tests/runner.py sets TALLY_FUZZ_EXAMPLES for ``-m "not slow"`` unless it is set
-# already), as many as asked for with TALLY_FUZZ_EXAMPLES.
+# loop (tests/runner.py sets TALLY_FUZZ_EXAMPLES to its QUICK_EXAMPLES for ``-m "not slow"``
+# unless it is set already), as many as asked for with TALLY_FUZZ_EXAMPLES.
 EXAMPLES = 80
-QUICK_EXAMPLES = 20
 
 
 def fuzz(*allowed: HealthCheck) -> settings:

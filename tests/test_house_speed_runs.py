@@ -490,10 +490,10 @@ def test_only_a_run_that_leaves_the_slow_tests_out_draws_fewer_examples(markexpr
     from types import SimpleNamespace
 
     from . import strategies
-    from .runner import _quick_loop
+    from .runner import QUICK_EXAMPLES, _quick_loop
 
     config = SimpleNamespace(option=SimpleNamespace(markexpr=markexpr))
     assert _quick_loop(config) is quick  # type: ignore[arg-type]
-    assert strategies.QUICK_EXAMPLES < strategies.EXAMPLES == 80
+    assert QUICK_EXAMPLES < strategies.EXAMPLES == 80
     asked = os.environ.get("TALLY_FUZZ_EXAMPLES")
     assert strategies.fuzz().max_examples == (int(asked) if asked else strategies.EXAMPLES)
