@@ -1,8 +1,9 @@
 """The suite's runner machinery, a pytest plugin (loaded by conftest.py's ``pytest_plugins``):
 ruff and mypy started beside the tests, the garbage collector held back until the tests
 start, pytest-xdist's scheduling of the modules that share what is made once, the work
-done once before the workers start (tests/warm.py), no connection beyond loopback, and
-typer's command built once a run. The fixtures are conftest.py's."""
+done once before the workers start (tests/warm.py), no connection beyond loopback,
+typer's command built once a run, the session's frames in one chunk of memory, and the
+quick loop's fewer examples of each property. The fixtures are conftest.py's."""
 
 from __future__ import annotations
 
