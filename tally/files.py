@@ -55,15 +55,26 @@ def read_own(path: Path, limit: int) -> bytes | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
-        with os.fdopen(fd, "rb") as f:
-            fd = -1  # closed with f
-            data = f.read(limit + 1)
+        data = _read_upto(fd, info.st_size, limit)
     except OSError:
         return None
     finally:
-        if fd != -1:
-            os.close(fd)
+        os.close(fd)
     return data if len(data) <= limit else None
+
+
+def _read_upto(fd: int, size: int, limit: int) -> bytes:
+    """What ``fd`` holds, read to its end or to ``limit`` + 1 bytes (past the cap: the
+    caller's to refuse), ``size`` (fstat's) and one byte at first. Asked for the whole cap at
+    once, Python made a buffer of the cap's size (4 or 64 MB: an mmap, a mremap and a munmap)
+    for every file, however small: 30 µs of each of the cache's ~20,000 reads in the tests'
+    quick loop. A file that grew since its size was taken is read on, in pieces."""
+    pieces = [os.read(fd, min(size, limit) + 1)]
+    left = limit + 1 - len(pieces[0])
+    while pieces[-1] and left > 0:
+        pieces.append(os.read(fd, min(left, 1 << 16)))
+        left -= len(pieces[-1])
+    return b"".join(pieces)
 
 
 def read_capped(
@@ -73,7 +84,8 @@ def read_capped(
     naming it and ``what`` it should be (marked where it is named: ``N_("game file")``)."""
     what = tr(what)
     try:
-        mode = os.stat(path).st_mode
+        info = os.stat(path)
+        mode = info.st_mode
     except FileNotFoundError:
         raise error(tr("{path}: no such {what}.", path=path, what=what)) from None
     except OSError as exc:
@@ -87,8 +99,8 @@ def read_capped(
         raise error(tr("{path} is a device or special file, not a {what}; give a file.",
                        path=path, what=what))  # fmt: skip
     try:
-        with open(path, "rb") as f:
-            data = f.read(limit + 1)
+        with open(path, "rb", buffering=0) as f:
+            data = _read_upto(f.fileno(), info.st_size, limit)
     except OSError as exc:
         raise error(unreadable(path, what, exc)) from None
     if len(data) > limit:

@@ -1,14 +1,17 @@
 """The suite's runner machinery, a pytest plugin (loaded by conftest.py's ``pytest_plugins``):
 ruff and mypy started beside the tests, the garbage collector held back until the tests
 start, pytest-xdist's scheduling of the modules that share what is made once, the work
-done once before the workers start (tests/warm.py), no connection beyond loopback, and
-typer's command built once a run. The fixtures are conftest.py's."""
+done once before the workers start (tests/warm.py), no connection beyond loopback,
+typer's command built once a run, the session's frames in one chunk of memory, and the
+quick loop's fewer examples of each property. The fixtures are conftest.py's."""
 
 from __future__ import annotations
 
 import gc
 import ipaddress
+import os
 import socket
+import sys
 import threading
 from pathlib import Path
 
@@ -52,6 +55,28 @@ def _lint_chosen_by_the_command_line(config: pytest.Config) -> bool:
         return False
 
 
+# The examples each property test draws in the quick loop, a quarter of the whole suite's
+# (CI's run: tests/strategies.py, ``EXAMPLES``). Set here, not in strategies.py, which
+# imports hypothesis: pytest's own process (xdist's controller) runs no test and never
+# imports it.
+QUICK_EXAMPLES = 20
+
+
+def _quick_loop(config: pytest.Config) -> bool:
+    """Whether this run is the quick loop: its -m leaves out the tests marked slow
+    (``-m "not slow"``, docs/contributing.md). There the property tests draw
+    ``QUICK_EXAMPLES`` examples each unless TALLY_FUZZ_EXAMPLES says how many."""
+    markexpr = config.option.markexpr
+    if not markexpr:
+        return False
+    try:
+        from _pytest.mark.expression import Expression
+
+        return not Expression.compile(markexpr).evaluate(lambda name, /, **kw: name == "slow")
+    except Exception:  # pytest's own parser, not a public interface: the whole count then
+        return False
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # Until the tests start, no collection of cyclic garbage: importing tally, its libraries
     # and the tests, and rewriting the tests' asserts, make hundreds of thousands of objects
@@ -63,11 +88,39 @@ def pytest_configure(config: pytest.Config) -> None:
     # watcher collects no test: its collector stays on.
     if not config.getoption("looponfail", False):
         gc.disable()
+    if _quick_loop(config):
+        os.environ.setdefault("TALLY_FUZZ_EXAMPLES", str(QUICK_EXAMPLES))
     if not _worker(config):
         lint.folder()
         localforums.claim_a_block()  # the session's ports, inherited by its workers
         if _lint_chosen_by_the_command_line(config):
             lint.start_all()
+
+
+# CPython 3.11 keeps a thread's frames in chunks of 16 kB, each mapped when a call needs it
+# and unmapped when that call returns; a test's calls went back and forth across one end of
+# a chunk thousands of times (pytest, typer, tally and httpx stand ~140 frames deep): an mmap
+# and a munmap each time, 7 µs, ~9,800 of them in one test of the card audit (counted with
+# strace). The session runs in a frame that asks for ROOM slots of stack it never uses: the
+# chunk mapped for it (512 kB, once) has ~270 kB to spare after it, where every call of
+# every test fits. (A frame's stack size is a bound CPython trusts; a larger one only
+# reserves more.)
+ROOM = 31_800
+
+
+def _in_one_chunk(call):  # type: ignore[no-untyped-def]
+    return call()
+
+
+_in_one_chunk.__code__ = _in_one_chunk.__code__.replace(co_stacksize=ROOM)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> object:
+    """The session (what pytest and each xdist worker run) in ``_in_one_chunk``'s chunk: the
+    other implementations of this hook called from inside it, as they are called without."""
+    others = config.pluginmanager.subset_hook_caller("pytest_cmdline_main", [sys.modules[__name__]])
+    return _in_one_chunk(lambda: others(config=config))
 
 
 def _lint_chosen(ids: list[str]) -> None:

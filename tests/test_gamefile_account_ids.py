@@ -17,13 +17,12 @@ read is flagged (``accounts``) naming both uids.
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tally.cli import app
@@ -36,6 +35,7 @@ from tally.rules.game.gamefile import parse_game
 from . import gamefiles
 from . import test_gamefile_day_add as week
 from .conftest import CHINA, FIXTURES, FakeClock, Runner
+from .strategies import fuzz
 from .test_judging_accounts import GAME, WITH_IDS, WITHOUT_IDS, game, thread
 from .votekit import at, rows, vote
 
@@ -316,11 +316,7 @@ def test_an_anonymous_post_from_the_players_uid_is_the_player_seen():
 
 # -- every mix of accounts, as a hostile player would post them ------------------------------
 
-FUZZ = settings(
-    max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+FUZZ = fuzz()
 OWN = {"bob": "3", "carol": "4", "ncfrank": "7"}  # dave (5) posts each ballot's target
 # (name, uid) of every kind of account: the player's own, renamed; look-alikes of every
 # spelling; the exact name on a stranger's uid (a saved page of another board, a nickname).

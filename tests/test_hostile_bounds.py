@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from tally import environment
@@ -28,12 +28,9 @@ from tally.forums.discuz import Discuz
 from tally.rules.game.gamefile import load_game, parse_game
 
 from .conftest import CHINA, DISCUZ, FakeClock, Runner, quiet_environ
+from .strategies import fuzz
 
-FUZZ = settings(
-    max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+FUZZ = fuzz(HealthCheck.function_scoped_fixture)
 GAME = Path(__file__).resolve().parent.parent / "tally" / "demo" / "sample" / "game.toml"
 runner = Runner()
 
@@ -109,6 +106,31 @@ def test_a_file_past_the_cap_is_refused_before_it_is_parsed(tmp_path):
     assert result.stderr == (
         f"tally: {big} is larger than 4 MB, more than any config file; is it the right file?\n"
     )
+
+
+@pytest.mark.parametrize("size", [0, 5, 40_000, 200_000, 300_000])
+def test_a_file_that_grew_since_its_size_was_taken_is_read_to_its_end_or_past_the_cap(
+    tmp_path, size
+):
+    """A file is read as long as fstat said and one byte more (never a buffer of the cap's
+    size); one that grew since (a stale size: 0, 5) is read on, in pieces, to its end, and
+    one past the cap stops one byte past it, which its reader refuses."""
+    from tally.files import _read_upto, read_own
+
+    data = bytes(range(256)) * 1000  # 256,000 bytes
+    path = tmp_path / "grown"
+    path.write_bytes(data)
+    limit = 250_000
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert _read_upto(fd, size, limit) == data[: limit + 1]
+    finally:
+        os.close(fd)
+    path.write_bytes(data[:200_000])
+    with path.open("rb", buffering=0) as f:
+        assert _read_upto(f.fileno(), size, limit) == data[:200_000]
+    assert read_own(path, limit) == data[:200_000]
+    assert read_own(path, 199_999) is None
 
 
 @pytest.mark.parametrize("option", ["--cookies", "--boards", "--archive", "saved page"])

@@ -8,13 +8,12 @@ TALLY_FUZZ_EXAMPLES sets the examples per property (80 by default).
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tally.errors import InputError, ParseError
@@ -23,12 +22,9 @@ from tally.forums.timeparse import parse_forum_time
 
 from .conftest import CHINA
 from .discuzgen import P, Thread
+from .strategies import fuzz
 
-FUZZ = settings(
-    max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+FUZZ = fuzz()
 
 
 def at(stamp: str) -> datetime:

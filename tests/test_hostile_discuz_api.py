@@ -10,12 +10,11 @@ TALLY_FUZZ_EXAMPLES sets the examples per property (80 by default).
 from __future__ import annotations
 
 import json
-import os
 import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tally.errors import (
@@ -32,14 +31,10 @@ from tally.forums.timeparse import Printed
 from tally.model import Page
 
 from .conftest import CHINA
-from .strategies import UNICODE
+from .strategies import UNICODE, fuzz
 from .test_reading_discuz_api import INDEX, answer
 
-FUZZ = settings(
-    max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+FUZZ = fuzz()
 # The viewthread answers a real X3.5 gave that read as a page.
 PAGES = [
     "answers/vt_t1_p1_guest", "answers/vt_t1_p1_admin", "answers/vt_t1_banpost_guest",

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from tally.demo.localforum import Reply
@@ -43,14 +42,10 @@ from tally.rules.game.names import normalise
 from tally.sanitise import json_text, one_line, text_block
 
 from .conftest import CHINA, DISCUZ, read_one
-from .strategies import UNICODE
+from .strategies import UNICODE, fuzz
 from .test_reading_busy_forum import faults, serve_vote
 
-FUZZ = settings(
-    max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+FUZZ = fuzz(HealthCheck.function_scoped_fixture)
 # What a terminal acts on: C0 but tab and newline, DEL, C1, bidi controls, line separators.
 DANGEROUS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 NASTY = st.text(

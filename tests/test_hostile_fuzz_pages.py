@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from contextlib import suppress
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tally.errors import NotAThreadError, ParseError, TallyError, TruncatedPageError
@@ -16,7 +15,7 @@ from tally.forums.tieba.saved import parse_comment_fragment, parse_total_comment
 from tally.rules.judging.ballot_text import read_ballot
 
 from .conftest import CHINA, DISCUZ
-from .strategies import UNICODE
+from .strategies import UNICODE, fuzz
 from .tiebagen import sample
 
 REAL = [
@@ -28,11 +27,7 @@ REAL = [
 ]
 PARSERS = [Discuz().pages, Tieba().pages]
 OWN = [PARSERS[0]] * 3 + [PARSERS[1]] * 2  # the platform that rendered each of REAL
-FUZZ = settings(
-    max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+FUZZ = fuzz()
 
 tags = st.sampled_from(
     [

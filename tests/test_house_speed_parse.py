@@ -5,21 +5,18 @@ and classes in any case; attributes of every case and quoting; character referen
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
 from tally.forums.htmltext import HIDDEN, hides
 
-FUZZ = settings(
-    max_examples=int(os.environ.get("TALLY_FUZZ_EXAMPLES", "80")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+from .strategies import fuzz
+
+FUZZ = fuzz()
 
 DOCTYPES = ("", "<!DOCTYPE html>", '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN">')
 TAGS = ("div", "span", "font", "a", "em", "td", "i", "FONT", "p", "svg", "template")

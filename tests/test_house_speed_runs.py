@@ -478,3 +478,22 @@ def test_a_second_session_s_forums_take_ports_of_their_own(monkeypatch):
         assert theirs != mine and (theirs - localforums.FIRST_PORT) % localforums.BLOCK == 0
     finally:
         localforums.release_the_block()
+
+
+@pytest.mark.parametrize(("markexpr", "quick"), [
+    ("not slow", True), ("rules and not slow", True), (None, False), ("", False),
+    ("slow", False), ("not rules", False), ("not (", False),
+])  # fmt: skip
+def test_only_a_run_that_leaves_the_slow_tests_out_draws_fewer_examples(markexpr, quick):
+    """The quick loop's property tests draw a quarter of the examples; the whole suite (CI's
+    run, no -m) and any run that may hold a slow test draw them all (tests/runner.py)."""
+    from types import SimpleNamespace
+
+    from . import strategies
+    from .runner import QUICK_EXAMPLES, _quick_loop
+
+    config = SimpleNamespace(option=SimpleNamespace(markexpr=markexpr))
+    assert _quick_loop(config) is quick  # type: ignore[arg-type]
+    assert QUICK_EXAMPLES < strategies.EXAMPLES == 80
+    asked = os.environ.get("TALLY_FUZZ_EXAMPLES")
+    assert strategies.fuzz().max_examples == (int(asked) if asked else strategies.EXAMPLES)
