@@ -2,8 +2,7 @@
 ruff and mypy started beside the tests, the garbage collector held back until the tests
 start, pytest-xdist's scheduling of the modules that share what is made once, the work
 done once before the workers start (tests/warm.py), no connection beyond loopback,
-typer's command built once a run, the session's frames in one chunk of memory, and the
-quick loop's fewer examples of each property. The fixtures are conftest.py's."""
+typer's command built once a run, and the quick loop's fewer examples of each property. The fixtures are conftest.py's."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ import gc
 import ipaddress
 import os
 import socket
-import sys
 import threading
 from pathlib import Path
 
@@ -95,32 +93,6 @@ def pytest_configure(config: pytest.Config) -> None:
         localforums.claim_a_block()  # the session's ports, inherited by its workers
         if _lint_chosen_by_the_command_line(config):
             lint.start_all()
-
-
-# CPython 3.11 keeps a thread's frames in chunks of 16 kB, each mapped when a call needs it
-# and unmapped when that call returns; a test's calls went back and forth across one end of
-# a chunk thousands of times (pytest, typer, tally and httpx stand ~140 frames deep): an mmap
-# and a munmap each time, 7 µs, ~9,800 of them in one test of the card audit (counted with
-# strace). The session runs in a frame that asks for ROOM slots of stack it never uses: the
-# chunk mapped for it (512 kB, once) has ~270 kB to spare after it, where every call of
-# every test fits. (A frame's stack size is a bound CPython trusts; a larger one only
-# reserves more.)
-ROOM = 31_800
-
-
-def _in_one_chunk(call):  # type: ignore[no-untyped-def]
-    return call()
-
-
-_in_one_chunk.__code__ = _in_one_chunk.__code__.replace(co_stacksize=ROOM)
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_cmdline_main(config: pytest.Config) -> object:
-    """The session (what pytest and each xdist worker run) in ``_in_one_chunk``'s chunk: the
-    other implementations of this hook called from inside it, as they are called without."""
-    others = config.pluginmanager.subset_hook_caller("pytest_cmdline_main", [sys.modules[__name__]])
-    return _in_one_chunk(lambda: others(config=config))
 
 
 def _lint_chosen(ids: list[str]) -> None:
