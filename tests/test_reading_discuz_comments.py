@@ -508,3 +508,21 @@ def test_a_comment_under_the_opening_post_is_a_writing_like_any(forum, tmp_path)
     assert result.exit_code == 0, result.output
     [dave] = [b for b in json.loads(result.stdout)["ballots"] if b["post_id"] == "12.1"]
     assert (dave["voter"], dave["target"], dave["status"]) == ("dave", "carol", "counted")
+
+
+@pytest.mark.parametrize("page", ["comment-authoronleft-off-guest.html", "comment-renamed-theme-guest.html"])
+def test_a_comment_authors_link_is_never_the_floors_author(page):
+    """From the third real-forum session: a 点评's author link is an a.xw1, and X3.5 prints the
+    poster's as one only with authoronleft on, as a renamed theme may not at all. The admin's
+    点评 under bob's ballot made the floor the admin's: two authors (the page "damaged") with
+    authoronleft off, and silently the admin's, bob's ballot a director's proxy, on the theme."""
+    from tally.forums.discuz import DiscuzPages
+
+    text = (CHANGES / page).read_text(encoding="utf-8")
+    posts = DiscuzPages().parse_page(text, CHINA, source="x").posts
+    assert [(p.post_id, p.author, p.author_id) for p in posts] == [
+        ("41", "admin", "1"), ("42", "alice", "2"), ("43", "carol", "4"),
+        ("44", "eve", "6"), ("45", "bob", "3"), ("46", "dave", "5"),
+    ]  # fmt: skip
+    [bob] = [p for p in posts if p.post_id == "45"]
+    assert [(c.author, c.author_id, c.text) for c in bob.comments] == [("admin", "1", "点评：bob跟票")]
