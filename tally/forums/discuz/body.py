@@ -105,9 +105,12 @@ def read_body(node: Node, body: Node | None, tz: tzinfo, where: str) -> Body:
 
 def _within(hit: Node, body: Node, node: Node) -> bool:
     """Whether ``hit``, inside the post ``node``, is inside its ``body``."""
-    parent = hit
-    while parent is not None and parent != node:
-        if parent == body:
+    # By identity in the tree: selectolax's == compares two nodes' serialized HTML (two
+    # serializations of a subtree at each step, and equal for two nodes that read alike).
+    top, own = id_of(node), id_of(body)
+    parent: Node | None = hit
+    while parent is not None and id_of(parent) != top:
+        if id_of(parent) == own:
             return True
         parent = parent.parent
     return False

@@ -461,18 +461,6 @@ def _moderator(node: Node) -> str | None:
     return None
 
 
-def _in_comment(hit: Node, node: Node, box: str) -> bool:
-    """Whether ``hit``, inside the post ``node``, is in one of its 点评 (the box ``box``
-    holds them, each a div.pstl)."""
-    parent = hit.parent
-    while parent is not None and parent != node:
-        classes = (parent.attributes.get("class") or "").split()
-        if (parent.id or "").lower() == box or "pstl" in classes:
-            return True
-        parent = parent.parent
-    return False
-
-
 def _key_nodes(node: Node, pid: str) -> tuple[dict[str, Node], bool]:
     """The nodes a post is read from, found in one walk over it (the walk is the cost), and
     whether each of the post's ids found is keyed as the selectors matched it: False where
@@ -482,16 +470,20 @@ def _key_nodes(node: Node, pid: str) -> tuple[dict[str, Node], bool]:
     ids = (f"postnum{pid}", f"authorposton{pid}", f"postmessage_{pid}", f"comment_{pid}")
     selector = f"#{', #'.join(ids)}, a.xw1, #userinfo{pid} strong a"
     exact = True
+    # A link inside the floor's 点评 (lexbor tests the ancestors, at C speed).
+    commented = f"#comment_{pid} a, div.pstl a"
     for hit in node.css(selector):
-        # The first a.xw1 outside the floor's 点评 is the poster's: X3.5 prints the poster's
-        # so only with 用户名显示在头像上方 (authoronleft) on, and a theme may not at all, while
-        # every 点评 author's link is an a.xw1. The user card (#userinfo…) names the poster a
-        # second time.
         ident = hit.id
-        if not ident and _in_comment(hit, node, f"comment_{pid}"):
+        if not ident:
+            # The first a.xw1 outside the floor's 点评 is the poster's: X3.5 prints the
+            # poster's so only with 用户名显示在头像上方 (authoronleft) on, and a theme may not
+            # at all, while every 点评 author's link is an a.xw1. The user card (#userinfo…)
+            # names the poster a second time.
+            key = "author" if "xw1" in (hit.attributes.get("class") or "") else "card"
+            if key not in found and not hit.css_matches(commented):
+                found[key] = hit
             continue
-        key = ident or ("author" if "xw1" in (hit.attributes.get("class") or "") else "card")
-        if ident and ident not in ids and ident.lower() in ids:
+        if ident not in ids and ident.lower() in ids:
             exact = False
-        found.setdefault(key, hit)
+        found.setdefault(ident, hit)
     return found, exact
