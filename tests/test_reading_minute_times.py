@@ -171,6 +171,9 @@ def test_dave_20_seconds_late_is_never_counted_silently(forum, tmp_path):
         "minute): after the close 12-06 11:22:30, unless a ruling accepts it"
     )
     assert "dave" not in [v for t in data["totals"] for v in t["voters"]]
+    # The JSON says the times are minutes: "11:22:00" is the minute's start, not a second.
+    assert dave["to_the_minute"] is True and dave["posted_at"].endswith("11:22:00+08:00")
+    assert all(b["to_the_minute"] for b in data["ballots"])
 
 
 @pytest.mark.rules("S2")
@@ -227,6 +230,7 @@ def test_the_same_thread_to_the_second_is_counted_as_before(forum, tmp_path):
     [dave] = [b for b in data["ballots"] if b["floor"] == 8]
     assert dave["note"] == "posted 12-06 11:22:50, after the close 12-06 11:22:30"
     assert not [f for f in data["flags"] if "minute" in f["rule"]]
+    assert not any(b["to_the_minute"] for b in data["ballots"])
 
 
 # -- the open (S2) --------------------------------------------------------------------------------

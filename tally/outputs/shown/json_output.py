@@ -105,6 +105,9 @@ def _ballot(b: Ballot, result: DayResult) -> dict[str, Any]:
         "comment": b.comment,
         "parent_post_id": b.parent_post_id,
         "posted_at": iso(b.posted_at),
+        # The forum showed the time to the minute only: "time" and "posted_at" are the
+        # minute's start, not the second it was posted.
+        "to_the_minute": b.to_the_minute,
         "written": b.written,
         "weight": votes_number(result.count.weights[b.voter][0])
         if b.voter in result.count.weights
@@ -137,6 +140,7 @@ def _remark(r: Remark) -> dict[str, Any]:
         "comment": r.comment,
         "parent_post_id": r.parent_post_id,
         "posted_at": iso(r.time),
+        "to_the_minute": r.to_the_minute,
         "written": "",
         "weight": None,
         "note": r.note or r.words,

@@ -46,6 +46,8 @@ class Remark:
     # Why, for a banned or deleted row: a sentence for the director.
     note: str = ""
     author_id: str | None = None
+    # The forum showed its time to the minute only (a 点评; a page without seconds).
+    to_the_minute: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,9 @@ class Ballot:
     lapsed: bool = False
     # Every rule a void ballot breaks, ``reason`` first (tally.rules.verdicts.NAMED_FIRST).
     reasons: tuple[VoidReason, ...] = ()
+    # The forum showed its time to the minute only (a 点评; a page without seconds): ``time``
+    # and ``posted_at`` are the minute's start.
+    to_the_minute: bool = False
 
     @property
     def casts_a_vote(self) -> bool:

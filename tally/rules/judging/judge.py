@@ -438,6 +438,7 @@ def _freeze(w: Work, provisional: bool = False) -> Ballot:
         ruling=w.ruling.action if w.ruling else None,
         superseded_at=w.superseded_at,
         abstain=w.abstain,
+        to_the_minute=w.to_the_minute,
         written_reason=w.parsed.reason if w.parsed else None,
         lapsed=w.lapsed,
     )

@@ -77,6 +77,7 @@ def plain_row(w: Writing, who: Author) -> Remark:
         comment=w.is_comment,
         parent_post_id=w.post.post_id if w.is_comment else None,
         author_id=w.author_id,
+        to_the_minute=w.to_the_minute,
         # A look-alike's post is a row of its own that names whom it looks like.
         note=lookalike_note(who, w) or "",
     )
@@ -117,6 +118,7 @@ def banned_row(post: Post, who: Author) -> Remark:
         words=Status.BANNED.label,
         status=Status.BANNED,
         author_id=post.author_id,
+        to_the_minute=post.to_the_minute,
         note=tr(
             "{why}: never counted, whoever's cookies read it", why=tr(BANNED[post.hidden or ""])
         ),

@@ -241,6 +241,7 @@ def deleted_rows(
                 time=post.time,
                 words=Status.DELETED.label,
                 author_id=post.author_id,
+                to_the_minute=post.to_the_minute,
                 status=Status.DELETED,
                 # Its floor is the one it had: the floors after it are numbered again, and
                 # another post may hold that number now (the console, the report, the JSON).
