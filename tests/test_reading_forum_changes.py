@@ -368,6 +368,10 @@ def test_as_edited_or_a_ruling_counts_the_edit(forum, tmp_path):
     [alice] = [b for b in json.loads(result.stdout)["ballots"] if b["author"] == "alice"]
     assert alice["target"] == "eve"
     assert alice["flags"] == ["edited in the closing minute, 12-01 17:05: perhaps after the close"]
+    # The director's choice is seen in the count, not only in the command that was run.
+    flags = [(f["rule"], f["floor"], f["note"]) for f in json.loads(result.stdout)["flags"]]
+    assert ("edited", 2, "edited (edit mark 12-01 17:05) at or after the close, and no read "
+            "before the close shows it: counted as it reads now, as --as-edited says") in flags
     ruling = {"day": 2, "floor": 2, "action": "void", "note": "edited after the close"}
     forum.add_discuz_page("1", 1, page("vote-5-edited-guest"))
     result = votes(forum, tmp_path / "ruled", at("17:10:00"), "--json", rulings=[ruling])

@@ -289,7 +289,12 @@ def as_it_stood(
             elif earlier is None and (_edited_at_close(post, day) or post.edit_unknown):
                 # A mark at or after the close, or none the forum would show (its mobile
                 # interface hides them, and neither its other version said): not known.
-                if not (as_edited or any(r.names(post, None) for r in ruled)):
+                if any(r.names(post, None) for r in ruled):
+                    pass  # the ruling is the director's word, said where it is applied
+                elif as_edited:
+                    flags.append(Flag("edited", _counted_as_edited(post), cast.of(post).player,
+                                      post.floor, post.post_id))  # fmt: skip
+                else:
                     raise InputError(_unknown_at_close(thread, post, day))
             elif window and post.edited is not None:
                 start = day.closes - window
@@ -408,6 +413,13 @@ def _taken_back(
 def _mark(post: Post) -> str:
     """ " (edit mark 12-01 21:35)": the forum's edit mark, where it shows one."""
     return tr(" (edit mark {at})", at=short(post.edited.at)) if post.edited is not None else ""
+
+
+def _counted_as_edited(post: Post) -> str:
+    """The flag of a ballot whose words at the close are not known, counted as it reads now
+    because the director said so (--as-edited): the choice is seen in the count."""
+    return tr("edited{mark} at or after the close, and no read before the close shows it: "
+              "counted as it reads now, as --as-edited says", mark=_mark(post))  # fmt: skip
 
 
 def _unknown_at_close(thread: Thread, post: Post, day: Day) -> str:
