@@ -156,9 +156,12 @@ def _(done: Diagnosed, terminal: Streams) -> None:
     if d.read_instead:
         say(out, f"  {d.read_instead}", "yellow")
     if d.read_by == "api":
+        # The probe reads the first floor alone: a 点评 further on that the interface shows
+        # counted back from its answer ("3 分钟前") still sends the read to the pages.
         say(out, "  " + tr("every command reads this thread through the forum's interface for "
-                           "its clients (its JSON, to the second); the page below is the "
-                           "fallback"))  # fmt: skip
+                           "its clients (its JSON, to the second), unless a 点评 in it shows "
+                           "its time only counted back (\"3 分钟前\"): then from its pages; the "
+                           "page below is the fallback"))  # fmt: skip
     elif d.read_by_why:
         say(out, f"  {d.read_by_why}", "yellow")
     if d.software:
