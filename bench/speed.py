@@ -314,8 +314,9 @@ def pictures_again(row: Row) -> None:
     )
 
 
-def _flatten_loop(text: str, limit: int) -> str:
-    """flatten_deep as it was: a Python loop over every tag."""
+def flatten_loop(text: str, limit: int) -> str:
+    """flatten_deep as it was: a Python loop over every tag (the reference
+    tests/test_house_speed_runs.py holds flatten_deep to)."""
     from tally.forums.htmltext import _TAG, _VOID
 
     depth = 0
@@ -348,9 +349,9 @@ def deep_page(row: Row) -> None:
     page = (ROOT / "fixtures" / "discuz" / "vote-p2.html").read_text(encoding="utf-8")
     at = page.index(">", page.index('id="postmessage_')) + 1
     deep = page[:at] + "<div>" * 100_000 + "深" + "</div>" * 100_000 + page[at:]
-    assert flatten_deep(deep) == _flatten_loop(deep, MAX_DEPTH)
+    assert flatten_deep(deep) == flatten_loop(deep, MAX_DEPTH)
     t_tally = best(lambda: flatten_deep(deep))
-    t_loop = best(lambda: _flatten_loop(deep, MAX_DEPTH))
+    t_loop = best(lambda: flatten_loop(deep, MAX_DEPTH))
     row(
         "htmltext: 200,000 nested tags cut vs the loop over them",
         f"{t_tally * 1000:.0f} ms",

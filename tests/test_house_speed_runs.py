@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from bench.speed import flatten_loop
 from tally.cli import app
 from tally.errors import InputError
 from tally.outputs.written import charts, report, template_bounds
@@ -239,32 +240,6 @@ def test_a_picture_drawn_again_from_the_same_is_the_one_drawn(counted, drawn, mo
     assert len(drawn) == 6
 
 
-def flatten_as_before(text: str, limit: int) -> str:
-    """htmltext.flatten_deep as it was, a Python loop over the tags: the reference."""
-    from tally.forums.htmltext import _TAG, _VOID
-
-    depth = 0
-    drop: list[tuple[int, int]] = []
-    for m in _TAG.finditer(text):
-        closing, name, selfclosing = m.group(1), m.group(2).lower(), m.group(3)
-        if name in _VOID or selfclosing:
-            continue
-        if closing:
-            if depth > limit:
-                drop.append(m.span())
-            depth = max(0, depth - 1)
-        else:
-            depth += 1
-            if depth > limit:
-                drop.append(m.span())
-    parts, last = [], 0
-    for start, end in drop:
-        parts.append(text[last:start])
-        last = end
-    parts.append(text[last:])
-    return "".join(parts)
-
-
 PIECES = ["<div>", "</div>", "<P class='a>b'>", "</p >", "<br>", "<BR/>", "<img src=x />",
           "<span/>", "</span/>", "<a href='<b>'>", "</a>", "<<", "< div>", "</ div>", "<!-- c -->",
           "<font color=red>", "</FONT>", "字", " ", "<x:y-z>", "</x:y-z>", "<hr", ">", "</>",
@@ -281,7 +256,7 @@ def test_deep_tags_are_cut_as_before(seed):
     weights = [8, 6] + [1] * (len(PIECES) - 2)  # mostly <div>s: deep enough to be cut
     for limit in (0, 1, 3, 7):
         text = "".join(rng.choices(PIECES, weights, k=rng.randrange(10, 400)))
-        assert flatten_deep(text, limit) == flatten_as_before(text, limit), (limit, text)
+        assert flatten_deep(text, limit) == flatten_loop(text, limit), (limit, text)
 
 
 def test_the_hostile_deep_page_is_cut_as_before():
@@ -292,7 +267,7 @@ def test_the_hostile_deep_page_is_cut_as_before():
     )
     at = page.index(">", page.index('id="postmessage_')) + 1
     deep = page[:at] + "<div><br>" * 5_000 + "深" + "</div>" * 4_000 + page[at:]
-    assert flatten_deep(deep) == flatten_as_before(deep, MAX_DEPTH) != deep
+    assert flatten_deep(deep) == flatten_loop(deep, MAX_DEPTH) != deep
 
 
 # -- the render's time bound, looked at in each turn of a loop and each call ----------------
