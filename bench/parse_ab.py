@@ -1,11 +1,12 @@
 """Section 1's parse by one commit's code against the work tree's, in turn.
 
-    .venv/bin/python bench/parse_ab.py REV [ROUNDS]      # e.g. HEAD~1 10
+    .venv/bin/python bench/parse_ab.py REV [ROUNDS] [fresh]   # e.g. HEAD~1 10
 
 On a machine shared with other work, two runs minutes apart differ by more than most
 changes to the parser save. Here ``REV``'s tally/ is unpacked beside the work tree, and
 round after round a process of each times tally's parse of the real pages by process time
-(the best of six, after warming up: ``bench/parse_ratio.py``), one right after the other.
+(the best of six, after warming up: ``bench/parse_ratio.py``), one right after the other;
+``fresh`` as there, a new copy of each text for every parse.
 """
 
 from __future__ import annotations
@@ -28,16 +29,16 @@ import tally.forums.discuz
 from bench.parse_ratio import cpu, sides
 from tally.heap import keep_freed_heap
 keep_freed_heap()
-tally, bare = sides()
+tally, bare = sides(sys.argv[2] == "fresh")
 for fn in (tally, bare, tally):
-    fn()
+    cpu(fn)
 print(min(cpu(tally) for _ in range(6)))
 """
 
 
-def side(source: Path) -> float:
+def side(source: Path, fresh: bool) -> float:
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(source)],
+        [sys.executable, "-c", CHILD, str(source), "fresh" if fresh else "same"],
         cwd=ROOT, capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     return float(out.split()[-1])
@@ -46,6 +47,7 @@ def side(source: Path) -> float:
 def main() -> None:
     rev = sys.argv[1]
     rounds = int(sys.argv[2]) if sys.argv[2:] else 8
+    fresh = "fresh" in sys.argv[3:]
     archive = subprocess.run(
         ["git", "archive", rev, "tally"], cwd=ROOT, capture_output=True, check=True
     ).stdout
@@ -54,8 +56,8 @@ def main() -> None:
             tar.extractall(folder, filter="data")
         before, after = [], []
         for _ in range(rounds):
-            before.append(side(Path(folder)))
-            after.append(side(ROOT))
+            before.append(side(Path(folder), fresh))
+            after.append(side(ROOT, fresh))
     pairs = statistics.median(b / a for a, b in zip(before, after, strict=True))
     print(
         f"{rev}: {min(before) * 1000:.1f} ms (median {statistics.median(before) * 1000:.1f}); "
