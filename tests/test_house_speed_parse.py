@@ -88,15 +88,37 @@ WHOLE = '回复:</span> <span class="xi1">12</span>'
     st.lists(st.sampled_from([WHOLE, "回复:</span>", ' <span class="xi1">', "1", "</span>", "字"]))
     .map("".join),
     st.integers(0, 80),
+    st.integers(0, 40),
 )
-@example(WHOLE, 20)  # the words inside the head, the number past it
-@example("字" + WHOLE, len(WHOLE) + 1)
-def test_a_head_is_searched_as_its_slice_was(text, end):
+@example(WHOLE, 20, 0)  # the words inside the head, the number past it
+@example("字" + WHOLE, len(WHOLE) + 1, 0)
+@example("回复:</span>" * 20 + WHOLE, 400, 3)  # more places to look at than find looks at
+def test_a_head_is_searched_as_its_slice_was(text, end, start):
     from tally.forums.discuz.pages import _REPLIES_HTML, _head_search
 
-    found = _head_search(_REPLIES_HTML, "回复:</span>", text, end)
-    before = _REPLIES_HTML.search(text[:end])
+    found = _head_search(_REPLIES_HTML, "回复:</span>", text, end, start)
+    before = _REPLIES_HTML.search(text, start, end)
     assert (found and (found.span(), found.group(1))) == (before and (before.span(), before.group(1)))
+    if start == 0:
+        sliced = _REPLIES_HTML.search(text[:end])
+        assert (found and found.span()) == (sliced and sliced.span())
+
+
+@FUZZ
+@given(
+    st.lists(st.sampled_from(["G", "GM", "GMT", "T", "字", '"', "<"])).map("".join),
+    st.sampled_from(["GMT", "G", "GMT,", '"G', "字G"]),
+    st.integers(-30, 60),
+    st.none() | st.integers(-30, 60),
+)
+@example("G" * 40 + "GMT", "GMT", 0, None)  # past the places find looks at one by one
+@example("GMGMT", "GMT", -3, -1)
+def test_a_literal_is_found_where_str_find_finds_it(text, needle, start, end):
+    """``htmltext.find``, which looks at each place the needle's first character stands,
+    gives str.find's answer, bounds and all."""
+    from tally.forums.htmltext import find
+
+    assert find(text, needle, start, end) == text.find(needle, start, end)
 
 
 TIME_PARTS = ("2026", "1990", "2201", "-", "/", " ", "\t", "\xa0", "　", ":", "0", "1", "12", "31",

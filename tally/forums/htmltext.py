@@ -67,6 +67,27 @@ def utf8(text: str) -> bytes | None:
     return raw
 
 
+def find(text: str, needle: str, start: int = 0, end: int | None = None) -> int:
+    """``text.find(needle, start, end)``, for a needle whose first character pages hold
+    rarely ('G' of "GMT", '回' of "回复:</span>"): each place that character stands is
+    looked at first, a few of them at most, then str.find takes over from the last.
+
+    str.find skips ahead past a character only where the needle holds none like it, and a
+    needle of markup holds what every line of a page holds (``"``, ``<``, ``>``, ``:``,
+    letters): it steps through a page one character at a time (13 µs for "GMT" in the
+    last 20,000 characters of a page). One character is looked for as a C loop over the
+    text: 0.5 µs for 'G' there."""
+    stop = len(text) if end is None else end
+    head = needle[:1]
+    at = text.find(head, start, stop)
+    for _ in range(16):
+        if at < 0 or text.startswith(needle, at, stop):
+            return at
+        at = text.find(head, at + 1, stop)
+    # No match starts before ``at``: every one starts with ``head``.
+    return text.find(needle, at, stop) if at >= 0 else -1
+
+
 def flatten_deep(text: str, limit: int = MAX_DEPTH) -> str:
     """``text`` with every tag nested deeper than ``limit`` removed (the text is kept)."""
     import numpy as np
