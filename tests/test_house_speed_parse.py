@@ -184,3 +184,29 @@ def test_a_body_is_read_by_its_markup_as_by_its_walks(html):
         if node.css(f"i, div.quote, strong, {_COPY_BUTTON}"):
             assert _MARKS.search(written) or "quote" in written.lower(), (written, html)
         assert font_flags(node, written) == font_flags(node), (written, html)
+
+
+@FUZZ
+@given(
+    st.sampled_from(DOCTYPES),
+    st.sampled_from(['id="postlist"', "id=PostList", 'id="postlist "', 'id="x"', 'class="postlist"', ""]),
+    st.sampled_from(["", '<div id="postlist"></div>', "<div id=POSTLIST></div>", '<div class="mainbox viewthread">']),
+    st.booleans(),
+)
+@example("", "id=PostList", "", True)  # any case without a doctype, only by the selector
+def test_the_post_list_known_from_the_posts_is_the_one_the_selectors_find(
+    doctype, wrapper, elsewhere, first
+):
+    """Posts that stand in #postlist itself tell ``has_post_list`` there is one without a
+    search of the page: its answer is still the selectors' on every page."""
+    from datetime import UTC
+
+    from tally.forums.discuz.pages import DiscuzPages
+
+    posts = f'<div {wrapper}><div id="post_1">字</div></div>'
+    html = doctype + (elsewhere + posts if first else posts + elsewhere)
+    pages = DiscuzPages()
+    page = pages.open(html, UTC, "t.html", None)
+    assert pages.post_nodes(page)
+    found = any(page.tree.css_first(s) is not None for s in pages.post_list)
+    assert pages.has_post_list(page) == found

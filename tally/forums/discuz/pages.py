@@ -159,7 +159,15 @@ class DiscuzPages(Pages):
         return PageText(text, tree, source, tz, board)
 
     def post_nodes(self, page: PageText) -> list[Node]:
-        return _outermost(self._post_nodes(page))
+        nodes = _outermost(self._post_nodes(page))
+        # X2 and later show the posts in #postlist itself: the post list is then known
+        # without a search of the whole page for it (``has_post_list``).
+        parent = nodes[0].parent if nodes else None
+        page.memo["in_post_list"] = parent is not None and parent.id == "postlist"
+        return nodes
+
+    def has_post_list(self, page: PageText) -> bool:
+        return page.memo.get("in_post_list") is True or super().has_post_list(page)
 
     def _post_nodes(self, page: PageText) -> list[Node]:
         tree = page.tree
