@@ -190,7 +190,9 @@ def _digest(text: str) -> bytes:
 # function, never a cache of a URL, so a page whose text changed by one byte is parsed
 # afresh. A ``Page`` is frozen all through, so one may be handed to every read that asks.
 # The tests read the same pages in hundreds of runs in one process; a run reads again a
-# page the cache gave.
+# page the cache gave. By a digest, not by the text itself (one hash of it, cheaper): the
+# memo would then hold the last pages' texts, ten times what their ``Page``s take (a run
+# of 1,000 pages peaked at 158 MB, not 92; bench/README.md).
 PARSED_KEPT = 256
 _PARSED: Kept[tuple[Any, ...], tuple[tuple[Board, ...] | None, Page]] = Kept(PARSED_KEPT)
 
@@ -242,7 +244,7 @@ class Pages(ABC):
         A page is parsed once a process: the same text read again with the same arguments
         (the next run's read of a page that did not change, the cache's copy, a saved
         file read again) is the same ``Page``, kept by a digest of the whole text (see
-        ``_Parsed``). A page that fails is parsed again each time.
+        ``_PARSED``). A page that fails is parsed again each time.
         """
         key = (type(self), _digest(text), len(text), tz, source, thread_id)
         profiles = boards.boards if boards is not None else None
