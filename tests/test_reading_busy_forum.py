@@ -15,7 +15,7 @@ from tally.cli import app
 from tally.demo.localforum import LocalForum, Reply
 from tally.environment import HttpOptions, cache_folder
 from tally.errors import FetchError, InputError, TruncatedPageError
-from tally.forums.cache import Cache
+from tally.forums.cache import Cache, ThreadCache
 from tally.forums.http import Http
 from tally.forums.politeness import Robots
 
@@ -375,6 +375,41 @@ def test_damaged_cache_is_never_used(forum, tmp_path):
     assert len(thread.posts) == 16 and len(forum.page_requests) == 2
     index = json.loads((folder / "index.json").read_text())
     assert index[""]["page_count"] == 2
+
+
+def test_a_read_writes_its_threads_cache_index_once(forum, tmp_path, monkeypatch):
+    """Each page put in the cache changes the index; it is written once, at the read's end,
+    with every page's entry and the page count."""
+    import tally.forums.cache as cache
+
+    written: list[str] = []
+    real = cache.write_atomic
+
+    def write_atomic(path, data, *, durable=True):  # type: ignore[no-untyped-def]
+        written.append(f"{path.parent.name}/{path.name}")
+        real(path, data, durable=durable)
+
+    monkeypatch.setattr(cache, "write_atomic", write_atomic)
+    url = serve_vote(forum)
+    read_one(url, cache_dir=tmp_path)
+    folder = next(f for f in tmp_path.iterdir() if not f.name.startswith("discuz~board"))
+    assert written.count(f"{folder.name}/index.json") == 1
+    index = json.loads((folder / "index.json").read_text())
+    assert index[""]["page_count"] == 2
+    assert sum(k.endswith(("page=1", "page=2")) for k in index) == 2
+    assert len(list(folder.glob("*.body"))) == 2
+
+
+def test_a_read_that_fails_keeps_the_pages_it_read_in_the_cache_index(forum, tmp_path):
+    url = serve_vote(forum)
+    faults(forum, "page=2", [Reply(404, b"gone")])
+    with pytest.raises(FetchError, match=r"page=2 answered HTTP 404\."):
+        read_one(url, cache_dir=tmp_path)
+    folder = next(f for f in tmp_path.iterdir() if not f.name.startswith("discuz~board"))
+    index = json.loads((folder / "index.json").read_text())
+    [page_1] = [k for k in index if k.endswith("page=1")]
+    kept = ThreadCache(folder).get(page_1)  # its body as the index's checksum says
+    assert kept is not None and kept.body.startswith(b"<!DOCTYPE html>")
 
 
 def test_cache_folder_follows_xdg(tmp_path):

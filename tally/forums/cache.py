@@ -98,6 +98,8 @@ class ThreadCache:
         self._health = health or _Health()
         self._lock = threading.Lock()
         self._index: dict[str, dict[str, object]] = {}
+        self._held = 0  # the blocks of ``index_held`` open (the pool's threads share one)
+        self._unsaved = False  # the index changed in them since it was last written
         index = folder / "index.json"
         try:
             if index.is_file():
@@ -140,6 +142,22 @@ class ThreadCache:
             finally:
                 unlock(handle)
                 handle.close()
+
+    @contextlib.contextmanager
+    def index_held(self) -> Iterator[None]:
+        """Write the index once, when the block ends however it ends, not at each change in
+        it (a read of a thread: each page and sub-request put, and the page count). A run
+        killed inside it leaves the bodies it wrote without their entries: fetched again by
+        the next run, as pages never cached."""
+        with self._lock:
+            self._held += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._held -= 1
+                if not self._held and self._unsaved:
+                    self._save()
 
     @property
     def page_count(self) -> int | None:
@@ -184,7 +202,7 @@ class ThreadCache:
         with self._lock:
             if self._write(self._name(url), body, durable=False):
                 self._index[url] = meta
-                self._save()
+                self._changed()
 
     def store_version(self, page: int, data: bytes, read_at: datetime, read: str = "") -> str:
         """Add a version of ``page`` read at ``read_at`` by the read ``read`` (an id each read
@@ -362,14 +380,23 @@ class ThreadCache:
     def forget(self, url: str) -> None:
         with self._lock:
             if self._index.pop(url, None) is not None:
-                self._save()
+                self._changed()
 
     def set_page_count(self, count: int) -> None:
         with self._lock:
-            self._index[""] = {"page_count": count}
+            if self._index.get("") != {"page_count": count}:
+                self._index[""] = {"page_count": count}
+                self._changed()
+
+    def _changed(self) -> None:
+        """The index changed (the lock held): written now, or at the end of ``index_held``."""
+        if self._held:
+            self._unsaved = True
+        else:
             self._save()
 
     def _save(self) -> None:
+        self._unsaved = False
         index = json.dumps(self._index, ensure_ascii=False, indent=1).encode()
         self._write("index.json", index, durable=False)
 
