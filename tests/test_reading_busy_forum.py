@@ -377,19 +377,25 @@ def test_damaged_cache_is_never_used(forum, tmp_path):
     assert index[""]["page_count"] == 2
 
 
-def test_a_read_writes_its_threads_cache_index_once(forum, tmp_path, monkeypatch):
-    """Each page put in the cache changes the index; it is written once, at the read's end,
-    with every page's entry and the page count."""
+@pytest.fixture
+def written(monkeypatch):
+    """The cache's files written, as folder/name, in order."""
     import tally.forums.cache as cache
 
-    written: list[str] = []
+    names: list[str] = []
     real = cache.write_atomic
 
     def write_atomic(path, data, *, durable=True):  # type: ignore[no-untyped-def]
-        written.append(f"{path.parent.name}/{path.name}")
+        names.append(f"{path.parent.name}/{path.name}")
         real(path, data, durable=durable)
 
     monkeypatch.setattr(cache, "write_atomic", write_atomic)
+    return names
+
+
+def test_a_read_writes_its_threads_cache_index_once(forum, tmp_path, written):
+    """Each page put in the cache changes the index; it is written once, at the read's end,
+    with every page's entry and the page count."""
     url = serve_vote(forum)
     read_one(url, cache_dir=tmp_path)
     folder = next(f for f in tmp_path.iterdir() if not f.name.startswith("discuz~board"))
@@ -410,6 +416,28 @@ def test_a_read_that_fails_keeps_the_pages_it_read_in_the_cache_index(forum, tmp
     [page_1] = [k for k in index if k.endswith("page=1")]
     kept = ThreadCache(folder).get(page_1)  # its body as the index's checksum says
     assert kept is not None and kept.body.startswith(b"<!DOCTYPE html>")
+
+
+def test_a_page_fetched_again_unchanged_is_not_written_again_but_a_damaged_one_is(
+    forum, tmp_path, written
+):
+    url = serve_vote(forum)
+    read_one(url, cache_dir=tmp_path)
+    folder = next(f for f in tmp_path.iterdir() if not f.name.startswith("discuz~board"))
+    assert sum(w.startswith(f"{folder.name}/") and w.endswith(".body") for w in written) == 2
+    later = datetime(2100, 1, 1, tzinfo=UTC)  # every page fetched again
+    written.clear()
+    forum.requests.clear()
+    assert len(read_one(url, cache_dir=tmp_path, not_before=later).posts) == 16
+    assert len(forum.page_requests) == 2
+    assert not [w for w in written if w.endswith(".body")]
+    assert written.count(f"{folder.name}/index.json") == 1  # the pages' new times
+    for body in folder.glob("*.body"):
+        body.write_bytes(b"garbage")
+    read_one(url, cache_dir=tmp_path, not_before=later)
+    assert sum(w.endswith(".body") for w in written) == 2
+    index = json.loads((folder / "index.json").read_text())
+    assert all(ThreadCache(folder).get(k) is not None for k in index if k)
 
 
 def test_cache_folder_follows_xdg(tmp_path):

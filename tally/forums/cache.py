@@ -99,6 +99,8 @@ class ThreadCache:
         self._lock = threading.Lock()
         self._index: dict[str, dict[str, object]] = {}
         self._held = 0  # the blocks of ``index_held`` open (the pool's threads share one)
+        # The SHA-256 of each body this object found whole on disk (``get``) or wrote there.
+        self._on_disk: dict[str, str] = {}
         self._unsaved = False  # the index changed in them since it was last written
         index = folder / "index.json"
         try:
@@ -173,8 +175,10 @@ class ThreadCache:
         body = read_own(self.folder / self._name(url), PAGE)
         if body is None:
             return None
-        if hashlib.sha256(body).hexdigest() != meta.get("sha256"):
+        digest = hashlib.sha256(body).hexdigest()
+        if digest != meta.get("sha256"):
             return None
+        self._on_disk[url] = digest
         try:
             fetched = datetime.fromisoformat(str(meta["fetched_at"]))
         except (KeyError, ValueError):
@@ -192,15 +196,23 @@ class ThreadCache:
 
     def put(self, url: str, body: bytes, fetched_at: datetime, headers: dict[str, str]) -> None:
         lower = {k.lower(): v for k, v in headers.items()}
+        digest = hashlib.sha256(body).hexdigest()
         meta: dict[str, object] = {
             "fetched_at": fetched_at.isoformat(),
-            "sha256": hashlib.sha256(body).hexdigest(),
+            "sha256": digest,
             "content_type": lower.get("content-type"),
             "etag": lower.get("etag"),
             "last_modified": lower.get("last-modified"),
         }
         with self._lock:
-            if self._write(self._name(url), body, durable=False):
+            # A body this run found whole on disk, or wrote, is not written again (a 304
+            # renews it, a page is read again unchanged): its entry alone changes. Were the
+            # file changed since, by another run, it fails the entry's checksum, as never
+            # cached.
+            if self._on_disk.get(url) == digest or self._write(
+                self._name(url), body, durable=False
+            ):
+                self._on_disk[url] = digest
                 self._index[url] = meta
                 self._changed()
 
@@ -379,6 +391,7 @@ class ThreadCache:
 
     def forget(self, url: str) -> None:
         with self._lock:
+            self._on_disk.pop(url, None)
             if self._index.pop(url, None) is not None:
                 self._changed()
 
