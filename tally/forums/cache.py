@@ -21,7 +21,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -225,35 +225,51 @@ class ThreadCache:
         "full" (``MAX_VERSIONS`` reached) or "unwritable". Every read is listed: that a
         read after the close found a page unchanged is what shows its posts stood then (a
         delete after it is put back, ``tally.rules.judging.standing.kept_from_the_close``)."""
-        digest = hashlib.sha256(data).hexdigest()
+        return self.store_versions([(page, data, read_at)], read)[0]
+
+    def store_versions(self, pages: Sequence[tuple[int, bytes, datetime]], read: str) -> list[str]:
+        """``store_version`` for each of one read's pages (page, data, read at), in order,
+        up to the first "full"; the history read and written once (durably: once, not once a
+        page), after the versions' own files."""
+        done: list[str] = []
         with self._changing():
             listed = [listing(*e) for e in self._versions()]
-            mine = [i for i, e in enumerate(listed) if e[0] == page]
-            same = bool(mine) and listed[mine[-1]][1] == digest
-            if same:
-                entry = listing(page, digest, read_at.isoformat(), read)
-                # A page unchanged again: its last confirmation is moved on, not added to, so
-                # the history holds a page's first read of each content and its last (a watch
-                # polling all day stays far from MAX_VERSIONS).
-                again = len(mine) > 1 and listed[mine[-2]][1] == digest
-                if again:
-                    del listed[mine[-1]]  # and listed at the end: the list stays in read order
-                    listed.append(entry)
-                elif len(listed) < MAX_VERSIONS:
-                    listed.append(entry)
-                else:
-                    return "same"
-                ok = self._write("history.json", json.dumps(listed).encode())
-                return "same" if ok else "unwritable"
-            if len(listed) >= MAX_VERSIONS:
-                return "full"
-            name = f"versions/{digest}.json"
-            if not (self.folder / name).is_file() and not self._write(name, data):
-                return "unwritable"  # said once already
-            listed.append(listing(page, digest, read_at.isoformat(), read))
-            if not self._write("history.json", json.dumps(listed).encode()):
-                return "unwritable"
-        return "kept"
+            for page, data, read_at in pages:
+                done.append(self._listed(listed, page, data, read_at.isoformat(), read))
+                if done[-1] == "full":
+                    break
+            changed = [w in ("listed", "moved on") for w in done]
+            if any(changed) and not self._write("history.json", json.dumps(listed).encode()):
+                return ["unwritable" if c else w for w, c in zip(done, changed, strict=True)]
+        return [{"listed": "kept", "moved on": "same"}.get(w, w) for w in done]
+
+    def _listed(
+        self, listed: list[tuple[object, ...]], page: int, data: bytes, when: str, read: str
+    ) -> str:
+        """List one version in ``listed`` (the history as it will be written), its file
+        written first where it is new: "listed", "moved on" (the page as last kept, listed
+        again or its last listing moved on), "same" (as last kept, the history full), "full"
+        or "unwritable"."""
+        digest = hashlib.sha256(data).hexdigest()
+        mine = [i for i, e in enumerate(listed) if e[0] == page]
+        if mine and listed[mine[-1]][1] == digest:
+            entry = listing(page, digest, when, read)
+            # A page unchanged again: its last confirmation is moved on, not added to, so
+            # the history holds a page's first read of each content and its last (a watch
+            # polling all day stays far from MAX_VERSIONS).
+            if len(mine) > 1 and listed[mine[-2]][1] == digest:
+                del listed[mine[-1]]  # and listed at the end: the list stays in read order
+            elif len(listed) >= MAX_VERSIONS:
+                return "same"
+            listed.append(entry)
+            return "moved on"
+        if len(listed) >= MAX_VERSIONS:
+            return "full"
+        name = f"versions/{digest}.json"
+        if not (self.folder / name).is_file() and not self._write(name, data):
+            return "unwritable"  # said once already
+        listed.append(listing(page, digest, when, read))
+        return "listed"
 
     def versions(self) -> list[tuple[int, datetime, bytes]]:
         """The history's versions in the order read: (page, read at, the stored posts); one

@@ -436,8 +436,10 @@ def store_versions(
     assert store is not None
     added = []
     read = uuid.uuid4().hex[:12]  # this read's own: another run's pages may come between
-    for number, page, when in sorted(pages, key=lambda p: p[0]):
-        kept = store.store_version(number, page_data(page.posts), when, read)
+    ordered = sorted(pages, key=lambda p: p[0])
+    stored = store.store_versions([(n, page_data(page.posts), when) for n, page, when in ordered],
+                                  read)  # fmt: skip
+    for (number, page, when), kept in zip(ordered, stored, strict=False):
         if kept == "full":
             (options.warn or logging.getLogger("tally").warning)(
                 tr("{thread}'s history holds {most} versions, as many as tally keeps: this "
