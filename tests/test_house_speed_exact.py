@@ -77,6 +77,29 @@ def test_a_reads_pages_are_listed_in_the_history_with_one_durable_write(
     assert len(store.versions()) == 5
 
 
+def test_a_thread_folder_reads_its_index_once_and_only_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Most folders a run opens are asked for their history, post ids or roles alone."""
+    import tally.forums.cache
+    from tally.forums import resolve_url
+
+    now = datetime(2024, 5, 9, 13, 30, tzinfo=UTC)
+    store = Cache(tmp_path).thread("discuz", "bbs.example.com", "7")
+    store.put("https://bbs.example.com/p1", b"<html>1</html>", now, {})
+    store.set_page_count(1)
+    store.store_version(1, b"[]", now, "a")
+    read: list[Path] = []
+    real = tally.forums.cache._read_index
+    monkeypatch.setattr(tally.forums.cache, "_read_index", lambda p: read.append(p) or real(p))
+    _, ref = resolve_url("https://bbs.example.com/forum.php?mod=viewthread&tid=7")
+    assert len(Cache(tmp_path).history(ref).versions) == 1
+    again = Cache(tmp_path).thread("discuz", "bbs.example.com", "7")
+    assert again.post_ids() == frozenset() and again.roles() is None and read == []
+    assert again.page_count == 1 and again.get("https://bbs.example.com/p1") is not None
+    assert read == [again.folder / "index.json"]
+
+
 @pytest.fixture
 def compiled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the templates Jinja compiled from their text."""

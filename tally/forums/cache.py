@@ -97,17 +97,22 @@ class ThreadCache:
         self.folder = folder
         self._health = health or _Health()
         self._lock = threading.Lock()
-        self._index: dict[str, dict[str, object]] = {}
+        self._loaded: dict[str, dict[str, object]] | None = None  # the index, once read
+        self._loading = threading.Lock()
         self._held = 0  # the blocks of ``index_held`` open (the pool's threads share one)
+        self._unsaved = False  # the index changed in them since it was last written
         # The SHA-256 of each body this object found whole on disk (``get``) or wrote there.
         self._on_disk: dict[str, str] = {}
-        self._unsaved = False  # the index changed in them since it was last written
-        index = folder / "index.json"
-        try:
-            if index.is_file():
-                self._index = _entries(json.loads(index.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            self._index = {}  # a damaged index is an empty cache, not an error
+
+    @property
+    def _index(self) -> dict[str, dict[str, object]]:
+        """The index (``index.json``), read when first asked: most of the folders a run
+        opens are asked for their history, post ids or roles alone."""
+        if self._loaded is None:
+            with self._loading:
+                if self._loaded is None:
+                    self._loaded = _read_index(self.folder / "index.json")
+        return self._loaded
 
     @staticmethod
     def _name(url: str) -> str:
@@ -451,6 +456,15 @@ class ThreadCache:
             self._health.failed(str(exc))
             return False
         return True
+
+
+def _read_index(index: Path) -> dict[str, dict[str, object]]:
+    try:
+        if index.is_file():
+            return _entries(json.loads(index.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        pass  # a damaged index is an empty cache, not an error
+    return {}
 
 
 def _s(value: object) -> str | None:
