@@ -51,6 +51,55 @@ def test_a_cached_page_is_not_fsynced_but_the_history_is(
     assert not list(tmp_path.rglob("*.part"))  # every write renamed into place
 
 
+def test_a_reads_pages_are_listed_in_the_history_with_one_durable_write(
+    tmp_path: Path, fsynced: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each new version's file is made durable, then the history that lists them, once a
+    read (not once a page); what each page's listing was is said as store_version says it."""
+    import json
+
+    import tally.forums.cache
+
+    store = Cache(tmp_path).thread("discuz", "bbs.example.com", "7")
+    at = [datetime(2024, 5, 9, 13, m, tzinfo=UTC) for m in range(4)]
+    pages = [(1, b"[1]", at[0]), (2, b"[2]", at[0])]
+    assert store.store_versions(pages, "a") == ["kept", "kept"]
+    assert len(fsynced) == 3  # two versions' files, then history.json
+    again = [(1, b"[1]", at[1]), (2, b"[2, 3]", at[1])]
+    assert store.store_versions(again, "b") == ["same", "kept"]
+    assert len(fsynced) == 5
+    listed = json.loads((store.folder / "history.json").read_text())
+    assert [(e[0], e[3]) for e in listed] == [(1, "a"), (2, "a"), (1, "b"), (2, "b")]
+    monkeypatch.setattr(tally.forums.cache, "MAX_VERSIONS", 5)
+    last = [(1, b"[4]", at[2]), (2, b"[5]", at[2]), (3, b"[6]", at[2])]
+    assert store.store_versions(last, "c") == ["kept", "full"]  # page 3 never tried
+    assert [(p, d) for p, _, d in store.versions()][-1] == (1, b"[4]")
+    assert len(store.versions()) == 5
+
+
+def test_a_thread_folder_reads_its_index_once_and_only_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Most folders a run opens are asked for their history, post ids or roles alone."""
+    import tally.forums.cache
+    from tally.forums import resolve_url
+
+    now = datetime(2024, 5, 9, 13, 30, tzinfo=UTC)
+    store = Cache(tmp_path).thread("discuz", "bbs.example.com", "7")
+    store.put("https://bbs.example.com/p1", b"<html>1</html>", now, {})
+    store.set_page_count(1)
+    store.store_version(1, b"[]", now, "a")
+    read: list[Path] = []
+    real = tally.forums.cache._read_index
+    monkeypatch.setattr(tally.forums.cache, "_read_index", lambda p: read.append(p) or real(p))
+    _, ref = resolve_url("https://bbs.example.com/forum.php?mod=viewthread&tid=7")
+    assert len(Cache(tmp_path).history(ref).versions) == 1
+    again = Cache(tmp_path).thread("discuz", "bbs.example.com", "7")
+    assert again.post_ids() == frozenset() and again.roles() is None and read == []
+    assert again.page_count == 1 and again.get("https://bbs.example.com/p1") is not None
+    assert read == [again.folder / "index.json"]
+
+
 @pytest.fixture
 def compiled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the templates Jinja compiled from their text."""

@@ -15,7 +15,7 @@ from tally.cli import app
 from tally.demo.localforum import LocalForum, Reply
 from tally.environment import HttpOptions, cache_folder
 from tally.errors import FetchError, InputError, TruncatedPageError
-from tally.forums.cache import Cache
+from tally.forums.cache import Cache, ThreadCache
 from tally.forums.http import Http
 from tally.forums.politeness import Robots
 
@@ -375,6 +375,69 @@ def test_damaged_cache_is_never_used(forum, tmp_path):
     assert len(thread.posts) == 16 and len(forum.page_requests) == 2
     index = json.loads((folder / "index.json").read_text())
     assert index[""]["page_count"] == 2
+
+
+@pytest.fixture
+def written(monkeypatch):
+    """The cache's files written, as folder/name, in order."""
+    import tally.forums.cache as cache
+
+    names: list[str] = []
+    real = cache.write_atomic
+
+    def write_atomic(path, data, *, durable=True):  # type: ignore[no-untyped-def]
+        names.append(f"{path.parent.name}/{path.name}")
+        real(path, data, durable=durable)
+
+    monkeypatch.setattr(cache, "write_atomic", write_atomic)
+    return names
+
+
+def test_a_read_writes_its_threads_cache_index_once(forum, tmp_path, written):
+    """Each page put in the cache changes the index; it is written once, at the read's end,
+    with every page's entry and the page count."""
+    url = serve_vote(forum)
+    read_one(url, cache_dir=tmp_path)
+    folder = next(f for f in tmp_path.iterdir() if not f.name.startswith("discuz~board"))
+    assert written.count(f"{folder.name}/index.json") == 1
+    index = json.loads((folder / "index.json").read_text())
+    assert index[""]["page_count"] == 2
+    assert sum(k.endswith(("page=1", "page=2")) for k in index) == 2
+    assert len(list(folder.glob("*.body"))) == 2
+
+
+def test_a_read_that_fails_keeps_the_pages_it_read_in_the_cache_index(forum, tmp_path):
+    url = serve_vote(forum)
+    faults(forum, "page=2", [Reply(404, b"gone")])
+    with pytest.raises(FetchError, match=r"page=2 answered HTTP 404\."):
+        read_one(url, cache_dir=tmp_path)
+    folder = next(f for f in tmp_path.iterdir() if not f.name.startswith("discuz~board"))
+    index = json.loads((folder / "index.json").read_text())
+    [page_1] = [k for k in index if k.endswith("page=1")]
+    kept = ThreadCache(folder).get(page_1)  # its body as the index's checksum says
+    assert kept is not None and kept.body.startswith(b"<!DOCTYPE html>")
+
+
+def test_a_page_fetched_again_unchanged_is_not_written_again_but_a_damaged_one_is(
+    forum, tmp_path, written
+):
+    url = serve_vote(forum)
+    read_one(url, cache_dir=tmp_path)
+    folder = next(f for f in tmp_path.iterdir() if not f.name.startswith("discuz~board"))
+    assert sum(w.startswith(f"{folder.name}/") and w.endswith(".body") for w in written) == 2
+    later = datetime(2100, 1, 1, tzinfo=UTC)  # every page fetched again
+    written.clear()
+    forum.requests.clear()
+    assert len(read_one(url, cache_dir=tmp_path, not_before=later).posts) == 16
+    assert len(forum.page_requests) == 2
+    assert not [w for w in written if w.endswith(".body")]
+    assert written.count(f"{folder.name}/index.json") == 1  # the pages' new times
+    for body in folder.glob("*.body"):
+        body.write_bytes(b"garbage")
+    read_one(url, cache_dir=tmp_path, not_before=later)
+    assert sum(w.endswith(".body") for w in written) == 2
+    index = json.loads((folder / "index.json").read_text())
+    assert all(ThreadCache(folder).get(k) is not None for k in index if k)
 
 
 def test_cache_folder_follows_xdg(tmp_path):

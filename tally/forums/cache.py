@@ -21,7 +21,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -97,13 +97,22 @@ class ThreadCache:
         self.folder = folder
         self._health = health or _Health()
         self._lock = threading.Lock()
-        self._index: dict[str, dict[str, object]] = {}
-        index = folder / "index.json"
-        try:
-            if index.is_file():
-                self._index = _entries(json.loads(index.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            self._index = {}  # a damaged index is an empty cache, not an error
+        self._loaded: dict[str, dict[str, object]] | None = None  # the index, once read
+        self._loading = threading.Lock()
+        self._held = 0  # the blocks of ``index_held`` open (the pool's threads share one)
+        self._unsaved = False  # the index changed in them since it was last written
+        # The SHA-256 of each body this object found whole on disk (``get``) or wrote there.
+        self._on_disk: dict[str, str] = {}
+
+    @property
+    def _index(self) -> dict[str, dict[str, object]]:
+        """The index (``index.json``), read when first asked: most of the folders a run
+        opens are asked for their history, post ids or roles alone."""
+        if self._loaded is None:
+            with self._loading:
+                if self._loaded is None:
+                    self._loaded = _read_index(self.folder / "index.json")
+        return self._loaded
 
     @staticmethod
     def _name(url: str) -> str:
@@ -141,6 +150,22 @@ class ThreadCache:
                 unlock(handle)
                 handle.close()
 
+    @contextlib.contextmanager
+    def index_held(self) -> Iterator[None]:
+        """Write the index once, when the block ends however it ends, not at each change in
+        it (a read of a thread: each page and sub-request put, and the page count). A run
+        killed inside it leaves the bodies it wrote without their entries: fetched again by
+        the next run, as pages never cached."""
+        with self._lock:
+            self._held += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._held -= 1
+                if not self._held and self._unsaved:
+                    self._save()
+
     @property
     def page_count(self) -> int | None:
         value = self._index.get("", {}).get("page_count")
@@ -155,8 +180,10 @@ class ThreadCache:
         body = read_own(self.folder / self._name(url), PAGE)
         if body is None:
             return None
-        if hashlib.sha256(body).hexdigest() != meta.get("sha256"):
+        digest = hashlib.sha256(body).hexdigest()
+        if digest != meta.get("sha256"):
             return None
+        self._on_disk[url] = digest
         try:
             fetched = datetime.fromisoformat(str(meta["fetched_at"]))
         except (KeyError, ValueError):
@@ -174,17 +201,25 @@ class ThreadCache:
 
     def put(self, url: str, body: bytes, fetched_at: datetime, headers: dict[str, str]) -> None:
         lower = {k.lower(): v for k, v in headers.items()}
+        digest = hashlib.sha256(body).hexdigest()
         meta: dict[str, object] = {
             "fetched_at": fetched_at.isoformat(),
-            "sha256": hashlib.sha256(body).hexdigest(),
+            "sha256": digest,
             "content_type": lower.get("content-type"),
             "etag": lower.get("etag"),
             "last_modified": lower.get("last-modified"),
         }
         with self._lock:
-            if self._write(self._name(url), body, durable=False):
+            # A body this run found whole on disk, or wrote, is not written again (a 304
+            # renews it, a page is read again unchanged): its entry alone changes. Were the
+            # file changed since, by another run, it fails the entry's checksum, as never
+            # cached.
+            if self._on_disk.get(url) == digest or self._write(
+                self._name(url), body, durable=False
+            ):
+                self._on_disk[url] = digest
                 self._index[url] = meta
-                self._save()
+                self._changed()
 
     def store_version(self, page: int, data: bytes, read_at: datetime, read: str = "") -> str:
         """Add a version of ``page`` read at ``read_at`` by the read ``read`` (an id each read
@@ -195,35 +230,51 @@ class ThreadCache:
         "full" (``MAX_VERSIONS`` reached) or "unwritable". Every read is listed: that a
         read after the close found a page unchanged is what shows its posts stood then (a
         delete after it is put back, ``tally.rules.judging.standing.kept_from_the_close``)."""
-        digest = hashlib.sha256(data).hexdigest()
+        return self.store_versions([(page, data, read_at)], read)[0]
+
+    def store_versions(self, pages: Sequence[tuple[int, bytes, datetime]], read: str) -> list[str]:
+        """``store_version`` for each of one read's pages (page, data, read at), in order,
+        up to the first "full"; the history read and written once (durably: once, not once a
+        page), after the versions' own files."""
+        done: list[str] = []
         with self._changing():
             listed = [listing(*e) for e in self._versions()]
-            mine = [i for i, e in enumerate(listed) if e[0] == page]
-            same = bool(mine) and listed[mine[-1]][1] == digest
-            if same:
-                entry = listing(page, digest, read_at.isoformat(), read)
-                # A page unchanged again: its last confirmation is moved on, not added to, so
-                # the history holds a page's first read of each content and its last (a watch
-                # polling all day stays far from MAX_VERSIONS).
-                again = len(mine) > 1 and listed[mine[-2]][1] == digest
-                if again:
-                    del listed[mine[-1]]  # and listed at the end: the list stays in read order
-                    listed.append(entry)
-                elif len(listed) < MAX_VERSIONS:
-                    listed.append(entry)
-                else:
-                    return "same"
-                ok = self._write("history.json", json.dumps(listed).encode())
-                return "same" if ok else "unwritable"
-            if len(listed) >= MAX_VERSIONS:
-                return "full"
-            name = f"versions/{digest}.json"
-            if not (self.folder / name).is_file() and not self._write(name, data):
-                return "unwritable"  # said once already
-            listed.append(listing(page, digest, read_at.isoformat(), read))
-            if not self._write("history.json", json.dumps(listed).encode()):
-                return "unwritable"
-        return "kept"
+            for page, data, read_at in pages:
+                done.append(self._listed(listed, page, data, read_at.isoformat(), read))
+                if done[-1] == "full":
+                    break
+            changed = [w in ("listed", "moved on") for w in done]
+            if any(changed) and not self._write("history.json", json.dumps(listed).encode()):
+                return ["unwritable" if c else w for w, c in zip(done, changed, strict=True)]
+        return [{"listed": "kept", "moved on": "same"}.get(w, w) for w in done]
+
+    def _listed(
+        self, listed: list[tuple[object, ...]], page: int, data: bytes, when: str, read: str
+    ) -> str:
+        """List one version in ``listed`` (the history as it will be written), its file
+        written first where it is new: "listed", "moved on" (the page as last kept, listed
+        again or its last listing moved on), "same" (as last kept, the history full), "full"
+        or "unwritable"."""
+        digest = hashlib.sha256(data).hexdigest()
+        mine = [i for i, e in enumerate(listed) if e[0] == page]
+        if mine and listed[mine[-1]][1] == digest:
+            entry = listing(page, digest, when, read)
+            # A page unchanged again: its last confirmation is moved on, not added to, so
+            # the history holds a page's first read of each content and its last (a watch
+            # polling all day stays far from MAX_VERSIONS).
+            if len(mine) > 1 and listed[mine[-2]][1] == digest:
+                del listed[mine[-1]]  # and listed at the end: the list stays in read order
+            elif len(listed) >= MAX_VERSIONS:
+                return "same"
+            listed.append(entry)
+            return "moved on"
+        if len(listed) >= MAX_VERSIONS:
+            return "full"
+        name = f"versions/{digest}.json"
+        if not (self.folder / name).is_file() and not self._write(name, data):
+            return "unwritable"  # said once already
+        listed.append(listing(page, digest, when, read))
+        return "listed"
 
     def versions(self) -> list[tuple[int, datetime, bytes]]:
         """The history's versions in the order read: (page, read at, the stored posts); one
@@ -361,15 +412,25 @@ class ThreadCache:
 
     def forget(self, url: str) -> None:
         with self._lock:
+            self._on_disk.pop(url, None)
             if self._index.pop(url, None) is not None:
-                self._save()
+                self._changed()
 
     def set_page_count(self, count: int) -> None:
         with self._lock:
-            self._index[""] = {"page_count": count}
+            if self._index.get("") != {"page_count": count}:
+                self._index[""] = {"page_count": count}
+                self._changed()
+
+    def _changed(self) -> None:
+        """The index changed (the lock held): written now, or at the end of ``index_held``."""
+        if self._held:
+            self._unsaved = True
+        else:
             self._save()
 
     def _save(self) -> None:
+        self._unsaved = False
         index = json.dumps(self._index, ensure_ascii=False, indent=1).encode()
         self._write("index.json", index, durable=False)
 
@@ -395,6 +456,15 @@ class ThreadCache:
             self._health.failed(str(exc))
             return False
         return True
+
+
+def _read_index(index: Path) -> dict[str, dict[str, object]]:
+    try:
+        if index.is_file():
+            return _entries(json.loads(index.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        pass  # a damaged index is an empty cache, not an error
+    return {}
 
 
 def _s(value: object) -> str | None:

@@ -12,6 +12,7 @@ or after the close never rests on a page cached before it) or ``--fresh`` is giv
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import itertools
 import logging
@@ -37,7 +38,7 @@ from tally.forums.cache import MAX_VERSIONS, ThreadCache, cache_name
 from tally.forums.getting import FetchOptions, PageReader, Progress, stored_history
 from tally.forums.history import page_data
 from tally.forums.http import Http
-from tally.forums.merged import cached_thread, gone, with_first_reads
+from tally.forums.merged import CachedThread, cached_thread, gone, with_first_reads
 from tally.forums.out_of_place import numbered_again, place_floating, renumbered
 from tally.forums.ways import forget_probe, way_of, with_edits
 from tally.i18n import tr
@@ -150,6 +151,21 @@ def _fetched(
     cached = cached_thread(options, cache_name(platform.name, way), ref)
     store = cached.store if cached is not None else None
     reader = PageReader(platform, ref, tz, http, store, options, way)
+    # The cache's index written once a read, not at each page and sub-request put (5,000
+    # writes of it in the quick loop of the tests, most of them for reads of 2 or 3 pages).
+    with store.index_held() if store is not None else contextlib.nullcontext():
+        return _read_whole(url, reader, cached, held, progress)
+
+
+def _read_whole(
+    url: str,
+    reader: PageReader,
+    cached: CachedThread | None,
+    held: Held | None,
+    progress: Progress | None,
+) -> Thread:
+    """``_fetched``'s read, ``reader`` the thread's and ``cached`` its place in the cache."""
+    options, store, ref, way = reader.options, reader.store, reader.ref, reader.way
     if held is not None:
         held.following(way)
     known = None if options.fresh else _last_known(held, store)
@@ -420,8 +436,10 @@ def store_versions(
     assert store is not None
     added = []
     read = uuid.uuid4().hex[:12]  # this read's own: another run's pages may come between
-    for number, page, when in sorted(pages, key=lambda p: p[0]):
-        kept = store.store_version(number, page_data(page.posts), when, read)
+    ordered = sorted(pages, key=lambda p: p[0])
+    stored = store.store_versions([(n, page_data(page.posts), when) for n, page, when in ordered],
+                                  read)  # fmt: skip
+    for (number, page, when), kept in zip(ordered, stored, strict=False):
         if kept == "full":
             (options.warn or logging.getLogger("tally").warning)(
                 tr("{thread}'s history holds {most} versions, as many as tally keeps: this "
