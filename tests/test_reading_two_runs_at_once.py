@@ -8,20 +8,24 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import replace as swap
+from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 import typer.main
 
 from tally.cli import app
-from tally.environment import Environment
-from tally.forums.cache import Cache
-from tally.model import History, Version
+from tally.environment import Environment, HttpOptions
+from tally.forums.cache import Cache, ThreadCache
+from tally.model import History, Thread, Version
 
-from .conftest import FOLDERS, quiet_environ
+from .conftest import FOLDERS, quiet_environ, read_one
 from .discuzgen import P
 from .forking import ended, forked
 from .test_cards_audit import NO_ELECTION, PLAYERS, Game, at, cli
+from .test_reading_busy_forum import serve_vote
 from .votekit import T, game, vote
 from .votekit import at as when
 
@@ -153,3 +157,52 @@ def test_a_read_whose_unchanged_page_a_later_read_moved_on_is_still_whole():
     flags = [f for f in tally_day(thread, game(), 2).flags if f.rule == "approved late"]
     assert [f.player for f in flags] == ["甲"]
     assert "tally read it 05-09 21:40" in flags[0].note
+
+
+@pytest.mark.parametrize("held_at", ["its last page", "the posts it found"])
+def test_a_read_ending_after_another_keeps_the_others_pages_in_the_cache_index(
+    forum, tmp_path, monkeypatch, held_at
+):
+    """A poll (page 2 from the forum, page 1 from the cache as read before the close) and a
+    count after the close (every page from the forum) at once, the poll ending last, held
+    at the forum's answer of its last page or once its pages are read, at the posts first
+    read in the thread: the index the poll writes at its end keeps the count's pages as the
+    count read them, and --offline counts from them (it said page 1 "was cached before the
+    close")."""
+    url = serve_vote(forum)
+    root = tmp_path / "c"
+    # Before the close: stamped by a clock that no wait between requests moves on.
+    read_one(url, cache_dir=root, http=HttpOptions(host_delay=0))
+    time.sleep(0.01)
+    close = datetime.now(UTC)
+    asked, counted = threading.Event(), threading.Event()
+    polled: list[Thread] = []
+    poll = threading.Thread(target=lambda: polled.append(read_one(url, cache_dir=root)))
+
+    def hold(path, headers, body):  # type: ignore[no-untyped-def]
+        if path.endswith("tid=23&page=2") and not asked.is_set():  # the poll's, the first
+            asked.set()
+            counted.wait(10)
+        return None
+
+    real = ThreadCache.note_post_ids
+
+    def note_post_ids(self, ids):  # type: ignore[no-untyped-def]
+        if threading.current_thread() is poll:
+            asked.set()
+            counted.wait(10)
+        real(self, ids)
+
+    if held_at == "its last page":
+        forum.request_hook = hold
+    else:
+        monkeypatch.setattr(ThreadCache, "note_post_ids", note_post_ids)
+    poll.start()
+    assert asked.wait(10)
+    count = read_one(url, cache_dir=root, not_before=close)
+    counted.set()
+    poll.join(10)
+    assert [p.sources for p in polled] == [("cache", "network")]
+    assert count.sources == ("network", "network")
+    offline = read_one(url, cache_dir=root, offline=True, not_before=close)
+    assert len(offline.posts) == 16 and offline.sources == ("cache", "cache")

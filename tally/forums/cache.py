@@ -23,9 +23,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 from tally.atomic import try_lock, unlock, write_atomic
@@ -83,13 +82,6 @@ LOCK_POLL = 0.01
 MAX_VERSIONS = 5000
 
 
-def _entries(loaded: Any) -> dict[str, dict[str, object]]:
-    """The index's entries that have the right shape; the rest is as if never cached."""
-    if not isinstance(loaded, dict):
-        return {}
-    return {k: v for k, v in loaded.items() if isinstance(k, str) and isinstance(v, dict)}
-
-
 class ThreadCache:
     """The cached requests of one thread."""
 
@@ -100,7 +92,8 @@ class ThreadCache:
         self._loaded: dict[str, dict[str, object]] | None = None  # the index, once read
         self._loading = threading.Lock()
         self._held = 0  # the blocks of ``index_held`` open (the pool's threads share one)
-        self._unsaved = False  # the index changed in them since it was last written
+        # The index's entries changed since it was last written (None: forgotten).
+        self._mine: dict[str, dict[str, object] | None] = {}
         # The SHA-256 of each body this object found whole on disk (``get``) or wrote there.
         self._on_disk: dict[str, str] = {}
 
@@ -119,12 +112,13 @@ class ThreadCache:
         return hashlib.sha256(url.encode("utf-8")).hexdigest()[:32] + ".body"
 
     @contextlib.contextmanager
-    def _changing(self) -> Iterator[None]:
+    def _changing(self, locked: bool = False) -> Iterator[None]:
         """Hold this thread's folder for one change of a file read and written whole (the
-        history, the post ids, the roles, the closed runs): the threads of this run wait
-        on the lock, other runs on an exclusive lock of ``.lock`` in the folder. A folder
-        that cannot be made or locked changes without it (its writes fail and say so)."""
-        with self._lock:
+        history, the post ids, the roles, the closed runs, the index): the threads of this
+        run wait on the lock (``locked``: the caller holds it already), other runs on an
+        exclusive lock of ``.lock`` in the folder. A folder that cannot be made or locked
+        changes without it (its writes fail and say so)."""
+        with contextlib.nullcontext() if locked else self._lock:
             try:
                 self.folder.mkdir(parents=True, exist_ok=True)
                 handle = open(self.folder / ".lock", "a+b")  # noqa: SIM115 - held below
@@ -153,9 +147,9 @@ class ThreadCache:
     @contextlib.contextmanager
     def index_held(self) -> Iterator[None]:
         """Write the index once, when the block ends however it ends, not at each change in
-        it (a read of a thread: each page and sub-request put, and the page count). A run
-        killed inside it leaves the bodies it wrote without their entries: fetched again by
-        the next run, as pages never cached."""
+        it (a read of a thread: each page and sub-request put, and the page count), over
+        what other runs wrote since (``_save``). A run killed inside it leaves the bodies it
+        wrote without their entries: fetched again by the next run, as pages never cached."""
         with self._lock:
             self._held += 1
         try:
@@ -163,7 +157,7 @@ class ThreadCache:
         finally:
             with self._lock:
                 self._held -= 1
-                if not self._held and self._unsaved:
+                if not self._held and self._mine:
                     self._save()
 
     @property
@@ -218,7 +212,7 @@ class ThreadCache:
                 self._name(url), body, durable=False
             ):
                 self._on_disk[url] = digest
-                self._index[url] = meta
+                self._index[url] = self._mine[url] = meta
                 self._changed()
 
     def store_version(self, page: int, data: bytes, read_at: datetime, read: str = "") -> str:
@@ -414,25 +408,35 @@ class ThreadCache:
         with self._lock:
             self._on_disk.pop(url, None)
             if self._index.pop(url, None) is not None:
+                self._mine[url] = None
                 self._changed()
 
     def set_page_count(self, count: int) -> None:
         with self._lock:
             if self._index.get("") != {"page_count": count}:
-                self._index[""] = {"page_count": count}
+                self._index[""] = self._mine[""] = {"page_count": count}
                 self._changed()
 
     def _changed(self) -> None:
         """The index changed (the lock held): written now, or at the end of ``index_held``."""
-        if self._held:
-            self._unsaved = True
-        else:
+        if not self._held:
             self._save()
 
     def _save(self) -> None:
-        self._unsaved = False
-        index = json.dumps(self._index, ensure_ascii=False, indent=1).encode()
-        self._write("index.json", index, durable=False)
+        """Write what changed over the index as it is now (the lock held): what another run
+        (a watch's poll, a count beside it) kept since stays; of a page both kept, the later."""
+        with self._changing(locked=True):
+            index = _read_index(self.folder / "index.json")
+            for url, meta in self._mine.items():
+                if meta is None:
+                    index.pop(url, None)
+                elif _fetched_at(index.get(url)) <= _fetched_at(meta):
+                    index[url] = meta
+                else:
+                    self._on_disk.pop(url, None)  # its body is the other run's now
+            self._mine, self._loaded = {}, index
+            data = json.dumps(index, ensure_ascii=False, indent=1).encode()
+            self._write("index.json", data, durable=False)
 
     def _write(self, name: str, data: bytes, *, durable: bool = True) -> bool:
         """Write one file of the cache; False (after one warning a run) when it cannot be.
@@ -459,12 +463,23 @@ class ThreadCache:
 
 
 def _read_index(index: Path) -> dict[str, dict[str, object]]:
+    """The index's entries that have the right shape; the rest is as if never cached (a
+    damaged index is an empty cache, not an error)."""
     try:
-        if index.is_file():
-            return _entries(json.loads(index.read_text(encoding="utf-8")))
+        loaded = json.loads(index.read_text(encoding="utf-8")) if index.is_file() else {}
     except (OSError, ValueError):
-        pass  # a damaged index is an empty cache, not an error
-    return {}
+        return {}
+    if not isinstance(loaded, dict):
+        return {}
+    return {k: v for k, v in loaded.items() if isinstance(k, str) and isinstance(v, dict)}
+
+
+def _fetched_at(meta: Mapping[str, object] | None) -> datetime:
+    """When an index entry's page was fetched (the earliest time: unknown, the page count)."""
+    with contextlib.suppress(KeyError, ValueError):
+        if (when := datetime.fromisoformat(str((meta or {})["fetched_at"]))).tzinfo is not None:
+            return when
+    return datetime.min.replace(tzinfo=UTC)
 
 
 def _s(value: object) -> str | None:
