@@ -206,3 +206,27 @@ def test_a_read_ending_after_another_keeps_the_others_pages_in_the_cache_index(
     assert count.sources == ("network", "network")
     offline = read_one(url, cache_dir=root, offline=True, not_before=close)
     assert len(offline.posts) == 16 and offline.sources == ("cache", "cache")
+
+
+def test_of_a_page_two_runs_fetched_the_index_keeps_the_later_fetch_and_its_body(tmp_path):
+    """The index a read writes at its end keeps, of a page another run fetched and kept in
+    the meantime, the later fetch, whose body is the one on disk; a page no other run
+    changed since is this read's, whatever the clocks say (a run after it on a clock set
+    back keeps its own)."""
+    cache, url = Cache(tmp_path), "https://bbs.example.com/forum.php?mod=viewthread&tid=7&page=1"
+    one, two = (cache.thread("discuz", "bbs.example.com", "7") for _ in range(2))
+    one.put(url, b"<html>as read first</html>", when("09 21:00"), {})
+    with one.index_held():
+        one.put(url + "2", b"<html>page 2</html>", when("09 21:59"), {})
+        one.put(url, b"<html>as the poll read it</html>", when("09 22:00"), {})
+        two.put(url, b"<html>as the count read it</html>", when("09 22:01"), {})
+        two.set_page_count(3)
+        one.set_page_count(2)
+    again = cache.thread("discuz", "bbs.example.com", "7")
+    [kept, second] = again.get(url), again.get(url + "2")
+    assert kept is not None and kept.body == b"<html>as the count read it</html>"
+    assert second is not None and again.page_count == 2
+    later = cache.thread("discuz", "bbs.example.com", "7")
+    later.put(url, b"<html>read on a clock set back</html>", when("09 21:30"), {})
+    kept = cache.thread("discuz", "bbs.example.com", "7").get(url)
+    assert kept is not None and kept.body == b"<html>read on a clock set back</html>"

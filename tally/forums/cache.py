@@ -92,8 +92,8 @@ class ThreadCache:
         self._loaded: dict[str, dict[str, object]] | None = None  # the index, once read
         self._loading = threading.Lock()
         self._held = 0  # the blocks of ``index_held`` open (the pool's threads share one)
-        # The index's entries changed since it was last written (None: forgotten).
-        self._mine: dict[str, dict[str, object] | None] = {}
+        # The index's entries changed since it was written: each as read, and now (None: none).
+        self._mine: dict[str, tuple[dict[str, object] | None, dict[str, object] | None]] = {}
         # The SHA-256 of each body this object found whole on disk (``get``) or wrote there.
         self._on_disk: dict[str, str] = {}
 
@@ -114,10 +114,10 @@ class ThreadCache:
     @contextlib.contextmanager
     def _changing(self, locked: bool = False) -> Iterator[None]:
         """Hold this thread's folder for one change of a file read and written whole (the
-        history, the post ids, the roles, the closed runs, the index): the threads of this
-        run wait on the lock (``locked``: the caller holds it already), other runs on an
-        exclusive lock of ``.lock`` in the folder. A folder that cannot be made or locked
-        changes without it (its writes fail and say so)."""
+        history, the post ids, the roles, the closed runs, the index): this run's threads
+        wait on the lock (``locked``: held already), other runs on an exclusive lock of
+        ``.lock`` in the folder. A folder that cannot be made or locked changes without it
+        (its writes fail and say so)."""
         with contextlib.nullcontext() if locked else self._lock:
             try:
                 self.folder.mkdir(parents=True, exist_ok=True)
@@ -212,8 +212,7 @@ class ThreadCache:
                 self._name(url), body, durable=False
             ):
                 self._on_disk[url] = digest
-                self._index[url] = self._mine[url] = meta
-                self._changed()
+                self._change(url, meta)
 
     def store_version(self, page: int, data: bytes, read_at: datetime, read: str = "") -> str:
         """Add a version of ``page`` read at ``read_at`` by the read ``read`` (an id each read
@@ -407,18 +406,21 @@ class ThreadCache:
     def forget(self, url: str) -> None:
         with self._lock:
             self._on_disk.pop(url, None)
-            if self._index.pop(url, None) is not None:
-                self._mine[url] = None
-                self._changed()
+            if url in self._index:
+                self._change(url, None)
 
     def set_page_count(self, count: int) -> None:
         with self._lock:
             if self._index.get("") != {"page_count": count}:
-                self._index[""] = self._mine[""] = {"page_count": count}
-                self._changed()
+                self._change("", {"page_count": count})
 
-    def _changed(self) -> None:
-        """The index changed (the lock held): written now, or at the end of ``index_held``."""
+    def _change(self, url: str, meta: dict[str, object] | None) -> None:
+        """Set ``url``'s entry (None: drop it), the lock held: written now, or by ``index_held``."""
+        self._mine[url] = (self._mine[url][0] if url in self._mine else self._index.get(url), meta)
+        if meta is None:
+            self._index.pop(url, None)
+        else:
+            self._index[url] = meta
         if not self._held:
             self._save()
 
@@ -427,13 +429,14 @@ class ThreadCache:
         (a watch's poll, a count beside it) kept since stays; of a page both kept, the later."""
         with self._changing(locked=True):
             index = _read_index(self.folder / "index.json")
-            for url, meta in self._mine.items():
-                if meta is None:
-                    index.pop(url, None)
-                elif _fetched_at(index.get(url)) <= _fetched_at(meta):
-                    index[url] = meta
-                else:
+            for url, (was, meta) in self._mine.items():
+                theirs = index.get(url)
+                if theirs != was and _fetched_at(theirs) > _fetched_at(meta):
                     self._on_disk.pop(url, None)  # its body is the other run's now
+                elif meta is None:
+                    index.pop(url, None)
+                else:
+                    index[url] = meta
             self._mine, self._loaded = {}, index
             data = json.dumps(index, ensure_ascii=False, indent=1).encode()
             self._write("index.json", data, durable=False)
@@ -463,8 +466,7 @@ class ThreadCache:
 
 
 def _read_index(index: Path) -> dict[str, dict[str, object]]:
-    """The index's entries that have the right shape; the rest is as if never cached (a
-    damaged index is an empty cache, not an error)."""
+    """The index's entries of the right shape; the rest (a damaged index: all) never cached."""
     try:
         loaded = json.loads(index.read_text(encoding="utf-8")) if index.is_file() else {}
     except (OSError, ValueError):
