@@ -214,6 +214,19 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
                 return "tieba"
             return nodeid
 
+        def mark_test_complete(self, node: object, item_index: int, duration: float = 0) -> None:
+            """As xdist's, but a unit whose tests have all run leaves its worker's work: xdist
+            counts what a worker has pending over every unit it was ever given, at the end of
+            each test (~940,000 steps a quick loop, 0.6 s of the controller's CPU, as the
+            workers want both cores)."""
+            nodeid = self.registered_collections[node][item_index]
+            scope = self._split_scope(nodeid)
+            work = self.assigned_work[node]
+            work[scope][nodeid] = True
+            if all(work[scope].values()):
+                del work[scope]
+            self._reschedule(node)
+
     return ModulesTogether(config, log)  # type: ignore[arg-type]
 
 
