@@ -189,12 +189,35 @@ BROWSER = frozenset({"tests/test_report.py", "tests/test_desk_browser.py"})
 # CODE and BROWSER; a Tieba test outside them runs where it falls, importing aiotieba there too.
 TIEBA = frozenset({"tests/test_reading_tieba_api.py", "tests/test_hostile_tieba_api.py",
                    "tests/test_hostile_tieba_counts.py"})  # fmt: skip
+# As aiotieba, pandas (0.35 s a process) and matplotlib (0.45 s, and its fonts found) are
+# imported once a run, not on both workers: the tests that read what tally wrote with
+# pandas or have it write a database (sqlite_utils imports pandas) share one worker, and
+# those that draw the pictures another; by module, and by the test's name elsewhere. A test
+# of either kind left out runs where it falls, importing there too.
+PANDAS = frozenset({"tests/test_archive.py", "tests/test_archive_record.py",
+                    "tests/test_hostile_record.py"})  # fmt: skip
+PANDAS_TESTS = frozenset({
+    "test_the_archive_library_function_loads_the_game_with_its_ledger",
+    "test_V6_L3_a_post_that_is_no_ballot_is_listed_everywhere_and_named_on_its_card",
+})  # fmt: skip
+PICTURES = frozenset({"tests/test_desk_json.py"})
+PICTURES_TESTS = frozenset({
+    "test_a_day_s_pictures_read_only_what_they_are_kept_by",
+    "test_the_built_in_report_draws_every_picture",
+    "test_every_page_escapes_what_players_wrote_and_one_poller_per_day",
+    "test_the_exported_report_template_renders_the_same_page",
+    "test_the_report_shows_a_card_in_doubt_as_such_and_counts_it_nowhere",
+    "test_the_report_counts_day_2_with_the_sheriff_of_day_1",
+    "test_a_chart_before_the_close_is_headed_as_a_standing",
+    "test_names_with_dollars_are_drawn_as_written",
+    "test_the_report_as_of_a_moment_and_its_rows",
+})  # fmt: skip
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """--dist loadgroup, its groups the modules of TOGETHER, BROWSER's as one, CODE's as one
-    and TIEBA's tests as one. pytest-xdist groups the tests marked xdist_group by renaming their nodeid, which
+    """--dist loadgroup, its groups the modules of TOGETHER, BROWSER's as one, CODE's as one,
+    and TIEBA's, PANDAS's and PICTURES's tests as one each. pytest-xdist groups the tests marked xdist_group by renaming their nodeid, which
     pytest 9 no longer lets a plugin do (each marked test went to any worker: the wheel was
     built twice at once)."""
     if config.getvalue("dist") != "loadgroup":
@@ -210,8 +233,13 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
                 return module
             if module in CODE:
                 return "code"
-            if module in TIEBA or "tieba" in test.split("[", 1)[0].lower():
+            name = test.split("[", 1)[0]
+            if module in TIEBA or "tieba" in name.lower():
                 return "tieba"
+            if module in PANDAS or name in PANDAS_TESTS:
+                return "pandas"
+            if module in PICTURES or name in PICTURES_TESTS:
+                return "pictures"
             return nodeid
 
         def mark_test_complete(self, node: object, item_index: int, duration: float = 0) -> None:
