@@ -225,7 +225,25 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     from xdist.scheduler import LoadGroupScheduling
 
     class ModulesTogether(LoadGroupScheduling):
+        # The other tests go out a few at a time, consecutive tests of a module: one by one,
+        # each test was a message to its worker and a look at what the worker had left,
+        # and the worker could wait for the controller (on the same two cores) between two
+        # quick tests.
+        FEW = 4
+
+        def __init__(self, *args: object) -> None:
+            super().__init__(*args)
+            self._scopes: dict[str, str] = {}
+            self._seen: dict[str, int] = {}
+
         def _split_scope(self, nodeid: str) -> str:
+            # Asked first in the collection's order (xdist's ``schedule``), then again as each
+            # test ends: the unit a test went out in is remembered.
+            if (scope := self._scopes.get(nodeid)) is None:
+                scope = self._scopes[nodeid] = self._unit(nodeid)
+            return scope
+
+        def _unit(self, nodeid: str) -> str:
             module, _, test = nodeid.partition("::")
             if module in BROWSER:
                 return "chromium"
@@ -240,7 +258,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
                 return "pandas"
             if module in PICTURES or name in PICTURES_TESTS:
                 return "pictures"
-            return nodeid
+            n = self._seen[module] = self._seen.get(module, -1) + 1
+            return f"{module}::{n // self.FEW}"
 
         def mark_test_complete(self, node: object, item_index: int, duration: float = 0) -> None:
             """As xdist's, but a unit whose tests have all run leaves its worker's work: xdist
