@@ -217,7 +217,7 @@ PICTURES_TESTS = frozenset({
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """--dist loadgroup, its groups the modules of TOGETHER, BROWSER's as one, CODE's as one,
-    and TIEBA's, PANDAS's and PICTURES's tests as one each. pytest-xdist groups the tests marked xdist_group by renaming their nodeid, which
+    and TIEBA's, PANDAS's and PICTURES's tests as one each; the other tests a few at a time. pytest-xdist groups the tests marked xdist_group by renaming their nodeid, which
     pytest 9 no longer lets a plugin do (each marked test went to any worker: the wheel was
     built twice at once)."""
     if config.getvalue("dist") != "loadgroup":
