@@ -47,15 +47,17 @@ def _shown(when: datetime, now: datetime | None = None) -> str:
     return f"{when.year}-{when.month}-{when.day} {when:%H:%M}"
 
 
-def position(thread: Thread, floor: int) -> int:
-    """The floor's place in the database, which a delete leaves as it was: its post id's
+def positions(thread: Thread) -> list[int]:
+    """Each floor's place in the database, which a delete leaves as it was: its post id's
     place where the id is the thread's own (a floor deleted before it leaves a hole), else
-    the next after the floor before it (a post merged in from another thread)."""
-    at = 0
-    for n in range(1, floor + 1):
+    the next after the floor before it (a post merged in from another thread). Once a page
+    (the floors before each counted once, not again for every floor)."""
+    at, placed = 0, []
+    for n in range(1, len(thread.posts) + 1):
         own = thread.pid(n) - thread.first_pid
         at = own if 0 < own < 1000 and own > at else at + 1
-    return at
+        placed.append(at)
+    return placed
 
 
 def _lines(text: str) -> str:
@@ -110,7 +112,7 @@ def postlist(
     floors = list(range(1, len(thread.posts) + 1))
     last = max(1, -(-len(floors) // ppp))
     page = min(page, last)
-    out = []
+    out, placed = [], positions(thread)
     for floor in floors[(page - 1) * ppp : page * ppp]:
         post = thread.posts[floor - 1]
         when = _when(post.time)
@@ -119,7 +121,7 @@ def postlist(
             "author": post.author, "authorid": str(thread.uid(post.author)),
             "dateline": _shown(when, now), "message": message(thread, post, host, version),
             "anonymous": "0", "attachment": "0", "status": "0", "replycredit": "0",
-            "position": str(position(thread, floor)), "username": post.author, "adminid": "0",
+            "position": str(placed[floor - 1]), "username": post.author, "adminid": "0",
             "groupid": "10", "memberstatus": "0", "number": str(floor),
             "dbdateline": str(int(when.timestamp())),
         })  # fmt: skip
@@ -151,7 +153,7 @@ def variables(
             "tid": thread.tid, "subject": thread.title, "author": first.author if first else "",
             "authorid": str(thread.uid(first.author)) if first else "0",
             "replies": str(replies), "allreplies": str(replies + notes),
-            "maxposition": str(position(thread, len(thread.posts)) if thread.posts else 0),
+            "maxposition": str(positions(thread)[-1] if thread.posts else 0),
             "closed": "0", "status": "32",
         },
         "fid": "3",

@@ -189,12 +189,35 @@ BROWSER = frozenset({"tests/test_report.py", "tests/test_desk_browser.py"})
 # CODE and BROWSER; a Tieba test outside them runs where it falls, importing aiotieba there too.
 TIEBA = frozenset({"tests/test_reading_tieba_api.py", "tests/test_hostile_tieba_api.py",
                    "tests/test_hostile_tieba_counts.py"})  # fmt: skip
+# As aiotieba, pandas (0.35 s a process) and matplotlib (0.45 s, and its fonts found) are
+# imported once a run, not on both workers: the tests that read what tally wrote with
+# pandas or have it write a database (sqlite_utils imports pandas) share one worker, and
+# those that draw the pictures another; by module, and by the test's name elsewhere. A test
+# of either kind left out runs where it falls, importing there too.
+PANDAS = frozenset({"tests/test_archive.py", "tests/test_archive_record.py",
+                    "tests/test_hostile_record.py"})  # fmt: skip
+PANDAS_TESTS = frozenset({
+    "test_the_archive_library_function_loads_the_game_with_its_ledger",
+    "test_V6_L3_a_post_that_is_no_ballot_is_listed_everywhere_and_named_on_its_card",
+})  # fmt: skip
+PICTURES = frozenset({"tests/test_desk_json.py"})
+PICTURES_TESTS = frozenset({
+    "test_a_day_s_pictures_read_only_what_they_are_kept_by",
+    "test_the_built_in_report_draws_every_picture",
+    "test_every_page_escapes_what_players_wrote_and_one_poller_per_day",
+    "test_the_exported_report_template_renders_the_same_page",
+    "test_the_report_shows_a_card_in_doubt_as_such_and_counts_it_nowhere",
+    "test_the_report_counts_day_2_with_the_sheriff_of_day_1",
+    "test_a_chart_before_the_close_is_headed_as_a_standing",
+    "test_names_with_dollars_are_drawn_as_written",
+    "test_the_report_as_of_a_moment_and_its_rows",
+})  # fmt: skip
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """--dist loadgroup, its groups the modules of TOGETHER, BROWSER's as one, CODE's as one
-    and TIEBA's tests as one. pytest-xdist groups the tests marked xdist_group by renaming their nodeid, which
+    """--dist loadgroup, its groups the modules of TOGETHER, BROWSER's as one, CODE's as one,
+    and TIEBA's, PANDAS's and PICTURES's tests as one each; the other tests a few at a time. pytest-xdist groups the tests marked xdist_group by renaming their nodeid, which
     pytest 9 no longer lets a plugin do (each marked test went to any worker: the wheel was
     built twice at once)."""
     if config.getvalue("dist") != "loadgroup":
@@ -202,7 +225,25 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     from xdist.scheduler import LoadGroupScheduling
 
     class ModulesTogether(LoadGroupScheduling):
+        # The other tests go out a few at a time, consecutive tests of a module: one by one,
+        # each test was a message to its worker and a look at what the worker had left,
+        # and the worker could wait for the controller (on the same two cores) between two
+        # quick tests.
+        FEW = 4
+
+        def __init__(self, *args: object) -> None:
+            super().__init__(*args)
+            self._scopes: dict[str, str] = {}
+            self._seen: dict[str, int] = {}
+
         def _split_scope(self, nodeid: str) -> str:
+            # Asked first in the collection's order (xdist's ``schedule``), then again as each
+            # test ends: the unit a test went out in is remembered.
+            if (scope := self._scopes.get(nodeid)) is None:
+                scope = self._scopes[nodeid] = self._unit(nodeid)
+            return scope
+
+        def _unit(self, nodeid: str) -> str:
             module, _, test = nodeid.partition("::")
             if module in BROWSER:
                 return "chromium"
@@ -210,9 +251,28 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
                 return module
             if module in CODE:
                 return "code"
-            if module in TIEBA or "tieba" in test.split("[", 1)[0].lower():
+            name = test.split("[", 1)[0]
+            if module in TIEBA or "tieba" in name.lower():
                 return "tieba"
-            return nodeid
+            if module in PANDAS or name in PANDAS_TESTS:
+                return "pandas"
+            if module in PICTURES or name in PICTURES_TESTS:
+                return "pictures"
+            n = self._seen[module] = self._seen.get(module, -1) + 1
+            return f"{module}::{n // self.FEW}"
+
+        def mark_test_complete(self, node: object, item_index: int, duration: float = 0) -> None:
+            """As xdist's, but a unit whose tests have all run leaves its worker's work: xdist
+            counts what a worker has pending over every unit it was ever given, at the end of
+            each test (~940,000 steps a quick loop, 0.6 s of the controller's CPU, as the
+            workers want both cores)."""
+            nodeid = self.registered_collections[node][item_index]
+            scope = self._split_scope(nodeid)
+            work = self.assigned_work[node]
+            work[scope][nodeid] = True
+            if all(work[scope].values()):
+                del work[scope]
+            self._reschedule(node)
 
     return ModulesTogether(config, log)  # type: ignore[arg-type]
 

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from tally.cli import app as cli
+from tally.desk import app as desk_app
 from tally.desk.app import make_app
 from tally.desk.guard import cookie_name
 from tally.desk.serve import HOST, bind
@@ -245,10 +246,15 @@ def events_until(chunks: Iterator[str], wanted: str, seconds: float = 20.0) -> s
     raise AssertionError(f"the stream ended before a count with {wanted!r}: {text[-1500:]}")
 
 
-def test_a_closed_days_stream_sends_the_count_again_when_a_ruling_is_written(setup, desk):
+def test_a_closed_days_stream_sends_the_count_again_when_a_ruling_is_written(
+    setup, desk, monkeypatch
+):
     """A closed day's page stays live: a ruling written into the game file while the desk
     runs (a disputed floor, at the close) is counted, and the stream sends the new count,
     saying what changed, with no reload and no restart."""
+    # The stream looks at the game file at each of its turns (a quarter of a second), not
+    # once a second (``LOOK``): the test waited ~1 s for the look, idle.
+    monkeypatch.setattr(desk_app, "LOOK", 0.0)
     c = client(desk)
     with c.stream("GET", "/day/1/events") as stream:
         assert stream.headers["content-type"].startswith("text/event-stream")
