@@ -65,10 +65,10 @@ def test_posted_through_the_interface_and_read_back(board, tmp_path):
     assert board.threads["102"].pid(20) == 2020 and board.threads["102"].posts[-1].author == "导演A"
     # The thread read through the interface (its probe, the thread's first floor; the count
     # with the edit marks version 4 hides asked of version 1 once; the read inside the lock,
-    # which knows them), then the post: its own check, the form (a page of one post), secure,
-    # sendreply; the read back.
+    # which knows them), then the post: the form (a page of one post, its version 4 asked of
+    # it, no module=check before it), secure, sendreply; the read back.
     assert api_requests(board) == ["viewthread", "viewthread", "viewthread/1", "viewthread",
-                                   "check", "viewthread", "secure", "sendreply",
+                                   "viewthread", "secure", "sendreply",
                                    "viewthread"]  # fmt: skip
     # No page of the thread was asked for its form: the pages read are the thread's reads.
     [form] = board.forms
@@ -250,7 +250,7 @@ def test_an_answer_tally_does_not_know_says_to_look_at_the_thread(board, tmp_pat
     ("off", "why"),
     [
         (CLOSED, 'its viewthread answers {"error": mobile_is_closed}'),
-        (PLUGIN_OFF, "its check answers no version 4"),
+        (PLUGIN_OFF, "its viewthread answers an HTML page"),
     ],
 )
 def test_the_interface_off_posts_through_the_web_form_said_once(board, tmp_path, off, why):
@@ -366,23 +366,28 @@ def asking(answers: dict[str, str]) -> Callable[[str], Response]:
 
 def test_the_real_answers_give_the_form_or_say_the_interface_is_off():
     ref = resolve_url("http://127.0.0.1:8900/forum.php?mod=viewthread&tid=1")[1]
-    form = interface_form(ref, asking({"check": "check_module", "viewthread": "vt_t1_p1_alice",
+    form = interface_form(ref, asking({"viewthread": "vt_t1_p1_alice",
                                        "secure": "secure_post_off_dave"}))  # fmt: skip
     assert isinstance(form, ReplyForm) and form.via == INTERFACE
     assert (form.uid, form.member, form.charset, form.asks) == ("2", "alice", "utf-8", "")
     assert form.action == "http://127.0.0.1:8900/api/mobile/index.php?version=4&module=sendreply&tid=1&replysubmit=yes"
     assert dict(form.fields) == {"formhash": "SCRUBBED"} and "SCRUBBED" not in repr(form)
-    asks = interface_form(ref, asking({"check": "check_module", "viewthread": "vt_t1_p1_alice",
+    asks = interface_form(ref, asking({"viewthread": "vt_t1_p1_alice",
                                        "secure": "secure_post_seccode_dave"}))  # fmt: skip
     assert isinstance(asks, ReplyForm) and asks.asks == "验证码"
-    guest = interface_form(ref, asking({"check": "check_module", "viewthread": "vt_t1_p1_guest",
+    guest = interface_form(ref, asking({"viewthread": "vt_t1_p1_guest",
                                         "secure": "secure_post_off_dave"}))  # fmt: skip
     assert isinstance(guest, ReplyForm) and (guest.uid, guest.member) == ("0", "")
-    closed = interface_form(ref, asking({"check": "off_allowmobile0_check",
-                                         "viewthread": "off_allowmobile0_viewthread"}))  # fmt: skip
+    closed = interface_form(ref, asking({"viewthread": "off_allowmobile0_viewthread"}))
     assert closed == Unserved("the board does not serve Discuz!'s mobile interface "
                               '(api/mobile/index.php: its viewthread answers {"error": mobile_is_closed})')
-    plugin = interface_form(ref, asking({"check": "off_plugin_disabled_check"}))
-    assert isinstance(plugin, Unserved) and "its check answers no version 4" in plugin.why
-    touch = interface_form(ref, asking({"check": "check_module", "viewthread": "off_plugin_disabled_viewthread"}))
+    # An answer of another version than the 4 asked for (the real answer, its Version
+    # changed): its fields may mean other things, so the form is the page's.
+    four = captured("vt_t1_p1_alice")
+    other = json.loads(four.body)
+    other["Version"] = "1"
+    older = interface_form(ref, lambda url: Response(url, four.status, four.headers,
+                                                     json.dumps(other).encode()))
+    assert isinstance(older, Unserved) and older.why.endswith("its viewthread answers no version 4)")
+    touch = interface_form(ref, asking({"viewthread": "off_plugin_disabled_viewthread"}))
     assert isinstance(touch, Unserved) and touch.why.endswith("its viewthread answers an HTML page)")

@@ -100,11 +100,10 @@ class LocalForum:
 
     @property
     def page_requests(self) -> list[str]:
-        """The requests made, robots.txt and the probes of a board's mobile interface left
-        out (a thread's first floor, asked once a run of a board: ``tally.forums.api``; its
-        check, before a post)."""
-        probes = ("module=check", "&page=1&ppp=1&")
-        return [r for r in self.requests if r != "/robots.txt" and not any(p in r for p in probes)]
+        """The requests made, robots.txt and the probe of a board's mobile interface left
+        out (a thread's first floor, asked once a run of a board, ``tally.forums.api``, and
+        as the form before a post, ``tally.forums.discuz.mobile_reply``)."""
+        return [r for r in self.requests if r != "/robots.txt" and "&page=1&ppp=1&" not in r]
 
     # -- content -----------------------------------------------------------------
     def add(self, path_and_query: str, reply: Reply) -> None:

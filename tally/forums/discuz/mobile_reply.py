@@ -4,12 +4,13 @@
 Asked before the thread page's fast-reply form (``tally.forums.discuz.reply``): the interface
 answers in keys, not in a theme's or a language pack's words. What a real X3.5 answers:
 
-- ``module=check``: JSON with ``"version": "4"`` where the interface is there. A board
-  whose admin turned it off (开启手机版 off) still answers it, and answers every other
-  module ``{"error": "mobile_is_closed"}``; with the plugin disabled, ``viewthread`` answers
-  the touch theme's HTML page. Anything but the JSON expected: the page's form, said once.
-- ``module=viewthread`` asked with the director's cookies: the session's ``formhash``, the
-  logged-in member (``member_uid``, ``member_username``) and the board's ``Charset``;
+- ``module=viewthread`` asked with the director's cookies (the thread's first floor): its
+  ``"Version": "4"``, the session's ``formhash``, the logged-in member (``member_uid``,
+  ``member_username``) and the board's ``Charset``. A board whose admin turned the
+  interface off (开启手机版 off) answers ``{"error": "mobile_is_closed"}``; with the plugin
+  disabled, the touch theme's HTML page. Anything but the JSON expected: the page's form,
+  said once. (``module=check`` is not asked: it says version 4 with 开启手机版 off too, and
+  viewthread's answer tells all it would.)
   ``module=secure&type=post`` names a verification code (``seccode``) or question
   (``secqaa``) a post must carry (and answers HTTP 503 when there is none, on PHP 8).
 - ``POST module=sendreply``: ``formhash`` and ``message`` in the board's charset (UTF-8 sent
@@ -83,14 +84,8 @@ def _off(why: str) -> Unserved:
 def interface_form(ref: ThreadRef, ask: Ask) -> ReplyForm | Unserved:
     """The interface's reply form for the thread, as the cookies' member has it (its form
     hash, uid, name and the board's charset), or why the board does not serve it."""
-    check_url = f"{ref.base}{API}&module=check"
+    url = f"{ref.base}{API}&module=viewthread&tid={ref.thread_id}&page=1&ppp=1"
     try:
-        check = _object(ask(check_url))
-        if isinstance(check, str):
-            return _off(tr("its check answers {what}", what=check))
-        if str(check.get("version")) != "4":
-            return _off(tr("its check answers no version 4"))
-        url = f"{ref.base}{API}&module=viewthread&tid={ref.thread_id}&page=1&ppp=1"
         answer = ask(url)
         if _moved(answer, url):  # the first request after a deletion: asked again once
             answer = ask(url)
@@ -101,26 +96,28 @@ def interface_form(ref: ThreadRef, ask: Ask) -> ReplyForm | Unserved:
     got = _object(answer)
     if isinstance(got, str):
         return _off(tr("its viewthread answers {what}", what=got))
-    form = _form(ref, url, got, check.get("charset"))
+    form = _form(ref, url, got)
     if isinstance(form, ReplyForm):
         return replace(form, asks=_asks(ref, ask))
     return form
 
 
-def _form(ref: ThreadRef, url: str, got: dict[str, Any], charset: object) -> ReplyForm | Unserved:
+def _form(ref: ThreadRef, url: str, got: dict[str, Any]) -> ReplyForm | Unserved:
     variables = got.get("Variables")
     if not isinstance(variables, dict):
         error = got.get("error")
         what = f'{{"error": {error}}}' if isinstance(error, str) and _KEY.fullmatch(error) else (
             tr("JSON without its Variables"))
         return _off(tr("its viewthread answers {what}", what=what))
+    if str(got.get("Version")) != "4":
+        return _off(tr("its viewthread answers no version 4"))
     formhash, uid = variables.get("formhash"), variables.get("member_uid")
     if not (isinstance(formhash, str) and formhash.isascii() and formhash.isalnum()):
         return _off(tr("its viewthread answers no form hash"))
     if not (isinstance(uid, str) and uid.isascii() and uid.isdigit()):
         return _off(tr("its viewthread answers no member"))
     name = variables.get("member_username")
-    said = got.get("Charset") or charset or "utf-8"
+    said = got.get("Charset") or "utf-8"
     if not isinstance(said, str) or not _CHARSET.fullmatch(said) or not _known(codec(said)):
         return _off(tr("its viewthread names a charset tally does not know"))
     return ReplyForm(
