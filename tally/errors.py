@@ -78,6 +78,12 @@ class ApiUnavailable(TallyError):
     exit_code = ExitStatus.FETCH
 
 
+class ThreadOffApi(ApiUnavailable):
+    """The forum's API serves the board, but cannot tell what this thread holds as the count
+    needs it (a 点评's time counted back from the answer): this thread's HTML pages are read,
+    the board's other threads still through the API."""
+
+
 class OutputError(TallyError):
     """A result could not be written."""
 

@@ -13,12 +13,16 @@ from pathlib import Path
 import pytest
 
 from tally.cli import app
+from tally.environment import HttpOptions
 from tally.errors import ExitStatus
+from tally.forums.fetch import fetch_thread
+from tally.forums.getting import FetchOptions
+from tally.forums.http import Http
 
 from .conftest import CHINA, FOLDERS, FakeClock
 from .discuzapi import CLOSED, ON, PLUGIN_OFF
 from .discuzboard import Board
-from .discuzgen import Comment, P
+from .discuzgen import Comment, P, Thread
 from .test_announcing_post import env, runner
 from .test_counting_whole_day import game_file, vote_thread
 
@@ -320,7 +324,7 @@ def test_a_点评_counted_back_sends_the_thread_to_its_pages_and_two_reads_agree
         assert result.exit_code == 0, result.stderr
         said = " ".join(result.stderr.split())
         assert said.count("shows this 点评's time only as '1 分钟前', not to the minute; tally "
-                          "reads its threads from their HTML pages") == 1  # fmt: skip
+                          "reads this thread from its HTML pages") == 1  # fmt: skip
         reads.append(json.loads(result.stdout))
     assert [r["thread"]["read_by"] for r in reads] == ["pages", "pages"]
     assert {**same(reads[0]), "as_of": ""} == {**same(reads[1]), "as_of": ""}
@@ -331,6 +335,36 @@ def test_a_点评_counted_back_sends_the_thread_to_its_pages_and_two_reads_agree
     pages = count(board, url, game_file(tmp_path / "b", url), "--fresh", at="2024-05-09 21:31:20")
     assert pages.exit_code == 0, pages.stderr
     assert same(json.loads(pages.stdout)) == same(reads[1])
+
+
+@pytest.mark.rules("S2")
+def test_a_点评_counted_back_sends_that_thread_alone_to_its_pages(board, tmp_path):
+    """The board serves the interface: the 点评 shown "1 分钟前" is one thread's, so the
+    board's kept answer to the probe stands (the next run does not ask it again) and the
+    run's other threads of the board are read through the interface."""
+    board.dateconvert = True
+    url = board.thread(late_change_thread())
+    game = game_file(tmp_path, url)
+    first = count(board, url, game, at="2024-05-09 21:30:55")
+    assert first.exit_code == 0, first.stderr
+    assert json.loads(first.stdout)["thread"]["read_by"] == "pages"
+    assert "tally reads its threads from their HTML pages" not in " ".join(first.stderr.split())
+    assert len(asked(board, PROBE)) == 1
+    second = count(board, url, game, at="2024-05-09 21:31:20")
+    assert second.exit_code == 0, second.stderr
+    assert json.loads(second.stdout)["thread"]["read_by"] == "pages"
+    assert len(asked(board, PROBE)) == 1  # the board's answer kept: not asked again
+    # Another thread of the board, read after it in one run (tally lurkers reads the day's
+    # vote and discussion threads): through the interface.
+    other = Thread("103", "[测试局] 第二天讨论帖", {}, first_pid=3000)
+    other.add(P("导演A", "2024-05-09 09:30:00", "第二天讨论"), P("冷月", "2024-05-09 10:01:00", "过"))
+    other_url = board.thread(other)
+    clock = FakeClock("2024-05-09 21:31:30", CHINA)
+    board.clock = clock.now
+    options = FetchOptions(clock=clock.now)
+    with Http(HttpOptions(host_delay=0)) as http:
+        assert fetch_thread(url, CHINA, http=http, options=options).read_by == "pages"
+        assert fetch_thread(other_url, CHINA, http=http, options=options).read_by == "api"
 
 
 def test_a_点评_shown_yesterday_is_read_through_the_interface(board, tmp_path):

@@ -30,6 +30,7 @@ from tally.errors import (
     ParseError,
     TallyError,
     ThreadGoneError,
+    ThreadOffApi,
 )
 from tally.forums import resolve_url
 from tally.forums.api import API, PAGES
@@ -119,9 +120,13 @@ def fetch_thread(
     except ApiUnavailable as exc:
         if way != API or options.offline:
             raise
-        why = tr("{why}; tally reads its threads from their HTML pages", why=exc)
-        http.facts[(platform.name, urlsplit(ref.base).netloc)] = (PAGES, why)  # the run's others
-        forget_probe(platform, ref, options)
+        if isinstance(exc, ThreadOffApi):  # this thread's pages; the board's answer stands
+            why = tr("{why}; tally reads this thread from its HTML pages", why=exc)
+            http.facts[(platform.name, urlsplit(ref.base).netloc, ref.thread_id)] = (PAGES, why)
+        else:
+            why = tr("{why}; tally reads its threads from their HTML pages", why=exc)
+            http.facts[(platform.name, urlsplit(ref.base).netloc)] = (PAGES, why)  # the others
+            forget_probe(platform, ref, options)
         thread = _fetched(url, tz, PAGES, http=http, options=options, progress=progress,
                           held=held)  # fmt: skip
     if why is not None:  # said once the thread is read: a read that fails says why alone

@@ -183,8 +183,9 @@ class Http:
         self._hosts_lock = threading.Lock()
         self._guest_sites: set[str] = set()  # sites warned of: read as a guest
         self._said: set[str] = set()  # what say_once said
-        # What a run learnt of each board (platform, host): how its threads are read.
-        self.facts: dict[tuple[str, str], tuple[str, str | None]] = {}
+        # What a run learnt of each board (platform, host), or of one thread of it (platform,
+        # host, thread id): how its threads, or that one, are read.
+        self.facts: dict[tuple[str, ...], tuple[str, str | None]] = {}
         # Requests sent so far, robots.txt and retries included (tally watch reports them).
         self.requests = 0
 

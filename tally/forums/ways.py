@@ -52,7 +52,10 @@ def way_of(
     if options.offline:
         kept = cache.thread(cache_name(platform.name, API), host, ref.thread_id) if cache else None
         return (API if kept is not None and kept.page_count else PAGES), None
-    known = http.facts.get((platform.name, host))  # asked already this run (a watch's polls)
+    # Asked already this run (a watch's polls): of this thread (a 点评 only its pages tell,
+    # ``ThreadOffApi``), else of the board.
+    known = http.facts.get((platform.name, host, ref.thread_id)) or http.facts.get(
+        (platform.name, host))
     if known is not None:
         return known
     found = probed(platform, api, probe, ref, tz, http, options, cache)

@@ -13,9 +13,10 @@ answer, which the answer does not carry ("1 分钟前" at 08:33:10 is any instan
 two reads a few seconds apart would put one 点评 in two minutes, and one posted before a close
 in the closing minute. Neither ``viewcomment`` nor any field of the answer says more (real
 X3.5: its HTML page alone prints the minute, in the title of the relative time). Such a
-thread, and one whose dates are on a clock no post tells, is not served by the interface
-(``ApiUnavailable``): its HTML pages are read. A form tally does not know is a
-``ParseError``, never a guess.
+thread is not served by the interface (``ThreadOffApi``): its HTML pages are read, the
+board's other threads through the interface still. One whose dates are on a clock no post
+tells is ``ApiUnavailable``: the board's clock is no thread's own. A form tally does not
+know is a ``ParseError``, never a guess.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from typing import Any
 
-from tally.errors import ApiUnavailable, ParseError
+from tally.errors import ApiUnavailable, ParseError, ThreadOffApi
 from tally.forums.base import missing_field
 from tally.forums.discuz.api_posts import fragment, ident, shown_value
 from tally.forums.htmltext import font_flags, node_text
@@ -106,7 +107,7 @@ def comment_time(
 ) -> datetime:
     """A 点评's time as the answer shows it, to the minute, in ``tz``: dates and 昨天/前天
     (the day before ``at``, the answer's time) on ``clock``, the zone the answer shows them
-    in; ``ApiUnavailable`` for a time counted back from the answer, which tells no minute."""
+    in; ``ThreadOffApi`` for a time counted back from the answer, which tells no minute."""
     said = _said(shown)
     m = _AGO.fullmatch(said)
     if m is not None and int(m.group("n") or 0) > 60:
@@ -114,7 +115,7 @@ def comment_time(
                             where=where, time=repr(said)))  # fmt: skip
     # Counted back from an instant the answer does not carry: no minute (module docstring).
     if m is not None or _COARSE.fullmatch(said):
-        raise ApiUnavailable(
+        raise ThreadOffApi(
             tr("{where}: its mobile interface shows this 点评's time only as {time}, not to the "
                "minute", where=where, time=repr(said))
         )
