@@ -103,3 +103,34 @@ def test_progress_bar_only_on_a_terminal_and_not_with_quiet():
     with Terminal(Environment(stderr=stream, terminal=True)).progress() as bar:
         assert bar is not None
         bar(3, 7)  # a rich progress bar, drawn on standard error
+
+
+# Kept for the whole run: the suite builds each app's click command once, by the app's id
+# (tests/runner.py), and an id is free again once its object is gone.
+_NAMED: list[object] = []
+
+
+@pytest.mark.parametrize("args", [
+    ["votes", "--help"], ["cards", "--help"], ["cards", "add", "--help"], ["day", "add", "-h"],
+    ["templates", "export", "--help"], ["votes"], ["votes", "--bogus"], ["cards", "nope"],
+    ["cards"], ["config", "--json"], ["lurkers", "--game"], ["--help"], ["--version"], [],
+    ["vote"], ["-q", "votes"],
+])  # fmt: skip
+def test_a_run_of_one_command_prints_what_the_whole_app_prints(args, monkeypatch):
+    """`tally NAME …` in a process of its own builds NAME alone (tally.cli.named): its help,
+    its mistakes and its output are the bytes the whole app gives, in English and Chinese."""
+    from typer.main import get_command
+
+    from tally.cli import named
+
+    one = named(args)
+    _NAMED.append(one)
+    if args and args[0] in ("votes", "cards", "day", "templates", "config", "lurkers"):
+        assert list(get_command(one).commands) == [args[0]]  # type: ignore[attr-defined]
+    else:
+        assert one is app
+    for language in ("en", "zh"):
+        monkeypatch.setenv("TALLY_LANG", language)
+        whole, alone = runner.invoke(app, args), runner.invoke(one, args)
+        assert (alone.exit_code, alone.stdout, alone.stderr) == (
+            whole.exit_code, whole.stdout, whole.stderr)

@@ -86,6 +86,27 @@ def test_defaults(tmp_path):
     )
 
 
+def test_a_file_loaded_again_is_parsed_again_only_when_it_changed(tmp_path):
+    """A process (a desk, a watch, the tests) loads a game file at each run or poll: the same
+    text at the same path is the same Game; the file edited, or the same text named another
+    way or on another clock, is parsed again; a mistake is said at every load."""
+    path = tmp_path / "g.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    first = load_game(path)
+    assert load_game(path) is first and load_game(str(path)) is first
+    assert load_game(path, default_timezone="Europe/Paris") is not first
+    path.write_text(GOOD.replace('"小眯"', '"小眯", "新人"'), encoding="utf-8")
+    edited = load_game(path)
+    assert edited is not first and "新人" in edited.players and "新人" not in first.players
+    moved = tmp_path / "h.toml"
+    moved.write_text(GOOD, encoding="utf-8")
+    assert load_game(moved).path == moved and load_game(moved).name == first.name
+    path.write_text(GOOD.replace("ruleset = \"023\"", "ruleset = \"999\""), encoding="utf-8")
+    for _ in range(2):
+        with pytest.raises(GameFileError, match="999"):
+            load_game(path)
+
+
 def test_offset_times_are_converted_to_the_forum_zone():
     text = GOOD.replace("opens = 2024-05-08T09:30:00", "opens = 2024-05-08T01:30:00Z")
     assert parse_game(text).day(2).opens == datetime(2024, 5, 8, 9, 30, tzinfo=CHINA)
