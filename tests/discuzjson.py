@@ -61,7 +61,15 @@ def positions(thread: Thread) -> list[int]:
 
 
 def _lines(text: str) -> str:
-    return "<br />\n".join(html.escape(line, quote=False) for line in text.split("\n"))
+    """The text as the thread's page shows it (& < > " escaped, lines broken)."""
+    return "<br />\n".join(html.escape(line, quote=False).replace('"', "&quot;")
+                            for line in text.split("\n"))  # fmt: skip
+
+
+def _twice(shown: str) -> str:
+    """The page's HTML as a real X3.5's interface answers it: every & escaped once more
+    (A&B, A&amp;B on the page, is A&amp;amp;B; a link's href too)."""
+    return shown.replace("&", "&amp;")
 
 
 def message(thread: Thread, post: P, host: str, version: str = "4") -> str:
@@ -79,9 +87,9 @@ def message(thread: Thread, post: P, host: str, version: str = "4") -> str:
                 f"{thread.pid(quoted)}&amp;amp;ptid={thread.tid}")  # fmt: skip
         parts.append(
             f'<div class="reply_wrap"><a href="{link}"><font color="#999999">{q.author} 发表于 '
-            f"{_shown(_when(q.time))}</font></a><br />\n{_lines(q.text)}</div><br />\n"
+            f"{_shown(_when(q.time))}</font></a><br />\n{_twice(_lines(q.text))}</div><br />\n"
         )
-    body = post.html if post.html is not None else _lines(post.text)
+    body = _twice(post.html if post.html is not None else _lines(post.text))
     parts.append(f'<font color="Red">{body}</font>' if post.red else body)
     return "".join(parts)
 

@@ -704,3 +704,23 @@ def test_a_点评_shown_to_the_hour_sends_the_thread_to_its_html_pages():
     with pytest.raises(ApiUnavailable, match="'2 小时前', not to the minute"):
         thread("captured/aged-coarse-guest.json")
 
+
+
+def test_a_posts_words_are_its_words_though_the_interface_escapes_them_twice():
+    # What a real X3.5 (its mobile interface, version 4) answered for a reply typed as
+    # 普通文字 A&B <x> "q" 链接 http://a.b/c?d=1&e=2 [url=http://x.y/?a=1&b=2]ab&cd[/url]:
+    # its words escaped twice, where its HTML page escapes them once.
+    a = answer("answers/vt_t1_p1_guest")
+    data = json.loads(a.body)
+    post = data["Variables"]["postlist"][1]
+    post["message"] = (
+        "普通文字 A&amp;amp;B &amp;lt;x&amp;gt; &amp;quot;q&amp;quot; 链接 http://a.b/c?d=1&amp;amp;e=2 "
+        '<a href="http://x.y/?a=1&amp;amp;b=2">ab&amp;amp;cd</a>'
+    )
+    page = parse_thread(
+        json.dumps(data).encode(), a.content_type, source=a.name, ref=a.ref, tz=CHINA,
+        asked_page=1, ppp=int(a.query("ppp", "10") or 10), at=a.at,
+    )  # fmt: skip
+    assert by_pid(page)[post["pid"]].text == (
+        '普通文字 A&B <x> "q" 链接 http://a.b/c?d=1&e=2 ab&cd'
+    )

@@ -187,7 +187,13 @@ def read_message(message: str) -> Words:
         if "查看本帖隐藏内容" in said or "需要积分高于" in said:
             hide = HIDE_CODE
     red, large = font_flags(body)
-    return Words(node_text(body), quotes, red, large, hide)
+    return Words(_words(node_text(body)), quotes, red, large, hide)
+
+
+def _words(parsed: str) -> str:
+    """A post's words as its page shows them: the interface escapes them twice (a reply
+    typed A&B is A&amp;amp;B in its message, A&amp;B on the page), the parser undid one."""
+    return html.unescape(parsed)
 
 
 def fragment(markup: str) -> Node:
@@ -213,6 +219,6 @@ def _take_quotes(body: Node) -> tuple[Quote, ...]:
             post_id = m.group(1) if m else None
             author = node_text(link).split(" 发表于", 1)[0].strip() or None
             link.decompose()
-        quotes.append(Quote(text=node_text(block), post_id=post_id, author=author))
+        quotes.append(Quote(text=_words(node_text(block)), post_id=post_id, author=author))
         block.decompose()
     return tuple(quotes)
