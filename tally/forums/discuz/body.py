@@ -132,15 +132,8 @@ def _shown_anyway(node: Node, body: Node, locks: list[Node]) -> str | None:
     """Why the forum hides a post whose body it still shows (to a moderator), from the
     notices (div.locked: ``locks``, the post's) beside the body; None for a post shown to
     all."""
-    # Nodes told apart by their identity in the tree (``is`` compares selectolax's
-    # wrappers, a new one for each access, and never held: every notice in the body was
-    # taken for the forum's).
-    top, own = id_of(node), id_of(body)
     for lock in locks:
-        parent = lock.parent
-        while parent is not None and id_of(parent) not in (top, own):
-            parent = parent.parent
-        if parent is not None and id_of(parent) == own:
+        if _within(lock, body, node):
             continue  # inside what the author wrote: the author's words, not the forum's
         note = node_text(lock)
         code = next((code for marker, code in _HIDDEN if marker in note), None)
