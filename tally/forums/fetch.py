@@ -21,7 +21,6 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
-from urllib.parse import urlsplit
 
 from tally.errors import (
     ApiUnavailable,
@@ -30,7 +29,6 @@ from tally.errors import (
     ParseError,
     TallyError,
     ThreadGoneError,
-    ThreadOffApi,
 )
 from tally.forums import resolve_url
 from tally.forums.api import API, PAGES
@@ -41,7 +39,7 @@ from tally.forums.history import page_data
 from tally.forums.http import Http
 from tally.forums.merged import CachedThread, cached_thread, gone, with_first_reads
 from tally.forums.out_of_place import numbered_again, place_floating, renumbered
-from tally.forums.ways import forget_probe, way_of, with_edits
+from tally.forums.ways import fell_back, way_of, with_edits
 from tally.i18n import tr
 from tally.model import History, Page, Thread, Version
 from tally.times import instant
@@ -120,13 +118,7 @@ def fetch_thread(
     except ApiUnavailable as exc:
         if way != API or options.offline:
             raise
-        if isinstance(exc, ThreadOffApi):  # this thread's pages; the board's answer stands
-            why = tr("{why}; tally reads this thread from its HTML pages", why=exc)
-            http.facts[(platform.name, urlsplit(ref.base).netloc, ref.thread_id)] = (PAGES, why)
-        else:
-            why = tr("{why}; tally reads its threads from their HTML pages", why=exc)
-            http.facts[(platform.name, urlsplit(ref.base).netloc)] = (PAGES, why)  # the others
-            forget_probe(platform, ref, options)
+        why = fell_back(platform, ref, http, options, exc)
         thread = _fetched(url, tz, PAGES, http=http, options=options, progress=progress,
                           held=held)  # fmt: skip
     if why is not None:  # said once the thread is read: a read that fails says why alone

@@ -10,7 +10,9 @@ from datetime import tzinfo
 from urllib.parse import urlsplit
 
 from tally.errors import (
+    ApiUnavailable,
     FetchError,
+    ThreadOffApi,
 )
 from tally.forums import Platform, ThreadRef, resolve_url
 from tally.forums.api import API, PAGES, PROBE_KEPT, Api, learn_edits
@@ -53,7 +55,7 @@ def way_of(
         kept = cache.thread(cache_name(platform.name, API), host, ref.thread_id) if cache else None
         return (API if kept is not None and kept.page_count else PAGES), None
     # Asked already this run (a watch's polls): of this thread (a 点评 only its pages tell,
-    # ``ThreadOffApi``), else of the board.
+    # ``ThreadOffApi``: ``fell_back``), else of the board.
     known = http.facts.get((platform.name, host, ref.thread_id)) or http.facts.get(
         (platform.name, host))
     if known is not None:
@@ -98,15 +100,25 @@ def probed(
     )
 
 
-def forget_probe(platform: Platform, ref: ThreadRef, options: FetchOptions) -> None:
-    """The interface failed a read the probe let through: the board's kept answer is asked
-    again by the next run (an admin who switched the interface off since is seen then, by
-    ``tally doctor`` too, not after ``PROBE_KEPT``)."""
-    probe = platform.api.probe_request(ref) if platform.api is not None else None
-    if probe is None or options.cache_dir is None or options.offline:
-        return
+def fell_back(
+    platform: Platform, ref: ThreadRef, http: Http, options: FetchOptions, exc: ApiUnavailable
+) -> str:
+    """The interface failed a read the probe let through: the run's later reads of the
+    thread (``ThreadOffApi``: a 点评 only its pages tell), or of every thread of the board,
+    go to the pages (``way_of``); why, in the line that says so. For the board, its kept
+    answer is asked again by the next run too (an admin who switched the interface off since
+    is seen then, by ``tally doctor`` too, not after ``PROBE_KEPT``)."""
     host = urlsplit(ref.base).netloc
-    Cache(options.cache_dir, options.warn).board(platform.name, host).forget(probe.key)
+    if isinstance(exc, ThreadOffApi):  # this thread's pages; the board's answer stands
+        why = tr("{why}; tally reads this thread from its HTML pages", why=exc)
+        http.facts[(platform.name, host, ref.thread_id)] = (PAGES, why)
+        return why
+    why = tr("{why}; tally reads its threads from their HTML pages", why=exc)
+    http.facts[(platform.name, host)] = (PAGES, why)
+    probe = platform.api.probe_request(ref) if platform.api is not None else None
+    if probe is not None and options.cache_dir is not None:  # never offline: read live
+        Cache(options.cache_dir, options.warn).board(platform.name, host).forget(probe.key)
+    return why
 
 
 def with_edits(
