@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from tally.demo.localforum import Reply
@@ -171,3 +173,18 @@ def test_saved_files_missing_a_page(tmp_path):
 def test_neither_url_nor_file():
     with pytest.raises(InputError, match="neither a thread URL nor a saved page"):
         read(["no-such-file.html"])
+
+
+def test_offline_stands_as_of_the_read_the_cache_holds_not_the_run(forum, tmp_path):
+    """--offline counts the pages an earlier read kept: the thread is known up to that read
+    (its as_of, which decides whether a count is provisional and what a standing is headed
+    "截至"), not up to the moment --offline runs, an hour later with no page read since."""
+    serve_talk(forum)
+    url = forum.url("thread-24-1-1.html")
+    clock = FakeClock()
+    live = read_one(url, env=clock.env(cache_dir=tmp_path), cache_dir=tmp_path)
+    assert live.as_of is not None and abs((live.as_of - clock.t).total_seconds()) < 5
+    later = FakeClock(clock.t + timedelta(hours=1))
+    offline = read_one(url, env=later.env(cache_dir=tmp_path), cache_dir=tmp_path, offline=True)
+    assert set(offline.sources) == {"cache"} and offline.posts == live.posts
+    assert offline.as_of == live.as_of

@@ -226,8 +226,12 @@ def _built(url: str, reader: PageReader, read: _Read) -> tuple[_Read, Thread]:
     placed = place_floating([p for p, _ in pages.values()], url, whole=whole)
     pages = {n: (placed[i], o) for i, (n, (_, o)) in enumerate(pages.items())}
     ordered = [pages[n] for n in sorted(pages)]
-    # Stamped in the forum's zone at its offset then, as the posts' times are.
-    stamped = instant(reader.options.clock().astimezone(reader.tz))
+    # Stamped in the forum's zone at its offset then, as the posts' times are: the moment of
+    # the read, or, counted --offline from the cache, of the last read the cache holds (the
+    # thread is known up to then, not up to this run: a standing counted an hour later from
+    # the same pages is no newer, and is still provisional where that read was).
+    when = max(read.read_at.values()) if reader.options.offline else reader.options.clock()
+    stamped = instant(when.astimezone(reader.tz))
     name, tid = reader.platform.name, reader.ref.thread_id
     thread = build_thread(name, tid, url, [p for p, _ in ordered], [o for _, o in ordered],
                           read_at=stamped)  # fmt: skip
