@@ -182,29 +182,45 @@ class ThreadCache:
         self, listed: list[tuple[object, ...]], page: int, data: bytes, when: str, read: str
     ) -> str:
         """List one version in ``listed`` (the history as it will be written), its file
-        written first where it is new: "listed", "moved on" (the page as last kept, listed
-        again or its last listing moved on), "same" (as last kept, the history full), "full"
-        or "unwritable"."""
+        written first where it is new or not whole (``_whole``): "listed", "moved on" (the
+        page as last kept, listed again or its last listing moved on), "same" (as last kept,
+        the history full), "full" or "unwritable"."""
         digest = hashlib.sha256(data).hexdigest()
         mine = [i for i, e in enumerate(listed) if e[0] == page]
-        if mine and listed[mine[-1]][1] == digest:
-            entry = listing(page, digest, when, read)
-            # A page unchanged again: its last confirmation is moved on, not added to, so
-            # the history holds a page's first read of each content and its last (a watch
-            # polling all day stays far from MAX_VERSIONS).
-            if len(mine) > 1 and listed[mine[-2]][1] == digest:
-                del listed[mine[-1]]  # and listed at the end: the list stays in read order
-            elif len(listed) >= MAX_VERSIONS:
-                return "same"
-            listed.append(entry)
-            return "moved on"
-        if len(listed) >= MAX_VERSIONS:
+        again = bool(mine) and listed[mine[-1]][1] == digest
+        if not again and len(listed) >= MAX_VERSIONS:
             return "full"
-        name = f"versions/{digest}.json"
-        if not (self.folder / name).is_file() and not self._write(name, data):
+        if not self._whole(digest, len(data), hashed=not again) and not self._write(
+            f"versions/{digest}.json", data
+        ):
             return "unwritable"  # said once already
-        listed.append(listing(page, digest, when, read))
-        return "listed"
+        if not again:
+            listed.append(listing(page, digest, when, read))
+            return "listed"
+        entry = listing(page, digest, when, read)
+        # A page unchanged again: its last confirmation is moved on, not added to, so the
+        # history holds a page's first read of each content and its last (a watch polling
+        # all day stays far from MAX_VERSIONS).
+        if len(mine) > 1 and listed[mine[-2]][1] == digest:
+            del listed[mine[-1]]  # and listed at the end: the list stays in read order
+        elif len(listed) >= MAX_VERSIONS:
+            return "same"
+        listed.append(entry)
+        return "moved on"
+
+    def _whole(self, digest: str, size: int, *, hashed: bool) -> bool:
+        """Whether the file of the version ``digest`` (``size`` bytes) is whole, so that a
+        read listing it again need not write it: one missing, cut short by a crash or a full
+        disk, or (``hashed``: read and hashed) with a byte changed, is mended with the data
+        just read. Hashed where the page's content is listed again after another (rare);
+        where a page is as its last read found it (every page of every poll), its size alone
+        is weighed."""
+        if hashed:
+            return self._version(digest) is not None
+        try:
+            return (self.folder / "versions" / f"{digest}.json").stat().st_size == size
+        except OSError:
+            return False
 
     def versions(self) -> list[tuple[int, datetime, bytes]]:
         """The history's versions in the order read: (page, read at, the stored posts); one
@@ -218,9 +234,7 @@ class ThreadCache:
         stored: dict[str, bytes | None] = {}  # a version listed for many reads, read once
         for page, digest, when, read in self._versions():
             if digest not in stored:
-                data = read_own(self.folder / "versions" / f"{digest}.json", PAGE)
-                ok = data is not None and hashlib.sha256(data).hexdigest() == digest
-                stored[digest] = data if ok else None
+                stored[digest] = self._version(digest)
             kept = stored[digest]
             try:
                 read_at = datetime.fromisoformat(when)
@@ -229,6 +243,12 @@ class ThreadCache:
             if kept is not None and read_at.tzinfo is not None:
                 found.append((page, read_at, kept, read))
         return found
+
+    def _version(self, digest: str) -> bytes | None:
+        """The stored posts of the version ``digest``; None where its file is missing or
+        does not hash to its name."""
+        data = read_own(self.folder / "versions" / f"{digest}.json", PAGE)
+        return data if data is not None and hashlib.sha256(data).hexdigest() == digest else None
 
     def _versions(self) -> list[tuple[int, str, str, str]]:
         try:
