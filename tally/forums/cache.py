@@ -9,7 +9,9 @@ that finds a page as the last one did adds nothing, and a thread keeps at most
 ``MAX_VERSIONS``. And what the reads found besides the pages (``tally.forums.reads``): the
 roles each read read the thread as, and the runs of reads that found it closed.
 Every write is atomic; a body whose checksum does not match, or an index entry of the
-wrong shape, is treated as absent, never used. A cache that cannot be written (a read-only
+wrong shape, is treated as absent, never used; a version so damaged, or gone, is lost to the
+history (``History.lost``: a count that would take it says so) until a read of the same
+content writes it again. A cache that cannot be written (a read-only
 or full disk) is no reason to stop a count: the run goes on without it, after one warning.
 """
 
@@ -44,7 +46,7 @@ from tally.forums.reads import (
     with_read,
 )
 from tally.i18n import tr
-from tally.model import History, ThreadRef, Version
+from tally.model import History, Lost, ThreadRef, Version
 
 # How long a change of a thread's history (and of what else is read, changed and written
 # whole) waits for another tally changing it: two runs of one thread at once (a watch and a
@@ -224,13 +226,14 @@ class ThreadCache:
 
     def versions(self) -> list[tuple[int, datetime, bytes]]:
         """The history's versions in the order read: (page, read at, the stored posts); one
-        whose file is missing or damaged is left out, as never kept."""
-        return [(page, when, data) for page, when, data, _ in self._stored()]
+        whose file is missing or damaged is left out (``history`` lists it as lost)."""
+        return [(page, when, data) for page, when, data, _ in self._stored()[0]]
 
-    def _stored(self) -> list[tuple[int, datetime, bytes, str]]:
+    def _stored(self) -> tuple[list[tuple[int, datetime, bytes, str]], list[Lost]]:
         """``versions``, each with the id of the read that kept it ("": kept before reads
-        had ids)."""
-        found = []
+        had ids); and those listed whose file is missing or damaged. A listing whose time
+        is not one tally wrote cannot be placed among the reads: left out."""
+        found, lost = [], []
         stored: dict[str, bytes | None] = {}  # a version listed for many reads, read once
         for page, digest, when, read in self._versions():
             if digest not in stored:
@@ -240,9 +243,13 @@ class ThreadCache:
                 read_at = datetime.fromisoformat(when)
             except ValueError:
                 continue
-            if kept is not None and read_at.tzinfo is not None:
+            if read_at.tzinfo is None:
+                continue
+            if kept is None:
+                lost.append(Lost(page, read_at, read))
+            else:
                 found.append((page, read_at, kept, read))
-        return found
+        return found, lost
 
     def _version(self, digest: str) -> bytes | None:
         """The stored posts of the version ``digest``; None where its file is missing or
@@ -278,15 +285,18 @@ class ThreadCache:
         return frozenset(p.post_id for v in self.history().versions for p in v.posts)
 
     def history(self) -> History:
-        """The thread's history as kept: each stored version's posts, in the order read (a
-        version whose file is damaged is as if never kept)."""
+        """The thread's history as kept: each stored version's posts, in the order read; a
+        version whose file is missing, damaged or of the wrong shape is listed as lost."""
         versions = []
-        for number, when, data, read in self._stored():  # each stored version read once
+        stored, lost = self._stored()
+        for number, when, data, read in stored:  # each stored version read once
             try:
                 versions.append(Version(number, when, page_posts(data), read))
             except (ValueError, KeyError, TypeError, IndexError):
-                continue
-        return History(tuple(versions), capped=len(versions) >= MAX_VERSIONS)
+                lost.append(Lost(number, when, read))
+        listed = len(versions) + len(lost)
+        lost.sort(key=lambda v: v.read_at)
+        return History(tuple(versions), capped=listed >= MAX_VERSIONS, lost=tuple(lost))
 
     def note_post_ids(self, ids: frozenset[str]) -> None:
         """Add post ids a read found first in this thread to those kept (never removed: a
@@ -497,7 +507,10 @@ def one_history(kept: Mapping[str, History]) -> History:
         (replace(v, way=way) for way, h in kept.items() for v in h.versions),
         key=lambda v: v.read_at,
     )
-    return History(tuple(versions), capped=any(h.capped for h in kept.values()))
+    lost = sorted((replace(v, way=way) for way, h in kept.items() for v in h.lost),
+                  key=lambda v: v.read_at)  # fmt: skip
+    return History(tuple(versions), capped=any(h.capped for h in kept.values()),
+                   lost=tuple(lost))  # fmt: skip
 
 
 def _own(path: Path) -> str:

@@ -448,9 +448,16 @@ def store_versions(
             added.append(Version(number, when, page.posts, read, reader.way))
         elif kept == "unwritable":
             known = None
-    if known is not None:
+    if known is not None and not known.lost:
         return History((*known.versions, *added), known.capped)
-    return stored_history(reader) or History()
+    # Read again where a version was lost (this read may have mended its file), with this
+    # read's own pages as it read them, whatever became of their files.
+    whole = stored_history(reader) or History()
+    own = {(v.way, v.page, v.read_at, v.read): v for v in added}
+    versions = {(v.way, v.page, v.read_at, v.read): v for v in whole.versions} | own
+    return replace(whole, versions=tuple(sorted(versions.values(), key=lambda v: v.read_at)),
+                   lost=tuple(v for v in whole.lost if (v.way, v.page, v.read_at, v.read)
+                              not in own))  # fmt: skip
 
 
 def _whole_in_cache(url: str, tz: tzinfo, http: Http, options: FetchOptions) -> bool:
