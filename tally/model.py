@@ -284,6 +284,9 @@ class Lost:
     read_at: datetime
     read: str = ""
     way: str = "pages"
+    # Its address (the SHA-256 of its posts as stored): a read that reads the same content
+    # writes it again (``tally.forums.fetch.store_versions``).
+    digest: str = ""
 
 
 @dataclass(frozen=True)

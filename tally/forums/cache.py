@@ -227,12 +227,13 @@ class ThreadCache:
     def versions(self) -> list[tuple[int, datetime, bytes]]:
         """The history's versions in the order read: (page, read at, the stored posts); one
         whose file is missing or damaged is left out (``history`` lists it as lost)."""
-        return [(page, when, data) for page, when, data, _ in self._stored()[0]]
+        return [(page, when, data) for page, when, data, *_ in self._stored()[0]]
 
-    def _stored(self) -> tuple[list[tuple[int, datetime, bytes, str]], list[Lost]]:
+    def _stored(self) -> tuple[list[tuple[int, datetime, bytes, str, str]], list[Lost]]:
         """``versions``, each with the id of the read that kept it ("": kept before reads
-        had ids); and those listed whose file is missing or damaged. A listing whose time
-        is not one tally wrote cannot be placed among the reads: left out."""
+        had ids) and its digest; and those listed whose file is missing or damaged. A
+        listing whose time is not one tally wrote cannot be placed among the reads: left
+        out."""
         found, lost = [], []
         stored: dict[str, bytes | None] = {}  # a version listed for many reads, read once
         for page, digest, when, read in self._versions():
@@ -246,10 +247,17 @@ class ThreadCache:
             if read_at.tzinfo is None:
                 continue
             if kept is None:
-                lost.append(Lost(page, read_at, read))
+                lost.append(Lost(page, read_at, read, digest=digest))
             else:
-                found.append((page, read_at, kept, read))
+                found.append((page, read_at, kept, read, digest))
         return found, lost
+
+    def mend(self, data: bytes) -> bool:
+        """Write the version of ``data`` again where its file is not whole (the history found
+        it lost, and a read read the same content): whether it was written. Its name is its
+        content's SHA-256: the same bytes whoever writes them, no lock needed."""
+        digest = hashlib.sha256(data).hexdigest()
+        return self._version(digest) is None and self._write(f"versions/{digest}.json", data)
 
     def _version(self, digest: str) -> bytes | None:
         """The stored posts of the version ``digest``; None where its file is missing or
@@ -289,11 +297,11 @@ class ThreadCache:
         version whose file is missing, damaged or of the wrong shape is listed as lost."""
         versions = []
         stored, lost = self._stored()
-        for number, when, data, read in stored:  # each stored version read once
+        for number, when, data, read, digest in stored:  # each stored version read once
             try:
                 versions.append(Version(number, when, page_posts(data), read))
             except (ValueError, KeyError, TypeError, IndexError):
-                lost.append(Lost(number, when, read))
+                lost.append(Lost(number, when, read, digest=digest))
         listed = len(versions) + len(lost)
         lost.sort(key=lambda v: v.read_at)
         return History(tuple(versions), capped=listed >= MAX_VERSIONS, lost=tuple(lost))
