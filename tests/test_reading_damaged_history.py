@@ -84,17 +84,28 @@ def test_a_damaged_version_is_rewritten_by_a_read_that_finds_the_page_unchanged(
     assert "missing or damaged" not in again.stderr
 
 
-def damaged_then(forum, tmp_path: Path, listing: int, data: bytes, clock: str, name: str):  # type: ignore[no-untyped-def]
+def damaged_then(forum, tmp_path: Path, listing: int, data: bytes, clock: str, name: str,  # type: ignore[no-untyped-def]
+                 *args: str):  # fmt: skip
     """The run at ``clock`` (the forum serving ``name``) after the file of the history's
     listing ``listing`` was written over with ``data``: a count that goes on."""
     version_file(tmp_path, listing).write_bytes(data)
-    result = read_at(forum, tmp_path, clock, name)
+    result = read_at(forum, tmp_path, clock, name, *args)
     assert result.exit_code == 0, result.output
     return result
 
 
 def warnings(result) -> list[str]:  # type: ignore[no-untyped-def]
     return [line for line in result.stderr.splitlines() if "missing or damaged" in line]
+
+
+def after_the_close(lost: str, instead: str) -> str:
+    """The warning of page 1's read ``lost`` after the 17:05 close, the read ``instead`` taken."""
+    return (
+        f"tally: warning: thread 1, page 1: tally's read of it 12-01 {lost}, after 12-01 17:05, "
+        "is missing or damaged in the cache, so the count takes the page after 12-01 17:05 "
+        f"from its read 12-01 {instead}: a post deleted or changed between the two reads is "
+        "not counted as it stood, and the count could differ for it."
+    )
 
 
 def ballots(result) -> list[tuple[str, str, str | None, str]]:  # type: ignore[no-untyped-def]
@@ -111,12 +122,7 @@ def test_a_count_whose_read_after_the_close_is_damaged_says_so_and_what_it_count
     it cannot: the count takes the thread as the forum shows it now, and says so."""
     assert read_at(forum, tmp_path, "17:10:00", "vote-1-guest").exit_code == 0
     result = damaged_then(forum, tmp_path, 0, b"[", "17:20:00", "vote-3-deleted-guest")
-    assert warnings(result) == [
-        "tally: warning: thread 1, page 1: tally's read of it 12-01 17:10, after 12-01 17:05, is "
-        "missing or damaged in the cache, so the count takes the page after 12-01 17:05 from "
-        "its read 12-01 17:20: a post deleted or changed between the two reads is not counted "
-        "as it stood, and the count could differ for it."
-    ]
+    assert warnings(result) == [after_the_close("17:10", "17:20")]
     # What it counts: the thread as read at 17:20, bob's ballot gone (a gap, no row).
     assert "3" not in [pid for pid, *_ in ballots(result)]
     assert ("4", "carol", "dave", "counted") in ballots(result)
@@ -193,3 +199,19 @@ def test_a_damaged_version_is_said_in_the_directors_language(forum, tmp_path):
     assert said.startswith("tally: 警告：帖子 1 第1页：tally 在 12-01 17:05 之后、12-01 17:10 "
                            "读到的这一页在缓存里丢失或损坏了")  # fmt: skip
     assert not english_words(said.removeprefix("tally: ")), said
+
+
+@pytest.mark.rules("S2")
+def test_an_offline_count_whose_needed_version_is_damaged_says_so(forum, tmp_path):
+    """`tally votes --offline` counts from the cache alone, the history with it: read at
+    17:10 (every ballot standing) and at 17:12 (bob's deleted), then counted offline with the
+    17:10 version damaged: bob's ballot cannot be put back, and the count says why."""
+    assert read_at(forum, tmp_path, "17:10:00", "vote-1-guest").exit_code == 0
+    assert read_at(forum, tmp_path, "17:12:00", "vote-3-deleted-guest").exit_code == 0
+    forum.requests.clear()
+    whole = read_at(forum, tmp_path, "17:20:00", "vote-3-deleted-guest", "--offline")
+    assert ("3", "bob", "carol", "counted") in ballots(whole) and warnings(whole) == []
+    result = damaged_then(forum, tmp_path, 0, b"", "17:21:00", "vote-3-deleted-guest", "--offline")
+    assert not forum.page_requests
+    assert warnings(result) == [after_the_close("17:10", "17:12")]
+    assert "3" not in [pid for pid, *_ in ballots(result)]
