@@ -215,3 +215,20 @@ def test_an_offline_count_whose_needed_version_is_damaged_says_so(forum, tmp_pat
     assert not forum.page_requests
     assert warnings(result) == [after_the_close("17:10", "17:12")]
     assert "3" not in [pid for pid, *_ in ballots(result)]
+
+
+def test_a_count_as_of_a_moment_whose_read_is_damaged_says_so(forum, tmp_path):
+    """--as-of 17:04:58 counts the thread as the reads by then show it: the one read by
+    then, 17:04:55, damaged, the count has the posts only as the 17:10 read first showed
+    them (bob's ballot deleted by then), and says it has no read of the page by the moment."""
+    assert read_at(forum, tmp_path, "17:04:55", "vote-1-guest").exit_code == 0
+    assert read_at(forum, tmp_path, "17:10:00", "vote-3-deleted-guest").exit_code == 0
+    result = damaged_then(forum, tmp_path, 0, b"", "17:20:00", "vote-3-deleted-guest",
+                          "--as-of", "17:04:58")  # fmt: skip
+    assert warnings(result) == [
+        "tally: warning: thread 1, page 1: tally's read of it 12-01 17:04:55 is missing or "
+        "damaged in the cache and no earlier read of the page was kept, so the count has no "
+        "read of the page by 12-01 17:04:58, and could differ for it."
+    ]
+    assert [(pid, status) for pid, _, _, status in ballots(result)] == [
+        ("2", "counted"), ("4", "counted"), ("5", "banned"), ("6", "counted")]  # fmt: skip

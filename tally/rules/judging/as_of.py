@@ -190,8 +190,8 @@ def lost_notes(thread: Thread, when: datetime) -> list[str]:
         elif lost.read_at <= when:
             notes.append(tr("thread {thread}, page {page}: tally's read of it {read} is missing "
                             "or damaged in the cache and no earlier read of the page was kept, "
-                            "so the count knows nothing of the page as it stood at {when}, and "
-                            "could differ for it.", **said))  # fmt: skip
+                            "so the count has no read of the page by {when}, and could differ "
+                            "for it.", **said))  # fmt: skip
         elif instead is not None:
             notes.append(tr("thread {thread}, page {page}: tally's read of it {read}, after "
                             "{when}, is missing or damaged in the cache, so the count takes "
