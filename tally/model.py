@@ -274,6 +274,22 @@ class Version:
 
 
 @dataclass(frozen=True)
+class Lost:
+    """A version the history lists and cannot read back: its file missing, damaged (cut
+    short by a crash or a full disk, a byte changed) or of the wrong shape. Which page, when
+    and by which read (``Version``'s fields): where the thread as it stood at a moment would
+    take it, the count says so (``tally.rules.judging.as_of.lost_at``)."""
+
+    page: int
+    read_at: datetime
+    read: str = ""
+    way: str = "pages"
+    # Its address (the SHA-256 of its posts as stored): a read that reads the same content
+    # writes it again (``tally.forums.fetch.store_versions``).
+    digest: str = ""
+
+
+@dataclass(frozen=True)
 class History:
     """The versions of one thread's pages, oldest read first (read as of a moment by
     tally.rules.judging.standing)."""
@@ -281,6 +297,8 @@ class History:
     versions: tuple[Version, ...] = ()
     # The cap of versions a thread keeps was reached: reads after it were not kept.
     capped: bool = False
+    # The versions listed that could not be read back, oldest read first.
+    lost: tuple[Lost, ...] = ()
 
     def came_in_unseen(
         self, posts: Iterable[Post], before: datetime

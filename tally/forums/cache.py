@@ -1,15 +1,17 @@
 """Pages kept between runs, so that the runs of the last hour fetch only what may change.
 
 One folder per thread under the cache root; in it each fetched URL's body and an index
-(``index.json``) with the URL, the time it was fetched, its SHA-256, and the validators
-(ETag, Last-Modified) for conditional requests. Beside them the thread's history
-(``tally.forums.history``): each page's posts as each read found them, in ``versions/`` by
-their SHA-256, listed with the time of the read in ``history.json``; a read that finds a
-page as the last one did adds nothing, and a thread keeps at most ``MAX_VERSIONS``. And what
-the reads found besides the pages (``tally.forums.reads``): the roles each read read the
-thread as, and the runs of reads that found it closed.
+(``index.json``, ``tally.forums.page_index``) with the URL, the time it was fetched, its
+SHA-256, and the validators (ETag, Last-Modified) for conditional requests. Beside them the
+thread's history (``tally.forums.history``): each page's posts as each read found them, in
+``versions/`` by their SHA-256, listed with the time of the read in ``history.json``; a read
+that finds a page as the last one did adds nothing, and a thread keeps at most
+``MAX_VERSIONS``. And what the reads found besides the pages (``tally.forums.reads``): the
+roles each read read the thread as, and the runs of reads that found it closed.
 Every write is atomic; a body whose checksum does not match, or an index entry of the
-wrong shape, is treated as absent, never used. A cache that cannot be written (a read-only
+wrong shape, is treated as absent, never used; a version so damaged, or gone, is lost to the
+history (``History.lost``: a count that would take it says so) until a read of the same
+content writes it again. A cache that cannot be written (a read-only
 or full disk) is no reason to stop a count: the run goes on without it, after one warning.
 """
 
@@ -22,8 +24,8 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -32,6 +34,8 @@ from tally.errors import OutputError
 from tally.files import PAGE, read_own
 from tally.forums.api import API, PAGES
 from tally.forums.history import listed_versions, listing, page_posts
+from tally.forums.page_index import Entry, PageIndex, entry
+from tally.forums.page_index import read_index as _read_index
 from tally.forums.reads import (
     ClosedRun,
     Roles,
@@ -42,34 +46,7 @@ from tally.forums.reads import (
     with_read,
 )
 from tally.i18n import tr
-from tally.model import History, ThreadRef, Version
-
-
-@dataclass(frozen=True)
-class Entry:
-    url: str
-    body: bytes
-    fetched_at: datetime
-    content_type: str | None
-    etag: str | None
-    last_modified: str | None
-
-    def headers(self) -> dict[str, str]:
-        """The headers the entry was stored with, to store it again (a 304 renews it)."""
-        return {
-            "content-type": self.content_type or "",
-            "etag": self.etag or "",
-            "last-modified": self.last_modified or "",
-        }
-
-    def validators(self) -> dict[str, str]:
-        headers = {}
-        if self.etag:
-            headers["If-None-Match"] = self.etag
-        if self.last_modified:
-            headers["If-Modified-Since"] = self.last_modified
-        return headers
-
+from tally.model import History, Lost, ThreadRef, Version
 
 # How long a change of a thread's history (and of what else is read, changed and written
 # whole) waits for another tally changing it: two runs of one thread at once (a watch and a
@@ -89,23 +66,13 @@ class ThreadCache:
         self.folder = folder
         self._health = health or _Health()
         self._lock = threading.Lock()
-        self._loaded: dict[str, dict[str, object]] | None = None  # the index, once read
-        self._loading = threading.Lock()
-        self._held = 0  # the blocks of ``index_held`` open (the pool's threads share one)
-        # The index's entries changed since it was written: each as read, and now (None: none).
-        self._mine: dict[str, tuple[dict[str, object] | None, dict[str, object] | None]] = {}
-        # The SHA-256 of each body this object found whole on disk (``get``) or wrote there.
-        self._on_disk: dict[str, str] = {}
-
-    @property
-    def _index(self) -> dict[str, dict[str, object]]:
-        """The index (``index.json``), read when first asked: most of the folders a run
-        opens are asked for their history, post ids or roles alone."""
-        if self._loaded is None:
-            with self._loading:
-                if self._loaded is None:
-                    self._loaded = _read_index(self.folder / "index.json")
-        return self._loaded
+        self._index = PageIndex(
+            folder,
+            self._lock,
+            lambda: self._changing(locked=True),
+            lambda name, data: self._write(name, data, durable=False),
+            _read_index,  # looked up here, when the folder is opened (a test counts reads)
+        )
 
     @staticmethod
     def _name(url: str) -> str:
@@ -144,31 +111,16 @@ class ThreadCache:
                 unlock(handle)
                 handle.close()
 
-    @contextlib.contextmanager
-    def index_held(self) -> Iterator[None]:
-        """Write the index once, when the block ends however it ends, not at each change in
-        it (a read of a thread: each page and sub-request put, and the page count), over
-        what other runs wrote since (``_save``). A run killed inside it leaves the bodies it
-        wrote without their entries: fetched again by the next run, as pages never cached."""
-        with self._lock:
-            self._held += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._held -= 1
-                if not self._held and self._mine:
-                    self._save()
+    def index_held(self) -> contextlib.AbstractContextManager[None]:
+        """Write the index once, when the block ends (``PageIndex.held``)."""
+        return self._index.held()
 
     @property
     def page_count(self) -> int | None:
-        value = self._index.get("", {}).get("page_count")
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            return None
-        return value
+        return self._index.page_count
 
     def get(self, url: str) -> Entry | None:
-        meta = self._index.get(url)
+        meta = self._index.entries.get(url)
         if not meta:
             return None
         body = read_own(self.folder / self._name(url), PAGE)
@@ -177,21 +129,8 @@ class ThreadCache:
         digest = hashlib.sha256(body).hexdigest()
         if digest != meta.get("sha256"):
             return None
-        self._on_disk[url] = digest
-        try:
-            fetched = datetime.fromisoformat(str(meta["fetched_at"]))
-        except (KeyError, ValueError):
-            return None
-        if fetched.tzinfo is None:
-            return None  # not written by tally: when it was fetched cannot be known
-        return Entry(
-            url,
-            body,
-            fetched,
-            _s(meta.get("content_type")),
-            _s(meta.get("etag")),
-            _s(meta.get("last_modified")),
-        )
+        self._index.on_disk[url] = digest
+        return entry(url, body, meta)
 
     def put(self, url: str, body: bytes, fetched_at: datetime, headers: dict[str, str]) -> None:
         lower = {k.lower(): v for k, v in headers.items()}
@@ -208,11 +147,11 @@ class ThreadCache:
             # renews it, a page is read again unchanged): its entry alone changes. Were the
             # file changed since, by another run, it fails the entry's checksum, as never
             # cached.
-            if self._on_disk.get(url) == digest or self._write(
+            if self._index.on_disk.get(url) == digest or self._write(
                 self._name(url), body, durable=False
             ):
-                self._on_disk[url] = digest
-                self._change(url, meta)
+                self._index.on_disk[url] = digest
+                self._index.change(url, meta)
 
     def store_version(self, page: int, data: bytes, read_at: datetime, read: str = "") -> str:
         """Add a version of ``page`` read at ``read_at`` by the read ``read`` (an id each read
@@ -245,53 +184,86 @@ class ThreadCache:
         self, listed: list[tuple[object, ...]], page: int, data: bytes, when: str, read: str
     ) -> str:
         """List one version in ``listed`` (the history as it will be written), its file
-        written first where it is new: "listed", "moved on" (the page as last kept, listed
-        again or its last listing moved on), "same" (as last kept, the history full), "full"
-        or "unwritable"."""
+        written first where it is new or not whole (``_whole``): "listed", "moved on" (the
+        page as last kept, listed again or its last listing moved on), "same" (as last kept,
+        the history full), "full" or "unwritable"."""
         digest = hashlib.sha256(data).hexdigest()
         mine = [i for i, e in enumerate(listed) if e[0] == page]
-        if mine and listed[mine[-1]][1] == digest:
-            entry = listing(page, digest, when, read)
-            # A page unchanged again: its last confirmation is moved on, not added to, so
-            # the history holds a page's first read of each content and its last (a watch
-            # polling all day stays far from MAX_VERSIONS).
-            if len(mine) > 1 and listed[mine[-2]][1] == digest:
-                del listed[mine[-1]]  # and listed at the end: the list stays in read order
-            elif len(listed) >= MAX_VERSIONS:
-                return "same"
-            listed.append(entry)
-            return "moved on"
-        if len(listed) >= MAX_VERSIONS:
+        again = bool(mine) and listed[mine[-1]][1] == digest
+        if not again and len(listed) >= MAX_VERSIONS:
             return "full"
-        name = f"versions/{digest}.json"
-        if not (self.folder / name).is_file() and not self._write(name, data):
+        if not self._whole(digest, len(data), hashed=not again) and not self._write(
+            f"versions/{digest}.json", data
+        ):
             return "unwritable"  # said once already
-        listed.append(listing(page, digest, when, read))
-        return "listed"
+        if not again:
+            listed.append(listing(page, digest, when, read))
+            return "listed"
+        entry = listing(page, digest, when, read)
+        # A page unchanged again: its last confirmation is moved on, not added to, so the
+        # history holds a page's first read of each content and its last (a watch polling
+        # all day stays far from MAX_VERSIONS).
+        if len(mine) > 1 and listed[mine[-2]][1] == digest:
+            del listed[mine[-1]]  # and listed at the end: the list stays in read order
+        elif len(listed) >= MAX_VERSIONS:
+            return "same"
+        listed.append(entry)
+        return "moved on"
+
+    def _whole(self, digest: str, size: int, *, hashed: bool) -> bool:
+        """Whether the file of the version ``digest`` (``size`` bytes) is whole, so that a
+        read listing it again need not write it: one missing, cut short by a crash or a full
+        disk, or (``hashed``: read and hashed) with a byte changed, is mended with the data
+        just read. Hashed where the page's content is listed again after another (rare);
+        where a page is as its last read found it (every page of every poll), its size alone
+        is weighed."""
+        if hashed:
+            return self._version(digest) is not None
+        try:
+            return (self.folder / "versions" / f"{digest}.json").stat().st_size == size
+        except OSError:
+            return False
 
     def versions(self) -> list[tuple[int, datetime, bytes]]:
         """The history's versions in the order read: (page, read at, the stored posts); one
-        whose file is missing or damaged is left out, as never kept."""
-        return [(page, when, data) for page, when, data, _ in self._stored()]
+        whose file is missing or damaged is left out (``history`` lists it as lost)."""
+        return [(page, when, data) for page, when, data, *_ in self._stored()[0]]
 
-    def _stored(self) -> list[tuple[int, datetime, bytes, str]]:
+    def _stored(self) -> tuple[list[tuple[int, datetime, bytes, str, str]], list[Lost]]:
         """``versions``, each with the id of the read that kept it ("": kept before reads
-        had ids)."""
-        found = []
+        had ids) and its digest; and those listed whose file is missing or damaged. A
+        listing whose time is not one tally wrote cannot be placed among the reads: left
+        out."""
+        found, lost = [], []
         stored: dict[str, bytes | None] = {}  # a version listed for many reads, read once
         for page, digest, when, read in self._versions():
             if digest not in stored:
-                data = read_own(self.folder / "versions" / f"{digest}.json", PAGE)
-                ok = data is not None and hashlib.sha256(data).hexdigest() == digest
-                stored[digest] = data if ok else None
+                stored[digest] = self._version(digest)
             kept = stored[digest]
             try:
                 read_at = datetime.fromisoformat(when)
             except ValueError:
                 continue
-            if kept is not None and read_at.tzinfo is not None:
-                found.append((page, read_at, kept, read))
-        return found
+            if read_at.tzinfo is None:
+                continue
+            if kept is None:
+                lost.append(Lost(page, read_at, read, digest=digest))
+            else:
+                found.append((page, read_at, kept, read, digest))
+        return found, lost
+
+    def mend(self, data: bytes) -> bool:
+        """Write the version of ``data`` again where its file is not whole (the history found
+        it lost, and a read read the same content): whether it was written. Its name is its
+        content's SHA-256: the same bytes whoever writes them, no lock needed."""
+        digest = hashlib.sha256(data).hexdigest()
+        return self._version(digest) is None and self._write(f"versions/{digest}.json", data)
+
+    def _version(self, digest: str) -> bytes | None:
+        """The stored posts of the version ``digest``; None where its file is missing or
+        does not hash to its name."""
+        data = read_own(self.folder / "versions" / f"{digest}.json", PAGE)
+        return data if data is not None and hashlib.sha256(data).hexdigest() == digest else None
 
     def _versions(self) -> list[tuple[int, str, str, str]]:
         try:
@@ -321,15 +293,18 @@ class ThreadCache:
         return frozenset(p.post_id for v in self.history().versions for p in v.posts)
 
     def history(self) -> History:
-        """The thread's history as kept: each stored version's posts, in the order read (a
-        version whose file is damaged is as if never kept)."""
+        """The thread's history as kept: each stored version's posts, in the order read; a
+        version whose file is missing, damaged or of the wrong shape is listed as lost."""
         versions = []
-        for number, when, data, read in self._stored():  # each stored version read once
+        stored, lost = self._stored()
+        for number, when, data, read, digest in stored:  # each stored version read once
             try:
                 versions.append(Version(number, when, page_posts(data), read))
             except (ValueError, KeyError, TypeError, IndexError):
-                continue
-        return History(tuple(versions), capped=len(versions) >= MAX_VERSIONS)
+                lost.append(Lost(number, when, read, digest=digest))
+        listed = len(versions) + len(lost)
+        lost.sort(key=lambda v: v.read_at)
+        return History(tuple(versions), capped=listed >= MAX_VERSIONS, lost=tuple(lost))
 
     def note_post_ids(self, ids: frozenset[str]) -> None:
         """Add post ids a read found first in this thread to those kept (never removed: a
@@ -405,41 +380,14 @@ class ThreadCache:
 
     def forget(self, url: str) -> None:
         with self._lock:
-            self._on_disk.pop(url, None)
-            if url in self._index:
-                self._change(url, None)
+            self._index.on_disk.pop(url, None)
+            if url in self._index.entries:
+                self._index.change(url, None)
 
     def set_page_count(self, count: int) -> None:
         with self._lock:
-            if self._index.get("") != {"page_count": count}:
-                self._change("", {"page_count": count})
-
-    def _change(self, url: str, meta: dict[str, object] | None) -> None:
-        """Set ``url``'s entry (None: drop it), the lock held: written now, or by ``index_held``."""
-        self._mine[url] = (self._mine[url][0] if url in self._mine else self._index.get(url), meta)
-        if meta is None:
-            self._index.pop(url, None)
-        else:
-            self._index[url] = meta
-        if not self._held:
-            self._save()
-
-    def _save(self) -> None:
-        """Write what changed over the index as it is now (the lock held): what another run
-        (a watch's poll, a count beside it) kept since stays; of a page both kept, the later."""
-        with self._changing(locked=True):
-            index = _read_index(self.folder / "index.json")
-            for url, (was, meta) in self._mine.items():
-                theirs = index.get(url)
-                if theirs != was and _fetched_at(theirs) > _fetched_at(meta):
-                    self._on_disk.pop(url, None)  # its body is the other run's now
-                elif meta is None:
-                    index.pop(url, None)
-                else:
-                    index[url] = meta
-            self._mine, self._loaded = {}, index
-            data = json.dumps(index, ensure_ascii=False, indent=1).encode()
-            self._write("index.json", data, durable=False)
+            if self._index.entries.get("") != {"page_count": count}:
+                self._index.change("", {"page_count": count})
 
     def _write(self, name: str, data: bytes, *, durable: bool = True) -> bool:
         """Write one file of the cache; False (after one warning a run) when it cannot be.
@@ -463,29 +411,6 @@ class ThreadCache:
             self._health.failed(str(exc))
             return False
         return True
-
-
-def _read_index(index: Path) -> dict[str, dict[str, object]]:
-    """The index's entries of the right shape; the rest (a damaged index: all) never cached."""
-    try:
-        loaded = json.loads(index.read_text(encoding="utf-8")) if index.is_file() else {}
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(loaded, dict):
-        return {}
-    return {k: v for k, v in loaded.items() if isinstance(k, str) and isinstance(v, dict)}
-
-
-def _fetched_at(meta: Mapping[str, object] | None) -> datetime:
-    """When an index entry's page was fetched (the earliest time: unknown, the page count)."""
-    with contextlib.suppress(KeyError, ValueError):
-        if (when := datetime.fromisoformat(str((meta or {})["fetched_at"]))).tzinfo is not None:
-            return when
-    return datetime.min.replace(tzinfo=UTC)
-
-
-def _s(value: object) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 class _Health:
@@ -590,7 +515,10 @@ def one_history(kept: Mapping[str, History]) -> History:
         (replace(v, way=way) for way, h in kept.items() for v in h.versions),
         key=lambda v: v.read_at,
     )
-    return History(tuple(versions), capped=any(h.capped for h in kept.values()))
+    lost = sorted((replace(v, way=way) for way, h in kept.items() for v in h.lost),
+                  key=lambda v: v.read_at)  # fmt: skip
+    return History(tuple(versions), capped=any(h.capped for h in kept.values()),
+                   lost=tuple(lost))  # fmt: skip
 
 
 def _own(path: Path) -> str:

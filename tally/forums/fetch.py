@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import hashlib
 import itertools
 import logging
 import uuid
@@ -41,7 +42,7 @@ from tally.forums.merged import CachedThread, cached_thread, gone, with_first_re
 from tally.forums.out_of_place import numbered_again, place_floating, renumbered
 from tally.forums.ways import fell_back, way_of, with_edits
 from tally.i18n import tr
-from tally.model import History, Page, Thread, Version
+from tally.model import History, Lost, Page, Thread, Version
 from tally.times import instant
 from tally.vocabulary import Origin
 
@@ -438,8 +439,9 @@ def store_versions(
     added = []
     read = uuid.uuid4().hex[:12]  # this read's own: another run's pages may come between
     ordered = sorted(pages, key=lambda p: p[0])
-    stored = store.store_versions([(n, page_data(page.posts), when) for n, page, when in ordered],
-                                  read)  # fmt: skip
+    data = [page_data(page.posts) for _, page, _ in ordered]
+    listed = [(n, d, when) for (n, _, when), d in zip(ordered, data, strict=True)]
+    stored = store.store_versions(listed, read)
     for (number, page, when), kept in zip(ordered, stored, strict=False):
         if kept == "full":
             (options.warn or logging.getLogger("tally").warning)(
@@ -452,9 +454,29 @@ def store_versions(
             added.append(Version(number, when, page.posts, read, reader.way))
         elif kept == "unwritable":
             known = None
-    if known is not None:
+    if known is not None and not known.lost:
         return History((*known.versions, *added), known.capped)
-    return stored_history(reader) or History()
+    # Read again where a version was lost (this read may have mended its file), with this
+    # read's own pages as it read them, whatever became of their files.
+    whole = stored_history(reader) or History()
+    if _mended(store, whole.lost, data, reader.way):
+        whole = stored_history(reader) or History()
+    own = {(v.way, v.page, v.read_at, v.read): v for v in added}
+    versions = {(v.way, v.page, v.read_at, v.read): v for v in whole.versions} | own
+    return replace(whole, versions=tuple(sorted(versions.values(), key=lambda v: v.read_at)),
+                   lost=tuple(v for v in whole.lost if (v.way, v.page, v.read_at, v.read)
+                              not in own))  # fmt: skip
+
+
+def _mended(store: ThreadCache, lost: Sequence[Lost], data: Sequence[bytes], way: str) -> bool:
+    """Write again the files of the versions ``lost`` whose content a read just read (the
+    same SHA-256): a page found as its last read found it weighs its file's size alone
+    (``ThreadCache._whole``), which a byte changed passes. Whether any was written."""
+    if not lost:
+        return False
+    read = {hashlib.sha256(d).hexdigest(): d for d in data}
+    wanted = {v.digest for v in lost if v.way == way and v.digest in read}
+    return any([store.mend(read[digest]) for digest in sorted(wanted)])
 
 
 def _whole_in_cache(url: str, tz: tzinfo, http: Http, options: FetchOptions) -> bool:

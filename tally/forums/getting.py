@@ -23,11 +23,11 @@ from tally.forums.asking import Answer, Request
 from tally.forums.boards import Boards
 from tally.forums.cache import (
     Cache,
-    Entry,
     ThreadCache,
 )
 from tally.forums.charset import decode_page
 from tally.forums.http import REDIRECTS, Http
+from tally.forums.page_index import Entry
 from tally.i18n import tr
 from tally.model import History, Page
 from tally.vocabulary import Origin

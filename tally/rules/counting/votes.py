@@ -27,6 +27,7 @@ from tally.rules.counting.uids import accounts_note, check_ids
 from tally.rules.game.cast import Cast
 from tally.rules.game.game import Day, Game
 from tally.rules.game.rulesets import Ruleset
+from tally.rules.judging.as_of import lost_notes
 from tally.rules.judging.ballots import Ballot, Flag, Remark
 from tally.rules.judging.judge import Judged, judge
 from tally.rules.judging.merges import seen_in_vote_thread
@@ -171,7 +172,8 @@ def tally_day(
         unchecked=carried.unchecked if carried is not None else (),
         late_ok=bool(late and late_ok),
         remarks=tuple(sorted((*judged.remarks, *stood.gone), key=lambda r: r.floor)),
-        notices=(stood.notice,) if stood.notice else (),
+        notices=(*((stood.notice,) if stood.notice else ()),
+                 *lost_notes(thread, min(as_of, day.closes))),
         rules=game.rules,
     )
 

@@ -12,9 +12,9 @@ from datetime import datetime, time
 
 from tally.errors import InputError
 from tally.i18n import tr
-from tally.model import History, Post, Thread, Version
+from tally.model import History, Lost, Post, Thread, Version
 from tally.rules.game.game import Day, Game
-from tally.times import short, wall_time
+from tally.times import compared, short, wall_time
 
 
 def thread_as_of(thread: Thread, when: datetime) -> Thread:
@@ -143,8 +143,68 @@ def first_read(history: History | None) -> datetime | None:
 
 
 def read_by(history: History, when: datetime) -> History:
-    """The history as it was at ``when``: the versions read by then."""
-    return History(tuple(v for v in history.versions if v.read_at <= when), history.capped)
+    """The history as it was at ``when``: the versions read by then (and those lost)."""
+    return History(tuple(v for v in history.versions if v.read_at <= when), history.capped,
+                   tuple(v for v in history.lost if v.read_at <= when))  # fmt: skip
+
+
+def lost_at(history: History | None, when: datetime) -> list[tuple[Lost, Version | None]]:
+    """The versions lost (``History.lost``: listed, their files missing or damaged) that the
+    thread as it stood at ``when`` would take: the newest read of a page by then
+    (``stood_at``), or the first after it (``seen_after``: what a post deleted or changed
+    since said); each with the version taken in its place (None: none). A lost version with
+    a later read of its page by ``when`` (or an earlier one after it) changes nothing."""
+    if history is None:
+        return []
+    found: dict[tuple[str, int, bool], tuple[Lost, Version | None]] = {}
+    for lost in history.lost:
+        by = lost.read_at <= when
+        key = (lost.way, lost.page, by)
+        mine = [v for v in history.versions
+                if (v.way, v.page) == key[:2] and (v.read_at <= when) == by]  # fmt: skip
+        # By ``when`` the newest read of the page stands, lost or not; after it the first.
+        near = max if by else min
+        instead = near(mine, key=lambda v: v.read_at, default=None)
+        if instead is not None and near(instead.read_at, lost.read_at) == instead.read_at:
+            continue
+        was = found.get(key)
+        if was is None or near(was[0].read_at, lost.read_at) == lost.read_at:
+            found[key] = (lost, instead)
+    return sorted(found.values(), key=lambda f: (f[0].page, f[0].read_at))
+
+
+def lost_notes(thread: Thread, when: datetime) -> list[str]:
+    """A sentence for each version lost that the count of ``thread`` as it stood at ``when``
+    would take (``lost_at``): it counts without it, and could differ for that page."""
+    notes = []
+    for lost, instead in lost_at(thread.history, when):
+        shown = compared(*(t.astimezone(when.tzinfo) for t in (
+            lost.read_at, when, *((instead.read_at,) if instead else ()))))  # fmt: skip
+        said = {"thread": thread.thread_id, "page": lost.page, "read": shown[0],
+                "when": shown[1], "instead": shown[-1]}  # fmt: skip
+        if lost.read_at <= when and instead is not None:
+            notes.append(tr("thread {thread}, page {page}: tally's read of it {read} is missing "
+                            "or damaged in the cache, so the count takes the page as it stood "
+                            "at {when} from its read {instead}, and could differ for it.",
+                            **said))  # fmt: skip
+        elif lost.read_at <= when:
+            notes.append(tr("thread {thread}, page {page}: tally's read of it {read} is missing "
+                            "or damaged in the cache and no earlier read of the page was kept, "
+                            "so the count has no read of the page by {when}, and could differ "
+                            "for it.", **said))  # fmt: skip
+        elif instead is not None:
+            notes.append(tr("thread {thread}, page {page}: tally's read of it {read}, after "
+                            "{when}, is missing or damaged in the cache, so the count takes "
+                            "the page after {when} from its read {instead}: a post deleted or "
+                            "changed between the two reads is not counted as it stood, and the "
+                            "count could differ for it.", **said))  # fmt: skip
+        else:
+            notes.append(tr("thread {thread}, page {page}: tally's read of it {read}, after "
+                            "{when}, is missing or damaged in the cache and no later read of "
+                            "the page was kept, so a post deleted or changed since is not "
+                            "counted as it stood, and the count could differ for it.",
+                            **said))  # fmt: skip
+    return notes
 
 
 def stood_at(history: History, when: datetime) -> dict[str, Seen]:

@@ -33,7 +33,14 @@ from tally.rules.game.cast import Cast
 from tally.rules.game.game import Day, Game
 from tally.rules.game.names import normalise
 from tally.rules.judging.approved import approved_late
-from tally.rules.judging.as_of import Seen, first_read, last_seen, seen_after, stood_at
+from tally.rules.judging.as_of import (
+    Seen,
+    first_read,
+    last_seen,
+    lost_at,
+    seen_after,
+    stood_at,
+)
 from tally.rules.judging.ballot_text import read_ballot
 from tally.rules.judging.ballots import Flag, Remark, floors_text
 from tally.rules.judging.changes import window_text
@@ -424,11 +431,16 @@ def _counted_as_edited(post: Post) -> str:
 
 def _unknown_at_close(thread: Thread, post: Post, day: Day) -> str:
     read = first_read(thread.history)
+    lost = [v for v, _ in lost_at(thread.history, day.closes)
+            if v.read_at <= day.closes and v.page == post.page]  # fmt: skip
     never = (
-        tr("tally never read the thread before the close")
+        tr("tally's read of page {page} {read} is missing or damaged in the cache",
+           page=post.page, read=short(lost[-1].read_at.astimezone(day.closes.tzinfo)))
+        if lost
+        else tr("tally never read the thread before the close")
         if read is None or read > day.closes
         else tr("no read before the close shows it")
-    )
+    )  # fmt: skip
     edited = (
         tr(
             "was edited {at}, at or after the close {close} (an edit mark says minutes only)",
