@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from tally.i18n import tr
-from tally.model import Thread
+from tally.model import Lost, Thread
 from tally.rules.cards.daycount import PlayerDay, count_day
 from tally.rules.cards.ledger import Card
 from tally.rules.cards.posting import (
@@ -33,6 +33,7 @@ from tally.rules.counting.votes import in_order
 from tally.rules.game.cast import Cast
 from tally.rules.game.game import Day, Game
 from tally.rules.game.rulesets import RequestsIn
+from tally.rules.judging.as_of import lost_said
 from tally.rules.judging.ballots import Flag, Remark
 from tally.rules.judging.changes import bar_owner_hours
 from tally.rules.judging.judge import judge
@@ -59,13 +60,17 @@ class DayCheck:
     acceleration: Acceleration | None = None
     # Earlier days that could not be counted, so nothing was carried from them.
     unchecked: tuple[str, ...] = ()
+    # The versions of the history lost that the days' threads as they stood at their closes
+    # would take (``tally.rules.judging.as_of.lost_notes``), each said once.
+    lost: tuple[str, ...] = ()
 
     @property
     def warnings(self) -> tuple[str, ...]:
         """What the director should hear besides the counts (days that could not be
-        counted; S3: the requests disagree with the game file)."""
+        counted; S3: the requests disagree with the game file; a version of a thread's
+        history lost that the counts would take)."""
         warning = self.acceleration.warning if self.acceleration is not None else None
-        return (*self.unchecked, *((warning,) if warning else ()))
+        return (*self.unchecked, *((warning,) if warning else ()), *self.lost)
 
 
 # The rows of the vote thread an L3 card names apart, in this order, and its words for each.
@@ -145,6 +150,7 @@ def check(
     # known, and 0 would be a guess that earns L2 cards.
     talkless = {t.day.day for t in history if t.discussion is None and t.day.day != number}
     cards = _cards(game, target, counts, _VoteWords.of(game, target, rows, cast), talkless)
+    lost = _lost(history)
     found = [
         *_unread_days(game, history, target, talkless),
         *stranger_flags(strangers, target, game),
@@ -156,6 +162,7 @@ def check(
         *floods(game, target.day, (target.discussion, target.vote), cast),
         *_doubtful_cards(cards, counts, game, number),
         *moderated_cards([c.player for c in cards if c.rule == "L3"], target.vote, rows, cast),
+        *_lost_cards(game, cards, lost, by_day, counts, talkless),
     ]
     # Thread by thread (discussion, vote, progress), floor by floor: as the director reads.
     place = {t.thread_id: i for i, t in enumerate(target.threads)}
@@ -175,7 +182,63 @@ def check(
         day=target.day, players=checked[number], cards=tuple(ordered), flags=tuple(flags),
         days=checked, provisional=provisional, acceleration=acceleration,
         unchecked=chain.carried.unchecked,
+        lost=tuple({(t.key, v.way, v.page, v.read_at): n for _, t, v, n in lost}.values()),
     )  # fmt: skip
+
+
+# A version lost that a day's thread as it stood at the close takes: the day, the thread,
+# the version, and the warning that says it (``lost_said``).
+_LostAt = tuple[int, Thread, Lost, str]
+
+
+def _lost(history: Sequence[DayThreads]) -> list[_LostAt]:
+    """The versions lost (``History.lost``) that each day's threads as they stood at its
+    close would take (``_as_at_close``): what a post deleted or changed since said."""
+    return [(t.day.day, thread, version, note) for t in history for thread in t.threads
+            for version, note in lost_said(thread, t.day.closes)]  # fmt: skip
+
+
+def _lost_cards(
+    game: Game,
+    cards: Sequence[Card],
+    lost: Sequence[_LostAt],
+    by_day: Mapping[int, DayThreads],
+    counts: Mapping[int, Mapping[str, PlayerDay]],
+    talkless: Set[int],
+) -> list[Flag]:
+    """A card of the day whose threads (the posts of L1 and L2, the ballots of L3 and V11)
+    stood at a close as a version lost would show them, flagged for the director to judge:
+    a post or ballot of the player's deleted or changed since may be missing from its count.
+    The card is still given (nothing brings the lost read back), never in silence."""
+    flags = []
+    for card in cards:
+        days = [card.day]
+        if card.rule == "L2":
+            days = _streak(counts, game, card.player, card.day, game.rules.streak_posts,
+                           game.rules.streak_days, unread=talkless)  # fmt: skip
+        ballots = card.rule in ("L3", "V11")
+        on = {(d, t.key) for d in days if d in by_day
+              for t in _rests_on(by_day[d], ballots=ballots) if t is not None}  # fmt: skip
+        said = set()
+        for day, thread, version, _ in lost:
+            if (day, thread.key) not in on or (thread.key, version.page) in said:
+                continue
+            said.add((thread.key, version.page))
+            note = tr("page {page}: tally's read of it {read} is missing or damaged in the cache "
+                      "(see the warnings), and {player}'s {rule} card ({reason}) could differ "
+                      "for it: a post of theirs deleted or changed after the close may not be "
+                      "counted as it stood; judge it, and take it back (tally cards remove) if "
+                      "so", page=version.page, read=short(version.read_at.astimezone(
+                          game.timezone)), player=card.player, rule=card.rule,
+                      reason=card.reason)  # fmt: skip
+            flags.append(Flag(card.rule, note, card.player, thread_id=thread.thread_id))
+    return flags
+
+
+def _rests_on(t: DayThreads, *, ballots: bool) -> tuple[Thread | None, ...]:
+    """The day's threads a card rests on: the vote thread for a ballot (L3, V11), else those
+    whose posts are counted (``count_day``: the discussion and the sheriff's thread)."""
+    return (t.vote,) if ballots else (t.discussion, t.sheriff)
 
 
 def _unread_days(

@@ -176,6 +176,12 @@ def lost_at(history: History | None, when: datetime) -> list[tuple[Lost, Version
 def lost_notes(thread: Thread, when: datetime) -> list[str]:
     """A sentence for each version lost that the count of ``thread`` as it stood at ``when``
     would take (``lost_at``): it counts without it, and could differ for that page."""
+    return [note for _, note in lost_said(thread, when)]
+
+
+def lost_said(thread: Thread, when: datetime) -> list[tuple[Lost, str]]:
+    """``lost_notes``, each with the version lost it is said of (a check of several days,
+    whose closes may take one version, says it once)."""
     notes = []
     for lost, instead in lost_at(thread.history, when):
         shown = compared(*(t.astimezone(when.tzinfo) for t in (
@@ -183,27 +189,26 @@ def lost_notes(thread: Thread, when: datetime) -> list[str]:
         said = {"thread": thread.thread_id, "page": lost.page, "read": shown[0],
                 "when": shown[1], "instead": shown[-1]}  # fmt: skip
         if lost.read_at <= when and instead is not None:
-            notes.append(tr("thread {thread}, page {page}: tally's read of it {read} is missing "
-                            "or damaged in the cache, so the count takes the page as it stood "
-                            "at {when} from its read {instead}, and could differ for it.",
-                            **said))  # fmt: skip
+            note = tr("thread {thread}, page {page}: tally's read of it {read} is missing or "
+                      "damaged in the cache, so the count takes the page as it stood at {when} "
+                      "from its read {instead}, and could differ for it.", **said)  # fmt: skip
         elif lost.read_at <= when:
-            notes.append(tr("thread {thread}, page {page}: tally's read of it {read} is missing "
-                            "or damaged in the cache and no earlier read of the page was kept, "
-                            "so the count has no read of the page by {when}, and could differ "
-                            "for it.", **said))  # fmt: skip
+            note = tr("thread {thread}, page {page}: tally's read of it {read} is missing or "
+                      "damaged in the cache and no earlier read of the page was kept, so the "
+                      "count has no read of the page by {when}, and could differ for it.",
+                      **said)  # fmt: skip
         elif instead is not None:
-            notes.append(tr("thread {thread}, page {page}: tally's read of it {read}, after "
-                            "{when}, is missing or damaged in the cache, so the count takes "
-                            "the page after {when} from its read {instead}: a post deleted or "
-                            "changed between the two reads is not counted as it stood, and the "
-                            "count could differ for it.", **said))  # fmt: skip
+            note = tr("thread {thread}, page {page}: tally's read of it {read}, after {when}, is "
+                      "missing or damaged in the cache, so the count takes the page after "
+                      "{when} from its read {instead}: a post deleted or changed between the two "
+                      "reads is not counted as it stood, and the count could differ for it.",
+                      **said)  # fmt: skip
         else:
-            notes.append(tr("thread {thread}, page {page}: tally's read of it {read}, after "
-                            "{when}, is missing or damaged in the cache and no later read of "
-                            "the page was kept, so a post deleted or changed since is not "
-                            "counted as it stood, and the count could differ for it.",
-                            **said))  # fmt: skip
+            note = tr("thread {thread}, page {page}: tally's read of it {read}, after {when}, is "
+                      "missing or damaged in the cache and no later read of the page was kept, "
+                      "so a post deleted or changed since is not counted as it stood, and the "
+                      "count could differ for it.", **said)  # fmt: skip
+        notes.append((lost, note))
     return notes
 
 
