@@ -3,12 +3,15 @@
 is their stored form).
 
 A board changes a thread during the day (an edit, a delete, a 屏蔽), and keeps no history
-of it. tally does: each page it reads from the forum is kept, as the posts it parsed, in
-the thread's cache folder (``tally.forums.cache.ThreadCache.keep``), addressed by their
-content and listed with the time they were read. A read that finds a page as it was costs
-nothing. From the versions, ``History.at`` gives the thread as it stood at a moment (the
-close, or ``--as-of``), and ``History.last_seen`` each post as tally last saw it (a post
-gone since is a deleted one).
+of it. tally does: the pages each read takes from the forum are kept, as the posts it
+parsed, in the thread's cache folder (``tally.forums.fetch.store_versions`` after the read,
+through ``tally.forums.cache.ThreadCache.store_versions``), addressed by their content and
+listed with the time and the id of the read. A read that finds a page as it was stores no
+new file. ``ThreadCache.history`` reads them back, each listed version whose file is
+missing or damaged as lost (``History.lost``). From the versions,
+``tally.rules.judging.as_of.stood_at`` gives the thread as it stood at a moment (the close,
+or ``--as-of``), ``seen_after`` each post as the first read after it showed it, and
+``last_seen`` each post as tally last saw it (a post gone since is a deleted one).
 """
 
 from __future__ import annotations
