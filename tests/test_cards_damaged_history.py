@@ -116,6 +116,8 @@ def test_lurkers_whose_read_after_the_close_is_damaged_say_so_and_flag_the_cards
     assert _lost(damaged) == [_after(201, 2), _after(301, 1)]
     data = json.loads(damaged.stdout)
     assert [(c["player"], c["rule"]) for c in data["cards"]] == [("乙", "L1"), ("乙", "L3")]
+    # The floors the lost read held are no floors that read did not show (came in, 合并/审核).
+    assert [f for f in data["flags"] if f["rule"] == "came in"] == []
     flagged = [(f["rule"], f["player"], f["floor"], f["note"]) for f in data["flags"]
                if "missing or damaged" in f["note"]]  # fmt: skip
     assert flagged == [
@@ -134,17 +136,21 @@ def test_lurkers_whose_read_after_the_close_is_damaged_say_so_and_flag_the_cards
 def test_lurkers_say_a_damaged_read_in_the_table_and_flag_the_card_by_its_thread(
     forum, tmp_path
 ):
-    """Without --json: the warning before the table, the flag under it naming the thread."""
+    """Without --json: the warning before the table, the flag under it naming the thread.
+    The floors the lost read of page 2 could have held are not said to have come in since
+    (合并, 审核); a post approved since, on the last page, is."""
     game, talk, _ = _game(forum, tmp_path)
     cache = tmp_path / "cache"
     _lurkers(game, cache, "08:00:00")
-    talk.delete(18).delete(17).serve(forum)
+    talk.delete(18).delete(17).add(P("丁", "2024-05-08 12:00:00", "审核后才显示")).serve(forum)
     _damage(cache, 201, 2, 1, b"")
     table = _lurkers(game, cache, "09:00:00")
     assert _lost(table) == [_after(201, 2)]
     said = " ".join(table.stdout.split())
     assert re.search(r"flag L1: thread 201, page 2: tally's read of it 05-10 08:00 is missing "
                      r"or damaged in the cache .*乙's L1 card", said), said  # fmt: skip
+    assert re.findall(r"flag came in: thread 201, floor (\d+): floor \d+ \((\S+),", said) == [
+        ("65", "丁")]  # fmt: skip
 
 
 def test_lurkers_say_a_damaged_read_in_the_directors_language(forum, tmp_path):
