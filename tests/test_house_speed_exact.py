@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tally.atomic import write_atomic
+from tally.demo.localforum import LocalForum
 from tally.forums.cache import Cache
 
 
@@ -237,8 +238,9 @@ def test_a_stored_version_read_again_is_the_same_posts_a_damaged_one_fails() -> 
 
 @pytest.mark.slow  # python in another process
 def test_a_command_that_reads_no_forum_does_not_import_the_http_client() -> None:
-    """Every command makes an Environment (its HttpOptions come from tally.forums.http);
-    httpx and tenacity, a fifth of a second of every start, wait for the first request."""
+    """Every command makes an Environment (its HttpOptions come from tally.forums.http), and
+    a read makes the run's Http (what it learns of each board is kept there); httpx and
+    tenacity, a fifth of a second of every start, wait for the first request."""
     import subprocess
     import sys
 
@@ -252,12 +254,86 @@ def test_a_command_that_reads_no_forum_does_not_import_the_http_client() -> None
         "print('httpx' in sys.modules, 'tenacity' in sys.modules)\n"
         "Http(env.http).close()\n"
         "print('httpx' in sys.modules)\n"
+        "http = Http(env.http)\n"
+        "http._client\n"
+        "print('httpx' in sys.modules)\n"
+        "http.close()\n"
+        "try:\n"
+        "    http.get('http://127.0.0.1:9/')\n"
+        "except RuntimeError as exc:\n"
+        "    print(exc)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], env=child_env(), capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "False", "True"]
+    assert done.stdout.splitlines() == [
+        "False False", "False", "True", "Cannot send a request, as the client has been closed."
+    ]  # fmt: skip
+
+
+# A run of tally in a process of its own, which says as it ends which of the modules named
+# in its first argument it imported.
+SAYS_IMPORTS = """
+import atexit, sys
+heavy = sys.argv.pop(1).split(",")
+atexit.register(lambda: print("imported:", *[m for m in heavy if m in sys.modules], file=sys.stderr))
+sys.argv[0] = "tally"
+from tally.cli import main
+main()
+"""
+
+
+def imports_of(args: list[str], heavy: list[str], cwd: Path) -> list[str]:
+    """Which of ``heavy`` a run of ``tally ARGS`` in a fresh process imported."""
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    done = subprocess.run(
+        [sys.executable, "-c", SAYS_IMPORTS, ",".join(heavy), *args],
+        env=child_env(NO_COLOR="1"), cwd=cwd, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stderr.rsplit("imported:", 1)[1].split()
+
+
+@pytest.fixture
+def sample_cached(forum: LocalForum, tmp_path: Path) -> tuple[str, list[str]]:
+    """The sample game's threads served and read once into a cache of the test's own: the
+    vote thread's URL and the options every run after it takes (``--offline`` among them)."""
+    from tally.cli import app
+    from tally.demo import SAMPLE_THREADS, sample_game_text, sample_page
+
+    from .conftest import Runner
+
+    for tid, (stem, pages) in SAMPLE_THREADS.items():
+        for page in range(1, pages + 1):
+            forum.add_discuz_page(tid, page, sample_page(stem, page))
+    game = tmp_path / "game.toml"
+    game.write_text(sample_game_text(forum.base), encoding="utf-8")
+    common = ["--game", str(game), "--cache-dir", str(tmp_path / "cache")]
+    vote = f"{forum.base}thread-23-1-1.html"
+    for args in (["votes", vote, *common], ["lurkers", "--day", "2", *common]):
+        done = Runner().invoke(app, [*args, "-q"])
+        assert done.exit_code == 0, done.output
+    return vote, [*common, "--offline"]
+
+
+@pytest.mark.slow  # python in other processes
+def test_a_command_that_counts_from_the_cache_does_not_import_the_http_client(
+    sample_cached: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    """--offline reads every page from the cache: the run's Http makes no client, and httpx
+    (with its command-line tool: click, pygments), tenacity and certifi stay out."""
+    vote, offline = sample_cached
+    heavy = ["httpx", "tenacity", "certifi"]
+    assert imports_of(["votes", vote, *offline], heavy, tmp_path) == []
+    assert imports_of(["votes", vote, "--json", *offline], heavy, tmp_path) == []
+    assert imports_of(["lurkers", "--day", "2", *offline], heavy, tmp_path) == []
+    assert imports_of(["announce", "--day", "2", *offline], heavy, tmp_path) == []
+    assert imports_of(["votes", vote, *offline[:-1]], heavy, tmp_path) == heavy  # the forum
 
 
 def test_a_threads_writings_are_made_once_and_it_holds_its_fields_alone() -> None:

@@ -168,17 +168,12 @@ class Http:
                     n=self._cookies.expired,
                 )
             )
-        import httpx
-
-        self._client = httpx.Client(
-            headers={"User-Agent": self.options.user_agent, "Accept-Encoding": "gzip, deflate"},
-            timeout=self.options.timeout,
-            # Redirects are followed by hand, so that robots.txt is asked for each target.
-            follow_redirects=False,
-            cookies=self._cookies.jar if self._cookies is not None else None,
-            verify=_tls(),
-            limits=httpx.Limits(max_connections=self.options.max_in_flight * 4),
-        )
+        # The httpx client is made for the first request (``_client``): a run that reads
+        # every page from the cache (--offline) or from saved files, or a command that reads
+        # no forum, makes none and never imports httpx (~60 ms of a fresh process).
+        self._made: httpx.Client | None = None
+        self._made_lock = threading.Lock()
+        self._closed = False
         self._hosts: dict[str, _Host] = {}
         self._hosts_lock = threading.Lock()
         self._guest_sites: set[str] = set()  # sites warned of: read as a guest
@@ -196,7 +191,37 @@ class Http:
         self.close()
 
     def close(self) -> None:
-        self._client.close()
+        with self._made_lock:
+            self._closed = True
+            if self._made is not None:
+                self._made.close()
+
+    @property
+    def _client(self) -> httpx.Client:
+        """The run's one httpx client, made at the first request (the requests of a read's
+        threads share it, its connections and limits)."""
+        made = self._made
+        if made is not None:
+            return made
+        with self._made_lock:
+            if self._made is None:
+                if self._closed:  # as httpx says it of a client closed
+                    raise RuntimeError("Cannot send a request, as the client has been closed.")
+                self._made = self._new_client()
+            return self._made
+
+    def _new_client(self) -> httpx.Client:
+        import httpx
+
+        return httpx.Client(
+            headers={"User-Agent": self.options.user_agent, "Accept-Encoding": "gzip, deflate"},
+            timeout=self.options.timeout,
+            # Redirects are followed by hand, so that robots.txt is asked for each target.
+            follow_redirects=False,
+            cookies=self._cookies.jar if self._cookies is not None else None,
+            verify=_tls(),
+            limits=httpx.Limits(max_connections=self.options.max_in_flight * 4),
+        )
 
     def _host(self, url: str) -> _Host:
         key = urlsplit(url).netloc.lower()
