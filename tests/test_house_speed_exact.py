@@ -272,6 +272,44 @@ def test_a_command_that_reads_no_forum_does_not_import_the_http_client() -> None
     ]  # fmt: skip
 
 
+@pytest.mark.slow  # python in another process
+def test_a_read_imports_httpx_without_its_command_line_tool() -> None:
+    """httpx/__init__.py imports httpx._main (click, pygments, rich.syntax) for its own
+    ``httpx`` command: tally's first request imports httpx without it, reads the page as
+    ever, and leaves ``httpx.main`` httpx's command, imported when it runs."""
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    code = (
+        "import contextlib, io, sys\n"
+        "from tally.demo import sample_page\n"
+        "from tally.demo.localforum import LocalForum\n"
+        "from tally.forums.http import Http\n"
+        "heavy = ('httpx', 'httpx._main', 'click', 'pygments', 'rich.syntax')\n"
+        "with LocalForum() as forum, Http() as http:\n"
+        "    forum.add_discuz_page('23', 1, sample_page('vote', 1))\n"
+        "    got = http.get(forum.base + 'thread-23-1-1.html')\n"
+        "print(got.status, got.body == sample_page('vote', 1))\n"
+        "print(*[m for m in heavy if m in sys.modules])\n"
+        "import httpx\n"
+        "shown = io.StringIO()\n"
+        "with contextlib.redirect_stdout(shown):\n"
+        "    done = httpx.main(['--help'], standalone_mode=False)\n"
+        "print(done, 'Usage: httpx <URL> [OPTIONS]' in shown.getvalue())\n"
+        "print(*[m for m in heavy if m in sys.modules])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=child_env(COLUMNS="80"), capture_output=True,
+        text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "200 True", "httpx", "0 True", "httpx httpx._main click pygments rich.syntax"
+    ]  # fmt: skip
+
+
 # A run of tally in a process of its own, which says as it ends which of the modules named
 # in its first argument it imported.
 SAYS_IMPORTS = """

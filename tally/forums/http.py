@@ -87,6 +87,44 @@ class _Transient(Exception):
         self.unreachable = unreachable  # the host does not answer at all
 
 
+_importing = threading.Lock()
+
+
+def _import_httpx() -> None:
+    """httpx imported without its own command-line tool, which tally never runs.
+
+    httpx/__init__.py runs ``from ._main import main`` for its ``httpx`` command, and defines
+    a ``main`` of its own when that import fails (an install without httpx[cli]). httpx._main
+    imports click, pygments, rich.syntax and rich.progress: ~40-60 ms of CPU of every tally
+    process that reads a forum, and no part of httpx's client uses it. A None in sys.modules
+    makes that one import fail as Python documents (ModuleNotFoundError), and is taken out
+    again at once: a later ``import httpx._main`` imports it as ever, and ``httpx.main`` is
+    httpx's own, imported when it is called (``_httpx_main``). An httpx already imported (by
+    a program that embeds tally, or the tests) is left as it is.
+    """
+    import sys
+
+    if "httpx" in sys.modules:  # each request asks: no lock once it is
+        return
+    with _importing:
+        if "httpx" in sys.modules or "httpx._main" in sys.modules:
+            return
+        sys.modules["httpx._main"] = None  # type: ignore[assignment]
+        try:
+            import httpx
+        finally:
+            if sys.modules.get("httpx._main", False) is None:
+                del sys.modules["httpx._main"]
+        setattr(httpx, "main", _httpx_main)  # noqa: B010 - mypy: a module's function
+
+
+def _httpx_main(*args: Any, **kwargs: Any) -> Any:
+    """``httpx.main``, httpx's command line (a click command), imported when it is run."""
+    from httpx._main import main
+
+    return main(*args, **kwargs)
+
+
 @functools.cache
 def _tls() -> ssl.SSLContext:
     """One TLS context a process: loading the CA bundle takes ~20 ms, as long as a request."""
@@ -211,6 +249,7 @@ class Http:
             return self._made
 
     def _new_client(self) -> httpx.Client:
+        _import_httpx()
         import httpx
 
         return httpx.Client(
@@ -426,6 +465,7 @@ class Http:
         check: Check | None = None,
         begun: float | None = None,
     ) -> Response:
+        _import_httpx()
         import httpx
 
         method = "GET" if body is None else "POST"
