@@ -10,12 +10,18 @@ the order of 点评, the thread's title, URL, pages, reply count and read time).
 from __future__ import annotations
 
 import json
+import sys
+import threading
 from collections.abc import Iterable
 from enum import StrEnum
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from tally.model import Comment, Post, Thread
 from tally.times import iso
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 class RowKind(StrEnum):
@@ -163,3 +169,35 @@ def _comment_row(
         "comments": None,  # a comment has none of its own
         "to_the_minute": int(comment.to_the_minute),
     }
+
+
+_importing = threading.Lock()
+
+
+def database(path: Path) -> Database:
+    """The SQLite archive at ``path`` as sqlite_utils opens it (created when it is not
+    there), sqlite_utils imported without pandas and numpy.
+
+    sqlite_utils imports pandas and numpy whenever they are installed (``import_module`` in
+    a try, None when it fails), only to know the column types of numpy's numbers and
+    pandas's Timestamp; tally's rows hold Python's own str, int and None, and the two took
+    ~0.35 s of each run that writes or reads an archive. A None in sys.modules makes those
+    two imports fail as Python documents (ModuleNotFoundError) while sqlite_utils is
+    imported, and is taken out at once: a later ``import pandas`` imports it as ever. When
+    pandas or numpy is imported already (a program that embeds tally), sqlite_utils has it
+    as before.
+    """
+    with _importing:
+        if "sqlite_utils" not in sys.modules:
+            kept_out = [m for m in ("pandas", "numpy") if m not in sys.modules]
+            for name in kept_out:
+                sys.modules[name] = None  # type: ignore[assignment]
+            try:
+                import sqlite_utils  # noqa: F401 - imported here, without the two
+            finally:
+                for name in kept_out:
+                    if name in sys.modules and sys.modules[name] is None:
+                        del sys.modules[name]
+    from sqlite_utils import Database
+
+    return Database(path)

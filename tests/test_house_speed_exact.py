@@ -374,6 +374,62 @@ def test_a_command_that_counts_from_the_cache_does_not_import_the_http_client(
     assert imports_of(["votes", vote, *offline[:-1]], heavy, tmp_path) == heavy  # the forum
 
 
+@pytest.mark.slow  # python in other processes
+def test_an_archive_written_or_read_imports_no_pandas(
+    sample_cached: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    """sqlite_utils imports pandas and numpy whenever they are installed (~0.35 s); tally's
+    rows need neither, so writing the SQLite archive and reading it back import neither."""
+    vote, offline = sample_cached
+    heavy = ["pandas", "numpy", "sqlite_utils"]
+    db, csv = str(tmp_path / "games.sqlite"), str(tmp_path / "posts.csv")
+    written = imports_of(["archive", *offline, "-o", csv, "--db", db, "-q"], heavy, tmp_path)
+    assert written == ["sqlite_utils"]
+    game = offline[:2]
+    read = imports_of(["votes", vote, *game, "--archive", db, "--json"], heavy, tmp_path)
+    assert read == ["sqlite_utils"]
+    again = imports_of(["votes", vote, *game, "--archive", csv, "--json"], heavy, tmp_path)
+    assert again == []  # the CSV file is read with the standard library's csv
+
+
+@pytest.mark.slow  # python in another process
+def test_pandas_kept_out_of_sqlite_utils_is_imported_as_ever_after_it() -> None:
+    """The Database tally opens is sqlite_utils's own; pandas and numpy, kept out while
+    sqlite_utils is imported, import as ever afterwards, and a process that imported pandas
+    first (a program that embeds tally) gives it to sqlite_utils as before."""
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    code = (
+        "import sys, tempfile\n"
+        "from pathlib import Path\n"
+        "if sys.argv[1] == 'first':\n"
+        "    import pandas\n"
+        "from tally.records import database\n"
+        "with tempfile.TemporaryDirectory() as folder:\n"
+        "    db = database(Path(folder) / 'a.sqlite')\n"
+        "    db['t'].insert({'n': 1, 's': 'x'})\n"
+        "    print(list(db['t'].rows), type(db).__module__)\n"
+        "    db.close()\n"
+        "print('pandas' in sys.modules, 'numpy' in sys.modules)\n"
+        "import sqlite_utils.db, pandas, numpy\n"
+        "print(sqlite_utils.db.pd is pandas, sqlite_utils.db.np is numpy)\n"
+    )
+    outs = {}
+    for when in ("after", "first"):
+        done = subprocess.run(
+            [sys.executable, "-c", code, when], env=child_env(), capture_output=True,
+            text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        outs[when] = done.stdout.splitlines()
+    rows = "[{'n': 1, 's': 'x'}] sqlite_utils.db"
+    assert outs["after"] == [rows, "False False", "False False"]
+    assert outs["first"] == [rows, "True True", "True True"]
+
+
 def test_a_threads_writings_are_made_once_and_it_holds_its_fields_alone() -> None:
     """Thread.writings is walked a few dozen times a count: made once a thread, kept apart
     from it (its ``__dict__`` is its fields, so ``Thread(**vars(t))`` is still a copy)."""
