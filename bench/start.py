@@ -117,6 +117,9 @@ def commands(vote: str) -> list[tuple[str, list[str]]]:
         ("tally archive --db --offline", ["archive", *game, "-o", "posts.csv", "--db",
                                           "games.sqlite", "--offline", "-q"]),
         ("tally announce --offline", ["announce", *game, "--day", "2", "--offline"]),
+        # The count again, its threads read back from the database the row above wrote.
+        ("tally votes --archive games.sqlite", ["votes", vote, *game, "--archive",
+                                                "games.sqlite"]),
         # The one row that reads a forum: its two pages from the loopback forum, every run.
         ("tally votes (the forum, 127.0.0.1)", ["votes", vote, *game, "-q"]),
     ]  # fmt: skip
