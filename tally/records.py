@@ -10,13 +10,12 @@ the order of 点评, the thread's title, URL, pages, reply count and read time).
 from __future__ import annotations
 
 import json
-import sys
-import threading
 from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tally.imports import import_without
 from tally.model import Comment, Post, Thread
 from tally.times import iso
 
@@ -171,33 +170,17 @@ def _comment_row(
     }
 
 
-_importing = threading.Lock()
-
-
 def database(path: Path) -> Database:
     """The SQLite archive at ``path`` as sqlite_utils opens it (created when it is not
-    there), sqlite_utils imported without pandas and numpy.
+    there), sqlite_utils imported without pandas and numpy (tally.imports).
 
     sqlite_utils imports pandas and numpy whenever they are installed (``import_module`` in
     a try, None when it fails), only to know the column types of numpy's numbers and
     pandas's Timestamp; tally's rows hold Python's own str, int and None, and the two took
-    ~0.35 s of each run that writes or reads an archive. A None in sys.modules makes those
-    two imports fail as Python documents (ModuleNotFoundError) while sqlite_utils is
-    imported, and is taken out at once: a later ``import pandas`` imports it as ever. When
-    pandas or numpy is imported already (a program that embeds tally), sqlite_utils has it
-    as before.
+    ~0.35 s of each run that writes or reads an archive. When pandas or numpy is imported
+    already (a program that embeds tally) sqlite_utils has it as before.
     """
-    with _importing:
-        if "sqlite_utils" not in sys.modules:
-            kept_out = [m for m in ("pandas", "numpy") if m not in sys.modules]
-            for name in kept_out:
-                sys.modules[name] = None  # type: ignore[assignment]
-            try:
-                import sqlite_utils  # noqa: F401 - imported here, without the two
-            finally:
-                for name in kept_out:
-                    if name in sys.modules and sys.modules[name] is None:
-                        del sys.modules[name]
+    import_without("sqlite_utils", ["pandas", "numpy"])
     from sqlite_utils import Database
 
     return Database(path)

@@ -38,6 +38,7 @@ from tally.forums.cookies import covers, load_cookies
 from tally.forums.politeness import Robots, retry_after
 from tally.forums.unpacking import ENCODINGS, Unpacker
 from tally.i18n import ntr, tr
+from tally.imports import import_without
 
 # httpx and tenacity are imported where a request is made (a fifth of a second): every
 # command makes an Environment (its HttpOptions: tally.environment), and most never fetch a page.
@@ -87,34 +88,23 @@ class _Transient(Exception):
         self.unreachable = unreachable  # the host does not answer at all
 
 
-_importing = threading.Lock()
-
-
 def _import_httpx() -> None:
     """httpx imported without its own command-line tool, which tally never runs.
 
     httpx/__init__.py runs ``from ._main import main`` for its ``httpx`` command, and defines
     a ``main`` of its own when that import fails (an install without httpx[cli]). httpx._main
     imports click, pygments, rich.syntax and rich.progress: ~40-60 ms of CPU of every tally
-    process that reads a forum, and no part of httpx's client uses it. A None in sys.modules
-    makes that one import fail as Python documents (ModuleNotFoundError), and is taken out
-    again at once: a later ``import httpx._main`` imports it as ever, and ``httpx.main`` is
-    httpx's own, imported when it is called (``_httpx_main``). An httpx already imported (by
-    a program that embeds tally, or the tests) is left as it is.
+    process that reads a forum, and no part of httpx's client uses it (tally.imports keeps it
+    out). ``httpx.main`` is then httpx's own, imported when it is called (``_httpx_main``). An
+    httpx already imported (by a program that embeds tally, or the tests) is left as it is.
     """
     import sys
 
     if "httpx" in sys.modules:  # each request asks: no lock once it is
         return
-    with _importing:
-        if "httpx" in sys.modules or "httpx._main" in sys.modules:
-            return
-        sys.modules["httpx._main"] = None  # type: ignore[assignment]
-        try:
-            import httpx
-        finally:
-            if sys.modules.get("httpx._main", False) is None:
-                del sys.modules["httpx._main"]
+    if import_without("httpx", ["httpx._main"]):
+        import httpx
+
         setattr(httpx, "main", _httpx_main)  # noqa: B010 - mypy: a module's function
 
 
