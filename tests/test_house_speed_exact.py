@@ -430,6 +430,35 @@ def test_pandas_kept_out_of_sqlite_utils_is_imported_as_ever_after_it() -> None:
     assert outs["first"] == [rows, "True True", "True True"]
 
 
+def test_a_library_is_imported_without_a_part_it_does_without(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tally.imports: the part fails to import while the library is imported, as a missing
+    one would, and imports as ever afterwards; a part imported already is the library's."""
+    import importlib
+    import sys
+
+    from tally.imports import import_without
+
+    name = f"lib_{tmp_path.name.replace('-', '_')}"  # a name no other test imported
+    for suffix in ("", "_other"):
+        (tmp_path / f"{name}{suffix}.py").write_text(
+            f"try:\n    import {name}_part as part\nexcept ImportError:\n    part = None\n"
+        )
+    (tmp_path / f"{name}_part.py").write_text("PART = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for module in (name, f"{name}_other", f"{name}_part"):  # out of sys.modules at the end
+        monkeypatch.setitem(sys.modules, module, None)  # type: ignore[arg-type]
+        monkeypatch.delitem(sys.modules, module)
+    assert import_without(name, [f"{name}_part"]) is True
+    assert sys.modules[name].part is None and f"{name}_part" not in sys.modules
+    assert import_without(name, [f"{name}_part"]) is False  # imported already: as it is
+    part = importlib.import_module(f"{name}_part")
+    assert part.PART == 1
+    assert import_without(f"{name}_other", [f"{name}_part"]) is True
+    assert sys.modules[f"{name}_other"].part is part
+
+
 def test_a_threads_writings_are_made_once_and_it_holds_its_fields_alone() -> None:
     """Thread.writings is walked a few dozen times a count: made once a thread, kept apart
     from it (its ``__dict__`` is its fields, so ``Thread(**vars(t))`` is still a copy)."""
