@@ -364,9 +364,10 @@ def test_a_command_that_counts_from_the_cache_does_not_import_the_http_client(
     sample_cached: tuple[str, list[str]], tmp_path: Path
 ) -> None:
     """--offline reads every page from the cache: the run's Http makes no client, and httpx
-    (with its command-line tool: click, pygments), tenacity and certifi stay out."""
+    (with its command-line tool: click, pygments), tenacity and certifi stay out, and ssl and
+    http.cookiejar (urllib.request with it) with no request made and no cookie file."""
     vote, offline = sample_cached
-    heavy = ["httpx", "tenacity", "certifi"]
+    heavy = ["httpx", "tenacity", "certifi", "ssl", "http.cookiejar"]
     assert imports_of(["votes", vote, *offline], heavy, tmp_path) == []
     assert imports_of(["votes", vote, "--json", *offline], heavy, tmp_path) == []
     assert imports_of(["lurkers", "--day", "2", *offline], heavy, tmp_path) == []

@@ -19,7 +19,6 @@ import functools
 import logging
 import random
 import re
-import ssl
 import threading
 import time
 import zlib
@@ -34,7 +33,6 @@ from urllib.parse import urljoin, urlsplit
 from tally.environment import HttpOptions
 from tally.errors import FetchError, InputError, TallyError
 from tally.forums.clocks import ForumClocks
-from tally.forums.cookies import covers, load_cookies
 from tally.forums.politeness import Robots, retry_after
 from tally.forums.unpacking import ENCODINGS, Unpacker
 from tally.i18n import ntr, tr
@@ -42,9 +40,15 @@ from tally.imports import import_without
 
 # httpx and tenacity are imported where a request is made (a fifth of a second): every
 # command makes an Environment (its HttpOptions: tally.environment), and most never fetch a page.
+# ssl and the cookie file's reader (http.cookiejar, and urllib.request with it: ~20 ms of
+# CPU together) wait for a request, and for a cookie file.
 if TYPE_CHECKING:
+    import ssl
+
     import httpx
     from tenacity import RetryCallState
+
+    from tally.forums.cookies import CookieFile
 
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -115,9 +119,18 @@ def _httpx_main(*args: Any, **kwargs: Any) -> Any:
     return main(*args, **kwargs)
 
 
+def _covers(domains: frozenset[str], host: str) -> bool:
+    """``tally.forums.cookies.covers``, imported with the cookie file's reader."""
+    from tally.forums.cookies import covers
+
+    return covers(domains, host)
+
+
 @functools.cache
 def _tls() -> ssl.SSLContext:
     """One TLS context a process: loading the CA bundle takes ~20 ms, as long as a request."""
+    import ssl
+
     import certifi  # httpx's own CA bundle
 
     return ssl.create_default_context(cafile=certifi.where())
@@ -186,7 +199,11 @@ class Http:
         self._warn = warn or _log.warning
         self.clocks = clocks or ForumClocks(now, warn)
         self.cookie_file = cookies
-        self._cookies = load_cookies(cookies) if cookies else None
+        self._cookies: CookieFile | None = None
+        if cookies:
+            from tally.forums.cookies import load_cookies
+
+            self._cookies = load_cookies(cookies)
         if self._cookies is not None and self._cookies.expired and not self._cookies.domains:
             self._warn(
                 tr(
@@ -258,7 +275,7 @@ class Http:
             if key not in self._hosts:
                 self._hosts[key] = _Host(threading.BoundedSemaphore(self.options.max_in_flight))
                 site = site_of(key)
-                if (self._cookies is not None and not covers(self._cookies.domains, key)
+                if (self._cookies is not None and not _covers(self._cookies.domains, key)
                         and site not in self._guest_sites):  # fmt: skip
                     # Once a site: tieba.baidu.com and its API host, a board and its www.,
                     # are one warning (a run said it twice).
@@ -370,7 +387,7 @@ class Http:
             return None
         host = urlsplit(url).hostname or ""
         for c in self._cookies.jar:
-            if c.name == name and c.value and covers(frozenset({c.domain}), host):
+            if c.name == name and c.value and _covers(frozenset({c.domain}), host):
                 return c.value
         return None
 
