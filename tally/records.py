@@ -12,10 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from enum import StrEnum
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from tally.imports import import_without
 from tally.model import Comment, Post, Thread
 from tally.times import iso
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 class RowKind(StrEnum):
@@ -163,3 +168,19 @@ def _comment_row(
         "comments": None,  # a comment has none of its own
         "to_the_minute": int(comment.to_the_minute),
     }
+
+
+def database(path: Path) -> Database:
+    """The SQLite archive at ``path`` as sqlite_utils opens it (created when it is not
+    there), sqlite_utils imported without pandas and numpy (tally.imports).
+
+    sqlite_utils imports pandas and numpy whenever they are installed (``import_module`` in
+    a try, None when it fails), only to know the column types of numpy's numbers and
+    pandas's Timestamp; tally's rows hold Python's own str, int and None, and the two took
+    ~0.35 s of each run that writes or reads an archive. When pandas or numpy is imported
+    already (a program that embeds tally) sqlite_utils has it as before.
+    """
+    import_without("sqlite_utils", ["pandas", "numpy"])
+    from sqlite_utils import Database
+
+    return Database(path)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tally.atomic import write_atomic
+from tally.demo.localforum import LocalForum
 from tally.forums.cache import Cache
 
 
@@ -237,8 +238,9 @@ def test_a_stored_version_read_again_is_the_same_posts_a_damaged_one_fails() -> 
 
 @pytest.mark.slow  # python in another process
 def test_a_command_that_reads_no_forum_does_not_import_the_http_client() -> None:
-    """Every command makes an Environment (its HttpOptions come from tally.forums.http);
-    httpx and tenacity, a fifth of a second of every start, wait for the first request."""
+    """Every command makes an Environment (its HttpOptions come from tally.forums.http), and
+    a read makes the run's Http (what it learns of each board is kept there); httpx and
+    tenacity, a fifth of a second of every start, wait for the first request."""
     import subprocess
     import sys
 
@@ -252,12 +254,210 @@ def test_a_command_that_reads_no_forum_does_not_import_the_http_client() -> None
         "print('httpx' in sys.modules, 'tenacity' in sys.modules)\n"
         "Http(env.http).close()\n"
         "print('httpx' in sys.modules)\n"
+        "http = Http(env.http)\n"
+        "http._client\n"
+        "print('httpx' in sys.modules)\n"
+        "http.close()\n"
+        "try:\n"
+        "    http.get('http://127.0.0.1:9/')\n"
+        "except RuntimeError as exc:\n"
+        "    print(exc)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], env=child_env(), capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "False", "True"]
+    assert done.stdout.splitlines() == [
+        "False False", "False", "True", "Cannot send a request, as the client has been closed."
+    ]  # fmt: skip
+
+
+@pytest.mark.slow  # python in another process
+def test_a_read_imports_httpx_without_its_command_line_tool() -> None:
+    """httpx/__init__.py imports httpx._main (click, pygments, rich.syntax) for its own
+    ``httpx`` command: tally's first request imports httpx without it, reads the page as
+    ever, and leaves ``httpx.main`` httpx's command, imported when it runs."""
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    code = (
+        "import contextlib, io, sys\n"
+        "from tally.demo import sample_page\n"
+        "from tally.demo.localforum import LocalForum\n"
+        "from tally.forums.http import Http\n"
+        "heavy = ('httpx', 'httpx._main', 'click', 'pygments', 'rich.syntax')\n"
+        "with LocalForum() as forum, Http() as http:\n"
+        "    forum.add_discuz_page('23', 1, sample_page('vote', 1))\n"
+        "    got = http.get(forum.base + 'thread-23-1-1.html')\n"
+        "print(got.status, got.body == sample_page('vote', 1))\n"
+        "print(*[m for m in heavy if m in sys.modules])\n"
+        "import httpx\n"
+        "shown = io.StringIO()\n"
+        "with contextlib.redirect_stdout(shown):\n"
+        "    done = httpx.main(['--help'], standalone_mode=False)\n"
+        "print(done, 'Usage: httpx <URL> [OPTIONS]' in shown.getvalue())\n"
+        "print(*[m for m in heavy if m in sys.modules])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=child_env(COLUMNS="80"), capture_output=True,
+        text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "200 True", "httpx", "0 True", "httpx httpx._main click pygments rich.syntax"
+    ]  # fmt: skip
+
+
+# A run of tally in a process of its own, which says as it ends which of the modules named
+# in its first argument it imported.
+SAYS_IMPORTS = """
+import atexit, sys
+heavy = sys.argv.pop(1).split(",")
+atexit.register(lambda: print("imported:", *[m for m in heavy if m in sys.modules], file=sys.stderr))
+sys.argv[0] = "tally"
+from tally.cli import main
+main()
+"""
+
+
+def imports_of(args: list[str], heavy: list[str], cwd: Path) -> list[str]:
+    """Which of ``heavy`` a run of ``tally ARGS`` in a fresh process imported."""
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    done = subprocess.run(
+        [sys.executable, "-c", SAYS_IMPORTS, ",".join(heavy), *args],
+        env=child_env(NO_COLOR="1"), cwd=cwd, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stderr.rsplit("imported:", 1)[1].split()
+
+
+@pytest.fixture
+def sample_cached(forum: LocalForum, tmp_path: Path) -> tuple[str, list[str]]:
+    """The sample game's threads served and read once into a cache of the test's own: the
+    vote thread's URL and the options every run after it takes (``--offline`` among them)."""
+    from tally.cli import app
+    from tally.demo import SAMPLE_THREADS, sample_game_text, sample_page
+
+    from .conftest import Runner
+
+    for tid, (stem, pages) in SAMPLE_THREADS.items():
+        for page in range(1, pages + 1):
+            forum.add_discuz_page(tid, page, sample_page(stem, page))
+    game = tmp_path / "game.toml"
+    game.write_text(sample_game_text(forum.base), encoding="utf-8")
+    common = ["--game", str(game), "--cache-dir", str(tmp_path / "cache")]
+    vote = f"{forum.base}thread-23-1-1.html"
+    for args in (["votes", vote, *common], ["lurkers", "--day", "2", *common]):
+        done = Runner().invoke(app, [*args, "-q"])
+        assert done.exit_code == 0, done.output
+    return vote, [*common, "--offline"]
+
+
+@pytest.mark.slow  # python in other processes
+def test_a_command_that_counts_from_the_cache_does_not_import_the_http_client(
+    sample_cached: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    """--offline reads every page from the cache: the run's Http makes no client, and httpx
+    (with its command-line tool: click, pygments), tenacity and certifi stay out, and ssl and
+    http.cookiejar (urllib.request with it) with no request made and no cookie file."""
+    vote, offline = sample_cached
+    heavy = ["httpx", "tenacity", "certifi", "ssl", "http.cookiejar"]
+    assert imports_of(["votes", vote, *offline], heavy, tmp_path) == []
+    assert imports_of(["votes", vote, "--json", *offline], heavy, tmp_path) == []
+    assert imports_of(["lurkers", "--day", "2", *offline], heavy, tmp_path) == []
+    assert imports_of(["announce", "--day", "2", *offline], heavy, tmp_path) == []
+    assert imports_of(["votes", vote, *offline[:-1]], heavy, tmp_path) == heavy  # the forum
+
+
+@pytest.mark.slow  # python in other processes
+def test_an_archive_written_or_read_imports_no_pandas(
+    sample_cached: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    """sqlite_utils imports pandas and numpy whenever they are installed (~0.35 s); tally's
+    rows need neither, so writing the SQLite archive and reading it back import neither."""
+    vote, offline = sample_cached
+    heavy = ["pandas", "numpy", "sqlite_utils"]
+    db, csv = str(tmp_path / "games.sqlite"), str(tmp_path / "posts.csv")
+    written = imports_of(["archive", *offline, "-o", csv, "--db", db, "-q"], heavy, tmp_path)
+    assert written == ["sqlite_utils"]
+    game = offline[:2]
+    read = imports_of(["votes", vote, *game, "--archive", db, "--json"], heavy, tmp_path)
+    assert read == ["sqlite_utils"]
+    again = imports_of(["votes", vote, *game, "--archive", csv, "--json"], heavy, tmp_path)
+    assert again == []  # the CSV file is read with the standard library's csv
+
+
+@pytest.mark.slow  # python in another process
+def test_pandas_kept_out_of_sqlite_utils_is_imported_as_ever_after_it() -> None:
+    """The Database tally opens is sqlite_utils's own; pandas and numpy, kept out while
+    sqlite_utils is imported, import as ever afterwards, and a process that imported pandas
+    first (a program that embeds tally) gives it to sqlite_utils as before."""
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    code = (
+        "import sys, tempfile\n"
+        "from pathlib import Path\n"
+        "if sys.argv[1] == 'first':\n"
+        "    import pandas\n"
+        "from tally.records import database\n"
+        "with tempfile.TemporaryDirectory() as folder:\n"
+        "    db = database(Path(folder) / 'a.sqlite')\n"
+        "    db['t'].insert({'n': 1, 's': 'x'})\n"
+        "    print(list(db['t'].rows), type(db).__module__)\n"
+        "    db.close()\n"
+        "print('pandas' in sys.modules, 'numpy' in sys.modules)\n"
+        "import sqlite_utils.db, pandas, numpy\n"
+        "print(sqlite_utils.db.pd is pandas, sqlite_utils.db.np is numpy)\n"
+    )
+    outs = {}
+    for when in ("after", "first"):
+        done = subprocess.run(
+            [sys.executable, "-c", code, when], env=child_env(), capture_output=True,
+            text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        outs[when] = done.stdout.splitlines()
+    rows = "[{'n': 1, 's': 'x'}] sqlite_utils.db"
+    assert outs["after"] == [rows, "False False", "False False"]
+    assert outs["first"] == [rows, "True True", "True True"]
+
+
+def test_a_library_is_imported_without_a_part_it_does_without(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tally.imports: the part fails to import while the library is imported, as a missing
+    one would, and imports as ever afterwards; a part imported already is the library's."""
+    import importlib
+    import sys
+
+    from tally.imports import import_without
+
+    name = f"lib_{tmp_path.name.replace('-', '_')}"  # a name no other test imported
+    for suffix in ("", "_other"):
+        (tmp_path / f"{name}{suffix}.py").write_text(
+            f"try:\n    import {name}_part as part\nexcept ImportError:\n    part = None\n"
+        )
+    (tmp_path / f"{name}_part.py").write_text("PART = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for module in (name, f"{name}_other", f"{name}_part"):  # out of sys.modules at the end
+        monkeypatch.setitem(sys.modules, module, None)  # type: ignore[arg-type]
+        monkeypatch.delitem(sys.modules, module)
+    assert import_without(name, [f"{name}_part"]) is True
+    assert sys.modules[name].part is None and f"{name}_part" not in sys.modules
+    assert import_without(name, [f"{name}_part"]) is False  # imported already: as it is
+    part = importlib.import_module(f"{name}_part")
+    assert part.PART == 1
+    assert import_without(f"{name}_other", [f"{name}_part"]) is True
+    assert sys.modules[f"{name}_other"].part is part
 
 
 def test_a_threads_writings_are_made_once_and_it_holds_its_fields_alone() -> None:

@@ -27,7 +27,7 @@ from tally.files import ARCHIVE, read_capped
 from tally.forums.base import field_value
 from tally.i18n import N_, tr
 from tally.model import Comment, Edit, Post, Quote, Thread, origin_of
-from tally.records import COLUMNS, LATER_COLUMNS, THREAD_COLUMNS, RowKind
+from tally.records import COLUMNS, LATER_COLUMNS, THREAD_COLUMNS, RowKind, database
 from tally.vocabulary import Origin
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -118,10 +118,8 @@ def _csv_rows(path: Path) -> Iterator[tuple[Mapping[str, Any], str]]:
 def _db_rows(path: Path) -> Iterator[tuple[Mapping[str, Any], str]]:
     import sqlite3
 
-    from sqlite_utils import Database
-
     try:
-        db = Database(path)
+        db = database(path)
         if not db["posts"].exists() or not db["threads"].exists():
             raise InputError(
                 tr(

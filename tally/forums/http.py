@@ -19,7 +19,6 @@ import functools
 import logging
 import random
 import re
-import ssl
 import threading
 import time
 import zlib
@@ -34,16 +33,22 @@ from urllib.parse import urljoin, urlsplit
 from tally.environment import HttpOptions
 from tally.errors import FetchError, InputError, TallyError
 from tally.forums.clocks import ForumClocks
-from tally.forums.cookies import covers, load_cookies
 from tally.forums.politeness import Robots, retry_after
 from tally.forums.unpacking import ENCODINGS, Unpacker
 from tally.i18n import ntr, tr
+from tally.imports import import_without
 
 # httpx and tenacity are imported where a request is made (a fifth of a second): every
 # command makes an Environment (its HttpOptions: tally.environment), and most never fetch a page.
+# ssl and the cookie file's reader (http.cookiejar, and urllib.request with it: ~20 ms of
+# CPU together) wait for a request, and for a cookie file.
 if TYPE_CHECKING:
+    import ssl
+
     import httpx
     from tenacity import RetryCallState
+
+    from tally.forums.cookies import CookieFile
 
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -87,9 +92,45 @@ class _Transient(Exception):
         self.unreachable = unreachable  # the host does not answer at all
 
 
+def _import_httpx() -> None:
+    """httpx imported without its own command-line tool, which tally never runs.
+
+    httpx/__init__.py runs ``from ._main import main`` for its ``httpx`` command, and defines
+    a ``main`` of its own when that import fails (an install without httpx[cli]). httpx._main
+    imports click, pygments, rich.syntax and rich.progress: ~40-60 ms of CPU of every tally
+    process that reads a forum, and no part of httpx's client uses it (tally.imports keeps it
+    out). ``httpx.main`` is then httpx's own, imported when it is called (``_httpx_main``). An
+    httpx already imported (by a program that embeds tally, or the tests) is left as it is.
+    """
+    import sys
+
+    if "httpx" in sys.modules:  # each request asks: no lock once it is
+        return
+    if import_without("httpx", ["httpx._main"]):
+        import httpx
+
+        setattr(httpx, "main", _httpx_main)  # noqa: B010 - mypy: a module's function
+
+
+def _httpx_main(*args: Any, **kwargs: Any) -> Any:
+    """``httpx.main``, httpx's command line (a click command), imported when it is run."""
+    from httpx._main import main
+
+    return main(*args, **kwargs)
+
+
+def _covers(domains: frozenset[str], host: str) -> bool:
+    """``tally.forums.cookies.covers``, imported with the cookie file's reader."""
+    from tally.forums.cookies import covers
+
+    return covers(domains, host)
+
+
 @functools.cache
 def _tls() -> ssl.SSLContext:
     """One TLS context a process: loading the CA bundle takes ~20 ms, as long as a request."""
+    import ssl
+
     import certifi  # httpx's own CA bundle
 
     return ssl.create_default_context(cafile=certifi.where())
@@ -158,7 +199,11 @@ class Http:
         self._warn = warn or _log.warning
         self.clocks = clocks or ForumClocks(now, warn)
         self.cookie_file = cookies
-        self._cookies = load_cookies(cookies) if cookies else None
+        self._cookies: CookieFile | None = None
+        if cookies:
+            from tally.forums.cookies import load_cookies
+
+            self._cookies = load_cookies(cookies)
         if self._cookies is not None and self._cookies.expired and not self._cookies.domains:
             self._warn(
                 tr(
@@ -168,17 +213,12 @@ class Http:
                     n=self._cookies.expired,
                 )
             )
-        import httpx
-
-        self._client = httpx.Client(
-            headers={"User-Agent": self.options.user_agent, "Accept-Encoding": "gzip, deflate"},
-            timeout=self.options.timeout,
-            # Redirects are followed by hand, so that robots.txt is asked for each target.
-            follow_redirects=False,
-            cookies=self._cookies.jar if self._cookies is not None else None,
-            verify=_tls(),
-            limits=httpx.Limits(max_connections=self.options.max_in_flight * 4),
-        )
+        # The httpx client is made for the first request (``_client``): a run that reads
+        # every page from the cache (--offline) or from saved files, or a command that reads
+        # no forum, makes none and never imports httpx (~60 ms of a fresh process).
+        self._made: httpx.Client | None = None
+        self._made_lock = threading.Lock()
+        self._closed = False
         self._hosts: dict[str, _Host] = {}
         self._hosts_lock = threading.Lock()
         self._guest_sites: set[str] = set()  # sites warned of: read as a guest
@@ -196,7 +236,38 @@ class Http:
         self.close()
 
     def close(self) -> None:
-        self._client.close()
+        with self._made_lock:
+            self._closed = True
+            if self._made is not None:
+                self._made.close()
+
+    @property
+    def _client(self) -> httpx.Client:
+        """The run's one httpx client, made at the first request (the requests of a read's
+        threads share it, its connections and limits)."""
+        made = self._made
+        if made is not None:
+            return made
+        with self._made_lock:
+            if self._made is None:
+                if self._closed:  # as httpx says it of a client closed
+                    raise RuntimeError("Cannot send a request, as the client has been closed.")
+                self._made = self._new_client()
+            return self._made
+
+    def _new_client(self) -> httpx.Client:
+        _import_httpx()
+        import httpx
+
+        return httpx.Client(
+            headers={"User-Agent": self.options.user_agent, "Accept-Encoding": "gzip, deflate"},
+            timeout=self.options.timeout,
+            # Redirects are followed by hand, so that robots.txt is asked for each target.
+            follow_redirects=False,
+            cookies=self._cookies.jar if self._cookies is not None else None,
+            verify=_tls(),
+            limits=httpx.Limits(max_connections=self.options.max_in_flight * 4),
+        )
 
     def _host(self, url: str) -> _Host:
         key = urlsplit(url).netloc.lower()
@@ -204,7 +275,7 @@ class Http:
             if key not in self._hosts:
                 self._hosts[key] = _Host(threading.BoundedSemaphore(self.options.max_in_flight))
                 site = site_of(key)
-                if (self._cookies is not None and not covers(self._cookies.domains, key)
+                if (self._cookies is not None and not _covers(self._cookies.domains, key)
                         and site not in self._guest_sites):  # fmt: skip
                     # Once a site: tieba.baidu.com and its API host, a board and its www.,
                     # are one warning (a run said it twice).
@@ -316,7 +387,7 @@ class Http:
             return None
         host = urlsplit(url).hostname or ""
         for c in self._cookies.jar:
-            if c.name == name and c.value and covers(frozenset({c.domain}), host):
+            if c.name == name and c.value and _covers(frozenset({c.domain}), host):
                 return c.value
         return None
 
@@ -401,6 +472,7 @@ class Http:
         check: Check | None = None,
         begun: float | None = None,
     ) -> Response:
+        _import_httpx()
         import httpx
 
         method = "GET" if body is None else "POST"

@@ -98,7 +98,9 @@ class Reader:
 
     @property
     def http(self) -> Http:
-        """The run's one HTTP client, made when the first URL is read."""
+        """The run's one HTTP client, made when the first URL is read (what a read learns of
+        each board is kept there); it makes its httpx client at its first request, so a read
+        from the cache alone (--offline) imports no httpx."""
         if self._http is None:
             env = self.env
             self._http = Http(

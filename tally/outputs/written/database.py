@@ -38,7 +38,7 @@ from typing import Any
 from tally.errors import OutputError
 from tally.i18n import tr
 from tally.model import Thread
-from tally.records import COLUMNS, KEY, THREAD_COLUMNS, rows
+from tally.records import COLUMNS, KEY, THREAD_COLUMNS, database, rows
 from tally.rules.counting.count import votes_number
 from tally.rules.counting.votes import DayResult
 from tally.rules.game.game import Game
@@ -137,11 +137,9 @@ def write_db(
     """Write (or bring up to date) the SQLite archive at ``path``."""
     import sqlite3
 
-    from sqlite_utils import Database
-
     tally = _Tally()
     try:
-        db = Database(path)
+        db = database(path)
         with db.atomic():
             _migrate(db)
             for thread in threads:
