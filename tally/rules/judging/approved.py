@@ -27,8 +27,14 @@ def approved_late(thread: Thread, history: History, day: Day, game: Game, cast: 
     whole = next(((r, pages) for r in reads[:-1] if (pages := _whole(r, history))), None)
     if whole is None:
         return []
-    start = whole[0][0].read_at
-    shown = {p.post_id for v in whole[1] for p in v.posts}
+    first, pages = whole
+    start = first[0].read_at
+    shown = {p.post_id for v in pages for p in v.posts}
+    # A page of that read lost past those it read back (``_whole`` took the read for whole
+    # without it): the posts it could have shown are not said to have come since.
+    lost = [v for v in history.lost if (v.read, v.way) == (first[0].read, first[0].way)
+            and v.read and v.page not in {p.page for p in pages}]  # fmt: skip
+    shown |= history.lost_could_show(thread.posts, lost)
     read = short(start.astimezone(game.timezone))
     flags = []
     for post in thread.posts:
