@@ -310,6 +310,7 @@ class History:
         earlier = [v for v in self.versions if v.read_at < before]
         if not earlier:
             return frozenset(), None
+        posts = tuple(posts)
         seen = {p.post_id for v in earlier for p in v.posts}
         # A lost page shows none of its posts: not one of them came in for it.
         seen |= self.lost_could_show(posts, (v for v in self.lost if v.read_at < before))
@@ -324,7 +325,7 @@ class History:
         thread then (came in since, 合并; approved late, 审核); the count says the read is
         lost (``tally.rules.judging.as_of.lost_notes``)."""
         could: set[str] = set()
-        posts = tuple(posts)
+        posts = tuple(posts)  # walked once for each version lost
         for gone in lost:
             pages = {v.page: v.posts for v in self.versions
                      if gone.read and (v.read, v.way) == (gone.read, gone.way)}  # fmt: skip
