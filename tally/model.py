@@ -310,10 +310,30 @@ class History:
         earlier = [v for v in self.versions if v.read_at < before]
         if not earlier:
             return frozenset(), None
+        posts = tuple(posts)
         seen = {p.post_id for v in earlier for p in v.posts}
+        # A lost page shows none of its posts: not one of them came in for it.
+        seen |= self.lost_could_show(posts, (v for v in self.lost if v.read_at < before))
         last = max(v.read_at for v in earlier)
         late = last - DURING_A_READ
         return frozenset(p.post_id for p in posts if p.post_id not in seen and p.time < late), last
+
+    def lost_could_show(self, posts: Iterable[Post], lost: Iterable[Lost]) -> frozenset[str]:
+        """Of ``posts``, those a version ``lost`` could have shown: posted between the last
+        post of the page before it and the first of the page after it as that read found
+        them (either lost or not read: no bound). tally cannot say they were not in the
+        thread then (came in since, 合并; approved late, 审核); the count says the read is
+        lost (``tally.rules.judging.as_of.lost_notes``)."""
+        could: set[str] = set()
+        posts = tuple(posts)  # walked once for each version lost
+        for gone in lost:
+            pages = {v.page: v.posts for v in self.versions
+                     if gone.read and (v.read, v.way) == (gone.read, gone.way)}  # fmt: skip
+            low = max((p.time for p in pages.get(gone.page - 1, ())), default=None)
+            high = min((p.time for p in pages.get(gone.page + 1, ())), default=None)
+            could |= {p.post_id for p in posts if (low is None or low <= p.time)
+                      and (high is None or p.time <= high)}  # fmt: skip
+        return frozenset(could)
 
 
 # A post made while a read was under way may miss it and still be older than its end: the

@@ -72,16 +72,16 @@ def _lost(result) -> list[str]:  # type: ignore[no-untyped-def]
             if "missing or damaged" in line or "丢失或损坏" in line]  # fmt: skip
 
 
-def _deleted_after_the_close(forum, tmp_path: Path, language: str = "en"):  # type: ignore[no-untyped-def]
-    """Read at 08:00 the morning after the close (everything standing), then 乙's ballot and
-    two of 乙's posts deleted, read again at 09:00: with the 08:00 versions of the pages that
-    held them damaged (page 2 of the discussion thread, page 1 of the vote thread) in one
-    cache, intact in the other. The runs in the damaged cache, and in the intact one."""
+def deleted_after_the_close(forum, tmp_path: Path, run):  # type: ignore[no-untyped-def]
+    """``run(game, cache, clock)`` at 08:00 the morning after the close (everything
+    standing), then 乙's ballot and two of 乙's posts deleted, and ``run`` again at 09:00:
+    with the 08:00 versions of the pages that held them damaged (page 2 of the discussion
+    thread, page 1 of the vote thread) in one cache, intact in the other. The 09:00 runs in
+    the damaged cache, and in the intact one."""
     game, talk, votes = _game(forum, tmp_path)
     damaged, intact = tmp_path / "damaged", tmp_path / "intact"
     for cache in (damaged, intact):
-        first = json.loads(_lurkers(game, cache, "08:00:00", "--json").stdout)
-        assert [c for c in first["cards"] if c["player"] == "乙"] == []
+        run(game, cache, "08:00:00")
     for floor in (18, 17):
         talk.delete(floor)
     votes.delete(3)
@@ -89,8 +89,19 @@ def _deleted_after_the_close(forum, tmp_path: Path, language: str = "en"):  # ty
     votes.serve(forum)
     _damage(damaged, 201, 2, 1, b"[")
     _damage(damaged, 301, 1, 1, None)
-    return (_lurkers(game, damaged, "09:00:00", "--json", language=language),
-            _lurkers(game, intact, "09:00:00", "--json", language=language))  # fmt: skip
+    return run(game, damaged, "09:00:00"), run(game, intact, "09:00:00")
+
+
+def _deleted_after_the_close(forum, tmp_path: Path, language: str = "en"):  # type: ignore[no-untyped-def]
+    """``deleted_after_the_close`` with `tally lurkers --json`: no card for 乙 at 08:00."""
+
+    def run(game: str, cache: Path, clock: str):  # type: ignore[no-untyped-def]
+        result = _lurkers(game, cache, clock, "--json", language=language)
+        if clock == "08:00:00":
+            assert [c for c in json.loads(result.stdout)["cards"] if c["player"] == "乙"] == []
+        return result
+
+    return deleted_after_the_close(forum, tmp_path, run)
 
 
 def _after(thread: int, page: int) -> str:
@@ -173,15 +184,25 @@ def test_a_damaged_version_no_lurker_count_needs_changes_nothing(forum, tmp_path
     table, the same cards and flags, no warning."""
     game, talk, _ = _game(forum, tmp_path)
     damaged, intact = tmp_path / "damaged", tmp_path / "intact"
+    results, lost = three_reads(forum, talk, (201, 7), lambda cache, clock: _lurkers(
+        game, cache, clock), damaged, intact)  # fmt: skip
+    assert _lost(results[damaged]) == _lost(results[intact]) == []
+    assert results[damaged].stdout == results[intact].stdout
+    assert lost.read_bytes() == b"["  # no read since listed it again
+
+
+def three_reads(forum, thread, page: tuple[int, int], run, damaged: Path, intact: Path):  # type: ignore[no-untyped-def]
+    """``run(cache, clock)`` at 08:00, 09:00 and 10:00 with each cache, 甲 posting on the
+    last page of ``thread`` after each; before the 10:00 runs, ``page`` (thread, page) as
+    the 09:00 read found it damaged in ``damaged``. The 10:00 runs by cache, and the file."""
     results, lost = {}, None
     for clock in ("08:00:00", "09:00:00", "10:00:00"):
         if clock == "10:00:00":
-            lost = _damage(damaged, 201, 7, 2, b"[")
-        results = {cache: _lurkers(game, cache, clock) for cache in (damaged, intact)}
-        talk.add(P("甲", f"2024-05-10 {clock[:2]}:30:00", "复盘")).serve(forum)
-    assert _lost(results[damaged]) == _lost(results[intact]) == []
-    assert results[damaged].stdout == results[intact].stdout
-    assert lost is not None and lost.read_bytes() == b"["  # no read since listed it again
+            lost = _damage(damaged, *page, 2, b"[")
+        results = {cache: run(cache, clock) for cache in (damaged, intact)}
+        thread.add(P("甲", f"2024-05-10 {clock[:2]}:30:00", "复盘")).serve(forum)
+    assert lost is not None
+    return results, lost
 
 
 @pytest.mark.rules("L2")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 
 from tally.commands.checks import check_output
@@ -9,12 +11,15 @@ from tally.commands.threads import closed_days, day_threads
 from tally.errors import InputError
 from tally.forums.reader import Reader
 from tally.i18n import N_, tr
-from tally.model import Thread
+from tally.model import Thread, ThreadKey
 from tally.outputs.results import Reported
 from tally.outputs.written import cardfile
 from tally.rules.cards.lurkers import check, history
+from tally.rules.cards.writings import DayThreads
+from tally.rules.counting.votes import DayResult
 from tally.rules.game.game import Game
-from tally.rules.judging.as_of import as_of_time, thread_as_of
+from tally.rules.judging.as_of import LostRead, as_of_time, lost_said, thread_as_of
+from tally.rules.verdicts import ThreadRole
 
 
 def report(
@@ -53,17 +58,43 @@ def report(
     results = closed_days(game, votes_read, late_ok=late_ok)
     talked = [d.day for d in closed if d.discussion is not None]
     posts = {}
+    read: list[DayThreads] = []
     if talked:
-        posts = dict(check(game, history(game, max(talked), threads), max(talked)).days)
+        read = history(game, max(talked), threads)
+        posts = dict(check(game, read, max(talked)).days)
         posts = {n: counts for n, counts in posts.items() if n in talked}
+    lost = lost_reads(results, votes_read, [t for t in read if t.day.day in posts])
     # The ledger's cards that count, and those in doubt (shown so: the director decides).
     kept = cardfile.load(cardfile.ledger_path(game.path)) if game.path is not None else []
     cards = [c for c in kept if not c.struck]
     drawn = {r.day.day for r in results}
     pending = tuple(d.day for d in game.days if d.day not in drawn)
     page = render_report(game, results, posts, cards, pending=pending,
-                         generated=now.astimezone(game.timezone),
+                         generated=now.astimezone(game.timezone), lost=lost,
                          template_dir=template_dir)  # fmt: skip
     data = page.encode("utf-8")
     write_atomic(output, data)
-    return Reported(output, tuple(sorted(drawn)), pending, len(data))
+    said = tuple(dict.fromkeys(r.note for r in lost))
+    return Reported(output, tuple(sorted(drawn)), pending, len(data), warnings=said)
+
+
+def lost_reads(
+    results: Sequence[DayResult], votes: Sequence[Thread], talked: Sequence[DayThreads]
+) -> list[LostRead]:
+    """The versions of the history lost that the page's counts take (``lost_said``): each
+    day's vote thread as it stood at the close, and the other threads of each day whose
+    posts it counts; a version two of them take (one thread for two days) once, in the
+    words of the first. Said as the run's warnings, and on the page by the count they touch."""
+    by_key = {t.key: t for t in votes}
+    taken = [(r.day, ThreadRole.VOTE, by_key.get(r.day.vote_ref.key)) for r in results]
+    taken += [(t.day, role, thread) for t in talked for role, thread in (
+        (ThreadRole.DISCUSSION, t.discussion), (ThreadRole.PROGRESS, t.progress),
+        (ThreadRole.SHERIFF, t.sheriff))]  # fmt: skip
+    found: dict[tuple[ThreadKey, str, int, datetime], LostRead] = {}
+    for day, role, thread in taken:
+        if thread is None:
+            continue
+        for version, note in lost_said(thread, day.closes):
+            found.setdefault((thread.key, version.way, version.page, version.read_at),
+                             LostRead(day.day, role, thread.thread_id, version, note))  # fmt: skip
+    return list(found.values())

@@ -450,7 +450,10 @@ def store_versions(
                    most=MAX_VERSIONS, folder=store.folder)
             )
             break
-        if kept in ("kept", "same"):  # an unchanged page is a read too (cache.keep)
+        # An unchanged page is a read too ("same"): ThreadCache.store_versions moves its
+        # last listing on to this read (with the history full it lists nothing, and this
+        # run's history still holds the page as read).
+        if kept in ("kept", "same"):
             added.append(Version(number, when, page.posts, read, reader.way))
         elif kept == "unwritable":
             known = None

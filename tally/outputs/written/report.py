@@ -24,7 +24,8 @@ from tally.rules.cards.ledger import Card
 from tally.rules.counting.count import votes_text
 from tally.rules.counting.votes import DayResult
 from tally.rules.game.game import Game
-from tally.rules.verdicts import Colour, DayKind, Status, void_words
+from tally.rules.judging.as_of import LostRead
+from tally.rules.verdicts import Colour, DayKind, Status, ThreadRole, void_words
 from tally.times import long, short
 
 REPORT = "report.html.j2"
@@ -50,15 +51,18 @@ PICTURES = {
 }
 # Every key of a day (``_day``), for the template's reach (``template_reach``).
 DAY_KEYS = frozenset({"day", "kind", "sentence", "rule", "thread_url", "closes", "comment_word",
-                      *PICTURES, "not_voted", "ballots", "counted"})  # fmt: skip
+                      *PICTURES, "not_voted", "ballots", "counted", "lost"})  # fmt: skip
 
 
 def _day(
-    result: DayResult, game: Game, drawn: frozenset[str] = frozenset(PICTURES)
+    result: DayResult, game: Game, drawn: frozenset[str] = frozenset(PICTURES),
+    lost: Sequence[LostRead] = (),
 ) -> dict[str, Any]:
-    """One day of the page; of its pictures, those ``drawn`` (the template shows no other)."""
+    """One day of the page; of its pictures, those ``drawn`` (the template shows no other);
+    ``lost`` the versions lost its count of the vote thread takes (the page says each)."""
     ref = result.day.vote_ref
     platform = platform_of(ref)
+    mine = (result.day.day, ThreadRole.VOTE)
     salt = f"d{result.day.day}"
     pictures = {
         key: charts.svg(draw, result, salt=salt + suffix)
@@ -77,7 +81,18 @@ def _day(
         "not_voted": list(result.not_voted),
         "ballots": _ballot_rows(result, game),
         "counted": sum(1 for b in result.ballots if b.status == Status.COUNTED),
+        "lost": [_lost(r, game) for r in lost if (r.day, r.role) == mine],
     }
+
+
+def _lost(read: LostRead, game: Game) -> dict[str, Any]:
+    """A version lost that a count of the page takes, as the page names it: the day, the
+    thread (by its role: 讨论帖, 投票帖, …), the page and when tally read it; ``note`` the
+    director's sentence (the run's warning, in the director's language: the page shows
+    none)."""
+    return {"day": read.day, "thread": read.role.label, "thread_id": read.thread,
+            "page": read.lost.page, "read": short(read.lost.read_at.astimezone(game.timezone)),
+            "note": read.note}  # fmt: skip
 
 
 def _ballot_rows(result: DayResult, game: Game) -> list[dict[str, Any]]:
@@ -133,12 +148,15 @@ def render_report(
     *,
     generated: datetime,
     pending: Sequence[int] = (),
+    lost: Sequence[LostRead] = (),
     template_dir: Path | None = None,
 ) -> str:
     """The report page; ``posts`` is each discussion day's counts, ``pending`` the days
-    not closed yet (named, not drawn); ``template_dir`` may hold the director's own
-    report.html.j2 (else the built-in one). A picture the template cannot show is not
-    drawn (``template_reach``): drawn before the render, never inside its time bound."""
+    not closed yet (named, not drawn), ``lost`` the versions of the history lost that its
+    counts take (said by the day whose count they touch); ``template_dir`` may hold the
+    director's own report.html.j2 (else the built-in one). A picture the template cannot
+    show is not drawn (``template_reach``): drawn before the render, never inside its time
+    bound."""
     template, tree = with_source(REPORT, template_dir, html=True, finalize=None)
     reached = reach(tree, "days", DAY_KEYS)
     drawn = frozenset(PICTURES) if reached is None else reached.keys & frozenset(PICTURES)
@@ -157,8 +175,10 @@ def render_report(
         game=game.name,
         ruleset=game.rules.name,
         generated=f"{long(generated)}",
-        days=[_day(r, game, drawn) for r in results],
+        days=[_day(r, game, drawn, lost) for r in results],
         pending=list(pending),
+        # The versions lost that the posts' counts take (each day's threads but its vote).
+        posts_lost=[_lost(r, game) for r in lost if r.role is not ThreadRole.VOTE],
         heatmap=heatmap,
         players=list(game.players),
         cards=[

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from tally.i18n import tr
-from tally.model import DURING_A_READ, History, Post, Thread, Writing
+from tally.model import DURING_A_READ, Thread, Writing
 from tally.rules.cards.writings import DayThreads, by_players
 from tally.rules.counting.guards import renamed_flags
 from tally.rules.counting.uids import accounts_note
@@ -184,22 +184,6 @@ def account_flags(game: Game, t: DayThreads, cast: Cast, others: list[Thread]) -
     return list(found.values())
 
 
-def _on_lost_pages(history: History, posts: Sequence[Post], before: datetime) -> set[str]:
-    """Of ``posts``, those a version lost (``History.lost``) read before ``before`` could
-    have shown: posted between the last post of the page before it and the first of the page
-    after it as that read found them (either lost or not read: no bound). tally cannot say
-    they were not in the thread then, and the warning says the read is lost."""
-    could: set[str] = set()
-    for lost in (v for v in history.lost if v.read_at < before):
-        pages = {v.page: v.posts for v in history.versions
-                 if lost.read and (v.read, v.way) == (lost.read, lost.way)}  # fmt: skip
-        low = max((p.time for p in pages.get(lost.page - 1, ())), default=None)
-        high = min((p.time for p in pages.get(lost.page + 1, ())), default=None)
-        could |= {p.post_id for p in posts if (low is None or low <= p.time)
-                  and (high is None or p.time <= high)}  # fmt: skip
-    return could
-
-
 def came_in(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
     """Posts of the discussion thread that tally's reads show came in from elsewhere, each
     counted (L1) and flagged for the director: read in another thread before (moved or
@@ -213,9 +197,7 @@ def came_in(game: Game, t: DayThreads, cast: Cast) -> list[Flag]:
     last = None
     if thread.history is not None and thread.read_at is not None:
         # The reads before this one: those its own pages (read within minutes) are not.
-        before = thread.read_at - DURING_A_READ
-        came, last = thread.history.came_in_unseen(thread.posts, before)
-        came -= _on_lost_pages(thread.history, thread.posts, before)
+        came, last = thread.history.came_in_unseen(thread.posts, thread.read_at - DURING_A_READ)
     flags = []
     for player, w in by_players(cast, t.day, thread, comments=False):
         post = w.post

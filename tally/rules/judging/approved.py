@@ -3,8 +3,9 @@ time they were posted (``tally.rules.judging.standing.kept_from_the_close`` flag
 
 Which read is "the first whole read after the close" is told from the thread's history,
 read by read: each read is listed with an id of its own (two runs reading at once interleave
-their pages' times), and a page a later read moved on (``ThreadCache.keep``) is known from
-the same page just before and after the read.
+their pages' times), and a page a later read moved on (``ThreadCache.store_versions``: a
+page unchanged again moves its last listing on) is known from the same page just before
+and after the read.
 """
 
 from __future__ import annotations
@@ -27,8 +28,14 @@ def approved_late(thread: Thread, history: History, day: Day, game: Game, cast: 
     whole = next(((r, pages) for r in reads[:-1] if (pages := _whole(r, history))), None)
     if whole is None:
         return []
-    start = whole[0][0].read_at
-    shown = {p.post_id for v in whole[1] for p in v.posts}
+    first, pages = whole
+    start = first[0].read_at
+    shown = {p.post_id for v in pages for p in v.posts}
+    # A page of that read lost past those it read back (``_whole`` took the read for whole
+    # without it): the posts it could have shown are not said to have come since.
+    lost = [v for v in history.lost if (v.read, v.way) == (first[0].read, first[0].way)
+            and v.read and v.page not in {p.page for p in pages}]  # fmt: skip
+    shown |= history.lost_could_show(thread.posts, lost)
     read = short(start.astimezone(game.timezone))
     flags = []
     for post in thread.posts:
@@ -73,7 +80,8 @@ def _whole(read: tuple[Version, ...], history: History) -> tuple[Version, ...] |
     all. A read's last page is always read, so pages 1 to its highest are the thread then;
     one it did not keep is known where the history holds that page the same just before
     and just after the read (an unchanged page's listing that a later read moved on,
-    ``ThreadCache.keep``); a read that took it from the cache is not whole otherwise."""
+    ``ThreadCache.store_versions``); a read that took it from the cache is not whole
+    otherwise."""
     pages = {v.page: v for v in read}
     way = read[0].way  # a read is made one way (a thread is never read half one way)
     start, end = read[0].read_at, read[-1].read_at

@@ -14,6 +14,7 @@ from tally.errors import InputError
 from tally.i18n import tr
 from tally.model import History, Lost, Post, Thread, Version
 from tally.rules.game.game import Day, Game
+from tally.rules.verdicts import ThreadRole
 from tally.times import compared, short, wall_time
 
 
@@ -210,6 +211,18 @@ def lost_said(thread: Thread, when: datetime) -> list[tuple[Lost, str]]:
                       "count could differ for it.", **said)  # fmt: skip
         notes.append((lost, note))
     return notes
+
+
+@dataclass(frozen=True)
+class LostRead:
+    """A version lost that a count of one of day ``day``'s threads takes (``lost_said``):
+    the thread (its role that day, its id), the version, and the sentence that says it."""
+
+    day: int
+    role: ThreadRole
+    thread: str
+    lost: Lost
+    note: str
 
 
 def stood_at(history: History, when: datetime) -> dict[str, Seen]:
