@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import random
 import re
@@ -32,19 +31,17 @@ from urllib.parse import urljoin, urlsplit
 
 from tally.environment import HttpOptions
 from tally.errors import FetchError, InputError, TallyError
+from tally.forums.client import import_httpx, new_client
 from tally.forums.clocks import ForumClocks
 from tally.forums.politeness import Robots, retry_after
 from tally.forums.unpacking import ENCODINGS, Unpacker
 from tally.i18n import ntr, tr
-from tally.imports import import_without
 
 # httpx and tenacity are imported where a request is made (a fifth of a second): every
 # command makes an Environment (its HttpOptions: tally.environment), and most never fetch a page.
 # ssl and the cookie file's reader (http.cookiejar, and urllib.request with it: ~20 ms of
 # CPU together) wait for a request, and for a cookie file.
 if TYPE_CHECKING:
-    import ssl
-
     import httpx
     from tenacity import RetryCallState
 
@@ -92,48 +89,11 @@ class _Transient(Exception):
         self.unreachable = unreachable  # the host does not answer at all
 
 
-def _import_httpx() -> None:
-    """httpx imported without its own command-line tool, which tally never runs.
-
-    httpx/__init__.py runs ``from ._main import main`` for its ``httpx`` command, and defines
-    a ``main`` of its own when that import fails (an install without httpx[cli]). httpx._main
-    imports click, pygments, rich.syntax and rich.progress: ~40-60 ms of CPU of every tally
-    process that reads a forum, and no part of httpx's client uses it (tally.imports keeps it
-    out). ``httpx.main`` is then httpx's own, imported when it is called (``_httpx_main``). An
-    httpx already imported (by a program that embeds tally, or the tests) is left as it is.
-    """
-    import sys
-
-    if "httpx" in sys.modules:  # each request asks: no lock once it is
-        return
-    if import_without("httpx", ["httpx._main"]):
-        import httpx
-
-        setattr(httpx, "main", _httpx_main)  # noqa: B010 - mypy: a module's function
-
-
-def _httpx_main(*args: Any, **kwargs: Any) -> Any:
-    """``httpx.main``, httpx's command line (a click command), imported when it is run."""
-    from httpx._main import main
-
-    return main(*args, **kwargs)
-
-
 def _covers(domains: frozenset[str], host: str) -> bool:
     """``tally.forums.cookies.covers``, imported with the cookie file's reader."""
     from tally.forums.cookies import covers
 
     return covers(domains, host)
-
-
-@functools.cache
-def _tls() -> ssl.SSLContext:
-    """One TLS context a process: loading the CA bundle takes ~20 ms, as long as a request."""
-    import ssl
-
-    import certifi  # httpx's own CA bundle
-
-    return ssl.create_default_context(cafile=certifi.where())
 
 
 _NO_SUCH_HOST = re.compile(
@@ -256,18 +216,7 @@ class Http:
             return self._made
 
     def _new_client(self) -> httpx.Client:
-        _import_httpx()
-        import httpx
-
-        return httpx.Client(
-            headers={"User-Agent": self.options.user_agent, "Accept-Encoding": "gzip, deflate"},
-            timeout=self.options.timeout,
-            # Redirects are followed by hand, so that robots.txt is asked for each target.
-            follow_redirects=False,
-            cookies=self._cookies.jar if self._cookies is not None else None,
-            verify=_tls(),
-            limits=httpx.Limits(max_connections=self.options.max_in_flight * 4),
-        )
+        return new_client(self.options, self._cookies.jar if self._cookies is not None else None)
 
     def _host(self, url: str) -> _Host:
         key = urlsplit(url).netloc.lower()
@@ -472,7 +421,7 @@ class Http:
         check: Check | None = None,
         begun: float | None = None,
     ) -> Response:
-        _import_httpx()
+        import_httpx()
         import httpx
 
         method = "GET" if body is None else "POST"
