@@ -94,9 +94,9 @@ WHOLE = '回复:</span> <span class="xi1">12</span>'
 @example("字" + WHOLE, len(WHOLE) + 1, 0)
 @example("回复:</span>" * 20 + WHOLE, 400, 3)  # more places to look at than find looks at
 def test_a_head_is_searched_as_its_slice_was(text, end, start):
-    from tally.forums.discuz.pages import _REPLIES_HTML, _head_search
+    from tally.forums.discuz.frame import _REPLIES_HTML, head_search
 
-    found = _head_search(_REPLIES_HTML, "回复:</span>", text, end, start)
+    found = head_search(_REPLIES_HTML, "回复:</span>", text, end, start)
     before = _REPLIES_HTML.search(text, start, end)
     assert (found and (found.span(), found.group(1))) == (before and (before.span(), before.group(1)))
     if start == 0:
