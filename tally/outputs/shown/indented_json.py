@@ -81,20 +81,15 @@ def _scalar(value: Any) -> str | None:
 
 
 def _key(key: Any) -> str:
-    """A key's text, as json.dumps makes one of a key that is not a str."""
+    """A key's text: a str as it is; a bool, int, float or None as json.dumps writes it as a
+    value (the same text, in the order of its checks or of ``_scalar``'s: no value is two of
+    these kinds but a bool, which both check first)."""
     if isinstance(key, str):
         return key
-    if isinstance(key, float):
-        return _float(key)
-    if key is True:
-        return "true"
-    if key is False:
-        return "false"
-    if key is None:
-        return "null"
-    if isinstance(key, int):
-        return int.__repr__(key)
-    raise _Unencodable
+    text = _scalar(key)
+    if text is None:
+        raise _Unencodable
+    return text
 
 
 def _value(value: Any, newline: str, out: list[str], seen: set[int]) -> None:
