@@ -191,9 +191,9 @@ TIEBA = frozenset({"tests/test_reading_tieba_api.py", "tests/test_hostile_tieba_
                    "tests/test_hostile_tieba_counts.py"})  # fmt: skip
 # As aiotieba, pandas (0.35 s a process) and matplotlib (0.45 s, and its fonts found) are
 # imported once a run, not on both workers: the tests that read what tally wrote with
-# pandas or have it write a database (sqlite_utils imports pandas) share one worker, and
-# those that draw the pictures another; by module, and by the test's name elsewhere. A test
-# of either kind left out runs where it falls, importing there too.
+# pandas (tally writes and reads its databases without it: tally.records.database) share
+# one worker, and those that draw the pictures another; by module, and by the test's name
+# elsewhere. A test of either kind left out runs where it falls, importing there too.
 PANDAS = frozenset({"tests/test_archive.py", "tests/test_archive_record.py",
                     "tests/test_hostile_record.py"})  # fmt: skip
 PANDAS_TESTS = frozenset({

@@ -194,7 +194,7 @@ FROM_TABLES = {
     # found each field of a post, marked where found and said by doctor
     "tally/forums/discuz/api.py",
     "tally/forums/discuz/reply.py",
-    "tally/forums/discuz/pages.py",
+    "tally/forums/discuz/frame.py",
     "tally/forums/discuz/fields.py",
     # tally/desk/app.py: the tabs' labels (tally.desk.pages' table); tally/desk/views.py: the
     # words of values the pages show (a day's state, a ballot's status and kind, a thread's role).
