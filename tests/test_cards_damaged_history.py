@@ -233,3 +233,32 @@ def test_an_L2_card_is_flagged_for_a_damaged_read_of_any_day_of_its_run(forum, t
     assert (flag["rule"], flag["player"]) == ("L2", "戊")
     assert flag["note"].startswith("page 2: tally's read of it 05-10 08:00 is missing")
     assert any(line.startswith("tally: warning: thread 201, page 2:") for line in _lost(result))
+
+
+@pytest.mark.rules("L1")
+def test_a_damaged_read_hides_no_post_that_came_in_after_it(forum, tmp_path):
+    """Read at 10:00 and 12:00 the day before the close, 甲 posting on the last page (7)
+    between them; 丁's post of 11:30, held then (审核), shows at 08:00 after the close: the
+    12:00 read did not show it, so it came in since, and is flagged. The 10:00 read of page
+    7 damaged changes nothing: that read, made before 11:30, could not have shown it, and no
+    count takes it (the 12:00 read of the page stands at the close)."""
+    game, talk, _ = _game(forum, tmp_path)
+    damaged, intact = tmp_path / "damaged", tmp_path / "intact"
+    results = {}
+    for clock in ("2024-05-09 10:00:00", "2024-05-09 12:00:00", "2024-05-10 08:00:00"):
+        if clock.endswith("08:00:00"):
+            _damage(damaged, 201, 7, 1, b"[")
+            talk.add(P("丁", "2024-05-09 11:30:00", "审核后才显示")).serve(forum)
+        for cache in (damaged, intact):
+            args = ["lurkers", "--game", game, "--day", "1", "--no-write", "--json",
+                    "--cache-dir", str(cache)]  # fmt: skip
+            result = runner.invoke(app, args, obj=FakeClock(clock, tz=CHINA).env())
+            assert result.exit_code == 0, result.output
+            results[cache] = result
+        if clock.endswith("10:00:00"):
+            talk.add(P("甲", "2024-05-09 11:00:00", "复盘")).serve(forum)
+    came = {cache: [(f["player"], f["floor"]) for f in json.loads(r.stdout)["flags"]
+                    if f["rule"] == "came in"] for cache, r in results.items()}  # fmt: skip
+    assert came[intact] == [("丁", 68)]
+    assert _lost(results[damaged]) == _lost(results[intact]) == []
+    assert came[damaged] == came[intact]
