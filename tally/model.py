@@ -321,18 +321,19 @@ class History:
     def lost_could_show(self, posts: Iterable[Post], lost: Iterable[Lost]) -> frozenset[str]:
         """Of ``posts``, those a version ``lost`` could have shown: posted between the last
         post of the page before it and the first of the page after it as that read found
-        them (either lost or not read: no bound). tally cannot say they were not in the
-        thread then (came in since, 合并; approved late, 审核); the count says the read is
-        lost (``tally.rules.judging.as_of.lost_notes``)."""
+        them (the page before lost or not read: no bound; the page after: the read's own
+        time, within ``DURING_A_READ``, since a post made after a read cannot be in it).
+        tally cannot say they were not in the thread then (came in since, 合并; approved
+        late, 审核); the count says the read is lost (``tally.rules.judging.as_of.lost_notes``)."""
         could: set[str] = set()
         posts = tuple(posts)  # walked once for each version lost
         for gone in lost:
             pages = {v.page: v.posts for v in self.versions
                      if gone.read and (v.read, v.way) == (gone.read, gone.way)}  # fmt: skip
             low = max((p.time for p in pages.get(gone.page - 1, ())), default=None)
-            high = min((p.time for p in pages.get(gone.page + 1, ())), default=None)
-            could |= {p.post_id for p in posts if (low is None or low <= p.time)
-                      and (high is None or p.time <= high)}  # fmt: skip
+            high = min((p.time for p in pages.get(gone.page + 1, ())),
+                       default=gone.read_at + DURING_A_READ)  # fmt: skip
+            could |= {p.post_id for p in posts if (low is None or low <= p.time) and p.time <= high}
         return frozenset(could)
 
 
