@@ -262,3 +262,34 @@ def test_a_damaged_read_hides_no_post_that_came_in_after_it(forum, tmp_path):
     assert came[intact] == [("丁", 68)]
     assert _lost(results[damaged]) == _lost(results[intact]) == []
     assert came[damaged] == came[intact]
+
+
+@pytest.mark.rules("L1")
+def test_a_damaged_read_whose_other_pages_were_moved_on_hides_no_post_that_came_in(
+    forum, tmp_path
+):
+    """Read at 10:00, 11:00, 12:00 and 13:00 the day before the close, 甲 posting on the
+    last page (7) between each, pages 1-6 unchanged: the 11:00 read's listings of pages 1-6
+    are moved on to the 12:00 read's (ThreadCache.store_versions), its page 7 damaged. 丁's
+    post of the day before, merged in (合并) after 13:00, is flagged as come in with the
+    cache intact, and with it damaged too: the 11:00 read's page 6 showed posts after it."""
+    game, talk, _ = _game(forum, tmp_path)
+    damaged, intact = tmp_path / "damaged", tmp_path / "intact"
+    results = {}
+    for hour in ("09 10", "09 11", "09 12", "09 13", "10 08"):
+        clock = f"2024-05-{hour}:00:00"
+        if hour == "10 08":
+            _damage(damaged, 201, 7, 2, b"[")
+            talk.add(P("丁", "2024-05-08 10:00:00", "合并来的")).serve(forum)
+        for cache in (damaged, intact):
+            args = ["lurkers", "--game", game, "--day", "1", "--no-write", "--json",
+                    "--cache-dir", str(cache)]  # fmt: skip
+            result = runner.invoke(app, args, obj=FakeClock(clock, tz=CHINA).env())
+            assert result.exit_code == 0, result.output
+            results[cache] = result
+        talk.add(P("甲", f"2024-05-{hour}:30:00", "复盘")).serve(forum)
+    came = {cache: [(f["player"], f["floor"]) for f in json.loads(r.stdout)["flags"]
+                    if f["rule"] == "came in"] for cache, r in results.items()}  # fmt: skip
+    assert came[intact] == [("丁", 71)]
+    assert _lost(results[damaged]) == _lost(results[intact]) == []
+    assert came[damaged] == came[intact]
