@@ -321,20 +321,31 @@ class History:
     def lost_could_show(self, posts: Iterable[Post], lost: Iterable[Lost]) -> frozenset[str]:
         """Of ``posts``, those a version ``lost`` could have shown: posted between the last
         post of the page before it and the first of the page after it as that read found
-        them (the page before lost or not read: no bound; the page after: the read's own
-        time, within ``DURING_A_READ``, since a post made after a read cannot be in it).
-        tally cannot say they were not in the thread then (came in since, 合并; approved
-        late, 审核); the count says the read is lost (``tally.rules.judging.as_of.lost_notes``)."""
+        them (``_page_then``; the page before lost or never read: no bound; the page after:
+        the read's own time, within ``DURING_A_READ``, since a post made after a read
+        cannot be in it). tally cannot say they were not in the thread then (came in since,
+        合并; approved late, 审核); the count says the read is lost
+        (``tally.rules.judging.as_of.lost_notes``)."""
         could: set[str] = set()
         posts = tuple(posts)  # walked once for each version lost
         for gone in lost:
-            pages = {v.page: v.posts for v in self.versions
-                     if gone.read and (v.read, v.way) == (gone.read, gone.way)}  # fmt: skip
-            low = max((p.time for p in pages.get(gone.page - 1, ())), default=None)
-            high = min((p.time for p in pages.get(gone.page + 1, ())),
+            low = max((p.time for p in self._page_then(gone, gone.page - 1)), default=None)
+            high = min((p.time for p in self._page_then(gone, gone.page + 1)),
                        default=gone.read_at + DURING_A_READ)  # fmt: skip
             could |= {p.post_id for p in posts if (low is None or low <= p.time) and p.time <= high}
         return frozenset(could)
+
+    def _page_then(self, gone: Lost, page: int) -> tuple[Post, ...]:
+        """Page ``page`` as the read that lost ``gone`` found it: that read's own version,
+        else the newest read before it. A page a read found unchanged has its listing moved
+        on to a later read's (``ThreadCache.store_versions`` keeps a content's first read and
+        its last), and one a read took from the cache is as it was last read: either way
+        the newest version before the read holds the same posts."""
+        mine = [v for v in self.versions if (v.way, v.page) == (gone.way, page)]
+        own = next((v for v in mine if gone.read and v.read == gone.read), None)
+        before = (v for v in mine if v.read_at <= gone.read_at)
+        found = own or max(before, key=lambda v: v.read_at, default=None)
+        return found.posts if found is not None else ()
 
 
 # A post made while a read was under way may miss it and still be older than its end: the
