@@ -94,6 +94,16 @@ def test_a_key_depth_holds_many_names_and_each_is_written_right():
     assert dumps({"玩家7": 1, "k7": [2]}) == dumped({"玩家7": 1, "k7": [2]})
 
 
+def test_a_value_nested_as_deep_as_json_dumps_writes_is_written_as_it_writes_it():
+    """json.dumps's writer takes one frame a depth, dumps's two (a container, then its
+    value): 600 lists or dicts deep, within the interpreter's 1,000 frames for one and not
+    for the other, are still json.dumps's text."""
+    deep: Any = []
+    for depth in range(600):
+        deep = [deep] if depth % 2 else {"k": deep}
+    assert dumps(deep) == dumped(deep)
+
+
 def test_what_json_dumps_refuses_is_refused_with_its_error():
     circle: list[Any] = [1]
     circle.append(circle)
