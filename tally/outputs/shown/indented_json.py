@@ -15,7 +15,7 @@ bool, int, float or None key becomes its text; an int or float of a subclass is 
 the number (``int.__repr__``, ``float.__repr__``); NaN and the infinities as NaN, Infinity
 and -Infinity (tally writes none); a str subclass as its text. A container inside itself,
 or a value or key JSON has no word for, is json.dumps's to refuse: it is asked, and raises
-its own ValueError or TypeError.
+its own ValueError or TypeError; so is one nested too deep for this writer's recursion.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ def dumps(data: Any) -> str:
     out: list[str] = []
     try:
         _value(data, "\n", out, set())
-    except _Unencodable:
+    except (_Unencodable, RecursionError):
+        # Two frames a depth against json's one: a value nested past about half the
+        # interpreter's limit is json.dumps's to write (or to refuse, as deep as its own).
         return json.dumps(data, ensure_ascii=False, indent=2)
     return "".join(out)
 
