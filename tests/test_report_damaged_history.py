@@ -20,6 +20,7 @@ from tally.cli import app
 from .conftest import FakeClock, Runner
 from .test_cards_damaged_history import (
     _after,
+    _damage,
     _game,
     _lost,
     deleted_after_the_close,
@@ -104,3 +105,31 @@ def test_a_damaged_version_no_report_count_needs_changes_nothing(forum, tmp_path
     assert _notes(runs[damaged][1]) == []
     assert runs[damaged][1] == runs[intact][1]
     assert lost.read_bytes() == b"["  # no read since listed it again
+
+
+def test_a_damaged_read_of_the_progress_thread_says_no_count_could_differ(forum, tmp_path):
+    """Day 1 with a progress thread (进程帖, 401) the director updates after the close,
+    reported at 08:00 and 09:00, the 08:00 read of its page damaged in one cache. The
+    report counts no post of the progress thread (the posts are the discussion's and the
+    sheriff's: count_day): the page and the run are the intact cache's, nothing said."""
+    from .discuzgen import P, Thread
+    from .test_cards_audit import NO_ELECTION, PLAYERS, UIDS, Game
+
+    g = Game(forum, tmp_path, rules=NO_ELECTION)
+    opens = "2024-05-08 09:30"
+    talk = g.talk(201, 1, opens, {p: 12 for p in PLAYERS})
+    votes = g.votes(301, 1, opens, [(p, "丙" if p != "丙" else "甲") for p in PLAYERS])
+    progress = Thread("401", "进程帖", UIDS, first_pid=401000)
+    progress.add(P("导演A", "2024-05-08 09:00:00", "第1天开始"))
+    g.day(1, opens, "2024-05-09 21:30", talk, votes, progress=progress.serve(forum))
+    game = g.write()
+    damaged, intact = tmp_path / "damaged", tmp_path / "intact"
+    runs = {}
+    for clock in ("08:00:00", "09:00:00"):
+        if clock == "09:00:00":
+            progress.add(P("导演A", "2024-05-10 08:30:00", "第1天结果")).serve(forum)
+            _damage(damaged, 401, 1, 1, b"[")
+        runs = {cache: _report(game, cache, clock) for cache in (damaged, intact)}
+    assert _lost(runs[intact][0]) == [] and _notes(runs[intact][1]) == []
+    assert _lost(runs[damaged][0]) == []
+    assert runs[damaged][1] == runs[intact][1]
