@@ -82,14 +82,15 @@ def lost_reads(
     results: Sequence[DayResult], votes: Sequence[Thread], talked: Sequence[DayThreads]
 ) -> list[LostRead]:
     """The versions of the history lost that the page's counts take (``lost_said``): each
-    day's vote thread as it stood at the close, and the other threads of each day whose
-    posts it counts; a version two of them take (one thread for two days) once, in the
-    words of the first. Said as the run's warnings, and on the page by the count they touch."""
+    day's vote thread as it stood at the close, and the threads of each day whose posts it
+    counts (``count_day``: the discussion and the sheriff's thread; the progress thread's
+    posts are no count of the page); a version two of them take (one thread for two days)
+    once, in the words of the first. Said as the run's warnings, and on the page by the
+    count they touch."""
     by_key = {t.key: t for t in votes}
     taken = [(r.day, ThreadRole.VOTE, by_key.get(r.day.vote_ref.key)) for r in results]
     taken += [(t.day, role, thread) for t in talked for role, thread in (
-        (ThreadRole.DISCUSSION, t.discussion), (ThreadRole.PROGRESS, t.progress),
-        (ThreadRole.SHERIFF, t.sheriff))]  # fmt: skip
+        (ThreadRole.DISCUSSION, t.discussion), (ThreadRole.SHERIFF, t.sheriff))]  # fmt: skip
     found: dict[tuple[ThreadKey, str, int, datetime], LostRead] = {}
     for day, role, thread in taken:
         if thread is None:
