@@ -321,9 +321,9 @@ class History:
     def lost_could_show(self, posts: Iterable[Post], lost: Iterable[Lost]) -> frozenset[str]:
         """Of ``posts``, those a version ``lost`` could have shown: posted between the last
         post of the page before it and the first of the page after it as that read found
-        them (``_page_then``; the page before lost or never read: no bound; the page after:
-        the read's own time, within ``DURING_A_READ``, since a post made after a read
-        cannot be in it). tally cannot say they were not in the thread then (came in since,
+        them (``_page_then``; the page before never read: no bound; the page after: the
+        read's own time, within ``DURING_A_READ``, since a post made after a read cannot be
+        in it). tally cannot say they were not in the thread then (came in since,
         合并; approved late, 审核); the count says the read is lost
         (``tally.rules.judging.as_of.lost_notes``)."""
         could: set[str] = set()
@@ -340,7 +340,9 @@ class History:
         else the newest read before it. A page a read found unchanged has its listing moved
         on to a later read's (``ThreadCache.store_versions`` keeps a content's first read and
         its last), and one a read took from the cache is as it was last read: either way
-        the newest version before the read holds the same posts."""
+        the newest version before the read holds the same posts. (Where the read's own is
+        lost too, that older one bounds it closely enough: a post it held on either side
+        of the bound was seen by that older read.)"""
         mine = [v for v in self.versions if (v.way, v.page) == (gone.way, page)]
         own = next((v for v in mine if gone.read and v.read == gone.read), None)
         before = (v for v in mine if v.read_at <= gone.read_at)
