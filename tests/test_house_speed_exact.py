@@ -460,6 +460,44 @@ def test_a_library_is_imported_without_a_part_it_does_without(
     assert sys.modules[f"{name}_other"].part is part
 
 
+def test_a_part_kept_out_of_a_library_imports_in_another_thread_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tally.imports keeps the part out of the library's own import alone: another thread
+    of the process (a program that embeds tally, or tally's own pool) importing it while
+    the library is imported imports it, as it would a moment before or after."""
+    import importlib
+    import sys
+    import threading
+    import types
+
+    from tally.imports import import_without
+
+    name = f"lib_{tmp_path.name.replace('-', '_')}"  # a name no other test imported
+    sync = types.ModuleType(f"{name}_sync")
+    sync.inside, sync.go = threading.Event(), threading.Event()  # type: ignore[attr-defined]
+    (tmp_path / f"{name}.py").write_text(
+        f"try:\n    import {name}_part as part\nexcept ImportError:\n    part = None\n"
+        f"import {name}_sync as sync\nsync.inside.set()\nsync.go.wait(10)\n"
+    )
+    (tmp_path / f"{name}_part.py").write_text("PART = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for module in (name, f"{name}_part"):  # out of sys.modules at the end
+        monkeypatch.setitem(sys.modules, module, None)  # type: ignore[arg-type]
+        monkeypatch.delitem(sys.modules, module)
+    monkeypatch.setitem(sys.modules, sync.__name__, sync)
+    library = threading.Thread(target=import_without, args=(name, [f"{name}_part"]))
+    library.start()
+    try:
+        assert sync.inside.wait(10)  # type: ignore[attr-defined]
+        part = importlib.import_module(f"{name}_part")  # while the library is imported
+    finally:
+        sync.go.set()  # type: ignore[attr-defined]
+        library.join(10)
+    assert part.PART == 1 and sys.modules[f"{name}_part"] is part
+    assert sys.modules[name].part is None  # kept out of the library's import all the same
+
+
 def test_a_threads_writings_are_made_once_and_it_holds_its_fields_alone() -> None:
     """Thread.writings is walked a few dozen times a count: made once a thread, kept apart
     from it (its ``__dict__`` is its fields, so ``Thread(**vars(t))`` is still a copy)."""
