@@ -227,7 +227,7 @@ def test_a_count_as_of_a_moment_whose_read_is_damaged_says_so(forum, tmp_path):
                           "--as-of", "17:04:58")  # fmt: skip
     assert warnings(result) == [
         "tally: warning: thread 1, page 1: tally's read of it 12-01 17:04:55 is missing or "
-        "damaged in the cache and no earlier read of the page was kept, so the count has no "
+        "damaged in the cache and no earlier read of it can be read back, so the count has no "
         "read of the page by 12-01 17:04:58, and could differ for it."
     ]
     assert [(pid, status) for pid, _, _, status in ballots(result)] == [

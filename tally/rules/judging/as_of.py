@@ -195,8 +195,8 @@ def lost_said(thread: Thread, when: datetime) -> list[tuple[Lost, str]]:
                       "from its read {instead}, and could differ for it.", **said)  # fmt: skip
         elif lost.read_at <= when:
             note = tr("thread {thread}, page {page}: tally's read of it {read} is missing or "
-                      "damaged in the cache and no earlier read of the page was kept, so the "
-                      "count has no read of the page by {when}, and could differ for it.",
+                      "damaged in the cache and no earlier read of it can be read back, so "
+                      "the count has no read of the page by {when}, and could differ for it.",
                       **said)  # fmt: skip
         elif instead is not None:
             note = tr("thread {thread}, page {page}: tally's read of it {read}, after {when}, is "
@@ -206,9 +206,9 @@ def lost_said(thread: Thread, when: datetime) -> list[tuple[Lost, str]]:
                       **said)  # fmt: skip
         else:
             note = tr("thread {thread}, page {page}: tally's read of it {read}, after {when}, is "
-                      "missing or damaged in the cache and no later read of the page was kept, "
-                      "so a post deleted or changed since is not counted as it stood, and the "
-                      "count could differ for it.", **said)  # fmt: skip
+                      "missing or damaged in the cache and no later read of it can be read "
+                      "back, so a post deleted or changed since is not counted as it stood, and "
+                      "the count could differ for it.", **said)  # fmt: skip
         notes.append((lost, note))
     return notes
 
