@@ -29,6 +29,9 @@ from .test_cards_damaged_history import (
 from .test_i18n_rules import english_words
 from .test_reading_forum_changes import CHINA
 
+# The report, its pictures drawn (docs/contributing.md: the slow tests).
+pytestmark = pytest.mark.slow
+
 runner = Runner()
 
 
