@@ -293,3 +293,33 @@ def test_a_damaged_read_whose_other_pages_were_moved_on_hides_no_post_that_came_
     assert came[intact] == [("丁", 71)]
     assert _lost(results[damaged]) == _lost(results[intact]) == []
     assert came[damaged] == came[intact]
+
+
+@pytest.mark.rules("S2", "L1")
+def test_a_card_whose_read_before_the_close_is_damaged_is_flagged_as_such(forum, tmp_path):
+    """Read at 21:00, before the close, with 乙's five posts; two of them deleted after the
+    close, and read again the next morning. With the 21:00 version of their page damaged,
+    the count of the close has no read of the page by then that it can read back: 乙 is
+    carded L1 as the forum shows the day now, and the flag says the lost read came before
+    the close and what that means (the page counted as another read showed it), at the time
+    the warning gives it."""
+    game, talk, _ = _game(forum, tmp_path)
+    cache = tmp_path / "cache"
+    before = FakeClock("2024-05-09 21:00:00", tz=CHINA)
+    first = runner.invoke(app, ["lurkers", "--game", game, "--day", "1", "--no-write",
+                                "--cache-dir", str(cache)], obj=before.env())  # fmt: skip
+    assert first.exit_code == 0, first.output
+    for floor in (18, 17):
+        talk.delete(floor)
+    talk.serve(forum)
+    _damage(cache, 201, 2, 1, b"[")
+    data = json.loads(_lurkers(game, cache, "08:00:00", "--json").stdout)
+    assert ("乙", "L1") in [(c["player"], c["rule"]) for c in data["cards"]]
+    flagged = [f["note"] for f in data["flags"]
+               if f["player"] == "乙" and "missing or damaged" in f["note"]]  # fmt: skip
+    assert flagged == [
+        "page 2: tally's read of it 05-09 21:00, before the close, is missing or damaged in "
+        "the cache (see the warnings), and 乙's L1 card (第1天发言3条（少于5条）) could differ "
+        "for it: the page is counted as another read showed it, or not at all, and a post of "
+        "theirs may be missing; judge it, and take it back (tally cards remove) if so"
+    ]

@@ -42,7 +42,7 @@ from tally.rules.judging.rows import moderated_cards
 from tally.rules.judging.sorting import remarks
 from tally.rules.judging.standing import kept_from_the_close
 from tally.rules.verdicts import Colour, Status, ThreadRole
-from tally.times import short
+from tally.times import compared, short
 
 
 @dataclass(frozen=True)
@@ -224,13 +224,23 @@ def _lost_cards(
             if (day, thread.key) not in on or (thread.key, version.page) in said:
                 continue
             said.add((thread.key, version.page))
-            note = tr("page {page}: tally's read of it {read} is missing or damaged in the cache "
-                      "(see the warnings), and {player}'s {rule} card ({reason}) could differ "
-                      "for it: a post of theirs deleted or changed after the close may not be "
-                      "counted as it stood; judge it, and take it back (tally cards remove) if "
-                      "so", page=version.page, read=short(version.read_at.astimezone(
-                          game.timezone)), player=card.player, rule=card.rule,
-                      reason=card.reason)  # fmt: skip
+            # Its time as the warning says it: to the second where the close's minute needs it.
+            closes = by_day[day].day.closes
+            read = compared(version.read_at.astimezone(game.timezone), closes)[0]
+            said_of = {"page": version.page, "read": read, "player": card.player,
+                       "rule": card.rule, "reason": card.reason}  # fmt: skip
+            if version.read_at > closes:
+                note = tr("page {page}: tally's read of it {read} is missing or damaged in the "
+                          "cache (see the warnings), and {player}'s {rule} card ({reason}) could "
+                          "differ for it: a post of theirs deleted or changed after the close may "
+                          "not be counted as it stood; judge it, and take it back (tally cards "
+                          "remove) if so", **said_of)  # fmt: skip
+            else:
+                note = tr("page {page}: tally's read of it {read}, before the close, is missing or "
+                          "damaged in the cache (see the warnings), and {player}'s {rule} card "
+                          "({reason}) could differ for it: the page is counted as another read "
+                          "showed it, or not at all, and a post of theirs may be missing; judge "
+                          "it, and take it back (tally cards remove) if so", **said_of)  # fmt: skip
             flags.append(Flag(card.rule, note, card.player, thread_id=thread.thread_id))
     return flags
 
