@@ -74,7 +74,10 @@ def report(
                          template_dir=template_dir)  # fmt: skip
     data = page.encode("utf-8")
     write_atomic(output, data)
-    said = tuple(dict.fromkeys(r.note for r in lost))
+    # What `tally votes` says of each day besides its count (its notices: replies hidden from
+    # the players, lost reads of the vote thread), then the lost reads of the posts' threads.
+    said = tuple(dict.fromkeys([*(w for r in results for w in r.warnings),
+                                *(r.note for r in lost)]))  # fmt: skip
     return Reported(output, tuple(sorted(drawn)), pending, len(data), warnings=said)
 
 

@@ -25,6 +25,7 @@ from tally.rules.counting.count import votes_text
 from tally.rules.counting.votes import DayResult
 from tally.rules.game.game import Game
 from tally.rules.judging.as_of import LostRead
+from tally.rules.judging.standing import HIDDEN_REPLY
 from tally.rules.verdicts import Colour, DayKind, Status, ThreadRole, void_words
 from tally.times import long, short
 
@@ -51,7 +52,7 @@ PICTURES = {
 }
 # Every key of a day (``_day``), for the template's reach (``template_reach``).
 DAY_KEYS = frozenset({"day", "kind", "sentence", "rule", "thread_url", "closes", "comment_word",
-                      *PICTURES, "not_voted", "ballots", "counted", "lost"})  # fmt: skip
+                      *PICTURES, "not_voted", "ballots", "counted", "lost", "hidden"})  # fmt: skip
 
 
 def _day(
@@ -82,6 +83,9 @@ def _day(
         "ballots": _ballot_rows(result, game),
         "counted": sum(1 for b in result.ballots if b.status == Status.COUNTED),
         "lost": [_lost(r, game) for r in lost if (r.day, r.role) == mine],
+        # Replies the forum hid from the players (回帖仅作者可见) and the count took: the page
+        # counts ballots its readers could not see in the thread.
+        "hidden": sum(1 for p in result.thread.posts if p.hidden == HIDDEN_REPLY),
     }
 
 

@@ -1,0 +1,91 @@
+"""`tally report` says what `tally votes` says of each day it counts besides the count (the
+day's notices: replies the forum hid from the players, on a real Discuz! X3.5 thread with
+回帖仅作者可见 read by its author), in the same sentences, once each, in both languages; and
+the page says, under the day's result, that its count takes replies the players could not
+see, in the page's Chinese.
+
+The thread is tests/test_reading_forum_changes.py's (fixtures/discuz-x35-changes), served on
+loopback HTTP: day 2 of five players, closing 2026-12-01 17:30, read at 17:40.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tally.cli import app
+
+from .conftest import Runner
+from .test_i18n_rules import english_words
+from .test_reading_forum_changes import at, env, game_file, page
+
+# The report, its pictures drawn (docs/contributing.md: the slow tests).
+pytestmark = pytest.mark.slow
+
+runner = Runner()
+
+HIDDEN = ("thread 2's replies are hidden from the players (回帖仅作者可见); these cookies read "
+          "all 3 of them, and all are counted.")  # fmt: skip
+ON_THE_PAGE = ("注意：投票帖设置了回帖仅作者可见，玩家在帖子里看不到这3条回帖；tally 读到了全部3条，"
+               "都已计入。")  # fmt: skip
+
+
+# A page of the fixtures: its thread, the close its game file gives, the clock it is read at.
+HIDDEN_BY_AUTHOR = ("hidden-author", "2", "17:30:00", "17:40:00")
+ALL_SHOWN = ("vote-1-guest", "1", "17:05:00", "17:10:00")
+
+
+def _runs(forum, tmp_path: Path, read: tuple[str, str, str, str], language: str = "en"):  # type: ignore[no-untyped-def]
+    """`tally votes` and `tally report` of day 2 as the page ``read`` shows it, each in its
+    own cache: the runs and the page."""
+    name, tid, closes, clock = read
+    url = forum.url(f"forum.php?mod=viewthread&tid={tid}")
+    forum.add_discuz_page(tid, 1, page(name))
+    game = game_file(tmp_path, url, closes=closes)
+    lang = {"TALLY_LANG": language}
+    votes = runner.invoke(app, ["votes", url, "--game", game, "--cache-dir",
+                                str(tmp_path / "votes")], obj=env(at(clock)), env=lang)  # fmt: skip
+    out = tmp_path / "report.html"
+    report = runner.invoke(app, ["report", "--game", game, "-o", str(out), "--cache-dir",
+                                 str(tmp_path / "report")], obj=env(at(clock)), env=lang)  # fmt: skip
+    assert votes.exit_code == 0, votes.output
+    assert report.exit_code == 0, report.output
+    return votes, report, out.read_text(encoding="utf-8")
+
+
+def _warnings(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith(("tally: warning:",
+                                                                      "tally: 警告"))]  # fmt: skip
+
+
+def _notes(page: str) -> list[str]:
+    day = page.split('<section id="day-2">')[1].split("</section>")[0]
+    return re.findall(r'<p class="lost">(.*?)</p>', day)
+
+
+def test_a_report_over_hidden_replies_says_them_as_votes_does_and_on_the_page(forum, tmp_path):
+    """The replies hidden from the players, read and counted: `tally votes` says so; the
+    report says the same sentence once, and under day 2's result that the players could not
+    see the 3 replies it counts."""
+    votes, report, html = _runs(forum, tmp_path, HIDDEN_BY_AUTHOR)
+    assert _warnings(votes.stderr) == [f"tally: warning: {HIDDEN}"]
+    assert _warnings(report.stderr) == _warnings(votes.stderr)
+    assert _notes(html) == [ON_THE_PAGE]
+
+
+def test_a_report_over_hidden_replies_says_them_in_chinese(forum, tmp_path):
+    """In Chinese: the report's warning is `tally votes`'s, word for word, with no English."""
+    votes, report, html = _runs(forum, tmp_path, HIDDEN_BY_AUTHOR, "zh")
+    said = _warnings(report.stderr)
+    assert said == _warnings(votes.stderr) and len(said) == 1
+    assert "回帖仅作者可见" in said[0] and not english_words(said[0].removeprefix("tally: "))
+    assert _notes(html) == [ON_THE_PAGE]
+
+
+def test_a_report_over_replies_all_shown_says_nothing_votes_does_not(forum, tmp_path):
+    """A thread whose replies the players see: neither run warns, the page has no note."""
+    votes, report, html = _runs(forum, tmp_path, ALL_SHOWN)
+    assert _warnings(votes.stderr) == _warnings(report.stderr) == []
+    assert _notes(html) == []
