@@ -2,10 +2,12 @@
 day's notices: replies the forum hid from the players, on a real Discuz! X3.5 thread with
 回帖仅作者可见 read by its author), in the same sentences, once each, in both languages; and
 the page says, under the day's result, that its count takes replies the players could not
-see, in the page's Chinese.
+see, in the page's Chinese; and what `tally votes` says of a day's acceleration requests
+that disagree with the game file (S3), which the report's counts do not take.
 
 The thread is tests/test_reading_forum_changes.py's (fixtures/discuz-x35-changes), served on
-loopback HTTP: day 2 of five players, closing 2026-12-01 17:30, read at 17:40.
+loopback HTTP: day 2 of five players, closing 2026-12-01 17:30, read at 17:40; the requests
+are tests/test_counting_roles_and_requests.py's (a generated discussion thread).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 from tally.cli import app
 
 from .conftest import Runner
+from .test_counting_roles_and_requests import FIVE_EARLY, invoke, s3_game
 from .test_i18n_rules import english_words
 from .test_reading_forum_changes import at, env, game_file, page
 
@@ -89,3 +92,22 @@ def test_a_report_over_replies_all_shown_says_nothing_votes_does_not(forum, tmp_
     votes, report, html = _runs(forum, tmp_path, ALL_SHOWN)
     assert _warnings(votes.stderr) == _warnings(report.stderr) == []
     assert _notes(html) == []
+
+
+@pytest.mark.rules("S3")
+def test_a_report_says_acceleration_requests_that_disagree_with_the_game_file(forum, tmp_path):
+    """Day 3 marked accelerated, five of eleven asked for 加速 in time under 245 (needs six):
+    `tally votes` warns that the game file's mark is not what the requests make; the report
+    of the same day says the same sentence, where it said nothing (it counts no requests)."""
+    game, url = s3_game(forum, tmp_path, "245", [*FIVE_EARLY[:4], ("糖糖", "2024-05-09 19:00")],
+                        accelerated=True)  # fmt: skip
+    votes = invoke("2024-05-10 22:00", "votes", url, "--game", str(game))
+    out = tmp_path / "report.html"
+    report = invoke("2024-05-10 22:00", "report", "--game", str(game), "-o", str(out))
+    assert votes.exit_code == 0, votes.output
+    assert report.exit_code == 0, report.output
+    assert _warnings(votes.stderr) == [
+        "tally: warning: day 3 is marked accelerated = true, but only 5 of 11 living players "
+        "asked for 加速 by 05-09 18:30 (needs 6); check the game file (S3)."
+    ]
+    assert _warnings(report.stderr) == _warnings(votes.stderr)

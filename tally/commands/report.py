@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -14,7 +15,7 @@ from tally.i18n import N_, tr
 from tally.model import Thread, ThreadKey
 from tally.outputs.results import Reported
 from tally.outputs.written import cardfile
-from tally.rules.cards.lurkers import check, history
+from tally.rules.cards.lurkers import acceleration_of, check, history
 from tally.rules.cards.writings import DayThreads
 from tally.rules.counting.votes import DayResult
 from tally.rules.game.game import Game
@@ -77,8 +78,26 @@ def report(
     # What `tally votes` says of each day besides its count (its notices: replies hidden from
     # the players, lost reads of the vote thread), then the lost reads of the posts' threads.
     said = tuple(dict.fromkeys([*(w for r in results for w in r.warnings),
+                                *requests_said(game, results, read),
                                 *(r.note for r in lost)]))  # fmt: skip
     return Reported(output, tuple(sorted(drawn)), pending, len(data), warnings=said)
+
+
+def requests_said(
+    game: Game, results: Sequence[DayResult], read: Sequence[DayThreads]
+) -> list[str]:
+    """S3: what `tally votes` says of a day's acceleration requests that disagree with the
+    game file (``Acceleration.warning``), for each day drawn whose threads the report read
+    (every day up to the last whose posts it counts), each day as its count stands (who is
+    out by then): the report's counts take no requests, and would say none."""
+    by_day = {t.day.day: t for t in read}
+    said = []
+    for r in results:
+        t = by_day.get(r.day.day)
+        asked = acceleration_of(game, dataclasses.replace(t, day=r.day)) if t else None
+        if asked is not None and asked.warning:
+            said.append(asked.warning)
+    return said
 
 
 def lost_reads(
