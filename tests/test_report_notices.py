@@ -21,6 +21,8 @@ from tally.cli import app
 
 from .conftest import Runner
 from .test_counting_roles_and_requests import FIVE_EARLY, invoke, s3_game
+from .test_gamefile_checks import day2_vote, game_text, serve, talk, write
+from .test_gamefile_checks import invoke as late_invoke
 from .test_i18n_rules import english_words
 from .test_reading_forum_changes import at, env, game_file, page
 
@@ -111,3 +113,35 @@ def test_a_report_says_acceleration_requests_that_disagree_with_the_game_file(fo
         "asked for 加速 by 05-09 18:30 (needs 6); check the game file (S3)."
     ]
     assert _warnings(report.stderr) == _warnings(votes.stderr)
+
+
+def _late_game(forum, tmp_path: Path, days: int) -> tuple[Path, str]:
+    """tests/test_gamefile_checks.py's game to day ``days``, day 2's close typed 11-25 15:30
+    (its discussion thread says so too): 4 of its 10 ballots come after it. The game file, and
+day 2's vote thread."""
+    urls = serve(forum, day2_vote(close=""))
+    urls["talk2"] = talk("712", 2, "2024-11-25 09:30", "11月25日 15:30").serve(forum)
+    text = game_text(urls).replace("closes = 2024-11-26T21:30:00", "closes = 2024-11-25T15:30:00")
+    blocks = text.split("[[days]]")
+    return write(tmp_path, "[[days]]".join(blocks[: days + 1])), urls["vote2"]
+
+
+@pytest.mark.rules("S2")
+def test_a_report_with_late_ok_draws_a_last_day_of_late_ballots_as_votes_counts_it(forum, tmp_path):
+    """Day 2, the last whose posts the report counts, has late ballots: without --late-ok
+    the report stops with `tally votes`'s sentence; with it, it draws the day as `votes
+    --late-ok` counts it, where the posts' count stopped and told the director to pass the
+    --late-ok given."""
+    game, vote = _late_game(forum, tmp_path, 2)
+    out = tmp_path / "report.html"
+    refused = late_invoke("report", "--game", str(game), "-o", str(out))
+    votes = late_invoke("votes", vote, "--game", str(game))
+    assert refused.exit_code == votes.exit_code == 2
+    assert refused.stderr.splitlines()[-1] == votes.stderr.splitlines()[-1]
+    assert "pass --late-ok" in refused.stderr and not out.exists()
+    votes = late_invoke("votes", vote, "--game", str(game), "--late-ok")
+    report = late_invoke("report", "--game", str(game), "-o", str(out), "--late-ok")
+    assert report.exit_code == 0, report.output
+    assert _warnings(report.stderr) == _warnings(votes.stderr) == []
+    assert '<section id="day-2">' in out.read_text(encoding="utf-8")
+

@@ -62,8 +62,9 @@ def report(
     read: list[DayThreads] = []
     if talked:
         read = history(game, max(talked), threads)
-        posts = dict(check(game, read, max(talked)).days)
-        posts = {n: counts for n, counts in posts.items() if n in talked}
+        # --late-ok as the day results take it: a last day with late ballots stopped here.
+        checked = check(game, read, max(talked), late_ok=late_ok)
+        posts = {n: counts for n, counts in checked.days.items() if n in talked}
     lost = lost_reads(results, votes_read, [t for t in read if t.day.day in posts])
     # The ledger's cards that count, and those in doubt (shown so: the director decides).
     kept = cardfile.load(cardfile.ledger_path(game.path)) if game.path is not None else []
