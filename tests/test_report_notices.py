@@ -65,9 +65,9 @@ def _warnings(stderr: str) -> list[str]:
                                                                       "tally: 警告"))]  # fmt: skip
 
 
-def _notes(page: str) -> list[str]:
-    day = page.split('<section id="day-2">')[1].split("</section>")[0]
-    return re.findall(r'<p class="lost">(.*?)</p>', day)
+def _notes(page: str, day: int = 2) -> list[str]:
+    day_section = page.split(f'<section id="day-{day}">')[1].split("</section>")[0]
+    return re.findall(r'<p class="lost">(.*?)</p>', day_section)
 
 
 def test_a_report_over_hidden_replies_says_them_as_votes_does_and_on_the_page(forum, tmp_path):
@@ -100,7 +100,8 @@ def test_a_report_over_replies_all_shown_says_nothing_votes_does_not(forum, tmp_
 def test_a_report_says_acceleration_requests_that_disagree_with_the_game_file(forum, tmp_path):
     """Day 3 marked accelerated, five of eleven asked for 加速 in time under 245 (needs six):
     `tally votes` warns that the game file's mark is not what the requests make; the report
-    of the same day says the same sentence, where it said nothing (it counts no requests)."""
+    of the same day says the same sentence, where it said nothing (it counts no requests), and
+    under day 3's result that its count takes the game file's close, which they gainsay."""
     game, url = s3_game(forum, tmp_path, "245", [*FIVE_EARLY[:4], ("糖糖", "2024-05-09 19:00")],
                         accelerated=True)  # fmt: skip
     votes = invoke("2024-05-10 22:00", "votes", url, "--game", str(game))
@@ -113,6 +114,10 @@ def test_a_report_says_acceleration_requests_that_disagree_with_the_game_file(fo
         "asked for 加速 by 05-09 18:30 (needs 6); check the game file (S3)."
     ]
     assert _warnings(report.stderr) == _warnings(votes.stderr)
+    assert _notes(out.read_text(encoding="utf-8"), 3) == [
+        "注意：截至 05-09 18:30，11名存活玩家中有5名申请加速（需要6名）；游戏文件把这一天标为加速，和申请"
+        "不符。这一天按游戏文件的关门时间计票，结果可能因此不同。"
+    ]
 
 
 def _late_game(forum, tmp_path: Path, days: int) -> tuple[Path, str]:
