@@ -200,7 +200,8 @@ PANDAS_TESTS = frozenset({
     "test_the_archive_library_function_loads_the_game_with_its_ledger",
     "test_V6_L3_a_post_that_is_no_ballot_is_listed_everywhere_and_named_on_its_card",
 })  # fmt: skip
-PICTURES = frozenset({"tests/test_desk_json.py", "tests/test_report_damaged_history.py"})
+PICTURES = frozenset({"tests/test_desk_json.py", "tests/test_report_damaged_history.py",
+                      "tests/test_report_notices.py"})  # fmt: skip
 PICTURES_TESTS = frozenset({
     "test_a_day_s_pictures_read_only_what_they_are_kept_by",
     "test_the_built_in_report_draws_every_picture",

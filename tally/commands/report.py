@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -14,8 +15,9 @@ from tally.i18n import N_, tr
 from tally.model import Thread, ThreadKey
 from tally.outputs.results import Reported
 from tally.outputs.written import cardfile
-from tally.rules.cards.lurkers import check, history
+from tally.rules.cards.lurkers import acceleration_of, check, history
 from tally.rules.cards.writings import DayThreads
+from tally.rules.counting.acceleration import Acceleration
 from tally.rules.counting.votes import DayResult
 from tally.rules.game.game import Game
 from tally.rules.judging.as_of import LostRead, as_of_time, lost_said, thread_as_of
@@ -61,21 +63,45 @@ def report(
     read: list[DayThreads] = []
     if talked:
         read = history(game, max(talked), threads)
-        posts = dict(check(game, read, max(talked)).days)
-        posts = {n: counts for n, counts in posts.items() if n in talked}
+        # --late-ok as the day results take it: a last day with late ballots stopped here.
+        checked = check(game, read, max(talked), late_ok=late_ok)
+        posts = {n: counts for n, counts in checked.days.items() if n in talked}
     lost = lost_reads(results, votes_read, [t for t in read if t.day.day in posts])
     # The ledger's cards that count, and those in doubt (shown so: the director decides).
     kept = cardfile.load(cardfile.ledger_path(game.path)) if game.path is not None else []
     cards = [c for c in kept if not c.struck]
     drawn = {r.day.day for r in results}
     pending = tuple(d.day for d in game.days if d.day not in drawn)
+    disagree = requests_said(game, results, read)
     page = render_report(game, results, posts, cards, pending=pending,
-                         generated=now.astimezone(game.timezone), lost=lost,
+                         generated=now.astimezone(game.timezone), lost=lost, requests=disagree,
                          template_dir=template_dir)  # fmt: skip
     data = page.encode("utf-8")
     write_atomic(output, data)
-    said = tuple(dict.fromkeys(r.note for r in lost))
+    # What `tally votes` says of each day besides its count (its notices: replies hidden from
+    # the players, lost reads of the vote thread; its requests against the game file), then
+    # the lost reads of the posts' threads.
+    said = tuple(dict.fromkeys([*(w for r in results for w in r.warnings),
+                                *(w for a in disagree.values() if (w := a.warning)),
+                                *(r.note for r in lost)]))  # fmt: skip
     return Reported(output, tuple(sorted(drawn)), pending, len(data), warnings=said)
+
+
+def requests_said(
+    game: Game, results: Sequence[DayResult], read: Sequence[DayThreads]
+) -> dict[int, Acceleration]:
+    """S3: each day's acceleration requests that disagree with the game file (what `tally
+    votes` says of them: ``Acceleration.warning``), for each day drawn whose threads the
+    report read (every day up to the last whose posts it counts), each day as its count
+    stands (who is out by then): the report's counts take no requests, and would say none."""
+    by_day = {t.day.day: t for t in read}
+    said = {}
+    for r in results:
+        t = by_day.get(r.day.day)
+        asked = acceleration_of(game, dataclasses.replace(t, day=r.day)) if t else None
+        if asked is not None and asked.warning:
+            said[r.day.day] = asked
+    return said
 
 
 def lost_reads(

@@ -21,10 +21,12 @@ from tally.outputs.written.template_reach import reach
 from tally.outputs.written.templating import render, with_source
 from tally.rules.cards.daycount import PlayerDay
 from tally.rules.cards.ledger import Card
+from tally.rules.counting.acceleration import Acceleration
 from tally.rules.counting.count import votes_text
 from tally.rules.counting.votes import DayResult
 from tally.rules.game.game import Game
 from tally.rules.judging.as_of import LostRead
+from tally.rules.judging.standing import HIDDEN_REPLY
 from tally.rules.verdicts import Colour, DayKind, Status, ThreadRole, void_words
 from tally.times import long, short
 
@@ -51,15 +53,18 @@ PICTURES = {
 }
 # Every key of a day (``_day``), for the template's reach (``template_reach``).
 DAY_KEYS = frozenset({"day", "kind", "sentence", "rule", "thread_url", "closes", "comment_word",
-                      *PICTURES, "not_voted", "ballots", "counted", "lost"})  # fmt: skip
+                      *PICTURES, "not_voted", "ballots", "counted", "lost", "hidden",
+                      "requests"})  # fmt: skip
 
 
 def _day(
     result: DayResult, game: Game, drawn: frozenset[str] = frozenset(PICTURES),
     lost: Sequence[LostRead] = (),
+    requests: Acceleration | None = None,
 ) -> dict[str, Any]:
     """One day of the page; of its pictures, those ``drawn`` (the template shows no other);
-    ``lost`` the versions lost its count of the vote thread takes (the page says each)."""
+    ``lost`` the versions lost its count of the vote thread takes (the page says each);
+    ``requests`` its acceleration requests where they disagree with the game file."""
     ref = result.day.vote_ref
     platform = platform_of(ref)
     mine = (result.day.day, ThreadRole.VOTE)
@@ -82,7 +87,15 @@ def _day(
         "ballots": _ballot_rows(result, game),
         "counted": sum(1 for b in result.ballots if b.status == Status.COUNTED),
         "lost": [_lost(r, game) for r in lost if (r.day, r.role) == mine],
-    }
+        # Replies the forum hid from the players (回帖仅作者可见) and the count took: the page
+        # counts ballots its readers could not see in the thread.
+        "hidden": sum(1 for p in result.thread.posts if p.hidden == HIDDEN_REPLY),
+        # S3: the close the count takes is the game file's, which the requests gainsay.
+        "requests": None if requests is None else {
+            "asked": len(requests.asked), "living": requests.living, "needed": requests.needed,
+            "by": short(requests.deadline), "marked": requests.marked,
+            "doubtful": len(requests.doubtful)},
+    }  # fmt: skip
 
 
 def _lost(read: LostRead, game: Game) -> dict[str, Any]:
@@ -149,11 +162,13 @@ def render_report(
     generated: datetime,
     pending: Sequence[int] = (),
     lost: Sequence[LostRead] = (),
+    requests: Mapping[int, Acceleration] | None = None,
     template_dir: Path | None = None,
 ) -> str:
     """The report page; ``posts`` is each discussion day's counts, ``pending`` the days
     not closed yet (named, not drawn), ``lost`` the versions of the history lost that its
-    counts take (said by the day whose count they touch); ``template_dir`` may hold the
+    counts take (said by the day whose count they touch), ``requests`` each day's acceleration
+    requests that disagree with the game file (S3, by day); ``template_dir`` may hold the
     director's own report.html.j2 (else the built-in one). A picture the template cannot
     show is not drawn (``template_reach``): drawn before the render, never inside its time
     bound."""
@@ -175,7 +190,7 @@ def render_report(
         game=game.name,
         ruleset=game.rules.name,
         generated=f"{long(generated)}",
-        days=[_day(r, game, drawn, lost) for r in results],
+        days=[_day(r, game, drawn, lost, (requests or {}).get(r.day.day)) for r in results],
         pending=list(pending),
         # The versions lost that the posts' counts take (each day's threads but its vote).
         posts_lost=[_lost(r, game) for r in lost if r.role is not ThreadRole.VOTE],

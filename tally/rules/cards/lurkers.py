@@ -167,7 +167,7 @@ def check(
     # Thread by thread (discussion, vote, progress), floor by floor: as the director reads.
     place = {t.thread_id: i for i, t in enumerate(target.threads)}
     flags = sorted(found, key=lambda f: (place.get(f.thread_id or "", len(place)), f.floor or 0))
-    acceleration = _acceleration(game, target)
+    acceleration = acceleration_of(game, target)
     if acceleration is not None:
         # A line only where someone asked or the file says accelerated: "0 of 15 asked"
         # on every day said nothing.
@@ -280,7 +280,7 @@ def _fit_days(game: Game, history: Sequence[DayThreads], number: int, cast: Cast
                                 announced=told if last else ())  # fmt: skip
 
 
-def _acceleration(game: Game, t: DayThreads) -> Acceleration | None:
+def acceleration_of(game: Game, t: DayThreads) -> Acceleration | None:
     """S3: the day's acceleration requests, in the threads the rules take them from; None
     where the rules have none or name no thread (then it is asked of the director, seed 000)."""
     asked_in = {RequestsIn.PROGRESS: t.progress, RequestsIn.DISCUSSION: t.discussion}
