@@ -257,3 +257,32 @@ def test_a_day_checked_with_late_ok_is_checked_again_for_cards_in_doubt(forum, t
     doubt = json.loads(day2.stdout)["ledger"]["doubt"]
     assert sorted((d["player"], d["rule"]) for d in doubt) == [("eve", "L1"), ("eve", "L3")]
     assert "eve" not in json.loads(day2.stdout)["ledger"]["sent_off"]
+
+
+@pytest.mark.rules("L3")
+def test_a_day_checked_with_late_ok_is_counted_with_its_late_ballots_let_through(forum, tmp_path,
+                                                                                 monkeypatch):  # fmt: skip
+    """`tally lurkers --day 1 --late-ok` over a day with three ballots after its close: the
+    check let them through, and the day's own count, which says who it put out, let them
+    through too; it said "day 1 is not counted here — … pass --late-ok …" to the director
+    who had passed it, and took who was out from the game file alone."""
+    import tests.test_cards_in_doubt as here
+
+    monkeypatch.setattr(here, "_vote", _late_vote)
+    game = _game(forum, tmp_path, approved=False)
+    done = _lurkers(game, 1, "--json", "--late-ok")
+    assert done.exit_code == 0, done.output
+    assert "not counted here" not in done.stderr and "--late-ok" not in done.stderr
+    assert "is not counted here" not in json.dumps(json.loads(done.stdout), ensure_ascii=False)
+
+
+@pytest.mark.rules("L1")
+def test_a_day_checked_says_nothing_of_the_days_after_it(forum, tmp_path):
+    """`tally lurkers --day 1` of a three-day game: the days after it are none of its count's
+    business; it said "day 2 is not counted here — its vote thread was not read — …" and the
+    same of day 3 at every check of an earlier day."""
+    game = _game(forum, tmp_path, approved=True)
+    for day, said in ((1, []), (2, [])):
+        done = _lurkers(game, day, "--json")
+        assert done.exit_code == 0, done.output
+        assert [line for line in done.stderr.splitlines() if "not counted here" in line] == said

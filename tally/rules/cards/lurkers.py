@@ -130,9 +130,14 @@ def check(
     real share of the day's ballots late (unless ``late_ok``), a roster that misspells a
     player (``tally.rules.counting.guards``), and a game file the days' counts contradict.
     """
-    # Each day as it stands after the days before it (who is out, from tally's own counts).
+    # Each day as it stands after the days before it (who is out, from tally's own counts),
+    # up to this one (a later day is none of its business), this one with its late ballots
+    # let through where the director said so: the day it carded is the day it counted.
     unread = tr("its vote thread was not read")
-    chain = in_order(game, {t.day.day: t.vote or unread for t in history})
+    days = tuple(dataclasses.replace(d, late_ok=True) if late_ok and d.day == number else d
+                 for d in game.days)  # fmt: skip
+    chain = in_order(dataclasses.replace(game, days=days) if late_ok else game,
+                     {t.day.day: t.vote or unread for t in history}, until=number)  # fmt: skip
     cast = game.cast()  # who wrote what, in every thread of the days: decided once
     history = [_as_at_close(dataclasses.replace(t, day=chain.days.get(t.day.day, t.day)), game,
                             cast) for t in history]  # fmt: skip
