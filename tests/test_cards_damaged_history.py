@@ -235,6 +235,15 @@ def test_an_L2_card_is_flagged_for_a_damaged_read_of_any_day_of_its_run(forum, t
     assert any(line.startswith("tally: warning: thread 201, page 2:") for line in _lost(result))
 
 
+def _checked_at(game: str, cache: Path, clock: str):  # type: ignore[no-untyped-def]
+    """`tally lurkers --day 1 --no-write --json` at ``clock`` (the forum's, any day)."""
+    args = ["lurkers", "--game", game, "--day", "1", "--no-write", "--json", "--cache-dir",
+            str(cache)]  # fmt: skip
+    result = runner.invoke(app, args, obj=FakeClock(clock, tz=CHINA).env())
+    assert result.exit_code == 0, result.output
+    return result
+
+
 @pytest.mark.rules("L1")
 def test_a_damaged_read_hides_no_post_that_came_in_after_it(forum, tmp_path):
     """Read at 10:00 and 12:00 the day before the close, 甲 posting on the last page (7)
@@ -250,11 +259,7 @@ def test_a_damaged_read_hides_no_post_that_came_in_after_it(forum, tmp_path):
             _damage(damaged, 201, 7, 1, b"[")
             talk.add(P("丁", "2024-05-09 11:30:00", "审核后才显示")).serve(forum)
         for cache in (damaged, intact):
-            args = ["lurkers", "--game", game, "--day", "1", "--no-write", "--json",
-                    "--cache-dir", str(cache)]  # fmt: skip
-            result = runner.invoke(app, args, obj=FakeClock(clock, tz=CHINA).env())
-            assert result.exit_code == 0, result.output
-            results[cache] = result
+            results[cache] = _checked_at(game, cache, clock)
         if clock.endswith("10:00:00"):
             talk.add(P("甲", "2024-05-09 11:00:00", "复盘")).serve(forum)
     came = {cache: [(f["player"], f["floor"]) for f in json.loads(r.stdout)["flags"]
@@ -282,11 +287,7 @@ def test_a_damaged_read_whose_other_pages_were_moved_on_hides_no_post_that_came_
             _damage(damaged, 201, 7, 2, b"[")
             talk.add(P("丁", "2024-05-08 10:00:00", "合并来的")).serve(forum)
         for cache in (damaged, intact):
-            args = ["lurkers", "--game", game, "--day", "1", "--no-write", "--json",
-                    "--cache-dir", str(cache)]  # fmt: skip
-            result = runner.invoke(app, args, obj=FakeClock(clock, tz=CHINA).env())
-            assert result.exit_code == 0, result.output
-            results[cache] = result
+            results[cache] = _checked_at(game, cache, clock)
         talk.add(P("甲", f"2024-05-{hour}:30:00", "复盘")).serve(forum)
     came = {cache: [(f["player"], f["floor"]) for f in json.loads(r.stdout)["flags"]
                     if f["rule"] == "came in"] for cache, r in results.items()}  # fmt: skip
