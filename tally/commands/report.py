@@ -46,13 +46,7 @@ def report(
     check_template(template_dir)  # before the pages are read
     now = reader.now()
     threads = day_threads(game, reader)
-    moment = None
-    if as_of is not None:
-        if ":" not in as_of or "-" not in as_of:
-            raise InputError(tr("--as-of {as_of!r}: the report takes a date and time "
-                                "(2026-12-01 20:30), the moment every day is counted at.",
-                                as_of=as_of))  # fmt: skip
-        moment = as_of_time(Thread("", "", "", "", 0, ()), as_of, game, game.days[0])
+    moment = _moment(game, as_of)
     closed = game.closed(moment or now)
     votes_read = [t for d in closed for t in threads([d.vote], d)]
     if moment is not None:
@@ -85,6 +79,18 @@ def report(
                                 *(w for a in disagree.values() if (w := a.warning)),
                                 *(r.note for r in lost)]))  # fmt: skip
     return Reported(output, tuple(sorted(drawn)), pending, len(data), warnings=said)
+
+
+def _moment(game: Game, as_of: str | None) -> datetime | None:
+    """The moment ``--as-of`` names, in the game's zone; None without it. A report counts
+    every day at one moment: a date and time, never a floor or a day's word."""
+    if as_of is None:
+        return None
+    if ":" not in as_of or "-" not in as_of:
+        raise InputError(tr("--as-of {as_of!r}: the report takes a date and time "
+                            "(2026-12-01 20:30), the moment every day is counted at.",
+                            as_of=as_of))  # fmt: skip
+    return as_of_time(Thread("", "", "", "", 0, ()), as_of, game, game.days[0])
 
 
 def requests_said(
