@@ -692,3 +692,25 @@ def test_the_required_field_sentence_is_written_once():
     for path, _ in modules():
         if module_name(path) in parsers:
             assert not by_hand.search(path.read_text(encoding="utf-8")), path
+
+
+def test_no_room_grew_past_reading():
+    """Issue 51's measures of size, kept from growing back: no function of tally over 80
+    lines and at most 15 over 60; no module over 600 lines, and at most 10 over 400 outside
+    tally/forums (which reads two platforms' pages and interfaces, and is excepted)."""
+    long: list[tuple[int, str]] = []
+    big: list[tuple[int, str]] = []
+    for path, tree in modules():
+        where = path.relative_to(ROOT).as_posix()
+        size = len(path.read_text(encoding="utf-8").splitlines())
+        assert size <= 600, f"{where} has {size} lines: split it by what its parts hold"
+        if size > 400 and not where.startswith("tally/forums/"):
+            big.append((size, where))
+        for node in nodes(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                assert lines <= 80, f"{where}: {node.name} has {lines} lines"
+                if lines > 60:
+                    long.append((lines, f"{where}: {node.name}"))
+    assert len(long) <= 15, sorted(long, reverse=True)
+    assert len(big) <= 10, sorted(big, reverse=True)
