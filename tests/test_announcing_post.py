@@ -519,6 +519,16 @@ def test_a_ballot_posted_just_after_a_poll_does_not_stop_the_post(board, tmp_pat
     assert result.exit_code == 0, result.stderr
 
 
+def came_in(board: Board, post: P) -> None:
+    """``post`` into the vote thread at the place its time gives it, every other post keeping
+    its id (a reply since, or a floor merged in from another thread, 合并)."""
+    thread = board.threads["102"]
+    for floor, kept in enumerate(thread.posts, start=1):
+        kept.post_id = thread.pid(floor)
+    thread.posts.insert(next(i for i, p in enumerate(thread.posts) if p.time > post.time), post)
+    board.thread(thread)
+
+
 def test_a_watch_whose_first_poll_is_the_final_one_checks_against_the_cache(board, tmp_path):
     """From the cold read: `tally votes` read the thread at 21:20; a thread was merged in;
     `watch --post` (re)started after the close has no poll before its final one: the
@@ -529,26 +539,12 @@ def test_a_watch_whose_first_poll_is_the_final_one_checks_against_the_cache(boar
     first = runner.invoke(app, ["votes", url, "--game", game, "--cookies", str(cookies)],
                           obj=env(clock))  # fmt: skip
     assert first.exit_code == 0, first.output
-    thread = board.threads["102"]
-    for floor, post in enumerate(thread.posts, start=1):
-        post.post_id = thread.pid(floor)
-    moved = P("小眯", "2024-05-09 21:00:00", "投票对象：长夜\n投票理由：讨论帖里投的", post_id=3000)
-    thread.posts.insert(next(i for i, p in enumerate(thread.posts) if p.time > moved.time), moved)
-    board.thread(thread)
+    came_in(board, P("小眯", "2024-05-09 21:00:00", "投票对象：长夜\n投票理由：讨论帖里投的",
+                     post_id=3000))  # fmt: skip
     later = FakeClock("2024-05-09 21:31:00", CHINA)
     board.clock = later.now
     result = watch(url, game, cookies, later, "--post")
     assert result.exit_code == NOT_POSTED and board.replies == []
-
-
-def came_in(board: Board, post: P) -> None:
-    """``post`` into the vote thread at the place its time gives it, every other post keeping
-    its id (a reply since, or a floor merged in from another thread, 合并)."""
-    thread = board.threads["102"]
-    for floor, kept in enumerate(thread.posts, start=1):
-        kept.post_id = thread.pid(floor)
-    thread.posts.insert(next(i for i, p in enumerate(thread.posts) if p.time > post.time), post)
-    board.thread(thread)
 
 
 def lost_last_page(board: Board, tmp_path: Path) -> tuple[str, str, Path, FakeClock]:
