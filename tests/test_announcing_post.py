@@ -19,10 +19,11 @@ from tally.errors import ExitStatus, PostError
 from tally.forums.discuz.reply import read_answer, refusal, reply_form
 
 from . import gamefiles
-from .conftest import CHINA, FakeClock, Runner
+from .conftest import CHINA, FOLDERS, FakeClock, Runner
 from .discuzapi import CLOSED, ON
 from .discuzboard import MESSAGES, Board
 from .discuzgen import P
+from .test_cards_damaged_history import _damage
 from .test_counting_whole_day import game_file, vote_thread
 
 runner = Runner()
@@ -518,6 +519,16 @@ def test_a_ballot_posted_just_after_a_poll_does_not_stop_the_post(board, tmp_pat
     assert result.exit_code == 0, result.stderr
 
 
+def came_in(board: Board, post: P) -> None:
+    """``post`` into the vote thread at the place its time gives it, every other post keeping
+    its id (a reply since, or a floor merged in from another thread, 合并)."""
+    thread = board.threads["102"]
+    for floor, kept in enumerate(thread.posts, start=1):
+        kept.post_id = thread.pid(floor)
+    thread.posts.insert(next(i for i, p in enumerate(thread.posts) if p.time > post.time), post)
+    board.thread(thread)
+
+
 def test_a_watch_whose_first_poll_is_the_final_one_checks_against_the_cache(board, tmp_path):
     """From the cold read: `tally votes` read the thread at 21:20; a thread was merged in;
     `watch --post` (re)started after the close has no poll before its final one: the
@@ -528,16 +539,56 @@ def test_a_watch_whose_first_poll_is_the_final_one_checks_against_the_cache(boar
     first = runner.invoke(app, ["votes", url, "--game", game, "--cookies", str(cookies)],
                           obj=env(clock))  # fmt: skip
     assert first.exit_code == 0, first.output
-    thread = board.threads["102"]
-    for floor, post in enumerate(thread.posts, start=1):
-        post.post_id = thread.pid(floor)
-    moved = P("小眯", "2024-05-09 21:00:00", "投票对象：长夜\n投票理由：讨论帖里投的", post_id=3000)
-    thread.posts.insert(next(i for i, p in enumerate(thread.posts) if p.time > moved.time), moved)
-    board.thread(thread)
+    came_in(board, P("小眯", "2024-05-09 21:00:00", "投票对象：长夜\n投票理由：讨论帖里投的",
+                     post_id=3000))  # fmt: skip
     later = FakeClock("2024-05-09 21:31:00", CHINA)
     board.clock = later.now
     result = watch(url, game, cookies, later, "--post")
     assert result.exit_code == NOT_POSTED and board.replies == []
+
+
+def lost_last_page(board: Board, tmp_path: Path) -> tuple[str, str, Path, FakeClock]:
+    """The vote thread on the forum's pages (its interface closed: ten floors a page, floors
+    11-19 on page 2), read by `tally votes` at 21:20; then page 2's version of that read
+    damaged beyond mending: its file cut short, and the page changed since (the director
+    posted at 21:22), so that no read lists that content again. The clock at 21:25, for a
+    watch."""
+    board.interface = CLOSED
+    url, game, cookies = setup(board, tmp_path)
+    clock = FakeClock("2024-05-09 21:20:00", CHINA)
+    board.clock = clock.now
+    first = runner.invoke(app, ["votes", url, "--game", game], obj=env(clock))
+    assert first.exit_code == 0, first.output
+    _damage(FOLDERS.cache, 102, 2, 1, b"[")
+    came_in(board, P("导演A", "2024-05-09 21:22:00", "还有8分钟截止，没投的抓紧", post_id=3001))
+    later = FakeClock("2024-05-09 21:25:00", CHINA)
+    board.clock = later.now
+    return url, game, cookies, later
+
+
+def test_a_page_lost_from_the_cache_before_the_watch_does_not_stop_the_post(board, tmp_path):
+    """The reads before a watch's first poll are what its floors are measured against: a
+    version lost from them showed none of its posts, while the same read's page 1 put the
+    measure at 21:15, so page 2's floors (05-08 15:30 to 05-09 20:50) were taken for floors
+    that came in since and the close was not posted. What a lost page could have shown came
+    in for no one: the close is posted, once."""
+    url, game, cookies, clock = lost_last_page(board, tmp_path)
+    result = watch(url, game, cookies, clock, "--post")
+    assert result.exit_code == 0, result.stderr
+    [(_, _, message)] = board.replies
+    assert message.startswith("[b]测试局 第2天投票结果[/b]") and "白桃 被投票出局" in message
+
+
+def test_a_floor_merged_in_still_stops_the_post_with_a_page_lost_from_the_cache(board, tmp_path):
+    """Page 2 of the 21:20 read lost, it could have shown what was posted after page 1's last
+    floor as that read found it (05-08 15:00); a floor merged in after that read, dated
+    05-08 14:00 (floor 10, on page 1), is none of those: it came in since, nothing is posted."""
+    url, game, cookies, clock = lost_last_page(board, tmp_path)
+    came_in(board, P("小眯", "2024-05-08 14:00:00", "投票对象：长夜\n投票理由：讨论帖里投的",
+                     post_id=3000))  # fmt: skip
+    result = watch(url, game, cookies, clock, "--post")
+    assert result.exit_code == NOT_POSTED and board.replies == []
+    assert "10楼 小眯 05-08 14:00" in " ".join(result.stderr.split())
 
 
 def test_the_watchs_own_reminder_does_not_stop_its_close(board, tmp_path):

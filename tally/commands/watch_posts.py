@@ -22,7 +22,7 @@ from tally.errors import (
 )
 from tally.forums.reader import Reader
 from tally.i18n import tr
-from tally.model import DURING_A_READ, Post
+from tally.model import DURING_A_READ, History, Post
 from tally.rules.counting.polls import Poll
 from tally.rules.counting.votes import DayResult
 from tally.rules.game.game import Day, Game
@@ -116,7 +116,8 @@ class Arrivals:
     had already shown: approved by a moderator since (审核), or moved or merged in from
     another thread (移动, 合并; a merged thread's ballot lines put the wrong player out,
     posted unattended, on a real X3.5). Followed poll by poll (a merge at any poll, not only
-    the last), from the reads in the cache's history before the first; "before" is older
+    the last), from the reads in the cache's history before the first (a version lost from
+    it counted as showing what it could have: ``History.lost_could_show``); "before" is older
     than the newest floor those reads showed, or ``_MARGIN`` before the last of them.
     `watch --post` posts nothing while one stands."""
 
@@ -132,10 +133,13 @@ class Arrivals:
         thread = poll.result.thread
         if not self.started:
             self.started = True
-            history = thread.history.versions if thread.history is not None else ()
-            for v in history:
+            history = thread.history or History()
+            for v in history.versions:
                 if v.read_at < poll.at:
                     self._saw(v.posts, v.read_at)
+            # A lost page shows none of its posts: not one of them came in for it.
+            lost = (v for v in history.lost if v.read_at < poll.at)
+            self.seen |= history.lost_could_show(thread.posts, lost)
         if self.newest is not None:
             cast = self.game.cast()
             for post in thread.posts:
