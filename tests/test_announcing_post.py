@@ -547,6 +547,33 @@ def test_a_watch_whose_first_poll_is_the_final_one_checks_against_the_cache(boar
     assert result.exit_code == NOT_POSTED and board.replies == []
 
 
+@pytest.mark.rules("S2")
+def test_votes_flags_the_ballot_merged_in_that_the_watch_stops_for(board, tmp_path):
+    """The watch's case above, counted by hand: `tally votes` read the thread at 21:20, a
+    ballot dated 21:00 was merged in, and the count after the close takes it (长夜 out by
+    7.5 to 6.5; without it a tie) with a flag naming the read that did not show it, in the
+    JSON and on the terminal. It said nothing before."""
+    url, game, cookies = setup(board, tmp_path)
+    clock = FakeClock("2024-05-09 21:20:00", CHINA)
+    board.clock = clock.now
+    args = ["votes", url, "--game", game, "--cookies", str(cookies)]
+    assert runner.invoke(app, args, obj=env(clock)).exit_code == 0
+    came_in(board, P("小眯", "2024-05-09 21:00:00", "投票对象：长夜\n投票理由：讨论帖里投的",
+                     post_id=3000))  # fmt: skip
+    later = FakeClock("2024-05-09 21:31:00", CHINA)
+    board.clock = later.now
+    done = runner.invoke(app, [*args, "--json"], obj=env(later))
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    assert data["outcome"]["player"] == "长夜"
+    [flag] = [f for f in data["flags"] if f["rule"] == "came in"]
+    assert (flag["floor"], flag["post_id"], flag["player"]) == (19, "3000", "小眯")
+    assert "was not in the thread when tally read it 05-09 21:20, though posted before" \
+        in flag["note"]
+    shown = runner.invoke(app, args, obj=env(later))
+    assert "floor 19 (小眯, 05-09 21:00) was not in the thread" in " ".join(shown.stdout.split())
+
+
 def lost_last_page(board: Board, tmp_path: Path) -> tuple[str, str, Path, FakeClock]:
     """The vote thread on the forum's pages (its interface closed: ten floors a page, floors
     11-19 on page 2), read by `tally votes` at 21:20; then page 2's version of that read

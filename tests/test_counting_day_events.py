@@ -631,6 +631,42 @@ def test_S2_approved_late_is_flagged_when_the_thread_grew_a_page_after_the_close
     assert "approved late" in [f.rule for f in tally_day(thread, game(), 2).flags]
 
 
+@pytest.mark.rules("S2")
+@pytest.mark.parametrize(
+    ("posted", "flagged"),
+    [("09 11:00", True),  # an hour older than the read that did not show it: it came in since
+     ("09 11:58", False),  # posted while that read was under way, or a clock 2 min apart
+     ("09 12:30", False)],  # posted after it: a reply like any other
+)  # fmt: skip
+def test_S2_a_ballot_that_came_in_after_a_read_before_the_close_is_flagged(posted, flagged):
+    """From the watch's merge tests (a real X3.5: a merged thread's ballot lines put the wrong
+    player out): a ballot dated before a read that did not show it came into the thread
+    since, moved or merged in (移动, 合并) or approved (审核). The reads after it show it, and
+    `tally votes` counted it without a word while `tally watch --post` stopped for it.
+    Counted, and flagged, naming the read that did not show it."""
+    from dataclasses import replace as swap
+
+    from tally.model import History, Version
+    from tally.rules.counting.votes import tally_day
+
+    from .votekit import T, at, game, vote
+
+    t = T().post("甲", "08 10:00", vote("丙")).post("乙", "08 10:10", vote("甲"))
+    before = tuple(t.posts)
+    t.post("丙", posted, vote("甲"))
+    t.post("丁", "09 13:00", vote("甲"))
+    posts = tuple(t.posts)
+    history = History((Version(1, at("09 12:00"), before), Version(1, at("09 23:00"), posts)))
+    thread = swap(t.thread(), posts=posts, history=history, read_at=at("09 23:00"))
+    result = tally_day(thread, game(), 2)
+    came = [f for f in result.flags if f.rule == "came in"]
+    assert [(f.floor, f.player) for f in came] == ([(4, "丙")] if flagged else [])
+    if flagged:
+        assert f"floor 4 (丙, 05-{posted}) was not in the thread when tally read it 05-09 12:00" \
+            in came[0].note
+    assert {t.player: t.votes for t in result.totals}["甲"] == 3  # counted all the same
+
+
 # -- found by a differential count (an independent counter from RULES.md and the seeds) ----
 
 

@@ -1,5 +1,7 @@
 """Posts approved late: held for a moderator (审核) at the close and shown since, with the
-time they were posted (``tally.rules.judging.standing.kept_from_the_close`` flags them).
+time they were posted; and posts that came into the vote thread after a read before the
+close that they are older than (moved or merged in, 移动, 合并; approved, 审核).
+``tally.rules.judging.standing.kept_from_the_close`` flags both.
 
 Which read is "the first whole read after the close" is told from the thread's history,
 read by read: each read is listed with an id of its own (two runs reading at once interleave
@@ -10,12 +12,22 @@ and after the read.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from tally.i18n import tr
-from tally.model import History, Thread, Version
+from tally.model import DURING_A_READ, History, Post, Thread, Version
 from tally.rules.game.cast import Cast
 from tally.rules.game.game import Day, Game
 from tally.rules.judging.ballots import Flag
 from tally.times import short
+
+
+def came_in_late(thread: Thread, history: History, day: Day, game: Game, cast: Cast) -> list[Flag]:
+    """The posts that came into the vote thread after a read they are older than: approved
+    after the close (``approved_late``), or come in before it (``came_in_since``)."""
+    approved = approved_late(thread, history, day, game, cast)
+    flagged = {f.post_id for f in approved if f.post_id is not None}
+    return [*approved, *came_in_since(thread, history, day, game, cast, flagged)]
 
 
 def approved_late(thread: Thread, history: History, day: Day, game: Game, cast: Cast) -> list[Flag]:
@@ -57,6 +69,60 @@ def approved_late(thread: Thread, history: History, day: Day, game: Game, cast: 
         flags.append(Flag("approved late", note, cast.of(post).player, post.floor,
                           post.post_id))  # fmt: skip
     return flags
+
+
+def came_in_since(
+    thread: Thread, history: History, day: Day, game: Game, cast: Cast, flagged: set[str]
+) -> list[Flag]:
+    """Posts with a time before the close that a whole read before the close did not show,
+    though they were more than ``DURING_A_READ`` older than it and no read before it had
+    shown them: moved or merged in from another thread since (移动, 合并; found on a real
+    X3.5, where a merged thread's ballot lines put the wrong player out), or held for a
+    moderator and approved (审核). `tally watch --post` stops for them poll by poll; the
+    reads after them show them, so the count alone said nothing. Counted, and flagged,
+    once each (not those ``flagged`` already, approved after the close)."""
+    before = [v for v in history.versions if v.read_at < day.closes]
+    lost = [v for v in history.lost if v.read_at < day.closes]
+    # A lost version shows none of its posts: not one it could have shown is said to come.
+    could = history.lost_could_show(thread.posts, lost)
+    waiting = {p.post_id: p for p in thread.posts if _may_have_come(p, thread, cast, day)
+               and p.post_id not in flagged and p.post_id not in could}  # fmt: skip
+    seen: set[str] = set()
+    missed: dict[str, datetime] = {}  # a post, and the start of the first read without it
+    for read in _reads(before) if waiting else ():
+        start = read[0].read_at
+        older = [pid for pid, post in waiting.items() if post.time < start - DURING_A_READ
+                 and pid not in seen and pid not in missed]  # fmt: skip
+        # Only a read that could have missed one is made whole (a watch's count reads its
+        # whole history at each poll: the pages of hundreds of reads).
+        pages = _whole(read, history) if older else None
+        if pages is not None:
+            shown = {p.post_id for v in pages for p in v.posts}
+            missed.update((pid, start) for pid in older if pid not in shown)
+        seen.update(p.post_id for v in read for p in v.posts)
+    flags = []
+    for pid, start in missed.items():
+        post = waiting[pid]
+        note = tr(
+            "floor {floor} ({author}, {time}) was not in the thread when tally read it {read}, "
+            "though posted before: moved or merged in from another thread since (移动, 合并), or "
+            "held for a moderator and approved (审核)? Counted with the time it shows; rule on "
+            "it if it should not be",
+            floor=post.floor,
+            author=post.author,
+            time=short(post.time),
+            read=short(start.astimezone(game.timezone)),
+        )
+        flags.append(Flag("came in", note, cast.of(post).player, post.floor, pid))
+    return sorted(flags, key=lambda f: f.floor or 0)
+
+
+def _may_have_come(post: Post, thread: Thread, cast: Cast, day: Day) -> bool:
+    """Whether ``post`` is one that could come into the vote thread unseen and count: a
+    reply with a time before the close, not one tally read in another thread (a "moved in"
+    row already), nor the director's own."""
+    return (post.floor != 1 and post.time <= day.closes and post.post_id not in thread.moved_in
+            and not cast.of(post).is_director)  # fmt: skip
 
 
 def _reads(versions: list[Version]) -> list[tuple[Version, ...]]:

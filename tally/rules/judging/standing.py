@@ -32,7 +32,7 @@ from tally.model import HIDE_CODE, Comment, History, Post, Thread
 from tally.rules.game.cast import Cast
 from tally.rules.game.game import Day, Game
 from tally.rules.game.names import normalise
-from tally.rules.judging.approved import approved_late
+from tally.rules.judging.approved import came_in_late
 from tally.rules.judging.as_of import (
     Seen,
     first_read,
@@ -138,7 +138,7 @@ def kept_from_the_close(
                 flags.append(Flag("deleted", note, cast.of(c).player, post.floor,
                                   c.comment_id))  # fmt: skip
         posts.append(kept)
-    flags.extend(approved_late(thread, history, day, game, cast))
+    flags.extend(came_in_late(thread, history, day, game, cast))
     for pid, then in at_close.items():
         if pid in now or then.post.floor == 1 or then.post.time > day.closes:
             continue
