@@ -667,6 +667,33 @@ def test_S2_a_ballot_that_came_in_after_a_read_before_the_close_is_flagged(poste
     assert {t.player: t.votes for t in result.totals}["甲"] == 3  # counted all the same
 
 
+@pytest.mark.rules("S2")
+def test_S2_a_read_begun_before_the_close_and_ended_after_it_is_one_read_for_came_in():
+    """A read reads the last page it knew first, then the rest (a page the thread grew since
+    among them): one begun a few seconds before the close ends after it. Taken apart at the
+    close, its first page alone stood for the thread, and the floors of the page it read
+    after the close, posted since the read before it, were flagged "came in" though that
+    very read showed them."""
+    from dataclasses import replace as swap
+
+    from tally.model import History, Version
+    from tally.rules.counting.votes import tally_day
+
+    from .votekit import T, at, game, vote
+
+    t = T().post("甲", "08 10:00", vote("丙")).post("乙", "08 10:10", vote("甲"))
+    first = tuple(t.posts)
+    t.post("丙", "09 21:00", vote("甲")).post("丁", "09 21:10", vote("甲"))
+    posts = tuple(swap(p, page=2) if p.floor > 3 else p for p in t.posts)
+    ours = (Version(1, at("09 21:29").replace(second=58), first, "b"),
+            Version(2, at("09 21:30").replace(second=1), posts[3:], "b"))  # fmt: skip
+    history = History((Version(1, at("09 20:00"), first, "a"), *ours))
+    thread = swap(t.thread(), posts=posts, history=history, read_at=ours[-1].read_at)
+    result = tally_day(thread, game(), 2)
+    assert [f.note for f in result.flags if f.rule == "came in"] == []
+    assert {t.player: t.votes for t in result.totals}["甲"] == 3
+
+
 # -- found by a differential count (an independent counter from RULES.md and the seeds) ----
 
 

@@ -74,14 +74,13 @@ def approved_late(thread: Thread, history: History, day: Day, game: Game, cast: 
 def came_in_since(
     thread: Thread, history: History, day: Day, game: Game, cast: Cast, flagged: set[str]
 ) -> list[Flag]:
-    """Posts with a time before the close that a whole read before the close did not show,
+    """Posts with a time before the close that a whole read begun before the close did not show,
     though they were more than ``DURING_A_READ`` older than it and no read before it had
     shown them: moved or merged in from another thread since (移动, 合并; found on a real
     X3.5, where a merged thread's ballot lines put the wrong player out), or held for a
     moderator and approved (审核). `tally watch --post` stops for them poll by poll; the
     reads after them show them, so the count alone said nothing. Counted, and flagged,
     once each (not those ``flagged`` already, approved after the close)."""
-    before = [v for v in history.versions if v.read_at < day.closes]
     lost = [v for v in history.lost if v.read_at < day.closes]
     # A lost version shows none of its posts: not one it could have shown is said to come.
     could = history.lost_could_show(thread.posts, lost)
@@ -89,7 +88,10 @@ def came_in_since(
                and p.post_id not in flagged and p.post_id not in could}  # fmt: skip
     seen: set[str] = set()
     missed: dict[str, datetime] = {}  # a post, and the start of the first read without it
-    for read in _reads(before) if waiting else ():
+    # The reads begun before the close, each with all its pages: one begun seconds before
+    # it reads the pages after its first after it (a page the thread grew since among them).
+    reads = _reads(list(history.versions)) if waiting else []
+    for read in (r for r in reads if r[0].read_at < day.closes):
         start = read[0].read_at
         older = [pid for pid, post in waiting.items() if post.time < start - DURING_A_READ
                  and pid not in seen and pid not in missed]  # fmt: skip
