@@ -694,6 +694,36 @@ def test_S2_a_read_begun_before_the_close_and_ended_after_it_is_one_read_for_cam
     assert {t.player: t.votes for t in result.totals}["甲"] == 3
 
 
+@pytest.mark.rules("S2")
+def test_S2_a_read_the_history_keeps_cut_short_is_not_whole_for_came_in():
+    """The cache lists a read's pages in order up to one it could not write (a full disk) or
+    the one that filled the history (``ThreadCache.store_versions`` stops at the first
+    "full"): the read kept ends before the thread's last page, which the read before it
+    found. Taken for the whole thread, it flagged the floors posted since on the page it
+    did not keep "came in"; the read after it shows them where they stood."""
+    from dataclasses import replace as swap
+
+    from tally.model import History, Version
+    from tally.rules.counting.votes import tally_day
+
+    from .votekit import T, at, game, vote
+
+    t = T().post("甲", "08 10:00", vote("丙")).post("乙", "08 10:10", vote("甲"))
+    t.post("丁", "09 19:00", vote("甲")).post("丙", "09 20:30", vote("甲"))
+    posts = tuple(swap(p, page=2) if p.floor > 3 else p for p in t.posts)
+    # 甲's reason mended at 20:10: page 1 as read at 21:00 is a content of its own.
+    then = (posts[0], swap(posts[1], text=vote("丙", "理由，补充")), posts[2])
+    posts = (*then, *posts[3:])
+    history = History((Version(1, at("09 20:00"), tuple(t.posts[:3]), "a"),
+                       Version(2, at("09 20:00"), posts[3:4], "a"),
+                       Version(1, at("09 21:00"), then, "b"),  # its page 2 not kept
+                       Version(1, at("09 21:40"), then, "c"), Version(2, at("09 21:40"), posts[3:], "c")))  # fmt: skip
+    thread = swap(t.thread(), posts=posts, history=history, read_at=at("09 21:40"))
+    result = tally_day(thread, game(), 2)
+    assert [f.note for f in result.flags if f.rule == "came in"] == []
+    assert {t.player: t.votes for t in result.totals}["甲"] == 3
+
+
 # -- found by a differential count (an independent counter from RULES.md and the seeds) ----
 
 

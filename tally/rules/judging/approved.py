@@ -145,7 +145,8 @@ def _reads(versions: list[Version]) -> list[tuple[Version, ...]]:
 
 def _whole(read: tuple[Version, ...], history: History) -> tuple[Version, ...] | None:
     """Every page of the thread as ``read`` found it, or None when it did not read them
-    all. A read's last page is always read, so pages 1 to its highest are the thread then;
+    all. A read's last page is always read, so pages 1 to its highest are the thread then
+    (unless a read before it found more: the history kept it cut short);
     one it did not keep is known where the history holds that page the same just before
     and just after the read (an unchanged page's listing that a later read moved on,
     ``ThreadCache.store_versions``); a read that took it from the cache is not whole
@@ -153,7 +154,12 @@ def _whole(read: tuple[Version, ...], history: History) -> tuple[Version, ...] |
     pages = {v.page: v for v in read}
     way = read[0].way  # a read is made one way (a thread is never read half one way)
     start, end = read[0].read_at, read[-1].read_at
-    for n in range(1, max(pages) + 1):
+    # Kept only up to a page it could not write, or the one that filled the history
+    # (``ThreadCache.store_versions``): it ends before a page a read before it found.
+    top = max(pages)
+    if any(v.way == way and v.read_at < start and v.page > top for v in history.versions):
+        return None
+    for n in range(1, top + 1):
         if n in pages:
             continue
         mine = sorted((v for v in history.versions if (v.way, v.page) == (way, n)),
