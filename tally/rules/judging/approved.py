@@ -37,7 +37,8 @@ def approved_late(thread: Thread, history: History, day: Day, game: Game, cast: 
     two such ballots turned the result without a word). Counted, and flagged."""
     reads = _reads([v for v in history.versions if v.read_at >= day.closes])
     # The first whole read after the close, unless it is this read itself (the last).
-    whole = next(((r, pages) for r in reads[:-1] if (pages := _whole(r, history))), None)
+    by_page = _by_page(history) if len(reads) > 1 else {}
+    whole = next(((r, pages) for r in reads[:-1] if (pages := _whole(r, by_page))), None)
     if whole is None:
         return []
     first, pages = whole
@@ -86,22 +87,9 @@ def came_in_since(
     could = history.lost_could_show(thread.posts, lost)
     waiting = {p.post_id: p for p in thread.posts if _may_have_come(p, thread, cast, day)
                and p.post_id not in flagged and p.post_id not in could}  # fmt: skip
-    seen: set[str] = set()
-    missed: dict[str, datetime] = {}  # a post, and the start of the first read without it
     # The reads begun before the close, each with all its pages: one begun seconds before
     # it reads the pages after its first after it (a page the thread grew since among them).
-    reads = _reads(list(history.versions)) if waiting else []
-    for read in (r for r in reads if r[0].read_at < day.closes):
-        start = read[0].read_at
-        older = [pid for pid, post in waiting.items() if post.time < start - DURING_A_READ
-                 and pid not in seen and pid not in missed]  # fmt: skip
-        # Only a read that could have missed one is made whole (a watch's count reads its
-        # whole history at each poll: the pages of hundreds of reads).
-        pages = _whole(read, history) if older else None
-        if pages is not None:
-            shown = {p.post_id for v in pages for p in v.posts}
-            missed.update((pid, start) for pid in older if pid not in shown)
-        seen.update(p.post_id for v in read for p in v.posts)
+    missed = _missed(_reads(list(history.versions)), waiting, history, day) if waiting else {}
     flags = []
     for pid, start in missed.items():
         post = waiting[pid]
@@ -117,6 +105,42 @@ def came_in_since(
         )
         flags.append(Flag("came in", note, cast.of(post).player, post.floor, pid))
     return sorted(flags, key=lambda f: f.floor or 0)
+
+
+def _missed(
+    reads: list[tuple[Version, ...]], waiting: dict[str, Post], history: History, day: Day
+) -> dict[str, datetime]:
+    """Of ``waiting``, those a whole read begun before the close did not show though they
+    were more than ``DURING_A_READ`` older than it and no read before it had shown them;
+    each with the start of that read. A post is due once a read's start passes it, and
+    leaves when a read shows it: each read costs its own posts, not the thread's (a watch
+    counts at each poll, its history the pages of hundreds of reads)."""
+    queue = sorted(waiting.values(), key=lambda p: p.time)
+    seen: set[str] = set()
+    due: dict[str, Post] = {}  # older than a read, neither shown nor missed yet
+    missed: dict[str, datetime] = {}  # a post, and the start of the first read without it
+    by_page = _by_page(history)
+    i = 0
+    for read in reads:
+        start = read[0].read_at
+        if start >= day.closes:
+            break  # begun in the order they began
+        while i < len(queue) and queue[i].time < start - DURING_A_READ:
+            if queue[i].post_id not in seen:
+                due[queue[i].post_id] = queue[i]
+            i += 1
+        # Only a read that could have missed one is made whole.
+        pages = _whole(read, by_page) if due else None
+        if pages is not None:
+            shown = {p.post_id for v in pages for p in v.posts}
+            for pid in [pid for pid in due if pid not in shown]:
+                missed[pid] = start
+                del due[pid]
+        for v in read:
+            for p in v.posts:
+                seen.add(p.post_id)
+                due.pop(p.post_id, None)
+    return missed
 
 
 def _may_have_come(post: Post, thread: Thread, cast: Cast, day: Day) -> bool:
@@ -143,27 +167,37 @@ def _reads(versions: list[Version]) -> list[tuple[Version, ...]]:
     return sorted((tuple(r) for r in (*by_id.values(), *loose)), key=lambda r: r[0].read_at)
 
 
-def _whole(read: tuple[Version, ...], history: History) -> tuple[Version, ...] | None:
+def _by_page(history: History) -> dict[tuple[str, int], list[Version]]:
+    """Each page's versions, by its way and number, oldest read first (``_whole`` looks a
+    read's pages up in them: the reads of a watch are hundreds)."""
+    found: dict[tuple[str, int], list[Version]] = {}
+    for v in sorted(history.versions, key=lambda v: v.read_at):
+        found.setdefault((v.way, v.page), []).append(v)
+    return found
+
+
+def _whole(
+    read: tuple[Version, ...], by_page: dict[tuple[str, int], list[Version]]
+) -> tuple[Version, ...] | None:
     """Every page of the thread as ``read`` found it, or None when it did not read them
-    all. A read's last page is always read, so pages 1 to its highest are the thread then
-    (unless a read before it found more: the history kept it cut short);
-    one it did not keep is known where the history holds that page the same just before
-    and just after the read (an unchanged page's listing that a later read moved on,
-    ``ThreadCache.store_versions``); a read that took it from the cache is not whole
-    otherwise."""
+    all (``by_page``: the history's versions, ``_by_page``). A read's last page is always
+    read, so pages 1 to its highest are the thread then (unless a read before it found
+    more: the history kept it cut short); one it did not keep is known where the history
+    holds that page the same just before and just after the read (an unchanged page's
+    listing that a later read moved on, ``ThreadCache.store_versions``); a read that took
+    it from the cache is not whole otherwise."""
     pages = {v.page: v for v in read}
     way = read[0].way  # a read is made one way (a thread is never read half one way)
     start, end = read[0].read_at, read[-1].read_at
     # Kept only up to a page it could not write, or the one that filled the history
     # (``ThreadCache.store_versions``): it ends before a page a read before it found.
     top = max(pages)
-    if any(v.way == way and v.read_at < start and v.page > top for v in history.versions):
+    if any(w == way and n > top and mine[0].read_at < start for (w, n), mine in by_page.items()):
         return None
     for n in range(1, top + 1):
         if n in pages:
             continue
-        mine = sorted((v for v in history.versions if (v.way, v.page) == (way, n)),
-                      key=lambda v: v.read_at)
+        mine = by_page.get((way, n), [])
         before = [v for v in mine if v.read_at < start]
         after = [v for v in mine if v.read_at > end]
         if not (before and after) or before[-1].posts != after[0].posts:
