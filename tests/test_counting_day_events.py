@@ -724,6 +724,29 @@ def test_S2_a_read_the_history_keeps_cut_short_is_not_whole_for_came_in():
     assert {t.player: t.votes for t in result.totals}["甲"] == 3
 
 
+@pytest.mark.rules("S2")
+def test_S2_a_ballot_that_came_in_is_flagged_in_a_count_before_the_close():
+    """A count made during the day (provisional, as `tally votes` and each poll of `tally
+    watch` make) reads no version after the close: the flag was said only once a read after
+    the close stood in the history, so the standings of the day counted a merged ballot
+    without a word until then."""
+    from dataclasses import replace as swap
+
+    from tally.model import History, Version
+    from tally.rules.counting.votes import tally_day
+
+    from .votekit import T, at, game, vote
+
+    t = T().post("甲", "08 10:00", vote("丙")).post("乙", "08 10:10", vote("甲"))
+    before = tuple(t.posts)
+    t.post("丙", "09 11:00", vote("甲"))
+    posts = tuple(t.posts)
+    history = History((Version(1, at("09 12:00"), before, "a"), Version(1, at("09 20:00"), posts, "b")))
+    thread = swap(t.thread(), posts=posts, history=history, read_at=at("09 20:00"))
+    result = tally_day(thread, game(), 2)
+    assert [(f.floor, f.player) for f in result.flags if f.rule == "came in"] == [(4, "丙")]
+
+
 # -- found by a differential count (an independent counter from RULES.md and the seeds) ----
 
 

@@ -106,8 +106,8 @@ def kept_from_the_close(
     # What a read after the close showed: a 屏蔽 as a 屏蔽 (its words hidden), else the words.
     at_close = {pid: then for pid, then in seen.items()
                 if banned(then.post) or _readable(then) is not None}  # fmt: skip
-    if not at_close:
-        return thread, []
+    if not at_close:  # nothing read after the close: a ballot may have come in before it
+        return thread, came_in_late(thread, history, day, game, cast)
     now = {p.post_id: p for p in thread.posts}
     stood = stood_at(history, day.closes)  # the reads by the close (once: it walks them all)
     flags: list[Flag] = []
