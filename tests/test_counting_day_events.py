@@ -747,6 +747,31 @@ def test_S2_a_ballot_that_came_in_is_flagged_in_a_count_before_the_close():
     assert [(f.floor, f.player) for f in result.flags if f.rule == "came in"] == [(4, "丙")]
 
 
+@pytest.mark.rules("S2")
+def test_S2_a_page_lost_from_a_read_across_the_close_could_show_a_ballot_that_came_in():
+    """A read begun before the close whose page read after it was lost from the cache (its
+    file damaged): the page could have shown the floors on it, as a lost page before the
+    close could (``History.lost_could_show``), and is not said to have left them out."""
+    from dataclasses import replace as swap
+
+    from tally.model import History, Lost, Version
+    from tally.rules.counting.votes import tally_day
+
+    from .votekit import T, at, game, vote
+
+    t = T().post("甲", "08 10:00", vote("丙")).post("乙", "08 10:10", vote("甲"))
+    first = tuple(t.posts)
+    t.post("丙", "09 21:00", vote("甲")).post("丁", "09 21:10", vote("甲"))
+    posts = tuple(swap(p, page=2) if p.floor > 3 else p for p in t.posts)
+    across = at("09 21:29").replace(second=58), at("09 21:30").replace(second=1)
+    history = History((Version(1, at("09 20:00"), first, "a"), Version(1, across[0], first, "b"),
+                       Version(1, at("09 21:40"), first, "c"), Version(2, at("09 21:40"), posts[3:], "c")),
+                      lost=(Lost(2, across[1], "b"),))  # fmt: skip
+    thread = swap(t.thread(), posts=posts, history=history, read_at=at("09 21:40"))
+    result = tally_day(thread, game(), 2)
+    assert [f.note for f in result.flags if f.rule == "came in"] == []
+
+
 # -- found by a differential count (an independent counter from RULES.md and the seeds) ----
 
 

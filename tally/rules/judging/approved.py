@@ -82,8 +82,10 @@ def came_in_since(
     moderator and approved (审核). `tally watch --post` stops for them poll by poll; the
     reads after them show them, so the count alone said nothing. Counted, and flagged,
     once each (not those ``flagged`` already, approved after the close)."""
-    lost = [v for v in history.lost if v.read_at < day.closes]
-    # A lost version shows none of its posts: not one it could have shown is said to come.
+    # A lost version shows none of its posts: not one it could have shown is said to come
+    # (one of a read begun before the close and lost after it among them).
+    begun = {v.read for v in history.versions if v.read and v.read_at < day.closes}
+    lost = [v for v in history.lost if v.read_at < day.closes or v.read in begun]
     could = history.lost_could_show(thread.posts, lost)
     waiting = {p.post_id: p for p in thread.posts if _may_have_come(p, thread, cast, day)
                and p.post_id not in flagged and p.post_id not in could}  # fmt: skip
