@@ -772,6 +772,32 @@ def test_S2_a_page_lost_from_a_read_across_the_close_could_show_a_ballot_that_ca
     assert [f.note for f in result.flags if f.rule == "came in"] == []
 
 
+@pytest.mark.rules("S2")
+def test_S2_a_ballot_that_came_in_is_flagged_after_deletes_took_the_threads_last_page():
+    """Deletes can take a page from the thread (X3.5 numbers its floors by place): a read
+    after them ends before a page a read before it found, as a read the history kept cut
+    short does, but on a page that is not full, which only a thread's last page is. It
+    shows the whole thread, and a ballot it did not show that came in since is flagged."""
+    from dataclasses import replace as swap
+
+    from tally.model import History, Version
+    from tally.rules.counting.votes import tally_day
+
+    from .votekit import T, at, game, vote
+
+    t = T().post("甲", "08 10:00", vote("丙")).post("乙", "08 10:10", vote("甲"))
+    t.post("丁", "09 11:00", vote("甲"))
+    was = tuple(t.posts)
+    came = swap(was[3], post_id="90", floor=3, author="丙", time=at("09 13:00"))
+    posts = (was[0], was[1], came)  # 乙 and 丁 deleted theirs; 丙's merged in at 15:00
+    history = History((Version(1, at("09 12:00"), was[:3], "a"), Version(2, at("09 12:00"), was[3:], "a"),
+                       Version(1, at("09 14:00"), was[:2], "b"), Version(1, at("09 21:40"), posts, "c")))  # fmt: skip
+    thread = swap(t.thread(), posts=posts, history=history, read_at=at("09 21:40"))
+    result = tally_day(thread, game(), 2)
+    assert [(f.floor, f.player) for f in result.flags if f.rule == "came in"] == [(3, "丙")]
+    assert "tally read it 05-09 14:00" in next(f.note for f in result.flags if f.rule == "came in")
+
+
 # -- found by a differential count (an independent counter from RULES.md and the seeds) ----
 
 

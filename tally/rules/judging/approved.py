@@ -183,19 +183,23 @@ def _whole(
 ) -> tuple[Version, ...] | None:
     """Every page of the thread as ``read`` found it, or None when it did not read them
     all (``by_page``: the history's versions, ``_by_page``). A read's last page is always
-    read, so pages 1 to its highest are the thread then (unless a read before it found
-    more: the history kept it cut short); one it did not keep is known where the history
-    holds that page the same just before and just after the read (an unchanged page's
-    listing that a later read moved on, ``ThreadCache.store_versions``); a read that took
-    it from the cache is not whole otherwise."""
+    read, so pages 1 to its highest are the thread then (unless it ends on a full page
+    before one a read before it found: the history kept it cut short); one it did not
+    keep is known where the history holds that page the same just before and just after
+    the read (an unchanged page's listing that a later read moved on,
+    ``ThreadCache.store_versions``); a read that took it from the cache is not whole
+    otherwise."""
     pages = {v.page: v for v in read}
     way = read[0].way  # a read is made one way (a thread is never read half one way)
     start, end = read[0].read_at, read[-1].read_at
     # Kept only up to a page it could not write, or the one that filled the history
-    # (``ThreadCache.store_versions``): it ends before a page a read before it found.
+    # (``ThreadCache.store_versions``): it ends before a page a read before it found, on a
+    # full page. A thread that deletes took a page from ends on one not full (its last).
     top = max(pages)
     if any(w == way and n > top and mine[0].read_at < start for (w, n), mine in by_page.items()):
-        return None
+        fullest = max(len(v.posts) for (w, _), mine in by_page.items() if w == way for v in mine)
+        if len(pages[top].posts) >= fullest:
+            return None
     for n in range(1, top + 1):
         if n in pages:
             continue
