@@ -1256,3 +1256,28 @@ def test_a_ban_where_no_player_moderates_says_nothing_more(forum, tmp_path):
     data = json.loads(result.stdout)
     assert any(b["status"] == "banned" for b in data["ballots"])
     assert not [f for f in data["flags"] if f["rule"] == "moderator"]
+
+
+def test_the_history_a_read_hands_on_is_the_one_the_next_run_reads_back(tmp_path):
+    """A read's own pages join its history as they are stored: a post's user group
+    (``Post.moderator``), which the stored form leaves out, made a page this read found
+    unchanged differ from that page read back, so the read before, whose listing of it had
+    moved on to this one, was not whole. On a real X3.5 (the director an admin, floor 1 on
+    page 1) a ballot merged into page 2 after that read (合并) went unflagged at the first
+    count after the close, and was flagged as `came in` by the next."""
+    from tally.forums import resolve_url
+    from tally.forums.cache import Cache
+    from tally.forums.fetch import store_versions
+    from tally.forums.getting import FetchOptions, PageReader
+    from tally.model import Page, Post
+
+    platform, ref = resolve_url("https://bbs.example.com/forum.php?mod=viewthread&tid=7")
+    cache = tmp_path / "cache"
+    reader = PageReader(platform, ref, CHINA, None, Cache(cache).thread("discuz", "bbs.example.com", "7"),  # type: ignore[arg-type]
+                        FetchOptions(cache_dir=cache))  # fmt: skip
+    when = at("17:00:00").now()
+    first = Post("discuz", "7", "11", 1, "admin", "1", when, "投票贴", moderator="管理员")
+    page = Page("discuz", "7", 1, 1, (first,))
+    known = store_versions(reader, [(1, page, when)], "thread 7")
+    again = store_versions(reader, [(1, page, at("17:02:00").now())], "thread 7", known)
+    assert [v.posts for v in again.versions] == [v.posts for v in Cache(cache).history(ref).versions]

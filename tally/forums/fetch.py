@@ -36,7 +36,7 @@ from tally.forums.api import API, PAGES
 from tally.forums.built import build_thread, check_complete
 from tally.forums.cache import MAX_VERSIONS, ThreadCache, cache_name
 from tally.forums.getting import FetchOptions, PageReader, Progress, stored_history
-from tally.forums.history import page_data
+from tally.forums.history import page_data, page_posts
 from tally.forums.http import Http
 from tally.forums.merged import CachedThread, cached_thread, gone, with_first_reads
 from tally.forums.out_of_place import numbered_again, place_floating, renumbered
@@ -442,7 +442,7 @@ def store_versions(
     data = [page_data(page.posts) for _, page, _ in ordered]
     listed = [(n, d, when) for (n, _, when), d in zip(ordered, data, strict=True)]
     stored = store.store_versions(listed, read)
-    for (number, page, when), kept in zip(ordered, stored, strict=False):
+    for (number, _, when), as_stored, kept in zip(ordered, data, stored, strict=False):
         if kept == "full":
             (options.warn or logging.getLogger("tally").warning)(
                 tr("{thread}'s history holds {most} versions, as many as tally keeps: this "
@@ -453,8 +453,11 @@ def store_versions(
         # An unchanged page is a read too ("same"): ThreadCache.store_versions moves its
         # last listing on to this read (with the history full it lists nothing, and this
         # run's history still holds the page as read).
+        # Its posts as stored, as the next run reads them back: a field the stored form
+        # leaves out (a poster's user group, ``Post.moderator``) made the page unequal to its
+        # stored self, and a read before it whose listing moved on to this one not whole.
         if kept in ("kept", "same"):
-            added.append(Version(number, when, page.posts, read, reader.way))
+            added.append(Version(number, when, page_posts(as_stored), read, reader.way))
         elif kept == "unwritable":
             known = None
     if known is not None and not known.lost:
