@@ -5,6 +5,7 @@ the live screen likewise."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from tally.cli import app
@@ -263,3 +264,22 @@ def test_the_demo_in_chinese():
     assert any(line.startswith("投票结果：无人出局——") for line in lines)
     assert "要贴的公告（bbcode），和 `tally announce` 打印的一样：" in lines
     assert "[color=#FF0000][b]最高票有多人，无人出局。[/b][/color]" in lines
+
+
+def test_a_sheriff_election_that_elects_nobody_says_no_sheriff_in_both_languages():
+    """From a real X3.5 run: a day-1 election whose ballots were all void ended "投票结果：无人
+    出局" (nobody out) in Chinese, the words of a day that puts a player out. It says that no
+    sheriff was elected, in both languages; a closed elimination day still says nobody is out
+    (the demo's test above)."""
+    from tally.outputs.shown.console import outcome_line
+    from tally.rules.counting.votes import tally_day
+
+    from .votekit import T, at, game
+
+    t = T().post("甲", "08 10:00", "投票对象：乙")  # no reason line: void (V1)
+    thread = dataclasses.replace(t.thread(), read_at=at("09 23:00"))  # after the close
+    result = tally_day(thread, game("000", number=1), 1)
+    assert not result.provisional and result.outcome.player is None
+    assert outcome_line(result).startswith("Outcome: no sheriff — ")
+    with speaking(Language.ZH):
+        assert outcome_line(result).startswith("投票结果：没有选出警长——")

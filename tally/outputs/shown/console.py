@@ -259,7 +259,7 @@ def outcome_line(result: DayResult) -> str:
     close, who leads and what would happen if the day closed now."""
     o = result.outcome
     if not result.provisional:
-        return final_line(o)
+        return final_line(o, result.kind)
     fields = dict(leaders="、".join(result.leaders) or tr("nobody"), player=o.player,
                   note=o.note, rule=o.code)  # fmt: skip
     if o.result is OutcomeResult.ELIMINATED:
@@ -275,14 +275,17 @@ def outcome_line(result: DayResult) -> str:
               "nobody would be out — {note} [rule {rule}]", **fields)  # fmt: skip
 
 
-def final_line(o: Outcome) -> str:
-    """The outcome of a closed day: who is out (or sheriff), by which rule."""
+def final_line(o: Outcome, kind: DayKind) -> str:
+    """The outcome of a closed day: who is out (or sheriff), by which rule; of a sheriff's
+    election that elected nobody, no sheriff (the Chinese of "nobody" says nobody is out)."""
     if o.result is OutcomeResult.ELIMINATED:
         return tr("Outcome: {player} is out — {note} [rule {rule}]", player=o.player,
                   note=o.note, rule=o.code)  # fmt: skip
     if o.result is OutcomeResult.SHERIFF:
         return tr("Outcome: {player} is sheriff — {note} [rule {rule}]", player=o.player,
                   note=o.note, rule=o.code)  # fmt: skip
+    if kind == DayKind.SHERIFF:
+        return tr("Outcome: no sheriff — {note} [rule {rule}]", note=o.note, rule=o.code)
     return tr("Outcome: nobody — {note} [rule {rule}]", note=o.note, rule=o.code)
 
 
@@ -320,7 +323,7 @@ def print_demo(
     totals = " · ".join(f"{t.player} {votes_text(t.votes)}" for t in result.totals)
     say(console, tr("Totals: {totals}; not voted: {players}", totals=totals or tr("none"),
                     players="、".join(result.not_voted) or tr("none")))  # fmt: skip
-    say(console, final_line(result.outcome))
+    say(console, final_line(result.outcome, result.kind))
     say(console, "\n" + tr("The announcement to paste ({markup}), as `tally announce` prints "
                            "it:", markup=markup))  # fmt: skip
     console.print()
