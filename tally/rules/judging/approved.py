@@ -52,12 +52,8 @@ def approved_late(thread: Thread, history: History, day: Day, game: Game, cast: 
     read = short(start.astimezone(game.timezone))
     flags = []
     for post in thread.posts:
-        if post.floor == 1 or post.time > day.closes or post.post_id in shown:
+        if post.post_id in shown or not _may_have_come(post, thread, cast, day):
             continue
-        if post.post_id in thread.moved_in:
-            continue  # read in another thread before: a "moved in" row, not held (审核)
-        if cast.of(post).is_director:
-            continue  # the director's own post held: no ballot, nobody's vote
         note = tr(
             "floor {floor} ({author}, {time}) was not in the thread when tally read it {read}, "
             "after the close: held for a moderator (审核) and approved since? Counted with the "
@@ -148,7 +144,7 @@ def _missed(
 def _may_have_come(post: Post, thread: Thread, cast: Cast, day: Day) -> bool:
     """Whether ``post`` is one that could come into the vote thread unseen and count: a
     reply with a time before the close, not one tally read in another thread (a "moved in"
-    row already), nor the director's own."""
+    row already, not held, 审核), nor the director's own (held, no ballot: nobody's vote)."""
     return (post.floor != 1 and post.time <= day.closes and post.post_id not in thread.moved_in
             and not cast.of(post).is_director)  # fmt: skip
 
